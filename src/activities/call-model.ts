@@ -1,0 +1,95 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
+import OpenAI from 'openai';
+import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ChatMessage, ModelReply, ToolCall } from '../core/types';
+import type { ToolRegistry } from '../tools/registry';
+import { messagesQuery } from '../workflows/definitions';
+import { classifyModelError } from './classify-model-error';
+import { keepHeartbeating } from './heartbeat';
+import type { ModelConfig } from './model-config';
+import type { ModelCallInput } from './types';
+
+/** Messages per query page: keeps each query response far below gRPC's message size limit. */
+const PAGE_SIZE = 200;
+
+/**
+ * Builds the model-call activity. It receives a reference to the conversation, reads the messages
+ * from the workflow with a query, builds tool schemas from the registry, and returns only the new
+ * assistant message. The event history therefore records O(new content) per step.
+ */
+export function createCallModel(deps: { client: Client; registry: ToolRegistry; config: ModelConfig }) {
+  const { client, registry, config } = deps;
+  // Temporal owns retries (with back-off, visibility and durability); the client's own would hide them.
+  const openai = new OpenAI({ apiKey: config.apiKey, baseURL: config.baseURL, maxRetries: 0, timeout: config.requestTimeoutMs });
+
+  return async function callModel(input: ModelCallInput): Promise<ModelReply> {
+    const stop = keepHeartbeating();
+    const model = input.settings?.model ?? config.model;
+    try {
+      const messages = await loadMessages(client, input);
+      const request: ChatCompletionCreateParamsNonStreaming = {
+        model,
+        messages: messages as ChatCompletionMessageParam[],
+        temperature: input.settings?.temperature ?? 0,
+      };
+      if (input.settings?.maxTokens) request.max_tokens = input.settings.maxTokens;
+      if (input.toolNames.length > 0) request.tools = registry.openAISpecs(input.toolNames);
+      let completion: ChatCompletion;
+      try {
+        completion = await openai.chat.completions.create(request, { signal: Context.current().cancellationSignal });
+      } catch (err) {
+        throw classifyModelError(err, { baseURL: config.baseURL, model });
+      }
+      return toModelReply(completion, config.baseURL);
+    } finally {
+      stop();
+    }
+  };
+}
+
+async function loadMessages(client: Client, input: ModelCallInput): Promise<ChatMessage[]> {
+  const handle = client.workflow.getHandle(input.workflowId, input.runId);
+  const messages: ChatMessage[] = [];
+  while (messages.length < input.messageCount) {
+    const limit = Math.min(PAGE_SIZE, input.messageCount - messages.length);
+    const page = await handle.query(messagesQuery, { offset: messages.length, limit });
+    if (page.length === 0) {
+      throw ApplicationFailure.nonRetryable(
+        `workflow ${input.workflowId} has ${messages.length} messages, expected ${input.messageCount}`,
+        'ModelCall.ConversationMismatch',
+      );
+    }
+    messages.push(...page);
+  }
+  return messages;
+}
+
+/**
+ * Reads the reply defensively: OpenAI-compatible servers differ, and a malformed reply must be a
+ * clear, retryable failure (the next sample may be fine), never a crash in the workflow.
+ */
+export function toModelReply(completion: ChatCompletion, baseURL: string): ModelReply {
+  const choice = completion?.choices?.[0];
+  const message = choice?.message;
+  if (!message) {
+    throw ApplicationFailure.retryable(`the model server at ${baseURL} returned no message: ${JSON.stringify(completion).slice(0, 300)}`, 'ModelCall.InvalidResponse');
+  }
+  const toolCalls: ToolCall[] = [];
+  for (const c of message.tool_calls ?? []) {
+    if (c.type !== 'function' || !c.function?.name) continue;
+    toolCalls.push({ id: c.id ?? '', type: 'function', function: { name: c.function.name, arguments: c.function.arguments ?? '' } });
+  }
+  const content = typeof message.content === 'string' ? message.content : null;
+  if (content === null && toolCalls.length === 0 && choice.finish_reason !== 'stop' && choice.finish_reason !== 'length') {
+    throw ApplicationFailure.retryable(`the model server at ${baseURL} returned neither text nor tool calls (finish_reason ${choice.finish_reason})`, 'ModelCall.InvalidResponse');
+  }
+  const u = completion.usage;
+  return {
+    content,
+    toolCalls,
+    finishReason: choice.finish_reason ?? null,
+    usage: { promptTokens: u?.prompt_tokens ?? 0, completionTokens: u?.completion_tokens ?? 0, totalTokens: u?.total_tokens ?? 0 },
+  };
+}

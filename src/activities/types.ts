@@ -1,0 +1,30 @@
+import type { ModelSettings } from '../core/types';
+
+/**
+ * Activity inputs. They carry references, never the conversation: the event history records every
+ * activity input, so passing the transcript here would make history grow quadratically.
+ */
+
+/** Input of `callModel`: where to read the conversation, and what to offer the model. */
+export interface ModelCallInput {
+  workflowId: string;
+  runId: string;
+  /** Use exactly the first `messageCount` messages; later ones (if any) belong to a later step. */
+  messageCount: number;
+  toolNames: string[];
+  settings?: ModelSettings;
+}
+
+/** Input of `executeTool`: one tool call, as the LLM wrote it. */
+export interface ToolCallInput {
+  name: string;
+  toolCallId: string;
+  /** The raw JSON arguments string; parsed and validated inside the activity. */
+  arguments: string;
+}
+
+/** Input of `resolveTools`. */
+export interface ResolveToolsInput {
+  tools?: string[];
+  immediateTools?: string[];
+}

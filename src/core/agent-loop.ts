@@ -1,0 +1,212 @@
+import { shouldReturnImmediately } from './immediate-return';
+import { runLimits, type RunLimits } from './run-input';
+import { iterationLimitReached, LIMIT_STOP_MESSAGE } from './stop-conditions';
+import { parseToolArguments } from './tool-arguments';
+import { toolErrorText } from './tool-result-text';
+import type {
+  AgentInput,
+  AgentResult,
+  AgentStatus,
+  ChatMessage,
+  ModelReply,
+  RunStatus,
+  ToolCall,
+  ToolExecution,
+  ToolInfo,
+  ToolOutcome,
+  Usage,
+} from './types';
+
+/**
+ * The agent loop as a pure state machine. The workflow asks {@link nextStep} what to do, does it
+ * (an activity, a timer), and folds the outcome back in with {@link applyModelReply} or
+ * {@link applyToolOutcomes}. Nothing here touches Temporal or IO, so every decision is unit-testable
+ * and replays identically.
+ */
+
+/**
+ * A tool call from the last LLM reply: either one to run with its tool's settings, or one already
+ * answered without an activity (the LLM named a tool this run was not given).
+ */
+export type PlannedToolCall = {
+  call: ToolCall;
+  /** The parsed arguments, or `{}` when they don't parse (the tool activity reports that error). */
+  arguments: Record<string, unknown>;
+  immediate: boolean;
+} & ({ tool: ToolInfo; resolved?: undefined } | { tool?: undefined; resolved: ToolOutcome });
+
+/** What the workflow should do next. */
+export type NextStep =
+  | { type: 'call_model'; iteration: number; toolNames: string[]; final: boolean }
+  | { type: 'run_tools'; calls: PlannedToolCall[] }
+  | { type: 'finish'; status: Exclude<RunStatus, 'failed'>; content: string | null };
+
+type Phase =
+  | { kind: 'model' }
+  | { kind: 'tools'; calls: PlannedToolCall[] }
+  | { kind: 'done'; status: Exclude<RunStatus, 'failed'>; content: string | null };
+
+/** Everything the workflow keeps for one run. Plain JSON. */
+export interface RunState {
+  limits: RunLimits;
+  tools: ToolInfo[];
+  messages: ChatMessage[];
+  /** LLM calls made so far. */
+  iterations: number;
+  toolExecutions: ToolExecution[];
+  usage: Usage;
+  phase: Phase;
+}
+
+/** Starts a run from a validated input and the tools resolved for it. */
+export function startRun(input: AgentInput, tools: ToolInfo[]): RunState {
+  const messages: ChatMessage[] = [];
+  if (input.system) messages.push({ role: 'system', content: input.system });
+  messages.push({ role: 'user', content: input.message });
+  return {
+    limits: runLimits(input),
+    tools,
+    messages,
+    iterations: 0,
+    toolExecutions: [],
+    usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    phase: { kind: 'model' },
+  };
+}
+
+/** Decides the next step. Pure: calling it twice gives the same answer. */
+export function nextStep(state: RunState): NextStep {
+  const { phase, limits } = state;
+  if (phase.kind === 'done') return { type: 'finish', status: phase.status, content: phase.content };
+  if (phase.kind === 'tools') return { type: 'run_tools', calls: phase.calls };
+  const toolNames = state.tools.map((t) => t.name);
+  if (!iterationLimitReached(state.iterations, limits.maxIterations)) {
+    return { type: 'call_model', iteration: state.iterations + 1, toolNames, final: false };
+  }
+  if (limits.onLimit === 'generate' && state.iterations === limits.maxIterations) {
+    // LangChain's early_stopping_method="generate": one last pass, with no tools to call.
+    return { type: 'call_model', iteration: state.iterations + 1, toolNames: [], final: true };
+  }
+  return { type: 'finish', status: 'max_iterations', content: LIMIT_STOP_MESSAGE };
+}
+
+/** Folds an LLM reply into the state: an answer ends the run, tool calls become the next step. */
+export function applyModelReply(state: RunState, step: Extract<NextStep, { type: 'call_model' }>, reply: ModelReply): RunState {
+  const iterations = state.iterations + 1;
+  const usage = addUsage(state.usage, reply.usage);
+  const toolCalls = step.final ? [] : withUniqueIds(reply.toolCalls, iterations, state.messages);
+  const assistant: ChatMessage =
+    toolCalls.length > 0 ? { role: 'assistant', content: reply.content, tool_calls: toolCalls } : { role: 'assistant', content: reply.content ?? '' };
+  const messages = [...state.messages, assistant];
+  let phase: Phase;
+  if (step.final) phase = { kind: 'done', status: 'max_iterations', content: reply.content || LIMIT_STOP_MESSAGE };
+  else if (toolCalls.length === 0) phase = { kind: 'done', status: 'completed', content: reply.content ?? '' };
+  else phase = { kind: 'tools', calls: toolCalls.map((call) => planToolCall(call, state.tools)) };
+  return { ...state, iterations, usage, messages, phase };
+}
+
+/**
+ * Folds the outcomes of the planned tool calls (same order) into the state: tool messages in call
+ * order with matching `tool_call_id`s, executions for the result, and the immediate-return rule.
+ */
+export function applyToolOutcomes(state: RunState, outcomes: ToolOutcome[]): RunState {
+  if (state.phase.kind !== 'tools') throw new Error('applyToolOutcomes: no tool calls are pending');
+  const calls = state.phase.calls;
+  if (outcomes.length !== calls.length) throw new Error(`applyToolOutcomes: expected ${calls.length} outcomes, got ${outcomes.length}`);
+  const executions = calls.map((c, i): ToolExecution => {
+    const o = outcomes[i];
+    const execution: ToolExecution = {
+      id: c.call.id,
+      name: c.call.function.name,
+      arguments: c.arguments,
+      result: o.result,
+      error: o.error,
+      immediate: c.immediate,
+    };
+    if (o.value !== undefined) execution.value = o.value;
+    return execution;
+  });
+  const toolMessages = executions.map((e): ChatMessage => ({ role: 'tool', tool_call_id: e.id, content: e.result }));
+  const phase: Phase = shouldReturnImmediately(calls, outcomes) ? { kind: 'done', status: 'immediate', content: null } : { kind: 'model' };
+  return {
+    ...state,
+    messages: [...state.messages, ...toolMessages],
+    toolExecutions: [...state.toolExecutions, ...executions],
+    phase,
+  };
+}
+
+/** Ends the run because its `maxExecutionTime` ran out. */
+export function applyTimeLimit(state: RunState): RunState {
+  return { ...state, phase: { kind: 'done', status: 'time_limit', content: LIMIT_STOP_MESSAGE } };
+}
+
+/** The `status` query's answer. */
+export function runStatus(state: RunState): AgentStatus {
+  const { phase } = state;
+  return {
+    status: phase.kind === 'done' ? phase.status : 'running',
+    phase: phase.kind,
+    iteration: state.iterations,
+    maxIterations: state.limits.maxIterations,
+    pendingToolCalls:
+      phase.kind === 'tools' ? phase.calls.map((c) => ({ id: c.call.id, name: c.call.function.name, arguments: c.arguments })) : [],
+    messageCount: state.messages.length,
+    toolExecutionCount: state.toolExecutions.length,
+    usage: state.usage,
+  };
+}
+
+/** The run's result, once {@link nextStep} says `finish`. */
+export function runResult(state: RunState, workflowId: string): AgentResult {
+  const step = nextStep(state);
+  if (step.type !== 'finish') throw new Error(`runResult: the run is not finished (next step: ${step.type})`);
+  return {
+    workflowId,
+    status: step.status,
+    content: step.content,
+    toolExecutions: state.toolExecutions,
+    iterations: state.iterations,
+    usage: state.usage,
+  };
+}
+
+function planToolCall(call: ToolCall, tools: ToolInfo[]): PlannedToolCall {
+  const parsed = parseToolArguments(call.function.arguments);
+  const args = parsed.ok ? parsed.value : {};
+  const tool = tools.find((t) => t.name === call.function.name);
+  if (!tool) {
+    const available = tools.map((t) => t.name).join(', ') || 'none';
+    return {
+      call,
+      arguments: args,
+      immediate: false,
+      resolved: { result: toolErrorText(`there is no tool named "${call.function.name}". Available tools: ${available}.`), error: true },
+    };
+  }
+  return { call, arguments: args, immediate: tool.immediate, tool };
+}
+
+/**
+ * Some OpenAI-compatible servers omit tool-call ids or reuse them (`call_0` on every turn). A
+ * `tool_call_id` must pair one call with one result, so missing or repeated ids are replaced by
+ * ids derived from the iteration, which stay stable on replay.
+ */
+function withUniqueIds(calls: ToolCall[], iteration: number, history: ChatMessage[]): ToolCall[] {
+  const seen = new Set<string>();
+  for (const m of history) if (m.role === 'assistant') for (const c of m.tool_calls ?? []) seen.add(c.id);
+  return calls.map((c, i) => {
+    let id = c.id;
+    if (!id || seen.has(id)) id = `call_${iteration}_${i}`;
+    seen.add(id);
+    return { id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments ?? '' } };
+  });
+}
+
+function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * Plain-JSON shapes shared by the workflow, the activities and clients. Nothing here may hold a
+ * `Map`, `Date` or class instance: every value crosses a Temporal boundary (activity input/result,
+ * query, workflow result) and must survive JSON round trips unchanged.
+ */
+
+/** A tool call as the OpenAI chat-completions wire format spells it. */
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** One conversation message, in the OpenAI chat-completions wire format. */
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+/** What the model-call activity returns: only the new assistant message, never the conversation. */
+export interface ModelReply {
+  content: string | null;
+  toolCalls: ToolCall[];
+  finishReason: string | null;
+  usage: Usage;
+}
+
+/** What one tool call produced, as the tool-call activity (or the core, for rejected calls) reports it. */
+export interface ToolOutcome {
+  /** The text the LLM sees. */
+  result: string;
+  /** The tool's original return value (JSON), absent for errors and `undefined` returns. */
+  value?: unknown;
+  error: boolean;
+}
+
+/** A finished tool execution, as it appears in the run result. */
+export interface ToolExecution {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  result: string;
+  value?: unknown;
+  error: boolean;
+  immediate: boolean;
+}
+
+/** How a run ended. `failed` is only ever produced by clients, from a failed workflow. */
+export type RunStatus = 'completed' | 'immediate' | 'max_iterations' | 'time_limit' | 'failed';
+
+/** What happens when `maxIterations` is reached: stop with a fixed message, or one last LLM call without tools. */
+export type OnLimit = 'stop' | 'generate';
+
+/** Model settings for a run. Anything unset falls back to the worker's environment (`AGENT_MODEL`). */
+export interface ModelSettings {
+  model?: string;
+  /** Defaults to 0: agents should be reproducible. */
+  temperature?: number;
+  maxTokens?: number;
+}
+
+/** The agent workflow's input. */
+export interface AgentInput {
+  message: string;
+  system?: string;
+  /** Tool names for this run; default: every tool registered on the worker. */
+  tools?: string[];
+  /** Tool names that return immediately in this run, in addition to tools declared `immediate`. */
+  immediateTools?: string[];
+  /** Maximum number of LLM calls (default 15). */
+  maxIterations?: number;
+  /** Wall-clock budget for the whole run, e.g. `"30s"`, `"5m"`, or milliseconds. */
+  maxExecutionTime?: string | number;
+  onLimit?: OnLimit;
+  modelSettings?: ModelSettings;
+}
+
+/** The agent workflow's result. */
+export interface AgentResult {
+  workflowId: string;
+  status: Exclude<RunStatus, 'failed'>;
+  content: string | null;
+  toolExecutions: ToolExecution[];
+  iterations: number;
+  usage: Usage;
+}
+
+/** A tool as the workflow knows it: a name and how to schedule it, never its implementation. */
+export interface ToolInfo {
+  name: string;
+  immediate: boolean;
+  /** Activity start-to-close timeout in ms. */
+  timeoutMs: number;
+  retry: { maximumAttempts: number; initialIntervalMs: number };
+}
+
+/** Where a run is, for people and dashboards (the `status` query). */
+export interface AgentStatus {
+  status: 'running' | Exclude<RunStatus, 'failed'>;
+  /** What the run waits on now. */
+  phase: 'model' | 'tools' | 'done';
+  /** LLM calls made so far. */
+  iteration: number;
+  maxIterations: number;
+  pendingToolCalls: Array<{ id: string; name: string; arguments: Record<string, unknown> }>;
+  messageCount: number;
+  toolExecutionCount: number;
+  usage: Usage;
+}

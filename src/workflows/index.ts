@@ -1,0 +1,2 @@
+/** Workflow entry point for the worker's bundler (`workflowsPath`). Workflow-safe code only. */
+export { agentWorkflow } from './agent-workflow';
