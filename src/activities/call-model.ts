@@ -25,6 +25,12 @@ export function createCallModel(deps: { client: Client; registry: ToolRegistry; 
   const openai = new OpenAI({ apiKey: config.apiKey, baseURL: config.baseURL, maxRetries: 0, timeout: config.requestTimeoutMs });
 
   return async function callModel(input: ModelCallInput): Promise<ModelReply> {
+    if (!config.configured) {
+      throw ApplicationFailure.nonRetryable(
+        'no LLM is configured on this worker: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL (any OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama), and AGENT_MODEL',
+        'ModelCall.NotConfigured',
+      );
+    }
     const stop = keepHeartbeating();
     const model = input.settings?.model ?? config.model;
     try {

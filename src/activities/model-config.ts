@@ -7,6 +7,8 @@ export interface ModelConfig {
   model: string;
   /** Per-request timeout in ms; Temporal retries what times out. */
   requestTimeoutMs: number;
+  /** False when neither OPENAI_API_KEY nor OPENAI_BASE_URL was given: model calls then fail at once, saying so. */
+  configured: boolean;
 }
 
 export const DEFAULT_MODEL = 'gpt-4o-mini';
@@ -29,5 +31,6 @@ export function modelConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ModelC
     apiKey: env.OPENAI_API_KEY || 'not-set',
     model: env.AGENT_MODEL || DEFAULT_MODEL,
     requestTimeoutMs: timeout > 0 ? timeout : 120_000,
+    configured: modelConfiguredInEnv(env),
   };
 }

@@ -1,0 +1,48 @@
+/**
+ * `npm run demo`: the calculator question from the Quarkus LangChain4j document, end to end on a
+ * durable workflow. Uses the configured LLM, or the bundled offline model when none is set.
+ */
+import { randomBytes } from 'node:crypto';
+import { modelConfigFromEnv, modelConfiguredInEnv, type ModelConfig } from '../src/activities';
+import { outcomeText } from '../src/cli/format-outcome';
+import { runFromCommandLine } from '../src/cli/run-flow';
+import { installRuntimeLogging } from '../src/runtime/logging';
+import { demoModel } from '../src/offline-model/demo-model';
+import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../src/offline-model/openai-compatible-server';
+
+export const DEMO_QUESTION = 'What is the square root of the sum of the numbers of letters in the words "hello" and "world"?';
+
+async function main(): Promise<number> {
+  installRuntimeLogging((process.env.AGENT_LOG_LEVEL as never) || 'ERROR');
+  let offline: OpenAICompatibleServer | undefined;
+  let model: ModelConfig = modelConfigFromEnv();
+  if (!modelConfiguredInEnv()) {
+    offline = await startOpenAICompatibleServer(demoModel);
+    model = { ...model, baseURL: offline.baseURL, apiKey: 'offline', model: 'offline-demo', configured: true };
+    console.log(`No OPENAI_API_KEY or OPENAI_BASE_URL set: using the bundled offline scripted model (not a real LLM) at ${offline.baseURL}.`);
+  } else {
+    console.log(`Model: ${model.model} at ${model.baseURL}`);
+  }
+  try {
+    console.log(`Question: ${DEMO_QUESTION}\n`);
+    // A private task queue: this demo's worker (and its model) answers only this demo's run.
+    const { outcome, uiLink } = await runFromCommandLine({
+      input: { message: DEMO_QUESTION },
+      taskQueue: `demo-${randomBytes(3).toString('hex')}`,
+      model,
+      note: (line) => console.log(line),
+    });
+    console.log(`\n${outcomeText(outcome, uiLink)}`);
+    return outcome.status === 'failed' ? 1 : 0;
+  } finally {
+    await offline?.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`demo: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);

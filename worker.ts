@@ -1,0 +1,37 @@
+/**
+ * `npm start`: a worker for agent workflows on task queue AGENT_TASK_QUEUE (default `agents`).
+ * Without TEMPORAL_ADDRESS it starts (or reuses) the embedded dev server with the Web UI.
+ */
+import { modelConfigFromEnv } from './src/activities';
+import { createAgentWorker, defaultTaskQueue } from './src/runtime/agent-worker';
+import { installRuntimeLogging } from './src/runtime/logging';
+import { connectTemporal } from './src/runtime/temporal-env';
+import { defaultToolRegistry } from './src/tools';
+
+async function main(): Promise<void> {
+  // The SDK's runtime shuts workers down gracefully on SIGINT/SIGTERM: polling stops, in-flight
+  // activities get the grace time, then run() resolves and we stop the embedded server.
+  installRuntimeLogging(process.env.AGENT_LOG_LEVEL as never || 'INFO');
+  const temporal = await connectTemporal({ persistent: true });
+  try {
+    const taskQueue = defaultTaskQueue();
+    const model = modelConfigFromEnv();
+    const registry = defaultToolRegistry();
+    const worker = await createAgentWorker({ connection: temporal.nativeConnection, client: temporal.client, namespace: temporal.namespace, taskQueue, model, registry });
+    console.log(`durable-agents worker on task queue "${taskQueue}", namespace "${temporal.namespace}" at ${temporal.address}`);
+    if (temporal.mode === 'embedded-started') console.log(`Embedded Temporal dev server started; data in .temporal/dev.db`);
+    if (temporal.uiUrl) console.log(`Temporal Web UI: ${temporal.uiUrl}/namespaces/${temporal.namespace}/workflows`);
+    console.log(`Tools: ${registry.names().join(', ')}`);
+    console.log(model.configured ? `Model: ${model.model} at ${model.baseURL}` : 'Warning: no OPENAI_API_KEY or OPENAI_BASE_URL set; model calls will fail until one is.');
+    console.log('Press Ctrl+C to stop.');
+    await worker.run();
+    console.log('Worker stopped.');
+  } finally {
+    await temporal.close();
+  }
+}
+
+main().catch((err) => {
+  console.error(`worker: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});
