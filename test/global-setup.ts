@@ -1,0 +1,25 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { startDevServer } from '../src/runtime/dev-server';
+
+/**
+ * Starts one in-memory Temporal dev server and bundles the workflow code once. Test files read
+ * both from the environment, which jest's worker processes inherit.
+ */
+export default async function globalSetup(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'durable-agents-test-'));
+  const [server, bundle] = await Promise.all([
+    startDevServer({ logFile: join(dir, 'dev-server.log') }),
+    bundleWorkflowCode({ workflowsPath: require.resolve('../src/workflows'), logger: quietLogger }),
+  ]);
+  const bundlePath = join(dir, 'workflow-bundle.js');
+  writeFileSync(bundlePath, bundle.code);
+  process.env.TEST_TEMPORAL_ADDRESS = server.address;
+  process.env.TEST_WORKFLOW_BUNDLE = bundlePath;
+  (globalThis as Record<string, unknown>).__devServer = server;
+}
+
+const noop = () => undefined;
+const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: (m: string) => console.error(m) };

@@ -1,0 +1,5 @@
+import type { DevServer } from '../src/runtime/dev-server';
+
+export default async function globalTeardown(): Promise<void> {
+  await ((globalThis as Record<string, unknown>).__devServer as DevServer | undefined)?.stop();
+}

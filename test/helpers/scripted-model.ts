@@ -1,0 +1,42 @@
+import { startOpenAICompatibleServer, type ChatAnswer, type ChatRequest, type OpenAICompatibleServer } from '../../src/offline-model/openai-compatible-server';
+
+/** One scripted LLM turn: a fixed answer, or one computed from the request (e.g. from tool results). */
+export type Step = ChatAnswer | ((request: ChatRequest) => ChatAnswer);
+
+export interface ScriptedModel extends OpenAICompatibleServer {
+  /** Requests per step index, to check retries. */
+  attempts: number[];
+}
+
+/**
+ * A scripted OpenAI-compatible server for tests. The step answered is chosen by the number of
+ * assistant messages already in the request, so retries of the same model call get the same
+ * step. `failFirst[i]` lists HTTP failures served before step `i` succeeds (429-then-success).
+ */
+export async function startScriptedModel(steps: Step[], options: { failFirst?: Record<number, ChatAnswer[]>; fallback?: Step } = {}): Promise<ScriptedModel> {
+  const attempts: number[] = [];
+  const server = await startOpenAICompatibleServer((request) => {
+    const index = request.messages.filter((m) => m.role === 'assistant').length;
+    attempts[index] = (attempts[index] ?? 0) + 1;
+    const failure = options.failFirst?.[index]?.[attempts[index] - 1];
+    if (failure) return failure;
+    const step = steps[index] ?? options.fallback ?? { content: `(script has no step ${index})` };
+    return typeof step === 'function' ? step(request) : step;
+  });
+  return Object.assign(server, { attempts });
+}
+
+/** Tool results (tool message contents) in the request, in order. */
+export function toolResults(request: ChatRequest): string[] {
+  return request.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+}
+
+/** An answer calling tools. */
+export function call(...calls: Array<[name: string, args: unknown] | [name: string, args: unknown, id: string]>): ChatAnswer {
+  return { toolCalls: calls.map(([name, args, id]) => ({ name, arguments: args, ...(id ? { id } : {}) })) };
+}
+
+/** A final text answer. */
+export function answer(content: string): ChatAnswer {
+  return { content };
+}

@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import type { ModelConfig } from '../../src/activities';
+import type { AgentInput } from '../../src/core';
+import { createAgentWorker } from '../../src/runtime/agent-worker';
+import { runOutcome, startAgentRun, type RunOutcome } from '../../src/runtime/run-agent';
+import type { ToolRegistry } from '../../src/tools/registry';
+
+let runtimeInstalled = false;
+
+/** Connections to the suite's dev server (started in global-setup). */
+export interface TestTemporal {
+  client: Client;
+  nativeConnection: NativeConnection;
+  close(): Promise<void>;
+}
+
+export async function connectTestTemporal(): Promise<TestTemporal> {
+  if (!runtimeInstalled) {
+    runtimeInstalled = true;
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  }
+  const address = process.env.TEST_TEMPORAL_ADDRESS;
+  if (!address) throw new Error('TEST_TEMPORAL_ADDRESS is not set: run the tests through jest (global-setup starts the server)');
+  const connection = await Connection.connect({ address });
+  const nativeConnection = await NativeConnection.connect({ address });
+  return {
+    client: new Client({ connection }),
+    nativeConnection,
+    close: async () => {
+      await connection.close();
+      await nativeConnection.close();
+    },
+  };
+}
+
+/** Model settings pointing the worker at a scripted server. */
+export function modelAt(baseURL: string): ModelConfig {
+  return { baseURL, apiKey: 'test-key', model: 'scripted', requestTimeoutMs: 10_000, configured: true };
+}
+
+/** A worker on a fresh task queue, using the suite's prebuilt workflow bundle. */
+export async function createTestWorker(t: TestTemporal, options: { baseURL: string; registry?: ToolRegistry; taskQueue?: string }): Promise<{ worker: Worker; taskQueue: string }> {
+  const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
+  const worker = await createAgentWorker({
+    connection: t.nativeConnection,
+    client: t.client,
+    taskQueue,
+    registry: options.registry,
+    model: modelAt(options.baseURL),
+    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    shutdownGraceTime: '1s',
+  });
+  return { worker, taskQueue };
+}
+
+/** Runs one agent conversation on a fresh worker and returns its outcome. */
+export async function runAgent(
+  t: TestTemporal,
+  input: AgentInput,
+  options: { baseURL: string; registry?: ToolRegistry; workflowId?: string },
+): Promise<RunOutcome> {
+  const { worker, taskQueue } = await createTestWorker(t, options);
+  return worker.runUntil(async () => runOutcome(await startAgentRun(t.client, input, { taskQueue, workflowId: options.workflowId })));
+}

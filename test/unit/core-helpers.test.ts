@@ -1,0 +1,85 @@
+import {
+  agentWorkflowId,
+  parseDuration,
+  parseToolArguments,
+  runSummary,
+  shouldReturnImmediately,
+  toolCallSummary,
+  toolErrorText,
+  toolResultText,
+  validateAgentInput,
+} from '../../src/core';
+
+describe('toolResultText', () => {
+  it('follows LangChain4j: void is "Success", strings as is, the rest JSON', () => {
+    expect(toolResultText(undefined)).toBe('Success');
+    expect(toolResultText('5 degrees')).toBe('5 degrees');
+    expect(toolResultText(3.5)).toBe('3.5');
+    expect(toolResultText({ a: [1, null] })).toBe('{"a":[1,null]}');
+    expect(toolResultText(null)).toBe('null');
+  });
+  it('prefixes errors once', () => {
+    expect(toolErrorText('boom')).toBe('Error: boom');
+    expect(toolErrorText('Error: boom')).toBe('Error: boom');
+  });
+});
+
+describe('parseToolArguments', () => {
+  it('reads objects, and blank as {}', () => {
+    expect(parseToolArguments('{"a":1}')).toEqual({ ok: true, value: { a: 1 } });
+    expect(parseToolArguments('')).toEqual({ ok: true, value: {} });
+    expect(parseToolArguments(undefined)).toEqual({ ok: true, value: {} });
+  });
+  it('explains invalid JSON and non-objects', () => {
+    const bad = parseToolArguments('{"a":');
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.error).toMatch(/not valid JSON/);
+    const arr = parseToolArguments('[1,2]');
+    expect(!arr.ok && arr.error).toMatch(/must be a JSON object/);
+  });
+});
+
+describe('parseDuration', () => {
+  it.each([
+    ['30s', 30_000],
+    ['1.5m', 90_000],
+    ['250ms', 250],
+    ['2h', 7_200_000],
+    ['1000', 1000],
+    [500, 500],
+  ])('%p → %p ms', (input, ms) => expect(parseDuration(input as string)).toBe(ms));
+  it.each(['', 'soon', '-5s', '0s', '10 parsecs'])('rejects %p', (input) => expect(() => parseDuration(input)).toThrow(/invalid duration/));
+});
+
+describe('validateAgentInput', () => {
+  it('accepts a minimal input', () => expect(validateAgentInput({ message: 'hi' })).toEqual([]));
+  it('lists every problem', () => {
+    const problems = validateAgentInput({ message: ' ', maxIterations: 0, maxExecutionTime: 'x', onLimit: 'panic', tools: 'add' });
+    expect(problems).toHaveLength(5);
+    expect(problems.join('\n')).toMatch(/message.*maxIterations|maxIterations/s);
+  });
+  it('rejects non-objects', () => expect(validateAgentInput(null)).toEqual(['the input must be an object with a "message"']));
+});
+
+describe('shouldReturnImmediately', () => {
+  it('needs every call immediate and no error', () => {
+    const ok = { result: 'x', error: false };
+    expect(shouldReturnImmediately([{ immediate: true }, { immediate: true }], [ok, ok])).toBe(true);
+    expect(shouldReturnImmediately([{ immediate: true }, { immediate: false }], [ok, ok])).toBe(false);
+    expect(shouldReturnImmediately([{ immediate: true }], [{ result: 'Error: x', error: true }])).toBe(false);
+    expect(shouldReturnImmediately([], [])).toBe(false);
+  });
+});
+
+describe('summaries', () => {
+  it('formats tool calls for the Temporal UI', () => {
+    expect(toolCallSummary('add', { a: 5, b: 5 })).toBe('add(a=5, b=5)');
+    expect(toolCallSummary('stringLength', { s: 'hello' })).toBe('stringLength(s="hello")');
+    expect(toolCallSummary('x', { s: 'y'.repeat(500) }).length).toBeLessThanOrEqual(200);
+  });
+  it('builds readable workflow ids', () => {
+    expect(agentWorkflowId('What is the square root of 2?', 'abc123')).toBe('agent-what-is-the-square-root-abc123');
+    expect(agentWorkflowId('北京', 'abc123')).toBe('agent-abc123');
+  });
+  it('puts the message on one line', () => expect(runSummary('a\n  b')).toBe('a b'));
+});
