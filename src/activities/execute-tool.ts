@@ -42,7 +42,8 @@ export function createExecuteTool(deps: { registry: ToolRegistry }) {
     try {
       const value = await tool.execute(validated.data, ctx);
       const outcome: ToolOutcome = { result: toolResultText(value), error: false };
-      const json = toJsonValue(value);
+      // A string is its own text: storing it again as `value` would double its history footprint.
+      const json = typeof value === 'string' ? undefined : toJsonValue(value);
       if (json !== undefined) outcome.value = json;
       return outcome;
     } catch (err) {

@@ -36,7 +36,7 @@ export interface ModelReply {
 export interface ToolOutcome {
   /** The text the LLM sees. */
   result: string;
-  /** The tool's original return value (JSON), absent for errors and `undefined` returns. */
+  /** The tool's original return value (as JSON); absent for errors, `undefined` and strings (then `result` is the value). */
   value?: unknown;
   error: boolean;
 }
@@ -47,6 +47,7 @@ export interface ToolExecution {
   name: string;
   arguments: Record<string, unknown>;
   result: string;
+  /** The original return value; absent for errors, `undefined` and strings (then `result` is the value). */
   value?: unknown;
   error: boolean;
   immediate: boolean;

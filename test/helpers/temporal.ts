@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { installRuntimeLogging } from '../../src/runtime/logging';
 import type { ModelConfig } from '../../src/activities';
 import type { AgentInput } from '../../src/core';
 import { createAgentWorker } from '../../src/runtime/agent-worker';
 import { runOutcome, startAgentRun, type RunOutcome } from '../../src/runtime/run-agent';
 import type { ToolRegistry } from '../../src/tools/registry';
-
-let runtimeInstalled = false;
 
 /** Connections to the suite's dev server (started in global-setup). */
 export interface TestTemporal {
@@ -17,10 +16,7 @@ export interface TestTemporal {
 }
 
 export async function connectTestTemporal(): Promise<TestTemporal> {
-  if (!runtimeInstalled) {
-    runtimeInstalled = true;
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
-  }
+  installRuntimeLogging('ERROR');
   const address = process.env.TEST_TEMPORAL_ADDRESS;
   if (!address) throw new Error('TEST_TEMPORAL_ADDRESS is not set: run the tests through jest (global-setup starts the server)');
   const connection = await Connection.connect({ address });

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { builtinTools, defineTool, ToolRegistry } from '../../src/tools';
+
+/** Tools that exercise the runtime's edges; registered next to the built-ins in workflow tests. */
+
+export const notify = defineTool({
+  name: 'notify',
+  description: 'Sends a notification',
+  parameters: z.object({ to: z.string() }),
+  returnBehavior: 'immediate',
+  execute: () => undefined,
+});
+
+export const failAttempts: Record<string, number> = {};
+export const flaky = defineTool({
+  name: 'flaky',
+  description: 'Always fails',
+  parameters: z.object({ key: z.string() }),
+  retry: { maximumAttempts: 2, initialInterval: '100ms' },
+  execute: ({ key }) => {
+    failAttempts[key] = (failAttempts[key] ?? 0) + 1;
+    throw new Error('the flux capacitor is offline');
+  },
+});
+
+export const aborted: Record<string, boolean> = {};
+export const slow = defineTool({
+  name: 'slow',
+  description: 'Waits for a long time, honouring cancellation',
+  parameters: z.object({ key: z.string() }),
+  timeout: '5m',
+  execute: ({ key }, ctx) =>
+    new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => resolve('done'), 120_000);
+      ctx.signal.addEventListener('abort', () => {
+        aborted[key] = true;
+        clearTimeout(timer);
+        reject(new Error('aborted'));
+      });
+    }),
+});
+
+export const seenContexts: Array<{ toolCallId: string; idempotencyKey: string; attempt: number; workflowId: string }> = [];
+export const blob = defineTool({
+  name: 'blob',
+  description: 'Returns n characters',
+  parameters: z.object({ n: z.number().int() }),
+  execute: ({ n }, ctx) => {
+    seenContexts.push({ toolCallId: ctx.toolCallId, idempotencyKey: ctx.idempotencyKey, attempt: ctx.attempt, workflowId: ctx.workflowId });
+    return 'x'.repeat(n);
+  },
+});
+
+export function testRegistry(): ToolRegistry {
+  return new ToolRegistry([...builtinTools, notify, flaky, slow, blob]);
+}

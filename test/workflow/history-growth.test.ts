@@ -1,0 +1,45 @@
+import { temporal } from '@temporalio/proto';
+import { answer, call, startScriptedModel, type ScriptedModel } from '../helpers/scripted-model';
+import { connectTestTemporal, runAgent, type TestTemporal } from '../helpers/temporal';
+import { testRegistry } from '../helpers/test-tools';
+
+/**
+ * The point of the design: the model-call activity gets a reference, not the conversation, so
+ * each step adds only its new content to the event history. If the conversation were passed as
+ * activity input, step k would record all k earlier tool outputs and growth would be quadratic.
+ */
+let t: TestTemporal;
+let model: ScriptedModel | undefined;
+beforeAll(async () => {
+  t = await connectTestTemporal();
+});
+afterAll(async () => t.close());
+afterEach(async () => model?.close());
+
+const BLOB = 4_000;
+
+async function historyBytes(steps: number): Promise<number> {
+  model = await startScriptedModel([], {
+    fallback: (req) => (req.messages.filter((m) => m.role === 'tool').length < steps ? call(['blob', { n: BLOB }]) : answer('done')),
+  });
+  const outcome = await runAgent(t, { message: 'grow', tools: ['blob'], maxIterations: steps + 1 }, { baseURL: model.baseURL, registry: testRegistry() });
+  expect(outcome.toolExecutions).toHaveLength(steps);
+  await model.close();
+  model = undefined;
+  const history = await t.client.workflow.getHandle(outcome.workflowId).fetchHistory();
+  // Protobuf-encoded size: what Temporal's history size limit counts.
+  return temporal.api.history.v1.History.encode(history).finish().length;
+}
+
+it('grows linearly with the number of steps', async () => {
+  const short = await historyBytes(4);
+  const long = await historyBytes(16);
+  const perStep = (long - short) / 12;
+  // A step's output is stored twice in all: in its activity result and in the run's final result
+  // (which lists every tool execution), plus ~2.5 KB of events for two activities and their workflow
+  // tasks. Constant per step: linear.
+  expect(perStep).toBeGreaterThan(BLOB * 2);
+  expect(perStep).toBeLessThan(BLOB * 2 + 3_000);
+  // Had each model call received the conversation, step k would add k outputs: 4x the steps, ~16x the bytes.
+  expect(long / short).toBeLessThan(4);
+});
