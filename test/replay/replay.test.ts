@@ -1,0 +1,35 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { Worker } from '@temporalio/worker';
+import { installRuntimeLogging } from '../../src/runtime/logging';
+
+/**
+ * Replays recorded histories against today's workflow code. A failure here means a change would
+ * break runs already in flight (non-determinism): version the change instead of re-recording.
+ */
+const dir = join(__dirname, '..', 'histories');
+const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+const load = (file: string) => historyFromJSON(JSON.parse(readFileSync(join(dir, file), 'utf8')));
+
+beforeAll(() => installRuntimeLogging('ERROR'));
+
+it('has recorded histories to replay', () => {
+  expect(files.length).toBeGreaterThanOrEqual(5);
+});
+
+it('replays every recorded history without non-determinism', async () => {
+  const histories = files.map((file) => ({ workflowId: file, history: load(file) }));
+  const results = [];
+  for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! } }, histories)) {
+    results.push({ workflowId: result.workflowId, error: result.error?.message });
+  }
+  expect(results).toEqual(files.map((f) => ({ workflowId: f, error: undefined })));
+});
+
+it('detects a history the code no longer produces (the check can fail)', async () => {
+  const history = load('calculator-chain.json');
+  const scheduled = history.events!.find((e) => e.activityTaskScheduledEventAttributes)!;
+  scheduled.activityTaskScheduledEventAttributes!.activityType = { name: 'someOtherActivity' };
+  await expect(Worker.runReplayHistory({ workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! } }, history)).rejects.toThrow(/[Nn]ondetermin/);
+});
