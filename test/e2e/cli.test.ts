@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import { freePort } from '../../src/runtime/dev-server';
+import { cleanEnv, runNpm, runTs, startTs } from '../helpers/processes';
+import { answer, call, startScriptedModel, toolResults, type ScriptedModel } from '../helpers/scripted-model';
+
+/** worker.ts, client.ts and the demo as a user runs them: separate processes, real servers. */
+
+const QUESTION = 'What is the square root of the sum of the numbers of letters in the words "hello" and "world"?';
+
+describe('client.ts rejects bad input before starting anything', () => {
+  // An unreachable TEMPORAL_ADDRESS: had the client tried to connect, the error would say so.
+  const env = cleanEnv({ TEMPORAL_ADDRESS: '127.0.0.1:1' });
+  it.each([
+    [['run', 'hi', '--bogus'], /Unknown option '--bogus'/],
+    [['run', 'hi', '--tools', 'add,teleport'], /--tools: unknown tool teleport \(available: stringLength, add/],
+    [['run', 'hi', '--max-iterations', 'many'], /--max-iterations must be a whole number >= 1, got "many"/],
+    [['run', 'hi', '--max-time', 'soon'], /--max-time: invalid duration "soon"/],
+    [['run', 'hi', '--on-limit', 'panic'], /--on-limit must be "stop" or "generate"/],
+    [['run', 'hi', '--tools', 'add', '--immediate', 'sqrt'], /--immediate names tools missing from --tools: sqrt/],
+    [['run'], /missing the message/],
+    [['fly'], /unknown command "fly"/],
+  ])('%j', async (args, message) => {
+    const r = await runTs(['client.ts', ...args], env);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).not.toMatch(/connect/i);
+  });
+});
+
+describe('worker.ts and client.ts against a Temporal server (TEMPORAL_ADDRESS)', () => {
+  let model: ScriptedModel;
+  let worker: Awaited<ReturnType<typeof startTs>>;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    model = await startScriptedModel(
+      [
+        (req) =>
+          req.messages[0].content === 'please fail'
+            ? { http: { status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } } }
+            : call(['stringLength', { s: 'hello' }], ['stringLength', { s: 'world' }]),
+        (req) => call(['add', { a: Number(toolResults(req)[0]), b: Number(toolResults(req)[1]) }]),
+        (req) => call(['sqrt', { x: Number(toolResults(req)[2]) }]),
+        (req) => answer(`approximately ${Number(toolResults(req)[3]).toFixed(3)}`),
+      ],
+    );
+    env = cleanEnv({
+      TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
+      TEMPORAL_NAMESPACE: 'default',
+      AGENT_TASK_QUEUE: `e2e-${randomUUID()}`,
+      OPENAI_BASE_URL: model.baseURL,
+      OPENAI_API_KEY: 'e2e',
+      AGENT_MODEL: 'scripted',
+    });
+    worker = await startTs(['worker.ts'], env, /Press Ctrl\+C/);
+  });
+
+  afterAll(async () => {
+    worker?.child.kill('SIGKILL');
+    await model?.close();
+  });
+
+  it('prints exactly one JSON object with --json, per the CLI contract', async () => {
+    const r = await runTs(['client.ts', 'run', QUESTION, '--json', '--id', `agent-e2e-${randomUUID()}`, '--max-iterations', '6', '--max-time', '1m'], env);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(Object.keys(out)).toEqual(['workflowId', 'status', 'content', 'toolExecutions', 'iterations', 'usage']);
+    expect(out).toMatchObject({ workflowId: expect.stringMatching(/^agent-e2e-/), status: 'completed', content: 'approximately 3.162', iterations: 4 });
+    expect(out.toolExecutions[2]).toEqual({ id: expect.any(String), name: 'add', arguments: { a: 5, b: 5 }, result: '10', error: false, immediate: false });
+    expect(Object.keys(out.usage)).toEqual(['promptTokens', 'completionTokens', 'totalTokens']);
+  });
+
+  it('prints the answer, the tool executions and the workflow without --json', async () => {
+    const r = await runTs(['client.ts', 'run', QUESTION], { ...env, TEMPORAL_UI_URL: 'http://ui.example:8233' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('approximately 3.162');
+    expect(r.stdout).toContain('✓ add(a=5, b=5) → 10');
+    expect(r.stdout).toMatch(/Temporal UI: http:\/\/ui\.example:8233\/namespaces\/default\/workflows\/agent-what-is-the-square-root-[0-9a-f]{6}/);
+  });
+
+  it('runs immediate tools from the command line', async () => {
+    const r = await runTs(['client.ts', 'run', QUESTION, '--tools', 'stringLength,add,sqrt', '--immediate', 'stringLength', '--json'], env);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'immediate', content: null, iterations: 1, toolExecutions: [{ immediate: true }, { immediate: true }] });
+  });
+
+  it('exits 1 with status "failed" and the error when the run fails', async () => {
+    const r = await runTs(['client.ts', 'run', 'please fail', '--json'], env);
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ status: 'failed', content: null, toolExecutions: [], iterations: 0 });
+    expect(out.error).toMatch(/rejected the API key \(HTTP 401.*check OPENAI_API_KEY/);
+  });
+
+  it('stops the worker gracefully on SIGINT', async () => {
+    worker.child.kill('SIGINT');
+    const finished = await worker.exited;
+    expect(finished.code).toBe(0);
+    expect(finished.stdout).toContain('Worker stopped.');
+  });
+});
+
+describe('npm run demo with the embedded dev server', () => {
+  it('answers the demo question with the offline model and exits 0', async () => {
+    const port = await freePort();
+    const r = await runNpm(['run', 'demo'], cleanEnv({ AGENT_DEV_SERVER_PORT: String(port), AGENT_DEV_SERVER_DB: `/tmp/durable-agents-demo-${randomUUID()}.db` }));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('using the bundled offline scripted model');
+    expect(r.stdout).toContain('is approximately 3.162.');
+    expect(r.stdout).toContain('✓ stringLength(s="hello") → 5');
+    expect(r.stdout).toContain('✓ sqrt(x=10) → 3.1622776601683795');
+    expect(r.stdout).toMatch(new RegExp(`Temporal UI: http://localhost:${port + 1000}/namespaces/default/workflows/agent-what-is-the-square-root-`));
+  });
+});
