@@ -10,7 +10,7 @@ import { installRuntimeLogging } from '../src/runtime/logging';
 import { demoModel } from '../src/offline-model/demo-model';
 import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../src/offline-model/openai-compatible-server';
 
-export const DEMO_QUESTION = 'What is the square root of the sum of the numbers of letters in the words "hello" and "world"?';
+const DEMO_QUESTION = 'What is the square root of the sum of the numbers of letters in the words "hello" and "world"?';
 
 async function main(): Promise<number> {
   installRuntimeLogging((process.env.AGENT_LOG_LEVEL as never) || 'ERROR');

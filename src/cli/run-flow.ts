@@ -1,3 +1,4 @@
+import { temporal } from '@temporalio/proto';
 import type { Worker } from '@temporalio/worker';
 import type { ModelConfig } from '../activities';
 import type { AgentInput } from '../core';
@@ -56,12 +57,12 @@ function describeConnection(temporal: TemporalEnv, note: (line: string) => void)
   }
 }
 
-async function warnIfNoWorker(temporal: TemporalEnv, taskQueue: string, note: (line: string) => void): Promise<void> {
+async function warnIfNoWorker(env: TemporalEnv, taskQueue: string, note: (line: string) => void): Promise<void> {
   try {
-    const { pollers } = await temporal.client.workflowService.describeTaskQueue({
-      namespace: temporal.namespace,
+    const { pollers } = await env.client.workflowService.describeTaskQueue({
+      namespace: env.namespace,
       taskQueue: { name: taskQueue },
-      taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
+      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
     });
     if (!pollers?.length) note(`Warning: no worker is polling task queue "${taskQueue}"; the run waits until one starts (npm start).`);
   } catch {

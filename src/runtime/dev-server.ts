@@ -42,7 +42,9 @@ export async function startDevServer(options: DevServerOptions = {}, env: NodeJS
   const logFile = options.logFile ?? join(PROJECT_ROOT, '.temporal', 'dev-server.log');
   mkdirSync(dirname(logFile), { recursive: true });
   const fd = openSync(logFile, 'a');
-  const child = spawn(cli, args, { stdio: ['ignore', fd, fd] });
+  // Its own process group: a terminal's Ctrl+C reaches only us, so the worker can shut down
+  // gracefully while the server is still up, and we stop the server afterwards.
+  const child = spawn(cli, args, { stdio: ['ignore', fd, fd], detached: true });
   closeSync(fd);
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
