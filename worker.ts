@@ -11,7 +11,7 @@ import { defaultToolRegistry } from './src/tools';
 async function main(): Promise<void> {
   // The SDK's runtime shuts workers down gracefully on SIGINT/SIGTERM: polling stops, in-flight
   // activities get the grace time, then run() resolves and we stop the embedded server.
-  installRuntimeLogging(process.env.AGENT_LOG_LEVEL as never || 'INFO');
+  installRuntimeLogging((process.env.AGENT_LOG_LEVEL as never) || 'WARN');
   const temporal = await connectTemporal({ persistent: true });
   try {
     const taskQueue = defaultTaskQueue();
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     const registry = defaultToolRegistry();
     const worker = await createAgentWorker({ connection: temporal.nativeConnection, client: temporal.client, namespace: temporal.namespace, taskQueue, model, registry });
     console.log(`durable-agents worker on task queue "${taskQueue}", namespace "${temporal.namespace}" at ${temporal.address}`);
-    if (temporal.mode === 'embedded-started') console.log(`Embedded Temporal dev server started; data in .temporal/dev.db`);
+    if (temporal.mode === 'embedded-started') console.log(`Embedded Temporal dev server started; data in ${temporal.dbFilename ?? 'memory'}`);
     if (temporal.uiUrl) console.log(`Temporal Web UI: ${temporal.uiUrl}/namespaces/${temporal.namespace}/workflows`);
     console.log(`Tools: ${registry.names().join(', ')}`);
     console.log(model.configured ? `Model: ${model.model} at ${model.baseURL}` : 'Warning: no OPENAI_API_KEY or OPENAI_BASE_URL set; model calls will fail until one is.');

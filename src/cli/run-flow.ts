@@ -51,7 +51,7 @@ function describeConnection(temporal: TemporalEnv, note: (line: string) => void)
   else if (temporal.mode === 'embedded-reused') note(`Temporal: the local dev server at ${temporal.address}`);
   else {
     note(
-      `Temporal: started an embedded dev server at ${temporal.address} (data in .temporal/dev.db). ` +
+      `Temporal: started an embedded dev server at ${temporal.address} (data in ${temporal.dbFilename ?? 'memory'}). ` +
         'It stops when this command ends; run `npm start` in another terminal to keep it and the Web UI up.',
     );
   }

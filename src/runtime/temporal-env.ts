@@ -17,6 +17,8 @@ export interface TemporalEnv {
   /** How we got here, for messages: a configured cluster, a dev server we started, or one already running. */
   mode: 'configured' | 'embedded-started' | 'embedded-reused';
   address: string;
+  /** The SQLite file of a dev server we started (absent: in memory, or not ours). */
+  dbFilename?: string;
   close(): Promise<void>;
 }
 
@@ -55,14 +57,8 @@ export async function connectTemporal(options: EmbeddedOptions = {}, env: NodeJS
     };
   }
   const persistent = options.persistent ?? true;
-  const server = await startDevServer(
-    {
-      port,
-      uiPort: port !== 0 ? uiPort : undefined,
-      dbFilename: persistent && port !== 0 ? (env.AGENT_DEV_SERVER_DB ?? join(PROJECT_ROOT, '.temporal', 'dev.db')) : undefined,
-    },
-    env,
-  );
+  const dbFilename = persistent && port !== 0 ? (env.AGENT_DEV_SERVER_DB ?? join(PROJECT_ROOT, '.temporal', 'dev.db')) : undefined;
+  const server = await startDevServer({ port, uiPort: port !== 0 ? uiPort : undefined, dbFilename }, env);
   try {
     const [connection, nativeConnection] = await Promise.all([Connection.connect({ address: server.address }), NativeConnection.connect({ address: server.address })]);
     return {
@@ -72,6 +68,7 @@ export async function connectTemporal(options: EmbeddedOptions = {}, env: NodeJS
       uiUrl: server.uiUrl,
       mode: 'embedded-started',
       address: server.address,
+      dbFilename,
       close: async () => {
         await Promise.all([connection.close(), nativeConnection.close()]);
         await server.stop();
