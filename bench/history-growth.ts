@@ -5,11 +5,9 @@
  * (as integrations that pass the prompt to each activity do): the sum over steps of the
  * conversation size, on top of our measured size.
  */
-import { Client, Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
-import { NativeConnection } from '@temporalio/worker';
+import { temporal as proto } from '@temporalio/proto';
 import { z } from 'zod';
-import { startDevServer } from '../src/runtime/dev-server';
+import { connectTemporal } from '../src/runtime/temporal-env';
 import { installRuntimeLogging } from '../src/runtime/logging';
 import { createAgentWorker } from '../src/runtime/agent-worker';
 import { runOutcome, startAgentRun } from '../src/runtime/run-agent';
@@ -28,10 +26,9 @@ const fetchDoc = defineTool({
 
 async function main(): Promise<void> {
   installRuntimeLogging('ERROR');
-  const server = await startDevServer();
-  const connection = await Connection.connect({ address: server.address });
-  const nativeConnection = await NativeConnection.connect({ address: server.address });
-  const client = new Client({ connection });
+  // Always a fresh in-memory dev server on a free port, even when TEMPORAL_ADDRESS is set.
+  const temporal = await connectTemporal({ port: 0, persistent: false }, { ...process.env, TEMPORAL_ADDRESS: '' });
+  const { client, nativeConnection } = temporal;
   let target = 0;
   const model = await startOpenAICompatibleServer((req) => {
     const done = req.messages.filter((m) => m.role === 'tool').length;
@@ -52,7 +49,7 @@ async function main(): Promise<void> {
       const outcome = await runOutcome(await startAgentRun(client, { message: 'read the document', maxIterations: steps + 1 }, { taskQueue: 'bench' }));
       const ms = Date.now() - started;
       const history = await client.workflow.getHandle(outcome.workflowId).fetchHistory();
-      const bytes = temporal.api.history.v1.History.encode(history).finish().length;
+      const bytes = proto.api.history.v1.History.encode(history).finish().length;
       const transcript = await client.workflow.getHandle(outcome.workflowId).query<Array<unknown>>('messages');
       // Model call k would have carried the first (2k - 1) messages.
       let asInput = bytes;
@@ -61,9 +58,7 @@ async function main(): Promise<void> {
     }
   });
   await model.close();
-  await connection.close();
-  await nativeConnection.close();
-  await server.stop();
+  await temporal.close();
   console.log(`tool output per step: ~${OUTPUT_BYTES} bytes`);
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   for (const r of rows) console.log(r.map((c, i) => c.padStart(widths[i])).join('  '));

@@ -13,6 +13,14 @@ export interface ScriptedModel extends OpenAICompatibleServer {
  * assistant messages already in the request, so retries of the same model call get the same
  * step. `failFirst[i]` lists HTTP failures served before step `i` succeeds (429-then-success).
  */
+const open = new Set<OpenAICompatibleServer>();
+
+/** Closes every scripted model still open; `useTestTemporal` runs it after each test. */
+export async function closeScriptedModels(): Promise<void> {
+  await Promise.all([...open].map((m) => m.close()));
+  open.clear();
+}
+
 export async function startScriptedModel(steps: Step[], options: { failFirst?: Record<number, ChatAnswer[]>; fallback?: Step } = {}): Promise<ScriptedModel> {
   const attempts: number[] = [];
   const server = await startOpenAICompatibleServer((request) => {
@@ -23,6 +31,7 @@ export async function startScriptedModel(steps: Step[], options: { failFirst?: R
     const step = steps[index] ?? options.fallback ?? { content: `(script has no step ${index})` };
     return typeof step === 'function' ? step(request) : step;
   });
+  open.add(server);
   return Object.assign(server, { attempts });
 }
 

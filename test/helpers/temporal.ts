@@ -7,6 +7,7 @@ import type { AgentInput } from '../../src/core';
 import { createAgentWorker } from '../../src/runtime/agent-worker';
 import { runOutcome, startAgentRun, type RunOutcome } from '../../src/runtime/run-agent';
 import type { ToolRegistry } from '../../src/tools/registry';
+import { closeScriptedModels } from './scripted-model';
 
 /** Connections to the suite's dev server (started in global-setup). */
 export interface TestTemporal {
@@ -28,6 +29,23 @@ export async function connectTestTemporal(): Promise<TestTemporal> {
       await connection.close();
       await nativeConnection.close();
     },
+  };
+}
+
+/**
+ * Registers the jest hooks of a workflow test file: one connection for the file, scripted models
+ * closed after each test. Returns a getter for the connection (available inside tests).
+ */
+export function useTestTemporal(): () => TestTemporal {
+  let t: TestTemporal | undefined;
+  beforeAll(async () => {
+    t = await connectTestTemporal();
+  });
+  afterEach(closeScriptedModels);
+  afterAll(async () => t?.close());
+  return () => {
+    if (!t) throw new Error('useTestTemporal: the connection exists only inside tests');
+    return t;
   };
 }
 

@@ -6,12 +6,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { startDevServer } from '../../src/runtime/dev-server';
+import { connectTemporal } from '../../src/runtime/temporal-env';
 import { installRuntimeLogging } from '../../src/runtime/logging';
 import { createAgentWorker } from '../../src/runtime/agent-worker';
 import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
 import { startScriptedModel } from '../helpers/scripted-model';
 import { modelAt } from '../helpers/temporal';
 import { testRegistry } from '../helpers/test-tools';
@@ -19,10 +17,9 @@ import { scenarios } from './scenarios';
 
 async function main(): Promise<void> {
   installRuntimeLogging('ERROR');
-  const server = await startDevServer();
-  const connection = await Connection.connect({ address: server.address });
-  const nativeConnection = await NativeConnection.connect({ address: server.address });
-  const client = new Client({ connection });
+  // Always a fresh in-memory dev server on a free port, even when TEMPORAL_ADDRESS is set.
+  const temporal = await connectTemporal({ port: 0, persistent: false }, { ...process.env, TEMPORAL_ADDRESS: '' });
+  const { client, nativeConnection } = temporal;
   try {
     for (const scenario of scenarios) {
       const model = await startScriptedModel(scenario.steps);
@@ -37,9 +34,7 @@ async function main(): Promise<void> {
       console.log(`${scenario.name}: ${outcome.status}, ${history.events?.length} events`);
     }
   } finally {
-    await connection.close();
-    await nativeConnection.close();
-    await server.stop();
+    await temporal.close();
   }
 }
 

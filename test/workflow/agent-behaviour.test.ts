@@ -1,19 +1,14 @@
 import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
 import { answer, call, startScriptedModel, toolResults, type ScriptedModel } from '../helpers/scripted-model';
-import { connectTestTemporal, createTestWorker, runAgent, type TestTemporal } from '../helpers/temporal';
+import { useTestTemporal, createTestWorker, runAgent } from '../helpers/temporal';
 import { aborted, failAttempts, seenContexts, testRegistry } from '../helpers/test-tools';
 import { statusQuery, messagesQuery } from '../../src/workflows/definitions';
 
-let t: TestTemporal;
-let model: ScriptedModel | undefined;
-beforeAll(async () => {
-  t = await connectTestTemporal();
-});
-afterAll(async () => t.close());
-afterEach(async () => model?.close());
+const temporal = useTestTemporal();
+let model: ScriptedModel;
 
 const registry = testRegistry();
-const run = (input: Parameters<typeof runAgent>[1]) => runAgent(t, input, { baseURL: model!.baseURL, registry });
+const run = (input: Parameters<typeof runAgent>[1]) => runAgent(temporal(), input, { baseURL: model.baseURL, registry });
 
 describe('parallel tool calls', () => {
   it('schedules all calls of one reply together and returns results in call order', async () => {
@@ -27,7 +22,7 @@ describe('parallel tool calls', () => {
     expect(second.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual(['id-a', 'id-b', 'id-c']);
 
     // All three ActivityTaskScheduled events precede any completion: they ran concurrently.
-    const events = (await t.client.workflow.getHandle(outcome.workflowId).fetchHistory()).events!;
+    const events = (await temporal().client.workflow.getHandle(outcome.workflowId).fetchHistory()).events!;
     const kinds = events.map((e) => (e.activityTaskScheduledEventAttributes ? 'S' : e.activityTaskCompletedEventAttributes ? 'C' : '')).join('');
     expect(kinds).toBe('SC' + 'SSSCCC' + 'SC');
   });
@@ -90,12 +85,12 @@ describe('limits', () => {
 
   it('keeps the time limit across worker restarts (durable timer)', async () => {
     model = await startScriptedModel([call(['slow', { key: 'restart' }])]);
-    const first = await createTestWorker(t, { baseURL: model.baseURL, registry });
-    const handle = await startAgentRun(t.client, { message: 'wait', maxExecutionTime: '3s' }, { taskQueue: first.taskQueue });
+    const first = await createTestWorker(temporal(), { baseURL: model.baseURL, registry });
+    const handle = await startAgentRun(temporal().client, { message: 'wait', maxExecutionTime: '3s' }, { taskQueue: first.taskQueue });
     await first.worker.runUntil(waitFor(async () => (await handle.query(statusQuery)).phase === 'tools'));
     // No worker runs while the timer expires.
     await new Promise((r) => setTimeout(r, 4_000));
-    const second = await createTestWorker(t, { baseURL: model.baseURL, registry, taskQueue: first.taskQueue });
+    const second = await createTestWorker(temporal(), { baseURL: model.baseURL, registry, taskQueue: first.taskQueue });
     const outcome = await second.worker.runUntil(runOutcome(handle));
     expect(outcome.status).toBe('time_limit');
   });
@@ -138,8 +133,8 @@ describe('tool errors go back to the LLM', () => {
 describe('queries', () => {
   it('report status with pending tool calls, and the transcript', async () => {
     model = await startScriptedModel([call(['slow', { key: 'query' }, 'q-1'])]);
-    const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, registry });
-    const handle = await startAgentRun(t.client, { message: 'hold on', maxExecutionTime: '20s' }, { taskQueue });
+    const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL, registry });
+    const handle = await startAgentRun(temporal().client, { message: 'hold on', maxExecutionTime: '20s' }, { taskQueue });
     await worker.runUntil(async () => {
       await waitFor(async () => (await handle.query(statusQuery)).phase === 'tools');
       const status = await handle.query(statusQuery);

@@ -1,16 +1,11 @@
 import type { Client } from '@temporalio/client';
 import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
 import { answer, call, startScriptedModel, toolResults, type ScriptedModel } from '../helpers/scripted-model';
-import { connectTestTemporal, createTestWorker, runAgent, type TestTemporal } from '../helpers/temporal';
+import { useTestTemporal, createTestWorker, runAgent } from '../helpers/temporal';
 
 /** The examples from the documents, run as durable workflows with a scripted model over HTTP. */
-let t: TestTemporal;
-let model: ScriptedModel | undefined;
-beforeAll(async () => {
-  t = await connectTestTemporal();
-});
-afterAll(async () => t.close());
-afterEach(async () => model?.close());
+const temporal = useTestTemporal();
+let model: ScriptedModel;
 
 const QUESTION = 'What is the square root of the sum of the numbers of letters in the words "hello" and "world"?';
 
@@ -27,8 +22,8 @@ describe('documents examples', () => {
       (req) => call(['sqrt', { x: Number(toolResults(req)[2]) }]),
       (req) => answer(`The square root of the sum of the numbers of letters in the words "hello" and "world" is approximately ${Number(toolResults(req)[3]).toFixed(3)}.`),
     ]);
-    const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL });
-    const outcome = await worker.runUntil(async () => runOutcome(await startAgentRun(t.client, { message: QUESTION }, { taskQueue })));
+    const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
+    const outcome = await worker.runUntil(async () => runOutcome(await startAgentRun(temporal().client, { message: QUESTION }, { taskQueue })));
 
     expect(outcome.status).toBe('completed');
     expect(outcome.content).toContain('approximately 3.162');
@@ -54,10 +49,10 @@ describe('documents examples', () => {
     expect(last.messages.slice(2, 4).map((m) => m.tool_call_id)).toEqual(assistant.tool_calls!.map((c) => c.id));
 
     // What the Temporal UI shows: the message as workflow summary, one summary per activity.
-    const handle = t.client.workflow.getHandle(outcome.workflowId);
+    const handle = temporal().client.workflow.getHandle(outcome.workflowId);
     expect(outcome.workflowId).toMatch(/^agent-what-is-the-square-root-[0-9a-f]{6}$/);
     expect(await (await handle.describe()).staticSummary()).toBe(QUESTION);
-    const summaries = (await history(t.client, outcome.workflowId))
+    const summaries = (await history(temporal().client, outcome.workflowId))
       .filter((e) => e.activityTaskScheduledEventAttributes)
       .map((e) => JSON.parse(Buffer.from(e.userMetadata!.summary!.data!).toString()));
     expect(summaries).toEqual([
@@ -77,7 +72,7 @@ describe('documents examples', () => {
       call(['squareRoot', { x: 475695037565 }]),
       (req) => answer(`The square root of 475695037565 is ${Number(toolResults(req)[0]).toFixed(6)}.`),
     ]);
-    const outcome = await runAgent(t, { message: 'What is the square root of 475695037565?', tools: ['sum', 'squareRoot'] }, { baseURL: model.baseURL });
+    const outcome = await runAgent(temporal(), { message: 'What is the square root of 475695037565?', tools: ['sum', 'squareRoot'] }, { baseURL: model.baseURL });
     expect(outcome).toMatchObject({ status: 'completed', content: 'The square root of 475695037565 is 689706.486532.', iterations: 2 });
     expect(model.requests[0].tools?.map((x) => x.function.name)).toEqual(['sum', 'squareRoot']);
   });
@@ -87,7 +82,7 @@ describe('documents examples', () => {
       call(['search_weather', { city: 'Beijing' }]),
       (req) => answer(`Based on the weather in Beijing (${toolResults(req)[0]} degrees Celsius), plan for hot weather and bring strong sunscreen.`),
     ]);
-    const outcome = await runAgent(t, { message: '根据北京的天气情况,制定一个出游计划', tools: ['search_weather'] }, { baseURL: model.baseURL });
+    const outcome = await runAgent(temporal(), { message: '根据北京的天气情况,制定一个出游计划', tools: ['search_weather'] }, { baseURL: model.baseURL });
     expect(outcome.status).toBe('completed');
     expect(outcome.toolExecutions).toEqual([{ id: expect.any(String), name: 'search_weather', arguments: { city: 'Beijing' }, result: '30', value: 30, error: false, immediate: false }]);
     expect(outcome.content).toContain('30 degrees');

@@ -1,6 +1,6 @@
-import { temporal } from '@temporalio/proto';
+import { temporal as proto } from '@temporalio/proto';
 import { answer, call, startScriptedModel, type ScriptedModel } from '../helpers/scripted-model';
-import { connectTestTemporal, runAgent, type TestTemporal } from '../helpers/temporal';
+import { runAgent, useTestTemporal } from '../helpers/temporal';
 import { testRegistry } from '../helpers/test-tools';
 
 /**
@@ -8,13 +8,8 @@ import { testRegistry } from '../helpers/test-tools';
  * each step adds only its new content to the event history. If the conversation were passed as
  * activity input, step k would record all k earlier tool outputs and growth would be quadratic.
  */
-let t: TestTemporal;
-let model: ScriptedModel | undefined;
-beforeAll(async () => {
-  t = await connectTestTemporal();
-});
-afterAll(async () => t.close());
-afterEach(async () => model?.close());
+const temporal = useTestTemporal();
+let model: ScriptedModel;
 
 const BLOB = 4_000;
 
@@ -22,13 +17,11 @@ async function historyBytes(steps: number): Promise<number> {
   model = await startScriptedModel([], {
     fallback: (req) => (req.messages.filter((m) => m.role === 'tool').length < steps ? call(['blob', { n: BLOB }]) : answer('done')),
   });
-  const outcome = await runAgent(t, { message: 'grow', tools: ['blob'], maxIterations: steps + 1 }, { baseURL: model.baseURL, registry: testRegistry() });
+  const outcome = await runAgent(temporal(), { message: 'grow', tools: ['blob'], maxIterations: steps + 1 }, { baseURL: model.baseURL, registry: testRegistry() });
   expect(outcome.toolExecutions).toHaveLength(steps);
-  await model.close();
-  model = undefined;
-  const history = await t.client.workflow.getHandle(outcome.workflowId).fetchHistory();
+  const history = await temporal().client.workflow.getHandle(outcome.workflowId).fetchHistory();
   // Protobuf-encoded size: what Temporal's history size limit counts.
-  return temporal.api.history.v1.History.encode(history).finish().length;
+  return proto.api.history.v1.History.encode(history).finish().length;
 }
 
 it('grows linearly with the number of steps', async () => {

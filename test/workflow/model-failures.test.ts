@@ -2,15 +2,10 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
 import { freePort } from '../../src/runtime/dev-server';
 import { answer, call, startScriptedModel, type ScriptedModel } from '../helpers/scripted-model';
-import { connectTestTemporal, createTestWorker, runAgent, type TestTemporal } from '../helpers/temporal';
+import { useTestTemporal, createTestWorker, runAgent } from '../helpers/temporal';
 
-let t: TestTemporal;
-let model: ScriptedModel | undefined;
-beforeAll(async () => {
-  t = await connectTestTemporal();
-});
-afterAll(async () => t.close());
-afterEach(async () => model?.close());
+const temporal = useTestTemporal();
+let model: ScriptedModel;
 
 const error = (status: number, message: string, headers?: Record<string, string>, code?: string) => ({
   http: { status, body: { error: { message, type: 'error', code: code ?? null } }, headers },
@@ -20,7 +15,7 @@ describe('model call failures', () => {
   it('retries a 429 (honouring Retry-After) and then succeeds', async () => {
     model = await startScriptedModel([answer('after the rate limit')], { failFirst: { 0: [error(429, 'Rate limit reached', { 'retry-after': '1' })] } });
     const started = Date.now();
-    const outcome = await runAgent(t, { message: 'hi' }, { baseURL: model.baseURL });
+    const outcome = await runAgent(temporal(), { message: 'hi' }, { baseURL: model.baseURL });
     expect(outcome).toMatchObject({ status: 'completed', content: 'after the rate limit' });
     expect(model.attempts[0]).toBe(2);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
@@ -30,7 +25,7 @@ describe('model call failures', () => {
     model = await startScriptedModel([answer('fine now')], {
       failFirst: { 0: [error(503, 'overloaded'), { http: { status: 200, body: { id: 'x', object: 'chat.completion', choices: [] } } }] },
     });
-    const outcome = await runAgent(t, { message: 'hi' }, { baseURL: model.baseURL });
+    const outcome = await runAgent(temporal(), { message: 'hi' }, { baseURL: model.baseURL });
     expect(outcome).toMatchObject({ status: 'completed', content: 'fine now' });
     expect(model.attempts[0]).toBe(3);
   });
@@ -38,7 +33,7 @@ describe('model call failures', () => {
   it('fails the run at once on 401, without retries, saying what to fix', async () => {
     model = await startScriptedModel([], { fallback: () => error(401, 'Incorrect API key provided') });
     const started = Date.now();
-    const outcome = await runAgent(t, { message: 'hi' }, { baseURL: model.baseURL });
+    const outcome = await runAgent(temporal(), { message: 'hi' }, { baseURL: model.baseURL });
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(model.requests).toHaveLength(1);
     expect(outcome).toMatchObject({ status: 'failed', errorType: 'ModelCall.Auth', iterations: 0 });
@@ -47,7 +42,7 @@ describe('model call failures', () => {
 
   it('fails on other 4xx without retries, keeping the partial result', async () => {
     model = await startScriptedModel([call(['add', { a: 1, b: 2 }])], { fallback: () => error(404, 'The model `gpt-9` does not exist') });
-    const outcome = await runAgent(t, { message: 'hi' }, { baseURL: model.baseURL });
+    const outcome = await runAgent(temporal(), { message: 'hi' }, { baseURL: model.baseURL });
     expect(outcome).toMatchObject({ status: 'failed', errorType: 'ModelCall.NotFound', iterations: 1 });
     expect(outcome.error).toMatch(/check AGENT_MODEL/);
     expect(outcome.toolExecutions.map((e) => e.result)).toEqual(['3']);
@@ -56,8 +51,8 @@ describe('model call failures', () => {
 
   it('treats an unreachable server as retryable and names the URL', async () => {
     const deadURL = `http://127.0.0.1:${await freePort()}/v1`;
-    const { worker, taskQueue } = await createTestWorker(t, { baseURL: deadURL });
-    const handle = await startAgentRun(t.client, { message: 'hi', maxExecutionTime: '20s' }, { taskQueue });
+    const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: deadURL });
+    const handle = await startAgentRun(temporal().client, { message: 'hi', maxExecutionTime: '20s' }, { taskQueue });
     await worker.runUntil(async () => {
       // Wait for two failed attempts, then look at the pending activity's last failure.
       let failure: string | undefined;
@@ -75,7 +70,7 @@ describe('model call failures', () => {
 describe('bad input', () => {
   it('fails the workflow on unknown tool names before any model call', async () => {
     model = await startScriptedModel([answer('never')]);
-    const outcome = await runAgent(t, { message: 'hi', tools: ['add', 'teleport'] }, { baseURL: model.baseURL });
+    const outcome = await runAgent(temporal(), { message: 'hi', tools: ['add', 'teleport'] }, { baseURL: model.baseURL });
     expect(outcome).toMatchObject({ status: 'failed', errorType: 'Agent.UnknownTool' });
     expect(outcome.error).toMatch(/unknown tool: teleport. Registered tools: stringLength, add/);
     expect(model.requests).toHaveLength(0);
@@ -83,8 +78,8 @@ describe('bad input', () => {
 
   it('fails the workflow on invalid input from non-CLI callers', async () => {
     model = await startScriptedModel([answer('never')]);
-    const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL });
-    const handle = await startAgentRun(t.client, { message: 'x', maxIterations: -1 }, { taskQueue });
+    const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
+    const handle = await startAgentRun(temporal().client, { message: 'x', maxIterations: -1 }, { taskQueue });
     await worker.runUntil(expect(handle.result()).rejects.toThrow(WorkflowFailedError));
     const outcome = await runOutcome(handle);
     expect(outcome).toMatchObject({ status: 'failed', errorType: 'Agent.InvalidInput' });
