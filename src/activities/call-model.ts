@@ -3,16 +3,14 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { ChatMessage, ModelReply, ToolCall } from '../core/types';
+import type { ModelReply, ToolCall } from '../core/types';
 import type { ToolRegistry } from '../tools/registry';
 import { messagesQuery } from '../workflows/definitions';
 import { classifyModelError } from './classify-model-error';
+import { ConversationLoader } from './conversation-loader';
 import { keepHeartbeating } from './heartbeat';
 import type { ModelConfig } from './model-config';
 import type { ModelCallInput } from './types';
-
-/** Messages per query page: keeps each query response far below gRPC's message size limit. */
-const PAGE_SIZE = 200;
 
 /**
  * Builds the model-call activity. It receives a reference to the conversation, reads the messages
@@ -23,6 +21,9 @@ export function createCallModel(deps: { client: Client; registry: ToolRegistry; 
   const { client, registry, config } = deps;
   // Temporal owns retries (with back-off, visibility and durability); the client's own would hide them.
   const openai = new OpenAI({ apiKey: config.apiKey, baseURL: config.baseURL, maxRetries: 0, timeout: config.requestTimeoutMs });
+  const conversations = new ConversationLoader((ref, offset, limit) =>
+    client.workflow.getHandle(ref.workflowId, ref.runId).query(messagesQuery, { offset, limit }),
+  );
 
   return async function callModel(input: ModelCallInput): Promise<ModelReply> {
     if (!config.configured) {
@@ -34,7 +35,7 @@ export function createCallModel(deps: { client: Client; registry: ToolRegistry; 
     const stop = keepHeartbeating();
     const model = input.settings?.model ?? config.model;
     try {
-      const messages = await loadMessages(client, input);
+      const messages = await conversations.load(input);
       const request: ChatCompletionCreateParamsNonStreaming = {
         model,
         messages: messages as ChatCompletionMessageParam[],
@@ -53,23 +54,6 @@ export function createCallModel(deps: { client: Client; registry: ToolRegistry; 
       stop();
     }
   };
-}
-
-async function loadMessages(client: Client, input: ModelCallInput): Promise<ChatMessage[]> {
-  const handle = client.workflow.getHandle(input.workflowId, input.runId);
-  const messages: ChatMessage[] = [];
-  while (messages.length < input.messageCount) {
-    const limit = Math.min(PAGE_SIZE, input.messageCount - messages.length);
-    const page = await handle.query(messagesQuery, { offset: messages.length, limit });
-    if (page.length === 0) {
-      throw ApplicationFailure.nonRetryable(
-        `workflow ${input.workflowId} has ${messages.length} messages, expected ${input.messageCount}`,
-        'ModelCall.ConversationMismatch',
-      );
-    }
-    messages.push(...page);
-  }
-  return messages;
 }
 
 /**

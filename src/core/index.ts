@@ -2,6 +2,7 @@
 export * from './agent-loop';
 export * from './duration';
 export * from './immediate-return';
+export * from './message-page';
 export * from './run-input';
 export * from './stop-conditions';
 export * from './summaries';

@@ -16,6 +16,7 @@ import {
   applyModelReply,
   applyTimeLimit,
   applyToolOutcomes,
+  messagesPage,
   modelCallSummary,
   nextStep,
   runResult,
@@ -60,10 +61,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   // Queries may arrive before the tools are resolved, so a state exists from the first line.
   let state: RunState = startRun(input, []);
   setHandler(statusQuery, () => runStatus(state));
-  setHandler(messagesQuery, (range) => {
-    const offset = range?.offset ?? 0;
-    return state.messages.slice(offset, range?.limit === undefined ? undefined : offset + range.limit);
-  });
+  setHandler(messagesQuery, (range) => messagesPage(state.messages, range));
 
   const { workflowId, runId } = workflowInfo();
   const loop = async (): Promise<void> => {
