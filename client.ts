@@ -33,7 +33,7 @@ async function main(argv: string[]): Promise<number> {
   if (command !== 'run') throw new UsageError(`unknown command "${command}"`);
   const { input, workflowId, json } = parseRunArgs(rest, defaultToolRegistry().names());
   // The run's outcome says what failed; the SDK's per-attempt warnings would only repeat it.
-  installRuntimeLogging((process.env.AGENT_LOG_LEVEL as never) || 'ERROR');
+  installRuntimeLogging('ERROR');
   const { outcome, uiLink } = await runFromCommandLine({
     input,
     workflowId,

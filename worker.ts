@@ -11,7 +11,7 @@ import { defaultToolRegistry } from './src/tools';
 async function main(): Promise<void> {
   // The SDK's runtime shuts workers down gracefully on SIGINT/SIGTERM: polling stops, in-flight
   // activities get the grace time, then run() resolves and we stop the embedded server.
-  installRuntimeLogging((process.env.AGENT_LOG_LEVEL as never) || 'WARN');
+  installRuntimeLogging('WARN');
   const temporal = await connectTemporal({ persistent: true });
   try {
     const taskQueue = defaultTaskQueue();

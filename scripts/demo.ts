@@ -13,7 +13,7 @@ import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../src
 const DEMO_QUESTION = 'What is the square root of the sum of the numbers of letters in the words "hello" and "world"?';
 
 async function main(): Promise<number> {
-  installRuntimeLogging((process.env.AGENT_LOG_LEVEL as never) || 'ERROR');
+  installRuntimeLogging('ERROR');
   let offline: OpenAICompatibleServer | undefined;
   let model: ModelConfig = modelConfigFromEnv();
   if (!modelConfiguredInEnv()) {

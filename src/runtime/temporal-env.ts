@@ -1,8 +1,8 @@
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
 import { startDevServer } from './dev-server';
 import { PROJECT_ROOT } from './temporal-cli';
 
@@ -38,71 +38,54 @@ const DEFAULT_DEV_PORT = 7233;
  * Temporal CLI with its data in a git-ignored SQLite file and the Web UI on port + 1000.
  */
 export async function connectTemporal(options: EmbeddedOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<TemporalEnv> {
-  if (env.TEMPORAL_ADDRESS) return connectConfigured(env);
+  if (env.TEMPORAL_ADDRESS) {
+    const config = loadClientConnectConfig({ overrideEnvVars: env as Record<string, string> });
+    const namespace = config.namespace ?? 'default';
+    const address = config.connectionOptions.address ?? env.TEMPORAL_ADDRESS;
+    try {
+      return await open(config.connectionOptions, { namespace, address, mode: 'configured', uiUrl: uiBaseUrl(address, env) });
+    } catch (err) {
+      throw new Error(`could not connect to Temporal at TEMPORAL_ADDRESS=${address} (namespace ${namespace}): ${(err as Error).message}`);
+    }
+  }
   const port = options.port ?? (Number(env.AGENT_DEV_SERVER_PORT) || DEFAULT_DEV_PORT);
   const uiPort = port + 1000;
   if (port !== 0 && (await isListening(port))) {
     const address = `127.0.0.1:${port}`;
-    const [connection, nativeConnection] = await Promise.all([Connection.connect({ address }), NativeConnection.connect({ address })]);
-    return {
-      client: new Client({ connection, namespace: 'default' }),
-      nativeConnection,
-      namespace: 'default',
-      uiUrl: `http://localhost:${uiPort}`,
-      mode: 'embedded-reused',
-      address,
-      close: async () => {
-        await Promise.all([connection.close(), nativeConnection.close()]);
-      },
-    };
+    return open({ address }, { namespace: 'default', address, mode: 'embedded-reused', uiUrl: `http://localhost:${uiPort}` });
   }
   const persistent = options.persistent ?? true;
   const dbFilename = persistent && port !== 0 ? (env.AGENT_DEV_SERVER_DB ?? join(PROJECT_ROOT, '.temporal', 'dev.db')) : undefined;
   const server = await startDevServer({ port, uiPort: port !== 0 ? uiPort : undefined, dbFilename }, env);
   try {
-    const [connection, nativeConnection] = await Promise.all([Connection.connect({ address: server.address }), NativeConnection.connect({ address: server.address })]);
-    return {
-      client: new Client({ connection, namespace: 'default' }),
-      nativeConnection,
-      namespace: 'default',
-      uiUrl: server.uiUrl,
-      mode: 'embedded-started',
-      address: server.address,
-      dbFilename,
-      close: async () => {
-        await Promise.all([connection.close(), nativeConnection.close()]);
-        await server.stop();
-      },
-    };
+    return await open(
+      { address: server.address },
+      { namespace: 'default', address: server.address, mode: 'embedded-started', uiUrl: server.uiUrl, dbFilename },
+      server.stop,
+    );
   } catch (err) {
     await server.stop();
     throw err;
   }
 }
 
-async function connectConfigured(env: NodeJS.ProcessEnv): Promise<TemporalEnv> {
-  const config = loadClientConnectConfig({ overrideEnvVars: env as Record<string, string> });
-  const namespace = config.namespace ?? 'default';
-  const address = config.connectionOptions.address ?? env.TEMPORAL_ADDRESS!;
-  let connection: Connection;
-  let nativeConnection: NativeConnection;
-  try {
-    [connection, nativeConnection] = await Promise.all([
-      Connection.connect(config.connectionOptions as Parameters<typeof Connection.connect>[0]),
-      NativeConnection.connect(config.connectionOptions),
-    ]);
-  } catch (err) {
-    throw new Error(`could not connect to Temporal at TEMPORAL_ADDRESS=${address} (namespace ${namespace}): ${(err as Error).message}`);
-  }
+/** Opens the client and worker connections; `afterClose` runs once both are closed. */
+async function open(
+  connectionOptions: NativeConnectionOptions,
+  meta: Pick<TemporalEnv, 'namespace' | 'address' | 'mode' | 'uiUrl' | 'dbFilename'>,
+  afterClose?: () => Promise<void>,
+): Promise<TemporalEnv> {
+  const [connection, nativeConnection] = await Promise.all([
+    Connection.connect(connectionOptions as ConnectionOptions),
+    NativeConnection.connect(connectionOptions),
+  ]);
   return {
-    client: new Client({ connection, namespace }),
+    ...meta,
+    client: new Client({ connection, namespace: meta.namespace }),
     nativeConnection,
-    namespace,
-    uiUrl: uiBaseUrl(address, env),
-    mode: 'configured',
-    address,
     close: async () => {
       await Promise.all([connection.close(), nativeConnection.close()]);
+      await afterClose?.();
     },
   };
 }

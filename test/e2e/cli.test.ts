@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createConnection } from 'node:net';
 import { freePort } from '../../src/runtime/dev-server';
 import { cleanEnv, runNpm, runTs, startTs } from '../helpers/processes';
 import { answer, call, startScriptedModel, toolResults, type ScriptedModel } from '../helpers/scripted-model';
@@ -113,3 +114,32 @@ describe('npm run demo with the embedded dev server', () => {
     expect(r.stdout).toMatch(new RegExp(`Temporal UI: http://localhost:${port + 1000}/namespaces/default/workflows/agent-what-is-the-square-root-`));
   });
 });
+
+describe('npm start with the embedded dev server', () => {
+  it('prints the Web UI address, and on SIGTERM stops the worker and then the server it started', async () => {
+    const port = await freePort();
+    const worker = await startTs(
+      ['worker.ts'],
+      cleanEnv({ AGENT_DEV_SERVER_PORT: String(port), AGENT_DEV_SERVER_DB: `/tmp/durable-agents-start-${randomUUID()}.db` }),
+      /Press Ctrl\+C/,
+    );
+    expect(worker.output()).toContain(`Temporal Web UI: http://localhost:${port + 1000}/namespaces/default/workflows`);
+    expect(await listening(port)).toBe(true);
+    worker.child.kill('SIGTERM');
+    const finished = await worker.exited;
+    expect(finished.code).toBe(0);
+    expect(finished.stdout).toContain('Worker stopped.');
+    expect(await listening(port)).toBe(false);
+  });
+});
+
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}

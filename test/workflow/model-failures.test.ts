@@ -13,12 +13,13 @@ const error = (status: number, message: string, headers?: Record<string, string>
 
 describe('model call failures', () => {
   it('retries a 429 (honouring Retry-After) and then succeeds', async () => {
-    model = await startScriptedModel([answer('after the rate limit')], { failFirst: { 0: [error(429, 'Rate limit reached', { 'retry-after': '1' })] } });
+    // Retry-After 3 s, where Temporal's own back-off would retry after 1 s.
+    model = await startScriptedModel([answer('after the rate limit')], { failFirst: { 0: [error(429, 'Rate limit reached', { 'retry-after': '3' })] } });
     const started = Date.now();
     const outcome = await runAgent(temporal(), { message: 'hi' }, { baseURL: model.baseURL });
     expect(outcome).toMatchObject({ status: 'completed', content: 'after the rate limit' });
     expect(model.attempts[0]).toBe(2);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3_000);
   });
 
   it('retries 5xx and malformed replies', async () => {

@@ -1,0 +1,68 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { classifyModelError, retryAfterMs } from '../../src/activities/classify-model-error';
+
+const endpoint = { baseURL: 'http://llm.local/v1', model: 'm1' };
+const http = (status: number, headers: Record<string, string> = {}, code?: string) =>
+  // `generate` takes the whole response body, as the client does.
+  classifyModelError(APIError.generate(status, { error: { message: 'nope', code } }, undefined, new Headers(headers)), endpoint) as ApplicationFailure;
+
+describe('classifyModelError', () => {
+  it.each([
+    [408, 'ModelCall.Timeout'],
+    [409, 'ModelCall.Conflict'],
+    [429, 'ModelCall.RateLimit'],
+    [500, 'ModelCall.ServerError'],
+    [503, 'ModelCall.ServerError'],
+  ])('HTTP %i is retryable (%s)', (status, type) => {
+    const f = http(status);
+    expect(f).toBeInstanceOf(ApplicationFailure);
+    expect(f).toMatchObject({ type, nonRetryable: false });
+  });
+
+  it.each([
+    [400, 'ModelCall.BadRequest', /rejected the request/],
+    [401, 'ModelCall.Auth', /check OPENAI_API_KEY/],
+    [403, 'ModelCall.PermissionDenied', /may use model "m1"/],
+    [404, 'ModelCall.NotFound', /check AGENT_MODEL, and that OPENAI_BASE_URL ends in \/v1/],
+    [422, 'ModelCall.BadRequest', /HTTP 422/],
+  ])('HTTP %i fails at once (%s)', (status, type, message) => {
+    const f = http(status);
+    expect(f).toMatchObject({ type, nonRetryable: true });
+    expect(f.message).toMatch(message);
+  });
+
+  it('treats an exhausted quota (429 insufficient_quota) as final', () => {
+    expect(http(429, {}, 'insufficient_quota')).toMatchObject({ type: 'ModelCall.QuotaExceeded', nonRetryable: true });
+  });
+
+  it('passes the server-requested delay on as the next retry delay', () => {
+    // The SDK normalises the duration it was given into milliseconds.
+    expect(http(429, { 'retry-after': '7' }).nextRetryDelay).toBe(7000);
+    expect(http(503, { 'retry-after-ms': '250' }).nextRetryDelay).toBe(250);
+    expect(http(503).nextRetryDelay).toBeUndefined();
+  });
+
+  it('retries connection failures and timeouts, naming the server', () => {
+    const conn = classifyModelError(new APIConnectionError({ message: 'Connection error.', cause: new Error('ECONNREFUSED') }), endpoint) as ApplicationFailure;
+    expect(conn).toMatchObject({ type: 'ModelCall.Connection', nonRetryable: false });
+    expect(conn.message).toContain('could not reach the model server at http://llm.local/v1 (ECONNREFUSED)');
+    expect(classifyModelError(new APIConnectionTimeoutError(), endpoint)).toMatchObject({ type: 'ModelCall.Timeout', nonRetryable: false });
+  });
+});
+
+describe('retryAfterMs', () => {
+  const h = (v: Record<string, string>) => new Headers(v);
+  it('reads seconds, milliseconds and HTTP dates', () => {
+    expect(retryAfterMs(h({ 'retry-after': '2' }))).toBe(2000);
+    expect(retryAfterMs(h({ 'retry-after-ms': '150', 'retry-after': '9' }))).toBe(150);
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(retryAfterMs(h({ 'retry-after': 'Thu, 01 Jan 2026 00:00:05 GMT' }), now)).toBe(5000);
+  });
+  it('ignores absent, past and garbage values', () => {
+    expect(retryAfterMs(undefined)).toBeUndefined();
+    expect(retryAfterMs(h({}))).toBeUndefined();
+    expect(retryAfterMs(h({ 'retry-after': '0' }))).toBeUndefined();
+    expect(retryAfterMs(h({ 'retry-after': 'soon' }))).toBeUndefined();
+  });
+});

@@ -1,0 +1,44 @@
+import { parseRunArgs } from '../../src/cli/parse-run-args';
+
+const TOOLS = ['stringLength', 'add', 'sqrt'];
+
+describe('parseRunArgs', () => {
+  it('maps every flag of the CLI contract onto the run input', () => {
+    const cmd = parseRunArgs(
+      ['What now?', '--tools', 'add, sqrt', '--immediate', 'add', '--max-iterations', '4', '--max-time', '30s', '--on-limit', 'generate', '--system', 'Be brief.', '--id', 'agent-x', '--json'],
+      TOOLS,
+    );
+    expect(cmd).toEqual({
+      input: {
+        message: 'What now?',
+        tools: ['add', 'sqrt'],
+        immediateTools: ['add'],
+        maxIterations: 4,
+        maxExecutionTime: '30s',
+        onLimit: 'generate',
+        system: 'Be brief.',
+      },
+      workflowId: 'agent-x',
+      json: true,
+    });
+  });
+
+  it('leaves unset options to the workflow defaults', () => {
+    expect(parseRunArgs(['hi'], TOOLS)).toEqual({ input: { message: 'hi' }, workflowId: undefined, json: false });
+  });
+
+  it('allows --immediate without --tools (all tools are offered)', () => {
+    expect(parseRunArgs(['hi', '--immediate', 'sqrt'], TOOLS).input).toEqual({ message: 'hi', immediateTools: ['sqrt'] });
+  });
+
+  it.each([
+    [['hi', '--max-iterations', '0'], /--max-iterations must be a whole number >= 1/],
+    [['hi', '--max-iterations', '2.5'], /--max-iterations must be a whole number >= 1/],
+    [['hi', '--tools', ' , '], /--tools needs at least one tool name/],
+    [['hi', '--id', ' '], /--id must not be empty/],
+    [['a', 'b'], /expected one message, got 2 arguments/],
+    [['   '], /"message" must be a non-empty string/],
+  ])('%j is a usage error', (args, message) => {
+    expect(() => parseRunArgs(args, TOOLS)).toThrow(message);
+  });
+});
