@@ -3,8 +3,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { ModelReply, ToolCall } from '../core/types';
+import type { ChatMessage, ModelReply, ToolCall, ToolInfo } from '../core/types';
 import type { ToolRegistry } from '../tools/registry';
+import type { ToolProvider } from '../tools/tool-provider';
 import { messagesQuery } from '../workflows/definitions';
 import { classifyModelError } from './classify-model-error';
 import { ConversationLoader } from './conversation-loader';
@@ -17,8 +18,8 @@ import type { ModelCallInput } from './types';
  * from the workflow with a query, builds tool schemas from the registry, and returns only the new
  * assistant message. The event history therefore records O(new content) per step.
  */
-export function createCallModel(deps: { client: Client; registry: ToolRegistry; config: ModelConfig }) {
-  const { client, registry, config } = deps;
+export function createCallModel(deps: { client: Client; registry: ToolRegistry; config: ModelConfig; toolProvider?: ToolProvider }) {
+  const { client, registry, config, toolProvider } = deps;
   // Temporal owns retries (with back-off, visibility and durability); the client's own would hide them.
   const openai = new OpenAI({ apiKey: config.apiKey, baseURL: config.baseURL, maxRetries: 0, timeout: config.requestTimeoutMs });
   const conversations = new ConversationLoader((ref, offset, limit) =>
@@ -42,18 +43,44 @@ export function createCallModel(deps: { client: Client; registry: ToolRegistry; 
         temperature: input.settings?.temperature ?? 0,
       };
       if (input.settings?.maxTokens) request.max_tokens = input.settings.maxTokens;
-      if (input.toolNames.length > 0) request.tools = registry.openAISpecs(input.toolNames);
+      // No tools means the final `generate` pass: the provider must not add any either.
+      const provided = toolProvider && input.toolNames.length > 0 ? await provideTools(toolProvider, registry, input, messages) : [];
+      const toolNames = [...input.toolNames, ...provided.map((t) => t.name)];
+      if (toolNames.length > 0) request.tools = registry.openAISpecs(toolNames);
       let completion: ChatCompletion;
       try {
         completion = await openai.chat.completions.create(request, { signal: Context.current().cancellationSignal });
       } catch (err) {
         throw classifyModelError(err, { baseURL: config.baseURL, model });
       }
-      return toModelReply(completion, config.baseURL);
+      const reply = toModelReply(completion, config.baseURL);
+      if (provided.length > 0) reply.providedTools = provided;
+      return reply;
     } finally {
       stop();
     }
   };
+}
+
+/**
+ * Asks the worker's tool provider which tools to add to this call. Its answer is checked against
+ * the registry: a provider naming a tool nobody registered is a deployment bug, reported as such
+ * rather than as a confusing "unknown tool" the LLM would see.
+ */
+async function provideTools(provider: ToolProvider, registry: ToolRegistry, input: ModelCallInput, messages: ChatMessage[]): Promise<ToolInfo[]> {
+  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+  let names: readonly string[] | null | undefined;
+  try {
+    names = await provider({ conversationId: input.workflowId, userMessage: lastUser?.content ?? '', messages });
+  } catch (err) {
+    throw ApplicationFailure.create({ message: `the tool provider failed: ${err instanceof Error ? err.message : String(err)}`, type: 'ToolProvider.Failed', cause: err instanceof Error ? err : undefined });
+  }
+  const extra = [...new Set(names ?? [])].filter((n) => !input.toolNames.includes(n));
+  const unknown = registry.unknown(extra);
+  if (unknown.length > 0) {
+    throw ApplicationFailure.nonRetryable(`the tool provider named unregistered tools: ${unknown.join(', ')}; register them on the worker (e.g. with { dynamic: true })`, 'ToolProvider.UnknownTool');
+  }
+  return extra.map((n) => registry.info(n));
 }
 
 /**

@@ -16,20 +16,18 @@ export function createExecuteTool(deps: { registry: ToolRegistry }) {
   const { registry } = deps;
 
   return async function executeTool(input: ToolCallInput): Promise<ToolOutcome> {
-    const tool = registry.get(input.name);
-    if (!tool) return failed(`there is no tool named "${input.name}" on this worker. Available tools: ${registry.names().join(', ')}.`);
+    if (!registry.has(input.name)) return failed(`there is no tool named "${input.name}" on this worker. Available tools: ${registry.names().join(', ')}.`);
     const parsed = parseToolArguments(input.arguments);
     if (!parsed.ok) return failed(`${input.name}: ${parsed.error}`);
-    const validated = tool.parameters.safeParse(parsed.value);
-    if (!validated.success) {
-      const problems = validated.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`);
-      return failed(`invalid arguments for ${input.name}: ${problems.join('; ')}`);
-    }
+    const checked = registry.checkArguments(input.name, parsed.value);
+    if (!checked.ok) return failed(`invalid arguments for ${input.name}: ${checked.problems.join('; ')}`);
 
     const info = Context.current().info;
     // Always set for activities scheduled by a workflow; the SDK types also cover standalone activities.
     const { workflowId, runId } = info.workflowExecution ?? { workflowId: '', runId: '' };
     const ctx: ToolContext = {
+      // A conversation is one workflow id across continue-as-new runs: that id is the memory id.
+      conversationId: workflowId,
       workflowId,
       runId,
       toolCallId: input.toolCallId,
@@ -40,7 +38,7 @@ export function createExecuteTool(deps: { registry: ToolRegistry }) {
     };
     const stop = keepHeartbeating();
     try {
-      const value = await tool.execute(validated.data, ctx);
+      const value = await registry.execute(input.name, checked.value, ctx);
       const outcome: ToolOutcome = { result: toolResultText(value), error: false };
       // A string is its own text: storing it again as `value` would double its history footprint.
       const json = typeof value === 'string' ? undefined : toJsonValue(value);

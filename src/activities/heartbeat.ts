@@ -5,7 +5,7 @@ import { Context } from '@temporalio/activity';
  * cancellation (time limit, cancelled run) to an activity only through heartbeats, so long LLM
  * and tool calls heartbeat while they wait and can be aborted through `cancellationSignal`.
  */
-export function keepHeartbeating(intervalMs = 5_000): () => void {
+export function keepHeartbeating(intervalMs = 2_000): () => void {
   const ctx = Context.current();
   ctx.heartbeat();
   const timer = setInterval(() => ctx.heartbeat(), intervalMs);

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { ToolRegistry } from '../tools/registry';
+import type { ToolProvider } from '../tools/tool-provider';
 import { createCallModel } from './call-model';
 import { createExecuteTool } from './execute-tool';
 import type { ModelConfig } from './model-config';
@@ -14,12 +15,14 @@ export interface ActivityDeps {
   client: Client;
   registry: ToolRegistry;
   model: ModelConfig;
+  /** Chooses extra (dynamic) tools for each model call. */
+  toolProvider?: ToolProvider;
 }
 
 /** The agent's activities, bound to a worker's client, tool registry and model endpoint. */
 export function createActivities(deps: ActivityDeps) {
   return {
-    callModel: createCallModel({ client: deps.client, registry: deps.registry, config: deps.model }),
+    callModel: createCallModel({ client: deps.client, registry: deps.registry, config: deps.model, toolProvider: deps.toolProvider }),
     executeTool: createExecuteTool({ registry: deps.registry }),
     resolveTools: createResolveTools({ registry: deps.registry }),
   };

@@ -13,17 +13,20 @@ export function createResolveTools(deps: { registry: ToolRegistry }) {
   return async function resolveTools(input: ResolveToolsInput): Promise<ToolInfo[]> {
     const names = input.tools ?? registry.names();
     const immediate = input.immediateTools ?? [];
-    const unknown = registry.unknown([...names, ...immediate]);
+    const approval = input.approvalTools ?? [];
+    const unknown = registry.unknown([...names, ...immediate, ...approval]);
     if (unknown.length > 0) {
       throw ApplicationFailure.nonRetryable(
         `unknown tool${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. Registered tools: ${registry.names().join(', ') || 'none'}`,
         'Agent.UnknownTool',
       );
     }
-    const notInRun = immediate.filter((n) => !names.includes(n));
-    if (notInRun.length > 0) {
-      throw ApplicationFailure.nonRetryable(`immediate tools must be among the run's tools: ${notInRun.join(', ')}`, 'Agent.InvalidInput');
+    for (const [kind, list] of [['immediate', immediate], ['approval', approval]] as const) {
+      const notInRun = list.filter((n) => !names.includes(n));
+      if (notInRun.length > 0) {
+        throw ApplicationFailure.nonRetryable(`${kind} tools must be among the run's tools: ${notInRun.join(', ')}`, 'Agent.InvalidInput');
+      }
     }
-    return [...new Set(names)].map((n) => registry.info(n, immediate.includes(n)));
+    return [...new Set(names)].map((n) => registry.info(n, { immediate: immediate.includes(n), needsApproval: approval.includes(n) }));
   };
 }

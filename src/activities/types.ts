@@ -11,6 +11,9 @@ export interface ModelCallInput {
   runId: string;
   /** Use exactly the first `messageCount` messages; later ones (if any) belong to a later step. */
   messageCount: number;
+  /** Conversations: the first `pinned` messages (the system message) and those from `from` on form the memory window. Default: all. */
+  pinned?: number;
+  from?: number;
   toolNames: string[];
   settings?: ModelSettings;
 }
@@ -27,4 +30,5 @@ export interface ToolCallInput {
 export interface ResolveToolsInput {
   tools?: string[];
   immediateTools?: string[];
+  approvalTools?: string[];
 }

@@ -1,14 +1,17 @@
+import { approvalOf, pendingApprovals, type ApprovalState } from './approvals';
 import { shouldReturnImmediately } from './immediate-return';
 import { runLimits, type RunLimits } from './run-input';
 import { iterationLimitReached, LIMIT_STOP_MESSAGE } from './stop-conditions';
 import { parseToolArguments } from './tool-arguments';
 import { toolErrorText } from './tool-result-text';
+import { addUsage, noUsage } from './usage';
 import type {
   AgentInput,
   AgentResult,
   AgentStatus,
   ChatMessage,
   ModelReply,
+  PendingApproval,
   RunStatus,
   ToolCall,
   ToolExecution,
@@ -33,11 +36,14 @@ export type PlannedToolCall = {
   /** The parsed arguments, or `{}` when they don't parse (the tool activity reports that error). */
   arguments: Record<string, unknown>;
   immediate: boolean;
+  /** Present when the tool needs a human's approval before it runs. */
+  approval?: ApprovalState;
 } & ({ tool: ToolInfo; resolved?: undefined } | { tool?: undefined; resolved: ToolOutcome });
 
 /** What the workflow should do next. */
 export type NextStep =
   | { type: 'call_model'; iteration: number; toolNames: string[]; final: boolean }
+  | { type: 'await_approval'; pending: PendingApproval[] }
   | { type: 'run_tools'; calls: PlannedToolCall[] }
   | { type: 'finish'; status: Exclude<RunStatus, 'failed'>; content: string | null };
 
@@ -56,6 +62,11 @@ export interface RunState {
   toolExecutions: ToolExecution[];
   usage: Usage;
   phase: Phase;
+  /**
+   * Conversations only: how many messages (besides the system message) the LLM sees. Unset: the
+   * whole run.
+   */
+  memoryWindow?: number;
 }
 
 /** Starts a run from a validated input and the tools resolved for it. */
@@ -69,7 +80,7 @@ export function startRun(input: AgentInput, tools: ToolInfo[]): RunState {
     messages,
     iterations: 0,
     toolExecutions: [],
-    usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    usage: noUsage(),
     phase: { kind: 'model' },
   };
 }
@@ -78,7 +89,11 @@ export function startRun(input: AgentInput, tools: ToolInfo[]): RunState {
 export function nextStep(state: RunState): NextStep {
   const { phase, limits } = state;
   if (phase.kind === 'done') return { type: 'finish', status: phase.status, content: phase.content };
-  if (phase.kind === 'tools') return { type: 'run_tools', calls: phase.calls };
+  if (phase.kind === 'tools') {
+    // Approvals come first: a rejected call must never run, and results go back to the LLM together anyway.
+    const pending = pendingApprovals(phase.calls);
+    return pending.length > 0 ? { type: 'await_approval', pending } : { type: 'run_tools', calls: phase.calls };
+  }
   const toolNames = state.tools.map((t) => t.name);
   if (!iterationLimitReached(state.iterations, limits.maxIterations)) {
     return { type: 'call_model', iteration: state.iterations + 1, toolNames, final: false };
@@ -101,7 +116,10 @@ export function applyModelReply(state: RunState, step: Extract<NextStep, { type:
   let phase: Phase;
   if (step.final) phase = { kind: 'done', status: 'max_iterations', content: reply.content || LIMIT_STOP_MESSAGE };
   else if (toolCalls.length === 0) phase = { kind: 'done', status: 'completed', content: reply.content ?? '' };
-  else phase = { kind: 'tools', calls: toolCalls.map((call) => planToolCall(call, state.tools)) };
+  else {
+    const offered = reply.providedTools?.length ? [...state.tools, ...reply.providedTools] : state.tools;
+    phase = { kind: 'tools', calls: toolCalls.map((call) => planToolCall(call, offered)) };
+  }
   return { ...state, iterations, usage, messages, phase };
 }
 
@@ -124,6 +142,7 @@ export function applyToolOutcomes(state: RunState, outcomes: ToolOutcome[]): Run
       immediate: c.immediate,
     };
     if (o.value !== undefined) execution.value = o.value;
+    if (c.approval) execution.approval = c.approval.status === 'rejected' ? 'rejected' : 'approved';
     return execution;
   });
   const toolMessages = executions.map((e): ChatMessage => ({ role: 'tool', tool_call_id: e.id, content: e.result }));
@@ -136,21 +155,36 @@ export function applyToolOutcomes(state: RunState, outcomes: ToolOutcome[]): Run
   };
 }
 
+/**
+ * Ends the run early: its `maxExecutionTime` ran out, or a client cancelled the turn. Tool calls
+ * still pending get a result saying so, because a conversation goes on after this, and the LLM
+ * API rejects an assistant message whose tool calls have no results.
+ */
+export function applyInterruption(state: RunState, status: 'time_limit' | 'cancelled'): RunState {
+  const text = status === 'time_limit' ? 'the run reached its time limit before this tool call finished' : 'the user cancelled this turn before this tool call finished';
+  const pending = state.phase.kind === 'tools' ? state.phase.calls : [];
+  const toolMessages = pending.map((c): ChatMessage => ({ role: 'tool', tool_call_id: c.call.id, content: toolErrorText(text) }));
+  const content = status === 'time_limit' ? LIMIT_STOP_MESSAGE : null;
+  return { ...state, messages: [...state.messages, ...toolMessages], phase: { kind: 'done', status, content } };
+}
+
 /** Ends the run because its `maxExecutionTime` ran out. */
 export function applyTimeLimit(state: RunState): RunState {
-  return { ...state, phase: { kind: 'done', status: 'time_limit', content: LIMIT_STOP_MESSAGE } };
+  return applyInterruption(state, 'time_limit');
 }
 
 /** The `status` query's answer. */
 export function runStatus(state: RunState): AgentStatus {
   const { phase } = state;
+  const approvals = phase.kind === 'tools' ? pendingApprovals(phase.calls) : [];
   return {
     status: phase.kind === 'done' ? phase.status : 'running',
-    phase: phase.kind,
+    phase: approvals.length > 0 ? 'approval' : phase.kind,
     iteration: state.iterations,
     maxIterations: state.limits.maxIterations,
     pendingToolCalls:
       phase.kind === 'tools' ? phase.calls.map((c) => ({ id: c.call.id, name: c.call.function.name, arguments: c.arguments })) : [],
+    pendingApprovals: approvals,
     messageCount: state.messages.length,
     toolExecutionCount: state.toolExecutions.length,
     usage: state.usage,
@@ -184,7 +218,10 @@ function planToolCall(call: ToolCall, tools: ToolInfo[]): PlannedToolCall {
       resolved: { result: toolErrorText(`there is no tool named "${call.function.name}". Available tools: ${available}.`), error: true },
     };
   }
-  return { call, arguments: args, immediate: tool.immediate, tool };
+  const planned: PlannedToolCall = { call, arguments: args, immediate: tool.immediate, tool };
+  const approval = approvalOf(tool);
+  if (approval) planned.approval = approval;
+  return planned;
 }
 
 /**
@@ -197,16 +234,12 @@ function withUniqueIds(calls: ToolCall[], iteration: number, history: ChatMessag
   for (const m of history) if (m.role === 'assistant') for (const c of m.tool_calls ?? []) seen.add(c.id);
   return calls.map((c, i) => {
     let id = c.id;
-    if (!id || seen.has(id)) id = `call_${iteration}_${i}`;
+    if (!id || seen.has(id)) {
+      id = `call_${iteration}_${i}`;
+      // Conversations restart iterations every turn, so a derived id can already exist.
+      for (let n = 2; seen.has(id); n++) id = `call_${iteration}_${i}_${n}`;
+    }
     seen.add(id);
     return { id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments ?? '' } };
   });
-}
-
-function addUsage(a: Usage, b: Usage): Usage {
-  return {
-    promptTokens: a.promptTokens + b.promptTokens,
-    completionTokens: a.completionTokens + b.completionTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
-  };
 }

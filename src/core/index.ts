@@ -1,7 +1,10 @@
 /** The deterministic core: pure TypeScript, safe to import from workflow code. */
 export * from './agent-loop';
+export * from './approvals';
+export * from './conversation';
 export * from './duration';
 export * from './immediate-return';
+export * from './memory-window';
 export * from './message-page';
 export * from './run-input';
 export * from './stop-conditions';
@@ -9,3 +12,4 @@ export * from './summaries';
 export * from './tool-arguments';
 export * from './tool-result-text';
 export * from './types';
+export * from './usage';

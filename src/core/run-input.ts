@@ -10,6 +10,8 @@ export interface RunLimits {
   maxIterations: number;
   maxExecutionTimeMs?: number;
   onLimit: OnLimit;
+  /** A pending approval counts as rejected after this long; unset: it waits forever. */
+  approvalTimeoutMs?: number;
 }
 
 /**
@@ -20,25 +22,31 @@ export interface RunLimits {
 export function validateAgentInput(input: unknown): string[] {
   if (input === null || typeof input !== 'object') return ['the input must be an object with a "message"'];
   const i = input as Record<string, unknown>;
+  const message = messageProblem(i.message);
+  return [...(message ? [message] : []), ...runOptionProblems(i)];
+}
+
+/** What is wrong with a user message, or undefined when it is fine. */
+export function messageProblem(message: unknown): string | undefined {
+  if (typeof message !== 'string' || message.trim() === '') return '"message" must be a non-empty string';
+  if (message.length > MAX_MESSAGE_CHARS) return `"message" is longer than ${MAX_MESSAGE_CHARS} characters`;
+  return undefined;
+}
+
+/** Problems with the options a run and a conversation share (everything but the message). */
+export function runOptionProblems(i: Record<string, unknown>): string[] {
   const problems: string[] = [];
-  if (typeof i.message !== 'string' || i.message.trim() === '') problems.push('"message" must be a non-empty string');
-  else if (i.message.length > MAX_MESSAGE_CHARS) problems.push(`"message" is longer than ${MAX_MESSAGE_CHARS} characters`);
   if (i.system !== undefined && typeof i.system !== 'string') problems.push('"system" must be a string');
-  for (const key of ['tools', 'immediateTools'] as const) {
+  for (const key of ['tools', 'immediateTools', 'approvalTools'] as const) {
     const v = i[key];
-    if (v !== undefined && !(Array.isArray(v) && v.every((n) => typeof n === 'string' && n !== ''))) {
-      problems.push(`"${key}" must be an array of tool names`);
-    }
+    if (v !== undefined && !isToolList(v)) problems.push(`"${key}" must be an array of tool names`);
   }
   if (i.maxIterations !== undefined && !(Number.isInteger(i.maxIterations) && (i.maxIterations as number) >= 1)) {
     problems.push(`"maxIterations" must be an integer >= 1, got ${JSON.stringify(i.maxIterations)}`);
   }
-  if (i.maxExecutionTime !== undefined) {
-    try {
-      parseDuration(i.maxExecutionTime as string | number);
-    } catch (err) {
-      problems.push(`"maxExecutionTime": ${(err as Error).message}`);
-    }
+  for (const key of ['maxExecutionTime', 'approvalTimeout'] as const) {
+    const problem = durationProblem(key, i[key]);
+    if (problem) problems.push(problem);
   }
   if (i.onLimit !== undefined && i.onLimit !== 'stop' && i.onLimit !== 'generate') {
     problems.push(`"onLimit" must be "stop" or "generate", got ${JSON.stringify(i.onLimit)}`);
@@ -46,11 +54,30 @@ export function validateAgentInput(input: unknown): string[] {
   return problems;
 }
 
+/** Whether `v` is a list of tool names. */
+export function isToolList(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((n) => typeof n === 'string' && n !== '');
+}
+
+/** What is wrong with an optional duration option, or undefined. */
+export function durationProblem(key: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    parseDuration(value as string | number);
+    return undefined;
+  } catch (err) {
+    return `"${key}": ${(err as Error).message}`;
+  }
+}
+
 /** Applies defaults to a validated input's limits. */
-export function runLimits(input: AgentInput): RunLimits {
-  return {
+export function runLimits(input: Omit<AgentInput, 'message'>): RunLimits {
+  const limits: RunLimits = {
     maxIterations: input.maxIterations ?? DEFAULT_MAX_ITERATIONS,
     maxExecutionTimeMs: input.maxExecutionTime === undefined ? undefined : parseDuration(input.maxExecutionTime),
     onLimit: input.onLimit ?? 'stop',
   };
+  // Only when set, so run states recorded before approvals existed compare equal.
+  if (input.approvalTimeout !== undefined) limits.approvalTimeoutMs = parseDuration(input.approvalTimeout);
+  return limits;
 }

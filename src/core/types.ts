@@ -30,6 +30,8 @@ export interface ModelReply {
   toolCalls: ToolCall[];
   finishReason: string | null;
   usage: Usage;
+  /** Tools a worker's tool provider added to this one model call (dynamic tools), beyond the run's own. */
+  providedTools?: ToolInfo[];
 }
 
 /** What one tool call produced, as the tool-call activity (or the core, for rejected calls) reports it. */
@@ -51,10 +53,15 @@ export interface ToolExecution {
   value?: unknown;
   error: boolean;
   immediate: boolean;
+  /** Set for tools that needed a human's approval: what the human decided. */
+  approval?: 'approved' | 'rejected';
 }
 
-/** How a run ended. `failed` is only ever produced by clients, from a failed workflow. */
-export type RunStatus = 'completed' | 'immediate' | 'max_iterations' | 'time_limit' | 'failed';
+/**
+ * How a run (or a conversation turn) ended. `cancelled`: a client cancelled the turn. `failed`:
+ * the model could not be reached or refused; reported by clients, and by conversations per turn.
+ */
+export type RunStatus = 'completed' | 'immediate' | 'max_iterations' | 'time_limit' | 'cancelled' | 'failed';
 
 /** What happens when `maxIterations` is reached: stop with a fixed message, or one last LLM call without tools. */
 export type OnLimit = 'stop' | 'generate';
@@ -75,6 +82,10 @@ export interface AgentInput {
   tools?: string[];
   /** Tool names that return immediately in this run, in addition to tools declared `immediate`. */
   immediateTools?: string[];
+  /** Tool names that need a human's approval in this run, in addition to tools declared `needsApproval`. */
+  approvalTools?: string[];
+  /** How long a tool call waits for approval before it counts as rejected, e.g. `"1h"`; default: forever. */
+  approvalTimeout?: string | number;
   /** Maximum number of LLM calls (default 15). */
   maxIterations?: number;
   /** Wall-clock budget for the whole run, e.g. `"30s"`, `"5m"`, or milliseconds. */
@@ -97,20 +108,47 @@ export interface AgentResult {
 export interface ToolInfo {
   name: string;
   immediate: boolean;
+  /** The call waits for a human's approve/reject before it runs. */
+  needsApproval?: boolean;
   /** Activity start-to-close timeout in ms. */
   timeoutMs: number;
   retry: { maximumAttempts: number; initialIntervalMs: number };
 }
 
+/** A tool call waiting for a human's decision. */
+export interface PendingApproval {
+  callId: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  /** `send_email(to="bob@example.com")`: what a person is asked to approve. */
+  summary: string;
+}
+
+/** A human's decision on a pending tool call (the approve/reject Update's argument). */
+export interface ApprovalDecision {
+  callId: string;
+  approve: boolean;
+  /** Why it was rejected; the LLM reads it as the tool's result. */
+  reason?: string;
+}
+
+/** A turn's (or run's) outcome: a run result, or `failed` with the reason and what was done so far. */
+export type TurnResult = Omit<AgentResult, 'status'> & {
+  status: RunStatus;
+  error?: string;
+  errorType?: string;
+};
+
 /** Where a run is, for people and dashboards (the `status` query). */
 export interface AgentStatus {
   status: 'running' | Exclude<RunStatus, 'failed'>;
   /** What the run waits on now. */
-  phase: 'model' | 'tools' | 'done';
+  phase: 'model' | 'tools' | 'approval' | 'done';
   /** LLM calls made so far. */
   iteration: number;
   maxIterations: number;
   pendingToolCalls: Array<{ id: string; name: string; arguments: Record<string, unknown> }>;
+  pendingApprovals: PendingApproval[];
   messageCount: number;
   toolExecutionCount: number;
   usage: Usage;

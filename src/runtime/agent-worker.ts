@@ -3,6 +3,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { createActivities, modelConfigFromEnv, type ModelConfig } from '../activities';
 import { defaultToolRegistry } from '../tools';
 import type { ToolRegistry } from '../tools/registry';
+import type { ToolProvider } from '../tools/tool-provider';
 
 /** Task queue from `AGENT_TASK_QUEUE`, default `agents`. */
 export function defaultTaskQueue(env: NodeJS.ProcessEnv = process.env): string {
@@ -16,6 +17,8 @@ export interface AgentWorkerOptions {
   namespace?: string;
   taskQueue?: string;
   registry?: ToolRegistry;
+  /** Chooses extra (dynamic) tools for each model call from the conversation. */
+  toolProvider?: ToolProvider;
   model?: ModelConfig;
   /** A prebuilt workflow bundle (tests); default: bundle `src/workflows` at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
@@ -23,7 +26,7 @@ export interface AgentWorkerOptions {
   shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
 }
 
-/** A worker that runs agent workflows and their activities. */
+/** A worker that runs agent and conversation workflows and their activities. */
 export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const registry = options.registry ?? defaultToolRegistry();
   return Worker.create({
@@ -31,7 +34,10 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? defaultTaskQueue(),
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities({ client: options.client, registry, model: options.model ?? modelConfigFromEnv() }),
+    activities: createActivities({ client: options.client, registry, model: options.model ?? modelConfigFromEnv(), toolProvider: options.toolProvider }),
     shutdownGraceTime: options.shutdownGraceTime ?? '10s',
+    // Cancellation (a cancelled turn, a time limit) reaches an activity only with a heartbeat's
+    // response; the SDK's default throttling (up to 80% of the heartbeat timeout) would delay it ~24 s.
+    maxHeartbeatThrottleInterval: '2s',
   });
 }

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
-import { agentWorkflowId, runSummary, type AgentInput, type AgentResult, type RunStatus } from '../core';
+import { agentWorkflowId, runSummary, type AgentInput, type AgentResult, type TurnResult } from '../core';
 import type { agentWorkflow } from '../workflows';
 import { AGENT_WORKFLOW_TYPE } from '../workflows/definitions';
 
-/** A run's outcome as clients report it: the workflow result, or `failed` with the reason. */
-export type RunOutcome = Omit<AgentResult, 'status'> & { status: RunStatus; error?: string; errorType?: string };
+/** A run's outcome as clients report it: the workflow result, or `failed` with the reason (see {@link TurnResult}). */
+export type RunOutcome = TurnResult;
 
 /** Starts an agent run. The workflow id is readable (`agent-what-is-the-...-k3x9q2`) unless given. */
 export async function startAgentRun(

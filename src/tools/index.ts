@@ -2,9 +2,21 @@ import { add, sqrt, squareRoot, stringLength, sum } from './builtin/calculator';
 import { searchWeather } from './builtin/weather';
 import { ToolRegistry } from './registry';
 
-export { defineTool, type ToolContext, type ToolDefinition, type ReturnBehavior, type Tool } from './define-tool';
-export { ToolRegistry, type OpenAIToolSpec } from './registry';
-export { parametersJsonSchema, isStrictCompatible } from './json-schema';
+export {
+  defineTool,
+  defineJsonSchemaTool,
+  type AnyToolDefinition,
+  type JsonSchemaToolDefinition,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolSettings,
+  type ReturnBehavior,
+  type Tool,
+} from './define-tool';
+export { ToolRegistry, type OpenAIToolSpec, type RegisterOptions, type CheckedArguments } from './registry';
+export type { ToolProvider, ToolProviderRequest } from './tool-provider';
+export { parametersJsonSchema, isStrictCompatible, type JsonSchema } from './json-schema';
+export { checkJsonArguments } from './check-json-arguments';
 export { add, sqrt, squareRoot, stringLength, sum, searchWeather };
 
 /** The example tools from the documents. */

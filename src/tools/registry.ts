@@ -1,11 +1,29 @@
 import { parseDuration, type ToolInfo } from '../core';
-import type { Tool, ToolDefinition } from './define-tool';
+import { checkJsonArguments } from './check-json-arguments';
+import { isZodTool, type AnyToolDefinition, type ToolContext } from './define-tool';
 import { isStrictCompatible, parametersJsonSchema, type JsonSchema } from './json-schema';
 
 /** A tool description in the chat-completions `tools` format. */
 export interface OpenAIToolSpec {
   type: 'function';
   function: { name: string; description: string; parameters: JsonSchema; strict?: boolean };
+}
+
+/** Arguments checked against a tool's parameters: the values `execute` gets, or what is wrong. */
+export type CheckedArguments = { ok: true; value: Record<string, unknown> } | { ok: false; problems: string[] };
+
+/** How a registered tool is offered. */
+export interface RegisterOptions {
+  /**
+   * Offered only when a tool provider picks it for a model call (see `ToolProvider`), never by
+   * default. Runs and conversations may still list it in `tools` explicitly.
+   */
+  dynamic?: boolean;
+}
+
+interface Entry {
+  definition: AnyToolDefinition;
+  dynamic: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -16,26 +34,32 @@ const DEFAULT_RETRY = { maximumAttempts: 3, initialIntervalMs: 1_000 };
  * {@link ToolInfo}, never implementations.
  */
 export class ToolRegistry {
-  private readonly tools = new Map<string, Tool>();
+  private readonly tools = new Map<string, Entry>();
   private readonly specs = new Map<string, OpenAIToolSpec>();
 
-  constructor(tools: Iterable<ToolDefinition<any, any>> = []) {
+  constructor(tools: Iterable<AnyToolDefinition> = []) {
     for (const t of tools) this.register(t);
   }
 
-  /** Adds a tool; a second tool with the same name is an error, never a silent override. */
-  register(tool: ToolDefinition<any, any>): this {
+  /** Adds a tool (zod or JSON Schema); a second tool with the same name is an error, never a silent override. */
+  register(tool: AnyToolDefinition, options: RegisterOptions = {}): this {
     if (this.tools.has(tool.name)) throw new Error(`a tool named "${tool.name}" is already registered; tool names must be unique`);
-    this.tools.set(tool.name, tool as Tool);
+    this.tools.set(tool.name, { definition: tool, dynamic: options.dynamic ?? false });
     return this;
   }
 
-  get(name: string): Tool | undefined {
-    return this.tools.get(name);
+  /** Whether a tool of that name is registered (dynamic ones included). */
+  has(name: string): boolean {
+    return this.tools.has(name);
   }
 
+  get(name: string): AnyToolDefinition | undefined {
+    return this.tools.get(name)?.definition;
+  }
+
+  /** The tools a run gets by default: every registered tool except dynamic ones. */
   names(): string[] {
-    return [...this.tools.keys()];
+    return [...this.tools].filter(([, e]) => !e.dynamic).map(([name]) => name);
   }
 
   /** Names in `names` that are not registered. */
@@ -44,17 +68,38 @@ export class ToolRegistry {
   }
 
   /** What the workflow needs to schedule a tool. */
-  info(name: string, immediate = false): ToolInfo {
+  info(name: string, overrides: { immediate?: boolean; needsApproval?: boolean } = {}): ToolInfo {
     const tool = this.require(name);
-    return {
+    const info: ToolInfo = {
       name,
-      immediate: immediate || tool.returnBehavior === 'immediate',
+      immediate: overrides.immediate || tool.returnBehavior === 'immediate',
       timeoutMs: tool.timeout === undefined ? DEFAULT_TIMEOUT_MS : parseDuration(tool.timeout),
       retry: {
         maximumAttempts: tool.retry?.maximumAttempts ?? DEFAULT_RETRY.maximumAttempts,
         initialIntervalMs: tool.retry?.initialInterval === undefined ? DEFAULT_RETRY.initialIntervalMs : parseDuration(tool.retry.initialInterval),
       },
     };
+    // Only when set, so tool infos recorded in older histories keep their exact shape.
+    if (overrides.needsApproval || tool.needsApproval) info.needsApproval = true;
+    return info;
+  }
+
+  /** Checks parsed JSON arguments against the tool's parameters. */
+  checkArguments(name: string, args: unknown): CheckedArguments {
+    const tool = this.require(name);
+    if (isZodTool(tool)) {
+      const validated = tool.parameters.safeParse(args);
+      if (validated.success) return { ok: true, value: validated.data as Record<string, unknown> };
+      return { ok: false, problems: validated.error.issues.map((i: { path: PropertyKey[]; message: string }) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`) };
+    }
+    const problems = checkJsonArguments({ type: 'object', ...tool.parameters }, args);
+    return problems.length ? { ok: false, problems } : { ok: true, value: args as Record<string, unknown> };
+  }
+
+  /** Runs the tool with checked arguments (see {@link checkArguments}). */
+  execute(name: string, args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
+    const tool = this.require(name);
+    return Promise.resolve().then(() => tool.execute(args as never, ctx));
   }
 
   /** The `tools` array for a chat-completions request; schemas are built once per tool and cached. */
@@ -63,7 +108,7 @@ export class ToolRegistry {
       let spec = this.specs.get(name);
       if (!spec) {
         const tool = this.require(name);
-        const parameters = parametersJsonSchema(tool.parameters);
+        const parameters = isZodTool(tool) ? parametersJsonSchema(tool.parameters) : { type: 'object', properties: {}, ...tool.parameters };
         spec = { type: 'function', function: { name, description: tool.description, parameters } };
         if (isStrictCompatible(parameters)) spec.function.strict = true;
         this.specs.set(name, spec);
@@ -72,9 +117,9 @@ export class ToolRegistry {
     });
   }
 
-  private require(name: string): Tool {
-    const tool = this.tools.get(name);
-    if (!tool) throw new Error(`no tool named "${name}" is registered (registered: ${this.names().join(', ') || 'none'})`);
+  private require(name: string): AnyToolDefinition {
+    const tool = this.tools.get(name)?.definition;
+    if (!tool) throw new Error(`no tool named "${name}" is registered (registered: ${[...this.tools.keys()].join(', ') || 'none'})`);
     return tool;
   }
 }

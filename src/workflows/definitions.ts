@@ -1,21 +1,55 @@
-import { defineQuery } from '@temporalio/workflow';
-import type { AgentStatus, ChatMessage } from '../core/types';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type {
+  AgentStatus,
+  ApprovalDecision,
+  ChatMessage,
+  ConversationResult,
+  ConversationStatus,
+  ConversationTurnResult,
+  PendingApproval,
+  TranscriptPage,
+  TurnInput,
+  Usage,
+} from '../core';
 
-export type { AgentStatus };
+export type { AgentStatus, ConversationStatus };
 
 /**
- * Names shared by the workflow, the activities and clients. Importing `defineQuery` is safe
- * outside workflows: it only builds a descriptor.
+ * Names shared by the workflows, the activities and clients. Importing these is safe outside
+ * workflows: `defineQuery` and friends only build descriptors.
  */
 
-/** The registered workflow type name. */
+/** The registered workflow type names. */
 export const AGENT_WORKFLOW_TYPE = 'agentWorkflow';
+export const CONVERSATION_WORKFLOW_TYPE = 'conversationWorkflow';
 
-/** A slice of the transcript; the model-call activity pages through it instead of receiving it as input. */
+/** A slice of messages by index. */
 export interface MessagesRange {
   offset?: number;
   limit?: number;
 }
 
+/** Where a one-shot run is. */
 export const statusQuery = defineQuery<AgentStatus>('status');
+/** The run's messages as the model sees them, system message first; the model-call activity pages through them. */
 export const messagesQuery = defineQuery<ChatMessage[], [MessagesRange?]>('messages');
+
+/** Tool calls awaiting a person's decision (runs and conversations). */
+export const pendingApprovalsQuery = defineQuery<PendingApproval[]>('pendingApprovals');
+/** Approves or rejects one pending tool call, by id (runs and conversations). */
+export const decideApprovalUpdate = defineUpdate<{ callId: string; approved: boolean; stillPending: number }, [ApprovalDecision]>('decideApproval');
+
+/** Sends a user message and returns that turn's result. Rejected (nothing written) when invalid. */
+export const sendMessageUpdate = defineUpdate<ConversationTurnResult, [TurnInput]>('sendMessage');
+/** Fire-and-forget variant of {@link sendMessageUpdate}. */
+export const queueMessageSignal = defineSignal<[TurnInput]>('queueMessage');
+/** Cancels the running turn; it ends with status `cancelled` and the conversation stays open. */
+export const cancelTurnUpdate = defineUpdate<{ turn: number }>('cancelTurn');
+/** Closes the conversation once queued messages are answered. */
+export const endConversationUpdate = defineUpdate<ConversationResult>('end');
+/** What the conversation is doing. Same name as the run's query: the UI's one place to look. */
+export const conversationStatusQuery = defineQuery<ConversationStatus>('status');
+/** A page of the transcript, by transcript index. */
+export const transcriptQuery = defineQuery<TranscriptPage, [MessagesRange?]>('transcript');
+/** Tokens used so far, all turns. */
+export const usageQuery = defineQuery<Usage>('usage');

@@ -1,2 +1,3 @@
 /** Workflow entry point for the worker's bundler (`workflowsPath`). Workflow-safe code only. */
 export { agentWorkflow } from './agent-workflow';
+export { conversationWorkflow } from './conversation-workflow';

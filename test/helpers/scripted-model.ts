@@ -21,6 +21,21 @@ export async function closeScriptedModels(): Promise<void> {
   open.clear();
 }
 
+/**
+ * A model answering from the whole request (conversations: which step a request belongs to is
+ * not the number of assistant messages once a memory window trims them).
+ */
+export async function startModel(handler: (request: ChatRequest) => ChatAnswer): Promise<OpenAICompatibleServer> {
+  const server = await startOpenAICompatibleServer(handler);
+  open.add(server);
+  return server;
+}
+
+/** The content of the last message in the request with `role`. */
+export function lastOf(request: ChatRequest, role: string): string {
+  return String([...request.messages].reverse().find((m) => m.role === role)?.content ?? '');
+}
+
 export async function startScriptedModel(steps: Step[], options: { failFirst?: Record<number, ChatAnswer[]>; fallback?: Step } = {}): Promise<ScriptedModel> {
   const attempts: number[] = [];
   const server = await startOpenAICompatibleServer((request) => {

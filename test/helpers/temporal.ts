@@ -7,6 +7,7 @@ import type { AgentInput } from '../../src/core';
 import { createAgentWorker } from '../../src/runtime/agent-worker';
 import { runOutcome, startAgentRun, type RunOutcome } from '../../src/runtime/run-agent';
 import type { ToolRegistry } from '../../src/tools/registry';
+import type { ToolProvider } from '../../src/tools/tool-provider';
 import { closeScriptedModels } from './scripted-model';
 
 /** Connections to the suite's dev server (started in global-setup). */
@@ -55,13 +56,17 @@ export function modelAt(baseURL: string): ModelConfig {
 }
 
 /** A worker on a fresh task queue, using the suite's prebuilt workflow bundle. */
-export async function createTestWorker(t: TestTemporal, options: { baseURL: string; registry?: ToolRegistry; taskQueue?: string }): Promise<{ worker: Worker; taskQueue: string }> {
+export async function createTestWorker(
+  t: TestTemporal,
+  options: { baseURL: string; registry?: ToolRegistry; taskQueue?: string; toolProvider?: ToolProvider },
+): Promise<{ worker: Worker; taskQueue: string }> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
   const worker = await createAgentWorker({
     connection: t.nativeConnection,
     client: t.client,
     taskQueue,
     registry: options.registry,
+    toolProvider: options.toolProvider,
     model: modelAt(options.baseURL),
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     shutdownGraceTime: '1s',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { builtinTools, defineTool, ToolRegistry } from '../../src/tools';
+import { builtinTools, defineJsonSchemaTool, defineTool, ToolRegistry, type ToolProvider } from '../../src/tools';
 
 /** Tools that exercise the runtime's edges; registered next to the built-ins in workflow tests. */
 
@@ -51,6 +51,33 @@ export const blob = defineTool({
   },
 });
 
+export const transfers: Array<{ to: string; amount: number }> = [];
+export const transfer = defineTool({
+  name: 'transfer',
+  description: 'Transfers money',
+  parameters: z.object({ to: z.string(), amount: z.number() }),
+  needsApproval: true,
+  execute: (args) => {
+    transfers.push(args);
+    return `sent ${args.amount} to ${args.to}`;
+  },
+});
+
+/** The documents' programmatic tool: a JSON Schema and an executor, no zod. */
+export const bookingLookups: Array<{ bookingNumber: string; conversationId: string }> = [];
+export const getBookingDetails = defineJsonSchemaTool({
+  name: 'get_booking_details',
+  description: 'Returns booking details',
+  parameters: { type: 'object', properties: { bookingNumber: { type: 'string', description: 'Booking number in B-12345 format' } }, required: ['bookingNumber'] },
+  execute: (args, ctx) => {
+    bookingLookups.push({ bookingNumber: String(args.bookingNumber), conversationId: ctx.conversationId });
+    return { bookingNumber: args.bookingNumber, customer: 'Ada Lovelace', from: '2026-12-01', to: '2026-12-05' };
+  },
+});
+
+/** The documents' dynamic-tools example: offer the booking tool only when the user mentions a booking. */
+export const bookingToolProvider: ToolProvider = ({ userMessage }) => (userMessage.includes('booking') ? ['get_booking_details'] : []);
+
 export function testRegistry(): ToolRegistry {
-  return new ToolRegistry([...builtinTools, notify, flaky, slow, blob]);
+  return new ToolRegistry([...builtinTools, notify, flaky, slow, blob, transfer]).register(getBookingDetails, { dynamic: true });
 }

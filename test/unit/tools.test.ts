@@ -56,7 +56,8 @@ describe('ToolRegistry', () => {
     const slow = defineTool({ ...echo, name: 'slow', returnBehavior: 'immediate', timeout: '2m', retry: { maximumAttempts: 5, initialInterval: '3s' } });
     const registry = new ToolRegistry([echo, slow]);
     expect(registry.info('echo')).toEqual({ name: 'echo', immediate: false, timeoutMs: 60_000, retry: { maximumAttempts: 3, initialIntervalMs: 1000 } });
-    expect(registry.info('echo', true).immediate).toBe(true);
+    expect(registry.info('echo', { immediate: true }).immediate).toBe(true);
+    expect(registry.info('echo', { needsApproval: true }).needsApproval).toBe(true);
     expect(registry.info('slow')).toEqual({ name: 'slow', immediate: true, timeoutMs: 120_000, retry: { maximumAttempts: 5, initialIntervalMs: 3000 } });
     expect(registry.unknown(['echo', 'nope'])).toEqual(['nope']);
   });
@@ -69,7 +70,7 @@ describe('ToolRegistry', () => {
 });
 
 describe('built-in tools', () => {
-  const ctx = { workflowId: 'w', runId: 'r', toolCallId: 'c', idempotencyKey: 'k', attempt: 1, signal: new AbortController().signal };
+  const ctx = { conversationId: 'w', workflowId: 'w', runId: 'r', toolCallId: 'c', idempotencyKey: 'k', attempt: 1, signal: new AbortController().signal };
   const run = (name: string, args: unknown) => defaultToolRegistry().get(name)!.execute(args as never, ctx);
 
   it('match the documents', async () => {

@@ -1,0 +1,73 @@
+import type { PlannedToolCall, RunState } from './agent-loop';
+import { toolCallSummary } from './summaries';
+import { toolErrorText } from './tool-result-text';
+import type { ApprovalDecision, PendingApproval, ToolInfo } from './types';
+
+/**
+ * Human approval of tool calls. A call to a tool that needs approval is planned as `pending`; the
+ * run then waits (durably, holding no worker) until a person approves or rejects it by call id.
+ * A rejection never runs the tool: its reason goes back to the LLM as the tool's result.
+ */
+
+/** Where a call that needs approval stands. */
+export type ApprovalState = { status: 'pending' } | { status: 'approved' } | { status: 'rejected'; reason?: string };
+
+/** The initial approval state for a call to `tool`, or undefined when the tool needs none. */
+export function approvalOf(tool: ToolInfo): ApprovalState | undefined {
+  return tool.needsApproval ? { status: 'pending' } : undefined;
+}
+
+/** The calls still waiting for a decision. */
+export function pendingApprovals(calls: readonly PlannedToolCall[]): PendingApproval[] {
+  return calls
+    .filter((c) => c.approval?.status === 'pending')
+    .map((c) => ({ callId: c.call.id, name: c.call.function.name, arguments: c.arguments, summary: toolCallSummary(c.call.function.name, c.arguments) }));
+}
+
+/**
+ * Why `decision` cannot be applied now, or undefined when it can. Update validators call it, so a
+ * wrong call id is rejected before anything is written to history.
+ */
+export function approvalProblem(state: RunState | undefined, decision: unknown): string | undefined {
+  if (decision === null || typeof decision !== 'object') return 'the decision must be an object {"callId", "approve", "reason"?}';
+  const d = decision as Record<string, unknown>;
+  if (typeof d.callId !== 'string' || d.callId === '') return '"callId" must be the id of a tool call awaiting approval';
+  if (typeof d.approve !== 'boolean') return '"approve" must be true or false';
+  if (d.reason !== undefined && typeof d.reason !== 'string') return '"reason" must be a string';
+  const pending = state && state.phase.kind === 'tools' ? pendingApprovals(state.phase.calls) : [];
+  if (!pending.some((p) => p.callId === d.callId)) {
+    const waiting = pending.map((p) => `${p.callId} (${p.summary})`).join(', ');
+    return `no tool call "${d.callId}" is awaiting approval${waiting ? `; awaiting: ${waiting}` : ' (nothing is awaiting approval)'}`;
+  }
+  return undefined;
+}
+
+/** Applies a valid decision (see {@link approvalProblem}). */
+export function decideApproval(state: RunState, decision: ApprovalDecision): RunState {
+  const problem = approvalProblem(state, decision);
+  if (problem) throw new Error(problem);
+  return updatePending(state, (c) => (c.call.id === decision.callId ? decided(c, decision.approve, decision.reason) : c));
+}
+
+/** Rejects every pending call: the approval timeout ran out. */
+export function expireApprovals(state: RunState, reason: string): RunState {
+  return updatePending(state, (c) => (c.approval?.status === 'pending' ? decided(c, false, reason) : c));
+}
+
+function updatePending(state: RunState, update: (c: PlannedToolCall) => PlannedToolCall): RunState {
+  if (state.phase.kind !== 'tools') return state;
+  return { ...state, phase: { kind: 'tools', calls: state.phase.calls.map(update) } };
+}
+
+function decided(call: PlannedToolCall, approve: boolean, reason: string | undefined): PlannedToolCall {
+  if (approve) return { ...call, approval: { status: 'approved' } };
+  const text = `the user rejected this call to ${call.call.function.name}${reason ? `. Reason: ${reason}` : ''}`;
+  // Resolved without an activity; an error, so an immediate tool that was refused does not end the run.
+  return {
+    call: call.call,
+    arguments: call.arguments,
+    immediate: false,
+    approval: reason ? { status: 'rejected', reason } : { status: 'rejected' },
+    resolved: { result: toolErrorText(text), error: true },
+  };
+}

@@ -1,0 +1,288 @@
+import { nextStep, runStatus, startRun, type RunState } from './agent-loop';
+import { pendingApprovals } from './approvals';
+import { DEFAULT_MEMORY_WINDOW, memoryWindowStart, MIN_MEMORY_WINDOW } from './memory-window';
+import { durationProblem, isToolList, messageProblem, runOptionProblems } from './run-input';
+import { addUsage, noUsage } from './usage';
+import type { AgentInput, ChatMessage, PendingApproval, ToolInfo, TurnResult, Usage } from './types';
+
+/**
+ * A conversation: many turns on one workflow, each turn one run of the agent loop over the chat
+ * memory. This module holds the conversation's bookkeeping as pure functions; the workflow only
+ * queues messages and runs turns.
+ */
+
+/** How long an idle conversation stays open by default. */
+export const DEFAULT_IDLE_TIMEOUT = '24h';
+
+/** A conversation's settings, fixed when it starts; every turn uses them. */
+export interface ConversationOptions extends Omit<AgentInput, 'message'> {
+  /** Messages (besides the system message) the LLM sees: default 20, at least 3. */
+  memoryWindow?: number;
+  /** The conversation closes after this long without a message, e.g. `"24h"` (default). */
+  idleTimeout?: string | number;
+}
+
+/** The conversation workflow's input: its options, plus the state carried over by continue-as-new. */
+export interface ConversationInput extends ConversationOptions {
+  carry?: ConversationCarry;
+}
+
+/** What a continued-as-new run starts from: the memory window and the counters, never the whole transcript. */
+export interface ConversationCarry {
+  tools: ToolInfo[];
+  /** Transcript index of `messages[0]`; earlier messages stay readable from earlier runs. */
+  transcriptStart: number;
+  messages: ChatMessage[];
+  turns: number;
+  usage: Usage;
+  toolExecutionCount: number;
+  runs: number;
+  previousRunId: string;
+  rejectedMessages: RejectedMessages;
+}
+
+/** One user message (the `sendMessage` Update's and `queueMessage` Signal's argument). */
+export interface TurnInput {
+  message: string;
+  /** Limit this turn to some of the conversation's tools. */
+  tools?: string[];
+}
+
+/** A turn's result: the same shape as a run's, plus its number in the conversation (1-based). */
+export type ConversationTurnResult = TurnResult & { turn: number };
+
+/** Signalled messages that were invalid (signals cannot be refused, so they are counted and reported). */
+export interface RejectedMessages {
+  count: number;
+  lastError?: string;
+}
+
+/** Everything a conversation workflow keeps between turns. Plain JSON. */
+export interface ConversationState {
+  options: ConversationOptions;
+  /** Resolved at the start; carried over continue-as-new so a registry change cannot break an open conversation. */
+  tools?: ToolInfo[];
+  transcriptStart: number;
+  /** The transcript this run holds, without the system message. */
+  messages: ChatMessage[];
+  turns: number;
+  usage: Usage;
+  toolExecutionCount: number;
+  /** 1 + how many times the conversation continued as new. */
+  runs: number;
+  previousRunId?: string;
+  rejectedMessages: RejectedMessages;
+}
+
+/** Why a conversation closed. */
+export type CloseReason = 'ended' | 'idle_timeout';
+
+/** The conversation workflow's result. */
+export interface ConversationResult {
+  conversationId: string;
+  reason: CloseReason;
+  turns: number;
+  messageCount: number;
+  usage: Usage;
+  runs: number;
+}
+
+/** What a conversation is doing, for the `status` query. */
+export interface ConversationStatus {
+  conversationId: string;
+  state: 'idle' | 'thinking' | 'running_tools' | 'awaiting_approval' | 'closed';
+  /** Turns finished so far. */
+  turns: number;
+  /** Messages waiting for the current turn to finish. */
+  queuedMessages: number;
+  currentTurn?: { turn: number; iteration: number; maxIterations: number; pendingToolCalls: Array<{ id: string; name: string; arguments: Record<string, unknown> }> };
+  pendingApprovals: PendingApproval[];
+  usage: Usage;
+  /** Transcript length, system message excluded. */
+  messageCount: number;
+  runs: number;
+  closeReason?: CloseReason;
+  rejectedMessages: RejectedMessages;
+}
+
+/** One page of the transcript (the `transcript` query's answer). */
+export interface TranscriptPage {
+  system?: string;
+  /** Transcript index of `messages[0]`. */
+  offset: number;
+  messages: ChatMessage[];
+  /** Messages in the whole transcript. */
+  total: number;
+  /** The first index this run holds; earlier ones are read from `previousRunId`. */
+  heldFrom: number;
+  previousRunId?: string;
+}
+
+/** Checks a conversation's options; one readable line per problem. */
+export function validateConversationOptions(input: unknown): string[] {
+  if (input === null || typeof input !== 'object') return ['the conversation options must be an object'];
+  const i = input as Record<string, unknown>;
+  const problems = runOptionProblems(i);
+  if (i.memoryWindow !== undefined && !(Number.isInteger(i.memoryWindow) && (i.memoryWindow as number) >= MIN_MEMORY_WINDOW)) {
+    problems.push(`"memoryWindow" must be an integer >= ${MIN_MEMORY_WINDOW} (a tool call needs the question, the call and its result), got ${JSON.stringify(i.memoryWindow)}`);
+  }
+  const idle = durationProblem('idleTimeout', i.idleTimeout);
+  if (idle) problems.push(idle);
+  return problems;
+}
+
+/**
+ * What is wrong with a user message for this conversation, or undefined when it can be queued.
+ * `tools` is the conversation's tool set, unknown until resolved at its start.
+ */
+export function turnProblem(turn: unknown, tools: readonly ToolInfo[] | undefined, closing: boolean): string | undefined {
+  if (closing) return 'the conversation is ending and accepts no more messages';
+  if (turn === null || typeof turn !== 'object') return 'the message must be an object {"message": "..."}';
+  const t = turn as Record<string, unknown>;
+  const problem = messageProblem(t.message);
+  if (problem) return problem;
+  if (t.tools === undefined) return undefined;
+  if (!isToolList(t.tools)) return '"tools" must be an array of tool names';
+  if (!tools) return undefined;
+  const unknown = t.tools.filter((n) => !tools.some((k) => k.name === n));
+  if (unknown.length === 0) return undefined;
+  return `unknown tool${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; this conversation's tools: ${tools.map((k) => k.name).join(', ') || 'none'}`;
+}
+
+/** A new conversation, or the continuation of one (from `input.carry`). */
+export function startConversation(input: ConversationInput): ConversationState {
+  const { carry, ...options } = input;
+  const base: ConversationState = {
+    options,
+    transcriptStart: 0,
+    messages: [],
+    turns: 0,
+    usage: noUsage(),
+    toolExecutionCount: 0,
+    runs: 1,
+    rejectedMessages: { count: 0 },
+  };
+  if (!carry) return base;
+  const { previousRunId, ...rest } = carry;
+  return { ...base, ...rest, previousRunId };
+}
+
+/** The window size in effect. */
+export function memoryWindow(conv: ConversationState): number {
+  return conv.options.memoryWindow ?? DEFAULT_MEMORY_WINDOW;
+}
+
+/** Starts a turn: a run over the conversation so far plus the new message, seeing the memory window. */
+export function startTurn(conv: ConversationState, turn: TurnInput): RunState {
+  const tools = conv.tools ?? [];
+  const run = startRun({ ...conv.options, message: turn.message }, turn.tools ? tools.filter((t) => turn.tools!.includes(t.name)) : tools);
+  const system = run.messages[0]?.role === 'system' ? [run.messages[0]] : [];
+  return { ...run, messages: [...system, ...conv.messages, ...run.messages.slice(system.length)], memoryWindow: memoryWindow(conv) };
+}
+
+/** Folds a finished (or failed) turn into the conversation. */
+export function finishTurn(conv: ConversationState, run: RunState): ConversationState {
+  const pinned = run.messages[0]?.role === 'system' ? 1 : 0;
+  return {
+    ...conv,
+    messages: run.messages.slice(pinned),
+    turns: conv.turns + 1,
+    usage: addUsage(conv.usage, run.usage),
+    toolExecutionCount: conv.toolExecutionCount + run.toolExecutions.length,
+  };
+}
+
+/** The result of the turn `run`, numbered `turn`. `failure` is set when the model call failed for good. */
+export function turnResult(run: RunState, conversationId: string, turn: number, failure?: { error: string; errorType: string }): ConversationTurnResult {
+  const common = { workflowId: conversationId, toolExecutions: run.toolExecutions, iterations: run.iterations, usage: run.usage, turn };
+  if (failure) return { ...common, status: 'failed', content: null, ...failure };
+  const step = nextStep(run);
+  if (step.type !== 'finish') throw new Error(`turnResult: the turn is not finished (next step: ${step.type})`);
+  return { ...common, status: step.status, content: step.content };
+}
+
+/** Records a signalled message that could not be accepted. */
+export function rejectMessage(conv: ConversationState, error: string): ConversationState {
+  return { ...conv, rejectedMessages: { count: conv.rejectedMessages.count + 1, lastError: error } };
+}
+
+/** What continue-as-new carries: the memory window (whole tool groups) and the counters. */
+export function carryOver(conv: ConversationState, runId: string): ConversationCarry {
+  const start = memoryWindowStart(conv.messages, memoryWindow(conv));
+  return {
+    tools: conv.tools ?? [],
+    transcriptStart: conv.transcriptStart + start,
+    messages: conv.messages.slice(start),
+    turns: conv.turns,
+    usage: conv.usage,
+    toolExecutionCount: conv.toolExecutionCount,
+    runs: conv.runs + 1,
+    previousRunId: runId,
+    rejectedMessages: conv.rejectedMessages,
+  };
+}
+
+/** The messages a model call of this run reads (the `messages` query): system message first. */
+export function runMessages(conv: ConversationState, active: RunState | undefined): ChatMessage[] {
+  if (active) return active.messages;
+  return conv.options.system ? [{ role: 'system', content: conv.options.system }, ...conv.messages] : conv.messages;
+}
+
+/** The transcript page for `{ offset, limit }` (transcript indices), from what this run holds. */
+export function transcriptPage(
+  conv: ConversationState,
+  active: RunState | undefined,
+  range: { offset?: number; limit?: number },
+  page: (messages: ChatMessage[], range: { offset: number; limit?: number }) => ChatMessage[],
+): TranscriptPage {
+  const all = runMessages(conv, active);
+  const held = all[0]?.role === 'system' ? all.slice(1) : all;
+  const total = conv.transcriptStart + held.length;
+  const offset = Math.min(Math.max(range.offset ?? 0, conv.transcriptStart), total);
+  const limit = range.limit === undefined ? undefined : Math.max(0, range.limit - (offset - (range.offset ?? 0)));
+  const result: TranscriptPage = {
+    offset,
+    messages: page(held, { offset: offset - conv.transcriptStart, limit }),
+    total,
+    heldFrom: conv.transcriptStart,
+  };
+  if (conv.options.system) result.system = conv.options.system;
+  if (conv.previousRunId) result.previousRunId = conv.previousRunId;
+  return result;
+}
+
+/** The `status` query's answer. */
+export function conversationStatus(
+  conversationId: string,
+  conv: ConversationState,
+  active: { turn: number; run: RunState } | undefined,
+  queuedMessages: number,
+  closeReason: CloseReason | undefined,
+): ConversationStatus {
+  const run = active?.run;
+  const phase = run ? runStatus(run).phase : 'done';
+  const approvals = run && run.phase.kind === 'tools' ? pendingApprovals(run.phase.calls) : [];
+  let state: ConversationStatus['state'] = 'idle';
+  if (closeReason) state = 'closed';
+  else if (phase === 'approval') state = 'awaiting_approval';
+  else if (phase === 'tools') state = 'running_tools';
+  else if (phase === 'model') state = 'thinking';
+  const held = run ? run.messages.length - (run.messages[0]?.role === 'system' ? 1 : 0) : conv.messages.length;
+  const status: ConversationStatus = {
+    conversationId,
+    state,
+    turns: conv.turns,
+    queuedMessages,
+    pendingApprovals: approvals,
+    usage: run ? addUsage(conv.usage, run.usage) : conv.usage,
+    messageCount: conv.transcriptStart + held,
+    runs: conv.runs,
+    rejectedMessages: conv.rejectedMessages,
+  };
+  if (run && active) {
+    const s = runStatus(run);
+    status.currentTurn = { turn: active.turn, iteration: s.iteration, maxIterations: s.maxIterations, pendingToolCalls: s.pendingToolCalls };
+  }
+  if (closeReason) status.closeReason = closeReason;
+  return status;
+}

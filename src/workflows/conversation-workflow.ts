@@ -1,0 +1,214 @@
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  continueAsNew,
+  isCancellation,
+  log,
+  setHandler,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
+import {
+  addUsage,
+  applyInterruption,
+  carryOver,
+  conversationStatus,
+  DEFAULT_IDLE_TIMEOUT,
+  finishTurn,
+  messagesPage,
+  parseDuration,
+  rejectMessage,
+  runMessages,
+  startConversation,
+  startTurn,
+  transcriptPage,
+  turnProblem,
+  turnResult,
+  validateConversationOptions,
+  type CloseReason,
+  type ConversationInput,
+  type ConversationResult,
+  type ConversationState,
+  type ConversationTurnResult,
+  type TurnInput,
+} from '../core';
+import {
+  cancelTurnUpdate,
+  conversationStatusQuery,
+  endConversationUpdate,
+  messagesQuery,
+  queueMessageSignal,
+  sendMessageUpdate,
+  transcriptQuery,
+  usageQuery,
+} from './definitions';
+import { failureInfo, handleApprovals, resolveTools, runLoop, type RunRef } from './run-loop';
+
+interface QueuedTurn {
+  seq: number;
+  input: TurnInput;
+  /** An Update waits for the result; a Signal does not. */
+  reply: boolean;
+}
+
+interface ActiveTurn {
+  turn: number;
+  run: RunRef;
+  scope: CancellationScope;
+  interruption?: 'cancelled' | 'time_limit';
+}
+
+/**
+ * A multi-turn conversation: one workflow per conversation id, open between user messages. Each
+ * message (an Update that returns the turn's result, or a Signal) becomes a turn of the agent
+ * loop over the chat memory; turns run one at a time in arrival order. The workflow continues as
+ * new at a turn boundary when Temporal suggests it, carrying the memory window and counters, so a
+ * conversation can go on for thousands of turns under one id.
+ */
+export async function conversationWorkflow(input: ConversationInput): Promise<ConversationResult> {
+  const problems = validateConversationOptions(input);
+  if (problems.length > 0) throw ApplicationFailure.nonRetryable(`invalid conversation options: ${problems.join('; ')}`, 'Conversation.InvalidInput');
+
+  const { workflowId, runId } = workflowInfo();
+  let conv: ConversationState = startConversation(input);
+  const queue: QueuedTurn[] = [];
+  const results = new Map<number, ConversationTurnResult>();
+  let nextSeq = 0;
+  let active: ActiveTurn | undefined;
+  let ending = false;
+  let closeReason: CloseReason | undefined;
+
+  const enqueue = (turn: TurnInput, reply: boolean): number => {
+    queue.push({ seq: nextSeq, input: turn, reply });
+    return nextSeq++;
+  };
+  const summary = (reason: CloseReason): ConversationResult => ({
+    conversationId: workflowId,
+    reason,
+    turns: conv.turns,
+    messageCount: conv.transcriptStart + conv.messages.length,
+    usage: conv.usage,
+    runs: conv.runs,
+  });
+
+  setHandler(conversationStatusQuery, () => conversationStatus(workflowId, conv, active && { turn: active.turn, run: active.run.state }, queue.length, closeReason));
+  setHandler(messagesQuery, (range) => messagesPage(runMessages(conv, active?.run.state), range));
+  setHandler(transcriptQuery, (range) => transcriptPage(conv, active?.run.state, range ?? {}, messagesPage));
+  setHandler(usageQuery, () => (active ? addUsage(conv.usage, active.run.state.usage) : conv.usage));
+  handleApprovals(() => active?.run);
+
+  setHandler(
+    sendMessageUpdate,
+    async (turn) => {
+      // With update-with-start the message can arrive before the tools are resolved; check it again then.
+      await condition(() => conv.tools !== undefined);
+      const problem = turnProblem(turn, conv.tools, ending);
+      if (problem) throw ApplicationFailure.nonRetryable(problem, 'Conversation.InvalidMessage');
+      const seq = enqueue(turn, true);
+      await condition(() => results.has(seq));
+      const result = results.get(seq)!;
+      results.delete(seq);
+      return result;
+    },
+    { validator: (turn) => throwIf(turnProblem(turn, conv.tools, ending)) },
+  );
+  setHandler(queueMessageSignal, (turn) => {
+    // A signal cannot be refused: an invalid one is dropped, counted and shown in the status query.
+    const problem = turnProblem(turn, conv.tools, ending);
+    if (problem) {
+      log.warn('dropped an invalid queued message', { problem });
+      conv = rejectMessage(conv, problem);
+    } else enqueue(turn, false);
+  });
+  setHandler(
+    cancelTurnUpdate,
+    () => {
+      const turn = active!;
+      turn.interruption = 'cancelled';
+      turn.scope.cancel();
+      return { turn: turn.turn };
+    },
+    { validator: () => throwIf(active ? undefined : 'no turn is running') },
+  );
+  setHandler(
+    endConversationUpdate,
+    async () => {
+      ending = true;
+      await condition(() => closeReason !== undefined);
+      return summary(closeReason!);
+    },
+    { validator: () => throwIf(ending ? 'the conversation is already ending' : undefined) },
+  );
+
+  if (!conv.tools) conv = { ...conv, tools: await resolveTools({ tools: input.tools, immediateTools: input.immediateTools, approvalTools: input.approvalTools }) };
+
+  const runTurn = async (queued: QueuedTurn): Promise<ConversationTurnResult> => {
+    const turn: ActiveTurn = { turn: conv.turns + 1, run: { state: startTurn(conv, queued.input) }, scope: new CancellationScope() };
+    active = turn;
+    const timeLimitMs = turn.run.state.limits.maxExecutionTimeMs;
+    // The timer has its own scope so it is cancelled (and leaves history) when the turn ends first.
+    const timer = new CancellationScope();
+    if (timeLimitMs !== undefined) {
+      timer
+        .run(() => sleep(timeLimitMs))
+        .then(
+          () => {
+            turn.interruption ??= 'time_limit';
+            turn.scope.cancel();
+          },
+          () => undefined,
+        );
+    }
+    let failure: { error: string; errorType: string } | undefined;
+    try {
+      await turn.scope.run(() => runLoop(turn.run, { workflowId, runId, settings: input.modelSettings }));
+    } catch (err) {
+      if (isCancellation(err) && turn.interruption) turn.run.state = applyInterruption(turn.run.state, turn.interruption);
+      else if (isCancellation(err)) throw err; // the whole conversation was cancelled
+      else {
+        const { error, errorType } = failureInfo(err);
+        failure = { error, errorType };
+        log.warn('a turn failed; the conversation stays open', { turn: turn.turn, error, errorType });
+      }
+    } finally {
+      timer.cancel();
+      active = undefined;
+    }
+    conv = finishTurn(conv, turn.run.state);
+    return turnResult(turn.run.state, workflowId, turn.turn, failure);
+  };
+
+  const idleTimeoutMs = parseDuration(input.idleTimeout ?? DEFAULT_IDLE_TIMEOUT);
+  for (;;) {
+    const woken = await condition(() => queue.length > 0 || ending, idleTimeoutMs);
+    if (queue.length === 0) {
+      closeReason = woken ? 'ended' : 'idle_timeout';
+      ending = true; // from here on, validators refuse new messages
+      break;
+    }
+    const queued = queue.shift()!;
+    // Signalled messages are checked against the tools only now: they can arrive before the tools are resolved.
+    const problem = queued.reply ? undefined : turnProblem(queued.input, conv.tools, false);
+    if (problem) conv = rejectMessage(conv, problem);
+    else if (queued.reply) results.set(queued.seq, await runTurn(queued));
+    else await runTurn(queued);
+    if (queue.length === 0 && !ending && workflowInfo().continueAsNewSuggested) {
+      // Let the finished turn's Update return its result first; a message arriving meanwhile is served here.
+      await condition(() => allHandlersFinished() || queue.length > 0 || ending);
+      if (queue.length === 0 && !ending) await continueAsNew<typeof conversationWorkflow>({ ...withoutCarry(input), carry: carryOver(conv, runId) });
+    }
+  }
+  await condition(allHandlersFinished);
+  return summary(closeReason);
+}
+
+function withoutCarry(input: ConversationInput): ConversationInput {
+  const { carry: _carry, ...options } = input;
+  return options;
+}
+
+function throwIf(problem: string | undefined): void {
+  if (problem) throw new Error(problem);
+}
