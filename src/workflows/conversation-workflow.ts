@@ -205,7 +205,8 @@ export async function conversationWorkflow(input: ConversationInput): Promise<Co
 }
 
 function withoutCarry(input: ConversationInput): ConversationInput {
-  const { carry: _carry, ...options } = input;
+  const options = { ...input };
+  delete options.carry;
   return options;
 }
 
