@@ -22,6 +22,8 @@ export interface DevServerOptions {
   /** Where the server's own output goes (never our stdout: `--json` output must stay clean). */
   logFile?: string;
   readyTimeoutMs?: number;
+  /** Server settings, e.g. `{ 'limit.historyCount.suggestContinueAsNew': 40 }` (tests force continue-as-new with it). */
+  dynamicConfig?: Record<string, string | number | boolean>;
 }
 
 /**
@@ -35,6 +37,7 @@ export async function startDevServer(options: DevServerOptions = {}, env: NodeJS
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', '--namespace', 'default'];
   if (options.uiPort) args.push('--ui-port', String(options.uiPort));
   else args.push('--headless');
+  for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   if (options.dbFilename) {
     mkdirSync(dirname(options.dbFilename), { recursive: true });
     args.push('--db-filename', options.dbFilename);

@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { addUsage, noUsage } from '../../src/core';
+import { createAgentWorker } from '../../src/runtime/agent-worker';
+import { conversationStatus, readTranscript, sendMessage } from '../../src/runtime/conversations';
+import { startDevServer, type DevServer } from '../../src/runtime/dev-server';
+import { installRuntimeLogging } from '../../src/runtime/logging';
+import { answer, call, closeScriptedModels, lastOf, startModel } from '../helpers/scripted-model';
+import { modelAt } from '../helpers/temporal';
+import { testRegistry } from '../helpers/test-tools';
+
+/**
+ * Continue-as-new is Temporal's call (`continueAsNewSuggested`); a dev server of our own with a
+ * tiny history threshold makes it suggest one every few turns.
+ */
+let server: DevServer;
+let connection: Connection;
+let native: NativeConnection;
+
+beforeAll(async () => {
+  installRuntimeLogging('ERROR');
+  server = await startDevServer({ logFile: join(tmpdir(), `can-${randomUUID()}.log`), dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 30 } });
+  connection = await Connection.connect({ address: server.address });
+  native = await NativeConnection.connect({ address: server.address });
+});
+afterAll(async () => {
+  await connection?.close();
+  await native?.close();
+  await server?.stop();
+});
+afterEach(closeScriptedModels);
+
+it('continues as new at turn boundaries with memory, counters and usage intact, under the same id', async () => {
+  // Every third message asks for a tool, so tool groups cross run boundaries too.
+  const model = await startModel((req) => {
+    const last = req.messages[req.messages.length - 1];
+    const n = Number(lastOf(req, 'user').replace('turn ', ''));
+    if (last.role === 'user' && n % 3 === 0) return call(['add', { a: n, b: 1 }]);
+    return answer(last.role === 'tool' ? `sum ${last.content}` : `ok ${n}`);
+  });
+  const client = new Client({ connection });
+  const taskQueue = `can-${randomUUID()}`;
+  const worker = await createAgentWorker({
+    connection: native,
+    client,
+    taskQueue,
+    registry: testRegistry(),
+    model: modelAt(model.baseURL),
+    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    shutdownGraceTime: '1s',
+  });
+  const id = `conv-${randomUUID()}`;
+  const turns = 12;
+  await worker.runUntil(async () => {
+    let usage = noUsage();
+    for (let n = 1; n <= turns; n++) {
+      const result = await sendMessage(client, id, { message: `turn ${n}` }, { taskQueue, options: { system: 'sys', memoryWindow: 4 } });
+      expect(result).toMatchObject({ status: 'completed', turn: n, content: n % 3 === 0 ? `sum ${n + 1}` : `ok ${n}` });
+      usage = addUsage(usage, result.usage);
+    }
+    const status = await conversationStatus(client, id);
+    expect(status.runs).toBeGreaterThan(2);
+    expect(status).toMatchObject({ state: 'idle', turns, usage, messageCount: turns * 2 + 4 * 2 });
+    const description = await client.workflow.getHandle(id).describe();
+    expect(description.runId).not.toBe(description.raw.workflowExecutionInfo?.firstRunId);
+
+    // The whole transcript, read back across runs, in order.
+    const transcript = await readTranscript(client, id);
+    expect(transcript.system).toBe('sys');
+    const users = transcript.messages.filter((m) => m.role === 'user').map((m) => m.content);
+    expect(users).toEqual(Array.from({ length: turns }, (_, i) => `turn ${i + 1}`));
+    expect(transcript.messages).toHaveLength(turns * 2 + 4 * 2);
+
+    // The memory window survived: the last request still shows the previous turn.
+    const lastRequest = model.requests[model.requests.length - 1];
+    expect(lastRequest.messages[0]).toEqual({ role: 'system', content: 'sys' });
+    expect(lastRequest.messages.map((m) => m.content)).toContain(`ok ${turns - 1}`);
+  });
+});
