@@ -14,6 +14,7 @@ export function outcomeJson(outcome: RunOutcome): Record<string, unknown> {
       result: e.result,
       error: e.error,
       immediate: e.immediate,
+      ...(e.approval ? { approval: e.approval } : {}),
     })),
     iterations: outcome.iterations,
     usage: outcome.usage,
@@ -27,12 +28,14 @@ export function outcomeText(outcome: RunOutcome, uiLink: string | undefined): st
   const lines: string[] = [];
   if (outcome.status === 'failed') lines.push(`Run failed: ${outcome.error ?? 'unknown error'}`);
   else if (outcome.status === 'immediate') lines.push('Returned immediately after its tools ran (no final answer from the LLM).');
+  else if (outcome.status === 'cancelled') lines.push('Cancelled.');
   else lines.push(outcome.content ?? '');
   if (outcome.status === 'max_iterations' || outcome.status === 'time_limit') lines.push(`(status: ${outcome.status})`);
   if (outcome.toolExecutions.length) {
     lines.push('', 'Tool executions:');
     for (const e of outcome.toolExecutions) {
-      lines.push(`  ${e.error ? '✗' : '✓'} ${toolCallSummary(e.name, e.arguments)} → ${e.result}${e.immediate ? '  (immediate)' : ''}`);
+      const notes = [e.immediate ? 'immediate' : '', e.approval ?? ''].filter(Boolean).join(', ');
+      lines.push(`  ${e.error ? '✗' : '✓'} ${toolCallSummary(e.name, e.arguments)} → ${e.result}${notes ? `  (${notes})` : ''}`);
     }
   }
   const u = outcome.usage;

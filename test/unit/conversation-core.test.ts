@@ -19,6 +19,7 @@ import {
   turnResult,
   validateConversationOptions,
   type ChatMessage,
+  type ConversationState,
   type ModelReply,
   type RunState,
   type ToolInfo,
@@ -81,7 +82,7 @@ describe('conversation options and messages', () => {
 
 describe('turns', () => {
   it('builds on the transcript, counts turns and usage, and carries the window over continue-as-new', () => {
-    let conv = { ...startConversation({ system: 's', memoryWindow: 3 }), tools: [tool('add')] };
+    let conv: ConversationState = { ...startConversation({ system: 's', memoryWindow: 3 }), tools: [tool('add')] };
     for (const text of ['one', 'two', 'three']) {
       let run = startTurn(conv, { message: text });
       expect(run.messages[0]).toEqual({ role: 'system', content: 's' });
@@ -125,7 +126,7 @@ describe('turns', () => {
   });
 
   it('gives derived tool-call ids that never repeat across turns', () => {
-    let conv = { ...startConversation({}), tools: [tool('f')] };
+    let conv: ConversationState = { ...startConversation({}), tools: [tool('f')] };
     const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
       let run = startTurn(conv, { message: 'x' });

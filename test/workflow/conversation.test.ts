@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import type { ConversationOptions, ConversationStatus } from '../../src/core';
+import type { ConversationOptions, ConversationStatus, TurnInput } from '../../src/core';
 import {
   cancelTurn,
   conversationStatus,
@@ -114,7 +114,7 @@ describe('messages in and out', () => {
         [{ message: 'x'.repeat(100_001) }, /longer than/],
         [{ message: 'hi', tools: ['nope'] }, /unknown tool nope/],
       ] as const) {
-        const err = await h.executeUpdate(sendMessageUpdate, { args: [bad] }).catch((e: unknown) => e);
+        const err = await h.executeUpdate(sendMessageUpdate, { args: [bad as TurnInput] }).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
         expect(String((err as WorkflowUpdateFailedError).cause?.message)).toMatch(why);
       }

@@ -1,0 +1,86 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseDuration, type AgentInput } from '../core';
+
+/** A mistake on the command line; reported with usage, exit code 2, before anything starts. */
+export class UsageError extends Error {}
+
+type Flags = NonNullable<ParseArgsConfig['options']>;
+
+/** Flags for the options a run and a conversation share. */
+export const RUN_OPTION_FLAGS = {
+  tools: { type: 'string' },
+  immediate: { type: 'string' },
+  'needs-approval': { type: 'string' },
+  'approval-timeout': { type: 'string' },
+  'max-iterations': { type: 'string' },
+  'max-time': { type: 'string' },
+  'on-limit': { type: 'string' },
+  system: { type: 'string' },
+} as const satisfies Flags;
+
+export const RUN_OPTION_HELP = `  --tools a,b            tools (default: all registered)
+  --immediate a          tools that end the run right after they execute
+  --needs-approval a     tools whose calls wait for approve/reject
+  --approval-timeout 1h  a pending approval counts as rejected after this long
+  --max-iterations N     maximum LLM calls (default 15)
+  --max-time 30s         wall-clock limit (ms, s, m, h)
+  --on-limit MODE        at the iteration limit: stop (default) or generate a last answer
+  --system "..."         system message`;
+
+/** Parses `argv` strictly: an unknown flag is a {@link UsageError}, never ignored. */
+export function parseFlags<F extends Flags>(argv: string[], flags: F) {
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, strict: true, options: flags });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+/** The run options named by {@link RUN_OPTION_FLAGS}, every value checked. */
+export function runOptionsFromFlags(values: Record<string, string | boolean | undefined>, registeredTools: readonly string[]): Omit<AgentInput, 'message'> {
+  const str = (k: string) => values[k] as string | undefined;
+  const options: Omit<AgentInput, 'message'> = {};
+  if (str('system') !== undefined) options.system = str('system');
+  if (str('tools') !== undefined) options.tools = toolList('--tools', str('tools')!, registeredTools);
+  for (const [flag, key] of [
+    ['immediate', 'immediateTools'],
+    ['needs-approval', 'approvalTools'],
+  ] as const) {
+    if (str(flag) === undefined) continue;
+    const names = toolList(`--${flag}`, str(flag)!, registeredTools);
+    const outside = options.tools ? names.filter((t) => !options.tools!.includes(t)) : [];
+    if (outside.length) throw new UsageError(`--${flag} names tools missing from --tools: ${outside.join(', ')}`);
+    options[key] = names;
+  }
+  if (str('max-iterations') !== undefined) options.maxIterations = wholeNumber('--max-iterations', str('max-iterations')!, 1);
+  if (str('max-time') !== undefined) options.maxExecutionTime = duration('--max-time', str('max-time')!);
+  if (str('approval-timeout') !== undefined) options.approvalTimeout = duration('--approval-timeout', str('approval-timeout')!);
+  if (str('on-limit') !== undefined) {
+    const mode = str('on-limit');
+    if (mode !== 'stop' && mode !== 'generate') throw new UsageError(`--on-limit must be "stop" or "generate", got "${mode}"`);
+    options.onLimit = mode;
+  }
+  return options;
+}
+
+export function wholeNumber(flag: string, raw: string, min: number): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new UsageError(`${flag} must be a whole number >= ${min}, got "${raw}"`);
+  return Number(raw);
+}
+
+export function duration(flag: string, raw: string): string {
+  try {
+    parseDuration(raw);
+  } catch (err) {
+    throw new UsageError(`${flag}: ${(err as Error).message}`);
+  }
+  return raw;
+}
+
+function toolList(flag: string, raw: string, registered: readonly string[]): string[] {
+  const names = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (names.length === 0) throw new UsageError(`${flag} needs at least one tool name`);
+  const unknown = names.filter((n) => !registered.includes(n));
+  if (unknown.length) throw new UsageError(`${flag}: unknown tool${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (available: ${registered.join(', ')})`);
+  return [...new Set(names)];
+}

@@ -1,0 +1,78 @@
+import { validateConversationOptions, type ConversationOptions } from '../core';
+import { duration, parseFlags, RUN_OPTION_FLAGS, RUN_OPTION_HELP, runOptionsFromFlags, UsageError, wholeNumber } from './option-flags';
+
+export const CONVERSATION_USAGE = `usage: client.ts chat [--conversation <id>] [options] [--json]
+       client.ts send <id> "<message>" [options] [--no-wait] [--json]
+       client.ts history|status|cancel|end <id> [--json]
+       client.ts approve <id> <callId> [--json]
+       client.ts reject <id> <callId> [--reason "..."] [--json]`;
+
+export const CONVERSATION_OPTION_HELP = `${RUN_OPTION_HELP}
+  --memory N             messages the LLM sees besides the system message (default 20, min 3)
+  --idle-timeout 24h     close the conversation after this long without a message`;
+
+/** A parsed conversation command. Options only apply when the command starts the conversation. */
+export type ConversationCommand =
+  | { kind: 'chat'; conversationId?: string; options: ConversationOptions; json: boolean }
+  | { kind: 'send'; conversationId: string; message: string; options: ConversationOptions; noWait: boolean; json: boolean }
+  | { kind: 'history' | 'status' | 'cancel' | 'end'; conversationId: string; json: boolean }
+  | { kind: 'approve' | 'reject'; conversationId: string; callId: string; reason?: string; json: boolean };
+
+const COMMANDS = ['chat', 'send', 'history', 'status', 'cancel', 'end', 'approve', 'reject'] as const;
+
+/** Whether `command` is a conversation command. */
+export function isConversationCommand(command: string): command is ConversationCommand['kind'] {
+  return (COMMANDS as readonly string[]).includes(command);
+}
+
+const OPTION_FLAGS = { ...RUN_OPTION_FLAGS, memory: { type: 'string' }, 'idle-timeout': { type: 'string' } } as const;
+const JSON_FLAG = { json: { type: 'boolean', default: false } } as const;
+
+/** Parses a conversation command; every mistake is a {@link UsageError} before anything connects. */
+export function parseConversationArgs(command: ConversationCommand['kind'], argv: string[], registeredTools: readonly string[]): ConversationCommand {
+  switch (command) {
+    case 'chat': {
+      const { values, positionals } = parseFlags(argv, { ...OPTION_FLAGS, ...JSON_FLAG, conversation: { type: 'string' } });
+      expectPositionals(command, positionals, []);
+      if (values.conversation !== undefined && !values.conversation.trim()) throw new UsageError('--conversation must not be empty');
+      return { kind: 'chat', conversationId: values.conversation, options: conversationOptions(values, registeredTools), json: values.json ?? false };
+    }
+    case 'send': {
+      const { values, positionals } = parseFlags(argv, { ...OPTION_FLAGS, ...JSON_FLAG, 'no-wait': { type: 'boolean', default: false } });
+      const [conversationId, message] = expectPositionals(command, positionals, ['<id>', '"<message>"']);
+      return { kind: 'send', conversationId, message, options: conversationOptions(values, registeredTools), noWait: values['no-wait'] ?? false, json: values.json ?? false };
+    }
+    case 'approve':
+    case 'reject': {
+      const { values, positionals } = parseFlags(argv, { ...JSON_FLAG, ...(command === 'reject' ? { reason: { type: 'string' } } : {}) });
+      const [conversationId, callId] = expectPositionals(command, positionals, ['<id>', '<callId>']);
+      const reason = (values as { reason?: string }).reason;
+      return { kind: command, conversationId, callId, ...(reason ? { reason } : {}), json: values.json ?? false };
+    }
+    default: {
+      const { values, positionals } = parseFlags(argv, JSON_FLAG);
+      const [conversationId] = expectPositionals(command, positionals, ['<id>']);
+      return { kind: command, conversationId, json: values.json ?? false };
+    }
+  }
+}
+
+function expectPositionals(command: string, positionals: string[], names: string[]): string[] {
+  if (positionals.length !== names.length) {
+    const wanted = names.length ? names.join(' ') : 'no arguments';
+    throw new UsageError(`${command} expects ${wanted}, got ${positionals.length === 0 ? 'none' : positionals.map((p) => JSON.stringify(p)).join(' ')}`);
+  }
+  positionals.forEach((p, i) => {
+    if (!p.trim()) throw new UsageError(`${command}: ${names[i]} must not be empty`);
+  });
+  return positionals;
+}
+
+function conversationOptions(values: Record<string, string | boolean | undefined>, registeredTools: readonly string[]): ConversationOptions {
+  const options: ConversationOptions = runOptionsFromFlags(values, registeredTools);
+  if (typeof values.memory === 'string') options.memoryWindow = wholeNumber('--memory', values.memory, 3);
+  if (typeof values['idle-timeout'] === 'string') options.idleTimeout = duration('--idle-timeout', values['idle-timeout']);
+  const problems = validateConversationOptions(options);
+  if (problems.length) throw new UsageError(problems.join('; '));
+  return options;
+}
