@@ -25,7 +25,7 @@ export async function closeScriptedModels(): Promise<void> {
  * A model answering from the whole request (conversations: which step a request belongs to is
  * not the number of assistant messages once a memory window trims them).
  */
-export async function startModel(handler: (request: ChatRequest) => ChatAnswer): Promise<OpenAICompatibleServer> {
+export async function startModel(handler: (request: ChatRequest) => ChatAnswer | Promise<ChatAnswer>): Promise<OpenAICompatibleServer> {
   const server = await startOpenAICompatibleServer(handler);
   open.add(server);
   return server;
