@@ -1,44 +1,67 @@
 /**
- * `npm run record-histories`: runs the replay scenarios against a fresh in-memory dev server and
- * writes their event histories to test/histories. Re-record only on purpose: the replay test
- * exists to catch workflow changes that break runs already in flight.
+ * `npm run record-histories [-- name ...]`: runs the replay scenarios (all, or those named)
+ * against a fresh in-memory dev server and writes their event histories to test/histories.
+ * Re-record only on purpose: the replay test exists to catch workflow changes that break runs
+ * already in flight.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { connectTemporal } from '../../src/runtime/temporal-env';
-import { installRuntimeLogging } from '../../src/runtime/logging';
+import { NativeConnection } from '@temporalio/worker';
 import { createAgentWorker } from '../../src/runtime/agent-worker';
+import { startDevServer } from '../../src/runtime/dev-server';
+import { installRuntimeLogging } from '../../src/runtime/logging';
 import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
-import { startScriptedModel } from '../helpers/scripted-model';
+import { startModel, startScriptedModel } from '../helpers/scripted-model';
 import { modelAt } from '../helpers/temporal';
-import { testRegistry } from '../helpers/test-tools';
-import { scenarios } from './scenarios';
+import { bookingToolProvider, testRegistry } from '../helpers/test-tools';
+import { conversationScenarios, scenarios } from './scenarios';
 
-async function main(): Promise<void> {
+async function main(only: string[]): Promise<void> {
   installRuntimeLogging('ERROR');
-  // Always a fresh in-memory dev server on a free port, even when TEMPORAL_ADDRESS is set.
-  const temporal = await connectTemporal({ port: 0, persistent: false }, { ...process.env, TEMPORAL_ADDRESS: '' });
-  const { client, nativeConnection } = temporal;
+  const wanted = (name: string) => only.length === 0 || only.includes(name);
+  // A low continue-as-new threshold: the longer conversation scenario continues as new on its own.
+  const server = await startDevServer({ dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 60 } });
+  const connection = await Connection.connect({ address: server.address });
+  const nativeConnection = await NativeConnection.connect({ address: server.address });
+  const client = new Client({ connection });
+  const worker = async (name: string, baseURL: string) =>
+    createAgentWorker({ connection: nativeConnection, client, taskQueue: `record-${name}`, model: modelAt(baseURL), registry: testRegistry(), toolProvider: bookingToolProvider, shutdownGraceTime: '1s' });
+  const write = (name: string, history: Parameters<typeof historyToJSON>[0]) => {
+    writeFileSync(join(__dirname, '..', 'histories', `${name}.json`), `${historyToJSON(history)}\n`);
+    console.log(`${name}: ${history.events?.length} events`);
+  };
   try {
-    for (const scenario of scenarios) {
+    for (const scenario of scenarios.filter((s) => wanted(s.name))) {
       const model = await startScriptedModel(scenario.steps);
-      const taskQueue = `record-${scenario.name}`;
-      const worker = await createAgentWorker({ connection: nativeConnection, client, taskQueue, model: modelAt(model.baseURL), registry: testRegistry(), shutdownGraceTime: '1s' });
-      const outcome = await worker.runUntil(async () =>
-        runOutcome(await startAgentRun(client, scenario.input, { taskQueue, workflowId: `agent-replay-${scenario.name}` })),
+      const w = await worker(scenario.name, model.baseURL);
+      const outcome = await w.runUntil(async () =>
+        runOutcome(await startAgentRun(client, scenario.input, { taskQueue: `record-${scenario.name}`, workflowId: `agent-replay-${scenario.name}` })),
       );
       await model.close();
-      const history = await client.workflow.getHandle(outcome.workflowId).fetchHistory();
-      writeFileSync(join(__dirname, '..', 'histories', `${scenario.name}.json`), `${historyToJSON(history)}\n`);
-      console.log(`${scenario.name}: ${outcome.status}, ${history.events?.length} events`);
+      write(scenario.name, await client.workflow.getHandle(outcome.workflowId).fetchHistory());
+    }
+    for (const scenario of conversationScenarios.filter((s) => wanted(s.name))) {
+      const model = await startModel(scenario.model);
+      const w = await worker(scenario.name, model.baseURL);
+      const id = `replay-${scenario.name}`;
+      await w.runUntil(scenario.drive(client, id, `record-${scenario.name}`));
+      await model.close();
+      // Every run of the conversation: the first ones end in continue-as-new.
+      const runs: string[] = [];
+      for await (const execution of client.workflow.list({ query: `WorkflowId = '${id}'` })) runs.push(execution.runId);
+      const histories = await Promise.all(runs.map((runId) => client.workflow.getHandle(id, runId).fetchHistory()));
+      histories.forEach((history, i) => write(runs.length === 1 ? scenario.name : `${scenario.name}-run${runs.length - i}`, history));
     }
   } finally {
-    await temporal.close();
+    await connection.close();
+    await nativeConnection.close();
+    await server.stop();
   }
 }
 
-main().catch((err) => {
+main(process.argv.slice(2)).catch((err) => {
   console.error(err);
   process.exit(1);
 });

@@ -33,3 +33,12 @@ it('detects a history the code no longer produces (the check can fail)', async (
   scheduled.activityTaskScheduledEventAttributes!.activityType = { name: 'someOtherActivity' };
   await expect(Worker.runReplayHistory({ workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! } }, history)).rejects.toThrow(/[Nn]ondetermin/);
 });
+
+it('has conversation histories that exercise updates, signals, approvals, cancel and continue-as-new', () => {
+  const events = (file: string) => load(file).events ?? [];
+  const updates = (file: string) => events(file).map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name).filter(Boolean);
+  expect(events('conversation-continue-as-new-run1.json').some((e) => e.workflowExecutionContinuedAsNewEventAttributes)).toBe(true);
+  expect(updates('conversation-approvals-run1.json').filter((n) => n === 'decideApproval')).toHaveLength(2);
+  expect(updates('conversation-cancel-signal-dynamic.json')).toEqual(expect.arrayContaining(['sendMessage', 'cancelTurn', 'end']));
+  expect(events('conversation-cancel-signal-dynamic.json').some((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'queueMessage')).toBe(true);
+});

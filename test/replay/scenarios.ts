@@ -1,5 +1,8 @@
-import type { AgentInput } from '../../src/core';
-import { answer, call, toolResults, type Step } from '../helpers/scripted-model';
+import type { Client } from '@temporalio/client';
+import type { AgentInput, ConversationOptions } from '../../src/core';
+import type { ChatAnswer, ChatRequest } from '../../src/offline-model/openai-compatible-server';
+import { cancelTurn, conversationStatus, decideApproval, endConversation, queueMessage, sendMessage, startMessage } from '../../src/runtime/conversations';
+import { answer, call, lastOf, toolResults, type Step } from '../helpers/scripted-model';
 
 /** Runs whose histories are recorded into test/histories and replayed against the current workflow code. */
 export interface Scenario {
@@ -43,5 +46,80 @@ export const scenarios: Scenario[] = [
     name: 'time-limit-fired',
     input: { message: 'wait', tools: ['slow'], maxExecutionTime: '1s' },
     steps: [call(['slow', { key: 'record' }])],
+  },
+];
+
+/** Conversations whose histories are recorded too: each drives a conversation through its features. */
+export interface ConversationScenario {
+  name: string;
+  options: ConversationOptions;
+  model: (request: ChatRequest) => ChatAnswer;
+  /** Sends messages and decisions; the recorder then records every run of the conversation. */
+  drive: (client: Client, id: string, taskQueue: string) => Promise<void>;
+}
+
+async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
+  for (;;) {
+    const v = await read().catch(() => undefined);
+    if (v !== undefined && ok(v)) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Calls `add` for "add A and B", `slow` for "wait", the booking tool when offered; otherwise echoes. */
+function conversationModel(request: ChatRequest): ChatAnswer {
+  const last = request.messages[request.messages.length - 1];
+  const user = lastOf(request, 'user');
+  if (last.role === 'tool') return answer(`result: ${last.content}`);
+  const add = /^add (\d+) and (\d+)$/.exec(user);
+  if (add) return call(['add', { a: Number(add[1]), b: Number(add[2]) }]);
+  if (user === 'wait') return call(['slow', { key: 'replay' }]);
+  if (request.tools?.some((t) => t.function.name === 'get_booking_details')) return call(['get_booking_details', { bookingNumber: 'B-1' }]);
+  return answer(`you said: ${user}`);
+}
+
+export const conversationScenarios: ConversationScenario[] = [
+  {
+    name: 'conversation-approvals',
+    options: { system: 'Be brief.', memoryWindow: 3, approvalTools: ['add'] },
+    model: conversationModel,
+    drive: async (client, id, taskQueue) => {
+      const start = { taskQueue, options: { system: 'Be brief.', memoryWindow: 3, approvalTools: ['add'] } };
+      await sendMessage(client, id, { message: 'hello' }, start);
+      for (const [message, approve] of [
+        ['add 2 and 3', true],
+        ['add 1 and 1', false],
+      ] as const) {
+        const turn = startMessage(client, id, { message }, start);
+        const status = await until(() => conversationStatus(client, id), (s) => s.pendingApprovals.length > 0);
+        await decideApproval(client, id, { callId: status.pendingApprovals[0].callId, approve, ...(approve ? {} : { reason: 'no' }) });
+        await (await turn).result();
+      }
+      await endConversation(client, id);
+    },
+  },
+  {
+    name: 'conversation-cancel-signal-dynamic',
+    options: { maxExecutionTime: '5m' },
+    model: conversationModel,
+    drive: async (client, id, taskQueue) => {
+      const start = { taskQueue, options: { maxExecutionTime: '5m' } };
+      await queueMessage(client, id, { message: 'first, by signal' }, start);
+      const waiting = await startMessage(client, id, { message: 'wait' }, start);
+      await until(() => conversationStatus(client, id), (s) => s.state === 'running_tools');
+      await cancelTurn(client, id);
+      await waiting.result();
+      await sendMessage(client, id, { message: 'my booking please' }, start);
+      await endConversation(client, id);
+    },
+  },
+  {
+    name: 'conversation-continue-as-new',
+    options: { memoryWindow: 4 },
+    model: conversationModel,
+    drive: async (client, id, taskQueue) => {
+      for (let n = 1; n <= 8; n++) await sendMessage(client, id, { message: n % 3 === 0 ? `add ${n} and 1` : `turn ${n}` }, { taskQueue, options: { memoryWindow: 4 } });
+      await endConversation(client, id);
+    },
   },
 ];

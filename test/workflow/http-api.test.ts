@@ -41,6 +41,9 @@ async function withApi(body: (base: string) => Promise<void>): Promise<void> {
   }
 }
 
+/** Response bodies are checked by the assertions. */
+const json = async (res: Response | Promise<Response>): Promise<any> => (await res).json();
+
 const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
 
 it('answers GET /assistant-with-tool?message= with the text, as in the Quarkus example', async () => {
@@ -63,12 +66,12 @@ it('holds conversations: messages, transcript with status, approvals, and clear 
     const first = await post(`${base}/conversations/${id}/messages`, { message: 'hello' });
     expect(first.status).toBe(200);
     expect(await first.json()).toMatchObject({ workflowId: id, turn: 1, status: 'completed', content: 'you said: hello (1 user messages seen)' });
-    const second = await (await post(`${base}/conversations/${id}/messages`, { message: 'again' })).json();
+    const second = await json(post(`${base}/conversations/${id}/messages`, { message: 'again' }));
     expect(second).toMatchObject({ turn: 2, content: 'you said: again (2 user messages seen)' });
 
     const got = await fetch(`${base}/conversations/${id}`);
     expect(got.status).toBe(200);
-    const view = await got.json();
+    const view = await json(got);
     expect(view.status).toMatchObject({ conversationId: id, state: 'idle', turns: 2 });
     expect(view.messages.map((m: { content: string }) => m.content)).toEqual(['hello', 'you said: hello (1 user messages seen)', 'again', 'you said: again (2 user messages seen)']);
 
@@ -76,32 +79,32 @@ it('holds conversations: messages, transcript with status, approvals, and clear 
     const paying = post(`${base}/conversations/${id}/messages`, { message: 'pay bob' });
     let callId: string | undefined;
     for (let i = 0; i < 100 && !callId; i++) {
-      const status = (await (await fetch(`${base}/conversations/${id}`)).json()).status;
+      const status = (await json(fetch(`${base}/conversations/${id}`))).status;
       callId = status.pendingApprovals[0]?.callId;
       if (!callId) await new Promise((r) => setTimeout(r, 100));
     }
     expect(callId).toBeDefined();
     const wrong = await post(`${base}/conversations/${id}/approvals/nope`, { approve: true });
     expect(wrong.status).toBe(400);
-    expect((await wrong.json()).error).toMatch(/no tool call "nope" is awaiting approval/);
+    expect((await json(wrong)).error).toMatch(/no tool call "nope" is awaiting approval/);
     const badBody = await post(`${base}/conversations/${id}/approvals/${callId}`, { approve: 'yes' });
     expect(badBody.status).toBe(400);
     const decided = await post(`${base}/conversations/${id}/approvals/${callId}`, { approve: false, reason: 'not today' });
     expect(await decided.json()).toEqual({ callId, approved: false, stillPending: 0 });
-    expect(await (await paying).json()).toMatchObject({ turn: 3, content: expect.stringContaining('Reason: not today') });
+    expect(await json(paying)).toMatchObject({ turn: 3, content: expect.stringContaining('Reason: not today') });
 
     // Bad input: 400 with a JSON error, nothing written.
     for (const body of ['{not json', '[1]', { message: '' }, { message: 'x', tools: ['teleport'] }]) {
       const res = await post(`${base}/conversations/${id}/messages`, body);
       expect(res.status).toBe(400);
-      expect(typeof (await res.json()).error).toBe('string');
+      expect(typeof (await json(res)).error).toBe('string');
     }
-    expect((await (await fetch(`${base}/conversations/${id}`)).json()).status.turns).toBe(3);
+    expect((await json(fetch(`${base}/conversations/${id}`))).status.turns).toBe(3);
 
     // Unknown conversation and routes: 404.
     const unknown = await fetch(`${base}/conversations/never-${randomUUID()}`);
     expect(unknown.status).toBe(404);
-    expect((await unknown.json()).error).toMatch(/no conversation/);
+    expect((await json(unknown)).error).toMatch(/no conversation/);
     expect((await post(`${base}/conversations/never-${randomUUID()}/approvals/x`, { approve: true })).status).toBe(404);
     expect((await fetch(`${base}/nowhere`)).status).toBe(404);
     expect((await fetch(`${base}/conversations/${id}/messages`)).status).toBe(405);
