@@ -27,19 +27,11 @@ export interface ConversationInput extends ConversationOptions {
   carry?: ConversationCarry;
 }
 
-/** What a continued-as-new run starts from: the memory window and the counters, never the whole transcript. */
-export interface ConversationCarry {
-  tools: ToolInfo[];
-  /** Transcript index of `messages[0]`; earlier messages stay readable from earlier runs. */
-  transcriptStart: number;
-  messages: ChatMessage[];
-  turns: number;
-  usage: Usage;
-  toolExecutionCount: number;
-  runs: number;
-  previousRunId: string;
-  rejectedMessages: RejectedMessages;
-}
+/**
+ * What a continued-as-new run starts from: the conversation state with only the memory window
+ * of messages, never the whole transcript, so every run's history stays bounded.
+ */
+export type ConversationCarry = Omit<ConversationState, 'options' | 'tools' | 'previousRunId'> & { tools: ToolInfo[]; previousRunId: string };
 
 /** One user message (the `sendMessage` Update's and `queueMessage` Signal's argument). */
 export interface TurnInput {
@@ -62,6 +54,7 @@ export interface ConversationState {
   options: ConversationOptions;
   /** Resolved at the start; carried over continue-as-new so a registry change cannot break an open conversation. */
   tools?: ToolInfo[];
+  /** Transcript index of `messages[0]`; earlier messages stay readable from earlier runs. */
   transcriptStart: number;
   /** The transcript this run holds, without the system message. */
   messages: ChatMessage[];
@@ -100,6 +93,7 @@ export interface ConversationStatus {
   usage: Usage;
   /** Transcript length, system message excluded. */
   messageCount: number;
+  toolExecutionCount: number;
   runs: number;
   closeReason?: CloseReason;
   rejectedMessages: RejectedMessages;
@@ -162,9 +156,7 @@ export function startConversation(input: ConversationInput): ConversationState {
     runs: 1,
     rejectedMessages: { count: 0 },
   };
-  if (!carry) return base;
-  const { previousRunId, ...rest } = carry;
-  return { ...base, ...rest, previousRunId };
+  return carry ? { ...base, ...carry } : base;
 }
 
 /** The window size in effect. */
@@ -276,6 +268,7 @@ export function conversationStatus(
     pendingApprovals: approvals,
     usage: run ? addUsage(conv.usage, run.usage) : conv.usage,
     messageCount: conv.transcriptStart + held,
+    toolExecutionCount: conv.toolExecutionCount + (run?.toolExecutions.length ?? 0),
     runs: conv.runs,
     rejectedMessages: conv.rejectedMessages,
   };

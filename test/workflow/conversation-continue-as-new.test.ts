@@ -63,7 +63,7 @@ it('continues as new at turn boundaries with memory, counters and usage intact, 
     }
     const status = await conversationStatus(client, id);
     expect(status.runs).toBeGreaterThan(2);
-    expect(status).toMatchObject({ state: 'idle', turns, usage, messageCount: turns * 2 + 4 * 2 });
+    expect(status).toMatchObject({ state: 'idle', turns, usage, messageCount: turns * 2 + 4 * 2, toolExecutionCount: 4 });
     const description = await client.workflow.getHandle(id).describe();
     expect(description.runId).not.toBe(description.raw.workflowExecutionInfo?.firstRunId);
 
