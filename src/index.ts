@@ -7,6 +7,7 @@
  */
 export * from './core/types';
 export { LIMIT_STOP_MESSAGE, DEFAULT_MAX_ITERATIONS, validateAgentInput, parseDuration } from './core';
+export { parseReActOutput, ReActParseError, type ReActAction, type ReActFinish } from './core/react-parser';
 export { defineTool, ToolRegistry, defaultToolRegistry, builtinTools, type ToolContext, type ToolDefinition, type ReturnBehavior } from './tools';
 export { createActivities, modelConfigFromEnv, type ModelConfig, type AgentActivities } from './activities';
 export { createAgentWorker, defaultTaskQueue, type AgentWorkerOptions } from './runtime/agent-worker';

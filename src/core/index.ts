@@ -13,3 +13,4 @@ export * from './tool-arguments';
 export * from './tool-result-text';
 export * from './types';
 export * from './usage';
+export * from './react-parser';
