@@ -10,6 +10,7 @@ import { messagesQuery } from '../workflows/definitions';
 import { classifyModelError } from './classify-model-error';
 import { ConversationLoader } from './conversation-loader';
 import { keepHeartbeating } from './heartbeat';
+import { functionsFromSpecs, toFunctionsMessages } from './legacy-functions';
 import type { ModelConfig } from './model-config';
 import type { ModelCallInput } from './types';
 
@@ -46,7 +47,10 @@ export function createCallModel(deps: { client: Client; registry: ToolRegistry; 
       // No tools means the final `generate` pass: the provider must not add any either.
       const provided = toolProvider && input.toolNames.length > 0 ? await provideTools(toolProvider, registry, input, messages) : [];
       const toolNames = [...input.toolNames, ...provided.map((t) => t.name)];
-      if (toolNames.length > 0) request.tools = registry.openAISpecs(toolNames);
+      if (input.toolCalling === 'functions') {
+        request.messages = toFunctionsMessages(messages);
+        if (toolNames.length > 0) request.functions = functionsFromSpecs(registry.openAISpecs(toolNames));
+      } else if (toolNames.length > 0) request.tools = registry.openAISpecs(toolNames);
       let completion: ChatCompletion;
       try {
         completion = await openai.chat.completions.create(request, { signal: Context.current().cancellationSignal });
@@ -98,6 +102,9 @@ export function toModelReply(completion: ChatCompletion, baseURL: string): Model
     if (c.type !== 'function' || !c.function?.name) continue;
     toolCalls.push({ id: c.id ?? '', type: 'function', function: { name: c.function.name, arguments: c.function.arguments ?? '' } });
   }
+  // The legacy format: one call, no id (the core derives one).
+  const fc = message.function_call;
+  if (toolCalls.length === 0 && fc?.name) toolCalls.push({ id: '', type: 'function', function: { name: fc.name, arguments: fc.arguments ?? '' } });
   const content = typeof message.content === 'string' ? message.content : null;
   if (content === null && toolCalls.length === 0 && choice.finish_reason !== 'stop' && choice.finish_reason !== 'length') {
     throw ApplicationFailure.retryable(`the model server at ${baseURL} returned neither text nor tool calls (finish_reason ${choice.finish_reason})`, 'ModelCall.InvalidResponse');

@@ -1,4 +1,4 @@
-import type { ModelSettings } from '../core/types';
+import type { ModelSettings, ToolCallingMode } from '../core/types';
 
 /**
  * Activity inputs. They carry references, never the conversation: the event history records every
@@ -16,6 +16,8 @@ export interface ModelCallInput {
   from?: number;
   toolNames: string[];
   settings?: ModelSettings;
+  /** Default `tools`. */
+  toolCalling?: ToolCallingMode;
 }
 
 /** Input of `executeTool`: one tool call, as the LLM wrote it. */

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { parseDuration, type AgentInput } from '../core';
+import { parseDuration, TOOL_CALLING_MODES, type AgentInput, type ToolCallingMode } from '../core';
 
 /** A mistake on the command line; reported with usage, exit code 2, before anything starts. */
 export class UsageError extends Error {}
@@ -16,6 +16,7 @@ export const RUN_OPTION_FLAGS = {
   'max-time': { type: 'string' },
   'on-limit': { type: 'string' },
   system: { type: 'string' },
+  'tool-calling': { type: 'string' },
 } as const satisfies Flags;
 
 export const RUN_OPTION_HELP = `  --tools a,b            tools (default: all registered)
@@ -25,7 +26,8 @@ export const RUN_OPTION_HELP = `  --tools a,b            tools (default: all reg
   --max-iterations N     maximum LLM calls (default 15)
   --max-time 30s         wall-clock limit (ms, s, m, h)
   --on-limit MODE        at the iteration limit: stop (default) or generate a last answer
-  --system "..."         system message`;
+  --system "..."         system message
+  --tool-calling MODE    tools (default), functions (legacy function_call API) or react (ReAct text prompt)`;
 
 /** Parses `argv` strictly: an unknown flag is a {@link UsageError}, never ignored. */
 export function parseFlags<F extends Flags>(argv: string[], flags: F) {
@@ -59,6 +61,11 @@ export function runOptionsFromFlags(values: Record<string, string | boolean | un
     const mode = str('on-limit');
     if (mode !== 'stop' && mode !== 'generate') throw new UsageError(`--on-limit must be "stop" or "generate", got "${mode}"`);
     options.onLimit = mode;
+  }
+  if (str('tool-calling') !== undefined) {
+    const mode = str('tool-calling') as ToolCallingMode;
+    if (!TOOL_CALLING_MODES.includes(mode)) throw new UsageError(`--tool-calling must be one of ${TOOL_CALLING_MODES.join(', ')}, got "${mode}"`);
+    options.toolCalling = mode;
   }
   return options;
 }

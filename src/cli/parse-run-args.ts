@@ -5,7 +5,7 @@ export { UsageError } from './option-flags';
 
 export const RUN_USAGE =
   'usage: client.ts run "<message>" [--tools a,b] [--immediate a] [--needs-approval a] [--approval-timeout 1h] [--max-iterations N] ' +
-  '[--max-time 30s] [--on-limit stop|generate] [--system "..."] [--id <workflowId>] [--json]';
+  '[--max-time 30s] [--on-limit stop|generate] [--system "..."] [--tool-calling tools|functions|react] [--id <workflowId>] [--json]';
 
 export interface RunCommand {
   input: AgentInput;

@@ -1,6 +1,9 @@
 import { parseDuration } from './duration';
 import { DEFAULT_MAX_ITERATIONS } from './stop-conditions';
-import type { AgentInput, OnLimit } from './types';
+import type { AgentInput, OnLimit, ToolCallingMode } from './types';
+
+/** The ways tools can reach a model. */
+export const TOOL_CALLING_MODES: readonly ToolCallingMode[] = ['tools', 'functions', 'react'];
 
 /** Longest user message a run accepts; a guard against pasting a file into the event history by mistake. */
 export const MAX_MESSAGE_CHARS = 100_000;
@@ -50,6 +53,9 @@ export function runOptionProblems(i: Record<string, unknown>): string[] {
   }
   if (i.onLimit !== undefined && i.onLimit !== 'stop' && i.onLimit !== 'generate') {
     problems.push(`"onLimit" must be "stop" or "generate", got ${JSON.stringify(i.onLimit)}`);
+  }
+  if (i.toolCalling !== undefined && !TOOL_CALLING_MODES.includes(i.toolCalling as ToolCallingMode)) {
+    problems.push(`"toolCalling" must be one of ${TOOL_CALLING_MODES.join(', ')}, got ${JSON.stringify(i.toolCalling)}`);
   }
   return problems;
 }

@@ -74,6 +74,13 @@ export interface ModelSettings {
   maxTokens?: number;
 }
 
+/**
+ * How tools reach the model: `tools` (chat-completions `tools`/`tool_calls`, the default),
+ * `functions` (the legacy `functions`/`function_call`, one call per reply) or `react` (no tool
+ * API: a ReAct text prompt, parsed with {@link parseReActOutput}).
+ */
+export type ToolCallingMode = 'tools' | 'functions' | 'react';
+
 /** The agent workflow's input. */
 export interface AgentInput {
   message: string;
@@ -92,6 +99,8 @@ export interface AgentInput {
   maxExecutionTime?: string | number;
   onLimit?: OnLimit;
   modelSettings?: ModelSettings;
+  /** Default `tools`. */
+  toolCalling?: ToolCallingMode;
 }
 
 /** The agent workflow's result. */

@@ -58,6 +58,8 @@ export async function startOpenAICompatibleServer(handler: ChatHandler, options:
       function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
     }));
     const content = answer.content ?? null;
+    // A request in the legacy `functions` format gets the legacy answer: one `function_call`.
+    const legacy = Array.isArray(request.functions) && toolCalls.length > 0;
     const promptTokens = Math.ceil(JSON.stringify(request.messages).length / 4);
     const completionTokens = Math.ceil(((content ?? '').length + JSON.stringify(toolCalls).length) / 4);
     send(res, 200, {
@@ -68,8 +70,10 @@ export async function startOpenAICompatibleServer(handler: ChatHandler, options:
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
-          finish_reason: toolCalls.length ? 'tool_calls' : 'stop',
+          message: legacy
+            ? { role: 'assistant', content, function_call: toolCalls[0].function }
+            : { role: 'assistant', content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+          finish_reason: legacy ? 'function_call' : toolCalls.length ? 'tool_calls' : 'stop',
         },
       ],
       usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },

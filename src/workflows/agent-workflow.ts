@@ -22,7 +22,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
   const loop = async (): Promise<void> => {
     const tools = await resolveTools({ tools: input.tools, immediateTools: input.immediateTools, approvalTools: input.approvalTools });
     run.state = startRun(input, tools);
-    await runLoop(run, { workflowId, runId, settings: input.modelSettings });
+    await runLoop(run, { workflowId, runId, settings: input.modelSettings, toolCalling: input.toolCalling });
   };
 
   try {

@@ -163,7 +163,7 @@ export async function conversationWorkflow(input: ConversationInput): Promise<Co
     }
     let failure: { error: string; errorType: string } | undefined;
     try {
-      await turn.scope.run(() => runLoop(turn.run, { workflowId, runId, settings: input.modelSettings }));
+      await turn.scope.run(() => runLoop(turn.run, { workflowId, runId, settings: input.modelSettings, toolCalling: input.toolCalling }));
     } catch (err) {
       if (isCancellation(err) && turn.interruption) turn.run.state = applyInterruption(turn.run.state, turn.interruption);
       else if (isCancellation(err)) throw err; // the whole conversation was cancelled

@@ -27,6 +27,7 @@ import {
   type PendingApproval,
   type PlannedToolCall,
   type RunState,
+  type ToolCallingMode,
   type ToolOutcome,
 } from '../core';
 import { decideApprovalUpdate, pendingApprovalsQuery } from './definitions';
@@ -57,12 +58,12 @@ export interface RunRef {
  * out (a model call, tool calls, waiting for approvals). Shared by one-shot runs and conversation
  * turns. Cancellation of the enclosing scope (time limit, a cancelled turn) propagates out.
  */
-export async function runLoop(run: RunRef, ctx: { workflowId: string; runId: string; settings?: ModelSettings }): Promise<void> {
+export async function runLoop(run: RunRef, ctx: { workflowId: string; runId: string; settings?: ModelSettings; toolCalling?: ToolCallingMode }): Promise<void> {
   for (let step = nextStep(run.state); step.type !== 'finish'; step = nextStep(run.state)) {
     if (step.type === 'call_model') {
       const range = modelContextRange(run.state.messages, run.state.memoryWindow);
       const reply = await callModel.executeWithOptions({ ...MODEL_CALL_OPTIONS, summary: modelCallSummary(step.iteration, step.final) }, [
-        { workflowId: ctx.workflowId, runId: ctx.runId, ...range, toolNames: step.toolNames, settings: ctx.settings },
+        { workflowId: ctx.workflowId, runId: ctx.runId, ...range, toolNames: step.toolNames, settings: ctx.settings, toolCalling: ctx.toolCalling },
       ]);
       run.state = applyModelReply(run.state, step, reply);
     } else if (step.type === 'await_approval') {

@@ -50,9 +50,9 @@ export async function startScriptedModel(steps: Step[], options: { failFirst?: R
   return Object.assign(server, { attempts });
 }
 
-/** Tool results (tool message contents) in the request, in order. */
+/** Tool results (`tool`, or legacy `function`, message contents) in the request, in order. */
 export function toolResults(request: ChatRequest): string[] {
-  return request.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+  return request.messages.filter((m) => m.role === 'tool' || m.role === 'function').map((m) => String(m.content));
 }
 
 /** An answer calling tools. */

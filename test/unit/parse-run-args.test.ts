@@ -42,3 +42,11 @@ describe('parseRunArgs', () => {
     expect(() => parseRunArgs(args, TOOLS)).toThrow(message);
   });
 });
+
+describe('--tool-calling', () => {
+  it('accepts the three modes and refuses others', () => {
+    expect(parseRunArgs(['hi', '--tool-calling', 'functions'], ['add']).input.toolCalling).toBe('functions');
+    expect(parseRunArgs(['hi', '--tool-calling', 'react'], ['add']).input.toolCalling).toBe('react');
+    expect(() => parseRunArgs(['hi', '--tool-calling', 'telepathy'], ['add'])).toThrow('--tool-calling must be one of tools, functions, react, got "telepathy"');
+  });
+});
