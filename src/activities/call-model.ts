@@ -11,6 +11,7 @@ import { classifyModelError } from './classify-model-error';
 import { ConversationLoader } from './conversation-loader';
 import { keepHeartbeating } from './heartbeat';
 import { functionsFromSpecs, toFunctionsMessages } from './legacy-functions';
+import { REACT_STOP, reactMessages, reactReply } from './react-prompt';
 import type { ModelConfig } from './model-config';
 import type { ModelCallInput } from './types';
 
@@ -47,7 +48,10 @@ export function createCallModel(deps: { client: Client; registry: ToolRegistry; 
       // No tools means the final `generate` pass: the provider must not add any either.
       const provided = toolProvider && input.toolNames.length > 0 ? await provideTools(toolProvider, registry, input, messages) : [];
       const toolNames = [...input.toolNames, ...provided.map((t) => t.name)];
-      if (input.toolCalling === 'functions') {
+      if (input.toolCalling === 'react') {
+        request.messages = reactMessages(messages, toolNames, registry, toolNames.length === 0);
+        request.stop = REACT_STOP;
+      } else if (input.toolCalling === 'functions') {
         request.messages = toFunctionsMessages(messages);
         if (toolNames.length > 0) request.functions = functionsFromSpecs(registry.openAISpecs(toolNames));
       } else if (toolNames.length > 0) request.tools = registry.openAISpecs(toolNames);
@@ -57,7 +61,8 @@ export function createCallModel(deps: { client: Client; registry: ToolRegistry; 
       } catch (err) {
         throw classifyModelError(err, { baseURL: config.baseURL, model });
       }
-      const reply = toModelReply(completion, config.baseURL);
+      let reply = toModelReply(completion, config.baseURL);
+      if (input.toolCalling === 'react') reply = reactReply(reply.content ?? '', registry, reply, toolNames.length === 0);
       if (provided.length > 0) reply.providedTools = provided;
       return reply;
     } finally {

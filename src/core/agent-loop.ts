@@ -1,5 +1,6 @@
 import { approvalOf, pendingApprovals, type ApprovalState } from './approvals';
 import { shouldReturnImmediately } from './immediate-return';
+import { REACT_PARSE_ERROR_TOOL } from './react-parser';
 import { runLimits, type RunLimits } from './run-input';
 import { iterationLimitReached, LIMIT_STOP_MESSAGE } from './stop-conditions';
 import { parseToolArguments } from './tool-arguments';
@@ -208,6 +209,9 @@ export function runResult(state: RunState, workflowId: string): AgentResult {
 function planToolCall(call: ToolCall, tools: ToolInfo[]): PlannedToolCall {
   const parsed = parseToolArguments(call.function.arguments);
   const args = parsed.ok ? parsed.value : {};
+  if (call.function.name === REACT_PARSE_ERROR_TOOL) {
+    return { call, arguments: args, immediate: false, resolved: { result: String(args.observation ?? ''), error: true } };
+  }
   const tool = tools.find((t) => t.name === call.function.name);
   if (!tool) {
     const available = tools.map((t) => t.name).join(', ') || 'none';

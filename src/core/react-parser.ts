@@ -6,6 +6,12 @@
 
 export const FINAL_ANSWER_ACTION = 'Final Answer:';
 
+/**
+ * The pseudo tool a ReAct parse error is recorded as (LangChain's `_Exception`): its "result" is
+ * the correction the model reads as the Observation, and the step counts as an iteration.
+ */
+export const REACT_PARSE_ERROR_TOOL = '_Exception';
+
 /** The model wants a tool: `tool` with `toolInput` (the raw Action Input text). */
 export interface ReActAction {
   type: 'action';

@@ -1,5 +1,7 @@
+import type { ChatRequest } from '../../src/offline-model/openai-compatible-server';
+import { sendMessage } from '../../src/runtime/conversations';
 import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
-import { answer, call, startScriptedModel, toolResults } from '../helpers/scripted-model';
+import { answer, call, startModel, startScriptedModel, toolResults } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 
 /** The same durable agent over the legacy `functions` API (and, below, ReAct text). */
@@ -40,5 +42,71 @@ describe('toolCalling: functions', () => {
     expect(last.messages[1]).toMatchObject({ role: 'assistant', content: null, function_call: { name: 'stringLength', arguments: '{"s":"hello"}' } });
     expect(last.messages[2]).toEqual({ role: 'function', name: 'stringLength', content: '5' });
     expect(last.messages.some((m) => 'tool_calls' in m || 'tool_call_id' in m)).toBe(false);
+  });
+});
+
+/** The ReAct prompt after the question: the steps so far. */
+const scratchpad = (req: ChatRequest) => String(req.messages[req.messages.length - 1].content).split('\nQuestion: ').pop()!;
+
+describe('toolCalling: react', () => {
+  it("plans the trip from the Beijing weather (the documents' example) with a ReAct text prompt", async () => {
+    const model = await startModel((req) => {
+      const prompt = scratchpad(req);
+      if (!prompt.includes('Observation:')) return answer('I should look at the weather first.'); // no Action: a parse error
+      if (!prompt.includes('Observation: 30')) return answer(' I need the weather in Beijing.\nAction: search_weather\nAction Input: "Beijing"');
+      return answer(' I now know the final answer\nFinal Answer: Beijing is 30 degrees Celsius: plan indoor museums at noon and bring sunscreen.');
+    });
+    const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
+    const outcome = await worker.runUntil(async () =>
+      runOutcome(await startAgentRun(temporal().client, { message: '根据北京的天气情况,制定一个出游计划', tools: ['search_weather'], toolCalling: 'react' }, { taskQueue })),
+    );
+    expect(outcome).toMatchObject({ status: 'completed', iterations: 3, content: 'Beijing is 30 degrees Celsius: plan indoor museums at noon and bring sunscreen.' });
+    // The parse error went back as an Observation (and counted), then the tool got the single input as its argument.
+    expect(outcome.toolExecutions.map((e) => [e.name, e.arguments, e.result])).toEqual([
+      ['_Exception', expect.anything(), expect.stringContaining("Invalid Format: Missing 'Action:' after 'Thought:'")],
+      ['search_weather', { city: 'Beijing' }, '30'],
+    ]);
+    const first = model.requests[0];
+    expect(first.tools).toBeUndefined();
+    expect(first.stop).toEqual(['\nObservation']);
+    const prompt = String(first.messages[0].content);
+    expect(prompt).toContain('search_weather(city) - useful for when you need to search for weather');
+    expect(prompt).toContain('Action: the action to take, should be one of [search_weather]');
+    expect(prompt).toMatch(/Question: 根据北京的天气情况,制定一个出游计划\nThought:$/);
+    const last = String(model.requests[2].messages[0].content);
+    expect(last).toContain('I should look at the weather first.\nObservation: Invalid Format');
+    expect(last).toMatch(/Action Input: "Beijing"\nObservation: 30\nThought: $/);
+  });
+
+  it('gives a tool with several parameters the Action Input as a JSON object', async () => {
+    const model = await startModel((req) => {
+      const prompt = scratchpad(req);
+      if (!prompt.includes('Observation:')) return answer('Thought: add them\nAction: add\nAction Input: {"a": 2, "b": 3}');
+      return answer('Final Answer: 5');
+    });
+    const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
+    const outcome = await worker.runUntil(async () => runOutcome(await startAgentRun(temporal().client, { message: 'add 2 and 3', tools: ['add'], toolCalling: 'react' }, { taskQueue })));
+    expect(outcome).toMatchObject({ status: 'completed', content: '5' });
+    expect(outcome.toolExecutions[0]).toMatchObject({ name: 'add', arguments: { a: 2, b: 3 }, result: '5' });
+    expect(String(model.requests[0].messages[0].content)).toContain('add(JSON object with a, b) - Calculates the sum of two numbers');
+  });
+});
+
+describe('toolCalling in conversations', () => {
+  it('keeps earlier turns as chat history around the ReAct prompt', async () => {
+    const model = await startModel((req) => answer(`Final Answer: answer ${req.messages.filter((m) => m.role === 'user').length}`));
+    const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
+    const id = `react-${Date.now()}`;
+    await worker.runUntil(async () => {
+      const start = { taskQueue, options: { toolCalling: 'react' as const, tools: ['add'] } };
+      expect(await sendMessage(temporal().client, id, { message: 'first question' }, start)).toMatchObject({ content: 'answer 1' });
+      expect(await sendMessage(temporal().client, id, { message: 'second question' }, start)).toMatchObject({ content: 'answer 2' });
+    });
+    const second = model.requests[1];
+    expect(second.messages.slice(0, 2)).toEqual([
+      { role: 'user', content: 'first question' },
+      { role: 'assistant', content: 'answer 1' },
+    ]);
+    expect(String(second.messages[2].content)).toMatch(/Question: second question\nThought:$/);
   });
 });
