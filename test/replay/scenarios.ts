@@ -47,6 +47,24 @@ export const scenarios: Scenario[] = [
     input: { message: 'wait', tools: ['slow'], maxExecutionTime: '1s' },
     steps: [call(['slow', { key: 'record' }])],
   },
+  {
+    name: 'functions-mode',
+    input: { message: 'What is 2 + 3?', tools: ['add'], toolCalling: 'functions' },
+    steps: [call(['add', { a: 2, b: 3 }]), answer('5')],
+  },
+  {
+    // ReAct requests hold no assistant messages, so one step answers from the scratchpad.
+    name: 'react-mode',
+    input: { message: 'Weather in Beijing?', tools: ['search_weather'], toolCalling: 'react' },
+    steps: [
+      (req) => {
+        const pad = String(req.messages[req.messages.length - 1].content).split('\nQuestion: ').pop()!;
+        if (!pad.includes('Observation:')) return answer('I wonder.');
+        if (!pad.includes('Observation: 30')) return answer(' check it\nAction: search_weather\nAction Input: Beijing');
+        return answer(' done\nFinal Answer: 30 degrees');
+      },
+    ],
+  },
 ];
 
 /** Conversations whose histories are recorded too: each drives a conversation through its features. */
