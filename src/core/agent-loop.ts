@@ -169,11 +169,6 @@ export function applyInterruption(state: RunState, status: 'time_limit' | 'cance
   return { ...state, messages: [...state.messages, ...toolMessages], phase: { kind: 'done', status, content } };
 }
 
-/** Ends the run because its `maxExecutionTime` ran out. */
-export function applyTimeLimit(state: RunState): RunState {
-  return applyInterruption(state, 'time_limit');
-}
-
 /** The `status` query's answer. */
 export function runStatus(state: RunState): AgentStatus {
   const { phase } = state;

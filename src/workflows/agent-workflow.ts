@@ -1,5 +1,5 @@
 import { ApplicationFailure, CancellationScope, isCancellation, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
-import { applyTimeLimit, messagesPage, runResult, runStatus, startRun, validateAgentInput, type AgentInput, type AgentResult, type RunState } from '../core';
+import { applyInterruption, messagesPage, runResult, runStatus, startRun, validateAgentInput, type AgentInput, type AgentResult, type RunState } from '../core';
 import { messagesQuery, statusQuery } from './definitions';
 import { failureInfo, handleApprovals, resolveTools, runLoop, type RunRef } from './run-loop';
 
@@ -27,7 +27,7 @@ export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
 
   try {
     if (run.state.limits.maxExecutionTimeMs === undefined) await loop();
-    else if (await timeLimited(loop, run.state.limits.maxExecutionTimeMs)) run.state = applyTimeLimit(run.state);
+    else if (await timeLimited(loop, run.state.limits.maxExecutionTimeMs)) run.state = applyInterruption(run.state, 'time_limit');
   } catch (err) {
     throw runFailure(err, run.state, workflowId);
   }

@@ -1,6 +1,6 @@
 import {
   applyModelReply,
-  applyTimeLimit,
+  applyInterruption,
   applyToolOutcomes,
   LIMIT_STOP_MESSAGE,
   nextStep,
@@ -158,7 +158,7 @@ describe('agent loop', () => {
     });
 
     it('ends with time_limit when the timer fires', () => {
-      const s = applyTimeLimit(loopOnce(startRun({ message: 'q' }, TOOLS)));
+      const s = applyInterruption(loopOnce(startRun({ message: 'q' }, TOOLS)), 'time_limit');
       expect(runResult(s, 'wf')).toMatchObject({ status: 'time_limit', content: LIMIT_STOP_MESSAGE, iterations: 1 });
     });
   });

@@ -242,6 +242,33 @@ describe('cancelling a turn', () => {
   });
 });
 
+describe('limits and failures per turn', () => {
+  it('ends a turn at its time limit and keeps the conversation usable', async () => {
+    const key = randomUUID();
+    const model = await startModel((req) => (lastOf(req, 'user') === 'wait' && req.messages[req.messages.length - 1].role === 'user' ? call(['slow', { key }]) : echo(req)));
+    await withConversation(
+      model,
+      async (c) => {
+        expect(await c.send('wait')).toMatchObject({ status: 'time_limit', turn: 1, content: 'Agent stopped due to iteration limit or time limit.' });
+        expect(await c.send('next')).toMatchObject({ status: 'completed', turn: 2, content: 'you said: next' });
+        expect(model.requests[1].messages.find((m) => m.role === 'tool')?.content).toMatch(/time limit/);
+      },
+      { maxExecutionTime: '1s' },
+    );
+  });
+
+  it('fails only the turn whose model call fails for good', async () => {
+    const model = await startModel((req) =>
+      lastOf(req, 'user') === 'fail' ? { http: { status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } } } : echo(req),
+    );
+    await withConversation(model, async (c) => {
+      expect(await c.send('fail')).toMatchObject({ status: 'failed', turn: 1, errorType: 'ModelCall.Auth', error: expect.stringMatching(/OPENAI_API_KEY/) });
+      expect(await c.send('hello')).toMatchObject({ status: 'completed', turn: 2, content: 'you said: hello' });
+      expect((await c.status()).state).toBe('idle');
+    });
+  });
+});
+
 describe('dynamic tools', () => {
   it('offers a tool only when the provider picks it, and passes the conversation id to it', async () => {
     bookingLookups.length = 0;

@@ -92,6 +92,26 @@ describe('toolCalling: react', () => {
   });
 });
 
+describe('react mode keeps the shared run rules', () => {
+  it('returns immediately after an immediate tool, without another model call', async () => {
+    const model = await startModel(() => answer('Thought: add\nAction: add\nAction Input: {"a": 11, "b": 31}'));
+    const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
+    const outcome = await worker.runUntil(async () =>
+      runOutcome(await startAgentRun(temporal().client, { message: 'add', tools: ['add'], immediateTools: ['add'], toolCalling: 'react' }, { taskQueue })),
+    );
+    expect(outcome).toMatchObject({ status: 'immediate', iterations: 1, toolExecutions: [{ name: 'add', result: '42', immediate: true }] });
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it('stops at maxIterations when the model never produces a parseable step', async () => {
+    const model = await startModel(() => answer('I am thinking...'));
+    const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
+    const outcome = await worker.runUntil(async () => runOutcome(await startAgentRun(temporal().client, { message: 'x', tools: ['add'], toolCalling: 'react', maxIterations: 3 }, { taskQueue })));
+    expect(outcome).toMatchObject({ status: 'max_iterations', iterations: 3 });
+    expect(model.requests).toHaveLength(3);
+  });
+});
+
 describe('toolCalling in conversations', () => {
   it('keeps earlier turns as chat history around the ReAct prompt', async () => {
     const model = await startModel((req) => answer(`Final Answer: answer ${req.messages.filter((m) => m.role === 'user').length}`));
