@@ -29,6 +29,17 @@ export function classifyModelError(err: unknown, endpoint: ModelEndpoint): unkno
       err,
     );
   }
+  // The reply arrived but cannot be read: malformed JSON, or a body cut off mid-way (undici's
+  // "terminated"). Another sample may be fine, so these are retried like other invalid replies.
+  // Checked by name: fetch's errors may come from another realm (undici runs in Node's own).
+  const name = (err as Error | undefined)?.name;
+  if (name === 'SyntaxError') {
+    return retryable(`${where} sent a reply that is not valid JSON (${(err as Error).message})`, 'ModelCall.InvalidResponse', err);
+  }
+  if (name === 'TypeError' && (err as Error).message === 'terminated') {
+    const cause = ((err as Error).cause as Error | undefined)?.message;
+    return retryable(`${where} closed the connection before its reply was complete${cause ? ` (${cause})` : ''}`, 'ModelCall.InvalidResponse', err);
+  }
   if (!(err instanceof APIError) || err.status === undefined) {
     return retryable(`model call failed: ${(err as Error)?.message ?? String(err)}`, 'ModelCall.Unknown', err);
   }

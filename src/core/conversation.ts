@@ -38,6 +38,12 @@ export interface TurnInput {
   message: string;
   /** Limit this turn to some of the conversation's tools. */
   tools?: string[];
+  /**
+   * Tools whose calls need a person's approval from this turn on. They are added to the
+   * conversation's approval tools (never removed), so a safety option given to an open
+   * conversation is applied, not silently dropped with the start options.
+   */
+  approvalTools?: string[];
 }
 
 /** A turn's result: the same shape as a run's, plus its number in the conversation (1-based). */
@@ -135,12 +141,24 @@ export function turnProblem(turn: unknown, tools: readonly ToolInfo[] | undefine
   const t = turn as Record<string, unknown>;
   const problem = messageProblem(t.message);
   if (problem) return problem;
-  if (t.tools === undefined) return undefined;
-  if (!isToolList(t.tools)) return '"tools" must be an array of tool names';
-  if (!tools) return undefined;
-  const unknown = t.tools.filter((n) => !tools.some((k) => k.name === n));
-  if (unknown.length === 0) return undefined;
-  return `unknown tool${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; this conversation's tools: ${tools.map((k) => k.name).join(', ') || 'none'}`;
+  for (const key of ['tools', 'approvalTools'] as const) {
+    const names = t[key];
+    if (names === undefined) continue;
+    if (!isToolList(names)) return `"${key}" must be an array of tool names`;
+    if (!tools) continue;
+    const unknown = names.filter((n) => !tools.some((k) => k.name === n));
+    if (unknown.length > 0) {
+      return `unknown tool${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}${key === 'approvalTools' ? ' in "approvalTools"' : ''}; this conversation's tools: ${tools.map((k) => k.name).join(', ') || 'none'}`;
+    }
+  }
+  return undefined;
+}
+
+/** The conversation with the turn's `approvalTools` (if any) needing approval from now on. */
+export function withTurnApprovals(conv: ConversationState, turn: TurnInput): ConversationState {
+  const names = turn.approvalTools ?? [];
+  if (!conv.tools || !conv.tools.some((t) => names.includes(t.name) && !t.needsApproval)) return conv;
+  return { ...conv, tools: conv.tools.map((t) => (names.includes(t.name) ? { ...t, needsApproval: true } : t)) };
 }
 
 /** A new conversation, or the continuation of one (from `input.carry`). */

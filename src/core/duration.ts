@@ -1,18 +1,50 @@
 const UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+/** The units a duration string may use, for help texts and error messages. */
+export const DURATION_UNITS = Object.keys(UNITS_MS);
+
+const WITH_UNIT = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/i;
+const BARE_NUMBER = /^\s*\d+(?:\.\d+)?\s*$/;
+
 /**
- * Parses a duration such as `"30s"`, `"1.5m"`, `"2h"`, `"250ms"` or a number of milliseconds.
- * Throws an `Error` naming the accepted forms, so a bad `--max-time` fails before any run starts.
+ * Parses a duration such as `"30s"`, `"1.5m"`, `"2h"`, `"250ms"`, or a number of milliseconds.
+ * A string needs a unit: `"5"` is refused, because people mean seconds as often as milliseconds,
+ * and guessing wrong ends a run at once or lets it run 1000 times too long. Throws an `Error`
+ * naming the accepted units, so a bad `--max-time` fails before any run starts.
  */
 export function parseDuration(value: string | number): number {
   if (typeof value === 'number') {
     if (Number.isFinite(value) && value > 0) return value;
     throw new Error(`invalid duration ${value}: expected a positive number of milliseconds`);
   }
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/i.exec(value);
-  const ms = match ? Number(match[1]) * UNITS_MS[(match[2] ?? 'ms').toLowerCase()] : NaN;
-  if (!(ms > 0)) {
-    throw new Error(`invalid duration "${value}": expected a positive number with a unit, e.g. 500ms, 30s, 5m, 1h`);
+  const units = DURATION_UNITS.join(', ');
+  if (typeof value === 'string' && BARE_NUMBER.test(value)) {
+    throw new Error(`invalid duration "${value}": add a unit (${units}), e.g. ${value.trim()}s`);
   }
+  const match = typeof value === 'string' ? WITH_UNIT.exec(value) : null;
+  const ms = match ? Number(match[1]) * UNITS_MS[match[2].toLowerCase()] : NaN;
+  if (!(ms > 0)) throw new Error(`invalid duration "${value}": expected a positive number with a unit (${units}), e.g. 500ms, 30s, 5m, 1h`);
   return ms;
+}
+
+/** The duration options of run and conversation inputs. */
+const DURATION_KEYS = ['maxExecutionTime', 'approvalTimeout', 'idleTimeout', 'modelCallTimeout'] as const;
+
+/**
+ * Inputs written before durations needed a unit read `"5"` as 5 ms. Returns the input with such
+ * bare numbers turned into numbers of milliseconds, or undefined when it has none. Workflows use
+ * it (behind a `patched` check) so runs started before the change replay as they ran.
+ */
+export function bareDurationsAsMs<T>(input: T): T | undefined {
+  if (input === null || typeof input !== 'object') return undefined;
+  const fixed = { ...input } as Record<string, unknown>;
+  let found = false;
+  for (const key of DURATION_KEYS) {
+    const v = fixed[key];
+    if (typeof v === 'string' && BARE_NUMBER.test(v)) {
+      fixed[key] = Number(v);
+      found = true;
+    }
+  }
+  return found ? (fixed as T) : undefined;
 }

@@ -8,6 +8,9 @@ export const TOOL_CALLING_MODES: readonly ToolCallingMode[] = ['tools', 'functio
 /** Longest user message a run accepts; a guard against pasting a file into the event history by mistake. */
 export const MAX_MESSAGE_CHARS = 100_000;
 
+/** How long one model call may take, all retries together, unless a run says otherwise. */
+export const DEFAULT_MODEL_CALL_TIMEOUT = '5m';
+
 /** The run limits after defaults are applied. */
 export interface RunLimits {
   maxIterations: number;
@@ -15,6 +18,8 @@ export interface RunLimits {
   onLimit: OnLimit;
   /** A pending approval counts as rejected after this long; unset: it waits forever. */
   approvalTimeoutMs?: number;
+  /** Set only when the run chose one; {@link modelCallTimeoutMs} applies the default. */
+  modelCallTimeoutMs?: number;
 }
 
 /**
@@ -47,7 +52,7 @@ export function runOptionProblems(i: Record<string, unknown>): string[] {
   if (i.maxIterations !== undefined && !(Number.isInteger(i.maxIterations) && (i.maxIterations as number) >= 1)) {
     problems.push(`"maxIterations" must be an integer >= 1, got ${JSON.stringify(i.maxIterations)}`);
   }
-  for (const key of ['maxExecutionTime', 'approvalTimeout'] as const) {
+  for (const key of ['maxExecutionTime', 'approvalTimeout', 'modelCallTimeout'] as const) {
     const problem = durationProblem(key, i[key]);
     if (problem) problems.push(problem);
   }
@@ -85,5 +90,11 @@ export function runLimits(input: Omit<AgentInput, 'message'>): RunLimits {
   };
   // Only when set, so run states recorded before approvals existed compare equal.
   if (input.approvalTimeout !== undefined) limits.approvalTimeoutMs = parseDuration(input.approvalTimeout);
+  if (input.modelCallTimeout !== undefined) limits.modelCallTimeoutMs = parseDuration(input.modelCallTimeout);
   return limits;
+}
+
+/** The bound on one model call with all its retries, in ms. */
+export function modelCallTimeoutMs(limits: RunLimits): number {
+  return limits.modelCallTimeoutMs ?? parseDuration(DEFAULT_MODEL_CALL_TIMEOUT);
 }

@@ -97,6 +97,11 @@ export interface AgentInput {
   maxIterations?: number;
   /** Wall-clock budget for the whole run, e.g. `"30s"`, `"5m"`, or milliseconds. */
   maxExecutionTime?: string | number;
+  /**
+   * The longest one model call may take, all its retries together (Temporal's schedule-to-close
+   * timeout), e.g. `"2m"`; default `"5m"`. After it the call fails with `ModelCall.Timeout`.
+   */
+  modelCallTimeout?: string | number;
   onLimit?: OnLimit;
   modelSettings?: ModelSettings;
   /** Default `tools`. */

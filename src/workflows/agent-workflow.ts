@@ -1,5 +1,6 @@
 import { ApplicationFailure, CancellationScope, isCancellation, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import { applyInterruption, messagesPage, runResult, runStatus, startRun, validateAgentInput, type AgentInput, type AgentResult, type RunState } from '../core';
+import { withDurationUnitsRequired } from './compat';
 import { messagesQuery, statusQuery } from './definitions';
 import { failureInfo, handleApprovals, resolveTools, runLoop, type RunRef } from './run-loop';
 
@@ -8,7 +9,8 @@ import { failureInfo, handleApprovals, resolveTools, runLoop, type RunRef } from
  * activities, results go back, until the LLM answers or a limit ends the run. All decisions come
  * from the pure core (`src/core`); this function only carries them out.
  */
-export async function agentWorkflow(input: AgentInput): Promise<AgentResult> {
+export async function agentWorkflow(original: AgentInput): Promise<AgentResult> {
+  const input = withDurationUnitsRequired(original);
   const problems = validateAgentInput(input);
   if (problems.length > 0) throw ApplicationFailure.nonRetryable(`invalid agent input: ${problems.join('; ')}`, 'Agent.InvalidInput');
 

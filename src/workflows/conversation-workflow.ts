@@ -27,6 +27,7 @@ import {
   turnProblem,
   turnResult,
   validateConversationOptions,
+  withTurnApprovals,
   type CloseReason,
   type ConversationInput,
   type ConversationResult,
@@ -44,6 +45,7 @@ import {
   transcriptQuery,
   usageQuery,
 } from './definitions';
+import { withDurationUnitsRequired } from './compat';
 import { failureInfo, handleApprovals, resolveTools, runLoop, type RunRef } from './run-loop';
 
 interface QueuedTurn {
@@ -67,7 +69,9 @@ interface ActiveTurn {
  * new at a turn boundary when Temporal suggests it, carrying the memory window and counters, so a
  * conversation can go on for thousands of turns under one id.
  */
-export async function conversationWorkflow(input: ConversationInput): Promise<ConversationResult> {
+export async function conversationWorkflow(original: ConversationInput): Promise<ConversationResult> {
+  // Continue-as-new passes this normalised input on, so a continued run needs no patch check.
+  const input = withDurationUnitsRequired(original);
   const problems = validateConversationOptions(input);
   if (problems.length > 0) throw ApplicationFailure.nonRetryable(`invalid conversation options: ${problems.join('; ')}`, 'Conversation.InvalidInput');
 
@@ -145,6 +149,7 @@ export async function conversationWorkflow(input: ConversationInput): Promise<Co
   if (!conv.tools) conv = { ...conv, tools: await resolveTools({ tools: input.tools, immediateTools: input.immediateTools, approvalTools: input.approvalTools }) };
 
   const runTurn = async (queued: QueuedTurn): Promise<ConversationTurnResult> => {
+    conv = withTurnApprovals(conv, queued.input);
     const turn: ActiveTurn = { turn: conv.turns + 1, run: { state: startTurn(conv, queued.input) }, scope: new CancellationScope() };
     active = turn;
     const timeLimitMs = turn.run.state.limits.maxExecutionTimeMs;

@@ -18,6 +18,7 @@ import {
   decideApproval,
   expireApprovals,
   modelCallSummary,
+  modelCallTimeoutMs,
   modelContextRange,
   nextStep,
   pendingApprovals,
@@ -33,20 +34,38 @@ import {
 import { decideApprovalUpdate, pendingApprovalsQuery } from './definitions';
 
 /**
- * Model calls: LLMs can take minutes, and 429/5xx/connection failures are worth retrying with
- * back-off. The cap on attempts makes an unreachable server fail the run (with a clear error)
- * within a few minutes instead of retrying forever.
+ * How long an activity may go without a heartbeat before Temporal assumes its worker died and
+ * retries it elsewhere. Model and tool calls heartbeat every 2 s (throttled to one per 2 s), so 8 s
+ * allows for a missed beat while a crashed worker costs a call about 8 s plus the retry interval,
+ * not the 30 s it used to. A tool must therefore not block the event loop for 8 s (use a worker
+ * thread for heavy CPU work).
  */
-const MODEL_CALL_OPTIONS: ActivityOptions = {
-  startToCloseTimeout: '5m',
-  heartbeatTimeout: '30s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 8 },
-};
+const HEARTBEAT_TIMEOUT = '8s';
+
+/**
+ * Model calls: LLMs can take minutes, and 429/5xx/connection failures are worth retrying with
+ * back-off. Two bounds end a call that cannot succeed: at most 8 attempts, and the run's
+ * `modelCallTimeout` (schedule-to-close, default 5 minutes) for all attempts together, so a hung
+ * LLM cannot hold a run for 8 × the request timeout.
+ */
+function modelCallOptions(state: RunState, summary: string): ActivityOptions {
+  return {
+    startToCloseTimeout: '5m',
+    scheduleToCloseTimeout: modelCallTimeoutMs(state.limits),
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: MODEL_CALL_ATTEMPTS },
+    summary,
+  };
+}
+
+/** Attempts of one model call; clients show it in progress messages. */
+export const MODEL_CALL_ATTEMPTS = 8;
+
 // Tool resolution is a registry lookup: a local activity keeps it to one marker in history.
 export const { resolveTools } = proxyLocalActivities<AgentActivities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } });
 
-// executeTool is always called with the tool's own options (timeout, retries) via executeWithOptions.
-const { callModel, executeTool } = proxyActivities<AgentActivities>(MODEL_CALL_OPTIONS);
+// Both are always called with per-call options (a summary, the tool's timeout) via executeWithOptions.
+const { callModel, executeTool } = proxyActivities<AgentActivities>({ startToCloseTimeout: '5m' });
 
 /** The run being driven; the loop replaces `state` after every step, handlers and queries read it. */
 export interface RunRef {
@@ -62,7 +81,7 @@ export async function runLoop(run: RunRef, ctx: { workflowId: string; runId: str
   for (let step = nextStep(run.state); step.type !== 'finish'; step = nextStep(run.state)) {
     if (step.type === 'call_model') {
       const range = modelContextRange(run.state.messages, run.state.memoryWindow);
-      const reply = await callModel.executeWithOptions({ ...MODEL_CALL_OPTIONS, summary: modelCallSummary(step.iteration, step.final) }, [
+      const reply = await callModel.executeWithOptions(modelCallOptions(run.state, modelCallSummary(step.iteration, step.final)), [
         { workflowId: ctx.workflowId, runId: ctx.runId, ...range, toolNames: step.toolNames, settings: ctx.settings, toolCalling: ctx.toolCalling },
       ]);
       run.state = applyModelReply(run.state, step, reply);
@@ -133,7 +152,7 @@ async function runTool(planned: PlannedToolCall): Promise<ToolOutcome> {
     return await executeTool.executeWithOptions(
       {
         startToCloseTimeout: tool.timeoutMs,
-        heartbeatTimeout: '30s',
+        heartbeatTimeout: HEARTBEAT_TIMEOUT,
         retry: { maximumAttempts: tool.retry.maximumAttempts, initialInterval: tool.retry.initialIntervalMs, backoffCoefficient: 2 },
         summary: toolCallSummary(call.function.name, planned.arguments),
       },
@@ -154,6 +173,13 @@ function toolFailureMessage(err: unknown, timeoutMs: number): string {
 /** Why a run could not go on: the original failure's type (e.g. `ModelCall.Auth`) and message. */
 export function failureInfo(err: unknown): { error: string; errorType: string; cause?: Error } {
   const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
+  if (err instanceof ActivityFailure && err.activityType === 'callModel' && cause instanceof TimeoutFailure) {
+    // Temporal's own timeout (not one the activity reported): name the budget that ran out.
+    const last = cause.cause?.message;
+    const which =
+      cause.timeoutType === 'SCHEDULE_TO_CLOSE' ? 'its modelCallTimeout (all attempts together; default 5m)' : `its ${(cause.timeoutType ?? 'activity').toLowerCase().replace(/_/g, '-')} timeout`;
+    return { errorType: 'ModelCall.Timeout', error: `the model call ran out of time: ${which}${last ? `; last failure: ${last}` : ''}`, cause };
+  }
   return {
     errorType: cause instanceof ApplicationFailure && cause.type ? cause.type : 'Agent.Failed',
     error: cause instanceof Error ? cause.message : String(cause),

@@ -34,6 +34,16 @@ it('detects a history the code no longer produces (the check can fail)', async (
   await expect(Worker.runReplayHistory({ workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! } }, history)).rejects.toThrow(/[Nn]ondetermin/);
 });
 
+it('keeps a run from before durations needed a unit: "60000" was 60 s of milliseconds', () => {
+  // Recorded by the code before the change (not by record-histories, which can no longer start
+  // such a run). It replays only through the `durations-need-units` patch in compat.ts.
+  const events = load('bare-duration-legacy.json').events ?? [];
+  const started = events[0].workflowExecutionStartedEventAttributes!;
+  expect(JSON.parse(Buffer.from(started.input!.payloads![0].data!).toString())).toMatchObject({ maxExecutionTime: '60000' });
+  const timer = events.find((e) => e.timerStartedEventAttributes)!.timerStartedEventAttributes!;
+  expect(Number(timer.startToFireTimeout!.seconds)).toBe(60);
+});
+
 it('has conversation histories that exercise updates, signals, approvals, cancel and continue-as-new', () => {
   const events = (file: string) => load(file).events ?? [];
   const updates = (file: string) => events(file).map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name).filter(Boolean);

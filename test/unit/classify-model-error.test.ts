@@ -1,5 +1,7 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ApplicationFailure } from '@temporalio/common';
-import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { classifyModelError, retryAfterMs } from '../../src/activities/classify-model-error';
 
 const endpoint = { baseURL: 'http://llm.local/v1', model: 'm1' };
@@ -48,6 +50,40 @@ describe('classifyModelError', () => {
     expect(conn).toMatchObject({ type: 'ModelCall.Connection', nonRetryable: false });
     expect(conn.message).toContain('could not reach the model server at http://llm.local/v1 (ECONNREFUSED)');
     expect(classifyModelError(new APIConnectionTimeoutError(), endpoint)).toMatchObject({ type: 'ModelCall.Timeout', nonRetryable: false });
+  });
+});
+
+describe('classifyModelError on replies the real client cannot read', () => {
+  // A loopback server answers 200 with a broken body; the real `openai` client reads it.
+  const server = createServer((req, res) => {
+    if (req.url!.startsWith('/cut/')) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
+      res.write('{"id":"x","choices":[{"mess');
+      setTimeout(() => res.destroy(), 20);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"id":"x","choices":[{"message":{"content":"unterminated');
+  });
+  beforeAll(() => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve)));
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const classifyReply = async (path: string) => {
+    const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/${path}`;
+    const client = new OpenAI({ apiKey: 'k', baseURL, maxRetries: 0 });
+    const err = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }).then(() => undefined, (e: unknown) => e);
+    return classifyModelError(err, { baseURL, model: 'm' }) as ApplicationFailure;
+  };
+
+  it('classifies malformed JSON as ModelCall.InvalidResponse, retryable', async () => {
+    const f = await classifyReply('bad');
+    expect(f).toMatchObject({ type: 'ModelCall.InvalidResponse', nonRetryable: false });
+    expect(f.message).toMatch(/sent a reply that is not valid JSON \(Unterminated string/);
+  });
+
+  it('classifies a reply cut off mid-body as ModelCall.InvalidResponse, retryable', async () => {
+    const f = await classifyReply('cut');
+    expect(f).toMatchObject({ type: 'ModelCall.InvalidResponse', nonRetryable: false });
+    expect(f.message).toMatch(/closed the connection before its reply was complete \(other side closed\)/);
   });
 });
 

@@ -18,6 +18,7 @@ import {
   turnProblem,
   turnResult,
   validateConversationOptions,
+  withTurnApprovals,
   type ChatMessage,
   type ConversationState,
   type ModelReply,
@@ -77,6 +78,25 @@ describe('conversation options and messages', () => {
     expect(turnProblem({ message: 'hi', tools: ['nope'] }, undefined, false)).toBeUndefined(); // checked once the tools are known
     expect(turnProblem({ message: 'hi' }, tools, true)).toMatch(/ending/);
     expect(turnProblem('hi', tools, false)).toMatch(/must be an object/);
+    expect(turnProblem({ message: 'hi', approvalTools: ['nope'] }, tools, false)).toBe(`unknown tool nope in "approvalTools"; this conversation's tools: add`);
+    expect(turnProblem({ message: 'hi', approvalTools: 'add' }, tools, false)).toBe('"approvalTools" must be an array of tool names');
+    expect(turnProblem({ message: 'hi', approvalTools: ['add'] }, tools, false)).toBeUndefined();
+  });
+
+  it("adds a turn's approval tools to the conversation for good", () => {
+    const conv: ConversationState = { ...startConversation({}), tools: [tool('add'), tool('sqrt')] };
+    expect(withTurnApprovals(conv, { message: 'hi' })).toBe(conv);
+    const gated = withTurnApprovals(conv, { message: 'hi', approvalTools: ['add'] });
+    expect(gated.tools!.map((t) => [t.name, Boolean(t.needsApproval)])).toEqual([['add', true], ['sqrt', false]]);
+    // The next turn's run plans calls to `add` as pending approval, even without the option.
+    const run = startTurn(gated, { message: 'again' });
+    expect(run.tools.find((t) => t.name === 'add')?.needsApproval).toBe(true);
+    expect(withTurnApprovals(gated, { message: 'x', approvalTools: ['add'] })).toBe(gated);
+  });
+
+  it('validates modelCallTimeout like the other durations', () => {
+    expect(validateConversationOptions({ modelCallTimeout: '2m' })).toEqual([]);
+    expect(validateConversationOptions({ modelCallTimeout: '90' })).toEqual([expect.stringContaining('"modelCallTimeout": invalid duration "90": add a unit')]);
   });
 });
 

@@ -1,6 +1,7 @@
 import {
   agentWorkflowId,
   parseDuration,
+  bareDurationsAsMs,
   parseToolArguments,
   runSummary,
   shouldReturnImmediately,
@@ -45,10 +46,18 @@ describe('parseDuration', () => {
     ['1.5m', 90_000],
     ['250ms', 250],
     ['2h', 7_200_000],
-    ['1000', 1000],
+    ['1d', 86_400_000],
     [500, 500],
   ])('%p → %p ms', (input, ms) => expect(parseDuration(input as string)).toBe(ms));
   it.each(['', 'soon', '-5s', '0s', '10 parsecs'])('rejects %p', (input) => expect(() => parseDuration(input)).toThrow(/invalid duration/));
+  it('refuses a bare number in a string, naming the units', () => {
+    // "5" used to mean 5 ms: `--max-time 5` ended a run at once.
+    expect(() => parseDuration('5')).toThrow('invalid duration "5": add a unit (ms, s, m, h, d), e.g. 5s');
+  });
+  it('turns bare-number durations of old inputs into milliseconds (for replay)', () => {
+    expect(bareDurationsAsMs({ message: 'hi', maxExecutionTime: '5000', approvalTimeout: '1h' })).toEqual({ message: 'hi', maxExecutionTime: 5000, approvalTimeout: '1h' });
+    expect(bareDurationsAsMs({ message: 'hi', maxExecutionTime: '5s' })).toBeUndefined();
+  });
 });
 
 describe('validateAgentInput', () => {

@@ -220,6 +220,29 @@ describe('human approval', () => {
   });
 });
 
+describe('approval tools added to an open conversation', () => {
+  it('gates a tool from the turn that names it on, instead of dropping the option', async () => {
+    const m = await startModel((req) => {
+      const last = req.messages[req.messages.length - 1];
+      return last.role === 'user' ? call(['add', { a: 2, b: 3 }]) : answer(`tool said: ${last.content}`);
+    });
+    await withConversation(m, async (c) => {
+      const t = temporal();
+      const start = { taskQueue: c.taskQueue };
+      // The conversation is open and `add` runs freely.
+      expect((await c.send('add 2 and 3')).toolExecutions[0]).toMatchObject({ name: 'add', result: '5' });
+      await expect(sendMessage(t.client, c.id, { message: 'x', approvalTools: ['teleport'] }, start)).rejects.toThrow(/unknown tool teleport in "approvalTools"/);
+      for (const turn of [{ message: 'again', approvalTools: ['add'] }, { message: 'and again' }]) {
+        const pending = sendMessage(t.client, c.id, turn, start);
+        const status = await waitFor(c.status, (s) => s.state === 'awaiting_approval', 'an approval request');
+        expect(status.pendingApprovals[0]).toMatchObject({ name: 'add' });
+        await decideApproval(t.client, c.id, { callId: status.pendingApprovals[0].callId, approve: false });
+        expect((await pending).toolExecutions[0]).toMatchObject({ name: 'add', approval: 'rejected' });
+      }
+    });
+  });
+});
+
 describe('cancelling a turn', () => {
   it('cancels in-flight tools, ends the turn as cancelled, and keeps the conversation usable', async () => {
     const key = randomUUID();

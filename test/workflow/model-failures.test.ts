@@ -68,7 +68,42 @@ describe('model call failures', () => {
   });
 });
 
+describe('bounds on a model call', () => {
+  it('ends a hung model call after modelCallTimeout (all attempts together) with ModelCall.Timeout', async () => {
+    // The server accepts the request and never answers; the worker's request timeout is 10 s.
+    model = await startScriptedModel([], { fallback: () => new Promise<never>(() => undefined) as never });
+    const outcome = await runAgent(temporal(), { message: 'hi', modelCallTimeout: '3s' }, { baseURL: model.baseURL });
+    expect(outcome).toMatchObject({ status: 'failed', errorType: 'ModelCall.Timeout', iterations: 0 });
+    expect(outcome.error).toMatch(/the model call ran out of time: its modelCallTimeout/);
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it('schedules model and tool calls so a dead worker costs at most 8 s of heartbeat timeout', async () => {
+    model = await startScriptedModel([call(['add', { a: 1, b: 2 }]), answer('3')]);
+    const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
+    const handle = await startAgentRun(temporal().client, { message: 'hi' }, { taskQueue });
+    await worker.runUntil(handle.result());
+    const scheduled = (await handle.fetchHistory()).events!.map((e) => e.activityTaskScheduledEventAttributes).filter((a) => a != null);
+    const seconds = (d: { seconds?: unknown } | null | undefined) => Number(d?.seconds ?? 0);
+    expect(scheduled.map((a) => [a.activityType!.name, seconds(a.heartbeatTimeout)])).toEqual([
+      ['callModel', 8],
+      ['executeTool', 8],
+      ['callModel', 8],
+    ]);
+    // The default budget of one model call with its retries.
+    expect(seconds(scheduled[0].scheduleToCloseTimeout)).toBe(300);
+  });
+});
+
 describe('bad input', () => {
+  it('refuses a duration without a unit in new runs', async () => {
+    model = await startScriptedModel([answer('never')]);
+    const outcome = await runAgent(temporal(), { message: 'hi', maxExecutionTime: '5' }, { baseURL: model.baseURL });
+    expect(outcome).toMatchObject({ status: 'failed', errorType: 'Agent.InvalidInput' });
+    expect(outcome.error).toMatch(/"maxExecutionTime": invalid duration "5": add a unit \(ms, s, m, h, d\)/);
+    expect(model.requests).toHaveLength(0);
+  });
+
   it('fails the workflow on unknown tool names before any model call', async () => {
     model = await startScriptedModel([answer('never')]);
     const outcome = await runAgent(temporal(), { message: 'hi', tools: ['add', 'teleport'] }, { baseURL: model.baseURL });
