@@ -2,17 +2,18 @@
  * Command-line client.
  *   npx tsx client.ts run "<message>" [options] [--json]          one agent run
  *   npx tsx client.ts chat [--conversation <id>] [options]         interactive conversation
- *   npx tsx client.ts send|history|status|approve|reject|cancel|end ...   conversation commands
- * Exit codes: 0 done, 1 the run or turn failed, 2 bad usage, a refused request or Temporal unreachable.
+ *   npx tsx client.ts send|history|status|approve|reject|cancel|end ...   conversations (and runs)
+ * Exit codes: 0 done, 1 the run or turn failed, 2 bad usage, a refused request or Temporal
+ * unreachable, 3 `--wait` ran out (the run goes on), 130 Ctrl+C while waiting (the run goes on).
  */
 import { CONVERSATION_OPTION_HELP, CONVERSATION_USAGE, isConversationCommand, parseConversationArgs } from './src/cli/parse-conversation-args';
 import { runConversationCommand } from './src/cli/conversation-commands';
 import { outcomeJson, outcomeText } from './src/cli/format-outcome';
-import { RUN_OPTION_HELP } from './src/cli/option-flags';
+import { RUN_OPTION_HELP, WAIT_HELP } from './src/cli/option-flags';
 import { parseRunArgs, RUN_USAGE, UsageError } from './src/cli/parse-run-args';
 import { runFromCommandLine } from './src/cli/run-flow';
 import { defaultTaskQueue } from './src/runtime/agent-worker';
-import { ConversationError } from './src/runtime/conversations';
+import { ClientError } from './src/runtime/client-error';
 import { installRuntimeLogging } from './src/runtime/logging';
 import { defaultToolRegistry } from './src/tools';
 
@@ -22,16 +23,21 @@ ${RUN_USAGE}
 
 ${RUN_OPTION_HELP}
   --id ID                workflow id (default: agent-<words>-<random>)
-  --json                 print exactly one JSON object
+${WAIT_HELP}
+  --json                 print exactly one JSON object (errors too: {"error", "errorType"})
 
 ${CONVERSATION_USAGE}
 
-  A conversation is one long-lived workflow; send/chat start it when it is not open, and the
-  options below apply then.
+  A conversation is one long-lived workflow; send/chat start it when it is not open. --tools
+  and --needs-approval apply to every message; the other options only when the conversation starts.
 ${CONVERSATION_OPTION_HELP}
   --no-wait              send: queue the message (a Signal) instead of waiting for the answer
+${WAIT_HELP}
   --reason "..."         reject: why; the LLM reads it as the tool's result
-  --json                 print JSON (chat: one object per turn)`;
+  --json                 print JSON (chat: one object per turn)
+
+Exit codes: 0 done, 1 the run or turn failed, 2 bad usage, a refused request or Temporal unreachable,
+3 --wait ran out, 130 Ctrl+C while waiting (in both cases the run goes on in Temporal).`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -40,9 +46,11 @@ async function main(argv: string[]): Promise<number> {
     return command ? 0 : 2;
   }
   const registered = defaultToolRegistry().names();
+  // Ctrl+C is ours: it cancels a chat turn or stops waiting; the SDK must not stop the in-process worker.
+  const logging = () => installRuntimeLogging('ERROR', { handleSignals: false });
   if (isConversationCommand(command)) {
     const cmd = parseConversationArgs(command, rest, registered);
-    installRuntimeLogging('ERROR');
+    logging();
     return runConversationCommand(cmd, defaultTaskQueue(), {
       stdin: process.stdin,
       stdout: (text) => console.log(text),
@@ -51,27 +59,36 @@ async function main(argv: string[]): Promise<number> {
     });
   }
   if (command !== 'run') throw new UsageError(`unknown command "${command}"`);
-  const { input, workflowId, json } = parseRunArgs(rest, registered);
+  const { input, workflowId, waitMs, json } = parseRunArgs(rest, registered);
   // The run's outcome says what failed; the SDK's per-attempt warnings would only repeat it.
-  installRuntimeLogging('ERROR');
-  const { outcome, uiLink } = await runFromCommandLine({
-    input,
-    workflowId,
-    taskQueue: defaultTaskQueue(),
-    note: (line) => {
-      if (!json) process.stderr.write(`${line}\n`);
-    },
-  });
-  console.log(json ? JSON.stringify(outcomeJson(outcome)) : outcomeText(outcome, uiLink));
-  return outcome.status === 'failed' ? 1 : 0;
+  logging();
+  const note = (line: string) => process.stderr.write(`${line}\n`);
+  const r = await runFromCommandLine({ input, workflowId, waitMs, taskQueue: defaultTaskQueue(), note: json ? () => undefined : note, alert: note });
+  if ('outcome' in r) {
+    console.log(json ? JSON.stringify(outcomeJson(r.outcome)) : outcomeText(r.outcome, r.uiLink));
+    return r.outcome.status === 'failed' ? 1 : 0;
+  }
+  note(r.followUp);
+  if (json) console.log(JSON.stringify({ workflowId: r.workflowId, status: 'running', error: r.followUp, errorType: 'Client.StillRunning' }));
+  return r.stoppedWaiting === 'interrupted' ? 130 : 3;
 }
 
-main(process.argv.slice(2)).then(
+/** The `errorType` of a failure that ended the command. */
+function errorType(err: unknown): string {
+  if (err instanceof UsageError) return 'Client.Usage';
+  if (err instanceof ClientError) return err.errorType;
+  return 'Client.Error';
+}
+
+const argv = process.argv.slice(2);
+main(argv).then(
   (code) => process.exit(code),
   (err) => {
-    if (err instanceof UsageError) console.error(`client.ts: ${err.message}\n${isConversationCommand(process.argv[2] ?? '') ? CONVERSATION_USAGE : RUN_USAGE}`);
-    else if (err instanceof ConversationError) console.error(`client.ts: ${err.message}`);
-    else console.error(`client.ts: ${err instanceof Error ? err.message : String(err)}`);
+    const message = err instanceof Error ? err.message : String(err);
+    if (err instanceof UsageError) console.error(`client.ts: ${message}\n${isConversationCommand(argv[0] ?? '') ? CONVERSATION_USAGE : RUN_USAGE}`);
+    else console.error(`client.ts: ${message}`);
+    // Under --json, stdout always holds exactly one JSON object, errors included.
+    if (argv.includes('--json')) console.log(JSON.stringify({ error: message, errorType: errorType(err) }));
     process.exit(2);
   },
 );

@@ -1,14 +1,16 @@
 /**
- * `npm run serve`: the HTTP API (see src/http/http-api.ts) on PORT (default 8080), with a worker
- * in the same process. Without TEMPORAL_ADDRESS it starts (or reuses) the embedded dev server.
+ * `npm run serve`: the HTTP API (see src/http/http-api.ts) on HOST:PORT (default 127.0.0.1:8080),
+ * with a worker in the same process. Without TEMPORAL_ADDRESS it starts (or reuses) the embedded
+ * dev server. The API has no authentication yet, so it listens on loopback unless HOST says otherwise.
  */
 import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { modelConfigFromEnv } from './src/activities';
-import { createHttpApi } from './src/http/http-api';
+import { httpApiHandler } from './src/http/http-api';
 import { createAgentWorker, defaultTaskQueue } from './src/runtime/agent-worker';
 import { installRuntimeLogging } from './src/runtime/logging';
-import { connectTemporal } from './src/runtime/temporal-env';
+import { connectTemporal, describeTemporal } from './src/runtime/temporal-env';
 
 function portFromEnv(raw = process.env.PORT): number {
   if (raw === undefined || raw === '') return 8080;
@@ -16,29 +18,62 @@ function portFromEnv(raw = process.env.PORT): number {
   return Number(raw);
 }
 
+/** Listens, turning the usual failures into sentences. */
+async function listen(server: Server, port: number, host: string): Promise<void> {
+  server.listen(port, host);
+  const [err] = await Promise.race([once(server, 'listening').then(() => [undefined]), once(server, 'error')]);
+  if (!err) return;
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') throw new Error(`port ${port} is in use on ${host}; stop what uses it or set PORT to another port`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new Error(`cannot listen on HOST=${host}: no such local address`);
+  throw new Error(`cannot listen on ${host}:${port}: ${(err as Error).message}`);
+}
+
 async function main(): Promise<void> {
   const port = portFromEnv();
+  const host = process.env.HOST || '127.0.0.1';
   installRuntimeLogging('WARN');
-  const temporal = await connectTemporal({ persistent: true });
+  // Listen before anything else starts, so a busy port is reported as such and nothing is left running.
+  let handler: ReturnType<typeof httpApiHandler> | undefined;
+  const server = createServer((req, res) => {
+    if (handler) return handler(req, res);
+    res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '2' });
+    res.end(JSON.stringify({ error: 'the server is still starting', errorType: 'Http.Starting' }));
+  });
+  await listen(server, port, host);
   try {
-    const taskQueue = defaultTaskQueue();
-    const model = modelConfigFromEnv();
-    const worker = await createAgentWorker({ connection: temporal.nativeConnection, client: temporal.client, namespace: temporal.namespace, taskQueue, model });
-    const server = createHttpApi({ client: temporal.client, taskQueue });
-    server.listen(port);
-    await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(new Error(`cannot listen on port ${port}: ${(err as Error).message}`)))]);
-    console.log(`durable-agents HTTP API on http://localhost:${(server.address() as AddressInfo).port} (task queue "${taskQueue}")`);
-    if (temporal.uiUrl) console.log(`Temporal Web UI: ${temporal.uiUrl}/namespaces/${temporal.namespace}/workflows`);
-    if (!model.configured) console.log('Warning: no OPENAI_API_KEY or OPENAI_BASE_URL set; model calls will fail until one is.');
-    console.log('Press Ctrl+C to stop.');
-    // SIGINT/SIGTERM stop the worker gracefully (the SDK's runtime handles them); then the HTTP server.
-    await worker.run();
-    server.close();
-    server.closeAllConnections();
-    console.log('Stopped.');
+    const temporal = await connectTemporal({ persistent: true });
+    try {
+      const taskQueue = defaultTaskQueue();
+      const model = modelConfigFromEnv();
+      handler = httpApiHandler({ client: temporal.client, taskQueue });
+      const worker = await createAgentWorker({ connection: temporal.nativeConnection, client: temporal.client, namespace: temporal.namespace, taskQueue, model });
+      const address = server.address() as AddressInfo;
+      console.log(`durable-agents HTTP API on http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port} (task queue "${taskQueue}")`);
+      console.log(
+        host === '127.0.0.1' || host === 'localhost' || host === '::1'
+          ? 'It listens on loopback only: the API has no authentication yet. Set HOST (e.g. HOST=0.0.0.0) to expose it, behind your own auth.'
+          : `Warning: HOST=${host} exposes the API, which has no authentication yet: anyone who reaches it can start runs and approve tool calls.`,
+      );
+      for (const line of describeTemporal(temporal)) console.log(line);
+      if (!model.configured) console.log('Warning: no OPENAI_API_KEY or OPENAI_BASE_URL set; model calls will fail until one is.');
+      console.log('Press Ctrl+C to stop.');
+      // SIGINT/SIGTERM stop the worker gracefully (the SDK's runtime handles them); then the HTTP server.
+      await worker.run();
+      console.log('Stopped.');
+    } finally {
+      // Requests first: closing their connections cancels their Temporal calls (see httpApiHandler).
+      closeHttp(server);
+      await temporal.close();
+    }
   } finally {
-    await temporal.close();
+    closeHttp(server);
   }
+}
+
+function closeHttp(server: Server): void {
+  server.close();
+  server.closeAllConnections();
 }
 
 main().catch((err) => {

@@ -5,7 +5,7 @@
 import { modelConfigFromEnv } from './src/activities';
 import { createAgentWorker, defaultTaskQueue } from './src/runtime/agent-worker';
 import { installRuntimeLogging } from './src/runtime/logging';
-import { connectTemporal } from './src/runtime/temporal-env';
+import { connectTemporal, describeTemporal } from './src/runtime/temporal-env';
 import { defaultToolRegistry } from './src/tools';
 
 async function main(): Promise<void> {
@@ -19,8 +19,7 @@ async function main(): Promise<void> {
     const registry = defaultToolRegistry();
     const worker = await createAgentWorker({ connection: temporal.nativeConnection, client: temporal.client, namespace: temporal.namespace, taskQueue, model, registry });
     console.log(`durable-agents worker on task queue "${taskQueue}", namespace "${temporal.namespace}" at ${temporal.address}`);
-    if (temporal.mode === 'embedded-started') console.log(`Embedded Temporal dev server started; data in ${temporal.dbFilename ?? 'memory'}`);
-    if (temporal.uiUrl) console.log(`Temporal Web UI: ${temporal.uiUrl}/namespaces/${temporal.namespace}/workflows`);
+    for (const line of describeTemporal(temporal)) console.log(line);
     console.log(`Tools: ${registry.names().join(', ')}`);
     console.log(model.configured ? `Model: ${model.model} at ${model.baseURL}` : 'Warning: no OPENAI_API_KEY or OPENAI_BASE_URL set; model calls will fail until one is.');
     console.log('Press Ctrl+C to stop.');

@@ -26,14 +26,18 @@ async function main(): Promise<number> {
   try {
     console.log(`Question: ${DEMO_QUESTION}\n`);
     // A private task queue: this demo's worker (and its model) answers only this demo's run.
-    const { outcome, uiLink } = await runFromCommandLine({
+    const r = await runFromCommandLine({
       input: { message: DEMO_QUESTION },
       taskQueue: `demo-${randomBytes(3).toString('hex')}`,
       model,
       note: (line) => console.log(line),
     });
-    console.log(`\n${outcomeText(outcome, uiLink)}`);
-    return outcome.status === 'failed' ? 1 : 0;
+    if (!('outcome' in r)) {
+      console.log(r.followUp);
+      return 130;
+    }
+    console.log(`\n${outcomeText(r.outcome, r.uiLink)}`);
+    return r.outcome.status === 'failed' ? 1 : 0;
   } finally {
     await offline?.close();
   }

@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { startOpenAICompatibleServer } from '../src/offline-model/openai-compatible-server';
 import { createAgentWorker } from '../src/runtime/agent-worker';
-import { conversationStatus, endConversation, readTranscript, sendMessage } from '../src/runtime/conversations';
+import { readTranscript } from '../src/runtime/agent-workflows';
+import { conversationStatus, endConversation, sendMessage } from '../src/runtime/conversations';
 import { installRuntimeLogging } from '../src/runtime/logging';
 import { connectTemporal } from '../src/runtime/temporal-env';
 import { defaultToolRegistry } from '../src/tools';

@@ -22,7 +22,7 @@ export function classifyModelError(err: unknown, endpoint: ModelEndpoint): unkno
     return retryable(`${where} did not answer in time (model "${endpoint.model}")`, 'ModelCall.Timeout', err);
   }
   if (err instanceof APIConnectionError) {
-    const cause = (err.cause as Error | undefined)?.message;
+    const cause = connectionProblem(err);
     return retryable(
       `could not reach ${where}${cause ? ` (${cause})` : ''}; check OPENAI_BASE_URL and that the server is running`,
       'ModelCall.Connection',
@@ -44,7 +44,8 @@ export function classifyModelError(err: unknown, endpoint: ModelEndpoint): unkno
     return retryable(`model call failed: ${(err as Error)?.message ?? String(err)}`, 'ModelCall.Unknown', err);
   }
   const status = err.status;
-  const detail = `HTTP ${status}: ${err.message}`;
+  // The client's message starts with the status already ("503 overloaded").
+  const detail = `HTTP ${status}: ${err.message.replace(/^\d{3}\s+/, '')}`;
   if (status === 429) {
     if (err.code === 'insufficient_quota') {
       return nonRetryable(`${where} says the account is out of quota (${detail}); check billing for OPENAI_API_KEY`, 'ModelCall.QuotaExceeded', err);
@@ -66,6 +67,28 @@ export function classifyModelError(err: unknown, endpoint: ModelEndpoint): unkno
     );
   }
   return nonRetryable(`${where} rejected the request (${detail})`, 'ModelCall.BadRequest', err);
+}
+
+const SOCKET_ERRORS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+};
+
+/**
+ * Why a connection failed, in words: fetch reports only "fetch failed", with the socket error
+ * (`ECONNREFUSED`, ...) a few causes down.
+ */
+function connectionProblem(err: Error): string | undefined {
+  for (let e: unknown = err.cause, depth = 0; e && depth < 5; e = (e as Error).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && SOCKET_ERRORS[code]) return SOCKET_ERRORS[code];
+  }
+  return (err.cause as Error | undefined)?.message;
 }
 
 function retryable(message: string, type: string, cause: unknown, nextRetryDelayMs?: number): ApplicationFailure {

@@ -1,18 +1,14 @@
 import type { Readable } from 'node:stream';
-import {
-  cancelTurn,
-  conversationStatus,
-  decideApproval,
-  endConversation,
-  newConversationId,
-  queueMessage,
-  readTranscript,
-  sendMessage,
-} from '../runtime/conversations';
+import type { TurnInput } from '../core';
+import { cancelWork, decideApproval, readStatus, readTranscript } from '../runtime/agent-workflows';
+import { endConversation, newConversationId, queueMessage, startMessage } from '../runtime/conversations';
 import { chat } from './chat';
 import { statusText, transcriptText, turnJson } from './format-conversation';
 import { outcomeText } from './format-outcome';
+import { onInterrupt } from './interrupt';
+import { startOnlyWarning } from './option-flags';
 import type { ConversationCommand } from './parse-conversation-args';
+import { retryText, watchProgress } from './progress';
 import { openSession } from './session';
 
 /** Where output goes. */
@@ -25,8 +21,9 @@ export interface CommandIO {
 }
 
 /**
- * Runs one conversation command and returns its exit code: 0 done, 1 the turn failed. Rejections
- * (a wrong call id, nothing to cancel) and unknown conversations throw `ConversationError`.
+ * Runs one conversation command and returns its exit code: 0 done, 1 the turn failed, 3 `--wait`
+ * ran out, 130 Ctrl+C while waiting. `status`, `history`, `approve`, `reject` and `cancel` take
+ * the id of a one-shot run too. Failures people can act on throw a `ClientError`.
  */
 export async function runConversationCommand(cmd: ConversationCommand, taskQueue: string, io: CommandIO): Promise<number> {
   const session = await openSession({ taskQueue, note: (line) => (cmd.json ? undefined : io.stderr(line)) });
@@ -37,39 +34,70 @@ export async function runConversationCommand(cmd: ConversationCommand, taskQueue
       switch (cmd.kind) {
         case 'chat': {
           const id = cmd.conversationId ?? newConversationId();
-          await chat(
+          await chat({
             client,
-            id,
-            { taskQueue, options: cmd.options },
-            {
+            conversationId: id,
+            start: { taskQueue, options: cmd.options },
+            io: {
               input: io.stdin,
               out: io.stdout,
               note: cmd.json ? io.stderr : io.stdout,
               prompt: (text) => io.write(text, cmd.json),
             },
-            cmd.json,
-            session.uiLink(id),
-          );
+            json: cmd.json,
+            uiLink: session.uiLink(id),
+            scoped: session.scoped,
+          });
           return 0;
         }
         case 'send': {
           const start = { taskQueue, options: cmd.options };
+          // Per-message options reach an open conversation too; the others only apply when it starts.
+          const turn: TurnInput = { message: cmd.message };
+          if (cmd.options.tools) turn.tools = cmd.options.tools;
+          if (cmd.options.approvalTools) turn.approvalTools = cmd.options.approvalTools;
+          const warn = (wasOpen: boolean) => {
+            const warning = wasOpen ? startOnlyWarning(cmd.conversationId, cmd.options) : undefined;
+            if (warning) io.stderr(warning);
+          };
           if (cmd.noWait) {
-            await queueMessage(client, cmd.conversationId, { message: cmd.message }, start);
+            warn((await queueMessage(client, cmd.conversationId, turn, start)).wasOpen);
             print({ conversationId: cmd.conversationId, queued: true }, `Queued for ${cmd.conversationId}; see it with: client.ts status ${cmd.conversationId}`);
             return 0;
           }
-          const result = await sendMessage(client, cmd.conversationId, { message: cmd.message }, start);
-          print(turnJson(result), outcomeText(result, session.uiLink(cmd.conversationId)));
-          return result.status === 'failed' ? 1 : 0;
+          const sent = await startMessage(client, cmd.conversationId, turn, start, { note: io.stderr });
+          warn(sent.wasOpen);
+          let stopWatching = () => undefined as void;
+          let stop: (why: 'interrupted' | 'wait_elapsed') => void = () => undefined;
+          const stopped = new Promise<'interrupted' | 'wait_elapsed'>((resolve) => (stop = resolve));
+          const offInterrupt = onInterrupt(() => stop('interrupted'));
+          const timer = cmd.waitMs === undefined ? undefined : setTimeout(() => stop('wait_elapsed'), cmd.waitMs);
+          try {
+            const result = await session.scoped(() => {
+              stopWatching = watchProgress(client, cmd.conversationId, 'conversation', { retry: (r) => io.stderr(retryText(r)) });
+              return Promise.race([sent.result(), stopped]);
+            });
+            if (typeof result === 'string') {
+              const follow = `Stopped waiting; the turn goes on in ${cmd.conversationId}. Follow it with: client.ts status ${cmd.conversationId}`;
+              io.stderr(follow);
+              if (cmd.json) print({ conversationId: cmd.conversationId, status: 'running', error: follow, errorType: 'Client.StillRunning' }, '');
+              return result === 'interrupted' ? 130 : 3;
+            }
+            print(turnJson(result), outcomeText(result, session.uiLink(cmd.conversationId)));
+            return result.status === 'failed' ? 1 : 0;
+          } finally {
+            stopWatching();
+            offInterrupt();
+            clearTimeout(timer);
+          }
         }
         case 'history': {
           const transcript = await readTranscript(client, cmd.conversationId);
-          print({ conversationId: cmd.conversationId, ...transcript }, transcriptText(transcript));
+          print({ workflowId: cmd.conversationId, ...transcript }, transcriptText(transcript));
           return 0;
         }
         case 'status': {
-          const status = await conversationStatus(client, cmd.conversationId);
+          const status = await readStatus(client, cmd.conversationId);
           print(status, statusText(status, session.uiLink(cmd.conversationId)));
           return 0;
         }
@@ -81,13 +109,18 @@ export async function runConversationCommand(cmd: ConversationCommand, taskQueue
           return 0;
         }
         case 'cancel': {
-          const r = await cancelTurn(client, cmd.conversationId);
-          print({ conversationId: cmd.conversationId, cancelledTurn: r.turn }, `Cancelled turn ${r.turn} of ${cmd.conversationId}`);
+          const r = await cancelWork(client, cmd.conversationId);
+          if (r.kind === 'run') print({ workflowId: cmd.conversationId, cancelled: 'run' }, `Cancelling the run ${cmd.conversationId}; it ends with status "cancelled".`);
+          else print({ conversationId: cmd.conversationId, cancelledTurn: r.turn }, `Cancelled turn ${r.turn} of ${cmd.conversationId}`);
           return 0;
         }
         case 'end': {
           const r = await endConversation(client, cmd.conversationId);
-          print(r, `Ended ${r.conversationId} after ${r.turns} turn${r.turns === 1 ? '' : 's'} (${r.usage.totalTokens} tokens)`);
+          const turns = `${r.turns} turn${r.turns === 1 ? '' : 's'}`;
+          const text = r.alreadyClosed
+            ? `${r.conversationId} was already closed (${r.reason === 'idle_timeout' ? 'idle timeout' : 'ended'} after ${turns})`
+            : `Ended ${r.conversationId} after ${turns} (${r.usage.totalTokens} tokens)`;
+          print(r, text);
           return 0;
         }
       }

@@ -1,4 +1,6 @@
-import { toolCallSummary, type ChatMessage, type ConversationStatus, type ConversationTurnResult } from '../core';
+import { toolCallSummary, type ChatMessage, type ConversationTurnResult } from '../core';
+import type { StatusReport } from '../runtime/agent-workflows';
+import { approvalHint } from './progress';
 import { parseToolArguments } from '../core/tool-arguments';
 import { outcomeJson } from './format-outcome';
 
@@ -41,15 +43,29 @@ export function transcriptText(transcript: { system?: string; messages: ChatMess
   return lines.length ? lines.join('\n') : '(no messages yet)';
 }
 
-/** The status as people read it. */
-export function statusText(s: ConversationStatus, uiLink: string | undefined): string {
-  const lines = [`Conversation ${s.conversationId}: ${s.state.replace('_', ' ')}${s.closeReason ? ` (${s.closeReason.replace('_', ' ')})` : ''}`];
-  lines.push(`  ${s.turns} turn${s.turns === 1 ? '' : 's'}, ${s.messageCount} messages, ${s.usage.totalTokens} tokens${s.runs > 1 ? `, ${s.runs} workflow runs (continue-as-new)` : ''}`);
-  if (s.currentTurn) lines.push(`  turn ${s.currentTurn.turn}: model call ${s.currentTurn.iteration} of at most ${s.currentTurn.maxIterations}`);
-  for (const c of s.currentTurn?.pendingToolCalls ?? []) lines.push(`  running ${toolCallSummary(c.name, c.arguments)} [${c.id}]`);
-  for (const p of s.pendingApprovals) lines.push(`  awaiting approval: ${p.summary}  → client.ts approve|reject ${s.conversationId} ${p.callId}`);
-  if (s.queuedMessages) lines.push(`  ${s.queuedMessages} message${s.queuedMessages === 1 ? '' : 's'} queued`);
-  if (s.rejectedMessages.count) lines.push(`  ${s.rejectedMessages.count} queued message(s) dropped; last: ${s.rejectedMessages.lastError}`);
+/** The status of a run or conversation as people read it. */
+export function statusText(s: StatusReport, uiLink: string | undefined): string {
+  const words = (text: string) => text.replace(/_/g, ' ');
+  const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const lines: string[] = [];
+  if (s.kind === 'run') {
+    lines.push(`Run ${s.workflowId}: ${words(s.state)}`);
+    lines.push(`  ${plural(s.iteration, 'LLM call')}${s.maxIterations ? ` of at most ${s.maxIterations}` : ''}, ${plural(s.toolExecutionCount, 'tool execution')}, ${s.usage.totalTokens} tokens`);
+    if (s.error) lines.push(`  error: ${s.error}${s.errorType ? ` (${s.errorType})` : ''}`);
+  } else {
+    lines.push(`Conversation ${s.conversationId}: ${words(s.state)}${s.closeReason ? ` (${words(s.closeReason)})` : ''}`);
+    lines.push(`  ${plural(s.turns, 'turn')}, ${plural(s.messageCount, 'message')}, ${s.usage.totalTokens} tokens${s.runs > 1 ? `, ${s.runs} workflow runs (continue-as-new)` : ''}`);
+    if (s.currentTurn) lines.push(`  turn ${s.currentTurn.turn}: model call ${s.currentTurn.iteration} of at most ${s.currentTurn.maxIterations}`);
+  }
+  const running = s.kind === 'run' ? s.pendingToolCalls : (s.currentTurn?.pendingToolCalls ?? []);
+  const waiting = new Set(s.pendingApprovals.map((p) => p.callId));
+  for (const c of running) if (!waiting.has(c.id)) lines.push(`  running ${toolCallSummary(c.name, c.arguments)} [${c.id}]`);
+  const id = s.kind === 'run' ? s.workflowId : s.conversationId;
+  for (const p of s.pendingApprovals) lines.push(...approvalHint(id, p).map((line) => `  ${line}`));
+  if (s.kind === 'conversation') {
+    if (s.queuedMessages) lines.push(`  ${plural(s.queuedMessages, 'message')} queued`);
+    if (s.rejectedMessages.count) lines.push(`  ${s.rejectedMessages.count} queued message(s) dropped; last: ${s.rejectedMessages.lastError}`);
+  }
   if (uiLink) lines.push(`  Temporal UI: ${uiLink}`);
   return lines.join('\n');
 }

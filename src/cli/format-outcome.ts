@@ -20,6 +20,7 @@ export function outcomeJson(outcome: RunOutcome): Record<string, unknown> {
     usage: outcome.usage,
   };
   if (outcome.error !== undefined) json.error = outcome.error;
+  if (outcome.errorType !== undefined) json.errorType = outcome.errorType;
   return json;
 }
 

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { parseDuration, TOOL_CALLING_MODES, type AgentInput, type ToolCallingMode } from '../core';
+import { DURATION_UNITS, parseDuration, TOOL_CALLING_MODES, type AgentInput, type ToolCallingMode } from '../core';
 
 /** A mistake on the command line; reported with usage, exit code 2, before anything starts. */
 export class UsageError extends Error {}
@@ -14,6 +14,7 @@ export const RUN_OPTION_FLAGS = {
   'approval-timeout': { type: 'string' },
   'max-iterations': { type: 'string' },
   'max-time': { type: 'string' },
+  'model-timeout': { type: 'string' },
   'on-limit': { type: 'string' },
   system: { type: 'string' },
   'tool-calling': { type: 'string' },
@@ -24,10 +25,26 @@ export const RUN_OPTION_HELP = `  --tools a,b            tools (default: all reg
   --needs-approval a     tools whose calls wait for approve/reject
   --approval-timeout 1h  a pending approval counts as rejected after this long
   --max-iterations N     maximum LLM calls (default 15)
-  --max-time 30s         wall-clock limit (ms, s, m, h)
+  --max-time 30s         wall-clock limit of the run (of each turn, in conversations)
+  --model-timeout 5m     longest one model call may take with all its retries (default 5m)
   --on-limit MODE        at the iteration limit: stop (default) or generate a last answer
   --system "..."         system message
-  --tool-calling MODE    tools (default), functions (legacy function_call API) or react (ReAct text prompt)`;
+  --tool-calling MODE    tools (default), functions (legacy function_call API) or react (ReAct text prompt)
+  Durations are a number with a unit: ${DURATION_UNITS.join(', ')} (e.g. 500ms, 30s, 1.5m, 2h, 1d).`;
+
+/** Flags whose options only apply when a conversation starts, by option key (for warnings on open conversations). */
+export const START_ONLY_FLAGS: Record<string, string> = {
+  system: '--system',
+  immediateTools: '--immediate',
+  approvalTimeout: '--approval-timeout',
+  maxIterations: '--max-iterations',
+  maxExecutionTime: '--max-time',
+  modelCallTimeout: '--model-timeout',
+  onLimit: '--on-limit',
+  toolCalling: '--tool-calling',
+  memoryWindow: '--memory',
+  idleTimeout: '--idle-timeout',
+};
 
 /** Parses `argv` strictly: an unknown flag is a {@link UsageError}, never ignored. */
 export function parseFlags<F extends Flags>(argv: string[], flags: F) {
@@ -57,6 +74,7 @@ export function runOptionsFromFlags(values: Record<string, string | boolean | un
   if (str('max-iterations') !== undefined) options.maxIterations = wholeNumber('--max-iterations', str('max-iterations')!, 1);
   if (str('max-time') !== undefined) options.maxExecutionTime = duration('--max-time', str('max-time')!);
   if (str('approval-timeout') !== undefined) options.approvalTimeout = duration('--approval-timeout', str('approval-timeout')!);
+  if (str('model-timeout') !== undefined) options.modelCallTimeout = duration('--model-timeout', str('model-timeout')!);
   if (str('on-limit') !== undefined) {
     const mode = str('on-limit');
     if (mode !== 'stop' && mode !== 'generate') throw new UsageError(`--on-limit must be "stop" or "generate", got "${mode}"`);
@@ -75,14 +93,38 @@ export function wholeNumber(flag: string, raw: string, min: number): number {
   return Number(raw);
 }
 
+/** Checks a duration flag; the value stays a string (it is recorded in history as written). */
 export function duration(flag: string, raw: string): string {
+  durationMs(flag, raw);
+  return raw;
+}
+
+/** A duration flag in milliseconds. */
+export function durationMs(flag: string, raw: string): number {
   try {
-    parseDuration(raw);
+    return parseDuration(raw);
   } catch (err) {
     throw new UsageError(`${flag}: ${(err as Error).message}`);
   }
-  return raw;
 }
+
+/**
+ * The warning for options given to a conversation that is already open: they only apply when a
+ * conversation starts. (`--tools` and `--needs-approval` reach open conversations with each
+ * message, so they never need it.) Undefined when there is nothing to warn about.
+ */
+export function startOnlyWarning(conversationId: string, options: object): string | undefined {
+  const given = options as Record<string, unknown>;
+  const flags = Object.keys(given)
+    .filter((k) => given[k] !== undefined && START_ONLY_FLAGS[k])
+    .map((k) => START_ONLY_FLAGS[k]);
+  if (flags.length === 0) return undefined;
+  return `Note: ${conversationId} was already open, so ${flags.join(', ')} (which apply when a conversation starts) did not change it.`;
+}
+
+/** `--wait`: how long a command waits for the result before it leaves the run going on. */
+export const WAIT_FLAG = { wait: { type: 'string' } } as const satisfies Flags;
+export const WAIT_HELP = '  --wait 2m              stop waiting after this long (exit 3); the run goes on in Temporal';
 
 function toolList(flag: string, raw: string, registered: readonly string[]): string[] {
   const names = raw.split(',').map((s) => s.trim()).filter(Boolean);

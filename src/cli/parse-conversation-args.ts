@@ -1,10 +1,11 @@
-import { validateConversationOptions, type ConversationOptions } from '../core';
-import { duration, parseFlags, RUN_OPTION_FLAGS, RUN_OPTION_HELP, runOptionsFromFlags, UsageError, wholeNumber } from './option-flags';
+import { validateConversationOptions, workflowIdProblem, type ConversationOptions } from '../core';
+import { duration, durationMs, parseFlags, RUN_OPTION_FLAGS, RUN_OPTION_HELP, runOptionsFromFlags, UsageError, WAIT_FLAG, wholeNumber } from './option-flags';
 
 export const CONVERSATION_USAGE = `usage: client.ts chat [--conversation <id>] [options] [--json]
-       client.ts send <id> "<message>" [options] [--no-wait] [--json]
-       client.ts history|status|cancel|end <id> [--json]
-       client.ts approve <id> <callId> [--json]
+       client.ts send <id> "<message>" [options] [--no-wait | --wait 2m] [--json]
+       client.ts end <id> [--json]
+       client.ts history|status|cancel <id> [--json]               (a conversation or a one-shot run)
+       client.ts approve <id> <callId> [--json]                     (a conversation or a one-shot run)
        client.ts reject <id> <callId> [--reason "..."] [--json]`;
 
 export const CONVERSATION_OPTION_HELP = `${RUN_OPTION_HELP}
@@ -14,7 +15,7 @@ export const CONVERSATION_OPTION_HELP = `${RUN_OPTION_HELP}
 /** A parsed conversation command. Options only apply when the command starts the conversation. */
 export type ConversationCommand =
   | { kind: 'chat'; conversationId?: string; options: ConversationOptions; json: boolean }
-  | { kind: 'send'; conversationId: string; message: string; options: ConversationOptions; noWait: boolean; json: boolean }
+  | { kind: 'send'; conversationId: string; message: string; options: ConversationOptions; noWait: boolean; waitMs?: number; json: boolean }
   | { kind: 'history' | 'status' | 'cancel' | 'end'; conversationId: string; json: boolean }
   | { kind: 'approve' | 'reject'; conversationId: string; callId: string; reason?: string; json: boolean };
 
@@ -34,13 +35,17 @@ export function parseConversationArgs(command: ConversationCommand['kind'], argv
     case 'chat': {
       const { values, positionals } = parseFlags(argv, { ...OPTION_FLAGS, ...JSON_FLAG, conversation: { type: 'string' } });
       expectPositionals(command, positionals, []);
-      if (values.conversation !== undefined && !values.conversation.trim()) throw new UsageError('--conversation must not be empty');
+      const idProblem = values.conversation === undefined ? undefined : workflowIdProblem(values.conversation, '--conversation');
+      if (idProblem) throw new UsageError(idProblem);
       return { kind: 'chat', conversationId: values.conversation, options: conversationOptions(values, registeredTools), json: values.json ?? false };
     }
     case 'send': {
-      const { values, positionals } = parseFlags(argv, { ...OPTION_FLAGS, ...JSON_FLAG, 'no-wait': { type: 'boolean', default: false } });
+      const { values, positionals } = parseFlags(argv, { ...OPTION_FLAGS, ...JSON_FLAG, ...WAIT_FLAG, 'no-wait': { type: 'boolean', default: false } });
       const [conversationId, message] = expectPositionals(command, positionals, ['<id>', '"<message>"']);
-      return { kind: 'send', conversationId, message, options: conversationOptions(values, registeredTools), noWait: values['no-wait'] ?? false, json: values.json ?? false };
+      if (values['no-wait'] && values.wait !== undefined) throw new UsageError('--no-wait and --wait exclude each other');
+      const send: ConversationCommand = { kind: 'send', conversationId, message, options: conversationOptions(values, registeredTools), noWait: values['no-wait'] ?? false, json: values.json ?? false };
+      if (values.wait !== undefined) send.waitMs = durationMs('--wait', values.wait);
+      return send;
     }
     case 'approve':
     case 'reject': {
@@ -63,7 +68,8 @@ function expectPositionals(command: string, positionals: string[], names: string
     throw new UsageError(`${command} expects ${wanted}, got ${positionals.length === 0 ? 'none' : positionals.map((p) => JSON.stringify(p)).join(' ')}`);
   }
   positionals.forEach((p, i) => {
-    if (!p.trim()) throw new UsageError(`${command}: ${names[i]} must not be empty`);
+    const problem = names[i] === '<id>' ? workflowIdProblem(p, `${command}: <id>`) : p.trim() ? undefined : `${command}: ${names[i]} must not be empty`;
+    if (problem) throw new UsageError(problem);
   });
   return positionals;
 }

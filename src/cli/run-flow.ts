@@ -1,7 +1,9 @@
 import type { ModelConfig } from '../activities';
 import type { AgentInput } from '../core';
 import { runOutcome, startAgentRun, type RunOutcome } from '../runtime/run-agent';
-import { openSession } from './session';
+import { onInterrupt } from './interrupt';
+import { approvalHint, retryText, watchProgress } from './progress';
+import { openSession, type Session } from './session';
 
 export interface RunFlowOptions {
   input: AgentInput;
@@ -9,20 +11,76 @@ export interface RunFlowOptions {
   taskQueue: string;
   /** Model for the in-process worker (default: from the environment). */
   model?: ModelConfig;
-  /** Progress notes for people; commands send them to stderr. */
+  /** Progress notes for people (where it runs, the run id); commands send them to stderr. */
   note: (line: string) => void;
+  /**
+   * What needs a person's attention while waiting: failed model-call attempts, calls awaiting
+   * approval, a Temporal outage. Default: `note`. Commands send it to stderr even with `--json`.
+   */
+  alert?: (line: string) => void;
+  /** Stop waiting after this many ms; the run goes on. */
+  waitMs?: number;
 }
 
-/** Runs one agent run from a command line (see {@link openSession} for where it runs). */
-export async function runFromCommandLine(options: RunFlowOptions): Promise<{ outcome: RunOutcome; uiLink?: string }> {
+/** How a command-line run ended for the command: with the run's outcome, or by no longer waiting for it. */
+export type RunFlowResult = { workflowId: string; uiLink?: string } & (
+  | { outcome: RunOutcome }
+  | {
+      /** Ctrl+C, or `--wait` ran out. The run itself goes on. */
+      stoppedWaiting: 'interrupted' | 'wait_elapsed';
+      /** Where the run goes on and how to follow it. */
+      followUp: string;
+    }
+);
+
+/**
+ * Runs one agent run from a command line (see {@link openSession} for where it runs). While it
+ * waits it reports each failed model-call attempt and each tool call awaiting approval, with the
+ * commands to decide it. Ctrl+C, or `waitMs` running out, stops the waiting, never the run.
+ */
+export async function runFromCommandLine(options: RunFlowOptions): Promise<RunFlowResult> {
   const session = await openSession(options);
   try {
     const handle = await startAgentRun(session.client, options.input, { taskQueue: options.taskQueue, workflowId: options.workflowId });
-    const uiLink = session.uiLink(handle.workflowId);
-    options.note(`Started ${handle.workflowId}${uiLink ? ` (${uiLink})` : ''}`);
-    const outcome = await session.run(() => runOutcome(handle));
-    return { outcome, uiLink };
+    const workflowId = handle.workflowId;
+    const alert = options.alert ?? options.note;
+    const uiLink = session.uiLink(workflowId);
+    options.note(`Started ${workflowId}${uiLink ? ` (${uiLink})` : ''}`);
+    let stop: (why: 'interrupted' | 'wait_elapsed') => void = () => undefined;
+    const stopped = new Promise<'interrupted' | 'wait_elapsed'>((resolve) => (stop = resolve));
+    const offInterrupt = onInterrupt(() => stop('interrupted'));
+    const timer = options.waitMs === undefined ? undefined : setTimeout(() => stop('wait_elapsed'), options.waitMs);
+    let stopWatching = () => undefined as void;
+    try {
+      const result = await session.run(() =>
+        session.scoped(() => {
+          stopWatching = watchProgress(session.client, workflowId, 'run', {
+            retry: (r) => alert(retryText(r)),
+            approval: (p) => approvalHint(workflowId, p).forEach((line) => alert(line)),
+          });
+          return Promise.race([runOutcome(handle, { note: alert }), stopped]);
+        }),
+      );
+      if (typeof result !== 'string') return { workflowId, uiLink, outcome: result };
+      return { workflowId, uiLink, stoppedWaiting: result, followUp: followUp(session, workflowId, uiLink) };
+    } finally {
+      offInterrupt();
+      clearTimeout(timer);
+      stopWatching();
+    }
   } finally {
     await session.close();
   }
+}
+
+/** Where a run goes on after this command stops waiting, and how to follow it. */
+function followUp(session: Session, workflowId: string, uiLink: string | undefined): string {
+  const follow = `client.ts status ${workflowId}${uiLink ? ` or ${uiLink}` : ''}`;
+  if (session.mode === 'embedded-started') {
+    return (
+      `Stopped waiting. This command started the dev server, which stops with it: the run ${workflowId} is saved` +
+      `${session.dbFilename ? ` in ${session.dbFilename}` : ''} and goes on when the server and a worker run again (npm start). Then: ${follow}`
+    );
+  }
+  return `Stopped waiting. The run ${workflowId} goes on in Temporal (on any worker of its task queue, e.g. npm start). Follow it with: ${follow}`;
 }

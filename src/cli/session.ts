@@ -1,17 +1,36 @@
+import { setMaxListeners } from 'node:events';
 import { temporal } from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
 import type { ModelConfig } from '../activities';
 import { createAgentWorker } from '../runtime/agent-worker';
+import { ClientError } from '../runtime/client-error';
 import { connectTemporal, workflowUrl, type TemporalEnv } from '../runtime/temporal-env';
 
 /** A command's connection to Temporal, with a worker in this process when the server is embedded. */
 export interface Session {
   client: Client;
+  /** How Temporal was reached: a configured cluster, a dev server this command started, or one already running. */
+  mode: TemporalEnv['mode'];
+  /** The SQLite file of a dev server this command started. */
+  dbFilename?: string;
   /** The Web UI link of a workflow, when a UI is known. */
   uiLink(workflowId: string): string | undefined;
-  /** Runs `body` while the in-process worker (if any) serves workflows, queries and activities. */
+  /**
+   * Runs `body` while the in-process worker (if any) serves workflows, queries and activities. The
+   * worker is created here, not when the session opens: a worker that never ran keeps its
+   * connection open, and closing the session would then fail with an error that hid the real
+   * one (e.g. "a run with this id is already running").
+   */
   run<T>(body: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` (a wait, a poll loop, a chat turn) with its Temporal calls cancellable: close()
+   * cancels those still open before closing the connection. A call still retrying when its
+   * channel closes makes the SDK's retry timer throw an uncaught "Channel has been shut down"; a
+   * cancelled call is never retried. Scoped per piece of work, not per session, because the SDK
+   * adds an abort listener per call and never removes it.
+   */
+  scoped<T>(work: () => Promise<T>): Promise<T>;
+  /** Closes the connections (and a dev server this command started). Never throws. */
   close(): Promise<void>;
 }
 
@@ -30,29 +49,46 @@ export interface SessionOptions {
  * queries (status, history) need a worker to answer them.
  */
 export async function openSession(options: SessionOptions): Promise<Session> {
-  const env = await connectTemporal({ persistent: true });
-  let worker: Worker | undefined;
+  let env: TemporalEnv;
   try {
-    describeConnection(env, options.note);
-    if (env.mode === 'configured') await warnIfNoWorker(env, options.taskQueue, options.note);
-    else {
-      worker = await createAgentWorker({ connection: env.nativeConnection, client: env.client, namespace: env.namespace, taskQueue: options.taskQueue, model: options.model });
-    }
+    env = await connectTemporal({ persistent: true });
   } catch (err) {
-    await env.close();
-    throw err;
+    throw new ClientError('unreachable', (err as Error).message);
   }
+  describeConnection(env, options.note);
+  if (env.mode === 'configured') await warnIfNoWorker(env, options.taskQueue, options.note);
+  const open = new Set<AbortController>();
   return {
     client: env.client,
+    mode: env.mode,
+    dbFilename: env.dbFilename,
     uiLink: (id) => workflowUrl(env.uiUrl, env.namespace, id),
-    run: (body) => (worker ? worker.runUntil(body) : body()),
-    close: () => env.close(),
+    run: async (body) => {
+      if (env.mode === 'configured') return body();
+      const worker = await createAgentWorker({ connection: env.nativeConnection, client: env.client, namespace: env.namespace, taskQueue: options.taskQueue, model: options.model });
+      return worker.runUntil(body);
+    },
+    scoped: async (work) => {
+      const calls = new AbortController();
+      // One listener per call made in the scope; they go with the scope, so no leak warning.
+      setMaxListeners(0, calls.signal);
+      open.add(calls);
+      try {
+        return await env.client.withAbortSignal(calls.signal, work);
+      } finally {
+        open.delete(calls);
+      }
+    },
+    close: async () => {
+      for (const calls of open) calls.abort();
+      await env.close().catch(() => undefined);
+    },
   };
 }
 
 function describeConnection(env: TemporalEnv, note: (line: string) => void): void {
   if (env.mode === 'configured') note(`Temporal: ${env.address}, namespace ${env.namespace}`);
-  else if (env.mode === 'embedded-reused') note(`Temporal: the local dev server at ${env.address}`);
+  else if (env.mode === 'embedded-reused') note(`Temporal: the local dev server already running at ${env.address}`);
   else {
     note(
       `Temporal: started an embedded dev server at ${env.address} (data in ${env.dbFilename ?? 'memory'}). ` +

@@ -173,7 +173,12 @@ export function applyInterruption(state: RunState, status: 'time_limit' | 'cance
 export function runStatus(state: RunState): AgentStatus {
   const { phase } = state;
   const approvals = phase.kind === 'tools' ? pendingApprovals(phase.calls) : [];
+  let now: AgentStatus['state'];
+  if (phase.kind === 'done') now = phase.status;
+  else if (approvals.length > 0) now = 'awaiting_approval';
+  else now = phase.kind === 'tools' ? 'running_tools' : 'thinking';
   return {
+    state: now,
     status: phase.kind === 'done' ? phase.status : 'running',
     phase: approvals.length > 0 ? 'approval' : phase.kind,
     iteration: state.iterations,

@@ -3,7 +3,7 @@ import { pendingApprovals } from './approvals';
 import { DEFAULT_MEMORY_WINDOW, memoryWindowStart, MIN_MEMORY_WINDOW } from './memory-window';
 import { durationProblem, isToolList, messageProblem, runOptionProblems } from './run-input';
 import { addUsage, noUsage } from './usage';
-import type { AgentInput, ChatMessage, PendingApproval, ToolInfo, TurnResult, Usage } from './types';
+import type { AgentInput, AgentState, ChatMessage, PendingApproval, ToolInfo, TurnResult, Usage } from './types';
 
 /**
  * A conversation: many turns on one workflow, each turn one run of the agent loop over the chat
@@ -84,12 +84,15 @@ export interface ConversationResult {
   messageCount: number;
   usage: Usage;
   runs: number;
+  /** Absent in results of conversations closed before it was added. */
+  toolExecutionCount?: number;
+  rejectedMessages?: RejectedMessages;
 }
 
 /** What a conversation is doing, for the `status` query. */
 export interface ConversationStatus {
   conversationId: string;
-  state: 'idle' | 'thinking' | 'running_tools' | 'awaiting_approval' | 'closed';
+  state: Extract<AgentState, 'idle' | 'thinking' | 'running_tools' | 'awaiting_approval' | 'closed'>;
   /** Turns finished so far. */
   turns: number;
   /** Messages waiting for the current turn to finish. */
@@ -101,7 +104,8 @@ export interface ConversationStatus {
   messageCount: number;
   toolExecutionCount: number;
   runs: number;
-  closeReason?: CloseReason;
+  /** Why it closed; clients report `terminated`, `cancelled`, `failed` or `timed_out` for conversations Temporal closed. */
+  closeReason?: CloseReason | 'terminated' | 'cancelled' | 'failed' | 'timed_out';
   rejectedMessages: RejectedMessages;
 }
 
@@ -259,6 +263,37 @@ export function transcriptPage(
   if (conv.options.system) result.system = conv.options.system;
   if (conv.previousRunId) result.previousRunId = conv.previousRunId;
   return result;
+}
+
+/** The workflow's result when it closes for `reason`. */
+export function conversationResult(conversationId: string, conv: ConversationState, reason: CloseReason): ConversationResult {
+  return {
+    conversationId,
+    reason,
+    turns: conv.turns,
+    messageCount: conv.transcriptStart + conv.messages.length,
+    usage: conv.usage,
+    runs: conv.runs,
+    toolExecutionCount: conv.toolExecutionCount,
+    rejectedMessages: conv.rejectedMessages,
+  };
+}
+
+/** The status of a closed conversation, from its result: no worker has to replay it to answer. */
+export function closedConversationStatus(result: ConversationResult): ConversationStatus {
+  return {
+    conversationId: result.conversationId,
+    state: 'closed',
+    turns: result.turns,
+    queuedMessages: 0,
+    pendingApprovals: [],
+    usage: result.usage,
+    messageCount: result.messageCount,
+    toolExecutionCount: result.toolExecutionCount ?? 0,
+    runs: result.runs,
+    closeReason: result.reason,
+    rejectedMessages: result.rejectedMessages ?? { count: 0 },
+  };
 }
 
 /** The `status` query's answer. */

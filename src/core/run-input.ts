@@ -65,6 +65,18 @@ export function runOptionProblems(i: Record<string, unknown>): string[] {
   return problems;
 }
 
+/** Temporal's default limit on workflow ids (`limit.maxIDLength`), in bytes. */
+export const MAX_WORKFLOW_ID_BYTES = 1000;
+
+/** What is wrong with a run or conversation id, or undefined when Temporal will take it. */
+export function workflowIdProblem(id: string, what = 'the id'): string | undefined {
+  if (!id.trim()) return `${what} must not be empty`;
+  // TextEncoder, not Buffer: this module is imported by workflow code too.
+  const bytes = new TextEncoder().encode(id).length;
+  if (bytes > MAX_WORKFLOW_ID_BYTES) return `${what} is ${bytes} bytes long; Temporal accepts at most ${MAX_WORKFLOW_ID_BYTES}`;
+  return undefined;
+}
+
 /** Whether `v` is a list of tool names. */
 export function isToolList(v: unknown): v is string[] {
   return Array.isArray(v) && v.every((n) => typeof n === 'string' && n !== '');

@@ -153,8 +153,17 @@ export type TurnResult = Omit<AgentResult, 'status'> & {
   errorType?: string;
 };
 
+/**
+ * What a run or conversation is doing, in one vocabulary for the CLI, the HTTP API and dashboards:
+ * working (`thinking`, `running_tools`), waiting for a person (`awaiting_approval`), a
+ * conversation between turns (`idle`) or closed (`closed`), or how a run ended.
+ */
+export type AgentState = 'thinking' | 'running_tools' | 'awaiting_approval' | 'idle' | 'closed' | RunStatus;
+
 /** Where a run is, for people and dashboards (the `status` query). */
 export interface AgentStatus {
+  /** What the run is doing now, or how it ended. */
+  state: Exclude<AgentState, 'idle' | 'closed' | 'failed'>;
   status: 'running' | Exclude<RunStatus, 'failed'>;
   /** What the run waits on now. */
   phase: 'model' | 'tools' | 'approval' | 'done';

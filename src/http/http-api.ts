@@ -1,7 +1,11 @@
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import type { ConversationOptions } from '../core';
-import { ConversationError, conversationStatus, decideApproval, readTranscript, sendMessage } from '../runtime/conversations';
+import { parseDuration, validateAgentInput, workflowIdProblem, type AgentInput, type ConversationOptions, type TurnInput } from '../core';
+import { outcomeJson } from '../cli/format-outcome';
+import { decideApproval, readStatus, readTranscript } from '../runtime/agent-workflows';
+import { ClientError, type ClientErrorKind } from '../runtime/client-error';
+import { startMessage } from '../runtime/conversations';
 import { runOutcome, startAgentRun } from '../runtime/run-agent';
 
 export interface HttpApiOptions {
@@ -16,71 +20,192 @@ class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly errorType = 'Http.BadRequest',
   ) {
     super(message);
   }
 }
 
-const MAX_BODY_BYTES = 1_000_000;
+/** Largest request body accepted (413 beyond). Messages themselves are limited to `MAX_MESSAGE_CHARS` (100,000). */
+export const MAX_BODY_BYTES = 1_000_000;
+
+/** HTTP status of each client error kind. */
+const STATUS_OF: Record<ClientErrorKind, number> = {
+  invalid: 400,
+  rejected: 400,
+  not_found: 404,
+  wrong_kind: 404,
+  closed: 409,
+  already_running: 409,
+  unreachable: 503,
+  still_running: 202,
+};
 
 /**
- * The HTTP API. Errors are always JSON `{ "error": "..." }`: 400 for bad input (including a
- * message the conversation refused), 404 for an unknown conversation or route.
+ * The HTTP API. Errors are JSON `{ "error", "errorType" }`; README.md lists every status.
  *
  *   GET  /assistant-with-tool?message=...        one agent run; the answer as text
- *   POST /conversations/:id/messages            {"message", "tools"?} → the turn result
- *   GET  /conversations/:id                     transcript and status
+ *   POST /runs                                  {"message", ...run options} → the run result (JSON)
+ *   GET  /runs/:id                              a run's status and messages
+ *   POST /runs/:id/approvals/:callId            {"approve": true|false, "reason"?}
+ *   POST /conversations/:id/messages            {"message", "tools"?, "approvalTools"?} → the turn result
+ *   GET  /conversations/:id                     a conversation's status and transcript
  *   POST /conversations/:id/approvals/:callId   {"approve": true|false, "reason"?}
+ *
+ * Waiting requests take `?wait=30s` (or `Prefer: wait=30`): when the run or turn has not finished
+ * by then, the answer is 202 with `Location` pointing at the run or conversation.
  */
 export function createHttpApi(options: HttpApiOptions): Server {
-  return createServer((req, res) => {
-    route(req, res, options).catch((err: unknown) => sendError(res, err));
-  });
+  return createServer(httpApiHandler(options));
 }
 
-async function route(req: IncomingMessage, res: ServerResponse, o: HttpApiOptions): Promise<void> {
+/** The API's request handler, for mounting in a server of your own (see {@link createHttpApi}). */
+export function httpApiHandler(options: HttpApiOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    // A caller that goes away (or a server shutting down) ends the request's Temporal calls too:
+    // nothing keeps polling for nobody, and nothing is in flight when the connection closes.
+    const gone = new AbortController();
+    setMaxListeners(0, gone.signal); // the SDK adds a listener per call; they go with the request
+    res.on('close', () => gone.abort());
+    options.client.withAbortSignal(gone.signal, () => route(req, res, options, gone.signal)).catch((err: unknown) => sendError(res, err));
+  };
+}
+
+async function route(req: IncomingMessage, res: ServerResponse, o: HttpApiOptions, gone: AbortSignal): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
-  const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  const bounded = <T>(work: () => Promise<T>) => boundedWait(o.client, gone, work, waitMs(req, url));
+  const parts = pathParts(url.pathname);
   const method = req.method ?? 'GET';
+  const id = parts[1];
+  if (id !== undefined && (parts[0] === 'runs' || parts[0] === 'conversations')) {
+    const problem = workflowIdProblem(id, `the ${parts[0] === 'runs' ? 'run' : 'conversation'} id`);
+    if (problem) throw new HttpError(400, problem);
+  }
 
   if (parts.length === 1 && parts[0] === 'assistant-with-tool') {
     allow(method, 'GET');
     const message = url.searchParams.get('message');
     if (!message?.trim()) throw new HttpError(400, 'missing the "message" query parameter, e.g. /assistant-with-tool?message=What%20is%202%2B2');
-    const outcome = await runOutcome(await startAgentRun(o.client, { message }, { taskQueue: o.taskQueue }));
+    checkRunInput({ message });
+    const handle = await startAgentRun(o.client, { message }, { taskQueue: o.taskQueue });
+    const outcome = await bounded(() => runOutcome(handle));
+    if (outcome === undefined) return sendStillRunning(res, `/runs/${encodeURIComponent(handle.workflowId)}`, { workflowId: handle.workflowId });
     if (outcome.status === 'failed') return sendJson(res, 502, { error: outcome.error, errorType: outcome.errorType, workflowId: outcome.workflowId });
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'x-workflow-id': outcome.workflowId });
     res.end(outcome.content ?? outcome.toolExecutions.map((e) => e.result).join('\n'));
     return;
   }
-  if (parts[0] === 'conversations' && parts.length >= 2) {
-    const id = parts[1];
+
+  if (parts[0] === 'runs') {
+    if (parts.length === 1) {
+      allow(method, 'POST');
+      const body = await readJson(req);
+      const input = body as unknown as AgentInput;
+      checkRunInput(input);
+      const handle = await startAgentRun(o.client, input, { taskQueue: o.taskQueue });
+      const outcome = await bounded(() => runOutcome(handle));
+      if (outcome === undefined) return sendStillRunning(res, `/runs/${encodeURIComponent(handle.workflowId)}`, { workflowId: handle.workflowId });
+      return sendJson(res, outcome.status === 'failed' ? 502 : 200, outcomeJson(outcome));
+    }
     if (parts.length === 2) {
       allow(method, 'GET');
-      const [status, transcript] = await Promise.all([conversationStatus(o.client, id), readTranscript(o.client, id)]);
-      return sendJson(res, 200, { conversationId: id, status, ...transcript });
+      const status = await readStatus(o.client, id);
+      if (status.kind !== 'run') throw new ClientError('wrong_kind', `"${id}" is a conversation, not a one-shot run; see GET /conversations/${id}`, id);
+      return sendJson(res, 200, { ...status, ...(await readTranscript(o.client, id)) });
+    }
+    if (parts.length === 4 && parts[2] === 'approvals') return approve(req, res, o, id, parts[3], method);
+  }
+
+  if (parts[0] === 'conversations' && parts.length >= 2) {
+    if (parts.length === 2) {
+      allow(method, 'GET');
+      const status = await readStatus(o.client, id);
+      if (status.kind !== 'conversation') throw new ClientError('wrong_kind', `"${id}" is a one-shot run, not a conversation; see GET /runs/${id}`, id);
+      return sendJson(res, 200, { ...status, ...(await readTranscript(o.client, id)) });
     }
     if (parts.length === 3 && parts[2] === 'messages') {
       allow(method, 'POST');
       const body = await readJson(req);
-      const turn: { message: string; tools?: string[] } = { message: body.message as string };
+      const turn: TurnInput = { message: body.message as string };
       if (body.tools !== undefined) turn.tools = body.tools as string[];
-      return sendJson(res, 200, await sendMessage(o.client, id, turn, { taskQueue: o.taskQueue, options: o.conversationOptions }));
+      if (body.approvalTools !== undefined) turn.approvalTools = body.approvalTools as string[];
+      try {
+        // Only the wait for the answer is bounded: the message itself is always delivered.
+        const sent = await startMessage(o.client, id, turn, { taskQueue: o.taskQueue, options: o.conversationOptions });
+        const result = await bounded(() => sent.result());
+        if (result === undefined) return sendStillRunning(res, `/conversations/${encodeURIComponent(id)}`, { conversationId: id });
+        return sendJson(res, 200, result);
+      } catch (err) {
+        // The id is taken by a one-shot run: this request cannot create a conversation under it.
+        if (err instanceof ClientError && err.kind === 'wrong_kind') throw new HttpError(409, err.message, err.errorType);
+        throw err;
+      }
     }
-    if (parts.length === 4 && parts[2] === 'approvals') {
-      allow(method, 'POST');
-      const body = await readJson(req);
-      if (typeof body.approve !== 'boolean') throw new HttpError(400, '"approve" must be true or false');
-      if (body.reason !== undefined && typeof body.reason !== 'string') throw new HttpError(400, '"reason" must be a string');
-      const decision = { callId: parts[3], approve: body.approve, ...(body.reason ? { reason: body.reason as string } : {}) };
-      return sendJson(res, 200, await decideApproval(o.client, id, decision));
+    if (parts.length === 4 && parts[2] === 'approvals') return approve(req, res, o, id, parts[3], method);
+  }
+  throw new HttpError(404, `no route ${method} ${url.pathname}`, 'Http.NotFound');
+}
+
+async function approve(req: IncomingMessage, res: ServerResponse, o: HttpApiOptions, id: string, callId: string, method: string): Promise<void> {
+  allow(method, 'POST');
+  const body = await readJson(req);
+  if (typeof body.approve !== 'boolean') throw new HttpError(400, '"approve" must be true or false');
+  if (body.reason !== undefined && typeof body.reason !== 'string') throw new HttpError(400, '"reason" must be a string');
+  const decision = { callId, approve: body.approve, ...(body.reason ? { reason: body.reason as string } : {}) };
+  sendJson(res, 200, await decideApproval(o.client, id, decision));
+}
+
+/** The decoded path segments; a malformed percent-escape is the client's mistake (400), not ours. */
+function pathParts(pathname: string): string[] {
+  try {
+    return pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  } catch {
+    throw new HttpError(400, `the path ${pathname} has a malformed percent-escape`);
+  }
+}
+
+function checkRunInput(input: unknown): void {
+  const problems = validateAgentInput(input);
+  if (problems.length) throw new HttpError(400, problems.join('; '));
+}
+
+/** How long the caller wants to wait: `?wait=30s`, or `Prefer: wait=30` (seconds, RFC 7240). Unset: until done. */
+function waitMs(req: IncomingMessage, url: URL): number | undefined {
+  const query = url.searchParams.get('wait');
+  if (query !== null) {
+    try {
+      return parseDuration(query);
+    } catch (err) {
+      throw new HttpError(400, `"wait": ${(err as Error).message}`);
     }
   }
-  throw new HttpError(404, `no route ${method} ${url.pathname}`);
+  const prefer = /(?:^|[,;\s])wait=(\d+)/i.exec(String(req.headers.prefer ?? ''));
+  return prefer ? Number(prefer[1]) * 1000 : undefined;
+}
+
+/**
+ * `work`'s value, or undefined when `ms` passes first: its Temporal calls are then cancelled, while
+ * the run or turn itself goes on. `gone` (the caller disconnected) cancels them too.
+ */
+async function boundedWait<T>(client: Client, gone: AbortSignal, work: () => Promise<T>, ms: number | undefined): Promise<T | undefined> {
+  if (ms === undefined) return work();
+  const elapsed = AbortSignal.timeout(ms);
+  try {
+    // withAbortSignal replaces the request's signal rather than adding to it, so both go in here.
+    return await client.withAbortSignal(AbortSignal.any([gone, elapsed]), work);
+  } catch (err) {
+    if (elapsed.aborted) return undefined;
+    throw err;
+  }
+}
+
+function sendStillRunning(res: ServerResponse, location: string, ids: Record<string, string>): void {
+  res.setHeader('location', location);
+  sendJson(res, 202, { ...ids, status: 'running', location, error: `not finished within the requested wait; it goes on: GET ${location}`, errorType: 'Client.StillRunning' });
 }
 
 function allow(method: string, expected: string): void {
-  if (method !== expected) throw new HttpError(405, `use ${expected} here, not ${method}`);
+  if (method !== expected) throw new HttpError(405, `use ${expected} here, not ${method}`, 'Http.MethodNotAllowed');
 }
 
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
@@ -88,7 +213,7 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   const chunks: Buffer[] = [];
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, `the request body is larger than ${MAX_BODY_BYTES} bytes`);
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, `the request body is larger than ${MAX_BODY_BYTES} bytes`, 'Http.PayloadTooLarge');
     chunks.push(chunk as Buffer);
   }
   let body: unknown;
@@ -102,9 +227,9 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
 }
 
 function sendError(res: ServerResponse, err: unknown): void {
-  if (err instanceof HttpError) return sendJson(res, err.status, { error: err.message });
-  if (err instanceof ConversationError) return sendJson(res, err.kind === 'not_found' ? 404 : 400, { error: err.message });
-  sendJson(res, 500, { error: err instanceof Error ? err.message : String(err) });
+  if (err instanceof HttpError) return sendJson(res, err.status, { error: err.message, errorType: err.errorType });
+  if (err instanceof ClientError) return sendJson(res, STATUS_OF[err.kind], { error: err.message, errorType: err.errorType });
+  sendJson(res, 500, { error: err instanceof Error ? err.message : String(err), errorType: 'Http.InternalError' });
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

@@ -39,5 +39,10 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     // Cancellation (a cancelled turn, a time limit) reaches an activity only with a heartbeat's
     // response; the SDK's default throttling (up to 80% of the heartbeat timeout) would delay it ~24 s.
     maxHeartbeatThrottleInterval: '2s',
+    // When a worker dies, tasks and queries for the runs it cached wait on its sticky queue this
+    // long before any worker may take them (default 10 s). The model call's conversation query is
+    // one of them, so after a crash the retried call waited ~17 s instead of ~7 s. 3 s is still
+    // far above a healthy worker's pickup time; past it, another worker replays the run instead.
+    stickyQueueScheduleToStartTimeout: '3s',
   });
 }

@@ -1,12 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { WorkflowNotFoundError } from '@temporalio/common';
 import {
   runSummary,
   turnProblem,
   validateConversationOptions,
-  type ApprovalDecision,
-  type ChatMessage,
+  workflowIdProblem,
   type ConversationOptions,
   type ConversationResult,
   type ConversationStatus,
@@ -14,111 +12,185 @@ import {
   type TurnInput,
 } from '../core';
 import type { conversationWorkflow } from '../workflows';
-import {
-  cancelTurnUpdate,
-  conversationStatusQuery,
-  CONVERSATION_WORKFLOW_TYPE,
-  decideApprovalUpdate,
-  endConversationUpdate,
-  queueMessageSignal,
-  sendMessageUpdate,
-  transcriptQuery,
-} from '../workflows/definitions';
+import { cancelTurnUpdate, conversationStatusQuery, CONVERSATION_WORKFLOW_TYPE, endConversationUpdate, queueMessageSignal, sendMessageUpdate } from '../workflows/definitions';
+import { ClientError } from './client-error';
+import { withOutageRetries, type OutageOptions } from './outages';
+import { explainFailure, kindProblem, lookupWorkflow } from './workflow-lookup';
 
 /**
  * Client side of conversations: one workflow per conversation id. Sending a message starts the
  * conversation if it is not open (Update-with-Start), so callers never need a separate "create".
+ * Failures are {@link ClientError}s that say what happened.
  */
-
-/** Why a conversation call failed: `invalid` input (nothing was written), `not_found`, or `rejected` by the workflow. */
-export class ConversationError extends Error {
-  constructor(
-    readonly kind: 'invalid' | 'not_found' | 'rejected',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ConversationError';
-  }
-}
 
 /** A fresh conversation id, e.g. `chat-3f9a1c2b`. */
 export function newConversationId(): string {
   return `chat-${randomBytes(4).toString('hex')}`;
 }
 
-/** Where new conversations run, and with which options (ignored when the conversation is already open). */
+/** Where new conversations run, and with which options (they apply only when the message starts the conversation). */
 export interface ConversationStart {
   taskQueue: string;
   options?: ConversationOptions;
 }
 
-/** Sends a message and waits for the turn's result; starts the conversation when it is not open. */
-export async function sendMessage(client: Client, conversationId: string, turn: TurnInput, start: ConversationStart): Promise<ConversationTurnResult> {
-  checkLocally(conversationId, turn, start.options);
-  return translate(conversationId, () =>
-    client.workflow.executeUpdateWithStart(sendMessageUpdate, { args: [turn], startWorkflowOperation: startOperation(conversationId, turn, start) }),
-  );
+/** A message the conversation accepted. */
+export interface SentMessage {
+  /**
+   * The conversation was already open, so `options` of {@link ConversationStart} were not applied
+   * (the turn's own `tools` and `approvalTools` were).
+   */
+  wasOpen: boolean;
+  /** The turn's result; rides out Temporal outages like {@link sendMessage}. */
+  result(): Promise<ConversationTurnResult>;
+}
+
+/**
+ * Sends a message and waits for the turn's result; starts the conversation when it is not open.
+ * Waiting rides out a Temporal outage of up to `wait.budgetMs` (default 10 minutes); the message
+ * carries an update id, so asking again after an outage never sends it twice.
+ */
+export async function sendMessage(client: Client, conversationId: string, turn: TurnInput, start: ConversationStart, wait: OutageOptions = {}): Promise<ConversationTurnResult> {
+  return (await startMessage(client, conversationId, turn, start, wait)).result();
 }
 
 /**
  * Sends a message and returns once the conversation accepted it; `result()` waits for the turn.
- * Chat clients use it to show progress while the turn runs.
+ * Chat clients use it to show progress while the turn runs. A message refused by a conversation
+ * it would have started leaves nothing behind: that empty conversation is removed again.
  */
-export async function startMessage(client: Client, conversationId: string, turn: TurnInput, start: ConversationStart): Promise<{ result(): Promise<ConversationTurnResult> }> {
+export async function startMessage(client: Client, conversationId: string, turn: TurnInput, start: ConversationStart, wait: OutageOptions = {}): Promise<SentMessage> {
   checkLocally(conversationId, turn, start.options);
-  const handle = await translate(conversationId, () =>
-    client.workflow.startUpdateWithStart(sendMessageUpdate, {
-      args: [turn],
-      waitForStage: 'ACCEPTED',
-      startWorkflowOperation: startOperation(conversationId, turn, start),
-    }),
-  );
-  return { result: () => translate(conversationId, () => handle.result()) };
+  const wasOpen = await isOpenConversation(client, conversationId);
+  const updateId = randomUUID();
+  const failed = async (err: unknown) => {
+    if (!wasOpen && err instanceof WorkflowUpdateFailedError) await discardIfUnused(client, conversationId);
+    return explainFailure(client, conversationId, err, 'conversation');
+  };
+  let handle;
+  try {
+    handle = await withOutageRetries(
+      () =>
+        client.workflow.startUpdateWithStart(sendMessageUpdate, {
+          args: [turn],
+          updateId,
+          waitForStage: 'ACCEPTED',
+          // A with-start operation is single-use: a fresh one for every attempt.
+          startWorkflowOperation: startOperation(conversationId, turn, start),
+        }),
+      wait,
+    );
+  } catch (err) {
+    throw await failed(err);
+  }
+  const accepted = handle;
+  return {
+    wasOpen,
+    result: async () => {
+      try {
+        return await withOutageRetries(() => accepted.result(), wait);
+      } catch (err) {
+        throw await failed(err);
+      }
+    },
+  };
 }
 
-/** Fire-and-forget: queues a message (a Signal) without waiting for the turn. */
-export async function queueMessage(client: Client, conversationId: string, turn: TurnInput, start: ConversationStart): Promise<void> {
+/**
+ * Fire-and-forget: queues a message (a Signal) without waiting for the turn. A signal cannot be
+ * refused, so an invalid one is dropped by the conversation and counted in its status.
+ */
+export async function queueMessage(client: Client, conversationId: string, turn: TurnInput, start: ConversationStart): Promise<{ wasOpen: boolean }> {
   checkLocally(conversationId, turn, start.options);
-  await client.workflow.signalWithStart<typeof conversationWorkflow, [TurnInput]>(CONVERSATION_WORKFLOW_TYPE, {
-    workflowId: conversationId,
-    taskQueue: start.taskQueue,
-    args: [start.options ?? {}],
-    signal: queueMessageSignal,
-    signalArgs: [turn],
-    staticSummary: conversationSummary(turn),
-  });
+  const wasOpen = await isOpenConversation(client, conversationId);
+  try {
+    await client.workflow.signalWithStart<typeof conversationWorkflow, [TurnInput]>(CONVERSATION_WORKFLOW_TYPE, {
+      workflowId: conversationId,
+      taskQueue: start.taskQueue,
+      args: [start.options ?? {}],
+      signal: queueMessageSignal,
+      signalArgs: [turn],
+      staticSummary: conversationSummary(turn),
+    });
+  } catch (err) {
+    throw await explainFailure(client, conversationId, err, 'conversation');
+  }
+  return { wasOpen };
 }
 
 /** What the conversation is doing now. */
-export function conversationStatus(client: Client, conversationId: string): Promise<ConversationStatus> {
-  return translate(conversationId, () => handle(client, conversationId).query(conversationStatusQuery));
-}
-
-/** The whole transcript, across continue-as-new runs, oldest first. */
-export async function readTranscript(client: Client, conversationId: string): Promise<{ system?: string; messages: ChatMessage[] }> {
-  return translate(conversationId, async () => {
-    const { system, messages } = await readRange(client, conversationId, undefined, 0, undefined);
-    return system === undefined ? { messages } : { system, messages };
-  });
-}
-
-/** Approves or rejects a tool call awaiting approval. */
-export function decideApproval(client: Client, conversationId: string, decision: ApprovalDecision): Promise<{ callId: string; approved: boolean; stillPending: number }> {
-  return translate(conversationId, () => handle(client, conversationId).executeUpdate(decideApprovalUpdate, { args: [decision] }));
+export async function conversationStatus(client: Client, conversationId: string): Promise<ConversationStatus> {
+  try {
+    return await handle(client, conversationId).query(conversationStatusQuery);
+  } catch (err) {
+    throw await explainFailure(client, conversationId, err, 'conversation');
+  }
 }
 
 /** Cancels the running turn (it ends with status `cancelled`); the conversation stays open. */
-export function cancelTurn(client: Client, conversationId: string): Promise<{ turn: number }> {
-  return translate(conversationId, () => handle(client, conversationId).executeUpdate(cancelTurnUpdate));
+export async function cancelTurn(client: Client, conversationId: string): Promise<{ turn: number }> {
+  try {
+    return await handle(client, conversationId).executeUpdate(cancelTurnUpdate);
+  } catch (err) {
+    throw await explainFailure(client, conversationId, err, 'conversation');
+  }
 }
 
-/** Closes the conversation after its queued messages are answered. */
-export function endConversation(client: Client, conversationId: string): Promise<ConversationResult> {
-  return translate(conversationId, () => handle(client, conversationId).executeUpdate(endConversationUpdate));
+/**
+ * Closes the conversation after its queued messages are answered. Ending one that has already
+ * closed is not an error: its result comes back with `alreadyClosed: true`.
+ */
+export async function endConversation(client: Client, conversationId: string): Promise<ConversationResult & { alreadyClosed?: true }> {
+  try {
+    return await handle(client, conversationId).executeUpdate(endConversationUpdate);
+  } catch (err) {
+    const found = await lookupWorkflow(client, conversationId).catch(() => undefined);
+    if (found?.kind === 'conversation' && found.status === 'COMPLETED') {
+      return { ...((await handle(client, conversationId).result()) as ConversationResult), alreadyClosed: true };
+    }
+    throw await explainFailure(client, conversationId, err, 'conversation');
+  }
 }
 
-function handle(client: Client, conversationId: string, runId?: string): WorkflowHandle<typeof conversationWorkflow> {
-  return client.workflow.getHandle<typeof conversationWorkflow>(conversationId, runId);
+function handle(client: Client, conversationId: string): WorkflowHandle<typeof conversationWorkflow> {
+  return client.workflow.getHandle<typeof conversationWorkflow>(conversationId);
+}
+
+/** Whether a conversation with this id is open. An id of a run (or another workflow) is refused. */
+async function isOpenConversation(client: Client, conversationId: string): Promise<boolean> {
+  let found;
+  try {
+    found = await lookupWorkflow(client, conversationId);
+  } catch (err) {
+    throw await explainFailure(client, conversationId, err, 'conversation');
+  }
+  if (!found) return false;
+  const wrong = kindProblem(found, 'conversation');
+  if (wrong) throw wrong;
+  return found.running;
+}
+
+/**
+ * Removes a conversation that holds nothing: its first message was refused. Update-with-Start
+ * starts the workflow before the Update's validator runs, so without this a refused message would
+ * leave an empty open conversation behind. Deleted when the server allows it, else terminated.
+ */
+async function discardIfUnused(client: Client, conversationId: string): Promise<void> {
+  const found = await lookupWorkflow(client, conversationId).catch(() => undefined);
+  if (found?.kind !== 'conversation' || !found.running) return;
+  const status = await client.workflow
+    .getHandle(conversationId, found.runId)
+    .query(conversationStatusQuery)
+    .catch(() => undefined);
+  if (!status || status.turns > 0 || status.queuedMessages > 0 || status.currentTurn || status.messageCount > 0) return;
+  try {
+    await client.workflowService.deleteWorkflowExecution({ namespace: client.options.namespace, workflowExecution: { workflowId: conversationId, runId: found.runId } });
+  } catch {
+    await client.workflow
+      .getHandle(conversationId, found.runId)
+      .terminate('its first message was refused')
+      .catch(() => undefined);
+  }
 }
 
 function startOperation(conversationId: string, turn: TurnInput, start: ConversationStart) {
@@ -138,47 +210,6 @@ function conversationSummary(turn: TurnInput): string {
 
 /** The same checks the workflow makes, done before any network call so mistakes fail fast. */
 function checkLocally(conversationId: string, turn: TurnInput, options: ConversationOptions | undefined): void {
-  if (!conversationId.trim()) throw new ConversationError('invalid', 'the conversation id must not be empty');
-  const problem = turnProblem(turn, undefined, false) ?? validateConversationOptions(options ?? {})[0];
-  if (problem) throw new ConversationError('invalid', problem);
-}
-
-/**
- * Reads transcript indices `[from, to)` from a run, reaching into earlier runs (continue-as-new)
- * for what this one no longer holds. Closed runs answer queries by replay on a worker.
- */
-async function readRange(
-  client: Client,
-  conversationId: string,
-  runId: string | undefined,
-  from: number,
-  to: number | undefined,
-): Promise<{ system?: string; messages: ChatMessage[] }> {
-  const h = handle(client, conversationId, runId);
-  const first = await h.query(transcriptQuery, { offset: from, limit: to === undefined ? undefined : to - from });
-  const end = to ?? first.total;
-  const older =
-    from < first.heldFrom && first.previousRunId ? (await readRange(client, conversationId, first.previousRunId, from, first.heldFrom)).messages : [];
-  const messages = [...first.messages];
-  for (let next = first.offset + messages.length; next < end; next = first.offset + messages.length) {
-    const page = await h.query(transcriptQuery, { offset: next, limit: end - next });
-    if (page.messages.length === 0) break;
-    messages.push(...page.messages);
-  }
-  return { system: first.system, messages: [...older, ...messages] };
-}
-
-async function translate<T>(conversationId: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError || (err as { code?: number }).code === 5 /* gRPC NOT_FOUND */) {
-      throw new ConversationError('not_found', `no conversation "${conversationId}" exists`);
-    }
-    if (err instanceof WorkflowUpdateFailedError) {
-      const cause = err.cause as Error | undefined;
-      throw new ConversationError('rejected', cause?.message ?? err.message);
-    }
-    throw err;
-  }
+  const problem = workflowIdProblem(conversationId, 'the conversation id') ?? turnProblem(turn, undefined, false) ?? validateConversationOptions(options ?? {})[0];
+  if (problem) throw new ClientError('invalid', problem, conversationId);
 }

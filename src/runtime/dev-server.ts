@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { Connection } from '@temporalio/client';
+import { connectClient } from './client-connection';
 import { findTemporalCli, PROJECT_ROOT } from './temporal-cli';
 
 /** A Temporal dev server this process started. */
@@ -29,7 +29,7 @@ export interface DevServerOptions {
 /**
  * Starts `temporal server start-dev` from the Temporal CLI and waits until it accepts gRPC calls.
  * We spawn it ourselves rather than through the SDK's test environment so its banner and logs go
- * to a file, and so its lifetime is tied to ours.
+ * to a file, and so its lifetime is tied to ours however this process ends (see GUARDIAN).
  */
 export async function startDevServer(options: DevServerOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<DevServer> {
   const cli = findTemporalCli(env);
@@ -45,33 +45,76 @@ export async function startDevServer(options: DevServerOptions = {}, env: NodeJS
   const logFile = options.logFile ?? join(PROJECT_ROOT, '.temporal', 'dev-server.log');
   mkdirSync(dirname(logFile), { recursive: true });
   const fd = openSync(logFile, 'a');
-  // Its own process group: a terminal's Ctrl+C reaches only us, so the worker can shut down
-  // gracefully while the server is still up, and we stop the server afterwards.
-  const child = spawn(cli, args, { stdio: ['ignore', fd, fd], detached: true });
+  // The guardian (see GUARDIAN) runs the server and stops it when our end of its stdin pipe closes,
+  // which the kernel does whenever this process ends: a signal, a crash, SIGKILL, a closed pipe.
+  // Both live in their own process group, so a terminal's Ctrl+C reaches only us: the worker
+  // shuts down gracefully while the server is still up, and we stop the server afterwards.
+  const child = spawn(process.execPath, ['-e', GUARDIAN, cli, ...args], { stdio: ['pipe', fd, fd], detached: true });
   closeSync(fd);
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
+  // Our normal exit closes the pipe too; this only makes the stop prompt.
+  const stopOnExit = () => signalGroup(child, 'SIGTERM');
+  process.once('exit', stopOnExit);
   const address = `127.0.0.1:${port}`;
   try {
     await waitUntilReady(child, address, options.readyTimeoutMs ?? 60_000, logFile);
   } catch (err) {
-    child.kill('SIGKILL');
-    process.removeListener('exit', killOnExit);
+    signalGroup(child, 'SIGKILL');
+    process.removeListener('exit', stopOnExit);
     throw err;
   }
   return {
     address,
     uiUrl: options.uiPort ? `http://localhost:${options.uiPort}` : undefined,
     stop: async () => {
-      process.removeListener('exit', killOnExit);
-      if (child.exitCode !== null) return;
+      process.removeListener('exit', stopOnExit);
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      child.stdin?.end(); // the guardian stops the server, waits for it, then exits
+      const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), 10_000);
       await exited;
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * The guardian: `node -e GUARDIAN <cli> <args...>`. It starts the dev server in its own process
+ * group and stops it (SIGTERM, SIGKILL after 5 s) when its stdin ends, i.e. when its owner is gone
+ * or done, then exits with the server. Inline source, so it runs the same under tsx and from
+ * compiled JavaScript. Hand-written because Node has no "kill my children when I die" (Linux's
+ * PR_SET_PDEATHSIG) and a dev server outliving its owner is what users hit: a later start would
+ * quietly reuse it.
+ */
+const GUARDIAN = `
+process.title = 'durable-agents dev-server guardian';
+const { spawn } = require('node:child_process');
+const [cli, ...args] = process.argv.slice(1);
+const server = spawn(cli, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+let stopping = false;
+const stop = () => {
+  if (stopping) return;
+  stopping = true;
+  server.kill('SIGTERM');
+  setTimeout(() => server.kill('SIGKILL'), 5000).unref();
+};
+process.stdin.on('data', () => {});
+process.stdin.on('end', stop);
+process.stdin.on('close', stop);
+process.stdin.on('error', stop);
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+process.on('SIGHUP', stop);
+server.on('error', (err) => { console.error(String(err)); process.exit(1); });
+server.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+`;
+
+/** Signals the guardian's whole process group (guardian and server), ignoring one already gone. */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    if (child.pid) process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
 }
 
 async function waitUntilReady(child: ChildProcess, address: string, timeoutMs: number, logFile: string): Promise<void> {
@@ -81,12 +124,12 @@ async function waitUntilReady(child: ChildProcess, address: string, timeoutMs: n
   for (;;) {
     if (exited !== null) throw new Error(`the Temporal dev server exited with code ${exited} during start-up; see ${logFile}`);
     try {
-      const connection = await Connection.connect({ address, connectTimeout: 1_000 });
+      const { connection, close } = await connectClient({ address, connectTimeout: 1_000 });
       try {
         await connection.workflowService.describeNamespace({ namespace: 'default' });
         return;
       } finally {
-        await connection.close();
+        await close();
       }
     } catch {
       if (Date.now() > deadline) throw new Error(`the Temporal dev server did not start within ${timeoutMs} ms; see ${logFile}`);

@@ -1,14 +1,23 @@
-import { DefaultLogger, makeTelemetryFilterString, Runtime, type LogLevel } from '@temporalio/worker';
+import { DefaultLogger, makeTelemetryFilterString, Runtime, type LogEntry, type LogLevel } from '@temporalio/worker';
 
 const LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
 let installed = false;
+
+export interface RuntimeLoggingOptions {
+  /**
+   * Let the SDK stop workers on SIGINT/SIGTERM (default true: worker processes). Command-line
+   * clients pass false and handle Ctrl+C themselves: it cancels a chat turn or stops waiting for a
+   * run, and the SDK must not shut their in-process worker down underneath them.
+   */
+  handleSignals?: boolean;
+}
 
 /**
  * Sends the SDK's logs (and the Rust core's) to stderr, so stdout carries only what our commands
  * print (`--json` must be exactly one object). The level is `AGENT_LOG_LEVEL` when set, else
  * `defaultLevel`. Call before any connection is made.
  */
-export function installRuntimeLogging(defaultLevel: LogLevel, env: NodeJS.ProcessEnv = process.env): void {
+export function installRuntimeLogging(defaultLevel: LogLevel, options: RuntimeLoggingOptions = {}, env: NodeJS.ProcessEnv = process.env): void {
   if (installed) return;
   const requested = env.AGENT_LOG_LEVEL?.toUpperCase();
   if (requested && !LEVELS.includes(requested as LogLevel)) {
@@ -17,9 +26,29 @@ export function installRuntimeLogging(defaultLevel: LogLevel, env: NodeJS.Proces
   const level = (requested as LogLevel | undefined) ?? defaultLevel;
   installed = true;
   Runtime.install({
-    logger: new DefaultLogger(level, (entry) => {
-      process.stderr.write(`[${entry.level}] ${entry.message}${entry.meta && Object.keys(entry.meta).length ? ` ${JSON.stringify(entry.meta)}` : ''}\n`);
-    }),
+    logger: new DefaultLogger(level, (entry) => process.stderr.write(`${formatLogEntry(entry)}\n`)),
     telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: level }), forward: {} } },
+    ...(options.handleSignals === false ? { shutdownSignals: [] } : {}),
   });
+}
+
+/** One log line: level, message, and the metadata as JSON with errors spelled out. */
+export function formatLogEntry(entry: Pick<LogEntry, 'level' | 'message' | 'meta'>): string {
+  const meta = entry.meta && Object.keys(entry.meta).length ? ` ${JSON.stringify(entry.meta, errorsAsJson)}` : '';
+  return `[${entry.level}] ${entry.message}${meta}`;
+}
+
+/**
+ * `JSON.stringify` writes an `Error` as `{}` (its fields are not enumerable), which left worker
+ * logs saying `"error":{}` for every failed activity. Errors become their name, type (Temporal
+ * failures), message and cause.
+ */
+function errorsAsJson(_key: string, value: unknown): unknown {
+  if (!(value instanceof Error)) return value;
+  const out: Record<string, unknown> = { name: value.name };
+  const type = (value as { type?: unknown }).type;
+  if (typeof type === 'string' && type) out.type = type;
+  out.message = value.message;
+  if (value.cause !== undefined) out.cause = value.cause;
+  return out;
 }

@@ -1,47 +1,75 @@
 import { randomBytes } from 'node:crypto';
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure, TemporalFailure, TerminatedFailure, TimeoutFailure, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { agentWorkflowId, runSummary, type AgentInput, type AgentResult, type TurnResult } from '../core';
 import type { agentWorkflow } from '../workflows';
 import { AGENT_WORKFLOW_TYPE } from '../workflows/definitions';
+import { ClientError } from './client-error';
+import { withOutageRetries, type OutageOptions } from './outages';
+import { describeKind, lookupWorkflow } from './workflow-lookup';
 
 /** A run's outcome as clients report it: the workflow result, or `failed` with the reason (see {@link TurnResult}). */
 export type RunOutcome = TurnResult;
 
-/** Starts an agent run. The workflow id is readable (`agent-what-is-the-...-k3x9q2`) unless given. */
+/**
+ * Starts an agent run. The workflow id is readable (`agent-what-is-the-...-k3x9q2`) unless given.
+ * An id that is already running is refused with a {@link ClientError} (`already_running`).
+ */
 export async function startAgentRun(
   client: Client,
   input: AgentInput,
   options: { taskQueue: string; workflowId?: string },
 ): Promise<WorkflowHandle<typeof agentWorkflow>> {
   const workflowId = options.workflowId ?? agentWorkflowId(input.message, randomBytes(4).toString('hex').slice(0, 6));
-  return client.workflow.start<typeof agentWorkflow>(AGENT_WORKFLOW_TYPE, {
-    taskQueue: options.taskQueue,
-    workflowId,
-    args: [input],
-    staticSummary: runSummary(input.message),
-  });
+  try {
+    return await client.workflow.start<typeof agentWorkflow>(AGENT_WORKFLOW_TYPE, {
+      taskQueue: options.taskQueue,
+      workflowId,
+      args: [input],
+      staticSummary: runSummary(input.message),
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    const found = await lookupWorkflow(client, workflowId).catch(() => undefined);
+    const what = !found || found.kind === 'run' ? 'a run' : describeKind(found);
+    throw new ClientError('already_running', `${what} with id "${workflowId}" is already running; choose another id, or follow it by its id`, workflowId);
+  }
 }
 
-/** Waits for a run and maps a failed workflow to `status: "failed"` with its partial result. */
-export async function runOutcome(handle: WorkflowHandle<typeof agentWorkflow>): Promise<RunOutcome> {
+/**
+ * Waits for a run and maps a failed workflow to `status: "failed"` with its partial result (a
+ * cancelled one to `cancelled`). Rides out a Temporal outage of up to `budgetMs` (default 10
+ * minutes): the run goes on in the server, and the caller gets its real outcome afterwards.
+ */
+export async function runOutcome(handle: WorkflowHandle<typeof agentWorkflow>, options: OutageOptions = {}): Promise<RunOutcome> {
   try {
-    return await handle.result();
+    return await withOutageRetries(() => handle.result(), options);
   } catch (err) {
     if (!(err instanceof WorkflowFailedError)) throw err;
     const failure = innermostApplicationFailure(err.cause);
     const partial = (failure?.details?.[0] ?? {}) as Partial<AgentResult>;
-    return {
+    const common = {
       workflowId: handle.workflowId,
-      status: 'failed',
       content: null,
       toolExecutions: partial.toolExecutions ?? [],
       iterations: partial.iterations ?? 0,
       usage: partial.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
-      error: failure?.message ?? err.cause?.message ?? err.message,
-      ...(failure?.type ? { errorType: failure.type } : {}),
     };
+    if (err.cause instanceof CancelledFailure) return { ...common, status: 'cancelled' };
+    return { ...common, status: 'failed', error: failure?.message ?? closeReason(err), errorType: failure?.type ?? closeType(err) };
   }
+}
+
+function closeReason(err: WorkflowFailedError): string {
+  if (err.cause instanceof TerminatedFailure) return `the run was terminated${err.cause.message ? `: ${err.cause.message}` : ''}`;
+  if (err.cause instanceof TimeoutFailure) return 'the run timed out (its workflow execution timeout)';
+  return err.cause?.message ?? err.message;
+}
+
+function closeType(err: WorkflowFailedError): string {
+  if (err.cause instanceof TerminatedFailure) return 'Workflow.Terminated';
+  if (err.cause instanceof TimeoutFailure) return 'Workflow.TimedOut';
+  return 'Workflow.Failed';
 }
 
 function innermostApplicationFailure(err: unknown): ApplicationFailure | undefined {

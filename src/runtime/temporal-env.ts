@@ -1,8 +1,9 @@
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
-import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
+import { Client, type ConnectionOptions } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
+import { connectClient } from './client-connection';
 import { startDevServer } from './dev-server';
 import { PROJECT_ROOT } from './temporal-cli';
 
@@ -45,7 +46,7 @@ export async function connectTemporal(options: EmbeddedOptions = {}, env: NodeJS
     try {
       return await open(config.connectionOptions, { namespace, address, mode: 'configured', uiUrl: uiBaseUrl(address, env) });
     } catch (err) {
-      throw new Error(`could not connect to Temporal at TEMPORAL_ADDRESS=${address} (namespace ${namespace}): ${(err as Error).message}`);
+      throw new Error(`could not connect to Temporal at TEMPORAL_ADDRESS=${address} (namespace ${namespace}): ${connectProblem(err)}`);
     }
   }
   const port = options.port ?? (Number(env.AGENT_DEV_SERVER_PORT) || DEFAULT_DEV_PORT);
@@ -75,19 +76,43 @@ async function open(
   meta: Pick<TemporalEnv, 'namespace' | 'address' | 'mode' | 'uiUrl' | 'dbFilename'>,
   afterClose?: () => Promise<void>,
 ): Promise<TemporalEnv> {
-  const [connection, nativeConnection] = await Promise.all([
-    Connection.connect(connectionOptions as ConnectionOptions),
-    NativeConnection.connect(connectionOptions),
-  ]);
+  const [clientConnection, nativeConnection] = await Promise.all([connectClient(connectionOptions as ConnectionOptions), NativeConnection.connect(connectionOptions)]);
   return {
     ...meta,
-    client: new Client({ connection, namespace: meta.namespace }),
+    client: new Client({ connection: clientConnection.connection, namespace: meta.namespace }),
     nativeConnection,
     close: async () => {
-      await Promise.all([connection.close(), nativeConnection.close()]);
+      await Promise.all([clientConnection.close(), nativeConnection.close()]);
       await afterClose?.();
     },
   };
+}
+
+/**
+ * What a long-running process (worker, HTTP API) says about its Temporal connection at start:
+ * whether it started the embedded dev server (which stops with it) or reused one already running
+ * (which it leaves running), and the Web UI.
+ */
+export function describeTemporal(env: TemporalEnv): string[] {
+  const lines: string[] = [];
+  if (env.mode === 'configured') lines.push(`Temporal: ${env.address}, namespace ${env.namespace}`);
+  else if (env.mode === 'embedded-started') {
+    lines.push(`Temporal: started an embedded dev server at ${env.address}, data in ${env.dbFilename ?? 'memory'}; it stops when this process stops.`);
+  } else {
+    lines.push(`Temporal: reusing the dev server already running at ${env.address} (started by another process; it keeps running when this one stops).`);
+  }
+  if (env.uiUrl) lines.push(`Temporal Web UI: ${env.uiUrl}/namespaces/${env.namespace}/workflows`);
+  return lines;
+}
+
+/** The Rust core reports connection failures as `tonic::transport::Error(...)`; people need the gist. */
+function connectProblem(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/ConnectionRefused|Connection refused/i.test(message)) return 'connection refused (is the server running, and is the port right?)';
+  if (/dns error|failed to lookup|Name or service not known/i.test(message)) return 'host not found';
+  if (/timed out|deadline/i.test(message)) return 'timed out';
+  if (/certificate|tls|ssl/i.test(message)) return `TLS failed (check TEMPORAL_TLS* settings): ${message}`;
+  return message;
 }
 
 /** `TEMPORAL_UI_URL` if set; Temporal Cloud's UI for `*.tmprl.cloud` addresses; otherwise unknown. */

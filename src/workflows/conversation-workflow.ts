@@ -14,6 +14,7 @@ import {
   addUsage,
   applyInterruption,
   carryOver,
+  conversationResult,
   conversationStatus,
   DEFAULT_IDLE_TIMEOUT,
   finishTurn,
@@ -88,14 +89,7 @@ export async function conversationWorkflow(original: ConversationInput): Promise
     queue.push({ seq: nextSeq, input: turn, reply });
     return nextSeq++;
   };
-  const summary = (reason: CloseReason): ConversationResult => ({
-    conversationId: workflowId,
-    reason,
-    turns: conv.turns,
-    messageCount: conv.transcriptStart + conv.messages.length,
-    usage: conv.usage,
-    runs: conv.runs,
-  });
+  const summary = (reason: CloseReason): ConversationResult => conversationResult(workflowId, conv, reason);
 
   setHandler(conversationStatusQuery, () => conversationStatus(workflowId, conv, active && { turn: active.turn, run: active.run.state }, queue.length, closeReason));
   setHandler(messagesQuery, (range) => messagesPage(runMessages(conv, active?.run.state), range));

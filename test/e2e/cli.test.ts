@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createConnection } from 'node:net';
 import { freePort } from '../../src/runtime/dev-server';
-import { cleanEnv, runNpm, runTs, startTs } from '../helpers/processes';
+import { cleanEnv, listening, runNpm, runTs, startTs } from '../helpers/processes';
 import { answer, call, startScriptedModel, toolResults, type ScriptedModel } from '../helpers/scripted-model';
 
 /** worker.ts, client.ts and the demo as a user runs them: separate processes, real servers. */
@@ -16,6 +15,9 @@ describe('client.ts rejects bad input before starting anything', () => {
     [['run', 'hi', '--tools', 'add,teleport'], /--tools: unknown tool teleport \(available: stringLength, add/],
     [['run', 'hi', '--max-iterations', 'many'], /--max-iterations must be a whole number >= 1, got "many"/],
     [['run', 'hi', '--max-time', 'soon'], /--max-time: invalid duration "soon"/],
+    // A bare number used to mean milliseconds and end the run at once.
+    [['run', 'hi', '--max-time', '5'], /--max-time: invalid duration "5": add a unit \(ms, s, m, h, d\), e\.g\. 5s/],
+    [['run', 'hi', '--wait', '10'], /--wait: invalid duration "10": add a unit/],
     [['run', 'hi', '--on-limit', 'panic'], /--on-limit must be "stop" or "generate"/],
     [['run', 'hi', '--tools', 'add', '--immediate', 'sqrt'], /--immediate names tools missing from --tools: sqrt/],
     [['run'], /missing the message/],
@@ -26,6 +28,30 @@ describe('client.ts rejects bad input before starting anything', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(message);
     expect(r.stderr).not.toMatch(/connect/i);
+  });
+});
+
+describe('client.ts help and --json errors', () => {
+  it('lists exactly the duration units that work', async () => {
+    const r = await runTs(['client.ts', '--help'], cleanEnv());
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Durations are a number with a unit: ms, s, m, h, d (e.g. 500ms, 30s, 1.5m, 2h, 1d).');
+    expect(r.stdout).not.toMatch(/\(ms, s, m, h\)/);
+  });
+
+  it('prints one JSON object on stdout for every failure under --json', async () => {
+    const usage = await runTs(['client.ts', 'run', 'hi', '--json', '--max-time', '5'], cleanEnv({ TEMPORAL_ADDRESS: '127.0.0.1:1' }));
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stdout)).toEqual({ error: expect.stringContaining('add a unit'), errorType: 'Client.Usage' });
+    const port = await freePort();
+    for (const args of [['run', 'hi'], ['status', 'some-id'], ['send', 'c1', 'hi']]) {
+      const unreachable = await runTs(['client.ts', ...args, '--json'], cleanEnv({ TEMPORAL_ADDRESS: `127.0.0.1:${port}` }));
+      expect(unreachable.code).toBe(2);
+      expect(JSON.parse(unreachable.stdout)).toEqual({
+        error: `could not connect to Temporal at TEMPORAL_ADDRESS=127.0.0.1:${port} (namespace default): connection refused (is the server running, and is the port right?)`,
+        errorType: 'Client.Unreachable',
+      });
+    }
   });
 });
 
@@ -58,7 +84,7 @@ describe('worker.ts and client.ts against a Temporal server (TEMPORAL_ADDRESS)',
   });
 
   afterAll(async () => {
-    worker?.child.kill('SIGKILL');
+    worker?.kill('SIGKILL');
     await model?.close();
   });
 
@@ -90,12 +116,12 @@ describe('worker.ts and client.ts against a Temporal server (TEMPORAL_ADDRESS)',
     const r = await runTs(['client.ts', 'run', 'please fail', '--json'], env);
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout);
-    expect(out).toMatchObject({ status: 'failed', content: null, toolExecutions: [], iterations: 0 });
+    expect(out).toMatchObject({ status: 'failed', content: null, toolExecutions: [], iterations: 0, errorType: 'ModelCall.Auth' });
     expect(out.error).toMatch(/rejected the API key \(HTTP 401.*check OPENAI_API_KEY/);
   });
 
   it('stops the worker gracefully on SIGINT', async () => {
-    worker.child.kill('SIGINT');
+    worker.kill('SIGINT');
     const finished = await worker.exited;
     expect(finished.code).toBe(0);
     expect(finished.stdout).toContain('Worker stopped.');
@@ -106,6 +132,7 @@ describe('npm run demo with the embedded dev server', () => {
   it('answers the demo question with the offline model and exits 0', async () => {
     const port = await freePort();
     const r = await runNpm(['run', 'demo'], cleanEnv({ AGENT_DEV_SERVER_PORT: String(port), AGENT_DEV_SERVER_DB: `/tmp/durable-agents-demo-${randomUUID()}.db` }));
+    expect(r.stderr.replace(/npm warn.*\n/g, '')).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('using the bundled offline scripted model');
     expect(r.stdout).toContain('is approximately 3.162.');
@@ -125,21 +152,10 @@ describe('npm start with the embedded dev server', () => {
     );
     expect(worker.output()).toContain(`Temporal Web UI: http://localhost:${port + 1000}/namespaces/default/workflows`);
     expect(await listening(port)).toBe(true);
-    worker.child.kill('SIGTERM');
+    worker.kill('SIGTERM');
     const finished = await worker.exited;
     expect(finished.code).toBe(0);
     expect(finished.stdout).toContain('Worker stopped.');
     expect(await listening(port)).toBe(false);
   });
 });
-
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}

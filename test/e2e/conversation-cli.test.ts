@@ -1,17 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import type { ChatRequest, OpenAICompatibleServer } from '../../src/offline-model/openai-compatible-server';
-import { cleanEnv, ROOT, runTs, startTs } from '../helpers/processes';
+import { cleanEnv, runTs, startInteractive, startTs } from '../helpers/processes';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
 
 /** Conversation commands of client.ts, and `npm run serve`, as separate processes against a real worker. */
+
+/** Failed attempts so far, per message that fails twice before it is answered. */
+const failures = new Map<string, number>();
 
 /** The chat test's question is answered slowly, so the chat's progress display has a model call to show. */
 async function model(req: ChatRequest) {
   if (lastOf(req, 'user') === 'add 20 and 22') await new Promise((r) => setTimeout(r, 800));
   const last = req.messages[req.messages.length - 1];
   const user = lastOf(req, 'user');
+  if (user.startsWith('flaky') && last.role === 'user' && (failures.get(user) ?? 0) < 2) {
+    failures.set(user, (failures.get(user) ?? 0) + 1);
+    return { http: { status: 503, body: { error: { message: 'overloaded', type: 'server_error' } } } };
+  }
+  if (/^length of (\w+)$/.test(user) && last.role === 'user') return call(['stringLength', { s: /^length of (\w+)$/.exec(user)![1] }]);
   if (/^add (\d+) and (\d+)$/.test(user) && last.role === 'user') {
     const [, a, b] = /^add (\d+) and (\d+)$/.exec(user)!;
     return call(['add', { a: Number(a), b: Number(b) }]);
@@ -39,7 +45,7 @@ describe('client.ts conversation commands', () => {
     worker = await startTs(['worker.ts'], env, /Press Ctrl\+C/);
   });
   afterAll(async () => {
-    worker?.child.kill('SIGINT');
+    worker?.kill('SIGINT');
     await worker?.exited;
     await llm?.close();
   });
@@ -72,7 +78,7 @@ describe('client.ts conversation commands', () => {
 
     const unknown = await client('status', `never-${randomUUID()}`);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/no conversation "never-.*" exists/);
+    expect(unknown.stderr).toMatch(/no run or conversation "never-.*" exists/);
   });
 
   it('queues with --no-wait, then approves and rejects from the command line', async () => {
@@ -105,29 +111,91 @@ describe('client.ts conversation commands', () => {
     expect(transcript).toMatch(/the result is Error: the user rejected this call to add\. Reason: not now/);
   });
 
-  it('chat: shows progress, asks for approval inline, and ends with /end', async () => {
+  it('chat: shows progress, retries and every tool call, asks for approval inline, and ends with /end', async () => {
     const id = `chat-${randomUUID()}`;
-    const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['client.ts', 'chat', '--conversation', id, '--needs-approval', 'add'], { cwd: ROOT, env });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    const waitFor = async (pattern: RegExp) => {
-      for (let i = 0; i < 300 && !pattern.test(out); i++) await new Promise((r) => setTimeout(r, 100));
-      expect(out).toMatch(pattern);
-    };
-    await waitFor(/you> $/);
-    child.stdin.write('add 20 and 22\n');
-    await waitFor(/approve add\(a=20, b=22\)\? \[y = approve/);
-    child.stdin.write('y\n');
-    await waitFor(/agent> the result is 42/);
-    child.stdin.write('My name is Ada\n');
-    await waitFor(/agent> you said: My name is Ada/);
-    child.stdin.write('/end\n');
-    expect(await exited).toBe(0);
-    expect(out).toMatch(/… model call 1/);
-    expect(out).toMatch(/→ add\(a=20, b=22\)/);
-    expect(out).toMatch(/Conversation ended after 2 turns/);
+    const chat = startInteractive(['client.ts', 'chat', '--conversation', id, '--needs-approval', 'add'], env);
+    await chat.waitFor(/you> $/);
+    chat.write('add 20 and 22');
+    await chat.waitFor(/approve add\(a=20, b=22\)\? \[y = approve/);
+    chat.write('y');
+    await chat.waitFor(/agent> the result is 42/);
+    // A tool that starts and ends between two polls is still listed (from the turn's result).
+    chat.write('length of hello');
+    await chat.waitFor(/agent> the result is 5/);
+    expect(chat.output()).toMatch(/→ stringLength\(s="hello"\)\n(.*\n)?agent> the result is 5/);
+    // While the LLM fails, the chat says so instead of waiting in silence.
+    chat.write('flaky question');
+    await chat.waitFor(/agent> you said: flaky question/);
+    expect(chat.output()).toMatch(/! model call 1 failed: the model server at http:\/\/127\.0\.0\.1:\d+\/v1 failed \(HTTP 503: overloaded\) \(attempt 1\/8, retrying/);
+    chat.write('My name is Ada');
+    await chat.waitFor(/agent> you said: My name is Ada/);
+    chat.write('/end');
+    expect((await chat.exited).code).toBe(0);
+    expect(chat.output()).toMatch(/… model call 1/);
+    expect(chat.output()).toMatch(/→ add\(a=20, b=22\)/);
+    expect(chat.output()).toMatch(/Conversation ended after 4 turns\./);
+  });
+
+  it('run: shows what awaits approval and how to decide; status, history and approve work on the run id', async () => {
+    const id = `run-${randomUUID()}`;
+    const run = startInteractive(['client.ts', 'run', 'add 2 and 3', '--needs-approval', 'add', '--id', id], env);
+    await run.waitFor(/approve: client\.ts approve \S+ call_\S+/);
+    const callId = /awaiting approval: add\(a=2, b=3\)  \[call (\S+)\]/.exec(run.output())![1];
+    expect(run.output()).toContain(`reject:  client.ts reject ${id} ${callId} --reason "..."`);
+
+    const status = await client('status', id);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain(`Run ${id}: awaiting approval`);
+    expect(status.stdout).toContain(`approve: client.ts approve ${id} ${callId}`);
+    expect(JSON.parse((await client('status', id, '--json')).stdout)).toMatchObject({
+      kind: 'run',
+      workflowId: id,
+      state: 'awaiting_approval',
+      pendingApprovals: [{ callId, name: 'add', arguments: { a: 2, b: 3 }, summary: 'add(a=2, b=3)' }],
+    });
+    expect((await client('history', id)).stdout.trim().split('\n')).toEqual(['user: add 2 and 3', `  → ${callId}: add(a=2, b=3)`]);
+
+    // A run is not a conversation: refused with its own cause, and nothing started under its id.
+    for (const args of [['send', id, 'hi'], ['end', id]]) {
+      const r = await client(...args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`client.ts: "${id}" is a one-shot run, not a conversation`);
+    }
+
+    expect((await client('approve', id, callId)).stdout).toBe(`Approved ${callId}\n`);
+    const finished = await run.exited;
+    expect(finished.code).toBe(0);
+    expect(finished.stdout).toMatch(/^the result is 5\n/);
+    expect((await client('status', id)).stdout).toMatch(new RegExp(`^Run ${id}: completed\n  2 LLM calls of`.replace(' of', '')));
+    const again = await client('approve', id, callId);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`The run "${id}" has finished (completed)`);
+  });
+
+  it('send: approval tools reach an open conversation; start-only options are reported, not silently dropped', async () => {
+    const id = `cli-${randomUUID()}`;
+    const free = await client('send', id, 'add 1 and 2', '--json');
+    expect(JSON.parse(free.stdout).toolExecutions).toEqual([expect.objectContaining({ name: 'add', result: '3' })]);
+    const gated = await client('send', id, 'add 2 and 3', '--needs-approval', 'add', '--max-time', '30s', '--no-wait');
+    expect(gated.code).toBe(0);
+    expect(gated.stderr).toContain(`Note: ${id} was already open, so --max-time (which apply when a conversation starts) did not change it.`);
+    let status: { state: string; pendingApprovals: Array<{ callId: string }> } | undefined;
+    for (let i = 0; i < 60 && status?.state !== 'awaiting_approval'; i++) status = JSON.parse((await client('status', id, '--json')).stdout);
+    expect(status?.pendingApprovals).toHaveLength(1);
+    await client('reject', id, status!.pendingApprovals[0].callId);
+  });
+
+  it('end: says the same as status about a conversation that is already closed', async () => {
+    const id = `cli-${randomUUID()}`;
+    await client('send', id, 'hello');
+    expect((await client('end', id)).stdout).toMatch(new RegExp(`^Ended ${id} after 1 turn \\(`));
+    const again = await client('end', id);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(`${id} was already closed (ended after 1 turn)\n`);
+    expect((await client('status', id)).stdout).toMatch(new RegExp(`^Conversation ${id}: closed \\(ended\\)\n  1 turn, 2 messages`));
+    const cancel = await client('cancel', id);
+    expect(cancel.code).toBe(2);
+    expect(cancel.stderr).toContain(`The conversation "${id}" is closed (ended after 1 turn)`);
   });
 
   it.each([
@@ -157,13 +225,14 @@ describe('npm run serve', () => {
     });
     const serve = await startTs(['serve.ts'], env, /Press Ctrl\+C/);
     try {
-      const base = /HTTP API on (http:\/\/localhost:\d+)/.exec(serve.output())![1];
+      const base = /HTTP API on (http:\/\/127\.0\.0\.1:\d+)/.exec(serve.output())![1];
+      expect(serve.output()).toMatch(/listens on loopback only: the API has no authentication yet\. Set HOST/);
       const res = await fetch(`${base}/assistant-with-tool?message=${encodeURIComponent('add 1 and 2')}`);
       expect(await res.text()).toBe('the result is 3');
       const turn = await fetch(`${base}/conversations/serve-${randomUUID()}/messages`, { method: 'POST', body: JSON.stringify({ message: 'hi' }) });
       expect(await turn.json()).toMatchObject({ turn: 1, content: 'you said: hi' });
     } finally {
-      serve.child.kill('SIGTERM');
+      serve.kill('SIGTERM');
       expect((await serve.exited).code).toBe(0);
       await llm.close();
     }

@@ -1,8 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createConnection } from 'node:net';
 import { join } from 'node:path';
 
 export const ROOT = join(__dirname, '..', '..');
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+/**
+ * TypeScript entry points run as `node --import tsx <file>`: one process, so a signal reaches the
+ * program itself. (The `tsx` command runs it in a child and SIGKILLs that child when it does not
+ * acknowledge a relayed signal within 30 ms, which a busy machine misses.)
+ */
+function spawnTs(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  // Its own process group, as in a terminal, so a signal can reach everything it started.
+  return spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env, detached: true });
+}
 
 /** The test process's environment without any Temporal or OpenAI settings, plus `extra`. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -21,11 +30,11 @@ export interface Finished {
 
 /** Runs a TypeScript entry point (or npm script) to completion. */
 export function runTs(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<Finished> {
-  return finish(spawn(TSX, args, { cwd: ROOT, env }), timeoutMs);
+  return finish(spawnTs(args, env), timeoutMs);
 }
 
 export function runNpm(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 90_000): Promise<Finished> {
-  return finish(spawn('npm', args, { cwd: ROOT, env }), timeoutMs);
+  return finish(spawn('npm', args, { cwd: ROOT, env, detached: true }), timeoutMs);
 }
 
 function finish(child: ChildProcess, timeoutMs: number): Promise<Finished> {
@@ -33,7 +42,8 @@ function finish(child: ChildProcess, timeoutMs: number): Promise<Finished> {
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));
   child.stderr!.on('data', (d) => (stderr += d));
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  // The whole group: npm and tsx run the program in child processes.
+  const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), timeoutMs);
   return new Promise((resolve) =>
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -42,9 +52,28 @@ function finish(child: ChildProcess, timeoutMs: number): Promise<Finished> {
   );
 }
 
-/** Starts a long-running TypeScript entry point and resolves once its stdout matches `ready`. */
-export function startTs(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 60_000): Promise<{ child: ChildProcess; output: () => string; exited: Promise<Finished> }> {
-  const child = spawn(TSX, args, { cwd: ROOT, env });
+/** A long-running process started by {@link startTs}. */
+export interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<Finished>;
+  /**
+   * Signals the whole process group: tsx runs the program in a child process, so signalling only
+   * tsx would leave that child behind when the signal is SIGKILL.
+   */
+  kill(signal: NodeJS.Signals): void;
+}
+
+/** Starts a long-running TypeScript entry point (in its own process group) and resolves once its stdout matches `ready`. */
+export function startTs(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 60_000): Promise<Started> {
+  const child = spawnTs(args, env);
+  const kill = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // already gone
+    }
+  };
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));
@@ -52,13 +81,13 @@ export function startTs(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, t
   const exited = new Promise<Finished>((resolve) => child.on('close', (code) => resolve({ code, stdout: out, stderr: err })));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      kill('SIGKILL');
       reject(new Error(`not ready in ${timeoutMs} ms:\n${out}\n${err}`));
     }, timeoutMs);
     const check = () => {
       if (ready.test(out)) {
         clearTimeout(timer);
-        resolve({ child, output: () => out, exited });
+        resolve({ child, output: () => out, exited, kill });
       }
     };
     child.stdout!.on('data', check);
@@ -67,4 +96,61 @@ export function startTs(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, t
       reject(new Error(`exited with ${f.code} before ready:\n${f.stdout}\n${f.stderr}`));
     });
   });
+}
+
+/** A command running in its own process group, as in a terminal: Ctrl+C goes to the whole group. */
+export interface Interactive {
+  child: ChildProcess;
+  /** Everything written so far, stdout and stderr interleaved. */
+  output(): string;
+  /** Waits until the output matches (or `timeoutMs` passes, then fails with the output). */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  write(line: string): void;
+  /** Ctrl+C: SIGINT to the process group. */
+  interrupt(): void;
+  exited: Promise<Finished>;
+}
+
+export function startInteractive(args: string[], env: NodeJS.ProcessEnv): Interactive {
+  const child = spawnTs(args, env);
+  let out = '';
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => ((out += d), (stdout += d)));
+  child.stderr!.on('data', (d) => ((out += d), (stderr += d)));
+  const exited = new Promise<Finished>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return {
+    child,
+    output: () => out,
+    waitFor: async (pattern, timeoutMs = 60_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (!pattern.test(out) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+      if (!pattern.test(out)) throw new Error(`output never matched ${pattern}:\n${out}`);
+    },
+    write: (line) => child.stdin!.write(`${line}\n`),
+    interrupt: () => process.kill(-child.pid!, 'SIGINT'),
+    exited,
+  };
+}
+
+/** Whether something accepts TCP connections on the loopback port. */
+export function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Polls `check` until it holds, for up to `timeoutMs`; returns whether it did. */
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }

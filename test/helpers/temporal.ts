@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectClient } from '../../src/runtime/client-connection';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { installRuntimeLogging } from '../../src/runtime/logging';
 import type { ModelConfig } from '../../src/activities';
@@ -21,10 +22,10 @@ export async function connectTestTemporal(): Promise<TestTemporal> {
   installRuntimeLogging('ERROR');
   const address = process.env.TEST_TEMPORAL_ADDRESS;
   if (!address) throw new Error('TEST_TEMPORAL_ADDRESS is not set: run the tests through jest (global-setup starts the server)');
-  const connection = await Connection.connect({ address });
+  const connection = await connectClient({ address });
   const nativeConnection = await NativeConnection.connect({ address });
   return {
-    client: new Client({ connection }),
+    client: new Client({ connection: connection.connection }),
     nativeConnection,
     close: async () => {
       await connection.close();

@@ -6,7 +6,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectClient } from '../../src/runtime/client-connection';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { NativeConnection } from '@temporalio/worker';
 import { createAgentWorker } from '../../src/runtime/agent-worker';
@@ -23,9 +24,9 @@ async function main(only: string[]): Promise<void> {
   const wanted = (name: string) => only.length === 0 || only.includes(name);
   // A low continue-as-new threshold: the longer conversation scenario continues as new on its own.
   const server = await startDevServer({ dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 60 } });
-  const connection = await Connection.connect({ address: server.address });
+  const connection = await connectClient({ address: server.address });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
-  const client = new Client({ connection });
+  const client = new Client({ connection: connection.connection });
   const worker = async (name: string, baseURL: string) =>
     createAgentWorker({ connection: nativeConnection, client, taskQueue: `record-${name}`, model: modelAt(baseURL), registry: testRegistry(), toolProvider: bookingToolProvider, shutdownGraceTime: '1s' });
   const write = (name: string, history: Parameters<typeof historyToJSON>[0]) => {

@@ -1,7 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { AgentInput, ConversationOptions } from '../../src/core';
 import type { ChatAnswer, ChatRequest } from '../../src/offline-model/openai-compatible-server';
-import { cancelTurn, conversationStatus, decideApproval, endConversation, queueMessage, sendMessage, startMessage } from '../../src/runtime/conversations';
+import { decideApproval } from '../../src/runtime/agent-workflows';
+import { cancelTurn, conversationStatus, endConversation, queueMessage, sendMessage, startMessage } from '../../src/runtime/conversations';
 import { answer, call, lastOf, toolResults, type Step } from '../helpers/scripted-model';
 
 /** Runs whose histories are recorded into test/histories and replayed against the current workflow code. */

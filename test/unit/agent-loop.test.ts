@@ -165,9 +165,15 @@ describe('agent loop', () => {
 
   it('reports status: phase, iteration and pending tool calls', () => {
     let s = startRun({ message: 'q', maxIterations: 5 }, TOOLS);
-    expect(runStatus(s)).toMatchObject({ status: 'running', phase: 'model', iteration: 0, maxIterations: 5, pendingToolCalls: [] });
+    expect(runStatus(s)).toMatchObject({ state: 'thinking', status: 'running', phase: 'model', iteration: 0, maxIterations: 5, pendingToolCalls: [] });
     s = applyModelReply(s, modelStep(s), reply(null, [['add', { a: 2, b: 3 }, 'k']]));
-    expect(runStatus(s)).toMatchObject({ phase: 'tools', iteration: 1, pendingToolCalls: [{ id: 'k', name: 'add', arguments: { a: 2, b: 3 } }], messageCount: 2 });
+    expect(runStatus(s)).toMatchObject({ state: 'running_tools', phase: 'tools', iteration: 1, pendingToolCalls: [{ id: 'k', name: 'add', arguments: { a: 2, b: 3 } }], messageCount: 2 });
+    const gated = startRun({ message: 'q' }, [{ ...TOOLS[0], needsApproval: true }]);
+    const asked = applyModelReply(gated, modelStep(gated), reply(null, [[TOOLS[0].name, {}, 'k']]));
+    expect(runStatus(asked)).toMatchObject({ state: 'awaiting_approval', phase: 'approval', pendingApprovals: [expect.objectContaining({ callId: 'k' })] });
+    s = applyToolOutcomes(s, [{ result: '5', error: false }]);
+    s = applyModelReply(s, modelStep(s), reply('5', []));
+    expect(runStatus(s)).toMatchObject({ state: 'completed', status: 'completed', phase: 'done' });
   });
 
   it('refuses tool outcomes that do not match the pending calls', () => {

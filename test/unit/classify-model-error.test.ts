@@ -45,6 +45,12 @@ describe('classifyModelError', () => {
     expect(http(503).nextRetryDelay).toBeUndefined();
   });
 
+  it('names the socket error behind "fetch failed"', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+    const conn = classifyModelError(new APIConnectionError({ message: 'Connection error.', cause: new TypeError('fetch failed', { cause: refused }) }), endpoint) as ApplicationFailure;
+    expect(conn.message).toBe('could not reach the model server at http://llm.local/v1 (connection refused); check OPENAI_BASE_URL and that the server is running');
+  });
+
   it('retries connection failures and timeouts, naming the server', () => {
     const conn = classifyModelError(new APIConnectionError({ message: 'Connection error.', cause: new Error('ECONNREFUSED') }), endpoint) as ApplicationFailure;
     expect(conn).toMatchObject({ type: 'ModelCall.Connection', nonRetryable: false });

@@ -1,3 +1,5 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { formatLogEntry } from '../../src/runtime/logging';
 import {
   agentWorkflowId,
   parseDuration,
@@ -91,4 +93,15 @@ describe('summaries', () => {
     expect(agentWorkflowId('北京', 'abc123')).toBe('agent-abc123');
   });
   it('puts the message on one line', () => expect(runSummary('a\n  b')).toBe('a b'));
+});
+
+describe('formatLogEntry', () => {
+  it('spells out errors in log metadata instead of "{}"', () => {
+    const failure = ApplicationFailure.create({ message: 'rate limited', type: 'ModelCall.RateLimit', cause: new Error('HTTP 429') });
+    const line = formatLogEntry({ level: 'WARN', message: 'Activity failed', meta: { activityType: 'callModel', error: failure } });
+    expect(line).toBe(
+      '[WARN] Activity failed {"activityType":"callModel","error":{"name":"ApplicationFailure","type":"ModelCall.RateLimit","message":"rate limited","cause":{"name":"Error","message":"HTTP 429"}}}',
+    );
+    expect(formatLogEntry({ level: 'INFO', message: 'plain' })).toBe('[INFO] plain');
+  });
 });

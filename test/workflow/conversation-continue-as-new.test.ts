@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectClient, type ClientConnection } from '../../src/runtime/client-connection';
 import { NativeConnection } from '@temporalio/worker';
 import { addUsage, noUsage } from '../../src/core';
 import { createAgentWorker } from '../../src/runtime/agent-worker';
-import { conversationStatus, readTranscript, sendMessage } from '../../src/runtime/conversations';
+import { readTranscript } from '../../src/runtime/agent-workflows';
+import { conversationStatus, sendMessage } from '../../src/runtime/conversations';
 import { startDevServer, type DevServer } from '../../src/runtime/dev-server';
 import { installRuntimeLogging } from '../../src/runtime/logging';
 import { answer, call, closeScriptedModels, lastOf, startModel } from '../helpers/scripted-model';
@@ -17,13 +19,13 @@ import { testRegistry } from '../helpers/test-tools';
  * tiny history threshold makes it suggest one every few turns.
  */
 let server: DevServer;
-let connection: Connection;
+let connection: ClientConnection;
 let native: NativeConnection;
 
 beforeAll(async () => {
   installRuntimeLogging('ERROR');
   server = await startDevServer({ logFile: join(tmpdir(), `can-${randomUUID()}.log`), dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 30 } });
-  connection = await Connection.connect({ address: server.address });
+  connection = await connectClient({ address: server.address });
   native = await NativeConnection.connect({ address: server.address });
 });
 afterAll(async () => {
@@ -41,7 +43,7 @@ it('continues as new at turn boundaries with memory, counters and usage intact, 
     if (last.role === 'user' && n % 3 === 0) return call(['add', { a: n, b: 1 }]);
     return answer(last.role === 'tool' ? `sum ${last.content}` : `ok ${n}`);
   });
-  const client = new Client({ connection });
+  const client = new Client({ connection: connection.connection });
   const taskQueue = `can-${randomUUID()}`;
   const worker = await createAgentWorker({
     connection: native,

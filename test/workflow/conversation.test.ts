@@ -1,17 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { ConversationOptions, ConversationStatus, TurnInput } from '../../src/core';
-import {
-  cancelTurn,
-  conversationStatus,
-  ConversationError,
-  decideApproval,
-  endConversation,
-  queueMessage,
-  readTranscript,
-  sendMessage,
-  startMessage,
-} from '../../src/runtime/conversations';
+import { decideApproval, readTranscript } from '../../src/runtime/agent-workflows';
+import { ClientError } from '../../src/runtime/client-error';
+import { cancelTurn, conversationStatus, endConversation, queueMessage, sendMessage, startMessage } from '../../src/runtime/conversations';
 import type { ChatRequest } from '../../src/offline-model/openai-compatible-server';
 import { queueMessageSignal, sendMessageUpdate } from '../../src/workflows/definitions';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
@@ -45,7 +37,7 @@ async function withConversation<T>(
 async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> {
   for (let i = 0; i < 150; i++) {
     // Not found yet: the message that starts the conversation may still be on its way.
-    const value = await read().catch((err: unknown) => (err instanceof ConversationError && err.kind === 'not_found' ? undefined : Promise.reject(err)));
+    const value = await read().catch((err: unknown) => (err instanceof ClientError && err.kind === 'not_found' ? undefined : Promise.reject(err)));
     if (value !== undefined && ok(value)) return value;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -118,7 +110,7 @@ describe('messages in and out', () => {
         expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
         expect(String((err as WorkflowUpdateFailedError).cause?.message)).toMatch(why);
       }
-      await expect(c.send('   ')).rejects.toThrow(ConversationError);
+      await expect(c.send('   ')).rejects.toThrow(ClientError);
       expect((await readTranscript(temporal().client, c.id)).messages).toHaveLength(2);
       expect(model.requests).toHaveLength(1);
       // A turn may use a subset of the conversation's tools.

@@ -56,7 +56,7 @@ it('answers GET /assistant-with-tool?message= with the text, as in the Quarkus e
 
     const missing = await fetch(`${base}/assistant-with-tool`);
     expect(missing.status).toBe(400);
-    expect(await missing.json()).toEqual({ error: expect.stringContaining('missing the "message" query parameter') });
+    expect(await missing.json()).toEqual({ error: expect.stringContaining('missing the "message" query parameter'), errorType: 'Http.BadRequest' });
   });
 });
 
@@ -72,14 +72,14 @@ it('holds conversations: messages, transcript with status, approvals, and clear 
     const got = await fetch(`${base}/conversations/${id}`);
     expect(got.status).toBe(200);
     const view = await json(got);
-    expect(view.status).toMatchObject({ conversationId: id, state: 'idle', turns: 2 });
+    expect(view).toMatchObject({ kind: 'conversation', conversationId: id, state: 'idle', turns: 2, messageCount: 4 });
     expect(view.messages.map((m: { content: string }) => m.content)).toEqual(['hello', 'you said: hello (1 user messages seen)', 'again', 'you said: again (2 user messages seen)']);
 
     // Approval over HTTP while the turn waits.
     const paying = post(`${base}/conversations/${id}/messages`, { message: 'pay bob' });
     let callId: string | undefined;
     for (let i = 0; i < 100 && !callId; i++) {
-      const status = (await json(fetch(`${base}/conversations/${id}`))).status;
+      const status = await json(fetch(`${base}/conversations/${id}`));
       callId = status.pendingApprovals[0]?.callId;
       if (!callId) await new Promise((r) => setTimeout(r, 100));
     }
@@ -99,14 +99,84 @@ it('holds conversations: messages, transcript with status, approvals, and clear 
       expect(res.status).toBe(400);
       expect(typeof (await json(res)).error).toBe('string');
     }
-    expect((await json(fetch(`${base}/conversations/${id}`))).status.turns).toBe(3);
+    expect((await json(fetch(`${base}/conversations/${id}`))).turns).toBe(3);
 
     // Unknown conversation and routes: 404.
     const unknown = await fetch(`${base}/conversations/never-${randomUUID()}`);
     expect(unknown.status).toBe(404);
-    expect((await json(unknown)).error).toMatch(/no conversation/);
+    expect(await json(unknown)).toEqual({ error: expect.stringMatching(/no run or conversation "never-/), errorType: 'Client.NotFound' });
     expect((await post(`${base}/conversations/never-${randomUUID()}/approvals/x`, { approve: true })).status).toBe(404);
     expect((await fetch(`${base}/nowhere`)).status).toBe(404);
     expect((await fetch(`${base}/conversations/${id}/messages`)).status).toBe(405);
+  });
+});
+
+describe('requests that used to answer 500, or leave something behind', () => {
+  it('answers a malformed percent-escape and an over-long id with 400', async () => {
+    await withApi(async (base) => {
+      const escape = await post(`${base}/conversations/%ZZ/messages`, { message: 'hi' });
+      expect(escape.status).toBe(400);
+      expect(await json(escape)).toEqual({ error: 'the path /conversations/%ZZ/messages has a malformed percent-escape', errorType: 'Http.BadRequest' });
+      const long = await post(`${base}/conversations/${'x'.repeat(1001)}/messages`, { message: 'hi' });
+      expect(long.status).toBe(400);
+      expect((await json(long)).error).toBe('the conversation id is 1001 bytes long; Temporal accepts at most 1000');
+      expect((await fetch(`${base}/runs/${'y'.repeat(1001)}`)).status).toBe(400);
+    });
+  });
+
+  it('leaves no conversation behind when the message that would start it is refused', async () => {
+    await withApi(async (base) => {
+      const id = `bad-${randomUUID()}`;
+      const refused = await post(`${base}/conversations/${id}/messages`, { message: 'hi', tools: ['teleport'] });
+      expect(refused.status).toBe(400);
+      expect((await json(refused)).error).toMatch(/unknown tool teleport/);
+      const after = await fetch(`${base}/conversations/${id}`);
+      expect(after.status).toBe(404);
+      // Not even a closed one: the workflow is gone from Temporal.
+      await expect(temporal().client.workflow.getHandle(id).describe()).rejects.toThrow(/not found/i);
+    });
+  });
+
+  it('keeps one-shot runs and conversations apart, and serves runs under /runs', async () => {
+    await withApi(async (base) => {
+      const run = await post(`${base}/runs`, { message: QUESTION, tools: ['stringLength', 'add', 'sqrt'] });
+      expect(run.status).toBe(200);
+      const result = await json(run);
+      expect(result).toMatchObject({ status: 'completed', iterations: 4, content: expect.stringContaining('3.162') });
+      const runId = result.workflowId as string;
+
+      const asConversation = await fetch(`${base}/conversations/${runId}`);
+      expect(asConversation.status).toBe(404);
+      expect(await json(asConversation)).toEqual({ error: `"${runId}" is a one-shot run, not a conversation; see GET /runs/${runId}`, errorType: 'Client.WrongKind' });
+      const send = await post(`${base}/conversations/${runId}/messages`, { message: 'hi' });
+      expect(send.status).toBe(409);
+      expect((await json(send)).error).toMatch(/is a one-shot run, not a conversation/);
+      // The finished run is still a run: nothing started a conversation under its id.
+      expect((await temporal().client.workflow.getHandle(runId).describe()).type).toBe('agentWorkflow');
+
+      const view = await json(fetch(`${base}/runs/${runId}`));
+      expect(view).toMatchObject({ kind: 'run', workflowId: runId, state: 'completed', iteration: 4, toolExecutionCount: 4 });
+      expect(view.messages[0]).toEqual({ role: 'user', content: QUESTION });
+      expect((await post(`${base}/runs`, { message: 'x', maxExecutionTime: '5' })).status).toBe(400);
+    });
+  });
+
+  it('answers 202 with a Location when the caller stops waiting before the run ends', async () => {
+    await withApi(async (base) => {
+      const id = `wait-${randomUUID()}`;
+      const paying = await post(`${base}/conversations/${id}/messages?wait=1s`, { message: 'pay bob' });
+      expect(paying.status).toBe(202);
+      expect(paying.headers.get('location')).toBe(`/conversations/${id}`);
+      expect(await json(paying)).toMatchObject({ conversationId: id, status: 'running', errorType: 'Client.StillRunning' });
+      const view = await json(fetch(`${base}${paying.headers.get('location')}`));
+      expect(view.state).toBe('awaiting_approval');
+      const decided = await post(`${base}/conversations/${id}/approvals/${view.pendingApprovals[0].callId}`, { approve: false });
+      expect(decided.status).toBe(200);
+      const quick = await fetch(`${base}/assistant-with-tool?message=hi`, { headers: { prefer: 'wait=0' } });
+      expect(quick.status).toBe(202);
+      // The run went on without this request; it finishes on its own.
+      const { workflowId } = await json(quick);
+      expect(await temporal().client.workflow.getHandle(workflowId).result()).toMatchObject({ status: 'completed' });
+    });
   });
 });

@@ -1,0 +1,48 @@
+import { Metadata, status, type InterceptingCall, type Interceptor } from '@grpc/grpc-js';
+import { Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type ConnectionOptions } from '@temporalio/client';
+
+/** A client connection whose close() is safe while calls are still retrying. */
+export interface ClientConnection {
+  connection: Connection;
+  close(): Promise<void>;
+}
+
+/**
+ * `Connection.connect` with one fix. The SDK's gRPC retry interceptor schedules each retry on a
+ * timer that `Connection.close()` does not clear; when it fires after the close, grpc-js throws
+ * "Channel has been shut down" inside the timer, an uncaught exception that kills the process
+ * (seen when Ctrl+C or a finished command closed the connection while a poll was retrying). A
+ * guard below the retry interceptor answers every attempt made after close() with CANCELLED,
+ * which is never retried, so the retry ends as a rejected call instead.
+ */
+export async function connectClient(options: ConnectionOptions): Promise<ClientConnection> {
+  let closed = false;
+  const guard: Interceptor = (callOptions, nextCall) => (closed ? closedCall() : (nextCall(callOptions) as InterceptingCall));
+  // Interceptors run outermost first: the retry interceptor's new attempts pass through the guard.
+  const interceptors = [...(options.interceptors ?? [makeGrpcRetryInterceptor(defaultGrpcRetryOptions())]), guard];
+  const connection = await Connection.connect({ ...options, interceptors });
+  return {
+    connection,
+    close: async () => {
+      closed = true;
+      await connection.close();
+    },
+  };
+}
+
+/** A call that ends at once with CANCELLED, without touching the (closed) channel. */
+function closedCall(): InterceptingCall {
+  const call = {
+    start(_metadata: Metadata, listener?: { onReceiveStatus?: (s: { code: number; details: string; metadata: Metadata }) => void }) {
+      setImmediate(() => listener?.onReceiveStatus?.({ code: status.CANCELLED, details: 'the Temporal connection is closed', metadata: new Metadata() }));
+    },
+    cancelWithStatus: () => undefined,
+    getPeer: () => '',
+    sendMessageWithContext: () => undefined,
+    sendMessage: () => undefined,
+    startRead: () => undefined,
+    halfClose: () => undefined,
+    getAuthContext: () => null,
+  };
+  return call as unknown as InterceptingCall;
+}

@@ -1,0 +1,44 @@
+/**
+ * Why a client call (CLI, HTTP API, library) could not do what was asked. One type for every
+ * entry point, so each maps a failure once: to an exit code, an HTTP status, and the `errorType`
+ * of `--json` and HTTP error bodies.
+ *
+ * - `invalid`: bad input; nothing was started or written.
+ * - `not_found`: no workflow with that id.
+ * - `wrong_kind`: the id belongs to a one-shot run where a conversation was expected (or the reverse).
+ * - `closed`: the run or conversation has finished, so it cannot take this request.
+ * - `rejected`: the workflow refused the request (an Update validator), e.g. a wrong call id.
+ * - `already_running`: a run with that id is already running.
+ * - `unreachable`: the Temporal server could not be reached (for longer than we wait).
+ * - `still_running`: the caller's bound on waiting ran out; the run goes on.
+ */
+export type ClientErrorKind = 'invalid' | 'not_found' | 'wrong_kind' | 'closed' | 'rejected' | 'already_running' | 'unreachable' | 'still_running';
+
+const ERROR_TYPES: Record<ClientErrorKind, string> = {
+  invalid: 'Client.InvalidInput',
+  not_found: 'Client.NotFound',
+  wrong_kind: 'Client.WrongKind',
+  closed: 'Client.Closed',
+  rejected: 'Client.Rejected',
+  already_running: 'Client.AlreadyRunning',
+  unreachable: 'Client.Unreachable',
+  still_running: 'Client.StillRunning',
+};
+
+/** A client request that failed for a reason people can act on; see {@link ClientErrorKind}. */
+export class ClientError extends Error {
+  constructor(
+    readonly kind: ClientErrorKind,
+    message: string,
+    /** The workflow concerned, when there is one. */
+    readonly workflowId?: string,
+  ) {
+    super(message);
+    this.name = 'ClientError';
+  }
+
+  /** The `errorType` reported in `--json` output and HTTP error bodies, e.g. `Client.NotFound`. */
+  get errorType(): string {
+    return ERROR_TYPES[this.kind];
+  }
+}

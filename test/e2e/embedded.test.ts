@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { freePort } from '../../src/runtime/dev-server';
+import { cleanEnv, eventually, listening, runTs, startInteractive, startTs } from '../helpers/processes';
+import { answer, call, closeScriptedModels, lastOf, startModel } from '../helpers/scripted-model';
+
+/**
+ * The default path, with no TEMPORAL_ADDRESS: each command starts (or reuses) the embedded dev
+ * server and runs a worker in its own process. Ctrl+C is a SIGINT to the process group, as a
+ * terminal sends it.
+ */
+
+afterEach(closeScriptedModels);
+
+/** A model that takes its time on "slow ..." messages, calls add on "add A and B", and echoes the rest. */
+async function model() {
+  return startModel(async (req) => {
+    const user = lastOf(req, 'user');
+    const last = req.messages[req.messages.length - 1];
+    if (user.startsWith('slow') && last.role === 'user') await new Promise((r) => setTimeout(r, 3_000));
+    const add = /^add (\d+) and (\d+)$/.exec(user);
+    if (add && last.role === 'user') return call(['add', { a: Number(add[1]), b: Number(add[2]) }]);
+    if (last.role === 'tool') return answer(`the result is ${last.content}`);
+    return answer(`you said: ${user}`);
+  });
+}
+
+/** The environment of a user with no Temporal configured: a dev server port and database of this test's own. */
+async function embeddedEnv(baseURL: string): Promise<{ env: NodeJS.ProcessEnv; port: number; db: string }> {
+  const port = await freePort();
+  const db = `/tmp/durable-agents-embedded-${randomUUID()}.db`;
+  return { port, db, env: cleanEnv({ AGENT_DEV_SERVER_PORT: String(port), AGENT_DEV_SERVER_DB: db, OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: 'e2e' }) };
+}
+
+describe('Ctrl+C with the embedded server', () => {
+  it('chat: cancels the running turn and returns to the prompt; at the prompt it leaves, stopping the server it started', async () => {
+    const llm = await model();
+    const { env, port } = await embeddedEnv(llm.baseURL);
+    const chat = startInteractive(['client.ts', 'chat'], env);
+    await chat.waitFor(/you> $/);
+    chat.write('slow question');
+    await chat.waitFor(/… model call 1/);
+    chat.interrupt();
+    await chat.waitFor(/agent> \(turn cancelled\)\nyou> $/);
+    chat.write('still there?');
+    await chat.waitFor(/agent> you said: still there\?\nyou> $/);
+    chat.interrupt();
+    const done = await chat.exited;
+    expect(`${chat.output()}exit ${done.code}`).toMatch(/exit 0$/);
+    expect(chat.output()).not.toMatch(/Promise did not resolve|Channel has been shut down|Error:/);
+    expect(await eventually(async () => !(await listening(port)), 15_000)).toBe(true);
+  });
+
+  it('run: says the run is saved and how to follow it, exits 130; the id is then refused as running, with its own cause', async () => {
+    const llm = await model();
+    const { env, port, db } = await embeddedEnv(llm.baseURL);
+    const id = `embedded-${randomUUID()}`;
+    const run = startInteractive(['client.ts', 'run', 'add 2 and 3', '--needs-approval', 'add', '--id', id], env);
+    await run.waitFor(/awaiting approval: add\(a=2, b=3\)/);
+    run.interrupt();
+    const stopped = await run.exited;
+    expect(`${stopped.stderr}exit ${stopped.code}`).toMatch(/exit 130$/);
+    expect(stopped.stderr).toContain(
+      `Stopped waiting. This command started the dev server, which stops with it: the run ${id} is saved in ${db} and goes on when the server and a worker run again (npm start). Then: client.ts status ${id}`,
+    );
+    expect(await eventually(async () => !(await listening(port)), 15_000)).toBe(true);
+
+    // The run is still open in the saved server state: starting the same id again is refused.
+    const again = await runTs(['client.ts', 'run', 'add 1 and 1', '--id', id], env);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`client.ts: a run with id "${id}" is already running`);
+    expect(again.stderr).not.toMatch(/Cannot close connection|Workers hold a reference/);
+    const send = await runTs(['client.ts', 'send', id, 'hello', '--json'], env);
+    expect(send.code).toBe(2);
+    expect(JSON.parse(send.stdout)).toEqual({ error: `"${id}" is a one-shot run, not a conversation`, errorType: 'Client.WrongKind' });
+    expect(await eventually(async () => !(await listening(port)), 15_000)).toBe(true);
+  });
+});
+
+describe('the embedded dev server belongs to the process that started it', () => {
+  it('stops when its owner is killed outright (SIGKILL), and a server that is reused is announced as such', async () => {
+    const llm = await model();
+    const { env, port } = await embeddedEnv(llm.baseURL);
+    const owner = await startTs(['worker.ts'], env, /Press Ctrl\+C/);
+    expect(owner.output()).toContain(`Temporal: started an embedded dev server at 127.0.0.1:${port}`);
+    const second = await startTs(['worker.ts'], env, /Press Ctrl\+C/);
+    expect(second.output()).toContain(`Temporal: reusing the dev server already running at 127.0.0.1:${port} (started by another process; it keeps running when this one stops).`);
+    second.kill('SIGTERM');
+    await second.exited;
+    expect(await listening(port)).toBe(true);
+
+    owner.kill('SIGKILL'); // no handler runs: only the closed pipe tells the guardian
+    await owner.exited;
+    expect(await eventually(async () => !(await listening(port)), 20_000)).toBe(true);
+  });
+});
+
+describe('npm run serve', () => {
+  it('reports a port in use as such, exits 1 and leaves nothing running', async () => {
+    const llm = await model();
+    const { env, port: devPort } = await embeddedEnv(llm.baseURL);
+    const blocker = createServer().listen(0, '127.0.0.1');
+    await once(blocker, 'listening');
+    const busy = (blocker.address() as { port: number }).port;
+    try {
+      const r = await runTs(['serve.ts'], { ...env, PORT: String(busy) });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`serve: port ${busy} is in use on 127.0.0.1; stop what uses it or set PORT to another port`);
+      expect(r.stderr).not.toMatch(/Cannot close connection/);
+      expect(await listening(devPort)).toBe(false); // no dev server was started for it
+    } finally {
+      blocker.close();
+    }
+  });
+});
