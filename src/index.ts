@@ -12,5 +12,6 @@ export { defineTool, ToolRegistry, defaultToolRegistry, builtinTools, type ToolC
 export { createActivities, modelConfigFromEnv, type ModelConfig, type AgentActivities } from './activities';
 export { createAgentWorker, defaultTaskQueue, type AgentWorkerOptions } from './runtime/agent-worker';
 export { startAgentRun, runOutcome, type RunOutcome } from './runtime/run-agent';
+export { ClientError, type ClientErrorKind } from './runtime/client-error';
 export { connectTemporal, workflowUrl, type TemporalEnv } from './runtime/temporal-env';
 export { statusQuery, messagesQuery, AGENT_WORKFLOW_TYPE } from './workflows/definitions';

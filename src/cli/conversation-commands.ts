@@ -5,7 +5,7 @@ import { endConversation, newConversationId, queueMessage, startMessage } from '
 import { chat } from './chat';
 import { statusText, transcriptText, turnJson } from './format-conversation';
 import { outcomeText } from './format-outcome';
-import { onInterrupt } from './interrupt';
+import { stopWaiting } from './interrupt';
 import { startOnlyWarning } from './option-flags';
 import type { ConversationCommand } from './parse-conversation-args';
 import { retryText, watchProgress } from './progress';
@@ -68,14 +68,11 @@ export async function runConversationCommand(cmd: ConversationCommand, taskQueue
           const sent = await startMessage(client, cmd.conversationId, turn, start, { note: io.stderr });
           warn(sent.wasOpen);
           let stopWatching = () => undefined as void;
-          let stop: (why: 'interrupted' | 'wait_elapsed') => void = () => undefined;
-          const stopped = new Promise<'interrupted' | 'wait_elapsed'>((resolve) => (stop = resolve));
-          const offInterrupt = onInterrupt(() => stop('interrupted'));
-          const timer = cmd.waitMs === undefined ? undefined : setTimeout(() => stop('wait_elapsed'), cmd.waitMs);
+          const stopped = stopWaiting(cmd.waitMs);
           try {
             const result = await session.scoped(() => {
               stopWatching = watchProgress(client, cmd.conversationId, 'conversation', { retry: (r) => io.stderr(retryText(r)) });
-              return Promise.race([sent.result(), stopped]);
+              return Promise.race([sent.result(), stopped.reason]);
             });
             if (typeof result === 'string') {
               const follow = `Stopped waiting; the turn goes on in ${cmd.conversationId}. Follow it with: client.ts status ${cmd.conversationId}`;
@@ -87,8 +84,7 @@ export async function runConversationCommand(cmd: ConversationCommand, taskQueue
             return result.status === 'failed' ? 1 : 0;
           } finally {
             stopWatching();
-            offInterrupt();
-            clearTimeout(timer);
+            stopped.dispose();
           }
         }
         case 'history': {

@@ -14,3 +14,25 @@ export function onInterrupt(handler: () => void): () => void {
   process.on('SIGINT', listener);
   return () => process.off('SIGINT', listener);
 }
+
+/** Why a command stopped waiting for a run or turn (which itself goes on). */
+export type StopReason = 'interrupted' | 'wait_elapsed';
+
+/**
+ * Stops a command's waiting on Ctrl+C, or when `waitMs` (`--wait`) has passed: `reason` resolves
+ * with which. Listening starts at once, so a Ctrl+C during slow set-up (e.g. bundling the
+ * in-process worker) still counts. Call `dispose` when the wait is over.
+ */
+export function stopWaiting(waitMs: number | undefined): { reason: Promise<StopReason>; dispose(): void } {
+  let stop: (why: StopReason) => void = () => undefined;
+  const reason = new Promise<StopReason>((resolve) => (stop = resolve));
+  const off = onInterrupt(() => stop('interrupted'));
+  const timer = waitMs === undefined ? undefined : setTimeout(() => stop('wait_elapsed'), waitMs);
+  return {
+    reason,
+    dispose: () => {
+      off();
+      clearTimeout(timer);
+    },
+  };
+}

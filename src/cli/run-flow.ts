@@ -1,7 +1,7 @@
 import type { ModelConfig } from '../activities';
 import type { AgentInput } from '../core';
 import { runOutcome, startAgentRun, type RunOutcome } from '../runtime/run-agent';
-import { onInterrupt } from './interrupt';
+import { stopWaiting, type StopReason } from './interrupt';
 import { approvalHint, retryText, watchProgress } from './progress';
 import { openSession, type Session } from './session';
 
@@ -27,7 +27,7 @@ export type RunFlowResult = { workflowId: string; uiLink?: string } & (
   | { outcome: RunOutcome }
   | {
       /** Ctrl+C, or `--wait` ran out. The run itself goes on. */
-      stoppedWaiting: 'interrupted' | 'wait_elapsed';
+      stoppedWaiting: StopReason;
       /** Where the run goes on and how to follow it. */
       followUp: string;
     }
@@ -46,10 +46,7 @@ export async function runFromCommandLine(options: RunFlowOptions): Promise<RunFl
     const alert = options.alert ?? options.note;
     const uiLink = session.uiLink(workflowId);
     options.note(`Started ${workflowId}${uiLink ? ` (${uiLink})` : ''}`);
-    let stop: (why: 'interrupted' | 'wait_elapsed') => void = () => undefined;
-    const stopped = new Promise<'interrupted' | 'wait_elapsed'>((resolve) => (stop = resolve));
-    const offInterrupt = onInterrupt(() => stop('interrupted'));
-    const timer = options.waitMs === undefined ? undefined : setTimeout(() => stop('wait_elapsed'), options.waitMs);
+    const stopped = stopWaiting(options.waitMs);
     let stopWatching = () => undefined as void;
     try {
       const result = await session.run(() =>
@@ -58,14 +55,13 @@ export async function runFromCommandLine(options: RunFlowOptions): Promise<RunFl
             retry: (r) => alert(retryText(r)),
             approval: (p) => approvalHint(workflowId, p).forEach((line) => alert(line)),
           });
-          return Promise.race([runOutcome(handle, { note: alert }), stopped]);
+          return Promise.race([runOutcome(handle, { note: alert }), stopped.reason]);
         }),
       );
       if (typeof result !== 'string') return { workflowId, uiLink, outcome: result };
       return { workflowId, uiLink, stoppedWaiting: result, followUp: followUp(session, workflowId, uiLink) };
     } finally {
-      offInterrupt();
-      clearTimeout(timer);
+      stopped.dispose();
       stopWatching();
     }
   } finally {

@@ -24,10 +24,10 @@ export interface Session {
   run<T>(body: () => Promise<T>): Promise<T>;
   /**
    * Runs `work` (a wait, a poll loop, a chat turn) with its Temporal calls cancellable: close()
-   * cancels those still open before closing the connection. A call still retrying when its
-   * channel closes makes the SDK's retry timer throw an uncaught "Channel has been shut down"; a
-   * cancelled call is never retried. Scoped per piece of work, not per session, because the SDK
-   * adds an abort listener per call and never removes it.
+   * cancels those still open, so a long poll neither holds the command open nor is left to its
+   * retries (the connection's guard, see connectClient, makes late retries harmless). Scoped per
+   * piece of work, not per session, because the SDK adds an abort listener per call and never
+   * removes it.
    */
   scoped<T>(work: () => Promise<T>): Promise<T>;
   /** Closes the connections (and a dev server this command started). Never throws. */

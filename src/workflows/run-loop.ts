@@ -8,6 +8,7 @@ import {
   setCurrentDetails,
   setHandler,
   TimeoutFailure,
+  workflowInfo,
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities';
@@ -112,7 +113,8 @@ async function awaitApprovals(run: RunRef, pending: PendingApproval[]): Promise<
 /** The Temporal UI's "current details": what a person is asked to decide, and how. */
 function approvalDetails(pending: PendingApproval[]): string {
   const lines = pending.map((p) => `- \`${p.callId}\`: ${p.summary}`);
-  return ['**Awaiting approval**', ...lines, '', 'Decide with `client.ts approve|reject <conversation> <callId>` or the `decideApproval` update.'].join('\n');
+  const id = workflowInfo().workflowId;
+  return ['**Awaiting approval**', ...lines, '', `Decide with \`client.ts approve|reject ${id} <callId>\` or the \`decideApproval\` update.`].join('\n');
 }
 
 function callsOf(state: RunState): PlannedToolCall[] {
