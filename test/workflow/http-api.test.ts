@@ -121,6 +121,8 @@ describe('requests that used to answer 500, or leave something behind', () => {
       expect(long.status).toBe(400);
       expect((await json(long)).error).toBe('the conversation id is 1001 bytes long; Temporal accepts at most 1000');
       expect((await fetch(`${base}/runs/${'y'.repeat(1001)}`)).status).toBe(400);
+      // Node answers oversized headers itself, as the README says.
+      expect((await fetch(`${base}/runs/x`, { headers: { 'x-big': 'z'.repeat(20_000) } })).status).toBe(431);
     });
   });
 
