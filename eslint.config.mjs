@@ -5,7 +5,7 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.temporal/**', 'coverage/**', '**/*.mjs', 'jest.config.js'] },
+  { ignores: ['node_modules/**', 'dist/**', 'examples/**', '.temporal/**', 'coverage/**', '**/*.mjs', 'jest.config.js'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
@@ -25,7 +25,7 @@ export default tseslint.config(
         {
           paths: [...nodeBuiltins, 'openai', 'zod'].map((name) => ({ name, message: 'workflow-side code must not do IO or import worker-side libraries' })),
           patterns: [
-            { group: ['**/activities', '**/activities/*', '**/tools', '**/tools/*', '**/runtime/*'], allowTypeImports: true, message: 'workflows may only `import type` from worker-side code' },
+            { group: ['**/activities', '**/activities/*', '**/tools', '**/tools/*', '**/runtime/*', '**/agents/*', '**/plugin/*'], allowTypeImports: true, message: 'workflows may only `import type` from worker-side code' },
           ],
         },
       ],

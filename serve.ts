@@ -7,10 +7,12 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { modelConfigFromEnv } from './src/activities';
+import { exampleAgents } from './src/agents/examples';
 import { httpApiHandler } from './src/http/http-api';
 import { createAgentWorker, defaultTaskQueue } from './src/runtime/agent-worker';
 import { installRuntimeLogging } from './src/runtime/logging';
 import { connectTemporal, describeTemporal } from './src/runtime/temporal-env';
+import { defaultToolRegistry } from './src/tools';
 
 function portFromEnv(raw = process.env.PORT): number {
   if (raw === undefined || raw === '') return 8080;
@@ -47,7 +49,7 @@ async function main(): Promise<void> {
       const taskQueue = defaultTaskQueue();
       const model = modelConfigFromEnv();
       handler = httpApiHandler({ client: temporal.client, taskQueue });
-      const worker = await createAgentWorker({ connection: temporal.nativeConnection, client: temporal.client, namespace: temporal.namespace, taskQueue, model });
+      const worker = await createAgentWorker({ connection: temporal.nativeConnection, namespace: temporal.namespace, taskQueue, model, registry: defaultToolRegistry(), agents: exampleAgents });
       const address = server.address() as AddressInfo;
       console.log(`durable-agents HTTP API on http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port} (task queue "${taskQueue}")`);
       console.log(

@@ -3,6 +3,7 @@
  * Without TEMPORAL_ADDRESS it starts (or reuses) the embedded dev server with the Web UI.
  */
 import { modelConfigFromEnv } from './src/activities';
+import { exampleAgents } from './src/agents/examples';
 import { createAgentWorker, defaultTaskQueue } from './src/runtime/agent-worker';
 import { installRuntimeLogging } from './src/runtime/logging';
 import { connectTemporal, describeTemporal } from './src/runtime/temporal-env';
@@ -17,10 +18,11 @@ async function main(): Promise<void> {
     const taskQueue = defaultTaskQueue();
     const model = modelConfigFromEnv();
     const registry = defaultToolRegistry();
-    const worker = await createAgentWorker({ connection: temporal.nativeConnection, client: temporal.client, namespace: temporal.namespace, taskQueue, model, registry });
+    const worker = await createAgentWorker({ connection: temporal.nativeConnection, namespace: temporal.namespace, taskQueue, model, registry, agents: exampleAgents });
     console.log(`durable-agents worker on task queue "${taskQueue}", namespace "${temporal.namespace}" at ${temporal.address}`);
     for (const line of describeTemporal(temporal)) console.log(line);
     console.log(`Tools: ${registry.names().join(', ')}`);
+    console.log(`Agents: ${exampleAgents.map((a) => a.name).join(', ')}`);
     console.log(model.configured ? `Model: ${model.model} at ${model.baseURL}` : 'Warning: no OPENAI_API_KEY or OPENAI_BASE_URL set; model calls will fail until one is.');
     console.log('Press Ctrl+C to stop.');
     await worker.run();

@@ -36,7 +36,6 @@ async function main(): Promise<void> {
   });
   const worker = await createAgentWorker({
     connection: nativeConnection,
-    client,
     taskQueue: 'bench',
     registry: new ToolRegistry([fetchDoc]),
     model: { baseURL: model.baseURL, apiKey: 'bench', model: 'bench', requestTimeoutMs: 10_000, configured: true },

@@ -29,7 +29,6 @@ async function main(turns: number): Promise<void> {
   const taskQueue = `long-${randomUUID()}`;
   const worker = await createAgentWorker({
     connection: temporal.nativeConnection,
-    client: temporal.client,
     taskQueue,
     registry: defaultToolRegistry(),
     model: { baseURL: model.baseURL, apiKey: 'local', model: 'echo', requestTimeoutMs: 10_000, configured: true },

@@ -1,17 +1,66 @@
 /**
  * durable-agents: tool-calling AI agents as durable Temporal workflows.
  *
- * Worker side: define tools, build a registry, create a worker.
- * Client side: start runs and read their outcomes.
- * The workflow itself is registered from `src/workflows` (see `createAgentWorker`).
+ * This entry point is for workers and clients (Node.js). Workflow code imports
+ * `durable-agents/workflow` instead, which holds only deterministic code. README.md lists every
+ * export with its purpose.
  */
-export * from './core/types';
-export { LIMIT_STOP_MESSAGE, DEFAULT_MAX_ITERATIONS, validateAgentInput, parseDuration } from './core';
-export { parseReActOutput, ReActParseError, type ReActAction, type ReActFinish } from './core/react-parser';
-export { defineTool, ToolRegistry, defaultToolRegistry, builtinTools, type ToolContext, type ToolDefinition, type ReturnBehavior } from './tools';
-export { createActivities, modelConfigFromEnv, type ModelConfig, type AgentActivities } from './activities';
+
+// Tools and agents (worker side).
+export {
+  defineTool,
+  defineJsonSchemaTool,
+  ToolRegistry,
+  builtinTools,
+  defaultToolRegistry,
+  type AnyToolDefinition,
+  type JsonSchemaToolDefinition,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolSettings,
+  type ReturnBehavior,
+  type ToolProvider,
+  type ToolProviderRequest,
+  type OpenAIToolSpec,
+  type RegisterOptions,
+} from './tools';
+export { defineAgent, type AgentDefinition, type ToolRef } from './agents/define-agent';
+export { AgentRegistry, type AgentSummary } from './agents/agent-registry';
+export { exampleAgents, calculatorAgent, weatherAgent } from './agents/examples';
+
+// Workers.
+export { AgentsPlugin, type AgentsPluginOptions } from './plugin/agents-plugin';
 export { createAgentWorker, defaultTaskQueue, type AgentWorkerOptions } from './runtime/agent-worker';
-export { startAgentRun, runOutcome, type RunOutcome } from './runtime/run-agent';
+export { createActivities, modelConfigFromEnv, type ModelConfig, type AgentActivities } from './activities';
+
+// Clients: runs.
+export { startAgentRun, runOutcome, type RunOutcome, type RunRequest } from './runtime/run-agent';
+export { listAgents } from './runtime/list-agents';
+// Clients: conversations.
+export {
+  sendMessage,
+  startMessage,
+  queueMessage,
+  conversationStatus,
+  cancelTurn,
+  endConversation,
+  newConversationId,
+  type ConversationStart,
+  type SentMessage,
+} from './runtime/conversations';
+// Clients: any run or conversation id.
+export { readStatus, readTranscript, decideApproval, cancelWork, type StatusReport, type RunStatusReport } from './runtime/agent-workflows';
 export { ClientError, type ClientErrorKind } from './runtime/client-error';
 export { connectTemporal, workflowUrl, type TemporalEnv } from './runtime/temporal-env';
-export { statusQuery, messagesQuery, AGENT_WORKFLOW_TYPE } from './workflows/definitions';
+export { createHttpApi, httpApiHandler, type HttpApiOptions } from './http/http-api';
+
+// Low level: your own loop, outside any workflow.
+export { chatModel, executeToolCall, type ChatModel } from './model/low-level';
+
+// Shared helpers and types.
+export { LIMIT_STOP_MESSAGE, DEFAULT_MAX_ITERATIONS, validateAgentInput, parseDuration } from './core';
+export { parseReActOutput, ReActParseError, type ReActAction, type ReActFinish } from './core/react-parser';
+export type * from './core/types';
+export type { AgentSettings, ResolvedAgent } from './core/agents';
+export type { ConversationOptions, ConversationResult, ConversationStatus, ConversationTurnResult, TurnInput, TranscriptPage } from './core/conversation';
+export { statusQuery, messagesQuery, AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE } from './workflows/definitions';

@@ -12,6 +12,7 @@ import { ConversationLoader } from './conversation-loader';
 import { keepHeartbeating } from './heartbeat';
 import { functionsFromSpecs, toFunctionsMessages } from './legacy-functions';
 import { REACT_STOP, reactMessages, reactReply } from './react-prompt';
+import { checkAnswer, outputInstruction, responseFormat, type OutputSchemas } from './structured-output';
 import type { ModelConfig } from './model-config';
 import type { ModelCallInput } from './types';
 
@@ -20,12 +21,15 @@ import type { ModelCallInput } from './types';
  * from the workflow with a query, builds tool schemas from the registry, and returns only the new
  * assistant message. The event history therefore records O(new content) per step.
  */
-export function createCallModel(deps: { client: Client; registry: ToolRegistry; config: ModelConfig; toolProvider?: ToolProvider }) {
-  const { client, registry, config, toolProvider } = deps;
+export function createCallModel(deps: { client?: Client; registry: ToolRegistry; config: ModelConfig; toolProvider?: ToolProvider; outputs: OutputSchemas }) {
+  const { registry, config, toolProvider, outputs } = deps;
+  // Endpoints (base URL + model) that refused `response_format`: asked with an instruction instead.
+  const noResponseFormat = new Set<string>();
   // Temporal owns retries (with back-off, visibility and durability); the client's own would hide them.
   const openai = new OpenAI({ apiKey: config.apiKey, baseURL: config.baseURL, maxRetries: 0, timeout: config.requestTimeoutMs });
+  // The worker's own client (over its connection) unless one is given: the plugin needs none.
   const conversations = new ConversationLoader((ref, offset, limit) =>
-    client.workflow.getHandle(ref.workflowId, ref.runId).query(messagesQuery, { offset, limit }),
+    (deps.client ?? Context.current().client).workflow.getHandle(ref.workflowId, ref.runId).query(messagesQuery, { offset, limit }),
   );
 
   return async function callModel(input: ModelCallInput): Promise<ModelReply> {
@@ -55,14 +59,36 @@ export function createCallModel(deps: { client: Client; registry: ToolRegistry; 
         request.messages = toFunctionsMessages(messages);
         if (toolNames.length > 0) request.functions = functionsFromSpecs(registry.openAISpecs(toolNames));
       } else if (toolNames.length > 0) request.tools = registry.openAISpecs(toolNames);
+      const schema = outputs.for(input);
+      const endpoint = `${config.baseURL} ${model}`;
+      if (schema) {
+        if (input.toolCalling === 'react' || noResponseFormat.has(endpoint)) request.messages = withInstruction(request.messages, outputInstruction(schema));
+        else request.response_format = responseFormat(schema);
+      }
+      const signal = Context.current().cancellationSignal;
       let completion: ChatCompletion;
       try {
-        completion = await openai.chat.completions.create(request, { signal: Context.current().cancellationSignal });
+        completion = await openai.chat.completions.create(request, { signal });
       } catch (err) {
-        throw classifyModelError(err, { baseURL: config.baseURL, model });
+        const failure = classifyModelError(err, { baseURL: config.baseURL, model });
+        if (!(request.response_format && refusedResponseFormat(failure))) throw failure;
+        // This endpoint has no structured outputs: ask for the JSON in the prompt from now on.
+        noResponseFormat.add(endpoint);
+        delete request.response_format;
+        request.messages = withInstruction(request.messages, outputInstruction(schema!));
+        try {
+          completion = await openai.chat.completions.create(request, { signal });
+        } catch (retryErr) {
+          throw classifyModelError(retryErr, { baseURL: config.baseURL, model });
+        }
       }
       let reply = toModelReply(completion, config.baseURL);
       if (input.toolCalling === 'react') reply = reactReply(reply.content ?? '', registry, reply, toolNames.length === 0);
+      if (schema && reply.toolCalls.length === 0) {
+        const checked = checkAnswer(schema, reply.content);
+        if (checked.ok) reply.output = checked.value;
+        else reply.outputError = checked.error;
+      }
       if (provided.length > 0) reply.providedTools = provided;
       return reply;
     } finally {
@@ -90,6 +116,16 @@ async function provideTools(provider: ToolProvider, registry: ToolRegistry, inpu
     throw ApplicationFailure.nonRetryable(`the tool provider named unregistered tools: ${unknown.join(', ')}; register them on the worker (e.g. with { dynamic: true })`, 'ToolProvider.UnknownTool');
   }
   return extra.map((n) => registry.info(n));
+}
+
+/** The messages with a system instruction just before the last one (the question, or ReAct's prompt). */
+function withInstruction(messages: ChatCompletionMessageParam[], text: string): ChatCompletionMessageParam[] {
+  return [...messages.slice(0, -1), { role: 'system', content: text }, ...messages.slice(-1)];
+}
+
+/** A 400 that names `response_format`: the endpoint cannot do structured outputs. */
+function refusedResponseFormat(failure: unknown): boolean {
+  return failure instanceof ApplicationFailure && failure.type === 'ModelCall.BadRequest' && /response_format|json_schema|structured/i.test(failure.message);
 }
 
 /**

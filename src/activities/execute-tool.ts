@@ -1,8 +1,9 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { parseToolArguments, toolErrorText, toolResultText, type ToolOutcome } from '../core';
+import type { ToolOutcome } from '../core';
 import type { ToolContext } from '../tools/define-tool';
 import type { ToolRegistry } from '../tools/registry';
+import { prepareToolCall, toolOutcome } from '../tools/tool-call';
 import { keepHeartbeating } from './heartbeat';
 import type { ToolCallInput } from './types';
 
@@ -16,11 +17,8 @@ export function createExecuteTool(deps: { registry: ToolRegistry }) {
   const { registry } = deps;
 
   return async function executeTool(input: ToolCallInput): Promise<ToolOutcome> {
-    if (!registry.has(input.name)) return failed(`there is no tool named "${input.name}" on this worker. Available tools: ${registry.names().join(', ')}.`);
-    const parsed = parseToolArguments(input.arguments);
-    if (!parsed.ok) return failed(`${input.name}: ${parsed.error}`);
-    const checked = registry.checkArguments(input.name, parsed.value);
-    if (!checked.ok) return failed(`invalid arguments for ${input.name}: ${checked.problems.join('; ')}`);
+    const prepared = prepareToolCall(registry, input.name, input.arguments);
+    if (!prepared.ok) return prepared.outcome;
 
     const info = Context.current().info;
     // Always set for activities scheduled by a workflow; the SDK types also cover standalone activities.
@@ -38,12 +36,7 @@ export function createExecuteTool(deps: { registry: ToolRegistry }) {
     };
     const stop = keepHeartbeating();
     try {
-      const value = await registry.execute(input.name, checked.value, ctx);
-      const outcome: ToolOutcome = { result: toolResultText(value), error: false };
-      // A string is its own text: storing it again as `value` would double its history footprint.
-      const json = typeof value === 'string' ? undefined : toJsonValue(value);
-      if (json !== undefined) outcome.value = json;
-      return outcome;
+      return toolOutcome(await registry.execute(input.name, prepared.args, ctx));
     } catch (err) {
       if (err instanceof ApplicationFailure) throw err;
       const message = err instanceof Error ? err.message : String(err);
@@ -52,19 +45,4 @@ export function createExecuteTool(deps: { registry: ToolRegistry }) {
       stop();
     }
   };
-}
-
-function failed(message: string): ToolOutcome {
-  return { result: toolErrorText(message), error: true };
-}
-
-/** The tool's value as plain JSON (what survives the trip through Temporal), or undefined. */
-function toJsonValue(value: unknown): unknown {
-  if (value === undefined) return undefined;
-  try {
-    const json = JSON.stringify(value);
-    return json === undefined ? undefined : JSON.parse(json);
-  } catch {
-    return undefined;
-  }
 }

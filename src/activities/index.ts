@@ -1,30 +1,37 @@
 import type { Client } from '@temporalio/client';
+import type { AgentRegistry } from '../agents/agent-registry';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolProvider } from '../tools/tool-provider';
 import { createCallModel } from './call-model';
 import { createExecuteTool } from './execute-tool';
 import type { ModelConfig } from './model-config';
+import { createListAgents, createResolveAgent } from './resolve-agent';
 import { createResolveTools } from './resolve-tools';
+import { OutputSchemas } from './structured-output';
 
 export { modelConfigFromEnv, modelConfiguredInEnv, type ModelConfig } from './model-config';
-export type { ModelCallInput, ToolCallInput, ResolveToolsInput } from './types';
+export type { ModelCallInput, ToolCallInput, ResolveToolsInput, ResolveAgentInput } from './types';
 
 /** What the activities need from the worker process. */
 export interface ActivityDeps {
-  /** Used by `callModel` to read the conversation from the workflow. */
-  client: Client;
+  /** Used by `callModel` to read the conversation from the workflow; default: the worker's own client. */
+  client?: Client;
   registry: ToolRegistry;
+  /** The worker's named agents (their tools are in `registry`). */
+  agents: AgentRegistry;
   model: ModelConfig;
   /** Chooses extra (dynamic) tools for each model call. */
   toolProvider?: ToolProvider;
 }
 
-/** The agent's activities, bound to a worker's client, tool registry and model endpoint. */
+/** The agent's activities, bound to a worker's tools, agents and model endpoint. */
 export function createActivities(deps: ActivityDeps) {
   return {
-    callModel: createCallModel({ client: deps.client, registry: deps.registry, config: deps.model, toolProvider: deps.toolProvider }),
+    callModel: createCallModel({ client: deps.client, registry: deps.registry, config: deps.model, toolProvider: deps.toolProvider, outputs: new OutputSchemas(deps.agents) }),
     executeTool: createExecuteTool({ registry: deps.registry }),
     resolveTools: createResolveTools({ registry: deps.registry }),
+    resolveAgent: createResolveAgent({ agents: deps.agents }),
+    listAgents: createListAgents({ agents: deps.agents }),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { ModelSettings, ToolCallingMode } from '../core/types';
+import type { JsonSchemaObject, ModelSettings, ToolCallingMode } from '../core/types';
 
 /**
  * Activity inputs. They carry references, never the conversation: the event history records every
@@ -18,6 +18,10 @@ export interface ModelCallInput {
   settings?: ModelSettings;
   /** Default `tools`. */
   toolCalling?: ToolCallingMode;
+  /** The run's named agent: its output schema (if any) checks the final answer. */
+  agent?: string;
+  /** The run's own output schema (overrides the agent's). */
+  output?: JsonSchemaObject;
 }
 
 /** Input of `executeTool`: one tool call, as the LLM wrote it. */
@@ -33,4 +37,9 @@ export interface ResolveToolsInput {
   tools?: string[];
   immediateTools?: string[];
   approvalTools?: string[];
+}
+
+/** Input of `resolveAgent`: the agent, and the run's own tool settings (which override the agent's). */
+export interface ResolveAgentInput extends ResolveToolsInput {
+  agent: string;
 }

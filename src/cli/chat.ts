@@ -8,6 +8,7 @@ import { turnJson, turnText } from './format-conversation';
 import { onInterrupt } from './interrupt';
 import { startOnlyWarning } from './option-flags';
 import { readProgress, retryText } from './progress';
+import { commandName } from './command-name';
 
 export interface ChatIO {
   input: Readable;
@@ -55,7 +56,7 @@ export async function chat(options: {
   });
   io.note(`Conversation ${conversationId}${uiLink ? ` (${uiLink})` : ''}`);
   io.note('Type a message. /end closes the conversation; /quit (or Ctrl+D) leaves it open for later:');
-  io.note(`  client.ts chat --conversation ${conversationId}`);
+  io.note(`  ${commandName()} chat --conversation ${conversationId}`);
   // Per-message options reach an open conversation too; the others only apply when it starts.
   const perTurn: Omit<TurnInput, 'message'> = {};
   if (start.options.tools) perTurn.tools = start.options.tools;

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { TurnInput } from '../core';
 import { cancelWork, decideApproval, readStatus, readTranscript } from '../runtime/agent-workflows';
 import { endConversation, newConversationId, queueMessage, startMessage } from '../runtime/conversations';
+import { listAgents } from '../runtime/list-agents';
 import { chat } from './chat';
 import { statusText, transcriptText, turnJson } from './format-conversation';
 import { outcomeText } from './format-outcome';
@@ -10,6 +11,7 @@ import { startOnlyWarning } from './option-flags';
 import type { ConversationCommand } from './parse-conversation-args';
 import { retryText, watchProgress } from './progress';
 import { openSession } from './session';
+import { commandName } from './command-name';
 
 /** Where output goes. */
 export interface CommandIO {
@@ -62,7 +64,7 @@ export async function runConversationCommand(cmd: ConversationCommand, taskQueue
           };
           if (cmd.noWait) {
             warn((await queueMessage(client, cmd.conversationId, turn, start)).wasOpen);
-            print({ conversationId: cmd.conversationId, queued: true }, `Queued for ${cmd.conversationId}; see it with: client.ts status ${cmd.conversationId}`);
+            print({ conversationId: cmd.conversationId, queued: true }, `Queued for ${cmd.conversationId}; see it with: ${commandName()} status ${cmd.conversationId}`);
             return 0;
           }
           const sent = await startMessage(client, cmd.conversationId, turn, start, { note: io.stderr });
@@ -75,7 +77,7 @@ export async function runConversationCommand(cmd: ConversationCommand, taskQueue
               return Promise.race([sent.result(), stopped.reason]);
             });
             if (typeof result === 'string') {
-              const follow = `Stopped waiting; the turn goes on in ${cmd.conversationId}. Follow it with: client.ts status ${cmd.conversationId}`;
+              const follow = `Stopped waiting; the turn goes on in ${cmd.conversationId}. Follow it with: ${commandName()} status ${cmd.conversationId}`;
               io.stderr(follow);
               if (cmd.json) print({ conversationId: cmd.conversationId, status: 'running', error: follow, errorType: 'Client.StillRunning' }, '');
               return result === 'interrupted' ? 130 : 3;
@@ -108,6 +110,16 @@ export async function runConversationCommand(cmd: ConversationCommand, taskQueue
           const r = await cancelWork(client, cmd.conversationId);
           if (r.kind === 'run') print({ workflowId: cmd.conversationId, cancelled: 'run' }, `Cancelling the run ${cmd.conversationId}; it ends with status "cancelled".`);
           else print({ conversationId: cmd.conversationId, cancelledTurn: r.turn }, `Cancelled turn ${r.turn} of ${cmd.conversationId}`);
+          return 0;
+        }
+        case 'agents': {
+          const agents = await listAgents(client, { taskQueue });
+          const text = agents.length
+            ? agents
+                .map((a) => [`${a.name}${a.description ? `: ${a.description}` : ''}`, `  tools: ${a.tools.join(', ') || 'none'}${a.model ? `; model: ${a.model}` : ''}${a.structuredOutput ? '; structured output' : ''}`].join('\n'))
+                .join('\n')
+            : 'This worker has no named agents; runs use every registered tool.';
+          print(agents, text);
           return 0;
         }
         case 'end': {

@@ -7,6 +7,7 @@ export function outcomeJson(outcome: RunOutcome): Record<string, unknown> {
     workflowId: outcome.workflowId,
     status: outcome.status,
     content: outcome.content,
+    ...(outcome.output !== undefined ? { output: outcome.output } : {}),
     toolExecutions: outcome.toolExecutions.map((e) => ({
       id: e.id,
       name: e.name,

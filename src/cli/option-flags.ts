@@ -1,5 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { DURATION_UNITS, parseDuration, TOOL_CALLING_MODES, type AgentInput, type ToolCallingMode } from '../core';
+
+type ParsedResults<T extends ParseArgsConfig> = ReturnType<typeof parseArgs<T>>;
+import { agentNameProblem, DURATION_UNITS, parseDuration, TOOL_CALLING_MODES, type AgentInput, type ToolCallingMode } from '../core';
 
 /** A mistake on the command line; reported with usage, exit code 2, before anything starts. */
 export class UsageError extends Error {}
@@ -8,6 +10,7 @@ type Flags = NonNullable<ParseArgsConfig['options']>;
 
 /** Flags for the options a run and a conversation share. */
 export const RUN_OPTION_FLAGS = {
+  agent: { type: 'string' },
   tools: { type: 'string' },
   immediate: { type: 'string' },
   'needs-approval': { type: 'string' },
@@ -20,7 +23,8 @@ export const RUN_OPTION_FLAGS = {
   'tool-calling': { type: 'string' },
 } as const satisfies Flags;
 
-export const RUN_OPTION_HELP = `  --tools a,b            tools (default: all registered)
+export const RUN_OPTION_HELP = `  --agent NAME           a named agent of the worker (see the agents command); the options below override it
+  --tools a,b            tools (default: the agent's, else all registered)
   --immediate a          tools that end the run right after they execute
   --needs-approval a     tools whose calls wait for approve/reject
   --approval-timeout 1h  a pending approval counts as rejected after this long
@@ -34,6 +38,7 @@ export const RUN_OPTION_HELP = `  --tools a,b            tools (default: all reg
 
 /** Flags whose options only apply when a conversation starts, by option key (for warnings on open conversations). */
 export const START_ONLY_FLAGS: Record<string, string> = {
+  agent: '--agent',
   system: '--system',
   immediateTools: '--immediate',
   approvalTimeout: '--approval-timeout',
@@ -47,7 +52,7 @@ export const START_ONLY_FLAGS: Record<string, string> = {
 };
 
 /** Parses `argv` strictly: an unknown flag is a {@link UsageError}, never ignored. */
-export function parseFlags<F extends Flags>(argv: string[], flags: F) {
+export function parseFlags<F extends Flags>(argv: string[], flags: F): ParsedResults<{ args: string[]; allowPositionals: true; strict: true; options: F }> {
   try {
     return parseArgs({ args: argv, allowPositionals: true, strict: true, options: flags });
   } catch (err) {
@@ -59,6 +64,11 @@ export function parseFlags<F extends Flags>(argv: string[], flags: F) {
 export function runOptionsFromFlags(values: Record<string, string | boolean | undefined>, registeredTools: readonly string[]): Omit<AgentInput, 'message'> {
   const str = (k: string) => values[k] as string | undefined;
   const options: Omit<AgentInput, 'message'> = {};
+  if (str('agent') !== undefined) {
+    const problem = agentNameProblem(str('agent'));
+    if (problem) throw new UsageError(problem.replace('"agent"', '--agent'));
+    options.agent = str('agent');
+  }
   if (str('system') !== undefined) options.system = str('system');
   if (str('tools') !== undefined) options.tools = toolList('--tools', str('tools')!, registeredTools);
   for (const [flag, key] of [

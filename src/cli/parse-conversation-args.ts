@@ -1,12 +1,14 @@
 import { validateConversationOptions, workflowIdProblem, type ConversationOptions } from '../core';
 import { duration, durationMs, parseFlags, RUN_OPTION_FLAGS, RUN_OPTION_HELP, runOptionsFromFlags, UsageError, WAIT_FLAG, wholeNumber } from './option-flags';
+import { commandName } from './command-name';
 
-export const CONVERSATION_USAGE = `usage: client.ts chat [--conversation <id>] [options] [--json]
-       client.ts send <id> "<message>" [options] [--no-wait | --wait 2m] [--json]
-       client.ts end <id> [--json]
-       client.ts history|status|cancel <id> [--json]               (a conversation or a one-shot run)
-       client.ts approve <id> <callId> [--json]                     (a conversation or a one-shot run)
-       client.ts reject <id> <callId> [--reason "..."] [--json]`;
+export const CONVERSATION_USAGE = `usage: ${commandName()} chat [--conversation <id>] [options] [--json]
+       ${commandName()} send <id> "<message>" [options] [--no-wait | --wait 2m] [--json]
+       ${commandName()} end <id> [--json]
+       ${commandName()} history|status|cancel <id> [--json]               (a conversation or a one-shot run)
+       ${commandName()} approve <id> <callId> [--json]                     (a conversation or a one-shot run)
+       ${commandName()} reject <id> <callId> [--reason "..."] [--json]
+       ${commandName()} agents [--json]                                  (the worker's named agents)`;
 
 export const CONVERSATION_OPTION_HELP = `${RUN_OPTION_HELP}
   --memory N             messages the LLM sees besides the system message (default 20, min 3)
@@ -17,9 +19,10 @@ export type ConversationCommand =
   | { kind: 'chat'; conversationId?: string; options: ConversationOptions; json: boolean }
   | { kind: 'send'; conversationId: string; message: string; options: ConversationOptions; noWait: boolean; waitMs?: number; json: boolean }
   | { kind: 'history' | 'status' | 'cancel' | 'end'; conversationId: string; json: boolean }
-  | { kind: 'approve' | 'reject'; conversationId: string; callId: string; reason?: string; json: boolean };
+  | { kind: 'approve' | 'reject'; conversationId: string; callId: string; reason?: string; json: boolean }
+  | { kind: 'agents'; json: boolean };
 
-const COMMANDS = ['chat', 'send', 'history', 'status', 'cancel', 'end', 'approve', 'reject'] as const;
+const COMMANDS = ['chat', 'send', 'history', 'status', 'cancel', 'end', 'approve', 'reject', 'agents'] as const;
 
 /** Whether `command` is a conversation command. */
 export function isConversationCommand(command: string): command is ConversationCommand['kind'] {
@@ -53,6 +56,11 @@ export function parseConversationArgs(command: ConversationCommand['kind'], argv
       const [conversationId, callId] = expectPositionals(command, positionals, ['<id>', '<callId>']);
       const reason = (values as { reason?: string }).reason;
       return { kind: command, conversationId, callId, ...(reason ? { reason } : {}), json: values.json ?? false };
+    }
+    case 'agents': {
+      const { values, positionals } = parseFlags(argv, JSON_FLAG);
+      expectPositionals(command, positionals, []);
+      return { kind: 'agents', json: values.json ?? false };
     }
     default: {
       const { values, positionals } = parseFlags(argv, JSON_FLAG);

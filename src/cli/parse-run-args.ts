@@ -1,10 +1,11 @@
 import { validateAgentInput, workflowIdProblem, type AgentInput } from '../core';
 import { durationMs, parseFlags, RUN_OPTION_FLAGS, runOptionsFromFlags, UsageError, WAIT_FLAG } from './option-flags';
+import { commandName } from './command-name';
 
 export { UsageError } from './option-flags';
 
 export const RUN_USAGE =
-  'usage: client.ts run "<message>" [--tools a,b] [--immediate a] [--needs-approval a] [--approval-timeout 1h] [--max-iterations N] ' +
+  `usage: ${commandName()} run "<message>" [--agent name] [--tools a,b] [--immediate a] [--needs-approval a] [--approval-timeout 1h] [--max-iterations N] ` +
   '[--max-time 30s] [--model-timeout 5m] [--on-limit stop|generate] [--system "..."] [--tool-calling tools|functions|react] [--id <workflowId>] [--wait 2m] [--json]';
 
 export interface RunCommand {

@@ -4,6 +4,7 @@ import { runOutcome, startAgentRun, type RunOutcome } from '../runtime/run-agent
 import { stopWaiting, type StopReason } from './interrupt';
 import { approvalHint, retryText, watchProgress } from './progress';
 import { openSession, type Session } from './session';
+import { commandName } from './command-name';
 
 export interface RunFlowOptions {
   input: AgentInput;
@@ -71,7 +72,7 @@ export async function runFromCommandLine(options: RunFlowOptions): Promise<RunFl
 
 /** Where a run goes on after this command stops waiting, and how to follow it. */
 function followUp(session: Session, workflowId: string, uiLink: string | undefined): string {
-  const follow = `client.ts status ${workflowId}${uiLink ? ` or ${uiLink}` : ''}`;
+  const follow = `${commandName()} status ${workflowId}${uiLink ? ` or ${uiLink}` : ''}`;
   if (session.mode === 'embedded-started') {
     return (
       `Stopped waiting. This command started the dev server, which stops with it: the run ${workflowId} is saved` +

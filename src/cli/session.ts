@@ -2,9 +2,11 @@ import { setMaxListeners } from 'node:events';
 import { temporal } from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
 import type { ModelConfig } from '../activities';
+import { exampleAgents } from '../agents/examples';
 import { createAgentWorker } from '../runtime/agent-worker';
 import { ClientError } from '../runtime/client-error';
 import { connectTemporal, workflowUrl, type TemporalEnv } from '../runtime/temporal-env';
+import { defaultToolRegistry } from '../tools';
 
 /** A command's connection to Temporal, with a worker in this process when the server is embedded. */
 export interface Session {
@@ -65,7 +67,14 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     uiLink: (id) => workflowUrl(env.uiUrl, env.namespace, id),
     run: async (body) => {
       if (env.mode === 'configured') return body();
-      const worker = await createAgentWorker({ connection: env.nativeConnection, client: env.client, namespace: env.namespace, taskQueue: options.taskQueue, model: options.model });
+      const worker = await createAgentWorker({
+          connection: env.nativeConnection,
+          namespace: env.namespace,
+          taskQueue: options.taskQueue,
+          model: options.model,
+          registry: defaultToolRegistry(),
+          agents: exampleAgents,
+        });
       return worker.runUntil(body);
     },
     scoped: async (work) => {

@@ -68,6 +68,8 @@ export interface RunState {
    * whole run.
    */
   memoryWindow?: number;
+  /** Structured output: the final answer, parsed and valid under the output schema. */
+  output?: unknown;
 }
 
 /** Starts a run from a validated input and the tools resolved for it. */
@@ -116,8 +118,14 @@ export function applyModelReply(state: RunState, step: Extract<NextStep, { type:
   const messages = [...state.messages, assistant];
   let phase: Phase;
   if (step.final) phase = { kind: 'done', status: 'max_iterations', content: reply.content || LIMIT_STOP_MESSAGE };
-  else if (toolCalls.length === 0) phase = { kind: 'done', status: 'completed', content: reply.content ?? '' };
-  else {
+  else if (toolCalls.length === 0 && reply.outputError !== undefined) {
+    // Structured output that does not parse or validate: the LLM gets the exact error and tries
+    // again, which costs an iteration like any other model call.
+    return { ...state, iterations, usage, messages: [...messages, { role: 'user', content: outputCorrection(reply.outputError) }], phase: { kind: 'model' } };
+  } else if (toolCalls.length === 0) {
+    const done = { ...state, iterations, usage, messages, phase: { kind: 'done', status: 'completed', content: reply.content ?? '' } as Phase };
+    return reply.output === undefined ? done : { ...done, output: reply.output };
+  } else {
     const offered = reply.providedTools?.length ? [...state.tools, ...reply.providedTools] : state.tools;
     phase = { kind: 'tools', calls: toolCalls.map((call) => planToolCall(call, offered)) };
   }
@@ -196,7 +204,7 @@ export function runStatus(state: RunState): AgentStatus {
 export function runResult(state: RunState, workflowId: string): AgentResult {
   const step = nextStep(state);
   if (step.type !== 'finish') throw new Error(`runResult: the run is not finished (next step: ${step.type})`);
-  return {
+  const result: AgentResult = {
     workflowId,
     status: step.status,
     content: step.content,
@@ -204,6 +212,13 @@ export function runResult(state: RunState, workflowId: string): AgentResult {
     iterations: state.iterations,
     usage: state.usage,
   };
+  if (state.output !== undefined) result.output = state.output;
+  return result;
+}
+
+/** The message that sends an invalid structured answer back to the LLM. */
+export function outputCorrection(error: string): string {
+  return `Your answer is not valid: ${error}\nReply again with only the JSON value that matches the required schema, nothing else.`;
 }
 
 function planToolCall(call: ToolCall, tools: ToolInfo[]): PlannedToolCall {

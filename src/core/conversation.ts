@@ -212,7 +212,9 @@ export function turnResult(run: RunState, conversationId: string, turn: number, 
   if (failure) return { ...common, status: 'failed', content: null, ...failure };
   const step = nextStep(run);
   if (step.type !== 'finish') throw new Error(`turnResult: the turn is not finished (next step: ${step.type})`);
-  return { ...common, status: step.status, content: step.content };
+  const result: ConversationTurnResult = { ...common, status: step.status, content: step.content };
+  if (run.output !== undefined) result.output = run.output;
+  return result;
 }
 
 /** Records a signalled message that could not be accepted. */

@@ -1,3 +1,4 @@
+import { agentNameProblem } from './agents';
 import { parseDuration } from './duration';
 import { DEFAULT_MAX_ITERATIONS } from './stop-conditions';
 import type { AgentInput, OnLimit, ToolCallingMode } from './types';
@@ -44,7 +45,10 @@ export function messageProblem(message: unknown): string | undefined {
 /** Problems with the options a run and a conversation share (everything but the message). */
 export function runOptionProblems(i: Record<string, unknown>): string[] {
   const problems: string[] = [];
+  const agent = agentNameProblem(i.agent);
+  if (agent) problems.push(agent);
   if (i.system !== undefined && typeof i.system !== 'string') problems.push('"system" must be a string');
+  if (i.output !== undefined && (i.output === null || typeof i.output !== 'object' || Array.isArray(i.output))) problems.push('"output" must be a JSON Schema object');
   for (const key of ['tools', 'immediateTools', 'approvalTools'] as const) {
     const v = i[key];
     if (v !== undefined && !isToolList(v)) problems.push(`"${key}" must be an array of tool names`);

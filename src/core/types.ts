@@ -32,7 +32,14 @@ export interface ModelReply {
   usage: Usage;
   /** Tools a worker's tool provider added to this one model call (dynamic tools), beyond the run's own. */
   providedTools?: ToolInfo[];
+  /** Structured output: the final answer parsed and valid under the run's output schema. */
+  output?: unknown;
+  /** Structured output: why the final answer is not valid under the schema; it goes back to the LLM. */
+  outputError?: string;
 }
+
+/** A JSON Schema, as plain JSON. */
+export type JsonSchemaObject = Record<string, unknown>;
 
 /** What one tool call produced, as the tool-call activity (or the core, for rejected calls) reports it. */
 export interface ToolOutcome {
@@ -84,6 +91,11 @@ export type ToolCallingMode = 'tools' | 'functions' | 'react';
 /** The agent workflow's input. */
 export interface AgentInput {
   message: string;
+  /**
+   * A named agent of the worker (see `defineAgent`): its instructions, tools, model and limits
+   * apply, and every field set here overrides the agent's (approval tools add up).
+   */
+  agent?: string;
   system?: string;
   /** Tool names for this run; default: every tool registered on the worker. */
   tools?: string[];
@@ -106,6 +118,11 @@ export interface AgentInput {
   modelSettings?: ModelSettings;
   /** Default `tools`. */
   toolCalling?: ToolCallingMode;
+  /**
+   * The final answer must be JSON valid under this schema (structured output); the result then
+   * carries it parsed as `output`. Overrides a named agent's output schema.
+   */
+  output?: JsonSchemaObject;
 }
 
 /** The agent workflow's result. */
@@ -113,6 +130,8 @@ export interface AgentResult {
   workflowId: string;
   status: Exclude<RunStatus, 'failed'>;
   content: string | null;
+  /** Structured output: the final answer, parsed and valid under the output schema. */
+  output?: unknown;
   toolExecutions: ToolExecution[];
   iterations: number;
   usage: Usage;

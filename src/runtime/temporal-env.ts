@@ -5,7 +5,7 @@ import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
 import { connectClient } from './client-connection';
 import { startDevServer } from './dev-server';
-import { PROJECT_ROOT } from './temporal-cli';
+import { dataDir } from './temporal-cli';
 
 /** A connection to Temporal, for clients and workers alike. */
 export interface TemporalEnv {
@@ -56,7 +56,7 @@ export async function connectTemporal(options: EmbeddedOptions = {}, env: NodeJS
     return open({ address }, { namespace: 'default', address, mode: 'embedded-reused', uiUrl: `http://localhost:${uiPort}` });
   }
   const persistent = options.persistent ?? true;
-  const dbFilename = persistent && port !== 0 ? (env.AGENT_DEV_SERVER_DB ?? join(PROJECT_ROOT, '.temporal', 'dev.db')) : undefined;
+  const dbFilename = persistent && port !== 0 ? (env.AGENT_DEV_SERVER_DB ?? join(dataDir(), 'dev.db')) : undefined;
   const server = await startDevServer({ port, uiPort: port !== 0 ? uiPort : undefined, dbFilename }, env);
   try {
     return await open(

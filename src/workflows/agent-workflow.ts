@@ -1,8 +1,8 @@
 import { ApplicationFailure, CancellationScope, isCancellation, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
-import { applyInterruption, messagesPage, runResult, runStatus, startRun, validateAgentInput, type AgentInput, type AgentResult, type RunState } from '../core';
+import { applyAgent, applyInterruption, messagesPage, runResult, runStatus, startRun, validateAgentInput, type AgentInput, type AgentResult, type RunState } from '../core';
 import { withDurationUnitsRequired } from './compat';
 import { messagesQuery, statusQuery } from './definitions';
-import { failureInfo, handleApprovals, resolveTools, runLoop, type RunRef } from './run-loop';
+import { failureInfo, handleApprovals, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
 
 /**
  * One agent run: the LLM sees the conversation and the tools, asks for tool calls, they run as
@@ -21,15 +21,26 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentResult> 
   handleApprovals(() => run);
 
   const { workflowId, runId } = workflowInfo();
-  const loop = async (): Promise<void> => {
-    const tools = await resolveTools({ tools: input.tools, immediateTools: input.immediateTools, approvalTools: input.approvalTools });
-    run.state = startRun(input, tools);
-    await runLoop(run, { workflowId, runId, settings: input.modelSettings, toolCalling: input.toolCalling });
-  };
-
+  const loopWith = (effective: AgentInput) => runLoop(run, { workflowId, runId, settings: effective.modelSettings, toolCalling: effective.toolCalling, agent: input.agent, output: input.output });
+  let loop: () => Promise<void>;
+  let limitMs = run.state.limits.maxExecutionTimeMs;
   try {
-    if (run.state.limits.maxExecutionTimeMs === undefined) await loop();
-    else if (await timeLimited(loop, run.state.limits.maxExecutionTimeMs)) run.state = applyInterruption(run.state, 'time_limit');
+    if (input.agent) {
+      // A named agent's settings (its time limit among them) must be known before the run starts.
+      const agent = await resolveAgent({ agent: input.agent, tools: input.tools, immediateTools: input.immediateTools, approvalTools: input.approvalTools });
+      const effective = applyAgent(input, agent.settings);
+      run.state = startRun(effective, agent.tools);
+      limitMs = run.state.limits.maxExecutionTimeMs;
+      loop = () => loopWith(effective);
+    } else {
+      loop = async () => {
+        const tools = await resolveTools({ tools: input.tools, immediateTools: input.immediateTools, approvalTools: input.approvalTools });
+        run.state = startRun(input, tools);
+        await loopWith(input);
+      };
+    }
+    if (limitMs === undefined) await loop();
+    else if (await timeLimited(loop, limitMs)) run.state = applyInterruption(run.state, 'time_limit');
   } catch (err) {
     throw runFailure(err, run.state, workflowId);
   }

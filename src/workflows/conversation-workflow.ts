@@ -12,6 +12,7 @@ import {
 } from '@temporalio/workflow';
 import {
   addUsage,
+  applyAgent,
   applyInterruption,
   carryOver,
   conversationResult,
@@ -47,7 +48,7 @@ import {
   usageQuery,
 } from './definitions';
 import { withDurationUnitsRequired } from './compat';
-import { failureInfo, handleApprovals, resolveTools, runLoop, type RunRef } from './run-loop';
+import { failureInfo, handleApprovals, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
 
 interface QueuedTurn {
   seq: number;
@@ -140,7 +141,14 @@ export async function conversationWorkflow(original: ConversationInput): Promise
     { validator: () => throwIf(ending ? 'the conversation is already ending' : undefined) },
   );
 
-  if (!conv.tools) conv = { ...conv, tools: await resolveTools({ tools: input.tools, immediateTools: input.immediateTools, approvalTools: input.approvalTools }) };
+  if (!conv.tools) {
+    const request = { tools: input.tools, immediateTools: input.immediateTools, approvalTools: input.approvalTools };
+    if (input.agent) {
+      // Resolved once per conversation; continue-as-new carries the merged options and the tools.
+      const agent = await resolveAgent({ agent: input.agent, ...request });
+      conv = { ...conv, options: applyAgent(conv.options, agent.settings), tools: agent.tools };
+    } else conv = { ...conv, tools: await resolveTools(request) };
+  }
 
   const runTurn = async (queued: QueuedTurn): Promise<ConversationTurnResult> => {
     conv = withTurnApprovals(conv, queued.input);
@@ -162,7 +170,8 @@ export async function conversationWorkflow(original: ConversationInput): Promise
     }
     let failure: { error: string; errorType: string } | undefined;
     try {
-      await turn.scope.run(() => runLoop(turn.run, { workflowId, runId, settings: input.modelSettings, toolCalling: input.toolCalling }));
+      const { modelSettings, toolCalling, agent, output } = conv.options;
+      await turn.scope.run(() => runLoop(turn.run, { workflowId, runId, settings: modelSettings, toolCalling, agent, output }));
     } catch (err) {
       if (isCancellation(err) && turn.interruption) turn.run.state = applyInterruption(turn.run.state, turn.interruption);
       else if (isCancellation(err)) throw err; // the whole conversation was cancelled
@@ -196,17 +205,11 @@ export async function conversationWorkflow(original: ConversationInput): Promise
     if (queue.length === 0 && !ending && workflowInfo().continueAsNewSuggested) {
       // Let the finished turn's Update return its result first; a message arriving meanwhile is served here.
       await condition(() => allHandlersFinished() || queue.length > 0 || ending);
-      if (queue.length === 0 && !ending) await continueAsNew<typeof conversationWorkflow>({ ...withoutCarry(input), carry: carryOver(conv, runId) });
+      if (queue.length === 0 && !ending) await continueAsNew<typeof conversationWorkflow>({ ...conv.options, carry: carryOver(conv, runId) });
     }
   }
   await condition(allHandlersFinished);
   return summary(closeReason);
-}
-
-function withoutCarry(input: ConversationInput): ConversationInput {
-  const options = { ...input };
-  delete options.carry;
-  return options;
 }
 
 function throwIf(problem: string | undefined): void {

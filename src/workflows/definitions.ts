@@ -22,6 +22,7 @@ export type { AgentStatus, ConversationStatus };
 /** The registered workflow type names. */
 export const AGENT_WORKFLOW_TYPE = 'agentWorkflow';
 export const CONVERSATION_WORKFLOW_TYPE = 'conversationWorkflow';
+export const LIST_AGENTS_WORKFLOW_TYPE = 'listAgentsWorkflow';
 
 /** A slice of messages by index. */
 export interface MessagesRange {

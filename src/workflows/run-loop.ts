@@ -25,6 +25,7 @@ import {
   pendingApprovals,
   toolCallSummary,
   toolErrorText,
+  type JsonSchemaObject,
   type ModelSettings,
   type PendingApproval,
   type PlannedToolCall,
@@ -62,8 +63,8 @@ function modelCallOptions(state: RunState, summary: string): ActivityOptions {
 /** Attempts of one model call; clients show it in progress messages. */
 export const MODEL_CALL_ATTEMPTS = 8;
 
-// Tool resolution is a registry lookup: a local activity keeps it to one marker in history.
-export const { resolveTools } = proxyLocalActivities<AgentActivities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } });
+// Tool and agent resolution are registry lookups: a local activity keeps each to one marker in history.
+export const { resolveTools, resolveAgent } = proxyLocalActivities<AgentActivities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } });
 
 // Both are always called with per-call options (a summary, the tool's timeout) via executeWithOptions.
 const { callModel, executeTool } = proxyActivities<AgentActivities>({ startToCloseTimeout: '5m' });
@@ -78,12 +79,25 @@ export interface RunRef {
  * out (a model call, tool calls, waiting for approvals). Shared by one-shot runs and conversation
  * turns. Cancellation of the enclosing scope (time limit, a cancelled turn) propagates out.
  */
-export async function runLoop(run: RunRef, ctx: { workflowId: string; runId: string; settings?: ModelSettings; toolCalling?: ToolCallingMode }): Promise<void> {
+export async function runLoop(
+  run: RunRef,
+  ctx: { workflowId: string; runId: string; settings?: ModelSettings; toolCalling?: ToolCallingMode; agent?: string; output?: JsonSchemaObject },
+): Promise<void> {
   for (let step = nextStep(run.state); step.type !== 'finish'; step = nextStep(run.state)) {
     if (step.type === 'call_model') {
       const range = modelContextRange(run.state.messages, run.state.memoryWindow);
       const reply = await callModel.executeWithOptions(modelCallOptions(run.state, modelCallSummary(step.iteration, step.final)), [
-        { workflowId: ctx.workflowId, runId: ctx.runId, ...range, toolNames: step.toolNames, settings: ctx.settings, toolCalling: ctx.toolCalling },
+        {
+          workflowId: ctx.workflowId,
+          runId: ctx.runId,
+          ...range,
+          toolNames: step.toolNames,
+          settings: ctx.settings,
+          toolCalling: ctx.toolCalling,
+          // Only when set, so model-call inputs of plain runs keep their recorded shape.
+          ...(ctx.agent ? { agent: ctx.agent } : {}),
+          ...(ctx.output ? { output: ctx.output } : {}),
+        },
       ]);
       run.state = applyModelReply(run.state, step, reply);
     } else if (step.type === 'await_approval') {

@@ -4,6 +4,7 @@ import { connectClient } from '../../src/runtime/client-connection';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { installRuntimeLogging } from '../../src/runtime/logging';
 import type { ModelConfig } from '../../src/activities';
+import type { AgentDefinition } from '../../src/agents/define-agent';
 import type { AgentInput } from '../../src/core';
 import { createAgentWorker } from '../../src/runtime/agent-worker';
 import { runOutcome, startAgentRun, type RunOutcome } from '../../src/runtime/run-agent';
@@ -59,14 +60,14 @@ export function modelAt(baseURL: string): ModelConfig {
 /** A worker on a fresh task queue, using the suite's prebuilt workflow bundle. */
 export async function createTestWorker(
   t: TestTemporal,
-  options: { baseURL: string; registry?: ToolRegistry; taskQueue?: string; toolProvider?: ToolProvider },
+  options: { baseURL: string; registry?: ToolRegistry; taskQueue?: string; toolProvider?: ToolProvider; agents?: AgentDefinition<any>[] },
 ): Promise<{ worker: Worker; taskQueue: string }> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
   const worker = await createAgentWorker({
     connection: t.nativeConnection,
-    client: t.client,
     taskQueue,
     registry: options.registry,
+    agents: options.agents,
     toolProvider: options.toolProvider,
     model: modelAt(options.baseURL),
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },

@@ -47,7 +47,6 @@ it('continues as new at turn boundaries with memory, counters and usage intact, 
   const taskQueue = `can-${randomUUID()}`;
   const worker = await createAgentWorker({
     connection: native,
-    client,
     taskQueue,
     registry: testRegistry(),
     model: modelAt(model.baseURL),

@@ -1,0 +1,25 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { AgentRegistry, AgentSummary } from '../agents/agent-registry';
+import type { ResolvedAgent } from '../core';
+import type { ResolveAgentInput } from './types';
+
+/**
+ * Builds the activity that resolves a named agent once, at the start of a run or conversation:
+ * its settings (instructions, model, limits) and the run's tools. The answer is recorded in
+ * history, so a replay never asks the worker again, and a changed agent declaration cannot change
+ * a run already under way.
+ */
+export function createResolveAgent(deps: { agents: AgentRegistry }) {
+  return async function resolveAgent(input: ResolveAgentInput): Promise<ResolvedAgent> {
+    const result = deps.agents.resolve(input.agent, input);
+    if (!result.ok) throw ApplicationFailure.nonRetryable(result.message, result.type);
+    return result.resolved;
+  };
+}
+
+/** Builds the activity that lists the worker's agents (for `durable-agents agents` and `GET /agents`). */
+export function createListAgents(deps: { agents: AgentRegistry }) {
+  return async function listAgents(): Promise<AgentSummary[]> {
+    return deps.agents.catalog();
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * The command-line client: one agent run, an interactive chat, and commands on conversations
+ * and runs. Exit codes: 0 done, 1 the run or turn failed, 2 bad usage, a refused request or
+ * Temporal unreachable, 3 `--wait` ran out (the run goes on), 130 Ctrl+C while waiting.
+ */
+import { CONVERSATION_OPTION_HELP, CONVERSATION_USAGE, isConversationCommand, parseConversationArgs } from './parse-conversation-args';
+import { runConversationCommand } from './conversation-commands';
+import { outcomeJson, outcomeText } from './format-outcome';
+import { RUN_OPTION_HELP, WAIT_HELP } from './option-flags';
+import { parseRunArgs, RUN_USAGE, UsageError } from './parse-run-args';
+import { runFromCommandLine } from './run-flow';
+import { defaultTaskQueue } from '../runtime/agent-worker';
+import { ClientError } from '../runtime/client-error';
+import { installRuntimeLogging } from '../runtime/logging';
+import { defaultToolRegistry } from '../tools';
+import { commandName } from './command-name';
+
+const help = () => `${commandName()}: run tool-calling AI agents as durable Temporal workflows
+
+${RUN_USAGE}
+
+${RUN_OPTION_HELP}
+  --id ID                workflow id (default: agent-<words>-<random>)
+${WAIT_HELP}
+  --json                 print exactly one JSON object (errors too: {"error", "errorType"})
+
+${CONVERSATION_USAGE}
+
+  A conversation is one long-lived workflow; send/chat start it when it is not open. --tools
+  and --needs-approval apply to every message; the other options only when the conversation starts.
+${CONVERSATION_OPTION_HELP}
+  --no-wait              send: queue the message (a Signal) instead of waiting for the answer
+${WAIT_HELP}
+  --reason "..."         reject: why; the LLM reads it as the tool's result
+  --json                 print JSON (chat: one object per turn)
+
+Exit codes: 0 done, 1 the run or turn failed, 2 bad usage, a refused request or Temporal unreachable,
+3 --wait ran out, 130 Ctrl+C while waiting (in both cases the run goes on in Temporal).`;
+
+/** Runs one command line and returns its exit code; failures people can act on are thrown. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    console.log(help());
+    return command ? 0 : 2;
+  }
+  const registered = defaultToolRegistry().names();
+  // Ctrl+C is ours: it cancels a chat turn or stops waiting; the SDK must not stop the in-process worker.
+  const logging = () => installRuntimeLogging('ERROR', { handleSignals: false });
+  if (isConversationCommand(command)) {
+    const cmd = parseConversationArgs(command, rest, registered);
+    logging();
+    return runConversationCommand(cmd, defaultTaskQueue(), {
+      stdin: process.stdin,
+      stdout: (text) => console.log(text),
+      stderr: (line) => console.error(line),
+      write: (text, toStderr) => (toStderr ? process.stderr : process.stdout).write(text),
+    });
+  }
+  if (command !== 'run') throw new UsageError(`unknown command "${command}"`);
+  const { input, workflowId, waitMs, json } = parseRunArgs(rest, registered);
+  // The run's outcome says what failed; the SDK's per-attempt warnings would only repeat it.
+  logging();
+  const note = (line: string) => process.stderr.write(`${line}\n`);
+  const r = await runFromCommandLine({ input, workflowId, waitMs, taskQueue: defaultTaskQueue(), note: json ? () => undefined : note, alert: note });
+  if ('outcome' in r) {
+    console.log(json ? JSON.stringify(outcomeJson(r.outcome)) : outcomeText(r.outcome, r.uiLink));
+    return r.outcome.status === 'failed' ? 1 : 0;
+  }
+  note(r.followUp);
+  if (json) console.log(JSON.stringify({ workflowId: r.workflowId, status: 'running', error: r.followUp, errorType: 'Client.StillRunning' }));
+  return r.stoppedWaiting === 'interrupted' ? 130 : 3;
+}
+
+/** The `errorType` of a failure that ended the command. */
+function errorType(err: unknown): string {
+  if (err instanceof UsageError) return 'Client.Usage';
+  if (err instanceof ClientError) return err.errorType;
+  return 'Client.Error';
+}
+
+/**
+ * The command-line program: runs `process.argv`, prints failures (one JSON object under
+ * `--json`) and exits with the command's code. `client.ts` and the `durable-agents` bin call it.
+ */
+export function runMain(argv: string[] = process.argv.slice(2)): void {
+  main(argv).then(
+    (code) => process.exit(code),
+    (err) => {
+      const message = err instanceof Error ? err.message : String(err);
+      const usage = isConversationCommand(argv[0] ?? '') ? CONVERSATION_USAGE : RUN_USAGE;
+      console.error(err instanceof UsageError ? `${commandName()}: ${message}\n${usage}` : `${commandName()}: ${message}`);
+      // Under --json, stdout always holds exactly one JSON object, errors included.
+      if (argv.includes('--json')) console.log(JSON.stringify({ error: message, errorType: errorType(err) }));
+      process.exit(2);
+    },
+  );
+}

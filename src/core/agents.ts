@@ -1,0 +1,52 @@
+import type { AgentInput, ModelSettings, OnLimit, ToolCallingMode, ToolInfo } from './types';
+
+/**
+ * Named agents. An agent is declared on the worker (`defineAgent`); a run or conversation names
+ * it. At its start the run resolves the agent once, in an activity whose answer is recorded, so
+ * replays never ask the worker again and the instructions are written to history once, not at
+ * every step.
+ */
+
+/** What an agent sets for a run, as resolved from the worker's declaration. Plain JSON. */
+export interface AgentSettings {
+  name: string;
+  /** The system message. */
+  instructions?: string;
+  modelSettings?: ModelSettings;
+  maxIterations?: number;
+  maxExecutionTime?: string | number;
+  onLimit?: OnLimit;
+  toolCalling?: ToolCallingMode;
+  approvalTimeout?: string | number;
+  modelCallTimeout?: string | number;
+}
+
+/** The resolve-agent activity's answer: the agent's settings and the run's tools. */
+export interface ResolvedAgent {
+  settings: AgentSettings;
+  tools: ToolInfo[];
+}
+
+/** The run or conversation options with an agent's settings under them: every field set in `input` wins. */
+export function applyAgent<T extends Omit<AgentInput, 'message'>>(input: T, agent: AgentSettings): T {
+  const merged: T = { ...input };
+  const fill = <K extends keyof AgentSettings & keyof T>(key: K) => {
+    if (merged[key] === undefined && agent[key] !== undefined) (merged as Record<string, unknown>)[key] = agent[key];
+  };
+  if (merged.system === undefined && agent.instructions !== undefined) merged.system = agent.instructions;
+  fill('maxIterations');
+  fill('maxExecutionTime');
+  fill('onLimit');
+  fill('toolCalling');
+  fill('approvalTimeout');
+  fill('modelCallTimeout');
+  if (agent.modelSettings) merged.modelSettings = { ...agent.modelSettings, ...input.modelSettings };
+  return merged;
+}
+
+/** Checks an agent name as runs and conversations give it. */
+export function agentNameProblem(name: unknown): string | undefined {
+  if (name === undefined) return undefined;
+  if (typeof name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(name)) return `"agent" must be an agent name (letters, digits, _ and -, at most 64), got ${JSON.stringify(name)}`;
+  return undefined;
+}

@@ -1,0 +1,127 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, sep } from 'node:path';
+import type { Client } from '@temporalio/client';
+import { SimplePlugin } from '@temporalio/plugin';
+import type { BundleOptions, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
+import { createActivities, modelConfigFromEnv, type ModelConfig } from '../activities';
+import type { AgentDefinition } from '../agents/define-agent';
+import { AgentRegistry } from '../agents/agent-registry';
+import { builtinTools } from '../tools';
+import type { AnyToolDefinition } from '../tools/define-tool';
+import { ToolRegistry } from '../tools/registry';
+import type { ToolProvider } from '../tools/tool-provider';
+
+/** What the plugin brings into a worker. */
+export interface AgentsPluginOptions {
+  /** Named agents this worker serves (see `defineAgent`). Their tools are registered with them. */
+  agents?: readonly AgentDefinition<any>[];
+  /**
+   * Tools besides the agents' own (a registry, or definitions). A run without a named agent may
+   * use all of them. Default: the agents' tools; with no agents either, the built-in example tools.
+   */
+  tools?: ToolRegistry | readonly AnyToolDefinition[];
+  /** The LLM endpoint. Default: `OPENAI_BASE_URL`, `OPENAI_API_KEY` and `AGENT_MODEL` from the environment. */
+  model?: ModelConfig;
+  /** Picks extra (dynamic) tools for each model call (LangChain4j's `ToolProvider`). */
+  toolProvider?: ToolProvider;
+  /** The client activities read conversations with. Default: the worker's own client. */
+  client?: Client;
+}
+
+/** The module that registers the agent and conversation workflows (workflow-safe code only). */
+const AGENT_WORKFLOWS = require.resolve('../workflows');
+
+/**
+ * The Temporal plugin of durable-agents: `Worker.create({ ..., plugins: [new AgentsPlugin(...)] })`
+ * adds the agent and conversation workflows and their activities to a worker, next to the
+ * worker's own. With no `workflowsPath` of the user's, the plugin alone is enough; with one, the
+ * bundle gets both. It also sets two worker options the agents rely on, unless the user did:
+ * `maxHeartbeatThrottleInterval` (2 s, so a cancel reaches a running call promptly) and
+ * `stickyQueueScheduleToStartTimeout` (3 s, so a dead worker's runs move on quickly).
+ *
+ * With a prebuilt `workflowBundle`, bundle it with `bundleWorkflowCode({ workflowsPath, plugins: [plugin] })`.
+ */
+export class AgentsPlugin extends SimplePlugin {
+  /** Every tool this worker can run, the agents' included. */
+  readonly tools: ToolRegistry;
+  readonly agents: AgentRegistry;
+
+  constructor(options: AgentsPluginOptions = {}) {
+    const registry = options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools ?? (options.agents?.length ? [] : builtinTools));
+    const agents = new AgentRegistry(options.agents ?? [], registry);
+    super({
+      name: 'durable-agents',
+      activities: createActivities({ client: options.client, registry, agents, model: options.model ?? modelConfigFromEnv(), toolProvider: options.toolProvider }),
+    });
+    this.tools = registry;
+    this.agents = agents;
+  }
+
+  override configureWorker(options: WorkerOptions): WorkerOptions {
+    const configured = super.configureWorker(options);
+    return {
+      ...configured,
+      // Without workflows of the user's, the agent workflows are the worker's workflows; with a
+      // workflowsPath, configureBundler adds them to it.
+      ...(configured.workflowsPath === undefined && configured.workflowBundle === undefined ? { workflowsPath: AGENT_WORKFLOWS } : {}),
+      maxHeartbeatThrottleInterval: configured.maxHeartbeatThrottleInterval ?? '2s',
+      stickyQueueScheduleToStartTimeout: configured.stickyQueueScheduleToStartTimeout ?? '3s',
+    };
+  }
+
+  override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
+    const configured = super.configureReplayWorker(options);
+    if (configured.workflowsPath === undefined && configured.workflowBundle === undefined) return { ...configured, workflowsPath: AGENT_WORKFLOWS };
+    return configured;
+  }
+
+  override configureBundler(options: BundleOptions): BundleOptions {
+    const configured = super.configureBundler(options);
+    if (configured.workflowsPath === AGENT_WORKFLOWS) return configured;
+    // The bundler resolves its generated entrypoint's imports (@temporalio/workflow) from next to
+    // workflowsPath. The combined module lives in a temporary directory, so webpack is also told
+    // where the user's workflows find @temporalio/workflow: the bundle keeps one copy, theirs.
+    const modules = nodeModulesOf(require.resolve('@temporalio/workflow', { paths: [dirname(configured.workflowsPath)] }));
+    const hook = configured.webpackConfigHook;
+    return {
+      ...configured,
+      workflowsPath: combinedWorkflows(configured.workflowsPath),
+      webpackConfigHook: (config) => {
+        const c = hook ? hook(config) : config;
+        return { ...c, resolve: { ...c.resolve, modules: [...(c.resolve?.modules ?? ['node_modules']), modules] } };
+      },
+    };
+  }
+}
+
+/** The `node_modules` directory a resolved module file lives in. */
+function nodeModulesOf(file: string): string {
+  const at = file.lastIndexOf(`${sep}node_modules${sep}`);
+  if (at < 0) throw new Error(`cannot tell which node_modules holds ${file}`);
+  return file.slice(0, at + `${sep}node_modules`.length);
+}
+
+/**
+ * A module exporting the user's workflows and the agent workflows, for the bundler, which takes
+ * one `workflowsPath`. Written to a temporary directory (named after its content, so workers
+ * share it); a workflow name used by both is refused when the bundle loads.
+ */
+export function combinedWorkflows(userWorkflows: string): string {
+  const code = `// Written by durable-agents: the worker's own workflows plus the agent workflows.
+const own = require(${JSON.stringify(userWorkflows)});
+const agents = require(${JSON.stringify(AGENT_WORKFLOWS)});
+for (const name of Object.keys(agents)) {
+  if (Object.prototype.hasOwnProperty.call(own, name)) {
+    throw new Error('the workflow "' + name + '" is defined by durable-agents; rename yours');
+  }
+}
+module.exports = Object.assign({}, own, agents);
+`;
+  const dir = join(tmpdir(), 'durable-agents-workflows');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${createHash('sha256').update(code).digest('hex').slice(0, 16)}.js`);
+  writeFileSync(file, code);
+  return file;
+}

@@ -1,0 +1,27 @@
+/**
+ * `durable-agents/workflow`: what workflow code may import. It holds only deterministic code
+ * (the agent and conversation workflows, the names of their queries, updates and signals, and
+ * plain types), never Node modules, `openai` or `zod`, so a workflow bundle that imports it stays
+ * small and replay-safe.
+ */
+export { agentWorkflow, conversationWorkflow } from './workflows';
+export { executeAgent, type ExecuteAgentOptions } from './workflows/execute-agent';
+export {
+  AGENT_WORKFLOW_TYPE,
+  CONVERSATION_WORKFLOW_TYPE,
+  LIST_AGENTS_WORKFLOW_TYPE,
+  statusQuery,
+  messagesQuery,
+  pendingApprovalsQuery,
+  decideApprovalUpdate,
+  sendMessageUpdate,
+  queueMessageSignal,
+  cancelTurnUpdate,
+  endConversationUpdate,
+  conversationStatusQuery,
+  transcriptQuery,
+  usageQuery,
+  type MessagesRange,
+} from './workflows/definitions';
+export type * from './core/types';
+export type { ConversationInput, ConversationOptions, ConversationResult, ConversationStatus, ConversationTurnResult, TurnInput, TranscriptPage } from './core/conversation';

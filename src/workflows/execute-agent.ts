@@ -1,0 +1,48 @@
+import { ChildWorkflowFailure, executeChild, isCancellation, uuid4, workflowInfo, type ChildWorkflowOptions } from '@temporalio/workflow';
+import { agentWorkflowId, runSummary, type AgentInput, type AgentResult, type TurnResult } from '../core';
+import { AGENT_WORKFLOW_TYPE } from './definitions';
+import { failureInfo } from './run-loop';
+
+/** Options of {@link executeAgent}: the run's input, plus where and under which id the child runs. */
+export interface ExecuteAgentOptions extends AgentInput {
+  /** Child workflow id; default: `agent-<first words of the message>-<6 hex>`. */
+  workflowId?: string;
+  /** Default: this workflow's task queue. The worker there must have the agent (via `AgentsPlugin`). */
+  taskQueue?: string;
+  /** Any other child workflow option (e.g. `workflowExecutionTimeout`). */
+  childOptions?: Omit<ChildWorkflowOptions, 'workflowId' | 'taskQueue' | 'args'>;
+}
+
+/**
+ * Runs an agent from your own workflow, as a child workflow: it has its own history, limits and
+ * approvals, shows under this workflow in the Temporal UI, and is cancelled with it. Returns the
+ * run's result; a run that failed comes back as `status: "failed"` with `error` and `errorType`,
+ * not as an exception, so the calling workflow decides what a failed agent means to it.
+ */
+export async function executeAgent(options: ExecuteAgentOptions): Promise<TurnResult> {
+  const { workflowId, taskQueue, childOptions, ...input } = options;
+  const id = workflowId ?? agentWorkflowId(input.message, uuid4().replace(/-/g, '').slice(0, 6));
+  try {
+    return await executeChild<(input: AgentInput) => Promise<AgentResult>>(AGENT_WORKFLOW_TYPE, {
+      ...childOptions,
+      args: [input],
+      workflowId: id,
+      taskQueue: taskQueue ?? workflowInfo().taskQueue,
+      staticSummary: childOptions?.staticSummary ?? runSummary(input.message),
+    });
+  } catch (err) {
+    if (isCancellation(err) || !(err instanceof ChildWorkflowFailure)) throw err;
+    const { error, errorType } = failureInfo(err.cause);
+    const partial = (err.cause as { details?: unknown[] } | undefined)?.details?.[0] as Partial<AgentResult> | undefined;
+    return {
+      workflowId: id,
+      status: 'failed',
+      content: null,
+      toolExecutions: partial?.toolExecutions ?? [],
+      iterations: partial?.iterations ?? 0,
+      usage: partial?.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+      error,
+      errorType,
+    };
+  }
+}
