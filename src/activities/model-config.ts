@@ -11,7 +11,9 @@ export interface ModelConfig {
   configured: boolean;
 }
 
+/** The model when `AGENT_MODEL` is unset. */
 export const DEFAULT_MODEL = 'gpt-4o-mini';
+/** The endpoint when `OPENAI_BASE_URL` is unset: OpenAI itself. */
 export const OPENAI_BASE_URL_DEFAULT = 'https://api.openai.com/v1';
 
 /** True when the environment names an LLM endpoint at all. */

@@ -10,6 +10,7 @@ import { startOnlyWarning } from './option-flags';
 import { readProgress, retryText } from './progress';
 import { commandName } from './command-name';
 
+/** Where a chat reads the person's lines and writes answers, notes and prompts. */
 export interface ChatIO {
   input: Readable;
   /** Answers and (in text mode) prompts. */

@@ -23,6 +23,7 @@ export const RUN_OPTION_FLAGS = {
   'tool-calling': { type: 'string' },
 } as const satisfies Flags;
 
+/** The `--help` lines of the run options. */
 export const RUN_OPTION_HELP = `  --agent NAME           a named agent of the worker (see the agents command); the options below override it
   --tools a,b            tools (default: the agent's, else all registered)
   --immediate a          tools that end the run right after they execute
@@ -98,6 +99,7 @@ export function runOptionsFromFlags(values: Record<string, string | boolean | un
   return options;
 }
 
+/** A flag that must be a whole number of at least `min`. */
 export function wholeNumber(flag: string, raw: string, min: number): number {
   if (!/^\d+$/.test(raw) || Number(raw) < min) throw new UsageError(`${flag} must be a whole number >= ${min}, got "${raw}"`);
   return Number(raw);
@@ -134,6 +136,7 @@ export function startOnlyWarning(conversationId: string, options: object): strin
 
 /** `--wait`: how long a command waits for the result before it leaves the run going on. */
 export const WAIT_FLAG = { wait: { type: 'string' } } as const satisfies Flags;
+/** The `--help` line of `--wait`. */
 export const WAIT_HELP = '  --wait 2m              stop waiting after this long (exit 3); the run goes on in Temporal';
 
 function toolList(flag: string, raw: string, registered: readonly string[]): string[] {

@@ -2,6 +2,7 @@ import { validateConversationOptions, workflowIdProblem, type ConversationOption
 import { duration, durationMs, parseFlags, RUN_OPTION_FLAGS, RUN_OPTION_HELP, runOptionsFromFlags, UsageError, WAIT_FLAG, wholeNumber } from './option-flags';
 import { commandName } from './command-name';
 
+/** The usage lines of the conversation commands. */
 export const CONVERSATION_USAGE = `usage: ${commandName()} chat [--conversation <id>] [options] [--json]
        ${commandName()} send <id> "<message>" [options] [--no-wait | --wait 2m] [--json]
        ${commandName()} end <id> [--json]
@@ -10,6 +11,7 @@ export const CONVERSATION_USAGE = `usage: ${commandName()} chat [--conversation 
        ${commandName()} reject <id> <callId> [--reason "..."] [--json]
        ${commandName()} agents [--json]                                  (the worker's named agents)`;
 
+/** The `--help` lines of the options that apply when a conversation starts. */
 export const CONVERSATION_OPTION_HELP = `${RUN_OPTION_HELP}
   --memory N             messages the LLM sees besides the system message (default 20, min 3)
   --idle-timeout 24h     close the conversation after this long without a message`;

@@ -4,10 +4,12 @@ import { commandName } from './command-name';
 
 export { UsageError } from './option-flags';
 
+/** The usage line of `run`. */
 export const RUN_USAGE =
   `usage: ${commandName()} run "<message>" [--agent name] [--tools a,b] [--immediate a] [--needs-approval a] [--approval-timeout 1h] [--max-iterations N] ` +
   '[--max-time 30s] [--model-timeout 5m] [--on-limit stop|generate] [--system "..."] [--tool-calling tools|functions|react] [--id <workflowId>] [--wait 2m] [--json]';
 
+/** A parsed `run` command. */
 export interface RunCommand {
   input: AgentInput;
   workflowId?: string;

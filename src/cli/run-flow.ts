@@ -6,6 +6,7 @@ import { approvalHint, retryText, watchProgress } from './progress';
 import { openSession, type Session } from './session';
 import { commandName } from './command-name';
 
+/** Options of {@link runFromCommandLine}. */
 export interface RunFlowOptions {
   input: AgentInput;
   workflowId?: string;

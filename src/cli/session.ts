@@ -36,6 +36,7 @@ export interface Session {
   close(): Promise<void>;
 }
 
+/** Options of {@link openSession}. */
 export interface SessionOptions {
   taskQueue: string;
   /** Model for the in-process worker (default: from the environment). */

@@ -43,8 +43,11 @@ export class ReActParseError extends Error {
   }
 }
 
+/** LangChain's parse error texts, which the model reads back as the Observation: no Action after a Thought. */
 export const MISSING_ACTION_AFTER_THOUGHT = "Invalid Format: Missing 'Action:' after 'Thought:'";
+/** An Action without its Action Input. */
 export const MISSING_ACTION_INPUT_AFTER_ACTION = "Invalid Format: Missing 'Action Input:' after 'Action:'";
+/** Both a Final Answer and an Action. */
 export const FINAL_ANSWER_AND_ACTION = 'Parsing LLM output produced both a final answer and a parse-able action';
 
 const ACTION = /Action\s*\d*\s*:[\s]*(.*?)[\s]*Action\s*\d*\s*Input\s*\d*\s*:[\s]*(.*)/s;

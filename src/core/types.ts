@@ -18,6 +18,7 @@ export type ChatMessage =
   | { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] }
   | { role: 'tool'; tool_call_id: string; content: string };
 
+/** Tokens used, as the LLM endpoint reports them. */
 export interface Usage {
   promptTokens: number;
   completionTokens: number;

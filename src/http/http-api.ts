@@ -9,6 +9,7 @@ import { startMessage } from '../runtime/conversations';
 import { listAgents } from '../runtime/list-agents';
 import { runOutcome, startAgentRun } from '../runtime/run-agent';
 
+/** Options of {@link createHttpApi} and {@link httpApiHandler}. */
 export interface HttpApiOptions {
   client: Client;
   taskQueue: string;

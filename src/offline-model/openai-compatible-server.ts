@@ -15,6 +15,7 @@ export type ChatAnswer =
   | { content?: string | null; toolCalls?: Array<{ id?: string; name: string; arguments: unknown }> }
   | { http: { status: number; body?: unknown; headers?: Record<string, string> } };
 
+/** Answers one chat request. */
 export type ChatHandler = (request: ChatRequest) => ChatAnswer | Promise<ChatAnswer>;
 
 /** A running server; `baseURL` is what `OPENAI_BASE_URL` should be. */

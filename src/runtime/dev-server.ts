@@ -12,6 +12,7 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
+/** Options of {@link startDevServer}. */
 export interface DevServerOptions {
   /** 0 (default): any free port. */
   port?: number;

@@ -3,6 +3,7 @@ import { DefaultLogger, makeTelemetryFilterString, Runtime, type LogEntry, type 
 const LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
 let installed = false;
 
+/** Options of {@link installRuntimeLogging}. */
 export interface RuntimeLoggingOptions {
   /**
    * Let the SDK stop workers on SIGINT/SIGTERM (default true: worker processes). Command-line

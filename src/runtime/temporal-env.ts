@@ -23,6 +23,7 @@ export interface TemporalEnv {
   close(): Promise<void>;
 }
 
+/** How the embedded dev server is used when `TEMPORAL_ADDRESS` is unset. */
 export interface EmbeddedOptions {
   /** Keep data in `.temporal/dev.db` (default) instead of memory. */
   persistent?: boolean;

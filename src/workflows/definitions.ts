@@ -19,9 +19,11 @@ export type { AgentStatus, ConversationStatus };
  * workflows: `defineQuery` and friends only build descriptors.
  */
 
-/** The registered workflow type names. */
+/** The one-shot run workflow's type name. */
 export const AGENT_WORKFLOW_TYPE = 'agentWorkflow';
+/** The conversation workflow's type name. */
 export const CONVERSATION_WORKFLOW_TYPE = 'conversationWorkflow';
+/** The agent catalog workflow's type name. */
 export const LIST_AGENTS_WORKFLOW_TYPE = 'listAgentsWorkflow';
 
 /** A slice of messages by index. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defineAgent } from '../../src/agents/define-agent';
 import { builtinTools, defineJsonSchemaTool, defineTool, ToolRegistry, type ToolProvider } from '../../src/tools';
 
 /** Tools that exercise the runtime's edges; registered next to the built-ins in workflow tests. */
@@ -80,4 +81,18 @@ export const bookingToolProvider: ToolProvider = ({ userMessage }) => (userMessa
 
 export function testRegistry(): ToolRegistry {
   return new ToolRegistry([...builtinTools, notify, flaky, slow, blob, transfer]).register(getBookingDetails, { dynamic: true });
+}
+
+/** Named agents of the recorded histories: one with structured output, one for conversations. */
+export function testAgents() {
+  return [
+    defineAgent({
+      name: 'forecaster',
+      instructions: 'Look the weather up, then answer as JSON.',
+      tools: ['search_weather'],
+      maxIterations: 5,
+      output: z.object({ city: z.string(), celsius: z.number() }),
+    }),
+    defineAgent({ name: 'clerk', instructions: 'You are a clerk. Be brief.', tools: ['add', 'sqrt'], model: 'clerk-model', maxExecutionTime: '5m' }),
+  ];
 }

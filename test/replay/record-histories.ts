@@ -16,7 +16,7 @@ import { installRuntimeLogging } from '../../src/runtime/logging';
 import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
 import { startModel, startScriptedModel } from '../helpers/scripted-model';
 import { modelAt } from '../helpers/temporal';
-import { bookingToolProvider, testRegistry } from '../helpers/test-tools';
+import { bookingToolProvider, testAgents, testRegistry } from '../helpers/test-tools';
 import { conversationScenarios, scenarios } from './scenarios';
 
 async function main(only: string[]): Promise<void> {
@@ -28,7 +28,7 @@ async function main(only: string[]): Promise<void> {
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const client = new Client({ connection: connection.connection });
   const worker = async (name: string, baseURL: string) =>
-    createAgentWorker({ connection: nativeConnection, taskQueue: `record-${name}`, model: modelAt(baseURL), registry: testRegistry(), toolProvider: bookingToolProvider, shutdownGraceTime: '1s' });
+    createAgentWorker({ connection: nativeConnection, taskQueue: `record-${name}`, model: modelAt(baseURL), registry: testRegistry(), agents: testAgents(), toolProvider: bookingToolProvider, shutdownGraceTime: '1s' });
   const write = (name: string, history: Parameters<typeof historyToJSON>[0]) => {
     writeFileSync(join(__dirname, '..', 'histories', `${name}.json`), `${historyToJSON(history)}\n`);
     console.log(`${name}: ${history.events?.length} events`);

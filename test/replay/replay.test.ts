@@ -52,3 +52,17 @@ it('has conversation histories that exercise updates, signals, approvals, cancel
   expect(updates('conversation-cancel-signal-dynamic.json')).toEqual(expect.arrayContaining(['sendMessage', 'cancelTurn', 'end']));
   expect(events('conversation-cancel-signal-dynamic.json').some((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'queueMessage')).toBe(true);
 });
+
+it('has histories of named agents and structured output', () => {
+  // The agent is resolved once, by a local activity recorded as a marker, before the timer starts.
+  const events = load('agent-structured-output.json').events ?? [];
+  const marker = events.findIndex((e) => e.markerRecordedEventAttributes);
+  const timer = events.findIndex((e) => e.timerStartedEventAttributes);
+  expect(marker).toBeGreaterThan(0);
+  expect(timer).toBeGreaterThan(marker);
+  const markerData = events[marker].markerRecordedEventAttributes!.details!.data!.payloads![0].data!;
+  expect(JSON.parse(Buffer.from(markerData).toString())).toMatchObject({ activity_type: 'resolveAgent' });
+  expect(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')).toHaveLength(3);
+  const turns = (load('conversation-agent.json').events ?? []).map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.args?.payloads?.[0]?.data).filter(Boolean);
+  expect(turns.map((d) => JSON.parse(Buffer.from(d!).toString()))).toContainEqual({ message: 'add 3 and 4', approvalTools: ['add'] });
+});

@@ -49,6 +49,13 @@ export const scenarios: Scenario[] = [
     steps: [call(['slow', { key: 'record' }])],
   },
   {
+    // A named agent resolved at the start (its time limit armed after), and a structured answer
+    // that fails the schema once before it passes.
+    name: 'agent-structured-output',
+    input: { agent: 'forecaster', message: 'What is the weather in Beijing?', maxExecutionTime: '5m' },
+    steps: [call(['search_weather', { city: 'Beijing' }]), answer('{"city":"Beijing","celsius":"30"}'), answer('{"city":"Beijing","celsius":30}')],
+  },
+  {
     name: 'functions-mode',
     input: { message: 'What is 2 + 3?', tools: ['add'], toolCalling: 'functions' },
     steps: [call(['add', { a: 2, b: 3 }]), answer('5')],
@@ -98,6 +105,21 @@ function conversationModel(request: ChatRequest): ChatAnswer {
 }
 
 export const conversationScenarios: ConversationScenario[] = [
+  {
+    // A conversation with a named agent; a later message adds an approval tool to it.
+    name: 'conversation-agent',
+    options: { agent: 'clerk' },
+    model: conversationModel,
+    drive: async (client, id, taskQueue) => {
+      const start = { taskQueue, options: { agent: 'clerk' } };
+      await sendMessage(client, id, { message: 'add 1 and 2' }, start);
+      const gated = startMessage(client, id, { message: 'add 3 and 4', approvalTools: ['add'] }, start);
+      const status = await until(() => conversationStatus(client, id), (s) => s.pendingApprovals.length > 0);
+      await decideApproval(client, id, { callId: status.pendingApprovals[0].callId, approve: true });
+      await (await gated).result();
+      await endConversation(client, id);
+    },
+  },
   {
     name: 'conversation-approvals',
     options: { system: 'Be brief.', memoryWindow: 3, approvalTools: ['add'] },

@@ -6,7 +6,7 @@ import { createHttpApi } from '../../src/http/http-api';
 import type { ChatRequest } from '../../src/offline-model/openai-compatible-server';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
-import { testRegistry } from '../helpers/test-tools';
+import { testAgents, testRegistry } from '../helpers/test-tools';
 
 /** The HTTP API with real HTTP requests (fetch) against a real worker and Temporal server. */
 const temporal = useTestTemporal();
@@ -24,13 +24,14 @@ function model(req: ChatRequest) {
   }
   if (lastOf(req, 'user') === 'pay bob' && last.role === 'user') return call(['transfer', { to: 'bob', amount: 5 }]);
   if (last.role === 'tool') return answer(`tool said: ${last.content}`);
+  if (req.messages[0].role === 'system') return answer(`(${req.messages[0].content}) ${lastOf(req, 'user')}`);
   return answer(`you said: ${lastOf(req, 'user')} (${req.messages.filter((m) => m.role === 'user').length} user messages seen)`);
 }
 
 async function withApi(body: (base: string) => Promise<void>): Promise<void> {
   const m = await startModel(model);
   const t = temporal();
-  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry(), agents: testAgents() });
   const server: Server = createHttpApi({ client: t.client, taskQueue });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -179,6 +180,23 @@ describe('requests that used to answer 500, or leave something behind', () => {
       // The run went on without this request; it finishes on its own.
       const { workflowId } = await json(quick);
       expect(await temporal().client.workflow.getHandle(workflowId).result()).toMatchObject({ status: 'completed' });
+    });
+  });
+});
+
+describe('named agents over HTTP', () => {
+  it('lists them, and runs one by ?agent= or the "agent" field', async () => {
+    await withApi(async (base) => {
+      const listed = await json(fetch(`${base}/agents`));
+      expect(listed.agents.map((a: { name: string }) => a.name)).toEqual(['forecaster', 'clerk']);
+      const text = await fetch(`${base}/assistant-with-tool?message=hello&agent=clerk`);
+      expect(await text.text()).toBe('(You are a clerk. Be brief.) hello');
+      const unknown = await fetch(`${base}/assistant-with-tool?message=hello&agent=nobody`);
+      expect(unknown.status).toBe(502);
+      expect(await json(unknown)).toMatchObject({ errorType: 'Agent.UnknownAgent' });
+      const turn = await json(post(`${base}/conversations/agent-${randomUUID()}/messages`, { message: 'hi', agent: 'clerk' }));
+      expect(turn).toMatchObject({ turn: 1, content: '(You are a clerk. Be brief.) hi' });
+      expect((await post(`${base}/runs`, { message: 'hi', agent: 'no such agent!' })).status).toBe(400);
     });
   });
 });

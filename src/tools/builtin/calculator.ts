@@ -13,6 +13,7 @@ export const stringLength = defineTool({
   execute: ({ s }) => [...s].length,
 });
 
+/** `add(a, b)`: adds two integers (the documents' `Calculator.add`). */
 export const add = defineTool({
   name: 'add',
   description: 'Calculates the sum of two numbers',
@@ -20,6 +21,7 @@ export const add = defineTool({
   execute: ({ a, b }) => a + b,
 });
 
+/** `sqrt(x)`: the square root of an integer (the Quarkus document's calculator). */
 export const sqrt = defineTool({
   name: 'sqrt',
   description: 'Calculates the square root of a number',
@@ -39,6 +41,7 @@ export const sum = defineTool({
   execute: ({ a, b }) => a + b,
 });
 
+/** `squareRoot(x)`: the square root of a number (LangChain4j's MathGenius). */
 export const squareRoot = defineTool({
   name: 'squareRoot',
   description: 'Returns a square root of a given number',

@@ -16,6 +16,7 @@ const TEMPERATURES_C: Record<string, number> = {
 };
 const DEFAULT_TEMPERATURE_C = 20;
 
+/** `search_weather(city)`: the LangChain document's weather tool, a fixed stub. */
 export const searchWeather = defineTool({
   name: 'search_weather',
   description: 'useful for when you need to search for weather',

@@ -1,0 +1,122 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChatRequest } from '../../src/offline-model/openai-compatible-server';
+import { cleanEnv, ROOT, type Finished } from '../helpers/processes';
+import { answer, call, closeScriptedModels, lastOf, startModel } from '../helpers/scripted-model';
+
+/**
+ * The package as users get it: `npm pack`, then the tarball installed into copies of the examples
+ * outside this repository, compiled with their own TypeScript and run with plain `node` (no tsx)
+ * against the test server and a scripted model.
+ */
+
+jest.setTimeout(300_000);
+afterAll(closeScriptedModels);
+
+const work = mkdtempSync(join(tmpdir(), 'durable-agents-package-'));
+let tarball: string;
+
+beforeAll(() => {
+  const packed = spawnSync('npm', ['pack', '--pack-destination', work, '--silent'], { cwd: ROOT, encoding: 'utf8' });
+  if (packed.status !== 0) throw new Error(`npm pack failed:\n${packed.stdout}\n${packed.stderr}`);
+  tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz'))!);
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** A copy of an example, depending on the packed tarball, installed (its `prepare` compiles it). */
+function installExample(name: string): string {
+  const dir = join(work, name);
+  cpSync(join(ROOT, 'examples', name), dir, { recursive: true, filter: (src) => !/node_modules|dist/.test(src) });
+  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  manifest.dependencies['durable-agents'] = `file:${tarball}`;
+  writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
+  const installed = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, encoding: 'utf8', env: cleanEnv() });
+  if (installed.status !== 0) throw new Error(`npm install in ${name} failed:\n${installed.stdout}\n${installed.stderr}`);
+  return dir;
+}
+
+/**
+ * Runs a command in `dir` to completion, without blocking this process: the scripted model answers
+ * from here, so a synchronous spawn would leave the program's model calls hanging.
+ */
+function exec(command: string, args: string[], dir: string, env: NodeJS.ProcessEnv): Promise<Finished> {
+  const child = spawn(command, args, { cwd: dir, env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Starts a long-running `node <args>` in `dir`, resolving once it prints `ready`. */
+async function startNode(dir: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp) {
+  const child = spawn(process.execPath, args, { cwd: dir, env, detached: true });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const deadline = Date.now() + 120_000;
+  while (!ready.test(out)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`not ready:\n${out}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { stop: () => process.kill(-child.pid!, 'SIGKILL'), output: () => out };
+}
+
+/** The LLM of both examples: look the thing up with the one tool offered, then answer as JSON. */
+function exampleModel(req: ChatRequest) {
+  const tool = req.tools?.[0]?.function.name;
+  const last = req.messages[req.messages.length - 1];
+  if (last.role !== 'tool') {
+    if (tool === 'lookup_order') return call(['lookup_order', { orderNumber: /A-\d+/.exec(lastOf(req, 'user'))?.[0] ?? 'A-0' }]);
+    return call(['search_weather', { city: /in (\w+)/.exec(lastOf(req, 'user'))?.[1] ?? 'Paris' }]);
+  }
+  const result = JSON.parse(String(last.content));
+  // Structured output was asked for with response_format; answer with JSON under the schema.
+  if (!req.response_format) return answer('(no response_format in the request)');
+  if (tool === 'lookup_order') return answer(JSON.stringify({ orderNumber: result.orderNumber, status: result.status, reply: `Your order ${result.orderNumber} has ${result.status} and should arrive on ${result.eta}.` }));
+  return answer(JSON.stringify({ city: /in (\w+)/.exec(lastOf(req, 'user'))?.[1], celsius: result }));
+}
+
+function envFor(baseURL: string, taskQueue: string): NodeJS.ProcessEnv {
+  return cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: 'e2e', AGENT_MODEL: 'scripted', AGENT_TASK_QUEUE: taskQueue });
+}
+
+it('support-agent: a custom tool and a structured agent in its own worker, asked from a script and from the bin', async () => {
+  const dir = installExample('support-agent');
+  const llm = await startModel(exampleModel);
+  const env = envFor(llm.baseURL, 'support-agent-example');
+  const worker = await startNode(dir, ['dist/worker.js'], env, /support worker ready/);
+  try {
+    const asked = await exec(process.execPath, ['dist/ask.js', 'Where is my order A-1001?'], dir, env);
+    expect(`${asked.stdout}${asked.stderr}`).toBe('[A-1001: shipped] Your order A-1001 has shipped and should arrive on 2026-12-03.\n');
+    expect(asked.code).toBe(0);
+
+    // The package's bin, as `npx durable-agents` finds it.
+    const bin = join(dir, 'node_modules', '.bin', 'durable-agents');
+    const help = await exec(bin, ['--help'], dir, env);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^durable-agents: run tool-calling AI agents as durable Temporal workflows/);
+    const agents = await exec(bin, ['agents', '--json'], dir, env);
+    expect(JSON.parse(agents.stdout)).toEqual([{ name: 'support', description: 'Answers questions about orders', tools: ['lookup_order'], structuredOutput: true }]);
+    const run = await exec(bin, ['run', 'Is A-1002 on its way?', '--agent', 'support', '--json'], dir, env);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'completed', output: { orderNumber: 'A-1002', status: 'processing' }, iterations: 2 });
+  } finally {
+    worker.stop();
+  }
+});
+
+it('agent-in-workflow: the user workflow runs an agent as a child workflow and uses its answer', async () => {
+  const dir = installExample('agent-in-workflow');
+  const llm = await startModel(exampleModel);
+  const env = envFor(llm.baseURL, 'agent-in-workflow-example');
+  const worker = await startNode(dir, ['dist/worker.js'], env, /worker ready/);
+  try {
+    const started = await exec(process.execPath, ['dist/start.js', 'Beijing'], dir, env);
+    expect(`${started.stdout}${started.stderr}`).toMatch(/^Beijing is 30 °C: pack sunscreen\. \(forecast by agent-what-is-the-weather-in-[0-9a-f]{6}\)\n$/);
+    expect(started.code).toBe(0);
+  } finally {
+    worker.stop();
+  }
+});
