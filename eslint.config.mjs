@@ -5,7 +5,7 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'examples/**', '.temporal/**', 'coverage/**', '**/*.mjs', 'jest.config.js'] },
+  { ignores: ['node_modules/**', 'dist/**', 'examples/**', '.temporal/**', 'coverage/**', 'bench/peer/**', '**/*.mjs', 'jest.config.js'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
@@ -13,7 +13,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', ignoreRestSiblings: true }],
     },
   },
   {

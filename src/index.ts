@@ -41,6 +41,7 @@ export { createActivities, modelConfigFromEnv, type ModelConfig, type AgentActiv
 
 // Clients: runs.
 export { startAgentRun, runOutcome, type RunOutcome, type RunRequest } from './runtime/run-agent';
+export { restoreToolResults, toolOutcomesInHistory } from './runtime/tool-results';
 export { listAgents } from './runtime/list-agents';
 // Clients: conversations.
 export {

@@ -18,19 +18,24 @@ import type { ModelCallInput } from './types';
 
 /**
  * Builds the model-call activity. It receives a reference to the conversation, reads the messages
- * from the workflow with a query, builds tool schemas from the registry, and returns only the new
+ * from the worker's cache (or, on a miss, from the workflow with a query), builds tool schemas from the registry, and returns only the new
  * assistant message. The event history therefore records O(new content) per step.
  */
-export function createCallModel(deps: { client?: Client; registry: ToolRegistry; config: ModelConfig; toolProvider?: ToolProvider; outputs: OutputSchemas }) {
+export function createCallModel(deps: {
+  client?: Client;
+  registry: ToolRegistry;
+  config: ModelConfig;
+  toolProvider?: ToolProvider;
+  outputs: OutputSchemas;
+  /** Where the conversations are read from; the plugin shares it with the workflows' sink. */
+  conversations?: ConversationLoader;
+}) {
   const { registry, config, toolProvider, outputs } = deps;
   // Endpoints (base URL + model) that refused `response_format`: asked with an instruction instead.
   const noResponseFormat = new Set<string>();
   // Temporal owns retries (with back-off, visibility and durability); the client's own would hide them.
   const openai = new OpenAI({ apiKey: config.apiKey, baseURL: config.baseURL, maxRetries: 0, timeout: config.requestTimeoutMs });
-  // The worker's own client (over its connection) unless one is given: the plugin needs none.
-  const conversations = new ConversationLoader((ref, offset, limit) =>
-    (deps.client ?? Context.current().client).workflow.getHandle(ref.workflowId, ref.runId).query(messagesQuery, { offset, limit }),
-  );
+  const conversations = deps.conversations ?? createConversationLoader(deps.client);
 
   return async function callModel(input: ModelCallInput): Promise<ModelReply> {
     if (!config.configured) {
@@ -95,6 +100,15 @@ export function createCallModel(deps: { client?: Client; registry: ToolRegistry;
       stop();
     }
   };
+}
+
+/**
+ * The worker's conversation cache, which reads what its workflows did not hand over with the
+ * `messages` query: over `client`, or the worker's own client (over its connection), which
+ * needs no configuration.
+ */
+export function createConversationLoader(client?: Client): ConversationLoader {
+  return new ConversationLoader((ref, offset, limit) => (client ?? Context.current().client).workflow.getHandle(ref.workflowId, ref.runId).query(messagesQuery, { offset, limit }));
 }
 
 /**

@@ -17,6 +17,13 @@ export function createExecuteTool(deps: { registry: ToolRegistry }) {
   const { registry } = deps;
 
   return async function executeTool(input: ToolCallInput): Promise<ToolOutcome> {
+    const outcome = await run(input);
+    // A local activity's marker records no input: the result names its call, so clients can find it.
+    if (Context.current().info.isLocal) outcome.toolCallId = input.toolCallId;
+    return outcome;
+  };
+
+  async function run(input: ToolCallInput): Promise<ToolOutcome> {
     const prepared = prepareToolCall(registry, input.name, input.arguments);
     if (!prepared.ok) return prepared.outcome;
 
@@ -29,12 +36,14 @@ export function createExecuteTool(deps: { registry: ToolRegistry }) {
       workflowId,
       runId,
       toolCallId: input.toolCallId,
-      // The activity id is fixed per scheduled call and survives retries; the run id keeps it unique across resets.
-      idempotencyKey: `${workflowId}/${runId}/${info.activityId}`,
+      // The activity id is fixed per scheduled call and survives retries; the run id keeps it unique
+      // across resets. Local activities are numbered apart from activities, hence their prefix.
+      idempotencyKey: `${workflowId}/${runId}/${info.isLocal ? 'local-' : ''}${info.activityId}`,
       attempt: info.attempt,
       signal: Context.current().cancellationSignal,
     };
-    const stop = keepHeartbeating();
+    // A local activity has no heartbeats: its workflow task stands for it.
+    const stop = info.isLocal ? () => undefined : keepHeartbeating();
     try {
       return toolOutcome(await registry.execute(input.name, prepared.args, ctx));
     } catch (err) {
@@ -44,5 +53,5 @@ export function createExecuteTool(deps: { registry: ToolRegistry }) {
     } finally {
       stop();
     }
-  };
+  }
 }

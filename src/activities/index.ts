@@ -3,12 +3,15 @@ import type { AgentRegistry } from '../agents/agent-registry';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolProvider } from '../tools/tool-provider';
 import { createCallModel } from './call-model';
+import type { ConversationLoader } from './conversation-loader';
 import { createExecuteTool } from './execute-tool';
 import type { ModelConfig } from './model-config';
 import { createListAgents, createResolveAgent } from './resolve-agent';
 import { createResolveTools } from './resolve-tools';
 import { OutputSchemas } from './structured-output';
 
+export { createConversationLoader } from './call-model';
+export { ConversationLoader } from './conversation-loader';
 export { modelConfigFromEnv, modelConfiguredInEnv, type ModelConfig } from './model-config';
 export type { ModelCallInput, ToolCallInput, ResolveToolsInput, ResolveAgentInput } from './types';
 
@@ -22,12 +25,14 @@ export interface ActivityDeps {
   model: ModelConfig;
   /** Chooses extra (dynamic) tools for each model call. */
   toolProvider?: ToolProvider;
+  /** The worker's conversation cache, filled by the workflows' `agentMessages` sink. */
+  conversations?: ConversationLoader;
 }
 
 /** The agent's activities, bound to a worker's tools, agents and model endpoint. */
 export function createActivities(deps: ActivityDeps) {
   return {
-    callModel: createCallModel({ client: deps.client, registry: deps.registry, config: deps.model, toolProvider: deps.toolProvider, outputs: new OutputSchemas(deps.agents) }),
+    callModel: createCallModel({ client: deps.client, registry: deps.registry, config: deps.model, toolProvider: deps.toolProvider, outputs: new OutputSchemas(deps.agents), conversations: deps.conversations }),
     executeTool: createExecuteTool({ registry: deps.registry }),
     resolveTools: createResolveTools({ registry: deps.registry }),
     resolveAgent: createResolveAgent({ agents: deps.agents }),

@@ -10,9 +10,11 @@ import type {
   AgentInput,
   AgentResult,
   AgentStatus,
+  AgentWorkflowResult,
   ChatMessage,
   ModelReply,
   PendingApproval,
+  RecordedToolExecution,
   RunStatus,
   ToolCall,
   ToolExecution,
@@ -151,6 +153,7 @@ export function applyToolOutcomes(state: RunState, outcomes: ToolOutcome[]): Run
       immediate: c.immediate,
     };
     if (o.value !== undefined) execution.value = o.value;
+    if (o.recorded) execution.resultInHistory = true;
     if (c.approval) execution.approval = c.approval.status === 'rejected' ? 'rejected' : 'approved';
     return execution;
   });
@@ -201,19 +204,43 @@ export function runStatus(state: RunState): AgentStatus {
 }
 
 /** The run's result, once {@link nextStep} says `finish`. */
-export function runResult(state: RunState, workflowId: string): AgentResult {
+export function runResult(state: RunState, workflowId: string): AgentResult;
+/** The same, leaving out (with `omitRecordedResults`) the tool outputs the run's history holds. */
+export function runResult(state: RunState, workflowId: string, options: { omitRecordedResults: boolean }): AgentWorkflowResult;
+/** Implementation of the overloads above. */
+export function runResult(state: RunState, workflowId: string, options?: { omitRecordedResults: boolean }): AgentWorkflowResult {
   const step = nextStep(state);
   if (step.type !== 'finish') throw new Error(`runResult: the run is not finished (next step: ${step.type})`);
-  const result: AgentResult = {
+  const result: AgentWorkflowResult = {
     workflowId,
     status: step.status,
     content: step.content,
-    toolExecutions: state.toolExecutions,
+    toolExecutions: state.toolExecutions.map(options?.omitRecordedResults ? withoutRecordedResult : withoutHistoryMark),
     iterations: state.iterations,
     usage: state.usage,
   };
   if (state.output !== undefined) result.output = state.output;
   return result;
+}
+
+/**
+ * An execution without the result its activity recorded already. An immediate tool's result is
+ * kept: it is the run's answer, and it ends the run, so it is stored twice at most once.
+ */
+function withoutRecordedResult(execution: ToolExecution): RecordedToolExecution {
+  if (!execution.resultInHistory || execution.immediate) return withoutHistoryMark(execution);
+  const { result: _result, value: _value, ...rest } = execution;
+  return rest;
+}
+
+/**
+ * The execution without its `resultInHistory` mark, which matters only where its result was left
+ * out: results that carry their outputs (turn results, failure details, statuses) stay as they were.
+ */
+export function withoutHistoryMark<T extends { resultInHistory?: boolean }>(execution: T): T {
+  if (execution.resultInHistory === undefined) return execution;
+  const { resultInHistory: _, ...rest } = execution;
+  return rest as T;
 }
 
 /** The message that sends an invalid structured answer back to the LLM. */

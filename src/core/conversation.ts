@@ -1,4 +1,4 @@
-import { nextStep, runStatus, startRun, type RunState } from './agent-loop';
+import { nextStep, runStatus, startRun, withoutHistoryMark, type RunState } from './agent-loop';
 import { pendingApprovals } from './approvals';
 import { DEFAULT_MEMORY_WINDOW, memoryWindowStart, MIN_MEMORY_WINDOW } from './memory-window';
 import { durationProblem, isToolList, messageProblem, runOptionProblems } from './run-input';
@@ -208,7 +208,7 @@ export function finishTurn(conv: ConversationState, run: RunState): Conversation
 
 /** The result of the turn `run`, numbered `turn`. `failure` is set when the model call failed for good. */
 export function turnResult(run: RunState, conversationId: string, turn: number, failure?: { error: string; errorType: string }): ConversationTurnResult {
-  const common = { workflowId: conversationId, toolExecutions: run.toolExecutions, iterations: run.iterations, usage: run.usage, turn };
+  const common = { workflowId: conversationId, toolExecutions: run.toolExecutions.map(withoutHistoryMark), iterations: run.iterations, usage: run.usage, turn };
   if (failure) return { ...common, status: 'failed', content: null, ...failure };
   const step = nextStep(run);
   if (step.type !== 'finish') throw new Error(`turnResult: the turn is not finished (next step: ${step.type})`);

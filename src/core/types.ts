@@ -49,6 +49,10 @@ export interface ToolOutcome {
   /** The tool's original return value (as JSON); absent for errors, `undefined` and strings (then `result` is the value). */
   value?: unknown;
   error: boolean;
+  /** Set by the workflow, never by tools: this outcome is an activity's result, so the history holds it. */
+  recorded?: boolean;
+  /** Set by the tool activity when it runs locally: a local activity's marker does not record its input, so its result names the call. */
+  toolCallId?: string;
 }
 
 /** A finished tool execution, as it appears in the run result. */
@@ -63,7 +67,16 @@ export interface ToolExecution {
   immediate: boolean;
   /** Set for tools that needed a human's approval: what the human decided. */
   approval?: 'approved' | 'rejected';
+  /** The result is also recorded in the workflow history, as the result of the tool's activity. */
+  resultInHistory?: boolean;
 }
+
+/**
+ * A tool execution in a run's workflow result as the history records it: `result` and `value` are
+ * left out when the history holds them already (`resultInHistory`), so a long run does not store
+ * every tool output twice. `runOutcome` (and `restoreToolResults`) put them back.
+ */
+export type RecordedToolExecution = Omit<ToolExecution, 'result'> & { result?: string };
 
 /**
  * How a run (or a conversation turn) ended. `cancelled`: a client cancelled the turn. `failed`:
@@ -138,6 +151,11 @@ export interface AgentResult {
   usage: Usage;
 }
 
+/** The agent workflow's own result: an {@link AgentResult} whose tool executions may leave out results the history holds. */
+export interface AgentWorkflowResult extends Omit<AgentResult, 'toolExecutions'> {
+  toolExecutions: RecordedToolExecution[];
+}
+
 /** A tool as the workflow knows it: a name and how to schedule it, never its implementation. */
 export interface ToolInfo {
   name: string;
@@ -147,6 +165,8 @@ export interface ToolInfo {
   /** Activity start-to-close timeout in ms. */
   timeoutMs: number;
   retry: { maximumAttempts: number; initialIntervalMs: number };
+  /** Runs as a local activity (see the tool's `local` setting). */
+  local?: boolean;
 }
 
 /** A tool call waiting for a human's decision. */
@@ -172,6 +192,9 @@ export type TurnResult = Omit<AgentResult, 'status'> & {
   error?: string;
   errorType?: string;
 };
+
+/** A {@link TurnResult} as a workflow receives it from a child run: tool outputs its history holds may be left out (see {@link RecordedToolExecution}). */
+export type RecordedTurnResult = Omit<TurnResult, 'toolExecutions'> & { toolExecutions: RecordedToolExecution[] };
 
 /**
  * What a run or conversation is doing, in one vocabulary for the CLI, the HTTP API and dashboards:

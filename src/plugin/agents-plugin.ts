@@ -4,8 +4,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { SimplePlugin } from '@temporalio/plugin';
-import type { BundleOptions, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
-import { createActivities, modelConfigFromEnv, type ModelConfig } from '../activities';
+import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
+import type { WorkflowInfo } from '@temporalio/workflow';
+import type { ChatMessage } from '../core';
+import { AGENT_MESSAGES_SINK } from '../workflows/message-sink';
+import { createActivities, createConversationLoader, modelConfigFromEnv, type ConversationLoader, type ModelConfig } from '../activities';
 import type { AgentDefinition } from '../agents/define-agent';
 import { AgentRegistry } from '../agents/agent-registry';
 import { builtinTools } from '../tools';
@@ -28,6 +31,13 @@ export interface AgentsPluginOptions {
   toolProvider?: ToolProvider;
   /** The client activities read conversations with. Default: the worker's own client. */
   client?: Client;
+  /**
+   * `false`: the worker gets the agents' activities but not their workflows, for a pool of
+   * workers that only call models and tools (pair it with workflow workers that set
+   * `enableNonLocalActivities: false`). Its model calls then read conversations by query, since
+   * no workflow on it hands them over. Default true.
+   */
+  workflows?: boolean;
 }
 
 /** The module that registers the agent and conversation workflows (workflow-safe code only). */
@@ -47,16 +57,29 @@ export class AgentsPlugin extends SimplePlugin {
   /** Every tool this worker can run, the agents' included. */
   readonly tools: ToolRegistry;
   readonly agents: AgentRegistry;
+  private readonly conversations: ConversationLoader;
+  private readonly withWorkflows: boolean;
 
   constructor(options: AgentsPluginOptions = {}) {
     const registry = options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools ?? (options.agents?.length ? [] : builtinTools));
     const agents = new AgentRegistry(options.agents ?? [], registry);
+    const conversations = createConversationLoader(options.client);
     super({
       name: 'durable-agents',
-      activities: createActivities({ client: options.client, registry, agents, model: options.model ?? modelConfigFromEnv(), toolProvider: options.toolProvider }),
+      activities: createActivities({ client: options.client, registry, agents, model: options.model ?? modelConfigFromEnv(), toolProvider: options.toolProvider, conversations }),
     });
     this.tools = registry;
     this.agents = agents;
+    this.conversations = conversations;
+    this.withWorkflows = options.workflows !== false;
+  }
+
+  /** The workflows' sink: their new messages go to this worker's model calls. */
+  private sinks(sinks: InjectedSinks<any> | undefined, live: boolean): InjectedSinks<any> {
+    const added = live
+      ? (info: WorkflowInfo, offset: number, messages: ChatMessage[]) => this.conversations.add({ workflowId: info.workflowId, runId: info.runId }, offset, messages)
+      : () => undefined; // replay workers run no activities
+    return { ...sinks, [AGENT_MESSAGES_SINK]: { added: { fn: added, callDuringReplay: false } } };
   }
 
   override configureWorker(options: WorkerOptions): WorkerOptions {
@@ -65,14 +88,16 @@ export class AgentsPlugin extends SimplePlugin {
       ...configured,
       // Without workflows of the user's, the agent workflows are the worker's workflows; with a
       // workflowsPath, configureBundler adds them to it.
-      ...(configured.workflowsPath === undefined && configured.workflowBundle === undefined ? { workflowsPath: AGENT_WORKFLOWS } : {}),
+      ...(this.withWorkflows && configured.workflowsPath === undefined && configured.workflowBundle === undefined ? { workflowsPath: AGENT_WORKFLOWS } : {}),
+      sinks: this.sinks(configured.sinks, true),
       maxHeartbeatThrottleInterval: configured.maxHeartbeatThrottleInterval ?? '2s',
       stickyQueueScheduleToStartTimeout: configured.stickyQueueScheduleToStartTimeout ?? '3s',
     };
   }
 
   override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
-    const configured = super.configureReplayWorker(options);
+    const configured = { ...super.configureReplayWorker(options) };
+    configured.sinks = this.sinks(configured.sinks, false);
     if (configured.workflowsPath === undefined && configured.workflowBundle === undefined) return { ...configured, workflowsPath: AGENT_WORKFLOWS };
     return configured;
   }

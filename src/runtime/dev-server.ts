@@ -9,6 +9,8 @@ import { dataDir, findTemporalCli } from './temporal-cli';
 export interface DevServer {
   address: string;
   uiUrl?: string;
+  /** The guardian process's pid; the server runs as its child. */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -25,7 +27,25 @@ export interface DevServerOptions {
   readyTimeoutMs?: number;
   /** Server settings, e.g. `{ 'limit.historyCount.suggestContinueAsNew': 40 }` (tests force continue-as-new with it). */
   dynamicConfig?: Record<string, string | number | boolean>;
+  /** Serve Prometheus metrics on this port (the bench counts requests by operation). */
+  metricsPort?: number;
 }
+
+/**
+ * Server settings of the embedded dev server, besides the CLI's own defaults.
+ *
+ * The history service hands new workflow tasks to matching through its transfer queue, whose
+ * reader may poll at most `history.transferProcessorMaxPollRPS` times a second (20 by default,
+ * per shard). A cluster spreads workflows over hundreds of shards; the dev server has one, so
+ * once the limiter's burst is spent every workflow task waited ~40 ms to be dispatched: most of
+ * an agent step's time with a fast model (measured with `npm run bench`: 41 ms -> 2 ms per task).
+ * Its SQLite store answers such polls in microseconds. The visibility reader gets the same, so
+ * lists (the UI, `GET /runs`) show new runs promptly.
+ */
+export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number>> = {
+  'history.transferProcessorMaxPollRPS': 1000,
+  'history.visibilityProcessorMaxPollRPS': 1000,
+};
 
 /**
  * Starts `temporal server start-dev` from the Temporal CLI and waits until it accepts gRPC calls.
@@ -38,7 +58,8 @@ export async function startDevServer(options: DevServerOptions = {}, env: NodeJS
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', '--namespace', 'default'];
   if (options.uiPort) args.push('--ui-port', String(options.uiPort));
   else args.push('--headless');
-  for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  if (options.metricsPort) args.push('--metrics-port', String(options.metricsPort));
+  for (const [key, value] of Object.entries({ ...DEV_SERVER_DYNAMIC_CONFIG, ...options.dynamicConfig })) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   if (options.dbFilename) {
     mkdirSync(dirname(options.dbFilename), { recursive: true });
     args.push('--db-filename', options.dbFilename);
@@ -66,6 +87,7 @@ export async function startDevServer(options: DevServerOptions = {}, env: NodeJS
   return {
     address,
     uiUrl: options.uiPort ? `http://localhost:${options.uiPort}` : undefined,
+    pid: child.pid,
     stop: async () => {
       process.removeListener('exit', stopOnExit);
       if (child.exitCode !== null || child.signalCode !== null) return;

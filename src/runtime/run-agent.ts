@@ -7,6 +7,7 @@ import { agentWorkflowId, runSummary, type AgentInput, type AgentResult, type Js
 import type { agentWorkflow } from '../workflows';
 import { AGENT_WORKFLOW_TYPE } from '../workflows/definitions';
 import { ClientError } from './client-error';
+import { restoreToolResults } from './tool-results';
 import { withOutageRetries, type OutageOptions } from './outages';
 import { describeKind, lookupWorkflow } from './workflow-lookup';
 
@@ -51,7 +52,8 @@ export async function startAgentRun(
  */
 export async function runOutcome(handle: WorkflowHandle<typeof agentWorkflow>, options: OutageOptions = {}): Promise<RunOutcome> {
   try {
-    return await withOutageRetries(() => handle.result(), options);
+    // The outputs the result leaves out are read from the run's history.
+    return await withOutageRetries(async () => restoreToolResults(handle, await handle.result()), options);
   } catch (err) {
     if (!(err instanceof WorkflowFailedError)) throw err;
     const failure = innermostApplicationFailure(err.cause);

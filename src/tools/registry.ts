@@ -81,6 +81,7 @@ export class ToolRegistry {
     };
     // Only when set, so tool infos recorded in older histories keep their exact shape.
     if (overrides.needsApproval || tool.needsApproval) info.needsApproval = true;
+    if (tool.local) info.local = true;
     return info;
   }
 

@@ -1,7 +1,8 @@
 import { ApplicationFailure, CancellationScope, isCancellation, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
-import { applyAgent, applyInterruption, messagesPage, runResult, runStatus, startRun, validateAgentInput, type AgentInput, type AgentResult, type RunState } from '../core';
-import { withDurationUnitsRequired } from './compat';
+import { applyAgent, applyInterruption, withoutHistoryMark, messagesPage, runResult, runStatus, startRun, validateAgentInput, type AgentInput, type AgentResult, type AgentWorkflowResult, type RunState } from '../core';
+import { omitRecordedResults, withDurationUnitsRequired } from './compat';
 import { messagesQuery, statusQuery } from './definitions';
+import { SharedMessages } from './message-sink';
 import { failureInfo, handleApprovals, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
 
 /**
@@ -9,7 +10,7 @@ import { failureInfo, handleApprovals, resolveAgent, resolveTools, runLoop, type
  * activities, results go back, until the LLM answers or a limit ends the run. All decisions come
  * from the pure core (`src/core`); this function only carries them out.
  */
-export async function agentWorkflow(original: AgentInput): Promise<AgentResult> {
+export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflowResult> {
   const input = withDurationUnitsRequired(original);
   const problems = validateAgentInput(input);
   if (problems.length > 0) throw ApplicationFailure.nonRetryable(`invalid agent input: ${problems.join('; ')}`, 'Agent.InvalidInput');
@@ -21,7 +22,9 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentResult> 
   handleApprovals(() => run);
 
   const { workflowId, runId } = workflowInfo();
-  const loopWith = (effective: AgentInput) => runLoop(run, { workflowId, runId, settings: effective.modelSettings, toolCalling: effective.toolCalling, agent: input.agent, output: input.output });
+  const shared = new SharedMessages();
+  const loopWith = (effective: AgentInput) =>
+    runLoop(run, { workflowId, runId, settings: effective.modelSettings, toolCalling: effective.toolCalling, agent: input.agent, output: input.output, shared });
   let loop: () => Promise<void>;
   let limitMs = run.state.limits.maxExecutionTimeMs;
   try {
@@ -44,7 +47,8 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentResult> 
   } catch (err) {
     throw runFailure(err, run.state, workflowId);
   }
-  return runResult(run.state, workflowId);
+  // Tool outputs are in history as activity results already: clients read them from there.
+  return runResult(run.state, workflowId, { omitRecordedResults: omitRecordedResults(run.state) });
 }
 
 /**
@@ -78,7 +82,7 @@ function runFailure(err: unknown, state: RunState, workflowId: string): unknown 
   const { error, errorType, cause } = failureInfo(err);
   const partial: Omit<AgentResult, 'status' | 'content'> = {
     workflowId,
-    toolExecutions: state.toolExecutions,
+    toolExecutions: state.toolExecutions.map(withoutHistoryMark),
     iterations: state.iterations,
     usage: state.usage,
   };

@@ -1,5 +1,5 @@
 import { patched } from '@temporalio/workflow';
-import { bareDurationsAsMs } from '../core';
+import { bareDurationsAsMs, type RunState } from '../core';
 
 /**
  * Durations needed no unit before this patch (`"5"` meant 5 ms); now such input is refused. A run
@@ -9,4 +9,13 @@ import { bareDurationsAsMs } from '../core';
 export function withDurationUnitsRequired<T>(input: T): T {
   const legacy = bareDurationsAsMs(input);
   return legacy && !patched('durations-need-units') ? legacy : input;
+}
+
+/**
+ * Whether the run's result may leave out tool outputs its history holds already (activity
+ * results). Runs that finished before this patch returned them twice and must replay that way.
+ * Only consulted when there is something to leave out, so runs without tools get no marker.
+ */
+export function omitRecordedResults(state: RunState): boolean {
+  return state.toolExecutions.some((e) => e.resultInHistory && !e.immediate) && patched('tool-results-in-history');
 }

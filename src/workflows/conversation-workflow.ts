@@ -48,6 +48,7 @@ import {
   usageQuery,
 } from './definitions';
 import { withDurationUnitsRequired } from './compat';
+import { SharedMessages } from './message-sink';
 import { failureInfo, handleApprovals, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
 
 interface QueuedTurn {
@@ -78,6 +79,7 @@ export async function conversationWorkflow(original: ConversationInput): Promise
   if (problems.length > 0) throw ApplicationFailure.nonRetryable(`invalid conversation options: ${problems.join('; ')}`, 'Conversation.InvalidInput');
 
   const { workflowId, runId } = workflowInfo();
+  const shared = new SharedMessages();
   let conv: ConversationState = startConversation(input);
   const queue: QueuedTurn[] = [];
   const results = new Map<number, ConversationTurnResult>();
@@ -171,7 +173,7 @@ export async function conversationWorkflow(original: ConversationInput): Promise
     let failure: { error: string; errorType: string } | undefined;
     try {
       const { modelSettings, toolCalling, agent, output } = conv.options;
-      await turn.scope.run(() => runLoop(turn.run, { workflowId, runId, settings: modelSettings, toolCalling, agent, output }));
+      await turn.scope.run(() => runLoop(turn.run, { workflowId, runId, settings: modelSettings, toolCalling, agent, output, shared }));
     } catch (err) {
       if (isCancellation(err) && turn.interruption) turn.run.state = applyInterruption(turn.run.state, turn.interruption);
       else if (isCancellation(err)) throw err; // the whole conversation was cancelled

@@ -1,5 +1,5 @@
 import { ChildWorkflowFailure, executeChild, isCancellation, uuid4, workflowInfo, type ChildWorkflowOptions } from '@temporalio/workflow';
-import { agentWorkflowId, runSummary, type AgentInput, type AgentResult, type TurnResult } from '../core';
+import { agentWorkflowId, runSummary, type AgentInput, type AgentResult, type AgentWorkflowResult, type RecordedTurnResult } from '../core';
 import { AGENT_WORKFLOW_TYPE } from './definitions';
 import { failureInfo } from './run-loop';
 
@@ -17,13 +17,15 @@ export interface ExecuteAgentOptions extends AgentInput {
  * Runs an agent from your own workflow, as a child workflow: it has its own history, limits and
  * approvals, shows under this workflow in the Temporal UI, and is cancelled with it. Returns the
  * run's result; a run that failed comes back as `status: "failed"` with `error` and `errorType`,
- * not as an exception, so the calling workflow decides what a failed agent means to it.
+ * not as an exception, so the calling workflow decides what a failed agent means to it. Tool
+ * outputs the child's history holds are left out of its result (`resultInHistory`): a workflow
+ * acts on the agent's answer, and the outputs stay readable in the child's history.
  */
-export async function executeAgent(options: ExecuteAgentOptions): Promise<TurnResult> {
+export async function executeAgent(options: ExecuteAgentOptions): Promise<RecordedTurnResult> {
   const { workflowId, taskQueue, childOptions, ...input } = options;
   const id = workflowId ?? agentWorkflowId(input.message, uuid4().replace(/-/g, '').slice(0, 6));
   try {
-    return await executeChild<(input: AgentInput) => Promise<AgentResult>>(AGENT_WORKFLOW_TYPE, {
+    return await executeChild<(input: AgentInput) => Promise<AgentWorkflowResult>>(AGENT_WORKFLOW_TYPE, {
       ...childOptions,
       args: [input],
       workflowId: id,

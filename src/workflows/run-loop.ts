@@ -34,6 +34,7 @@ import {
   type ToolOutcome,
 } from '../core';
 import { decideApprovalUpdate, pendingApprovalsQuery } from './definitions';
+import type { SharedMessages } from './message-sink';
 
 /**
  * How long an activity may go without a heartbeat before Temporal assumes its worker died and
@@ -68,6 +69,8 @@ export const { resolveTools, resolveAgent } = proxyLocalActivities<AgentActiviti
 
 // Both are always called with per-call options (a summary, the tool's timeout) via executeWithOptions.
 const { callModel, executeTool } = proxyActivities<AgentActivities>({ startToCloseTimeout: '5m' });
+// Tools declared `local: true`; also always called with per-call options.
+const { executeTool: executeToolLocally } = proxyLocalActivities<AgentActivities>({ startToCloseTimeout: '1m' });
 
 /** The run being driven; the loop replaces `state` after every step, handlers and queries read it. */
 export interface RunRef {
@@ -81,10 +84,12 @@ export interface RunRef {
  */
 export async function runLoop(
   run: RunRef,
-  ctx: { workflowId: string; runId: string; settings?: ModelSettings; toolCalling?: ToolCallingMode; agent?: string; output?: JsonSchemaObject },
+  ctx: { workflowId: string; runId: string; settings?: ModelSettings; toolCalling?: ToolCallingMode; agent?: string; output?: JsonSchemaObject; shared: SharedMessages },
 ): Promise<void> {
   for (let step = nextStep(run.state); step.type !== 'finish'; step = nextStep(run.state)) {
     if (step.type === 'call_model') {
+      // The model call reads them from its worker's cache instead of querying the workflow.
+      ctx.shared.share(run.state.messages);
       const range = modelContextRange(run.state.messages, run.state.memoryWindow);
       const reply = await callModel.executeWithOptions(modelCallOptions(run.state, modelCallSummary(step.iteration, step.final)), [
         {
@@ -164,16 +169,16 @@ export function handleApprovals(current: () => RunRef | undefined): void {
 async function runTool(planned: PlannedToolCall): Promise<ToolOutcome> {
   if (planned.resolved) return planned.resolved;
   const { tool, call } = planned;
+  const retry = { maximumAttempts: tool.retry.maximumAttempts, initialInterval: tool.retry.initialIntervalMs, backoffCoefficient: 2 };
+  const summary = toolCallSummary(call.function.name, planned.arguments);
+  const input = { name: call.function.name, toolCallId: call.id, arguments: call.function.arguments };
   try {
-    return await executeTool.executeWithOptions(
-      {
-        startToCloseTimeout: tool.timeoutMs,
-        heartbeatTimeout: HEARTBEAT_TIMEOUT,
-        retry: { maximumAttempts: tool.retry.maximumAttempts, initialInterval: tool.retry.initialIntervalMs, backoffCoefficient: 2 },
-        summary: toolCallSummary(call.function.name, planned.arguments),
-      },
-      [{ name: call.function.name, toolCallId: call.id, arguments: call.function.arguments }],
-    );
+    const outcome = tool.local
+      ? await executeToolLocally.executeWithOptions({ startToCloseTimeout: tool.timeoutMs, retry, summary }, [input])
+      : await executeTool.executeWithOptions({ startToCloseTimeout: tool.timeoutMs, heartbeatTimeout: HEARTBEAT_TIMEOUT, retry, summary }, [input]);
+    // The activity's result is in history: the run's final result can leave it out.
+    const { toolCallId: _, ...recorded } = outcome;
+    return { ...recorded, recorded: true };
   } catch (err) {
     if (isCancellation(err)) throw err;
     return { result: toolErrorText(toolFailureMessage(err, tool.timeoutMs)), error: true };

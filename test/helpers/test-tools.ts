@@ -76,11 +76,20 @@ export const getBookingDetails = defineJsonSchemaTool({
   },
 });
 
+/** A fast tool that runs as a local activity. */
+export const stockQuote = defineTool({
+  name: 'stock_quote',
+  description: 'Returns the price of a stock',
+  parameters: z.object({ symbol: z.string() }),
+  local: true,
+  execute: ({ symbol }) => ({ symbol, price: 42.5 }),
+});
+
 /** The documents' dynamic-tools example: offer the booking tool only when the user mentions a booking. */
 export const bookingToolProvider: ToolProvider = ({ userMessage }) => (userMessage.includes('booking') ? ['get_booking_details'] : []);
 
 export function testRegistry(): ToolRegistry {
-  return new ToolRegistry([...builtinTools, notify, flaky, slow, blob, transfer]).register(getBookingDetails, { dynamic: true });
+  return new ToolRegistry([...builtinTools, notify, flaky, slow, blob, transfer, stockQuote]).register(getBookingDetails, { dynamic: true });
 }
 
 /** Named agents of the recorded histories: one with structured output, one for conversations. */

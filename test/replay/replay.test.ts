@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { defaultDataConverter } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
+import { toolOutcomesInHistory } from '../../src/runtime/tool-results';
 import { installRuntimeLogging } from '../../src/runtime/logging';
 
 /**
@@ -65,4 +67,24 @@ it('has histories of named agents and structured output', () => {
   expect(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')).toHaveLength(3);
   const turns = (load('conversation-agent.json').events ?? []).map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.args?.payloads?.[0]?.data).filter(Boolean);
   expect(turns.map((d) => JSON.parse(Buffer.from(d!).toString()))).toContainEqual({ message: 'add 3 and 4', approvalTools: ['add'] });
+});
+
+it('has a run with a local tool whose result leaves the outputs to its history, and they can be read back', async () => {
+  const history = load('local-tool-results-in-history.json');
+  const events = history.events ?? [];
+  const markers = events.map((e) => e.markerRecordedEventAttributes?.markerName).filter(Boolean);
+  // resolveTools and stock_quote run locally; the `tool-results-in-history` patch is recorded.
+  expect(markers).toEqual(['core_local_activity', 'core_local_activity', 'core_patch']);
+  const completed = events.at(-1)!.workflowExecutionCompletedEventAttributes!;
+  const result = JSON.parse(Buffer.from(completed.result!.payloads![0].data!).toString());
+  expect(result.toolExecutions.map((e: Record<string, unknown>) => [e.name, e.result, e.resultInHistory])).toEqual([
+    ['stock_quote', undefined, true],
+    ['add', undefined, true],
+  ]);
+  const outcomes = await toolOutcomesInHistory(history, defaultDataConverter);
+  expect([...outcomes.values()].map((o) => [o.result, o.value])).toEqual([
+    ['{"symbol":"ACME","price":42.5}', { symbol: 'ACME', price: 42.5 }],
+    ['43', 43],
+  ]);
+  expect([...outcomes.keys()]).toEqual(result.toolExecutions.map((e: { id: string }) => e.id));
 });

@@ -24,6 +24,13 @@ export const scenarios: Scenario[] = [
     ],
   },
   {
+    // A local tool (a marker, no activity) next to an activity tool; the result leaves their
+    // outputs out (the `tool-results-in-history` patch marker).
+    name: 'local-tool-results-in-history',
+    input: { message: 'What is a share of ACME worth, plus 1?', tools: ['stock_quote', 'add'] },
+    steps: [call(['stock_quote', { symbol: 'ACME' }]), call(['add', { a: 42, b: 1 }]), answer('43')],
+  },
+  {
     name: 'immediate-return',
     input: { message: 'What is the value of 11 + 31?', tools: ['add'], immediateTools: ['add'] },
     steps: [call(['add', { a: 11, b: 31 }])],

@@ -68,6 +68,26 @@ describe('agent loop', () => {
     expect(nextStep(s)).toMatchObject({ type: 'call_model', iteration: 2 });
   });
 
+  it("leaves out of the run's result the tool outputs its history holds, but not an immediate tool's answer", () => {
+    let s = startRun({ message: 'q' }, TOOLS);
+    s = applyModelReply(s, modelStep(s), reply(null, [['add', { a: 1, b: 2 }, 'x1'], ['sqrt', { x: -1 }, 'x2']]));
+    s = applyToolOutcomes(s, [
+      { result: '3', value: 3, error: false, recorded: true },
+      { result: 'Error: sqrt failed', error: true }, // made by the workflow after retries: not in history
+    ]);
+    expect(s.toolExecutions.map((e) => e.resultInHistory)).toEqual([true, undefined]);
+    s = applyModelReply(s, modelStep(s), reply(null, [['notify', {}, 'x3']]));
+    s = applyToolOutcomes(s, [{ result: 'sent', error: false, recorded: true }]);
+    const result = runResult(s, 'wf', { omitRecordedResults: true });
+    expect(result.toolExecutions).toEqual([
+      { id: 'x1', name: 'add', arguments: { a: 1, b: 2 }, error: false, immediate: false, resultInHistory: true },
+      { id: 'x2', name: 'sqrt', arguments: { x: -1 }, result: 'Error: sqrt failed', error: true, immediate: false },
+      { id: 'x3', name: 'notify', arguments: {}, result: 'sent', error: false, immediate: true }, // kept whole: the mark only flags left-out results
+    ]);
+    // Without the option (runs recorded before the change), everything stays.
+    expect(runResult(s, 'wf').toolExecutions[0]).toEqual({ id: 'x1', name: 'add', arguments: { a: 1, b: 2 }, result: '3', value: 3, error: false, immediate: false });
+  });
+
   it('answers a call to a tool the run was not given without an activity, naming the available tools', () => {
     let s = startRun({ message: 'q' }, [tool('add')]);
     s = applyModelReply(s, modelStep(s), reply(null, [['sqrt', { x: 4 }]]));

@@ -55,6 +55,47 @@ describe('ConversationLoader', () => {
     expect(w.calls).toHaveLength(4); // 'a' was evicted by 'c' and fetched again
   });
 
+  it('serves what the workflow added through its sink without querying', async () => {
+    const w = fakeWorkflow([msg(0), msg(1), msg(2), msg(3)]);
+    w.loader.add({ workflowId: 'w', runId: 'r' }, 0, [msg(0), msg(1)]);
+    w.loader.add({ workflowId: 'w', runId: 'r' }, 2, [msg(2)]);
+    expect(await w.loader.load({ ...ref(3), pinned: 1, from: 1 })).toEqual([msg(0), msg(1), msg(2)]);
+    w.loader.add({ workflowId: 'w', runId: 'r' }, 3, [msg(3)]);
+    expect(await w.loader.load({ ...ref(4), pinned: 1, from: 2 })).toEqual([msg(0), msg(2), msg(3)]);
+    expect(w.calls).toEqual([]);
+    expect(w.loader.stats).toEqual({ hits: 4, fetched: 0 }); // the pinned head aside
+  });
+
+  it('keeps messages added beyond a call, and a retried workflow task may add the same again', async () => {
+    const w = fakeWorkflow([msg(0), msg(1), msg(2)]);
+    w.loader.add({ workflowId: 'w', runId: 'r' }, 0, [msg(0), msg(1), msg(2)]);
+    expect(await w.loader.load(ref(2))).toEqual([msg(0), msg(1)]);
+    w.loader.add({ workflowId: 'w', runId: 'r' }, 1, [msg(1), msg(2)]);
+    expect(await w.loader.load(ref(3))).toEqual([msg(0), msg(1), msg(2)]);
+    expect(w.calls).toEqual([]);
+  });
+
+  it('queries for what a restarted worker lacks, once', async () => {
+    const w = fakeWorkflow([msg(0), msg(1), msg(2), msg(3)], 10);
+    // Replay skipped the sink for messages 0-2; only the new one arrived.
+    w.loader.add({ workflowId: 'w', runId: 'r' }, 3, [msg(3)]);
+    expect(await w.loader.load(ref(4))).toEqual(w.messages);
+    expect(w.calls).toEqual([[0, 4]]);
+  });
+
+  it('drops the least recently used runs past its memory budget', async () => {
+    const w = fakeWorkflow([msg(0, 1000)]);
+    const small = new ConversationLoader(async (ref, offset, limit) => (w.calls.push([offset, limit]), w.messages.slice(offset, offset + limit)), 100, 2500);
+    small.add({ workflowId: 'a', runId: 'r' }, 0, [msg(0, 1000)]);
+    small.add({ workflowId: 'b', runId: 'r' }, 0, [msg(0, 1000)]);
+    small.add({ workflowId: 'c', runId: 'r' }, 0, [msg(0, 1000)]);
+    await small.load({ workflowId: 'c', runId: 'r', messageCount: 1 });
+    await small.load({ workflowId: 'b', runId: 'r', messageCount: 1 });
+    expect(w.calls).toEqual([]);
+    await small.load({ workflowId: 'a', runId: 'r', messageCount: 1 });
+    expect(w.calls).toEqual([[0, 1]]);
+  });
+
   it('fails clearly when the workflow has fewer messages than the reference says', async () => {
     const w = fakeWorkflow([msg(0)]);
     await expect(w.loader.load(ref(3))).rejects.toThrow('workflow w has 1 messages, expected 3');

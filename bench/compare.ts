@@ -1,0 +1,356 @@
+/**
+ * `npm run bench`: durable-agents next to @temporalio/ai-sdk (with the AI SDK `ai` 7 and
+ * `@ai-sdk/openai-compatible` 3, in bench/peer), on one dev server with one scripted
+ * OpenAI-compatible model, in one run. Both agents do the same job: call `fetch_doc` (2 KB of
+ * text) once per step until the model answers. Ours declares the tool `local` (it is fast and
+ * local: a local activity); one row shows ours with the same tool as a normal activity. Each worker runs in its own process so its CPU
+ * can be measured. The systems take turns (the order alternates), each figure is the median of
+ * BENCH_REPEATS rounds (default 3), and the ratios are the figures to read: the machine is noisy.
+ *
+ * A "K-step run" makes K model calls: K - 1 tool steps, then the answer.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { Client, type WorkflowHandle } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
+import { startOpenAICompatibleServer } from '../src/offline-model/openai-compatible-server';
+import { connectClient } from '../src/runtime/client-connection';
+import { freePort, startDevServer } from '../src/runtime/dev-server';
+import { installRuntimeLogging } from '../src/runtime/logging';
+import { startAgentRun } from '../src/runtime/run-agent';
+
+const ROOT = join(__dirname, '..');
+const PEER = join(__dirname, 'peer');
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 50);
+/** BENCH_QUICK=1: only the step-time figures (for working on speed; the table is incomplete). */
+const QUICK = process.env.BENCH_QUICK === '1';
+const HISTORY_STEPS = QUICK ? [10] : [10, 30, 60];
+const CLOCK_TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
+
+/** One system under test: how to start its agent and where its worker runs. */
+interface System {
+  name: string;
+  taskQueue: string;
+  worker: ChildProcess;
+  start(client: Client, message: string, steps: number): Promise<WorkflowHandle>;
+  /** Whether it also has the tool as a normal activity (`fetch_doc_activity`); ours is local. */
+  activityTool?: boolean;
+}
+
+/** What one round measures for one system. */
+interface Figures {
+  historyBytes: Record<number, number>;
+  msPerStep: number;
+  /** ms per step with the tool as a normal activity (the peer's tool always is one). */
+  msPerStepActivityTool: number;
+  idealRatio: number;
+  runsPerSecond: number;
+  p50: number;
+  p95: number;
+  workerCpuMs: number;
+  serverCpuMs: number;
+  actionsPerToolStep: number;
+  actionBreakdown: Record<string, number>;
+  /** Where a step's time goes, from the 10-step run's history (ms per step). */
+  timeBreakdown: Record<string, number>;
+}
+
+async function main(): Promise<void> {
+  installRuntimeLogging('ERROR');
+  ensurePeerInstalled();
+  const metricsPort = await freePort();
+  const server = await startDevServer({ metricsPort });
+  const serverPid = childOf(server.pid!);
+  const model = await startOpenAICompatibleServer(scriptedModel);
+  // Histories of the peer's long runs pass gRPC's default 4 MB message limit.
+  const { connection, close } = await connectClient({ address: server.address, channelArgs: { 'grpc.max_receive_message_length': 256 * 1024 * 1024 } });
+  const client = new Client({ connection });
+  const env = { ...process.env, TEMPORAL_ADDRESS: server.address, OPENAI_BASE_URL: model.baseURL };
+  const systems: System[] = [
+    {
+      name: 'durable-agents',
+      taskQueue: 'bench-ours',
+      worker: await startWorker(process.execPath, ['--import', 'tsx', 'bench/ours-worker.ts'], { ...env, TASK_QUEUE: 'bench-ours' }, /ours worker ready/),
+      start: (c, message, steps) => startAgentRun(c, { message, tools: [toolOf(message)], maxIterations: steps }, { taskQueue: 'bench-ours' }),
+      activityTool: true,
+    },
+    {
+      name: '@temporalio/ai-sdk',
+      taskQueue: 'bench-peer',
+      worker: await startWorker(process.execPath, [join(PEER, 'worker.js')], { ...env, TASK_QUEUE: 'bench-peer' }, /peer worker ready/),
+      start: (c, message, steps) => c.workflow.start('peerAgent', { taskQueue: 'bench-peer', workflowId: `peer-${randomUUID()}`, args: [message, steps] }),
+    },
+  ];
+  const results = new Map<string, Figures[]>(systems.map((s) => [s.name, []]));
+  try {
+    for (let round = 0; round < REPEATS; round++) {
+      const order = round % 2 === 0 ? systems : [...systems].reverse();
+      for (const system of order) {
+        process.stderr.write(`round ${round + 1}/${REPEATS}: ${system.name}...\n`);
+        results.get(system.name)!.push(await measure(client, system, serverPid, metricsPort));
+      }
+    }
+  } finally {
+    for (const s of systems) s.worker.kill('SIGKILL');
+    await close();
+    await model.close();
+    await server.stop();
+  }
+  report(systems.map((s) => s.name), results);
+}
+
+/** One round of every figure for one system. */
+async function measure(client: Client, system: System, serverPid: number, metricsPort: number): Promise<Figures> {
+  const run = async (steps: number, delayMs = 0, tool = 'fetch_doc') => {
+    const started = performance.now();
+    const handle = await system.start(client, `read ${steps} pages; delay ${delayMs} ms; tool ${tool}`, steps);
+    await handle.result();
+    return { ms: performance.now() - started, handle };
+  };
+  await run(3); // warm-up: bundles are loaded and caches filled on both sides
+
+  const historyBytes: Record<number, number> = {};
+  for (const steps of HISTORY_STEPS) {
+    const { handle } = await run(steps);
+    historyBytes[steps] = proto.api.history.v1.History.encode(await handle.fetchHistory()).finish().length;
+  }
+
+  const latencies: number[] = [];
+  const breakdowns: Record<string, number>[] = [];
+  for (let i = 0; i < 3; i++) {
+    const { ms, handle } = await run(10);
+    latencies.push(ms / 10);
+    breakdowns.push(timeBreakdown(await handle.fetchHistory(), 10));
+  }
+  const timeBreakdown_: Record<string, number> = {};
+  for (const key of Object.keys(breakdowns[0])) timeBreakdown_[key] = median(breakdowns.map((b) => b[key]));
+  const msPerStep = median(latencies);
+  const activityLatencies: number[] = [];
+  if (system.activityTool) for (let i = 0; i < 3; i++) activityLatencies.push((await run(10, 0, 'fetch_doc_activity')).ms / 10);
+  const msPerStepActivityTool = system.activityTool ? median(activityLatencies) : msPerStep;
+  const idealRatio = (await run(10, 200)).ms / (10 * 200);
+
+  // Billable actions: the marginal cost of a tool step, from a 10-step run minus a 1-step run.
+  const actions = async (steps: number) => {
+    const before = await serverRequests(metricsPort);
+    const { handle } = await run(steps);
+    await new Promise((r) => setTimeout(r, 300)); // let the last heartbeats land
+    const after = await serverRequests(metricsPort);
+    return countActions(await handle.fetchHistory(), before, after);
+  };
+  if (QUICK) return { historyBytes, msPerStep, msPerStepActivityTool, idealRatio, runsPerSecond: NaN, p50: NaN, p95: NaN, workerCpuMs: NaN, serverCpuMs: NaN, actionsPerToolStep: NaN, actionBreakdown: {}, timeBreakdown: timeBreakdown_ };
+  const one = await actions(1);
+  const ten = await actions(10);
+  const actionBreakdown: Record<string, number> = {};
+  for (const key of Object.keys(ten)) actionBreakdown[key] = (ten[key] - (one[key] ?? 0)) / 9;
+  const actionsPerToolStep = Object.values(actionBreakdown).reduce((a, b) => a + b, 0);
+
+  // Many runs in flight at once.
+  const workerBefore = cpuMs(system.worker.pid!);
+  const serverBefore = cpuMs(serverPid);
+  const began = performance.now();
+  const ends = await Promise.all(
+    Array.from({ length: CONCURRENT }, async () => {
+      const started = performance.now();
+      const handle = await system.start(client, 'read 5 pages; delay 0 ms; tool fetch_doc', 5);
+      await handle.result();
+      return performance.now() - started;
+    }),
+  );
+  const wall = performance.now() - began;
+  return {
+    historyBytes,
+    msPerStep,
+    msPerStepActivityTool,
+    idealRatio,
+    runsPerSecond: CONCURRENT / (wall / 1000),
+    p50: percentile(ends, 50),
+    p95: percentile(ends, 95),
+    workerCpuMs: (cpuMs(system.worker.pid!) - workerBefore) / CONCURRENT,
+    serverCpuMs: (cpuMs(serverPid) - serverBefore) / CONCURRENT,
+    actionsPerToolStep,
+    actionBreakdown,
+    timeBreakdown: timeBreakdown_,
+  };
+}
+
+/** The tool a bench message asks for. */
+function toolOf(message: string): string {
+  return /; tool (\w+)/.exec(message)?.[1] ?? 'fetch_doc';
+}
+
+/**
+ * The scripted model both systems talk to. The user message says how many model calls the run
+ * makes, how long each takes and (optionally) which tool it calls: `read K pages; delay D ms; tool T`.
+ */
+async function scriptedModel(request: { messages: Array<{ role: string; content?: unknown }> }) {
+  const user = String(request.messages.find((m) => m.role === 'user')?.content ?? '');
+  const [, steps, delay] = /read (\d+) pages; delay (\d+) ms/.exec(user) ?? ['', '1', '0'];
+  const tool = toolOf(user);
+  if (Number(delay) > 0) await new Promise((r) => setTimeout(r, Number(delay)));
+  const done = request.messages.filter((m) => m.role === 'tool').length;
+  if (done < Number(steps) - 1) return { toolCalls: [{ name: tool, arguments: { page: done + 1 } }] };
+  return { content: `read ${done} pages` };
+}
+
+/**
+ * Temporal Cloud's billable actions in a run, by kind: from its history (workflow start, activity
+ * attempts, local activities, timers, child workflows, signals, updates) and from the server's
+ * request counters (recorded heartbeats and queries, which leave no event).
+ */
+function countActions(history: proto.api.history.v1.IHistory, before: Map<string, number>, after: Map<string, number>): Record<string, number> {
+  const counts: Record<string, number> = { workflow: 0, activities: 0, localActivities: 0, timers: 0, childWorkflows: 0, signals: 0, updates: 0, heartbeats: 0, queries: 0 };
+  for (const e of history.events ?? []) {
+    if (e.workflowExecutionStartedEventAttributes) counts.workflow++;
+    if (e.activityTaskScheduledEventAttributes) counts.activities++;
+    if (e.activityTaskStartedEventAttributes) counts.activities += (e.activityTaskStartedEventAttributes.attempt ?? 1) - 1;
+    if (e.markerRecordedEventAttributes?.markerName === 'core_local_activity') counts.localActivities++;
+    if (e.timerStartedEventAttributes) counts.timers++;
+    if (e.startChildWorkflowExecutionInitiatedEventAttributes) counts.childWorkflows++;
+    if (e.workflowExecutionSignaledEventAttributes) counts.signals++;
+    if (e.workflowExecutionUpdateAcceptedEventAttributes) counts.updates++;
+  }
+  const delta = (op: string) => (after.get(op) ?? 0) - (before.get(op) ?? 0);
+  counts.heartbeats = delta('RecordActivityTaskHeartbeat') + delta('RecordActivityTaskHeartbeatById');
+  counts.queries = delta('QueryWorkflow');
+  return counts;
+}
+
+/**
+ * Where the time of a run goes, per model call, from its history: workflow tasks waiting for a
+ * worker and being processed, activities waiting for a worker and running, local activities
+ * (timed by their markers' workflow tasks), and whatever is left (start and result delivery).
+ */
+function timeBreakdown(history: proto.api.history.v1.IHistory, steps: number): Record<string, number> {
+  const t = (e: proto.api.history.v1.IHistoryEvent) => Number(e.eventTime!.seconds) * 1000 + (e.eventTime!.nanos ?? 0) / 1e6;
+  const events = history.events ?? [];
+  const byId = new Map(events.map((e) => [Number(e.eventId), e]));
+  const out = { 'workflow task wait': 0, 'workflow task processing': 0, 'activity wait': 0, 'activity running': 0, total: 0 };
+  for (const e of events) {
+    if (e.workflowTaskStartedEventAttributes) out['workflow task wait'] += t(e) - t(byId.get(Number(e.workflowTaskStartedEventAttributes.scheduledEventId))!);
+    if (e.workflowTaskCompletedEventAttributes) out['workflow task processing'] += t(e) - t(byId.get(Number(e.workflowTaskCompletedEventAttributes.startedEventId))!);
+    if (e.activityTaskStartedEventAttributes) out['activity wait'] += t(e) - t(byId.get(Number(e.activityTaskStartedEventAttributes.scheduledEventId))!);
+    if (e.activityTaskCompletedEventAttributes) out['activity running'] += t(e) - t(byId.get(Number(e.activityTaskCompletedEventAttributes.startedEventId))!);
+  }
+  out.total = t(events[events.length - 1]) - t(events[0]);
+  return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, v / steps]));
+}
+
+/** The dev server's frontend requests so far, by operation (its Prometheus counters). */
+async function serverRequests(metricsPort: number): Promise<Map<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const counts = new Map<string, number>();
+  for (const m of text.matchAll(/^service_requests\{([^}]*)\} (\d+(?:\.\d+)?)/gm)) {
+    const op = /operation="(\w+)"/.exec(m[1])?.[1];
+    if (op && m[1].includes('service_name="frontend"')) counts.set(op, (counts.get(op) ?? 0) + Number(m[2]));
+  }
+  return counts;
+}
+
+/** A process's CPU time so far (user + system), from /proc. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
+}
+
+/** The one child process of `pid` (the dev server under its guardian). */
+function childOf(pid: number): number {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const ppid = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+      if (ppid === pid) return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  throw new Error(`no child process of ${pid}`);
+}
+
+async function startWorker(command: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<ChildProcess> {
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  for (const deadline = Date.now() + 120_000; !ready.test(out); ) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${args.join(' ')} did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return child;
+}
+
+/** The peer lives in bench/peer with its own dependencies; they are installed on first use. */
+function ensurePeerInstalled(): void {
+  if (existsSync(join(PEER, 'node_modules', '@temporalio', 'ai-sdk'))) return;
+  process.stderr.write('installing the peer (bench/peer) once...\n');
+  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: PEER, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('npm install in bench/peer failed');
+}
+
+function median(values: number[]): number {
+  return percentile(values, 50);
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** Prints the table: medians over the rounds, the ratio ours/peer, and each target. */
+function report(names: string[], results: Map<string, Figures[]>): void {
+  const [ours, peer] = names.map((n) => results.get(n)!);
+  const med = (rounds: Figures[], pick: (f: Figures) => number) => median(rounds.map(pick));
+  type Row = [figure: string, pick: (f: Figures) => number, format: (v: number) => string, target?: (ratio: number, o: number) => boolean, targetText?: string];
+  const kb = (v: number) => (v >= 1e6 ? `${(v / 1e6).toFixed(2)} M` : `${(v / 1e3).toFixed(0)} k`);
+  const ms = (v: number) => `${v.toFixed(0)} ms`;
+  const rows: Row[] = [
+    ...HISTORY_STEPS.map((s): Row => [`history bytes, ${s}-step run`, (f) => f.historyBytes[s], kb, s === 60 ? (r) => r <= 1 / 30 : undefined, s === 60 ? '≤ 1/30' : undefined]),
+    ['ms per step, 0 ms model (10-step run)', (f) => f.msPerStep, ms, (r) => r <= 0.5, '≤ 0.5'],
+    ['  the same, our tool as an activity', (f) => f.msPerStepActivityTool, ms],
+    ['10-step run, 200 ms model: actual / ideal', (f) => f.idealRatio, (v) => v.toFixed(2), (_r, o) => o <= 1.15, 'ours ≤ 1.15'],
+    [`${CONCURRENT} runs in flight (5 steps): runs/s`, (f) => f.runsPerSecond, (v) => v.toFixed(1), (r) => r >= 2, '≥ 2'],
+    ['  p50 run latency', (f) => f.p50, ms],
+    ['  p95 run latency', (f) => f.p95, ms],
+    ['  worker CPU per run', (f) => f.workerCpuMs, ms],
+    ['  dev-server CPU per run', (f) => f.serverCpuMs, ms, (r) => r <= 1, '≤ 1'],
+    ['billable actions per tool step', (f) => f.actionsPerToolStep, (v) => v.toFixed(2), (r) => r <= 1, '≤ 1'],
+  ];
+  const table: string[][] = [['figure', names[0], names[1], 'ratio', 'target']];
+  for (const [figure, pick, format, target, targetText] of rows) {
+    const o = med(ours, pick);
+    const p = med(peer, pick);
+    const ratio = o / p;
+    table.push([figure, format(o), format(p), ratio < 0.1 ? `1/${(1 / ratio).toFixed(0)}` : ratio.toFixed(2), target ? `${targetText} ${target(ratio, o) ? 'met' : 'NOT MET'}` : '']);
+  }
+  const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
+  console.log(`\n${new Date().toISOString().slice(0, 10)}, ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}; median of ${REPEATS} rounds`);
+  for (const [i, r] of table.entries()) {
+    console.log(`| ${r.map((c, j) => c.padEnd(widths[j])).join(' | ')} |`);
+    if (i === 0) console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  }
+  const breakdown = (rounds: Figures[]) =>
+    Object.keys(rounds[0].actionBreakdown ?? {})
+      .map((k) => [k, med(rounds, (f) => f.actionBreakdown[k])] as const)
+      .filter(([, v]) => Math.abs(v) > 0.01)
+      .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+      .join(', ');
+  const times = (rounds: Figures[]) =>
+    Object.keys(rounds[0].timeBreakdown)
+      .map((k) => `${k} ${med(rounds, (f) => f.timeBreakdown[k]).toFixed(1)}`)
+      .join(', ');
+  console.log(`\nms per model call, from the 10-step histories: ${names[0]}: ${times(ours)}; ${names[1]}: ${times(peer)}`);
+  console.log(`billable actions per tool step, by kind: ${names[0]}: ${breakdown(ours)}; ${names[1]}: ${breakdown(peer)}`);
+}
+
+main().then(
+  // The SDK's connections and tsx's esbuild service would keep a finished bench alive.
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

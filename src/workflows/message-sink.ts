@@ -1,0 +1,44 @@
+import { proxySinks, workflowInfo, type Sinks } from '@temporalio/workflow';
+import type { ChatMessage } from '../core';
+
+/**
+ * The sink through which a workflow hands its new messages to its worker's model calls (see
+ * `ConversationLoader`). A sink call is not a command: it leaves no trace in history, does not
+ * run on replay, and needs no `patched`.
+ */
+export interface AgentSinks extends Sinks {
+  agentMessages: {
+    /** Messages `[offset, offset + messages.length)` of the calling workflow run. */
+    added(offset: number, messages: ChatMessage[]): void;
+  };
+}
+
+/** The sink's name in worker options. */
+export const AGENT_MESSAGES_SINK = 'agentMessages';
+
+const { agentMessages } = proxySinks<AgentSinks>();
+
+/**
+ * Remembers how many of a run's messages its worker has been given, and gives it the rest. Called
+ * before each model call, so one sink call carries everything added since the previous one.
+ */
+export class SharedMessages {
+  private shared = 0;
+  /** Whether this worker has been given `[0, shared)` (false while replaying). */
+  private live = false;
+
+  share(messages: readonly ChatMessage[]): void {
+    if (messages.length <= this.shared && this.live) return;
+    if (workflowInfo().unsafe.isReplaying) {
+      // The sink is skipped on replay; the worker that first ran these steps had them.
+      this.shared = messages.length;
+      return;
+    }
+    // After a replay (a restarted worker, an evicted workflow) this worker may have none of
+    // them: give it all, rather than let the next model call query for them.
+    const from = this.live ? this.shared : 0;
+    agentMessages.added(from, messages.slice(from));
+    this.shared = messages.length;
+    this.live = true;
+  }
+}
