@@ -18,8 +18,9 @@ import type { ModelCallInput } from './types';
 
 /**
  * Builds the model-call activity. It receives a reference to the conversation, reads the messages
- * from the worker's cache (or, on a miss, from the workflow with a query), builds tool schemas from the registry, and returns only the new
- * assistant message. The event history therefore records O(new content) per step.
+ * from the worker's cache (or, on a miss, from the workflow with a query), builds tool schemas
+ * from the registry, and returns only the new assistant message. The event history therefore
+ * records O(new content) per step.
  */
 export function createCallModel(deps: {
   client?: Client;

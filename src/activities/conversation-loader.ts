@@ -16,14 +16,6 @@ interface Cached {
   chars: number;
 }
 
-/** How the cache did, for tests and diagnostics. */
-export interface LoaderStats {
-  /** Messages the model calls took from the cache. */
-  hits: number;
-  /** Messages fetched with the `messages` query. */
-  fetched: number;
-}
-
 /**
  * The worker's copy of the conversations its model calls need. Two things fill it:
  *
@@ -42,7 +34,6 @@ export interface LoaderStats {
 export class ConversationLoader {
   private readonly cache = new Map<string, Cached>();
   private chars = 0;
-  readonly stats: LoaderStats = { hits: 0, fetched: 0 };
 
   constructor(
     private readonly fetch: FetchMessages,
@@ -78,7 +69,6 @@ export class ConversationLoader {
     if (cached && from >= cached.start && from <= cached.start + cached.messages.length) {
       messages = cached.messages.slice(from - cached.start, ref.messageCount - cached.start);
     }
-    this.stats.hits += messages.length;
     messages.push(...(await this.range(ref, from + messages.length, ref.messageCount)));
     // Keep what the workflow added beyond this call (a retried call may be behind it).
     const beyond = cached && cached.start + cached.messages.length > ref.messageCount && from >= cached.start ? cached.messages.slice(ref.messageCount - cached.start) : [];
@@ -96,7 +86,6 @@ export class ConversationLoader {
       }
       out.push(...page);
     }
-    this.stats.fetched += out.length;
     return out;
   }
 

@@ -7,7 +7,7 @@ import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import type { ChatMessage } from '../core';
-import { AGENT_MESSAGES_SINK } from '../workflows/message-sink';
+import { AGENT_MESSAGES_SINK } from '../workflows/definitions';
 import { createActivities, createConversationLoader, modelConfigFromEnv, type ConversationLoader, type ModelConfig } from '../activities';
 import type { AgentDefinition } from '../agents/define-agent';
 import { AgentRegistry } from '../agents/agent-registry';

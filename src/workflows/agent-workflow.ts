@@ -1,5 +1,5 @@
 import { ApplicationFailure, CancellationScope, isCancellation, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
-import { applyAgent, applyInterruption, withoutHistoryMark, messagesPage, runResult, runStatus, startRun, validateAgentInput, type AgentInput, type AgentResult, type AgentWorkflowResult, type RunState } from '../core';
+import { applyAgent, applyInterruption, messagesPage, runResult, runStatus, startRun, validateAgentInput, withoutHistoryMark, type AgentInput, type AgentResult, type AgentWorkflowResult, type RunState } from '../core';
 import { omitRecordedResults, withDurationUnitsRequired } from './compat';
 import { messagesQuery, statusQuery } from './definitions';
 import { SharedMessages } from './message-sink';

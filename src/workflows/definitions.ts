@@ -26,6 +26,9 @@ export const CONVERSATION_WORKFLOW_TYPE = 'conversationWorkflow';
 /** The agent catalog workflow's type name. */
 export const LIST_AGENTS_WORKFLOW_TYPE = 'listAgentsWorkflow';
 
+/** The sink through which workflows hand new messages to their worker's model calls (see `message-sink.ts`). */
+export const AGENT_MESSAGES_SINK = 'agentMessages';
+
 /** A slice of messages by index. */
 export interface MessagesRange {
   offset?: number;

@@ -13,9 +13,6 @@ export interface AgentSinks extends Sinks {
   };
 }
 
-/** The sink's name in worker options. */
-export const AGENT_MESSAGES_SINK = 'agentMessages';
-
 const { agentMessages } = proxySinks<AgentSinks>();
 
 /**

@@ -3,6 +3,7 @@ import { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { z } from 'zod';
 import { AgentsPlugin } from '../../src/plugin/agents-plugin';
+import { endConversation, newConversationId, sendMessage } from '../../src/runtime/conversations';
 import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
 import { defineTool } from '../../src/tools';
 import { answer, call, startModel, toolResults } from '../helpers/scripted-model';
@@ -128,4 +129,29 @@ it("queries for the messages when the model call runs on a worker that did not r
     expect(outcome).toMatchObject({ status: 'completed', content: 'echo one | echo two' });
     expect(queries.filter((q) => q === 'messages').length).toBeGreaterThan(0);
   });
+});
+
+it('a restarted worker gets the whole conversation from the workflow once it has replayed it, without a query', async () => {
+  const model = await startModel((req) => answer(`turn ${req.messages.filter((m) => m.role === 'user').length}`));
+  const t = temporal();
+  const taskQueue = `restart-${randomUUID()}`;
+  const conversationId = newConversationId();
+  const workerWith = (client?: Client) =>
+    Worker.create({
+      connection: t.nativeConnection,
+      taskQueue,
+      plugins: [new AgentsPlugin({ tools: [remote], model: modelAt(model.baseURL), client })],
+      workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+      shutdownGraceTime: '1s',
+    });
+  const first = await workerWith();
+  await first.runUntil(async () => expect(await sendMessage(t.client, conversationId, { message: 'one' }, { taskQueue })).toMatchObject({ content: 'turn 1' }));
+  // A new worker (a new process, as far as its cache knows) replays the conversation first.
+  const { client, queries } = countingClient();
+  const second = await workerWith(client);
+  await second.runUntil(async () => {
+    expect(await sendMessage(t.client, conversationId, { message: 'two' }, { taskQueue })).toMatchObject({ content: 'turn 2' });
+    await endConversation(t.client, conversationId);
+  });
+  expect(queries).toEqual([]);
 });
