@@ -37,7 +37,7 @@ export { exampleAgents, calculatorAgent, weatherAgent } from './agents/examples'
 // Workers.
 export { AgentsPlugin, type AgentsPluginOptions } from './plugin/agents-plugin';
 export { createAgentWorker, defaultTaskQueue, type AgentWorkerOptions } from './runtime/agent-worker';
-export { createActivities, modelConfigFromEnv, type ModelConfig, type AgentActivities } from './activities';
+export { createActivities, modelConfigFromEnv, type ModelConfig, type AgentActivities, type StreamingOptions } from './activities';
 
 // Clients: runs.
 export { startAgentRun, runOutcome, type RunOutcome, type RunRequest } from './runtime/run-agent';
@@ -58,6 +58,8 @@ export {
 // Clients: any run or conversation id.
 export { readStatus, readTranscript, decideApproval, cancelWork, type StatusReport, type RunStatusReport } from './runtime/agent-workflows';
 export { ClientError, type ClientErrorKind } from './runtime/client-error';
+// Clients: live events of any run or conversation.
+export { streamEvents, isTurnEnd, type StreamEventsOptions } from './runtime/event-stream';
 export { connectTemporal, workflowUrl, type TemporalEnv } from './runtime/temporal-env';
 export { createHttpApi, httpApiHandler, type HttpApiOptions } from './http/http-api';
 
@@ -70,4 +72,6 @@ export { parseReActOutput, ReActParseError, type ReActAction, type ReActFinish }
 export type * from './core/types';
 export type { AgentSettings, ResolvedAgent } from './core/agents';
 export type { ConversationOptions, ConversationResult, ConversationStatus, ConversationTurnResult, TurnInput, TranscriptPage } from './core/conversation';
-export { statusQuery, messagesQuery, AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE } from './workflows/definitions';
+export type { AgentEvent, AgentEventBody, EventPage, EventsRequest, TextBatch } from './core/agent-events';
+export { AGENT_EVENT_TYPES } from './core/agent-events';
+export { statusQuery, messagesQuery, eventsQuery, AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE } from './workflows/definitions';

@@ -21,7 +21,10 @@ export {
   conversationStatusQuery,
   transcriptQuery,
   usageQuery,
+  eventsQuery,
+  textBatchSignal,
   type MessagesRange,
 } from './workflows/definitions';
 export type * from './core/types';
+export type { AgentEvent, AgentEventBody, EventPage, EventsRequest, TextBatch } from './core/agent-events';
 export type { ConversationInput, ConversationOptions, ConversationResult, ConversationStatus, ConversationTurnResult, TurnInput, TranscriptPage } from './core/conversation';

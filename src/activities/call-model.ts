@@ -2,11 +2,13 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import OpenAI from 'openai';
-import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { Stream } from 'openai/streaming';
+import type { TextBatch } from '../core/agent-events';
 import type { ChatMessage, ModelReply, ToolCall, ToolInfo } from '../core/types';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolProvider } from '../tools/tool-provider';
-import { messagesQuery } from '../workflows/definitions';
+import { messagesQuery, textBatchSignal } from '../workflows/definitions';
 import { classifyModelError } from './classify-model-error';
 import { ConversationLoader } from './conversation-loader';
 import { keepHeartbeating } from './heartbeat';
@@ -15,6 +17,8 @@ import { REACT_STOP, reactMessages, reactReply } from './react-prompt';
 import { checkAnswer, outputInstruction, responseFormat, type OutputSchemas } from './structured-output';
 import type { ModelConfig } from './model-config';
 import type { ModelCallInput } from './types';
+import { CompletionAccumulator, FinalAnswerFilter } from './stream-completion';
+import { TextPublisher, type StreamingOptions } from './text-publisher';
 
 /**
  * Builds the model-call activity. It receives a reference to the conversation, reads the messages
@@ -30,10 +34,13 @@ export function createCallModel(deps: {
   outputs: OutputSchemas;
   /** Where the conversations are read from; the plugin shares it with the workflows' sink. */
   conversations?: ConversationLoader;
+  streaming?: StreamingOptions;
 }) {
   const { registry, config, toolProvider, outputs } = deps;
   // Endpoints (base URL + model) that refused `response_format`: asked with an instruction instead.
   const noResponseFormat = new Set<string>();
+  // Endpoints that refused a streaming request: asked without streaming from then on.
+  const noStreaming = new Set<string>();
   // Temporal owns retries (with back-off, visibility and durability); the client's own would hide them.
   const openai = new OpenAI({ apiKey: config.apiKey, baseURL: config.baseURL, maxRetries: 0, timeout: config.requestTimeoutMs });
   const conversations = deps.conversations ?? createConversationLoader(deps.client);
@@ -71,22 +78,46 @@ export function createCallModel(deps: {
         if (input.toolCalling === 'react' || noResponseFormat.has(endpoint)) request.messages = withInstruction(request.messages, outputInstruction(schema));
         else request.response_format = responseFormat(schema);
       }
-      const signal = Context.current().cancellationSignal;
+      const { cancellationSignal: signal, info } = Context.current();
+      const publisher =
+        input.stream && deps.streaming?.enabled !== false && !noStreaming.has(endpoint)
+          ? new TextPublisher(textSender(deps.client, input), input.stream.call, info.attempt, deps.streaming?.batchIntervalMs)
+          : undefined;
+      const shown = input.toolCalling === 'react' ? new FinalAnswerFilter() : undefined;
+      // One request, streamed when a publisher is there; a server that refuses to stream is asked again without.
+      const complete = async (): Promise<ChatCompletion> => {
+        if (!publisher) return openai.chat.completions.create(request, { signal });
+        try {
+          return await streamCompletion(openai, request, signal, (text) => publisher.push(shown ? shown.push(text) : text));
+        } catch (err) {
+          if (!refusedStreaming(classifyModelError(err, { baseURL: config.baseURL, model }))) throw err;
+          noStreaming.add(endpoint);
+          return openai.chat.completions.create(request, { signal });
+        }
+      };
       let completion: ChatCompletion;
       try {
-        completion = await openai.chat.completions.create(request, { signal });
-      } catch (err) {
-        const failure = classifyModelError(err, { baseURL: config.baseURL, model });
-        if (!(request.response_format && refusedResponseFormat(failure))) throw failure;
-        // This endpoint has no structured outputs: ask for the JSON in the prompt from now on.
-        noResponseFormat.add(endpoint);
-        delete request.response_format;
-        request.messages = withInstruction(request.messages, outputInstruction(schema!));
         try {
-          completion = await openai.chat.completions.create(request, { signal });
-        } catch (retryErr) {
-          throw classifyModelError(retryErr, { baseURL: config.baseURL, model });
+          completion = await complete();
+        } catch (err) {
+          const failure = classifyModelError(err, { baseURL: config.baseURL, model });
+          if (!(request.response_format && refusedResponseFormat(failure))) throw failure;
+          // This endpoint has no structured outputs: ask for the JSON in the prompt from now on.
+          noResponseFormat.add(endpoint);
+          delete request.response_format;
+          request.messages = withInstruction(request.messages, outputInstruction(schema!));
+          try {
+            completion = await complete();
+          } catch (retryErr) {
+            throw classifyModelError(retryErr, { baseURL: config.baseURL, model });
+          }
         }
+        await publisher?.close();
+      } catch (err) {
+        // Temporal may retry this attempt: the workflow tells subscribers why when the next one speaks.
+        if (publisher && !(err instanceof ApplicationFailure && err.nonRetryable) && !signal.aborted) await publisher.fail(err instanceof Error ? err.message : String(err));
+        else await publisher?.close();
+        throw err;
       }
       let reply = toModelReply(completion, config.baseURL);
       if (input.toolCalling === 'react') reply = reactReply(reply.content ?? '', registry, reply, toolNames.length === 0);
@@ -96,11 +127,49 @@ export function createCallModel(deps: {
         else reply.outputError = checked.error;
       }
       if (provided.length > 0) reply.providedTools = provided;
+      // Later attempts void the text earlier ones streamed (the workflow announces a model_retry).
+      if (info.attempt > 1) reply.attempt = info.attempt;
       return reply;
     } finally {
       stop();
     }
   };
+}
+
+/**
+ * Streams one completion, handing each piece of text to `onText`, and returns the whole
+ * completion. A server that answers a streaming request with a plain JSON completion (some
+ * cannot stream) is read as such: its text then reaches subscribers in one piece, from the reply.
+ */
+async function streamCompletion(openai: OpenAI, request: ChatCompletionCreateParamsNonStreaming, signal: AbortSignal, onText: (text: string) => void): Promise<ChatCompletion> {
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  signal.addEventListener('abort', abort);
+  try {
+    const response = await openai.chat.completions
+      .create({ ...request, stream: true, stream_options: { include_usage: true } }, { signal: controller.signal })
+      .asResponse();
+    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) return (await response.json()) as ChatCompletion;
+    const completion = new CompletionAccumulator();
+    for await (const chunk of Stream.fromSSEResponse<ChatCompletionChunk>(response, controller)) {
+      const text = completion.add(chunk);
+      if (text) onText(text);
+    }
+    return completion.completion();
+  } finally {
+    signal.removeEventListener('abort', abort);
+  }
+}
+
+/** Sends text batches to the model call's own workflow run, over the given client or the worker's. */
+function textSender(client: Client | undefined, input: ModelCallInput): (batch: TextBatch) => Promise<void> {
+  const handle = (client ?? Context.current().client).workflow.getHandle(input.workflowId, input.runId);
+  return (batch) => handle.signal(textBatchSignal, batch);
+}
+
+/** A 400 that names streaming: the endpoint cannot stream (or does not know `stream_options`). */
+function refusedStreaming(failure: unknown): boolean {
+  return failure instanceof ApplicationFailure && failure.type === 'ModelCall.BadRequest' && /stream/i.test(failure.message);
 }
 
 /**

@@ -9,9 +9,11 @@ import type { ModelConfig } from './model-config';
 import { createListAgents, createResolveAgent } from './resolve-agent';
 import { createResolveTools } from './resolve-tools';
 import { OutputSchemas } from './structured-output';
+import type { StreamingOptions } from './text-publisher';
 
 export { createConversationLoader } from './call-model';
 export { ConversationLoader } from './conversation-loader';
+export { batchInterval, DEFAULT_BATCH_INTERVAL_MS, type StreamingOptions } from './text-publisher';
 export { modelConfigFromEnv, modelConfiguredInEnv, type ModelConfig } from './model-config';
 export type { ModelCallInput, ToolCallInput, ResolveToolsInput, ResolveAgentInput } from './types';
 
@@ -27,12 +29,14 @@ export interface ActivityDeps {
   toolProvider?: ToolProvider;
   /** The worker's conversation cache, filled by the workflows' `agentMessages` sink. */
   conversations?: ConversationLoader;
+  /** How model calls stream their text (default: they do, in 100 ms batches). */
+  streaming?: StreamingOptions;
 }
 
 /** The agent's activities, bound to a worker's tools, agents and model endpoint. */
 export function createActivities(deps: ActivityDeps) {
   return {
-    callModel: createCallModel({ client: deps.client, registry: deps.registry, config: deps.model, toolProvider: deps.toolProvider, outputs: new OutputSchemas(deps.agents), conversations: deps.conversations }),
+    callModel: createCallModel({ client: deps.client, registry: deps.registry, config: deps.model, toolProvider: deps.toolProvider, outputs: new OutputSchemas(deps.agents), conversations: deps.conversations, streaming: deps.streaming }),
     executeTool: createExecuteTool({ registry: deps.registry }),
     resolveTools: createResolveTools({ registry: deps.registry }),
     resolveAgent: createResolveAgent({ agents: deps.agents }),

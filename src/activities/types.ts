@@ -22,6 +22,8 @@ export interface ModelCallInput {
   agent?: string;
   /** The run's own output schema (overrides the agent's). */
   output?: JsonSchemaObject;
+  /** Stream the text to the workflow as it is written, as batches of this call (see `TextBatch`). */
+  stream?: { call: number };
 }
 
 /** Input of `executeTool`: one tool call, as the LLM wrote it. */

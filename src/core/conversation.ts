@@ -3,6 +3,7 @@ import { pendingApprovals } from './approvals';
 import { DEFAULT_MEMORY_WINDOW, memoryWindowStart, MIN_MEMORY_WINDOW } from './memory-window';
 import { durationProblem, isToolList, messageProblem, runOptionProblems } from './run-input';
 import { addUsage, noUsage } from './usage';
+import type { EventLogSnapshot } from './event-log';
 import type { AgentInput, AgentState, ChatMessage, PendingApproval, ToolInfo, TurnResult, Usage } from './types';
 
 /**
@@ -31,7 +32,12 @@ export interface ConversationInput extends ConversationOptions {
  * What a continued-as-new run starts from: the conversation state with only the memory window
  * of messages, never the whole transcript, so every run's history stays bounded.
  */
-export type ConversationCarry = Omit<ConversationState, 'options' | 'tools' | 'previousRunId'> & { tools: ToolInfo[]; previousRunId: string };
+export type ConversationCarry = Omit<ConversationState, 'options' | 'tools' | 'previousRunId'> & {
+  tools: ToolInfo[];
+  previousRunId: string;
+  /** The event stream's offsets and its last turns, so subscribers see one stream across runs. */
+  events?: EventLogSnapshot;
+};
 
 /** One user message (the `sendMessage` Update's and `queueMessage` Signal's argument). */
 export interface TurnInput {
@@ -168,6 +174,8 @@ export function withTurnApprovals(conv: ConversationState, turn: TurnInput): Con
 /** A new conversation, or the continuation of one (from `input.carry`). */
 export function startConversation(input: ConversationInput): ConversationState {
   const { carry, ...options } = input;
+  // The event log is the workflow's to restore; it is not conversation state.
+  const { events: _events, ...carried } = carry ?? ({} as Partial<ConversationCarry>);
   const base: ConversationState = {
     options,
     transcriptStart: 0,
@@ -178,7 +186,7 @@ export function startConversation(input: ConversationInput): ConversationState {
     runs: 1,
     rejectedMessages: { count: 0 },
   };
-  return carry ? { ...base, ...carry } : base;
+  return carry ? { ...base, ...(carried as ConversationCarry) } : base;
 }
 
 /** The window size in effect. */

@@ -15,3 +15,5 @@ export * from './tool-result-text';
 export * from './types';
 export * from './usage';
 export * from './react-parser';
+export * from './agent-events';
+export * from './event-log';

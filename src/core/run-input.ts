@@ -63,6 +63,7 @@ export function runOptionProblems(i: Record<string, unknown>): string[] {
   if (i.onLimit !== undefined && i.onLimit !== 'stop' && i.onLimit !== 'generate') {
     problems.push(`"onLimit" must be "stop" or "generate", got ${JSON.stringify(i.onLimit)}`);
   }
+  if (i.stream !== undefined && typeof i.stream !== 'boolean') problems.push(`"stream" must be true or false, got ${JSON.stringify(i.stream)}`);
   if (i.toolCalling !== undefined && !TOOL_CALLING_MODES.includes(i.toolCalling as ToolCallingMode)) {
     problems.push(`"toolCalling" must be one of ${TOOL_CALLING_MODES.join(', ')}, got ${JSON.stringify(i.toolCalling)}`);
   }

@@ -37,6 +37,8 @@ export interface ModelReply {
   output?: unknown;
   /** Structured output: why the final answer is not valid under the schema; it goes back to the LLM. */
   outputError?: string;
+  /** The activity attempt that produced this reply, when not the first (it voids text streamed by earlier ones). */
+  attempt?: number;
 }
 
 /** A JSON Schema, as plain JSON. */
@@ -132,6 +134,12 @@ export interface AgentInput {
   modelSettings?: ModelSettings;
   /** Default `tools`. */
   toolCalling?: ToolCallingMode;
+  /**
+   * Whether model calls stream their text to subscribers as it is written (default true). With
+   * false, events still arrive, but a model call's text comes in one `text_delta` when it returns,
+   * and no signal is sent for it.
+   */
+  stream?: boolean;
   /**
    * The final answer must be JSON valid under this schema (structured output); the result then
    * carries it parsed as `output`. Overrides a named agent's output schema.

@@ -41,6 +41,8 @@ const STATUS_OF: Record<ClientErrorKind, number> = {
   already_running: 409,
   unreachable: 503,
   still_running: 202,
+  gone: 410,
+  unsupported: 501,
 };
 
 /**

@@ -12,7 +12,16 @@ export interface ChatRequest {
 
 /** An answer: assistant text and/or tool calls, or a raw HTTP response (errors, malformed bodies). */
 export type ChatAnswer =
-  | { content?: string | null; toolCalls?: Array<{ id?: string; name: string; arguments: unknown }> }
+  | {
+      content?: string | null;
+      toolCalls?: Array<{ id?: string; name: string; arguments: unknown }>;
+      /** A streaming request gets the content in these pieces (default: word by word). */
+      chunks?: string[];
+      /** Pause before each streamed piece, in ms (default 0). */
+      chunkDelayMs?: number;
+      /** Answer a streaming request with a plain JSON completion, as servers that cannot stream do. */
+      noStreaming?: boolean;
+    }
   | { http: { status: number; body?: unknown; headers?: Record<string, string> } };
 
 /** Answers one chat request. */
@@ -63,6 +72,11 @@ export async function startOpenAICompatibleServer(handler: ChatHandler, options:
     const legacy = Array.isArray(request.functions) && toolCalls.length > 0;
     const promptTokens = Math.ceil(JSON.stringify(request.messages).length / 4);
     const completionTokens = Math.ceil(((content ?? '').length + JSON.stringify(toolCalls).length) / 4);
+    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+    if (request.stream === true && !answer.noStreaming) {
+      const pieces = answer.chunks ?? (content ? content.match(/\S+\s*|\s+/g) ?? [content] : []);
+      return streamAnswer(res, { id: `chatcmpl-${counter}`, model: request.model || modelName, created: 1_700_000_000 + counter }, pieces, toolCalls, legacy, usage, answer.chunkDelayMs ?? 0);
+    }
     send(res, 200, {
       id: `chatcmpl-${counter}`,
       object: 'chat.completion',
@@ -77,7 +91,7 @@ export async function startOpenAICompatibleServer(handler: ChatHandler, options:
           finish_reason: legacy ? 'function_call' : toolCalls.length ? 'tool_calls' : 'stop',
         },
       ],
-      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+      usage,
     });
   }
 
@@ -92,6 +106,44 @@ export async function startOpenAICompatibleServer(handler: ChatHandler, options:
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * A streamed answer, as OpenAI sends it: Server-Sent Events of `chat.completion.chunk`s (the role
+ * first, then text pieces, tool calls with their arguments in two pieces, the finish reason, the
+ * usage), then `data: [DONE]`.
+ */
+async function streamAnswer(
+  res: ServerResponse,
+  base: { id: string; model: string; created: number },
+  pieces: string[],
+  toolCalls: Array<{ id: string; type: string; function: { name: string; arguments: string } }>,
+  legacy: boolean,
+  usage: unknown,
+  delayMs: number,
+): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const chunk = (delta: unknown, finish: string | null = null, extra: object = {}) =>
+    res.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`);
+  chunk({ role: 'assistant', content: '' });
+  for (const piece of pieces) {
+    if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+    if (res.destroyed) return;
+    chunk({ content: piece });
+  }
+  toolCalls.slice(0, legacy ? 1 : undefined).forEach((c, index) => {
+    const half = Math.floor(c.function.arguments.length / 2);
+    if (legacy) {
+      chunk({ function_call: { name: c.function.name, arguments: c.function.arguments.slice(0, half) } });
+      chunk({ function_call: { arguments: c.function.arguments.slice(half) } });
+    } else {
+      chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments.slice(0, half) } }] });
+      chunk({ tool_calls: [{ index, function: { arguments: c.function.arguments.slice(half) } }] });
+    }
+  });
+  chunk({}, legacy && toolCalls.length ? 'function_call' : toolCalls.length ? 'tool_calls' : 'stop');
+  res.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [], usage })}\n\n`);
+  res.end('data: [DONE]\n\n');
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

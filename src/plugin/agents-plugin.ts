@@ -8,7 +8,7 @@ import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, WorkerOptions }
 import type { WorkflowInfo } from '@temporalio/workflow';
 import type { ChatMessage } from '../core';
 import { AGENT_MESSAGES_SINK } from '../workflows/definitions';
-import { createActivities, createConversationLoader, modelConfigFromEnv, type ConversationLoader, type ModelConfig } from '../activities';
+import { createActivities, createConversationLoader, modelConfigFromEnv, type ConversationLoader, type ModelConfig, type StreamingOptions } from '../activities';
 import type { AgentDefinition } from '../agents/define-agent';
 import { AgentRegistry } from '../agents/agent-registry';
 import { builtinTools } from '../tools';
@@ -38,6 +38,12 @@ export interface AgentsPluginOptions {
    * no workflow on it hands them over. Default true.
    */
   workflows?: boolean;
+  /**
+   * How model calls stream their text to subscribers: `{ enabled: false }` turns it off on this
+   * worker (text then arrives in one piece per model call), `batchIntervalMs` spaces the batches
+   * (default 100 ms; each batch is one signal). Runs can also opt out with `stream: false`.
+   */
+  streaming?: StreamingOptions;
 }
 
 /** The module that registers the agent and conversation workflows (workflow-safe code only). */
@@ -66,7 +72,7 @@ export class AgentsPlugin extends SimplePlugin {
     const conversations = createConversationLoader(options.client);
     super({
       name: 'durable-agents',
-      activities: createActivities({ client: options.client, registry, agents, model: options.model ?? modelConfigFromEnv(), toolProvider: options.toolProvider, conversations }),
+      activities: createActivities({ client: options.client, registry, agents, model: options.model ?? modelConfigFromEnv(), toolProvider: options.toolProvider, conversations, streaming: options.streaming }),
     });
     this.tools = registry;
     this.agents = agents;

@@ -11,8 +11,10 @@
  * - `already_running`: a run with that id is already running.
  * - `unreachable`: the Temporal server could not be reached (for longer than we wait).
  * - `still_running`: the caller's bound on waiting ran out; the run goes on.
+ * - `gone`: the events asked for are no longer kept (a conversation keeps its last two turns).
+ * - `unsupported`: the workflow predates what was asked (e.g. event streams).
  */
-export type ClientErrorKind = 'invalid' | 'not_found' | 'wrong_kind' | 'closed' | 'rejected' | 'already_running' | 'unreachable' | 'still_running';
+export type ClientErrorKind = 'invalid' | 'not_found' | 'wrong_kind' | 'closed' | 'rejected' | 'already_running' | 'unreachable' | 'still_running' | 'gone' | 'unsupported';
 
 const ERROR_TYPES: Record<ClientErrorKind, string> = {
   invalid: 'Client.InvalidInput',
@@ -23,6 +25,8 @@ const ERROR_TYPES: Record<ClientErrorKind, string> = {
   already_running: 'Client.AlreadyRunning',
   unreachable: 'Client.Unreachable',
   still_running: 'Client.StillRunning',
+  gone: 'Client.Gone',
+  unsupported: 'Client.Unsupported',
 };
 
 /** A client request that failed for a reason people can act on; see {@link ClientErrorKind}. */

@@ -1,7 +1,21 @@
 import { ApplicationFailure, CancellationScope, isCancellation, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
-import { applyAgent, applyInterruption, messagesPage, runResult, runStatus, startRun, validateAgentInput, withoutHistoryMark, type AgentInput, type AgentResult, type AgentWorkflowResult, type RunState } from '../core';
+import {
+  applyAgent,
+  applyInterruption,
+  EventLog,
+  messagesPage,
+  runResult,
+  runStatus,
+  startRun,
+  validateAgentInput,
+  withoutHistoryMark,
+  type AgentInput,
+  type AgentResult,
+  type AgentWorkflowResult,
+  type RunState,
+} from '../core';
 import { omitRecordedResults, withDurationUnitsRequired } from './compat';
-import { messagesQuery, statusQuery } from './definitions';
+import { eventsQuery, messagesQuery, statusQuery, textBatchSignal } from './definitions';
 import { SharedMessages } from './message-sink';
 import { failureInfo, handleApprovals, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
 
@@ -19,12 +33,30 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
   const run: RunRef = { state: startRun(input, []) };
   setHandler(statusQuery, () => runStatus(run.state));
   setHandler(messagesQuery, (range) => messagesPage(run.state.messages, range));
-  handleApprovals(() => run);
+  const events = new EventLog();
+  events.startTurn(1, input.message);
+  setHandler(eventsQuery, (request) => events.read(request));
+  setHandler(textBatchSignal, (batch) => void events.applyTextBatch(batch));
+  handleApprovals(
+    () => run,
+    (d) => events.emit(1, { type: 'approval_decided', callId: d.callId, approved: d.approve, ...(d.reason ? { reason: d.reason } : {}) }),
+  );
 
   const { workflowId, runId } = workflowInfo();
   const shared = new SharedMessages();
   const loopWith = (effective: AgentInput) =>
-    runLoop(run, { workflowId, runId, settings: effective.modelSettings, toolCalling: effective.toolCalling, agent: input.agent, output: input.output, shared });
+    runLoop(run, {
+      workflowId,
+      runId,
+      settings: effective.modelSettings,
+      toolCalling: effective.toolCalling,
+      agent: input.agent,
+      output: input.output,
+      shared,
+      events,
+      turn: 1,
+      stream: effective.stream !== false,
+    });
   let loop: () => Promise<void>;
   let limitMs = run.state.limits.maxExecutionTimeMs;
   try {
@@ -45,8 +77,12 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
     if (limitMs === undefined) await loop();
     else if (await timeLimited(loop, limitMs)) run.state = applyInterruption(run.state, 'time_limit');
   } catch (err) {
-    throw runFailure(err, run.state, workflowId);
+    const failure = runFailure(err, run.state, workflowId);
+    const { error, errorType } = isCancellation(err) ? { error: 'the run was cancelled', errorType: 'Cancelled' } : failureInfo(err);
+    events.emit(1, { type: 'turn_failed', error, errorType });
+    throw failure;
   }
+  events.emit(1, { type: 'turn_completed', result: runResult(run.state, workflowId) });
   // Tool outputs are in history as activity results already: clients read them from there.
   return runResult(run.state, workflowId, { omitRecordedResults: omitRecordedResults(run.state) });
 }

@@ -18,6 +18,7 @@ import {
   conversationResult,
   conversationStatus,
   DEFAULT_IDLE_TIMEOUT,
+  EventLog,
   finishTurn,
   messagesPage,
   parseDuration,
@@ -41,9 +42,11 @@ import {
   cancelTurnUpdate,
   conversationStatusQuery,
   endConversationUpdate,
+  eventsQuery,
   messagesQuery,
   queueMessageSignal,
   sendMessageUpdate,
+  textBatchSignal,
   transcriptQuery,
   usageQuery,
 } from './definitions';
@@ -98,7 +101,13 @@ export async function conversationWorkflow(original: ConversationInput): Promise
   setHandler(messagesQuery, (range) => messagesPage(runMessages(conv, active?.run.state), range));
   setHandler(transcriptQuery, (range) => transcriptPage(conv, active?.run.state, range ?? {}, messagesPage));
   setHandler(usageQuery, () => (active ? addUsage(conv.usage, active.run.state.usage) : conv.usage));
-  handleApprovals(() => active?.run);
+  const events = new EventLog(input.carry?.events);
+  setHandler(eventsQuery, (request) => events.read(request));
+  setHandler(textBatchSignal, (batch) => void events.applyTextBatch(batch));
+  handleApprovals(
+    () => active?.run,
+    (d) => events.emit(active!.turn, { type: 'approval_decided', callId: d.callId, approved: d.approve, ...(d.reason ? { reason: d.reason } : {}) }),
+  );
 
   setHandler(
     sendMessageUpdate,
@@ -156,6 +165,7 @@ export async function conversationWorkflow(original: ConversationInput): Promise
     conv = withTurnApprovals(conv, queued.input);
     const turn: ActiveTurn = { turn: conv.turns + 1, run: { state: startTurn(conv, queued.input) }, scope: new CancellationScope() };
     active = turn;
+    events.startTurn(turn.turn, queued.input.message);
     const timeLimitMs = turn.run.state.limits.maxExecutionTimeMs;
     // The timer has its own scope so it is cancelled (and leaves history) when the turn ends first.
     const timer = new CancellationScope();
@@ -172,8 +182,10 @@ export async function conversationWorkflow(original: ConversationInput): Promise
     }
     let failure: { error: string; errorType: string } | undefined;
     try {
-      const { modelSettings, toolCalling, agent, output } = conv.options;
-      await turn.scope.run(() => runLoop(turn.run, { workflowId, runId, settings: modelSettings, toolCalling, agent, output, shared }));
+      const { modelSettings, toolCalling, agent, output, stream } = conv.options;
+      await turn.scope.run(() =>
+        runLoop(turn.run, { workflowId, runId, settings: modelSettings, toolCalling, agent, output, shared, events, turn: turn.turn, stream: stream !== false }),
+      );
     } catch (err) {
       if (isCancellation(err) && turn.interruption) turn.run.state = applyInterruption(turn.run.state, turn.interruption);
       else if (isCancellation(err)) throw err; // the whole conversation was cancelled
@@ -187,7 +199,9 @@ export async function conversationWorkflow(original: ConversationInput): Promise
       active = undefined;
     }
     conv = finishTurn(conv, turn.run.state);
-    return turnResult(turn.run.state, workflowId, turn.turn, failure);
+    const result = turnResult(turn.run.state, workflowId, turn.turn, failure);
+    events.emit(turn.turn, failure ? { type: 'turn_failed', ...failure } : { type: 'turn_completed', result });
+    return result;
   };
 
   const idleTimeoutMs = parseDuration(input.idleTimeout ?? DEFAULT_IDLE_TIMEOUT);
@@ -207,7 +221,7 @@ export async function conversationWorkflow(original: ConversationInput): Promise
     if (queue.length === 0 && !ending && workflowInfo().continueAsNewSuggested) {
       // Let the finished turn's Update return its result first; a message arriving meanwhile is served here.
       await condition(() => allHandlersFinished() || queue.length > 0 || ending);
-      if (queue.length === 0 && !ending) await continueAsNew<typeof conversationWorkflow>({ ...conv.options, carry: carryOver(conv, runId) });
+      if (queue.length === 0 && !ending) await continueAsNew<typeof conversationWorkflow>({ ...conv.options, carry: { ...carryOver(conv, runId), events: events.snapshot() } });
     }
   }
   await condition(allHandlersFinished);

@@ -6,7 +6,10 @@ import type {
   ConversationResult,
   ConversationStatus,
   ConversationTurnResult,
+  EventPage,
+  EventsRequest,
   PendingApproval,
+  TextBatch,
   TranscriptPage,
   TurnInput,
   Usage,
@@ -28,6 +31,14 @@ export const LIST_AGENTS_WORKFLOW_TYPE = 'listAgentsWorkflow';
 
 /** The sink through which workflows hand new messages to their worker's model calls (see `message-sink.ts`). */
 export const AGENT_MESSAGES_SINK = 'agentMessages';
+
+/**
+ * Events after an offset (runs and conversations): what subscribers read. A query, so reading
+ * never adds to the history, however many subscribers there are.
+ */
+export const eventsQuery = defineQuery<EventPage, [EventsRequest?]>('events');
+/** Text a model call is writing, in batches, from the model-call activity (see `TextBatch`). */
+export const textBatchSignal = defineSignal<[TextBatch]>('agentText');
 
 /** A slice of messages by index. */
 export interface MessagesRange {

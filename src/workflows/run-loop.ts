@@ -25,6 +25,7 @@ import {
   pendingApprovals,
   toolCallSummary,
   toolErrorText,
+  type ApprovalDecision,
   type JsonSchemaObject,
   type ModelSettings,
   type PendingApproval,
@@ -32,6 +33,8 @@ import {
   type RunState,
   type ToolCallingMode,
   type ToolOutcome,
+  type EventLog,
+  type ModelReply,
 } from '../core';
 import { decideApprovalUpdate, pendingApprovalsQuery } from './definitions';
 import type { SharedMessages } from './message-sink';
@@ -77,53 +80,94 @@ export interface RunRef {
   state: RunState;
 }
 
+/** What {@link runLoop} needs besides the run: where it runs, its settings, and where events go. */
+export interface RunContext {
+  workflowId: string;
+  runId: string;
+  settings?: ModelSettings;
+  toolCalling?: ToolCallingMode;
+  agent?: string;
+  output?: JsonSchemaObject;
+  shared: SharedMessages;
+  /** The workflow's event stream, and the turn this run is (1 for a one-shot run). */
+  events: EventLog;
+  turn: number;
+  /** Whether model calls stream their text as they write it (the run's `stream` option). */
+  stream: boolean;
+}
+
 /**
  * Drives one run of the agent loop to its end: asks the core for the next step and carries it
  * out (a model call, tool calls, waiting for approvals). Shared by one-shot runs and conversation
  * turns. Cancellation of the enclosing scope (time limit, a cancelled turn) propagates out.
  */
-export async function runLoop(
-  run: RunRef,
-  ctx: { workflowId: string; runId: string; settings?: ModelSettings; toolCalling?: ToolCallingMode; agent?: string; output?: JsonSchemaObject; shared: SharedMessages },
-): Promise<void> {
+export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
   for (let step = nextStep(run.state); step.type !== 'finish'; step = nextStep(run.state)) {
     if (step.type === 'call_model') {
       // The model call reads them from its worker's cache instead of querying the workflow.
       ctx.shared.share(run.state.messages);
       const range = modelContextRange(run.state.messages, run.state.memoryWindow);
-      const reply = await callModel.executeWithOptions(modelCallOptions(run.state, modelCallSummary(step.iteration, step.final)), [
-        {
-          workflowId: ctx.workflowId,
-          runId: ctx.runId,
-          ...range,
-          toolNames: step.toolNames,
-          settings: ctx.settings,
-          toolCalling: ctx.toolCalling,
-          // Only when set, so model-call inputs of plain runs keep their recorded shape.
-          ...(ctx.agent ? { agent: ctx.agent } : {}),
-          ...(ctx.output ? { output: ctx.output } : {}),
-        },
-      ]);
+      const call = ctx.events.startModelCall(ctx.turn, step.iteration);
+      let reply: ModelReply;
+      try {
+        reply = await callModel.executeWithOptions(modelCallOptions(run.state, modelCallSummary(step.iteration, step.final)), [
+          {
+            workflowId: ctx.workflowId,
+            runId: ctx.runId,
+            ...range,
+            toolNames: step.toolNames,
+            settings: ctx.settings,
+            toolCalling: ctx.toolCalling,
+            // Only when set, so model-call inputs of plain runs keep their recorded shape.
+            ...(ctx.agent ? { agent: ctx.agent } : {}),
+            ...(ctx.output ? { output: ctx.output } : {}),
+            ...(ctx.stream ? { stream: { call } } : {}),
+          },
+        ]);
+      } catch (err) {
+        ctx.events.abandonModelCall(call);
+        throw err;
+      }
+      ctx.events.finishModelCall(call, shownText(reply, ctx.toolCalling), reply.attempt);
       run.state = applyModelReply(run.state, step, reply);
     } else if (step.type === 'await_approval') {
-      await awaitApprovals(run, step.pending);
+      for (const p of step.pending) ctx.events.emit(ctx.turn, { type: 'approval_requested', callId: p.callId, tool: p.name, arguments: p.arguments, summary: p.summary });
+      await awaitApprovals(run, step.pending, ctx);
     } else {
-      run.state = applyToolOutcomes(run.state, await Promise.all(step.calls.map(runTool)));
+      for (const c of step.calls) ctx.events.emit(ctx.turn, { type: 'tool_call_started', id: c.call.id, name: c.call.function.name, arguments: c.arguments });
+      const outcomes = await Promise.all(
+        step.calls.map(async (planned) => {
+          const outcome = await runTool(planned);
+          ctx.events.emit(ctx.turn, { type: 'tool_call_finished', id: planned.call.id, name: planned.call.function.name, result: outcome.result, error: outcome.error });
+          return outcome;
+        }),
+      );
+      run.state = applyToolOutcomes(run.state, outcomes);
     }
   }
+}
+
+/** The text a reply shows a person: a ReAct step that calls a tool shows none (its text is the model's reasoning). */
+function shownText(reply: ModelReply, toolCalling: ToolCallingMode | undefined): string {
+  if (toolCalling === 'react' && reply.toolCalls.length > 0) return '';
+  return reply.content ?? '';
 }
 
 /**
  * Waits, durably and without holding a worker, until every pending call is decided; the approval
  * timeout (a durable timer) rejects whatever is still pending.
  */
-async function awaitApprovals(run: RunRef, pending: PendingApproval[]): Promise<void> {
+async function awaitApprovals(run: RunRef, pending: PendingApproval[], ctx: RunContext): Promise<void> {
   setCurrentDetails(approvalDetails(pending));
   try {
     const decided = () => pendingApprovals(callsOf(run.state)).length === 0;
     const timeoutMs = run.state.limits.approvalTimeoutMs;
     if (timeoutMs === undefined) await condition(decided);
-    else if (!(await condition(decided, timeoutMs))) run.state = expireApprovals(run.state, `no decision within the approval timeout (${timeoutMs} ms)`);
+    else if (!(await condition(decided, timeoutMs))) {
+      const reason = `no decision within the approval timeout (${timeoutMs} ms)`;
+      for (const p of pendingApprovals(callsOf(run.state))) ctx.events.emit(ctx.turn, { type: 'approval_decided', callId: p.callId, approved: false, reason });
+      run.state = expireApprovals(run.state, reason);
+    }
   } finally {
     setCurrentDetails('');
   }
@@ -144,7 +188,7 @@ function callsOf(state: RunState): PlannedToolCall[] {
  * Registers the approval Update and query on a run that may be absent (a conversation between
  * turns). The validator rejects unknown call ids before anything reaches history.
  */
-export function handleApprovals(current: () => RunRef | undefined): void {
+export function handleApprovals(current: () => RunRef | undefined, decided?: (decision: ApprovalDecision) => void): void {
   setHandler(pendingApprovalsQuery, () => {
     const run = current();
     return run ? pendingApprovals(callsOf(run.state)) : [];
@@ -154,6 +198,7 @@ export function handleApprovals(current: () => RunRef | undefined): void {
     (decision) => {
       const run = current()!;
       run.state = decideApproval(run.state, decision);
+      decided?.(decision);
       return { callId: decision.callId, approved: decision.approve, stillPending: pendingApprovals(callsOf(run.state)).length };
     },
     {

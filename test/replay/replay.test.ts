@@ -55,6 +55,15 @@ it('has conversation histories that exercise updates, signals, approvals, cancel
   expect(events('conversation-cancel-signal-dynamic.json').some((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'queueMessage')).toBe(true);
 });
 
+it('has a run whose answer was streamed: text batches (signals) arrive while its model call runs', () => {
+  const events = load('streamed-answer.json').events ?? [];
+  const signals = events.map((e, i) => (e.workflowExecutionSignaledEventAttributes?.signalName === 'agentText' ? i : -1)).filter((i) => i >= 0);
+  const modelCalls = events.map((e, i) => (e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel' ? i : -1)).filter((i) => i >= 0);
+  const lastResult = events.map((e, i) => (e.activityTaskCompletedEventAttributes ? i : -1)).filter((i) => i >= 0).pop()!;
+  expect(signals.length).toBeGreaterThan(1);
+  expect(signals.every((i) => i > modelCalls[1] && i < lastResult)).toBe(true);
+});
+
 it('has histories of named agents and structured output', () => {
   // The agent is resolved once, by a local activity recorded as a marker, before the timer starts.
   const events = load('agent-structured-output.json').events ?? [];

@@ -31,6 +31,15 @@ export const scenarios: Scenario[] = [
     steps: [call(['stock_quote', { symbol: 'ACME' }]), call(['add', { a: 42, b: 1 }]), answer('43')],
   },
   {
+    // The answer streamed in batches: signals (agentText) between the model call's start and its result.
+    name: 'streamed-answer',
+    input: { message: 'What is 40 + 2? Explain at length.', tools: ['add'] },
+    steps: [
+      call(['add', { a: 40, b: 2 }]),
+      { content: Array.from({ length: 30 }, (_, i) => `part${i}`).join(' '), chunkDelayMs: 40 },
+    ],
+  },
+  {
     name: 'immediate-return',
     input: { message: 'What is the value of 11 + 31?', tools: ['add'], immediateTools: ['add'] },
     steps: [call(['add', { a: 11, b: 31 }])],

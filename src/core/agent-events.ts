@@ -1,0 +1,78 @@
+import type { ConversationTurnResult } from './conversation';
+import type { AgentResult } from './types';
+
+/**
+ * What a run or conversation tells its subscribers, in order. Every event carries its `offset`
+ * (monotonic per workflow id, across continue-as-new) and the `turn` it belongs to (1 for a
+ * one-shot run).
+ *
+ * Reading text: the `text_delta`s of one model call (`call`), concatenated, are its final
+ * `content`. A `model_retry` for that call means the text shown so far for it is void (the
+ * attempt that wrote it failed, e.g. its worker was killed); the new attempt's deltas follow
+ * from the start of the answer.
+ */
+export type AgentEventBody =
+  | { type: 'turn_started'; message: string }
+  | { type: 'model_call_started'; call: number; iteration: number }
+  | { type: 'text_delta'; call: number; delta: string }
+  | { type: 'model_retry'; call: number; attempt: number; error: string }
+  | { type: 'tool_call_started'; id: string; name: string; arguments: Record<string, unknown> }
+  | { type: 'tool_call_finished'; id: string; name: string; result: string; error: boolean }
+  | { type: 'approval_requested'; callId: string; tool: string; arguments: Record<string, unknown>; summary: string }
+  | { type: 'approval_decided'; callId: string; approved: boolean; reason?: string }
+  | { type: 'turn_completed'; result: AgentResult | ConversationTurnResult }
+  | { type: 'turn_failed'; error: string; errorType: string };
+
+/** One event as subscribers receive it. */
+export type AgentEvent = AgentEventBody & { offset: number; turn: number };
+
+/** Every event type, e.g. for validating a client's filter. */
+export const AGENT_EVENT_TYPES = [
+  'turn_started',
+  'model_call_started',
+  'text_delta',
+  'model_retry',
+  'tool_call_started',
+  'tool_call_finished',
+  'approval_requested',
+  'approval_decided',
+  'turn_completed',
+  'turn_failed',
+] as const satisfies readonly AgentEvent['type'][];
+
+/**
+ * What the model-call activity signals while the model writes: text of one attempt of one call.
+ * `seq` counts the attempt's batches from 1, so a batch delivered twice is applied once.
+ * `failed` reports why an attempt is about to fail (Temporal may retry it).
+ */
+export interface TextBatch {
+  call: number;
+  attempt: number;
+  seq: number;
+  text?: string;
+  failed?: string;
+}
+
+/** A page of events (the `events` query's result). */
+export interface EventPage {
+  events: AgentEvent[];
+  /** The offset the next event will get; ask with `after: next - 1` to wait for it. */
+  next: number;
+  /** The oldest offset still kept; older ones were dropped with their turn (see `EventLog`). */
+  firstKept: number;
+  /** Whether more events than this page are already there. */
+  more: boolean;
+}
+
+/** Arguments of the `events` query. */
+export interface EventsRequest {
+  /** The last offset the subscriber saw; absent: from the start of the current turn. */
+  after?: number;
+  /** At most this many events (default and cap {@link MAX_EVENTS_PER_PAGE}). */
+  limit?: number;
+}
+
+/** Events in one page at most; pages also stop at {@link MAX_EVENT_PAGE_CHARS} of JSON. */
+export const MAX_EVENTS_PER_PAGE = 1000;
+/** Keeps a query result well under gRPC's 4 MB default message limit. */
+export const MAX_EVENT_PAGE_CHARS = 1_000_000;
