@@ -1,13 +1,15 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Client } from '@temporalio/client';
-import { toolCallSummary, type ConversationOptions, type ConversationTurnResult, type TurnInput } from '../core';
+import { type ConversationOptions, type ConversationTurnResult, type TurnInput } from '../core';
 import { decideApproval } from '../runtime/agent-workflows';
 import { cancelTurn, endConversation, startMessage } from '../runtime/conversations';
 import { turnJson, turnText } from './format-conversation';
 import { onInterrupt } from './interrupt';
 import { startOnlyWarning } from './option-flags';
-import { readProgress, retryText } from './progress';
+import { retryText, watchProgress } from './progress';
+import { EventPrinter } from './event-printer';
+import { eventsPosition, isTurnEnd, streamEvents } from '../runtime/event-stream';
 import { commandName } from './command-name';
 
 /** Where a chat reads the person's lines and writes answers, notes and prompts. */
@@ -77,15 +79,18 @@ export async function chat(options: {
       cancelling = false;
       try {
         const result = await options.scoped(async () => {
+          // Events from here on: this turn's (a closed or new conversation starts at 0).
+          const after = await eventsPosition(client, conversationId).catch(() => -1);
           const sent = await startMessage(client, conversationId, { message: line, ...perTurn }, start);
           if (sent.wasOpen && !warned) {
             warned = true;
             const warning = startOnlyWarning(conversationId, start.options);
             if (warning) io.note(warning);
           }
-          return followTurn(client, conversationId, sent.result(), io, ask);
+          return followTurn(client, conversationId, line, after, sent.result(), io, ask, json);
         });
-        io.out(json ? JSON.stringify(turnJson(result)) : `agent> ${turnText(result)}`);
+        if (json) io.out(JSON.stringify(turnJson(result.turn)));
+        else if (!result.answerShown) io.out(`agent> ${turnText(result.turn)}`);
       } catch (err) {
         io.note(`error: ${err instanceof Error ? err.message : String(err)}`);
       } finally {
@@ -98,48 +103,61 @@ export async function chat(options: {
   }
 }
 
-/** Shows a running turn's progress and asks for approvals until its result arrives. */
+/**
+ * Shows a running turn as it happens, from its events: the answer as it is written, tool calls
+ * as they start and finish, retried model calls; asks for approvals inline. Returns the turn's
+ * result and whether its answer was shown in full already.
+ */
 async function followTurn(
   client: Client,
   conversationId: string,
+  message: string,
+  after: number,
   result: Promise<ConversationTurnResult>,
   io: ChatIO,
   ask: (prompt: string) => Promise<string | undefined>,
-): Promise<ConversationTurnResult> {
-  let done = false;
-  const finished = result.finally(() => (done = true));
-  finished.catch(() => undefined); // observed below; avoid an unhandled rejection while polling
-  const shown = new Set<string>();
-  while (!done) {
-    await Promise.race([finished.catch(() => undefined), new Promise((r) => setTimeout(r, 250))]);
-    if (done) break;
-    const progress = await readProgress(client, conversationId, 'conversation').catch(() => undefined);
-    if (!progress) continue;
-    if (progress.modelCall !== undefined && !shown.has(`model:${progress.modelCall}`)) {
-      shown.add(`model:${progress.modelCall}`);
-      io.note(`  … model call ${progress.modelCall}`);
+  json: boolean,
+): Promise<{ turn: ConversationTurnResult; answerShown: boolean }> {
+  const finished = result.then((turn) => ({ turn }));
+  finished.catch(() => undefined); // awaited below
+  // With --json the answer is in the turn's object; only steps are shown (on stderr).
+  const printer = new EventPrinter({ text: (text) => (json ? undefined : io.prompt(text)), note: io.note }, { textPrefix: 'agent> ', modelCalls: true, approvals: false });
+  const stopWatching = watchProgress(client, conversationId, 'conversation', { retry: (r) => io.note(`  ! ${retryText(r)}`) });
+  const stop = new AbortController();
+  let ourTurn: number | undefined;
+  const events = (async () => {
+    try {
+      for await (const e of streamEvents(client, conversationId, { after, signal: stop.signal, until: (e) => ourTurn !== undefined && isTurnEnd(e, ourTurn) })) {
+        if (e.type === 'turn_started' && ourTurn === undefined && e.message === message) ourTurn = e.turn;
+        printer.show(e);
+        if (e.type === 'approval_requested') await askApproval(client, conversationId, e, io, ask);
+      }
+    } catch (err) {
+      io.note(`  (live view stopped: ${err instanceof Error ? err.message : String(err)})`);
     }
-    if (progress.retry && !shown.has(`retry:${progress.retry.call}:${progress.retry.attempt}`)) {
-      shown.add(`retry:${progress.retry.call}:${progress.retry.attempt}`);
-      io.note(`  ! ${retryText(progress.retry)}`);
-    }
-    for (const c of progress.pendingToolCalls) {
-      if (shown.has(c.id)) continue;
-      shown.add(c.id);
-      io.note(`  → ${toolCallSummary(c.name, c.arguments)}`);
-    }
-    for (const p of progress.pendingApprovals) {
-      if (shown.has(`approval:${p.callId}`)) continue;
-      shown.add(`approval:${p.callId}`);
-      const reply = (await ask(`  approve ${p.summary}? [y = approve, n or a reason = reject] `))?.trim() ?? '';
-      const approve = /^y(es)?$/i.test(reply);
-      const reason = !approve && reply && !/^no?$/i.test(reply) ? reply : undefined;
-      await decideApproval(client, conversationId, { callId: p.callId, approve, ...(reason ? { reason } : {}) }).catch((err: Error) => io.note(`  could not decide: ${err.message}`));
-      io.note(approve ? '  approved' : `  rejected${reason ? `: ${reason}` : ''}`);
-    }
+  })();
+  try {
+    const { turn } = await finished;
+    // The last events arrive moments after the result.
+    await Promise.race([events, new Promise((r) => setTimeout(r, 5_000).unref())]);
+    printer.endLine();
+    return { turn, answerShown: !json && printer.answerShown };
+  } finally {
+    stop.abort();
+    stopWatching();
   }
-  const turn = await finished;
-  // Tool calls that started and finished between two polls were never seen running.
-  for (const e of turn.toolExecutions) if (!shown.has(e.id)) io.note(`  → ${toolCallSummary(e.name, e.arguments)}`);
-  return turn;
+}
+
+/** Asks the person to approve or reject a pending tool call, and sends the decision. */
+async function askApproval(
+  client: Client,
+  conversationId: string,
+  p: { callId: string; summary: string },
+  io: ChatIO,
+  ask: (prompt: string) => Promise<string | undefined>,
+): Promise<void> {
+  const reply = (await ask(`  approve ${p.summary}? [y = approve, n or a reason = reject] `))?.trim() ?? '';
+  const approve = /^y(es)?$/i.test(reply);
+  const reason = !approve && reply && !/^no?$/i.test(reply) ? reply : undefined;
+  await decideApproval(client, conversationId, { callId: p.callId, approve, ...(reason ? { reason } : {}) }).catch((err: Error) => io.note(`  could not decide: ${err.message}`));
 }

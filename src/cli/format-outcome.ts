@@ -25,13 +25,16 @@ export function outcomeJson(outcome: RunOutcome): Record<string, unknown> {
   return json;
 }
 
-/** The human-readable report: the answer, each tool execution, and the run's Web UI link. */
-export function outcomeText(outcome: RunOutcome, uiLink: string | undefined): string {
+/**
+ * The human-readable report: the answer (unless `answerShown`: it was streamed already), each
+ * tool execution, and the run's Web UI link.
+ */
+export function outcomeText(outcome: RunOutcome, uiLink: string | undefined, options: { answerShown?: boolean } = {}): string {
   const lines: string[] = [];
   if (outcome.status === 'failed') lines.push(`Run failed: ${outcome.error ?? 'unknown error'}`);
   else if (outcome.status === 'immediate') lines.push('Returned immediately after its tools ran (no final answer from the LLM).');
   else if (outcome.status === 'cancelled') lines.push('Cancelled.');
-  else lines.push(outcome.content ?? '');
+  else if (!options.answerShown) lines.push(outcome.content ?? '');
   if (outcome.status === 'max_iterations' || outcome.status === 'time_limit') lines.push(`(status: ${outcome.status})`);
   if (outcome.toolExecutions.length) {
     lines.push('', 'Tool executions:');

@@ -9,6 +9,8 @@ import { outcomeJson, outcomeText } from './format-outcome';
 import { RUN_OPTION_HELP, WAIT_HELP } from './option-flags';
 import { parseRunArgs, RUN_USAGE, UsageError } from './parse-run-args';
 import { runFromCommandLine } from './run-flow';
+import { EventPrinter } from './event-printer';
+import type { AgentEvent } from '../core';
 import { defaultTaskQueue } from '../runtime/agent-worker';
 import { ClientError } from '../runtime/client-error';
 import { installRuntimeLogging } from '../runtime/logging';
@@ -23,6 +25,7 @@ ${RUN_OPTION_HELP}
   --id ID                workflow id (default: agent-<words>-<random>)
 ${WAIT_HELP}
   --json                 print exactly one JSON object (errors too: {"error", "errorType"})
+  --events               print the run's events as JSON lines as they happen (text deltas, tool calls, ...)
 
 ${CONVERSATION_USAGE}
 
@@ -58,13 +61,18 @@ export async function main(argv: string[]): Promise<number> {
     });
   }
   if (command !== 'run') throw new UsageError(`unknown command "${command}"`);
-  const { input, workflowId, waitMs, json } = parseRunArgs(rest, registered);
+  const { input, workflowId, waitMs, json, events } = parseRunArgs(rest, registered);
   // The run's outcome says what failed; the SDK's per-attempt warnings would only repeat it.
   logging();
   const note = (line: string) => process.stderr.write(`${line}\n`);
-  const r = await runFromCommandLine({ input, workflowId, waitMs, taskQueue: defaultTaskQueue(), note: json ? () => undefined : note, alert: note });
+  // Text mode shows the answer as it is written (stdout) and each step (stderr); --events prints every event.
+  const printer = json || events ? undefined : new EventPrinter({ text: (text) => process.stdout.write(text), note });
+  const onEvent = events ? (e: AgentEvent) => console.log(JSON.stringify(e)) : printer ? (e: AgentEvent) => printer.show(e) : undefined;
+  const r = await runFromCommandLine({ input, workflowId, waitMs, taskQueue: defaultTaskQueue(), note: json || events ? () => undefined : note, alert: note, onEvent });
   if ('outcome' in r) {
-    console.log(json ? JSON.stringify(outcomeJson(r.outcome)) : outcomeText(r.outcome, r.uiLink));
+    printer?.endLine();
+    if (json) console.log(JSON.stringify(outcomeJson(r.outcome)));
+    else if (!events) console.log(outcomeText(r.outcome, r.uiLink, { answerShown: printer?.answerShown ?? false }));
     return r.outcome.status === 'failed' ? 1 : 0;
   }
   note(r.followUp);

@@ -21,6 +21,7 @@ export const RUN_OPTION_FLAGS = {
   'on-limit': { type: 'string' },
   system: { type: 'string' },
   'tool-calling': { type: 'string' },
+  'no-stream': { type: 'boolean' },
 } as const satisfies Flags;
 
 /** The `--help` lines of the run options. */
@@ -35,6 +36,7 @@ export const RUN_OPTION_HELP = `  --agent NAME           a named agent of the wo
   --on-limit MODE        at the iteration limit: stop (default) or generate a last answer
   --system "..."         system message
   --tool-calling MODE    tools (default), functions (legacy function_call API) or react (ReAct text prompt)
+  --no-stream            model calls do not stream their text (it then arrives in one piece per call)
   Durations are a number with a unit: ${DURATION_UNITS.join(', ')} (e.g. 500ms, 30s, 1.5m, 2h, 1d).`;
 
 /** Flags whose options only apply when a conversation starts, by option key (for warnings on open conversations). */
@@ -96,6 +98,7 @@ export function runOptionsFromFlags(values: Record<string, string | boolean | un
     if (!TOOL_CALLING_MODES.includes(mode)) throw new UsageError(`--tool-calling must be one of ${TOOL_CALLING_MODES.join(', ')}, got "${mode}"`);
     options.toolCalling = mode;
   }
+  if (values['no-stream'] === true) options.stream = false;
   return options;
 }
 

@@ -7,7 +7,7 @@ export { UsageError } from './option-flags';
 /** The usage line of `run`. */
 export const RUN_USAGE =
   `usage: ${commandName()} run "<message>" [--agent name] [--tools a,b] [--immediate a] [--needs-approval a] [--approval-timeout 1h] [--max-iterations N] ` +
-  '[--max-time 30s] [--model-timeout 5m] [--on-limit stop|generate] [--system "..."] [--tool-calling tools|functions|react] [--id <workflowId>] [--wait 2m] [--json]';
+  '[--max-time 30s] [--model-timeout 5m] [--on-limit stop|generate] [--system "..."] [--tool-calling tools|functions|react] [--no-stream] [--id <workflowId>] [--wait 2m] [--json | --events]';
 
 /** A parsed `run` command. */
 export interface RunCommand {
@@ -16,6 +16,8 @@ export interface RunCommand {
   /** Stop waiting for the result after this many ms. */
   waitMs?: number;
   json: boolean;
+  /** Print the run's events as JSON lines (instead of text, or one JSON object). */
+  events: boolean;
 }
 
 /**
@@ -23,14 +25,15 @@ export interface RunCommand {
  * never starts a workflow.
  */
 export function parseRunArgs(argv: string[], registeredTools: readonly string[]): RunCommand {
-  const { values, positionals } = parseFlags(argv, { ...RUN_OPTION_FLAGS, ...WAIT_FLAG, id: { type: 'string' }, json: { type: 'boolean', default: false } });
+  const { values, positionals } = parseFlags(argv, { ...RUN_OPTION_FLAGS, ...WAIT_FLAG, id: { type: 'string' }, json: { type: 'boolean', default: false }, events: { type: 'boolean', default: false } });
+  if (values.json && values.events) throw new UsageError('--json and --events exclude each other: --json prints one final object, --events one JSON line per event');
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the message to send' : `expected one message, got ${positionals.length} arguments (quote the message)`);
   const input: AgentInput = { message: positionals[0], ...runOptionsFromFlags(values, registeredTools) };
   const idProblem = values.id === undefined ? undefined : workflowIdProblem(values.id, '--id');
   if (idProblem) throw new UsageError(idProblem);
   const problems = validateAgentInput(input);
   if (problems.length) throw new UsageError(problems.join('; '));
-  const command: RunCommand = { input, json: values.json ?? false };
+  const command: RunCommand = { input, json: values.json ?? false, events: values.events ?? false };
   if (values.id !== undefined) command.workflowId = values.id;
   if (values.wait !== undefined) command.waitMs = durationMs('--wait', values.wait);
   return command;

@@ -1,5 +1,6 @@
 import type { ModelConfig } from '../activities';
-import type { AgentInput } from '../core';
+import type { AgentEvent, AgentInput } from '../core';
+import { isTurnEnd, streamEvents } from '../runtime/event-stream';
 import { runOutcome, startAgentRun, type RunOutcome } from '../runtime/run-agent';
 import { stopWaiting, type StopReason } from './interrupt';
 import { approvalHint, retryText, watchProgress } from './progress';
@@ -22,6 +23,8 @@ export interface RunFlowOptions {
   alert?: (line: string) => void;
   /** Stop waiting after this many ms; the run goes on. */
   waitMs?: number;
+  /** Receives the run's events as they happen (text as it is written, tool calls, ...). */
+  onEvent?: (event: AgentEvent) => void;
 }
 
 /** How a command-line run ended for the command: with the run's outcome, or by no longer waiting for it. */
@@ -50,6 +53,8 @@ export async function runFromCommandLine(options: RunFlowOptions): Promise<RunFl
     options.note(`Started ${workflowId}${uiLink ? ` (${uiLink})` : ''}`);
     const stopped = stopWaiting(options.waitMs);
     let stopWatching = () => undefined as void;
+    const streaming = new AbortController();
+    let streamed: Promise<void> = Promise.resolve();
     try {
       const result = await session.run(() =>
         session.scoped(() => {
@@ -57,17 +62,32 @@ export async function runFromCommandLine(options: RunFlowOptions): Promise<RunFl
             retry: (r) => alert(retryText(r)),
             approval: (p) => approvalHint(workflowId, p).forEach((line) => alert(line)),
           });
+          if (options.onEvent) streamed = forwardEvents(session, workflowId, options.onEvent, streaming.signal);
           return Promise.race([runOutcome(handle, { note: alert }), stopped.reason]);
         }),
       );
-      if (typeof result !== 'string') return { workflowId, uiLink, outcome: result };
+      if (typeof result !== 'string') {
+        // The stream ends with the run's last event, moments after the result; don't wait long for it.
+        await Promise.race([streamed, new Promise((r) => setTimeout(r, 5_000).unref())]);
+        return { workflowId, uiLink, outcome: result };
+      }
       return { workflowId, uiLink, stoppedWaiting: result, followUp: followUp(session, workflowId, uiLink) };
     } finally {
+      streaming.abort();
       stopped.dispose();
       stopWatching();
     }
   } finally {
     await session.close();
+  }
+}
+
+/** Hands the run's events to `onEvent` until its turn ends; a display, so failures only end it. */
+async function forwardEvents(session: Session, workflowId: string, onEvent: (event: AgentEvent) => void, signal: AbortSignal): Promise<void> {
+  try {
+    for await (const event of streamEvents(session.client, workflowId, { after: -1, signal, until: (e) => isTurnEnd(e) })) onEvent(event);
+  } catch {
+    // The outcome still arrives (and is printed) without the live view.
   }
 }
 

@@ -63,6 +63,23 @@ export async function* streamEvents(client: Client, workflowId: string, options:
   }
 }
 
+/**
+ * The offset to pass as `after` to see only what happens from now on: the last offset so far,
+ * or -1 when the workflow is not running (a message then starts it, and its events start at 0).
+ */
+export async function eventsPosition(client: Client, workflowId: string): Promise<number> {
+  const handle = client.workflow.getHandle(workflowId);
+  try {
+    const { status } = await handle.describe();
+    if (status.name !== 'RUNNING') return -1;
+    const page = await handle.query(eventsQuery, { after: Number.MAX_SAFE_INTEGER - 1, limit: 1 });
+    return page.next - 1;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError || (err as { code?: number }).code === 5) return -1;
+    throw err;
+  }
+}
+
 /** Whether an event ends a turn (`turn_completed` or `turn_failed`), optionally a given one. */
 export function isTurnEnd(event: AgentEvent, turn?: number): boolean {
   return (event.type === 'turn_completed' || event.type === 'turn_failed') && (turn === undefined || event.turn === turn);
@@ -162,7 +179,12 @@ class HistoryWatch {
       waitNewEvent: true,
       maximumPageSize: 1000,
     });
-    return signal ? this.client.withAbortSignal(signal, call) : call();
+    if (!signal) return call();
+    // A controller per poll: the gRPC layer keeps a listener on the signal it is given.
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    signal.addEventListener('abort', abort, { once: true });
+    return this.client.withAbortSignal(controller.signal, call).finally(() => signal.removeEventListener('abort', abort));
   }
 }
 

@@ -69,7 +69,7 @@ describe('worker.ts and client.ts against a Temporal server (TEMPORAL_ADDRESS)',
             : call(['stringLength', { s: 'hello' }], ['stringLength', { s: 'world' }]),
         (req) => call(['add', { a: Number(toolResults(req)[0]), b: Number(toolResults(req)[1]) }]),
         (req) => call(['sqrt', { x: Number(toolResults(req)[2]) }]),
-        (req) => answer(`approximately ${Number(toolResults(req)[3]).toFixed(3)}`),
+        (req) => ({ content: `approximately ${Number(toolResults(req)[3]).toFixed(3)}, which is the square root of ten`, chunkDelayMs: 30 }),
       ],
     );
     env = cleanEnv({
@@ -93,17 +93,33 @@ describe('worker.ts and client.ts against a Temporal server (TEMPORAL_ADDRESS)',
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(Object.keys(out)).toEqual(['workflowId', 'status', 'content', 'toolExecutions', 'iterations', 'usage']);
-    expect(out).toMatchObject({ workflowId: expect.stringMatching(/^agent-e2e-/), status: 'completed', content: 'approximately 3.162', iterations: 4 });
+    expect(out).toMatchObject({ workflowId: expect.stringMatching(/^agent-e2e-/), status: 'completed', content: 'approximately 3.162, which is the square root of ten', iterations: 4 });
     expect(out.toolExecutions[2]).toEqual({ id: expect.any(String), name: 'add', arguments: { a: 5, b: 5 }, result: '10', error: false, immediate: false });
     expect(Object.keys(out.usage)).toEqual(['promptTokens', 'completionTokens', 'totalTokens']);
   });
 
-  it('prints the answer, the tool executions and the workflow without --json', async () => {
+  it('prints the answer as it streams, each tool call as it starts and finishes, then the tool executions and the workflow', async () => {
     const r = await runTs(['client.ts', 'run', QUESTION], { ...env, TEMPORAL_UI_URL: 'http://ui.example:8233' });
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('approximately 3.162');
+    // The answer once (streamed, not repeated at the end); the steps on stderr.
+    expect(r.stdout.split('approximately 3.162, which is the square root of ten')).toHaveLength(2);
+    expect(r.stderr).toMatch(/→ stringLength\(s="hello"\)\n(.*\n)*  ← stringLength: 5\n/);
+    expect(r.stderr).toMatch(/→ sqrt\(x=10\)\n {2}← sqrt: 3\.16/);
     expect(r.stdout).toContain('✓ add(a=5, b=5) → 10');
     expect(r.stdout).toMatch(/Temporal UI: http:\/\/ui\.example:8233\/namespaces\/default\/workflows\/agent-what-is-the-square-root-[0-9a-f]{6}/);
+  });
+
+  it('prints the events as JSON lines with --events, the answer in several text deltas', async () => {
+    const r = await runTs(['client.ts', 'run', QUESTION, '--events'], env);
+    expect(r.code).toBe(0);
+    const events = r.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
+    expect(events[0]).toMatchObject({ type: 'turn_started', turn: 1, message: QUESTION });
+    expect(events.filter((e) => e.type === 'tool_call_finished').map((e) => e.result)).toEqual(['5', '5', '10', expect.stringMatching(/^3\.16/)]);
+    const deltas = events.filter((e) => e.type === 'text_delta');
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.map((e) => e.delta).join('')).toBe('approximately 3.162, which is the square root of ten');
+    expect(events[events.length - 1]).toMatchObject({ type: 'turn_completed', result: { status: 'completed' } });
   });
 
   it('runs immediate tools from the command line', async () => {

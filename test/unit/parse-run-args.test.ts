@@ -20,11 +20,17 @@ describe('parseRunArgs', () => {
       },
       workflowId: 'agent-x',
       json: true,
+      events: false,
     });
   });
 
+  it('takes --events (JSON lines) and --no-stream, and refuses --events with --json', () => {
+    expect(parseRunArgs(['hi', '--events', '--no-stream'], TOOLS)).toEqual({ input: { message: 'hi', stream: false }, json: false, events: true });
+    expect(() => parseRunArgs(['hi', '--events', '--json'], TOOLS)).toThrow('--json and --events exclude each other');
+  });
+
   it('leaves unset options to the workflow defaults', () => {
-    expect(parseRunArgs(['hi'], TOOLS)).toEqual({ input: { message: 'hi' }, workflowId: undefined, json: false });
+    expect(parseRunArgs(['hi'], TOOLS)).toEqual({ input: { message: 'hi' }, json: false, events: false });
   });
 
   it('allows --immediate without --tools (all tools are offered)', () => {
