@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { freePort } from '../../src/runtime/dev-server';
 import { cleanEnv, listening, runNpm, runTs, startTs } from '../helpers/processes';
-import { answer, call, startScriptedModel, toolResults, type ScriptedModel } from '../helpers/scripted-model';
+import { call, startScriptedModel, toolResults, type ScriptedModel } from '../helpers/scripted-model';
 
 /** worker.ts, client.ts and the demo as a user runs them: separate processes, real servers. */
 
