@@ -1,11 +1,13 @@
 import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import { parseDuration, validateAgentInput, workflowIdProblem, type AgentInput, type ConversationOptions, type TurnInput } from '../core';
+import { parseDuration, validateAgentInput, workflowIdProblem, type AgentEvent, type AgentInput, type ConversationOptions, type TurnInput } from '../core';
 import { outcomeJson } from '../cli/format-outcome';
 import { decideApproval, readStatus, readTranscript } from '../runtime/agent-workflows';
 import { ClientError, type ClientErrorKind } from '../runtime/client-error';
 import { startMessage } from '../runtime/conversations';
+import { eventsPosition, isTurnEnd, streamEvents } from '../runtime/event-stream';
+import { describeKind, lookupWorkflow } from '../runtime/workflow-lookup';
 import { listAgents } from '../runtime/list-agents';
 import { runOutcome, startAgentRun } from '../runtime/run-agent';
 
@@ -50,12 +52,18 @@ const STATUS_OF: Record<ClientErrorKind, number> = {
  *
  *   GET  /assistant-with-tool?message=...        one agent run (&agent=name); the answer as text
  *   GET  /agents                                the workers' named agents and their tools
- *   POST /runs                                  {"message", ...run options} → the run result (JSON)
+ *   POST /runs                                  {"message", ...run options} → the run result (JSON), or its events (Accept: text/event-stream)
  *   GET  /runs/:id                              a run's status and messages
  *   POST /runs/:id/approvals/:callId            {"approve": true|false, "reason"?}
  *   POST /conversations/:id/messages            {"message", "tools"?, "approvalTools"?, "agent"?} → the turn result
  *   GET  /conversations/:id                     a conversation's status and transcript
  *   POST /conversations/:id/approvals/:callId   {"approve": true|false, "reason"?}
+ *   GET  /runs/:id/events, /conversations/:id/events   the live events (Server-Sent Events)
+ *
+ * Event streams: each SSE message has `id:` = the event's offset and `data:` = the event as JSON
+ * (with its `type`). A reconnecting client sends `Last-Event-ID` (or `?after=<offset>`) and gets
+ * every later event once; without either it starts at the current turn. `POST .../messages`
+ * with `Accept: text/event-stream` streams that turn's events and ends after its last.
  *
  * Waiting requests take `?wait=30s` (or `Prefer: wait=30`): when the run or turn has not finished
  * by then, the answer is 202 with `Location` pointing at the run or conversation.
@@ -115,6 +123,10 @@ async function route(req: IncomingMessage, res: ServerResponse, o: HttpApiOption
       const input = body as unknown as AgentInput;
       checkRunInput(input);
       const handle = await startAgentRun(o.client, input, { taskQueue: o.taskQueue });
+      if (wantsEventStream(req)) {
+        res.setHeader('x-workflow-id', handle.workflowId);
+        return sendEvents(res, streamEvents(o.client, handle.workflowId, { after: -1, signal: gone, until: (e) => isTurnEnd(e) }), gone);
+      }
       const outcome = await bounded(() => runOutcome(handle));
       if (outcome === undefined) return sendStillRunning(res, `/runs/${encodeURIComponent(handle.workflowId)}`, { workflowId: handle.workflowId });
       return sendJson(res, outcome.status === 'failed' ? 502 : 200, outcomeJson(outcome));
@@ -126,9 +138,11 @@ async function route(req: IncomingMessage, res: ServerResponse, o: HttpApiOption
       return sendJson(res, 200, { ...status, ...(await readTranscript(o.client, id)) });
     }
     if (parts.length === 4 && parts[2] === 'approvals') return approve(req, res, o, id, parts[3], method);
+    if (parts.length === 3 && parts[2] === 'events') return events(req, res, o, id, 'run', url, method, gone);
   }
 
   if (parts[0] === 'conversations' && parts.length >= 2) {
+    if (parts.length === 3 && parts[2] === 'events') return events(req, res, o, id, 'conversation', url, method, gone);
     if (parts.length === 2) {
       allow(method, 'GET');
       const status = await readStatus(o.client, id);
@@ -145,6 +159,7 @@ async function route(req: IncomingMessage, res: ServerResponse, o: HttpApiOption
       const agent = body.agent ?? url.searchParams.get('agent') ?? undefined;
       const options: ConversationOptions = agent === undefined ? { ...o.conversationOptions } : { ...o.conversationOptions, agent: agent as string };
       try {
+        if (wantsEventStream(req)) return await streamTurn(res, o, id, turn, options, gone);
         // Only the wait for the answer is bounded: the message itself is always delivered.
         const sent = await startMessage(o.client, id, turn, { taskQueue: o.taskQueue, options });
         const result = await bounded(() => sent.result());
@@ -159,6 +174,80 @@ async function route(req: IncomingMessage, res: ServerResponse, o: HttpApiOption
     if (parts.length === 4 && parts[2] === 'approvals') return approve(req, res, o, id, parts[3], method);
   }
   throw new HttpError(404, `no route ${method} ${url.pathname}`, 'Http.NotFound');
+}
+
+/** Whether the caller asked for Server-Sent Events. */
+function wantsEventStream(req: IncomingMessage): boolean {
+  return String(req.headers.accept ?? '').includes('text/event-stream');
+}
+
+/** `GET .../events`: the live events of a run or conversation, from `Last-Event-ID` or `?after=`. */
+async function events(req: IncomingMessage, res: ServerResponse, o: HttpApiOptions, id: string, kind: 'run' | 'conversation', url: URL, method: string, gone: AbortSignal): Promise<void> {
+  allow(method, 'GET');
+  const raw = url.searchParams.get('after') ?? (req.headers['last-event-id'] as string | undefined);
+  let after: number | undefined;
+  if (raw !== undefined && raw !== null) {
+    if (!/^-?\d+$/.test(raw.trim()) || Number(raw) < -1) throw new HttpError(400, `"after" (or Last-Event-ID) must be an event offset (a whole number, or -1 for the beginning), got "${raw}"`);
+    after = Number(raw);
+  }
+  const found = await lookupWorkflow(o.client, id);
+  if (!found) throw new ClientError('not_found', `no ${kind === 'run' ? 'run' : 'conversation'} "${id}" exists`, id);
+  if (found.kind !== kind) {
+    const other = found.kind === 'run' ? 'runs' : 'conversations';
+    throw new ClientError('wrong_kind', `"${id}" is ${describeKind(found)}, not a ${kind === 'run' ? 'one-shot run' : 'conversation'}${found.kind === 'other' ? '' : `; see GET /${other}/${id}/events`}`, id);
+  }
+  await sendEvents(res, streamEvents(o.client, id, { after, signal: gone }), gone);
+}
+
+/** `POST /conversations/:id/messages` with `Accept: text/event-stream`: sends the message and streams its turn. */
+async function streamTurn(res: ServerResponse, o: HttpApiOptions, id: string, turn: TurnInput, options: ConversationOptions, gone: AbortSignal): Promise<void> {
+  const after = await eventsPosition(o.client, id);
+  const sent = await startMessage(o.client, id, turn, { taskQueue: o.taskQueue, options });
+  // The turn's number is known when its result arrives; its events may end before or after that.
+  const stop = new AbortController();
+  const ended = new Set<number>();
+  let ours: number | undefined;
+  sent.result().then(
+    (result) => {
+      ours = result.turn;
+      if (ended.has(ours)) stop.abort();
+    },
+    () => stop.abort(),
+  );
+  const stream = streamEvents(o.client, id, {
+    after,
+    signal: AbortSignal.any([gone, stop.signal]),
+    until: (e) => {
+      if (isTurnEnd(e)) ended.add(e.turn);
+      return ours !== undefined && isTurnEnd(e, ours);
+    },
+  });
+  await sendEvents(res, stream, gone);
+}
+
+/**
+ * Writes events as Server-Sent Events (`id:` = offset, `data:` = the event's JSON), with a
+ * comment every 15 s so proxies keep the connection open. An error after the stream has started
+ * (e.g. events no longer kept) is sent as an `error` event before the stream ends.
+ */
+async function sendEvents(res: ServerResponse, stream: AsyncGenerator<AgentEvent>, gone: AbortSignal): Promise<void> {
+  const first = await stream.next(); // errors before the first event become ordinary HTTP errors
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  res.write(': durable-agents events\n\n');
+  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+  const send = (e: AgentEvent) => res.write(`id: ${e.offset}\ndata: ${JSON.stringify(e)}\n\n`);
+  try {
+    if (!first.done) send(first.value);
+    if (!first.done) for await (const e of stream) send(e);
+  } catch (err) {
+    if (!gone.aborted) {
+      const body = err instanceof ClientError ? { error: err.message, errorType: err.errorType } : { error: err instanceof Error ? err.message : String(err), errorType: 'Http.InternalError' };
+      res.write(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
+    }
+  } finally {
+    clearInterval(keepAlive);
+    res.end();
+  }
 }
 
 async function approve(req: IncomingMessage, res: ServerResponse, o: HttpApiOptions, id: string, callId: string, method: string): Promise<void> {

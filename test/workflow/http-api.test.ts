@@ -200,3 +200,74 @@ describe('named agents over HTTP', () => {
     });
   });
 });
+
+/** Reads a Server-Sent Events body to its end: each message's `id` and parsed `data`, and its `event` name if any. */
+async function readSse(res: Response): Promise<Array<{ id?: string; event?: string; data: any }>> {
+  const text = await res.text();
+  return text
+    .split('\n\n')
+    .filter((block) => block.split('\n').some((line) => line.startsWith('data:')))
+    .map((block) => {
+      const field = (name: string) => block.split('\n').find((line) => line.startsWith(`${name}:`))?.slice(name.length + 1).trim();
+      return { id: field('id'), event: field('event'), data: JSON.parse(field('data')!) };
+    });
+}
+
+describe('event streams (Server-Sent Events)', () => {
+  it('POST /conversations/:id/messages with Accept: text/event-stream streams that turn and ends after it; GET .../events resumes from Last-Event-ID or ?after=', async () => {
+    await withApi(async (base) => {
+      const id = `sse-${randomUUID()}`;
+      const sse = (message: string) =>
+        fetch(`${base}/conversations/${id}/messages`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ message }) });
+      const first = await sse('hello');
+      expect(first.status).toBe(200);
+      expect(first.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const turn1 = await readSse(first);
+      expect(turn1.map((m) => Number(m.id))).toEqual(turn1.map((_, i) => i));
+      expect(turn1.map((m) => m.data.offset)).toEqual(turn1.map((m) => Number(m.id)));
+      expect(turn1[0].data).toMatchObject({ type: 'turn_started', turn: 1, message: 'hello' });
+      expect(turn1[turn1.length - 1].data).toMatchObject({ type: 'turn_completed', turn: 1, result: { content: 'you said: hello (1 user messages seen)' } });
+      const text = turn1.filter((m) => m.data.type === 'text_delta').map((m) => m.data.delta).join('');
+      expect(text).toBe('you said: hello (1 user messages seen)');
+
+      const second = await readSse(await sse('again'));
+      expect(second[0].data).toMatchObject({ type: 'turn_started', turn: 2, offset: turn1.length });
+      expect(second[second.length - 1].data).toMatchObject({ type: 'turn_completed', turn: 2 });
+
+      // Reconnecting: everything after the offset, then the stream stays open for the next turn.
+      const stop = new AbortController();
+      const resumed = await fetch(`${base}/conversations/${id}/events`, { headers: { 'last-event-id': String(turn1.length - 2) }, signal: stop.signal });
+      expect(resumed.status).toBe(200);
+      const reader = resumed.body!.getReader();
+      let got = '';
+      while (!got.includes(`id: ${turn1.length + second.length - 1}\n`)) got += new TextDecoder().decode((await reader.read()).value);
+      stop.abort();
+      const ids = [...got.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+      expect(ids[0]).toBe(turn1.length - 1);
+      expect(ids).toEqual(ids.map((_, i) => turn1.length - 1 + i));
+
+      // ?after= works the same; a bad offset is a 400; an unknown id a 404; a run id here a 404 naming /runs.
+      const bad = await fetch(`${base}/conversations/${id}/events?after=soon`);
+      expect(bad.status).toBe(400);
+      expect((await bad.json()).error).toMatch(/must be an event offset/);
+      expect((await fetch(`${base}/conversations/nope-${randomUUID()}/events`)).status).toBe(404);
+    });
+  });
+
+  it('POST /runs with Accept: text/event-stream streams the run; GET /runs/:id/events replays it for a late subscriber', async () => {
+    await withApi(async (base) => {
+      const res = await fetch(`${base}/runs`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ message: QUESTION }) });
+      expect(res.status).toBe(200);
+      const workflowId = res.headers.get('x-workflow-id')!;
+      const live = await readSse(res);
+      expect(live.filter((m) => m.data.type === 'tool_call_finished').map((m) => m.data.result)).toEqual(['5', '5', '10', expect.stringMatching(/^3\.16/)]);
+      expect(live[live.length - 1].data).toMatchObject({ type: 'turn_completed', result: { status: 'completed' } });
+      // The run has ended: a late subscriber gets the whole run, then the stream ends.
+      const late = await readSse(await fetch(`${base}/runs/${workflowId}/events`));
+      expect(late.map((m) => m.data)).toEqual(live.map((m) => m.data));
+      const wrong = await fetch(`${base}/conversations/${workflowId}/events`);
+      expect(wrong.status).toBe(404);
+      expect((await wrong.json()).error).toMatch(/is a one-shot run, not a conversation; see GET \/runs\//);
+    });
+  });
+});
