@@ -48,10 +48,12 @@ async function main(): Promise<void> {
     try {
       const taskQueue = defaultTaskQueue();
       const model = modelConfigFromEnv();
-      handler = httpApiHandler({ client: temporal.client, taskQueue });
+      const workflowUrlPrefix = temporal.uiUrl ? `${temporal.uiUrl}/namespaces/${encodeURIComponent(temporal.namespace)}/workflows/` : undefined;
+      handler = httpApiHandler({ client: temporal.client, taskQueue, workflowUrlPrefix });
       const worker = await createAgentWorker({ connection: temporal.nativeConnection, namespace: temporal.namespace, taskQueue, model, registry: defaultToolRegistry(), agents: exampleAgents });
       const address = server.address() as AddressInfo;
       console.log(`durable-agents HTTP API on http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port} (task queue "${taskQueue}")`);
+      console.log(`Chat page: http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}/`);
       console.log(
         host === '127.0.0.1' || host === 'localhost' || host === '::1'
           ? 'It listens on loopback only: the API has no authentication yet. Set HOST (e.g. HOST=0.0.0.0) to expose it, behind your own auth.'

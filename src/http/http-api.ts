@@ -5,7 +5,8 @@ import { parseDuration, validateAgentInput, workflowIdProblem, type AgentEvent, 
 import { outcomeJson } from '../cli/format-outcome';
 import { decideApproval, readStatus, readTranscript } from '../runtime/agent-workflows';
 import { ClientError, type ClientErrorKind } from '../runtime/client-error';
-import { startMessage } from '../runtime/conversations';
+import { cancelTurn, startMessage } from '../runtime/conversations';
+import { chatPageHtml } from './chat-page';
 import { eventsPosition, isTurnEnd, streamEvents } from '../runtime/event-stream';
 import { describeKind, lookupWorkflow } from '../runtime/workflow-lookup';
 import { listAgents } from '../runtime/list-agents';
@@ -17,6 +18,10 @@ export interface HttpApiOptions {
   taskQueue: string;
   /** Options for conversations this API starts. */
   conversationOptions?: ConversationOptions;
+  /** Serve the web chat page at `/` (default true). */
+  chatPage?: boolean;
+  /** A workflow's Temporal UI address without its id, for the page's links (e.g. from `workflowUrl`). */
+  workflowUrlPrefix?: string;
 }
 
 /** A request the API refuses, with its HTTP status. */
@@ -50,6 +55,7 @@ const STATUS_OF: Record<ClientErrorKind, number> = {
 /**
  * The HTTP API. Errors are JSON `{ "error", "errorType" }`; README.md lists every status.
  *
+ *   GET  /                                      the web chat page (unless `chatPage: false`)
  *   GET  /assistant-with-tool?message=...        one agent run (&agent=name); the answer as text
  *   GET  /agents                                the workers' named agents and their tools
  *   POST /runs                                  {"message", ...run options} → the run result (JSON), or its events (Accept: text/event-stream)
@@ -58,6 +64,7 @@ const STATUS_OF: Record<ClientErrorKind, number> = {
  *   POST /conversations/:id/messages            {"message", "tools"?, "approvalTools"?, "agent"?} → the turn result
  *   GET  /conversations/:id                     a conversation's status and transcript
  *   POST /conversations/:id/approvals/:callId   {"approve": true|false, "reason"?}
+ *   POST /conversations/:id/cancel              cancels the running turn
  *   GET  /runs/:id/events, /conversations/:id/events   the live events (Server-Sent Events)
  *
  * Event streams: each SSE message has `id:` = the event's offset and `data:` = the event as JSON
@@ -108,6 +115,18 @@ async function route(req: IncomingMessage, res: ServerResponse, o: HttpApiOption
     if (outcome.status === 'failed') return sendJson(res, 502, { error: outcome.error, errorType: outcome.errorType, workflowId: outcome.workflowId });
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'x-workflow-id': outcome.workflowId });
     res.end(outcome.content ?? outcome.toolExecutions.map((e) => e.result).join('\n'));
+    return;
+  }
+
+  if (parts.length === 0 && o.chatPage !== false) {
+    allow(method, 'GET');
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' });
+    res.end(chatPageHtml({ workflowUrlPrefix: o.workflowUrlPrefix }));
+    return;
+  }
+
+  if (parts.length === 1 && parts[0] === 'favicon.ico' && o.chatPage !== false) {
+    res.writeHead(204).end();
     return;
   }
 
@@ -172,6 +191,10 @@ async function route(req: IncomingMessage, res: ServerResponse, o: HttpApiOption
       }
     }
     if (parts.length === 4 && parts[2] === 'approvals') return approve(req, res, o, id, parts[3], method);
+    if (parts.length === 3 && parts[2] === 'cancel') {
+      allow(method, 'POST');
+      return sendJson(res, 200, await cancelTurn(o.client, id));
+    }
   }
   throw new HttpError(404, `no route ${method} ${url.pathname}`, 'Http.NotFound');
 }
@@ -239,6 +262,9 @@ async function sendEvents(res: ServerResponse, stream: AsyncGenerator<AgentEvent
   try {
     if (!first.done) send(first.value);
     if (!first.done) for await (const e of stream) send(e);
+    // The stream is complete (the turn ended, or the workflow closed): say so, so that an
+    // EventSource does not reconnect.
+    if (!gone.aborted) res.write('event: end\ndata: {}\n\n');
   } catch (err) {
     if (!gone.aborted) {
       const body = err instanceof ClientError ? { error: err.message, errorType: err.errorType } : { error: err instanceof Error ? err.message : String(err), errorType: 'Http.InternalError' };

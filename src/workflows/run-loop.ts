@@ -137,7 +137,14 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
       for (const c of step.calls) ctx.events.emit(ctx.turn, { type: 'tool_call_started', id: c.call.id, name: c.call.function.name, arguments: c.arguments });
       const outcomes = await Promise.all(
         step.calls.map(async (planned) => {
-          const outcome = await runTool(planned);
+          let outcome: ToolOutcome;
+          try {
+            outcome = await runTool(planned);
+          } catch (err) {
+            // Cancelled (the turn, its time limit): subscribers see the call end.
+            ctx.events.emit(ctx.turn, { type: 'tool_call_finished', id: planned.call.id, name: planned.call.function.name, result: 'cancelled', error: true });
+            throw err;
+          }
           ctx.events.emit(ctx.turn, { type: 'tool_call_finished', id: planned.call.id, name: planned.call.function.name, result: outcome.result, error: outcome.error });
           return outcome;
         }),

@@ -206,7 +206,7 @@ async function readSse(res: Response): Promise<Array<{ id?: string; event?: stri
   const text = await res.text();
   return text
     .split('\n\n')
-    .filter((block) => block.split('\n').some((line) => line.startsWith('data:')))
+    .filter((block) => block.split('\n').some((line) => line.startsWith('id:') || line.startsWith('event: error')))
     .map((block) => {
       const field = (name: string) => block.split('\n').find((line) => line.startsWith(`${name}:`))?.slice(name.length + 1).trim();
       return { id: field('id'), event: field('event'), data: JSON.parse(field('data')!) };
@@ -249,7 +249,7 @@ describe('event streams (Server-Sent Events)', () => {
       // ?after= works the same; a bad offset is a 400; an unknown id a 404; a run id here a 404 naming /runs.
       const bad = await fetch(`${base}/conversations/${id}/events?after=soon`);
       expect(bad.status).toBe(400);
-      expect((await bad.json()).error).toMatch(/must be an event offset/);
+      expect(((await bad.json()) as { error: string }).error).toMatch(/must be an event offset/);
       expect((await fetch(`${base}/conversations/nope-${randomUUID()}/events`)).status).toBe(404);
     });
   });
@@ -267,7 +267,7 @@ describe('event streams (Server-Sent Events)', () => {
       expect(late.map((m) => m.data)).toEqual(live.map((m) => m.data));
       const wrong = await fetch(`${base}/conversations/${workflowId}/events`);
       expect(wrong.status).toBe(404);
-      expect((await wrong.json()).error).toMatch(/is a one-shot run, not a conversation; see GET \/runs\//);
+      expect(((await wrong.json()) as { error: string }).error).toMatch(/is a one-shot run, not a conversation; see GET \/runs\//);
     });
   });
 });

@@ -1,0 +1,110 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { createHttpApi } from '../../src/http/http-api';
+import type { ChatRequest } from '../../src/offline-model/openai-compatible-server';
+import { ROOT } from '../helpers/processes';
+import { call, lastOf, startModel } from '../helpers/scripted-model';
+import { createTestWorker, useTestTemporal } from '../helpers/temporal';
+import { testRegistry } from '../helpers/test-tools';
+
+/**
+ * The web chat page in a real browser (Debian's Chromium, headless) against the HTTP API, a real
+ * worker and Temporal server. Screenshots go to test-artifacts/ (not committed).
+ */
+const temporal = useTestTemporal();
+const ARTIFACTS = join(ROOT, 'test-artifacts');
+const STORY = 'Once upon a time a durable agent streamed its answer word by word, and nobody lost a single token.';
+
+function model(req: ChatRequest) {
+  const last = req.messages[req.messages.length - 1];
+  const user = lastOf(req, 'user');
+  if (last.role === 'tool') return { content: `tool said: ${last.content}` };
+  if (user === 'pay bob') return call(['transfer', { to: 'bob', amount: 5 }]);
+  if (user === 'wait for it') return call(['slow', { key: 'chat-page' }]);
+  return { content: STORY, chunkDelayMs: 60 };
+}
+
+let browser: Browser;
+beforeAll(async () => {
+  if (!existsSync('/usr/bin/chromium')) throw new Error('no /usr/bin/chromium: run `npm run setup:browser` (Debian\'s Chromium) first');
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox'] });
+});
+afterAll(async () => browser?.close());
+
+async function withPage(body: (page: Page, base: string) => Promise<void>): Promise<void> {
+  const m = await startModel(model);
+  const t = temporal();
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
+  const server: Server = createHttpApi({ client: t.client, taskQueue, workflowUrlPrefix: 'http://ui.example:8233/namespaces/default/workflows/' });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const page = await browser.newPage();
+  try {
+    await worker.runUntil(body(page, `http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+  } finally {
+    await page.close();
+    server.closeAllConnections();
+    server.close();
+  }
+}
+
+async function send(page: Page, message: string): Promise<void> {
+  await page.fill('#message', message);
+  await page.click('#send');
+}
+
+it('streams the answer into the page, shows tool calls as collapsible steps, approves a call and cancels a turn', async () => {
+  await withPage(async (page, base) => {
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(base);
+    const conversationId = decodeURIComponent(/conversation=([^&]+)/.exec(page.url())![1]);
+    expect(await page.getAttribute('#ui-link', 'href')).toBe(`http://ui.example:8233/namespaces/default/workflows/${conversationId}`);
+
+    // The answer grows while the model writes it.
+    await send(page, 'tell me a story');
+    const text = page.locator('.agent .text').last();
+    const seen = new Set<string>();
+    for (let i = 0; i < 200 && (await text.textContent().catch(() => '')) !== STORY; i++) {
+      const now = (await text.textContent().catch(() => '')) ?? '';
+      if (now) seen.add(now);
+      await page.waitForTimeout(25);
+    }
+    expect(await text.textContent()).toBe(STORY);
+    const partial = [...seen].filter((s) => s !== STORY);
+    expect(partial.length).toBeGreaterThan(1);
+    for (const p of partial) expect(STORY.startsWith(p)).toBe(true);
+    await page.locator('.agent .done').first().waitFor();
+
+    // A call that needs approval: buttons, then the tool as a step with its arguments and result.
+    await send(page, 'pay bob');
+    await page.locator('.approval button.approve').click();
+    await page.locator('.approval').getByText('Approved').waitFor();
+    const tool = page.locator('details.tool').last();
+    await tool.locator('summary', { hasText: '✓ transfer(to="bob", amount=5)' }).waitFor();
+    await tool.locator('summary').click();
+    expect(await tool.locator('pre.result').textContent()).toBe('sent 5 to bob');
+    await page.locator('.agent .text', { hasText: 'tool said: sent 5 to bob' }).waitFor();
+    await page.locator('.agent .done').nth(1).waitFor();
+
+    // A turn stuck in a slow tool: Cancel ends it; the conversation stays open.
+    await send(page, 'wait for it');
+    await page.locator('details.tool summary', { hasText: '… slow(key="chat-page")' }).waitFor();
+    await page.click('#cancel');
+    await page.locator('.agent .done', { hasText: '(cancelled)' }).waitFor();
+    await page.locator('details.tool summary', { hasText: '✗ slow(key="chat-page")' }).waitFor();
+    expect(await page.isHidden('#cancel')).toBe(true);
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'chat-page.png'), fullPage: true });
+
+    // Reloading resumes the conversation from the URL, with its latest turn.
+    await page.reload();
+    await page.locator('.user', { hasText: 'wait for it' }).waitFor();
+    expect(errors).toEqual([]);
+  });
+});
