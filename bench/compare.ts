@@ -21,6 +21,7 @@ import { connectClient } from '../src/runtime/client-connection';
 import { freePort, startDevServer } from '../src/runtime/dev-server';
 import { installRuntimeLogging } from '../src/runtime/logging';
 import { startAgentRun } from '../src/runtime/run-agent';
+import { isTurnEnd, streamEvents } from '../src/runtime/event-stream';
 
 const ROOT = join(__dirname, '..');
 const PEER = join(__dirname, 'peer');
@@ -29,6 +30,8 @@ const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 50);
 /** BENCH_QUICK=1: only the step-time figures (for working on speed; the table is incomplete). */
 const QUICK = process.env.BENCH_QUICK === '1';
 const HISTORY_STEPS = QUICK ? [10] : [10, 30, 60];
+/** Words in the streamed answer of the streaming figures. */
+const STREAM_WORDS = Number(process.env.BENCH_STREAM_WORDS ?? 200);
 const CLOCK_TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
 
 /** One system under test: how to start its agent and where its worker runs. */
@@ -86,6 +89,7 @@ async function main(): Promise<void> {
     },
   ];
   const results = new Map<string, Figures[]>(systems.map((s) => [s.name, []]));
+  const streaming: StreamFigures[] = [];
   try {
     for (let round = 0; round < REPEATS; round++) {
       const order = round % 2 === 0 ? systems : [...systems].reverse();
@@ -93,6 +97,8 @@ async function main(): Promise<void> {
         process.stderr.write(`round ${round + 1}/${REPEATS}: ${system.name}...\n`);
         results.get(system.name)!.push(await measure(client, system, serverPid, metricsPort));
       }
+      process.stderr.write(`round ${round + 1}/${REPEATS}: streaming...\n`);
+      streaming.push(await measureStreaming(client, env));
     }
   } finally {
     for (const s of systems) s.worker.kill('SIGKILL');
@@ -101,6 +107,7 @@ async function main(): Promise<void> {
     await server.stop();
   }
   report(systems.map((s) => s.name), results);
+  reportStreaming(streaming);
 }
 
 /** One round of every figure for one system. */
@@ -178,6 +185,89 @@ async function measure(client: Client, system: System, serverPid: number, metric
   };
 }
 
+/** When the model server wrote each piece of a streamed answer, by run. */
+const piecesSent: Record<string, number[]> = {};
+
+/** What streaming costs and how fast text reaches a subscriber (ours; one answer per run). */
+interface StreamFigures {
+  onBytes: number;
+  /** With three subscribers instead of one. */
+  onBytes3: number;
+  offBytes: number;
+  textBytes: number;
+  signals: number;
+  latencies: number[];
+  peer: { bytes: number; bytes3: number; signals: number; updates: number; updates3: number; latencies: number[] };
+}
+
+/**
+ * One answer of STREAM_WORDS words written over ~STREAM_WORDS × 20 ms, with streaming on (a
+ * subscriber reading it live) and off: history bytes, signals, and for every piece the time from
+ * the model server writing it to the subscriber receiving it.
+ */
+async function measureStreaming(client: Client, env: NodeJS.ProcessEnv): Promise<StreamFigures> {
+  const words = STREAM_WORDS;
+  const id = randomUUID();
+  const start = (stream: boolean, tag: string) => startAgentRun(client, { message: `stream ${words} words; delay 20 ms; id ${tag}`, tools: [], stream }, { taskQueue: 'bench-ours' });
+  const read = async (workflowId: string, record?: number[]) => {
+    for await (const e of streamEvents(client, workflowId, { after: -1, until: (e) => isTurnEnd(e) })) {
+      if (e.type === 'text_delta' && record) for (let i = 0; i < e.delta.length; i++) record.push(performance.now());
+    }
+  };
+  const on = await start(true, id);
+  const received: number[] = []; // per character of the answer: when it arrived
+  await Promise.all([read(on.workflowId, received), on.result()]);
+  const on3 = await start(true, `${id}-3`);
+  await Promise.all([read(on3.workflowId), read(on3.workflowId), read(on3.workflowId), on3.result()]);
+  const history = await on.fetchHistory();
+  const signals = history.events!.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'agentText').length;
+  const sent = piecesSent[id];
+  const latencies: number[] = [];
+  let end = 0;
+  for (let i = 0; i < words; i++) {
+    end += `word${i} `.length;
+    latencies.push(received[end - 1] - sent[i]);
+  }
+  const off = await start(false, `${id}-off`);
+  await off.result();
+  const bytes = async (h: WorkflowHandle) => proto.api.history.v1.History.encode(await h.fetchHistory()).finish().length;
+  const text = Array.from({ length: words }, (_, i) => `word${i} `).join('');
+  const peer = (subscribers: number) => {
+    const r = spawnSync(process.execPath, [join(PEER, 'streams-run.js'), String(words), '20', String(subscribers)], { env: { ...env, TASK_QUEUE: 'bench-peer' }, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`the workflow-streams run failed:\n${r.stdout}\n${r.stderr}`);
+    return JSON.parse(r.stdout) as { bytes: number; signals: number; updates: number; latencies: number[] };
+  };
+  const one = peer(1);
+  const three = peer(3);
+  return {
+    onBytes: await bytes(on),
+    onBytes3: await bytes(on3),
+    offBytes: await bytes(off),
+    textBytes: Buffer.byteLength(text),
+    signals,
+    latencies,
+    peer: { bytes: one.bytes, bytes3: three.bytes, signals: one.signals, updates: one.updates, updates3: three.updates, latencies: one.latencies },
+  };
+}
+
+function reportStreaming(rounds: StreamFigures[]): void {
+  const med = (pick: (f: StreamFigures) => number) => median(rounds.map(pick));
+  const ours = rounds.flatMap((r) => r.latencies);
+  const peer = rounds.flatMap((r) => r.peer.latencies);
+  const overhead = med((f) => (f.onBytes - f.offBytes - f.textBytes) / Math.max(1, f.signals));
+  const ms = (all: number[]) => `${percentile(all, 50).toFixed(0)} / ${percentile(all, 95).toFixed(0)} ms`;
+  console.log(`\nStreaming: one ${STREAM_WORDS}-word answer (${med((f) => f.textBytes)} bytes) written over ~${(STREAM_WORDS * 20) / 1000} s, batches every 100 ms; median of ${rounds.length}.`);
+  console.log('Ours: the agent workflow with a streamed model call. Peer: @temporalio/workflow-streams 1.23 (an activity publishing the same pieces; no model call).');
+  console.log(`| figure | durable-agents | workflow-streams |\n|---|---|---|`);
+  console.log(`| history bytes, streaming off | ${med((f) => f.offBytes)} | |`);
+  console.log(`| history bytes, 1 subscriber | ${med((f) => f.onBytes)} | ${med((f) => f.peer.bytes)} |`);
+  console.log(`| history bytes, 3 subscribers | ${med((f) => f.onBytes3)} | ${med((f) => f.peer.bytes3)} |`);
+  console.log(`| signals (batches) | ${med((f) => f.signals)} | ${med((f) => f.peer.signals)} |`);
+  console.log(`| updates (subscriber polls), 1 / 3 subscribers | 0 / 0 | ${med((f) => f.peer.updates)} / ${med((f) => f.peer.updates3)} |`);
+  console.log(`| our history overhead per batch beyond its text | ${overhead.toFixed(0)} bytes | |`);
+  console.log(`| piece written → subscriber has it, p50 / p95 | ${ms(ours)} | ${ms(peer)} |`);
+}
+
 /** The tool a bench message asks for. */
 function toolOf(message: string): string {
   return /; tool (\w+)/.exec(message)?.[1] ?? 'fetch_doc';
@@ -189,6 +279,12 @@ function toolOf(message: string): string {
  */
 async function scriptedModel(request: { messages: Array<{ role: string; content?: unknown }> }) {
   const user = String(request.messages.find((m) => m.role === 'user')?.content ?? '');
+  const streamed = /^stream (\d+) words; delay (\d+) ms; id (\S+)/.exec(user);
+  if (streamed) {
+    const pieces = Array.from({ length: Number(streamed[1]) }, (_, i) => `word${i} `);
+    const sent = (piecesSent[streamed[3]] = [] as number[]);
+    return { content: pieces.join(''), chunks: pieces, chunkDelayMs: Number(streamed[2]), onPiece: (i: number) => (sent[i] = performance.now()) };
+  }
   const [, steps, delay] = /read (\d+) pages; delay (\d+) ms/.exec(user) ?? ['', '1', '0'];
   const tool = toolOf(user);
   if (Number(delay) > 0) await new Promise((r) => setTimeout(r, Number(delay)));
@@ -285,7 +381,7 @@ async function startWorker(command: string, args: string[], env: NodeJS.ProcessE
 
 /** The peer lives in bench/peer with its own dependencies; they are installed on first use. */
 function ensurePeerInstalled(): void {
-  if (existsSync(join(PEER, 'node_modules', '@temporalio', 'ai-sdk'))) return;
+  if (existsSync(join(PEER, 'node_modules', '@temporalio', 'ai-sdk')) && existsSync(join(PEER, 'node_modules', '@temporalio', 'workflow-streams'))) return;
   process.stderr.write('installing the peer (bench/peer) once...\n');
   const r = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: PEER, stdio: 'inherit' });
   if (r.status !== 0) throw new Error('npm install in bench/peer failed');

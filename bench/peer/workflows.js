@@ -2,10 +2,11 @@
 // model is the Temporal provider, the tool runs as an activity, the loop is the AI SDK's.
 import { generateText, isStepCount, tool } from 'ai';
 import { z } from 'zod';
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, sleep } from '@temporalio/workflow';
+import { WorkflowStream } from '@temporalio/workflow-streams/workflow';
 import { temporalProvider } from '@temporalio/ai-sdk/workflow';
 
-const { fetchDoc } = proxyActivities({ startToCloseTimeout: '1 minute' });
+const { fetchDoc, writeAnswer } = proxyActivities({ startToCloseTimeout: '1 minute' });
 
 /** Reads pages with fetch_doc until the model answers; `steps` bounds the model calls. */
 export async function peerAgent(message, steps) {
@@ -22,4 +23,17 @@ export async function peerAgent(message, steps) {
     stopWhen: isStepCount(steps),
   });
   return result.text;
+}
+
+/**
+ * The same streamed answer as the bench's durable-agents one, through @temporalio/workflow-streams
+ * (the way Temporal's OpenAI Agents integration streams): an activity publishes each piece, with
+ * batching; subscribers long-poll with updates.
+ */
+export async function streamedAnswer(words, delayMs) {
+  new WorkflowStream();
+  const text = await writeAnswer(words, delayMs);
+  // Lets subscribers' last polls return before the workflow closes.
+  await sleep(500);
+  return text;
 }

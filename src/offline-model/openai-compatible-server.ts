@@ -21,6 +21,8 @@ export type ChatAnswer =
       chunkDelayMs?: number;
       /** Answer a streaming request with a plain JSON completion, as servers that cannot stream do. */
       noStreaming?: boolean;
+      /** Called as each streamed piece is written (the bench measures delivery latency with it). */
+      onPiece?: (index: number) => void;
     }
   | { http: { status: number; body?: unknown; headers?: Record<string, string> } };
 
@@ -75,7 +77,7 @@ export async function startOpenAICompatibleServer(handler: ChatHandler, options:
     const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
     if (request.stream === true && !answer.noStreaming) {
       const pieces = answer.chunks ?? (content ? content.match(/\S+\s*|\s+/g) ?? [content] : []);
-      return streamAnswer(res, { id: `chatcmpl-${counter}`, model: request.model || modelName, created: 1_700_000_000 + counter }, pieces, toolCalls, legacy, usage, answer.chunkDelayMs ?? 0);
+      return streamAnswer(res, { id: `chatcmpl-${counter}`, model: request.model || modelName, created: 1_700_000_000 + counter }, pieces, toolCalls, legacy, usage, answer.chunkDelayMs ?? 0, answer.onPiece);
     }
     send(res, 200, {
       id: `chatcmpl-${counter}`,
@@ -121,15 +123,17 @@ async function streamAnswer(
   legacy: boolean,
   usage: unknown,
   delayMs: number,
+  onPiece?: (index: number) => void,
 ): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const chunk = (delta: unknown, finish: string | null = null, extra: object = {}) =>
     res.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`);
   chunk({ role: 'assistant', content: '' });
-  for (const piece of pieces) {
+  for (const [index, piece] of pieces.entries()) {
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
     if (res.destroyed) return;
     chunk({ content: piece });
+    onPiece?.(index);
   }
   toolCalls.slice(0, legacy ? 1 : undefined).forEach((c, index) => {
     const half = Math.floor(c.function.arguments.length / 2);
