@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Client } from '@temporalio/client';
 import type { AgentEvent } from '../../src/core';
 import { isTurnEnd, streamEvents } from '../../src/runtime/event-stream';
@@ -97,4 +98,32 @@ it('ReAct runs stream only the Final Answer', async () => {
     expect(deltasOf(events, 2).join('')).toBe('It is 3, as computed.');
     expect(events.some((e) => e.type === 'model_retry')).toBe(false);
   });
+});
+
+it('functions mode: the legacy function_call is assembled from the stream, and the answer streams', async () => {
+  const t = temporal();
+  const model = await startModel((request) =>
+    request.messages.some((m) => m.role === 'function') ? { content: ANSWER, chunkDelayMs: 20 } : { toolCalls: [{ name: 'add', arguments: { a: 40, b: 2 } }] },
+  );
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, registry: testRegistry() });
+  await worker.runUntil(async () => {
+    const handle = await startAgentRun(t.client, { message: 'add 40 and 2', tools: ['add'], toolCalling: 'functions' }, { taskQueue });
+    const [events, result] = await Promise.all([collect(t.client, handle.workflowId, -1), handle.result()]);
+    expect(model.requests[0].stream).toBe(true);
+    expect(events.find((e) => e.type === 'tool_call_finished')).toMatchObject({ name: 'add', result: '42' });
+    expect(deltasOf(events, 2).join('')).toBe(ANSWER);
+    expect(deltasOf(events, 2).length).toBeGreaterThan(1);
+    expect(result.content).toBe(ANSWER);
+  });
+});
+
+it('the workflow bundle holds one copy of @temporalio/workflow', () => {
+  const code = readFileSync(process.env.TEST_WORKFLOW_BUNDLE!, 'utf8');
+  const needle = 'node_modules/@temporalio/workflow/lib/workflow.js ***!';
+  const copies = new Set<string>();
+  // Webpack heads each module with `!*** <path> ***!`; a plain search (a regex scan of the bundle is slow).
+  for (let at = code.indexOf(needle); at >= 0; at = code.indexOf(needle, at + needle.length)) {
+    copies.add(code.slice(code.lastIndexOf('!*** ', at) + 5, at + needle.length));
+  }
+  expect(copies.size).toBe(1);
 });
