@@ -15,6 +15,13 @@ export interface EventLogSnapshot {
   events: AgentEvent[];
 }
 
+/** Events kept in memory at most (older ones go at a turn's start; the previous turn always stays). */
+export const MAX_KEPT_EVENTS = 5000;
+/** Characters of events kept in memory at most (same rule). */
+export const MAX_KEPT_CHARS = 2_000_000;
+/** Characters of events continue-as-new carries at most (its input must stay well under Temporal's 2 MB payload limit). */
+export const MAX_CARRIED_CHARS = 256_000;
+
 /** The model call whose text is arriving. */
 interface OpenCall {
   call: number;
@@ -36,24 +43,34 @@ interface OpenCall {
  * whatever the batches did not carry is appended, so the deltas of a call always add up to its
  * final text.
  *
- * Memory is bounded by turns: starting a turn drops the events of turns before the previous one.
+ * Memory is bounded: starting a turn drops the oldest events beyond {@link MAX_KEPT_EVENTS} or
+ * {@link MAX_KEPT_CHARS}, never the previous turn's.
  * Deterministic and free of IO; the workflow replays it like everything else in the core.
  */
 export class EventLog {
   private next: number;
   private calls: number;
   private events: AgentEvent[];
+  /** JSON length of each kept event, same order. */
+  private sizes: number[];
   private open?: OpenCall;
 
   constructor(snapshot?: EventLogSnapshot) {
     this.next = snapshot?.next ?? 0;
     this.calls = snapshot?.calls ?? 0;
     this.events = snapshot ? [...snapshot.events] : [];
+    this.sizes = this.events.map((e) => JSON.stringify(e).length);
   }
 
-  /** What continue-as-new passes on. */
+  /**
+   * What continue-as-new passes on: the offsets and the newest events, at most
+   * {@link MAX_CARRIED_CHARS} of them (whole events).
+   */
   snapshot(): EventLogSnapshot {
-    return { next: this.next, calls: this.calls, events: [...this.events] };
+    let chars = 0;
+    let from = this.events.length;
+    while (from > 0 && chars + this.sizes[from - 1] <= MAX_CARRIED_CHARS) chars += this.sizes[--from];
+    return { next: this.next, calls: this.calls, events: this.events.slice(from) };
   }
 
   /** The offset the next event gets. */
@@ -65,13 +82,25 @@ export class EventLog {
   emit(turn: number, body: AgentEventBody): AgentEvent {
     const event = { ...body, offset: this.next++, turn } as AgentEvent;
     this.events.push(event);
+    this.sizes.push(JSON.stringify(event).length);
     return event;
   }
 
-  /** A new turn: events of turns before the previous one are dropped. */
+  /**
+   * A new turn. Memory stays bounded: beyond {@link MAX_KEPT_EVENTS} events or
+   * {@link MAX_KEPT_CHARS} characters, the oldest go, but never the previous turn's, so a
+   * subscriber a few turns behind (messages queued back to back) still catches up.
+   */
   startTurn(turn: number, message: string): void {
-    const keepFrom = this.events.findIndex((e) => e.turn >= turn - 1);
-    this.events = keepFrom < 0 ? [] : this.events.slice(keepFrom);
+    const previous = this.events.findIndex((e) => e.turn >= turn - 1);
+    const protectedFrom = previous < 0 ? this.events.length : previous;
+    let chars = this.sizes.reduce((a, b) => a + b, 0);
+    let drop = 0;
+    while (drop < protectedFrom && (this.events.length - drop > MAX_KEPT_EVENTS || chars > MAX_KEPT_CHARS)) chars -= this.sizes[drop++];
+    if (drop > 0) {
+      this.events = this.events.slice(drop);
+      this.sizes = this.sizes.slice(drop);
+    }
     this.emit(turn, { type: 'turn_started', message });
   }
 

@@ -11,7 +11,7 @@
  * - `already_running`: a run with that id is already running.
  * - `unreachable`: the Temporal server could not be reached (for longer than we wait).
  * - `still_running`: the caller's bound on waiting ran out; the run goes on.
- * - `gone`: the events asked for are no longer kept (a conversation keeps its last two turns).
+ * - `gone`: the events asked for are no longer kept (a conversation keeps its recent turns).
  * - `unsupported`: the workflow predates what was asked (e.g. event streams).
  */
 export type ClientErrorKind = 'invalid' | 'not_found' | 'wrong_kind' | 'closed' | 'rejected' | 'already_running' | 'unreachable' | 'still_running' | 'gone' | 'unsupported';

@@ -45,7 +45,7 @@ export async function* streamEvents(client: Client, workflowId: string, options:
     const page = await readPage(client, workflowId, after, options);
     if (!page) return; // aborted
     if (after !== undefined && page.firstKept > after + 1) {
-      throw new ClientError('gone', `events ${after + 1}..${page.firstKept - 1} of "${workflowId}" are no longer kept (a conversation keeps its last two turns); read the transcript instead`, workflowId);
+      throw new ClientError('gone', `events ${after + 1}..${page.firstKept - 1} of "${workflowId}" are no longer kept (a conversation keeps its recent turns); read the transcript instead`, workflowId);
     }
     for (const event of page.events) {
       yield event;

@@ -18,6 +18,7 @@ it('a subscriber sees no gap and no duplicate when the worker is killed mid-answ
   const first = await startTs(['worker.ts'], env, /Press Ctrl\+C/, 120_000);
   let killed = false;
   let second: Awaited<ReturnType<typeof createTestWorker>> | undefined;
+  let secondRunning: Promise<void> | undefined;
   try {
     const handle = await startAgentRun(t.client, { message: 'tell me a long story', tools: [] }, { taskQueue });
     const events: AgentEvent[] = [];
@@ -27,7 +28,7 @@ it('a subscriber sees no gap and no duplicate when the worker is killed mid-answ
         first.kill('SIGKILL');
         killed = true;
         second = await createTestWorker(t, { baseURL: model.baseURL, taskQueue });
-        void second.worker.run();
+        secondRunning = second.worker.run();
       }
     }
     const result = await handle.result();
@@ -47,6 +48,7 @@ it('a subscriber sees no gap and no duplicate when the worker is killed mid-answ
     expect(again).toEqual(events.slice(3));
   } finally {
     if (second?.worker.getState() === 'RUNNING') second.worker.shutdown();
+    await secondRunning;
     if (!killed) first.kill('SIGKILL');
     await first.exited;
   }

@@ -1,4 +1,4 @@
-import { EventLog, type AgentEvent } from '../../src/core';
+import { EventLog, MAX_KEPT_CHARS, type AgentEvent } from '../../src/core';
 
 const texts = (events: AgentEvent[], call: number) => events.filter((e) => e.type === 'text_delta' && e.call === call).map((e) => (e as { delta: string }).delta);
 const types = (events: AgentEvent[]) => events.map((e) => e.type);
@@ -70,7 +70,7 @@ describe('EventLog', () => {
     expect(texts(events.slice(3), call).join('')).toBe('42');
   });
 
-  it('starts a new subscriber at the latest turn and keeps only the previous turn', () => {
+  it('starts a new subscriber at the latest turn; drops old turns only beyond its bounds, never the previous turn', () => {
     const log = new EventLog();
     for (let turn = 1; turn <= 3; turn++) {
       log.startTurn(turn, `m${turn}`);
@@ -78,9 +78,18 @@ describe('EventLog', () => {
     }
     const fresh = log.read();
     expect(fresh.events[0]).toMatchObject({ type: 'turn_started', turn: 3, message: 'm3' });
-    const all = log.read({ after: -1 });
-    expect(all.firstKept).toBe(3);
-    expect(all.events[0]).toMatchObject({ turn: 2, type: 'turn_started' });
+    expect(log.read({ after: -1 }).firstKept).toBe(0);
+    // Past MAX_KEPT_CHARS: the oldest turns go, the previous one stays even though it is big.
+    const big = 'x'.repeat(MAX_KEPT_CHARS);
+    log.finishModelCall(log.startModelCall(3, 2), big);
+    log.startTurn(4, 'm4');
+    const kept = log.read({ after: -1, limit: 1 });
+    expect(kept.events[0]).toMatchObject({ turn: 3, type: 'turn_started' });
+    expect(kept.firstKept).toBe(kept.events[0].offset);
+    // Continue-as-new carries only the newest events that fit.
+    const carried = log.snapshot();
+    expect(carried.events.map((e) => e.type)).toEqual(['turn_started']);
+    expect(carried.next).toBe(log.nextOffset);
   });
 
   it('pages by count and size, and carries offsets across a snapshot', () => {

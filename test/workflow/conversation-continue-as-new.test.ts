@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { Client } from '@temporalio/client';
 import { connectClient, type ClientConnection } from '../../src/runtime/client-connection';
 import { NativeConnection } from '@temporalio/worker';
-import { addUsage, noUsage } from '../../src/core';
+import { addUsage, noUsage, type AgentEvent } from '../../src/core';
+import { streamEvents } from '../../src/runtime/event-stream';
 import { createAgentWorker } from '../../src/runtime/agent-worker';
 import { readTranscript } from '../../src/runtime/agent-workflows';
 import { conversationStatus, sendMessage } from '../../src/runtime/conversations';
@@ -57,11 +58,28 @@ it('continues as new at turn boundaries with memory, counters and usage intact, 
   const turns = 12;
   await worker.runUntil(async () => {
     let usage = noUsage();
+    // A subscriber from the first event on, reading while the conversation continues as new.
+    const seen: AgentEvent[] = [];
+    const stop = new AbortController();
+    let reading: Promise<void> | undefined;
     for (let n = 1; n <= turns; n++) {
       const result = await sendMessage(client, id, { message: `turn ${n}` }, { taskQueue, options: { system: 'sys', memoryWindow: 4 } });
       expect(result).toMatchObject({ status: 'completed', turn: n, content: n % 3 === 0 ? `sum ${n + 1}` : `ok ${n}` });
       usage = addUsage(usage, result.usage);
+      reading ??= (async () => {
+        for await (const e of streamEvents(client, id, { after: -1, signal: stop.signal })) seen.push(e);
+      })();
     }
+    const finished = () => seen[seen.length - 1]?.type === 'turn_completed' && seen[seen.length - 1]?.turn === turns;
+    for (let i = 0; i < 100 && !finished(); i++) await new Promise((r) => setTimeout(r, 100));
+    stop.abort();
+    await reading;
+    expect(seen.map((e) => e.offset)).toEqual(seen.map((_, i) => i));
+    expect(seen.filter((e) => e.type === 'turn_completed').map((e) => e.turn)).toEqual(Array.from({ length: turns }, (_, i) => i + 1));
+    // A late subscriber from the beginning reads the same events from the latest run (carried across runs).
+    const again: AgentEvent[] = [];
+    for await (const e of streamEvents(client, id, { after: -1, until: (e) => e.type === 'turn_completed' && e.turn === turns })) again.push(e);
+    expect(again).toEqual(seen);
     const status = await conversationStatus(client, id);
     expect(status.runs).toBeGreaterThan(2);
     expect(status).toMatchObject({ state: 'idle', turns, usage, messageCount: turns * 2 + 4 * 2, toolExecutionCount: 4 });
