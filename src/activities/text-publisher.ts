@@ -64,9 +64,13 @@ export class TextPublisher {
     await this.sending;
   }
 
-  /** The attempt is failing: tell the workflow why (best effort), so the retry can say it. */
+  /**
+   * The attempt is failing: if it showed text, tell the workflow why (best effort), so the retry
+   * can say it. An attempt that showed nothing costs no signal.
+   */
   async fail(reason: string): Promise<void> {
     await this.close();
+    if (this.startedAt === undefined) return;
     try {
       await this.send({ call: this.call, attempt: this.attempt, seq: ++this.seq, failed: reason.slice(0, 500) });
     } catch {
