@@ -15,9 +15,9 @@ import {
   type RunState,
 } from '../core';
 import { omitRecordedResults, withDurationUnitsRequired } from './compat';
-import { eventsQuery, messagesQuery, statusQuery, textBatchSignal } from './definitions';
+import { messagesQuery, statusQuery } from './definitions';
 import { SharedMessages } from './message-sink';
-import { failureInfo, handleApprovals, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
+import { failureInfo, handleApprovals, handleEvents, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
 
 /**
  * One agent run: the LLM sees the conversation and the tools, asks for tool calls, they run as
@@ -35,12 +35,8 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
   setHandler(messagesQuery, (range) => messagesPage(run.state.messages, range));
   const events = new EventLog();
   events.startTurn(1, input.message);
-  setHandler(eventsQuery, (request) => events.read(request));
-  setHandler(textBatchSignal, (batch) => void events.applyTextBatch(batch));
-  handleApprovals(
-    () => run,
-    (d) => events.emit(1, { type: 'approval_decided', callId: d.callId, approved: d.approve, ...(d.reason ? { reason: d.reason } : {}) }),
-  );
+  handleEvents(events);
+  handleApprovals(() => ({ run, turn: 1 }), events);
 
   const { workflowId, runId } = workflowInfo();
   const shared = new SharedMessages();

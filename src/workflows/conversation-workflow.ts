@@ -42,17 +42,15 @@ import {
   cancelTurnUpdate,
   conversationStatusQuery,
   endConversationUpdate,
-  eventsQuery,
   messagesQuery,
   queueMessageSignal,
   sendMessageUpdate,
-  textBatchSignal,
   transcriptQuery,
   usageQuery,
 } from './definitions';
 import { withDurationUnitsRequired } from './compat';
 import { SharedMessages } from './message-sink';
-import { failureInfo, handleApprovals, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
+import { failureInfo, handleApprovals, handleEvents, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
 
 interface QueuedTurn {
   seq: number;
@@ -102,12 +100,8 @@ export async function conversationWorkflow(original: ConversationInput): Promise
   setHandler(transcriptQuery, (range) => transcriptPage(conv, active?.run.state, range ?? {}, messagesPage));
   setHandler(usageQuery, () => (active ? addUsage(conv.usage, active.run.state.usage) : conv.usage));
   const events = new EventLog(input.carry?.events);
-  setHandler(eventsQuery, (request) => events.read(request));
-  setHandler(textBatchSignal, (batch) => void events.applyTextBatch(batch));
-  handleApprovals(
-    () => active?.run,
-    (d) => events.emit(active!.turn, { type: 'approval_decided', callId: d.callId, approved: d.approve, ...(d.reason ? { reason: d.reason } : {}) }),
-  );
+  handleEvents(events);
+  handleApprovals(() => active, events);
 
   setHandler(
     sendMessageUpdate,

@@ -25,7 +25,6 @@ import {
   pendingApprovals,
   toolCallSummary,
   toolErrorText,
-  type ApprovalDecision,
   type JsonSchemaObject,
   type ModelSettings,
   type PendingApproval,
@@ -36,7 +35,7 @@ import {
   type EventLog,
   type ModelReply,
 } from '../core';
-import { decideApprovalUpdate, pendingApprovalsQuery } from './definitions';
+import { decideApprovalUpdate, eventsQuery, pendingApprovalsQuery, textBatchSignal } from './definitions';
 import type { SharedMessages } from './message-sink';
 
 /**
@@ -192,25 +191,35 @@ function callsOf(state: RunState): PlannedToolCall[] {
 }
 
 /**
- * Registers the approval Update and query on a run that may be absent (a conversation between
- * turns). The validator rejects unknown call ids before anything reaches history.
+ * Registers the `events` query and the text-batch signal of a workflow's event stream. The signal
+ * cannot be refused; the log itself drops batches of calls and attempts that are over.
  */
-export function handleApprovals(current: () => RunRef | undefined, decided?: (decision: ApprovalDecision) => void): void {
+export function handleEvents(events: EventLog): void {
+  setHandler(eventsQuery, (request) => events.read(request));
+  setHandler(textBatchSignal, (batch) => void events.applyTextBatch(batch));
+}
+
+/**
+ * Registers the approval Update and query on a run that may be absent (a conversation between
+ * turns); each decision is also an `approval_decided` event of the run's turn. The validator
+ * rejects unknown call ids before anything reaches history.
+ */
+export function handleApprovals(current: () => { run: RunRef; turn: number } | undefined, events: EventLog): void {
   setHandler(pendingApprovalsQuery, () => {
-    const run = current();
-    return run ? pendingApprovals(callsOf(run.state)) : [];
+    const active = current();
+    return active ? pendingApprovals(callsOf(active.run.state)) : [];
   });
   setHandler(
     decideApprovalUpdate,
     (decision) => {
-      const run = current()!;
+      const { run, turn } = current()!;
       run.state = decideApproval(run.state, decision);
-      decided?.(decision);
+      events.emit(turn, { type: 'approval_decided', callId: decision.callId, approved: decision.approve, ...(decision.reason ? { reason: decision.reason } : {}) });
       return { callId: decision.callId, approved: decision.approve, stillPending: pendingApprovals(callsOf(run.state)).length };
     },
     {
       validator: (decision) => {
-        const problem = approvalProblem(current()?.state, decision);
+        const problem = approvalProblem(current()?.run.state, decision);
         if (problem) throw new Error(problem);
       },
     },

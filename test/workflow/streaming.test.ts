@@ -82,6 +82,22 @@ it('without streaming (a server that cannot, or stream: false) the text comes in
   });
 });
 
+it('a server that refuses streaming requests (400 naming stream) is asked again without, and from then on', async () => {
+  const t = temporal();
+  const model = await startModel((request) =>
+    request.stream ? { http: { status: 400, body: { error: { message: 'stream is not supported by this server', type: 'invalid_request_error' } } } } : { content: ANSWER },
+  );
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL });
+  await worker.runUntil(async () => {
+    for (let i = 0; i < 2; i++) {
+      const handle = await startAgentRun(t.client, { message: 'hi', tools: [] }, { taskQueue });
+      expect((await handle.result()).content).toBe(ANSWER);
+      expect(deltasOf(await collect(t.client, handle.workflowId, -1), 1)).toEqual([ANSWER]);
+    }
+    expect(model.requests.map((r) => r.stream === true)).toEqual([true, false, false]);
+  });
+});
+
 it('ReAct runs stream only the Final Answer', async () => {
   const t = temporal();
   const model = await startModel((request) =>
