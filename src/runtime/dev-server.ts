@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, openSync, closeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { connectClient } from './client-connection';
@@ -53,6 +53,22 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number>> = {
  * to a file, and so its lifetime is tied to ours however this process ends (see GUARDIAN).
  */
 export async function startDevServer(options: DevServerOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<DevServer> {
+  // The CLI picks the ports of its internal services (history, matching, ...) itself, and one of
+  // them is sometimes taken by the time it binds: it then exits at once with "address already in
+  // use". A fresh attempt picks other ports, so such a start is tried again, up to three times.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDevServerOnce(options, env);
+    } catch (err) {
+      if (!(err instanceof PortConflict) || attempt >= 3) throw err;
+    }
+  }
+}
+
+/** A start that failed because a port the server wanted was taken. */
+class PortConflict extends Error {}
+
+async function startDevServerOnce(options: DevServerOptions, env: NodeJS.ProcessEnv): Promise<DevServer> {
   const cli = findTemporalCli(env);
   const port = options.port || (await freePort());
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', '--namespace', 'default'];
@@ -67,6 +83,7 @@ export async function startDevServer(options: DevServerOptions = {}, env: NodeJS
   const logFile = options.logFile ?? join(dataDir(), 'dev-server.log');
   mkdirSync(dirname(logFile), { recursive: true });
   const fd = openSync(logFile, 'a');
+  const logStart = fstatSync(fd).size;
   // The guardian (see GUARDIAN) runs the server and stops it when our end of its stdin pipe closes,
   // which the kernel does whenever this process ends: a signal, a crash, SIGKILL, a closed pipe.
   // Both live in their own process group, so a terminal's Ctrl+C reaches only us: the worker
@@ -82,6 +99,7 @@ export async function startDevServer(options: DevServerOptions = {}, env: NodeJS
   } catch (err) {
     signalGroup(child, 'SIGKILL');
     process.removeListener('exit', stopOnExit);
+    if (child.exitCode !== null && /address already in use/.test(logSince(logFile, logStart))) throw new PortConflict((err as Error).message);
     throw err;
   }
   return {
@@ -158,6 +176,16 @@ async function waitUntilReady(child: ChildProcess, address: string, timeoutMs: n
       if (Date.now() > deadline) throw new Error(`the Temporal dev server did not start within ${timeoutMs} ms; see ${logFile}`);
       await new Promise((r) => setTimeout(r, 250));
     }
+  }
+}
+
+/** What the server wrote to its log file from `offset` on (at most the last 64 KB). */
+function logSince(logFile: string, offset: number): string {
+  try {
+    const text = readFileSync(logFile);
+    return text.subarray(Math.max(offset, text.length - 65_536)).toString('utf8');
+  } catch {
+    return '';
   }
 }
 

@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { freePort } from '../../src/runtime/dev-server';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, startDevServer } from '../../src/runtime/dev-server';
+import { findTemporalCli } from '../../src/runtime/temporal-cli';
 import { cleanEnv, eventually, listening, runTs, startInteractive, startTs } from '../helpers/processes';
 import { answer, call, closeScriptedModels, lastOf, startModel } from '../helpers/scripted-model';
 
@@ -93,6 +97,40 @@ describe('the embedded dev server belongs to the process that started it', () =>
     owner.kill('SIGKILL'); // no handler runs: only the closed pipe tells the guardian
     await owner.exited;
     expect(await eventually(async () => !(await listening(port)), 20_000)).toBe(true);
+  });
+});
+
+describe('starting the embedded dev server', () => {
+  it('tries again when the server exits at start-up because one of its ports was taken', async () => {
+    // A CLI whose first start fails as the real one does when an internal port is taken.
+    const dir = mkdtempSync(join(tmpdir(), 'fake-cli-'));
+    const cli = join(dir, 'temporal');
+    const marker = join(dir, 'started-once');
+    writeFileSync(
+      cli,
+      `#!/bin/sh\nif [ ! -e ${marker} ]; then touch ${marker}; echo 'level=ERROR msg="Failed to start gRPC listener" error="listen tcp 127.0.0.1:1: bind: address already in use"'; exit 2; fi\nexec ${JSON.stringify(findTemporalCli())} "$@"\n`,
+    );
+    chmodSync(cli, 0o755);
+    const logFile = join(dir, 'dev-server.log');
+    const server = await startDevServer({ logFile }, { ...process.env, TEMPORAL_CLI_PATH: cli });
+    try {
+      expect(readFileSync(logFile, 'utf8')).toContain('address already in use');
+      expect(await listening(Number(server.address.split(':')[1]))).toBe(true);
+    } finally {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('gives up with the server\'s own reason when every attempt fails', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fake-cli-'));
+    const cli = join(dir, 'temporal');
+    writeFileSync(cli, `#!/bin/sh\necho 'bind: address already in use' >&2\necho x >> ${join(dir, 'starts')}\nexit 2\n`);
+    chmodSync(cli, 0o755);
+    const logFile = join(dir, 'dev-server.log');
+    await expect(startDevServer({ logFile }, { ...process.env, TEMPORAL_CLI_PATH: cli })).rejects.toThrow(`the Temporal dev server exited with code 2 during start-up; see ${logFile}`);
+    expect(readFileSync(join(dir, 'starts'), 'utf8').trim().split('\n')).toHaveLength(3);
+    rmSync(dir, { recursive: true, force: true });
   });
 });
 
