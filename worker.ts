@@ -6,6 +6,7 @@ import { modelConfigFromEnv } from './src/activities';
 import { exampleAgents } from './src/agents/examples';
 import { createAgentWorker, defaultTaskQueue } from './src/runtime/agent-worker';
 import { installRuntimeLogging } from './src/runtime/logging';
+import { mcpServersFromEnv } from './src/mcp/mcp-config';
 import { connectTemporal, describeTemporal } from './src/runtime/temporal-env';
 import { defaultToolRegistry } from './src/tools';
 
@@ -18,11 +19,13 @@ async function main(): Promise<void> {
     const taskQueue = defaultTaskQueue();
     const model = modelConfigFromEnv();
     const registry = defaultToolRegistry();
-    const worker = await createAgentWorker({ connection: temporal.nativeConnection, namespace: temporal.namespace, taskQueue, model, registry, agents: exampleAgents });
+    const mcpServers = mcpServersFromEnv();
+    const worker = await createAgentWorker({ connection: temporal.nativeConnection, namespace: temporal.namespace, taskQueue, model, registry, agents: exampleAgents, mcpServers });
     console.log(`durable-agents worker on task queue "${taskQueue}", namespace "${temporal.namespace}" at ${temporal.address}`);
     for (const line of describeTemporal(temporal)) console.log(line);
     console.log(`Tools: ${registry.names().join(', ')}`);
     console.log(`Agents: ${exampleAgents.map((a) => a.name).join(', ')}`);
+    if (Object.keys(mcpServers).length) console.log(`MCP servers (from ${process.env.AGENT_MCP_CONFIG}): ${Object.keys(mcpServers).join(', ')}; runs without a named agent get their tools`);
     console.log(model.configured ? `Model: ${model.model} at ${model.baseURL}` : 'Warning: no OPENAI_API_KEY or OPENAI_BASE_URL set; model calls will fail until one is.');
     console.log('Press Ctrl+C to stop.');
     await worker.run();

@@ -11,6 +11,7 @@ export {
   defineTool,
   defineJsonSchemaTool,
   ToolRegistry,
+  ToolError,
   builtinTools,
   defaultToolRegistry,
   stringLength,
@@ -33,6 +34,9 @@ export {
 export { defineAgent, type AgentDefinition, type ToolRef } from './agents/define-agent';
 export { AgentRegistry, type AgentSummary } from './agents/agent-registry';
 export { exampleAgents, calculatorAgent, weatherAgent } from './agents/examples';
+
+// MCP servers whose tools agents use (worker side).
+export { loadMcpConfig, mcpServersFromEnv, parseMcpServers, type McpServers, type McpServerConfig, type McpStdioServer, type McpHttpServer } from './mcp/mcp-config';
 
 // Workers.
 export { AgentsPlugin, type AgentsPluginOptions } from './plugin/agents-plugin';

@@ -6,6 +6,7 @@ import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsNon
 import { Stream } from 'openai/streaming';
 import type { TextBatch } from '../core/agent-events';
 import type { ChatMessage, ModelReply, ToolCall, ToolInfo } from '../core/types';
+import type { McpToolSource } from '../mcp/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolProvider } from '../tools/tool-provider';
 import { messagesQuery, textBatchSignal } from '../workflows/definitions';
@@ -35,6 +36,7 @@ export function createCallModel(deps: {
   /** Where the conversations are read from; the plugin shares it with the workflows' sink. */
   conversations?: ConversationLoader;
   streaming?: StreamingOptions;
+  mcp?: McpToolSource;
 }) {
   const { registry, config, toolProvider, outputs } = deps;
   // Endpoints (base URL + model) that refused `response_format`: asked with an instruction instead.
@@ -64,7 +66,10 @@ export function createCallModel(deps: {
       if (input.settings?.maxTokens) request.max_tokens = input.settings.maxTokens;
       // No tools means the final `generate` pass: the provider must not add any either.
       const provided = toolProvider && input.toolNames.length > 0 ? await provideTools(toolProvider, registry, input, messages) : [];
-      const toolNames = [...input.toolNames, ...provided.map((t) => t.name)];
+      // MCP tools are described from their server's listing: this worker may not have listed it yet.
+      if (deps.mcp && registry.unknown(input.toolNames).length > 0) await deps.mcp.ensureTools(input.toolNames);
+      // A tool its MCP server no longer offers is not offered to the LLM either.
+      const toolNames = [...input.toolNames.filter((n) => registry.has(n)), ...provided.map((t) => t.name)];
       if (input.toolCalling === 'react') {
         request.messages = reactMessages(messages, toolNames, registry, toolNames.length === 0);
         request.stop = REACT_STOP;

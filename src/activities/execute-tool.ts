@@ -1,7 +1,9 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ToolOutcome } from '../core';
+import { toolErrorText, type ToolOutcome } from '../core';
+import { ToolError } from '../tools/tool-error';
 import type { ToolContext } from '../tools/define-tool';
+import type { McpToolSource } from '../mcp/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
 import { prepareToolCall, toolOutcome } from '../tools/tool-call';
 import { keepHeartbeating } from './heartbeat';
@@ -13,7 +15,7 @@ import type { ToolCallInput } from './types';
  * and tries again. A tool that throws is retried by Temporal under the tool's retry policy; the
  * workflow turns the final failure into an error message for the LLM.
  */
-export function createExecuteTool(deps: { registry: ToolRegistry }) {
+export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolSource }) {
   const { registry } = deps;
 
   return async function executeTool(input: ToolCallInput): Promise<ToolOutcome> {
@@ -24,6 +26,8 @@ export function createExecuteTool(deps: { registry: ToolRegistry }) {
   };
 
   async function run(input: ToolCallInput): Promise<ToolOutcome> {
+    // An MCP tool on a worker that has not listed its server yet (it just started, say).
+    if (deps.mcp && !registry.has(input.name)) await deps.mcp.ensureTools([input.name]);
     const prepared = prepareToolCall(registry, input.name, input.arguments);
     if (!prepared.ok) return prepared.outcome;
 
@@ -47,6 +51,7 @@ export function createExecuteTool(deps: { registry: ToolRegistry }) {
     try {
       return toolOutcome(await registry.execute(input.name, prepared.args, ctx));
     } catch (err) {
+      if (err instanceof ToolError) return { result: toolErrorText(err.message), error: true };
       if (err instanceof ApplicationFailure) throw err;
       const message = err instanceof Error ? err.message : String(err);
       throw ApplicationFailure.create({ message: `${input.name} failed: ${message}`, type: 'Tool.ExecutionError', cause: err instanceof Error ? err : undefined });

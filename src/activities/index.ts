@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { AgentRegistry } from '../agents/agent-registry';
+import type { McpToolSource } from '../mcp/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolProvider } from '../tools/tool-provider';
 import { createCallModel } from './call-model';
@@ -31,15 +32,17 @@ export interface ActivityDeps {
   conversations?: ConversationLoader;
   /** How model calls stream their text (default: they do, in 100 ms batches). */
   streaming?: StreamingOptions;
+  /** The worker's MCP servers, whose tools are in `registry` once listed. */
+  mcp?: McpToolSource;
 }
 
 /** The agent's activities, bound to a worker's tools, agents and model endpoint. */
 export function createActivities(deps: ActivityDeps) {
   return {
-    callModel: createCallModel({ client: deps.client, registry: deps.registry, config: deps.model, toolProvider: deps.toolProvider, outputs: new OutputSchemas(deps.agents), conversations: deps.conversations, streaming: deps.streaming }),
-    executeTool: createExecuteTool({ registry: deps.registry }),
-    resolveTools: createResolveTools({ registry: deps.registry }),
-    resolveAgent: createResolveAgent({ agents: deps.agents }),
+    callModel: createCallModel({ client: deps.client, registry: deps.registry, config: deps.model, toolProvider: deps.toolProvider, outputs: new OutputSchemas(deps.agents), conversations: deps.conversations, streaming: deps.streaming, mcp: deps.mcp }),
+    executeTool: createExecuteTool({ registry: deps.registry, mcp: deps.mcp }),
+    resolveTools: createResolveTools({ registry: deps.registry, mcp: deps.mcp }),
+    resolveAgent: createResolveAgent({ agents: deps.agents, mcp: deps.mcp }),
     listAgents: createListAgents({ agents: deps.agents }),
   };
 }

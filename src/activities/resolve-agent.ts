@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { AgentRegistry, AgentSummary } from '../agents/agent-registry';
 import type { ResolvedAgent } from '../core';
+import type { McpToolSource } from '../mcp/mcp-tool-source';
 import type { ResolveAgentInput } from './types';
 
 /**
@@ -9,9 +10,18 @@ import type { ResolveAgentInput } from './types';
  * history, so a replay never asks the worker again, and a changed agent declaration cannot change
  * a run already under way.
  */
-export function createResolveAgent(deps: { agents: AgentRegistry }) {
+export function createResolveAgent(deps: { agents: AgentRegistry; mcp?: McpToolSource }) {
   return async function resolveAgent(input: ResolveAgentInput): Promise<ResolvedAgent> {
-    const result = deps.agents.resolve(input.agent, input);
+    const { mcp } = deps;
+    const servers = deps.agents.mcpServersOf(input.agent, mcp?.serverNames() ?? []);
+    if (mcp) {
+      const failures = await mcp.ready(servers);
+      // Retryable: the server may be starting; after the attempts the run fails saying which one.
+      for (const [server, err] of failures) throw ApplicationFailure.create({ message: `agent "${input.agent}" uses the MCP server "${server}": ${err.message}`, type: 'Mcp.Unavailable' });
+      if (input.tools) await mcp.ensureTools([...input.tools, ...(input.immediateTools ?? []), ...(input.approvalTools ?? [])]);
+    }
+    const mcpTools = mcp ? servers.flatMap((s) => mcp.listedTools(s)) : [];
+    const result = deps.agents.resolve(input.agent, input, mcpTools);
     if (!result.ok) throw ApplicationFailure.nonRetryable(result.message, result.type);
     return result.resolved;
   };

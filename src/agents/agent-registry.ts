@@ -71,16 +71,33 @@ export class AgentRegistry {
     return name === undefined ? undefined : this.agents.get(name)?.output;
   }
 
+  /** The MCP servers an agent takes tools from (`all`: every one of `configured`). */
+  mcpServersOf(name: string, configured: readonly string[]): string[] {
+    const servers = this.agents.get(name)?.mcpServers;
+    if (servers === undefined) return [];
+    return servers === 'all' ? [...configured] : [...servers];
+  }
+
+  /** Refuses agents that name MCP servers the worker does not have (checked when the worker is built). */
+  checkMcpServers(configured: readonly string[]): void {
+    for (const agent of this.agents.values()) {
+      if (agent.mcpServers === undefined || agent.mcpServers === 'all') continue;
+      const missing = agent.mcpServers.filter((s) => !configured.includes(s));
+      if (missing.length) throw new Error(`agent "${agent.name}" uses MCP server${missing.length > 1 ? 's' : ''} ${missing.map((s) => `"${s}"`).join(', ')}, which this worker does not configure (mcpServers: ${configured.join(', ') || 'none'})`);
+    }
+  }
+
   /**
    * The agent's settings and the run's tools. The run's own `tools` and `immediateTools` replace
    * the agent's; its `approvalTools` are added to the agent's, so a gate is never dropped.
+   * `mcpTools` are the listed tools of the agent's MCP servers.
    */
-  resolve(name: string, request: ToolSetRequest): AgentResolution {
+  resolve(name: string, request: ToolSetRequest, mcpTools: readonly string[] = []): AgentResolution {
     const agent = this.agents.get(name);
     if (!agent) {
       return { ok: false, type: 'Agent.UnknownAgent', message: `no agent named "${name}" on this worker; agents: ${this.names().join(', ') || 'none'}` };
     }
-    const tools = request.tools ?? agent.tools.map(toolRefName);
+    const tools = request.tools ?? [...agent.tools.map(toolRefName), ...mcpTools];
     const approval = [...new Set([...(agent.approvalTools ?? []).map(toolRefName).filter((n) => tools.includes(n)), ...(request.approvalTools ?? [])])];
     const toolSet = resolveToolSet(this.tools, {
       tools,

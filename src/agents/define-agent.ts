@@ -30,6 +30,11 @@ export interface AgentDefinition<O = unknown> {
   maxExecutionTime?: string | number;
   onLimit?: OnLimit;
   toolCalling?: ToolCallingMode;
+  /**
+   * MCP servers (by their name in the worker's `mcpServers`) whose tools the agent may call, as
+   * `<server>__<tool>`, or `"all"` for every server of the worker. Default: none.
+   */
+  mcpServers?: readonly string[] | 'all';
   /** Tools (among `tools`) whose calls end the run without another LLM call (see "Immediate return"). */
   immediateTools?: readonly ToolRef[];
   /** Tools (among `tools`) whose calls wait for a person's approval. */
@@ -69,6 +74,8 @@ export function defineAgent<O = unknown>(definition: AgentDefinition<O>): AgentD
       problems.push(`"${key}": ${(err as Error).message}`);
     }
   }
+  const mcp = definition.mcpServers;
+  if (mcp !== undefined && mcp !== 'all' && !(Array.isArray(mcp) && mcp.every((s) => typeof s === 'string' && s !== ''))) problems.push('"mcpServers" must be a list of MCP server names or "all"');
   if (definition.output !== undefined && typeof (definition.output as { safeParse?: unknown }).safeParse !== 'function') problems.push('"output" must be a zod schema');
   if (problems.length) throw new Error(`defineAgent(${JSON.stringify(definition.name)}): ${problems.join('; ')}`);
   return definition;

@@ -14,6 +14,7 @@ import type { AgentEvent } from '../core';
 import { defaultTaskQueue } from '../runtime/agent-worker';
 import { ClientError } from '../runtime/client-error';
 import { installRuntimeLogging } from '../runtime/logging';
+import { mcpServersFromEnv } from '../mcp/mcp-config';
 import { defaultToolRegistry } from '../tools';
 import { commandName } from './command-name';
 
@@ -47,7 +48,13 @@ export async function main(argv: string[]): Promise<number> {
     console.log(help());
     return command ? 0 : 2;
   }
-  const registered = defaultToolRegistry().names();
+  let mcpServers: string[];
+  try {
+    mcpServers = Object.keys(mcpServersFromEnv());
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const registered = [...defaultToolRegistry().names(), ...mcpServers.map((s) => `${s}__*`)];
   // Ctrl+C is ours: it cancels a chat turn or stops waiting; the SDK must not stop the in-process worker.
   const logging = () => installRuntimeLogging('ERROR', { handleSignals: false });
   if (isConversationCommand(command)) {

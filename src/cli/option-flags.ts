@@ -145,7 +145,8 @@ export const WAIT_HELP = '  --wait 2m              stop waiting after this long 
 function toolList(flag: string, raw: string, registered: readonly string[]): string[] {
   const names = raw.split(',').map((s) => s.trim()).filter(Boolean);
   if (names.length === 0) throw new UsageError(`${flag} needs at least one tool name`);
-  const unknown = names.filter((n) => !registered.includes(n));
+  // `files__*`: any tool of the MCP server `files` (listed by the worker, not known here).
+  const unknown = names.filter((n) => !registered.includes(n) && !registered.some((r) => r.endsWith('__*') && n.startsWith(r.slice(0, -1)) && n.length > r.length - 1));
   if (unknown.length) throw new UsageError(`${flag}: unknown tool${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (available: ${registered.join(', ')})`);
   return [...new Set(names)];
 }

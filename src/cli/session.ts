@@ -7,6 +7,7 @@ import { createAgentWorker } from '../runtime/agent-worker';
 import { ClientError } from '../runtime/client-error';
 import { connectTemporal, workflowUrl, type TemporalEnv } from '../runtime/temporal-env';
 import { defaultToolRegistry } from '../tools';
+import { mcpServersFromEnv, type McpServers } from '../mcp/mcp-config';
 
 /** A command's connection to Temporal, with a worker in this process when the server is embedded. */
 export interface Session {
@@ -52,6 +53,13 @@ export interface SessionOptions {
  * queries (status, history) need a worker to answer them.
  */
 export async function openSession(options: SessionOptions): Promise<Session> {
+  // Read first: a broken AGENT_MCP_CONFIG is the user's to fix, whatever Temporal does.
+  let mcpServers: McpServers;
+  try {
+    mcpServers = mcpServersFromEnv();
+  } catch (err) {
+    throw new ClientError('invalid', (err as Error).message);
+  }
   let env: TemporalEnv;
   try {
     env = await connectTemporal({ persistent: true });
@@ -75,6 +83,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           model: options.model,
           registry: defaultToolRegistry(),
           agents: exampleAgents,
+          mcpServers,
         });
       return worker.runUntil(body);
     },

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { SimplePlugin } from '@temporalio/plugin';
-import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
+import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import type { ChatMessage } from '../core';
 import { AGENT_MESSAGES_SINK } from '../workflows/definitions';
@@ -15,6 +15,8 @@ import { builtinTools } from '../tools';
 import type { AnyToolDefinition } from '../tools/define-tool';
 import { ToolRegistry } from '../tools/registry';
 import type { ToolProvider } from '../tools/tool-provider';
+import type { McpServers } from '../mcp/mcp-config';
+import { McpToolSource } from '../mcp/mcp-tool-source';
 
 /** What the plugin brings into a worker. */
 export interface AgentsPluginOptions {
@@ -44,6 +46,14 @@ export interface AgentsPluginOptions {
    * (default 100 ms; each batch is one signal). Runs can also opt out with `stream: false`.
    */
   streaming?: StreamingOptions;
+  /**
+   * MCP servers whose tools the worker's agents may use, by name (`{ files: { command: "npx",
+   * args: [...] }, search: { url: "https://...", headers: {...} } }`; see `loadMcpConfig` for the
+   * file format other MCP clients use). Tool names are `<server>__<tool>`. Agents opt in with
+   * `mcpServers`; runs without a named agent and without a tool list get every tool, these too.
+   * Servers are listed when the worker starts and connections close when it stops.
+   */
+  mcpServers?: McpServers;
 }
 
 /** The module that registers the agent and conversation workflows (workflow-safe code only). */
@@ -65,17 +75,23 @@ export class AgentsPlugin extends SimplePlugin {
   readonly agents: AgentRegistry;
   private readonly conversations: ConversationLoader;
   private readonly withWorkflows: boolean;
+  /** The worker's MCP servers, when it has any. */
+  readonly mcp?: McpToolSource;
 
   constructor(options: AgentsPluginOptions = {}) {
     const registry = options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools ?? (options.agents?.length ? [] : builtinTools));
     const agents = new AgentRegistry(options.agents ?? [], registry);
     const conversations = createConversationLoader(options.client);
+    const servers = options.mcpServers ?? {};
+    agents.checkMcpServers(Object.keys(servers));
+    const mcp = Object.keys(servers).length > 0 ? new McpToolSource(servers, registry) : undefined;
     super({
       name: 'durable-agents',
-      activities: createActivities({ client: options.client, registry, agents, model: options.model ?? modelConfigFromEnv(), toolProvider: options.toolProvider, conversations, streaming: options.streaming }),
+      activities: createActivities({ client: options.client, registry, agents, model: options.model ?? modelConfigFromEnv(), toolProvider: options.toolProvider, conversations, streaming: options.streaming, mcp }),
     });
     this.tools = registry;
     this.agents = agents;
+    this.mcp = mcp;
     this.conversations = conversations;
     this.withWorkflows = options.workflows !== false;
   }
@@ -99,6 +115,16 @@ export class AgentsPlugin extends SimplePlugin {
       maxHeartbeatThrottleInterval: configured.maxHeartbeatThrottleInterval ?? '2s',
       stickyQueueScheduleToStartTimeout: configured.stickyQueueScheduleToStartTimeout ?? '3s',
     };
+  }
+
+  /** Lists the MCP servers' tools as the worker starts (in the background: a slow server must not hold it up) and closes their connections when it stops. */
+  override async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
+    void this.mcp?.ready();
+    try {
+      await super.runWorker(worker, next);
+    } finally {
+      await this.mcp?.close();
+    }
   }
 
   override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {

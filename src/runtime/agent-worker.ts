@@ -6,6 +6,7 @@ import { AgentsPlugin } from '../plugin/agents-plugin';
 import type { ToolRegistry } from '../tools/registry';
 import type { AnyToolDefinition } from '../tools/define-tool';
 import type { ToolProvider } from '../tools/tool-provider';
+import type { McpServers } from '../mcp/mcp-config';
 
 /** Task queue from `AGENT_TASK_QUEUE`, default `agents`. */
 export function defaultTaskQueue(env: NodeJS.ProcessEnv = process.env): string {
@@ -28,6 +29,8 @@ export interface AgentWorkerOptions {
   toolProvider?: ToolProvider;
   /** Default: from the environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `AGENT_MODEL`). */
   model?: ModelConfig;
+  /** MCP servers whose tools agents may use (see `AgentsPluginOptions.mcpServers`). */
+  mcpServers?: McpServers;
   /** A prebuilt workflow bundle (tests); default: bundle the agent workflows at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** How long in-flight activities may finish on shutdown (default 10 s). */
@@ -39,7 +42,7 @@ export interface AgentWorkerOptions {
  * To add agents to a worker of your own, pass the plugin to `Worker.create` instead.
  */
 export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  const plugin = new AgentsPlugin({ agents: options.agents, tools: options.registry, model: options.model, toolProvider: options.toolProvider, client: options.client });
+  const plugin = new AgentsPlugin({ agents: options.agents, tools: options.registry, model: options.model, toolProvider: options.toolProvider, client: options.client, mcpServers: options.mcpServers });
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? 'default',

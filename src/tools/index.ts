@@ -13,6 +13,7 @@ export {
   type ReturnBehavior,
   type Tool,
 } from './define-tool';
+export { ToolError } from './tool-error';
 export { ToolRegistry, type OpenAIToolSpec, type RegisterOptions, type CheckedArguments } from './registry';
 export type { ToolProvider, ToolProviderRequest } from './tool-provider';
 export { parametersJsonSchema, isStrictCompatible, type JsonSchema } from './json-schema';

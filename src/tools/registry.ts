@@ -48,6 +48,12 @@ export class ToolRegistry {
     return this;
   }
 
+  /** Removes a tool (e.g. one its MCP server no longer offers); runs that were offered it get an "unknown tool" result if they call it. */
+  remove(name: string): boolean {
+    this.specs.delete(name);
+    return this.tools.delete(name);
+  }
+
   /** Whether a tool of that name is registered (dynamic ones included). */
   has(name: string): boolean {
     return this.tools.has(name);

@@ -10,6 +10,7 @@ import { createAgentWorker } from '../../src/runtime/agent-worker';
 import { runOutcome, startAgentRun, type RunOutcome } from '../../src/runtime/run-agent';
 import type { ToolRegistry } from '../../src/tools/registry';
 import type { ToolProvider } from '../../src/tools/tool-provider';
+import type { McpServers } from '../../src/mcp/mcp-config';
 import { closeScriptedModels } from './scripted-model';
 
 /** Connections to the suite's dev server (started in global-setup). */
@@ -60,7 +61,7 @@ export function modelAt(baseURL: string): ModelConfig {
 /** A worker on a fresh task queue, using the suite's prebuilt workflow bundle. */
 export async function createTestWorker(
   t: TestTemporal,
-  options: { baseURL: string; registry?: ToolRegistry; taskQueue?: string; toolProvider?: ToolProvider; agents?: AgentDefinition<any>[] },
+  options: { baseURL: string; registry?: ToolRegistry; taskQueue?: string; toolProvider?: ToolProvider; agents?: AgentDefinition<any>[]; mcpServers?: McpServers },
 ): Promise<{ worker: Worker; taskQueue: string }> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
   const worker = await createAgentWorker({
@@ -69,6 +70,7 @@ export async function createTestWorker(
     registry: options.registry,
     agents: options.agents,
     toolProvider: options.toolProvider,
+    mcpServers: options.mcpServers,
     model: modelAt(options.baseURL),
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     shutdownGraceTime: '1s',
