@@ -42,7 +42,7 @@ export class ConversationLoader {
   ) {}
 
   /** Messages `[offset, offset + messages.length)` of a run, as its workflow added them. */
-  add(ref: { workflowId: string; runId: string }, offset: number, messages: readonly ChatMessage[]): void {
+  add(ref: { workflowId: string; runId: string; revision?: number }, offset: number, messages: readonly ChatMessage[]): void {
     const key = keyOf(ref);
     const cached = this.take(key);
     let entry: Omit<Cached, 'chars'>;
@@ -56,7 +56,7 @@ export class ConversationLoader {
   }
 
   /** The messages a model call asked for: the pinned head and `[from, messageCount)`. */
-  async load(ref: Pick<ModelCallInput, 'workflowId' | 'runId' | 'messageCount' | 'pinned' | 'from'>): Promise<ChatMessage[]> {
+  async load(ref: Pick<ModelCallInput, 'workflowId' | 'runId' | 'messageCount' | 'pinned' | 'from' | 'revision'>): Promise<ChatMessage[]> {
     const key = keyOf(ref);
     const pinned = ref.pinned ?? 0;
     const from = Math.max(ref.from ?? 0, pinned);
@@ -107,8 +107,9 @@ export class ConversationLoader {
   }
 }
 
-function keyOf(ref: { workflowId: string; runId: string }): string {
-  return `${ref.workflowId}/${ref.runId}`;
+/** A run's messages as of a revision: a handoff that replaces the system message makes a new version, cached apart. */
+function keyOf(ref: { workflowId: string; runId: string; revision?: number }): string {
+  return ref.revision ? `${ref.workflowId}/${ref.runId}#${ref.revision}` : `${ref.workflowId}/${ref.runId}`;
 }
 
 /** About the memory messages hold: their text, without serializing them. */

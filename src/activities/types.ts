@@ -24,6 +24,8 @@ export interface ModelCallInput {
   output?: JsonSchemaObject;
   /** Stream the text to the workflow as it is written, as batches of this call (see `TextBatch`). */
   stream?: { call: number };
+  /** How many times a handoff replaced the system message so far; set from the first. */
+  revision?: number;
 }
 
 /** Input of `executeTool`: one tool call, as the LLM wrote it. */

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { AgentSettings, JsonSchemaObject, ResolvedAgent } from '../core';
+import { handoffToolName, type AgentSettings, type JsonSchemaObject, type ResolvedAgent } from '../core';
 import type { AnyToolDefinition } from '../tools/define-tool';
 import type { ToolRegistry } from '../tools/registry';
 import { resolveToolSet, type ToolSetRequest } from '../tools/resolve-tool-set';
-import { toolRefName, type AgentDefinition, type ToolRef } from './define-agent';
+import { agentRefName, toolRefName, type AgentDefinition, type ToolRef } from './define-agent';
 
 /** An agent as `durable-agents agents` and `GET /agents` list it. */
 export interface AgentSummary {
@@ -13,7 +13,19 @@ export interface AgentSummary {
   model?: string;
   /** Whether its final answers are structured (JSON under a schema). */
   structuredOutput: boolean;
+  /** Agents it calls as tools. */
+  agents?: string[];
+  /** Agents it may hand off to. */
+  handoffs?: string[];
 }
+
+/** The parameters of an agent offered as a tool. */
+const AGENT_TOOL_PARAMETERS = {
+  type: 'object',
+  properties: { message: { type: 'string', description: 'The whole task for the agent, with every detail it needs: it does not see this conversation.' } },
+  required: ['message'],
+  additionalProperties: false,
+};
 
 /** An agent's resolution, or why it failed (`Agent.UnknownAgent`, `Agent.UnknownTool`, `Agent.InvalidInput`). */
 export type AgentResolution = { ok: true; resolved: ResolvedAgent } | { ok: false; type: string; message: string };
@@ -31,6 +43,48 @@ export class AgentRegistry {
     readonly tools: ToolRegistry,
   ) {
     for (const agent of agents) this.add(agent);
+    // Agents named by reference: definitions are registered along (like tools), names must exist.
+    for (const agent of [...this.agents.values()]) this.addReferenced(agent);
+    for (const agent of this.agents.values()) this.registerRoutes(agent);
+    for (const agent of this.agents.values()) this.checkNoCycle(agent.name, []);
+  }
+
+  private addReferenced(agent: AgentDefinition<any>): void {
+    for (const ref of [...(agent.agents ?? []), ...(agent.handoffs ?? [])]) {
+      if (typeof ref === 'string') continue;
+      const existing = this.agents.get(ref.name);
+      if (existing === ref) continue;
+      if (existing) throw new Error(`agent "${agent.name}" names an agent "${ref.name}" that differs from the registered agent of that name; agent names must be unique`);
+      this.add(ref);
+      this.addReferenced(ref);
+    }
+  }
+
+  /** The tools that stand for the agent's `agents` and `handoffs`. */
+  private registerRoutes(agent: AgentDefinition<any>): void {
+    for (const ref of agent.agents ?? []) {
+      const target = this.require(agent.name, agentRefName(ref), 'agents');
+      this.tools.registerRoute(target.name, target.description ?? `Ask the ${target.name} agent`, AGENT_TOOL_PARAMETERS, { agent: target.name });
+    }
+    for (const ref of agent.handoffs ?? []) {
+      const target = this.require(agent.name, agentRefName(ref), 'handoffs');
+      const name = handoffToolName(target.name);
+      if (name.length > 64) throw new Error(`agent "${agent.name}" hands off to "${target.name}", whose tool name ${name} is longer than OpenAI's 64 characters; use a shorter agent name`);
+      const about = target.description ? `: ${target.description}` : '';
+      this.tools.registerRoute(name, `Hand the conversation off to the ${target.name} agent${about}. Call it when the request is that agent's to handle; it takes over from the next step.`, { type: 'object', properties: {} }, { handoff: target.name });
+    }
+  }
+
+  private require(from: string, name: string, key: string): AgentDefinition<any> {
+    const target = this.agents.get(name);
+    if (!target) throw new Error(`agent "${from}" names the agent "${name}" in ${key}, which is not registered on this worker`);
+    return target;
+  }
+
+  /** Agents called as tools run as children: a cycle would nest runs without end. */
+  private checkNoCycle(name: string, path: string[]): void {
+    if (path.includes(name)) throw new Error(`agents call each other as tools in a cycle (${[...path, name].join(' -> ')}); agents as tools must not call themselves, directly or through others`);
+    for (const ref of this.agents.get(name)?.agents ?? []) this.checkNoCycle(agentRefName(ref), [...path, name]);
   }
 
   private add(agent: AgentDefinition<any>): void {
@@ -97,7 +151,12 @@ export class AgentRegistry {
     if (!agent) {
       return { ok: false, type: 'Agent.UnknownAgent', message: `no agent named "${name}" on this worker; agents: ${this.names().join(', ') || 'none'}` };
     }
-    const tools = request.tools ?? [...agent.tools.map(toolRefName), ...mcpTools];
+    const tools = request.tools ?? [
+      ...agent.tools.map(toolRefName),
+      ...mcpTools,
+      ...(agent.agents ?? []).map(agentRefName),
+      ...(agent.handoffs ?? []).map((r) => handoffToolName(agentRefName(r))),
+    ];
     const approval = [...new Set([...(agent.approvalTools ?? []).map(toolRefName).filter((n) => tools.includes(n)), ...(request.approvalTools ?? [])])];
     const toolSet = resolveToolSet(this.tools, {
       tools,
@@ -114,6 +173,8 @@ export class AgentRegistry {
       const summary: AgentSummary = { name: a.name, tools: a.tools.map(toolRefName), structuredOutput: a.output !== undefined };
       if (a.description) summary.description = a.description;
       if (a.model) summary.model = a.model;
+      if (a.agents?.length) summary.agents = a.agents.map(agentRefName);
+      if (a.handoffs?.length) summary.handoffs = a.handoffs.map(agentRefName);
       return summary;
     });
   }

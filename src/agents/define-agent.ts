@@ -5,6 +5,9 @@ import type { AnyToolDefinition } from '../tools/define-tool';
 /** A tool as an agent names it: its definition (registered with the agent) or a registered tool's name. */
 export type ToolRef = AnyToolDefinition | string;
 
+/** Another agent as an agent names it: its definition (registered with the agent) or a registered agent's name. */
+export type AgentRef = AgentDefinition<any> | string;
+
 /**
  * A named agent: instructions, tools, model and limits, declared in the worker like tools are.
  * Runs and conversations pick it by name (`agent: "support"`); whatever they set themselves
@@ -35,6 +38,20 @@ export interface AgentDefinition<O = unknown> {
    * `<server>__<tool>`, or `"all"` for every server of the worker. Default: none.
    */
   mcpServers?: readonly string[] | 'all';
+  /**
+   * Agents this one may call as tools, by the agent's name with one argument, `message`. A call
+   * runs the agent as a child workflow (its own history, limits and approvals, under this run in
+   * the Temporal UI); its final answer is the result. A failed or cut-short child is a tool error
+   * for this agent, not a failure of its run. Cancelling this run cancels the child. Agents must
+   * not call themselves, directly or through others.
+   */
+  agents?: readonly AgentRef[];
+  /**
+   * Agents this one may hand the run or conversation off to, offered as `transfer_to_<name>`.
+   * After the call, the target's instructions, tools, model settings and tool-calling mode apply
+   * from the next model call on (its name is at most 52 characters, to fit OpenAI's 64).
+   */
+  handoffs?: readonly AgentRef[];
   /** Tools (among `tools`) whose calls end the run without another LLM call (see "Immediate return"). */
   immediateTools?: readonly ToolRef[];
   /** Tools (among `tools`) whose calls wait for a person's approval. */
@@ -74,11 +91,22 @@ export function defineAgent<O = unknown>(definition: AgentDefinition<O>): AgentD
       problems.push(`"${key}": ${(err as Error).message}`);
     }
   }
+  for (const key of ['agents', 'handoffs'] as const) {
+    const refs = definition[key];
+    if (refs !== undefined && !(Array.isArray(refs) && refs.every((r) => (typeof r === 'string' && r !== '') || (typeof r === 'object' && r !== null && typeof r.name === 'string')))) {
+      problems.push(`"${key}" must be a list of agents (definitions or names)`);
+    }
+  }
   const mcp = definition.mcpServers;
   if (mcp !== undefined && mcp !== 'all' && !(Array.isArray(mcp) && mcp.every((s) => typeof s === 'string' && s !== ''))) problems.push('"mcpServers" must be a list of MCP server names or "all"');
   if (definition.output !== undefined && typeof (definition.output as { safeParse?: unknown }).safeParse !== 'function') problems.push('"output" must be a zod schema');
   if (problems.length) throw new Error(`defineAgent(${JSON.stringify(definition.name)}): ${problems.join('; ')}`);
   return definition;
+}
+
+/** The name of an agent reference. */
+export function agentRefName(ref: AgentRef): string {
+  return typeof ref === 'string' ? ref : ref.name;
 }
 
 /** The name of a tool reference. */

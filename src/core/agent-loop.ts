@@ -1,4 +1,5 @@
 import { approvalOf, pendingApprovals, type ApprovalState } from './approvals';
+import type { CurrentAgent } from './handoffs';
 import { shouldReturnImmediately } from './immediate-return';
 import { REACT_PARSE_ERROR_TOOL } from './react-parser';
 import { runLimits, type RunLimits } from './run-input';
@@ -72,6 +73,10 @@ export interface RunState {
   memoryWindow?: number;
   /** Structured output: the final answer, parsed and valid under the output schema. */
   output?: unknown;
+  /** Set once the run was handed off (see `applyHandoff`): the agent it is on now. */
+  agent?: CurrentAgent;
+  /** How many times the system message changed (handoffs); model calls name it so caches stay right. */
+  revision?: number;
 }
 
 /** Starts a run from a validated input and the tools resolved for it. */
@@ -154,17 +159,21 @@ export function applyToolOutcomes(state: RunState, outcomes: ToolOutcome[]): Run
     };
     if (o.value !== undefined) execution.value = o.value;
     if (o.recorded) execution.resultInHistory = true;
+    if (o.childWorkflowId) execution.childWorkflowId = o.childWorkflowId;
     if (c.approval) execution.approval = c.approval.status === 'rejected' ? 'rejected' : 'approved';
     return execution;
   });
   const toolMessages = executions.map((e): ChatMessage => ({ role: 'tool', tool_call_id: e.id, content: e.result }));
   const phase: Phase = shouldReturnImmediately(calls, outcomes) ? { kind: 'done', status: 'immediate', content: null } : { kind: 'model' };
-  return {
+  const next: RunState = {
     ...state,
     messages: [...state.messages, ...toolMessages],
     toolExecutions: [...state.toolExecutions, ...executions],
     phase,
   };
+  // Agents called as tools: their tokens count toward this run's.
+  const childUsage = outcomes.filter((o) => o.usage);
+  return childUsage.length ? { ...next, usage: childUsage.reduce((u, o) => addUsage(u, o.usage!), state.usage) } : next;
 }
 
 /**
@@ -200,6 +209,7 @@ export function runStatus(state: RunState): AgentStatus {
     messageCount: state.messages.length,
     toolExecutionCount: state.toolExecutions.length,
     usage: state.usage,
+    ...(state.agent ? { agent: state.agent.name } : {}),
   };
 }
 
@@ -220,6 +230,7 @@ export function runResult(state: RunState, workflowId: string, options?: { omitR
     usage: state.usage,
   };
   if (state.output !== undefined) result.output = state.output;
+  if (state.agent) result.agent = state.agent.name;
   return result;
 }
 

@@ -77,6 +77,8 @@ export interface ConversationState {
   runs: number;
   previousRunId?: string;
   rejectedMessages: RejectedMessages;
+  /** How many times a handoff changed the system message (see `RunState.revision`). */
+  revision?: number;
 }
 
 /** Why a conversation closed. */
@@ -110,6 +112,8 @@ export interface ConversationStatus {
   messageCount: number;
   toolExecutionCount: number;
   runs: number;
+  /** The agent the conversation is with: the one it started with, or the last one it was handed off to. */
+  agent?: string;
   /** Why it closed; clients report `terminated`, `cancelled`, `failed` or `timed_out` for conversations Temporal closed. */
   closeReason?: CloseReason | 'terminated' | 'cancelled' | 'failed' | 'timed_out';
   rejectedMessages: RejectedMessages;
@@ -199,19 +203,30 @@ export function startTurn(conv: ConversationState, turn: TurnInput): RunState {
   const tools = conv.tools ?? [];
   const run = startRun({ ...conv.options, message: turn.message }, turn.tools ? tools.filter((t) => turn.tools!.includes(t.name)) : tools);
   const system = run.messages[0]?.role === 'system' ? [run.messages[0]] : [];
-  return { ...run, messages: [...system, ...conv.messages, ...run.messages.slice(system.length)], memoryWindow: memoryWindow(conv) };
+  const state: RunState = { ...run, messages: [...system, ...conv.messages, ...run.messages.slice(system.length)], memoryWindow: memoryWindow(conv) };
+  return conv.revision ? { ...state, revision: conv.revision } : state;
 }
 
 /** Folds a finished (or failed) turn into the conversation. */
 export function finishTurn(conv: ConversationState, run: RunState): ConversationState {
   const pinned = run.messages[0]?.role === 'system' ? 1 : 0;
-  return {
+  const next: ConversationState = {
     ...conv,
     messages: run.messages.slice(pinned),
     turns: conv.turns + 1,
     usage: addUsage(conv.usage, run.usage),
     toolExecutionCount: conv.toolExecutionCount + run.toolExecutions.length,
   };
+  if (run.revision) next.revision = run.revision;
+  if (!run.agent) return next;
+  // Handed off during the turn: the next turns (and continue-as-new) are the new agent's.
+  const { modelSettings: _m, toolCalling: _t, ...options } = conv.options;
+  // applyHandoff always leaves a system message first: the new agent's instructions.
+  next.options = { ...options, agent: run.agent.name, system: String(run.messages[0].content ?? '') };
+  if (run.agent.modelSettings) next.options.modelSettings = run.agent.modelSettings;
+  if (run.agent.toolCalling) next.options.toolCalling = run.agent.toolCalling;
+  next.tools = run.tools;
+  return next;
 }
 
 /** The result of the turn `run`, numbered `turn`. `failure` is set when the model call failed for good. */
@@ -243,6 +258,7 @@ export function carryOver(conv: ConversationState, runId: string): ConversationC
     runs: conv.runs + 1,
     previousRunId: runId,
     rejectedMessages: conv.rejectedMessages,
+    ...(conv.revision ? { revision: conv.revision } : {}),
   };
 }
 
@@ -270,7 +286,9 @@ export function transcriptPage(
     total,
     heldFrom: conv.transcriptStart,
   };
-  if (conv.options.system) result.system = conv.options.system;
+  // The active turn's system message: a handoff during the turn has changed it already.
+  const system = all[0]?.role === 'system' ? all[0].content : conv.options.system;
+  if (system) result.system = system;
   if (conv.previousRunId) result.previousRunId = conv.previousRunId;
   return result;
 }
@@ -335,6 +353,8 @@ export function conversationStatus(
     runs: conv.runs,
     rejectedMessages: conv.rejectedMessages,
   };
+  const agent = run?.agent?.name ?? conv.options.agent;
+  if (agent) status.agent = agent;
   if (run && active) {
     const s = runStatus(run);
     status.currentTurn = { turn: active.turn, iteration: s.iteration, maxIterations: s.maxIterations, pendingToolCalls: s.pendingToolCalls };

@@ -17,3 +17,5 @@ export * from './usage';
 export * from './react-parser';
 export * from './agent-events';
 export * from './event-log';
+export * from './handoffs';
+export * from './agent-tools';

@@ -55,6 +55,10 @@ export interface ToolOutcome {
   recorded?: boolean;
   /** Set by the tool activity when it runs locally: a local activity's marker does not record its input, so its result names the call. */
   toolCallId?: string;
+  /** An agent called as a tool: the tokens its run used (they count toward the caller's). */
+  usage?: Usage;
+  /** An agent called as a tool: its run's workflow id (a child workflow). */
+  childWorkflowId?: string;
 }
 
 /** A finished tool execution, as it appears in the run result. */
@@ -71,6 +75,8 @@ export interface ToolExecution {
   approval?: 'approved' | 'rejected';
   /** The result is also recorded in the workflow history, as the result of the tool's activity. */
   resultInHistory?: boolean;
+  /** An agent called as a tool: the workflow id of its run (a child workflow of this one). */
+  childWorkflowId?: string;
 }
 
 /**
@@ -157,6 +163,8 @@ export interface AgentResult {
   toolExecutions: ToolExecution[];
   iterations: number;
   usage: Usage;
+  /** The agent that gave the answer, when the run was handed off to another than it started with. */
+  agent?: string;
 }
 
 /** The agent workflow's own result: an {@link AgentResult} whose tool executions may leave out results the history holds. */
@@ -175,6 +183,10 @@ export interface ToolInfo {
   retry: { maximumAttempts: number; initialIntervalMs: number };
   /** Runs as a local activity (see the tool's `local` setting). */
   local?: boolean;
+  /** The tool is this named agent: a call runs it as a child workflow, and its answer is the result. */
+  agent?: string;
+  /** Calling the tool hands the run (or conversation) off to this named agent. */
+  handoff?: string;
 }
 
 /** A tool call waiting for a human's decision. */
@@ -226,4 +238,6 @@ export interface AgentStatus {
   messageCount: number;
   toolExecutionCount: number;
   usage: Usage;
+  /** The agent the run is on, when it was handed off to another than it started with. */
+  agent?: string;
 }

@@ -99,7 +99,7 @@ export class AgentsPlugin extends SimplePlugin {
   /** The workflows' sink: their new messages go to this worker's model calls. */
   private sinks(sinks: InjectedSinks<any> | undefined, live: boolean): InjectedSinks<any> {
     const added = live
-      ? (info: WorkflowInfo, offset: number, messages: ChatMessage[]) => this.conversations.add({ workflowId: info.workflowId, runId: info.runId }, offset, messages)
+      ? (info: WorkflowInfo, offset: number, messages: ChatMessage[], revision?: number) => this.conversations.add({ workflowId: info.workflowId, runId: info.runId, revision }, offset, messages)
       : () => undefined; // replay workers run no activities
     return { ...sinks, [AGENT_MESSAGES_SINK]: { added: { fn: added, callDuringReplay: false } } };
   }

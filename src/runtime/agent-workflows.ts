@@ -36,6 +36,8 @@ export interface RunStatusReport {
   usage: Usage;
   /** Known while the run is open. */
   messageCount?: number;
+  /** The agent the run is on, when it was handed off. */
+  agent?: string;
   error?: string;
   errorType?: string;
 }
@@ -53,7 +55,7 @@ export async function readStatus(client: Client, workflowId: string): Promise<St
   const handle = client.workflow.getHandle<typeof agentWorkflow>(workflowId);
   if (found.running) {
     const s = await handle.query(statusQuery).catch(async (err: unknown) => Promise.reject(await explainFailure(client, workflowId, err, 'agent')));
-    return {
+    const open: RunStatusReport = {
       kind: 'run',
       workflowId,
       state: s.state,
@@ -65,6 +67,8 @@ export async function readStatus(client: Client, workflowId: string): Promise<St
       usage: s.usage,
       messageCount: s.messageCount,
     };
+    if (s.agent) open.agent = s.agent;
+    return open;
   }
   const outcome = await runOutcome(handle);
   const report: RunStatusReport = {
@@ -77,6 +81,7 @@ export async function readStatus(client: Client, workflowId: string): Promise<St
     toolExecutionCount: outcome.toolExecutions.length,
     usage: outcome.usage,
   };
+  if (outcome.agent !== undefined) report.agent = outcome.agent;
   if (outcome.error !== undefined) report.error = outcome.error;
   if (outcome.errorType !== undefined) report.errorType = outcome.errorType;
   return report;

@@ -1,6 +1,7 @@
 import { parseDuration, type ToolInfo } from '../core';
 import { checkJsonArguments } from './check-json-arguments';
-import { isZodTool, type AnyToolDefinition, type ToolContext } from './define-tool';
+import { ToolError } from './tool-error';
+import { defineJsonSchemaTool, isZodTool, type AnyToolDefinition, type ToolContext } from './define-tool';
 import { isStrictCompatible, parametersJsonSchema, type JsonSchema } from './json-schema';
 
 /** A tool description in the chat-completions `tools` format. */
@@ -21,9 +22,13 @@ export interface RegisterOptions {
   dynamic?: boolean;
 }
 
+/** Where a call of a tool goes instead of `execute`: a named agent run as a child workflow, or a handoff. */
+export type ToolRoute = { agent: string } | { handoff: string };
+
 interface Entry {
   definition: AnyToolDefinition;
   dynamic: boolean;
+  route?: ToolRoute;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -48,6 +53,29 @@ export class ToolRegistry {
     return this;
   }
 
+  /**
+   * Adds a tool the workflow carries out itself (an agent called as a tool, a handoff): the LLM
+   * sees its description and parameters, and `execute` is never called. Agents register these
+   * (see `agents` and `handoffs` on `defineAgent`); registering the same route twice is a no-op.
+   */
+  registerRoute(name: string, description: string, parameters: JsonSchema, route: ToolRoute): this {
+    const existing = this.tools.get(name);
+    if (existing) {
+      if (JSON.stringify(existing.route) === JSON.stringify(route)) return this;
+      throw new Error(`a tool named "${name}" is already registered; ${'agent' in route ? `the agent "${route.agent}" cannot be offered as a tool under its name` : `the handoff to "${route.handoff}" cannot use it`}`);
+    }
+    const definition = defineJsonSchemaTool({
+      name,
+      description,
+      parameters,
+      execute: () => {
+        throw new ToolError(`${name} is carried out by the agent workflow, not by a tool activity`);
+      },
+    });
+    this.tools.set(name, { definition, dynamic: false, route });
+    return this;
+  }
+
   /** Removes a tool (e.g. one its MCP server no longer offers); runs that were offered it get an "unknown tool" result if they call it. */
   remove(name: string): boolean {
     this.specs.delete(name);
@@ -65,7 +93,8 @@ export class ToolRegistry {
 
   /** The tools a run gets by default: every registered tool except dynamic ones. */
   names(): string[] {
-    return [...this.tools].filter(([, e]) => !e.dynamic).map(([name]) => name);
+    // Routed tools (agents, handoffs) belong to the agents that declare them.
+    return [...this.tools].filter(([, e]) => !e.dynamic && !e.route).map(([name]) => name);
   }
 
   /** Names in `names` that are not registered. */
@@ -76,6 +105,7 @@ export class ToolRegistry {
   /** What the workflow needs to schedule a tool. */
   info(name: string, overrides: { immediate?: boolean; needsApproval?: boolean } = {}): ToolInfo {
     const tool = this.require(name);
+    const route = this.tools.get(name)!.route;
     const info: ToolInfo = {
       name,
       immediate: overrides.immediate || tool.returnBehavior === 'immediate',
@@ -88,6 +118,7 @@ export class ToolRegistry {
     // Only when set, so tool infos recorded in older histories keep their exact shape.
     if (overrides.needsApproval || tool.needsApproval) info.needsApproval = true;
     if (tool.local) info.local = true;
+    if (route) Object.assign(info, route);
     return info;
   }
 

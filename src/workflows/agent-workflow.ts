@@ -17,7 +17,8 @@ import {
 import { omitRecordedResults, withDurationUnitsRequired } from './compat';
 import { messagesQuery, statusQuery } from './definitions';
 import { SharedMessages } from './message-sink';
-import { failureInfo, handleApprovals, handleEvents, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
+import { failureInfo } from './failure-info';
+import { handleApprovals, handleEvents, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
 
 /**
  * One agent run: the LLM sees the conversation and the tools, asks for tool calls, they run as

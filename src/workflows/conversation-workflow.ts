@@ -50,7 +50,8 @@ import {
 } from './definitions';
 import { withDurationUnitsRequired } from './compat';
 import { SharedMessages } from './message-sink';
-import { failureInfo, handleApprovals, handleEvents, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
+import { failureInfo } from './failure-info';
+import { handleApprovals, handleEvents, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
 
 interface QueuedTurn {
   seq: number;
@@ -178,7 +179,7 @@ export async function conversationWorkflow(original: ConversationInput): Promise
     try {
       const { modelSettings, toolCalling, agent, output, stream } = conv.options;
       await turn.scope.run(() =>
-        runLoop(turn.run, { workflowId, runId, settings: modelSettings, toolCalling, agent, output, shared, events, turn: turn.turn, stream: stream !== false }),
+        runLoop(turn.run, { workflowId, runId, settings: modelSettings, toolCalling, agent, output, shared, events, turn: turn.turn, stream: stream !== false, conversation: true }),
       );
     } catch (err) {
       if (isCancellation(err) && turn.interruption) turn.run.state = applyInterruption(turn.run.state, turn.interruption);

@@ -8,8 +8,11 @@ import type { ChatMessage } from '../core';
  */
 export interface AgentSinks extends Sinks {
   agentMessages: {
-    /** Messages `[offset, offset + messages.length)` of the calling workflow run. */
-    added(offset: number, messages: ChatMessage[]): void;
+    /**
+     * Messages `[offset, offset + messages.length)` of the calling workflow run, as of `revision`
+     * (how many times a handoff replaced the system message; absent before the first).
+     */
+    added(offset: number, messages: ChatMessage[], revision?: number): void;
   };
 }
 
@@ -23,8 +26,14 @@ export class SharedMessages {
   private shared = 0;
   /** Whether this worker has been given `[0, shared)` (false while replaying). */
   private live = false;
+  private revision = 0;
 
-  share(messages: readonly ChatMessage[]): void {
+  share(messages: readonly ChatMessage[], revision = 0): void {
+    if (revision !== this.revision) {
+      // A handoff replaced the system message: the messages are a new version, given in full.
+      this.revision = revision;
+      this.live = false;
+    }
     if (messages.length <= this.shared && this.live) return;
     if (workflowInfo().unsafe.isReplaying) {
       // The sink is skipped on replay; the worker that first ran these steps had them.
@@ -34,7 +43,8 @@ export class SharedMessages {
     // After a replay (a restarted worker, an evicted workflow) this worker may have none of
     // them: give it all, rather than let the next model call query for them.
     const from = this.live ? this.shared : 0;
-    agentMessages.added(from, messages.slice(from));
+    if (revision) agentMessages.added(from, messages.slice(from), revision);
+    else agentMessages.added(from, messages.slice(from));
     this.shared = messages.length;
     this.live = true;
   }

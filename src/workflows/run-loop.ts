@@ -1,8 +1,8 @@
 import {
   ActivityFailure,
-  ApplicationFailure,
   condition,
   isCancellation,
+  ParentClosePolicy,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -13,6 +13,14 @@ import {
 } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities';
 import {
+  agentToolMessage,
+  agentToolOutcome,
+  agentToolWorkflowId,
+  applyHandoff,
+  chosenHandoff,
+  handoffOutcome,
+  runSummary,
+  type ResolvedAgent,
   applyModelReply,
   applyToolOutcomes,
   approvalProblem,
@@ -36,6 +44,8 @@ import {
   type ModelReply,
 } from '../core';
 import { decideApprovalUpdate, eventsQuery, pendingApprovalsQuery, textBatchSignal } from './definitions';
+import { executeAgent } from './execute-agent';
+import { failureInfo } from './failure-info';
 import type { SharedMessages } from './message-sink';
 
 /**
@@ -93,6 +103,8 @@ export interface RunContext {
   turn: number;
   /** Whether model calls stream their text as they write it (the run's `stream` option). */
   stream: boolean;
+  /** A conversation (its agents called as tools get the turn in their workflow ids). */
+  conversation?: boolean;
 }
 
 /**
@@ -104,7 +116,11 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
   for (let step = nextStep(run.state); step.type !== 'finish'; step = nextStep(run.state)) {
     if (step.type === 'call_model') {
       // The model call reads them from its worker's cache instead of querying the workflow.
-      ctx.shared.share(run.state.messages);
+      ctx.shared.share(run.state.messages, run.state.revision);
+      // After a handoff, the agent handed to speaks: its model settings, tool calling and output schema.
+      const current = run.state.agent;
+      const toolCalling = current?.toolCalling ?? ctx.toolCalling;
+      const agent = current?.name ?? ctx.agent;
       const range = modelContextRange(run.state.messages, run.state.memoryWindow);
       const call = ctx.events.startModelCall(ctx.turn, step.iteration);
       let reply: ModelReply;
@@ -115,30 +131,47 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
             runId: ctx.runId,
             ...range,
             toolNames: step.toolNames,
-            settings: ctx.settings,
-            toolCalling: ctx.toolCalling,
+            settings: current ? current.modelSettings : ctx.settings,
+            toolCalling,
             // Only when set, so model-call inputs of plain runs keep their recorded shape.
-            ...(ctx.agent ? { agent: ctx.agent } : {}),
+            ...(agent ? { agent } : {}),
             ...(ctx.output ? { output: ctx.output } : {}),
             ...(ctx.stream ? { stream: { call } } : {}),
+            ...(run.state.revision ? { revision: run.state.revision } : {}),
           },
         ]);
       } catch (err) {
         ctx.events.abandonModelCall(call);
         throw err;
       }
-      ctx.events.finishModelCall(call, shownText(reply, ctx.toolCalling), reply.attempt);
+      ctx.events.finishModelCall(call, shownText(reply, toolCalling), reply.attempt);
       run.state = applyModelReply(run.state, step, reply);
     } else if (step.type === 'await_approval') {
       for (const p of step.pending) ctx.events.emit(ctx.turn, { type: 'approval_requested', callId: p.callId, tool: p.name, arguments: p.arguments, summary: p.summary });
       await awaitApprovals(run, step.pending, ctx);
     } else {
-      for (const c of step.calls) ctx.events.emit(ctx.turn, { type: 'tool_call_started', id: c.call.id, name: c.call.function.name, arguments: c.arguments });
+      for (const c of step.calls) {
+        const child = c.tool?.agent ? { childWorkflowId: childWorkflowIdOf(c, ctx) } : {};
+        ctx.events.emit(ctx.turn, { type: 'tool_call_started', id: c.call.id, name: c.call.function.name, arguments: c.arguments, ...child });
+      }
+      // At most one handoff per reply goes ahead: the first the LLM asked for.
+      const handoffAt = chosenHandoff(step.calls);
+      const chosen = handoffAt >= 0 ? step.calls[handoffAt].tool!.handoff : undefined;
+      let target: ResolvedAgent | undefined;
       const outcomes = await Promise.all(
-        step.calls.map(async (planned) => {
+        step.calls.map(async (planned, i) => {
           let outcome: ToolOutcome;
           try {
-            outcome = await runTool(planned);
+            if (planned.tool?.handoff === undefined) outcome = await runTool(planned, ctx);
+            else if (i !== handoffAt) outcome = handoffOutcome(planned.tool.handoff, chosen);
+            else {
+              const resolved = await resolveHandoff(planned.tool.handoff);
+              if ('failure' in resolved) outcome = handoffOutcome(planned.tool.handoff, undefined, resolved.failure);
+              else {
+                target = resolved;
+                outcome = handoffOutcome(planned.tool.handoff, chosen);
+              }
+            }
           } catch (err) {
             // Cancelled (the turn, its time limit): subscribers see the call end.
             ctx.events.emit(ctx.turn, { type: 'tool_call_finished', id: planned.call.id, name: planned.call.function.name, result: 'cancelled', error: true });
@@ -149,8 +182,46 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
         }),
       );
       run.state = applyToolOutcomes(run.state, outcomes);
+      if (target) {
+        const from = run.state.agent?.name ?? ctx.agent;
+        run.state = applyHandoff(run.state, target);
+        ctx.events.emit(ctx.turn, { type: 'handoff', ...(from ? { from } : {}), to: target.settings.name });
+      }
     }
   }
+}
+
+/** The handoff target's settings and tools (a recorded local activity), or why it cannot be had. */
+async function resolveHandoff(agent: string): Promise<ResolvedAgent | { failure: string }> {
+  try {
+    return await resolveAgent({ agent });
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    return { failure: failureInfo(err).error };
+  }
+}
+
+/** The workflow id of the child run an agent tool call starts. */
+function childWorkflowIdOf(planned: PlannedToolCall, ctx: RunContext): string {
+  return agentToolWorkflowId(ctx.workflowId, planned.tool!.agent!, planned.call.id, ctx.conversation ? ctx.turn : undefined);
+}
+
+/**
+ * Runs a named agent as a child workflow for one tool call; its answer is the call's result, and
+ * its failure a tool error (see `agentToolOutcome`). The child is cancelled with this run.
+ */
+async function runAgentTool(planned: PlannedToolCall, ctx: RunContext): Promise<ToolOutcome> {
+  const agent = planned.tool!.agent!;
+  const ask = agentToolMessage(agent, planned.arguments);
+  if (!ask.ok) return ask.outcome;
+  const workflowId = childWorkflowIdOf(planned, ctx);
+  const result = await executeAgent({
+    agent,
+    message: ask.message,
+    workflowId,
+    childOptions: { parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL, staticSummary: `${agent}: ${runSummary(ask.message)}` },
+  });
+  return agentToolOutcome(agent, workflowId, result);
 }
 
 /** The text a reply shows a person: a ReAct step that calls a tool shows none (its text is the model's reasoning). */
@@ -227,8 +298,9 @@ export function handleApprovals(current: () => { run: RunRef; turn: number } | u
 }
 
 /** Runs one tool call; its failure becomes a message the LLM can read, never a workflow failure. */
-async function runTool(planned: PlannedToolCall): Promise<ToolOutcome> {
+async function runTool(planned: PlannedToolCall, ctx: RunContext): Promise<ToolOutcome> {
   if (planned.resolved) return planned.resolved;
+  if (planned.tool.agent !== undefined) return runAgentTool(planned, ctx);
   const { tool, call } = planned;
   const retry = { maximumAttempts: tool.retry.maximumAttempts, initialInterval: tool.retry.initialIntervalMs, backoffCoefficient: 2 };
   const summary = toolCallSummary(call.function.name, planned.arguments);
@@ -250,21 +322,4 @@ function toolFailureMessage(err: unknown, timeoutMs: number): string {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   if (cause instanceof TimeoutFailure) return `the tool did not finish within its ${timeoutMs} ms timeout`;
   return cause instanceof Error ? cause.message : String(cause);
-}
-
-/** Why a run could not go on: the original failure's type (e.g. `ModelCall.Auth`) and message. */
-export function failureInfo(err: unknown): { error: string; errorType: string; cause?: Error } {
-  const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
-  if (err instanceof ActivityFailure && err.activityType === 'callModel' && cause instanceof TimeoutFailure) {
-    // Temporal's own timeout (not one the activity reported): name the budget that ran out.
-    const last = cause.cause?.message;
-    const which =
-      cause.timeoutType === 'SCHEDULE_TO_CLOSE' ? 'its modelCallTimeout (all attempts together; default 5m)' : `its ${(cause.timeoutType ?? 'activity').toLowerCase().replace(/_/g, '-')} timeout`;
-    return { errorType: 'ModelCall.Timeout', error: `the model call ran out of time: ${which}${last ? `; last failure: ${last}` : ''}`, cause };
-  }
-  return {
-    errorType: cause instanceof ApplicationFailure && cause.type ? cause.type : 'Agent.Failed',
-    error: cause instanceof Error ? cause.message : String(cause),
-    cause: cause instanceof Error ? cause : undefined,
-  };
 }

@@ -103,5 +103,8 @@ export function testAgents() {
       output: z.object({ city: z.string(), celsius: z.number() }),
     }),
     defineAgent({ name: 'clerk', instructions: 'You are a clerk. Be brief.', tools: ['add', 'sqrt'], model: 'clerk-model', maxExecutionTime: '5m' }),
+    // Multi-agent: an agent called as a tool (a child workflow), and a handoff.
+    defineAgent({ name: 'writer', instructions: 'You write.', tools: [], agents: [defineAgent({ name: 'researcher', description: 'Finds facts', instructions: 'You research.', tools: [] })] }),
+    defineAgent({ name: 'triage', instructions: 'You triage.', tools: [], handoffs: [defineAgent({ name: 'billing', instructions: 'You are billing.', tools: ['add'], model: 'billing-model' })] }),
   ];
 }

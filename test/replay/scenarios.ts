@@ -72,6 +72,15 @@ export const scenarios: Scenario[] = [
     steps: [call(['search_weather', { city: 'Beijing' }]), answer('{"city":"Beijing","celsius":"30"}'), answer('{"city":"Beijing","celsius":30}')],
   },
   {
+    // An agent called as a tool: a child workflow (the researcher) whose answer is the tool's result.
+    name: 'agent-as-tool',
+    input: { agent: 'writer', message: 'Write about otters.' },
+    steps: [
+      (req) => (req.messages[0]?.content === 'You research.' ? answer('Otters hold hands while they sleep.') : call(['researcher', { message: 'facts about otters' }])),
+      (req) => answer(`Otters: ${toolResults(req)[0]}`),
+    ],
+  },
+  {
     name: 'functions-mode',
     input: { message: 'What is 2 + 3?', tools: ['add'], toolCalling: 'functions' },
     steps: [call(['add', { a: 2, b: 3 }]), answer('5')],
@@ -116,6 +125,7 @@ function conversationModel(request: ChatRequest): ChatAnswer {
   const add = /^add (\d+) and (\d+)$/.exec(user);
   if (add) return call(['add', { a: Number(add[1]), b: Number(add[2]) }]);
   if (user === 'wait') return call(['slow', { key: 'replay' }]);
+  if (request.messages[0]?.content === 'You triage.') return call(['transfer_to_billing', {}]);
   if (request.tools?.some((t) => t.function.name === 'get_booking_details')) return call(['get_booking_details', { bookingNumber: 'B-1' }]);
   return answer(`you said: ${user}`);
 }
@@ -167,6 +177,18 @@ export const conversationScenarios: ConversationScenario[] = [
       await cancelTurn(client, id);
       await waiting.result();
       await sendMessage(client, id, { message: 'my booking please' }, start);
+      await endConversation(client, id);
+    },
+  },
+  {
+    // Handed off in the first turn; the second turn is the new agent's.
+    name: 'conversation-handoff',
+    options: { agent: 'triage' },
+    model: conversationModel,
+    drive: async (client, id, taskQueue) => {
+      const start = { taskQueue, options: { agent: 'triage' } };
+      await sendMessage(client, id, { message: 'my invoice is wrong' }, start);
+      await sendMessage(client, id, { message: 'add 2 and 2' }, start);
       await endConversation(client, id);
     },
   },

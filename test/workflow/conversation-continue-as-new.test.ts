@@ -14,6 +14,8 @@ import { installRuntimeLogging } from '../../src/runtime/logging';
 import { answer, call, closeScriptedModels, lastOf, startModel } from '../helpers/scripted-model';
 import { modelAt } from '../helpers/temporal';
 import { testRegistry } from '../helpers/test-tools';
+import { defineAgent } from '../../src/agents/define-agent';
+import { add } from '../../src/tools';
 
 /**
  * Continue-as-new is Temporal's call (`continueAsNewSuggested`); a dev server of our own with a
@@ -97,5 +99,30 @@ it('continues as new at turn boundaries with memory, counters and usage intact, 
     const lastRequest = model.requests[model.requests.length - 1];
     expect(lastRequest.messages[0]).toEqual({ role: 'system', content: 'sys' });
     expect(lastRequest.messages.map((m) => m.content)).toContain(`ok ${turns - 1}`);
+  });
+});
+
+it('a handoff survives continue-as-new: later runs are the new agent, by instructions, tools and status', async () => {
+  const billing = defineAgent({ name: 'billing', instructions: 'You are billing.', tools: [add] });
+  const triage = defineAgent({ name: 'triage', instructions: 'You triage.', tools: [], handoffs: [billing] });
+  const model = await startModel((req) => {
+    const system = String(req.messages[0]?.content);
+    if (system === 'You triage.') return call(['transfer_to_billing', {}]);
+    return answer(`billing: ${lastOf(req, 'user')}`);
+  });
+  const client = new Client({ connection: connection.connection });
+  const taskQueue = `can-handoff-${randomUUID()}`;
+  const worker = await createAgentWorker({ connection: native, taskQueue, agents: [triage], model: modelAt(model.baseURL), workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! }, shutdownGraceTime: '1s' });
+  const id = `conv-handoff-${randomUUID()}`;
+  await worker.runUntil(async () => {
+    await sendMessage(client, id, { message: 'invoice' }, { taskQueue, options: { agent: 'triage' } });
+    for (let n = 2; (await conversationStatus(client, id)).runs < 3; n++) {
+      expect(await sendMessage(client, id, { message: `turn ${n}` }, { taskQueue })).toMatchObject({ content: `billing: turn ${n}` });
+      expect(n).toBeLessThan(40);
+    }
+    expect(await conversationStatus(client, id)).toMatchObject({ agent: 'billing' });
+    const last = model.requests[model.requests.length - 1];
+    expect(last.messages[0]).toEqual({ role: 'system', content: 'You are billing.' });
+    expect(last.tools?.map((t) => t.function.name)).toEqual(['add']);
   });
 });
