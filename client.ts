@@ -3,5 +3,7 @@
  * `durable-agents` bin). `node --import tsx client.ts --help` lists the commands.
  */
 import { runMain } from './src/cli/main';
+import { runMcpMain } from './src/mcp/run-mcp-main';
 
-runMain();
+if (process.argv[2] === 'mcp') runMcpMain(process.argv.slice(3));
+else runMain();

@@ -31,12 +31,15 @@ export {
   type OpenAIToolSpec,
   type RegisterOptions,
 } from './tools';
-export { defineAgent, type AgentDefinition, type ToolRef } from './agents/define-agent';
+export { defineAgent, type AgentDefinition, type AgentRef, type ToolRef } from './agents/define-agent';
 export { AgentRegistry, type AgentSummary } from './agents/agent-registry';
 export { exampleAgents, calculatorAgent, weatherAgent } from './agents/examples';
 
 // MCP servers whose tools agents use (worker side).
 export { loadMcpConfig, mcpServersFromEnv, parseMcpServers, type McpServers, type McpServerConfig, type McpStdioServer, type McpHttpServer } from './mcp/mcp-config';
+
+// Agents served to MCP clients.
+export { createAgentMcpServer, type AgentMcpServerOptions } from './mcp/agent-mcp-server';
 
 // Workers.
 export { AgentsPlugin, type AgentsPluginOptions } from './plugin/agents-plugin';

@@ -1,6 +1,7 @@
 /**
  * The command-line client: one agent run, an interactive chat, and commands on conversations
- * and runs. Exit codes: 0 done, 1 the run or turn failed, 2 bad usage, a refused request or
+ * and runs; `mcp` serves the agents as an MCP server.
+ * Exit codes: 0 done, 1 the run or turn failed, 2 bad usage, a refused request or
  * Temporal unreachable, 3 `--wait` ran out (the run goes on), 130 Ctrl+C while waiting.
  */
 import { CONVERSATION_OPTION_HELP, CONVERSATION_USAGE, isConversationCommand, parseConversationArgs } from './parse-conversation-args';
@@ -15,6 +16,7 @@ import { defaultTaskQueue } from '../runtime/agent-worker';
 import { ClientError } from '../runtime/client-error';
 import { installRuntimeLogging } from '../runtime/logging';
 import { mcpServersFromEnv } from '../mcp/mcp-config';
+import { MCP_USAGE } from '../mcp/serve-mcp';
 import { defaultToolRegistry } from '../tools';
 import { commandName } from './command-name';
 
@@ -37,6 +39,11 @@ ${CONVERSATION_OPTION_HELP}
 ${WAIT_HELP}
   --reason "..."         reject: why; the LLM reads it as the tool's result
   --json                 print JSON (chat: one object per turn)
+
+${MCP_USAGE.replace('usage: ', `usage: ${commandName()} `)}
+
+  Serves the named agents of the task queue's workers as MCP tools (stdio, or streamable HTTP at
+  /mcp with --http), so MCP clients (IDEs, desktop assistants, other agents) can call them.
 
 Exit codes: 0 done, 1 the run or turn failed, 2 bad usage, a refused request or Temporal unreachable,
 3 --wait ran out, 130 Ctrl+C while waiting (in both cases the run goes on in Temporal).`;

@@ -1,3 +1,5 @@
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -102,6 +104,17 @@ it('support-agent: a custom tool and a structured agent in its own worker, asked
     expect(JSON.parse(agents.stdout)).toEqual([{ name: 'support', description: 'Answers questions about orders', tools: ['lookup_order'], structuredOutput: true }]);
     const run = await exec(bin, ['run', 'Is A-1002 on its way?', '--agent', 'support', '--json'], dir, env);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 'completed', output: { orderNumber: 'A-1002', status: 'processing' }, iterations: 2 });
+
+    // The bin's MCP server: an MCP client calls the support agent.
+    const mcp = new McpClient({ name: 'package-test', version: '1' });
+    await mcp.connect(new StdioClientTransport({ command: bin, args: ['mcp'], cwd: dir, env: env as Record<string, string>, stderr: 'ignore' }), { timeout: 60_000 });
+    try {
+      expect((await mcp.listTools()).tools.map((t) => t.name)).toEqual(['support']);
+      const answer = await mcp.callTool({ name: 'support', arguments: { message: 'Where is A-1001?' } });
+      expect(answer.structuredContent).toMatchObject({ status: 'completed', output: { orderNumber: 'A-1001', status: 'shipped' } });
+    } finally {
+      await mcp.close();
+    }
   } finally {
     worker.stop();
   }
