@@ -1,13 +1,19 @@
+/** Presses closer together than this are one press delivered twice (see onInterrupt). */
+const DUPLICATE_WINDOW_MS = 100;
+
 /**
  * Calls `handler` on each Ctrl+C (SIGINT) until the returned function is called. One press can
  * arrive twice: tsx relays a terminal's SIGINT to its child unless the child reports it within
- * 30 ms, and a busy child may not. Presses within 300 ms of each other therefore count once.
+ * 30 ms, and a busy child may not; the copy then follows the original by about 30 ms, or at once
+ * when both waited in a busy event loop. Presses within 100 ms of each other therefore count
+ * once. Not more: a cancelled chat turn is back at the prompt within 200 ms, and a Ctrl+C there
+ * (to leave) must count.
  */
 export function onInterrupt(handler: () => void): () => void {
   let last = 0;
   const listener = () => {
     const now = Date.now();
-    if (now - last < 300) return;
+    if (now - last < DUPLICATE_WINDOW_MS) return;
     last = now;
     handler();
   };

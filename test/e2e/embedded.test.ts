@@ -50,7 +50,7 @@ describe('Ctrl+C with the embedded server', () => {
     chat.write('still there?');
     await chat.waitFor(/agent> you said: still there\?\nyou> $/);
     chat.interrupt();
-    const done = await chat.exited;
+    const done = await chat.exitedWithin(30_000);
     expect(`${chat.output()}exit ${done.code}`).toMatch(/exit 0$/);
     expect(chat.output()).not.toMatch(/Promise did not resolve|Channel has been shut down|Error:/);
     expect(await eventually(async () => !(await listening(port)), 15_000)).toBe(true);

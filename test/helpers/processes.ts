@@ -109,6 +109,8 @@ export interface Interactive {
   /** Ctrl+C: SIGINT to the process group. */
   interrupt(): void;
   exited: Promise<Finished>;
+  /** Resolves when the command exits; fails with the output so far if it has not within `timeoutMs`. */
+  exitedWithin(timeoutMs: number): Promise<Finished>;
 }
 
 export function startInteractive(args: string[], env: NodeJS.ProcessEnv): Interactive {
@@ -130,6 +132,11 @@ export function startInteractive(args: string[], env: NodeJS.ProcessEnv): Intera
     write: (line) => child.stdin!.write(`${line}\n`),
     interrupt: () => process.kill(-child.pid!, 'SIGINT'),
     exited,
+    exitedWithin: (timeoutMs) =>
+      new Promise<Finished>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`still running after ${timeoutMs} ms:\n${out}`)), timeoutMs);
+        void exited.then((f) => (clearTimeout(timer), resolve(f)));
+      }),
   };
 }
 
