@@ -188,7 +188,8 @@ describe('named agents over HTTP', () => {
   it('lists them, and runs one by ?agent= or the "agent" field', async () => {
     await withApi(async (base) => {
       const listed = await json(fetch(`${base}/agents`));
-      expect(listed.agents.map((a: { name: string }) => a.name)).toEqual(['forecaster', 'clerk']);
+      expect(listed.agents.map((a: { name: string }) => a.name)).toEqual(['forecaster', 'clerk', 'writer', 'triage', 'researcher', 'billing']);
+      expect(listed.agents.find((a: { name: string }) => a.name === 'writer')).toMatchObject({ agents: ['researcher'] });
       const text = await fetch(`${base}/assistant-with-tool?message=hello&agent=clerk`);
       expect(await text.text()).toBe('(You are a clerk. Be brief.) hello');
       const unknown = await fetch(`${base}/assistant-with-tool?message=hello&agent=nobody`);
