@@ -295,11 +295,11 @@ async function scriptedModel(request: { messages: Array<{ role: string; content?
 
 /**
  * Temporal Cloud's billable actions in a run, by kind: from its history (workflow start, activity
- * attempts, local activities, timers, child workflows, signals, updates) and from the server's
+ * attempts, local activities, timers, child workflows, signals, updates, search attribute upserts) and from the server's
  * request counters (recorded heartbeats and queries, which leave no event).
  */
 function countActions(history: proto.api.history.v1.IHistory, before: Map<string, number>, after: Map<string, number>): Record<string, number> {
-  const counts: Record<string, number> = { workflow: 0, activities: 0, localActivities: 0, timers: 0, childWorkflows: 0, signals: 0, updates: 0, heartbeats: 0, queries: 0 };
+  const counts: Record<string, number> = { workflow: 0, activities: 0, localActivities: 0, timers: 0, childWorkflows: 0, signals: 0, updates: 0, upserts: 0, heartbeats: 0, queries: 0 };
   for (const e of history.events ?? []) {
     if (e.workflowExecutionStartedEventAttributes) counts.workflow++;
     if (e.activityTaskScheduledEventAttributes) counts.activities++;
@@ -309,6 +309,9 @@ function countActions(history: proto.api.history.v1.IHistory, before: Map<string
     if (e.startChildWorkflowExecutionInitiatedEventAttributes) counts.childWorkflows++;
     if (e.workflowExecutionSignaledEventAttributes) counts.signals++;
     if (e.workflowExecutionUpdateAcceptedEventAttributes) counts.updates++;
+    // Search attribute upserts are billed, except TemporalChangeVersion (written by `patched`).
+    const upserted = Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {});
+    if (upserted.some((name) => name !== 'TemporalChangeVersion')) counts.upserts++;
   }
   const delta = (op: string) => (after.get(op) ?? 0) - (before.get(op) ?? 0);
   counts.heartbeats = delta('RecordActivityTaskHeartbeat') + delta('RecordActivityTaskHeartbeatById');

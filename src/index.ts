@@ -50,6 +50,7 @@ export { createActivities, modelConfigFromEnv, type ModelConfig, type AgentActiv
 export { startAgentRun, runOutcome, type RunOutcome, type RunRequest } from './runtime/run-agent';
 export { restoreToolResults, toolOutcomesInHistory } from './runtime/tool-results';
 export { listAgents } from './runtime/list-agents';
+export { listAgentRuns, type AgentRunSummary } from './runtime/list-runs';
 // Clients: conversations.
 export {
   sendMessage,
@@ -81,4 +82,5 @@ export type { AgentSettings, ResolvedAgent } from './core/agents';
 export type { ConversationOptions, ConversationResult, ConversationStatus, ConversationTurnResult, TurnInput, TranscriptPage } from './core/conversation';
 export type { AgentEvent, AgentEventBody, EventPage, EventsRequest, TextBatch } from './core/agent-events';
 export { AGENT_EVENT_TYPES } from './core/agent-events';
+export { AGENT_SEARCH_ATTRIBUTES, AGENT_SEARCH_STATUSES, agentListQuery, type AgentSearchStatus, type AgentListFilter, type SearchAttributeUpdates } from './core/search-attributes';
 export { statusQuery, messagesQuery, eventsQuery, AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE } from './workflows/definitions';

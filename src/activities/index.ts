@@ -3,7 +3,9 @@ import type { AgentRegistry } from '../agents/agent-registry';
 import type { McpToolSource } from '../mcp/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolProvider } from '../tools/tool-provider';
+import type { SearchAttributeSettings } from '../core';
 import { createCallModel } from './call-model';
+import { createDescribeWorker } from './describe-worker';
 import type { ConversationLoader } from './conversation-loader';
 import { createExecuteTool } from './execute-tool';
 import type { ModelConfig } from './model-config';
@@ -16,6 +18,7 @@ export { createConversationLoader } from './call-model';
 export { ConversationLoader } from './conversation-loader';
 export { batchInterval, DEFAULT_BATCH_INTERVAL_MS, type StreamingOptions } from './text-publisher';
 export { modelConfigFromEnv, modelConfiguredInEnv, type ModelConfig } from './model-config';
+export type { WorkerDescription } from './describe-worker';
 export type { ModelCallInput, ToolCallInput, ResolveToolsInput, ResolveAgentInput } from './types';
 
 /** What the activities need from the worker process. */
@@ -34,6 +37,8 @@ export interface ActivityDeps {
   streaming?: StreamingOptions;
   /** The worker's MCP servers, whose tools are in `registry` once listed. */
   mcp?: McpToolSource;
+  /** Which agent search attributes the workflows keep (default: none). */
+  searchAttributes?: () => Promise<SearchAttributeSettings>;
 }
 
 /** The agent's activities, bound to a worker's tools, agents and model endpoint. */
@@ -44,6 +49,7 @@ export function createActivities(deps: ActivityDeps) {
     resolveTools: createResolveTools({ registry: deps.registry, mcp: deps.mcp }),
     resolveAgent: createResolveAgent({ agents: deps.agents, mcp: deps.mcp }),
     listAgents: createListAgents({ agents: deps.agents }),
+    describeWorker: createDescribeWorker({ searchAttributes: deps.searchAttributes ?? (async () => ({ registered: [], updates: 'steps', defaultModel: deps.model.model })) }),
   };
 }
 

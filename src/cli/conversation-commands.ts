@@ -3,8 +3,9 @@ import type { TurnInput } from '../core';
 import { cancelWork, decideApproval, readStatus, readTranscript } from '../runtime/agent-workflows';
 import { endConversation, newConversationId, queueMessage, startMessage } from '../runtime/conversations';
 import { listAgents } from '../runtime/list-agents';
+import { listAgentRuns } from '../runtime/list-runs';
 import { chat } from './chat';
-import { statusText, transcriptText, turnJson } from './format-conversation';
+import { listText, statusText, transcriptText, turnJson } from './format-conversation';
 import { outcomeText } from './format-outcome';
 import { stopWaiting } from './interrupt';
 import { startOnlyWarning } from './option-flags';
@@ -120,6 +121,11 @@ export async function runConversationCommand(cmd: ConversationCommand, taskQueue
                 .join('\n')
             : 'This worker has no named agents; runs use every registered tool.';
           print(agents, text);
+          return 0;
+        }
+        case 'list': {
+          const { query, runs } = await listAgentRuns(client, cmd);
+          print(runs, listText(runs, query));
           return 0;
         }
         case 'end': {

@@ -1,4 +1,5 @@
 import { toolCallSummary, type ChatMessage, type ConversationTurnResult } from '../core';
+import type { AgentRunSummary } from '../runtime/list-runs';
 import type { StatusReport } from '../runtime/agent-workflows';
 import { approvalHint } from './progress';
 import { parseToolArguments } from '../core/tool-arguments';
@@ -68,4 +69,22 @@ export function statusText(s: StatusReport, uiLink: string | undefined): string 
   }
   if (uiLink) lines.push(`  Temporal UI: ${uiLink}`);
   return lines.join('\n');
+}
+/** `client.ts list`: one line per run or conversation, and the query that found them (for `temporal workflow list`). */
+export function listText(runs: AgentRunSummary[], query: string): string {
+  if (runs.length === 0) return `Nothing matches ${query}`;
+  const rows = runs.map((r) => [
+    r.workflowId,
+    r.kind,
+    r.agentStatus ?? r.executionStatus.toLowerCase(),
+    r.agent ?? '-',
+    r.model ?? '-',
+    r.iterations === undefined ? '-' : String(r.iterations),
+    r.totalTokens === undefined ? '-' : String(r.totalTokens),
+    r.startTime.replace('T', ' ').slice(0, 19),
+  ]);
+  const header = ['ID', 'KIND', 'STATUS', 'AGENT', 'MODEL', 'CALLS', 'TOKENS', 'STARTED (UTC)'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  return [line(header), ...rows.map(line), '', `(query: ${query})`].join('\n');
 }

@@ -1,4 +1,4 @@
-import { validateConversationOptions, workflowIdProblem, type ConversationOptions } from '../core';
+import { agentListFilterProblem, validateConversationOptions, workflowIdProblem, type ConversationOptions } from '../core';
 import { duration, durationMs, parseFlags, RUN_OPTION_FLAGS, RUN_OPTION_HELP, runOptionsFromFlags, UsageError, WAIT_FLAG, wholeNumber } from './option-flags';
 import { commandName } from './command-name';
 
@@ -9,7 +9,8 @@ export const CONVERSATION_USAGE = `usage: ${commandName()} chat [--conversation 
        ${commandName()} history|status|cancel <id> [--json]               (a conversation or a one-shot run)
        ${commandName()} approve <id> <callId> [--json]                     (a conversation or a one-shot run)
        ${commandName()} reject <id> <callId> [--reason "..."] [--json]
-       ${commandName()} agents [--json]                                  (the worker's named agents)`;
+       ${commandName()} agents [--json]                                  (the worker's named agents)
+       ${commandName()} list [--status S] [--agent NAME] [--limit 20] [--json]  (runs and conversations, newest first)`;
 
 /** The `--help` lines of the options that apply when a conversation starts. */
 export const CONVERSATION_OPTION_HELP = `${RUN_OPTION_HELP}
@@ -22,9 +23,10 @@ export type ConversationCommand =
   | { kind: 'send'; conversationId: string; message: string; options: ConversationOptions; noWait: boolean; waitMs?: number; json: boolean }
   | { kind: 'history' | 'status' | 'cancel' | 'end'; conversationId: string; json: boolean }
   | { kind: 'approve' | 'reject'; conversationId: string; callId: string; reason?: string; json: boolean }
-  | { kind: 'agents'; json: boolean };
+  | { kind: 'agents'; json: boolean }
+  | { kind: 'list'; status?: string; agent?: string; limit: number; json: boolean };
 
-const COMMANDS = ['chat', 'send', 'history', 'status', 'cancel', 'end', 'approve', 'reject', 'agents'] as const;
+const COMMANDS = ['chat', 'send', 'history', 'status', 'cancel', 'end', 'approve', 'reject', 'agents', 'list'] as const;
 
 /** Whether `command` is a conversation command. */
 export function isConversationCommand(command: string): command is ConversationCommand['kind'] {
@@ -63,6 +65,16 @@ export function parseConversationArgs(command: ConversationCommand['kind'], argv
       const { values, positionals } = parseFlags(argv, JSON_FLAG);
       expectPositionals(command, positionals, []);
       return { kind: 'agents', json: values.json ?? false };
+    }
+    case 'list': {
+      const { values, positionals } = parseFlags(argv, { ...JSON_FLAG, status: { type: 'string' }, agent: { type: 'string' }, limit: { type: 'string' } });
+      expectPositionals(command, positionals, []);
+      const problem = agentListFilterProblem({ status: values.status, agent: values.agent });
+      if (problem) throw new UsageError(problem);
+      const list: ConversationCommand = { kind: 'list', limit: values.limit === undefined ? 20 : wholeNumber('--limit', values.limit, 1), json: values.json ?? false };
+      if (values.status !== undefined) list.status = values.status;
+      if (values.agent !== undefined) list.agent = values.agent;
+      return list;
     }
     default: {
       const { values, positionals } = parseFlags(argv, JSON_FLAG);

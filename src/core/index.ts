@@ -19,3 +19,4 @@ export * from './agent-events';
 export * from './event-log';
 export * from './handoffs';
 export * from './agent-tools';
+export * from './search-attributes';

@@ -6,7 +6,8 @@ import type { Client } from '@temporalio/client';
 import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
-import type { ChatMessage } from '../core';
+import type { AgentSearchAttributeName, ChatMessage, SearchAttributeSettings, SearchAttributeUpdates } from '../core';
+import { checkSearchAttributes } from '../runtime/search-attribute-check';
 import { AGENT_MESSAGES_SINK } from '../workflows/definitions';
 import { createActivities, createConversationLoader, modelConfigFromEnv, type ConversationLoader, type ModelConfig, type StreamingOptions } from '../activities';
 import type { AgentDefinition } from '../agents/define-agent';
@@ -54,6 +55,15 @@ export interface AgentsPluginOptions {
    * Servers are listed when the worker starts and connections close when it stops.
    */
   mcpServers?: McpServers;
+  /**
+   * The agent search attributes (`AgentName`, `AgentStatus`, `AgentIterations`,
+   * `AgentTotalTokens`, `AgentModel`) the workflows upsert: on every status change (`'steps'`,
+   * the default: two upserts per agent step), only at milestones (`'milestones'`: start,
+   * approvals, idle, the end), or not at all (`false`). Each upsert is a billable action on
+   * Temporal Cloud. The worker checks at start which are registered in its namespace and says how
+   * to add missing ones; only registered ones are upserted.
+   */
+  searchAttributes?: SearchAttributeUpdates | false;
 }
 
 /** The module that registers the agent and conversation workflows (workflow-safe code only). */
@@ -77,6 +87,7 @@ export class AgentsPlugin extends SimplePlugin {
   private readonly withWorkflows: boolean;
   /** The worker's MCP servers, when it has any. */
   readonly mcp?: McpToolSource;
+  private readonly searchAttributeCheck?: { registered?: Promise<AgentSearchAttributeName[]> };
 
   constructor(options: AgentsPluginOptions = {}) {
     const registry = options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools ?? (options.agents?.length ? [] : builtinTools));
@@ -85,10 +96,20 @@ export class AgentsPlugin extends SimplePlugin {
     const servers = options.mcpServers ?? {};
     agents.checkMcpServers(Object.keys(servers));
     const mcp = Object.keys(servers).length > 0 ? new McpToolSource(servers, registry) : undefined;
+    const model = options.model ?? modelConfigFromEnv();
+    // Filled in when a worker is configured (the check needs its connection); read by describeWorker.
+    const check: { registered?: Promise<AgentSearchAttributeName[]> } = {};
+    const updates = options.searchAttributes === false ? undefined : (options.searchAttributes ?? 'steps');
+    const searchAttributes = async (): Promise<SearchAttributeSettings> => ({
+      registered: updates && check.registered ? await check.registered : [],
+      updates: updates ?? 'steps',
+      defaultModel: model.model,
+    });
     super({
       name: 'durable-agents',
-      activities: createActivities({ client: options.client, registry, agents, model: options.model ?? modelConfigFromEnv(), toolProvider: options.toolProvider, conversations, streaming: options.streaming, mcp }),
+      activities: createActivities({ client: options.client, registry, agents, model, toolProvider: options.toolProvider, conversations, streaming: options.streaming, mcp, searchAttributes }),
     });
+    this.searchAttributeCheck = updates ? check : undefined;
     this.tools = registry;
     this.agents = agents;
     this.mcp = mcp;
@@ -106,6 +127,10 @@ export class AgentsPlugin extends SimplePlugin {
 
   override configureWorker(options: WorkerOptions): WorkerOptions {
     const configured = super.configureWorker(options);
+    if (this.searchAttributeCheck && configured.connection && this.withWorkflows) {
+      const warn = (message: string) => process.stderr.write(`durable-agents: ${message}\n`);
+      this.searchAttributeCheck.registered = checkSearchAttributes(configured.connection, configured.namespace ?? 'default', warn);
+    }
     return {
       ...configured,
       // Without workflows of the user's, the agent workflows are the worker's workflows; with a

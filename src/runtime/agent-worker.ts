@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { ModelConfig } from '../activities';
 import type { AgentDefinition } from '../agents/define-agent';
-import { AgentsPlugin } from '../plugin/agents-plugin';
+import { AgentsPlugin, type AgentsPluginOptions } from '../plugin/agents-plugin';
 import type { ToolRegistry } from '../tools/registry';
 import type { AnyToolDefinition } from '../tools/define-tool';
 import type { ToolProvider } from '../tools/tool-provider';
@@ -31,6 +31,8 @@ export interface AgentWorkerOptions {
   model?: ModelConfig;
   /** MCP servers whose tools agents may use (see `AgentsPluginOptions.mcpServers`). */
   mcpServers?: McpServers;
+  /** How the workflows keep their search attributes (see `AgentsPluginOptions.searchAttributes`); default `'steps'`. */
+  searchAttributes?: AgentsPluginOptions['searchAttributes'];
   /** A prebuilt workflow bundle (tests); default: bundle the agent workflows at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** How long in-flight activities may finish on shutdown (default 10 s). */
@@ -42,7 +44,7 @@ export interface AgentWorkerOptions {
  * To add agents to a worker of your own, pass the plugin to `Worker.create` instead.
  */
 export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  const plugin = new AgentsPlugin({ agents: options.agents, tools: options.registry, model: options.model, toolProvider: options.toolProvider, client: options.client, mcpServers: options.mcpServers });
+  const plugin = new AgentsPlugin({ agents: options.agents, tools: options.registry, model: options.model, toolProvider: options.toolProvider, client: options.client, mcpServers: options.mcpServers, searchAttributes: options.searchAttributes });
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? 'default',

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { AGENT_SEARCH_ATTRIBUTES } from '../core';
 import { connectClient } from './client-connection';
 import { dataDir, findTemporalCli } from './temporal-cli';
 
@@ -75,6 +76,8 @@ async function startDevServerOnce(options: DevServerOptions, env: NodeJS.Process
   if (options.uiPort) args.push('--ui-port', String(options.uiPort));
   else args.push('--headless');
   if (options.metricsPort) args.push('--metrics-port', String(options.metricsPort));
+  // The agents' search attributes (AgentStatus, ...), so the UI and `client.ts list` filter on them.
+  for (const [name, type] of Object.entries(AGENT_SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
   for (const [key, value] of Object.entries({ ...DEV_SERVER_DYNAMIC_CONFIG, ...options.dynamicConfig })) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   if (options.dbFilename) {
     mkdirSync(dirname(options.dbFilename), { recursive: true });

@@ -5,6 +5,7 @@ import {
   EventLog,
   messagesPage,
   runResult,
+  runSearchValues,
   runStatus,
   startRun,
   validateAgentInput,
@@ -18,7 +19,8 @@ import { omitRecordedResults, withDurationUnitsRequired } from './compat';
 import { messagesQuery, statusQuery } from './definitions';
 import { SharedMessages } from './message-sink';
 import { failureInfo } from './failure-info';
-import { handleApprovals, handleEvents, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
+import { handleApprovals, handleEvents, resolveAgent, resolveTools, runLoop, trackSearchAttributes, type RunRef } from './run-loop';
+import { SearchAttributes } from './search-attributes';
 
 /**
  * One agent run: the LLM sees the conversation and the tools, asks for tool calls, they run as
@@ -41,6 +43,9 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
 
   const { workflowId, runId } = workflowInfo();
   const shared = new SharedMessages();
+  const searchAttributes = await SearchAttributes.open();
+  // The settings the run's attributes name (a named agent's model is known once it is resolved).
+  let attributeContext: Parameters<typeof trackSearchAttributes>[1] = { searchAttributes, agent: input.agent, settings: input.modelSettings };
   const loopWith = (effective: AgentInput) =>
     runLoop(run, {
       workflowId,
@@ -53,6 +58,7 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
       events,
       turn: 1,
       stream: effective.stream !== false,
+      searchAttributes,
     });
   let loop: () => Promise<void>;
   let limitMs = run.state.limits.maxExecutionTimeMs;
@@ -62,6 +68,7 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
       const agent = await resolveAgent({ agent: input.agent, tools: input.tools, immediateTools: input.immediateTools, approvalTools: input.approvalTools });
       const effective = applyAgent(input, agent.settings);
       run.state = startRun(effective, agent.tools);
+      attributeContext = { ...attributeContext, settings: effective.modelSettings };
       limitMs = run.state.limits.maxExecutionTimeMs;
       loop = () => loopWith(effective);
     } else {
@@ -77,8 +84,10 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
     const failure = runFailure(err, run.state, workflowId);
     const { error, errorType } = isCancellation(err) ? { error: 'the run was cancelled', errorType: 'Cancelled' } : failureInfo(err);
     events.emit(1, { type: 'turn_failed', error, errorType });
+    searchAttributes.update({ ...runSearchValues(run.state, { agent: input.agent, model: attributeContext.settings?.model, defaultModel: searchAttributes.defaultModel }), AgentStatus: isCancellation(err) ? 'cancelled' : 'failed' });
     throw failure;
   }
+  trackSearchAttributes(run.state, attributeContext);
   events.emit(1, { type: 'turn_completed', result: runResult(run.state, workflowId) });
   // Tool outputs are in history as activity results already: clients read them from there.
   return runResult(run.state, workflowId, { omitRecordedResults: omitRecordedResults(run.state) });

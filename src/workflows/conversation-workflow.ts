@@ -16,6 +16,7 @@ import {
   applyInterruption,
   carryOver,
   conversationResult,
+  conversationSearchValues,
   conversationStatus,
   DEFAULT_IDLE_TIMEOUT,
   EventLog,
@@ -50,6 +51,7 @@ import {
 } from './definitions';
 import { withDurationUnitsRequired } from './compat';
 import { SharedMessages } from './message-sink';
+import { SearchAttributes } from './search-attributes';
 import { failureInfo } from './failure-info';
 import { handleApprovals, handleEvents, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
 
@@ -147,6 +149,13 @@ export async function conversationWorkflow(original: ConversationInput): Promise
     { validator: () => throwIf(ending ? 'the conversation is already ending' : undefined) },
   );
 
+  const searchAttributes = await SearchAttributes.open();
+  let lastTurnIterations = 0;
+  const showIdle = (status: 'idle' | 'closed') =>
+    searchAttributes.update(
+      conversationSearchValues(status, { usage: conv.usage, lastTurnIterations }, { agent: conv.options.agent, model: conv.options.modelSettings?.model, defaultModel: searchAttributes.defaultModel }),
+    );
+
   if (!conv.tools) {
     const request = { tools: input.tools, immediateTools: input.immediateTools, approvalTools: input.approvalTools };
     if (input.agent) {
@@ -179,7 +188,7 @@ export async function conversationWorkflow(original: ConversationInput): Promise
     try {
       const { modelSettings, toolCalling, agent, output, stream } = conv.options;
       await turn.scope.run(() =>
-        runLoop(turn.run, { workflowId, runId, settings: modelSettings, toolCalling, agent, output, shared, events, turn: turn.turn, stream: stream !== false, conversation: true }),
+        runLoop(turn.run, { workflowId, runId, settings: modelSettings, toolCalling, agent, output, shared, events, turn: turn.turn, stream: stream !== false, conversation: true, searchAttributes }),
       );
     } catch (err) {
       if (isCancellation(err) && turn.interruption) turn.run.state = applyInterruption(turn.run.state, turn.interruption);
@@ -194,6 +203,7 @@ export async function conversationWorkflow(original: ConversationInput): Promise
       active = undefined;
     }
     conv = finishTurn(conv, turn.run.state);
+    lastTurnIterations = turn.run.state.iterations;
     const result = turnResult(turn.run.state, workflowId, turn.turn, failure);
     events.emit(turn.turn, failure ? { type: 'turn_failed', ...failure } : { type: 'turn_completed', result });
     return result;
@@ -201,6 +211,7 @@ export async function conversationWorkflow(original: ConversationInput): Promise
 
   const idleTimeoutMs = parseDuration(input.idleTimeout ?? DEFAULT_IDLE_TIMEOUT);
   for (;;) {
+    if (queue.length === 0) showIdle('idle');
     const woken = await condition(() => queue.length > 0 || ending, idleTimeoutMs);
     if (queue.length === 0) {
       closeReason = woken ? 'ended' : 'idle_timeout';
@@ -219,6 +230,7 @@ export async function conversationWorkflow(original: ConversationInput): Promise
       if (queue.length === 0 && !ending) await continueAsNew<typeof conversationWorkflow>({ ...conv.options, carry: { ...carryOver(conv, runId), events: events.snapshot() } });
     }
   }
+  showIdle('closed');
   await condition(allHandlersFinished);
   return summary(closeReason);
 }

@@ -20,6 +20,7 @@ import {
   chosenHandoff,
   handoffOutcome,
   runSummary,
+  runSearchValues,
   type ResolvedAgent,
   applyModelReply,
   applyToolOutcomes,
@@ -47,6 +48,7 @@ import { decideApprovalUpdate, eventsQuery, pendingApprovalsQuery, textBatchSign
 import { executeAgent } from './execute-agent';
 import { failureInfo } from './failure-info';
 import type { SharedMessages } from './message-sink';
+import type { SearchAttributes } from './search-attributes';
 
 /**
  * How long an activity may go without a heartbeat before Temporal assumes its worker died and
@@ -105,6 +107,8 @@ export interface RunContext {
   stream: boolean;
   /** A conversation (its agents called as tools get the turn in their workflow ids). */
   conversation?: boolean;
+  /** The run's search attributes, upserted as its status changes. */
+  searchAttributes?: SearchAttributes;
 }
 
 /**
@@ -114,6 +118,7 @@ export interface RunContext {
  */
 export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
   for (let step = nextStep(run.state); step.type !== 'finish'; step = nextStep(run.state)) {
+    trackSearchAttributes(run.state, ctx);
     if (step.type === 'call_model') {
       // The model call reads them from its worker's cache instead of querying the workflow.
       ctx.shared.share(run.state.messages, run.state.revision);
@@ -189,6 +194,12 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
       }
     }
   }
+}
+
+/** Upserts the run's search attributes as they are now (what changed, if anything). */
+export function trackSearchAttributes(state: RunState, ctx: Pick<RunContext, 'searchAttributes' | 'agent' | 'settings'>): void {
+  const attributes = ctx.searchAttributes;
+  attributes?.update(runSearchValues(state, { agent: ctx.agent, model: ctx.settings?.model, defaultModel: attributes.defaultModel }));
 }
 
 /** The handoff target's settings and tools (a recorded local activity), or why it cannot be had. */

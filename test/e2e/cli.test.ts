@@ -22,6 +22,7 @@ describe('client.ts rejects bad input before starting anything', () => {
     [['run', 'hi', '--tools', 'add', '--immediate', 'sqrt'], /--immediate names tools missing from --tools: sqrt/],
     [['run'], /missing the message/],
     [['fly'], /unknown command "fly"/],
+    [['list', '--status', 'sleeping'], /unknown status "sleeping"; one of: thinking, running_tools, awaiting_approval, idle, completed/],
   ])('%j', async (args, message) => {
     const r = await runTs(['client.ts', ...args], env);
     expect(r.code).toBe(2);
@@ -96,6 +97,23 @@ describe('worker.ts and client.ts against a Temporal server (TEMPORAL_ADDRESS)',
     expect(out).toMatchObject({ workflowId: expect.stringMatching(/^agent-e2e-/), status: 'completed', content: 'approximately 3.162, which is the square root of ten', iterations: 4 });
     expect(out.toolExecutions[2]).toEqual({ id: expect.any(String), name: 'add', arguments: { a: 5, b: 5 }, result: '10', error: false, immediate: false });
     expect(Object.keys(out.usage)).toEqual(['promptTokens', 'completionTokens', 'totalTokens']);
+  });
+
+  it('lists runs by their search attributes: client.ts list --status completed finds the run, with its calls and model', async () => {
+    const id = `agent-e2e-list-${randomUUID()}`;
+    expect((await runTs(['client.ts', 'run', QUESTION, '--json', '--id', id], env)).code).toBe(0);
+    let listed: { workflowId: string }[] = [];
+    for (let i = 0; i < 40 && !listed.some((r) => r.workflowId === id); i++) {
+      const r = await runTs(['client.ts', 'list', '--status', 'completed', '--limit', '100', '--json'], env);
+      expect(r.code).toBe(0);
+      listed = JSON.parse(r.stdout);
+      if (!listed.some((x) => x.workflowId === id)) await new Promise((res) => setTimeout(res, 250));
+    }
+    expect(listed.find((r) => r.workflowId === id)).toMatchObject({ kind: 'run', executionStatus: 'COMPLETED', agentStatus: 'completed', iterations: 4, model: 'scripted' });
+    const text = await runTs(['client.ts', 'list', '--limit', '100'], env);
+    expect(text.stdout).toMatch(new RegExp(`^ID +KIND +STATUS +AGENT +MODEL +CALLS +TOKENS +STARTED \\(UTC\\)$`, 'm'));
+    expect(text.stdout).toMatch(new RegExp(`^${id} +run +completed +- +scripted +4 +\\d+ +\\d{4}-`, 'm'));
+    expect(text.stdout).toContain("(query: WorkflowType IN ('agentWorkflow', 'conversationWorkflow'))");
   });
 
   it('prints the answer as it streams, each tool call as it starts and finishes, then the tool executions and the workflow', async () => {

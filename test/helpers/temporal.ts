@@ -6,7 +6,7 @@ import { installRuntimeLogging } from '../../src/runtime/logging';
 import type { ModelConfig } from '../../src/activities';
 import type { AgentDefinition } from '../../src/agents/define-agent';
 import type { AgentInput } from '../../src/core';
-import { createAgentWorker } from '../../src/runtime/agent-worker';
+import { createAgentWorker, type AgentWorkerOptions } from '../../src/runtime/agent-worker';
 import { runOutcome, startAgentRun, type RunOutcome } from '../../src/runtime/run-agent';
 import type { ToolRegistry } from '../../src/tools/registry';
 import type { ToolProvider } from '../../src/tools/tool-provider';
@@ -61,7 +61,7 @@ export function modelAt(baseURL: string): ModelConfig {
 /** A worker on a fresh task queue, using the suite's prebuilt workflow bundle. */
 export async function createTestWorker(
   t: TestTemporal,
-  options: { baseURL: string; registry?: ToolRegistry; taskQueue?: string; toolProvider?: ToolProvider; agents?: AgentDefinition<any>[]; mcpServers?: McpServers },
+  options: { baseURL: string; registry?: ToolRegistry; taskQueue?: string; toolProvider?: ToolProvider; agents?: AgentDefinition<any>[]; mcpServers?: McpServers; namespace?: string; searchAttributes?: AgentWorkerOptions['searchAttributes'] },
 ): Promise<{ worker: Worker; taskQueue: string }> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
   const worker = await createAgentWorker({
@@ -71,6 +71,8 @@ export async function createTestWorker(
     agents: options.agents,
     toolProvider: options.toolProvider,
     mcpServers: options.mcpServers,
+    namespace: options.namespace,
+    searchAttributes: options.searchAttributes,
     model: modelAt(options.baseURL),
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     shutdownGraceTime: '1s',

@@ -81,6 +81,13 @@ export const scenarios: Scenario[] = [
     ],
   },
   {
+    // Search attributes upserted as the status changes (the `agent-search-attributes` patch, and
+    // the worker's answer as a local-activity marker), with an agent whose model is named.
+    name: 'search-attributes',
+    input: { agent: 'clerk', message: 'add 2 and 3, then the square root of 16' },
+    steps: [call(['add', { a: 2, b: 3 }], ['sqrt', { x: 16 }]), answer('5 and 4')],
+  },
+  {
     name: 'functions-mode',
     input: { message: 'What is 2 + 3?', tools: ['add'], toolCalling: 'functions' },
     steps: [call(['add', { a: 2, b: 3 }]), answer('5')],
@@ -198,6 +205,17 @@ export const conversationScenarios: ConversationScenario[] = [
     model: conversationModel,
     drive: async (client, id, taskQueue) => {
       for (let n = 1; n <= 8; n++) await sendMessage(client, id, { message: n % 3 === 0 ? `add ${n} and 1` : `turn ${n}` }, { taskQueue, options: { memoryWindow: 4 } });
+      await endConversation(client, id);
+    },
+  },
+  {
+    // A conversation's attributes: idle between turns, closed at the end.
+    name: 'conversation-search-attributes',
+    options: {},
+    model: conversationModel,
+    drive: async (client, id, taskQueue) => {
+      await sendMessage(client, id, { message: 'add 1 and 1' }, { taskQueue });
+      await sendMessage(client, id, { message: 'thanks' }, { taskQueue });
       await endConversation(client, id);
     },
   },

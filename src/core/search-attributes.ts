@@ -1,0 +1,169 @@
+import { runStatus, type RunState } from './agent-loop';
+import type { RunStatus, Usage } from './types';
+
+/**
+ * The custom search attributes the agent workflows keep up to date, with their Temporal types.
+ * Operators filter on them in the Temporal UI and with `temporal workflow list --query`.
+ */
+export const AGENT_SEARCH_ATTRIBUTES = {
+  AgentName: 'Keyword',
+  AgentStatus: 'Keyword',
+  AgentIterations: 'Int',
+  AgentTotalTokens: 'Int',
+  AgentModel: 'Keyword',
+} as const;
+
+/** The name of one of {@link AGENT_SEARCH_ATTRIBUTES}. */
+export type AgentSearchAttributeName = keyof typeof AGENT_SEARCH_ATTRIBUTES;
+
+/** Every agent search attribute name, in a fixed order. */
+export const AGENT_SEARCH_ATTRIBUTE_NAMES = Object.keys(AGENT_SEARCH_ATTRIBUTES) as AgentSearchAttributeName[];
+
+/**
+ * `AgentStatus`: what a run or conversation is doing now (`thinking`: a model call,
+ * `running_tools`, `awaiting_approval`, `idle`: a conversation between turns), or how it ended
+ * (a run's final status; `closed` for a conversation).
+ */
+export type AgentSearchStatus = 'thinking' | 'running_tools' | 'awaiting_approval' | 'idle' | RunStatus | 'closed';
+
+/** Every `AgentStatus` value, for documentation and validation of filters. */
+export const AGENT_SEARCH_STATUSES: readonly AgentSearchStatus[] = [
+  'thinking',
+  'running_tools',
+  'awaiting_approval',
+  'idle',
+  'completed',
+  'immediate',
+  'max_iterations',
+  'time_limit',
+  'failed',
+  'cancelled',
+  'closed',
+];
+
+/** The values of the agent search attributes at one moment; absent ones are not known (no name, no model). */
+export interface AgentSearchValues {
+  AgentName?: string;
+  AgentStatus: AgentSearchStatus;
+  AgentIterations: number;
+  AgentTotalTokens: number;
+  AgentModel?: string;
+}
+
+/**
+ * How often the workflows upsert: on every status change (`steps`: a run shows `thinking` and
+ * `running_tools` as it alternates, two upserts per step), or only at `milestones` (start,
+ * approvals, idle, the end). Each upsert is one billable action on Temporal Cloud.
+ */
+export type SearchAttributeUpdates = 'steps' | 'milestones';
+
+/** What the worker told the workflow about search attributes (recorded once per run). */
+export interface SearchAttributeSettings {
+  /** The agent attributes registered in the namespace; only these are upserted (others would fail the workflow task). */
+  registered: AgentSearchAttributeName[];
+  updates: SearchAttributeUpdates;
+  /** The worker's default model, for runs whose agent names none. */
+  defaultModel?: string;
+}
+
+/**
+ * The run's values: its status, model calls, tokens, and the agent and model it is on. `base` is
+ * the run's own agent and model (unset: the worker's `defaultModel`); after a handoff the
+ * target's apply.
+ */
+export function runSearchValues(state: RunState, base: { agent?: string; model?: string; defaultModel?: string }): AgentSearchValues {
+  const values: AgentSearchValues = {
+    AgentStatus: runStatus(state).state,
+    AgentIterations: state.iterations,
+    AgentTotalTokens: state.usage.totalTokens,
+  };
+  const agent = state.agent?.name ?? base.agent;
+  if (agent !== undefined) values.AgentName = agent;
+  const model = (state.agent ? state.agent.modelSettings?.model : base.model) ?? base.defaultModel;
+  if (model !== undefined) values.AgentModel = model;
+  return values;
+}
+
+/** The values of a conversation between turns (`idle`) or once closed: the last turn's model calls, the whole conversation's tokens. */
+export function conversationSearchValues(
+  status: 'idle' | 'closed',
+  totals: { usage: Usage; lastTurnIterations: number },
+  base: { agent?: string; model?: string; defaultModel?: string },
+): AgentSearchValues {
+  const values: AgentSearchValues = { AgentStatus: status, AgentIterations: totals.lastTurnIterations, AgentTotalTokens: totals.usage.totalTokens };
+  if (base.agent !== undefined) values.AgentName = base.agent;
+  const model = base.model ?? base.defaultModel;
+  if (model !== undefined) values.AgentModel = model;
+  return values;
+}
+
+/** Whether an `AgentStatus` change is a milestone (worth an upsert with `updates: 'milestones'`). */
+export function isMilestone(previous: AgentSearchStatus | undefined, next: AgentSearchStatus): boolean {
+  const working = (s: AgentSearchStatus | undefined) => s === 'thinking' || s === 'running_tools';
+  return !(working(previous) && working(next));
+}
+
+/**
+ * What to upsert to go from `previous` (what the workflow last upserted) to `next`: only changed,
+ * registered attributes, and with `milestones` nothing while a run goes back and forth between
+ * model calls and tools. Empty when nothing is to be sent.
+ */
+export function searchAttributeChanges(previous: Partial<AgentSearchValues>, next: AgentSearchValues, settings: SearchAttributeSettings): Partial<AgentSearchValues> {
+  if (settings.updates === 'milestones' && !isMilestone(previous.AgentStatus, next.AgentStatus)) return {};
+  const changes: Partial<AgentSearchValues> = {};
+  for (const name of settings.registered) {
+    const value = next[name];
+    if (value !== undefined && value !== previous[name]) (changes as Record<string, unknown>)[name] = value;
+  }
+  return changes;
+}
+
+/** The registered attributes missing from a namespace's custom search attributes (name → type), with what each should be. */
+export function missingSearchAttributes(existing: Record<string, string>): { name: AgentSearchAttributeName; type: string; problem: 'missing' | 'wrong_type'; actual?: string }[] {
+  const missing: { name: AgentSearchAttributeName; type: string; problem: 'missing' | 'wrong_type'; actual?: string }[] = [];
+  for (const name of AGENT_SEARCH_ATTRIBUTE_NAMES) {
+    const want = AGENT_SEARCH_ATTRIBUTES[name];
+    const actual = existing[name];
+    if (actual === undefined) missing.push({ name, type: want, problem: 'missing' });
+    else if (actual.toLowerCase() !== want.toLowerCase()) missing.push({ name, type: want, problem: 'wrong_type', actual });
+  }
+  return missing;
+}
+
+/**
+ * The `temporal` CLI commands that register the given attributes in a namespace: one per type,
+ * since the command takes many names but one type.
+ */
+export function searchAttributeCreateCommands(namespace: string, attributes: { name: string; type: string }[]): string[] {
+  const byType = new Map<string, string[]>();
+  for (const a of attributes) byType.set(a.type, [...(byType.get(a.type) ?? []), a.name]);
+  return [...byType].map(([type, names]) => `temporal operator search-attribute create --namespace ${namespace} ${names.map((n) => `--name ${n}`).join(' ')} --type ${type}`);
+}
+
+/** Filters of `client.ts list` and `GET /runs`. */
+export interface AgentListFilter {
+  status?: string;
+  agent?: string;
+}
+
+/** Why a list filter cannot be used, or undefined. */
+export function agentListFilterProblem(filter: AgentListFilter): string | undefined {
+  if (filter.status !== undefined && !(AGENT_SEARCH_STATUSES as readonly string[]).includes(filter.status)) {
+    return `unknown status "${filter.status}"; one of: ${AGENT_SEARCH_STATUSES.join(', ')}`;
+  }
+  if (filter.agent !== undefined && !/^[A-Za-z0-9_.-]{1,64}$/.test(filter.agent)) return `"${filter.agent}" is not an agent name (letters, digits, _ . -)`;
+  return undefined;
+}
+
+/**
+ * The visibility query (Temporal's list filter) for agent runs and conversations, newest first:
+ * the same text works with `temporal workflow list --query` and in the UI's search box.
+ */
+export function agentListQuery(filter: AgentListFilter, workflowTypes: readonly string[]): string {
+  const problem = agentListFilterProblem(filter);
+  if (problem) throw new Error(problem);
+  const parts = [`WorkflowType IN (${workflowTypes.map((t) => `'${t}'`).join(', ')})`];
+  if (filter.status) parts.push(`AgentStatus = '${filter.status}'`);
+  if (filter.agent) parts.push(`AgentName = '${filter.agent}'`);
+  return parts.join(' AND ');
+}

@@ -1,0 +1,60 @@
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributeUpdatePair } from '@temporalio/common';
+import { isCancellation, patched, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import type { AgentActivities } from '../activities';
+import {
+  AGENT_SEARCH_ATTRIBUTES,
+  searchAttributeChanges,
+  type AgentSearchAttributeName,
+  type AgentSearchValues,
+  type SearchAttributeSettings,
+} from '../core';
+
+const { describeWorker } = proxyLocalActivities<AgentActivities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } });
+
+const KEYS = Object.fromEntries(
+  Object.entries(AGENT_SEARCH_ATTRIBUTES).map(([name, type]) => [name, defineSearchAttributeKey(name, type === 'Int' ? SearchAttributeType.INT : SearchAttributeType.KEYWORD)]),
+) as Record<AgentSearchAttributeName, ReturnType<typeof defineSearchAttributeKey>>;
+
+/**
+ * Keeps a workflow's agent search attributes (AgentStatus and the others) up to date: upserts
+ * what changed, only attributes the namespace has registered (upserting an unknown one would
+ * fail the workflow task, and so the run). What is registered comes from the worker once per run,
+ * as a recorded local activity, so replays upsert exactly what the original did.
+ */
+export class SearchAttributes {
+  private upserted: Partial<AgentSearchValues> = {};
+
+  private constructor(private readonly settings: SearchAttributeSettings | undefined) {}
+
+  /**
+   * Asks the worker which attributes to keep. Runs started before search attributes existed
+   * (no patch marker in their history) keep none; a worker that cannot answer costs the run its
+   * attributes, never the run.
+   */
+  static async open(): Promise<SearchAttributes> {
+    if (!patched('agent-search-attributes')) return new SearchAttributes(undefined);
+    try {
+      const settings = await describeWorker();
+      return new SearchAttributes(settings.searchAttributes.registered.length > 0 ? settings.searchAttributes : undefined);
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      return new SearchAttributes(undefined);
+    }
+  }
+
+  /** The worker's default model (for runs whose settings name none). */
+  get defaultModel(): string | undefined {
+    return this.settings?.defaultModel;
+  }
+
+  /** Upserts the attributes that differ from what was last upserted (one command, one action). */
+  update(values: AgentSearchValues): void {
+    if (!this.settings) return;
+    const changes = searchAttributeChanges(this.upserted, values, this.settings);
+    const names = Object.keys(changes) as AgentSearchAttributeName[];
+    if (names.length === 0) return;
+    const pairs = names.map((name) => ({ key: KEYS[name], value: changes[name] }) as SearchAttributeUpdatePair);
+    upsertSearchAttributes(pairs);
+    this.upserted = { ...this.upserted, ...changes };
+  }
+}

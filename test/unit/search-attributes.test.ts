@@ -1,0 +1,98 @@
+import {
+  agentListQuery,
+  applyHandoff,
+  applyModelReply,
+  conversationSearchValues,
+  missingSearchAttributes,
+  nextStep,
+  runSearchValues,
+  searchAttributeChanges,
+  searchAttributeCreateCommands,
+  startRun,
+  type AgentSearchValues,
+  type ResolvedAgent,
+  type SearchAttributeSettings,
+  type ToolInfo,
+} from '../../src/core';
+
+const tool = (name: string, extra: Partial<ToolInfo> = {}): ToolInfo => ({ name, immediate: false, timeoutMs: 1000, retry: { maximumAttempts: 1, initialIntervalMs: 1000 }, ...extra });
+const all: SearchAttributeSettings = { registered: ['AgentName', 'AgentStatus', 'AgentIterations', 'AgentTotalTokens', 'AgentModel'], updates: 'steps', defaultModel: 'worker-model' };
+const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15 };
+
+describe('agent search attributes (pure)', () => {
+  it('follow a run: thinking, running_tools, awaiting_approval, then its final status, with calls and tokens', () => {
+    let state = startRun({ message: 'add 2 and 3' }, [tool('add'), tool('pay', { needsApproval: true })]);
+    expect(runSearchValues(state, { agent: 'clerk', defaultModel: 'worker-model' })).toEqual({
+      AgentName: 'clerk',
+      AgentStatus: 'thinking',
+      AgentIterations: 0,
+      AgentTotalTokens: 0,
+      AgentModel: 'worker-model',
+    });
+    const step = nextStep(state) as Extract<ReturnType<typeof nextStep>, { type: 'call_model' }>;
+    state = applyModelReply(state, step, { content: null, toolCalls: [{ id: 'c1', type: 'function', function: { name: 'add', arguments: '{}' } }], finishReason: 'tool_calls', usage });
+    expect(runSearchValues(state, { model: 'm-1' })).toMatchObject({ AgentStatus: 'running_tools', AgentIterations: 1, AgentTotalTokens: 15, AgentModel: 'm-1' });
+    const asking = applyModelReply(startRun({ message: 'pay' }, [tool('pay', { needsApproval: true })]), step, {
+      content: null,
+      toolCalls: [{ id: 'c2', type: 'function', function: { name: 'pay', arguments: '{}' } }],
+      finishReason: 'tool_calls',
+      usage,
+    });
+    expect(runSearchValues(asking, {}).AgentStatus).toBe('awaiting_approval');
+    const done = applyModelReply(startRun({ message: 'hi' }, []), step, { content: 'hello', toolCalls: [], finishReason: 'stop', usage });
+    expect(runSearchValues(done, {}).AgentStatus).toBe('completed');
+  });
+
+  it('name the agent and model handed off to', () => {
+    const billing: ResolvedAgent = { settings: { name: 'billing', instructions: 'You are billing.', modelSettings: { model: 'b-1' } }, tools: [] };
+    const handed = applyHandoff(startRun({ message: 'hi' }, []), billing);
+    expect(runSearchValues(handed, { agent: 'triage', model: 't-1' })).toMatchObject({ AgentName: 'billing', AgentModel: 'b-1' });
+    const noModel = applyHandoff(startRun({ message: 'hi' }, []), { settings: { name: 'plain', instructions: '.' }, tools: [] });
+    expect(runSearchValues(noModel, { agent: 'triage', model: 't-1', defaultModel: 'worker-model' }).AgentModel).toBe('worker-model');
+  });
+
+  it('upsert only what changed, only registered attributes, and with milestones not while a run alternates model calls and tools', () => {
+    const v = (status: AgentSearchValues['AgentStatus'], iterations: number): AgentSearchValues => ({ AgentName: 'a', AgentStatus: status, AgentIterations: iterations, AgentTotalTokens: iterations * 10, AgentModel: 'm' });
+    expect(searchAttributeChanges({}, v('thinking', 0), all)).toEqual(v('thinking', 0));
+    expect(searchAttributeChanges(v('thinking', 0), v('running_tools', 1), all)).toEqual({ AgentStatus: 'running_tools', AgentIterations: 1, AgentTotalTokens: 10 });
+    expect(searchAttributeChanges(v('thinking', 1), v('thinking', 1), all)).toEqual({});
+    expect(searchAttributeChanges({}, v('thinking', 0), { ...all, registered: ['AgentStatus'] })).toEqual({ AgentStatus: 'thinking' });
+    const milestones = { ...all, updates: 'milestones' as const };
+    expect(searchAttributeChanges(v('thinking', 0), v('running_tools', 1), milestones)).toEqual({});
+    expect(searchAttributeChanges(v('thinking', 0), v('awaiting_approval', 1), milestones)).toMatchObject({ AgentStatus: 'awaiting_approval' });
+    expect(searchAttributeChanges(v('running_tools', 3), v('completed', 4), milestones)).toMatchObject({ AgentStatus: 'completed', AgentIterations: 4 });
+  });
+
+  it('describe an idle or closed conversation', () => {
+    expect(conversationSearchValues('idle', { usage, lastTurnIterations: 2 }, { agent: 'support', defaultModel: 'w' })).toEqual({
+      AgentName: 'support',
+      AgentStatus: 'idle',
+      AgentIterations: 2,
+      AgentTotalTokens: 15,
+      AgentModel: 'w',
+    });
+  });
+
+  it('say which attributes a namespace lacks, and the commands that add them, one per type', () => {
+    const problems = missingSearchAttributes({ AgentName: 'Keyword', AgentIterations: 'Keyword' });
+    expect(problems).toEqual([
+      { name: 'AgentStatus', type: 'Keyword', problem: 'missing' },
+      { name: 'AgentIterations', type: 'Int', problem: 'wrong_type', actual: 'Keyword' },
+      { name: 'AgentTotalTokens', type: 'Int', problem: 'missing' },
+      { name: 'AgentModel', type: 'Keyword', problem: 'missing' },
+    ]);
+    expect(searchAttributeCreateCommands('prod', problems.filter((p) => p.problem === 'missing'))).toEqual([
+      'temporal operator search-attribute create --namespace prod --name AgentStatus --name AgentModel --type Keyword',
+      'temporal operator search-attribute create --namespace prod --name AgentTotalTokens --type Int',
+    ]);
+    expect(missingSearchAttributes({ AgentName: 'Keyword', AgentStatus: 'Keyword', AgentIterations: 'Int', AgentTotalTokens: 'Int', AgentModel: 'Keyword' })).toEqual([]);
+  });
+
+  it('build the list query, refusing unknown statuses and odd agent names', () => {
+    expect(agentListQuery({ status: 'awaiting_approval', agent: 'support' }, ['agentWorkflow', 'conversationWorkflow'])).toBe(
+      "WorkflowType IN ('agentWorkflow', 'conversationWorkflow') AND AgentStatus = 'awaiting_approval' AND AgentName = 'support'",
+    );
+    expect(() => agentListQuery({ status: 'sleeping' }, [])).toThrow(/unknown status "sleeping"; one of: thinking, running_tools/);
+    expect(() => agentListQuery({ agent: "x' OR 1=1" }, [])).toThrow(/is not an agent name/);
+  });
+});
