@@ -1,13 +1,15 @@
 /**
  * `npm run serve`: the HTTP API (see src/http/http-api.ts) on HOST:PORT (default 127.0.0.1:8080),
  * with a worker in the same process. Without TEMPORAL_ADDRESS it starts (or reuses) the embedded
- * dev server. The API has no authentication yet, so it listens on loopback unless HOST says otherwise.
+ * dev server. With AGENT_HTTP_TOKENS every request but GET /healthz needs one of the tokens;
+ * without tokens it refuses to listen anywhere but on loopback.
  */
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { modelConfigFromEnv } from './src/activities';
 import { exampleAgents } from './src/agents/examples';
+import { httpAccessFromEnv, isLoopback } from './src/http/access';
 import { httpApiHandler } from './src/http/http-api';
 import { createAgentWorker, defaultTaskQueue } from './src/runtime/agent-worker';
 import { installRuntimeLogging } from './src/runtime/logging';
@@ -34,6 +36,11 @@ async function listen(server: Server, port: number, host: string): Promise<void>
 async function main(): Promise<void> {
   const port = portFromEnv();
   const host = process.env.HOST || '127.0.0.1';
+  const access = httpAccessFromEnv();
+  const open = (access.tokens ?? []).length === 0;
+  if (open && !isLoopback(host)) {
+    throw new Error(`HOST=${host} would expose the API to the network without authentication: set AGENT_HTTP_TOKENS (comma-separated bearer tokens) or listen on 127.0.0.1`);
+  }
   installRuntimeLogging('WARN');
   // Listen before anything else starts, so a busy port is reported as such and nothing is left running.
   let handler: ReturnType<typeof httpApiHandler> | undefined;
@@ -49,16 +56,19 @@ async function main(): Promise<void> {
       const taskQueue = defaultTaskQueue();
       const model = modelConfigFromEnv();
       const workflowUrlPrefix = temporal.uiUrl ? `${temporal.uiUrl}/namespaces/${encodeURIComponent(temporal.namespace)}/workflows/` : undefined;
-      handler = httpApiHandler({ client: temporal.client, taskQueue, workflowUrlPrefix });
+      handler = httpApiHandler({ client: temporal.client, taskQueue, workflowUrlPrefix, access });
       const worker = await createAgentWorker({ connection: temporal.nativeConnection, namespace: temporal.namespace, taskQueue, model, registry: defaultToolRegistry(), agents: exampleAgents });
       const address = server.address() as AddressInfo;
       console.log(`durable-agents HTTP API on http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port} (task queue "${taskQueue}")`);
-      console.log(`Chat page: http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}/`);
+      const base = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+      console.log(`Chat page: ${base}/${open ? '' : '?access_token=<token>'}`);
       console.log(
-        host === '127.0.0.1' || host === 'localhost' || host === '::1'
-          ? 'It listens on loopback only: the API has no authentication yet. Set HOST (e.g. HOST=0.0.0.0) to expose it, behind your own auth.'
-          : `Warning: HOST=${host} exposes the API, which has no authentication yet: anyone who reaches it can start runs and approve tool calls.`,
+        open
+          ? 'No AGENT_HTTP_TOKENS: it listens on loopback only, without authentication. Set AGENT_HTTP_TOKENS to require a bearer token (and to listen on other addresses with HOST).'
+          : `Bearer tokens required (${access.tokens!.length} configured); GET /healthz is open.`,
       );
+      if (access.corsOrigins?.length) console.log(`CORS: ${access.corsOrigins.join(', ')}`);
+      if (access.rateLimitPerMinute) console.log(`Rate limit: ${access.rateLimitPerMinute} requests a minute per client`);
       for (const line of describeTemporal(temporal)) console.log(line);
       if (!model.configured) console.log('Warning: no OPENAI_API_KEY or OPENAI_BASE_URL set; model calls will fail until one is.');
       console.log('Press Ctrl+C to stop.');

@@ -70,6 +70,7 @@ export { ClientError, type ClientErrorKind } from './runtime/client-error';
 export { streamEvents, isTurnEnd, type StreamEventsOptions } from './runtime/event-stream';
 export { connectTemporal, workflowUrl, type TemporalEnv } from './runtime/temporal-env';
 export { createHttpApi, httpApiHandler, type HttpApiOptions } from './http/http-api';
+export { httpAccessFromEnv, type HttpAccessOptions } from './http/access';
 
 // Low level: your own loop, outside any workflow.
 export { chatModel, executeToolCall, type ChatModel } from './model/low-level';

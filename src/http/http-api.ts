@@ -7,6 +7,7 @@ import { decideApproval, readStatus, readTranscript } from '../runtime/agent-wor
 import { ClientError, type ClientErrorKind } from '../runtime/client-error';
 import { cancelTurn, startMessage } from '../runtime/conversations';
 import { chatPageHtml } from './chat-page';
+import { accessChecker, tokenMatches, TOKEN_COOKIE, type HttpAccessOptions } from './access';
 import { eventsPosition, isTurnEnd, streamEvents } from '../runtime/event-stream';
 import { describeKind, lookupWorkflow } from '../runtime/workflow-lookup';
 import { listAgents } from '../runtime/list-agents';
@@ -22,6 +23,11 @@ export interface HttpApiOptions {
   chatPage?: boolean;
   /** A workflow's Temporal UI address without its id, for the page's links (e.g. from `workflowUrl`). */
   workflowUrlPrefix?: string;
+  /**
+   * Bearer tokens, CORS origins and a rate limit (see `httpAccessFromEnv` for the variables
+   * `npm run serve` reads). With tokens, every route but `GET /healthz` answers 401 without one.
+   */
+  access?: HttpAccessOptions;
 }
 
 /** A request the API refuses, with its HTTP status. */
@@ -55,7 +61,8 @@ const STATUS_OF: Record<ClientErrorKind, number> = {
 /**
  * The HTTP API. Errors are JSON `{ "error", "errorType" }`; README.md lists every status.
  *
- *   GET  /                                      the web chat page (unless `chatPage: false`)
+ *   GET  /healthz                               whether Temporal answers (no token needed)
+ *   GET  /                                      the web chat page (unless `chatPage: false`; with tokens, open it as /?access_token=...)
  *   GET  /assistant-with-tool?message=...        one agent run (&agent=name); the answer as text
  *   GET  /agents                                the workers' named agents and their tools
  *   POST /runs                                  {"message", ...run options} → the run result (JSON), or its events (Accept: text/event-stream)
@@ -81,7 +88,19 @@ export function createHttpApi(options: HttpApiOptions): Server {
 
 /** The API's request handler, for mounting in a server of your own (see {@link createHttpApi}). */
 export function httpApiHandler(options: HttpApiOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const checkAccess = accessChecker(options.access ?? {}, (path) => path === '/healthz');
+  const tokens = options.access?.tokens ?? [];
   return (req, res) => {
+    // The chat page opened as /?access_token=...: the token becomes an HttpOnly cookie (so the
+    // page's fetches and EventSource carry it; EventSource cannot send headers) and leaves the URL.
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const offered = url.searchParams.get('access_token');
+    if (tokens.length > 0 && url.pathname === '/' && req.method === 'GET' && offered !== null && tokenMatches(offered, tokens)) {
+      res.writeHead(303, { location: '/', 'set-cookie': `${TOKEN_COOKIE}=${encodeURIComponent(offered)}; HttpOnly; SameSite=Strict; Path=/`, 'cache-control': 'no-store' });
+      res.end();
+      return;
+    }
+    if (checkAccess(req, res) === 'answered') return;
     // A caller that goes away (or a server shutting down) ends the request's Temporal calls too:
     // nothing keeps polling for nobody, and nothing is in flight when the connection closes.
     const gone = new AbortController();
@@ -89,6 +108,16 @@ export function httpApiHandler(options: HttpApiOptions): (req: IncomingMessage, 
     res.on('close', () => gone.abort());
     options.client.withAbortSignal(gone.signal, () => route(req, res, options, gone.signal)).catch((err: unknown) => sendError(res, err));
   };
+}
+
+/** `GET /healthz`: whether the Temporal server answers (within 3 s), without authentication. */
+async function health(client: Client): Promise<[number, unknown]> {
+  try {
+    await client.connection.withDeadline(Date.now() + 3_000, () => client.workflowService.getSystemInfo({}));
+    return [200, { status: 'ok', temporal: { reachable: true, namespace: client.options.namespace } }];
+  } catch (err) {
+    return [503, { status: 'unavailable', temporal: { reachable: false, namespace: client.options.namespace, error: (err as Error).message } }];
+  }
 }
 
 async function route(req: IncomingMessage, res: ServerResponse, o: HttpApiOptions, gone: AbortSignal): Promise<void> {
@@ -100,6 +129,11 @@ async function route(req: IncomingMessage, res: ServerResponse, o: HttpApiOption
   if (id !== undefined && (parts[0] === 'runs' || parts[0] === 'conversations')) {
     const problem = workflowIdProblem(id, `the ${parts[0] === 'runs' ? 'run' : 'conversation'} id`);
     if (problem) throw new HttpError(400, problem);
+  }
+
+  if (parts.length === 1 && parts[0] === 'healthz') {
+    allow(method, 'GET');
+    return sendJson(res, ...(await health(o.client)));
   }
 
   if (parts.length === 1 && parts[0] === 'assistant-with-tool') {

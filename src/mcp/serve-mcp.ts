@@ -14,6 +14,7 @@ import { listAgents } from '../runtime/list-agents';
 import { installRuntimeLogging } from '../runtime/logging';
 import { connectTemporal, describeTemporal, workflowUrl } from '../runtime/temporal-env';
 import { defaultToolRegistry } from '../tools';
+import { accessChecker, httpAccessFromEnv, isLoopback } from '../http/access';
 import { createAgentMcpServer } from './agent-mcp-server';
 import { mcpServersFromEnv } from './mcp-config';
 
@@ -49,6 +50,11 @@ export function parseMcpArgs(argv: string[]): McpCommand {
  */
 export async function serveMcp(argv: string[]): Promise<void> {
   const command = parseMcpArgs(argv);
+  // The same bearer tokens, CORS origins and rate limit as the HTTP API (AGENT_HTTP_*).
+  const access = command.transport === 'http' ? httpAccessFromEnv() : {};
+  if (command.transport === 'http' && !access.tokens?.length && !isLoopback(command.host)) {
+    throw new UsageError(`--host ${command.host} would expose the agents to the network without authentication: set AGENT_HTTP_TOKENS (comma-separated bearer tokens) or keep the default 127.0.0.1`);
+  }
   const note = (line: string) => process.stderr.write(`${line}\n`);
   installRuntimeLogging('WARN', { handleSignals: false });
   const mcpServers = mcpServersFromEnv();
@@ -85,12 +91,16 @@ export async function serveMcp(argv: string[]): Promise<void> {
       await Promise.race([closed, once(stopped.signal, 'abort')]);
       await transport.close().catch(() => undefined);
     } else {
-      http = createServer((req, res) => void handleHttp(req, res, () => createAgentMcpServer(options)));
+      const checkAccess = accessChecker(access);
+      http = createServer((req, res) => {
+        if (checkAccess(req, res) === 'allowed') void handleHttp(req, res, () => createAgentMcpServer(options));
+      });
       http.listen(command.port, command.host);
       const [err] = await Promise.race([once(http, 'listening').then(() => [undefined]), once(http, 'error')]);
       if (err) throw new Error(`cannot listen on ${command.host}:${command.port}: ${(err as Error).message}`);
       const address = http.address() as AddressInfo;
       note(`durable-agents MCP server on http://${address.address}:${address.port}/mcp (streamable HTTP): agents ${agents.map((a) => a.name).join(', ') || 'none'} (task queue "${taskQueue}")`);
+      note(access.tokens?.length ? `Bearer tokens required (${access.tokens.length} configured).` : 'No AGENT_HTTP_TOKENS: loopback only, without authentication.');
       note('Press Ctrl+C to stop.');
       await once(stopped.signal, 'abort');
     }

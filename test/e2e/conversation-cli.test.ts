@@ -235,7 +235,7 @@ describe('npm run serve', () => {
     const serve = await startTs(['serve.ts'], env, /Press Ctrl\+C/);
     try {
       const base = /HTTP API on (http:\/\/127\.0\.0\.1:\d+)/.exec(serve.output())![1];
-      expect(serve.output()).toMatch(/listens on loopback only: the API has no authentication yet\. Set HOST/);
+      expect(serve.output()).toMatch(/No AGENT_HTTP_TOKENS: it listens on loopback only, without authentication\./);
       const res = await fetch(`${base}/assistant-with-tool?message=${encodeURIComponent('add 1 and 2')}`);
       expect(await res.text()).toBe('the result is 3');
       const turn = await fetch(`${base}/conversations/serve-${randomUUID()}/messages`, { method: 'POST', body: JSON.stringify({ message: 'hi' }) });
@@ -248,5 +248,80 @@ describe('npm run serve', () => {
     const bad = await runTs(['serve.ts'], cleanEnv({ PORT: 'eighty', TEMPORAL_ADDRESS: '127.0.0.1:1' }));
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/PORT must be a port number \(0-65535\), got "eighty"/);
+  });
+
+  it('with AGENT_HTTP_TOKENS: 401 without a valid token on every route but /healthz; the chat page by ?access_token=, then a cookie; a rate limit', async () => {
+    const llm = await startModel(model);
+    const token = 'tok-0123456789abcdef';
+    const env = cleanEnv({
+      TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
+      AGENT_TASK_QUEUE: `e2e-serve-${randomUUID()}`,
+      OPENAI_BASE_URL: llm.baseURL,
+      OPENAI_API_KEY: 'e2e',
+      PORT: '0',
+      HOST: '0.0.0.0',
+      AGENT_HTTP_TOKENS: `other-token-000000000, ${token}`,
+      AGENT_HTTP_RATE_LIMIT: '8',
+      AGENT_HTTP_CORS_ORIGINS: 'https://app.example.com',
+    });
+    const serve = await startTs(['serve.ts'], env, /Press Ctrl\+C/);
+    try {
+      expect(serve.output()).toContain('Bearer tokens required (2 configured); GET /healthz is open.');
+      expect(serve.output()).not.toContain(token);
+      const port = /HTTP API on http:\/\/[^:]+:(\d+)/.exec(serve.output())![1];
+      const base = `http://127.0.0.1:${port}`;
+      const health = await fetch(`${base}/healthz`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ status: 'ok', temporal: { reachable: true, namespace: 'default' } });
+      for (const path of ['/', '/agents', '/assistant-with-tool?message=hi', '/runs/some-id', '/conversations/c-1']) {
+        const res = await fetch(`${base}${path}`);
+        expect([path, res.status, res.headers.get('www-authenticate')]).toEqual([path, 401, 'Bearer realm="durable-agents"']);
+        expect(await res.json()).toEqual({ error: 'missing bearer token (Authorization: Bearer <token>)', errorType: 'Http.Unauthorized' });
+      }
+      const wrong = await fetch(`${base}/runs`, { method: 'POST', headers: { authorization: 'Bearer not-the-token-at-all' }, body: JSON.stringify({ message: 'hi' }) });
+      expect(wrong.status).toBe(401);
+      expect(((await wrong.json()) as { error: string }).error).toBe('invalid bearer token');
+      const ok = await fetch(`${base}/assistant-with-tool?message=${encodeURIComponent('add 1 and 2')}`, { headers: { authorization: `Bearer ${token}` } });
+      expect(await ok.text()).toBe('the result is 3');
+      // The chat page: opened with the token in the URL, which becomes a cookie and leaves the URL.
+      const opened = await fetch(`${base}/?access_token=${token}`, { redirect: 'manual' });
+      expect(opened.status).toBe(303);
+      expect(opened.headers.get('location')).toBe('/');
+      const cookie = opened.headers.get('set-cookie')!;
+      expect(cookie).toMatch(/^durable_agents_token=tok-0123456789abcdef; HttpOnly; SameSite=Strict; Path=\//);
+      const page = await fetch(`${base}/`, { headers: { cookie: cookie.split(';')[0] } });
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<html');
+      expect((await fetch(`${base}/?access_token=wrong-token-0000000000`, { redirect: 'manual' })).status).toBe(401);
+      // CORS: a listed origin gets its preflight answered; others get no CORS headers.
+      const preflight = await fetch(`${base}/runs`, { method: 'OPTIONS', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' } });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+      expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization');
+      const foreign = await fetch(`${base}/healthz`, { headers: { origin: 'https://evil.example.com' } });
+      expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+      // Rate limit: 8 a minute per token; this token has made 2 requests (the exchange for a cookie is not one).
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) statuses.push((await fetch(`${base}/runs/some-id`, { headers: { authorization: `Bearer ${token}` } })).status);
+      expect(statuses).toEqual([404, 404, 404, 404, 404, 404]);
+      const limited = await fetch(`${base}/runs/some-id`, { headers: { authorization: `Bearer ${token}` } });
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(((await limited.json()) as { errorType: string }).errorType).toBe('Http.RateLimited');
+    } finally {
+      serve.kill('SIGTERM');
+      expect((await serve.exited).code).toBe(0);
+      await llm.close();
+    }
+  });
+
+  it('refuses to listen beyond loopback without tokens, and refuses short tokens', async () => {
+    const exposed = await runTs(['serve.ts'], cleanEnv({ HOST: '0.0.0.0', PORT: '0', TEMPORAL_ADDRESS: '127.0.0.1:1' }));
+    expect(exposed.code).toBe(1);
+    expect(exposed.stderr).toContain('serve: HOST=0.0.0.0 would expose the API to the network without authentication: set AGENT_HTTP_TOKENS');
+    const short = await runTs(['serve.ts'], cleanEnv({ AGENT_HTTP_TOKENS: 'secret', PORT: '0', TEMPORAL_ADDRESS: '127.0.0.1:1' }));
+    expect(short.code).toBe(1);
+    expect(short.stderr).toContain('AGENT_HTTP_TOKENS: token 1 is shorter than 16 characters');
+    expect(short.stderr).not.toContain('secret');
   });
 });

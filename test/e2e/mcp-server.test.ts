@@ -71,11 +71,12 @@ describe('npm run mcp -- --http (a configured Temporal, workers elsewhere)', () 
   });
   afterAll(async () => t?.close());
 
-  it('serves the agents over streamable HTTP; a failed run is an MCP error result naming the failure', async () => {
+  it('serves the agents over streamable HTTP to clients with a bearer token; a failed run is an MCP error result naming the failure', async () => {
     const model = await startModel((req) => (lastOf(req, 'user') === 'fail' ? { http: { status: 401, body: { error: { message: 'bad key' } } } } : answer(`echo ${lastOf(req, 'user')}`)));
     const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, agents: exampleAgents });
     const port = await freePort();
-    const env = cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, AGENT_TASK_QUEUE: taskQueue });
+    const token = 'mcp-token-0123456789';
+    const env = cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, AGENT_TASK_QUEUE: taskQueue, AGENT_HTTP_TOKENS: token });
     await worker.runUntil(async () => {
       const server = spawn(process.execPath, ['--import', 'tsx', 'mcp.ts', '--http', '--port', String(port), '--agents', 'calculator'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
@@ -87,8 +88,10 @@ describe('npm run mcp -- --http (a configured Temporal, workers elsewhere)', () 
         server.once('exit', (code) => reject(new Error(`mcp exited with ${code}: ${stderr}`)));
       });
       await ready;
+      const stranger = new McpClient({ name: 'e2e', version: '1' });
+      await expect(stranger.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)))).rejects.toThrow(/401|Unauthorized|bearer/i);
       const client = new McpClient({ name: 'e2e', version: '1' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
       try {
         expect((await client.listTools()).tools.map((x) => x.name)).toEqual(['calculator']);
         const ok = await client.callTool({ name: 'calculator', arguments: { message: 'hi there' } });
@@ -110,5 +113,8 @@ describe('npm run mcp -- --http (a configured Temporal, workers elsewhere)', () 
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--port must be a port number (0-65535), got "x"');
     expect(r.stderr).toContain('usage: client.ts mcp [--http]');
+    const open = await runTs(['client.ts', 'mcp', '--http', '--host', '0.0.0.0'], cleanEnv({ TEMPORAL_ADDRESS: '127.0.0.1:1' }));
+    expect(open.code).toBe(2);
+    expect(open.stderr).toContain('--host 0.0.0.0 would expose the agents to the network without authentication: set AGENT_HTTP_TOKENS');
   });
 });

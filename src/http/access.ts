@@ -1,0 +1,154 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/**
+ * Who may use an HTTP endpoint of durable-agents (the HTTP API, the MCP server over HTTP), and
+ * how much: bearer tokens, CORS origins and a per-client rate limit. Hand-written: these are a
+ * few dozen lines on `node:http`, and a framework's middleware would bring the framework.
+ */
+export interface HttpAccessOptions {
+  /**
+   * Accepted bearer tokens (`Authorization: Bearer <token>`). Empty or absent: no authentication,
+   * which `npm run serve` and `npm run mcp -- --http` only allow on a loopback address.
+   */
+  tokens?: readonly string[];
+  /** Browser origins allowed to call the API (CORS), e.g. `https://app.example.com`; none by default. */
+  corsOrigins?: readonly string[];
+  /** Requests per minute per client (its token, or its address without one); unlimited when absent. */
+  rateLimitPerMinute?: number;
+}
+
+/** The cookie the chat page's requests carry once opened with `?access_token=` (HttpOnly, SameSite=Strict). */
+export const TOKEN_COOKIE = 'durable_agents_token';
+
+/** Shortest token accepted: a guessable token is no protection. */
+export const MIN_TOKEN_LENGTH = 16;
+
+/**
+ * Reads `AGENT_HTTP_TOKENS` (comma-separated), `AGENT_HTTP_CORS_ORIGINS` (comma-separated) and
+ * `AGENT_HTTP_RATE_LIMIT` (requests per minute per client). Throws on a token shorter than 16
+ * characters, an origin that is not `scheme://host[:port]`, or a limit that is not a whole number.
+ */
+export function httpAccessFromEnv(env: NodeJS.ProcessEnv = process.env): HttpAccessOptions {
+  const list = (raw: string | undefined) => (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const tokens = list(env.AGENT_HTTP_TOKENS);
+  const short = tokens.findIndex((t) => t.length < MIN_TOKEN_LENGTH);
+  if (short >= 0) throw new Error(`AGENT_HTTP_TOKENS: token ${short + 1} is shorter than ${MIN_TOKEN_LENGTH} characters (use e.g. openssl rand -hex 32)`);
+  const corsOrigins = list(env.AGENT_HTTP_CORS_ORIGINS);
+  for (const origin of corsOrigins) {
+    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) throw new Error(`AGENT_HTTP_CORS_ORIGINS: "${origin}" is not an origin like https://app.example.com`);
+  }
+  const options: HttpAccessOptions = { tokens, corsOrigins };
+  const limit = env.AGENT_HTTP_RATE_LIMIT;
+  if (limit !== undefined && limit !== '') {
+    if (!/^\d+$/.test(limit) || Number(limit) < 1) throw new Error(`AGENT_HTTP_RATE_LIMIT must be a whole number of requests per minute >= 1, got "${limit}"`);
+    options.rateLimitPerMinute = Number(limit);
+  }
+  return options;
+}
+
+/** Whether `host` is a loopback address (where an API without tokens may listen). */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/**
+ * Whether `candidate` is one of `tokens`, in constant time: both sides are hashed to equal-length
+ * digests compared with `timingSafeEqual`, and every token is compared (no early exit), so the
+ * time taken says nothing about how much of a token was right, or which one.
+ */
+export function tokenMatches(candidate: string | undefined, tokens: readonly string[]): boolean {
+  if (candidate === undefined) return false;
+  const given = digest(candidate);
+  let match = false;
+  for (const token of tokens) match = timingSafeEqual(given, digest(token)) || match;
+  return match;
+}
+
+/** The token a request presents: `Authorization: Bearer`, else the chat page's cookie. */
+export function presentedToken(req: IncomingMessage): string | undefined {
+  const auth = req.headers.authorization;
+  const bearer = auth && /^Bearer\s+(\S+)\s*$/i.exec(auth);
+  if (bearer) return bearer[1];
+  const cookie = (req.headers.cookie ?? '').split(';').map((c) => c.trim()).find((c) => c.startsWith(`${TOKEN_COOKIE}=`));
+  return cookie ? decodeURIComponent(cookie.slice(TOKEN_COOKIE.length + 1)) : undefined;
+}
+
+/**
+ * A fixed-window limit per client: at most `perMinute` requests in each minute. Memory is
+ * bounded: windows that are over are dropped as new ones open.
+ */
+export class RateLimiter {
+  private windows = new Map<string, { start: number; count: number }>();
+
+  constructor(
+    private readonly perMinute: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Counts a request of `client`; returns 0 when allowed, else the seconds until it may try again. */
+  take(client: string): number {
+    const now = this.now();
+    if (this.windows.size > 10_000) for (const [k, w] of this.windows) if (now - w.start >= 60_000) this.windows.delete(k);
+    const w = this.windows.get(client);
+    if (!w || now - w.start >= 60_000) {
+      this.windows.set(client, { start: now, count: 1 });
+      return 0;
+    }
+    if (w.count >= this.perMinute) return Math.max(1, Math.ceil((w.start + 60_000 - now) / 1000));
+    w.count++;
+    return 0;
+  }
+}
+
+/** What {@link checkAccess} decided: go on, or the response was sent already. */
+export type AccessDecision = 'allowed' | 'answered';
+
+/**
+ * Applies the access rules to a request before it is routed: CORS headers (and answers a
+ * preflight), the bearer token (401 with `WWW-Authenticate: Bearer`), the rate limit (429 with
+ * `Retry-After`). `open` paths (the health check) skip the token and the limit.
+ */
+export function accessChecker(options: HttpAccessOptions, open: (path: string) => boolean = () => false) {
+  const tokens = options.tokens ?? [];
+  const origins = options.corsOrigins ?? [];
+  const limiter = options.rateLimitPerMinute ? new RateLimiter(options.rateLimitPerMinute) : undefined;
+  return function checkAccess(req: IncomingMessage, res: ServerResponse): AccessDecision {
+    const origin = req.headers.origin;
+    if (origin && (origins.includes('*') || origins.includes(origin))) {
+      res.setHeader('access-control-allow-origin', origins.includes('*') ? '*' : origin);
+      res.setHeader('vary', 'Origin');
+      res.setHeader('access-control-expose-headers', 'location, x-workflow-id, retry-after');
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, {
+          'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+          'access-control-allow-headers': 'authorization, content-type, last-event-id, prefer, mcp-session-id, mcp-protocol-version',
+          'access-control-max-age': '600',
+        });
+        res.end();
+        return 'answered';
+      }
+    }
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (open(path)) return 'allowed';
+    const token = presentedToken(req);
+    if (tokens.length > 0 && !tokenMatches(token, tokens)) {
+      res.writeHead(401, { 'content-type': 'application/json; charset=utf-8', 'www-authenticate': 'Bearer realm="durable-agents"' });
+      res.end(JSON.stringify({ error: token === undefined ? 'missing bearer token (Authorization: Bearer <token>)' : 'invalid bearer token', errorType: 'Http.Unauthorized' }));
+      return 'answered';
+    }
+    if (limiter) {
+      // Per token when there are tokens (one caller may use many addresses), else per address.
+      const client = tokens.length > 0 ? `t:${digest(token!).toString('hex')}` : `a:${req.socket.remoteAddress ?? '?'}`;
+      const retryAfter = limiter.take(client);
+      if (retryAfter > 0) {
+        res.writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(retryAfter) });
+        res.end(JSON.stringify({ error: `too many requests: at most ${options.rateLimitPerMinute} a minute; try again in ${retryAfter} s`, errorType: 'Http.RateLimited' }));
+        return 'answered';
+      }
+    }
+    return 'allowed';
+  };
+}

@@ -1,0 +1,66 @@
+import type { IncomingMessage } from 'node:http';
+import { Client, Connection } from '@temporalio/client';
+import { createHttpApi } from '../../src/http/http-api';
+import { httpAccessFromEnv, isLoopback, presentedToken, RateLimiter, tokenMatches } from '../../src/http/access';
+
+describe('HTTP access rules', () => {
+  it('match tokens exactly, whatever their length', () => {
+    const tokens = ['first-token-0000000', 'second-token-111111'];
+    expect(tokenMatches('second-token-111111', tokens)).toBe(true);
+    expect(tokenMatches('second-token-11111', tokens)).toBe(false);
+    expect(tokenMatches('second-token-1111111', tokens)).toBe(false);
+    expect(tokenMatches('', tokens)).toBe(false);
+    expect(tokenMatches(undefined, tokens)).toBe(false);
+    expect(tokenMatches('anything', [])).toBe(false);
+  });
+
+  it('read the token from the Authorization header, else the chat page cookie', () => {
+    const req = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
+    expect(presentedToken(req({ authorization: 'Bearer abc' }))).toBe('abc');
+    expect(presentedToken(req({ authorization: 'bearer  abc ' }))).toBe('abc');
+    expect(presentedToken(req({ authorization: 'Basic abc' }))).toBeUndefined();
+    expect(presentedToken(req({ cookie: 'x=1; durable_agents_token=t%2B1' }))).toBe('t+1');
+    expect(presentedToken(req({}))).toBeUndefined();
+  });
+
+  it('limit each client to N requests a minute, then say when to come back', () => {
+    let now = 0;
+    const limiter = new RateLimiter(2, () => now);
+    expect([limiter.take('a'), limiter.take('a'), limiter.take('b')]).toEqual([0, 0, 0]);
+    now = 15_000;
+    expect(limiter.take('a')).toBe(45);
+    now = 60_000;
+    expect(limiter.take('a')).toBe(0);
+  });
+
+  it('read the environment, refusing short tokens, odd origins and bad limits without echoing tokens', () => {
+    expect(httpAccessFromEnv({ AGENT_HTTP_TOKENS: ' aaaaaaaaaaaaaaaa, bbbbbbbbbbbbbbbb ,', AGENT_HTTP_CORS_ORIGINS: 'https://a.example.com', AGENT_HTTP_RATE_LIMIT: '60' })).toEqual({
+      tokens: ['aaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbb'],
+      corsOrigins: ['https://a.example.com'],
+      rateLimitPerMinute: 60,
+    });
+    expect(httpAccessFromEnv({})).toEqual({ tokens: [], corsOrigins: [] });
+    expect(() => httpAccessFromEnv({ AGENT_HTTP_TOKENS: 'aaaaaaaaaaaaaaaa,hunter2' })).toThrow(/^AGENT_HTTP_TOKENS: token 2 is shorter than 16 characters/);
+    expect(() => httpAccessFromEnv({ AGENT_HTTP_TOKENS: 'hunter2' })).not.toThrow(/hunter2/);
+    expect(() => httpAccessFromEnv({ AGENT_HTTP_CORS_ORIGINS: 'app.example.com' })).toThrow(/is not an origin/);
+    expect(() => httpAccessFromEnv({ AGENT_HTTP_RATE_LIMIT: 'lots' })).toThrow(/AGENT_HTTP_RATE_LIMIT must be a whole number/);
+    expect([isLoopback('127.0.0.1'), isLoopback('::1'), isLoopback('localhost'), isLoopback('0.0.0.0'), isLoopback('10.0.0.1')]).toEqual([true, true, true, false, false]);
+  });
+
+  it('GET /healthz reports an unreachable Temporal as 503, without a token', async () => {
+    const connection = Connection.lazy({ address: '127.0.0.1:1', connectTimeout: 500 });
+    const server = createHttpApi({ client: new Client({ connection }), taskQueue: 'x', access: { tokens: ['a-long-enough-token'] } });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = server.address() as { port: number };
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ status: 'unavailable', temporal: { reachable: false, namespace: 'default', error: expect.any(String) } });
+      expect((await fetch(`http://127.0.0.1:${port}/agents`)).status).toBe(401);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+      await connection.close();
+    }
+  });
+});
