@@ -41,6 +41,10 @@ export { loadMcpConfig, mcpServersFromEnv, parseMcpServers, type McpServers, typ
 // Agents served to MCP clients.
 export { createAgentMcpServer, type AgentMcpServerOptions } from './mcp/agent-mcp-server';
 
+// Confidential content: payload encryption and the codec server for the Temporal UI and CLI.
+export { EncryptionCodec, encryptingDataConverter, parseEncryptionKeys, encryptionKeysFromEnv, encodedFailureConverterPath, type EncryptionKey } from './codec/encryption-codec';
+export { createCodecServer, type CodecServerOptions } from './codec/codec-server';
+
 // Workers.
 export { AgentsPlugin, type AgentsPluginOptions } from './plugin/agents-plugin';
 export { createAgentWorker, defaultTaskQueue, type AgentWorkerOptions } from './runtime/agent-worker';

@@ -120,11 +120,13 @@ export function accessChecker(options: HttpAccessOptions, open: (path: string) =
     if (origin && (origins.includes('*') || origins.includes(origin))) {
       res.setHeader('access-control-allow-origin', origins.includes('*') ? '*' : origin);
       res.setHeader('vary', 'Origin');
+      // A named origin may send the cookie (the Temporal UI's "include cross-origin credentials").
+      if (!origins.includes('*')) res.setHeader('access-control-allow-credentials', 'true');
       res.setHeader('access-control-expose-headers', 'location, x-workflow-id, retry-after');
       if (req.method === 'OPTIONS') {
         res.writeHead(204, {
           'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-          'access-control-allow-headers': 'authorization, content-type, last-event-id, prefer, mcp-session-id, mcp-protocol-version',
+          'access-control-allow-headers': 'authorization, content-type, last-event-id, prefer, mcp-session-id, mcp-protocol-version, x-namespace',
           'access-control-max-age': '600',
         });
         res.end();

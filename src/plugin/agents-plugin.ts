@@ -3,7 +3,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import type { Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { SimplePlugin } from '@temporalio/plugin';
+import { encodedFailureConverterPath, encryptingDataConverter, type EncryptionKey } from '../codec/encryption-codec';
 import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import type { AgentSearchAttributeName, ChatMessage, SearchAttributeSettings, SearchAttributeUpdates } from '../core';
@@ -64,6 +66,13 @@ export interface AgentsPluginOptions {
    * to add missing ones; only registered ones are upserted.
    */
   searchAttributes?: SearchAttributeUpdates | false;
+  /**
+   * Encrypt every payload (messages, tool arguments and results, failures) with these AES-256-GCM
+   * keys, the first encrypting and all decrypting (see `parseEncryptionKeys`; `createAgentWorker`
+   * reads `AGENT_ENCRYPTION_KEYS`). Clients need the same keys: `encryptingDataConverter(keys)`,
+   * or this plugin in `new Client({ plugins })`.
+   */
+  encryptionKeys?: readonly EncryptionKey[];
 }
 
 /** The module that registers the agent and conversation workflows (workflow-safe code only). */
@@ -88,6 +97,7 @@ export class AgentsPlugin extends SimplePlugin {
   /** The worker's MCP servers, when it has any. */
   readonly mcp?: McpToolSource;
   private readonly searchAttributeCheck?: { registered?: Promise<AgentSearchAttributeName[]> };
+  private readonly encrypts: boolean;
 
   constructor(options: AgentsPluginOptions = {}) {
     const registry = options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools ?? (options.agents?.length ? [] : builtinTools));
@@ -105,11 +115,14 @@ export class AgentsPlugin extends SimplePlugin {
       updates: updates ?? 'steps',
       defaultModel: model.model,
     });
+    const keys = options.encryptionKeys;
     super({
       name: 'durable-agents',
+      ...(keys?.length ? { dataConverter: (base: DataConverter | undefined) => encryptingDataConverter(keys, base) } : {}),
       activities: createActivities({ client: options.client, registry, agents, model, toolProvider: options.toolProvider, conversations, streaming: options.streaming, mcp, searchAttributes }),
     });
     this.searchAttributeCheck = updates ? check : undefined;
+    this.encrypts = Boolean(keys?.length);
     this.tools = registry;
     this.agents = agents;
     this.mcp = mcp;
@@ -160,7 +173,9 @@ export class AgentsPlugin extends SimplePlugin {
   }
 
   override configureBundler(options: BundleOptions): BundleOptions {
-    const configured = super.configureBundler(options);
+    const configured = { ...super.configureBundler(options) };
+    // Encrypting workers encode failure messages in workflow code too: a prebuilt bundle needs the converter.
+    if (this.encrypts && configured.failureConverterPath === undefined) configured.failureConverterPath = encodedFailureConverterPath();
     if (configured.workflowsPath === AGENT_WORKFLOWS) return configured;
     // The bundler resolves its generated entrypoint's imports (@temporalio/workflow) from next to
     // workflowsPath. The combined module lives in a temporary directory, so webpack is also told

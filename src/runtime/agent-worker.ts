@@ -3,6 +3,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import type { ModelConfig } from '../activities';
 import type { AgentDefinition } from '../agents/define-agent';
 import { AgentsPlugin, type AgentsPluginOptions } from '../plugin/agents-plugin';
+import { encryptionKeysFromEnv } from '../codec/encryption-codec';
 import type { ToolRegistry } from '../tools/registry';
 import type { AnyToolDefinition } from '../tools/define-tool';
 import type { ToolProvider } from '../tools/tool-provider';
@@ -33,6 +34,8 @@ export interface AgentWorkerOptions {
   mcpServers?: McpServers;
   /** How the workflows keep their search attributes (see `AgentsPluginOptions.searchAttributes`); default `'steps'`. */
   searchAttributes?: AgentsPluginOptions['searchAttributes'];
+  /** Payload encryption keys (see `AgentsPluginOptions.encryptionKeys`). Default: `AGENT_ENCRYPTION_KEYS`, else none. */
+  encryptionKeys?: AgentsPluginOptions['encryptionKeys'];
   /** A prebuilt workflow bundle (tests); default: bundle the agent workflows at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** How long in-flight activities may finish on shutdown (default 10 s). */
@@ -44,7 +47,7 @@ export interface AgentWorkerOptions {
  * To add agents to a worker of your own, pass the plugin to `Worker.create` instead.
  */
 export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  const plugin = new AgentsPlugin({ agents: options.agents, tools: options.registry, model: options.model, toolProvider: options.toolProvider, client: options.client, mcpServers: options.mcpServers, searchAttributes: options.searchAttributes });
+  const plugin = new AgentsPlugin({ agents: options.agents, tools: options.registry, model: options.model, toolProvider: options.toolProvider, client: options.client, mcpServers: options.mcpServers, searchAttributes: options.searchAttributes, encryptionKeys: options.encryptionKeys ?? encryptionKeysFromEnv() });
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? 'default',

@@ -18,7 +18,8 @@ export type RunOutcome = TurnResult;
 export type RunRequest = Omit<AgentInput, 'output'> & { output?: ZodType | JsonSchemaObject };
 
 /**
- * Starts an agent run. The workflow id is readable (`agent-what-is-the-...-k3x9q2`) unless given.
+ * Starts an agent run. The workflow id is readable (`agent-what-is-the-...-k3x9q2`) unless given,
+ * or random (`agent-3f9a2c81d0e4`) when the client encrypts payloads.
  * An id that is already running is refused with a {@link ClientError} (`already_running`). A zod
  * `output` schema goes to the workflow as JSON Schema.
  */
@@ -29,7 +30,8 @@ export async function startAgentRun(
 ): Promise<WorkflowHandle<typeof agentWorkflow>> {
   const { output, ...rest } = request;
   const input: AgentInput = output === undefined ? rest : { ...rest, output: isZod(output) ? outputJsonSchema(output) : output };
-  const workflowId = options.workflowId ?? agentWorkflowId(input.message, randomBytes(4).toString('hex').slice(0, 6));
+  // Ids are never encrypted: a client that encrypts payloads gets ids without words of the message.
+  const workflowId = options.workflowId ?? (encryptsPayloads(client) ? `agent-${randomBytes(6).toString('hex')}` : agentWorkflowId(input.message, randomBytes(4).toString('hex').slice(0, 6)));
   try {
     return await client.workflow.start<typeof agentWorkflow>(AGENT_WORKFLOW_TYPE, {
       taskQueue: options.taskQueue,
@@ -43,6 +45,11 @@ export async function startAgentRun(
     const what = !found || found.kind === 'run' ? 'a run' : describeKind(found);
     throw new ClientError('already_running', `${what} with id "${workflowId}" is already running; choose another id, or follow it by its id`, workflowId);
   }
+}
+
+/** Whether the client's payloads go through a codec (encryption): then nothing readable may go where codecs do not reach. */
+export function encryptsPayloads(client: Client): boolean {
+  return (client.options.dataConverter?.payloadCodecs?.length ?? 0) > 0;
 }
 
 /**

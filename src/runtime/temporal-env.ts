@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Client, type ConnectionOptions } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
+import { encryptingDataConverter, encryptionKeysFromEnv, type EncryptionKey } from '../codec/encryption-codec';
 import { connectClient } from './client-connection';
 import { startDevServer } from './dev-server';
 import { dataDir } from './temporal-cli';
@@ -20,6 +21,8 @@ export interface TemporalEnv {
   address: string;
   /** The SQLite file of a dev server we started (absent: in memory, or not ours). */
   dbFilename?: string;
+  /** Whether the client encrypts payloads (`AGENT_ENCRYPTION_KEYS`). */
+  encrypted: boolean;
   close(): Promise<void>;
 }
 
@@ -40,6 +43,10 @@ const DEFAULT_DEV_PORT = 7233;
  * Temporal CLI with its data in a git-ignored SQLite file and the Web UI on port + 1000.
  */
 export async function connectTemporal(options: EmbeddedOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<TemporalEnv> {
+  // Read first: bad keys are the user's to fix, and must not leave a dev server running.
+  const keys = encryptionKeysFromEnv(env);
+  const open = (connectionOptions: NativeConnectionOptions, meta: Pick<TemporalEnv, 'namespace' | 'address' | 'mode' | 'uiUrl' | 'dbFilename'>, afterClose?: () => Promise<void>) =>
+    openConnections(connectionOptions, meta, keys, afterClose);
   if (env.TEMPORAL_ADDRESS) {
     const config = loadClientConnectConfig({ overrideEnvVars: env as Record<string, string> });
     const namespace = config.namespace ?? 'default';
@@ -71,16 +78,18 @@ export async function connectTemporal(options: EmbeddedOptions = {}, env: NodeJS
   }
 }
 
-/** Opens the client and worker connections; `afterClose` runs once both are closed. */
-async function open(
+/** Opens the client and worker connections (the client encrypting with `keys`); `afterClose` runs once both are closed. */
+async function openConnections(
   connectionOptions: NativeConnectionOptions,
   meta: Pick<TemporalEnv, 'namespace' | 'address' | 'mode' | 'uiUrl' | 'dbFilename'>,
+  keys: EncryptionKey[] | undefined,
   afterClose?: () => Promise<void>,
 ): Promise<TemporalEnv> {
   const [clientConnection, nativeConnection] = await Promise.all([connectClient(connectionOptions as ConnectionOptions), NativeConnection.connect(connectionOptions)]);
   return {
     ...meta,
-    client: new Client({ connection: clientConnection.connection, namespace: meta.namespace }),
+    encrypted: keys !== undefined,
+    client: new Client({ connection: clientConnection.connection, namespace: meta.namespace, ...(keys ? { dataConverter: encryptingDataConverter(keys) } : {}) }),
     nativeConnection,
     close: async () => {
       await Promise.all([clientConnection.close(), nativeConnection.close()]);
@@ -103,6 +112,7 @@ export function describeTemporal(env: TemporalEnv): string[] {
     lines.push(`Temporal: reusing the dev server already running at ${env.address} (started by another process; it keeps running when this one stops).`);
   }
   if (env.uiUrl) lines.push(`Temporal Web UI: ${env.uiUrl}/namespaces/${env.namespace}/workflows`);
+  if (env.encrypted) lines.push('Payloads are encrypted (AGENT_ENCRYPTION_KEYS); the Web UI shows them through the codec server (npm run codec-server).');
   return lines;
 }
 

@@ -1,0 +1,13 @@
+/**
+ * `npm run codec-server`: decrypts payloads encrypted with AGENT_ENCRYPTION_KEYS for the Temporal
+ * Web UI and the `temporal` CLI. See src/codec/serve-codec.ts.
+ */
+import { serveCodec } from './src/codec/serve-codec';
+
+serveCodec().then(
+  () => process.exit(0),
+  (err: Error) => {
+    console.error(`codec-server: ${err.message}`);
+    process.exit(1);
+  },
+);

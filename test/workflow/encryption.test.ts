@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
+import { bundleWorkflowCode, type Worker } from '@temporalio/worker';
+import { z } from 'zod';
+import { encryptingDataConverter, parseEncryptionKeys } from '../../src/codec/encryption-codec';
+import { decideApproval } from '../../src/runtime/agent-workflows';
+import { createAgentWorker } from '../../src/runtime/agent-worker';
+import { createHttpApi } from '../../src/http/http-api';
+import { endConversation, sendMessage } from '../../src/runtime/conversations';
+import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
+import { defineTool } from '../../src/tools';
+import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
+import { modelAt, useTestTemporal } from '../helpers/temporal';
+
+/**
+ * With AGENT_ENCRYPTION_KEYS, nothing a person or tool said is readable in the stored history:
+ * the raw history bytes are searched for every secret the run handled.
+ */
+const temporal = useTestTemporal();
+
+const keys = parseEncryptionKeys(`k2:${randomBytes(32).toString('base64')},k1:${randomBytes(32).toString('base64')}`);
+const lookup = defineTool({
+  name: 'lookup_secret',
+  description: 'Looks a code name up',
+  parameters: z.object({ name: z.string() }),
+  execute: ({ name }) => `SECRET-RESULT-for-${name}`,
+});
+
+let bundle: string;
+beforeAll(async () => {
+  // Encrypting workers also encode failure messages, in workflow code too: a bundle with that converter.
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../../src/workflows'),
+    failureConverterPath: encryptingDataConverter(keys).failureConverterPath,
+    logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+  });
+  bundle = code;
+}, 90_000);
+
+/** The workflow's history as stored: the protobuf bytes the server returns. */
+async function rawHistory(client: Client, workflowId: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let nextPageToken: Uint8Array | undefined;
+  do {
+    const page = await client.workflowService.getWorkflowExecutionHistory({ namespace: 'default', execution: { workflowId }, nextPageToken });
+    chunks.push(Buffer.from(proto.api.history.v1.History.encode(page.history!).finish()));
+    nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+  } while (nextPageToken);
+  return Buffer.concat(chunks);
+}
+
+async function encryptedWorker(taskQueue: string, baseURL: string): Promise<Worker> {
+  const t = temporal();
+  return createAgentWorker({ connection: t.nativeConnection, taskQueue, model: modelAt(baseURL), registry: [lookup], encryptionKeys: keys, workflowBundle: { code: bundle }, shutdownGraceTime: '1s' });
+}
+
+describe('payload encryption', () => {
+  it('keeps messages, tool arguments, tool results, answers and approvals out of the stored history, and clients with the keys read them', async () => {
+    const model = await startModel((req) => {
+      const last = req.messages[req.messages.length - 1];
+      if (last.role === 'tool') return { content: `SECRET-ANSWER: ${last.content}`, chunkDelayMs: 5 };
+      return call(['lookup_secret', { name: `SECRET-ARG-${lastOf(req, 'user').slice(-5)}` }]);
+    });
+    const t = temporal();
+    const client = new Client({ connection: t.client.connection, dataConverter: encryptingDataConverter(keys) });
+    const taskQueue = `enc-${randomBytes(4).toString('hex')}`;
+    const worker = await encryptedWorker(taskQueue, model.baseURL);
+    const conversationId = `enc-conv-${randomBytes(4).toString('hex')}`;
+    const { run, outcome } = await worker.runUntil(async () => {
+      const run = await startAgentRun(client, { message: 'SECRET-MESSAGE please look up alpha', approvalTools: ['lookup_secret'] }, { taskQueue });
+      for (;;) {
+        const status = await client.workflow.getHandle(run.workflowId).query<{ pendingApprovals: { callId: string }[] }>('status');
+        if (status.pendingApprovals.length) {
+          await decideApproval(client, run.workflowId, { callId: status.pendingApprovals[0].callId, approve: false, reason: 'SECRET-REASON not today' });
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const outcome = await runOutcome(run);
+      await sendMessage(client, conversationId, { message: 'SECRET-CONVERSATION about bravo' }, { taskQueue, options: { tools: ['lookup_secret'] } });
+      await endConversation(client, conversationId);
+      return { run, outcome };
+    });
+    // The client with the keys reads everything back.
+    expect(outcome).toMatchObject({ status: 'completed', content: expect.stringMatching(/^SECRET-ANSWER: .*SECRET-REASON not today/) });
+    // The id tells nothing of the message either (ids are not encrypted).
+    expect(run.workflowId).toMatch(/^agent-[0-9a-f]{12}$/);
+    for (const id of [run.workflowId, conversationId]) {
+      const bytes = await rawHistory(t.client, id);
+      expect(bytes.length).toBeGreaterThan(1000);
+      expect(bytes.toString('latin1')).not.toMatch(/SECRET|alpha|bravo/);
+      expect(bytes.toString('latin1')).toContain('binary/encrypted');
+    }
+    // A client without the keys sees only ciphertext.
+    const stranger = await t.client.workflow.getHandle(run.workflowId).fetchHistory();
+    expect(JSON.stringify(stranger)).not.toMatch(/SECRET/);
+  });
+
+  it('never writes secrets to history, encrypted or not: the LLM API key, HTTP API tokens, MCP headers (see mcp-tools.test.ts)', async () => {
+    const model = await startModel((req) => (req.messages[req.messages.length - 1].role === 'tool' ? answer('done') : call(['lookup_secret', { name: 'x' }])));
+    const t = temporal();
+    const taskQueue = `secrets-${randomBytes(4).toString('hex')}`;
+    const apiKey = 'sk-test-APIKEY-0123456789';
+    const token = 'http-token-TOKEN-0123456789';
+    const worker = await createAgentWorker({ connection: t.nativeConnection, taskQueue, model: { ...modelAt(model.baseURL), apiKey }, registry: [lookup], workflowBundle: { code: bundle }, shutdownGraceTime: '1s' });
+    const api = createHttpApi({ client: t.client, taskQueue, access: { tokens: [token] } });
+    await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = api.address() as { port: number };
+      const body = await worker.runUntil(async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/runs`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ message: 'look it up' }) });
+        return (await res.json()) as { workflowId: string; content: string };
+      });
+      expect(body.content).toBe('done');
+      // The key did reach the LLM endpoint, so it was in use.
+      expect(model.requests.length).toBeGreaterThan(0);
+      const text = (await rawHistory(t.client, body.workflowId)).toString('latin1');
+      expect(text).toContain('look it up');
+      expect(text).not.toContain('APIKEY');
+      expect(text).not.toContain('TOKEN-0123456789');
+    } finally {
+      api.closeAllConnections();
+      api.close();
+    }
+  });
+
+  it('(control) without keys the same search finds the content, so the test above can fail', async () => {
+    const model = await startModel((req) => (req.messages[req.messages.length - 1].role === 'tool' ? answer('SECRET-ANSWER') : call(['lookup_secret', { name: 'SECRET-ARG' }])));
+    const t = temporal();
+    const taskQueue = `plain-${randomBytes(4).toString('hex')}`;
+    const worker = await createAgentWorker({ connection: t.nativeConnection, taskQueue, model: modelAt(model.baseURL), registry: [lookup], workflowBundle: { code: bundle }, shutdownGraceTime: '1s' });
+    const run = await worker.runUntil(async () => {
+      const handle = await startAgentRun(t.client, { message: 'SECRET-MESSAGE' }, { taskQueue });
+      await runOutcome(handle);
+      return handle;
+    });
+    const text = (await rawHistory(t.client, run.workflowId)).toString('latin1');
+    for (const secret of ['SECRET-MESSAGE', 'SECRET-ARG', 'SECRET-RESULT-for-SECRET-ARG', 'SECRET-ANSWER']) expect(text).toContain(secret);
+  });
+});
