@@ -45,6 +45,9 @@ export { createAgentMcpServer, type AgentMcpServerOptions } from './mcp/agent-mc
 export { EncryptionCodec, encryptingDataConverter, parseEncryptionKeys, encryptionKeysFromEnv, encodedFailureConverterPath, type EncryptionKey } from './codec/encryption-codec';
 export { createCodecServer, type CodecServerOptions } from './codec/codec-server';
 
+// Traces (OpenTelemetry, GenAI spans) for workers and clients.
+export { installTracing, tracingFromEnv, flushTracing, type TracingOptions } from './telemetry/tracing';
+
 // Workers.
 export { AgentsPlugin, type AgentsPluginOptions } from './plugin/agents-plugin';
 export { createAgentWorker, defaultTaskQueue, type AgentWorkerOptions } from './runtime/agent-worker';

@@ -1,3 +1,4 @@
+import { traceModelCall } from '../telemetry/gen-ai';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
@@ -47,7 +48,11 @@ export function createCallModel(deps: {
   const openai = new OpenAI({ apiKey: config.apiKey, baseURL: config.baseURL, maxRetries: 0, timeout: config.requestTimeoutMs });
   const conversations = deps.conversations ?? createConversationLoader(deps.client);
 
-  return async function callModel(input: ModelCallInput): Promise<ModelReply> {
+  // Each call in its GenAI span, with its latency and tokens counted (see src/telemetry/gen-ai.ts).
+  return (input: ModelCallInput): Promise<ModelReply> =>
+    traceModelCall({ model: input.settings?.model ?? config.model, baseURL: config.baseURL, agent: input.agent }, () => callModelOnce(input));
+
+  async function callModelOnce(input: ModelCallInput): Promise<ModelReply> {
     if (!config.configured) {
       throw ApplicationFailure.nonRetryable(
         'no LLM is configured on this worker: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL (any OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama), and AGENT_MODEL',
@@ -138,7 +143,7 @@ export function createCallModel(deps: {
     } finally {
       stop();
     }
-  };
+  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { traceToolCall } from '../telemetry/gen-ai';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { toolErrorText, type ToolOutcome } from '../core';
@@ -19,7 +20,7 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
   const { registry } = deps;
 
   return async function executeTool(input: ToolCallInput): Promise<ToolOutcome> {
-    const outcome = await run(input);
+    const outcome = await traceToolCall({ name: input.name, callId: input.toolCallId }, () => run(input));
     // A local activity's marker records no input: the result names its call, so clients can find it.
     if (Context.current().info.isLocal) outcome.toolCallId = input.toolCallId;
     return outcome;

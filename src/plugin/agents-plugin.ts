@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
-import type { Client } from '@temporalio/client';
+import type { Client, ClientOptions } from '@temporalio/client';
+import type { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
+import { installTracing, type TracingOptions } from '../telemetry/tracing';
 import type { DataConverter } from '@temporalio/common';
 import { SimplePlugin } from '@temporalio/plugin';
 import { encodedFailureConverterPath, encryptingDataConverter, type EncryptionKey } from '../codec/encryption-codec';
@@ -73,6 +75,13 @@ export interface AgentsPluginOptions {
    * or this plugin in `new Client({ plugins })`.
    */
   encryptionKeys?: readonly EncryptionKey[];
+  /**
+   * Trace clients, workflows and activities (`@temporalio/interceptors-opentelemetry`) and each
+   * model and tool call (GenAI spans) into this span processor: one trace from a client's start
+   * through every step. `createAgentWorker` reads `OTEL_EXPORTER_OTLP_ENDPOINT`; unset, nothing
+   * is traced and nothing is installed.
+   */
+  tracing?: TracingOptions;
 }
 
 /** The module that registers the agent and conversation workflows (workflow-safe code only). */
@@ -98,6 +107,8 @@ export class AgentsPlugin extends SimplePlugin {
   readonly mcp?: McpToolSource;
   private readonly searchAttributeCheck?: { registered?: Promise<AgentSearchAttributeName[]> };
   private readonly encrypts: boolean;
+  /** Temporal's OpenTelemetry plugin, which this one applies wherever it is applied itself. */
+  private readonly tracing?: OpenTelemetryPlugin;
 
   constructor(options: AgentsPluginOptions = {}) {
     const registry = options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools ?? (options.agents?.length ? [] : builtinTools));
@@ -123,6 +134,7 @@ export class AgentsPlugin extends SimplePlugin {
     });
     this.searchAttributeCheck = updates ? check : undefined;
     this.encrypts = Boolean(keys?.length);
+    this.tracing = options.tracing ? installTracing(options.tracing) : undefined;
     this.tools = registry;
     this.agents = agents;
     this.mcp = mcp;
@@ -139,6 +151,17 @@ export class AgentsPlugin extends SimplePlugin {
   }
 
   override configureWorker(options: WorkerOptions): WorkerOptions {
+    const ours = this.configureWorkerOnly(options);
+    // After ours: the tracing interceptors join the workflows bundled from the path set here.
+    return this.tracing ? this.tracing.configureWorker(ours) : ours;
+  }
+
+  override configureClient(options: ClientOptions): ClientOptions {
+    const configured = super.configureClient(options);
+    return this.tracing ? this.tracing.configureClient(configured) : configured;
+  }
+
+  private configureWorkerOnly(options: WorkerOptions): WorkerOptions {
     const configured = super.configureWorker(options);
     if (this.searchAttributeCheck && configured.connection && this.withWorkflows) {
       const warn = (message: string) => process.stderr.write(`durable-agents: ${message}\n`);
@@ -168,14 +191,15 @@ export class AgentsPlugin extends SimplePlugin {
   override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
     const configured = { ...super.configureReplayWorker(options) };
     configured.sinks = this.sinks(configured.sinks, false);
-    if (configured.workflowsPath === undefined && configured.workflowBundle === undefined) return { ...configured, workflowsPath: AGENT_WORKFLOWS };
-    return configured;
+    const ours = configured.workflowsPath === undefined && configured.workflowBundle === undefined ? { ...configured, workflowsPath: AGENT_WORKFLOWS } : configured;
+    return this.tracing ? this.tracing.configureReplayWorker(ours) : ours;
   }
 
   override configureBundler(options: BundleOptions): BundleOptions {
     const configured = { ...super.configureBundler(options) };
     // Encrypting workers encode failure messages in workflow code too: a prebuilt bundle needs the converter.
     if (this.encrypts && configured.failureConverterPath === undefined) configured.failureConverterPath = encodedFailureConverterPath();
+    if (this.tracing) Object.assign(configured, this.tracing.configureBundler(configured));
     if (configured.workflowsPath === AGENT_WORKFLOWS) return configured;
     // The bundler resolves its generated entrypoint's imports (@temporalio/workflow) from next to
     // workflowsPath. The combined module lives in a temporary directory, so webpack is also told

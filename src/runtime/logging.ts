@@ -25,12 +25,29 @@ export function installRuntimeLogging(defaultLevel: LogLevel, options: RuntimeLo
     throw new Error(`AGENT_LOG_LEVEL must be one of ${LEVELS.join(', ')}, got "${env.AGENT_LOG_LEVEL}"`);
   }
   const level = (requested as LogLevel | undefined) ?? defaultLevel;
+  const metrics = metricsFromEnv(env);
   installed = true;
   Runtime.install({
     logger: new DefaultLogger(level, (entry) => process.stderr.write(`${formatLogEntry(entry)}\n`)),
-    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: level }), forward: {} } },
+    telemetryOptions: {
+      logging: { filter: makeTelemetryFilterString({ core: level }), forward: {} },
+      // The runtime's own Prometheus endpoint: Temporal's worker metrics and the agents' (agent_*).
+      ...(metrics ? { metrics: { prometheus: { bindAddress: metrics } } } : {}),
+    },
     ...(options.handleSignals === false ? { shutdownSignals: [] } : {}),
   });
+}
+
+/**
+ * `AGENT_METRICS_PORT` (with `AGENT_METRICS_HOST`, default 0.0.0.0, so a scraper elsewhere can
+ * reach it): where the Prometheus endpoint (`/metrics`) listens; off when unset.
+ */
+export function metricsFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const port = env.AGENT_METRICS_PORT;
+  if (port === undefined || port === '') return undefined;
+  if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535) throw new Error(`AGENT_METRICS_PORT must be a port number (1-65535), got "${port}"`);
+  const host = env.AGENT_METRICS_HOST || '0.0.0.0';
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /** One log line: level, message, and the metadata as JSON with errors spelled out. */

@@ -4,6 +4,7 @@ import { Client, type ConnectionOptions } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
 import { encryptingDataConverter, encryptionKeysFromEnv, type EncryptionKey } from '../codec/encryption-codec';
+import { flushTracing, installTracing, tracingFromEnv, type TracingOptions } from '../telemetry/tracing';
 import { connectClient } from './client-connection';
 import { startDevServer } from './dev-server';
 import { dataDir } from './temporal-cli';
@@ -45,8 +46,9 @@ const DEFAULT_DEV_PORT = 7233;
 export async function connectTemporal(options: EmbeddedOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<TemporalEnv> {
   // Read first: bad keys are the user's to fix, and must not leave a dev server running.
   const keys = encryptionKeysFromEnv(env);
+  const tracing = tracingFromEnv(env);
   const open = (connectionOptions: NativeConnectionOptions, meta: Pick<TemporalEnv, 'namespace' | 'address' | 'mode' | 'uiUrl' | 'dbFilename'>, afterClose?: () => Promise<void>) =>
-    openConnections(connectionOptions, meta, keys, afterClose);
+    openConnections(connectionOptions, meta, { keys, tracing }, afterClose);
   if (env.TEMPORAL_ADDRESS) {
     const config = loadClientConnectConfig({ overrideEnvVars: env as Record<string, string> });
     const namespace = config.namespace ?? 'default';
@@ -82,16 +84,23 @@ export async function connectTemporal(options: EmbeddedOptions = {}, env: NodeJS
 async function openConnections(
   connectionOptions: NativeConnectionOptions,
   meta: Pick<TemporalEnv, 'namespace' | 'address' | 'mode' | 'uiUrl' | 'dbFilename'>,
-  keys: EncryptionKey[] | undefined,
+  { keys, tracing }: { keys: EncryptionKey[] | undefined; tracing: TracingOptions | undefined },
   afterClose?: () => Promise<void>,
 ): Promise<TemporalEnv> {
   const [clientConnection, nativeConnection] = await Promise.all([connectClient(connectionOptions as ConnectionOptions), NativeConnection.connect(connectionOptions)]);
   return {
     ...meta,
     encrypted: keys !== undefined,
-    client: new Client({ connection: clientConnection.connection, namespace: meta.namespace, ...(keys ? { dataConverter: encryptingDataConverter(keys) } : {}) }),
+    client: new Client({
+      connection: clientConnection.connection,
+      namespace: meta.namespace,
+      ...(keys ? { dataConverter: encryptingDataConverter(keys) } : {}),
+      // Traced clients start the trace that the run's workflow and activities continue.
+      ...(tracing ? { plugins: [installTracing(tracing)] } : {}),
+    }),
     nativeConnection,
     close: async () => {
+      await flushTracing().catch(() => undefined);
       await Promise.all([clientConnection.close(), nativeConnection.close()]);
       await afterClose?.();
     },

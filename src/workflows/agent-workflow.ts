@@ -21,6 +21,7 @@ import { SharedMessages } from './message-sink';
 import { failureInfo } from './failure-info';
 import { handleApprovals, handleEvents, resolveAgent, resolveTools, runLoop, trackSearchAttributes, type RunRef } from './run-loop';
 import { SearchAttributes } from './search-attributes';
+import { countRun } from './run-metrics';
 
 /**
  * One agent run: the LLM sees the conversation and the tools, asks for tool calls, they run as
@@ -85,10 +86,13 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
     const { error, errorType } = isCancellation(err) ? { error: 'the run was cancelled', errorType: 'Cancelled' } : failureInfo(err);
     events.emit(1, { type: 'turn_failed', error, errorType });
     searchAttributes.update({ ...runSearchValues(run.state, { agent: input.agent, model: attributeContext.settings?.model, defaultModel: searchAttributes.defaultModel }), AgentStatus: isCancellation(err) ? 'cancelled' : 'failed' });
+    countRun('run', isCancellation(err) ? 'cancelled' : 'failed', run.state.agent?.name ?? input.agent);
     throw failure;
   }
   trackSearchAttributes(run.state, attributeContext);
-  events.emit(1, { type: 'turn_completed', result: runResult(run.state, workflowId) });
+  const result = runResult(run.state, workflowId);
+  countRun('run', result.status, run.state.agent?.name ?? input.agent);
+  events.emit(1, { type: 'turn_completed', result });
   // Tool outputs are in history as activity results already: clients read them from there.
   return runResult(run.state, workflowId, { omitRecordedResults: omitRecordedResults(run.state) });
 }

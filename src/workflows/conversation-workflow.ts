@@ -52,6 +52,7 @@ import {
 import { withDurationUnitsRequired } from './compat';
 import { SharedMessages } from './message-sink';
 import { SearchAttributes } from './search-attributes';
+import { countRun } from './run-metrics';
 import { failureInfo } from './failure-info';
 import { handleApprovals, handleEvents, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
 
@@ -205,6 +206,7 @@ export async function conversationWorkflow(original: ConversationInput): Promise
     conv = finishTurn(conv, turn.run.state);
     lastTurnIterations = turn.run.state.iterations;
     const result = turnResult(turn.run.state, workflowId, turn.turn, failure);
+    countRun('turn', failure ? 'failed' : result.status, conv.options.agent);
     events.emit(turn.turn, failure ? { type: 'turn_failed', ...failure } : { type: 'turn_completed', result });
     return result;
   };

@@ -1,0 +1,61 @@
+import * as otel from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { Resource } from '@opentelemetry/resources';
+import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
+
+/** Where spans go: a span processor (with its exporter) and the resource naming this service. */
+export interface TracingOptions {
+  spanProcessor: SpanProcessor;
+  /** Default: `service.name` = `OTEL_SERVICE_NAME`, else `durable-agents`. */
+  resource?: Resource;
+}
+
+/** The tracer of the agents' own spans (model calls, tool calls). */
+export const TRACER_NAME = 'durable-agents';
+
+let installed: { provider: NodeTracerProvider; options: TracingOptions } | undefined;
+
+/**
+ * Registers the process's OpenTelemetry tracer provider (with Node's async context, so spans
+ * nest across awaits) sending spans to `options.spanProcessor`, once per process; returns the
+ * Temporal plugin that traces clients, workflows and activities into it
+ * (`@temporalio/interceptors-opentelemetry`). Pass the plugin to `Worker.create` and `Client`, or
+ * `tracing` to `AgentsPlugin`, which does both.
+ */
+export function installTracing(options: TracingOptions): OpenTelemetryPlugin {
+  const resource = options.resource ?? new Resource({ 'service.name': process.env.OTEL_SERVICE_NAME || 'durable-agents' });
+  if (!installed) {
+    const provider = new NodeTracerProvider({ resource, spanProcessors: [options.spanProcessor] });
+    provider.register();
+    installed = { provider, options: { ...options, resource } };
+  }
+  return new OpenTelemetryPlugin({ resource, spanProcessor: options.spanProcessor });
+}
+
+/**
+ * Tracing as the environment asks: spans exported over OTLP/HTTP when
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set, with the
+ * exporter's standard variables (headers, timeout); undefined otherwise, and then nothing is
+ * installed: no provider, no interceptors, no cost.
+ */
+export function tracingFromEnv(env: NodeJS.ProcessEnv = process.env): TracingOptions | undefined {
+  if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return undefined;
+  if (env.OTEL_SDK_DISABLED === 'true') return undefined;
+  // One exporter per process: the worker and the client of one process share it.
+  if (env === process.env) return (fromProcessEnv ??= { spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter()) });
+  return { spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter()) };
+}
+
+let fromProcessEnv: TracingOptions | undefined;
+
+/** Sends spans still buffered (before a process exits). */
+export async function flushTracing(): Promise<void> {
+  await installed?.provider.forceFlush();
+}
+
+/** The tracer of the agents' spans: a no-op until tracing is installed. */
+export function agentTracer(): otel.Tracer {
+  return otel.trace.getTracer(TRACER_NAME);
+}
