@@ -43,6 +43,12 @@ export interface AgentWorkerOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** How long in-flight activities may finish on shutdown (default 10 s). */
   shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
+  /**
+   * Any other worker options: concurrency (`maxConcurrentActivityTaskExecutions`,
+   * `maxConcurrentWorkflowTaskExecutions`, `maxCachedWorkflows`), the task queue's rate limit
+   * (`maxTaskQueueActivitiesPerSecond`), Worker Versioning (`workerDeploymentOptions`), ...
+   */
+  workerOptions?: Omit<Partial<WorkerOptions>, 'connection' | 'namespace' | 'taskQueue' | 'plugins' | 'workflowBundle' | 'shutdownGraceTime'>;
 }
 
 /**
@@ -52,6 +58,7 @@ export interface AgentWorkerOptions {
 export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const plugin = new AgentsPlugin({ agents: options.agents, tools: options.registry, model: options.model, toolProvider: options.toolProvider, client: options.client, mcpServers: options.mcpServers, searchAttributes: options.searchAttributes, encryptionKeys: options.encryptionKeys ?? encryptionKeysFromEnv(), tracing: options.tracing ?? tracingFromEnv() });
   return Worker.create({
+    ...options.workerOptions,
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? defaultTaskQueue(),

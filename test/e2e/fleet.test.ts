@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
+import { cleanEnv, startTs, type Started } from '../helpers/processes';
+import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
+import { connectTestTemporal, type TestTemporal } from '../helpers/temporal';
+
+/**
+ * Many workers, one cluster: three worker processes on one task queue, 100 runs, one worker
+ * killed with SIGKILL while runs are in flight. Every run completes; no tool call has its side
+ * effect twice (idempotency keys); no model call is asked again once its activity completed.
+ */
+const RUNS = 100;
+
+describe('a fleet of three workers on one task queue', () => {
+  let t: TestTemporal;
+  beforeAll(async () => {
+    t = await connectTestTemporal();
+  });
+  afterAll(async () => t?.close());
+
+  it('completes 100 runs with a worker killed mid-run, without doubled side effects or repeated model calls', async () => {
+    // The ledger: the side effects of `transfer`, deduplicated by idempotency key as a payment API does.
+    const attempts = new Map<string, number>();
+    const effects = new Map<string, { to: string; amount: number }>();
+    const ledger = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        const { key, to, amount } = JSON.parse(body);
+        attempts.set(key, (attempts.get(key) ?? 0) + 1);
+        if (!effects.has(key)) effects.set(key, { to, amount });
+        res.writeHead(200).end('{}');
+      });
+    });
+    await new Promise<void>((r) => ledger.listen(0, '127.0.0.1', r));
+    // The model: two transfers, then an answer; every request is logged with its run, step and time.
+    const requests: { run: string; step: number; at: number }[] = [];
+    const model = await startModel(async (req) => {
+      const run = lastOf(req, 'user');
+      const step = req.messages.filter((m) => m.role === 'assistant').length;
+      requests.push({ run, step, at: Date.now() });
+      await new Promise((r) => setTimeout(r, 50));
+      if (step < 2) return call(['transfer', { to: `acct-${run}`, amount: step + 1 }]);
+      return answer(`done ${run}`);
+    });
+    const taskQueue = `fleet-${randomUUID()}`;
+    const env = cleanEnv({
+      TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
+      TEST_WORKFLOW_BUNDLE: process.env.TEST_WORKFLOW_BUNDLE!,
+      AGENT_TASK_QUEUE: taskQueue,
+      OPENAI_BASE_URL: model.baseURL,
+      LEDGER_URL: `http://127.0.0.1:${(ledger.address() as { port: number }).port}`,
+    });
+    const workers: Started[] = await Promise.all(['a', 'b', 'c'].map((name) => startTs(['test/fixtures/fleet-worker.ts'], { ...env, WORKER_NAME: name }, /ready/)));
+    try {
+      const handles = await Promise.all(Array.from({ length: RUNS }, (_, i) => startAgentRun(t.client, { message: `run-${i}` }, { taskQueue })));
+      // Kill a worker once a third of the side effects happened: runs are mid-way on all three.
+      while (attempts.size < (RUNS * 2) / 3) await new Promise((r) => setTimeout(r, 50));
+      workers[0].kill('SIGKILL');
+      await workers[0].exited;
+      const outcomes = await Promise.all(handles.map((h) => runOutcome(h)));
+      expect(outcomes.filter((o) => o.status !== 'completed')).toEqual([]);
+      expect(outcomes.map((o) => o.content).sort()).toEqual(Array.from({ length: RUNS }, (_, i) => `done run-${i}`).sort());
+
+      // Every tool call had its effect exactly once: 2 per run, each key once, even where a call was retried.
+      expect(effects.size).toBe(RUNS * 2);
+      const perAccount = new Map<string, number[]>();
+      for (const e of effects.values()) perAccount.set(e.to, [...(perAccount.get(e.to) ?? []), e.amount].sort());
+      expect([...perAccount.values()].every((amounts) => amounts.join() === '1,2')).toBe(true);
+
+      // No model call was asked again after its activity completed (in-flight ones may be retried).
+      let retriedInFlight = 0;
+      for (const [i, h] of handles.entries()) {
+        const run = `run-${i}`;
+        const history = await h.fetchHistory();
+        const events = history.events ?? [];
+        const scheduled = new Map(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel').map((e, step) => [Number(e.eventId), step]));
+        const completedAt = new Map<number, number>();
+        for (const e of events) {
+          const done = e.activityTaskCompletedEventAttributes;
+          const step = done && scheduled.get(Number(done.scheduledEventId));
+          if (step !== undefined && step !== null) completedAt.set(step, Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6));
+        }
+        for (const r of requests.filter((q) => q.run === run)) {
+          const completed = completedAt.get(r.step);
+          expect(completed).toBeDefined();
+          expect(r.at).toBeLessThanOrEqual(completed!);
+        }
+        retriedInFlight += requests.filter((q) => q.run === run).length - 3;
+      }
+      // The kill did land mid-run: some calls were tried again on the surviving workers.
+      const retriedTools = [...attempts.values()].filter((n) => n > 1).length;
+      console.log(`fleet: ${retriedTools} tool calls and ${retriedInFlight} model calls were in flight on the killed worker and ran again elsewhere`);
+      expect(retriedTools + retriedInFlight).toBeGreaterThan(0);
+    } finally {
+      for (const w of workers) w.kill('SIGKILL');
+      await Promise.all(workers.map((w) => w.exited));
+      ledger.close();
+      await model.close();
+    }
+  }, 180_000);
+});
