@@ -30,6 +30,8 @@ export interface DevServerOptions {
   dynamicConfig?: Record<string, string | number | boolean>;
   /** Serve Prometheus metrics on this port (the bench counts requests by operation). */
   metricsPort?: number;
+  /** The codec server the Web UI decodes payloads with (see `npm run codec-server`). */
+  uiCodecEndpoint?: string;
 }
 
 /**
@@ -75,6 +77,7 @@ async function startDevServerOnce(options: DevServerOptions, env: NodeJS.Process
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', '--namespace', 'default'];
   if (options.uiPort) args.push('--ui-port', String(options.uiPort));
   else args.push('--headless');
+  if (options.uiPort && options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
   if (options.metricsPort) args.push('--metrics-port', String(options.metricsPort));
   // The agents' search attributes (AgentStatus, ...), so the UI and `client.ts list` filter on them.
   for (const [name, type] of Object.entries(AGENT_SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
