@@ -1,4 +1,3 @@
-import { traceModelCall } from '../telemetry/gen-ai';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
@@ -21,6 +20,7 @@ import type { ModelConfig } from './model-config';
 import type { ModelCallInput } from './types';
 import { CompletionAccumulator, FinalAnswerFilter } from './stream-completion';
 import { TextPublisher, type StreamingOptions } from './text-publisher';
+import { traceModelCall } from '../telemetry/gen-ai';
 
 /**
  * Builds the model-call activity. It receives a reference to the conversation, reads the messages

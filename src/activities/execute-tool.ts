@@ -1,4 +1,3 @@
-import { traceToolCall } from '../telemetry/gen-ai';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { toolErrorText, type ToolOutcome } from '../core';
@@ -9,6 +8,7 @@ import type { ToolRegistry } from '../tools/registry';
 import { prepareToolCall, toolOutcome } from '../tools/tool-call';
 import { keepHeartbeating } from './heartbeat';
 import type { ToolCallInput } from './types';
+import { traceToolCall } from '../telemetry/gen-ai';
 
 /**
  * Builds the tool-call activity: one call, dispatched by name. Mistakes the LLM can fix (unknown

@@ -15,7 +15,7 @@ export interface TracingOptions {
 /** The tracer of the agents' own spans (model calls, tool calls). */
 export const TRACER_NAME = 'durable-agents';
 
-let installed: { provider: NodeTracerProvider; options: TracingOptions } | undefined;
+let provider: NodeTracerProvider | undefined;
 
 /**
  * Registers the process's OpenTelemetry tracer provider (with Node's async context, so spans
@@ -26,10 +26,11 @@ let installed: { provider: NodeTracerProvider; options: TracingOptions } | undef
  */
 export function installTracing(options: TracingOptions): OpenTelemetryPlugin {
   const resource = options.resource ?? new Resource({ 'service.name': process.env.OTEL_SERVICE_NAME || 'durable-agents' });
-  if (!installed) {
-    const provider = new NodeTracerProvider({ resource, spanProcessors: [options.spanProcessor] });
+  // A process has one global provider: the first call's processor receives the spans of the
+  // clients, activities and GenAI calls; each plugin exports its workflows' spans to its own.
+  if (!provider) {
+    provider = new NodeTracerProvider({ resource, spanProcessors: [options.spanProcessor] });
     provider.register();
-    installed = { provider, options: { ...options, resource } };
   }
   return new OpenTelemetryPlugin({ resource, spanProcessor: options.spanProcessor });
 }
@@ -52,7 +53,7 @@ let fromProcessEnv: TracingOptions | undefined;
 
 /** Sends spans still buffered (before a process exits). */
 export async function flushTracing(): Promise<void> {
-  await installed?.provider.forceFlush();
+  await provider?.forceFlush();
 }
 
 /** The tracer of the agents' spans: a no-op until tracing is installed. */

@@ -5,7 +5,6 @@ import {
   EventLog,
   messagesPage,
   runResult,
-  runSearchValues,
   runStatus,
   startRun,
   validateAgentInput,
@@ -85,8 +84,9 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
     const failure = runFailure(err, run.state, workflowId);
     const { error, errorType } = isCancellation(err) ? { error: 'the run was cancelled', errorType: 'Cancelled' } : failureInfo(err);
     events.emit(1, { type: 'turn_failed', error, errorType });
-    searchAttributes.update({ ...runSearchValues(run.state, { agent: input.agent, model: attributeContext.settings?.model, defaultModel: searchAttributes.defaultModel }), AgentStatus: isCancellation(err) ? 'cancelled' : 'failed' });
-    countRun('run', isCancellation(err) ? 'cancelled' : 'failed', run.state.agent?.name ?? input.agent);
+    const ended = isCancellation(err) ? 'cancelled' : 'failed';
+    trackSearchAttributes(run.state, attributeContext, ended);
+    countRun('run', ended, run.state.agent?.name ?? input.agent);
     throw failure;
   }
   trackSearchAttributes(run.state, attributeContext);

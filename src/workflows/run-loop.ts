@@ -196,10 +196,15 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
   }
 }
 
-/** Upserts the run's search attributes as they are now (what changed, if anything). */
-export function trackSearchAttributes(state: RunState, ctx: Pick<RunContext, 'searchAttributes' | 'agent' | 'settings'>): void {
+/**
+ * Upserts the run's search attributes as they are now (what changed, if anything); `status`
+ * overrides the state's for runs that end by failing or being cancelled.
+ */
+export function trackSearchAttributes(state: RunState, ctx: Pick<RunContext, 'searchAttributes' | 'agent' | 'settings'>, status?: 'failed' | 'cancelled'): void {
   const attributes = ctx.searchAttributes;
-  attributes?.update(runSearchValues(state, { agent: ctx.agent, model: ctx.settings?.model, defaultModel: attributes.defaultModel }));
+  if (!attributes) return;
+  const values = runSearchValues(state, { agent: ctx.agent, model: ctx.settings?.model, defaultModel: attributes.defaultModel });
+  attributes.update(status ? { ...values, AgentStatus: status } : values);
 }
 
 /** The handoff target's settings and tools (a recorded local activity), or why it cannot be had. */

@@ -65,6 +65,25 @@ describe('agent search attributes', () => {
     expect(await attributesOf(workflowId)).toEqual({ AgentStatus: 'completed', AgentIterations: 2, AgentTotalTokens: expect.any(Number), AgentModel: 'scripted' });
   });
 
+  it('mark a run that fails as failed, and a cancelled one as cancelled', async () => {
+    const model = await startModel((req) =>
+      lastOf(req, 'user') === 'fail' ? { http: { status: 401, body: { error: { message: 'bad key' } } } } : call(['add', { a: 1, b: 1 }]),
+    );
+    const t = temporal();
+    const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, agents: [clerk] });
+    const failedId = `sa-${randomUUID()}`;
+    const cancelledId = `sa-${randomUUID()}`;
+    await worker.runUntil(async () => {
+      expect(await runOutcome(await startAgentRun(t.client, { message: 'fail' }, { taskQueue, workflowId: failedId }))).toMatchObject({ status: 'failed', errorType: 'ModelCall.Auth' });
+      const waiting = await startAgentRun(t.client, { agent: 'clerk', message: 'add please' }, { taskQueue, workflowId: cancelledId });
+      expect(await eventually(async () => (await attributesOf(cancelledId)).AgentStatus === 'awaiting_approval', 10_000)).toBe(true);
+      await waiting.cancel();
+      expect(await runOutcome(waiting)).toMatchObject({ status: 'cancelled' });
+    });
+    expect(await attributesOf(failedId)).toMatchObject({ AgentStatus: 'failed', AgentIterations: 0 });
+    expect(await attributesOf(cancelledId)).toMatchObject({ AgentStatus: 'cancelled', AgentName: 'clerk', AgentIterations: 1 });
+  });
+
   it('show a conversation idle between turns and closed at the end', async () => {
     const model = await startModel((req) => answer(`you said ${lastOf(req, 'user')}`));
     const t = temporal();
