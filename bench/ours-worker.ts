@@ -18,6 +18,13 @@ export const fetchDoc = defineTool({ name: 'fetch_doc', description: 'Returns a 
 /** The same tool as a normal activity, for the table's "tool as an activity" row. */
 export const fetchDocActivity = defineTool({ name: 'fetch_doc_activity', description: 'Returns a document page', parameters: z.object({ page: z.number().int() }), execute: page });
 
+function searchAttributeSetting(value: string | undefined): 'steps' | 'milestones' | false | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'off') return false;
+  if (value === 'steps' || value === 'milestones') return value;
+  throw new Error(`BENCH_SEARCH_ATTRIBUTES must be steps, milestones or off, not ${value}`);
+}
+
 async function main(): Promise<void> {
   installRuntimeLogging('ERROR');
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
@@ -26,6 +33,8 @@ async function main(): Promise<void> {
     taskQueue: process.env.TASK_QUEUE!,
     registry: [fetchDoc, fetchDocActivity],
     model: { baseURL: process.env.OPENAI_BASE_URL!, apiKey: 'bench', model: 'bench', requestTimeoutMs: 30_000, configured: true },
+    // BENCH_SEARCH_ATTRIBUTES=steps|milestones|off measures another setting than the default.
+    searchAttributes: searchAttributeSetting(process.env.BENCH_SEARCH_ATTRIBUTES),
   });
   console.log('ours worker ready');
   await worker.run();

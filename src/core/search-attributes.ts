@@ -1,4 +1,4 @@
-import { runStatus, type RunState } from './agent-loop';
+import { runStatus, type NextStep, type RunState } from './agent-loop';
 import type { RunStatus, Usage } from './types';
 
 /**
@@ -51,9 +51,11 @@ export interface AgentSearchValues {
 }
 
 /**
- * How often the workflows upsert: on every status change (`steps`: a run shows `thinking` and
- * `running_tools` as it alternates, two upserts per step), or only at `milestones` (start,
- * approvals, idle, the end). Each upsert is one billable action on Temporal Cloud.
+ * How often the workflows upsert: on every status change the server can see (`steps`: a run shows
+ * `thinking` and `running_tools` as it alternates between model calls and activity tools, two
+ * upserts per such step; steps with only local tools upsert nothing, see
+ * {@link stepStaysInWorkflowTask}), or only at `milestones` (start, approvals, idle, the end).
+ * Each upsert is one billable action on Temporal Cloud.
  */
 export type SearchAttributeUpdates = 'steps' | 'milestones';
 
@@ -64,6 +66,13 @@ export interface SearchAttributeSettings {
   updates: SearchAttributeUpdates;
   /** The worker's default model, for runs whose agent names none. */
   defaultModel?: string;
+  /**
+   * What makes an upsert due. Workers answer `'status'`; answers recorded before it existed have
+   * none and mean `'any'`, so runs started then replay as they ran. (This recorded answer
+   * versions the change rather than a `patched` marker, which would cost every run a marker and
+   * a TemporalChangeVersion upsert: one more visibility write on the server.)
+   */
+  trigger?: SearchAttributeTrigger;
 }
 
 /**
@@ -104,18 +113,50 @@ export function isMilestone(previous: AgentSearchStatus | undefined, next: Agent
 }
 
 /**
- * What to upsert to go from `previous` (what the workflow last upserted) to `next`: only changed,
- * registered attributes, and with `milestones` nothing while a run goes back and forth between
- * model calls and tools. Empty when nothing is to be sent.
+ * What makes an upsert due. `status`: a change of what the run is doing or who does it
+ * (`AgentStatus`, `AgentName`, `AgentModel`); the counters (`AgentIterations`,
+ * `AgentTotalTokens`) ride along with it rather than cost an upsert of their own, since each
+ * upsert is a billable action. `any`: any change, the counters' too (what runs did before;
+ * kept so their histories replay, see {@link SearchAttributeSettings.trigger}).
  */
-export function searchAttributeChanges(previous: Partial<AgentSearchValues>, next: AgentSearchValues, settings: SearchAttributeSettings): Partial<AgentSearchValues> {
+export type SearchAttributeTrigger = 'status' | 'any';
+
+/** The attributes whose change alone makes an upsert due with the `status` trigger. */
+const STATUS_ATTRIBUTES: readonly AgentSearchAttributeName[] = ['AgentStatus', 'AgentName', 'AgentModel'];
+
+/**
+ * What to upsert to go from `previous` (what the workflow last upserted) to `next`: only changed,
+ * registered attributes; with `milestones` nothing while a run goes back and forth between
+ * model calls and tools; with the `status` trigger nothing when only the counters moved. Empty
+ * when nothing is to be sent.
+ */
+export function searchAttributeChanges(
+  previous: Partial<AgentSearchValues>,
+  next: AgentSearchValues,
+  settings: SearchAttributeSettings,
+  trigger: SearchAttributeTrigger = 'any',
+): Partial<AgentSearchValues> {
   if (settings.updates === 'milestones' && !isMilestone(previous.AgentStatus, next.AgentStatus)) return {};
   const changes: Partial<AgentSearchValues> = {};
   for (const name of settings.registered) {
     const value = next[name];
     if (value !== undefined && value !== previous[name]) (changes as Record<string, unknown>)[name] = value;
   }
+  if (trigger === 'status' && !STATUS_ATTRIBUTES.some((name) => name in changes)) return {};
   return changes;
+}
+
+/**
+ * Whether a step's work is all done inside the workflow task that plans it: tool calls already
+ * resolved (refused, unknown tools), local tools and handoffs (local activities). The server
+ * only sees a run between workflow tasks, so it would never see the run in such a step: an
+ * upsert of `running_tools` there would be overwritten by the next one before anyone could list
+ * it, and would only cost an action. (A local tool that outlasts the workflow task is still
+ * shown as `thinking`; local tools are meant to be quick.)
+ */
+export function stepStaysInWorkflowTask(step: NextStep): boolean {
+  if (step.type !== 'run_tools') return false;
+  return step.calls.every((c) => c.resolved !== undefined || c.tool.handoff !== undefined || (c.tool.local === true && c.tool.agent === undefined));
 }
 
 /** The registered attributes missing from a namespace's custom search attributes (name → type), with what each should be. */

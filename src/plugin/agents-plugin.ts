@@ -61,10 +61,11 @@ export interface AgentsPluginOptions {
   mcpServers?: McpServers;
   /**
    * The agent search attributes (`AgentName`, `AgentStatus`, `AgentIterations`,
-   * `AgentTotalTokens`, `AgentModel`) the workflows upsert: on every status change (`'steps'`,
-   * the default: two upserts per agent step), only at milestones (`'milestones'`: start,
-   * approvals, idle, the end), or not at all (`false`). Each upsert is a billable action on
-   * Temporal Cloud. The worker checks at start which are registered in its namespace and says how
+   * `AgentTotalTokens`, `AgentModel`) the workflows upsert: on every change of status the server
+   * can see (`'steps'`, the default: two upserts for a step whose tools are activities, none for
+   * one whose tools are all local), only at milestones (`'milestones'`: start, approvals, idle,
+   * the end), or not at all (`false`). The counters ride along with the status. Each upsert is a
+   * billable action on Temporal Cloud. The worker checks at start which are registered in its namespace and says how
    * to add missing ones; only registered ones are upserted.
    */
   searchAttributes?: SearchAttributeUpdates | false;
@@ -125,6 +126,7 @@ export class AgentsPlugin extends SimplePlugin {
       registered: updates && check.registered ? await check.registered : [],
       updates: updates ?? 'steps',
       defaultModel: model.model,
+      trigger: 'status',
     });
     const keys = options.encryptionKeys;
     super({

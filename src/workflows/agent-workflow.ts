@@ -85,7 +85,7 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
     const { error, errorType } = isCancellation(err) ? { error: 'the run was cancelled', errorType: 'Cancelled' } : failureInfo(err);
     events.emit(1, { type: 'turn_failed', error, errorType });
     const ended = isCancellation(err) ? 'cancelled' : 'failed';
-    trackSearchAttributes(run.state, attributeContext, ended);
+    trackSearchAttributes(run.state, attributeContext, { status: ended });
     countRun('run', ended, run.state.agent?.name ?? input.agent);
     throw failure;
   }

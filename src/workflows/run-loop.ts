@@ -43,6 +43,7 @@ import {
   type ToolOutcome,
   type EventLog,
   type ModelReply,
+  type NextStep,
 } from '../core';
 import { decideApprovalUpdate, eventsQuery, pendingApprovalsQuery, textBatchSignal } from './definitions';
 import { executeAgent } from './execute-agent';
@@ -118,7 +119,7 @@ export interface RunContext {
  */
 export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
   for (let step = nextStep(run.state); step.type !== 'finish'; step = nextStep(run.state)) {
-    trackSearchAttributes(run.state, ctx);
+    trackSearchAttributes(run.state, ctx, { step });
     if (step.type === 'call_model') {
       // The model call reads them from its worker's cache instead of querying the workflow.
       ctx.shared.share(run.state.messages, run.state.revision);
@@ -197,14 +198,19 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
 }
 
 /**
- * Upserts the run's search attributes as they are now (what changed, if anything); `status`
- * overrides the state's for runs that end by failing or being cancelled.
+ * Upserts the run's search attributes as they are now (what changed, if anything). `status`
+ * overrides the state's for runs that end by failing or being cancelled; `step` is the step the
+ * run is about to take.
  */
-export function trackSearchAttributes(state: RunState, ctx: Pick<RunContext, 'searchAttributes' | 'agent' | 'settings'>, status?: 'failed' | 'cancelled'): void {
+export function trackSearchAttributes(
+  state: RunState,
+  ctx: Pick<RunContext, 'searchAttributes' | 'agent' | 'settings'>,
+  options: { status?: 'failed' | 'cancelled'; step?: NextStep } = {},
+): void {
   const attributes = ctx.searchAttributes;
   if (!attributes) return;
   const values = runSearchValues(state, { agent: ctx.agent, model: ctx.settings?.model, defaultModel: attributes.defaultModel });
-  attributes.update(status ? { ...values, AgentStatus: status } : values);
+  attributes.update(options.status ? { ...values, AgentStatus: options.status } : values, options.step);
 }
 
 /** The handoff target's settings and tools (a recorded local activity), or why it cannot be had. */

@@ -4,9 +4,12 @@ import type { AgentActivities } from '../activities';
 import {
   AGENT_SEARCH_ATTRIBUTES,
   searchAttributeChanges,
+  stepStaysInWorkflowTask,
   type AgentSearchAttributeName,
   type AgentSearchValues,
+  type NextStep,
   type SearchAttributeSettings,
+  type SearchAttributeTrigger,
 } from '../core';
 
 const { describeWorker } = proxyLocalActivities<AgentActivities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } });
@@ -24,7 +27,10 @@ const KEYS = Object.fromEntries(
 export class SearchAttributes {
   private upserted: Partial<AgentSearchValues> = {};
 
-  private constructor(private readonly settings: SearchAttributeSettings | undefined) {}
+  private constructor(
+    private readonly settings: SearchAttributeSettings | undefined,
+    private readonly trigger: SearchAttributeTrigger = 'any',
+  ) {}
 
   /**
    * Asks the worker which attributes to keep. Runs started before search attributes existed
@@ -34,8 +40,10 @@ export class SearchAttributes {
   static async open(): Promise<SearchAttributes> {
     if (!patched('agent-search-attributes')) return new SearchAttributes(undefined);
     try {
-      const settings = await describeWorker();
-      return new SearchAttributes(settings.searchAttributes.registered.length > 0 ? settings.searchAttributes : undefined);
+      const { searchAttributes: settings } = await describeWorker();
+      // Answers recorded before the trigger existed have none: those runs upserted on every
+      // change, counters included, and in every step, and replay that way.
+      return new SearchAttributes(settings.registered.length > 0 ? settings : undefined, settings.trigger ?? 'any');
     } catch (err) {
       if (isCancellation(err)) throw err;
       return new SearchAttributes(undefined);
@@ -47,10 +55,15 @@ export class SearchAttributes {
     return this.settings?.defaultModel;
   }
 
-  /** Upserts the attributes that differ from what was last upserted (one command, one action). */
-  update(values: AgentSearchValues): void {
+  /**
+   * Upserts the attributes that differ from what was last upserted, when the change is worth one
+   * (one command, one billable action; see `SearchAttributeTrigger`). `step`: the step the run is
+   * about to take; one the server never sees (`stepStaysInWorkflowTask`) upserts nothing.
+   */
+  update(values: AgentSearchValues, step?: NextStep): void {
     if (!this.settings) return;
-    const changes = searchAttributeChanges(this.upserted, values, this.settings);
+    if (this.trigger === 'status' && step && stepStaysInWorkflowTask(step)) return;
+    const changes = searchAttributeChanges(this.upserted, values, this.settings, this.trigger);
     const names = Object.keys(changes) as AgentSearchAttributeName[];
     if (names.length === 0) return;
     const pairs = names.map((name) => ({ key: KEYS[name], value: changes[name] }) as SearchAttributeUpdatePair);

@@ -88,6 +88,14 @@ export const scenarios: Scenario[] = [
     steps: [call(['add', { a: 2, b: 3 }], ['sqrt', { x: 16 }]), answer('5 and 4')],
   },
   {
+    // Upserts only when the status changes (the worker's recorded answer has `trigger: 'status'`): a
+    // run whose tool is local stays `thinking` between its steps, so it upserts at its start and
+    // its end, the counters riding along.
+    name: 'search-attributes-local-tools',
+    input: { message: 'What are ACME and INIT worth?', tools: ['stock_quote'] },
+    steps: [call(['stock_quote', { symbol: 'ACME' }]), call(['stock_quote', { symbol: 'INIT' }]), answer('42 and 7')],
+  },
+  {
     name: 'functions-mode',
     input: { message: 'What is 2 + 3?', tools: ['add'], toolCalling: 'functions' },
     steps: [call(['add', { a: 2, b: 3 }]), answer('5')],

@@ -9,6 +9,8 @@ import {
   searchAttributeChanges,
   searchAttributeCreateCommands,
   startRun,
+  stepStaysInWorkflowTask,
+  type NextStep,
   type AgentSearchValues,
   type ResolvedAgent,
   type SearchAttributeSettings,
@@ -61,6 +63,41 @@ describe('agent search attributes (pure)', () => {
     expect(searchAttributeChanges(v('thinking', 0), v('running_tools', 1), milestones)).toEqual({});
     expect(searchAttributeChanges(v('thinking', 0), v('awaiting_approval', 1), milestones)).toMatchObject({ AgentStatus: 'awaiting_approval' });
     expect(searchAttributeChanges(v('running_tools', 3), v('completed', 4), milestones)).toMatchObject({ AgentStatus: 'completed', AgentIterations: 4 });
+  });
+
+  it("with the 'status' trigger, upsert when what the run does or who does it changes, the counters riding along", () => {
+    const v = (status: AgentSearchValues['AgentStatus'], iterations: number, extra: Partial<AgentSearchValues> = {}): AgentSearchValues => ({
+      AgentName: 'a',
+      AgentStatus: status,
+      AgentIterations: iterations,
+      AgentTotalTokens: iterations * 10,
+      AgentModel: 'm',
+      ...extra,
+    });
+    expect(searchAttributeChanges({}, v('thinking', 0), all, 'status')).toEqual(v('thinking', 0));
+    // Only the counters moved (a step whose tools ran inside the workflow task): no upsert, no action.
+    expect(searchAttributeChanges(v('thinking', 1), v('thinking', 4), all, 'status')).toEqual({});
+    expect(searchAttributeChanges(v('thinking', 1), v('thinking', 4), all, 'any')).toEqual({ AgentIterations: 4, AgentTotalTokens: 40 });
+    // A change of status brings the counters up to date in the same upsert.
+    expect(searchAttributeChanges(v('thinking', 1), v('running_tools', 4), all, 'status')).toEqual({ AgentStatus: 'running_tools', AgentIterations: 4, AgentTotalTokens: 40 });
+    expect(searchAttributeChanges(v('thinking', 1), v('completed', 4), all, 'status')).toMatchObject({ AgentStatus: 'completed', AgentIterations: 4 });
+    // A handoff names another agent and model.
+    expect(searchAttributeChanges(v('thinking', 1), v('thinking', 2, { AgentName: 'b', AgentModel: 'm2' }), all, 'status')).toEqual({ AgentName: 'b', AgentModel: 'm2', AgentIterations: 2, AgentTotalTokens: 20 });
+    // A namespace with the counters but not the status (the worker warns of it) gets nothing: the status triggers.
+    expect(searchAttributeChanges(v('thinking', 1), v('running_tools', 2), { ...all, registered: ['AgentIterations'] }, 'status')).toEqual({});
+  });
+
+  it('know which steps the server never sees: all-local tool calls, resolved calls and handoffs, not activities or agents', () => {
+    const planned = (t: ToolInfo) => ({ call: { id: t.name, type: 'function' as const, function: { name: t.name, arguments: '{}' } }, arguments: {}, immediate: false, tool: t });
+    const tools = (...infos: ToolInfo[]): NextStep => ({ type: 'run_tools', calls: infos.map(planned) });
+    expect(stepStaysInWorkflowTask(tools(tool('a', { local: true }), tool('b', { local: true })))).toBe(true);
+    expect(stepStaysInWorkflowTask(tools(tool('a', { local: true }), tool('to_billing', { handoff: 'billing' })))).toBe(true);
+    const resolved: NextStep = { type: 'run_tools', calls: [{ call: { id: 'x', type: 'function', function: { name: 'nope', arguments: '{}' } }, arguments: {}, immediate: false, resolved: { result: 'unknown tool', error: true } }] };
+    expect(stepStaysInWorkflowTask(resolved)).toBe(true);
+    expect(stepStaysInWorkflowTask(tools(tool('a', { local: true }), tool('b')))).toBe(false);
+    expect(stepStaysInWorkflowTask(tools(tool('helper', { agent: 'helper', local: true })))).toBe(false);
+    expect(stepStaysInWorkflowTask({ type: 'call_model', iteration: 1, toolNames: [], final: false })).toBe(false);
+    expect(stepStaysInWorkflowTask({ type: 'await_approval', pending: [] })).toBe(false);
   });
 
   it('describe an idle or closed conversation', () => {

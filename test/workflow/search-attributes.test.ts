@@ -6,7 +6,8 @@ import { decideApproval } from '../../src/runtime/agent-workflows';
 import { endConversation, sendMessage } from '../../src/runtime/conversations';
 import { listAgentRuns } from '../../src/runtime/list-runs';
 import { startAgentRun, runOutcome } from '../../src/runtime/run-agent';
-import { add, ToolRegistry } from '../../src/tools';
+import { z } from 'zod';
+import { add, defineTool, ToolRegistry } from '../../src/tools';
 import { eventually } from '../helpers/processes';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
@@ -63,6 +64,30 @@ describe('agent search attributes', () => {
     await worker.runUntil(async () => runOutcome(await startAgentRun(t.client, { message: 'add 1 and 1' }, { taskQueue, workflowId })));
     expect(await agentUpserts(t.client, workflowId)).toHaveLength(2); // thinking, completed
     expect(await attributesOf(workflowId)).toEqual({ AgentStatus: 'completed', AgentIterations: 2, AgentTotalTokens: expect.any(Number), AgentModel: 'scripted' });
+  });
+
+  it('cost no upsert for a step whose tools run locally (the server never sees it), and show a step running activity tools', async () => {
+    const quote = defineTool({ name: 'quote', description: 'A price', parameters: z.object({ symbol: z.string() }), execute: ({ symbol }) => `${symbol}: 42`, local: true });
+    const model = await startModel((req) => {
+      const done = req.messages.filter((m) => m.role === 'tool').length;
+      if (done === 3) return answer('done');
+      return lastOf(req, 'user') === 'quotes' ? call(['quote', { symbol: `S${done}` }]) : call(['add', { a: done, b: 1 }]);
+    });
+    const t = temporal();
+    const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, registry: new ToolRegistry([quote, add]) });
+    const localId = `sa-${randomUUID()}`;
+    const activityId = `sa-${randomUUID()}`;
+    await worker.runUntil(async () => {
+      expect(await runOutcome(await startAgentRun(t.client, { message: 'quotes', tools: ['quote'] }, { taskQueue, workflowId: localId }))).toMatchObject({ status: 'completed' });
+      expect(await runOutcome(await startAgentRun(t.client, { message: 'sums', tools: ['add'] }, { taskQueue, workflowId: activityId }))).toMatchObject({ status: 'completed' });
+    });
+    // Local tool: thinking at the start, completed at the end, whatever the steps in between.
+    const statusAndCounters = { AgentStatus: true, AgentIterations: true, AgentTotalTokens: true };
+    expect(await agentUpserts(t.client, localId)).toEqual([{ ...statusAndCounters, AgentModel: true }, statusAndCounters]);
+    expect(await attributesOf(localId)).toMatchObject({ AgentStatus: 'completed', AgentIterations: 4 });
+    // Activity tool: thinking, then running_tools and thinking for each of its three steps, then completed.
+    expect(await agentUpserts(t.client, activityId)).toHaveLength(8);
+    expect(await attributesOf(activityId)).toMatchObject({ AgentStatus: 'completed', AgentIterations: 4 });
   });
 
   it('mark a run that fails as failed, and a cancelled one as cancelled', async () => {
