@@ -6,6 +6,8 @@
  * local: a local activity); one row shows ours with the same tool as a normal activity. Each worker runs in its own process so its CPU
  * can be measured. The systems take turns (the order alternates), each figure is the median of
  * BENCH_REPEATS rounds (default 3), and the ratios are the figures to read: the machine is noisy.
+ * The step times take turns run by run (BENCH_LATENCY_RUNS, BENCH_IDEAL_RUNS per round), since the
+ * machine's speed drifts within minutes and a ratio of two figures taken minutes apart drifts too.
  *
  * A "K-step run" makes K model calls: K - 1 tool steps, then the answer.
  */
@@ -32,6 +34,9 @@ const QUICK = process.env.BENCH_QUICK === '1';
 const HISTORY_STEPS = QUICK ? [10] : [10, 30, 60];
 /** Words in the streamed answer of the streaming figures. */
 const STREAM_WORDS = Number(process.env.BENCH_STREAM_WORDS ?? 200);
+/** 10-step runs (0 ms model) per system per round for the step time; 10-step runs with a 200 ms model for actual / ideal. */
+const LATENCY_RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 5);
+const IDEAL_RUNS = Number(process.env.BENCH_IDEAL_RUNS ?? 3);
 const CLOCK_TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
 
 /** One system under test: how to start its agent and where its worker runs. */
@@ -93,9 +98,11 @@ async function main(): Promise<void> {
   try {
     for (let round = 0; round < REPEATS; round++) {
       const order = round % 2 === 0 ? systems : [...systems].reverse();
+      process.stderr.write(`round ${round + 1}/${REPEATS}: step times, the systems taking turns run by run...\n`);
+      const latency = await measureLatency(client, order);
       for (const system of order) {
         process.stderr.write(`round ${round + 1}/${REPEATS}: ${system.name}...\n`);
-        results.get(system.name)!.push(await measure(client, system, serverPid, metricsPort));
+        results.get(system.name)!.push({ ...(await measure(client, system, serverPid, metricsPort)), ...latency.get(system.name)! });
       }
       process.stderr.write(`round ${round + 1}/${REPEATS}: streaming...\n`);
       streaming.push(await measureStreaming(client, env));
@@ -110,36 +117,67 @@ async function main(): Promise<void> {
   reportStreaming(streaming);
 }
 
-/** One round of every figure for one system. */
-async function measure(client: Client, system: System, serverPid: number, metricsPort: number): Promise<Figures> {
-  const run = async (steps: number, delayMs = 0, tool = 'fetch_doc') => {
-    const started = performance.now();
-    const handle = await system.start(client, `read ${steps} pages; delay ${delayMs} ms; tool ${tool}`, steps);
-    await handle.result();
-    return { ms: performance.now() - started, handle };
-  };
-  await run(3); // warm-up: bundles are loaded and caches filled on both sides
+/** A run of `steps` model calls with a model answering after `delayMs`, and how long it took. */
+async function timedRun(client: Client, system: System, steps: number, delayMs = 0, tool = 'fetch_doc') {
+  const started = performance.now();
+  const handle = await system.start(client, `read ${steps} pages; delay ${delayMs} ms; tool ${tool}`, steps);
+  await handle.result();
+  return { ms: performance.now() - started, handle };
+}
+
+/** The step-time figures of one round. */
+type LatencyFigures = Pick<Figures, 'msPerStep' | 'msPerStepActivityTool' | 'idealRatio' | 'timeBreakdown'>;
+
+/**
+ * The step-time figures of every system, measured run by run in turns (ours, the peer's, ours,
+ * ...; the order alternating from one run to the next), so that a change in the machine's speed
+ * (it is shared, and its speed drifts within minutes) weighs on both systems alike.
+ */
+async function measureLatency(client: Client, systems: System[]): Promise<Map<string, LatencyFigures>> {
+  for (const system of systems) await timedRun(client, system, 3); // warm-up: bundles loaded, caches filled
+  const perStep = new Map(systems.map((s) => [s.name, [] as number[]]));
+  const perStepActivityTool = new Map(systems.map((s) => [s.name, [] as number[]]));
+  const ideal = new Map(systems.map((s) => [s.name, [] as number[]]));
+  const breakdowns = new Map(systems.map((s) => [s.name, [] as Record<string, number>[]]));
+  for (let i = 0; i < LATENCY_RUNS; i++) {
+    const order = i % 2 === 0 ? systems : [...systems].reverse();
+    for (const system of order) {
+      const { ms, handle } = await timedRun(client, system, 10);
+      perStep.get(system.name)!.push(ms / 10);
+      breakdowns.get(system.name)!.push(timeBreakdown(await handle.fetchHistory(), 10));
+      if (system.activityTool) perStepActivityTool.get(system.name)!.push((await timedRun(client, system, 10, 0, 'fetch_doc_activity')).ms / 10);
+    }
+  }
+  for (let i = 0; i < IDEAL_RUNS; i++) {
+    const order = i % 2 === 0 ? systems : [...systems].reverse();
+    for (const system of order) ideal.get(system.name)!.push((await timedRun(client, system, 10, 200)).ms / (10 * 200));
+  }
+  const figures = new Map<string, LatencyFigures>();
+  for (const system of systems) {
+    const runs = breakdowns.get(system.name)!;
+    const timeBreakdown_: Record<string, number> = {};
+    for (const key of Object.keys(runs[0])) timeBreakdown_[key] = median(runs.map((b) => b[key]));
+    const msPerStep = median(perStep.get(system.name)!);
+    figures.set(system.name, {
+      msPerStep,
+      msPerStepActivityTool: system.activityTool ? median(perStepActivityTool.get(system.name)!) : msPerStep,
+      idealRatio: median(ideal.get(system.name)!),
+      timeBreakdown: timeBreakdown_,
+    });
+  }
+  return figures;
+}
+
+/** One round of the other figures for one system: history sizes, billable actions, many runs in flight. */
+async function measure(client: Client, system: System, serverPid: number, metricsPort: number): Promise<Omit<Figures, keyof LatencyFigures>> {
+  const run = (steps: number, delayMs = 0, tool = 'fetch_doc') => timedRun(client, system, steps, delayMs, tool);
+  await run(3); // warm-up
 
   const historyBytes: Record<number, number> = {};
   for (const steps of HISTORY_STEPS) {
     const { handle } = await run(steps);
     historyBytes[steps] = proto.api.history.v1.History.encode(await handle.fetchHistory()).finish().length;
   }
-
-  const latencies: number[] = [];
-  const breakdowns: Record<string, number>[] = [];
-  for (let i = 0; i < 3; i++) {
-    const { ms, handle } = await run(10);
-    latencies.push(ms / 10);
-    breakdowns.push(timeBreakdown(await handle.fetchHistory(), 10));
-  }
-  const timeBreakdown_: Record<string, number> = {};
-  for (const key of Object.keys(breakdowns[0])) timeBreakdown_[key] = median(breakdowns.map((b) => b[key]));
-  const msPerStep = median(latencies);
-  const activityLatencies: number[] = [];
-  if (system.activityTool) for (let i = 0; i < 3; i++) activityLatencies.push((await run(10, 0, 'fetch_doc_activity')).ms / 10);
-  const msPerStepActivityTool = system.activityTool ? median(activityLatencies) : msPerStep;
-  const idealRatio = (await run(10, 200)).ms / (10 * 200);
 
   // Billable actions: the marginal cost of a tool step, from a 10-step run minus a 1-step run.
   const actions = async (steps: number) => {
@@ -149,7 +187,7 @@ async function measure(client: Client, system: System, serverPid: number, metric
     const after = await serverRequests(metricsPort);
     return countActions(await handle.fetchHistory(), before, after);
   };
-  if (QUICK) return { historyBytes, msPerStep, msPerStepActivityTool, idealRatio, runsPerSecond: NaN, p50: NaN, p95: NaN, workerCpuMs: NaN, serverCpuMs: NaN, actionsPerToolStep: NaN, actionBreakdown: {}, timeBreakdown: timeBreakdown_ };
+  if (QUICK) return { historyBytes, runsPerSecond: NaN, p50: NaN, p95: NaN, workerCpuMs: NaN, serverCpuMs: NaN, actionsPerToolStep: NaN, actionBreakdown: {} };
   const one = await actions(1);
   const ten = await actions(10);
   const actionBreakdown: Record<string, number> = {};
@@ -171,9 +209,6 @@ async function measure(client: Client, system: System, serverPid: number, metric
   const wall = performance.now() - began;
   return {
     historyBytes,
-    msPerStep,
-    msPerStepActivityTool,
-    idealRatio,
     runsPerSecond: CONCURRENT / (wall / 1000),
     p50: percentile(ends, 50),
     p95: percentile(ends, 95),
@@ -181,7 +216,6 @@ async function measure(client: Client, system: System, serverPid: number, metric
     serverCpuMs: (cpuMs(serverPid) - serverBefore) / CONCURRENT,
     actionsPerToolStep,
     actionBreakdown,
-    timeBreakdown: timeBreakdown_,
   };
 }
 
