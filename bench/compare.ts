@@ -8,6 +8,8 @@
  * BENCH_REPEATS rounds (default 3), and the ratios are the figures to read: the machine is noisy.
  * The step times take turns run by run (BENCH_LATENCY_RUNS, BENCH_IDEAL_RUNS per round), since the
  * machine's speed drifts within minutes and a ratio of two figures taken minutes apart drifts too.
+ * A third worker takes its turns with them: Temporal alone (bench/floor), a workflow of the same
+ * shape doing nothing, so the table can say what the engine itself costs at that moment.
  *
  * A "K-step run" makes K model calls: K - 1 tool steps, then the answer.
  */
@@ -93,13 +95,22 @@ async function main(): Promise<void> {
       start: (c, message, steps) => c.workflow.start('peerAgent', { taskQueue: 'bench-peer', workflowId: `peer-${randomUUID()}`, args: [message, steps] }),
     },
   ];
+  // Not compared with: what the engine alone costs for the same shape of run, now, on this machine.
+  const floor: System = {
+    name: 'Temporal alone',
+    taskQueue: 'bench-floor',
+    worker: await startWorker(process.execPath, ['--import', 'tsx', 'bench/floor/worker.ts'], { ...env, TASK_QUEUE: 'bench-floor' }, /floor worker ready/),
+    start: (c, message, steps) => c.workflow.start('floorRun', { taskQueue: 'bench-floor', workflowId: `floor-${randomUUID()}`, args: [steps, delayOf(message)] }),
+  };
+  const floorResults: LatencyFigures[] = [];
   const results = new Map<string, Figures[]>(systems.map((s) => [s.name, []]));
   const streaming: StreamFigures[] = [];
   try {
     for (let round = 0; round < REPEATS; round++) {
       const order = round % 2 === 0 ? systems : [...systems].reverse();
       process.stderr.write(`round ${round + 1}/${REPEATS}: step times, the systems taking turns run by run...\n`);
-      const latency = await measureLatency(client, order);
+      const latency = await measureLatency(client, round % 2 === 0 ? [...systems, floor] : [floor, ...systems].reverse());
+      floorResults.push(latency.get(floor.name)!);
       for (const system of order) {
         process.stderr.write(`round ${round + 1}/${REPEATS}: ${system.name}...\n`);
         results.get(system.name)!.push({ ...(await measure(client, system, serverPid, metricsPort)), ...latency.get(system.name)! });
@@ -108,12 +119,12 @@ async function main(): Promise<void> {
       streaming.push(await measureStreaming(client, env));
     }
   } finally {
-    for (const s of systems) s.worker.kill('SIGKILL');
+    for (const s of [...systems, floor]) s.worker.kill('SIGKILL');
     await close();
     await model.close();
     await server.stop();
   }
-  report(systems.map((s) => s.name), results);
+  report(systems.map((s) => s.name), results, floorResults);
   reportStreaming(streaming);
 }
 
@@ -164,6 +175,8 @@ async function measureLatency(client: Client, systems: System[]): Promise<Map<st
       idealRatio: median(ideal.get(system.name)!),
       timeBreakdown: timeBreakdown_,
     });
+    const f = figures.get(system.name)!;
+    process.stderr.write(`  ${system.name}: ${f.msPerStep.toFixed(1)} ms per step, actual / ideal ${f.idealRatio.toFixed(2)}\n`);
   }
   return figures;
 }
@@ -207,7 +220,7 @@ async function measure(client: Client, system: System, serverPid: number, metric
     }),
   );
   const wall = performance.now() - began;
-  return {
+  const figures = {
     historyBytes,
     runsPerSecond: CONCURRENT / (wall / 1000),
     p50: percentile(ends, 50),
@@ -217,6 +230,11 @@ async function measure(client: Client, system: System, serverPid: number, metric
     actionsPerToolStep,
     actionBreakdown,
   };
+  // Each round's throughput on stderr: the table shows medians, this shows how much they vary.
+  process.stderr.write(
+    `  ${system.name}: ${figures.runsPerSecond.toFixed(1)} runs/s, worker CPU ${figures.workerCpuMs.toFixed(0)} ms and dev-server CPU ${figures.serverCpuMs.toFixed(0)} ms per run\n`,
+  );
+  return figures;
 }
 
 /** When the model server wrote each piece of a streamed answer, by run. */
@@ -305,6 +323,11 @@ function reportStreaming(rounds: StreamFigures[]): void {
 /** The tool a bench message asks for. */
 function toolOf(message: string): string {
   return /; tool (\w+)/.exec(message)?.[1] ?? 'fetch_doc';
+}
+
+/** The model's delay a run's message asks for (`delay D ms`). */
+function delayOf(message: string): number {
+  return Number(/delay (\d+) ms/.exec(message)?.[1] ?? 0);
 }
 
 /**
@@ -434,7 +457,7 @@ function percentile(values: number[], p: number): number {
 }
 
 /** Prints the table: medians over the rounds, the ratio ours/peer, and each target. */
-function report(names: string[], results: Map<string, Figures[]>): void {
+function report(names: string[], results: Map<string, Figures[]>, floor: LatencyFigures[]): void {
   const [ours, peer] = names.map((n) => results.get(n)!);
   const med = (rounds: Figures[], pick: (f: Figures) => number) => median(rounds.map(pick));
   type Row = [figure: string, pick: (f: Figures) => number, format: (v: number) => string, target?: (ratio: number, o: number) => boolean, targetText?: string];
@@ -475,7 +498,13 @@ function report(names: string[], results: Map<string, Figures[]>): void {
     Object.keys(rounds[0].timeBreakdown)
       .map((k) => `${k} ${med(rounds, (f) => f.timeBreakdown[k]).toFixed(1)}`)
       .join(', ');
-  console.log(`\nms per model call, from the 10-step histories: ${names[0]}: ${times(ours)}; ${names[1]}: ${times(peer)}`);
+  const floorStep = median(floor.map((f) => f.msPerStep));
+  const floorIdeal = median(floor.map((f) => f.idealRatio));
+  console.log(
+    `\nTemporal alone, the same shape of run doing nothing (an activity per model call that only waits for the model's delay, a local activity per tool step that returns at once): ` +
+      `${floorStep.toFixed(0)} ms per step, actual / ideal ${floorIdeal.toFixed(2)}. Above it, ${names[0]} ${(med(ours, (f) => f.msPerStep) - floorStep).toFixed(0)} ms per step, ${names[1]} ${(med(peer, (f) => f.msPerStep) - floorStep).toFixed(0)} ms.`,
+  );
+  console.log(`ms per model call, from the 10-step histories: ${names[0]}: ${times(ours)}; ${names[1]}: ${times(peer)}`);
   console.log(`billable actions per tool step, by kind: ${names[0]}: ${breakdown(ours)}; ${names[1]}: ${breakdown(peer)}`);
 }
 
