@@ -65,8 +65,8 @@ export interface AgentsPluginOptions {
    * can see (`'steps'`, the default: two upserts for a step whose tools are activities, none for
    * one whose tools are all local), only at milestones (`'milestones'`: start, approvals, idle,
    * the end), or not at all (`false`). The counters ride along with the status. Each upsert is a
-   * billable action on Temporal Cloud. The worker checks at start which are registered in its namespace and says how
-   * to add missing ones; only registered ones are upserted.
+   * billable action on Temporal Cloud. The worker checks at start which are registered in its
+   * namespace and says how to add missing ones; only registered ones are upserted.
    */
   searchAttributes?: SearchAttributeUpdates | false;
   /**
