@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     for (let round = 0; round < REPEATS; round++) {
       const order = round % 2 === 0 ? systems : [...systems].reverse();
       process.stderr.write(`round ${round + 1}/${REPEATS}: step times, the systems taking turns run by run...\n`);
-      const latency = await measureLatency(client, round % 2 === 0 ? [...systems, floor] : [floor, ...systems].reverse());
+      const latency = await measureLatency(client, [...order, floor]); // measureLatency alternates the order run by run
       floorResults.push(latency.get(floor.name)!);
       for (const system of order) {
         process.stderr.write(`round ${round + 1}/${REPEATS}: ${system.name}...\n`);
@@ -169,13 +169,13 @@ async function measureLatency(client: Client, systems: System[]): Promise<Map<st
     const timeBreakdown_: Record<string, number> = {};
     for (const key of Object.keys(runs[0])) timeBreakdown_[key] = median(runs.map((b) => b[key]));
     const msPerStep = median(perStep.get(system.name)!);
-    figures.set(system.name, {
+    const f: LatencyFigures = {
       msPerStep,
       msPerStepActivityTool: system.activityTool ? median(perStepActivityTool.get(system.name)!) : msPerStep,
       idealRatio: median(ideal.get(system.name)!),
       timeBreakdown: timeBreakdown_,
-    });
-    const f = figures.get(system.name)!;
+    };
+    figures.set(system.name, f);
     process.stderr.write(`  ${system.name}: ${f.msPerStep.toFixed(1)} ms per step, actual / ideal ${f.idealRatio.toFixed(2)}\n`);
   }
   return figures;
