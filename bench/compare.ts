@@ -494,9 +494,9 @@ function report(names: string[], results: Map<string, Figures[]>, floor: Latency
       .filter(([, v]) => Math.abs(v) > 0.01)
       .map(([k, v]) => `${k} ${v.toFixed(2)}`)
       .join(', ');
-  const times = (rounds: Figures[]) =>
+  const times = (rounds: Pick<Figures, 'timeBreakdown'>[]) =>
     Object.keys(rounds[0].timeBreakdown)
-      .map((k) => `${k} ${med(rounds, (f) => f.timeBreakdown[k]).toFixed(1)}`)
+      .map((k) => `${k} ${median(rounds.map((f) => f.timeBreakdown[k])).toFixed(1)}`)
       .join(', ');
   const floorStep = median(floor.map((f) => f.msPerStep));
   const floorIdeal = median(floor.map((f) => f.idealRatio));
@@ -504,7 +504,7 @@ function report(names: string[], results: Map<string, Figures[]>, floor: Latency
     `\nTemporal alone, the same shape of run doing nothing (an activity per model call that only waits for the model's delay, a local activity per tool step that returns at once): ` +
       `${floorStep.toFixed(0)} ms per step, actual / ideal ${floorIdeal.toFixed(2)}. Above it, ${names[0]} ${(med(ours, (f) => f.msPerStep) - floorStep).toFixed(0)} ms per step, ${names[1]} ${(med(peer, (f) => f.msPerStep) - floorStep).toFixed(0)} ms.`,
   );
-  console.log(`ms per model call, from the 10-step histories: ${names[0]}: ${times(ours)}; ${names[1]}: ${times(peer)}`);
+  console.log(`ms per model call, from the 10-step histories: ${names[0]}: ${times(ours)}; ${names[1]}: ${times(peer)}; Temporal alone: ${times(floor)}`);
   console.log(`billable actions per tool step, by kind: ${names[0]}: ${breakdown(ours)}; ${names[1]}: ${breakdown(peer)}`);
 }
 
