@@ -113,7 +113,10 @@ export async function startOpenAICompatibleServer(handler: ChatHandler, options:
 /**
  * A streamed answer, as OpenAI sends it: Server-Sent Events of `chat.completion.chunk`s (the role
  * first, then text pieces, tool calls with their arguments in two pieces, the finish reason, the
- * usage), then `data: [DONE]`.
+ * usage), then `data: [DONE]`. With a pause between pieces each event is written as it comes;
+ * without one the model has the whole answer at once, and it goes out in one write, as a server
+ * holding it all would send it (separate writes would cost the client a wakeup per event, which
+ * a real model's pieces pay while it is still generating, not after).
  */
 async function streamAnswer(
   res: ServerResponse,
@@ -126,8 +129,10 @@ async function streamAnswer(
   onPiece?: (index: number) => void,
 ): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const held: string[] = [];
+  const write = (event: string) => (delayMs > 0 ? res.write(event) : held.push(event));
   const chunk = (delta: unknown, finish: string | null = null, extra: object = {}) =>
-    res.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`);
+    write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`);
   chunk({ role: 'assistant', content: '' });
   for (const [index, piece] of pieces.entries()) {
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
@@ -146,8 +151,8 @@ async function streamAnswer(
     }
   });
   chunk({}, legacy && toolCalls.length ? 'function_call' : toolCalls.length ? 'tool_calls' : 'stop');
-  res.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [], usage })}\n\n`);
-  res.end('data: [DONE]\n\n');
+  write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [], usage })}\n\n`);
+  res.end(`${held.join('')}data: [DONE]\n\n`);
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
