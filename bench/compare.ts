@@ -9,7 +9,9 @@
  * The step times take turns run by run (BENCH_LATENCY_RUNS, BENCH_IDEAL_RUNS per round), since the
  * machine's speed drifts within minutes and a ratio of two figures taken minutes apart drifts too.
  * A third worker takes its turns with them: Temporal alone (bench/floor), a workflow of the same
- * shape doing nothing, so the table can say what the engine itself costs at that moment.
+ * shape doing nothing, so the table can say what the engine itself costs at that moment; and the
+ * same with each model call making the model's HTTP request (and nothing else), which is as fast
+ * as any agent on this engine talking to a model over HTTP can be on this machine at that moment.
  *
  * A "K-step run" makes K model calls: K - 1 tool steps, then the answer.
  */
@@ -96,21 +98,29 @@ async function main(): Promise<void> {
     },
   ];
   // Not compared with: what the engine alone costs for the same shape of run, now, on this machine.
+  const floorWorker = await startWorker(process.execPath, ['--import', 'tsx', 'bench/floor/worker.ts'], { ...env, TASK_QUEUE: 'bench-floor' }, /floor worker ready/);
   const floor: System = {
     name: 'Temporal alone',
     taskQueue: 'bench-floor',
-    worker: await startWorker(process.execPath, ['--import', 'tsx', 'bench/floor/worker.ts'], { ...env, TASK_QUEUE: 'bench-floor' }, /floor worker ready/),
+    worker: floorWorker,
     start: (c, message, steps) => c.workflow.start('floorRun', { taskQueue: 'bench-floor', workflowId: `floor-${randomUUID()}`, args: [steps, delayOf(message)] }),
   };
+  const floorHttp: System = {
+    ...floor,
+    name: 'Temporal alone + HTTP',
+    start: (c, message, steps) => c.workflow.start('floorRun', { taskQueue: 'bench-floor', workflowId: `floor-http-${randomUUID()}`, args: [steps, delayOf(message), message] }),
+  };
   const floorResults: LatencyFigures[] = [];
+  const floorHttpResults: LatencyFigures[] = [];
   const results = new Map<string, Figures[]>(systems.map((s) => [s.name, []]));
   const streaming: StreamFigures[] = [];
   try {
     for (let round = 0; round < REPEATS; round++) {
       const order = round % 2 === 0 ? systems : [...systems].reverse();
       process.stderr.write(`round ${round + 1}/${REPEATS}: step times, the systems taking turns run by run...\n`);
-      const latency = await measureLatency(client, [...order, floor]); // measureLatency alternates the order run by run
+      const latency = await measureLatency(client, [...order, floor, floorHttp]); // measureLatency alternates the order run by run
       floorResults.push(latency.get(floor.name)!);
+      floorHttpResults.push(latency.get(floorHttp.name)!);
       for (const system of order) {
         process.stderr.write(`round ${round + 1}/${REPEATS}: ${system.name}...\n`);
         results.get(system.name)!.push({ ...(await measure(client, system, serverPid, metricsPort)), ...latency.get(system.name)! });
@@ -119,12 +129,12 @@ async function main(): Promise<void> {
       streaming.push(await measureStreaming(client, env));
     }
   } finally {
-    for (const s of [...systems, floor]) s.worker.kill('SIGKILL');
+    for (const s of [...systems, floor]) s.worker.kill('SIGKILL'); // floorHttp shares floor's worker
     await close();
     await model.close();
     await server.stop();
   }
-  report(systems.map((s) => s.name), results, floorResults);
+  report(systems.map((s) => s.name), results, floorResults, floorHttpResults);
   reportStreaming(streaming);
 }
 
@@ -457,7 +467,7 @@ function percentile(values: number[], p: number): number {
 }
 
 /** Prints the table: medians over the rounds, the ratio ours/peer, and each target. */
-function report(names: string[], results: Map<string, Figures[]>, floor: LatencyFigures[]): void {
+function report(names: string[], results: Map<string, Figures[]>, floor: LatencyFigures[], floorHttp: LatencyFigures[]): void {
   const [ours, peer] = names.map((n) => results.get(n)!);
   const med = (rounds: Figures[], pick: (f: Figures) => number) => median(rounds.map(pick));
   type Row = [figure: string, pick: (f: Figures) => number, format: (v: number) => string, target?: (ratio: number, o: number) => boolean, targetText?: string];
@@ -498,13 +508,19 @@ function report(names: string[], results: Map<string, Figures[]>, floor: Latency
     Object.keys(rounds[0].timeBreakdown)
       .map((k) => `${k} ${median(rounds.map((f) => f.timeBreakdown[k])).toFixed(1)}`)
       .join(', ');
-  const floorStep = median(floor.map((f) => f.msPerStep));
-  const floorIdeal = median(floor.map((f) => f.idealRatio));
+  const step = (rounds: LatencyFigures[]) => median(rounds.map((f) => f.msPerStep));
+  const ideal = (rounds: LatencyFigures[]) => median(rounds.map((f) => f.idealRatio));
+  const above = (rounds: LatencyFigures[]) =>
+    `${names[0]} ${(med(ours, (f) => f.msPerStep) - step(rounds)).toFixed(0)} ms per step, ${names[1]} ${(med(peer, (f) => f.msPerStep) - step(rounds)).toFixed(0)} ms`;
   console.log(
     `\nTemporal alone, the same shape of run doing nothing (an activity per model call that only waits for the model's delay, a local activity per tool step that returns at once): ` +
-      `${floorStep.toFixed(0)} ms per step, actual / ideal ${floorIdeal.toFixed(2)}. Above it, ${names[0]} ${(med(ours, (f) => f.msPerStep) - floorStep).toFixed(0)} ms per step, ${names[1]} ${(med(peer, (f) => f.msPerStep) - floorStep).toFixed(0)} ms.`,
+      `${step(floor).toFixed(0)} ms per step, actual / ideal ${ideal(floor).toFixed(2)}; above it, ${above(floor)}. ` +
+      `With each model call making the model's HTTP request and nothing else (the same request an agent sends, by plain fetch): ` +
+      `${step(floorHttp).toFixed(0)} ms per step, actual / ideal ${ideal(floorHttp).toFixed(2)}; above it, ${above(floorHttp)}.`,
   );
-  console.log(`ms per model call, from the 10-step histories: ${names[0]}: ${times(ours)}; ${names[1]}: ${times(peer)}; Temporal alone: ${times(floor)}`);
+  console.log(
+    `ms per model call, from the 10-step histories: ${names[0]}: ${times(ours)}; ${names[1]}: ${times(peer)}; Temporal alone: ${times(floor)}; Temporal alone + HTTP: ${times(floorHttp)}`,
+  );
   console.log(`billable actions per tool step, by kind: ${names[0]}: ${breakdown(ours)}; ${names[1]}: ${breakdown(peer)}`);
 }
 
