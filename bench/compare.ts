@@ -6,8 +6,9 @@
  * local: a local activity); one row shows ours with the same tool as a normal activity. Each worker runs in its own process so its CPU
  * can be measured. The systems take turns (the order alternates), each figure is the median of
  * BENCH_REPEATS rounds (default 3), and the ratios are the figures to read: the machine is noisy.
- * The step times take turns run by run (BENCH_LATENCY_RUNS, BENCH_IDEAL_RUNS per round), since the
- * machine's speed drifts within minutes and a ratio of two figures taken minutes apart drifts too.
+ * The step times take turns run by run (BENCH_LATENCY_RUNS, BENCH_IDEAL_RUNS per round) and the
+ * runs in flight batch by batch (BENCH_THROUGHPUT_BATCHES per round), since the machine's speed
+ * drifts within minutes and a ratio of two figures taken minutes apart drifts too.
  * A third worker takes its turns with them: Temporal alone (bench/floor), a workflow of the same
  * shape doing nothing, so the table can say what the engine itself costs at that moment; and the
  * same with each model call making the model's HTTP request (and nothing else), which is as fast
@@ -41,6 +42,8 @@ const STREAM_WORDS = Number(process.env.BENCH_STREAM_WORDS ?? 200);
 /** 10-step runs (0 ms model) per system per round for the step time; 10-step runs with a 200 ms model for actual / ideal. */
 const LATENCY_RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 5);
 const IDEAL_RUNS = Number(process.env.BENCH_IDEAL_RUNS ?? 3);
+/** Batches of CONCURRENT runs per system per round for the runs in flight, the systems taking turns batch by batch. */
+const THROUGHPUT_BATCHES = Number(process.env.BENCH_THROUGHPUT_BATCHES ?? 2);
 const CLOCK_TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
 
 /** One system under test: how to start its agent and where its worker runs. */
@@ -121,9 +124,12 @@ async function main(): Promise<void> {
       const latency = await measureLatency(client, [...order, floor, floorHttp]); // measureLatency alternates the order run by run
       floorResults.push(latency.get(floor.name)!);
       floorHttpResults.push(latency.get(floorHttp.name)!);
+      process.stderr.write(`round ${round + 1}/${REPEATS}: ${CONCURRENT} runs in flight, the systems taking turns batch by batch...\n`);
+      const throughput = QUICK ? undefined : await measureThroughput(client, order, serverPid);
       for (const system of order) {
         process.stderr.write(`round ${round + 1}/${REPEATS}: ${system.name}...\n`);
-        results.get(system.name)!.push({ ...(await measure(client, system, serverPid, metricsPort)), ...latency.get(system.name)! });
+        const unmeasured: ThroughputFigures = { runsPerSecond: NaN, p50: NaN, p95: NaN, workerCpuMs: NaN, serverCpuMs: NaN };
+        results.get(system.name)!.push({ ...(await measure(client, system, metricsPort)), ...latency.get(system.name)!, ...(throughput?.get(system.name) ?? unmeasured) });
       }
       process.stderr.write(`round ${round + 1}/${REPEATS}: streaming...\n`);
       streaming.push(await measureStreaming(client, env));
@@ -148,6 +154,7 @@ async function timedRun(client: Client, system: System, steps: number, delayMs =
 
 /** The step-time figures of one round. */
 type LatencyFigures = Pick<Figures, 'msPerStep' | 'msPerStepActivityTool' | 'idealRatio' | 'timeBreakdown'>;
+type ThroughputFigures = Pick<Figures, 'runsPerSecond' | 'p50' | 'p95' | 'workerCpuMs' | 'serverCpuMs'>;
 
 /**
  * The step-time figures of every system, measured run by run in turns (ours, the peer's, ours,
@@ -191,8 +198,53 @@ async function measureLatency(client: Client, systems: System[]): Promise<Map<st
   return figures;
 }
 
-/** One round of the other figures for one system: history sizes, billable actions, many runs in flight. */
-async function measure(client: Client, system: System, serverPid: number, metricsPort: number): Promise<Omit<Figures, keyof LatencyFigures>> {
+/**
+ * The figures of many runs in flight (CONCURRENT at once): runs per second, run latency, and CPU
+ * per run of the system's worker and of the dev server. The systems take turns batch by batch,
+ * the order alternating, and each system's batches are added up: a batch takes seconds, and the
+ * machine's speed (and with it the CPU a run takes) drifts from one minute to the next.
+ */
+async function measureThroughput(client: Client, systems: System[], serverPid: number): Promise<Map<string, ThroughputFigures>> {
+  const totals = new Map(systems.map((s) => [s.name, { wallMs: 0, runs: 0, latencies: [] as number[], workerCpuMs: 0, serverCpuMs: 0 }]));
+  for (let batch = 0; batch < THROUGHPUT_BATCHES; batch++) {
+    for (const system of batch % 2 === 0 ? systems : [...systems].reverse()) {
+      const total = totals.get(system.name)!;
+      const workerBefore = cpuMs(system.worker.pid!);
+      const serverBefore = cpuMs(serverPid);
+      const began = performance.now();
+      const ends = await Promise.all(
+        Array.from({ length: CONCURRENT }, async () => {
+          const started = performance.now();
+          const handle = await system.start(client, 'read 5 pages; delay 0 ms; tool fetch_doc', 5);
+          await handle.result();
+          return performance.now() - started;
+        }),
+      );
+      total.wallMs += performance.now() - began;
+      total.runs += CONCURRENT;
+      total.latencies.push(...ends);
+      total.workerCpuMs += cpuMs(system.worker.pid!) - workerBefore;
+      total.serverCpuMs += cpuMs(serverPid) - serverBefore;
+    }
+  }
+  const figures = new Map<string, ThroughputFigures>();
+  for (const [name, total] of totals) {
+    const f: ThroughputFigures = {
+      runsPerSecond: total.runs / (total.wallMs / 1000),
+      p50: percentile(total.latencies, 50),
+      p95: percentile(total.latencies, 95),
+      workerCpuMs: total.workerCpuMs / total.runs,
+      serverCpuMs: total.serverCpuMs / total.runs,
+    };
+    figures.set(name, f);
+    // Each round's throughput on stderr: the table shows medians, this shows how much they vary.
+    process.stderr.write(`  ${name}: ${f.runsPerSecond.toFixed(1)} runs/s, worker CPU ${f.workerCpuMs.toFixed(0)} ms and dev-server CPU ${f.serverCpuMs.toFixed(0)} ms per run\n`);
+  }
+  return figures;
+}
+
+/** One round of the other figures for one system: history sizes and billable actions. */
+async function measure(client: Client, system: System, metricsPort: number): Promise<Omit<Figures, keyof LatencyFigures | keyof ThroughputFigures>> {
   const run = (steps: number, delayMs = 0, tool = 'fetch_doc') => timedRun(client, system, steps, delayMs, tool);
   await run(3); // warm-up
 
@@ -210,41 +262,14 @@ async function measure(client: Client, system: System, serverPid: number, metric
     const after = await serverRequests(metricsPort);
     return countActions(await handle.fetchHistory(), before, after);
   };
-  if (QUICK) return { historyBytes, runsPerSecond: NaN, p50: NaN, p95: NaN, workerCpuMs: NaN, serverCpuMs: NaN, actionsPerToolStep: NaN, actionBreakdown: {} };
+  if (QUICK) return { historyBytes, actionsPerToolStep: NaN, actionBreakdown: {} };
   const one = await actions(1);
   const ten = await actions(10);
   const actionBreakdown: Record<string, number> = {};
   for (const key of Object.keys(ten)) actionBreakdown[key] = (ten[key] - (one[key] ?? 0)) / 9;
   const actionsPerToolStep = Object.values(actionBreakdown).reduce((a, b) => a + b, 0);
 
-  // Many runs in flight at once.
-  const workerBefore = cpuMs(system.worker.pid!);
-  const serverBefore = cpuMs(serverPid);
-  const began = performance.now();
-  const ends = await Promise.all(
-    Array.from({ length: CONCURRENT }, async () => {
-      const started = performance.now();
-      const handle = await system.start(client, 'read 5 pages; delay 0 ms; tool fetch_doc', 5);
-      await handle.result();
-      return performance.now() - started;
-    }),
-  );
-  const wall = performance.now() - began;
-  const figures = {
-    historyBytes,
-    runsPerSecond: CONCURRENT / (wall / 1000),
-    p50: percentile(ends, 50),
-    p95: percentile(ends, 95),
-    workerCpuMs: (cpuMs(system.worker.pid!) - workerBefore) / CONCURRENT,
-    serverCpuMs: (cpuMs(serverPid) - serverBefore) / CONCURRENT,
-    actionsPerToolStep,
-    actionBreakdown,
-  };
-  // Each round's throughput on stderr: the table shows medians, this shows how much they vary.
-  process.stderr.write(
-    `  ${system.name}: ${figures.runsPerSecond.toFixed(1)} runs/s, worker CPU ${figures.workerCpuMs.toFixed(0)} ms and dev-server CPU ${figures.serverCpuMs.toFixed(0)} ms per run\n`,
-  );
-  return figures;
+  return { historyBytes, actionsPerToolStep, actionBreakdown };
 }
 
 /** When the model server wrote each piece of a streamed answer, by run. */
