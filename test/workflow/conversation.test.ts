@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import type { ConversationOptions, ConversationStatus, TurnInput } from '../../src/core';
+import type { AgentEvent, ConversationOptions, ConversationStatus, TurnInput } from '../../src/core';
 import { decideApproval, readTranscript } from '../../src/runtime/agent-workflows';
 import { ClientError } from '../../src/runtime/client-error';
+import { isTurnEnd, streamEvents } from '../../src/runtime/event-stream';
 import { cancelTurn, conversationStatus, endConversation, queueMessage, sendMessage, startMessage } from '../../src/runtime/conversations';
 import type { ChatRequest } from '../../src/offline-model/openai-compatible-server';
 import { queueMessageSignal, sendMessageUpdate } from '../../src/workflows/definitions';
@@ -248,6 +249,12 @@ describe('cancelling a turn', () => {
       expect(await cancelTurn(t.client, c.id)).toEqual({ turn: 1 });
       const result = await started.result();
       expect(result).toMatchObject({ status: 'cancelled', turn: 1, content: null });
+      // Subscribers see the cancelled call end, before the turn does.
+      const events: AgentEvent[] = [];
+      for await (const e of streamEvents(t.client, c.id, { after: -1, until: isTurnEnd })) events.push(e);
+      const ends = events.filter((e) => e.type === 'tool_call_finished' || isTurnEnd(e)).map((e) => e.type);
+      expect(ends).toEqual(['tool_call_finished', 'turn_completed']);
+      expect(events.find((e) => e.type === 'tool_call_finished')).toMatchObject({ name: 'slow', result: 'cancelled', error: true });
       await waitFor(async () => aborted[key], Boolean, 'the tool to see the cancellation');
       const next = await c.send('still there?');
       expect(next).toMatchObject({ status: 'completed', turn: 2 });
