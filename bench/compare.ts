@@ -128,8 +128,7 @@ async function main(): Promise<void> {
       const throughput = QUICK ? undefined : await measureThroughput(client, order, serverPid);
       for (const system of order) {
         process.stderr.write(`round ${round + 1}/${REPEATS}: ${system.name}...\n`);
-        const unmeasured: ThroughputFigures = { runsPerSecond: NaN, p50: NaN, p95: NaN, workerCpuMs: NaN, serverCpuMs: NaN };
-        results.get(system.name)!.push({ ...(await measure(client, system, metricsPort)), ...latency.get(system.name)!, ...(throughput?.get(system.name) ?? unmeasured) });
+        results.get(system.name)!.push({ ...(await measure(client, system, metricsPort)), ...latency.get(system.name)!, ...(throughput?.get(system.name) ?? UNMEASURED) });
       }
       process.stderr.write(`round ${round + 1}/${REPEATS}: streaming...\n`);
       streaming.push(await measureStreaming(client, env));
@@ -155,6 +154,8 @@ async function timedRun(client: Client, system: System, steps: number, delayMs =
 /** The step-time figures of one round. */
 type LatencyFigures = Pick<Figures, 'msPerStep' | 'msPerStepActivityTool' | 'idealRatio' | 'timeBreakdown'>;
 type ThroughputFigures = Pick<Figures, 'runsPerSecond' | 'p50' | 'p95' | 'workerCpuMs' | 'serverCpuMs'>;
+/** The throughput figures of a BENCH_QUICK run, which skips them. */
+const UNMEASURED: ThroughputFigures = { runsPerSecond: NaN, p50: NaN, p95: NaN, workerCpuMs: NaN, serverCpuMs: NaN };
 
 /**
  * The step-time figures of every system, measured run by run in turns (ours, the peer's, ours,
@@ -245,8 +246,8 @@ async function measureThroughput(client: Client, systems: System[], serverPid: n
 
 /** One round of the other figures for one system: history sizes and billable actions. */
 async function measure(client: Client, system: System, metricsPort: number): Promise<Omit<Figures, keyof LatencyFigures | keyof ThroughputFigures>> {
+  // No warm-up: the step times and the runs in flight ran before, on the same workers.
   const run = (steps: number, delayMs = 0, tool = 'fetch_doc') => timedRun(client, system, steps, delayMs, tool);
-  await run(3); // warm-up
 
   const historyBytes: Record<number, number> = {};
   for (const steps of HISTORY_STEPS) {
