@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 export const ROOT = join(__dirname, '..', '..');
 /**
@@ -8,10 +9,14 @@ export const ROOT = join(__dirname, '..', '..');
  * program itself. (The `tsx` command runs it in a child and SIGKILLs that child when it does not
  * acknowledge a relayed signal within 30 ms, which a busy machine misses.)
  */
-function spawnTs(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  // Its own process group, as in a terminal, so a signal can reach everything it started.
-  return spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env, detached: true });
+function spawnTs(args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): ChildProcess {
+  // Its own process group, as in a terminal, so a signal can reach everything it started. tsx by
+  // path: from another directory (a project of a user's) `--import tsx` would not resolve.
+  return spawn(process.execPath, ['--import', TSX, ...args], { cwd, env, detached: true });
 }
+
+/** tsx's loader, as a URL `--import` takes from any directory. */
+const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 
 /** The test process's environment without any Temporal or OpenAI settings, plus `extra`. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -28,9 +33,9 @@ export interface Finished {
   stderr: string;
 }
 
-/** Runs a TypeScript entry point (or npm script) to completion. */
-export function runTs(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<Finished> {
-  return finish(spawnTs(args, env), timeoutMs);
+/** Runs a TypeScript entry point to completion (in `cwd`, default this repository). */
+export function runTs(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000, cwd = ROOT): Promise<Finished> {
+  return finish(spawnTs(args, env, cwd), timeoutMs);
 }
 
 export function runNpm(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 90_000): Promise<Finished> {
