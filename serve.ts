@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   });
   await listen(server, port, host);
   try {
-    const temporal = await connectTemporal({ persistent: true });
+    const temporal = await connectTemporal({ persistent: true, announce: false });
     try {
       const taskQueue = defaultTaskQueue();
       const model = modelConfigFromEnv();

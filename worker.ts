@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   // The SDK's runtime shuts workers down gracefully on SIGINT/SIGTERM: polling stops, in-flight
   // activities get the grace time, then run() resolves and we stop the embedded server.
   installRuntimeLogging('WARN');
-  const temporal = await connectTemporal({ persistent: true });
+  const temporal = await connectTemporal({ persistent: true, announce: false });
   try {
     const taskQueue = defaultTaskQueue();
     const model = modelConfigFromEnv();

@@ -96,6 +96,10 @@ async function startDevServerOnce(options: DevServerOptions, env: NodeJS.Process
   // shuts down gracefully while the server is still up, and we stop the server afterwards.
   const child = spawn(process.execPath, ['-e', GUARDIAN, cli, ...args], { stdio: ['pipe', fd, fd], detached: true });
   closeSync(fd);
+  // The server must not keep its owner alive: a worker that has stopped (Ctrl+C) lets its process
+  // end, and the pipe's closing then stops the server. Only the owner's own work keeps it running.
+  child.unref();
+  (child.stdin as (typeof child.stdin & { unref?: () => void }) | null)?.unref?.();
   // Our normal exit closes the pipe too; this only makes the stop prompt.
   const stopOnExit = () => signalGroup(child, 'SIGTERM');
   process.once('exit', stopOnExit);

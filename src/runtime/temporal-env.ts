@@ -33,6 +33,17 @@ export interface EmbeddedOptions {
   persistent?: boolean;
   /** Fixed port (default `AGENT_DEV_SERVER_PORT` or 7233); a server already there is reused. `0`: any free port, in memory. */
   port?: number;
+  /**
+   * `false`: only use a dev server that is already running (a client of someone else's worker,
+   * which runs the server); with none, fail saying how to get one, instead of starting a server
+   * no worker will ever poll. Default true.
+   */
+  start?: boolean;
+  /**
+   * Where to say which dev server is used (its address, data and Web UI): a function taking one
+   * line at a time, or `false` for silence. Default: stderr. Configured clusters are not announced.
+   */
+  announce?: ((line: string) => void) | false;
 }
 
 const DEFAULT_DEV_PORT = 7233;
@@ -61,19 +72,30 @@ export async function connectTemporal(options: EmbeddedOptions = {}, env: NodeJS
   }
   const port = options.port ?? (Number(env.AGENT_DEV_SERVER_PORT) || DEFAULT_DEV_PORT);
   const uiPort = port + 1000;
+  const announce = options.announce === false ? undefined : (options.announce ?? ((line: string) => process.stderr.write(`durable-agents: ${line}\n`)));
   if (port !== 0 && (await isListening(port))) {
     const address = `127.0.0.1:${port}`;
-    return open({ address }, { namespace: 'default', address, mode: 'embedded-reused', uiUrl: `http://localhost:${uiPort}` });
+    const reused = await open({ address }, { namespace: 'default', address, mode: 'embedded-reused', uiUrl: `http://localhost:${uiPort}` });
+    describeTemporal(reused).forEach((line) => announce?.(line));
+    return reused;
+  }
+  if (options.start === false) {
+    throw new Error(
+      `no Temporal server to talk to: TEMPORAL_ADDRESS is not set and no dev server runs at 127.0.0.1:${port}. ` +
+        'Start your worker first (connectTemporal() starts a dev server for it), or set TEMPORAL_ADDRESS to your cluster.',
+    );
   }
   const persistent = options.persistent ?? true;
   const dbFilename = persistent && port !== 0 ? (env.AGENT_DEV_SERVER_DB ?? join(dataDir(), 'dev.db')) : undefined;
   const server = await startDevServer({ port, uiPort: port !== 0 ? uiPort : undefined, dbFilename }, env);
   try {
-    return await open(
+    const started = await open(
       { address: server.address },
       { namespace: 'default', address: server.address, mode: 'embedded-started', uiUrl: server.uiUrl, dbFilename },
       server.stop,
     );
+    describeTemporal(started).forEach((line) => announce?.(line));
+    return started;
   } catch (err) {
     await server.stop();
     throw err;
