@@ -1,7 +1,4 @@
-import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, sep } from 'node:path';
+import { dirname, sep } from 'node:path';
 import type { Client, ClientOptions } from '@temporalio/client';
 import type { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
 import { installTracing, type TracingOptions } from '../telemetry/tracing';
@@ -83,6 +80,12 @@ export interface AgentsPluginOptions {
    * is traced and nothing is installed.
    */
   tracing?: TracingOptions;
+  /**
+   * How much of webpack's report on the workflow bundle the worker logs: `'summary'` (default),
+   * one line, or its errors and warnings when there are any; `'full'`, the whole report the SDK
+   * logs at INFO (about 20 lines of module paths).
+   */
+  bundlerReport?: 'summary' | 'full';
 }
 
 /** The module that registers the agent and conversation workflows (workflow-safe code only). */
@@ -110,6 +113,7 @@ export class AgentsPlugin extends SimplePlugin {
   private readonly encrypts: boolean;
   /** Temporal's OpenTelemetry plugin, which this one applies wherever it is applied itself. */
   private readonly tracing?: OpenTelemetryPlugin;
+  private readonly bundlerReport: 'summary' | 'full';
 
   constructor(options: AgentsPluginOptions = {}) {
     const registry = options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools ?? (options.agents?.length ? [] : builtinTools));
@@ -142,6 +146,7 @@ export class AgentsPlugin extends SimplePlugin {
     this.mcp = mcp;
     this.conversations = conversations;
     this.withWorkflows = options.workflows !== false;
+    this.bundlerReport = options.bundlerReport ?? 'summary';
   }
 
   /** The workflows' sink: their new messages go to this worker's model calls. */
@@ -202,22 +207,36 @@ export class AgentsPlugin extends SimplePlugin {
     // Encrypting workers encode failure messages in workflow code too: a prebuilt bundle needs the converter.
     if (this.encrypts && configured.failureConverterPath === undefined) configured.failureConverterPath = encodedFailureConverterPath();
     if (this.tracing) Object.assign(configured, this.tracing.configureBundler(configured));
-    if (configured.workflowsPath === AGENT_WORKFLOWS) return configured;
-    // The bundler resolves its generated entrypoint's imports (@temporalio/workflow) from next to
-    // workflowsPath. The combined module lives in a temporary directory, so webpack is also told
-    // where the user's workflows find @temporalio/workflow: the bundle keeps one copy, theirs.
-    const modules = nodeModulesOf(require.resolve('@temporalio/workflow', { paths: [dirname(configured.workflowsPath)] }));
     const hook = configured.webpackConfigHook;
+    const quiet = this.bundlerReport === 'summary';
+    if (configured.workflowsPath === AGENT_WORKFLOWS) {
+      return quiet ? { ...configured, webpackConfigHook: (config) => quietReport(hook ? hook(config) : config) } : configured;
+    }
+    // The user's workflows and ours, in one module: a static file that requires theirs under an
+    // alias. The bundler resolves its entrypoint's imports (@temporalio/workflow) from next to
+    // workflowsPath, so webpack is also told where the user's workflows find @temporalio/workflow:
+    // the bundle keeps one copy, theirs.
+    const userWorkflows = configured.workflowsPath;
+    const modules = nodeModulesOf(require.resolve('@temporalio/workflow', { paths: [dirname(userWorkflows)] }));
     return {
       ...configured,
-      workflowsPath: combinedWorkflows(configured.workflowsPath),
+      workflowsPath: AGENT_AND_USER_WORKFLOWS,
       webpackConfigHook: (config) => {
         const c = hook ? hook(config) : config;
-        return { ...c, resolve: { ...c.resolve, modules: [...(c.resolve?.modules ?? ['node_modules']), modules] } };
+        const combined = {
+          ...c,
+          resolve: { ...c.resolve, modules: [...(c.resolve?.modules ?? ['node_modules']), modules], alias: { ...c.resolve?.alias, [`${USER_WORKFLOWS}$`]: userWorkflows } },
+        };
+        return quiet ? quietReport(combined) : combined;
       },
     };
   }
 }
+
+/** The module that joins the user's workflows (required as {@link USER_WORKFLOWS}) and ours. */
+const AGENT_AND_USER_WORKFLOWS = require.resolve('./agent-and-user-workflows.js');
+/** The request by which that module requires the user's workflows; the bundler aliases it to their workflowsPath. */
+const USER_WORKFLOWS = '__durable_agents_user_workflows__';
 
 /** The `node_modules` directory a resolved module file lives in. */
 function nodeModulesOf(file: string): string {
@@ -226,25 +245,24 @@ function nodeModulesOf(file: string): string {
   return file.slice(0, at + `${sep}node_modules`.length);
 }
 
+type WebpackConfig = Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0];
+
 /**
- * A module exporting the user's workflows and the agent workflows, for the bundler, which takes
- * one `workflowsPath`. Written to a temporary directory (named after its content, so workers
- * share it); a workflow name used by both is refused when the bundle loads.
+ * Webpack's report of the workflow bundle, cut to its errors and warnings and one summary line.
+ * The SDK logs the full report (about 20 lines listing module paths) at INFO on every worker
+ * start; a worker's log is for what happens to its runs. `bundlerReport: 'full'` keeps it.
  */
-export function combinedWorkflows(userWorkflows: string): string {
-  const code = `// Written by durable-agents: the worker's own workflows plus the agent workflows.
-const own = require(${JSON.stringify(userWorkflows)});
-const agents = require(${JSON.stringify(AGENT_WORKFLOWS)});
-for (const name of Object.keys(agents)) {
-  if (Object.prototype.hasOwnProperty.call(own, name)) {
-    throw new Error('the workflow "' + name + '" is defined by durable-agents; rename yours');
-  }
-}
-module.exports = Object.assign({}, own, agents);
-`;
-  const dir = join(tmpdir(), 'durable-agents-workflows');
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${createHash('sha256').update(code).digest('hex').slice(0, 16)}.js`);
-  writeFileSync(file, code);
-  return file;
+function quietReport(config: WebpackConfig): WebpackConfig {
+  const plugin = {
+    apply(compiler: { hooks: { done: { tap(name: string, fn: (stats: { toString(o?: object): string; endTime: number; startTime: number; compilation: { modules: { size: number } } }) => void): void } } }) {
+      compiler.hooks.done.tap('durable-agents-quiet-report', (stats) => {
+        const full = stats.toString.bind(stats);
+        stats.toString = (options?: object) => {
+          const problems = full({ ...options, all: false, errors: true, warnings: true, errorDetails: true }).trim();
+          return problems || `bundled ${stats.compilation.modules.size} modules in ${stats.endTime - stats.startTime} ms`;
+        };
+      });
+    },
+  };
+  return { ...config, plugins: [...(config.plugins ?? []), plugin as never] };
 }

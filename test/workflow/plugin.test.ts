@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { calculatorAgent } from '../../src/agents/examples';
 import { AgentsPlugin } from '../../src/plugin/agents-plugin';
@@ -26,7 +29,7 @@ it("adds the agents to a worker with the user's own workflows; a user workflow r
     expect(child.parentExecution?.workflowId).toBe(parentId);
 
     const failed = await t.client.workflow.execute('triageWorkflow', { taskQueue, workflowId: `triage-${randomUUID()}`, args: ['add 2 and 3', 'astrologer'] });
-    expect(failed).toBe('the agent failed: Agent.UnknownAgent: no agent named "astrologer" on this worker; agents: calculator');
+    expect(failed).toBe(`the agent failed: Agent.UnknownAgent: no agent named "astrologer" on task queue "${taskQueue}" (its workers serve: calculator)`);
 
     // The agent workflows are there for clients too.
     const direct = await runOutcome(await startAgentRun(t.client, { agent: 'calculator', message: 'add 2 and 3' }, { taskQueue }));
@@ -34,11 +37,29 @@ it("adds the agents to a worker with the user's own workflows; a user workflow r
   });
 });
 
-it('keeps worker-side libraries out of a workflow bundle that imports durable-agents/workflow', async () => {
+/** A logger that keeps what the bundler says, by level. */
+function recordingLogger() {
+  const said: Record<string, string[]> = { info: [], warn: [], error: [] };
+  const keep = (level: string) => (message: string) => void (said[level] ??= []).push(message);
+  return { said, logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: keep('info'), warn: keep('warn'), error: keep('error') } };
+}
+
+it('keeps worker-side libraries out of a workflow bundle that imports durable-agents/workflow; writes no file and reports in one line', async () => {
   const plugin = new AgentsPlugin({ model: modelAt('http://127.0.0.1:1/v1') });
+  const generated = join(tmpdir(), 'durable-agents-workflows');
+  const before = existsSync(generated) ? readdirSync(generated) : [];
+  const { said, logger } = recordingLogger();
   // The bundler itself refuses Node built-ins in workflow code; openai and zod would bundle, so look for them.
-  const { code } = await bundleWorkflowCode({ workflowsPath: userWorkflows, plugins: [plugin], logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined } });
+  const { code } = await bundleWorkflowCode({ workflowsPath: userWorkflows, plugins: [plugin], logger });
   expect(code).toContain('triageWorkflow');
   expect(code).toContain('conversationWorkflow');
   expect(code).not.toMatch(/node_modules\/(openai|zod)\//);
+  // The user's workflows and ours are joined by a module of the package, not a generated file.
+  expect(existsSync(generated) ? readdirSync(generated) : []).toEqual(before);
+  // Webpack's report is one line, without warnings; `bundlerReport: 'full'` keeps the SDK's.
+  expect(said.info.filter((m) => !m.startsWith('Workflow bundle created'))).toEqual([expect.stringMatching(/^bundled \d+ modules in \d+ ms$/)]);
+  expect([...said.warn, ...said.error]).toEqual([]);
+  const full = recordingLogger();
+  await bundleWorkflowCode({ workflowsPath: userWorkflows, plugins: [new AgentsPlugin({ model: modelAt('http://127.0.0.1:1/v1'), bundlerReport: 'full' })], logger: full.logger });
+  expect(full.said.info.join('\n')).toMatch(/modules by path[\s\S]*webpack \d+\.\d+\.\d+ compiled successfully/);
 });
