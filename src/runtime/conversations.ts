@@ -63,8 +63,9 @@ export async function startMessage(client: Client, conversationId: string, turn:
   checkLocally(conversationId, turn, start.options);
   const wasOpen = await isOpenConversation(client, conversationId);
   const updateId = randomUUID();
-  const failed = async (err: unknown) => {
-    if (!wasOpen && err instanceof WorkflowUpdateFailedError) await discardIfUnused(client, conversationId);
+  // `runId`: the run the message went to, once the Update was accepted.
+  const failed = async (err: unknown, runId?: string) => {
+    if (!wasOpen && err instanceof WorkflowUpdateFailedError) await discardIfUnused(client, conversationId, runId);
     return explainFailure(client, conversationId, err, 'conversation');
   };
   let handle;
@@ -90,7 +91,7 @@ export async function startMessage(client: Client, conversationId: string, turn:
       try {
         return await withOutageRetries(() => accepted.result(), wait);
       } catch (err) {
-        throw await failed(err);
+        throw await failed(err, accepted.workflowRunId);
       }
     },
   };
@@ -171,25 +172,26 @@ async function isOpenConversation(client: Client, conversationId: string): Promi
 }
 
 /**
- * Removes a conversation that holds nothing: its first message was refused. Update-with-Start
- * starts the workflow before the Update's validator runs, so without this a refused message would
- * leave an empty open conversation behind. Deleted when the server allows it, else terminated.
+ * Removes the conversation a refused first message started, which holds nothing: Update-with-Start
+ * starts the workflow before the Update's validator runs, and a conversation whose agent cannot be
+ * resolved fails once its first message is answered. Without this either would stay behind (open
+ * and empty, or failed) under the id. An open one is removed only while it is still empty; a
+ * closed one only when it is `runId`, the run the refused message started and went to. Deleted
+ * when the server allows it (at once while the workflow runs; a closed one the server removes
+ * about half a minute later), else terminated.
  */
-async function discardIfUnused(client: Client, conversationId: string): Promise<void> {
+async function discardIfUnused(client: Client, conversationId: string, runId?: string): Promise<void> {
   const found = await lookupWorkflow(client, conversationId).catch(() => undefined);
-  if (found?.kind !== 'conversation' || !found.running) return;
-  const status = await client.workflow
-    .getHandle(conversationId, found.runId)
-    .query(conversationStatusQuery)
-    .catch(() => undefined);
-  if (!status || status.turns > 0 || status.queuedMessages > 0 || status.currentTurn || status.messageCount > 0) return;
+  if (found?.kind !== 'conversation' || (runId !== undefined && found.runId !== runId)) return;
+  const ours = client.workflow.getHandle(conversationId, found.runId);
+  if (found.running) {
+    const status = await ours.query(conversationStatusQuery).catch(() => undefined);
+    if (!status || status.turns > 0 || status.queuedMessages > 0 || status.currentTurn || status.messageCount > 0) return;
+  } else if (runId === undefined || found.status !== 'FAILED') return;
   try {
     await client.workflowService.deleteWorkflowExecution({ namespace: client.options.namespace, workflowExecution: { workflowId: conversationId, runId: found.runId } });
   } catch {
-    await client.workflow
-      .getHandle(conversationId, found.runId)
-      .terminate('its first message was refused')
-      .catch(() => undefined);
+    if (found.running) await ours.terminate('its first message was refused').catch(() => undefined);
   }
 }
 

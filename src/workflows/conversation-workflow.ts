@@ -6,6 +6,7 @@ import {
   continueAsNew,
   isCancellation,
   log,
+  patched,
   setHandler,
   sleep,
   workflowInfo,
@@ -92,6 +93,8 @@ export async function conversationWorkflow(original: ConversationInput): Promise
   let active: ActiveTurn | undefined;
   let ending = false;
   let closeReason: CloseReason | undefined;
+  /** Why the conversation could not start (its agent or tools could not be resolved). */
+  let startFailure: { error: string; errorType: string } | undefined;
 
   const enqueue = (turn: TurnInput, reply: boolean): number => {
     queue.push({ seq: nextSeq, input: turn, reply });
@@ -111,7 +114,9 @@ export async function conversationWorkflow(original: ConversationInput): Promise
     sendMessageUpdate,
     async (turn) => {
       // With update-with-start the message can arrive before the tools are resolved; check it again then.
-      await condition(() => conv.tools !== undefined);
+      await condition(() => conv.tools !== undefined || startFailure !== undefined);
+      // The conversation could not start (e.g. no such agent): the message that started it says why.
+      if (startFailure) throw ApplicationFailure.nonRetryable(startFailure.error, startFailure.errorType);
       const problem = turnProblem(turn, conv.tools, ending);
       if (problem) throw ApplicationFailure.nonRetryable(problem, 'Conversation.InvalidMessage');
       const seq = enqueue(turn, true);
@@ -159,11 +164,23 @@ export async function conversationWorkflow(original: ConversationInput): Promise
 
   if (!conv.tools) {
     const request = { tools: input.tools, immediateTools: input.immediateTools, approvalTools: input.approvalTools };
-    if (input.agent) {
-      // Resolved once per conversation; continue-as-new carries the merged options and the tools.
-      const agent = await resolveAgent({ agent: input.agent, ...request });
-      conv = { ...conv, options: applyAgent(conv.options, agent.settings), tools: agent.tools };
-    } else conv = { ...conv, tools: await resolveTools(request) };
+    try {
+      if (input.agent) {
+        // Resolved once per conversation; continue-as-new carries the merged options and the tools.
+        const agent = await resolveAgent({ agent: input.agent, ...request });
+        conv = { ...conv, options: applyAgent(conv.options, agent.settings), tools: agent.tools };
+      } else conv = { ...conv, tools: await resolveTools(request) };
+    } catch (err) {
+      // Conversations started before this patch failed at once, leaving their first message's
+      // Update to end with "the workflow completed before the Update completed".
+      if (isCancellation(err) || !patched('conversation-start-failure-answers-messages')) throw err;
+      startFailure = failureInfo(err);
+      // The messages waiting for the start hear why. Their sender then removes this empty
+      // conversation, which Temporal does at once while it runs (a closed one only later).
+      await condition(allHandlersFinished);
+      await condition(() => false, START_FAILURE_GRACE);
+      throw ApplicationFailure.nonRetryable(startFailure.error, startFailure.errorType);
+    }
   }
 
   const runTurn = async (queued: QueuedTurn): Promise<ConversationTurnResult> => {
@@ -236,6 +253,9 @@ export async function conversationWorkflow(original: ConversationInput): Promise
   await condition(allHandlersFinished);
   return summary(closeReason);
 }
+
+/** How long a conversation that could not start stays open for its starter to remove it. */
+const START_FAILURE_GRACE = '10s';
 
 function throwIf(problem: string | undefined): void {
   if (problem) throw new Error(problem);

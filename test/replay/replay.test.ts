@@ -26,7 +26,7 @@ it('has recorded histories to replay', () => {
  */
 function recordedId(file: string): string {
   const name = file.replace(/\.json$/, '');
-  return name.startsWith('conversation-') ? `replay-${name.replace(/-run\d+$/, '')}` : `agent-replay-${name}`;
+  return name.startsWith('conversation-') ? `replay-${name.replace(/-run\d+$|-legacy$/, '')}` : `agent-replay-${name}`;
 }
 
 it('replays every recorded history without non-determinism', async () => {
@@ -105,4 +105,17 @@ it('has a run with a local tool whose result leaves the outputs to its history, 
     ['43', 43],
   ]);
   expect([...outcomes.keys()]).toEqual(result.toolExecutions.map((e: { id: string }) => e.id));
+});
+
+it('has a conversation that could not start, from before and after its first message was told why', () => {
+  const events = (file: string) => load(file).events ?? [];
+  const updateOutcome = (file: string) => events(file).find((e) => e.workflowExecutionUpdateCompletedEventAttributes)?.workflowExecutionUpdateCompletedEventAttributes?.outcome;
+  // Before the patch the conversation failed at once, and its first message never got an answer.
+  expect(updateOutcome('conversation-unknown-agent-legacy.json')).toBeUndefined();
+  expect(events('conversation-unknown-agent-legacy.json').at(-1)?.workflowExecutionFailedEventAttributes?.failure?.message).toMatch(/no agent named "nobody"/);
+  // Since, the message is told why (the patch marker first), then the conversation fails.
+  const patched = events('conversation-unknown-agent.json');
+  expect(patched.some((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toBe(true);
+  expect(updateOutcome('conversation-unknown-agent.json')?.failure?.message).toMatch(/^no agent named "nobody" on task queue "record-conversation-unknown-agent"/);
+  expect(patched.at(-1)?.workflowExecutionFailedEventAttributes?.failure?.message).toMatch(/no agent named "nobody"/);
 });

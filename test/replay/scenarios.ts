@@ -1,8 +1,9 @@
-import type { Client } from '@temporalio/client';
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import type { AgentInput, ConversationOptions } from '../../src/core';
 import type { ChatAnswer, ChatRequest } from '../../src/offline-model/openai-compatible-server';
 import { decideApproval } from '../../src/runtime/agent-workflows';
 import { cancelTurn, conversationStatus, endConversation, queueMessage, sendMessage, startMessage } from '../../src/runtime/conversations';
+import { CONVERSATION_WORKFLOW_TYPE, sendMessageUpdate } from '../../src/workflows/definitions';
 import { answer, call, lastOf, toolResults, type Step } from '../helpers/scripted-model';
 
 /** Runs whose histories are recorded into test/histories and replayed against the current workflow code. */
@@ -214,6 +215,21 @@ export const conversationScenarios: ConversationScenario[] = [
     drive: async (client, id, taskQueue) => {
       for (let n = 1; n <= 8; n++) await sendMessage(client, id, { message: n % 3 === 0 ? `add ${n} and 1` : `turn ${n}` }, { taskQueue, options: { memoryWindow: 4 } });
       await endConversation(client, id);
+    },
+  },
+  {
+    // A conversation whose agent the worker does not have: its first message (an Update) is told
+    // why, then the conversation fails. Sent straight to the workflow, without the client's
+    // clean-up (which deletes such a conversation), so there is a history to keep. The `-legacy`
+    // history was recorded before the `conversation-start-failure-answers-messages` patch.
+    name: 'conversation-unknown-agent',
+    options: { agent: 'nobody' },
+    model: conversationModel,
+    drive: async (client, id, taskQueue) => {
+      const startWorkflowOperation = new WithStartWorkflowOperation(CONVERSATION_WORKFLOW_TYPE, { workflowId: id, taskQueue, args: [{ agent: 'nobody' }], workflowIdConflictPolicy: 'USE_EXISTING' });
+      const update = await client.workflow.startUpdateWithStart(sendMessageUpdate, { args: [{ message: 'hello' }], waitForStage: 'ACCEPTED', startWorkflowOperation });
+      await update.result().catch(() => undefined);
+      await client.workflow.getHandle(id).result().catch(() => undefined);
     },
   },
   {

@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpApi } from '../../src/http/http-api';
 import type { ChatRequest } from '../../src/offline-model/openai-compatible-server';
+import { eventually } from '../helpers/processes';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 import { testAgents, testRegistry } from '../helpers/test-tools';
@@ -137,6 +138,15 @@ describe('requests that used to answer 500, or leave something behind', () => {
       expect(after.status).toBe(404);
       // Not even a closed one: the workflow is gone from Temporal.
       await expect(temporal().client.workflow.getHandle(id).describe()).rejects.toThrow(/not found/i);
+
+      // An agent the workers do not serve: said, naming the task queue, and nothing left either.
+      const other = `bad-agent-${randomUUID()}`;
+      const unknown = await post(`${base}/conversations/${other}/messages`, { message: 'hi', agent: 'no-such-agent' });
+      expect(unknown.status).toBe(400);
+      expect(await json(unknown)).toEqual({ error: expect.stringMatching(/^no agent named "no-such-agent" on task queue "test-[0-9a-f-]+" \(its workers serve: /), errorType: 'Client.Rejected' });
+      // The server deletes a closed workflow in the background, moments later.
+      const gone = () => temporal().client.workflow.getHandle(other).describe().then(() => false, (err: Error) => /not found/i.test(err.message));
+      expect(await eventually(gone, 10_000)).toBe(true);
     });
   });
 
