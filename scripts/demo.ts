@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { modelConfigFromEnv, modelConfiguredInEnv, type ModelConfig } from '../src/activities';
 import { outcomeText } from '../src/cli/format-outcome';
 import { runFromCommandLine } from '../src/cli/run-flow';
+import { demoWorker } from '../src/cli/demo-worker';
 import { installRuntimeLogging } from '../src/runtime/logging';
 import { demoModel } from '../src/offline-model/demo-model';
 import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../src/offline-model/openai-compatible-server';
@@ -29,7 +30,7 @@ async function main(): Promise<number> {
     const r = await runFromCommandLine({
       input: { message: DEMO_QUESTION },
       taskQueue: `demo-${randomBytes(3).toString('hex')}`,
-      model,
+      localWorker: { ...demoWorker(), model },
       note: (line) => console.log(line),
     });
     if (!('outcome' in r)) {

@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AgentRegistry, AgentSummary } from '../agents/agent-registry';
 import type { ResolvedAgent } from '../core';
@@ -21,7 +22,7 @@ export function createResolveAgent(deps: { agents: AgentRegistry; mcp?: McpToolS
       if (input.tools) await mcp.ensureTools([...input.tools, ...(input.immediateTools ?? []), ...(input.approvalTools ?? [])]);
     }
     const mcpTools = mcp ? servers.flatMap((s) => mcp.listedTools(s)) : [];
-    const result = deps.agents.resolve(input.agent, input, mcpTools);
+    const result = deps.agents.resolve(input.agent, input, mcpTools, Context.current().info.taskQueue);
     if (!result.ok) throw ApplicationFailure.nonRetryable(result.message, result.type);
     return result.resolved;
   };

@@ -144,12 +144,15 @@ export class AgentRegistry {
   /**
    * The agent's settings and the run's tools. The run's own `tools` and `immediateTools` replace
    * the agent's; its `approvalTools` are added to the agent's, so a gate is never dropped.
-   * `mcpTools` are the listed tools of the agent's MCP servers.
+   * `mcpTools` are the listed tools of the agent's MCP servers; `taskQueue`, the worker's, names
+   * where an unknown agent was looked for.
    */
-  resolve(name: string, request: ToolSetRequest, mcpTools: readonly string[] = []): AgentResolution {
+  resolve(name: string, request: ToolSetRequest, mcpTools: readonly string[] = [], taskQueue?: string): AgentResolution {
     const agent = this.agents.get(name);
     if (!agent) {
-      return { ok: false, type: 'Agent.UnknownAgent', message: `no agent named "${name}" on this worker; agents: ${this.names().join(', ') || 'none'}` };
+      const served = this.names().join(', ') || 'no named agents';
+      const where = taskQueue === undefined ? `on this worker (it serves: ${served})` : `on task queue "${taskQueue}" (its workers serve: ${served})`;
+      return { ok: false, type: 'Agent.UnknownAgent', message: `no agent named "${name}" ${where}` };
     }
     const tools = request.tools ?? [
       ...agent.tools.map(toolRefName),

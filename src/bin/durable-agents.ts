@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /**
- * The `durable-agents` command of the published package: the same client as `client.ts`, `mcp`
- * (the agents as an MCP server) and `codec-server` (decrypting payloads for the Temporal UI).
+ * The `durable-agents` command of the published package: the client (runs, conversations,
+ * listing), `mcp` (the agents as an MCP server), `codec-server` (decrypting payloads for the
+ * Temporal UI) and `install-temporal`. It is a client of the user's own workers: unlike this
+ * repository's `client.ts`, it never runs agents itself, and never the example agents.
  */
 import { runMain } from '../cli/main';
 import { serveCodec } from '../codec/serve-codec';

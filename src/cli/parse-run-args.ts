@@ -24,7 +24,7 @@ export interface RunCommand {
  * Parses `run` arguments. Every value is checked here (numbers, durations, tool names) so a typo
  * never starts a workflow.
  */
-export function parseRunArgs(argv: string[], registeredTools: readonly string[]): RunCommand {
+export function parseRunArgs(argv: string[], registeredTools: readonly string[] | undefined): RunCommand {
   const { values, positionals } = parseFlags(argv, { ...RUN_OPTION_FLAGS, ...WAIT_FLAG, id: { type: 'string' }, json: { type: 'boolean', default: false }, events: { type: 'boolean', default: false } });
   if (values.json && values.events) throw new UsageError('--json and --events exclude each other: --json prints one final object, --events one JSON line per event');
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the message to send' : `expected one message, got ${positionals.length} arguments (quote the message)`);

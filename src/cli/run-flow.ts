@@ -1,10 +1,9 @@
-import type { ModelConfig } from '../activities';
 import type { AgentEvent, AgentInput } from '../core';
 import { isTurnEnd, streamEvents } from '../runtime/event-stream';
 import { runOutcome, startAgentRun, type RunOutcome } from '../runtime/run-agent';
 import { stopWaiting, type StopReason } from './interrupt';
 import { approvalHint, retryText, watchProgress } from './progress';
-import { openSession, type Session } from './session';
+import { openSession, type LocalWorker, type Session } from './session';
 import { commandName } from './command-name';
 
 /** Options of {@link runFromCommandLine}. */
@@ -12,8 +11,8 @@ export interface RunFlowOptions {
   input: AgentInput;
   workflowId?: string;
   taskQueue: string;
-  /** Model for the in-process worker (default: from the environment). */
-  model?: ModelConfig;
+  /** A worker to run in this process while the dev server is embedded (this repository's client.ts and demo). */
+  localWorker?: LocalWorker;
   /** Progress notes for people (where it runs, the run id); commands send them to stderr. */
   note: (line: string) => void;
   /**
@@ -44,13 +43,14 @@ export type RunFlowResult = { workflowId: string; uiLink?: string } & (
  * commands to decide it. Ctrl+C, or `waitMs` running out, stops the waiting, never the run.
  */
 export async function runFromCommandLine(options: RunFlowOptions): Promise<RunFlowResult> {
-  const session = await openSession(options);
+  const session = await openSession({ ...options, needsWorker: true });
   try {
     const handle = await startAgentRun(session.client, options.input, { taskQueue: options.taskQueue, workflowId: options.workflowId });
     const workflowId = handle.workflowId;
     const alert = options.alert ?? options.note;
     const uiLink = session.uiLink(workflowId);
-    options.note(`Started ${workflowId}${uiLink ? ` (${uiLink})` : ''}`);
+    // The Web UI link comes with the outcome (or the follow-up when this command stops waiting).
+    options.note(`Started ${workflowId}`);
     const stopped = stopWaiting(options.waitMs);
     let stopWatching = () => undefined as void;
     const streaming = new AbortController();
@@ -100,5 +100,6 @@ function followUp(session: Session, workflowId: string, uiLink: string | undefin
       `${session.dbFilename ? ` in ${session.dbFilename}` : ''} and goes on when the server and a worker run again (npm start). Then: ${follow}`
     );
   }
-  return `Stopped waiting. The run ${workflowId} goes on in Temporal (on any worker of its task queue, e.g. npm start). Follow it with: ${follow}`;
+  const worker = session.localWorker ? 'e.g. npm start' : 'e.g. your worker';
+  return `Stopped waiting. The run ${workflowId} goes on in Temporal (on any worker of its task queue, ${worker}). Follow it with: ${follow}`;
 }

@@ -1,12 +1,12 @@
 import { setMaxListeners } from 'node:events';
-import { temporal } from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
 import type { ModelConfig } from '../activities';
-import { exampleAgents } from '../agents/examples';
+import type { AgentDefinition } from '../agents/define-agent';
 import { createAgentWorker } from '../runtime/agent-worker';
 import { ClientError } from '../runtime/client-error';
+import { requireWorker } from '../runtime/task-queue-workers';
 import { connectTemporal, workflowUrl, type TemporalEnv } from '../runtime/temporal-env';
-import { defaultToolRegistry } from '../tools';
+import type { ToolRegistry } from '../tools/registry';
 import { mcpServersFromEnv, type McpServers } from '../mcp/mcp-config';
 
 /** A command's connection to Temporal, with a worker in this process when the server is embedded. */
@@ -16,6 +16,8 @@ export interface Session {
   mode: TemporalEnv['mode'];
   /** The SQLite file of a dev server this command started. */
   dbFilename?: string;
+  /** Whether a worker runs in this process (see {@link LocalWorker}). */
+  localWorker: boolean;
   /** The Web UI link of a workflow, when a UI is known. */
   uiLink(workflowId: string): string | undefined;
   /**
@@ -37,54 +39,85 @@ export interface Session {
   close(): Promise<void>;
 }
 
+/**
+ * A worker a command runs in its own process while the dev server is embedded, so the command
+ * works on its own: this repository's `client.ts` and demo serve the example agents this way.
+ * The package's `durable-agents` bin never has one: in a project, the agents are the user's, and
+ * their worker serves them.
+ */
+export interface LocalWorker {
+  agents?: readonly AgentDefinition<any>[];
+  registry?: ToolRegistry;
+  /** Default: from the environment. */
+  model?: ModelConfig;
+  /** Default: `AGENT_MCP_CONFIG`. */
+  mcpServers?: McpServers;
+}
+
 /** Options of {@link openSession}. */
 export interface SessionOptions {
   taskQueue: string;
-  /** Model for the in-process worker (default: from the environment). */
-  model?: ModelConfig;
   /** Progress notes for people; commands send them to stderr. */
   note: (line: string) => void;
+  /** Run this worker in the command's process when the dev server is embedded (see {@link LocalWorker}). */
+  localWorker?: LocalWorker;
+  /**
+   * The command starts work on `taskQueue`: without a worker of its own, it fails at once when no
+   * worker polls the queue, instead of waiting for one that may never come.
+   */
+  needsWorker?: boolean;
 }
 
+/** How a command line picks another task queue, for messages. */
+export const TASK_QUEUE_HINT = '--task-queue <name> (or AGENT_TASK_QUEUE)';
+
 /**
- * Connects a command-line command. Against a configured cluster it is a pure client (workers run
- * elsewhere). With the embedded server it also runs a worker in this process, so commands work
- * on their own and alongside `npm start`: conversations live in the server's SQLite file, and
- * queries (status, history) need a worker to answer them.
+ * Connects a command-line command. Against a configured cluster (`TEMPORAL_ADDRESS`) it is a
+ * pure client: workers run elsewhere. Without one, a command with a {@link LocalWorker} reuses
+ * the local dev server or starts one, and serves workflows, queries and activities in its own
+ * process while it runs; a command without one (the package's bin) uses the dev server the
+ * user's worker runs, and never starts a server of its own.
  */
 export async function openSession(options: SessionOptions): Promise<Session> {
   // Read first: a broken AGENT_MCP_CONFIG is the user's to fix, whatever Temporal does.
-  let mcpServers: McpServers;
+  let mcpServers: McpServers | undefined;
   try {
-    mcpServers = mcpServersFromEnv();
+    mcpServers = options.localWorker ? (options.localWorker.mcpServers ?? mcpServersFromEnv()) : undefined;
   } catch (err) {
     throw new ClientError('invalid', (err as Error).message);
   }
   let env: TemporalEnv;
   try {
-    env = await connectTemporal({ persistent: true });
+    env = await connectTemporal({ persistent: true, start: options.localWorker !== undefined, announce: false });
   } catch (err) {
     throw new ClientError('unreachable', (err as Error).message);
   }
-  describeConnection(env, options.note);
-  if (env.mode === 'configured') await warnIfNoWorker(env, options.taskQueue, options.note);
+  const local = env.mode !== 'configured' ? options.localWorker : undefined;
+  try {
+    describeConnection(env, options.note, local !== undefined);
+    if (!local && options.needsWorker) await requireWorker(env.client, options.taskQueue, TASK_QUEUE_HINT);
+  } catch (err) {
+    await env.close().catch(() => undefined);
+    throw err;
+  }
   const open = new Set<AbortController>();
   return {
     client: env.client,
     mode: env.mode,
     dbFilename: env.dbFilename,
+    localWorker: local !== undefined,
     uiLink: (id) => workflowUrl(env.uiUrl, env.namespace, id),
     run: async (body) => {
-      if (env.mode === 'configured') return body();
+      if (!local) return body();
       const worker = await createAgentWorker({
-          connection: env.nativeConnection,
-          namespace: env.namespace,
-          taskQueue: options.taskQueue,
-          model: options.model,
-          registry: defaultToolRegistry(),
-          agents: exampleAgents,
-          mcpServers,
-        });
+        connection: env.nativeConnection,
+        namespace: env.namespace,
+        taskQueue: options.taskQueue,
+        model: local.model,
+        registry: local.registry,
+        agents: local.agents,
+        mcpServers,
+      });
       return worker.runUntil(body);
     },
     scoped: async (work) => {
@@ -105,26 +138,13 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   };
 }
 
-function describeConnection(env: TemporalEnv, note: (line: string) => void): void {
+function describeConnection(env: TemporalEnv, note: (line: string) => void, localWorker: boolean): void {
   if (env.mode === 'configured') note(`Temporal: ${env.address}, namespace ${env.namespace}`);
   else if (env.mode === 'embedded-reused') note(`Temporal: the local dev server already running at ${env.address}`);
   else {
     note(
       `Temporal: started an embedded dev server at ${env.address} (data in ${env.dbFilename ?? 'memory'}). ` +
-        'It stops when this command ends; run `npm start` in another terminal to keep it and the Web UI up.',
+        `It stops when this command ends${localWorker ? '; run `npm start` in another terminal to keep it and the Web UI up' : ''}.`,
     );
-  }
-}
-
-async function warnIfNoWorker(env: TemporalEnv, taskQueue: string, note: (line: string) => void): Promise<void> {
-  try {
-    const { pollers } = await env.client.workflowService.describeTaskQueue({
-      namespace: env.namespace,
-      taskQueue: { name: taskQueue },
-      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-    });
-    if (!pollers?.length) note(`Warning: no worker is polling task queue "${taskQueue}"; nothing runs until one starts (npm start).`);
-  } catch {
-    // Only a hint; missing permissions to describe the queue must not stop the command.
   }
 }

@@ -53,6 +53,7 @@ const STATUS_OF: Record<ClientErrorKind, number> = {
   closed: 409,
   already_running: 409,
   unreachable: 503,
+  no_worker: 503,
   still_running: 202,
   gone: 410,
   unsupported: 501,

@@ -1,10 +1,11 @@
 import { UsageError } from '../cli/option-flags';
 import { commandName } from '../cli/command-name';
+import type { CliHost } from '../cli/main';
 import { MCP_USAGE, serveMcp } from './serve-mcp';
 
 /** Runs `mcp` from a command line and exits: 0 when it stopped, 2 for bad usage or a failure to start. */
-export function runMcpMain(argv: string[] = process.argv.slice(2)): void {
-  serveMcp(argv).then(
+export function runMcpMain(argv: string[] = process.argv.slice(2), host: CliHost = {}): void {
+  serveMcp(argv, host.localWorker).then(
     () => process.exit(0),
     (err) => {
       const message = err instanceof Error ? err.message : String(err);

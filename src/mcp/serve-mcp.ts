@@ -7,19 +7,19 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { modelConfigFromEnv } from '../activities';
 import type { AgentSummary } from '../agents/agent-registry';
-import { exampleAgents } from '../agents/examples';
-import { parseFlags, UsageError } from '../cli/option-flags';
+import { parseFlags, taskQueueProblem, UsageError } from '../cli/option-flags';
+import { TASK_QUEUE_HINT, type LocalWorker } from '../cli/session';
 import { createAgentWorker, defaultTaskQueue } from '../runtime/agent-worker';
 import { listAgents } from '../runtime/list-agents';
 import { installRuntimeLogging } from '../runtime/logging';
+import { requireWorker } from '../runtime/task-queue-workers';
 import { connectTemporal, describeTemporal, workflowUrl } from '../runtime/temporal-env';
-import { defaultToolRegistry } from '../tools';
 import { accessChecker, httpAccessFromEnv, isLoopback } from '../http/access';
 import { createAgentMcpServer } from './agent-mcp-server';
 import { mcpServersFromEnv } from './mcp-config';
 
 /** The usage line of `mcp`. */
-export const MCP_USAGE = 'usage: mcp [--http] [--port 3001] [--host 127.0.0.1] [--agents a,b]';
+export const MCP_USAGE = 'usage: mcp [--http] [--port 3001] [--host 127.0.0.1] [--agents a,b] [--task-queue NAME]';
 
 /** A parsed `mcp` command line. */
 export interface McpCommand {
@@ -28,27 +28,35 @@ export interface McpCommand {
   host: string;
   /** Offer only these agents (default: every agent of the task queue's workers). */
   agents?: string[];
+  /** The workers' task queue (default `AGENT_TASK_QUEUE`, else `agents`). */
+  taskQueue?: string;
 }
 
 /** Parses `mcp` arguments. */
 export function parseMcpArgs(argv: string[]): McpCommand {
-  const { values, positionals } = parseFlags(argv, { http: { type: 'boolean', default: false }, port: { type: 'string' }, host: { type: 'string' }, agents: { type: 'string' } });
+  const { values, positionals } = parseFlags(argv, { http: { type: 'boolean', default: false }, port: { type: 'string' }, host: { type: 'string' }, agents: { type: 'string' }, 'task-queue': { type: 'string' } });
   if (positionals.length) throw new UsageError(`mcp takes no arguments, got ${positionals.join(' ')}`);
   const port = values.port === undefined ? 3001 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (0-65535), got "${values.port}"`);
   if (!values.http && (values.port !== undefined || values.host !== undefined)) throw new UsageError('--port and --host go with --http (stdio needs neither)');
   const command: McpCommand = { transport: values.http ? 'http' : 'stdio', port, host: values.host ?? '127.0.0.1' };
   if (values.agents !== undefined) command.agents = values.agents.split(',').map((a) => a.trim()).filter(Boolean);
+  if (values['task-queue'] !== undefined) {
+    const problem = taskQueueProblem(values['task-queue']);
+    if (problem) throw new UsageError(problem);
+    command.taskQueue = values['task-queue'];
+  }
   return command;
 }
 
 /**
  * `npm run mcp` / `durable-agents mcp`: serves the named agents of the task queue's workers as MCP
  * tools, over stdio (for clients that start it as a command) or streamable HTTP (`--http`). With
- * the embedded dev server it runs a worker in this process, as the CLI does. Everything it says
- * goes to stderr: on stdio, stdout belongs to the protocol.
+ * the embedded dev server and a `localWorker` (this repository's `npm run mcp`) it runs that
+ * worker in this process, as `client.ts` does; otherwise it is a client of the user's workers.
+ * Everything it says goes to stderr: on stdio, stdout belongs to the protocol.
  */
-export async function serveMcp(argv: string[]): Promise<void> {
+export async function serveMcp(argv: string[], localWorker?: LocalWorker): Promise<void> {
   const command = parseMcpArgs(argv);
   // The same bearer tokens, CORS origins and rate limit as the HTTP API (AGENT_HTTP_*).
   const access = command.transport === 'http' ? httpAccessFromEnv() : {};
@@ -57,9 +65,9 @@ export async function serveMcp(argv: string[]): Promise<void> {
   }
   const note = (line: string) => process.stderr.write(`${line}\n`);
   installRuntimeLogging('WARN', { handleSignals: false });
-  const mcpServers = mcpServersFromEnv();
-  const temporal = await connectTemporal({ persistent: true });
-  const taskQueue = defaultTaskQueue();
+  const mcpServers = localWorker ? (localWorker.mcpServers ?? mcpServersFromEnv()) : {};
+  const temporal = await connectTemporal({ persistent: true, start: localWorker !== undefined, announce: false });
+  const taskQueue = command.taskQueue ?? defaultTaskQueue();
   let worker: Worker | undefined;
   let workerDone: Promise<void> | undefined;
   let http: Server | undefined;
@@ -69,10 +77,10 @@ export async function serveMcp(argv: string[]): Promise<void> {
   process.once('SIGTERM', stop);
   try {
     for (const line of describeTemporal(temporal)) note(line);
-    if (temporal.mode !== 'configured') {
-      worker = await createAgentWorker({ connection: temporal.nativeConnection, namespace: temporal.namespace, taskQueue, model: modelConfigFromEnv(), registry: defaultToolRegistry(), agents: exampleAgents, mcpServers });
+    if (temporal.mode !== 'configured' && localWorker) {
+      worker = await createAgentWorker({ connection: temporal.nativeConnection, namespace: temporal.namespace, taskQueue, model: localWorker.model ?? modelConfigFromEnv(), registry: localWorker.registry, agents: localWorker.agents, mcpServers });
       workerDone = worker.run();
-    }
+    } else await requireWorker(temporal.client, taskQueue, TASK_QUEUE_HINT);
     let agents: AgentSummary[] = await listAgents(temporal.client, { taskQueue });
     if (command.agents) {
       const unknown = command.agents.filter((a) => !agents.some((s) => s.name === a));

@@ -1,11 +1,13 @@
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChatRequest } from '../../src/offline-model/openai-compatible-server';
-import { cleanEnv, ROOT, type Finished } from '../helpers/processes';
+import { freePort } from '../../src/runtime/dev-server';
+import { findTemporalCli } from '../../src/runtime/temporal-cli';
+import { cleanEnv, listening, ROOT, type Finished } from '../helpers/processes';
 import { answer, call, closeScriptedModels, lastOf, startModel } from '../helpers/scripted-model';
 
 /**
@@ -27,6 +29,9 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
+/** What `npm install` printed in each example. */
+const installOutput: Record<string, string> = {};
+
 /** A copy of an example, depending on the packed tarball, installed (its `prepare` compiles it). */
 function installExample(name: string): string {
   const dir = join(work, name);
@@ -36,6 +41,7 @@ function installExample(name: string): string {
   writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
   const installed = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, encoding: 'utf8', env: cleanEnv() });
   if (installed.status !== 0) throw new Error(`npm install in ${name} failed:\n${installed.stdout}\n${installed.stderr}`);
+  installOutput[name] = `${installed.stdout}${installed.stderr}`;
   return dir;
 }
 
@@ -58,12 +64,19 @@ async function startNode(dir: string, args: string[], env: NodeJS.ProcessEnv, re
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const deadline = Date.now() + 120_000;
   while (!ready.test(out)) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`not ready:\n${out}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-  return { stop: () => process.kill(-child.pid!, 'SIGKILL'), output: () => out };
+  return {
+    stop: () => process.kill(-child.pid!, 'SIGKILL'),
+    // Ctrl+C in a terminal: SIGINT to the process (the dev server runs in a group of its own).
+    interrupt: () => process.kill(child.pid!, 'SIGINT'),
+    exited,
+    output: () => out,
+  };
 }
 
 /** The LLM of both examples: look the thing up with the one tool offered, then answer as JSON. */
@@ -100,6 +113,29 @@ it('support-agent: a custom tool and a structured agent in its own worker, asked
     const help = await exec(bin, ['--help'], dir, env);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^durable-agents: run tool-calling AI agents as durable Temporal workflows/);
+    const version = await exec(bin, ['--version'], dir, env);
+    expect(version.stdout).toBe(`${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}\n`);
+
+    // The bin is a client of the user's workers: it names the task queue it looked at, and never
+    // serves this repository's example agents.
+    const unknown = await exec(bin, ['run', 'hi', '--agent', 'nope'], dir, env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toContain('Run failed: no agent named "nope" on task queue "support-agent-example" (its workers serve: support)');
+    expect(unknown.stderr).toContain("Is the agent's worker on another task queue? Pick it with --task-queue <name> (or AGENT_TASK_QUEUE).");
+    for (const args of [['agents'], ['run', 'hi', '--agent', 'support', '--task-queue', 'nobody-home']]) {
+      const began = Date.now();
+      const none = await exec(bin, args, dir, envFor(llm.baseURL, args[0] === 'agents' ? 'nobody-home' : 'support-agent-example'));
+      expect({ code: none.code, stderr: none.stderr }).toEqual({
+        code: 2,
+        stderr: expect.stringContaining('durable-agents: no worker is polling task queue "nobody-home" (namespace "default"). Start your worker, or use the task queue it polls: --task-queue <name> (or AGENT_TASK_QUEUE).'),
+      });
+      expect(Date.now() - began).toBeLessThan(15_000);
+    }
+    // Without TEMPORAL_ADDRESS and no dev server running, it starts nothing (no server, no worker of its own).
+    const alone = await exec(bin, ['agents'], dir, cleanEnv({ AGENT_DEV_SERVER_PORT: String(await freePort()) }));
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toMatch(/^durable-agents: no Temporal server to talk to: TEMPORAL_ADDRESS is not set and no dev server runs at 127\.0\.0\.1:\d+\. Start your worker first/);
+    expect(alone.stdout).not.toMatch(/calculator|weather/);
     const agents = await exec(bin, ['agents', '--json'], dir, env);
     expect(JSON.parse(agents.stdout)).toEqual([{ name: 'support', description: 'Answers questions about orders', tools: ['lookup_order'], structuredOutput: true }]);
     const run = await exec(bin, ['run', 'Is A-1002 on its way?', '--agent', 'support', '--json'], dir, env);
@@ -118,6 +154,31 @@ it('support-agent: a custom tool and a structured agent in its own worker, asked
   } finally {
     worker.stop();
   }
+});
+
+it('installs nothing but npm packages: no install scripts, no Temporal CLI in the project', () => {
+  expect(installOutput['support-agent']).toBeDefined();
+  // npm 11 lists the dependencies whose install scripts it would need to approve; we are not among them.
+  expect(installOutput['support-agent']).not.toMatch(/durable-agents@[^\n]*\((pre|post)?(install|prepare)/);
+  expect(existsSync(join(work, 'support-agent', 'node_modules', 'durable-agents', '.temporal'))).toBe(false);
+  const manifest = JSON.parse(readFileSync(join(work, 'support-agent', 'node_modules', 'durable-agents', 'package.json'), 'utf8'));
+  expect(Object.keys(manifest.scripts ?? {}).filter((k) => /^(pre|post)?(install|prepare)$/.test(k))).toEqual([]);
+});
+
+it("the user's own worker with the embedded dev server says where it is, and stops on the first Ctrl+C", async () => {
+  const dir = join(work, 'support-agent');
+  const port = await freePort();
+  const env = cleanEnv({ TEMPORAL_CLI_PATH: findTemporalCli(), AGENT_DEV_SERVER_PORT: String(port), OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' });
+  const worker = await startNode(dir, ['dist/worker.js'], env, /support worker ready/);
+  expect(worker.output()).toContain(`durable-agents: Temporal: started an embedded dev server at 127.0.0.1:${port}`);
+  expect(worker.output()).toContain(`durable-agents: Temporal Web UI: http://localhost:${port + 1000}/namespaces/default/workflows`);
+  // Quiet by default: the bundler's report is not printed line by line.
+  expect(worker.output()).not.toMatch(/modules by path|webpack \d/);
+  const began = Date.now();
+  worker.interrupt();
+  expect(await worker.exited).toBe(0);
+  expect(Date.now() - began).toBeLessThan(15_000);
+  expect(await listening(port)).toBe(false);
 });
 
 it('agent-in-workflow: the user workflow runs an agent as a child workflow and uses its answer', async () => {

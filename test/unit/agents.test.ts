@@ -44,7 +44,7 @@ describe('AgentRegistry', () => {
     });
     const narrowed = agents.resolve('math', { tools: ['add', 'sum'], approvalTools: ['add'] });
     expect(narrowed.ok && narrowed.resolved.tools.map((t) => [t.name, Boolean(t.needsApproval)])).toEqual([['add', true], ['sum', false]]);
-    expect(agents.resolve('nobody', {})).toEqual({ ok: false, type: 'Agent.UnknownAgent', message: 'no agent named "nobody" on this worker; agents: math' });
+    expect(agents.resolve('nobody', {})).toEqual({ ok: false, type: 'Agent.UnknownAgent', message: 'no agent named "nobody" on this worker (it serves: math)' });
     expect(agents.resolve('math', { tools: ['warp'] })).toMatchObject({ ok: false, type: 'Agent.UnknownTool' });
   });
 });

@@ -1,0 +1,12 @@
+import { exampleAgents } from '../agents/examples';
+import { defaultToolRegistry } from '../tools';
+import type { LocalWorker } from './session';
+
+/**
+ * The worker this repository's `client.ts`, MCP server and demo run in their own process when
+ * the dev server is embedded: the example agents and the built-in tools. The package's bin never
+ * uses it (see `LocalWorker`).
+ */
+export function demoWorker(): LocalWorker {
+  return { agents: exampleAgents, registry: defaultToolRegistry() };
+}

@@ -1,0 +1,55 @@
+import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { ClientError } from './client-error';
+
+/**
+ * How recently a worker must have polled to count as there. An idle worker's long poll is
+ * renewed about once a minute; the server keeps stopped workers in the list for minutes more.
+ */
+export const LIVE_POLLER_WINDOW_MS = 2 * 60_000;
+
+/** The identities of the workers that polled `taskQueue` for workflow tasks within {@link LIVE_POLLER_WINDOW_MS}. */
+export async function liveWorkers(client: Client, taskQueue: string, now = Date.now()): Promise<string[]> {
+  const { pollers } = await client.workflowService.describeTaskQueue({
+    namespace: client.options.namespace,
+    taskQueue: { name: taskQueue },
+    taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+  });
+  return (pollers ?? [])
+    .filter((p) => {
+      const seconds = Number(p.lastAccessTime?.seconds ?? 0);
+      return seconds === 0 || now - seconds * 1000 <= LIVE_POLLER_WINDOW_MS;
+    })
+    .map((p) => p.identity ?? '?');
+}
+
+/**
+ * Throws a `no_worker` {@link ClientError} naming the task queue when no worker polls it: work
+ * started there would wait for a worker that may never come. A worker that is just starting gets
+ * `graceMs` (default 2 s) to begin polling. `hint` says how to pick another queue on the caller's
+ * surface. A server that refuses to describe the queue (permissions) is not a reason to stop: the
+ * check is then skipped.
+ */
+export async function requireWorker(
+  client: Client,
+  taskQueue: string,
+  hint = '--task-queue or AGENT_TASK_QUEUE on the command line, the taskQueue option in code',
+  graceMs = 2_000,
+): Promise<void> {
+  const deadline = Date.now() + graceMs;
+  for (;;) {
+    let workers: string[];
+    try {
+      workers = await liveWorkers(client, taskQueue);
+    } catch {
+      return;
+    }
+    if (workers.length > 0) return;
+    if (Date.now() >= deadline) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new ClientError(
+    'no_worker',
+    `no worker is polling task queue "${taskQueue}" (namespace "${client.options.namespace}"). Start your worker, or use the task queue it polls: ${hint}.`,
+  );
+}
