@@ -54,7 +54,7 @@ export { createAgentWorker, defaultTaskQueue, type AgentWorkerOptions } from './
 export { createActivities, modelConfigFromEnv, type ModelConfig, type AgentActivities, type StreamingOptions } from './activities';
 
 // Clients: runs.
-export { startAgentRun, runOutcome, type RunOutcome, type RunRequest } from './runtime/run-agent';
+export { startAgentRun, runOutcome, type AgentRunHandle, type AgentRunWorkflow, type RunOutcome, type RunRequest, type StartRunOptions } from './runtime/run-agent';
 export { restoreToolResults, toolOutcomesInHistory } from './runtime/tool-results';
 export { listAgents } from './runtime/list-agents';
 export { listAgentRuns, type AgentRunSummary } from './runtime/list-runs';

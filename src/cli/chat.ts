@@ -10,7 +10,7 @@ import { startOnlyWarning } from './option-flags';
 import { retryText, watchProgress } from './progress';
 import { EventPrinter } from './event-printer';
 import { eventsPosition, isTurnEnd, streamEvents } from '../runtime/event-stream';
-import { commandName } from './command-name';
+import { hintCommand } from './command-name';
 
 /** Where a chat reads the person's lines and writes answers, notes and prompts. */
 export interface ChatIO {
@@ -59,7 +59,7 @@ export async function chat(options: {
   });
   io.note(`Conversation ${conversationId}${uiLink ? ` (${uiLink})` : ''}`);
   io.note('Type a message. /end closes the conversation; /quit (or Ctrl+D) leaves it open for later:');
-  io.note(`  ${commandName()} chat --conversation ${conversationId}`);
+  io.note(`  ${hintCommand()} chat --conversation ${conversationId}`);
   // Per-message options reach an open conversation too; the others only apply when it starts.
   const perTurn: Omit<TurnInput, 'message'> = {};
   if (start.options.tools) perTurn.tools = start.options.tools;

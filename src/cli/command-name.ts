@@ -9,3 +9,12 @@ export function commandName(argv1: string | undefined = process.argv[1]): string
   if (name === 'client.ts') return name;
   return 'durable-agents';
 }
+
+/**
+ * The command a person types to run this program again, for hints ("approve with: ..."):
+ * `npx durable-agents` in a project (it works with a local or a global install), `client.ts` here.
+ */
+export function hintCommand(argv1: string | undefined = process.argv[1]): string {
+  const name = commandName(argv1);
+  return name === 'client.ts' ? name : `npx ${name}`;
+}

@@ -12,7 +12,7 @@ import { startOnlyWarning } from './option-flags';
 import type { ConversationCommand } from './parse-conversation-args';
 import { retryText, watchProgress } from './progress';
 import { openSession, type LocalWorker } from './session';
-import { commandName } from './command-name';
+import { hintCommand } from './command-name';
 
 /** Where output goes. */
 export interface CommandIO {
@@ -67,7 +67,7 @@ export async function runConversationCommand(cmd: ConversationCommand, taskQueue
           };
           if (cmd.noWait) {
             warn((await queueMessage(client, cmd.conversationId, turn, start)).wasOpen);
-            print({ conversationId: cmd.conversationId, queued: true }, `Queued for ${cmd.conversationId}; see it with: ${commandName()} status ${cmd.conversationId}`);
+            print({ conversationId: cmd.conversationId, queued: true }, `Queued for ${cmd.conversationId}; see it with: ${hintCommand()} status ${cmd.conversationId}`);
             return 0;
           }
           const sent = await startMessage(client, cmd.conversationId, turn, start, { note: io.stderr });
@@ -80,7 +80,7 @@ export async function runConversationCommand(cmd: ConversationCommand, taskQueue
               return Promise.race([sent.result(), stopped.reason]);
             });
             if (typeof result === 'string') {
-              const follow = `Stopped waiting; the turn goes on in ${cmd.conversationId}. Follow it with: ${commandName()} status ${cmd.conversationId}`;
+              const follow = `Stopped waiting; the turn goes on in ${cmd.conversationId}. Follow it with: ${hintCommand()} status ${cmd.conversationId}`;
               io.stderr(follow);
               if (cmd.json) print({ conversationId: cmd.conversationId, status: 'running', error: follow, errorType: 'Client.StillRunning' }, '');
               return result === 'interrupted' ? 130 : 3;

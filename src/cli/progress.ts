@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { AgentState, PendingApproval } from '../core';
 import { conversationStatusQuery, statusQuery } from '../workflows/definitions';
-import { commandName } from './command-name';
+import { hintCommand } from './command-name';
 
 /** A model call that failed and is waiting for (or running) its next attempt. */
 export interface ModelRetry {
@@ -67,8 +67,8 @@ export function retryText(r: ModelRetry): string {
 export function approvalHint(workflowId: string, p: PendingApproval): string[] {
   return [
     `awaiting approval: ${p.summary}  [call ${p.callId}]`,
-    `  approve: ${commandName()} approve ${workflowId} ${p.callId}`,
-    `  reject:  ${commandName()} reject ${workflowId} ${p.callId} --reason "..."`,
+    `  approve: ${hintCommand()} approve ${workflowId} ${p.callId}`,
+    `  reject:  ${hintCommand()} reject ${workflowId} ${p.callId} --reason "..."`,
   ];
 }
 

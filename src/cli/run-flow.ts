@@ -4,7 +4,7 @@ import { runOutcome, startAgentRun, type RunOutcome } from '../runtime/run-agent
 import { stopWaiting, type StopReason } from './interrupt';
 import { approvalHint, retryText, watchProgress } from './progress';
 import { openSession, type LocalWorker, type Session } from './session';
-import { commandName } from './command-name';
+import { hintCommand } from './command-name';
 
 /** Options of {@link runFromCommandLine}. */
 export interface RunFlowOptions {
@@ -93,7 +93,7 @@ async function forwardEvents(session: Session, workflowId: string, onEvent: (eve
 
 /** Where a run goes on after this command stops waiting, and how to follow it. */
 function followUp(session: Session, workflowId: string, uiLink: string | undefined): string {
-  const follow = `${commandName()} status ${workflowId}${uiLink ? ` or ${uiLink}` : ''}`;
+  const follow = `${hintCommand()} status ${workflowId}${uiLink ? ` or ${uiLink}` : ''}`;
   if (session.mode === 'embedded-started') {
     return (
       `Stopped waiting. This command started the dev server, which stops with it: the run ${workflowId} is saved` +

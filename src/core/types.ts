@@ -153,13 +153,16 @@ export interface AgentInput {
   output?: JsonSchemaObject;
 }
 
-/** The agent workflow's result. */
-export interface AgentResult {
+/**
+ * The agent workflow's result. `O` is the type of the structured output, when the client knows
+ * it (e.g. `startAgentRun(client, supportAgent, ...)` with an agent whose `output` is a zod schema).
+ */
+export interface AgentResult<O = unknown> {
   workflowId: string;
   status: Exclude<RunStatus, 'failed'>;
   content: string | null;
-  /** Structured output: the final answer, parsed and valid under the output schema. */
-  output?: unknown;
+  /** Structured output: the final answer, parsed and valid under the output schema (sent as JSON). */
+  output?: O;
   toolExecutions: ToolExecution[];
   iterations: number;
   usage: Usage;
@@ -168,7 +171,7 @@ export interface AgentResult {
 }
 
 /** The agent workflow's own result: an {@link AgentResult} whose tool executions may leave out results the history holds. */
-export interface AgentWorkflowResult extends Omit<AgentResult, 'toolExecutions'> {
+export interface AgentWorkflowResult<O = unknown> extends Omit<AgentResult<O>, 'toolExecutions'> {
   toolExecutions: RecordedToolExecution[];
 }
 
@@ -206,15 +209,18 @@ export interface ApprovalDecision {
   reason?: string;
 }
 
-/** A turn's (or run's) outcome: a run result, or `failed` with the reason and what was done so far. */
-export type TurnResult = Omit<AgentResult, 'status'> & {
+/**
+ * A turn's (or run's) outcome: a run result, or `failed` with the reason (`error`, and
+ * `errorType` such as `ModelCall.Auth`) and what was done so far. `O`: see {@link AgentResult}.
+ */
+export type TurnResult<O = unknown> = Omit<AgentResult<O>, 'status'> & {
   status: RunStatus;
   error?: string;
   errorType?: string;
 };
 
 /** A {@link TurnResult} as a workflow receives it from a child run: tool outputs its history holds may be left out (see {@link RecordedToolExecution}). */
-export type RecordedTurnResult = Omit<TurnResult, 'toolExecutions'> & { toolExecutions: RecordedToolExecution[] };
+export type RecordedTurnResult<O = unknown> = Omit<TurnResult<O>, 'toolExecutions'> & { toolExecutions: RecordedToolExecution[] };
 
 /**
  * What a run or conversation is doing, in one vocabulary for the CLI, the HTTP API and dashboards:

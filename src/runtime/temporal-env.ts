@@ -143,7 +143,7 @@ export function describeTemporal(env: TemporalEnv): string[] {
     lines.push(`Temporal: reusing the dev server already running at ${env.address} (started by another process; it keeps running when this one stops).`);
   }
   if (env.uiUrl) lines.push(`Temporal Web UI: ${env.uiUrl}/namespaces/${env.namespace}/workflows`);
-  if (env.encrypted) lines.push('Payloads are encrypted (AGENT_ENCRYPTION_KEYS); the Web UI shows them through the codec server (npm run codec-server).');
+  if (env.encrypted) lines.push('Payloads are encrypted (AGENT_ENCRYPTION_KEYS); the Web UI shows them through the codec server (npx durable-agents codec-server).');
   return lines;
 }
 

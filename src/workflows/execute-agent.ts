@@ -19,13 +19,15 @@ export interface ExecuteAgentOptions extends AgentInput {
  * run's result; a run that failed comes back as `status: "failed"` with `error` and `errorType`,
  * not as an exception, so the calling workflow decides what a failed agent means to it. Tool
  * outputs the child's history holds are left out of its result (`resultInHistory`): a workflow
- * acts on the agent's answer, and the outputs stay readable in the child's history.
+ * acts on the agent's answer, and the outputs stay readable in the child's history. `O` types the
+ * agent's structured `output` (`executeAgent<SupportAnswer>({ agent: 'support', ... })`): workflow
+ * code cannot import the agent's zod schema, so the type is the caller's word.
  */
-export async function executeAgent(options: ExecuteAgentOptions): Promise<RecordedTurnResult> {
+export async function executeAgent<O = unknown>(options: ExecuteAgentOptions): Promise<RecordedTurnResult<O>> {
   const { workflowId, taskQueue, childOptions, ...input } = options;
   const id = workflowId ?? agentWorkflowId(input.message, uuid4().replace(/-/g, '').slice(0, 6));
   try {
-    return await executeChild<(input: AgentInput) => Promise<AgentWorkflowResult>>(AGENT_WORKFLOW_TYPE, {
+    return await executeChild<(input: AgentInput) => Promise<AgentWorkflowResult<O>>>(AGENT_WORKFLOW_TYPE, {
       ...childOptions,
       args: [input],
       workflowId: id,

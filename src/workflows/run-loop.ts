@@ -278,7 +278,7 @@ async function awaitApprovals(run: RunRef, pending: PendingApproval[], ctx: RunC
 function approvalDetails(pending: PendingApproval[]): string {
   const lines = pending.map((p) => `- \`${p.callId}\`: ${p.summary}`);
   const id = workflowInfo().workflowId;
-  return ['**Awaiting approval**', ...lines, '', `Decide with \`client.ts approve|reject ${id} <callId>\` or the \`decideApproval\` update.`].join('\n');
+  return ['**Awaiting approval**', ...lines, '', `Decide with \`npx durable-agents approve|reject ${id} <callId>\`, the HTTP API (\`POST .../${id}/approvals/<callId>\`) or the \`decideApproval\` update.`].join('\n');
 }
 
 function callsOf(state: RunState): PlannedToolCall[] {

@@ -138,6 +138,10 @@ it('support-agent: a custom tool and a structured agent in its own worker, asked
     expect(alone.stdout).not.toMatch(/calculator|weather/);
     const agents = await exec(bin, ['agents', '--json'], dir, env);
     expect(JSON.parse(agents.stdout)).toEqual([{ name: 'support', description: 'Answers questions about orders', tools: ['lookup_order'], structuredOutput: true }]);
+    // Hints name the command as a user of the package types it.
+    const waited = await exec(bin, ['run', 'Is A-1003 there yet?', '--agent', 'support', '--wait', '1ms'], dir, env);
+    expect(waited.code).toBe(3);
+    expect(waited.stderr).toMatch(/Follow it with: npx durable-agents status agent-is-a-1003-there-yet-[0-9a-f]{6}\n/);
     const run = await exec(bin, ['run', 'Is A-1002 on its way?', '--agent', 'support', '--json'], dir, env);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 'completed', output: { orderNumber: 'A-1002', status: 'processing' }, iterations: 2 });
 

@@ -174,7 +174,7 @@ describe('human approval', () => {
       const callId = status.pendingApprovals[0].callId;
       // The Temporal UI shows it as the workflow's current details.
       const metadata = await t.client.workflow.getHandle(c.id).query<{ currentDetails?: string }>('__temporal_workflow_metadata');
-      expect(metadata.currentDetails).toContain(`client.ts approve|reject ${c.id} <callId>`);
+      expect(metadata.currentDetails).toContain(`npx durable-agents approve|reject ${c.id} <callId>`);
       expect(metadata.currentDetails).toContain(callId);
       await expect(decideApproval(t.client, c.id, { callId: 'wrong', approve: true })).rejects.toThrow(/no tool call "wrong" is awaiting approval/);
       expect(transfers).toEqual([]);

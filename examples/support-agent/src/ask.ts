@@ -1,17 +1,18 @@
 // A script (or your service) asking the agent, and using its structured answer.
 import { connectTemporal, runOutcome, startAgentRun } from 'durable-agents';
-import { SupportAnswer, TASK_QUEUE } from './agent';
+import { supportAgent, TASK_QUEUE } from './agent';
 
 async function main(question: string): Promise<number> {
   const temporal = await connectTemporal();
   try {
-    const handle = await startAgentRun(temporal.client, { agent: 'support', message: question }, { taskQueue: TASK_QUEUE });
+    // Started with the agent's definition, the outcome's `output` has the type of its schema.
+    const handle = await startAgentRun(temporal.client, supportAgent, question, { taskQueue: TASK_QUEUE });
     const outcome = await runOutcome(handle);
-    if (outcome.status !== 'completed') {
+    const answer = outcome.output;
+    if (outcome.status !== 'completed' || !answer) {
       console.error(`the run ended ${outcome.status}: ${outcome.error ?? outcome.content}`);
       return 1;
     }
-    const answer = SupportAnswer.parse(outcome.output);
     console.log(`[${answer.orderNumber}: ${answer.status}] ${answer.reply}`);
     return 0;
   } finally {
