@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import { accessChecker, tokenMatches, TOKEN_COOKIE, type HttpAccessOptions } from '../http/access';
+import { accessChecker, requestUrl, sendBadTarget, tokenMatches, TOKEN_COOKIE, type HttpAccessOptions } from '../http/access';
 
 /** Options of {@link createCodecServer}. */
 export interface CodecServerOptions {
@@ -39,14 +39,23 @@ const toJson = (p: Payload): JsonPayload => ({
 export function createCodecServer(options: CodecServerOptions): Server {
   const tokens = options.access.tokens ?? [];
   const checkAccess = accessChecker(options.access);
-  return createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const url = requestUrl(req);
+    if (!url) return sendBadTarget(res);
     if (req.method === 'GET' && url.pathname === '/') return welcome(req, res, url, tokens);
     if (checkAccess(req, res) === 'answered') return;
     if (req.method !== 'POST' || (url.pathname !== '/decode' && url.pathname !== '/encode')) {
       return send(res, 404, { error: 'the codec endpoints are POST /decode and POST /encode', errorType: 'Http.NotFound' });
     }
-    void convert(req, res, url.pathname === '/decode' ? (p) => options.codec.decode(p) : (p) => options.codec.encode(p));
+    convert(req, res, url.pathname === '/decode' ? (p) => options.codec.decode(p) : (p) => options.codec.encode(p)).catch((err: unknown) => send(res, 500, { error: String((err as Error)?.message ?? err), errorType: 'Http.InternalError' }));
+  };
+  // Whatever a request holds, it is answered and the server goes on.
+  return createServer((req, res) => {
+    try {
+      handle(req, res);
+    } catch (err) {
+      send(res, 500, { error: String((err as Error)?.message ?? err), errorType: 'Http.InternalError' });
+    }
   });
 }
 
@@ -88,6 +97,7 @@ async function convert(req: IncomingMessage, res: ServerResponse, fn: (payloads:
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) return void res.end();
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
   res.end(JSON.stringify(body));
 }

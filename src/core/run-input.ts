@@ -76,11 +76,17 @@ export const MAX_WORKFLOW_ID_BYTES = 1000;
 /** What is wrong with a run or conversation id, or undefined when Temporal will take it. */
 export function workflowIdProblem(id: string, what = 'the id'): string | undefined {
   if (!id.trim()) return `${what} must not be empty`;
+  // An id is shown in terminals, logs and the Web UI: a newline, NUL or bidi override in it would
+  // let it pass for another, or break the line it is printed on.
+  if (UNPRINTABLE.test(id)) return `${what} must not contain control, bidirectional-override or invisible characters`;
   // TextEncoder, not Buffer: this module is imported by workflow code too.
   const bytes = new TextEncoder().encode(id).length;
   if (bytes > MAX_WORKFLOW_ID_BYTES) return `${what} is ${bytes} bytes long; Temporal accepts at most ${MAX_WORKFLOW_ID_BYTES}`;
   return undefined;
 }
+
+/** C0 and C1 controls, DEL, zero-width and bidirectional formatting characters, line separators, BOM. */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
 
 /** Whether `v` is a list of tool names. */
 export function isToolList(v: unknown): v is string[] {

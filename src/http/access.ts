@@ -67,13 +67,41 @@ export function tokenMatches(candidate: string | undefined, tokens: readonly str
   return match;
 }
 
-/** The token a request presents: `Authorization: Bearer`, else the chat page's cookie. */
+/**
+ * The token a request presents: `Authorization: Bearer`, else the chat page's cookie. A cookie
+ * value that is not valid percent-encoding is taken as it stands (and then matches no token):
+ * whatever a client sends, reading it must not throw.
+ */
 export function presentedToken(req: IncomingMessage): string | undefined {
   const auth = req.headers.authorization;
   const bearer = auth && /^Bearer\s+(\S+)\s*$/i.exec(auth);
   if (bearer) return bearer[1];
   const cookie = (req.headers.cookie ?? '').split(';').map((c) => c.trim()).find((c) => c.startsWith(`${TOKEN_COOKIE}=`));
-  return cookie ? decodeURIComponent(cookie.slice(TOKEN_COOKIE.length + 1)) : undefined;
+  if (!cookie) return undefined;
+  const raw = cookie.slice(TOKEN_COOKIE.length + 1);
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * The request's URL, or undefined when its target cannot be read as one (`GET http://[ HTTP/1.1`
+ * reaches the handler as it stands): callers answer 400.
+ */
+export function requestUrl(req: IncomingMessage): URL | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Answers a request whose target is not a URL: 400, as JSON. */
+export function sendBadTarget(res: ServerResponse): void {
+  res.writeHead(400, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify({ error: 'the request target is not a valid URL path', errorType: 'Http.BadRequest' }));
 }
 
 /**
@@ -103,18 +131,29 @@ export class RateLimiter {
   }
 }
 
+/** Requests with a wrong or missing token an address may make per minute, when no rate limit is set. */
+export const FAILED_AUTH_PER_MINUTE = 60;
+
 /** What {@link checkAccess} decided: go on, or the response was sent already. */
 export type AccessDecision = 'allowed' | 'answered';
 
 /**
  * Applies the access rules to a request before it is routed: CORS headers (and answers a
  * preflight), the bearer token (401 with `WWW-Authenticate: Bearer`), the rate limit (429 with
- * `Retry-After`). `open` paths (the health check) skip the token and the limit.
+ * `Retry-After`), which requests with a wrong token count against too, per address (at
+ * {@link FAILED_AUTH_PER_MINUTE} a minute without a limit set). A target that is not a URL gets
+ * 400. `open` paths (the health check) skip the token and the limit.
  */
 export function accessChecker(options: HttpAccessOptions, open: (path: string) => boolean = () => false) {
   const tokens = options.tokens ?? [];
   const origins = options.corsOrigins ?? [];
   const limiter = options.rateLimitPerMinute ? new RateLimiter(options.rateLimitPerMinute) : undefined;
+  // Wrong tokens are limited per address whether or not a rate limit is set: guessing costs time.
+  const guesses = new RateLimiter(options.rateLimitPerMinute ?? FAILED_AUTH_PER_MINUTE);
+  const tooMany = (res: ServerResponse, retryAfter: number, perMinute: number) => {
+    res.writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(retryAfter) });
+    res.end(JSON.stringify({ error: `too many requests: at most ${perMinute} a minute; try again in ${retryAfter} s`, errorType: 'Http.RateLimited' }));
+  };
   return function checkAccess(req: IncomingMessage, res: ServerResponse): AccessDecision {
     const origin = req.headers.origin;
     if (origin && (origins.includes('*') || origins.includes(origin))) {
@@ -133,10 +172,19 @@ export function accessChecker(options: HttpAccessOptions, open: (path: string) =
         return 'answered';
       }
     }
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (open(path)) return 'allowed';
+    const url = requestUrl(req);
+    if (!url) {
+      sendBadTarget(res);
+      return 'answered';
+    }
+    if (open(url.pathname)) return 'allowed';
     const token = presentedToken(req);
     if (tokens.length > 0 && !tokenMatches(token, tokens)) {
+      const retryAfter = guesses.take(`a:${req.socket.remoteAddress ?? '?'}`);
+      if (retryAfter > 0) {
+        tooMany(res, retryAfter, options.rateLimitPerMinute ?? FAILED_AUTH_PER_MINUTE);
+        return 'answered';
+      }
       res.writeHead(401, { 'content-type': 'application/json; charset=utf-8', 'www-authenticate': 'Bearer realm="durable-agents"' });
       res.end(JSON.stringify({ error: token === undefined ? 'missing bearer token (Authorization: Bearer <token>)' : 'invalid bearer token', errorType: 'Http.Unauthorized' }));
       return 'answered';
@@ -146,8 +194,7 @@ export function accessChecker(options: HttpAccessOptions, open: (path: string) =
       const client = tokens.length > 0 ? `t:${digest(token!).toString('hex')}` : `a:${req.socket.remoteAddress ?? '?'}`;
       const retryAfter = limiter.take(client);
       if (retryAfter > 0) {
-        res.writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(retryAfter) });
-        res.end(JSON.stringify({ error: `too many requests: at most ${options.rateLimitPerMinute} a minute; try again in ${retryAfter} s`, errorType: 'Http.RateLimited' }));
+        tooMany(res, retryAfter, options.rateLimitPerMinute!);
         return 'answered';
       }
     }

@@ -7,10 +7,11 @@ import { decideApproval, readStatus, readTranscript } from '../runtime/agent-wor
 import { ClientError, type ClientErrorKind } from '../runtime/client-error';
 import { cancelTurn, startMessage } from '../runtime/conversations';
 import { chatPageHtml } from './chat-page';
-import { accessChecker, tokenMatches, TOKEN_COOKIE, type HttpAccessOptions } from './access';
+import { accessChecker, requestUrl, sendBadTarget, tokenMatches, TOKEN_COOKIE, type HttpAccessOptions } from './access';
 import { eventsPosition, isTurnEnd, streamEvents } from '../runtime/event-stream';
 import { describeKind, lookupWorkflow } from '../runtime/workflow-lookup';
 import { listAgents } from '../runtime/list-agents';
+import type { AgentSummary } from '../agents/agent-registry';
 import { runOutcome, startAgentRun } from '../runtime/run-agent';
 
 /** Options of {@link createHttpApi} and {@link httpApiHandler}. */
@@ -40,6 +41,9 @@ class HttpError extends Error {
     super(message);
   }
 }
+
+/** How long an event stream waits for its first event before it sends its headers anyway. */
+const FIRST_EVENT_WAIT_MS = 500;
 
 /** Largest request body accepted (413 beyond). Messages themselves are limited to `MAX_MESSAGE_CHARS` (100,000). */
 export const MAX_BODY_BYTES = 1_000_000;
@@ -91,10 +95,21 @@ export function createHttpApi(options: HttpApiOptions): Server {
 export function httpApiHandler(options: HttpApiOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const checkAccess = accessChecker(options.access ?? {}, (path) => path === '/healthz');
   const tokens = options.access?.tokens ?? [];
+  const context: RouteContext = { ...options, health: cachedHealth(options.client), agents: cachedAgents(options) };
   return (req, res) => {
+    // Whatever a request holds, it is answered (4xx for the malformed) and the server goes on.
+    try {
+      handle(req, res);
+    } catch (err) {
+      sendError(res, err);
+    }
+  };
+
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    const url = requestUrl(req);
+    if (!url) return sendBadTarget(res);
     // The chat page opened as /?access_token=...: the token becomes an HttpOnly cookie (so the
     // page's fetches and EventSource carry it; EventSource cannot send headers) and leaves the URL.
-    const url = new URL(req.url ?? '/', 'http://localhost');
     const offered = url.searchParams.get('access_token');
     if (tokens.length > 0 && url.pathname === '/' && req.method === 'GET' && offered !== null && tokenMatches(offered, tokens)) {
       res.writeHead(303, { location: '/', 'set-cookie': `${TOKEN_COOKIE}=${encodeURIComponent(offered)}; HttpOnly; SameSite=Strict; Path=/`, 'cache-control': 'no-store' });
@@ -107,23 +122,61 @@ export function httpApiHandler(options: HttpApiOptions): (req: IncomingMessage, 
     const gone = new AbortController();
     setMaxListeners(0, gone.signal); // the SDK adds a listener per call; they go with the request
     res.on('close', () => gone.abort());
-    options.client.withAbortSignal(gone.signal, () => route(req, res, options, gone.signal)).catch((err: unknown) => sendError(res, err));
-  };
-}
-
-/** `GET /healthz`: whether the Temporal server answers (within 3 s), without authentication. */
-async function health(client: Client): Promise<[number, unknown]> {
-  try {
-    await client.connection.withDeadline(Date.now() + 3_000, () => client.workflowService.getSystemInfo({}));
-    return [200, { status: 'ok', temporal: { reachable: true, namespace: client.options.namespace } }];
-  } catch (err) {
-    return [503, { status: 'unavailable', temporal: { reachable: false, namespace: client.options.namespace, error: (err as Error).message } }];
+    options.client.withAbortSignal(gone.signal, () => route(req, res, url, context, gone.signal)).catch((err: unknown) => sendError(res, err));
   }
 }
 
-async function route(req: IncomingMessage, res: ServerResponse, o: HttpApiOptions, gone: AbortSignal): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  const bounded = <T>(work: () => Promise<T>) => boundedWait(o.client, gone, work, waitMs(req, url));
+/** What routes use: the API's options, and its caches. */
+interface RouteContext extends HttpApiOptions {
+  /** `GET /healthz`'s answer, asked of Temporal at most once a second. */
+  health: () => Promise<[number, unknown]>;
+  /** The workers' agents, asked at most every {@link AGENTS_CACHE_MS} (each page load of the chat lists them). */
+  agents: () => Promise<AgentSummary[]>;
+}
+
+/** How long `GET /agents` reuses the workers' answer. */
+export const AGENTS_CACHE_MS = 10_000;
+
+/**
+ * `GET /healthz`: whether the Temporal server answers (within 3 s), without authentication. The
+ * answer is reused for a second: the route is open to anyone, and must not become a way to make
+ * the API call Temporal as often as one likes.
+ */
+function cachedHealth(client: Client): () => Promise<[number, unknown]> {
+  return reuseFor(1_000, async () => {
+    try {
+      await client.connection.withDeadline(Date.now() + 3_000, () => client.workflowService.getSystemInfo({}));
+      return [200, { status: 'ok', temporal: { reachable: true, namespace: client.options.namespace } }];
+    } catch (err) {
+      return [503, { status: 'unavailable', temporal: { reachable: false, namespace: client.options.namespace, error: (err as Error).message } }];
+    }
+  });
+}
+
+/** The workers' agents, reused for {@link AGENTS_CACHE_MS}; a failed listing is not kept. */
+function cachedAgents(o: HttpApiOptions): () => Promise<AgentSummary[]> {
+  return reuseFor(AGENTS_CACHE_MS, () => listAgents(o.client, { taskQueue: o.taskQueue }), true);
+}
+
+/** `load`, called at most once per `ms` (concurrent callers share one call); failures are forgotten at once when `forgetFailures`. */
+function reuseFor<T>(ms: number, load: () => Promise<T>, forgetFailures = false): () => Promise<T> {
+  let kept: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    const now = Date.now();
+    if (!kept || now - kept.at >= ms) {
+      const value = load();
+      const entry = { at: now, value };
+      kept = entry;
+      if (forgetFailures) value.catch(() => (kept === entry ? (kept = undefined) : undefined));
+    }
+    return kept.value;
+  };
+}
+
+async function route(req: IncomingMessage, res: ServerResponse, url: URL, o: RouteContext, gone: AbortSignal): Promise<void> {
+  // Checked before anything starts: a bad wait must not leave a run or conversation behind.
+  const wait = waitMs(req, url);
+  const bounded = <T>(work: () => Promise<T>) => boundedWait(o.client, gone, work, wait);
   const parts = pathParts(url.pathname);
   const method = req.method ?? 'GET';
   const id = parts[1];
@@ -134,7 +187,7 @@ async function route(req: IncomingMessage, res: ServerResponse, o: HttpApiOption
 
   if (parts.length === 1 && parts[0] === 'healthz') {
     allow(method, 'GET');
-    return sendJson(res, ...(await health(o.client)));
+    return sendJson(res, ...(await o.health()));
   }
 
   if (parts.length === 1 && parts[0] === 'assistant-with-tool') {
@@ -167,7 +220,7 @@ async function route(req: IncomingMessage, res: ServerResponse, o: HttpApiOption
 
   if (parts.length === 1 && parts[0] === 'agents') {
     allow(method, 'GET');
-    return sendJson(res, 200, { agents: await listAgents(o.client, { taskQueue: o.taskQueue }) });
+    return sendJson(res, 200, { agents: await o.agents() });
   }
 
   if (parts[0] === 'runs') {
@@ -289,14 +342,19 @@ async function streamTurn(res: ServerResponse, o: HttpApiOptions, id: string, tu
  * (e.g. events no longer kept) is sent as an `error` event before the stream ends.
  */
 async function sendEvents(res: ServerResponse, stream: AsyncGenerator<AgentEvent>, gone: AbortSignal): Promise<void> {
-  const first = await stream.next(); // errors before the first event become ordinary HTTP errors
+  // Errors before the first event (the events are no longer kept, say) become ordinary HTTP
+  // errors; a stream with nothing to send yet still answers at once, so the client knows it is
+  // connected rather than left waiting for headers.
+  const next = stream.next();
+  const first = await Promise.race([next, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), FIRST_EVENT_WAIT_MS))]);
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
   res.write(': durable-agents events\n\n');
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
   const send = (e: AgentEvent) => res.write(`id: ${e.offset}\ndata: ${JSON.stringify(e)}\n\n`);
   try {
-    if (!first.done) send(first.value);
-    if (!first.done) for await (const e of stream) send(e);
+    const opening = first ?? (await next);
+    if (!opening.done) send(opening.value);
+    if (!opening.done) for await (const e of stream) send(e);
     // The stream is complete (the turn ended, or the workflow closed): say so, so that an
     // EventSource does not reconnect.
     if (!gone.aborted) res.write('event: end\ndata: {}\n\n');
@@ -334,18 +392,27 @@ function checkRunInput(input: unknown): void {
   if (problems.length) throw new HttpError(400, problems.join('; '));
 }
 
+/** The longest a request may ask to wait (`?wait=`, `Prefer: wait=`); beyond, it should follow the run instead. */
+export const MAX_WAIT_MS = 60 * 60_000;
+
 /** How long the caller wants to wait: `?wait=30s`, or `Prefer: wait=30` (seconds, RFC 7240). Unset: until done. */
 function waitMs(req: IncomingMessage, url: URL): number | undefined {
   const query = url.searchParams.get('wait');
+  let ms: number | undefined;
   if (query !== null) {
     try {
-      return parseDuration(query);
+      ms = parseDuration(query);
     } catch (err) {
       throw new HttpError(400, `"wait": ${(err as Error).message}`);
     }
+  } else {
+    const prefer = /(?:^|[,;\s])wait=(\d+)/i.exec(String(req.headers.prefer ?? ''));
+    if (prefer) ms = Number(prefer[1]) * 1000;
   }
-  const prefer = /(?:^|[,;\s])wait=(\d+)/i.exec(String(req.headers.prefer ?? ''));
-  return prefer ? Number(prefer[1]) * 1000 : undefined;
+  if (ms !== undefined && !(ms <= MAX_WAIT_MS)) {
+    throw new HttpError(400, `"wait" may be at most 1h (${MAX_WAIT_MS / 1000} s); to follow a longer run, poll GET /runs/:id or subscribe to its events`);
+  }
+  return ms;
 }
 
 /**

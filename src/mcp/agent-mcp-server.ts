@@ -4,7 +4,7 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { z } from 'zod';
 import type { AgentSummary } from '../agents/agent-registry';
-import type { AgentEvent, TurnResult } from '../core';
+import { MAX_MESSAGE_CHARS, type AgentEvent, type TurnResult } from '../core';
 import { cancelWork } from '../runtime/agent-workflows';
 import { startMessage } from '../runtime/conversations';
 import { isTurnEnd, streamEvents } from '../runtime/event-stream';
@@ -44,7 +44,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
         title: agent.name,
         description: `${agent.description ?? `The ${agent.name} agent.`} A durable agent (a Temporal workflow${agent.tools.length ? `; tools: ${agent.tools.join(', ')}` : ''}). Pass conversationId to keep talking in one conversation.`,
         inputSchema: {
-          message: z.string().min(1).describe('What to ask the agent'),
+          message: z.string().min(1).max(MAX_MESSAGE_CHARS).describe('What to ask the agent'),
           conversationId: z.string().min(1).optional().describe('Continue (or start) this conversation instead of a one-off run'),
         },
       },

@@ -14,8 +14,8 @@ import { listAgents } from '../runtime/list-agents';
 import { installRuntimeLogging } from '../runtime/logging';
 import { requireWorker } from '../runtime/task-queue-workers';
 import { connectTemporal, describeTemporal, workflowUrl } from '../runtime/temporal-env';
-import { accessChecker, httpAccessFromEnv, isLoopback } from '../http/access';
-import { createAgentMcpServer } from './agent-mcp-server';
+import { accessChecker, httpAccessFromEnv, isLoopback, type HttpAccessOptions } from '../http/access';
+import { createAgentMcpServer, type AgentMcpServerOptions } from './agent-mcp-server';
 import { mcpServersFromEnv } from './mcp-config';
 
 /** The usage line of `mcp`. */
@@ -99,10 +99,7 @@ export async function serveMcp(argv: string[], localWorker?: LocalWorker): Promi
       await Promise.race([closed, once(stopped.signal, 'abort')]);
       await transport.close().catch(() => undefined);
     } else {
-      const checkAccess = accessChecker(access);
-      http = createServer((req, res) => {
-        if (checkAccess(req, res) === 'allowed') void handleHttp(req, res, () => createAgentMcpServer(options));
-      });
+      http = createMcpHttpServer(options, access);
       http.listen(command.port, command.host);
       const [err] = await Promise.race([once(http, 'listening').then(() => [undefined]), once(http, 'error')]);
       if (err) throw new Error(`cannot listen on ${command.host}:${command.port}: ${(err as Error).message}`);
@@ -123,6 +120,29 @@ export async function serveMcp(argv: string[], localWorker?: LocalWorker): Promi
     await workerDone?.catch(() => undefined);
     await temporal.close();
   }
+}
+
+/**
+ * The agents as an MCP server over streamable HTTP, at `/mcp`, stateless, behind the HTTP API's
+ * access rules (tokens, CORS, rate limit). Every request is answered, whatever it holds, and
+ * none ends the server.
+ */
+export function createMcpHttpServer(options: AgentMcpServerOptions, access: HttpAccessOptions): Server {
+  const checkAccess = accessChecker(access);
+  return createServer((req, res) => {
+    try {
+      if (checkAccess(req, res) === 'allowed') {
+        handleHttp(req, res, () => createAgentMcpServer(options)).catch((err: unknown) => internalError(res, err));
+      }
+    } catch (err) {
+      internalError(res, err);
+    }
+  });
+}
+
+function internalError(res: ServerResponse, err: unknown): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: (err as Error)?.message ?? String(err) }, id: null }));
 }
 
 /**

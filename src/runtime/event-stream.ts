@@ -44,6 +44,10 @@ export async function* streamEvents(client: Client, workflowId: string, options:
   for (let closed = false; ; ) {
     const page = await readPage(client, workflowId, after, options);
     if (!page) return; // aborted
+    // An offset this stream never gave (a Last-Event-ID past the end): there is nothing to resume from.
+    if (after !== undefined && after >= page.next) {
+      throw new ClientError('invalid', `event offset ${after} is past the last event of "${workflowId}" (${page.next - 1}); resume from an offset you were sent, or -1 for the beginning`, workflowId);
+    }
     if (after !== undefined && page.firstKept > after + 1) {
       throw new ClientError('gone', `events ${after + 1}..${page.firstKept - 1} of "${workflowId}" are no longer kept (a conversation keeps its recent turns); read the transcript instead`, workflowId);
     }

@@ -4,7 +4,7 @@ import { ApplicationFailure, CancelledFailure, TemporalFailure, TerminatedFailur
 import type { ZodType } from 'zod';
 import { outputJsonSchema } from '../agents/agent-registry';
 import type { AgentDefinition } from '../agents/define-agent';
-import { agentWorkflowId, runSummary, type AgentInput, type AgentResult, type AgentWorkflowResult, type JsonSchemaObject, type TurnResult } from '../core';
+import { agentWorkflowId, runSummary, validateAgentInput, workflowIdProblem, type AgentInput, type AgentResult, type AgentWorkflowResult, type JsonSchemaObject, type TurnResult } from '../core';
 import { AGENT_WORKFLOW_TYPE } from '../workflows/definitions';
 import { ClientError } from './client-error';
 import { restoreToolResults } from './tool-results';
@@ -35,8 +35,9 @@ export interface StartRunOptions {
 /**
  * Starts an agent run. The workflow id is readable (`agent-what-is-the-...-k3x9q2`) unless given,
  * or random (`agent-3f9a2c81d0e4`) when the client encrypts payloads.
- * An id that is already running is refused with a {@link ClientError} (`already_running`). A zod
- * `output` schema goes to the workflow as JSON Schema.
+ * An id that is already running is refused with a {@link ClientError} (`already_running`), and
+ * input the workflow would refuse (an empty or too long message, bad options) with one of kind
+ * `invalid`, before anything starts. A zod `output` schema goes to the workflow as JSON Schema.
  *
  * Given an agent definition (`startAgentRun(client, supportAgent, 'Where is A-1001?', { taskQueue })`),
  * the run uses that agent by name, and the handle (and {@link runOutcome}) carries the type of its
@@ -63,8 +64,13 @@ export async function startAgentRun(
     request = agentOrRequest as RunRequest;
     options = requestOrOptions as StartRunOptions;
   }
+  const idProblem = options.workflowId === undefined ? undefined : workflowIdProblem(options.workflowId, 'the workflow id');
+  if (idProblem) throw new ClientError('invalid', idProblem);
   const { output, ...rest } = request;
   const input: AgentInput = output === undefined ? rest : { ...rest, output: isZod(output) ? outputJsonSchema(output) : output };
+  // The workflow checks its input too, but by then the input is in its history: refuse it here.
+  const problems = validateAgentInput(input);
+  if (problems.length) throw new ClientError('invalid', problems.join('; '));
   // Ids are never encrypted: a client that encrypts payloads gets ids without words of the message.
   const workflowId = options.workflowId ?? (encryptsPayloads(client) ? `agent-${randomBytes(6).toString('hex')}` : agentWorkflowId(input.message, randomBytes(4).toString('hex').slice(0, 6)));
   try {

@@ -57,6 +57,11 @@ describe('npm run mcp over stdio (embedded Temporal, its own worker)', () => {
 
       const bad = await client.callTool({ name: 'calculator', arguments: { message: '' } });
       expect(bad.isError).toBe(true);
+      // Too long for a run: refused by the tool's input schema, before the call reaches us (it used
+      // to start a workflow that then failed, with the 200 KB in its history).
+      const long = await client.callTool({ name: 'calculator', arguments: { message: 'x'.repeat(200_000) } });
+      expect(long.isError).toBe(true);
+      expect(text(long)).toMatch(/^MCP error -32602: Input validation error: .*100000/s);
     } finally {
       await client.close();
     }

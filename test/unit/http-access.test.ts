@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { createHttpApi } from '../../src/http/http-api';
-import { httpAccessFromEnv, isLoopback, presentedToken, RateLimiter, tokenMatches } from '../../src/http/access';
+import { FAILED_AUTH_PER_MINUTE, httpAccessFromEnv, isLoopback, presentedToken, RateLimiter, tokenMatches } from '../../src/http/access';
 
 describe('HTTP access rules', () => {
   it('match tokens exactly, whatever their length', () => {
@@ -21,6 +21,9 @@ describe('HTTP access rules', () => {
     expect(presentedToken(req({ authorization: 'Basic abc' }))).toBeUndefined();
     expect(presentedToken(req({ cookie: 'x=1; durable_agents_token=t%2B1' }))).toBe('t+1');
     expect(presentedToken(req({}))).toBeUndefined();
+    // Not percent-encoding: taken as it stands (and then matching no token), never thrown.
+    expect(presentedToken(req({ cookie: 'durable_agents_token=%' }))).toBe('%');
+    expect(presentedToken(req({ cookie: 'durable_agents_token=%E0%A4%A' }))).toBe('%E0%A4%A');
   });
 
   it('limit each client to N requests a minute, then say when to come back', () => {
@@ -45,6 +48,44 @@ describe('HTTP access rules', () => {
     expect(() => httpAccessFromEnv({ AGENT_HTTP_CORS_ORIGINS: 'app.example.com' })).toThrow(/is not an origin/);
     expect(() => httpAccessFromEnv({ AGENT_HTTP_RATE_LIMIT: 'lots' })).toThrow(/AGENT_HTTP_RATE_LIMIT must be a whole number/);
     expect([isLoopback('127.0.0.1'), isLoopback('::1'), isLoopback('localhost'), isLoopback('0.0.0.0'), isLoopback('10.0.0.1')]).toEqual([true, true, true, false, false]);
+  });
+
+  it('limit wrong tokens per address, with or without a rate limit set', async () => {
+    for (const access of [{ tokens: ['a-long-enough-token'] }, { tokens: ['a-long-enough-token'], rateLimitPerMinute: 3 }]) {
+      const connection = Connection.lazy({ address: '127.0.0.1:1', connectTimeout: 500 });
+      const server = createHttpApi({ client: new Client({ connection }), taskQueue: 'x', access });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      try {
+        const { port } = server.address() as { port: number };
+        const limit = access.rateLimitPerMinute ?? FAILED_AUTH_PER_MINUTE;
+        const statuses: number[] = [];
+        for (let i = 0; i <= limit; i++) statuses.push((await fetch(`http://127.0.0.1:${port}/agents`, { headers: { authorization: `Bearer guess-${i}` } })).status);
+        expect(statuses).toEqual([...Array(limit).fill(401), 429]);
+      } finally {
+        server.closeAllConnections();
+        server.close();
+        await connection.close();
+      }
+    }
+  });
+
+  it('GET /healthz asks Temporal at most once a second', async () => {
+    let asked = 0;
+    const client = { options: { namespace: 'default' }, connection: { withDeadline: async () => void asked++ }, workflowService: { getSystemInfo: async () => ({}) }, withAbortSignal: (_: AbortSignal, fn: () => Promise<unknown>) => fn() };
+    const server = createHttpApi({ client: client as unknown as Client, taskQueue: 'x' });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = server.address() as { port: number };
+      const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status)));
+      expect(answers).toEqual(Array(20).fill(200));
+      expect(asked).toBe(1);
+      await new Promise((r) => setTimeout(r, 1_100));
+      await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(asked).toBe(2);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   it('GET /healthz reports an unreachable Temporal as 503, without a token', async () => {

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpApi } from '../../src/http/http-api';
+import { eventsPosition } from '../../src/runtime/event-stream';
 import type { ChatRequest } from '../../src/offline-model/openai-compatible-server';
 import { eventually } from '../helpers/processes';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
@@ -125,6 +126,40 @@ describe('requests that used to answer 500, or leave something behind', () => {
       expect((await fetch(`${base}/runs/${'y'.repeat(1001)}`)).status).toBe(400);
       // Node answers oversized headers itself, as the README says.
       expect((await fetch(`${base}/runs/x`, { headers: { 'x-big': 'z'.repeat(20_000) } })).status).toBe(431);
+      // Ids a terminal or the Web UI would show as something else: control, bidi and invisible characters.
+      for (const id of ['a%0Ab', 'nul%00', 'bidi%E2%80%AEtxt.exe', 'zero%E2%80%8Bwidth']) {
+        const res = await fetch(`${base}/conversations/${id}`);
+        expect(res.status).toBe(400);
+        expect((await json(res)).error).toBe('the conversation id must not contain control, bidirectional-override or invisible characters');
+      }
+    });
+  });
+
+  it('bounds ?wait= before anything starts, and answers an event stream past its end at once', async () => {
+    await withApi(async (base) => {
+      for (const wait of ['99999999d', '25d', '2h']) {
+        const id = `wait-${randomUUID()}`;
+        const res = await post(`${base}/conversations/${id}/messages?wait=${wait}`, { message: 'hi' });
+        expect(res.status).toBe(400);
+        expect((await json(res)).error).toMatch(/^"wait" may be at most 1h/);
+        // Nothing was started.
+        await expect(temporal().client.workflow.getHandle(id).describe()).rejects.toThrow(/not found/i);
+      }
+      expect((await post(`${base}/runs?wait=1h`, { message: 'hi' })).status).toBe(200);
+
+      const id = `sse-${randomUUID()}`;
+      expect((await post(`${base}/conversations/${id}/messages`, { message: 'hello' })).status).toBe(200);
+      const began = Date.now();
+      const past = await fetch(`${base}/conversations/${id}/events`, { headers: { 'last-event-id': '1000000000000000' } });
+      expect(past.status).toBe(400);
+      expect((await json(past)).error).toMatch(/^event offset 1000000000000000 is past the last event of "sse-[0-9a-f-]+" \(\d+\)/);
+      // Caught up, with nothing new: the headers come at once all the same.
+      const stop = new AbortController();
+      const last = await eventsPosition(temporal().client, id);
+      const caughtUp = await fetch(`${base}/conversations/${id}/events`, { headers: { 'last-event-id': String(last) }, signal: stop.signal });
+      expect(caughtUp.status).toBe(200);
+      stop.abort();
+      expect(Date.now() - began).toBeLessThan(5_000);
     });
   });
 
