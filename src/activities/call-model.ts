@@ -1,18 +1,20 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
-import OpenAI from 'openai';
+import OpenAI, { APIConnectionTimeoutError } from 'openai';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { Stream } from 'openai/streaming';
 import type { TextBatch } from '../core/agent-events';
 import type { ChatMessage, ModelReply, ToolCall, ToolInfo } from '../core/types';
+import { DEFAULT_MODEL_CALL_TIMEOUT_MS } from '../core/run-input';
 import type { McpToolSource } from '../mcp/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolProvider } from '../tools/tool-provider';
 import { messagesQuery, textBatchSignal } from '../workflows/definitions';
 import { classifyModelError } from './classify-model-error';
 import { ConversationLoader } from './conversation-loader';
-import { keepHeartbeating } from './heartbeat';
+import { ledgerOf, ModelTimeBudget } from './attempt-ledger';
+import { keepHeartbeating, recordForNextAttempt } from './heartbeat';
 import { functionsFromSpecs, toFunctionsMessages } from './legacy-functions';
 import { REACT_STOP, reactMessages, reactReply } from './react-prompt';
 import { checkAnswer, outputInstruction, responseFormat, type OutputSchemas } from './structured-output';
@@ -59,7 +61,11 @@ export function createCallModel(deps: {
         'ModelCall.NotConfigured',
       );
     }
-    const stop = keepHeartbeating();
+    const { cancellationSignal: signal, info } = Context.current();
+    // The model-call budget is time spent waiting for the model, carried from attempt to attempt.
+    const budget = new ModelTimeBudget(input.timeoutMs ?? DEFAULT_MODEL_CALL_TIMEOUT_MS, ledgerOf(info.heartbeatDetails).modelMs ?? 0);
+    if (budget.exhausted()) throw modelCallTimedOut(budget, info.attempt);
+    const stop = keepHeartbeating(undefined, () => ({ modelMs: budget.spent() }));
     const model = input.settings?.model ?? config.model;
     try {
       const messages = await conversations.load(input);
@@ -88,21 +94,30 @@ export function createCallModel(deps: {
         if (input.toolCalling === 'react' || noResponseFormat.has(endpoint)) request.messages = withInstruction(request.messages, outputInstruction(schema));
         else request.response_format = responseFormat(schema);
       }
-      const { cancellationSignal: signal, info } = Context.current();
       const publisher =
         input.stream && deps.streaming?.enabled !== false && !noStreaming.has(endpoint)
           ? new TextPublisher(textSender(deps.client, input), input.stream.call, info.attempt, deps.streaming?.batchIntervalMs)
           : undefined;
       const shown = input.toolCalling === 'react' ? new FinalAnswerFilter() : undefined;
-      // One request, streamed when a publisher is there; a server that refuses to stream is asked again without.
-      const complete = async (): Promise<ChatCompletion> => {
-        if (!publisher) return openai.chat.completions.create(request, { signal });
+      // One request, streamed when a publisher is there; a server that refuses to stream is asked
+      // again without. Each may take what is left of the budget, and no longer than a request may.
+      const requestOptions = () => ({ signal, timeout: Math.max(1, Math.min(config.requestTimeoutMs, budget.remaining())) });
+      const ask = async (): Promise<ChatCompletion> => {
+        if (!publisher) return openai.chat.completions.create(request, requestOptions());
         try {
-          return await streamCompletion(openai, request, signal, (text) => publisher.push(shown ? shown.push(text) : text));
+          return await streamCompletion(openai, request, requestOptions(), (text) => publisher.push(shown ? shown.push(text) : text));
         } catch (err) {
           if (!refusedStreaming(classifyModelError(err, { baseURL: config.baseURL, model }))) throw err;
           noStreaming.add(endpoint);
-          return openai.chat.completions.create(request, { signal });
+          return openai.chat.completions.create(request, requestOptions());
+        }
+      };
+      const complete = async (): Promise<ChatCompletion> => {
+        budget.start();
+        try {
+          return await ask();
+        } finally {
+          budget.stop();
         }
       };
       let completion: ChatCompletion;
@@ -123,7 +138,9 @@ export function createCallModel(deps: {
           }
         }
         await publisher?.close();
-      } catch (err) {
+      } catch (caught) {
+        // With no time left there is no next attempt, whatever the failure.
+        const err = budget.exhausted() && !(caught instanceof ApplicationFailure && caught.nonRetryable) && !signal.aborted ? modelCallTimedOut(budget, info.attempt, caught) : caught;
         // Temporal may retry this attempt: the workflow tells subscribers why when the next one speaks.
         if (publisher && !(err instanceof ApplicationFailure && err.nonRetryable) && !signal.aborted) await publisher.fail(err instanceof Error ? err.message : String(err));
         else await publisher?.close();
@@ -140,6 +157,10 @@ export function createCallModel(deps: {
       // Later attempts void the text earlier ones streamed (the workflow announces a model_retry).
       if (info.attempt > 1) reply.attempt = info.attempt;
       return reply;
+    } catch (err) {
+      // However this attempt fails, the next one starts from the time spent so far.
+      recordForNextAttempt({ modelMs: budget.spent() });
+      throw err;
     } finally {
       stop();
     }
@@ -151,13 +172,20 @@ export function createCallModel(deps: {
  * completion. A server that answers a streaming request with a plain JSON completion (some
  * cannot stream) is read as such: its text then reaches subscribers in one piece, from the reply.
  */
-async function streamCompletion(openai: OpenAI, request: ChatCompletionCreateParamsNonStreaming, signal: AbortSignal, onText: (text: string) => void): Promise<ChatCompletion> {
+async function streamCompletion(
+  openai: OpenAI,
+  request: ChatCompletionCreateParamsNonStreaming,
+  { signal, timeout }: { signal: AbortSignal; timeout: number },
+  onText: (text: string) => void,
+): Promise<ChatCompletion> {
   const controller = new AbortController();
   const abort = () => controller.abort();
   signal.addEventListener('abort', abort);
+  // The client's timeout covers the response's headers; the budget covers the whole stream.
+  const deadline = setTimeout(abort, timeout);
   try {
     const response = await openai.chat.completions
-      .create({ ...request, stream: true, stream_options: { include_usage: true } }, { signal: controller.signal })
+      .create({ ...request, stream: true, stream_options: { include_usage: true } }, { signal: controller.signal, timeout })
       .asResponse();
     if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) return (await response.json()) as ChatCompletion;
     const completion = new CompletionAccumulator();
@@ -166,9 +194,28 @@ async function streamCompletion(openai: OpenAI, request: ChatCompletionCreatePar
       if (text) onText(text);
     }
     return completion.completion();
+  } catch (err) {
+    // Our own deadline, not the activity's cancellation: a timeout, as the client reports its own.
+    if (controller.signal.aborted && !signal.aborted) throw new APIConnectionTimeoutError();
+    throw err;
   } finally {
+    clearTimeout(deadline);
     signal.removeEventListener('abort', abort);
   }
+}
+
+/**
+ * The failure of a model call whose budget is spent: not retryable, whatever the last attempt's
+ * failure was, which it names.
+ */
+function modelCallTimedOut(budget: ModelTimeBudget, attempt: number, last?: unknown): ApplicationFailure {
+  const lastText = last === undefined ? '' : `; last failure: ${last instanceof Error ? last.message : String(last)}`;
+  return ApplicationFailure.create({
+    message: `the model call ran out of time: ${Math.round(budget.spent() / 1000)} s waiting for the model over ${attempt} attempt${attempt === 1 ? '' : 's'}, its modelCallTimeout being ${Math.round(budget.budgetMs / 1000)} s${lastText}`,
+    type: 'ModelCall.Timeout',
+    nonRetryable: true,
+    cause: last instanceof Error ? last : undefined,
+  });
 }
 
 /** Sends text batches to the model call's own workflow run, over the given client or the worker's. */

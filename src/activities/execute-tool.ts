@@ -6,7 +6,8 @@ import type { ToolContext } from '../tools/define-tool';
 import type { McpToolSource } from '../mcp/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
 import { prepareToolCall, toolOutcome } from '../tools/tool-call';
-import { keepHeartbeating } from './heartbeat';
+import { ledgerOf } from './attempt-ledger';
+import { keepHeartbeating, recordForNextAttempt } from './heartbeat';
 import type { ToolCallInput } from './types';
 import { traceToolCall } from '../telemetry/gen-ai';
 
@@ -14,7 +15,9 @@ import { traceToolCall } from '../telemetry/gen-ai';
  * Builds the tool-call activity: one call, dispatched by name. Mistakes the LLM can fix (unknown
  * tool, bad JSON, a schema violation) come back as data, without retries: the LLM reads the error
  * and tries again. A tool that throws is retried by Temporal under the tool's retry policy; the
- * workflow turns the final failure into an error message for the LLM.
+ * workflow turns the final failure into an error message for the LLM. The tool's attempts count
+ * its own failures only: an attempt whose worker was lost does not use one up (the workflow allows
+ * for such losses on top, see `WORKER_LOSSES_PER_CALL`).
  */
 export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolSource }) {
   const { registry } = deps;
@@ -47,15 +50,25 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
       attempt: info.attempt,
       signal: Context.current().cancellationSignal,
     };
+    // The tool's own failures so far. Attempts that ended because the worker was lost (a crash,
+    // a kill, a cut connection) are not among them: those must not use up the tool's attempts.
+    const failures = ledgerOf(info.heartbeatDetails).toolFailures ?? 0;
     // A local activity has no heartbeats: its workflow task stands for it.
-    const stop = info.isLocal ? () => undefined : keepHeartbeating();
+    const stop = info.isLocal ? () => undefined : keepHeartbeating(undefined, () => ({ toolFailures: failures }));
     try {
       return toolOutcome(await registry.execute(input.name, prepared.args, ctx));
     } catch (err) {
       if (err instanceof ToolError) return { result: toolErrorText(err.message), error: true };
-      if (err instanceof ApplicationFailure) throw err;
+      if (!info.isLocal) recordForNextAttempt({ toolFailures: failures + 1 });
+      // The tool's last attempt: Temporal's own count also holds attempts of lost workers, so we say when to stop.
+      const attempts = registry.info(input.name).retry.maximumAttempts;
+      const last = !info.isLocal && attempts > 0 && failures + 1 >= attempts;
+      if (err instanceof ApplicationFailure) {
+        if (!last || err.nonRetryable) throw err;
+        throw ApplicationFailure.create({ message: err.message, type: err.type ?? undefined, details: err.details ?? undefined, nonRetryable: true, cause: err });
+      }
       const message = err instanceof Error ? err.message : String(err);
-      throw ApplicationFailure.create({ message: `${input.name} failed: ${message}`, type: 'Tool.ExecutionError', cause: err instanceof Error ? err : undefined });
+      throw ApplicationFailure.create({ message: `${input.name} failed: ${message}`, type: 'Tool.ExecutionError', nonRetryable: last, cause: err instanceof Error ? err : undefined });
     } finally {
       stop();
     }

@@ -26,6 +26,12 @@ export interface ModelCallInput {
   stream?: { call: number };
   /** How many times a handoff replaced the system message so far; set from the first. */
   revision?: number;
+  /**
+   * The run's `modelCallTimeout` in ms, when it chose one (default 5 minutes): the most time this
+   * call may spend waiting for the model, over all its attempts. Time the Temporal server was
+   * unreachable does not count.
+   */
+  timeoutMs?: number;
 }
 
 /** Input of `executeTool`: one tool call, as the LLM wrote it. */

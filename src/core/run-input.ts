@@ -11,6 +11,8 @@ export const MAX_MESSAGE_CHARS = 100_000;
 
 /** How long one model call may take, all retries together, unless a run says otherwise. */
 export const DEFAULT_MODEL_CALL_TIMEOUT = '5m';
+/** {@link DEFAULT_MODEL_CALL_TIMEOUT} in milliseconds. */
+export const DEFAULT_MODEL_CALL_TIMEOUT_MS = 5 * 60_000;
 
 /** The run limits after defaults are applied. */
 export interface RunLimits {
@@ -119,5 +121,5 @@ export function runLimits(input: Omit<AgentInput, 'message'>): RunLimits {
 
 /** The bound on one model call with all its retries, in ms. */
 export function modelCallTimeoutMs(limits: RunLimits): number {
-  return limits.modelCallTimeoutMs ?? parseDuration(DEFAULT_MODEL_CALL_TIMEOUT);
+  return limits.modelCallTimeoutMs ?? DEFAULT_MODEL_CALL_TIMEOUT_MS;
 }

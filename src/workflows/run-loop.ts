@@ -1,5 +1,4 @@
 import {
-  ActivityFailure,
   condition,
   isCancellation,
   ParentClosePolicy,
@@ -7,7 +6,6 @@ import {
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
-  TimeoutFailure,
   workflowInfo,
   type ActivityOptions,
 } from '@temporalio/workflow';
@@ -47,7 +45,7 @@ import {
 } from '../core';
 import { decideApprovalUpdate, eventsQuery, pendingApprovalsQuery, textBatchSignal } from './definitions';
 import { executeAgent } from './execute-agent';
-import { failureInfo } from './failure-info';
+import { failureInfo, toolFailureMessage } from './failure-info';
 import type { SharedMessages } from './message-sink';
 import type { SearchAttributes } from './search-attributes';
 
@@ -63,18 +61,22 @@ const HEARTBEAT_TIMEOUT = '8s';
 /**
  * Model calls: LLMs can take minutes, and 429/5xx/connection failures are worth retrying with
  * back-off. Two bounds end a call that cannot succeed: at most 8 attempts, and the run's
- * `modelCallTimeout` (schedule-to-close, default 5 minutes) for all attempts together, so a hung
- * LLM cannot hold a run for 8 × the request timeout.
+ * `modelCallTimeout` (default 5 minutes) of time spent waiting for the model, all attempts
+ * together, which the activity counts (see `ModelTimeBudget`), so a hung LLM cannot hold a run
+ * for 8 × the request timeout. Not a schedule-to-close timeout, which counts wall-clock time: an
+ * outage of the Temporal server used it up, and every run in flight failed when the server came
+ * back. Each attempt is bounded by its heartbeats (a lost worker) and start-to-close.
  */
 function modelCallOptions(state: RunState, summary: string): ActivityOptions {
   return {
-    startToCloseTimeout: '5m',
-    scheduleToCloseTimeout: modelCallTimeoutMs(state.limits),
+    startToCloseTimeout: Math.max(FIVE_MINUTES, modelCallTimeoutMs(state.limits)),
     heartbeatTimeout: HEARTBEAT_TIMEOUT,
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: MODEL_CALL_ATTEMPTS },
     summary,
   };
 }
+
+const FIVE_MINUTES = 5 * 60_000;
 
 /** Attempts of one model call; clients show it in progress messages. */
 export const MODEL_CALL_ATTEMPTS = 8;
@@ -144,6 +146,7 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
             ...(ctx.output ? { output: ctx.output } : {}),
             ...(ctx.stream ? { stream: { call } } : {}),
             ...(run.state.revision ? { revision: run.state.revision } : {}),
+            ...(run.state.limits.modelCallTimeoutMs !== undefined ? { timeoutMs: run.state.limits.modelCallTimeoutMs } : {}),
           },
         ]);
       } catch (err) {
@@ -337,20 +340,24 @@ function runTool(planned: PlannedToolCall, ctx: RunContext): Promise<ToolOutcome
   const retry = { maximumAttempts: tool.retry.maximumAttempts, initialInterval: tool.retry.initialIntervalMs, backoffCoefficient: 2 };
   const summary = toolCallSummary(call.function.name, planned.arguments);
   const input = { name: call.function.name, toolCallId: call.id, arguments: call.function.arguments };
+  // Temporal counts every attempt; the activity counts the tool's own failures and stops at the
+  // tool's limit, so attempts whose worker was lost get an allowance of their own here.
+  const withLosses = { ...retry, maximumAttempts: retry.maximumAttempts > 0 ? retry.maximumAttempts + WORKER_LOSSES_PER_CALL : 0 };
   const execution = tool.local
     ? executeToolLocally.executeWithOptions({ startToCloseTimeout: tool.timeoutMs, retry, summary }, [input])
-    : executeTool.executeWithOptions({ startToCloseTimeout: tool.timeoutMs, heartbeatTimeout: HEARTBEAT_TIMEOUT, retry, summary }, [input]);
+    : executeTool.executeWithOptions({ startToCloseTimeout: tool.timeoutMs, heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: withLosses, summary }, [input]);
   return execution.then(
     ({ toolCallId: _, ...recorded }) => ({ ...recorded, recorded: true }), // the activity's result is in history: the run's final result can leave it out
     (err) => {
       if (isCancellation(err)) throw err;
-      return { result: toolErrorText(toolFailureMessage(err, tool.timeoutMs)), error: true };
+      return { result: toolErrorText(toolFailureMessage(err, tool.timeoutMs, HEARTBEAT_TIMEOUT)), error: true };
     },
   );
 }
 
-function toolFailureMessage(err: unknown, timeoutMs: number): string {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof TimeoutFailure) return `the tool did not finish within its ${timeoutMs} ms timeout`;
-  return cause instanceof Error ? cause.message : String(cause);
-}
+/**
+ * Attempts of a tool call whose worker was lost (crashed, killed, cut off: its heartbeats
+ * stopped), on top of the tool's own attempts, which count only its failures.
+ */
+export const WORKER_LOSSES_PER_CALL = 10;
+

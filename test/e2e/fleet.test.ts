@@ -100,4 +100,54 @@ describe('a fleet of three workers on one task queue', () => {
       await model.close();
     }
   }, 180_000);
+
+  it('does not give a tool call up when its workers are lost: lost workers do not use up the tool\'s attempts', async () => {
+    // The tool's own attempts are 3; three workers in turn are killed while running the call.
+    const begins: { key: string; worker: string; attempt: number }[] = [];
+    const effects: { key: string }[] = [];
+    const ledger = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        (req.url === '/begin' ? begins : effects).push(JSON.parse(body));
+        res.writeHead(200).end('{}');
+      });
+    });
+    await new Promise<void>((r) => ledger.listen(0, '127.0.0.1', r));
+    const model = await startModel((req) => (req.messages.some((m) => m.role === 'tool') ? answer(`tool said: ${lastOf(req, 'tool')}`) : call(['transfer', { to: 'acct-lost', amount: 5 }])));
+    const base = `http://127.0.0.1:${(ledger.address() as { port: number }).port}`;
+    const taskQueue = `lost-${randomUUID()}`;
+    const env = cleanEnv({
+      TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
+      TEST_WORKFLOW_BUNDLE: process.env.TEST_WORKFLOW_BUNDLE!,
+      AGENT_TASK_QUEUE: taskQueue,
+      OPENAI_BASE_URL: model.baseURL,
+      LEDGER_URL: base,
+      BEGIN_URL: `${base}/begin`,
+    });
+    const start = (name: string, delayMs: number) => startTs(['test/fixtures/fleet-worker.ts'], { ...env, WORKER_NAME: name, TRANSFER_DELAY_MS: String(delayMs) }, /ready/);
+    const workers: Started[] = [await start('doomed-1', 600_000)];
+    try {
+      const handle = await startAgentRun(t.client, { message: 'pay' }, { taskQueue });
+      for (let lost = 1; lost <= 3; lost++) {
+        while (begins.length < lost) await new Promise((r) => setTimeout(r, 100));
+        // The next worker is ready before this one dies: it takes the retry. The last one finishes.
+        workers.push(await start(lost < 3 ? `doomed-${lost + 1}` : 'survivor', lost < 3 ? 600_000 : 100));
+        workers[lost - 1].kill('SIGKILL');
+        await workers[lost - 1].exited;
+      }
+      const outcome = await runOutcome(handle);
+      expect(outcome).toMatchObject({ status: 'completed', content: 'tool said: moved 5 to acct-lost' });
+      expect(outcome.toolExecutions.map((e) => [e.result, e.error])).toEqual([['moved 5 to acct-lost', false]]);
+      // One call, one idempotency key throughout; the fourth attempt was the first to finish.
+      expect(begins.map((b) => [b.worker, b.attempt])).toEqual([['doomed-1', 1], ['doomed-2', 2], ['doomed-3', 3], ['survivor', 4]]);
+      expect(new Set(begins.map((b) => b.key)).size).toBe(1);
+      expect(effects.map((e) => e.key)).toEqual([begins[0].key]);
+    } finally {
+      for (const w of workers) w.kill('SIGKILL');
+      await Promise.all(workers.map((w) => w.exited));
+      ledger.close();
+      await model.close();
+    }
+  }, 180_000);
 });

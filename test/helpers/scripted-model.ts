@@ -1,7 +1,7 @@
 import { startOpenAICompatibleServer, type ChatAnswer, type ChatRequest, type OpenAICompatibleServer } from '../../src/offline-model/openai-compatible-server';
 
 /** One scripted LLM turn: a fixed answer, or one computed from the request (e.g. from tool results). */
-export type Step = ChatAnswer | ((request: ChatRequest) => ChatAnswer);
+export type Step = ChatAnswer | ((request: ChatRequest) => ChatAnswer | Promise<ChatAnswer>);
 
 export interface ScriptedModel extends OpenAICompatibleServer {
   /** Requests per step index, to check retries. */

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
+import { ClientError } from '../../src/runtime/client-error';
+import { AGENT_WORKFLOW_TYPE } from '../../src/workflows/definitions';
 import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
 import { freePort } from '../../src/runtime/dev-server';
 import { answer, call, startScriptedModel, type ScriptedModel } from '../helpers/scripted-model';
@@ -74,8 +77,20 @@ describe('bounds on a model call', () => {
     model = await startScriptedModel([], { fallback: () => new Promise<never>(() => undefined) as never });
     const outcome = await runAgent(temporal(), { message: 'hi', modelCallTimeout: '3s' }, { baseURL: model.baseURL });
     expect(outcome).toMatchObject({ status: 'failed', errorType: 'ModelCall.Timeout', iterations: 0 });
-    expect(outcome.error).toMatch(/the model call ran out of time: its modelCallTimeout/);
+    expect(outcome.error).toMatch(/^the model call ran out of time: 3 s waiting for the model over 1 attempt, its modelCallTimeout being 3 s; last failure: the model server at .* did not answer in time/);
     expect(model.requests).toHaveLength(1);
+  });
+
+  it('counts modelCallTimeout in time spent waiting for the model, across attempts, not in back-off between them', async () => {
+    // Each request takes 2 s and fails with a 503: 2 s + 2 s, then the third gets the last 1 s.
+    model = await startScriptedModel([], { fallback: async () => (await new Promise((r) => setTimeout(r, 2_000)), error(503, 'overloaded')) });
+    const started = Date.now();
+    const outcome = await runAgent(temporal(), { message: 'hi', modelCallTimeout: '5s' }, { baseURL: model.baseURL });
+    expect(outcome).toMatchObject({ status: 'failed', errorType: 'ModelCall.Timeout' });
+    expect(outcome.error).toMatch(/^the model call ran out of time: 5 s waiting for the model over 3 attempts, its modelCallTimeout being 5 s/);
+    expect(model.requests).toHaveLength(3);
+    // Wall-clock time includes the back-off (1 s, then 2 s), which the budget does not count.
+    expect(Date.now() - started).toBeGreaterThan(7_500);
   });
 
   it('schedules model and tool calls so a dead worker costs at most 8 s of heartbeat timeout', async () => {
@@ -90,15 +105,21 @@ describe('bounds on a model call', () => {
       ['executeTool', 8],
       ['callModel', 8],
     ]);
-    // The default budget of one model call with its retries.
-    expect(seconds(scheduled[0].scheduleToCloseTimeout)).toBe(300);
+    // The budget of one model call with its retries is the activity's to count (in time spent
+    // waiting for the model): no wall-clock schedule-to-close, which an outage of Temporal used up.
+    expect(seconds(scheduled[0].scheduleToCloseTimeout)).toBe(0);
+    expect(seconds(scheduled[0].startToCloseTimeout)).toBe(300);
   });
 });
 
 describe('bad input', () => {
   it('refuses a duration without a unit in new runs', async () => {
     model = await startScriptedModel([answer('never')]);
-    const outcome = await runAgent(temporal(), { message: 'hi', maxExecutionTime: '5' }, { baseURL: model.baseURL });
+    const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
+    // The client refuses it before anything starts; a workflow given it anyway fails saying why.
+    await expect(startAgentRun(temporal().client, { message: 'hi', maxExecutionTime: '5' }, { taskQueue })).rejects.toThrow(/^"maxExecutionTime": invalid duration "5": add a unit/);
+    const handle = await temporal().client.workflow.start(AGENT_WORKFLOW_TYPE, { taskQueue, workflowId: `raw-${randomUUID()}`, args: [{ message: 'hi', maxExecutionTime: '5' }] });
+    const outcome = await worker.runUntil(runOutcome(handle));
     expect(outcome).toMatchObject({ status: 'failed', errorType: 'Agent.InvalidInput' });
     expect(outcome.error).toMatch(/"maxExecutionTime": invalid duration "5": add a unit \(ms, s, m, h, d\)/);
     expect(model.requests).toHaveLength(0);
@@ -115,7 +136,8 @@ describe('bad input', () => {
   it('fails the workflow on invalid input from non-CLI callers', async () => {
     model = await startScriptedModel([answer('never')]);
     const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
-    const handle = await startAgentRun(temporal().client, { message: 'x', maxIterations: -1 }, { taskQueue });
+    await expect(startAgentRun(temporal().client, { message: 'x', maxIterations: -1 }, { taskQueue })).rejects.toThrow(ClientError);
+    const handle = await temporal().client.workflow.start(AGENT_WORKFLOW_TYPE, { taskQueue, workflowId: `raw-${randomUUID()}`, args: [{ message: 'x', maxIterations: -1 }] });
     await worker.runUntil(expect(handle.result()).rejects.toThrow(WorkflowFailedError));
     const outcome = await runOutcome(handle);
     expect(outcome).toMatchObject({ status: 'failed', errorType: 'Agent.InvalidInput' });
