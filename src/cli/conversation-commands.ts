@@ -76,7 +76,10 @@ export async function runConversationCommand(cmd: ConversationCommand, taskQueue
           const stopped = stopWaiting(cmd.waitMs);
           try {
             const result = await session.scoped(() => {
-              stopWatching = watchProgress(client, cmd.conversationId, 'conversation', { retry: (r) => io.stderr(retryText(r)) });
+              stopWatching = watchProgress(client, cmd.conversationId, 'conversation', {
+                retry: (r) => io.stderr(retryText(r)),
+                failing: (reason) => io.stderr(`The conversation makes no progress: its workers fail its workflow tasks: ${reason}`),
+              });
               return Promise.race([sent.result(), stopped.reason]);
             });
             if (typeof result === 'string') {

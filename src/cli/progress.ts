@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { AgentState, PendingApproval } from '../core';
 import { conversationStatusQuery, statusQuery } from '../workflows/definitions';
+import { failingWorkflowTask } from '../runtime/workflow-task-failure';
 import { hintCommand } from './command-name';
 
 /** A model call that failed and is waiting for (or running) its next attempt. */
@@ -74,14 +75,14 @@ export function approvalHint(workflowId: string, p: PendingApproval): string[] {
 
 /**
  * Polls {@link readProgress} every `intervalMs` and reports what is new: each failed model-call
- * attempt once, each pending approval once. Stops when the returned function is called. Errors
+ * attempt once, each pending approval once, and why the workers fail the workflow's tasks. Stops when the returned function is called. Errors
  * (no worker yet to answer the query, a brief outage) are skipped: this is only a display.
  */
 export function watchProgress(
   client: Client,
   workflowId: string,
   kind: 'run' | 'conversation',
-  show: { retry(r: ModelRetry): void; approval?(p: PendingApproval): void },
+  show: { retry(r: ModelRetry): void; approval?(p: PendingApproval): void; failing?(reason: string): void },
   intervalMs = 1_000,
 ): () => void {
   let stopped = false;
@@ -90,6 +91,14 @@ export function watchProgress(
     while (!stopped) {
       await new Promise((r) => setTimeout(r, intervalMs));
       if (stopped) break;
+      // Workers that keep failing the workflow's tasks answer no query either: ask the history why.
+      const reason = show.failing && (await failingWorkflowTask(client, workflowId).catch(() => undefined));
+      if (stopped) break;
+      if (reason) {
+        if (!seen.has(`failing:${reason}`)) show.failing!(reason);
+        seen.add(`failing:${reason}`);
+        continue;
+      }
       const progress = await readProgress(client, workflowId, kind).catch(() => undefined);
       if (!progress || stopped) continue;
       if (progress.retry && !seen.has(`retry:${progress.retry.call}:${progress.retry.attempt}`)) {

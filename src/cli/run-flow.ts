@@ -61,6 +61,7 @@ export async function runFromCommandLine(options: RunFlowOptions): Promise<RunFl
           stopWatching = watchProgress(session.client, workflowId, 'run', {
             retry: (r) => alert(retryText(r)),
             approval: (p) => approvalHint(workflowId, p).forEach((line) => alert(line)),
+            failing: (reason) => alert(`The run makes no progress: its workers fail its workflow tasks: ${reason}`),
           });
           if (options.onEvent) streamed = forwardEvents(session, workflowId, options.onEvent, streaming.signal);
           return Promise.race([runOutcome(handle, { note: alert }), stopped.reason]);

@@ -1,6 +1,9 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { type DataConverter, type Payload, type PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { EncryptionMismatch } from './encryption-mismatch';
+
+export { EncryptionMismatch } from './encryption-mismatch';
 
 /** One AES-256 key and the id stored with what it encrypted (so the right key decrypts it, after rotation too). */
 export interface EncryptionKey {
@@ -52,7 +55,15 @@ export function encryptionKeysFromEnv(env: NodeJS.ProcessEnv = process.env): Enc
 export class EncryptionCodec implements PayloadCodec {
   private readonly byId: Map<string, Buffer>;
 
-  constructor(private readonly keys: readonly EncryptionKey[]) {
+  constructor(
+    private readonly keys: readonly EncryptionKey[],
+    /**
+     * `true`: refuse payloads that are not encrypted (workers, so that nothing a client without
+     * the keys sent is run, see {@link encryptingDataConverter}). Default false: they pass
+     * through, as the codec server must let the UI show them.
+     */
+    private readonly requireEncryption = false,
+  ) {
     if (keys.length === 0) throw new Error('EncryptionCodec needs at least one key');
     this.byId = new Map(keys.map((k) => [k.id, k.key]));
   }
@@ -73,19 +84,25 @@ export class EncryptionCodec implements PayloadCodec {
 
   async decode(payloads: Payload[]): Promise<Payload[]> {
     return payloads.map((payload) => {
-      if (Buffer.from(payload.metadata?.encoding ?? []).toString() !== ENCRYPTED_ENCODING) return payload;
+      if (Buffer.from(payload.metadata?.encoding ?? []).toString() !== ENCRYPTED_ENCODING) {
+        if (!this.requireEncryption) return payload;
+        throw new EncryptionMismatch(
+          'a payload is not encrypted, and this worker requires encryption (AGENT_ENCRYPTION_KEYS is set): a client without the keys sent it. ' +
+            'Give that client the same AGENT_ENCRYPTION_KEYS, or set AGENT_ENCRYPTION_ALLOW_PLAINTEXT=1 on the workers while clients move over.',
+        );
+      }
       const id = Buffer.from(payload.metadata?.['encryption-key-id'] ?? []).toString();
       const key = this.byId.get(id);
-      if (!key) throw new Error(`a payload is encrypted with key "${id}", which is not among the configured keys (${[...this.byId.keys()].join(', ')}); add it to AGENT_ENCRYPTION_KEYS`);
+      if (!key) throw new EncryptionMismatch(`a payload is encrypted with key "${id}", which is not among the configured keys (${[...this.byId.keys()].join(', ')}); add it to AGENT_ENCRYPTION_KEYS`);
       const data = Buffer.from(payload.data ?? []);
-      if (data.length < NONCE_BYTES + TAG_BYTES) throw new Error(`an encrypted payload (key "${id}") is too short to be one`);
+      if (data.length < NONCE_BYTES + TAG_BYTES) throw new EncryptionMismatch(`an encrypted payload (key "${id}") is too short to be one`);
       const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, NONCE_BYTES));
       decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
       let plain: Buffer;
       try {
         plain = Buffer.concat([decipher.update(data.subarray(NONCE_BYTES, data.length - TAG_BYTES)), decipher.final()]);
       } catch {
-        throw new Error(`an encrypted payload (key "${id}") does not decrypt: it was changed, or the key "${id}" is not the one that encrypted it`);
+        throw new EncryptionMismatch(`an encrypted payload (key "${id}") does not decrypt: it was changed, or the key "${id}" is not the one that encrypted it`);
       }
       return temporal.api.common.v1.Payload.decode(plain) as Payload;
     });
@@ -95,14 +112,24 @@ export class EncryptionCodec implements PayloadCodec {
 /**
  * The data converter of workers and clients that keep content confidential: every payload
  * through {@link EncryptionCodec}, and failure messages and stack traces moved into an (encrypted)
- * payload, since tool and model errors can quote what the agent was told.
+ * payload, since tool and model errors can quote what the agent was told. Failures about the keys
+ * themselves stay readable (see `encoded-failure-converter`): a worker with the wrong keys must
+ * not write what its peers cannot read.
+ *
+ * `requireEncryption` (workers: true unless `AGENT_ENCRYPTION_ALLOW_PLAINTEXT`) refuses payloads
+ * that are not encrypted: the workflow task fails, saying so, and nothing sent in plaintext runs.
  */
-export function encryptingDataConverter(keys: readonly EncryptionKey[], base: DataConverter = {}): DataConverter {
+export function encryptingDataConverter(keys: readonly EncryptionKey[], base: DataConverter = {}, requireEncryption = false): DataConverter {
   return {
     ...base,
-    payloadCodecs: [...(base.payloadCodecs ?? []), new EncryptionCodec(keys)],
+    payloadCodecs: [...(base.payloadCodecs ?? []), new EncryptionCodec(keys, requireEncryption)],
     failureConverterPath: encodedFailureConverterPath(),
   };
+}
+
+/** Whether `AGENT_ENCRYPTION_ALLOW_PLAINTEXT` lets encrypting workers accept unencrypted payloads (a migration period). */
+export function plaintextAllowedFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  return /^(1|true|yes)$/i.test(env.AGENT_ENCRYPTION_ALLOW_PLAINTEXT ?? '');
 }
 
 /** The module of the failure converter that encrypting workers use (also for `bundleWorkflowCode`). */

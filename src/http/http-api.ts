@@ -58,6 +58,7 @@ const STATUS_OF: Record<ClientErrorKind, number> = {
   already_running: 409,
   unreachable: 503,
   no_worker: 503,
+  worker_failing: 503,
   still_running: 202,
   gone: 410,
   unsupported: 501,

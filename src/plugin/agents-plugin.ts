@@ -70,9 +70,16 @@ export interface AgentsPluginOptions {
    * Encrypt every payload (messages, tool arguments and results, failures) with these AES-256-GCM
    * keys, the first encrypting and all decrypting (see `parseEncryptionKeys`; `createAgentWorker`
    * reads `AGENT_ENCRYPTION_KEYS`). Clients need the same keys: `encryptingDataConverter(keys)`,
-   * or this plugin in `new Client({ plugins })`.
+   * or this plugin in `new Client({ plugins })`. A worker with keys refuses payloads that are not
+   * encrypted: its workflow tasks fail, naming the setting, so nothing a client without the keys
+   * sent runs (or has its content copied into activity inputs).
    */
   encryptionKeys?: readonly EncryptionKey[];
+  /**
+   * With `encryptionKeys`: accept payloads that are not encrypted too, for a migration period
+   * while clients get the keys (`createAgentWorker` reads `AGENT_ENCRYPTION_ALLOW_PLAINTEXT=1`).
+   */
+  allowPlaintext?: boolean;
   /**
    * Trace clients, workflows and activities (`@temporalio/interceptors-opentelemetry`) and each
    * model and tool call (GenAI spans) into this span processor: one trace from a client's start
@@ -111,6 +118,8 @@ export class AgentsPlugin extends SimplePlugin {
   readonly mcp?: McpToolSource;
   private readonly searchAttributeCheck?: { registered?: Promise<AgentSearchAttributeName[]> };
   private readonly encrypts: boolean;
+  /** The data converter of a worker that refuses unencrypted payloads, when it does. */
+  private readonly strictConverter?: (base: DataConverter | undefined) => DataConverter;
   /** Temporal's OpenTelemetry plugin, which this one applies wherever it is applied itself. */
   private readonly tracing?: OpenTelemetryPlugin;
   private readonly bundlerReport: 'summary' | 'full';
@@ -135,11 +144,13 @@ export class AgentsPlugin extends SimplePlugin {
     const keys = options.encryptionKeys;
     super({
       name: 'durable-agents',
+      // Clients and replay workers read what they are given; a worker refuses unencrypted payloads (see configureWorkerOnly).
       ...(keys?.length ? { dataConverter: (base: DataConverter | undefined) => encryptingDataConverter(keys, base) } : {}),
       activities: createActivities({ client: options.client, registry, agents, model, toolProvider: options.toolProvider, conversations, streaming: options.streaming, mcp, searchAttributes }),
     });
     this.searchAttributeCheck = updates ? check : undefined;
     this.encrypts = Boolean(keys?.length);
+    this.strictConverter = keys?.length && !options.allowPlaintext ? (base) => encryptingDataConverter(keys, base, true) : undefined;
     this.tracing = options.tracing ? installTracing(options.tracing) : undefined;
     this.tools = registry;
     this.agents = agents;
@@ -169,7 +180,9 @@ export class AgentsPlugin extends SimplePlugin {
   }
 
   private configureWorkerOnly(options: WorkerOptions): WorkerOptions {
+    const given = options.dataConverter;
     const configured = super.configureWorker(options);
+    if (this.strictConverter) configured.dataConverter = this.strictConverter(given);
     if (this.searchAttributeCheck && configured.connection && this.withWorkflows) {
       const warn = (message: string) => process.stderr.write(`durable-agents: ${message}\n`);
       this.searchAttributeCheck.registered = checkSearchAttributes(configured.connection, configured.namespace ?? 'default', warn);

@@ -3,7 +3,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import type { ModelConfig } from '../activities';
 import type { AgentDefinition } from '../agents/define-agent';
 import { AgentsPlugin, type AgentsPluginOptions } from '../plugin/agents-plugin';
-import { encryptionKeysFromEnv } from '../codec/encryption-codec';
+import { encryptionKeysFromEnv, plaintextAllowedFromEnv } from '../codec/encryption-codec';
 import { tracingFromEnv } from '../telemetry/tracing';
 import type { ToolRegistry } from '../tools/registry';
 import type { AnyToolDefinition } from '../tools/define-tool';
@@ -37,6 +37,8 @@ export interface AgentWorkerOptions {
   searchAttributes?: AgentsPluginOptions['searchAttributes'];
   /** Payload encryption keys (see `AgentsPluginOptions.encryptionKeys`). Default: `AGENT_ENCRYPTION_KEYS`, else none. */
   encryptionKeys?: AgentsPluginOptions['encryptionKeys'];
+  /** Accept unencrypted payloads despite the keys (see `AgentsPluginOptions.allowPlaintext`). Default: `AGENT_ENCRYPTION_ALLOW_PLAINTEXT`. */
+  allowPlaintext?: boolean;
   /** Tracing (see `AgentsPluginOptions.tracing`). Default: OTLP when `OTEL_EXPORTER_OTLP_ENDPOINT` is set, else none. */
   tracing?: AgentsPluginOptions['tracing'];
   /** A prebuilt workflow bundle (tests); default: bundle the agent workflows at start. */
@@ -56,7 +58,7 @@ export interface AgentWorkerOptions {
  * To add agents to a worker of your own, pass the plugin to `Worker.create` instead.
  */
 export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  const plugin = new AgentsPlugin({ agents: options.agents, tools: options.registry, model: options.model, toolProvider: options.toolProvider, client: options.client, mcpServers: options.mcpServers, searchAttributes: options.searchAttributes, encryptionKeys: options.encryptionKeys ?? encryptionKeysFromEnv(), tracing: options.tracing ?? tracingFromEnv() });
+  const plugin = new AgentsPlugin({ agents: options.agents, tools: options.registry, model: options.model, toolProvider: options.toolProvider, client: options.client, mcpServers: options.mcpServers, searchAttributes: options.searchAttributes, encryptionKeys: options.encryptionKeys ?? encryptionKeysFromEnv(), allowPlaintext: options.allowPlaintext ?? plaintextAllowedFromEnv(), tracing: options.tracing ?? tracingFromEnv() });
   return Worker.create({
     ...options.workerOptions,
     connection: options.connection,

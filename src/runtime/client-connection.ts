@@ -42,11 +42,19 @@ const RECONNECT_PROMPTLY = {
   'grpc.max_reconnect_backoff_ms': 3_000,
 };
 
-/** A call that ends at once with CANCELLED, without touching the (closed) channel. */
+/**
+ * A call that ends at once with CANCELLED, without touching the (closed) channel. Like a unary call
+ * of grpc-js that failed, it reports "no message" before its status: the SDK's retry interceptor
+ * passes the last message on when it gives up, and had none to pass (a TypeError that killed the
+ * process, for a call made after close()).
+ */
 function closedCall(): InterceptingCall {
   const call = {
-    start(_metadata: Metadata, listener?: { onReceiveStatus?: (s: { code: number; details: string; metadata: Metadata }) => void }) {
-      setImmediate(() => listener?.onReceiveStatus?.({ code: status.CANCELLED, details: 'the Temporal connection is closed', metadata: new Metadata() }));
+    start(_metadata: Metadata, listener?: { onReceiveMessage?: (m: unknown) => void; onReceiveStatus?: (s: { code: number; details: string; metadata: Metadata }) => void }) {
+      setImmediate(() => {
+        listener?.onReceiveMessage?.(undefined);
+        listener?.onReceiveStatus?.({ code: status.CANCELLED, details: 'the Temporal connection is closed', metadata: new Metadata() });
+      });
     },
     cancelWithStatus: () => undefined,
     getPeer: () => '',

@@ -11,11 +11,13 @@
  * - `already_running`: a run with that id is already running.
  * - `unreachable`: the Temporal server could not be reached (for longer than we wait).
  * - `no_worker`: no worker polls the task queue, so work started there would only wait.
+ * - `worker_failing`: the workers fail the workflow's tasks (bad keys, code that no longer replays),
+ *   so it cannot take the request now; it goes on once a worker can run it.
  * - `still_running`: the caller's bound on waiting ran out; the run goes on.
  * - `gone`: the events asked for are no longer kept (a conversation keeps its recent turns).
  * - `unsupported`: the workflow predates what was asked (e.g. event streams).
  */
-export type ClientErrorKind = 'invalid' | 'not_found' | 'wrong_kind' | 'closed' | 'rejected' | 'already_running' | 'unreachable' | 'no_worker' | 'still_running' | 'gone' | 'unsupported';
+export type ClientErrorKind = 'invalid' | 'not_found' | 'wrong_kind' | 'closed' | 'rejected' | 'already_running' | 'unreachable' | 'no_worker' | 'worker_failing' | 'still_running' | 'gone' | 'unsupported';
 
 const ERROR_TYPES: Record<ClientErrorKind, string> = {
   invalid: 'Client.InvalidInput',
@@ -26,6 +28,7 @@ const ERROR_TYPES: Record<ClientErrorKind, string> = {
   already_running: 'Client.AlreadyRunning',
   unreachable: 'Client.Unreachable',
   no_worker: 'Client.NoWorker',
+  worker_failing: 'Client.WorkerFailing',
   still_running: 'Client.StillRunning',
   gone: 'Client.Gone',
   unsupported: 'Client.Unsupported',

@@ -4,6 +4,7 @@ import type { ConversationResult } from '../core';
 import { AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE } from '../workflows/definitions';
 import { ClientError } from './client-error';
 import { isServerUnreachable } from './outages';
+import { failingWorkflowTask } from './workflow-task-failure';
 
 /** What a workflow id refers to. */
 export interface WorkflowLookup {
@@ -64,6 +65,11 @@ export async function explainFailure(client: Client, workflowId: string, err: un
     if (missing) return new ClientError('not_found', `${describeKind(found)} "${workflowId}" is only just starting; try again`, workflowId);
   }
   if (isServerUnreachable(err)) return new ClientError('unreachable', `Temporal is unreachable: ${message}`, workflowId);
+  // The server refuses requests to a workflow whose workers keep failing its tasks: say why they fail.
+  if (/workflow task in failed state|update-with-start could not be executed/i.test(`${message} ${cause}`)) {
+    const why = await failingWorkflowTask(client, workflowId).catch(() => undefined);
+    return new ClientError('worker_failing', `"${workflowId}" cannot take this now: its workers fail its workflow tasks${why ? ` (${why})` : ''}. It goes on once a worker can run it.`, workflowId);
+  }
   return err;
 }
 

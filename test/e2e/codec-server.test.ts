@@ -64,6 +64,14 @@ describe('encrypted payloads and the codec server', () => {
       expect(Buffer.from(back.payloads[0].data, 'base64').toString()).toBe('"hello"');
       expect((await fetch(`${endpoint}/decode`, { method: 'POST', body: JSON.stringify(encoded) })).status).toBe(401);
       expect((await fetch(`${endpoint}/decode`, { method: 'POST', headers: { cookie }, body: 'nope' })).status).toBe(400);
+
+      // A client without the keys: the worker refuses its run, and the client says why instead of waiting in silence.
+      const keyless = await runTs(['client.ts', 'run', 'PLAIN-TEXT from a client without keys', '--wait', '8s'], { ...env, AGENT_ENCRYPTION_KEYS: '' });
+      expect(keyless.code).toBe(3);
+      expect(keyless.stderr).toContain(
+        'The run makes no progress: its workers fail its workflow tasks: a payload is not encrypted, and this worker requires encryption (AGENT_ENCRYPTION_KEYS is set)',
+      );
+      expect(llm.requests.filter((q) => lastOf(q, 'user').includes('without keys'))).toEqual([]);
     } finally {
       worker.kill('SIGTERM');
       codec.kill('SIGTERM');

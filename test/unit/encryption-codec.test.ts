@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { defaultPayloadConverter } from '@temporalio/common';
-import { EncryptionCodec, encryptionKeysFromEnv, parseEncryptionKeys } from '../../src/codec/encryption-codec';
+import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
+import { failureConverter } from '../../src/codec/encoded-failure-converter';
+import { EncryptionCodec, EncryptionMismatch, encryptionKeysFromEnv, parseEncryptionKeys, plaintextAllowedFromEnv } from '../../src/codec/encryption-codec';
 
 const key = () => randomBytes(32).toString('base64');
 const payload = defaultPayloadConverter.toPayload({ message: 'the secret plan', n: 42 });
@@ -37,6 +38,27 @@ describe('EncryptionCodec (AES-256-GCM)', () => {
     data[20] ^= 1;
     await expect(codec.decode([{ ...sealed, data }])).rejects.toThrow('an encrypted payload (key "k1") does not decrypt: it was changed, or the key "k1" is not the one that encrypted it');
     expect(await codec.decode([payload])).toEqual([payload]);
+  });
+
+  it('refuses unencrypted payloads where encryption is required (workers), unless plaintext is allowed', async () => {
+    const strict = new EncryptionCodec(parseEncryptionKeys(`k1:${key()}`), true);
+    await expect(strict.decode([payload])).rejects.toThrow(EncryptionMismatch);
+    await expect(strict.decode([payload])).rejects.toThrow(/^a payload is not encrypted, and this worker requires encryption \(AGENT_ENCRYPTION_KEYS is set\)/);
+    const [sealed] = await strict.encode([payload]);
+    expect(defaultPayloadConverter.fromPayload((await strict.decode([sealed]))[0])).toEqual({ message: 'the secret plan', n: 42 });
+    expect([plaintextAllowedFromEnv({ AGENT_ENCRYPTION_ALLOW_PLAINTEXT: '1' }), plaintextAllowedFromEnv({ AGENT_ENCRYPTION_ALLOW_PLAINTEXT: 'true' }), plaintextAllowedFromEnv({})]).toEqual([true, true, false]);
+  });
+
+  it('writes failures about the keys as they are, and every other failure encoded (for the codec to encrypt)', () => {
+    const mismatch = failureConverter.errorToFailure(new EncryptionMismatch('a payload is encrypted with key "k2", which is not among the configured keys (k9)'), defaultPayloadConverter);
+    expect(mismatch.message).toContain('not among the configured keys');
+    expect(mismatch.encodedAttributes).toBeFalsy();
+    // Wrapped, as the SDK wraps an activity's start failure.
+    const wrapped = failureConverter.errorToFailure(ApplicationFailure.create({ message: 'x', type: 'Encryption.Mismatch' }), defaultPayloadConverter);
+    expect(wrapped.encodedAttributes).toBeFalsy();
+    const secret = failureConverter.errorToFailure(new Error('the tool saw SECRET'), defaultPayloadConverter);
+    expect(secret.message).toBe('Encoded failure');
+    expect(secret.encodedAttributes).toBeTruthy();
   });
 
   it('parses AGENT_ENCRYPTION_KEYS strictly, never echoing a key', () => {

@@ -23,6 +23,12 @@ it('ends a call that is retrying when the connection closes as a rejected call, 
     await new Promise((r) => setTimeout(r, 400)); // the first attempts have failed; a retry is scheduled
     await guarded.close();
     expect(await outcome).toBe(1); // CANCELLED
+    // A call made after the close ends the same way (it used to throw a TypeError inside a timer).
+    const late = await guarded.connection.workflowService.describeNamespace({ namespace: 'default' }).then(
+      () => 'resolved',
+      (err: { code?: number }) => err.code,
+    );
+    expect(late).toBe(1);
     await new Promise((r) => setTimeout(r, 3_000)); // past the SDK's longest early retry delay
     expect(uncaught).toEqual([]);
   } finally {

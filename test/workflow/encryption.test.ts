@@ -7,6 +7,8 @@ import { encryptingDataConverter, parseEncryptionKeys } from '../../src/codec/en
 import { decideApproval } from '../../src/runtime/agent-workflows';
 import { createAgentWorker } from '../../src/runtime/agent-worker';
 import { createHttpApi } from '../../src/http/http-api';
+import { ClientError } from '../../src/runtime/client-error';
+import { failingWorkflowTask } from '../../src/runtime/workflow-task-failure';
 import { endConversation, sendMessage } from '../../src/runtime/conversations';
 import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
 import { defineTool } from '../../src/tools';
@@ -123,6 +125,64 @@ describe('payload encryption', () => {
       api.closeAllConnections();
       api.close();
     }
+  });
+
+  it('refuses a run a client without the keys started: its tasks fail, readably, naming the setting, and nothing runs; allowPlaintext lets it run', async () => {
+    const model = await startModel(() => answer('SHOULD-NOT-RUN'));
+    const t = temporal();
+    const taskQueue = `strict-${randomBytes(4).toString('hex')}`;
+    const worker = await encryptedWorker(taskQueue, model.baseURL);
+    const handle = await startAgentRun(t.client, { message: 'plaintext from a client without keys' }, { taskQueue });
+    const failure = await worker.runUntil(async () => {
+      for (;;) {
+        const failed = (await handle.fetchHistory()).events!.find((e) => e.workflowTaskFailedEventAttributes)?.workflowTaskFailedEventAttributes?.failure;
+        if (failed) return failed;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    });
+    // Readable by anyone, the client without keys included: not an encoded failure.
+    expect(failure.message).toMatch(/^a payload is not encrypted, and this worker requires encryption \(AGENT_ENCRYPTION_KEYS is set\).*AGENT_ENCRYPTION_ALLOW_PLAINTEXT=1/);
+    expect(failure.encodedAttributes).toBeFalsy();
+    expect(model.requests).toHaveLength(0);
+
+    // The waiting client is told why instead of waiting in silence.
+    expect(await failingWorkflowTask(t.client, handle.workflowId)).toBe(failure.message);
+    await handle.terminate('test done');
+
+    // During a migration the workers take both; what they write is encrypted all the same.
+    const lenient = await createAgentWorker({ connection: t.nativeConnection, taskQueue, model: modelAt(model.baseURL), registry: [lookup], encryptionKeys: keys, allowPlaintext: true, workflowBundle: { code: bundle }, shutdownGraceTime: '1s' });
+    const migrating = await startAgentRun(t.client, { message: 'plaintext, during a migration' }, { taskQueue });
+    const withKeys = new Client({ connection: t.client.connection, dataConverter: encryptingDataConverter(keys) });
+    const outcome = await lenient.runUntil(runOutcome(withKeys.workflow.getHandle(migrating.workflowId)));
+    expect(outcome).toMatchObject({ status: 'completed', content: 'SHOULD-NOT-RUN' });
+  });
+
+  it('a worker with other keys writes nothing its peers cannot read into an open conversation, and the sender gets a sentence', async () => {
+    const model = await startModel((req) => answer(`you said: ${lastOf(req, 'user')}`));
+    const t = temporal();
+    const client = new Client({ connection: t.client.connection, dataConverter: encryptingDataConverter(keys) });
+    const taskQueue = `wrongkey-${randomBytes(4).toString('hex')}`;
+    const id = `wrongkey-conv-${randomBytes(4).toString('hex')}`;
+    const good = await encryptedWorker(taskQueue, model.baseURL);
+    await good.runUntil(sendMessage(client, id, { message: 'first' }, { taskQueue }));
+    // A worker deployed with the wrong keys takes the next message.
+    const wrongKeys = parseEncryptionKeys(`k9:${randomBytes(32).toString('base64')}`);
+    const wrong = await createAgentWorker({ connection: t.nativeConnection, taskQueue, model: modelAt(model.baseURL), registry: [lookup], encryptionKeys: wrongKeys, workflowBundle: { code: bundle }, shutdownGraceTime: '1s' });
+    const refused = await wrong.runUntil(sendMessage(client, id, { message: 'second' }, { taskQueue }, { budgetMs: 1_000 }).catch((err: Error) => err));
+    expect(refused).toBeInstanceOf(ClientError);
+    expect((refused as ClientError).errorType).toBe('Client.WorkerFailing');
+    expect((refused as Error).message).toMatch(new RegExp(`^"${id}" cannot take this now: its workers fail its workflow tasks \\(a payload is encrypted with key "k2", which is not among the configured keys \\(k9\\)`));
+    // Nothing under the wrong key in the history: no payload the right workers cannot decrypt.
+    const stored = (await rawHistory(t.client, id)).toString('latin1');
+    expect(stored).toMatch(/encryption-key-id[\s\S]{1,3}k2/); // the right key, as a control
+    expect(stored).not.toMatch(/encryption-key-id[\s\S]{1,3}k9/);
+    // The right workers carry on with the conversation.
+    const again = await (await encryptedWorker(taskQueue, model.baseURL)).runUntil(async () => {
+      // Its failed workflow task is retried on the right workers first; then messages go through.
+      while (await failingWorkflowTask(client, id)) await new Promise((r) => setTimeout(r, 200));
+      return sendMessage(client, id, { message: 'third' }, { taskQueue });
+    });
+    expect(again).toMatchObject({ status: 'completed', content: 'you said: third' });
   });
 
   it('(control) without keys the same search finds the content, so the test above can fail', async () => {
