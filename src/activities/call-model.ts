@@ -156,6 +156,7 @@ export function createCallModel(deps: {
       if (provided.length > 0) reply.providedTools = provided;
       // Later attempts void the text earlier ones streamed (the workflow announces a model_retry).
       if (info.attempt > 1) reply.attempt = info.attempt;
+      checkReplySize(reply);
       return reply;
     } catch (err) {
       // However this attempt fails, the next one starts from the time spent so far.
@@ -202,6 +203,28 @@ async function streamCompletion(
     clearTimeout(deadline);
     signal.removeEventListener('abort', abort);
   }
+}
+
+/**
+ * The largest reply a model call returns: Temporal refuses a payload over 2 MiB (`limit.blobSize.error`,
+ * also on Temporal Cloud), and the reply is this activity's result. A little is kept back for the
+ * payload's metadata and encryption. Until large payloads go by reference, a reply over it fails at
+ * once: every attempt would ask the model again and fail the same way.
+ */
+export const MAX_REPLY_BYTES = 2 * 1024 * 1024 - 32 * 1024;
+
+/** Fails a reply too large to record (content, tool-call arguments or output), naming its size. */
+function checkReplySize(reply: ModelReply): void {
+  const bytes = Buffer.byteLength(JSON.stringify(reply));
+  if (bytes <= MAX_REPLY_BYTES) return;
+  const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(1)} MB`;
+  throw ApplicationFailure.create({
+    message:
+      `the model's reply is ${mb(bytes)}, more than a Temporal payload may hold (${mb(MAX_REPLY_BYTES)}), so it cannot be recorded; ` +
+      'ask for less (maxTokens, or the instructions), or have a tool write long content elsewhere',
+    type: 'ModelCall.ReplyTooLarge',
+    nonRetryable: true,
+  });
 }
 
 /**

@@ -112,6 +112,22 @@ describe('bounds on a model call', () => {
   });
 });
 
+describe('a reply too large to record', () => {
+  it('fails the run at once with ModelCall.ReplyTooLarge and a sentence, without asking the model again', async () => {
+    const huge = 'x'.repeat(3 * 1024 * 1024);
+    for (const reply of [answer(huge), call(['add', { a: 1, b: 2, note: huge }])]) {
+      model = await startScriptedModel([reply]);
+      const started = Date.now();
+      const outcome = await runAgent(temporal(), { message: 'write a lot' }, { baseURL: model.baseURL });
+      expect(outcome).toMatchObject({ status: 'failed', errorType: 'ModelCall.ReplyTooLarge' });
+      expect(outcome.error).toMatch(/^the model's reply is 3\.0 MB, more than a Temporal payload may hold \(2\.0 MB\), so it cannot be recorded; ask for less/);
+      expect(model.requests).toHaveLength(1);
+      expect(Date.now() - started).toBeLessThan(15_000);
+      await model.close();
+    }
+  });
+});
+
 describe('bad input', () => {
   it('refuses a duration without a unit in new runs', async () => {
     model = await startScriptedModel([answer('never')]);
