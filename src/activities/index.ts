@@ -48,7 +48,7 @@ export function createActivities(deps: ActivityDeps) {
     executeTool: createExecuteTool({ registry: deps.registry, mcp: deps.mcp }),
     resolveTools: createResolveTools({ registry: deps.registry, mcp: deps.mcp }),
     resolveAgent: createResolveAgent({ agents: deps.agents, mcp: deps.mcp }),
-    listAgents: createListAgents({ agents: deps.agents }),
+    listAgents: createListAgents({ agents: deps.agents, defaultModel: deps.model.model }),
     describeWorker: createDescribeWorker({ searchAttributes: deps.searchAttributes ?? (async () => ({ registered: [], updates: 'steps', defaultModel: deps.model.model })) }),
   };
 }

@@ -28,9 +28,12 @@ export function createResolveAgent(deps: { agents: AgentRegistry; mcp?: McpToolS
   };
 }
 
-/** Builds the activity that lists the worker's agents (for `durable-agents agents` and `GET /agents`). */
-export function createListAgents(deps: { agents: AgentRegistry }) {
+/**
+ * Builds the activity that lists the worker's agents (for `durable-agents agents` and `GET /agents`),
+ * each with the model that answers it: its own, else this worker's default.
+ */
+export function createListAgents(deps: { agents: AgentRegistry; defaultModel: string }) {
   return async function listAgents(): Promise<AgentSummary[]> {
-    return deps.agents.catalog();
+    return deps.agents.catalog().map((a) => ({ ...a, model: a.model ?? deps.defaultModel }));
   };
 }

@@ -10,7 +10,10 @@ export interface AgentSummary {
   name: string;
   description?: string;
   tools: string[];
+  /** The model that answers: the agent's own, else its worker's default (`AGENT_MODEL`). */
   model?: string;
+  /** Questions to try (see `AgentDefinition.examples`). */
+  examples?: string[];
   /** Whether its final answers are structured (JSON under a schema). */
   structuredOutput: boolean;
   /** Agents it calls as tools. */
@@ -176,6 +179,7 @@ export class AgentRegistry {
       const summary: AgentSummary = { name: a.name, tools: a.tools.map(toolRefName), structuredOutput: a.output !== undefined };
       if (a.description) summary.description = a.description;
       if (a.model) summary.model = a.model;
+      if (a.examples?.length) summary.examples = [...a.examples];
       if (a.agents?.length) summary.agents = a.agents.map(agentRefName);
       if (a.handoffs?.length) summary.handoffs = a.handoffs.map(agentRefName);
       return summary;

@@ -18,6 +18,8 @@ export interface AgentDefinition<O = unknown> {
   name: string;
   /** What the agent is for; `durable-agents agents` and `GET /agents` list it. */
   description?: string;
+  /** A few questions to try (at most 10), which the chat page offers on an empty conversation and `GET /agents` lists. */
+  examples?: readonly string[];
   /** The system message of every run of this agent. */
   instructions: string;
   /** The tools the agent may call. Definitions given here are registered on the worker with the agent. */
@@ -75,6 +77,10 @@ export function defineAgent<O = unknown>(definition: AgentDefinition<O>): AgentD
   const nameProblem = agentNameProblem(definition.name) ?? (definition.name === undefined ? '"name" is required' : undefined);
   if (nameProblem) problems.push(nameProblem.replace('"agent"', '"name"'));
   if (typeof definition.instructions !== 'string' || !definition.instructions.trim()) problems.push('"instructions" must be a non-empty string');
+  const examples = definition.examples;
+  if (examples !== undefined && !(Array.isArray(examples) && examples.length <= 10 && examples.every((e) => typeof e === 'string' && e.trim() !== '' && e.length <= 500))) {
+    problems.push('"examples" must be a list of at most 10 non-empty questions of at most 500 characters');
+  }
   if (!Array.isArray(definition.tools)) problems.push('"tools" must be a list of tools (definitions or names)');
   if (definition.maxIterations !== undefined && !(Number.isInteger(definition.maxIterations) && definition.maxIterations >= 1)) problems.push('"maxIterations" must be an integer >= 1');
   if (definition.temperature !== undefined && !(typeof definition.temperature === 'number' && definition.temperature >= 0 && definition.temperature <= 2)) {

@@ -28,11 +28,19 @@ const PAGE = `<!doctype html>
 <style>
   :root { font-family: system-ui, sans-serif; color: #1d1d1f; background: #f6f6f8; }
   body { margin: 0; display: flex; flex-direction: column; height: 100vh; }
-  header { display: flex; gap: .75rem; align-items: center; flex-wrap: wrap; padding: .6rem 1rem; background: #fff; border-bottom: 1px solid #ddd; }
-  header h1 { font-size: 1rem; margin: 0 .5rem 0 0; }
+  header { display: flex; gap: .6rem; align-items: center; flex-wrap: wrap; padding: .5rem 1rem; background: #fff; border-bottom: 1px solid #ddd; }
+  header h1 { font-size: 1rem; margin: 0 .25rem 0 0; white-space: nowrap; }
+  header label { display: flex; gap: .35rem; align-items: center; white-space: nowrap; }
+  header select { max-width: 14rem; }
+  header form { display: flex; gap: .35rem; margin: 0; }
   header .spacer { flex: 1; }
-  #status { font-size: .8rem; color: #666; }
+  #status { font-size: .8rem; color: #666; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; max-width: 24rem; }
+  #ui-link { white-space: nowrap; font-size: .9rem; }
   #log { flex: 1; overflow-y: auto; padding: 1rem; display: flex; flex-direction: column; gap: .6rem; }
+  .empty { margin: auto; max-width: 36rem; text-align: center; color: #444; }
+  .empty h2 { font-size: 1.2rem; margin: 0 0 .4rem; }
+  .empty .examples { display: flex; flex-wrap: wrap; gap: .5rem; justify-content: center; margin-top: .8rem; }
+  .empty .examples button { background: #fff; border: 1px solid #ccd; border-radius: 16px; padding: .35rem .8rem; text-align: left; }
   .user { align-self: flex-end; background: #2f6fed; color: #fff; padding: .5rem .8rem; border-radius: 12px 12px 2px 12px; max-width: 70%; white-space: pre-wrap; }
   .agent { align-self: flex-start; background: #fff; border: 1px solid #ddd; padding: .5rem .8rem; border-radius: 12px 12px 12px 2px; max-width: 80%; display: flex; flex-direction: column; gap: .4rem; }
   .text { white-space: pre-wrap; }
@@ -45,17 +53,26 @@ const PAGE = `<!doctype html>
   .note { font-size: .8rem; color: #666; }
   .error { color: #b00020; }
   footer { display: flex; gap: .5rem; padding: .6rem 1rem; background: #fff; border-top: 1px solid #ddd; }
-  footer textarea { flex: 1; resize: none; font: inherit; padding: .4rem; }
+  footer textarea { flex: 1; min-width: 0; resize: none; font: inherit; padding: .4rem; }
   button { font: inherit; padding: .3rem .8rem; cursor: pointer; }
+  /* Phones: the header takes two rows, nothing runs off the screen. */
+  @media (max-width: 640px) {
+    header { gap: .4rem .5rem; padding: .5rem .6rem; }
+    header select { max-width: 9rem; }
+    #resume-id { width: 7rem; }
+    header .spacer { display: none; }
+    #status { order: 10; flex: 1 1 12rem; max-width: none; }
+    #ui-link { order: 11; }
+    .user, .agent { max-width: 92%; }
+  }
 </style>
 </head>
 <body>
 <header>
   <h1>durable-agents</h1>
-  <label>Agent <select id="agent"><option value="">(no named agent: all tools)</option></select></label>
-  <button id="new" type="button">New conversation</button>
-  <label>Resume <input id="resume-id" placeholder="conversation id" size="24"></label>
-  <button id="resume" type="button">Resume</button>
+  <label>Agent <select id="agent"><option value="">no named agent</option></select></label>
+  <button id="new" type="button">New chat</button>
+  <form id="resume-form"><input id="resume-id" placeholder="conversation id" size="16" aria-label="conversation id"><button id="resume" type="submit">Resume</button></form>
   <span class="spacer"></span>
   <span id="status"></span>
   <a id="ui-link" target="_blank" rel="noopener" hidden>Temporal UI</a>
@@ -79,6 +96,7 @@ const PAGE = `<!doctype html>
   const calls = new Map();
   const tools = new Map();
   const approvals = new Map();
+  const agents = new Map(); // name -> summary (GET /agents): description, model, tools, examples
 
   const el = (tag, cls, text) => {
     const e = document.createElement(tag);
@@ -89,13 +107,43 @@ const PAGE = `<!doctype html>
   const scroll = () => { log.scrollTop = log.scrollHeight; };
   const status = (text) => { $('status').textContent = text; };
   const args = (a) => Object.entries(a || {}).map(([k, v]) => k + '=' + JSON.stringify(v)).join(', ');
-  const setRunning = (on) => { running = on; $('cancel').hidden = !on; $('send').disabled = on; };
+  const setRunning = (on) => { running = on; $('cancel').hidden = !on; $('send').disabled = on; $('send').hidden = on; };
 
   async function api(path, options = {}) {
     const res = await fetch(path, { ...options, headers: { 'content-type': 'application/json', ...(options.headers || {}) } });
     const body = await res.json().catch(() => ({}));
     if (!res.ok && res.status !== 202) throw new Error(body.error || res.statusText);
     return body;
+  }
+
+  // The Temporal UI link, once the conversation exists (its page would be empty before).
+  function showLink() {
+    const link = $('ui-link');
+    const prefix = window.DURABLE_AGENTS.workflowUrlPrefix;
+    link.hidden = !prefix || !started;
+    if (prefix) link.href = prefix + encodeURIComponent(conversationId);
+  }
+
+  // An empty conversation says who answers (agent, model, tools) and offers questions to try.
+  function showEmpty() {
+    if (started || log.querySelector('.user')) return;
+    const agent = agents.get($('agent').value);
+    const box = el('div', 'empty');
+    box.id = 'empty';
+    box.append(el('h2', '', agent ? 'Ask the ' + agent.name + ' agent' : 'Ask anything'));
+    const about = agent
+      ? [agent.description, agent.model ? 'model ' + agent.model : '', agent.tools.length ? 'tools: ' + agent.tools.join(', ') : 'no tools'].filter(Boolean).join(' · ')
+      : 'No named agent: the tools and the default model of the worker answer.';
+    box.append(el('p', 'note about', about));
+    const examples = el('div', 'examples');
+    for (const question of (agent && agent.examples && agent.examples.length ? agent.examples : ['What can you do?'])) {
+      const b = el('button', 'example', question);
+      b.type = 'button';
+      b.onclick = () => { $('message').value = question; send(); };
+      examples.append(b);
+    }
+    box.append(examples);
+    log.replaceChildren(box);
   }
 
   function show(conversation, isNew) {
@@ -107,13 +155,11 @@ const PAGE = `<!doctype html>
     log.replaceChildren();
     location.hash = 'conversation=' + encodeURIComponent(conversation);
     $('agent').disabled = started;
-    const link = $('ui-link');
-    const prefix = window.DURABLE_AGENTS.workflowUrlPrefix;
-    link.hidden = !prefix;
-    if (prefix) link.href = prefix + encodeURIComponent(conversation);
+    showLink();
     status(isNew ? 'new conversation ' + conversation : 'conversation ' + conversation);
     setRunning(false);
     if (started) listen();
+    else showEmpty();
   }
 
   function turnOf(e) {
@@ -132,6 +178,8 @@ const PAGE = `<!doctype html>
     const t = e.type === 'turn_started' ? undefined : turnOf(e);
     switch (e.type) {
       case 'turn_started': {
+        const empty = $('empty');
+        if (empty) empty.remove();
         log.append(el('div', 'user', e.message));
         turnOf(e);
         setRunning(true);
@@ -238,6 +286,7 @@ const PAGE = `<!doctype html>
       await api('/conversations/' + encodeURIComponent(conversationId) + '/messages', { method: 'POST', headers: { prefer: 'wait=0' }, body: JSON.stringify(agent && !started ? { message, agent } : { message }) });
       started = true;
       $('agent').disabled = true;
+      showLink();
       listen();
     } catch (err) {
       setRunning(false);
@@ -265,13 +314,22 @@ const PAGE = `<!doctype html>
   $('cancel').onclick = cancel;
   $('message').addEventListener('keydown', (k) => { if (k.key === 'Enter' && !k.shiftKey) { k.preventDefault(); send(); } });
   $('new').onclick = () => show('chat-' + Math.random().toString(36).slice(2, 10), true);
-  $('resume').onclick = () => { const id = $('resume-id').value.trim(); if (id) show(id, false); };
+  $('resume-form').onsubmit = (ev) => { ev.preventDefault(); const id = $('resume-id').value.trim(); if (id) show(id, false); };
+  $('agent').onchange = () => { log.replaceChildren(); showEmpty(); };
 
-  api('/agents').then(({ agents }) => {
-    for (const a of agents) {
-      const o = el('option', '', a.name + (a.description ? ' — ' + a.description : ''));
+  api('/agents').then((listed) => {
+    for (const a of listed.agents) {
+      agents.set(a.name, a);
+      const o = el('option', '', a.name);
       o.value = a.name;
+      if (a.description) o.title = a.description;
       $('agent').append(o);
+    }
+    // A worker with named agents: the first answers unless another is picked.
+    if (listed.agents.length && !started) {
+      $('agent').value = listed.agents[0].name;
+      log.replaceChildren();
+      showEmpty();
     }
   }).catch(() => status('could not list agents (is a worker running?)'));
 

@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
 import { existsSync, mkdirSync } from 'node:fs';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
@@ -6,6 +8,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createHttpApi } from '../../src/http/http-api';
 import type { ChatRequest } from '../../src/offline-model/openai-compatible-server';
+import { defineAgent, type AgentDefinition } from '../../src/agents/define-agent';
 import { ROOT } from '../helpers/processes';
 import { call, lastOf, startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
@@ -35,10 +38,10 @@ beforeAll(async () => {
 });
 afterAll(async () => browser?.close());
 
-async function withPage(body: (page: Page, base: string) => Promise<void>): Promise<void> {
+async function withPage(body: (page: Page, base: string) => Promise<void>, agents?: AgentDefinition<any>[]): Promise<void> {
   const m = await startModel(model);
   const t = temporal();
-  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry(), agents });
   const server: Server = createHttpApi({ client: t.client, taskQueue, workflowUrlPrefix: 'http://ui.example:8233/namespaces/default/workflows/' });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -63,10 +66,13 @@ it('streams the answer into the page, shows tool calls as collapsible steps, app
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(base);
     const conversationId = decodeURIComponent(/conversation=([^&]+)/.exec(page.url())![1]);
-    expect(await page.getAttribute('#ui-link', 'href')).toBe(`http://ui.example:8233/namespaces/default/workflows/${conversationId}`);
+    // No Temporal UI link for a conversation that does not exist yet; its first message starts it.
+    expect(await page.isHidden('#ui-link')).toBe(true);
 
     // The answer grows while the model writes it.
     await send(page, 'tell me a story');
+    await page.locator('#ui-link').waitFor({ state: 'visible' });
+    expect(await page.getAttribute('#ui-link', 'href')).toBe(`http://ui.example:8233/namespaces/default/workflows/${conversationId}`);
     const text = page.locator('.agent .text').last();
     const seen = new Set<string>();
     for (let i = 0; i < 200 && (await text.textContent().catch(() => '')) !== STORY; i++) {
@@ -107,4 +113,60 @@ it('streams the answer into the page, shows tool calls as collapsible steps, app
     await page.locator('.user', { hasText: 'wait for it' }).waitFor();
     expect(errors).toEqual([]);
   });
+});
+
+it('says on an empty page which agent and model answer, offers questions to try, and lays out at 1200 and 390 px', async () => {
+  const helper = defineAgent({
+    name: 'helper',
+    description: 'Answers questions about stories, and adds numbers when asked to',
+    instructions: 'Help.',
+    tools: ['add'],
+    model: 'helper-model',
+    examples: ['tell me a story', 'What is 2 + 3?'],
+  });
+  const other = defineAgent({ name: 'a-second-agent-with-a-rather-long-name', description: 'x'.repeat(200), instructions: 'Other.', tools: [] });
+  await withPage(async (page, base) => {
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    mkdirSync(ARTIFACTS, { recursive: true });
+    for (const [width, height] of [
+      [1200, 800],
+      [390, 844],
+    ]) {
+      await page.setViewportSize({ width, height });
+      await page.goto(base);
+      // The first named agent answers, and the page says so: its model, its tools, questions to try.
+      await page.locator('#empty h2', { hasText: 'Ask the helper agent' }).waitFor();
+      expect(await page.textContent('#empty .about')).toBe('Answers questions about stories, and adds numbers when asked to · model helper-model · tools: add');
+      expect(await page.locator('#empty .examples button').allTextContents()).toEqual(['tell me a story', 'What is 2 + 3?']);
+      expect(await page.isHidden('#ui-link')).toBe(true);
+      const layout = await page.evaluate(() => ({
+        header: document.querySelector('header')!.getBoundingClientRect().height,
+        select: document.querySelector('#agent')!.getBoundingClientRect().width,
+        overflow: document.documentElement.scrollWidth - window.innerWidth,
+        offscreen: [...document.querySelectorAll('header > *')].filter((e) => {
+          const r = e.getBoundingClientRect();
+          return !(e as HTMLElement).hidden && r.width > 0 && (r.right > window.innerWidth + 1 || r.left < -1);
+        }).length,
+      }));
+      await page.screenshot({ path: join(ARTIFACTS, `chat-page-empty-${width}.png`) });
+      // One row at 1200 px, with a picker the long description does not stretch; nothing off screen on a phone.
+      if (width === 1200) expect(layout.header).toBeLessThan(60);
+      expect(layout.select).toBeLessThanOrEqual(230);
+      expect(layout.overflow).toBeLessThanOrEqual(0);
+      expect(layout.offscreen).toBe(0);
+    }
+    // Another agent says so too; a question to try is sent with a click.
+    await page.selectOption('#agent', 'a-second-agent-with-a-rather-long-name');
+    await page.locator('#empty h2', { hasText: 'Ask the a-second-agent-with-a-rather-long-name agent' }).waitFor();
+    expect(await page.locator('#empty .examples button').allTextContents()).toEqual(['What can you do?']);
+    await page.selectOption('#agent', 'helper');
+    await page.locator('#empty .examples button', { hasText: 'tell me a story' }).click();
+    await page.locator('.user', { hasText: 'tell me a story' }).waitFor();
+    await page.locator('.agent .text', { hasText: 'Once upon a time' }).waitFor();
+    expect(await page.isVisible('#empty')).toBe(false);
+    await page.locator('#ui-link').waitFor({ state: 'visible' });
+    await page.screenshot({ path: join(ARTIFACTS, 'chat-page-answered-390.png') });
+    expect(errors).toEqual([]);
+  }, [helper, other]);
 });

@@ -137,7 +137,7 @@ it('support-agent: a custom tool and a structured agent in its own worker, asked
     expect(alone.stderr).toMatch(/^durable-agents: no Temporal server to talk to: TEMPORAL_ADDRESS is not set and no dev server runs at 127\.0\.0\.1:\d+\. Start your worker first/);
     expect(alone.stdout).not.toMatch(/calculator|weather/);
     const agents = await exec(bin, ['agents', '--json'], dir, env);
-    expect(JSON.parse(agents.stdout)).toEqual([{ name: 'support', description: 'Answers questions about orders', tools: ['lookup_order'], structuredOutput: true }]);
+    expect(JSON.parse(agents.stdout)).toEqual([{ name: 'support', description: 'Answers questions about orders', tools: ['lookup_order'], model: 'scripted', examples: ['Where is my order A-1001?'], structuredOutput: true }]);
     // Hints name the command as a user of the package types it.
     const waited = await exec(bin, ['run', 'Is A-1003 there yet?', '--agent', 'support', '--wait', '1ms'], dir, env);
     expect(waited.code).toBe(3);

@@ -18,6 +18,8 @@ describe('defineAgent', () => {
       /defineAgent\("bad name!"\): "name" must be an agent name.*"instructions" must be a non-empty string; "maxIterations" must be an integer >= 1; "toolCalling" must be one of tools, functions, react; "maxExecutionTime": invalid duration "5": add a unit/,
     );
     expect(() => defineAgent({ name: 'x', instructions: 'i', tools: [], output: { type: 'object' } as never })).toThrow(/"output" must be a zod schema/);
+    expect(() => defineAgent({ name: 'x', instructions: 'i', tools: [], examples: ['fine', ''] })).toThrow(/"examples" must be a list of at most 10 non-empty questions/);
+    expect(defineAgent({ name: 'x', instructions: 'i', tools: [], examples: ['What can you do?'] }).examples).toEqual(['What can you do?']);
   });
 });
 

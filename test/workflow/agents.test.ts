@@ -74,8 +74,9 @@ describe('named agents', () => {
     const { worker, taskQueue } = await createTestWorker(t, { baseURL: 'http://127.0.0.1:1/v1', registry: new ToolRegistry(builtinTools), agents: [calculatorAgent, weatherAgent] });
     const agents = await worker.runUntil(listAgents(t.client, { taskQueue }));
     expect(agents).toEqual([
-      { name: 'calculator', description: "Arithmetic with tools: the documents' calculator", tools: ['stringLength', 'add', 'sqrt', 'sum', 'squareRoot'], structuredOutput: false },
-      { name: 'weather', description: expect.stringContaining('answers as JSON'), tools: ['search_weather'], structuredOutput: true },
+      // The model that answers: the worker's default here (modelAt: "scripted"), as the agents name none.
+      { name: 'calculator', description: "Arithmetic with tools: the documents' calculator", tools: ['stringLength', 'add', 'sqrt', 'sum', 'squareRoot'], model: 'scripted', examples: expect.arrayContaining(['What is 123 + 456?']), structuredOutput: false },
+      { name: 'weather', description: expect.stringContaining('answers as JSON'), tools: ['search_weather'], model: 'scripted', examples: ['What is the weather in Beijing?', 'How warm is it in Paris?'], structuredOutput: true },
     ]);
     // Listing leaves nothing in the default workflow list (the Web UI's): its workflow is in our division.
     const types = async (query: string) => {

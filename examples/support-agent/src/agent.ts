@@ -12,6 +12,7 @@ export const SupportAnswer = z.object({
 export const supportAgent = defineAgent({
   name: 'support',
   description: 'Answers questions about orders',
+  examples: ['Where is my order A-1001?'],
   instructions: 'You are a friendly support agent. Look the order up with lookup_order before you answer.',
   tools: [lookupOrder],
   maxIterations: 6,
