@@ -1,5 +1,7 @@
 import type { AgentEvent, AgentInput } from '../core';
 import { isTurnEnd, streamEvents } from '../runtime/event-stream';
+import { ClientError } from '../runtime/client-error';
+import { DEFAULT_OUTAGE_BUDGET_MS, isServerUnreachable } from '../runtime/outages';
 import { runOutcome, startAgentRun, type RunOutcome } from '../runtime/run-agent';
 import { stopWaiting, type StopReason } from './interrupt';
 import { approvalHint, retryText, watchProgress } from './progress';
@@ -64,7 +66,12 @@ export async function runFromCommandLine(options: RunFlowOptions): Promise<RunFl
             failing: (reason) => alert(`The run makes no progress: its workers fail its workflow tasks: ${reason}`),
           });
           if (options.onEvent) streamed = forwardEvents(session, workflowId, options.onEvent, streaming.signal);
-          return Promise.race([runOutcome(handle, { note: alert }), stopped.reason]);
+          const outcome = runOutcome(handle, { note: alert }).catch((err: unknown) => {
+            // The outage outlasted our patience, not the run: it goes on once Temporal is back.
+            if (!isServerUnreachable(err)) throw err;
+            throw new ClientError('unreachable', `Temporal has been unreachable for over ${Math.round(DEFAULT_OUTAGE_BUDGET_MS / 60_000)} min, so this command stopped waiting. ${followUp(session, workflowId, uiLink).replace(/^Stopped waiting\. /, '')}`, workflowId);
+          });
+          return Promise.race([outcome, stopped.reason]);
         }),
       );
       if (typeof result !== 'string') {
