@@ -191,6 +191,9 @@ it('agent-in-workflow: the user workflow runs an agent as a child workflow and u
   const env = envFor(llm.baseURL, 'agent-in-workflow-example');
   const worker = await startNode(dir, ['dist/worker.js'], env, /worker ready/);
   try {
+    // The user's workflows and ours bundle without warnings, and the report is one line.
+    expect(worker.output()).not.toMatch(/warning|modules by path/i);
+    expect(worker.output()).toMatch(/bundled \d+ modules in \d+ ms/);
     const started = await exec(process.execPath, ['dist/start.js', 'Beijing'], dir, env);
     expect(`${started.stdout}${started.stderr}`).toMatch(/^Beijing is 30 °C: pack sunscreen\. \(forecast by agent-what-is-the-weather-in-[0-9a-f]{6}\)\n$/);
     expect(started.code).toBe(0);
