@@ -173,6 +173,8 @@ describe('npm run demo with the embedded dev server', () => {
     expect(r.stdout).toContain('✓ stringLength(s="hello") → 5');
     expect(r.stdout).toContain('✓ sqrt(x=10) → 3.1622776601683795');
     expect(r.stdout).toMatch(new RegExp(`Temporal UI: http://localhost:${port + 1000}/namespaces/default/workflows/agent-what-is-the-square-root-`));
+    // Once: the run's link comes with its outcome, not also when it starts.
+    expect(r.stdout.match(/\/workflows\/agent-what-is-the-square-root-/g)).toHaveLength(1);
   });
 });
 

@@ -1,3 +1,4 @@
+import { takeTaskQueue, UsageError } from '../../src/cli/option-flags';
 import { parseRunArgs } from '../../src/cli/parse-run-args';
 
 const TOOLS = ['stringLength', 'add', 'sqrt'];
@@ -54,5 +55,23 @@ describe('--tool-calling', () => {
     expect(parseRunArgs(['hi', '--tool-calling', 'functions'], ['add']).input.toolCalling).toBe('functions');
     expect(parseRunArgs(['hi', '--tool-calling', 'react'], ['add']).input.toolCalling).toBe('react');
     expect(() => parseRunArgs(['hi', '--tool-calling', 'telepathy'], ['add'])).toThrow('--tool-calling must be one of tools, functions, react, got "telepathy"');
+  });
+});
+
+describe('the flags every command takes', () => {
+  it('takes --task-queue wherever it stands, checked; leaves the rest as it was', () => {
+    expect(takeTaskQueue(['run', 'hi', '--task-queue', 'support', '--json'])).toEqual({ taskQueue: 'support', rest: ['run', 'hi', '--json'] });
+    expect(takeTaskQueue(['--task-queue=billing', 'agents'])).toEqual({ taskQueue: 'billing', rest: ['agents'] });
+    expect(takeTaskQueue(['status', 'x'])).toEqual({ taskQueue: undefined, rest: ['status', 'x'] });
+    // After `--` everything is an argument, even this.
+    expect(takeTaskQueue(['send', 'x', '--', '--task-queue'])).toEqual({ taskQueue: undefined, rest: ['send', 'x', '--', '--task-queue'] });
+    expect(() => takeTaskQueue(['run', 'hi', '--task-queue'])).toThrow(UsageError);
+    expect(() => takeTaskQueue(['--task-queue', ''])).toThrow('--task-queue must not be empty');
+    expect(() => takeTaskQueue(['--task-queue', 'a\nb'])).toThrow('--task-queue must not contain control characters');
+  });
+
+  it('checks tool names only where the tools are known (a worker in this process)', () => {
+    expect(parseRunArgs(['hi', '--tools', 'lookup_order'], undefined).input.tools).toEqual(['lookup_order']);
+    expect(() => parseRunArgs(['hi', '--tools', 'lookup_order'], TOOLS)).toThrow(/unknown tool lookup_order/);
   });
 });
