@@ -101,15 +101,15 @@ export function createCallModel(deps: {
       const shown = input.toolCalling === 'react' ? new FinalAnswerFilter() : undefined;
       // One request, streamed when a publisher is there; a server that refuses to stream is asked
       // again without. Each may take what is left of the budget, and no longer than a request may.
-      const requestOptions = () => ({ signal, timeout: Math.max(1, Math.min(config.requestTimeoutMs, budget.remaining())) });
+      const requestOptions = () => ({ signal, timeout: Math.max(1, Math.min(config.requestTimeoutMs, budget.remaining())), deadlineMs: Math.max(1, budget.remaining()) });
       const ask = async (): Promise<ChatCompletion> => {
-        if (!publisher) return openai.chat.completions.create(request, requestOptions());
+        if (!publisher) return openai.chat.completions.create(request, clientOptions(requestOptions()));
         try {
           return await streamCompletion(openai, request, requestOptions(), (text) => publisher.push(shown ? shown.push(text) : text));
         } catch (err) {
           if (!refusedStreaming(classifyModelError(err, { baseURL: config.baseURL, model }))) throw err;
           noStreaming.add(endpoint);
-          return openai.chat.completions.create(request, requestOptions());
+          return openai.chat.completions.create(request, clientOptions(requestOptions()));
         }
       };
       const complete = async (): Promise<ChatCompletion> => {
@@ -176,14 +176,14 @@ export function createCallModel(deps: {
 async function streamCompletion(
   openai: OpenAI,
   request: ChatCompletionCreateParamsNonStreaming,
-  { signal, timeout }: { signal: AbortSignal; timeout: number },
+  { signal, timeout, deadlineMs }: RequestOptions,
   onText: (text: string) => void,
 ): Promise<ChatCompletion> {
   const controller = new AbortController();
   const abort = () => controller.abort();
   signal.addEventListener('abort', abort);
-  // The client's timeout covers the response's headers; the budget covers the whole stream.
-  const deadline = setTimeout(abort, timeout);
+  // The request timeout covers the wait for the response; what is left of the budget, the whole stream.
+  const deadline = setTimeout(abort, deadlineMs);
   try {
     const response = await openai.chat.completions
       .create({ ...request, stream: true, stream_options: { include_usage: true } }, { signal: controller.signal, timeout })
@@ -203,6 +203,18 @@ async function streamCompletion(
     clearTimeout(deadline);
     signal.removeEventListener('abort', abort);
   }
+}
+
+/** How long one request may take: `timeout` until the response starts, `deadlineMs` in all (a stream's end). */
+interface RequestOptions {
+  signal: AbortSignal;
+  timeout: number;
+  deadlineMs: number;
+}
+
+/** The `openai` client's options of a request that is not streamed: its timeout covers the whole response. */
+function clientOptions({ signal, timeout }: RequestOptions): { signal: AbortSignal; timeout: number } {
+  return { signal, timeout };
 }
 
 /**
