@@ -12,6 +12,7 @@ import { startOnlyWarning } from './option-flags';
 import type { ConversationCommand } from './parse-conversation-args';
 import { retryText, watchProgress } from './progress';
 import { openSession, type LocalWorker } from './session';
+import { requireWorkerFor } from '../runtime/task-queue-workers';
 import { hintCommand } from './command-name';
 
 /** Where output goes. */
@@ -36,6 +37,10 @@ export async function runConversationCommand(cmd: ConversationCommand, taskQueue
   try {
     return await session.run(async () => {
       const { client } = session;
+      // Commands on an existing workflow are answered by a worker on its own task queue.
+      if (!session.localWorker && (cmd.kind === 'status' || cmd.kind === 'history' || cmd.kind === 'approve' || cmd.kind === 'reject' || cmd.kind === 'end')) {
+        await requireWorkerFor(client, cmd.conversationId);
+      }
       switch (cmd.kind) {
         case 'chat': {
           const id = cmd.conversationId ?? newConversationId();

@@ -53,3 +53,27 @@ export async function requireWorker(
     `no worker is polling task queue "${taskQueue}" (namespace "${client.options.namespace}"). Start your worker, or use the task queue it polls: ${hint}.`,
   );
 }
+
+/**
+ * {@link requireWorker} for the task queue an existing workflow runs on: its queries and updates
+ * are answered by a worker there, and without one they wait 30 s and fail with a bare "Failed to
+ * query Workflow". A workflow that does not exist is left to the caller to report.
+ */
+export async function requireWorkerFor(client: Client, workflowId: string): Promise<void> {
+  let taskQueue: string;
+  try {
+    taskQueue = (await client.workflow.getHandle(workflowId).describe()).taskQueue;
+  } catch {
+    return;
+  }
+  try {
+    await requireWorker(client, taskQueue);
+  } catch (err) {
+    if (!(err instanceof ClientError)) throw err;
+    throw new ClientError(
+      'no_worker',
+      `no worker is polling task queue "${taskQueue}", which "${workflowId}" runs on (namespace "${client.options.namespace}"): start a worker for it; a worker answers its status and takes decisions.`,
+      workflowId,
+    );
+  }
+}

@@ -187,8 +187,8 @@ describe('client.ts conversation commands', () => {
 
   it("agents: lists the worker's named agents, and run --agent uses one", async () => {
     const listed = await client('agents');
-    expect(listed.stdout).toContain("calculator: Arithmetic with tools: the documents' calculator\n  tools: stringLength, add, sqrt, sum, squareRoot");
-    expect(listed.stdout).toContain('weather: Looks up the weather of a city and answers as JSON: city, temperature, temperatureUnit\n  tools: search_weather; structured output');
+    expect(listed.stdout).toContain("calculator: Arithmetic with tools: the documents' calculator\n  tools: stringLength, add, sqrt, sum, squareRoot; model: scripted");
+    expect(listed.stdout).toContain('weather: Looks up the weather of a city and answers as JSON: city, temperature, temperatureUnit\n  tools: search_weather; model: scripted; structured output');
     const run = await client('run', 'add 2 and 40', '--agent', 'calculator', '--json');
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 'completed', content: 'the result is 42' });
     expect(llm.requests.at(-1)!.messages[0]).toEqual({ role: 'system', content: expect.stringMatching(/^You are a careful calculator/) });

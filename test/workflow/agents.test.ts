@@ -6,6 +6,7 @@ import type { ChatRequest } from '../../src/offline-model/openai-compatible-serv
 import { readTranscript } from '../../src/runtime/agent-workflows';
 import { sendMessage } from '../../src/runtime/conversations';
 import { listAgents } from '../../src/runtime/list-agents';
+import { requireWorkerFor } from '../../src/runtime/task-queue-workers';
 import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
 import { chatModel, executeToolCall } from '../../src/model/low-level';
 import { add, builtinTools, defineTool, ToolRegistry } from '../../src/tools';
@@ -93,6 +94,12 @@ describe('named agents', () => {
     const began = Date.now();
     await expect(listAgents(t.client, { taskQueue: `nobody-${randomUUID()}` })).rejects.toThrow(/^no worker is polling task queue "nobody-[0-9a-f-]+" \(namespace "default"\)\. Start your worker/);
     expect(Date.now() - began).toBeLessThan(5_000);
+    // A run on a queue no worker polls: asking for its status says so at once (a query would wait 30 s).
+    const orphan = await startAgentRun(t.client, { message: 'anyone?' }, { taskQueue: `nobody-${randomUUID()}` });
+    const asked = Date.now();
+    await expect(requireWorkerFor(t.client, orphan.workflowId)).rejects.toThrow(new RegExp(`^no worker is polling task queue "nobody-[0-9a-f-]+", which "${orphan.workflowId}" runs on`));
+    expect(Date.now() - asked).toBeLessThan(5_000);
+    await orphan.terminate('test done');
   });
 });
 
