@@ -87,18 +87,23 @@ export function watchProgress(
 ): () => void {
   let stopped = false;
   const seen = new Set<string>();
+  // Workers that keep failing the workflow's tasks answer no query either (the loop below then
+  // waits on it): a loop of its own asks the history why, every other interval.
+  if (show.failing) {
+    void (async () => {
+      while (!stopped) {
+        await new Promise((r) => setTimeout(r, 2 * intervalMs));
+        const reason = stopped ? undefined : await failingWorkflowTask(client, workflowId).catch(() => undefined);
+        if (!reason || stopped || seen.has(`failing:${reason}`)) continue;
+        seen.add(`failing:${reason}`);
+        show.failing!(reason);
+      }
+    })();
+  }
   void (async () => {
     while (!stopped) {
       await new Promise((r) => setTimeout(r, intervalMs));
       if (stopped) break;
-      // Workers that keep failing the workflow's tasks answer no query either: ask the history why.
-      const reason = show.failing && (await failingWorkflowTask(client, workflowId).catch(() => undefined));
-      if (stopped) break;
-      if (reason) {
-        if (!seen.has(`failing:${reason}`)) show.failing!(reason);
-        seen.add(`failing:${reason}`);
-        continue;
-      }
       const progress = await readProgress(client, workflowId, kind).catch(() => undefined);
       if (!progress || stopped) continue;
       if (progress.retry && !seen.has(`retry:${progress.retry.call}:${progress.retry.attempt}`)) {
