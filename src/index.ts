@@ -87,7 +87,8 @@ export { LIMIT_STOP_MESSAGE, DEFAULT_MAX_ITERATIONS, validateAgentInput, parseDu
 export { parseReActOutput, ReActParseError, type ReActAction, type ReActFinish } from './core/react-parser';
 export type * from './core/types';
 export type { AgentSettings, ResolvedAgent } from './core/agents';
-export type { ConversationOptions, ConversationResult, ConversationStatus, ConversationTurnResult, TurnInput, TranscriptPage } from './core/conversation';
+export type { ConversationOptions, ConversationResult, ConversationStatus, TurnInput, TranscriptPage } from './core/conversation';
+export type { ConversationTurnResult } from './core/types';
 export type { AgentEvent, AgentEventBody, EventPage, EventsRequest, TextBatch } from './core/agent-events';
 export { AGENT_EVENT_TYPES } from './core/agent-events';
 export { AGENT_SEARCH_ATTRIBUTES, AGENT_SEARCH_STATUSES, agentListQuery, type AgentSearchStatus, type AgentListFilter, type SearchAttributeUpdates } from './core/search-attributes';

@@ -1,5 +1,4 @@
-import type { ConversationTurnResult } from './conversation';
-import type { AgentResult } from './types';
+import type { AgentResult, ConversationTurnResult } from './types';
 
 /**
  * What a run or conversation tells its subscribers, in order. Every event carries its `offset`

@@ -1,12 +1,12 @@
-import { approvalOf, pendingApprovals, type ApprovalState } from './approvals';
-import type { CurrentAgent } from './handoffs';
+import { approvalOf, pendingApprovals } from './approvals';
 import { shouldReturnImmediately } from './immediate-return';
 import { REACT_PARSE_ERROR_TOOL } from './react-parser';
-import { runLimits, type RunLimits } from './run-input';
+import { runLimits } from './run-input';
 import { iterationLimitReached, LIMIT_STOP_MESSAGE } from './stop-conditions';
 import { parseToolArguments } from './tool-arguments';
 import { toolErrorText } from './tool-result-text';
 import { addUsage, noUsage } from './usage';
+import type { NextStep, PlannedToolCall, RunPhase, RunState } from './run-state';
 import type {
   AgentInput,
   AgentResult,
@@ -14,14 +14,11 @@ import type {
   AgentWorkflowResult,
   ChatMessage,
   ModelReply,
-  PendingApproval,
   RecordedToolExecution,
-  RunStatus,
   ToolCall,
   ToolExecution,
   ToolInfo,
   ToolOutcome,
-  Usage,
 } from './types';
 
 /**
@@ -30,54 +27,6 @@ import type {
  * {@link applyToolOutcomes}. Nothing here touches Temporal or IO, so every decision is unit-testable
  * and replays identically.
  */
-
-/**
- * A tool call from the last LLM reply: either one to run with its tool's settings, or one already
- * answered without an activity (the LLM named a tool this run was not given).
- */
-export type PlannedToolCall = {
-  call: ToolCall;
-  /** The parsed arguments, or `{}` when they don't parse (the tool activity reports that error). */
-  arguments: Record<string, unknown>;
-  immediate: boolean;
-  /** Present when the tool needs a human's approval before it runs. */
-  approval?: ApprovalState;
-} & ({ tool: ToolInfo; resolved?: undefined } | { tool?: undefined; resolved: ToolOutcome });
-
-/** What the workflow should do next. */
-export type NextStep =
-  | { type: 'call_model'; iteration: number; toolNames: string[]; final: boolean }
-  | { type: 'await_approval'; pending: PendingApproval[] }
-  | { type: 'run_tools'; calls: PlannedToolCall[] }
-  | { type: 'finish'; status: Exclude<RunStatus, 'failed'>; content: string | null };
-
-type Phase =
-  | { kind: 'model' }
-  | { kind: 'tools'; calls: PlannedToolCall[] }
-  | { kind: 'done'; status: Exclude<RunStatus, 'failed'>; content: string | null };
-
-/** Everything the workflow keeps for one run. Plain JSON. */
-export interface RunState {
-  limits: RunLimits;
-  tools: ToolInfo[];
-  messages: ChatMessage[];
-  /** LLM calls made so far. */
-  iterations: number;
-  toolExecutions: ToolExecution[];
-  usage: Usage;
-  phase: Phase;
-  /**
-   * Conversations only: how many messages (besides the system message) the LLM sees. Unset: the
-   * whole run.
-   */
-  memoryWindow?: number;
-  /** Structured output: the final answer, parsed and valid under the output schema. */
-  output?: unknown;
-  /** Set once the run was handed off (see `applyHandoff`): the agent it is on now. */
-  agent?: CurrentAgent;
-  /** How many times the system message changed (handoffs); model calls name it so caches stay right. */
-  revision?: number;
-}
 
 /** Starts a run from a validated input and the tools resolved for it. */
 export function startRun(input: AgentInput, tools: ToolInfo[]): RunState {
@@ -123,14 +72,14 @@ export function applyModelReply(state: RunState, step: Extract<NextStep, { type:
   const assistant: ChatMessage =
     toolCalls.length > 0 ? { role: 'assistant', content: reply.content, tool_calls: toolCalls } : { role: 'assistant', content: reply.content ?? '' };
   const messages = [...state.messages, assistant];
-  let phase: Phase;
+  let phase: RunPhase;
   if (step.final) phase = { kind: 'done', status: 'max_iterations', content: reply.content || LIMIT_STOP_MESSAGE };
   else if (toolCalls.length === 0 && reply.outputError !== undefined) {
     // Structured output that does not parse or validate: the LLM gets the exact error and tries
     // again, which costs an iteration like any other model call.
     return { ...state, iterations, usage, messages: [...messages, { role: 'user', content: outputCorrection(reply.outputError) }], phase: { kind: 'model' } };
   } else if (toolCalls.length === 0) {
-    const done = { ...state, iterations, usage, messages, phase: { kind: 'done', status: 'completed', content: reply.content ?? '' } as Phase };
+    const done = { ...state, iterations, usage, messages, phase: { kind: 'done', status: 'completed', content: reply.content ?? '' } as RunPhase };
     return reply.output === undefined ? done : { ...done, output: reply.output };
   } else {
     const offered = reply.providedTools?.length ? [...state.tools, ...reply.providedTools] : state.tools;
@@ -164,7 +113,7 @@ export function applyToolOutcomes(state: RunState, outcomes: ToolOutcome[]): Run
     return execution;
   });
   const toolMessages = executions.map((e): ChatMessage => ({ role: 'tool', tool_call_id: e.id, content: e.result }));
-  const phase: Phase = shouldReturnImmediately(calls, outcomes) ? { kind: 'done', status: 'immediate', content: null } : { kind: 'model' };
+  const phase: RunPhase = shouldReturnImmediately(calls, outcomes) ? { kind: 'done', status: 'immediate', content: null } : { kind: 'model' };
   const next: RunState = {
     ...state,
     messages: [...state.messages, ...toolMessages],

@@ -1,4 +1,4 @@
-import type { PlannedToolCall, RunState } from './agent-loop';
+import type { ApprovalState, PlannedToolCall, RunState } from './run-state';
 import { toolCallSummary } from './summaries';
 import { toolErrorText } from './tool-result-text';
 import type { ApprovalDecision, PendingApproval, ToolInfo } from './types';
@@ -8,9 +8,6 @@ import type { ApprovalDecision, PendingApproval, ToolInfo } from './types';
  * run then waits (durably, holding no worker) until a person approves or rejects it by call id.
  * A rejection never runs the tool: its reason goes back to the LLM as the tool's result.
  */
-
-/** Where a call that needs approval stands. */
-export type ApprovalState = { status: 'pending' } | { status: 'approved' } | { status: 'rejected'; reason?: string };
 
 /** The initial approval state for a call to `tool`, or undefined when the tool needs none. */
 export function approvalOf(tool: ToolInfo): ApprovalState | undefined {

@@ -1,10 +1,11 @@
-import { nextStep, runStatus, startRun, withoutHistoryMark, type RunState } from './agent-loop';
+import { nextStep, runStatus, startRun, withoutHistoryMark } from './agent-loop';
+import type { RunState } from './run-state';
 import { pendingApprovals } from './approvals';
 import { DEFAULT_MEMORY_WINDOW, memoryWindowStart, MIN_MEMORY_WINDOW } from './memory-window';
 import { durationProblem, isToolList, messageProblem, runOptionProblems } from './run-input';
 import { addUsage, noUsage } from './usage';
 import type { EventLogSnapshot } from './event-log';
-import type { AgentInput, AgentState, ChatMessage, PendingApproval, ToolInfo, TurnResult, Usage } from './types';
+import type { AgentInput, AgentState, ChatMessage, ConversationTurnResult, PendingApproval, ToolInfo, Usage } from './types';
 
 /**
  * A conversation: many turns on one workflow, each turn one run of the agent loop over the chat
@@ -52,8 +53,6 @@ export interface TurnInput {
   approvalTools?: string[];
 }
 
-/** A turn's result: the same shape as a run's, plus its number in the conversation (1-based). */
-export type ConversationTurnResult = TurnResult & { turn: number };
 
 /** Signalled messages that were invalid (signals cannot be refused, so they are counted and reported). */
 export interface RejectedMessages {

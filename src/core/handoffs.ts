@@ -1,6 +1,6 @@
 import type { AgentSettings, ResolvedAgent } from './agents';
-import type { PlannedToolCall, RunState } from './agent-loop';
-import type { ModelSettings, ToolCallingMode, ToolInfo, ToolOutcome } from './types';
+import type { CurrentAgent, PlannedToolCall, RunState } from './run-state';
+import type { ToolInfo, ToolOutcome } from './types';
 
 /**
  * Handoffs: an agent offers `transfer_to_<agent>` tools (see `handoffs` on `defineAgent`); when the
@@ -13,13 +13,6 @@ import type { ModelSettings, ToolCallingMode, ToolInfo, ToolOutcome } from './ty
 /** The tool name that hands off to `agent`. */
 export function handoffToolName(agent: string): string {
   return `transfer_to_${agent}`;
-}
-
-/** The agent a run is on after a handoff. Plain JSON. */
-export interface CurrentAgent {
-  name: string;
-  modelSettings?: ModelSettings;
-  toolCalling?: ToolCallingMode;
 }
 
 /** The one handoff a reply's calls make (the first, if the LLM asked for several), by index. */

@@ -1,4 +1,5 @@
-import { runStatus, type NextStep, type RunState } from './agent-loop';
+import { runStatus } from './agent-loop';
+import type { NextStep, RunState } from './run-state';
 import type { RunStatus, Usage } from './types';
 
 /**

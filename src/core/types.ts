@@ -219,6 +219,9 @@ export type TurnResult<O = unknown> = Omit<AgentResult<O>, 'status'> & {
   errorType?: string;
 };
 
+/** A turn's result: the same shape as a run's, plus its number in the conversation (1-based). */
+export type ConversationTurnResult<O = unknown> = TurnResult<O> & { turn: number };
+
 /** A {@link TurnResult} as a workflow receives it from a child run: tool outputs its history holds may be left out (see {@link RecordedToolExecution}). */
 export type RecordedTurnResult<O = unknown> = Omit<TurnResult<O>, 'toolExecutions'> & { toolExecutions: RecordedToolExecution[] };
 

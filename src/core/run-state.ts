@@ -1,0 +1,66 @@
+import type { RunLimits } from './run-input';
+import type { ChatMessage, ModelSettings, PendingApproval, RunStatus, ToolCall, ToolCallingMode, ToolExecution, ToolInfo, ToolOutcome, Usage } from './types';
+
+/**
+ * The state of one run, as the agent loop (`agent-loop.ts`), approvals and handoffs share it:
+ * types only, so those modules depend on it and not on each other. Plain JSON throughout.
+ */
+
+/** Where a call that needs approval stands. */
+export type ApprovalState = { status: 'pending' } | { status: 'approved' } | { status: 'rejected'; reason?: string };
+
+/** The agent a run is on after a handoff. Plain JSON. */
+export interface CurrentAgent {
+  name: string;
+  modelSettings?: ModelSettings;
+  toolCalling?: ToolCallingMode;
+}
+
+/**
+ * A tool call from the last LLM reply: either one to run with its tool's settings, or one already
+ * answered without an activity (the LLM named a tool this run was not given).
+ */
+export type PlannedToolCall = {
+  call: ToolCall;
+  /** The parsed arguments, or `{}` when they don't parse (the tool activity reports that error). */
+  arguments: Record<string, unknown>;
+  immediate: boolean;
+  /** Present when the tool needs a human's approval before it runs. */
+  approval?: ApprovalState;
+} & ({ tool: ToolInfo; resolved?: undefined } | { tool?: undefined; resolved: ToolOutcome });
+
+/** What the workflow should do next. */
+export type NextStep =
+  | { type: 'call_model'; iteration: number; toolNames: string[]; final: boolean }
+  | { type: 'await_approval'; pending: PendingApproval[] }
+  | { type: 'run_tools'; calls: PlannedToolCall[] }
+  | { type: 'finish'; status: Exclude<RunStatus, 'failed'>; content: string | null };
+
+/** Where a run is: waiting for the model, running (or awaiting approval of) tool calls, or done. */
+export type RunPhase =
+  | { kind: 'model' }
+  | { kind: 'tools'; calls: PlannedToolCall[] }
+  | { kind: 'done'; status: Exclude<RunStatus, 'failed'>; content: string | null };
+
+/** Everything the workflow keeps for one run. Plain JSON. */
+export interface RunState {
+  limits: RunLimits;
+  tools: ToolInfo[];
+  messages: ChatMessage[];
+  /** LLM calls made so far. */
+  iterations: number;
+  toolExecutions: ToolExecution[];
+  usage: Usage;
+  phase: RunPhase;
+  /**
+   * Conversations only: how many messages (besides the system message) the LLM sees. Unset: the
+   * whole run.
+   */
+  memoryWindow?: number;
+  /** Structured output: the final answer, parsed and valid under the output schema. */
+  output?: unknown;
+  /** Set once the run was handed off (see `applyHandoff`): the agent it is on now. */
+  agent?: CurrentAgent;
+  /** How many times the system message changed (handoffs); model calls name it so caches stay right. */
+  revision?: number;
+}
