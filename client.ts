@@ -6,7 +6,7 @@
  */
 import { demoWorker } from './src/cli/demo-worker';
 import { runMain } from './src/cli/main';
-import { runMcpMain } from './src/mcp/run-mcp-main';
+import { runMcpMain } from './src/cli/run-mcp-main';
 
 if (process.argv[2] === 'mcp') runMcpMain(process.argv.slice(3), { localWorker: demoWorker() });
 else runMain(process.argv.slice(2), { localWorker: demoWorker() });

@@ -2,7 +2,7 @@
  * `npm run codec-server`: decrypts payloads encrypted with AGENT_ENCRYPTION_KEYS for the Temporal
  * Web UI and the `temporal` CLI. See src/codec/serve-codec.ts.
  */
-import { serveCodec } from './src/codec/serve-codec';
+import { serveCodec } from './src/cli/codec-server-command';
 
 serveCodec().then(
   () => process.exit(0),

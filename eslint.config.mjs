@@ -1,11 +1,42 @@
 // @ts-check
 import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
+/**
+ * The layers of src/, from the bottom up. A folder may import from its own layer and those below;
+ * `boundary(from, forbidden)` below says which it must not reach. See docs/architecture.md.
+ *
+ *   core        pure decisions: plain TypeScript, no Temporal, no IO
+ *   common      the contracts: the activity interface, workflow definitions (workflow-safe)
+ *   workflows   deterministic workflow code
+ *   codec, schema, telemetry, testing   Node-side building blocks
+ *   connection  reaching Temporal: environment, dev server, Temporal CLI
+ *   client      runs, conversations, streams, listing: what CLI, HTTP and MCP share
+ *   worker      plugin, activities, tools, agents, MCP client, model adapters
+ *   http, mcp-server, codec-server   servers built on the client
+ *   cli, examples, bin, entry points
+ */
+const deterministic = ['src/core', 'src/common', 'src/workflows'];
+
+/** A relative import of one of the folders of src/ (not a package of the same name, like `@temporalio/client`). */
+const folderImport = (folders) => `^(\\.\\.?/)+(${folders.join('|')})(/|$)`;
+
+/** A no-restricted-imports rule: files under `from` must not import from `folders` (type imports allowed where `types`). */
+function boundary(from, folders, message, types = false) {
+  return {
+    files: from.map((f) => `${f}/**/*.ts`),
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ regex: folderImport(folders), allowTypeImports: types, message }] }],
+    },
+  };
+}
+
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'examples/**', '.temporal/**', 'coverage/**', 'bench/peer/**', '**/*.mjs', 'jest.config.js'] },
+  { ignores: ['node_modules/**', 'dist/**', 'examples/**', '.temporal/**', 'coverage/**', 'bench/peer/**', '**/*.mjs', 'jest.config.js', 'docs/api/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
@@ -17,15 +48,29 @@ export default tseslint.config(
     },
   },
   {
-    // Workflow code is replayed and must stay deterministic; the core is imported by it.
-    files: ['src/workflows/**/*.ts', 'src/core/**/*.ts'],
+    // No import circles anywhere in the library.
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  {
+    // Workflow code is replayed and must stay deterministic; the core and the contracts are imported by it.
+    files: deterministic.map((f) => `${f}/**/*.ts`),
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           paths: [...nodeBuiltins, 'openai', 'zod'].map((name) => ({ name, message: 'workflow-side code must not do IO or import worker-side libraries' })),
           patterns: [
-            { group: ['**/activities', '**/activities/*', '**/tools', '**/tools/*', '**/runtime/*', '**/agents/*', '**/plugin/*'], allowTypeImports: true, message: 'workflows may only `import type` from worker-side code' },
+            {
+              regex: folderImport(['worker', 'client', 'connection', 'cli', 'http', 'mcp-server', 'codec-server', 'codec', 'schema', 'telemetry', 'testing', 'examples']),
+              allowTypeImports: true,
+              message: 'workflow-side code may only `import type` from Node-side code',
+            },
           ],
         },
       ],
@@ -37,4 +82,8 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [{ group: ['@temporalio/*'], message: 'the core is plain TypeScript: no Temporal imports' }] }],
     },
   },
+  boundary(['src/client', 'src/connection'], ['worker', 'cli', 'http', 'mcp-server', 'codec-server', 'examples'], 'clients never import worker code (types only) or the surfaces built on them', true),
+  boundary(['src/worker'], ['client', 'cli', 'http', 'mcp-server', 'codec-server', 'examples'], 'the worker never imports client code or the surfaces'),
+  boundary(['src/codec', 'src/schema', 'src/telemetry', 'src/testing'], ['worker', 'client', 'connection', 'cli', 'http', 'mcp-server', 'codec-server', 'workflows', 'examples'], 'building blocks stay below the sides that use them'),
+  boundary(['src/http', 'src/mcp-server', 'src/codec-server'], ['worker', 'cli', 'examples'], 'servers are built on the client, not on the worker or the command line', true),
 );

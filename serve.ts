@@ -7,14 +7,15 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { modelConfigFromEnv } from './src/activities';
-import { exampleAgents } from './src/agents/examples';
+import { modelConfigFromEnv } from './src/worker/activities';
+import { exampleAgents } from './src/examples/agents';
 import { httpAccessFromEnv, isLoopback } from './src/http/access';
 import { httpApiHandler } from './src/http/http-api';
-import { createAgentWorker, defaultTaskQueue } from './src/runtime/agent-worker';
-import { installRuntimeLogging } from './src/runtime/logging';
-import { connectTemporal, describeTemporal } from './src/runtime/temporal-env';
-import { defaultToolRegistry } from './src/tools';
+import { defaultTaskQueue } from './src/connection/task-queue';
+import { createAgentWorker } from './src/worker/create-agent-worker';
+import { installRuntimeLogging } from './src/worker/logging';
+import { connectTemporal, describeTemporal } from './src/connection/temporal-env';
+import { exampleToolRegistry } from './src/examples';
 
 function portFromEnv(raw = process.env.PORT): number {
   if (raw === undefined || raw === '') return 8080;
@@ -57,7 +58,7 @@ async function main(): Promise<void> {
       const model = modelConfigFromEnv();
       const workflowUrlPrefix = temporal.uiUrl ? `${temporal.uiUrl}/namespaces/${encodeURIComponent(temporal.namespace)}/workflows/` : undefined;
       handler = httpApiHandler({ client: temporal.client, taskQueue, workflowUrlPrefix, access });
-      const worker = await createAgentWorker({ connection: temporal.nativeConnection, namespace: temporal.namespace, taskQueue, model, registry: defaultToolRegistry(), agents: exampleAgents });
+      const worker = await createAgentWorker({ connection: temporal.nativeConnection, namespace: temporal.namespace, taskQueue, model, registry: exampleToolRegistry(), agents: exampleAgents });
       const address = server.address() as AddressInfo;
       console.log(`durable-agents HTTP API on http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port} (task queue "${taskQueue}")`);
       const base = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;

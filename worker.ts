@@ -2,13 +2,14 @@
  * `npm start`: a worker for agent workflows on task queue AGENT_TASK_QUEUE (default `agents`).
  * Without TEMPORAL_ADDRESS it starts (or reuses) the embedded dev server with the Web UI.
  */
-import { modelConfigFromEnv } from './src/activities';
-import { exampleAgents } from './src/agents/examples';
-import { createAgentWorker, defaultTaskQueue } from './src/runtime/agent-worker';
-import { installRuntimeLogging } from './src/runtime/logging';
-import { mcpServersFromEnv } from './src/mcp/mcp-config';
-import { connectTemporal, describeTemporal } from './src/runtime/temporal-env';
-import { defaultToolRegistry } from './src/tools';
+import { modelConfigFromEnv } from './src/worker/activities';
+import { exampleAgents } from './src/examples/agents';
+import { defaultTaskQueue } from './src/connection/task-queue';
+import { createAgentWorker } from './src/worker/create-agent-worker';
+import { installRuntimeLogging } from './src/worker/logging';
+import { mcpServersFromEnv } from './src/worker/mcp/mcp-config';
+import { connectTemporal, describeTemporal } from './src/connection/temporal-env';
+import { exampleToolRegistry } from './src/examples';
 
 async function main(): Promise<void> {
   // The SDK's runtime shuts workers down gracefully on SIGINT/SIGTERM: polling stops, in-flight
@@ -18,7 +19,7 @@ async function main(): Promise<void> {
   try {
     const taskQueue = defaultTaskQueue();
     const model = modelConfigFromEnv();
-    const registry = defaultToolRegistry();
+    const registry = exampleToolRegistry();
     const mcpServers = mcpServersFromEnv();
     const worker = await createAgentWorker({ connection: temporal.nativeConnection, namespace: temporal.namespace, taskQueue, model, registry, agents: exampleAgents, mcpServers });
     console.log(`durable-agents worker on task queue "${taskQueue}", namespace "${temporal.namespace}" at ${temporal.address}`);

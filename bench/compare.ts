@@ -23,12 +23,12 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { Client, type WorkflowHandle } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
-import { startOpenAICompatibleServer } from '../src/offline-model/openai-compatible-server';
-import { connectClient } from '../src/runtime/client-connection';
-import { freePort, startDevServer } from '../src/runtime/dev-server';
-import { installRuntimeLogging } from '../src/runtime/logging';
-import { startAgentRun } from '../src/runtime/run-agent';
-import { isTurnEnd, streamEvents } from '../src/runtime/event-stream';
+import { startOpenAICompatibleServer } from '../src/testing/openai-compatible-server';
+import { connectClient } from '../src/connection/client-connection';
+import { freePort, startDevServer } from '../src/connection/dev-server';
+import { installRuntimeLogging } from '../src/worker/logging';
+import { startAgentRun } from '../src/client/run-agent';
+import { isTurnEnd, streamEvents } from '../src/client/event-stream';
 
 const ROOT = join(__dirname, '..');
 const PEER = join(__dirname, 'peer');

@@ -3,13 +3,13 @@
  * durable workflow. Uses the configured LLM, or the bundled offline model when none is set.
  */
 import { randomBytes } from 'node:crypto';
-import { modelConfigFromEnv, modelConfiguredInEnv, type ModelConfig } from '../src/activities';
+import { modelConfigFromEnv, modelConfiguredInEnv, type ModelConfig } from '../src/worker/activities';
 import { outcomeText } from '../src/cli/format-outcome';
 import { runFromCommandLine } from '../src/cli/run-flow';
 import { demoWorker } from '../src/cli/demo-worker';
-import { installRuntimeLogging } from '../src/runtime/logging';
-import { demoModel } from '../src/offline-model/demo-model';
-import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../src/offline-model/openai-compatible-server';
+import { installRuntimeLogging } from '../src/worker/logging';
+import { demoModel } from '../src/examples/demo-model';
+import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../src/testing/openai-compatible-server';
 
 const DEMO_QUESTION = 'What is the square root of the sum of the numbers of letters in the words "hello" and "world"?';
 

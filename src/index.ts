@@ -12,14 +12,6 @@ export {
   defineJsonSchemaTool,
   ToolRegistry,
   ToolError,
-  builtinTools,
-  defaultToolRegistry,
-  stringLength,
-  add,
-  sqrt,
-  sum,
-  squareRoot,
-  searchWeather,
   type AnyToolDefinition,
   type JsonSchemaToolDefinition,
   type ToolContext,
@@ -30,34 +22,34 @@ export {
   type ToolProviderRequest,
   type OpenAIToolSpec,
   type RegisterOptions,
-} from './tools';
-export { defineAgent, type AgentDefinition, type AgentRef, type ToolRef } from './agents/define-agent';
-export { AgentRegistry, type AgentSummary } from './agents/agent-registry';
-export { exampleAgents, calculatorAgent, weatherAgent } from './agents/examples';
+} from './worker/tools';
+export { defineAgent, type AgentDefinition, type AgentRef, type ToolRef } from './worker/agents/define-agent';
+export { AgentRegistry, type AgentSummary } from './worker/agents/agent-registry';
 
 // MCP servers whose tools agents use (worker side).
-export { loadMcpConfig, mcpServersFromEnv, parseMcpServers, type McpServers, type McpServerConfig, type McpStdioServer, type McpHttpServer } from './mcp/mcp-config';
+export { loadMcpConfig, mcpServersFromEnv, parseMcpServers, type McpServers, type McpServerConfig, type McpStdioServer, type McpHttpServer } from './worker/mcp/mcp-config';
 
 // Agents served to MCP clients.
-export { createAgentMcpServer, type AgentMcpServerOptions } from './mcp/agent-mcp-server';
+export { createAgentMcpServer, type AgentMcpServerOptions } from './mcp-server/agent-mcp-server';
 
 // Confidential content: payload encryption and the codec server for the Temporal UI and CLI.
 export { EncryptionCodec, encryptingDataConverter, parseEncryptionKeys, encryptionKeysFromEnv, encodedFailureConverterPath, type EncryptionKey } from './codec/encryption-codec';
-export { createCodecServer, type CodecServerOptions } from './codec/codec-server';
+export { createCodecServer, type CodecServerOptions } from './codec-server/codec-server';
 
 // Traces (OpenTelemetry, GenAI spans) for workers and clients.
 export { installTracing, tracingFromEnv, flushTracing, type TracingOptions } from './telemetry/tracing';
 
 // Workers.
-export { AgentsPlugin, type AgentsPluginOptions } from './plugin/agents-plugin';
-export { createAgentWorker, defaultTaskQueue, type AgentWorkerOptions } from './runtime/agent-worker';
-export { createActivities, modelConfigFromEnv, type ModelConfig, type AgentActivities, type StreamingOptions } from './activities';
+export { AgentsPlugin, type AgentsPluginOptions } from './worker/agents-plugin';
+export { createAgentWorker, type AgentWorkerOptions } from './worker/create-agent-worker';
+export { defaultTaskQueue } from './connection/task-queue';
+export { createActivities, modelConfigFromEnv, type ModelConfig, type AgentActivities, type StreamingOptions } from './worker/activities';
 
 // Clients: runs.
-export { startAgentRun, runOutcome, type AgentRunHandle, type AgentRunWorkflow, type RunOutcome, type RunRequest, type StartRunOptions } from './runtime/run-agent';
-export { restoreToolResults, toolOutcomesInHistory } from './runtime/tool-results';
-export { listAgents } from './runtime/list-agents';
-export { listAgentRuns, type AgentRunSummary } from './runtime/list-runs';
+export { startAgentRun, runOutcome, type AgentRunHandle, type AgentRunWorkflow, type RunOutcome, type RunRequest, type StartRunOptions } from './client/run-agent';
+export { restoreToolResults, toolOutcomesInHistory } from './client/tool-results';
+export { listAgents } from './client/list-agents';
+export { listAgentRuns, type AgentRunSummary } from './client/list-runs';
 // Clients: conversations.
 export {
   sendMessage,
@@ -69,18 +61,18 @@ export {
   newConversationId,
   type ConversationStart,
   type SentMessage,
-} from './runtime/conversations';
+} from './client/conversations';
 // Clients: any run or conversation id.
-export { readStatus, readTranscript, decideApproval, cancelWork, type StatusReport, type RunStatusReport } from './runtime/agent-workflows';
-export { ClientError, type ClientErrorKind } from './runtime/client-error';
+export { readStatus, readTranscript, decideApproval, cancelWork, type StatusReport, type RunStatusReport } from './client/agent-workflows';
+export { ClientError, type ClientErrorKind } from './client/client-error';
 // Clients: live events of any run or conversation.
-export { streamEvents, isTurnEnd, type StreamEventsOptions } from './runtime/event-stream';
-export { connectTemporal, workflowUrl, type TemporalEnv } from './runtime/temporal-env';
+export { streamEvents, isTurnEnd, type StreamEventsOptions } from './client/event-stream';
+export { connectTemporal, workflowUrl, type TemporalEnv } from './connection/temporal-env';
 export { createHttpApi, httpApiHandler, type HttpApiOptions } from './http/http-api';
 export { httpAccessFromEnv, type HttpAccessOptions } from './http/access';
 
 // Low level: your own loop, outside any workflow.
-export { chatModel, executeToolCall, type ChatModel } from './model/low-level';
+export { chatModel, executeToolCall, type ChatModel } from './worker/models/low-level';
 
 // Shared helpers and types.
 export { LIMIT_STOP_MESSAGE, DEFAULT_MAX_ITERATIONS, validateAgentInput, parseDuration } from './core';
@@ -92,4 +84,4 @@ export type { ConversationTurnResult } from './core/types';
 export type { AgentEvent, AgentEventBody, EventPage, EventsRequest, TextBatch } from './core/agent-events';
 export { AGENT_EVENT_TYPES } from './core/agent-events';
 export { AGENT_SEARCH_ATTRIBUTES, AGENT_SEARCH_STATUSES, agentListQuery, type AgentSearchStatus, type AgentListFilter, type SearchAttributeUpdates } from './core/search-attributes';
-export { statusQuery, messagesQuery, eventsQuery, AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE } from './workflows/definitions';
+export { statusQuery, messagesQuery, eventsQuery, AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE } from './common/definitions';

@@ -24,7 +24,7 @@ export {
   eventsQuery,
   textBatchSignal,
   type MessagesRange,
-} from './workflows/definitions';
+} from './common/definitions';
 export type * from './core/types';
 export type { AgentEvent, AgentEventBody, EventPage, EventsRequest, TextBatch } from './core/agent-events';
 export type { ConversationInput, ConversationOptions, ConversationResult, ConversationStatus, TurnInput, TranscriptPage } from './core/conversation';

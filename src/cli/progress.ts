@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { AgentState, PendingApproval } from '../core';
-import { conversationStatusQuery, statusQuery } from '../workflows/definitions';
-import { failingWorkflowTask } from '../runtime/workflow-task-failure';
+import { conversationStatusQuery, statusQuery } from '../common/definitions';
+import { failingWorkflowTask } from '../client/workflow-task-failure';
 import { hintCommand } from './command-name';
 
 /** A model call that failed and is waiting for (or running) its next attempt. */

@@ -1,8 +1,8 @@
 import type { AgentEvent, AgentInput } from '../core';
-import { isTurnEnd, streamEvents } from '../runtime/event-stream';
-import { ClientError } from '../runtime/client-error';
-import { DEFAULT_OUTAGE_BUDGET_MS, isServerUnreachable } from '../runtime/outages';
-import { runOutcome, startAgentRun, type RunOutcome } from '../runtime/run-agent';
+import { isTurnEnd, streamEvents } from '../client/event-stream';
+import { ClientError } from '../client/client-error';
+import { DEFAULT_OUTAGE_BUDGET_MS, isServerUnreachable } from '../client/outages';
+import { runOutcome, startAgentRun, type RunOutcome } from '../client/run-agent';
 import { stopWaiting, type StopReason } from './interrupt';
 import { approvalHint, retryText, watchProgress } from './progress';
 import { openSession, type LocalWorker, type Session } from './session';

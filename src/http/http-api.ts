@@ -2,17 +2,17 @@ import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
 import { parseDuration, validateAgentInput, workflowIdProblem, type AgentEvent, type AgentInput, type ConversationOptions, type TurnInput } from '../core';
-import { outcomeJson } from '../cli/format-outcome';
-import { decideApproval, readStatus, readTranscript } from '../runtime/agent-workflows';
-import { ClientError, type ClientErrorKind } from '../runtime/client-error';
-import { cancelTurn, startMessage } from '../runtime/conversations';
+import { outcomeJson } from '../client/outcome-json';
+import { decideApproval, readStatus, readTranscript } from '../client/agent-workflows';
+import { ClientError, type ClientErrorKind } from '../client/client-error';
+import { cancelTurn, startMessage } from '../client/conversations';
 import { chatPageHtml } from './chat-page';
 import { accessChecker, requestUrl, sendBadTarget, tokenMatches, TOKEN_COOKIE, type HttpAccessOptions } from './access';
-import { eventsPosition, isTurnEnd, streamEvents } from '../runtime/event-stream';
-import { describeKind, lookupWorkflow } from '../runtime/workflow-lookup';
-import { listAgents } from '../runtime/list-agents';
-import type { AgentSummary } from '../agents/agent-registry';
-import { runOutcome, startAgentRun } from '../runtime/run-agent';
+import { eventsPosition, isTurnEnd, streamEvents } from '../client/event-stream';
+import { describeKind, lookupWorkflow } from '../client/workflow-lookup';
+import { listAgents } from '../client/list-agents';
+import type { AgentSummary } from '../common/activity-interface';
+import { runOutcome, startAgentRun } from '../client/run-agent';
 
 /** Options of {@link createHttpApi} and {@link httpApiHandler}. */
 export interface HttpApiOptions {

@@ -15,7 +15,7 @@ import {
   type RunState,
 } from '../core';
 import { omitRecordedResults, withDurationUnitsRequired } from './compat';
-import { messagesQuery, statusQuery } from './definitions';
+import { messagesQuery, statusQuery } from '../common/definitions';
 import { SharedMessages } from './message-sink';
 import { failureInfo } from './failure-info';
 import { handleApprovals, handleEvents, resolveAgent, resolveTools, runLoop, trackSearchAttributes, type RunRef } from './run-loop';

@@ -49,7 +49,7 @@ import {
   sendMessageUpdate,
   transcriptQuery,
   usageQuery,
-} from './definitions';
+} from '../common/definitions';
 import { withDurationUnitsRequired } from './compat';
 import { SharedMessages } from './message-sink';
 import { SearchAttributes } from './search-attributes';

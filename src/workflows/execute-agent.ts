@@ -1,6 +1,6 @@
 import { ChildWorkflowFailure, executeChild, isCancellation, uuid4, workflowInfo, type ChildWorkflowOptions } from '@temporalio/workflow';
 import { agentWorkflowId, runSummary, type AgentInput, type AgentResult, type AgentWorkflowResult, type RecordedTurnResult } from '../core';
-import { AGENT_WORKFLOW_TYPE } from './definitions';
+import { AGENT_WORKFLOW_TYPE } from '../common/definitions';
 import { failureInfo } from './failure-info';
 
 /** Options of {@link executeAgent}: the run's input, plus where and under which id the child runs. */

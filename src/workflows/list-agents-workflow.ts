@@ -1,6 +1,6 @@
 import { proxyLocalActivities } from '@temporalio/workflow';
-import type { AgentActivities } from '../activities';
-import type { AgentSummary } from '../agents/agent-registry';
+import type { AgentActivities } from '../common/activity-interface';
+import type { AgentSummary } from '../common/activity-interface';
 
 const { listAgents } = proxyLocalActivities<AgentActivities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 3 } });
 

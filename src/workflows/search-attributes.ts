@@ -1,6 +1,6 @@
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributeUpdatePair } from '@temporalio/common';
 import { isCancellation, patched, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
-import type { AgentActivities } from '../activities';
+import type { AgentActivities } from '../common/activity-interface';
 import {
   AGENT_SEARCH_ATTRIBUTES,
   searchAttributeChanges,

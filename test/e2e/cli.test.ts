@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { freePort } from '../../src/runtime/dev-server';
+import { freePort } from '../../src/connection/dev-server';
 import { cleanEnv, listening, runNpm, runTs, startTs } from '../helpers/processes';
 import { call, startScriptedModel, toolResults, type ScriptedModel } from '../helpers/scripted-model';
 

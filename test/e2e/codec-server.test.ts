@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { freePort } from '../../src/runtime/dev-server';
-import { findTemporalCli } from '../../src/runtime/temporal-cli';
+import { freePort } from '../../src/connection/dev-server';
+import { findTemporalCli } from '../../src/connection/temporal-cli';
 import { cleanEnv, runTs, startTs } from '../helpers/processes';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
 

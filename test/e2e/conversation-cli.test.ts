@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ChatRequest, OpenAICompatibleServer } from '../../src/offline-model/openai-compatible-server';
+import type { ChatRequest, OpenAICompatibleServer } from '../../src/testing/openai-compatible-server';
 import { cleanEnv, runTs, startInteractive, startTs } from '../helpers/processes';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
 

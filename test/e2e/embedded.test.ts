@@ -4,8 +4,8 @@ import { createServer } from 'node:net';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startDevServer } from '../../src/runtime/dev-server';
-import { findTemporalCli } from '../../src/runtime/temporal-cli';
+import { freePort, startDevServer } from '../../src/connection/dev-server';
+import { findTemporalCli } from '../../src/connection/temporal-cli';
 import { cleanEnv, eventually, listening, runTs, startInteractive, startTs } from '../helpers/processes';
 import { answer, call, closeScriptedModels, lastOf, startModel } from '../helpers/scripted-model';
 

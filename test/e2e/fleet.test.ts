@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
+import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { cleanEnv, startTs, type Started } from '../helpers/processes';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
 import { connectTestTemporal, type TestTemporal } from '../helpers/temporal';

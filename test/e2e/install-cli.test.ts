@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findTemporalCli, installTemporalCli } from '../../src/runtime/temporal-cli';
+import { findTemporalCli, installTemporalCli } from '../../src/connection/temporal-cli';
 import { cleanEnv, runTs } from '../helpers/processes';
 
 /**

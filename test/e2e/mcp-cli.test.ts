@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/runtime/dev-server';
+import { freePort } from '../../src/connection/dev-server';
 import { cleanEnv, ROOT, runTs } from '../helpers/processes';
 import { answer, call, closeScriptedModels, startModel, toolResults } from '../helpers/scripted-model';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { freePort } from '../../src/runtime/dev-server';
+import { freePort } from '../../src/connection/dev-server';
 import { cleanEnv, runTs, startTs } from '../helpers/processes';
 import { answer, call, startModel } from '../helpers/scripted-model';
 

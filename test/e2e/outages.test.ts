@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
-import { connectClient } from '../../src/runtime/client-connection';
-import { freePort, startDevServer, type DevServer } from '../../src/runtime/dev-server';
+import { connectClient } from '../../src/connection/client-connection';
+import { freePort, startDevServer, type DevServer } from '../../src/connection/dev-server';
 import { cleanEnv, eventually, runTs, startInteractive, startTs } from '../helpers/processes';
 import { answer, closeScriptedModels, lastOf, startModel } from '../helpers/scripted-model';
 

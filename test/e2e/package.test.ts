@@ -4,9 +4,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChatRequest } from '../../src/offline-model/openai-compatible-server';
-import { freePort } from '../../src/runtime/dev-server';
-import { findTemporalCli } from '../../src/runtime/temporal-cli';
+import type { ChatRequest } from '../../src/testing/openai-compatible-server';
+import { freePort } from '../../src/connection/dev-server';
+import { findTemporalCli } from '../../src/connection/temporal-cli';
 import { cleanEnv, listening, ROOT, type Finished } from '../helpers/processes';
 import { answer, call, closeScriptedModels, lastOf, startModel } from '../helpers/scripted-model';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentEvent } from '../../src/core';
-import { isTurnEnd, streamEvents } from '../../src/runtime/event-stream';
-import { startAgentRun } from '../../src/runtime/run-agent';
+import { isTurnEnd, streamEvents } from '../../src/client/event-stream';
+import { startAgentRun } from '../../src/client/run-agent';
 import { cleanEnv, startTs } from '../helpers/processes';
 import { startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';

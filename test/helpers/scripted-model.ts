@@ -1,4 +1,4 @@
-import { startOpenAICompatibleServer, type ChatAnswer, type ChatRequest, type OpenAICompatibleServer } from '../../src/offline-model/openai-compatible-server';
+import { startOpenAICompatibleServer, type ChatAnswer, type ChatRequest, type OpenAICompatibleServer } from '../../src/testing/openai-compatible-server';
 
 /** One scripted LLM turn: a fixed answer, or one computed from the request (e.g. from tool results). */
 export type Step = ChatAnswer | ((request: ChatRequest) => ChatAnswer | Promise<ChatAnswer>);

@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
-import { connectClient } from '../../src/runtime/client-connection';
+import { connectClient } from '../../src/connection/client-connection';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import { installRuntimeLogging } from '../../src/runtime/logging';
-import type { ModelConfig } from '../../src/activities';
-import type { AgentDefinition } from '../../src/agents/define-agent';
+import { installRuntimeLogging } from '../../src/worker/logging';
+import type { ModelConfig } from '../../src/worker/activities';
+import type { AgentDefinition } from '../../src/worker/agents/define-agent';
 import type { AgentInput } from '../../src/core';
-import { createAgentWorker, type AgentWorkerOptions } from '../../src/runtime/agent-worker';
-import { runOutcome, startAgentRun, type RunOutcome } from '../../src/runtime/run-agent';
-import type { ToolRegistry } from '../../src/tools/registry';
-import type { ToolProvider } from '../../src/tools/tool-provider';
-import type { McpServers } from '../../src/mcp/mcp-config';
+import { createAgentWorker, type AgentWorkerOptions } from '../../src/worker/create-agent-worker';
+import { runOutcome, startAgentRun, type RunOutcome } from '../../src/client/run-agent';
+import type { ToolRegistry } from '../../src/worker/tools/registry';
+import type { ToolProvider } from '../../src/worker/tools/tool-provider';
+import type { McpServers } from '../../src/worker/mcp/mcp-config';
+import { exampleToolRegistry } from '../../src/examples';
 import { closeScriptedModels } from './scripted-model';
 
 /** Connections to the suite's dev server (started in global-setup). */
@@ -67,7 +68,8 @@ export async function createTestWorker(
   const worker = await createAgentWorker({
     connection: t.nativeConnection,
     taskQueue,
-    registry: options.registry,
+    // The example tools (calculator, weather) unless the test brings its own.
+    registry: options.registry ?? exampleToolRegistry(),
     agents: options.agents,
     toolProvider: options.toolProvider,
     mcpServers: options.mcpServers,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { defineAgent } from '../../src/agents/define-agent';
-import { builtinTools, defineJsonSchemaTool, defineTool, ToolRegistry, type ToolProvider } from '../../src/tools';
+import { defineAgent } from '../../src/worker/agents/define-agent';
+import { exampleTools } from '../../src/examples';
+import { defineJsonSchemaTool, defineTool, ToolRegistry, type ToolProvider } from '../../src/worker/tools';
 
 /** Tools that exercise the runtime's edges; registered next to the built-ins in workflow tests. */
 
@@ -89,7 +90,7 @@ export const stockQuote = defineTool({
 export const bookingToolProvider: ToolProvider = ({ userMessage }) => (userMessage.includes('booking') ? ['get_booking_details'] : []);
 
 export function testRegistry(): ToolRegistry {
-  return new ToolRegistry([...builtinTools, notify, flaky, slow, blob, transfer, stockQuote]).register(getBookingDetails, { dynamic: true });
+  return new ToolRegistry([...exampleTools, notify, flaky, slow, blob, transfer, stockQuote]).register(getBookingDetails, { dynamic: true });
 }
 
 /** Named agents of the recorded histories: one with structured output, one for conversations. */

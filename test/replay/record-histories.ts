@@ -7,13 +7,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@temporalio/client';
-import { connectClient } from '../../src/runtime/client-connection';
+import { connectClient } from '../../src/connection/client-connection';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { NativeConnection } from '@temporalio/worker';
-import { createAgentWorker } from '../../src/runtime/agent-worker';
-import { startDevServer } from '../../src/runtime/dev-server';
-import { installRuntimeLogging } from '../../src/runtime/logging';
-import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
+import { createAgentWorker } from '../../src/worker/create-agent-worker';
+import { startDevServer } from '../../src/connection/dev-server';
+import { installRuntimeLogging } from '../../src/worker/logging';
+import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { startModel, startScriptedModel } from '../helpers/scripted-model';
 import { modelAt } from '../helpers/temporal';
 import { bookingToolProvider, testAgents, testRegistry } from '../helpers/test-tools';

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { defaultDataConverter } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
-import { toolOutcomesInHistory } from '../../src/runtime/tool-results';
-import { installRuntimeLogging } from '../../src/runtime/logging';
+import { toolOutcomesInHistory } from '../../src/client/tool-results';
+import { installRuntimeLogging } from '../../src/worker/logging';
 
 /**
  * Replays recorded histories against today's workflow code. A failure here means a change would

@@ -1,9 +1,9 @@
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import type { AgentInput, ConversationOptions } from '../../src/core';
-import type { ChatAnswer, ChatRequest } from '../../src/offline-model/openai-compatible-server';
-import { decideApproval } from '../../src/runtime/agent-workflows';
-import { cancelTurn, conversationStatus, endConversation, queueMessage, sendMessage, startMessage } from '../../src/runtime/conversations';
-import { CONVERSATION_WORKFLOW_TYPE, sendMessageUpdate } from '../../src/workflows/definitions';
+import type { ChatAnswer, ChatRequest } from '../../src/testing/openai-compatible-server';
+import { decideApproval } from '../../src/client/agent-workflows';
+import { cancelTurn, conversationStatus, endConversation, queueMessage, sendMessage, startMessage } from '../../src/client/conversations';
+import { CONVERSATION_WORKFLOW_TYPE, sendMessageUpdate } from '../../src/common/definitions';
 import { answer, call, lastOf, toolResults, type Step } from '../helpers/scripted-model';
 
 /** Runs whose histories are recorded into test/histories and replayed against the current workflow code. */

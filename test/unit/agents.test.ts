@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { AgentRegistry } from '../../src/agents/agent-registry';
-import { defineAgent } from '../../src/agents/define-agent';
-import { checkAnswer, OutputSchemas } from '../../src/activities/structured-output';
+import { AgentRegistry } from '../../src/worker/agents/agent-registry';
+import { defineAgent } from '../../src/worker/agents/define-agent';
+import { checkAnswer, OutputSchemas } from '../../src/worker/activities/structured-output';
 import { applyAgent, applyModelReply, nextStep, runResult, startRun, type ModelReply, type RunState, type ToolInfo } from '../../src/core';
-import { add, builtinTools, defineTool, searchWeather, sqrt, ToolRegistry } from '../../src/tools';
+import { add, exampleTools, searchWeather, sqrt } from '../../src/examples';
+import { defineTool, ToolRegistry } from '../../src/worker/tools';
 
 const weatherOutput = z.object({ city: z.string(), temperature: z.number(), temperatureUnit: z.enum(['CELSIUS', 'FAHRENHEIT']) });
 
@@ -38,7 +39,7 @@ describe('AgentRegistry', () => {
   });
 
   it('resolves settings and tools; the run overrides tools, and approval tools add up', () => {
-    const agents = new AgentRegistry([math], new ToolRegistry(builtinTools));
+    const agents = new AgentRegistry([math], new ToolRegistry(exampleTools));
     const plain = agents.resolve('math', {});
     expect(plain.ok && plain.resolved).toEqual({
       settings: { name: 'math', instructions: 'Compute.', modelSettings: { model: 'gpt-x', temperature: 0.2 }, maxIterations: 4 },

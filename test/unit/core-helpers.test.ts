@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { formatLogEntry } from '../../src/runtime/logging';
+import { formatLogEntry } from '../../src/worker/logging';
 import {
   agentWorkflowId,
   parseDuration,

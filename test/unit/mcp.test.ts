@@ -1,9 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadMcpConfig, mcpServersFromEnv, parseMcpServers } from '../../src/mcp/mcp-config';
-import { mcpResultText } from '../../src/mcp/mcp-result';
-import { mcpToolName, mcpToolNames } from '../../src/mcp/mcp-tool-names';
+import { loadMcpConfig, mcpServersFromEnv, parseMcpServers } from '../../src/worker/mcp/mcp-config';
+import { mcpResultText } from '../../src/worker/mcp/mcp-result';
+import { mcpToolName, mcpToolNames } from '../../src/worker/mcp/mcp-tool-names';
 
 describe('MCP tool names', () => {
   it('are <server>__<tool>, with characters OpenAI refuses replaced', () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineTool, defaultToolRegistry, isStrictCompatible, parametersJsonSchema, ToolRegistry } from '../../src/tools';
+import { exampleToolRegistry } from '../../src/examples';
+import { defineTool, isStrictCompatible, parametersJsonSchema, ToolRegistry } from '../../src/worker/tools';
 
 describe('tool JSON schemas', () => {
   it('carries descriptions, optional params, nested objects, enums and arrays', () => {
@@ -26,7 +27,7 @@ describe('tool JSON schemas', () => {
   });
 
   it('marks fully-required schemas strict in the OpenAI tool spec', () => {
-    const [spec] = defaultToolRegistry().openAISpecs(['add']);
+    const [spec] = exampleToolRegistry().openAISpecs(['add']);
     expect(spec).toEqual({
       type: 'function',
       function: {
@@ -71,7 +72,7 @@ describe('ToolRegistry', () => {
 
 describe('built-in tools', () => {
   const ctx = { conversationId: 'w', workflowId: 'w', runId: 'r', toolCallId: 'c', idempotencyKey: 'k', attempt: 1, signal: new AbortController().signal };
-  const run = (name: string, args: unknown) => defaultToolRegistry().get(name)!.execute(args as never, ctx);
+  const run = (name: string, args: unknown) => exampleToolRegistry().get(name)!.execute(args as never, ctx);
 
   it('match the documents', async () => {
     expect(await run('stringLength', { s: 'hello' })).toBe(5);

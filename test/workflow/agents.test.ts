@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { defineAgent } from '../../src/agents/define-agent';
-import { calculatorAgent, weatherAgent } from '../../src/agents/examples';
-import type { ChatRequest } from '../../src/offline-model/openai-compatible-server';
-import { readTranscript } from '../../src/runtime/agent-workflows';
-import { sendMessage } from '../../src/runtime/conversations';
-import { listAgents } from '../../src/runtime/list-agents';
-import { requireWorkerFor } from '../../src/runtime/task-queue-workers';
-import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
-import { chatModel, executeToolCall } from '../../src/model/low-level';
-import { add, builtinTools, defineTool, ToolRegistry } from '../../src/tools';
+import { defineAgent } from '../../src/worker/agents/define-agent';
+import { calculatorAgent, weatherAgent } from '../../src/examples/agents';
+import type { ChatRequest } from '../../src/testing/openai-compatible-server';
+import { readTranscript } from '../../src/client/agent-workflows';
+import { sendMessage } from '../../src/client/conversations';
+import { listAgents } from '../../src/client/list-agents';
+import { requireWorkerFor } from '../../src/client/task-queue-workers';
+import { runOutcome, startAgentRun } from '../../src/client/run-agent';
+import { chatModel, executeToolCall } from '../../src/worker/models/low-level';
+import { add, exampleTools } from '../../src/examples';
+import { defineTool, ToolRegistry } from '../../src/worker/tools';
 import { answer, call, lastOf, startModel, toolResults } from '../helpers/scripted-model';
 import { eventually } from '../helpers/processes';
 import { createTestWorker, modelAt, useTestTemporal } from '../helpers/temporal';
@@ -24,7 +25,7 @@ function mathModel(reply: (req: ChatRequest) => string) {
 
 async function run(agents: Parameters<typeof createTestWorker>[1]['agents'], baseURL: string, input: Parameters<typeof startAgentRun>[1]) {
   const t = temporal();
-  const { worker, taskQueue } = await createTestWorker(t, { baseURL, registry: new ToolRegistry(builtinTools), agents });
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL, registry: new ToolRegistry(exampleTools), agents });
   return worker.runUntil(async () => runOutcome(await startAgentRun(t.client, input, { taskQueue })));
 }
 
@@ -72,7 +73,7 @@ describe('named agents', () => {
 
   it('lists the agents of the workers on a task queue', async () => {
     const t = temporal();
-    const { worker, taskQueue } = await createTestWorker(t, { baseURL: 'http://127.0.0.1:1/v1', registry: new ToolRegistry(builtinTools), agents: [calculatorAgent, weatherAgent] });
+    const { worker, taskQueue } = await createTestWorker(t, { baseURL: 'http://127.0.0.1:1/v1', registry: new ToolRegistry(exampleTools), agents: [calculatorAgent, weatherAgent] });
     const agents = await worker.runUntil(listAgents(t.client, { taskQueue }));
     expect(agents).toEqual([
       // The model that answers: the worker's default here (modelAt: "scripted"), as the agents name none.

@@ -1,5 +1,5 @@
-import { connectClient } from '../../src/runtime/client-connection';
-import { startDevServer } from '../../src/runtime/dev-server';
+import { connectClient } from '../../src/connection/client-connection';
+import { startDevServer } from '../../src/connection/dev-server';
 
 /**
  * Closing a connection while a call is between retries (the server went away) must not crash the

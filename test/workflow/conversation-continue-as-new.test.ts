@@ -2,20 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@temporalio/client';
-import { connectClient, type ClientConnection } from '../../src/runtime/client-connection';
+import { connectClient, type ClientConnection } from '../../src/connection/client-connection';
 import { NativeConnection } from '@temporalio/worker';
 import { addUsage, noUsage, type AgentEvent } from '../../src/core';
-import { streamEvents } from '../../src/runtime/event-stream';
-import { createAgentWorker } from '../../src/runtime/agent-worker';
-import { readTranscript } from '../../src/runtime/agent-workflows';
-import { conversationStatus, sendMessage } from '../../src/runtime/conversations';
-import { startDevServer, type DevServer } from '../../src/runtime/dev-server';
-import { installRuntimeLogging } from '../../src/runtime/logging';
+import { streamEvents } from '../../src/client/event-stream';
+import { createAgentWorker } from '../../src/worker/create-agent-worker';
+import { readTranscript } from '../../src/client/agent-workflows';
+import { conversationStatus, sendMessage } from '../../src/client/conversations';
+import { startDevServer, type DevServer } from '../../src/connection/dev-server';
+import { installRuntimeLogging } from '../../src/worker/logging';
 import { answer, call, closeScriptedModels, lastOf, startModel } from '../helpers/scripted-model';
 import { modelAt } from '../helpers/temporal';
 import { testRegistry } from '../helpers/test-tools';
-import { defineAgent } from '../../src/agents/define-agent';
-import { add } from '../../src/tools';
+import { defineAgent } from '../../src/worker/agents/define-agent';
+import { add } from '../../src/examples';
 
 /**
  * Continue-as-new is Temporal's call (`continueAsNewSuggested`); a dev server of our own with a

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { AgentEvent, ConversationOptions, ConversationStatus, TurnInput } from '../../src/core';
-import { decideApproval, readTranscript } from '../../src/runtime/agent-workflows';
-import { ClientError } from '../../src/runtime/client-error';
-import { isTurnEnd, streamEvents } from '../../src/runtime/event-stream';
-import { cancelTurn, conversationStatus, endConversation, queueMessage, sendMessage, startMessage } from '../../src/runtime/conversations';
-import type { ChatRequest } from '../../src/offline-model/openai-compatible-server';
-import { queueMessageSignal, sendMessageUpdate } from '../../src/workflows/definitions';
+import { decideApproval, readTranscript } from '../../src/client/agent-workflows';
+import { ClientError } from '../../src/client/client-error';
+import { isTurnEnd, streamEvents } from '../../src/client/event-stream';
+import { cancelTurn, conversationStatus, endConversation, queueMessage, sendMessage, startMessage } from '../../src/client/conversations';
+import type { ChatRequest } from '../../src/testing/openai-compatible-server';
+import { queueMessageSignal, sendMessageUpdate } from '../../src/common/definitions';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 import { aborted, bookingLookups, bookingToolProvider, testRegistry, transfers } from '../helpers/test-tools';

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
+import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { answer, call, startScriptedModel, toolResults, type ScriptedModel } from '../helpers/scripted-model';
 import { useTestTemporal, createTestWorker, runAgent } from '../helpers/temporal';
 

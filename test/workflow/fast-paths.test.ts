@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { z } from 'zod';
-import { AgentsPlugin } from '../../src/plugin/agents-plugin';
-import { endConversation, newConversationId, sendMessage } from '../../src/runtime/conversations';
-import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
-import { defineTool } from '../../src/tools';
+import { AgentsPlugin } from '../../src/worker/agents-plugin';
+import { endConversation, newConversationId, sendMessage } from '../../src/client/conversations';
+import { runOutcome, startAgentRun } from '../../src/client/run-agent';
+import { defineTool } from '../../src/worker/tools';
 import { answer, call, startModel, toolResults } from '../helpers/scripted-model';
 import { modelAt, useTestTemporal } from '../helpers/temporal';
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
-import { ClientError } from '../../src/runtime/client-error';
-import { AGENT_WORKFLOW_TYPE } from '../../src/workflows/definitions';
-import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
-import { freePort } from '../../src/runtime/dev-server';
+import { ClientError } from '../../src/client/client-error';
+import { AGENT_WORKFLOW_TYPE } from '../../src/common/definitions';
+import { runOutcome, startAgentRun } from '../../src/client/run-agent';
+import { freePort } from '../../src/connection/dev-server';
 import { answer, call, startScriptedModel, type ScriptedModel } from '../helpers/scripted-model';
 import { useTestTemporal, createTestWorker, runAgent } from '../helpers/temporal';
 

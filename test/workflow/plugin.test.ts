@@ -3,9 +3,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
-import { calculatorAgent } from '../../src/agents/examples';
-import { AgentsPlugin } from '../../src/plugin/agents-plugin';
-import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
+import { calculatorAgent } from '../../src/examples/agents';
+import { AgentsPlugin } from '../../src/worker/agents-plugin';
+import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { answer, call, startModel, toolResults } from '../helpers/scripted-model';
 import { modelAt, useTestTemporal } from '../helpers/temporal';
 

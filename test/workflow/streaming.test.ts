@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Client } from '@temporalio/client';
 import type { AgentEvent } from '../../src/core';
-import { isTurnEnd, streamEvents } from '../../src/runtime/event-stream';
-import { startAgentRun } from '../../src/runtime/run-agent';
+import { isTurnEnd, streamEvents } from '../../src/client/event-stream';
+import { startAgentRun } from '../../src/client/run-agent';
 import { call, startModel, startScriptedModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 import { testRegistry } from '../helpers/test-tools';

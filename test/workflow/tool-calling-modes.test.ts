@@ -1,6 +1,6 @@
-import type { ChatRequest } from '../../src/offline-model/openai-compatible-server';
-import { sendMessage } from '../../src/runtime/conversations';
-import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
+import type { ChatRequest } from '../../src/testing/openai-compatible-server';
+import { sendMessage } from '../../src/client/conversations';
+import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { answer, call, startModel, startScriptedModel, toolResults } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 

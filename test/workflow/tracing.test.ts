@@ -3,11 +3,11 @@ import { Client } from '@temporalio/client';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { z } from 'zod';
-import { AgentsPlugin } from '../../src/plugin/agents-plugin';
-import { createAgentWorker } from '../../src/runtime/agent-worker';
-import { runOutcome, startAgentRun } from '../../src/runtime/run-agent';
+import { AgentsPlugin } from '../../src/worker/agents-plugin';
+import { createAgentWorker } from '../../src/worker/create-agent-worker';
+import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { installTracing } from '../../src/telemetry/tracing';
-import { defineTool } from '../../src/tools';
+import { defineTool } from '../../src/worker/tools';
 import { answer, call, startModel } from '../helpers/scripted-model';
 import { modelAt, useTestTemporal } from '../helpers/temporal';
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineAgent, searchWeather } from 'durable-agents';
+import { defineAgent } from 'durable-agents';
+import { searchWeather } from 'durable-agents/examples';
 
 /** Reads the weather of a city and answers as JSON your workflow can branch on. */
 export const forecaster = defineAgent({

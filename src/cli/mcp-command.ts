@@ -1,0 +1,123 @@
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Worker } from '@temporalio/worker';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { modelConfigFromEnv } from '../worker/activities';
+import type { AgentSummary } from '../common/activity-interface';
+import { parseFlags, taskQueueProblem, UsageError } from './option-flags';
+import { TASK_QUEUE_HINT, type LocalWorker } from './session';
+import { defaultTaskQueue } from '../connection/task-queue';
+import { createAgentWorker } from '../worker/create-agent-worker';
+import { listAgents } from '../client/list-agents';
+import { installRuntimeLogging } from '../worker/logging';
+import { requireWorker } from '../client/task-queue-workers';
+import { connectTemporal, describeTemporal, workflowUrl } from '../connection/temporal-env';
+import { httpAccessFromEnv, isLoopback } from '../http/access';
+import { createAgentMcpServer } from '../mcp-server/agent-mcp-server';
+import { createMcpHttpServer } from '../mcp-server/mcp-http-server';
+import { mcpServersFromEnv } from '../worker/mcp/mcp-config';
+
+/** The usage line of `mcp`. */
+export const MCP_USAGE = 'usage: mcp [--http] [--port 3001] [--host 127.0.0.1] [--agents a,b] [--task-queue NAME]';
+
+/** A parsed `mcp` command line. */
+export interface McpCommand {
+  transport: 'stdio' | 'http';
+  port: number;
+  host: string;
+  /** Offer only these agents (default: every agent of the task queue's workers). */
+  agents?: string[];
+  /** The workers' task queue (default `AGENT_TASK_QUEUE`, else `agents`). */
+  taskQueue?: string;
+}
+
+/** Parses `mcp` arguments. */
+export function parseMcpArgs(argv: string[]): McpCommand {
+  const { values, positionals } = parseFlags(argv, { http: { type: 'boolean', default: false }, port: { type: 'string' }, host: { type: 'string' }, agents: { type: 'string' }, 'task-queue': { type: 'string' } });
+  if (positionals.length) throw new UsageError(`mcp takes no arguments, got ${positionals.join(' ')}`);
+  const port = values.port === undefined ? 3001 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (0-65535), got "${values.port}"`);
+  if (!values.http && (values.port !== undefined || values.host !== undefined)) throw new UsageError('--port and --host go with --http (stdio needs neither)');
+  const command: McpCommand = { transport: values.http ? 'http' : 'stdio', port, host: values.host ?? '127.0.0.1' };
+  if (values.agents !== undefined) command.agents = values.agents.split(',').map((a) => a.trim()).filter(Boolean);
+  if (values['task-queue'] !== undefined) {
+    const problem = taskQueueProblem(values['task-queue']);
+    if (problem) throw new UsageError(problem);
+    command.taskQueue = values['task-queue'];
+  }
+  return command;
+}
+
+/**
+ * `npm run mcp` / `durable-agents mcp`: serves the named agents of the task queue's workers as MCP
+ * tools, over stdio (for clients that start it as a command) or streamable HTTP (`--http`). With
+ * the embedded dev server and a `localWorker` (this repository's `npm run mcp`) it runs that
+ * worker in this process, as `client.ts` does; otherwise it is a client of the user's workers.
+ * Everything it says goes to stderr: on stdio, stdout belongs to the protocol.
+ */
+export async function serveMcp(argv: string[], localWorker?: LocalWorker): Promise<void> {
+  const command = parseMcpArgs(argv);
+  // The same bearer tokens, CORS origins and rate limit as the HTTP API (AGENT_HTTP_*).
+  const access = command.transport === 'http' ? httpAccessFromEnv() : {};
+  if (command.transport === 'http' && !access.tokens?.length && !isLoopback(command.host)) {
+    throw new UsageError(`--host ${command.host} would expose the agents to the network without authentication: set AGENT_HTTP_TOKENS (comma-separated bearer tokens) or keep the default 127.0.0.1`);
+  }
+  const note = (line: string) => process.stderr.write(`${line}\n`);
+  installRuntimeLogging('WARN', { handleSignals: false });
+  const mcpServers = localWorker ? (localWorker.mcpServers ?? mcpServersFromEnv()) : {};
+  const temporal = await connectTemporal({ persistent: true, start: localWorker !== undefined, announce: false });
+  const taskQueue = command.taskQueue ?? defaultTaskQueue();
+  let worker: Worker | undefined;
+  let workerDone: Promise<void> | undefined;
+  let http: Server | undefined;
+  const stopped = new AbortController();
+  const stop = () => stopped.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    for (const line of describeTemporal(temporal)) note(line);
+    if (temporal.mode !== 'configured' && localWorker) {
+      worker = await createAgentWorker({ connection: temporal.nativeConnection, namespace: temporal.namespace, taskQueue, model: localWorker.model ?? modelConfigFromEnv(), registry: localWorker.registry, agents: localWorker.agents, mcpServers });
+      workerDone = worker.run();
+    } else await requireWorker(temporal.client, taskQueue, TASK_QUEUE_HINT);
+    let agents: AgentSummary[] = await listAgents(temporal.client, { taskQueue });
+    if (command.agents) {
+      const unknown = command.agents.filter((a) => !agents.some((s) => s.name === a));
+      if (unknown.length) throw new UsageError(`--agents: no agent named ${unknown.join(', ')} on task queue "${taskQueue}" (agents: ${agents.map((a) => a.name).join(', ') || 'none'})`);
+      agents = agents.filter((a) => command.agents!.includes(a.name));
+    }
+    if (agents.length === 0) note(`Warning: the workers of task queue "${taskQueue}" serve no named agents, so there are no tools to offer.`);
+    const options = { client: temporal.client, taskQueue, agents, workflowUrl: (id: string) => workflowUrl(temporal.uiUrl, temporal.namespace, id) };
+    if (command.transport === 'stdio') {
+      const transport = new StdioServerTransport();
+      const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
+      // The client closing stdin is the end of the session.
+      process.stdin.once('end', stop);
+      await createAgentMcpServer(options).connect(transport);
+      note(`durable-agents MCP server on stdio: agents ${agents.map((a) => a.name).join(', ') || 'none'} (task queue "${taskQueue}")`);
+      await Promise.race([closed, once(stopped.signal, 'abort')]);
+      await transport.close().catch(() => undefined);
+    } else {
+      http = createMcpHttpServer(options, access);
+      http.listen(command.port, command.host);
+      const [err] = await Promise.race([once(http, 'listening').then(() => [undefined]), once(http, 'error')]);
+      if (err) throw new Error(`cannot listen on ${command.host}:${command.port}: ${(err as Error).message}`);
+      const address = http.address() as AddressInfo;
+      note(`durable-agents MCP server on http://${address.address}:${address.port}/mcp (streamable HTTP): agents ${agents.map((a) => a.name).join(', ') || 'none'} (task queue "${taskQueue}")`);
+      note(access.tokens?.length ? `Bearer tokens required (${access.tokens.length} configured).` : 'No AGENT_HTTP_TOKENS: loopback only, without authentication.');
+      note('Press Ctrl+C to stop.');
+      await once(stopped.signal, 'abort');
+    }
+  } finally {
+    process.removeListener('SIGINT', stop);
+    process.removeListener('SIGTERM', stop);
+    if (http) {
+      http.close();
+      http.closeAllConnections();
+    }
+    if (worker && worker.getState() === 'RUNNING') worker.shutdown();
+    await workerDone?.catch(() => undefined);
+    await temporal.close();
+  }
+}

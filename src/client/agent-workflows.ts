@@ -1,0 +1,188 @@
+import type { Client } from '@temporalio/client';
+import {
+  closedConversationStatus,
+  type AgentState,
+  type ApprovalDecision,
+  type ChatMessage,
+  type ConversationResult,
+  type ConversationStatus,
+  type PendingApproval,
+  type Usage,
+} from '../core';
+import type { agentWorkflow } from '../workflows';
+import { decideApprovalUpdate, messagesQuery, statusQuery, transcriptQuery } from '../common/definitions';
+import { ClientError } from './client-error';
+import { conversationStatus, cancelTurn } from './conversations';
+import { runOutcome } from './run-agent';
+import { closedText, explainFailure, kindProblem, lookupWorkflow, type WorkflowLookup } from './workflow-lookup';
+
+/**
+ * Client calls that work on any agent workflow id, a one-shot run or a conversation: status,
+ * transcript, approvals and cancel. Commands take whatever id a person has at hand.
+ */
+
+/** A one-shot run's status: what it is doing, or how it ended. */
+export interface RunStatusReport {
+  kind: 'run';
+  workflowId: string;
+  state: AgentState;
+  /** LLM calls made so far. */
+  iteration: number;
+  /** Known while the run is open. */
+  maxIterations?: number;
+  pendingToolCalls: Array<{ id: string; name: string; arguments: Record<string, unknown> }>;
+  pendingApprovals: PendingApproval[];
+  toolExecutionCount: number;
+  usage: Usage;
+  /** Known while the run is open. */
+  messageCount?: number;
+  /** The agent the run is on, when it was handed off. */
+  agent?: string;
+  error?: string;
+  errorType?: string;
+}
+
+/** A run's or a conversation's status (`kind` tells which). */
+export type StatusReport = RunStatusReport | ({ kind: 'conversation' } & ConversationStatus);
+
+/** The status of a run or conversation. Closed ones are read from their result, so no worker has to replay them. */
+export async function readStatus(client: Client, workflowId: string): Promise<StatusReport> {
+  const found = await find(client, workflowId);
+  if (found.kind === 'conversation') {
+    if (found.running) return { kind: 'conversation', ...(await conversationStatus(client, workflowId)) };
+    return { kind: 'conversation', ...(await closedStatus(client, found)) };
+  }
+  const handle = client.workflow.getHandle<typeof agentWorkflow>(workflowId);
+  if (found.running) {
+    const s = await handle.query(statusQuery).catch(async (err: unknown) => Promise.reject(await explainFailure(client, workflowId, err, 'agent')));
+    const open: RunStatusReport = {
+      kind: 'run',
+      workflowId,
+      state: s.state,
+      iteration: s.iteration,
+      maxIterations: s.maxIterations,
+      pendingToolCalls: s.pendingToolCalls,
+      pendingApprovals: s.pendingApprovals,
+      toolExecutionCount: s.toolExecutionCount,
+      usage: s.usage,
+      messageCount: s.messageCount,
+    };
+    if (s.agent) open.agent = s.agent;
+    return open;
+  }
+  const outcome = await runOutcome(handle);
+  const report: RunStatusReport = {
+    kind: 'run',
+    workflowId,
+    state: outcome.status,
+    iteration: outcome.iterations,
+    pendingToolCalls: [],
+    pendingApprovals: [],
+    toolExecutionCount: outcome.toolExecutions.length,
+    usage: outcome.usage,
+  };
+  if (outcome.agent !== undefined) report.agent = outcome.agent;
+  if (outcome.error !== undefined) report.error = outcome.error;
+  if (outcome.errorType !== undefined) report.errorType = outcome.errorType;
+  return report;
+}
+
+/**
+ * The whole transcript of a run or conversation, oldest first; for conversations across their
+ * continue-as-new runs. Closed workflows answer by replay on a worker.
+ */
+export async function readTranscript(client: Client, workflowId: string): Promise<{ system?: string; messages: ChatMessage[] }> {
+  const found = await find(client, workflowId);
+  try {
+    if (found.kind === 'conversation') {
+      const { system, messages } = await readRange(client, workflowId, undefined, 0, undefined);
+      return system === undefined ? { messages } : { system, messages };
+    }
+    const all = await readRunMessages(client, workflowId);
+    return all[0]?.role === 'system' ? { system: all[0].content, messages: all.slice(1) } : { messages: all };
+  } catch (err) {
+    throw await explainFailure(client, workflowId, err, 'agent');
+  }
+}
+
+/** Approves or rejects a tool call awaiting approval, in a run or a conversation. */
+export async function decideApproval(client: Client, workflowId: string, decision: ApprovalDecision): Promise<{ callId: string; approved: boolean; stillPending: number }> {
+  try {
+    return await client.workflow.getHandle(workflowId).executeUpdate(decideApprovalUpdate, { args: [decision] });
+  } catch (err) {
+    throw await explainFailure(client, workflowId, err, 'agent');
+  }
+}
+
+/**
+ * Cancels what is running: a conversation's current turn (the conversation stays open), or a
+ * whole one-shot run (it ends with status `cancelled`).
+ */
+export async function cancelWork(client: Client, workflowId: string): Promise<{ kind: 'run' } | { kind: 'conversation'; turn: number }> {
+  const found = await find(client, workflowId);
+  if (found.kind === 'conversation') return { kind: 'conversation', ...(await cancelTurn(client, workflowId)) };
+  if (!found.running) throw new ClientError('closed', `The run "${workflowId}" ${await closedText(client, found)}; there is nothing to cancel`, workflowId);
+  await client.workflow.getHandle(workflowId).cancel();
+  return { kind: 'run' };
+}
+
+/** The workflow behind an id, which must be a run or a conversation. */
+async function find(client: Client, workflowId: string): Promise<WorkflowLookup & { kind: 'run' | 'conversation' }> {
+  let found: WorkflowLookup | undefined;
+  try {
+    found = await lookupWorkflow(client, workflowId);
+  } catch (err) {
+    throw await explainFailure(client, workflowId, err, 'agent');
+  }
+  if (!found) throw new ClientError('not_found', `no run or conversation "${workflowId}" exists`, workflowId);
+  const wrong = kindProblem(found, 'agent');
+  if (wrong) throw wrong;
+  return found as WorkflowLookup & { kind: 'run' | 'conversation' };
+}
+
+async function closedStatus(client: Client, found: WorkflowLookup): Promise<ConversationStatus> {
+  if (found.status === 'COMPLETED') {
+    return closedConversationStatus((await client.workflow.getHandle(found.workflowId).result()) as ConversationResult);
+  }
+  // Closed by Temporal (terminated, cancelled, failed, timed out): no result to read counters from.
+  return {
+    ...closedConversationStatus({ conversationId: found.workflowId, reason: 'ended', turns: 0, messageCount: 0, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, runs: 1 }),
+    closeReason: found.status.toLowerCase() as ConversationStatus['closeReason'],
+  };
+}
+
+/** A run's messages (system message first), page by page. */
+async function readRunMessages(client: Client, workflowId: string): Promise<ChatMessage[]> {
+  const handle = client.workflow.getHandle(workflowId);
+  const messages: ChatMessage[] = [];
+  for (;;) {
+    const page = await handle.query(messagesQuery, { offset: messages.length });
+    if (page.length === 0) return messages;
+    messages.push(...page);
+  }
+}
+
+/**
+ * Reads transcript indices `[from, to)` from a conversation run, reaching into earlier runs
+ * (continue-as-new) for what this one no longer holds. Closed runs answer queries by replay on a worker.
+ */
+async function readRange(
+  client: Client,
+  conversationId: string,
+  runId: string | undefined,
+  from: number,
+  to: number | undefined,
+): Promise<{ system?: string; messages: ChatMessage[] }> {
+  const h = client.workflow.getHandle(conversationId, runId);
+  const first = await h.query(transcriptQuery, { offset: from, limit: to === undefined ? undefined : to - from });
+  const end = to ?? first.total;
+  const older =
+    from < first.heldFrom && first.previousRunId ? (await readRange(client, conversationId, first.previousRunId, from, first.heldFrom)).messages : [];
+  const messages = [...first.messages];
+  for (let next = first.offset + messages.length; next < end; next = first.offset + messages.length) {
+    const page = await h.query(transcriptQuery, { offset: next, limit: end - next });
+    if (page.messages.length === 0) break;
+    messages.push(...page.messages);
+  }
+  return { system: first.system, messages: [...older, ...messages] };
+}

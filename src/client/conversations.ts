@@ -1,0 +1,217 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import {
+  runSummary,
+  turnProblem,
+  validateConversationOptions,
+  workflowIdProblem,
+  type ConversationOptions,
+  type ConversationResult,
+  type ConversationStatus,
+  type ConversationTurnResult,
+  type TurnInput,
+} from '../core';
+import type { conversationWorkflow } from '../workflows';
+import { cancelTurnUpdate, conversationStatusQuery, CONVERSATION_WORKFLOW_TYPE, endConversationUpdate, queueMessageSignal, sendMessageUpdate } from '../common/definitions';
+import { ClientError } from './client-error';
+import { withOutageRetries, type OutageOptions } from './outages';
+import { explainFailure, kindProblem, lookupWorkflow } from './workflow-lookup';
+
+/**
+ * Client side of conversations: one workflow per conversation id. Sending a message starts the
+ * conversation if it is not open (Update-with-Start), so callers never need a separate "create".
+ * Failures are {@link ClientError}s that say what happened.
+ */
+
+/** A fresh conversation id, e.g. `chat-3f9a1c2b`. */
+export function newConversationId(): string {
+  return `chat-${randomBytes(4).toString('hex')}`;
+}
+
+/** Where new conversations run, and with which options (they apply only when the message starts the conversation). */
+export interface ConversationStart {
+  taskQueue: string;
+  options?: ConversationOptions;
+}
+
+/** A message the conversation accepted. */
+export interface SentMessage {
+  /**
+   * The conversation was already open, so `options` of {@link ConversationStart} were not applied
+   * (the turn's own `tools` and `approvalTools` were).
+   */
+  wasOpen: boolean;
+  /** The turn's result; rides out Temporal outages like {@link sendMessage}. */
+  result(): Promise<ConversationTurnResult>;
+}
+
+/**
+ * Sends a message and waits for the turn's result; starts the conversation when it is not open.
+ * Waiting rides out a Temporal outage of up to `wait.budgetMs` (default 10 minutes); the message
+ * carries an update id, so asking again after an outage never sends it twice.
+ */
+export async function sendMessage(client: Client, conversationId: string, turn: TurnInput, start: ConversationStart, wait: OutageOptions = {}): Promise<ConversationTurnResult> {
+  return (await startMessage(client, conversationId, turn, start, wait)).result();
+}
+
+/**
+ * Sends a message and returns once the conversation accepted it; `result()` waits for the turn.
+ * Chat clients use it to show progress while the turn runs. A message refused by a conversation
+ * it would have started leaves nothing behind: that empty conversation is removed again.
+ */
+export async function startMessage(client: Client, conversationId: string, turn: TurnInput, start: ConversationStart, wait: OutageOptions = {}): Promise<SentMessage> {
+  checkLocally(conversationId, turn, start.options);
+  const wasOpen = await isOpenConversation(client, conversationId);
+  const updateId = randomUUID();
+  // `runId`: the run the message went to, once the Update was accepted.
+  const failed = async (err: unknown, runId?: string) => {
+    if (!wasOpen && err instanceof WorkflowUpdateFailedError) await discardIfUnused(client, conversationId, runId);
+    return explainFailure(client, conversationId, err, 'conversation');
+  };
+  let handle;
+  try {
+    handle = await withOutageRetries(
+      () =>
+        client.workflow.startUpdateWithStart(sendMessageUpdate, {
+          args: [turn],
+          updateId,
+          waitForStage: 'ACCEPTED',
+          // A with-start operation is single-use: a fresh one for every attempt.
+          startWorkflowOperation: startOperation(conversationId, turn, start),
+        }),
+      wait,
+    );
+  } catch (err) {
+    throw await failed(err);
+  }
+  const accepted = handle;
+  return {
+    wasOpen,
+    result: async () => {
+      try {
+        return await withOutageRetries(() => accepted.result(), wait);
+      } catch (err) {
+        throw await failed(err, accepted.workflowRunId);
+      }
+    },
+  };
+}
+
+/**
+ * Fire-and-forget: queues a message (a Signal) without waiting for the turn. A signal cannot be
+ * refused, so an invalid one is dropped by the conversation and counted in its status.
+ */
+export async function queueMessage(client: Client, conversationId: string, turn: TurnInput, start: ConversationStart): Promise<{ wasOpen: boolean }> {
+  checkLocally(conversationId, turn, start.options);
+  const wasOpen = await isOpenConversation(client, conversationId);
+  try {
+    await client.workflow.signalWithStart<typeof conversationWorkflow, [TurnInput]>(CONVERSATION_WORKFLOW_TYPE, {
+      workflowId: conversationId,
+      taskQueue: start.taskQueue,
+      args: [start.options ?? {}],
+      signal: queueMessageSignal,
+      signalArgs: [turn],
+      staticSummary: conversationSummary(turn),
+    });
+  } catch (err) {
+    throw await explainFailure(client, conversationId, err, 'conversation');
+  }
+  return { wasOpen };
+}
+
+/** What the conversation is doing now. */
+export async function conversationStatus(client: Client, conversationId: string): Promise<ConversationStatus> {
+  try {
+    return await handle(client, conversationId).query(conversationStatusQuery);
+  } catch (err) {
+    throw await explainFailure(client, conversationId, err, 'conversation');
+  }
+}
+
+/** Cancels the running turn (it ends with status `cancelled`); the conversation stays open. */
+export async function cancelTurn(client: Client, conversationId: string): Promise<{ turn: number }> {
+  try {
+    return await handle(client, conversationId).executeUpdate(cancelTurnUpdate);
+  } catch (err) {
+    throw await explainFailure(client, conversationId, err, 'conversation');
+  }
+}
+
+/**
+ * Closes the conversation after its queued messages are answered. Ending one that has already
+ * closed is not an error: its result comes back with `alreadyClosed: true`.
+ */
+export async function endConversation(client: Client, conversationId: string): Promise<ConversationResult & { alreadyClosed?: true }> {
+  try {
+    return await handle(client, conversationId).executeUpdate(endConversationUpdate);
+  } catch (err) {
+    const found = await lookupWorkflow(client, conversationId).catch(() => undefined);
+    if (found?.kind === 'conversation' && found.status === 'COMPLETED') {
+      return { ...((await handle(client, conversationId).result()) as ConversationResult), alreadyClosed: true };
+    }
+    throw await explainFailure(client, conversationId, err, 'conversation');
+  }
+}
+
+function handle(client: Client, conversationId: string): WorkflowHandle<typeof conversationWorkflow> {
+  return client.workflow.getHandle<typeof conversationWorkflow>(conversationId);
+}
+
+/** Whether a conversation with this id is open. An id of a run (or another workflow) is refused. */
+async function isOpenConversation(client: Client, conversationId: string): Promise<boolean> {
+  let found;
+  try {
+    found = await lookupWorkflow(client, conversationId);
+  } catch (err) {
+    throw await explainFailure(client, conversationId, err, 'conversation');
+  }
+  if (!found) return false;
+  const wrong = kindProblem(found, 'conversation');
+  if (wrong) throw wrong;
+  return found.running;
+}
+
+/**
+ * Removes the conversation a refused first message started, which holds nothing: Update-with-Start
+ * starts the workflow before the Update's validator runs, and a conversation whose agent cannot be
+ * resolved fails once its first message is answered. Without this either would stay behind (open
+ * and empty, or failed) under the id. An open one is removed only while it is still empty; a
+ * closed one only when it is `runId`, the run the refused message started and went to. Deleted
+ * when the server allows it (at once while the workflow runs; a closed one the server removes
+ * about half a minute later), else terminated.
+ */
+async function discardIfUnused(client: Client, conversationId: string, runId?: string): Promise<void> {
+  const found = await lookupWorkflow(client, conversationId).catch(() => undefined);
+  if (found?.kind !== 'conversation' || (runId !== undefined && found.runId !== runId)) return;
+  const ours = client.workflow.getHandle(conversationId, found.runId);
+  if (found.running) {
+    const status = await ours.query(conversationStatusQuery).catch(() => undefined);
+    if (!status || status.turns > 0 || status.queuedMessages > 0 || status.currentTurn || status.messageCount > 0) return;
+  } else if (runId === undefined || found.status !== 'FAILED') return;
+  try {
+    await client.workflowService.deleteWorkflowExecution({ namespace: client.options.namespace, workflowExecution: { workflowId: conversationId, runId: found.runId } });
+  } catch {
+    if (found.running) await ours.terminate('its first message was refused').catch(() => undefined);
+  }
+}
+
+function startOperation(conversationId: string, turn: TurnInput, start: ConversationStart) {
+  return new WithStartWorkflowOperation<typeof conversationWorkflow>(CONVERSATION_WORKFLOW_TYPE, {
+    workflowId: conversationId,
+    taskQueue: start.taskQueue,
+    args: [start.options ?? {}],
+    // An open conversation takes the message; a closed one is started afresh under the same id.
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    staticSummary: conversationSummary(turn),
+  });
+}
+
+function conversationSummary(turn: TurnInput): string {
+  return `conversation: ${runSummary(turn.message ?? '')}`;
+}
+
+/** The same checks the workflow makes, done before any network call so mistakes fail fast. */
+function checkLocally(conversationId: string, turn: TurnInput, options: ConversationOptions | undefined): void {
+  const problem = workflowIdProblem(conversationId, 'the conversation id') ?? turnProblem(turn, undefined, false) ?? validateConversationOptions(options ?? {})[0];
+  if (problem) throw new ClientError('invalid', problem, conversationId);
+}

@@ -1,0 +1,55 @@
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import { agentListQuery, type AgentListFilter } from '../core';
+import { AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE } from '../common/definitions';
+
+/** One run or conversation as `client.ts list` and `GET /runs` show it. */
+export interface AgentRunSummary {
+  workflowId: string;
+  kind: 'run' | 'conversation';
+  /** Temporal's status: Running, Completed, Failed, ... */
+  executionStatus: string;
+  /** `AgentStatus`: thinking, running_tools, awaiting_approval, idle, or how it ended. Absent when the workflow keeps no search attributes. */
+  agentStatus?: string;
+  agent?: string;
+  model?: string;
+  iterations?: number;
+  totalTokens?: number;
+  startTime: string;
+  closeTime?: string;
+}
+
+/**
+ * Lists agent runs and conversations newest first, filtered by the agent search attributes
+ * (`AgentStatus`, `AgentName`): a visibility query, so it needs those attributes registered in
+ * the namespace (the embedded dev server has them).
+ */
+export async function listAgentRuns(client: Client, filter: AgentListFilter & { limit?: number }): Promise<{ query: string; runs: AgentRunSummary[] }> {
+  const query = agentListQuery(filter, [AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE]);
+  const limit = filter.limit ?? 20;
+  const runs: AgentRunSummary[] = [];
+  for await (const info of client.workflow.list({ query, pageSize: Math.min(limit, 100) })) {
+    runs.push(summaryOf(info));
+    if (runs.length >= limit) break;
+  }
+  return { query, runs };
+}
+
+function summaryOf(info: WorkflowExecutionInfo): AgentRunSummary {
+  const attribute = (name: string) => info.searchAttributes?.[name]?.[0];
+  const summary: AgentRunSummary = {
+    workflowId: info.workflowId,
+    kind: info.type === CONVERSATION_WORKFLOW_TYPE ? 'conversation' : 'run',
+    executionStatus: info.status.name,
+    startTime: info.startTime.toISOString(),
+  };
+  const put = <K extends keyof AgentRunSummary>(key: K, value: unknown) => {
+    if (value !== undefined && value !== null) summary[key] = value as AgentRunSummary[K];
+  };
+  put('agentStatus', attribute('AgentStatus'));
+  put('agent', attribute('AgentName'));
+  put('model', attribute('AgentModel'));
+  put('iterations', attribute('AgentIterations'));
+  put('totalTokens', attribute('AgentTotalTokens'));
+  put('closeTime', info.closeTime?.toISOString());
+  return summary;
+}

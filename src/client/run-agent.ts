@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure, TemporalFailure, TerminatedFailure, TimeoutFailure, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { ZodType } from 'zod';
+import { outputJsonSchema } from '../schema/json-schema';
+import type { AgentDefinition } from '../worker/agents/define-agent';
+import { agentWorkflowId, runSummary, validateAgentInput, workflowIdProblem, type AgentInput, type AgentResult, type AgentWorkflowResult, type JsonSchemaObject, type TurnResult } from '../core';
+import { AGENT_WORKFLOW_TYPE } from '../common/definitions';
+import { ClientError } from './client-error';
+import { restoreToolResults } from './tool-results';
+import { withOutageRetries, type OutageOptions } from './outages';
+import { describeKind, lookupWorkflow } from './workflow-lookup';
+
+/**
+ * A run's outcome as clients report it: the workflow result, or `failed` with the reason (see
+ * {@link TurnResult}). `O` is the type of `output` when the run's schema is known to the caller.
+ */
+export type RunOutcome<O = unknown> = TurnResult<O>;
+
+/** A run as clients ask for it: the workflow input, with `output` as a zod schema or a JSON Schema. */
+export type RunRequest = Omit<AgentInput, 'output'> & { output?: ZodType | JsonSchemaObject };
+
+/** The agent workflow as a client sees it, with the type of its structured output. */
+export type AgentRunWorkflow<O = unknown> = (input: AgentInput) => Promise<AgentWorkflowResult<O>>;
+
+/** A handle on an agent run; {@link runOutcome} gives its outcome, typed by the run's output schema. */
+export type AgentRunHandle<O = unknown> = WorkflowHandle<AgentRunWorkflow<O>>;
+
+/** Where a run starts. */
+export interface StartRunOptions {
+  taskQueue: string;
+  workflowId?: string;
+}
+
+/**
+ * Starts an agent run. The workflow id is readable (`agent-what-is-the-...-k3x9q2`) unless given,
+ * or random (`agent-3f9a2c81d0e4`) when the client encrypts payloads.
+ * An id that is already running is refused with a {@link ClientError} (`already_running`), and
+ * input the workflow would refuse (an empty or too long message, bad options) with one of kind
+ * `invalid`, before anything starts. A zod `output` schema goes to the workflow as JSON Schema.
+ *
+ * Given an agent definition (`startAgentRun(client, supportAgent, 'Where is A-1001?', { taskQueue })`),
+ * the run uses that agent by name, and the handle (and {@link runOutcome}) carries the type of its
+ * `output` schema; so does a zod `output` given in the request. The worker must serve the agent.
+ */
+export function startAgentRun<O>(client: Client, agent: AgentDefinition<O>, request: string | Omit<RunRequest, 'agent' | 'output'>, options: StartRunOptions): Promise<AgentRunHandle<O>>;
+/** Starts a run whose `output` is a zod schema: the outcome's `output` has its type. */
+export function startAgentRun<O>(client: Client, request: Omit<RunRequest, 'output'> & { output: ZodType<O> }, options: StartRunOptions): Promise<AgentRunHandle<O>>;
+/** Starts a run; `O` types its `output` when you know the named agent's schema (`startAgentRun<Answer>(...)`). */
+export function startAgentRun<O = unknown>(client: Client, request: RunRequest, options: StartRunOptions): Promise<AgentRunHandle<O>>;
+export async function startAgentRun(
+  client: Client,
+  agentOrRequest: AgentDefinition<unknown> | RunRequest,
+  requestOrOptions: string | RunRequest | StartRunOptions,
+  maybeOptions?: StartRunOptions,
+): Promise<AgentRunHandle<unknown>> {
+  let request: RunRequest;
+  let options: StartRunOptions;
+  if (maybeOptions !== undefined) {
+    const given = typeof requestOrOptions === 'string' ? { message: requestOrOptions } : (requestOrOptions as RunRequest);
+    request = { ...given, agent: (agentOrRequest as AgentDefinition<unknown>).name };
+    options = maybeOptions;
+  } else {
+    request = agentOrRequest as RunRequest;
+    options = requestOrOptions as StartRunOptions;
+  }
+  const idProblem = options.workflowId === undefined ? undefined : workflowIdProblem(options.workflowId, 'the workflow id');
+  if (idProblem) throw new ClientError('invalid', idProblem);
+  const { output, ...rest } = request;
+  const input: AgentInput = output === undefined ? rest : { ...rest, output: isZod(output) ? outputJsonSchema(output) : output };
+  // The workflow checks its input too, but by then the input is in its history: refuse it here.
+  const problems = validateAgentInput(input);
+  if (problems.length) throw new ClientError('invalid', problems.join('; '));
+  // Ids are never encrypted: a client that encrypts payloads gets ids without words of the message.
+  const workflowId = options.workflowId ?? (encryptsPayloads(client) ? `agent-${randomBytes(6).toString('hex')}` : agentWorkflowId(input.message, randomBytes(4).toString('hex').slice(0, 6)));
+  try {
+    return await client.workflow.start<AgentRunWorkflow>(AGENT_WORKFLOW_TYPE, {
+      taskQueue: options.taskQueue,
+      workflowId,
+      args: [input],
+      staticSummary: runSummary(input.message),
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    const found = await lookupWorkflow(client, workflowId).catch(() => undefined);
+    const what = !found || found.kind === 'run' ? 'a run' : describeKind(found);
+    throw new ClientError('already_running', `${what} with id "${workflowId}" is already running; choose another id, or follow it by its id`, workflowId);
+  }
+}
+
+/** Whether the client's payloads go through a codec (encryption): then nothing readable may go where codecs do not reach. */
+export function encryptsPayloads(client: Client): boolean {
+  return (client.options.dataConverter?.payloadCodecs?.length ?? 0) > 0;
+}
+
+/**
+ * Waits for a run and maps a failed workflow to `status: "failed"` with its partial result (a
+ * cancelled one to `cancelled`). Rides out a Temporal outage of up to `budgetMs` (default 10
+ * minutes): the run goes on in the server, and the caller gets its real outcome afterwards.
+ */
+export async function runOutcome<O = unknown>(handle: AgentRunHandle<O>, options: OutageOptions = {}): Promise<RunOutcome<O>> {
+  try {
+    // The outputs the result leaves out are read from the run's history.
+    return (await withOutageRetries(async () => restoreToolResults(handle, await handle.result()), options)) as RunOutcome<O>;
+  } catch (err) {
+    if (!(err instanceof WorkflowFailedError)) throw err;
+    const failure = innermostApplicationFailure(err.cause);
+    const partial = (failure?.details?.[0] ?? {}) as Partial<AgentResult>;
+    const common = {
+      workflowId: handle.workflowId,
+      content: null,
+      toolExecutions: partial.toolExecutions ?? [],
+      iterations: partial.iterations ?? 0,
+      usage: partial.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    };
+    if (err.cause instanceof CancelledFailure) return { ...common, status: 'cancelled' };
+    return { ...common, status: 'failed', error: failure?.message ?? closeReason(err), errorType: failure?.type ?? closeType(err) };
+  }
+}
+
+function closeReason(err: WorkflowFailedError): string {
+  if (err.cause instanceof TerminatedFailure) return `the run was terminated${err.cause.message ? `: ${err.cause.message}` : ''}`;
+  if (err.cause instanceof TimeoutFailure) return 'the run timed out (its workflow execution timeout)';
+  return err.cause?.message ?? err.message;
+}
+
+function closeType(err: WorkflowFailedError): string {
+  if (err.cause instanceof TerminatedFailure) return 'Workflow.Terminated';
+  if (err.cause instanceof TimeoutFailure) return 'Workflow.TimedOut';
+  return 'Workflow.Failed';
+}
+
+function isZod(schema: ZodType | JsonSchemaObject): schema is ZodType {
+  return typeof (schema as { safeParse?: unknown }).safeParse === 'function';
+}
+
+function innermostApplicationFailure(err: unknown): ApplicationFailure | undefined {
+  // The workflow's own failure carries the details; its causes say where it came from.
+  if (err instanceof ApplicationFailure) return err;
+  if (err instanceof TemporalFailure && err.cause) return innermostApplicationFailure(err.cause);
+  return undefined;
+}

@@ -1,0 +1,63 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import type { LoadedDataConverter } from '@temporalio/common';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
+import type { temporal } from '@temporalio/proto';
+import type { AgentResult, AgentWorkflowResult, RecordedToolExecution, ToolExecution, ToolOutcome } from '../core';
+import type { ToolCallInput } from '../common/activity-interface';
+
+type History = temporal.api.history.v1.IHistory;
+
+/** The tool activity's type name, as history records it. */
+const EXECUTE_TOOL = 'executeTool';
+/** The marker the SDK records for a local activity's result. */
+const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
+
+/**
+ * Puts back the tool outputs a run's workflow result leaves out: they are in its history already,
+ * as the results of the tool activities, and storing every output twice would make a long run's
+ * history half as long again. Reads the history only when something is missing (a run recorded
+ * before this change, or one without tools, returns as it is).
+ */
+export async function restoreToolResults(handle: Pick<WorkflowHandle, 'fetchHistory' | 'client'>, result: AgentWorkflowResult): Promise<AgentResult> {
+  if (result.toolExecutions.every((e) => e.result !== undefined)) return result as AgentResult;
+  const outcomes = await toolOutcomesInHistory(await handle.fetchHistory(), handle.client.options.loadedDataConverter);
+  return { ...result, toolExecutions: result.toolExecutions.map((e) => (e.result === undefined ? withOutcome(e, outcomes.get(e.id)) : (e as ToolExecution))) };
+}
+
+function withOutcome(recorded: RecordedToolExecution, outcome: ToolOutcome | undefined): ToolExecution {
+  const { resultInHistory: _, ...execution } = recorded;
+  // Only a history that was cut short (a reset, say) lacks them.
+  if (!outcome) return { ...execution, result: '(this result is no longer in the run history)' };
+  const restored: ToolExecution = { ...execution, result: outcome.result };
+  if (outcome.value !== undefined) restored.value = outcome.value;
+  return restored;
+}
+
+/**
+ * The tool outcomes a run's history records, by tool call id: activities (matched to their call
+ * by their input) and local activities (whose results name their call).
+ */
+export async function toolOutcomesInHistory(history: History, converter: LoadedDataConverter): Promise<Map<string, ToolOutcome>> {
+  const callOf = new Map<number, string>();
+  const outcomes = new Map<string, ToolOutcome>();
+  for (const event of history.events ?? []) {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled?.activityType?.name === EXECUTE_TOOL) {
+      const input = await decodeFromPayloadsAtIndex<ToolCallInput>(converter, 0, scheduled.input?.payloads);
+      callOf.set(Number(event.eventId), input.toolCallId);
+    }
+    const completed = event.activityTaskCompletedEventAttributes;
+    const call = completed ? callOf.get(Number(completed.scheduledEventId)) : undefined;
+    if (completed && call !== undefined) outcomes.set(call, await decodeFromPayloadsAtIndex<ToolOutcome>(converter, 0, completed.result?.payloads));
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName === LOCAL_ACTIVITY_MARKER && marker.details?.result?.payloads?.length) {
+      const outcome = await decodeFromPayloadsAtIndex<unknown>(converter, 0, marker.details.result.payloads);
+      if (isToolOutcome(outcome) && outcome.toolCallId !== undefined) outcomes.set(outcome.toolCallId, outcome);
+    }
+  }
+  return outcomes;
+}
+
+function isToolOutcome(value: unknown): value is ToolOutcome {
+  return typeof value === 'object' && value !== null && typeof (value as ToolOutcome).result === 'string' && typeof (value as ToolOutcome).error === 'boolean';
+}

@@ -1,0 +1,104 @@
+import type { ResolvedAgent } from '../core/agents';
+import type { SearchAttributeSettings } from '../core/search-attributes';
+import type { JsonSchemaObject, ModelReply, ModelSettings, ToolCallingMode, ToolInfo, ToolOutcome } from '../core/types';
+
+/**
+ * The contract between the workflows and the worker's activities, written out: the workflows
+ * proxy this interface (`import type` only), and the worker's `createActivities` implements it.
+ * Inputs and results are plain JSON. Inputs carry references, never the conversation: the event
+ * history records every activity input, so passing the transcript would make history grow
+ * quadratically.
+ */
+export interface AgentActivities {
+  /**
+   * One model call: reads the conversation the input refers to (from the worker's cache, or the
+   * workflow's `messages` query), offers the named tools, and returns only the new message.
+   * Retried by Temporal; failures are typed (`ModelCall.*`).
+   */
+  callModel(input: ModelCallInput): Promise<ModelReply>;
+  /**
+   * One tool call, as the LLM wrote it. Mistakes the LLM can fix come back as an outcome with
+   * `error: true`; a tool that throws fails the attempt (`Tool.ExecutionError`) for Temporal to retry.
+   */
+  executeTool(input: ToolCallInput): Promise<ToolOutcome>;
+  /** The tools a run without a named agent may call (a local activity, recorded once). */
+  resolveTools(input: ResolveToolsInput): Promise<ToolInfo[]>;
+  /** A named agent's settings and the run's tools (a local activity, recorded once); `Agent.UnknownAgent` when the worker has none by that name. */
+  resolveAgent(input: ResolveAgentInput): Promise<ResolvedAgent>;
+  /** The worker's named agents, for clients (the `listAgentsWorkflow`). */
+  listAgents(): Promise<AgentSummary[]>;
+  /** What a workflow learns from its worker once per run: the search attributes it may upsert. */
+  describeWorker(): Promise<WorkerDescription>;
+}
+
+/** What a workflow learns from its worker once per run (recorded, so replays never ask again). */
+export interface WorkerDescription {
+  searchAttributes: SearchAttributeSettings;
+}
+
+/** An agent as `durable-agents agents` and `GET /agents` list it. */
+export interface AgentSummary {
+  name: string;
+  description?: string;
+  tools: string[];
+  /** The model that answers: the agent's own, else its worker's default (`AGENT_MODEL`). */
+  model?: string;
+  /** Questions to try (see `AgentDefinition.examples`). */
+  examples?: string[];
+  /** Whether its final answers are structured (JSON under a schema). */
+  structuredOutput: boolean;
+  /** Agents it calls as tools. */
+  agents?: string[];
+  /** Agents it may hand off to. */
+  handoffs?: string[];
+}
+
+
+/** Input of `callModel`: where to read the conversation, and what to offer the model. */
+export interface ModelCallInput {
+  workflowId: string;
+  runId: string;
+  /** Use exactly the first `messageCount` messages; later ones (if any) belong to a later step. */
+  messageCount: number;
+  /** Conversations: the first `pinned` messages (the system message) and those from `from` on form the memory window. Default: all. */
+  pinned?: number;
+  from?: number;
+  toolNames: string[];
+  settings?: ModelSettings;
+  /** Default `tools`. */
+  toolCalling?: ToolCallingMode;
+  /** The run's named agent: its output schema (if any) checks the final answer. */
+  agent?: string;
+  /** The run's own output schema (overrides the agent's). */
+  output?: JsonSchemaObject;
+  /** Stream the text to the workflow as it is written, as batches of this call (see `TextBatch`). */
+  stream?: { call: number };
+  /** How many times a handoff replaced the system message so far; set from the first. */
+  revision?: number;
+  /**
+   * The run's `modelCallTimeout` in ms, when it chose one (default 5 minutes): the most time this
+   * call may spend waiting for the model, over all its attempts. Time the Temporal server was
+   * unreachable does not count.
+   */
+  timeoutMs?: number;
+}
+
+/** Input of `executeTool`: one tool call, as the LLM wrote it. */
+export interface ToolCallInput {
+  name: string;
+  toolCallId: string;
+  /** The raw JSON arguments string; parsed and validated inside the activity. */
+  arguments: string;
+}
+
+/** Input of `resolveTools`. */
+export interface ResolveToolsInput {
+  tools?: string[];
+  immediateTools?: string[];
+  approvalTools?: string[];
+}
+
+/** Input of `resolveAgent`: the agent, and the run's own tool settings (which override the agent's). */
+export interface ResolveAgentInput extends ResolveToolsInput {
+  agent: string;
+}

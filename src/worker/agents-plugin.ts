@@ -1,0 +1,280 @@
+import { dirname, sep } from 'node:path';
+import type { Client, ClientOptions } from '@temporalio/client';
+import type { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
+import { installTracing, type TracingOptions } from '../telemetry/tracing';
+import type { DataConverter } from '@temporalio/common';
+import { SimplePlugin } from '@temporalio/plugin';
+import { encodedFailureConverterPath, encryptingDataConverter, type EncryptionKey } from '../codec/encryption-codec';
+import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
+import type { WorkflowInfo } from '@temporalio/workflow';
+import type { AgentSearchAttributeName, ChatMessage, SearchAttributeSettings, SearchAttributeUpdates } from '../core';
+import { checkSearchAttributes } from './search-attribute-check';
+import { AGENT_MESSAGES_SINK } from '../common/definitions';
+import { createActivities, createConversationLoader, modelConfigFromEnv, type ConversationLoader, type ModelConfig, type StreamingOptions } from './activities';
+import type { AgentDefinition } from './agents/define-agent';
+import { AgentRegistry } from './agents/agent-registry';
+import type { AnyToolDefinition } from './tools/define-tool';
+import { ToolRegistry } from './tools/registry';
+import type { ToolProvider } from './tools/tool-provider';
+import type { McpServers } from './mcp/mcp-config';
+import { McpToolSource } from './mcp/mcp-tool-source';
+
+/** What the plugin brings into a worker. */
+export interface AgentsPluginOptions {
+  /** Named agents this worker serves (see `defineAgent`). Their tools are registered with them. */
+  agents?: readonly AgentDefinition<any>[];
+  /**
+   * Tools besides the agents' own (a registry, or definitions). A run without a named agent may
+   * use all of them. Default: none besides the agents' own.
+   */
+  tools?: ToolRegistry | readonly AnyToolDefinition[];
+  /** The LLM endpoint. Default: `OPENAI_BASE_URL`, `OPENAI_API_KEY` and `AGENT_MODEL` from the environment. */
+  model?: ModelConfig;
+  /** Picks extra (dynamic) tools for each model call (LangChain4j's `ToolProvider`). */
+  toolProvider?: ToolProvider;
+  /** The client activities read conversations with. Default: the worker's own client. */
+  client?: Client;
+  /**
+   * `false`: the worker gets the agents' activities but not their workflows, for a pool of
+   * workers that only call models and tools (pair it with workflow workers that set
+   * `enableNonLocalActivities: false`). Its model calls then read conversations by query, since
+   * no workflow on it hands them over. Default true.
+   */
+  workflows?: boolean;
+  /**
+   * How model calls stream their text to subscribers: `{ enabled: false }` turns it off on this
+   * worker (text then arrives in one piece per model call), `batchIntervalMs` spaces the batches
+   * (default 100 ms; each batch is one signal). Runs can also opt out with `stream: false`.
+   */
+  streaming?: StreamingOptions;
+  /**
+   * MCP servers whose tools the worker's agents may use, by name (`{ files: { command: "npx",
+   * args: [...] }, search: { url: "https://...", headers: {...} } }`; see `loadMcpConfig` for the
+   * file format other MCP clients use). Tool names are `<server>__<tool>`. Agents opt in with
+   * `mcpServers`; runs without a named agent and without a tool list get every tool, these too.
+   * Servers are listed when the worker starts and connections close when it stops.
+   */
+  mcpServers?: McpServers;
+  /**
+   * The agent search attributes (`AgentName`, `AgentStatus`, `AgentIterations`,
+   * `AgentTotalTokens`, `AgentModel`) the workflows upsert: on every change of status the server
+   * can see (`'steps'`, the default: two upserts for a step whose tools are activities, none for
+   * one whose tools are all local), only at milestones (`'milestones'`: start, approvals, idle,
+   * the end), or not at all (`false`). The counters ride along with the status. Each upsert is a
+   * billable action on Temporal Cloud. The worker checks at start which are registered in its
+   * namespace and says how to add missing ones; only registered ones are upserted.
+   */
+  searchAttributes?: SearchAttributeUpdates | false;
+  /**
+   * Encrypt every payload (messages, tool arguments and results, failures) with these AES-256-GCM
+   * keys, the first encrypting and all decrypting (see `parseEncryptionKeys`; `createAgentWorker`
+   * reads `AGENT_ENCRYPTION_KEYS`). Clients need the same keys: `encryptingDataConverter(keys)`,
+   * or this plugin in `new Client({ plugins })`. A worker with keys refuses payloads that are not
+   * encrypted: its workflow tasks fail, naming the setting, so nothing a client without the keys
+   * sent runs (or has its content copied into activity inputs).
+   */
+  encryptionKeys?: readonly EncryptionKey[];
+  /**
+   * With `encryptionKeys`: accept payloads that are not encrypted too, for a migration period
+   * while clients get the keys (`createAgentWorker` reads `AGENT_ENCRYPTION_ALLOW_PLAINTEXT=1`).
+   */
+  allowPlaintext?: boolean;
+  /**
+   * Trace clients, workflows and activities (`@temporalio/interceptors-opentelemetry`) and each
+   * model and tool call (GenAI spans) into this span processor: one trace from a client's start
+   * through every step. `createAgentWorker` reads `OTEL_EXPORTER_OTLP_ENDPOINT`; unset, nothing
+   * is traced and nothing is installed.
+   */
+  tracing?: TracingOptions;
+  /**
+   * How much of webpack's report on the workflow bundle the worker logs: `'summary'` (default),
+   * one line, or its errors and warnings when there are any; `'full'`, the whole report the SDK
+   * logs at INFO (about 20 lines of module paths).
+   */
+  bundlerReport?: 'summary' | 'full';
+}
+
+/** The module that registers the agent and conversation workflows (workflow-safe code only). */
+const AGENT_WORKFLOWS = require.resolve('../workflows');
+
+/**
+ * The Temporal plugin of durable-agents: `Worker.create({ ..., plugins: [new AgentsPlugin(...)] })`
+ * adds the agent and conversation workflows and their activities to a worker, next to the
+ * worker's own. With no `workflowsPath` of the user's, the plugin alone is enough; with one, the
+ * bundle gets both. It also sets two worker options the agents rely on, unless the user did:
+ * `maxHeartbeatThrottleInterval` (2 s, so a cancel reaches a running call promptly) and
+ * `stickyQueueScheduleToStartTimeout` (3 s, so a dead worker's runs move on quickly).
+ *
+ * With a prebuilt `workflowBundle`, bundle it with `bundleWorkflowCode({ workflowsPath, plugins: [plugin] })`.
+ */
+export class AgentsPlugin extends SimplePlugin {
+  /** Every tool this worker can run, the agents' included. */
+  readonly tools: ToolRegistry;
+  readonly agents: AgentRegistry;
+  private readonly conversations: ConversationLoader;
+  private readonly withWorkflows: boolean;
+  /** The worker's MCP servers, when it has any. */
+  readonly mcp?: McpToolSource;
+  private readonly searchAttributeCheck?: { registered?: Promise<AgentSearchAttributeName[]> };
+  private readonly encrypts: boolean;
+  /** The data converter of a worker that refuses unencrypted payloads, when it does. */
+  private readonly strictConverter?: (base: DataConverter | undefined) => DataConverter;
+  /** Temporal's OpenTelemetry plugin, which this one applies wherever it is applied itself. */
+  private readonly tracing?: OpenTelemetryPlugin;
+  private readonly bundlerReport: 'summary' | 'full';
+
+  constructor(options: AgentsPluginOptions = {}) {
+    const registry = options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools ?? []);
+    const agents = new AgentRegistry(options.agents ?? [], registry);
+    const conversations = createConversationLoader(options.client);
+    const servers = options.mcpServers ?? {};
+    agents.checkMcpServers(Object.keys(servers));
+    const mcp = Object.keys(servers).length > 0 ? new McpToolSource(servers, registry) : undefined;
+    const model = options.model ?? modelConfigFromEnv();
+    // Filled in when a worker is configured (the check needs its connection); read by describeWorker.
+    const check: { registered?: Promise<AgentSearchAttributeName[]> } = {};
+    const updates = options.searchAttributes === false ? undefined : (options.searchAttributes ?? 'steps');
+    const searchAttributes = async (): Promise<SearchAttributeSettings> => ({
+      registered: updates && check.registered ? await check.registered : [],
+      updates: updates ?? 'steps',
+      defaultModel: model.model,
+      trigger: 'status',
+    });
+    const keys = options.encryptionKeys;
+    super({
+      name: 'durable-agents',
+      // Clients and replay workers read what they are given; a worker refuses unencrypted payloads (see configureWorkerOnly).
+      ...(keys?.length ? { dataConverter: (base: DataConverter | undefined) => encryptingDataConverter(keys, base) } : {}),
+      activities: createActivities({ client: options.client, registry, agents, model, toolProvider: options.toolProvider, conversations, streaming: options.streaming, mcp, searchAttributes }),
+    });
+    this.searchAttributeCheck = updates ? check : undefined;
+    this.encrypts = Boolean(keys?.length);
+    this.strictConverter = keys?.length && !options.allowPlaintext ? (base) => encryptingDataConverter(keys, base, true) : undefined;
+    this.tracing = options.tracing ? installTracing(options.tracing) : undefined;
+    this.tools = registry;
+    this.agents = agents;
+    this.mcp = mcp;
+    this.conversations = conversations;
+    this.withWorkflows = options.workflows !== false;
+    this.bundlerReport = options.bundlerReport ?? 'summary';
+  }
+
+  /** The workflows' sink: their new messages go to this worker's model calls. */
+  private sinks(sinks: InjectedSinks<any> | undefined, live: boolean): InjectedSinks<any> {
+    const added = live
+      ? (info: WorkflowInfo, offset: number, messages: ChatMessage[], revision?: number) => this.conversations.add({ workflowId: info.workflowId, runId: info.runId, revision }, offset, messages)
+      : () => undefined; // replay workers run no activities
+    return { ...sinks, [AGENT_MESSAGES_SINK]: { added: { fn: added, callDuringReplay: false } } };
+  }
+
+  override configureWorker(options: WorkerOptions): WorkerOptions {
+    const ours = this.configureWorkerOnly(options);
+    // After ours: the tracing interceptors join the workflows bundled from the path set here.
+    return this.tracing ? this.tracing.configureWorker(ours) : ours;
+  }
+
+  override configureClient(options: ClientOptions): ClientOptions {
+    const configured = super.configureClient(options);
+    return this.tracing ? this.tracing.configureClient(configured) : configured;
+  }
+
+  private configureWorkerOnly(options: WorkerOptions): WorkerOptions {
+    const given = options.dataConverter;
+    const configured = super.configureWorker(options);
+    if (this.strictConverter) configured.dataConverter = this.strictConverter(given);
+    if (this.searchAttributeCheck && configured.connection && this.withWorkflows) {
+      const warn = (message: string) => process.stderr.write(`durable-agents: ${message}\n`);
+      this.searchAttributeCheck.registered = checkSearchAttributes(configured.connection, configured.namespace ?? 'default', warn);
+    }
+    return {
+      ...configured,
+      // Without workflows of the user's, the agent workflows are the worker's workflows; with a
+      // workflowsPath, configureBundler adds them to it.
+      ...(this.withWorkflows && configured.workflowsPath === undefined && configured.workflowBundle === undefined ? { workflowsPath: AGENT_WORKFLOWS } : {}),
+      sinks: this.sinks(configured.sinks, true),
+      maxHeartbeatThrottleInterval: configured.maxHeartbeatThrottleInterval ?? '2s',
+      stickyQueueScheduleToStartTimeout: configured.stickyQueueScheduleToStartTimeout ?? '3s',
+    };
+  }
+
+  /** Lists the MCP servers' tools as the worker starts (in the background: a slow server must not hold it up) and closes their connections when it stops. */
+  override async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
+    void this.mcp?.ready();
+    try {
+      await super.runWorker(worker, next);
+    } finally {
+      await this.mcp?.close();
+    }
+  }
+
+  override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
+    const configured = { ...super.configureReplayWorker(options) };
+    configured.sinks = this.sinks(configured.sinks, false);
+    const ours = configured.workflowsPath === undefined && configured.workflowBundle === undefined ? { ...configured, workflowsPath: AGENT_WORKFLOWS } : configured;
+    return this.tracing ? this.tracing.configureReplayWorker(ours) : ours;
+  }
+
+  override configureBundler(options: BundleOptions): BundleOptions {
+    const configured = { ...super.configureBundler(options) };
+    // Encrypting workers encode failure messages in workflow code too: a prebuilt bundle needs the converter.
+    if (this.encrypts && configured.failureConverterPath === undefined) configured.failureConverterPath = encodedFailureConverterPath();
+    if (this.tracing) Object.assign(configured, this.tracing.configureBundler(configured));
+    const hook = configured.webpackConfigHook;
+    const quiet = this.bundlerReport === 'summary';
+    if (configured.workflowsPath === AGENT_WORKFLOWS) {
+      return quiet ? { ...configured, webpackConfigHook: (config) => quietReport(hook ? hook(config) : config) } : configured;
+    }
+    // The user's workflows and ours, in one module: a static file that requires theirs under an
+    // alias. The bundler resolves its entrypoint's imports (@temporalio/workflow) from next to
+    // workflowsPath, so webpack is also told where the user's workflows find @temporalio/workflow:
+    // the bundle keeps one copy, theirs.
+    const userWorkflows = configured.workflowsPath;
+    const modules = nodeModulesOf(require.resolve('@temporalio/workflow', { paths: [dirname(userWorkflows)] }));
+    return {
+      ...configured,
+      workflowsPath: AGENT_AND_USER_WORKFLOWS,
+      webpackConfigHook: (config) => {
+        const c = hook ? hook(config) : config;
+        const combined = {
+          ...c,
+          resolve: { ...c.resolve, modules: [...(c.resolve?.modules ?? ['node_modules']), modules], alias: { ...c.resolve?.alias, [`${USER_WORKFLOWS}$`]: userWorkflows } },
+        };
+        return quiet ? quietReport(combined) : combined;
+      },
+    };
+  }
+}
+
+/** The module that joins the user's workflows (required as {@link USER_WORKFLOWS}) and ours. */
+const AGENT_AND_USER_WORKFLOWS = require.resolve('./agent-and-user-workflows.js');
+/** The request by which that module requires the user's workflows; the bundler aliases it to their workflowsPath. */
+const USER_WORKFLOWS = '__durable_agents_user_workflows__';
+
+/** The `node_modules` directory a resolved module file lives in. */
+function nodeModulesOf(file: string): string {
+  const at = file.lastIndexOf(`${sep}node_modules${sep}`);
+  if (at < 0) throw new Error(`cannot tell which node_modules holds ${file}`);
+  return file.slice(0, at + `${sep}node_modules`.length);
+}
+
+type WebpackConfig = Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0];
+
+/**
+ * Webpack's report of the workflow bundle, cut to its errors and warnings and one summary line.
+ * The SDK logs the full report (about 20 lines listing module paths) at INFO on every worker
+ * start; a worker's log is for what happens to its runs. `bundlerReport: 'full'` keeps it.
+ */
+function quietReport(config: WebpackConfig): WebpackConfig {
+  const plugin = {
+    apply(compiler: { hooks: { done: { tap(name: string, fn: (stats: { toString(o?: object): string; endTime: number; startTime: number; compilation: { modules: { size: number } } }) => void): void } } }) {
+      compiler.hooks.done.tap('durable-agents-quiet-report', (stats) => {
+        const full = stats.toString.bind(stats);
+        stats.toString = (options?: object) => {
+          const problems = full({ ...options, all: false, errors: true, warnings: true, errorDetails: true }).trim();
+          return problems || `bundled ${stats.compilation.modules.size} modules in ${stats.endTime - stats.startTime} ms`;
+        };
+      });
+    },
+  };
+  return { ...config, plugins: [...(config.plugins ?? []), plugin as never] };
+}

@@ -1,0 +1,67 @@
+import type { Client } from '@temporalio/client';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import type { ModelConfig } from './activities';
+import type { AgentDefinition } from './agents/define-agent';
+import { AgentsPlugin, type AgentsPluginOptions } from './agents-plugin';
+import { encryptionKeysFromEnv, plaintextAllowedFromEnv } from '../codec/encryption-codec';
+import { tracingFromEnv } from '../telemetry/tracing';
+import type { ToolRegistry } from './tools/registry';
+import type { AnyToolDefinition } from './tools/define-tool';
+import type { ToolProvider } from './tools/tool-provider';
+import type { McpServers } from './mcp/mcp-config';
+import { defaultTaskQueue } from '../connection/task-queue';
+
+/** Options of {@link createAgentWorker}. */
+export interface AgentWorkerOptions {
+  connection: NativeConnection;
+  /** The client activities read conversations with. Default: the worker's own client. */
+  client?: Client;
+  namespace?: string;
+  /** Default: `AGENT_TASK_QUEUE`, else `agents`. */
+  taskQueue?: string;
+  /** Named agents (see `defineAgent`). */
+  agents?: readonly AgentDefinition<any>[];
+  /** Tools besides the agents' own (default: none). */
+  registry?: ToolRegistry | readonly AnyToolDefinition[];
+  /** Chooses extra (dynamic) tools for each model call from the conversation. */
+  toolProvider?: ToolProvider;
+  /** Default: from the environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `AGENT_MODEL`). */
+  model?: ModelConfig;
+  /** MCP servers whose tools agents may use (see `AgentsPluginOptions.mcpServers`). */
+  mcpServers?: McpServers;
+  /** How the workflows keep their search attributes (see `AgentsPluginOptions.searchAttributes`); default `'steps'`. */
+  searchAttributes?: AgentsPluginOptions['searchAttributes'];
+  /** Payload encryption keys (see `AgentsPluginOptions.encryptionKeys`). Default: `AGENT_ENCRYPTION_KEYS`, else none. */
+  encryptionKeys?: AgentsPluginOptions['encryptionKeys'];
+  /** Accept unencrypted payloads despite the keys (see `AgentsPluginOptions.allowPlaintext`). Default: `AGENT_ENCRYPTION_ALLOW_PLAINTEXT`. */
+  allowPlaintext?: boolean;
+  /** Tracing (see `AgentsPluginOptions.tracing`). Default: OTLP when `OTEL_EXPORTER_OTLP_ENDPOINT` is set, else none. */
+  tracing?: AgentsPluginOptions['tracing'];
+  /** A prebuilt workflow bundle (tests); default: bundle the agent workflows at start. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  /** How long in-flight activities may finish on shutdown (default 10 s). */
+  shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
+  /**
+   * Any other worker options: concurrency (`maxConcurrentActivityTaskExecutions`,
+   * `maxConcurrentWorkflowTaskExecutions`, `maxCachedWorkflows`), the task queue's rate limit
+   * (`maxTaskQueueActivitiesPerSecond`), Worker Versioning (`workerDeploymentOptions`), ...
+   */
+  workerOptions?: Omit<Partial<WorkerOptions>, 'connection' | 'namespace' | 'taskQueue' | 'plugins' | 'workflowBundle' | 'shutdownGraceTime'>;
+}
+
+/**
+ * A worker that runs only agents: the one-call form of `Worker.create` with an {@link AgentsPlugin}.
+ * To add agents to a worker of your own, pass the plugin to `Worker.create` instead.
+ */
+export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
+  const plugin = new AgentsPlugin({ agents: options.agents, tools: options.registry, model: options.model, toolProvider: options.toolProvider, client: options.client, mcpServers: options.mcpServers, searchAttributes: options.searchAttributes, encryptionKeys: options.encryptionKeys ?? encryptionKeysFromEnv(), allowPlaintext: options.allowPlaintext ?? plaintextAllowedFromEnv(), tracing: options.tracing ?? tracingFromEnv() });
+  return Worker.create({
+    ...options.workerOptions,
+    connection: options.connection,
+    namespace: options.namespace ?? 'default',
+    taskQueue: options.taskQueue ?? defaultTaskQueue(),
+    plugins: [plugin],
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
+    shutdownGraceTime: options.shutdownGraceTime ?? '10s',
+  });
+}

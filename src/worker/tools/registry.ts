@@ -1,0 +1,163 @@
+import { parseDuration, type ToolInfo } from '../../core';
+import { checkJsonArguments } from './check-json-arguments';
+import { ToolError } from './tool-error';
+import { defineJsonSchemaTool, isZodTool, type AnyToolDefinition, type ToolContext } from './define-tool';
+import { isStrictCompatible, parametersJsonSchema, type JsonSchema } from '../../schema/json-schema';
+
+/** A tool description in the chat-completions `tools` format. */
+export interface OpenAIToolSpec {
+  type: 'function';
+  function: { name: string; description: string; parameters: JsonSchema; strict?: boolean };
+}
+
+/** Arguments checked against a tool's parameters: the values `execute` gets, or what is wrong. */
+export type CheckedArguments = { ok: true; value: Record<string, unknown> } | { ok: false; problems: string[] };
+
+/** How a registered tool is offered. */
+export interface RegisterOptions {
+  /**
+   * Offered only when a tool provider picks it for a model call (see `ToolProvider`), never by
+   * default. Runs and conversations may still list it in `tools` explicitly.
+   */
+  dynamic?: boolean;
+}
+
+/** Where a call of a tool goes instead of `execute`: a named agent run as a child workflow, or a handoff. */
+export type ToolRoute = { agent: string } | { handoff: string };
+
+interface Entry {
+  definition: AnyToolDefinition;
+  dynamic: boolean;
+  route?: ToolRoute;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_RETRY = { maximumAttempts: 3, initialIntervalMs: 1_000 };
+
+/**
+ * The tools a worker can run, by name. Lives on the worker side only: workflows see names and
+ * {@link ToolInfo}, never implementations.
+ */
+export class ToolRegistry {
+  private readonly tools = new Map<string, Entry>();
+  private readonly specs = new Map<string, OpenAIToolSpec>();
+
+  constructor(tools: Iterable<AnyToolDefinition> = []) {
+    for (const t of tools) this.register(t);
+  }
+
+  /** Adds a tool (zod or JSON Schema); a second tool with the same name is an error, never a silent override. */
+  register(tool: AnyToolDefinition, options: RegisterOptions = {}): this {
+    if (this.tools.has(tool.name)) throw new Error(`a tool named "${tool.name}" is already registered; tool names must be unique`);
+    this.tools.set(tool.name, { definition: tool, dynamic: options.dynamic ?? false });
+    return this;
+  }
+
+  /**
+   * Adds a tool the workflow carries out itself (an agent called as a tool, a handoff): the LLM
+   * sees its description and parameters, and `execute` is never called. Agents register these
+   * (see `agents` and `handoffs` on `defineAgent`); registering the same route twice is a no-op.
+   */
+  registerRoute(name: string, description: string, parameters: JsonSchema, route: ToolRoute): this {
+    const existing = this.tools.get(name);
+    if (existing) {
+      if (JSON.stringify(existing.route) === JSON.stringify(route)) return this;
+      throw new Error(`a tool named "${name}" is already registered; ${'agent' in route ? `the agent "${route.agent}" cannot be offered as a tool under its name` : `the handoff to "${route.handoff}" cannot use it`}`);
+    }
+    const definition = defineJsonSchemaTool({
+      name,
+      description,
+      parameters,
+      execute: () => {
+        throw new ToolError(`${name} is carried out by the agent workflow, not by a tool activity`);
+      },
+    });
+    this.tools.set(name, { definition, dynamic: false, route });
+    return this;
+  }
+
+  /** Removes a tool (e.g. one its MCP server no longer offers); runs that were offered it get an "unknown tool" result if they call it. */
+  remove(name: string): boolean {
+    this.specs.delete(name);
+    return this.tools.delete(name);
+  }
+
+  /** Whether a tool of that name is registered (dynamic ones included). */
+  has(name: string): boolean {
+    return this.tools.has(name);
+  }
+
+  get(name: string): AnyToolDefinition | undefined {
+    return this.tools.get(name)?.definition;
+  }
+
+  /** The tools a run gets by default: every registered tool except dynamic ones. */
+  names(): string[] {
+    // Routed tools (agents, handoffs) belong to the agents that declare them.
+    return [...this.tools].filter(([, e]) => !e.dynamic && !e.route).map(([name]) => name);
+  }
+
+  /** Names in `names` that are not registered. */
+  unknown(names: readonly string[]): string[] {
+    return names.filter((n) => !this.tools.has(n));
+  }
+
+  /** What the workflow needs to schedule a tool. */
+  info(name: string, overrides: { immediate?: boolean; needsApproval?: boolean } = {}): ToolInfo {
+    const tool = this.require(name);
+    const route = this.tools.get(name)!.route;
+    const info: ToolInfo = {
+      name,
+      immediate: overrides.immediate || tool.returnBehavior === 'immediate',
+      timeoutMs: tool.timeout === undefined ? DEFAULT_TIMEOUT_MS : parseDuration(tool.timeout),
+      retry: {
+        maximumAttempts: tool.retry?.maximumAttempts ?? DEFAULT_RETRY.maximumAttempts,
+        initialIntervalMs: tool.retry?.initialInterval === undefined ? DEFAULT_RETRY.initialIntervalMs : parseDuration(tool.retry.initialInterval),
+      },
+    };
+    // Only when set, so tool infos recorded in older histories keep their exact shape.
+    if (overrides.needsApproval || tool.needsApproval) info.needsApproval = true;
+    if (tool.local) info.local = true;
+    if (route) Object.assign(info, route);
+    return info;
+  }
+
+  /** Checks parsed JSON arguments against the tool's parameters. */
+  checkArguments(name: string, args: unknown): CheckedArguments {
+    const tool = this.require(name);
+    if (isZodTool(tool)) {
+      const validated = tool.parameters.safeParse(args);
+      if (validated.success) return { ok: true, value: validated.data as Record<string, unknown> };
+      return { ok: false, problems: validated.error.issues.map((i: { path: PropertyKey[]; message: string }) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`) };
+    }
+    const problems = checkJsonArguments({ type: 'object', ...tool.parameters }, args);
+    return problems.length ? { ok: false, problems } : { ok: true, value: args as Record<string, unknown> };
+  }
+
+  /** Runs the tool with checked arguments (see {@link checkArguments}). */
+  execute(name: string, args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
+    const tool = this.require(name);
+    return Promise.resolve().then(() => tool.execute(args as never, ctx));
+  }
+
+  /** The `tools` array for a chat-completions request; schemas are built once per tool and cached. */
+  openAISpecs(names: readonly string[]): OpenAIToolSpec[] {
+    return names.map((name) => {
+      let spec = this.specs.get(name);
+      if (!spec) {
+        const tool = this.require(name);
+        const parameters = isZodTool(tool) ? parametersJsonSchema(tool.parameters) : { type: 'object', properties: {}, ...tool.parameters };
+        spec = { type: 'function', function: { name, description: tool.description, parameters } };
+        if (isStrictCompatible(parameters)) spec.function.strict = true;
+        this.specs.set(name, spec);
+      }
+      return spec;
+    });
+  }
+
+  private require(name: string): AnyToolDefinition {
+    const tool = this.tools.get(name)?.definition;
+    if (!tool) throw new Error(`no tool named "${name}" is registered (registered: ${[...this.tools.keys()].join(', ') || 'none'})`);
+    return tool;
+  }
+}

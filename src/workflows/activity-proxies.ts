@@ -1,0 +1,51 @@
+import { proxyActivities, proxyLocalActivities, type ActivityOptions } from '@temporalio/workflow';
+import type { AgentActivities } from '../common/activity-interface';
+import { modelCallTimeoutMs, type RunState } from '../core';
+
+/** The workflows' activities (see `AgentActivities`, their contract), and the options they are scheduled with. */
+
+/**
+ * How long an activity may go without a heartbeat before Temporal assumes its worker died and
+ * retries it elsewhere. Model and tool calls heartbeat every 2 s (throttled to one per 2 s), so 8 s
+ * allows for a missed beat while a crashed worker costs a call about 8 s plus the retry interval,
+ * not the 30 s it used to. A tool must therefore not block the event loop for 8 s (use a worker
+ * thread for heavy CPU work).
+ */
+export const HEARTBEAT_TIMEOUT = '8s';
+
+/**
+ * Model calls: LLMs can take minutes, and 429/5xx/connection failures are worth retrying with
+ * back-off. Two bounds end a call that cannot succeed: at most 8 attempts, and the run's
+ * `modelCallTimeout` (default 5 minutes) of time spent waiting for the model, all attempts
+ * together, which the activity counts (see `ModelTimeBudget`), so a hung LLM cannot hold a run
+ * for 8 × the request timeout. Not a schedule-to-close timeout, which counts wall-clock time: an
+ * outage of the Temporal server used it up, and every run in flight failed when the server came
+ * back. Each attempt is bounded by its heartbeats (a lost worker) and start-to-close.
+ */
+export function modelCallOptions(state: RunState, summary: string): ActivityOptions {
+  return {
+    startToCloseTimeout: Math.max(FIVE_MINUTES, modelCallTimeoutMs(state.limits)),
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: MODEL_CALL_ATTEMPTS },
+    summary,
+  };
+}
+
+const FIVE_MINUTES = 5 * 60_000;
+
+/** Attempts of one model call; clients show it in progress messages. */
+export const MODEL_CALL_ATTEMPTS = 8;
+
+// Tool and agent resolution are registry lookups: a local activity keeps each to one marker in history.
+export const { resolveTools, resolveAgent } = proxyLocalActivities<AgentActivities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } });
+
+// Both are always called with per-call options (a summary, the tool's timeout) via executeWithOptions.
+export const { callModel, executeTool } = proxyActivities<AgentActivities>({ startToCloseTimeout: '5m' });
+// Tools declared `local: true`; also always called with per-call options.
+export const { executeTool: executeToolLocally } = proxyLocalActivities<AgentActivities>({ startToCloseTimeout: '1m' });
+
+/**
+ * Attempts of a tool call whose worker was lost (crashed, killed, cut off: its heartbeats
+ * stopped), on top of the tool's own attempts, which count only its failures.
+ */
+export const WORKER_LOSSES_PER_CALL = 10;

@@ -1,0 +1,28 @@
+import type { EventLog, JsonSchemaObject, ModelSettings, RunState, ToolCallingMode } from '../core';
+import type { SharedMessages } from './message-sink';
+import type { SearchAttributes } from './search-attributes';
+
+/** The run being driven; the loop replaces `state` after every step, handlers and queries read it. */
+export interface RunRef {
+  state: RunState;
+}
+
+/** What {@link runLoop} needs besides the run: where it runs, its settings, and where events go. */
+export interface RunContext {
+  workflowId: string;
+  runId: string;
+  settings?: ModelSettings;
+  toolCalling?: ToolCallingMode;
+  agent?: string;
+  output?: JsonSchemaObject;
+  shared: SharedMessages;
+  /** The workflow's event stream, and the turn this run is (1 for a one-shot run). */
+  events: EventLog;
+  turn: number;
+  /** Whether model calls stream their text as they write it (the run's `stream` option). */
+  stream: boolean;
+  /** A conversation (its agents called as tools get the turn in their workflow ids). */
+  conversation?: boolean;
+  /** The run's search attributes, upserted as its status changes. */
+  searchAttributes?: SearchAttributes;
+}

@@ -1,0 +1,144 @@
+import { isCancellation, ParentClosePolicy } from '@temporalio/workflow';
+import {
+  agentToolMessage,
+  agentToolOutcome,
+  agentToolWorkflowId,
+  applyHandoff,
+  applyToolOutcomes,
+  chosenHandoff,
+  handoffOutcome,
+  runSummary,
+  toolCallSummary,
+  toolErrorText,
+  type PlannedToolCall,
+  type ResolvedAgent,
+  type ToolOutcome,
+} from '../core';
+import { executeTool, executeToolLocally, HEARTBEAT_TIMEOUT, resolveAgent, WORKER_LOSSES_PER_CALL } from './activity-proxies';
+import { executeAgent } from './execute-agent';
+import { failureInfo, toolFailureMessage } from './failure-info';
+import type { RunContext, RunRef } from './run-context';
+
+/**
+ * Starts a step's tool calls: announces them, and gives `finished`, which runs one call (a tool
+ * activity, an agent's child run, or a handoff) and announces its end. The loop awaits the calls
+ * itself and then folds them in with {@link finishToolStep}: the fewer promises workflow code
+ * makes, the shorter its task (see {@link runTool}).
+ */
+export function startToolStep(calls: PlannedToolCall[], ctx: RunContext): ToolStep {
+  for (const c of calls) {
+    const child = c.tool?.agent ? { childWorkflowId: childWorkflowIdOf(c, ctx) } : {};
+    ctx.events.emit(ctx.turn, { type: 'tool_call_started', id: c.call.id, name: c.call.function.name, arguments: c.arguments, ...child });
+  }
+  // At most one handoff per reply goes ahead: the first the LLM asked for.
+  const handoffAt = chosenHandoff(calls);
+  const chosen = handoffAt >= 0 ? calls[handoffAt].tool!.handoff : undefined;
+  let target: ResolvedAgent | undefined;
+  const outcomeOf = (planned: PlannedToolCall, i: number): Promise<ToolOutcome> | ToolOutcome => {
+    const handoff = planned.tool?.handoff;
+    if (handoff === undefined) return runTool(planned, ctx);
+    if (i !== handoffAt) return handoffOutcome(handoff, chosen);
+    return resolveHandoff(handoff).then((resolved) => {
+      if ('failure' in resolved) return handoffOutcome(handoff, undefined, resolved.failure);
+      target = resolved;
+      return handoffOutcome(handoff, chosen);
+    });
+  };
+  // Promise.resolve returns a promise as it is, so a tool call costs no extra promise here.
+  const finished = (planned: PlannedToolCall, i: number): Promise<ToolOutcome> =>
+    Promise.resolve(outcomeOf(planned, i)).then(
+      (outcome) => {
+        ctx.events.emit(ctx.turn, { type: 'tool_call_finished', id: planned.call.id, name: planned.call.function.name, result: outcome.result, error: outcome.error });
+        return outcome;
+      },
+      (err) => {
+        // Cancelled (the turn, its time limit): subscribers see the call end.
+        ctx.events.emit(ctx.turn, { type: 'tool_call_finished', id: planned.call.id, name: planned.call.function.name, result: 'cancelled', error: true });
+        throw err;
+      },
+    );
+  return { finished, target: () => target };
+}
+
+/** A step's tool calls under way (see {@link startToolStep}). */
+export interface ToolStep {
+  /** Runs call `i` of the step and announces its end. */
+  finished(planned: PlannedToolCall, i: number): Promise<ToolOutcome>;
+  /** The agent a handoff of this step went to, once its call finished. */
+  target(): ResolvedAgent | undefined;
+}
+
+/** Folds a step's finished calls into the run, and the handoff, when one went ahead. */
+export function finishToolStep(run: RunRef, step: ToolStep, outcomes: ToolOutcome[], ctx: RunContext): void {
+  run.state = applyToolOutcomes(run.state, outcomes);
+  const target = step.target();
+  if (target) {
+    const from = run.state.agent?.name ?? ctx.agent;
+    run.state = applyHandoff(run.state, target);
+    ctx.events.emit(ctx.turn, { type: 'handoff', ...(from ? { from } : {}), to: target.settings.name });
+  }
+}
+
+/**
+ * Runs one tool call; its failure becomes a message the LLM can read, never a workflow failure.
+ *
+ * Written with `then` rather than `async`/`await`, as is the one-call path of the loop: the SDK
+ * records where every promise of workflow code was made (for the `__stack_trace` query, the Web
+ * UI's stack trace), and that costs about 0.2 ms of the workflow task per promise on a small
+ * machine. An async function and its await make two where `then` makes one; a tool step is down
+ * from seven promises of ours to three (see the Performance section of the README).
+ */
+function runTool(planned: PlannedToolCall, ctx: RunContext): Promise<ToolOutcome> | ToolOutcome {
+  if (planned.resolved) return planned.resolved;
+  if (planned.tool.agent !== undefined) return runAgentTool(planned, ctx);
+  const { tool, call } = planned;
+  const retry = { maximumAttempts: tool.retry.maximumAttempts, initialInterval: tool.retry.initialIntervalMs, backoffCoefficient: 2 };
+  const summary = toolCallSummary(call.function.name, planned.arguments);
+  const input = { name: call.function.name, toolCallId: call.id, arguments: call.function.arguments };
+  // Temporal counts every attempt; the activity counts the tool's own failures and stops at the
+  // tool's limit, so attempts whose worker was lost get an allowance of their own here.
+  const withLosses = { ...retry, maximumAttempts: retry.maximumAttempts > 0 ? retry.maximumAttempts + WORKER_LOSSES_PER_CALL : 0 };
+  const execution = tool.local
+    ? executeToolLocally.executeWithOptions({ startToCloseTimeout: tool.timeoutMs, retry, summary }, [input])
+    : executeTool.executeWithOptions({ startToCloseTimeout: tool.timeoutMs, heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: withLosses, summary }, [input]);
+  return execution.then(
+    ({ toolCallId: _, ...recorded }) => ({ ...recorded, recorded: true }), // the activity's result is in history: the run's final result can leave it out
+    (err) => {
+      if (isCancellation(err)) throw err;
+      return { result: toolErrorText(toolFailureMessage(err, tool.timeoutMs, HEARTBEAT_TIMEOUT)), error: true };
+    },
+  );
+}
+
+/**
+ * Runs a named agent as a child workflow for one tool call; its answer is the call's result, and
+ * its failure a tool error (see `agentToolOutcome`). The child is cancelled with this run.
+ */
+async function runAgentTool(planned: PlannedToolCall, ctx: RunContext): Promise<ToolOutcome> {
+  const agent = planned.tool!.agent!;
+  const ask = agentToolMessage(agent, planned.arguments);
+  if (!ask.ok) return ask.outcome;
+  const workflowId = childWorkflowIdOf(planned, ctx);
+  const result = await executeAgent({
+    agent,
+    message: ask.message,
+    workflowId,
+    childOptions: { parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL, staticSummary: `${agent}: ${runSummary(ask.message)}` },
+  });
+  return agentToolOutcome(agent, workflowId, result);
+}
+
+/** The handoff target's settings and tools (a recorded local activity), or why it cannot be had. */
+async function resolveHandoff(agent: string): Promise<ResolvedAgent | { failure: string }> {
+  try {
+    return await resolveAgent({ agent });
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    return { failure: failureInfo(err).error };
+  }
+}
+
+/** The workflow id of the child run an agent tool call starts. */
+function childWorkflowIdOf(planned: PlannedToolCall, ctx: RunContext): string {
+  return agentToolWorkflowId(ctx.workflowId, planned.tool!.agent!, planned.call.id, ctx.conversation ? ctx.turn : undefined);
+}
