@@ -72,7 +72,7 @@ export { createHttpApi, httpApiHandler, type HttpApiOptions } from './http/http-
 export { httpAccessFromEnv, type HttpAccessOptions } from './http/access';
 
 // Low level: your own loop, outside any workflow.
-export { chatModel, executeToolCall, type ChatModel } from './worker/models/low-level';
+export { chatModel, executeToolCall, type ChatModel, type GenerateOptions, type ToolSpec } from './worker/models/low-level';
 
 // Shared helpers and types.
 export { LIMIT_STOP_MESSAGE, DEFAULT_MAX_ITERATIONS, validateAgentInput, parseDuration } from './core';

@@ -165,7 +165,7 @@ describe('the low-level API', () => {
     const model = await startModel((req) => (req.tools?.length ? call(['add', { a: 2, b: 3 }]) : { http: { status: 401, body: { error: { message: 'Incorrect API key provided' } } } }));
     const llm = chatModel(modelAt(model.baseURL));
     const registry = new ToolRegistry([add, defineTool({ name: 'explode', description: 'throws', parameters: z.object({}), execute: () => Promise.reject(new Error('boom')) })]);
-    const reply = await llm.generate([{ role: 'user', content: 'add 2 and 3' }], { tools: registry.openAISpecs(['add']) });
+    const reply = await llm.generate([{ role: 'user', content: 'add 2 and 3' }], { tools: registry.specs(['add']) });
     expect(reply.toolCalls).toEqual([{ id: expect.any(String), type: 'function', function: { name: 'add', arguments: '{"a":2,"b":3}' } }]);
     expect(await executeToolCall(registry, reply.toolCalls[0])).toEqual({ result: '5', value: 5, error: false });
     expect(await executeToolCall(registry, { id: 'c2', type: 'function', function: { name: 'add', arguments: '{"a":"x"}' } })).toMatchObject({ error: true, result: expect.stringMatching(/^Error: invalid arguments for add: a: /) });

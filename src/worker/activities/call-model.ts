@@ -1,39 +1,40 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
-import OpenAI, { APIConnectionTimeoutError } from 'openai';
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { Stream } from 'openai/streaming';
 import type { TextBatch } from '../../core/agent-events';
-import type { ChatMessage, ModelReply, ToolCall, ToolInfo } from '../../core/types';
+import type { ChatMessage, ModelReply, ToolInfo } from '../../core/types';
 import { DEFAULT_MODEL_CALL_TIMEOUT_MS } from '../../core/run-input';
 import type { McpToolSource } from '../mcp/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolProvider } from '../tools/tool-provider';
 import { messagesQuery, textBatchSignal } from '../../common/definitions';
-import { classifyModelError } from '../models/openai/classify-model-error';
+import type { ModelCallInput } from '../../common/activity-interface';
+import type { ChatModel } from '../models/chat-model';
+import type { ModelConfig } from '../models/model-config';
 import { ConversationLoader } from './conversation-loader';
 import { ledgerOf, ModelTimeBudget } from './attempt-ledger';
 import { keepHeartbeating, recordForNextAttempt } from './heartbeat';
-import { functionsFromSpecs, toFunctionsMessages } from '../models/openai/legacy-functions';
-import { REACT_STOP, reactMessages, reactReply } from '../models/openai/react-prompt';
-import { checkAnswer, outputInstruction, responseFormat, type OutputSchemas } from './structured-output';
-import type { ModelConfig } from '../models/model-config';
-import type { ModelCallInput } from '../../common/activity-interface';
-import { CompletionAccumulator, FinalAnswerFilter } from '../models/openai/stream-completion';
+import { checkAnswer, type OutputSchemas } from './structured-output';
 import { TextPublisher, type StreamingOptions } from './text-publisher';
 import { traceModelCall } from '../../telemetry/gen-ai';
 
 /**
  * Builds the model-call activity. It receives a reference to the conversation, reads the messages
- * from the worker's cache (or, on a miss, from the workflow with a query), builds tool schemas
- * from the registry, and returns only the new assistant message. The event history therefore
- * records O(new content) per step.
+ * from the worker's cache (or, on a miss, from the workflow with a query), picks the tools and the
+ * output schema, and asks the model through its provider's adapter (a `ChatModel`). It returns
+ * only the new assistant message, so the event history records O(new content) per step.
+ *
+ * What is the activity's own, whatever the provider: the conversation by reference, the model-time
+ * budget across attempts, heartbeats, streaming the text to the workflow, checking a structured
+ * answer, and refusing a reply too large to record.
  */
 export function createCallModel(deps: {
   client?: Client;
   registry: ToolRegistry;
+  /** Whether a model is configured at all, and its defaults. */
   config: ModelConfig;
+  /** The provider's adapter. */
+  model: ChatModel;
   toolProvider?: ToolProvider;
   outputs: OutputSchemas;
   /** Where the conversations are read from; the plugin shares it with the workflows' sink. */
@@ -42,17 +43,11 @@ export function createCallModel(deps: {
   mcp?: McpToolSource;
 }) {
   const { registry, config, toolProvider, outputs } = deps;
-  // Endpoints (base URL + model) that refused `response_format`: asked with an instruction instead.
-  const noResponseFormat = new Set<string>();
-  // Endpoints that refused a streaming request: asked without streaming from then on.
-  const noStreaming = new Set<string>();
-  // Temporal owns retries (with back-off, visibility and durability); the client's own would hide them.
-  const openai = new OpenAI({ apiKey: config.apiKey, baseURL: config.baseURL, maxRetries: 0, timeout: config.requestTimeoutMs });
   const conversations = deps.conversations ?? createConversationLoader(deps.client);
 
-  // Each call in its GenAI span, with its latency and tokens counted (see src/telemetry/gen-ai.ts).
+  // Each call in its GenAI span, with its latency and tokens counted (see telemetry/gen-ai.ts).
   return (input: ModelCallInput): Promise<ModelReply> =>
-    traceModelCall({ model: input.settings?.model ?? config.model, baseURL: config.baseURL, agent: input.agent }, () => callModelOnce(input));
+    traceModelCall({ model: input.settings?.model ?? deps.model.endpoint.model, baseURL: deps.model.endpoint.baseURL, agent: input.agent }, () => callModelOnce(input));
 
   async function callModelOnce(input: ModelCallInput): Promise<ModelReply> {
     if (!config.configured) {
@@ -66,77 +61,33 @@ export function createCallModel(deps: {
     const budget = new ModelTimeBudget(input.timeoutMs ?? DEFAULT_MODEL_CALL_TIMEOUT_MS, ledgerOf(info.heartbeatDetails).modelMs ?? 0);
     if (budget.exhausted()) throw modelCallTimedOut(budget, info.attempt);
     const stop = keepHeartbeating(undefined, () => ({ modelMs: budget.spent() }));
-    const model = input.settings?.model ?? config.model;
     try {
       const messages = await conversations.load(input);
-      const request: ChatCompletionCreateParamsNonStreaming = {
-        model,
-        messages: messages as ChatCompletionMessageParam[],
-        temperature: input.settings?.temperature ?? 0,
-      };
-      if (input.settings?.maxTokens) request.max_tokens = input.settings.maxTokens;
       // No tools means the final `generate` pass: the provider must not add any either.
       const provided = toolProvider && input.toolNames.length > 0 ? await provideTools(toolProvider, registry, input, messages) : [];
       // MCP tools are described from their server's listing: this worker may not have listed it yet.
       if (deps.mcp && registry.unknown(input.toolNames).length > 0) await deps.mcp.ensureTools(input.toolNames);
       // A tool its MCP server no longer offers is not offered to the LLM either.
       const toolNames = [...input.toolNames.filter((n) => registry.has(n)), ...provided.map((t) => t.name)];
-      if (input.toolCalling === 'react') {
-        request.messages = reactMessages(messages, toolNames, registry, toolNames.length === 0);
-        request.stop = REACT_STOP;
-      } else if (input.toolCalling === 'functions') {
-        request.messages = toFunctionsMessages(messages);
-        if (toolNames.length > 0) request.functions = functionsFromSpecs(registry.openAISpecs(toolNames));
-      } else if (toolNames.length > 0) request.tools = registry.openAISpecs(toolNames);
       const schema = outputs.for(input);
-      const endpoint = `${config.baseURL} ${model}`;
-      if (schema) {
-        if (input.toolCalling === 'react' || noResponseFormat.has(endpoint)) request.messages = withInstruction(request.messages, outputInstruction(schema));
-        else request.response_format = responseFormat(schema);
-      }
       const publisher =
-        input.stream && deps.streaming?.enabled !== false && !noStreaming.has(endpoint)
+        input.stream && deps.streaming?.enabled !== false
           ? new TextPublisher(textSender(deps.client, input), input.stream.call, info.attempt, deps.streaming?.batchIntervalMs)
           : undefined;
-      const shown = input.toolCalling === 'react' ? new FinalAnswerFilter() : undefined;
-      // One request, streamed when a publisher is there; a server that refuses to stream is asked
-      // again without. Each may take what is left of the budget, and no longer than a request may.
-      const requestOptions = () => ({ signal, timeout: Math.max(1, Math.min(config.requestTimeoutMs, budget.remaining())), deadlineMs: Math.max(1, budget.remaining()) });
-      const ask = async (): Promise<ChatCompletion> => {
-        if (!publisher) return openai.chat.completions.create(request, clientOptions(requestOptions()));
-        try {
-          return await streamCompletion(openai, request, requestOptions(), (text) => publisher.push(shown ? shown.push(text) : text));
-        } catch (err) {
-          if (!refusedStreaming(classifyModelError(err, { baseURL: config.baseURL, model }))) throw err;
-          noStreaming.add(endpoint);
-          return openai.chat.completions.create(request, clientOptions(requestOptions()));
-        }
-      };
-      const complete = async (): Promise<ChatCompletion> => {
-        budget.start();
-        try {
-          return await ask();
-        } finally {
-          budget.stop();
-        }
-      };
-      let completion: ChatCompletion;
+      let reply: ModelReply;
+      budget.start();
       try {
-        try {
-          completion = await complete();
-        } catch (err) {
-          const failure = classifyModelError(err, { baseURL: config.baseURL, model });
-          if (!(request.response_format && refusedResponseFormat(failure))) throw failure;
-          // This endpoint has no structured outputs: ask for the JSON in the prompt from now on.
-          noResponseFormat.add(endpoint);
-          delete request.response_format;
-          request.messages = withInstruction(request.messages, outputInstruction(schema!));
-          try {
-            completion = await complete();
-          } catch (retryErr) {
-            throw classifyModelError(retryErr, { baseURL: config.baseURL, model });
-          }
-        }
+        reply = await deps.model.generate(messages, {
+          tools: registry.specs(toolNames),
+          settings: input.settings,
+          toolCalling: input.toolCalling,
+          output: schema?.json,
+          onText: publisher && ((text) => publisher.push(text)),
+          signal,
+          // Each request may take what is left of the budget, and no longer than a request may.
+          timeoutMs: Math.min(config.requestTimeoutMs, budget.remaining()),
+          deadlineMs: budget.remaining(),
+        });
         await publisher?.close();
       } catch (caught) {
         // With no time left there is no next attempt, whatever the failure.
@@ -145,9 +96,9 @@ export function createCallModel(deps: {
         if (publisher && !(err instanceof ApplicationFailure && err.nonRetryable) && !signal.aborted) await publisher.fail(err instanceof Error ? err.message : String(err));
         else await publisher?.close();
         throw err;
+      } finally {
+        budget.stop();
       }
-      let reply = toModelReply(completion, config.baseURL);
-      if (input.toolCalling === 'react') reply = reactReply(reply.content ?? '', registry, reply, toolNames.length === 0);
       if (schema && reply.toolCalls.length === 0) {
         const checked = checkAnswer(schema, reply.content);
         if (checked.ok) reply.output = checked.value;
@@ -166,55 +117,6 @@ export function createCallModel(deps: {
       stop();
     }
   }
-}
-
-/**
- * Streams one completion, handing each piece of text to `onText`, and returns the whole
- * completion. A server that answers a streaming request with a plain JSON completion (some
- * cannot stream) is read as such: its text then reaches subscribers in one piece, from the reply.
- */
-async function streamCompletion(
-  openai: OpenAI,
-  request: ChatCompletionCreateParamsNonStreaming,
-  { signal, timeout, deadlineMs }: RequestOptions,
-  onText: (text: string) => void,
-): Promise<ChatCompletion> {
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  signal.addEventListener('abort', abort);
-  // The request timeout covers the wait for the response; what is left of the budget, the whole stream.
-  const deadline = setTimeout(abort, deadlineMs);
-  try {
-    const response = await openai.chat.completions
-      .create({ ...request, stream: true, stream_options: { include_usage: true } }, { signal: controller.signal, timeout })
-      .asResponse();
-    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) return (await response.json()) as ChatCompletion;
-    const completion = new CompletionAccumulator();
-    for await (const chunk of Stream.fromSSEResponse<ChatCompletionChunk>(response, controller)) {
-      const text = completion.add(chunk);
-      if (text) onText(text);
-    }
-    return completion.completion();
-  } catch (err) {
-    // Our own deadline, not the activity's cancellation: a timeout, as the client reports its own.
-    if (controller.signal.aborted && !signal.aborted) throw new APIConnectionTimeoutError();
-    throw err;
-  } finally {
-    clearTimeout(deadline);
-    signal.removeEventListener('abort', abort);
-  }
-}
-
-/** How long one request may take: `timeout` until the response starts, `deadlineMs` in all (a stream's end). */
-interface RequestOptions {
-  signal: AbortSignal;
-  timeout: number;
-  deadlineMs: number;
-}
-
-/** The `openai` client's options of a request that is not streamed: its timeout covers the whole response. */
-function clientOptions({ signal, timeout }: RequestOptions): { signal: AbortSignal; timeout: number } {
-  return { signal, timeout };
 }
 
 /**
@@ -259,11 +161,6 @@ function textSender(client: Client | undefined, input: ModelCallInput): (batch: 
   return (batch) => handle.signal(textBatchSignal, batch);
 }
 
-/** A 400 that names streaming: the endpoint cannot stream (or does not know `stream_options`). */
-function refusedStreaming(failure: unknown): boolean {
-  return failure instanceof ApplicationFailure && failure.type === 'ModelCall.BadRequest' && /stream/i.test(failure.message);
-}
-
 /**
  * The worker's conversation cache, which reads what its workflows did not hand over with the
  * `messages` query: over `client`, or the worker's own client (over its connection), which
@@ -292,45 +189,4 @@ async function provideTools(provider: ToolProvider, registry: ToolRegistry, inpu
     throw ApplicationFailure.nonRetryable(`the tool provider named unregistered tools: ${unknown.join(', ')}; register them on the worker (e.g. with { dynamic: true })`, 'ToolProvider.UnknownTool');
   }
   return extra.map((n) => registry.info(n));
-}
-
-/** The messages with a system instruction just before the last one (the question, or ReAct's prompt). */
-function withInstruction(messages: ChatCompletionMessageParam[], text: string): ChatCompletionMessageParam[] {
-  return [...messages.slice(0, -1), { role: 'system', content: text }, ...messages.slice(-1)];
-}
-
-/** A 400 that names `response_format`: the endpoint cannot do structured outputs. */
-function refusedResponseFormat(failure: unknown): boolean {
-  return failure instanceof ApplicationFailure && failure.type === 'ModelCall.BadRequest' && /response_format|json_schema|structured/i.test(failure.message);
-}
-
-/**
- * Reads the reply defensively: OpenAI-compatible servers differ, and a malformed reply must be a
- * clear, retryable failure (the next sample may be fine), never a crash in the workflow.
- */
-export function toModelReply(completion: ChatCompletion, baseURL: string): ModelReply {
-  const choice = completion?.choices?.[0];
-  const message = choice?.message;
-  if (!message) {
-    throw ApplicationFailure.retryable(`the model server at ${baseURL} returned no message: ${JSON.stringify(completion).slice(0, 300)}`, 'ModelCall.InvalidResponse');
-  }
-  const toolCalls: ToolCall[] = [];
-  for (const c of message.tool_calls ?? []) {
-    if (c.type !== 'function' || !c.function?.name) continue;
-    toolCalls.push({ id: c.id ?? '', type: 'function', function: { name: c.function.name, arguments: c.function.arguments ?? '' } });
-  }
-  // The legacy format: one call, no id (the core derives one).
-  const fc = message.function_call;
-  if (toolCalls.length === 0 && fc?.name) toolCalls.push({ id: '', type: 'function', function: { name: fc.name, arguments: fc.arguments ?? '' } });
-  const content = typeof message.content === 'string' ? message.content : null;
-  if (content === null && toolCalls.length === 0 && choice.finish_reason !== 'stop' && choice.finish_reason !== 'length') {
-    throw ApplicationFailure.retryable(`the model server at ${baseURL} returned neither text nor tool calls (finish_reason ${choice.finish_reason})`, 'ModelCall.InvalidResponse');
-  }
-  const u = completion.usage;
-  return {
-    content,
-    toolCalls,
-    finishReason: choice.finish_reason ?? null,
-    usage: { promptTokens: u?.prompt_tokens ?? 0, completionTokens: u?.completion_tokens ?? 0, totalTokens: u?.total_tokens ?? 0 },
-  };
 }

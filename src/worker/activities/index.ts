@@ -10,6 +10,8 @@ import { createDescribeWorker } from './describe-worker';
 import type { ConversationLoader } from './conversation-loader';
 import { createExecuteTool } from './execute-tool';
 import type { ModelConfig } from '../models/model-config';
+import type { ChatModel } from '../models/chat-model';
+import { createOpenAIChatModel } from '../models/openai/chat-completions';
 import { createListAgents, createResolveAgent } from './resolve-agent';
 import { createResolveTools } from './resolve-tools';
 import { OutputSchemas } from './structured-output';
@@ -29,6 +31,8 @@ export interface ActivityDeps {
   /** The worker's named agents (their tools are in `registry`). */
   agents: AgentRegistry;
   model: ModelConfig;
+  /** The model's adapter; default: the OpenAI Chat Completions adapter for `model`. */
+  chatModel?: ChatModel;
   /** Chooses extra (dynamic) tools for each model call. */
   toolProvider?: ToolProvider;
   /** The worker's conversation cache, filled by the workflows' `agentMessages` sink. */
@@ -44,7 +48,7 @@ export interface ActivityDeps {
 /** The agent's activities (see {@link AgentActivities}, their contract), bound to a worker's tools, agents and model endpoint. */
 export function createActivities(deps: ActivityDeps): AgentActivities {
   return {
-    callModel: createCallModel({ client: deps.client, registry: deps.registry, config: deps.model, toolProvider: deps.toolProvider, outputs: new OutputSchemas(deps.agents), conversations: deps.conversations, streaming: deps.streaming, mcp: deps.mcp }),
+    callModel: createCallModel({ client: deps.client, registry: deps.registry, config: deps.model, model: deps.chatModel ?? createOpenAIChatModel(deps.model), toolProvider: deps.toolProvider, outputs: new OutputSchemas(deps.agents), conversations: deps.conversations, streaming: deps.streaming, mcp: deps.mcp }),
     executeTool: createExecuteTool({ registry: deps.registry, mcp: deps.mcp }),
     resolveTools: createResolveTools({ registry: deps.registry, mcp: deps.mcp }),
     resolveAgent: createResolveAgent({ agents: deps.agents, mcp: deps.mcp }),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { JsonSchemaObject } from '../../core/types';
 import type { AgentRegistry } from '../agents/agent-registry';
-import { isStrictCompatible, outputJsonSchema } from '../../schema/json-schema';
+import { outputJsonSchema } from '../../schema/json-schema';
 
 /** The schema a model call's final answer must satisfy: zod to check it, JSON Schema to ask for it. */
 export interface OutputSchema {
@@ -32,16 +32,6 @@ export class OutputSchemas {
     const zod = this.agents.outputSchema(input.agent);
     return zod ? { zod, json: outputJsonSchema(zod) } : undefined;
   }
-}
-
-/** `response_format` asking for JSON under the schema; strict when OpenAI's strict mode can take it. */
-export function responseFormat(schema: OutputSchema) {
-  return { type: 'json_schema' as const, json_schema: { name: 'output', schema: schema.json, strict: isStrictCompatible(schema.json) } };
-}
-
-/** The instruction for endpoints without `response_format` (and for ReAct's Final Answer). */
-export function outputInstruction(schema: OutputSchema): string {
-  return `Your final answer must be only a JSON value, with no other text, that is valid under this JSON Schema:\n${JSON.stringify(schema.json)}`;
 }
 
 /**

@@ -3,6 +3,7 @@ import { checkJsonArguments } from './check-json-arguments';
 import { ToolError } from './tool-error';
 import { defineJsonSchemaTool, isZodTool, type AnyToolDefinition, type ToolContext } from './define-tool';
 import { isStrictCompatible, parametersJsonSchema, type JsonSchema } from '../../schema/json-schema';
+import type { ToolSpec } from '../models/chat-model';
 
 /** A tool description in the chat-completions `tools` format. */
 export interface OpenAIToolSpec {
@@ -40,7 +41,7 @@ const DEFAULT_RETRY = { maximumAttempts: 3, initialIntervalMs: 1_000 };
  */
 export class ToolRegistry {
   private readonly tools = new Map<string, Entry>();
-  private readonly specs = new Map<string, OpenAIToolSpec>();
+  private readonly toolSpecs = new Map<string, ToolSpec>();
 
   constructor(tools: Iterable<AnyToolDefinition> = []) {
     for (const t of tools) this.register(t);
@@ -78,7 +79,7 @@ export class ToolRegistry {
 
   /** Removes a tool (e.g. one its MCP server no longer offers); runs that were offered it get an "unknown tool" result if they call it. */
   remove(name: string): boolean {
-    this.specs.delete(name);
+    this.toolSpecs.delete(name);
     return this.tools.delete(name);
   }
 
@@ -140,19 +141,24 @@ export class ToolRegistry {
     return Promise.resolve().then(() => tool.execute(args as never, ctx));
   }
 
-  /** The `tools` array for a chat-completions request; schemas are built once per tool and cached. */
-  openAISpecs(names: readonly string[]): OpenAIToolSpec[] {
+  /** The tools as a model is offered them (see `ToolSpec`); schemas are built once per tool and cached. */
+  specs(names: readonly string[]): ToolSpec[] {
     return names.map((name) => {
-      let spec = this.specs.get(name);
+      let spec = this.toolSpecs.get(name);
       if (!spec) {
         const tool = this.require(name);
         const parameters = isZodTool(tool) ? parametersJsonSchema(tool.parameters) : { type: 'object', properties: {}, ...tool.parameters };
-        spec = { type: 'function', function: { name, description: tool.description, parameters } };
-        if (isStrictCompatible(parameters)) spec.function.strict = true;
-        this.specs.set(name, spec);
+        spec = { name, description: tool.description, parameters };
+        if (isStrictCompatible(parameters)) spec.strict = true;
+        this.toolSpecs.set(name, spec);
       }
       return spec;
     });
+  }
+
+  /** The `tools` array of a Chat Completions request (see {@link specs} for the provider-neutral form). */
+  openAISpecs(names: readonly string[]): OpenAIToolSpec[] {
+    return this.specs(names).map(({ strict, ...spec }) => ({ type: 'function', function: { ...spec, ...(strict ? { strict } : {}) } }));
   }
 
   private require(name: string): AnyToolDefinition {

@@ -1,6 +1,6 @@
 import type { ChatCompletionCreateParams, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ChatMessage } from '../../../core/types';
-import type { OpenAIToolSpec } from '../../tools/registry';
+import type { ToolSpec } from '../chat-model';
 
 /**
  * The deprecated `functions`/`function_call` wire format, for servers that predate `tools`. The
@@ -23,6 +23,6 @@ export function toFunctionsMessages(messages: readonly ChatMessage[]): ChatCompl
 }
 
 /** The request's `functions` array. */
-export function functionsFromSpecs(specs: readonly OpenAIToolSpec[]): ChatCompletionCreateParams.Function[] {
-  return specs.map((s) => ({ name: s.function.name, description: s.function.description, parameters: s.function.parameters }));
+export function functionsFromSpecs(specs: readonly ToolSpec[]): ChatCompletionCreateParams.Function[] {
+  return specs.map((s) => ({ name: s.name, description: s.description, parameters: s.parameters }));
 }

@@ -1,6 +1,6 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { FINAL_ANSWER_ACTION, parseReActOutput, ReActParseError, REACT_PARSE_ERROR_TOOL, type ChatMessage, type ModelReply } from '../../../core';
-import type { ToolRegistry } from '../../tools/registry';
+import type { ToolSpec } from '../chat-model';
 
 /**
  * ReAct for models without a tool API: tools are described in the prompt (LangChain's
@@ -16,7 +16,7 @@ const FORMAT_HINT =
   'Use this format: "Thought: ...", then either "Action: <one of the tool names>" and "Action Input: <input>" on the next line, or "Final Answer: <answer>".';
 
 /** The chat messages for a ReAct model call: earlier turns as chat, the current question as the ReAct prompt. */
-export function reactMessages(messages: readonly ChatMessage[], toolNames: readonly string[], registry: ToolRegistry, final: boolean): ChatCompletionMessageParam[] {
+export function reactMessages(messages: readonly ChatMessage[], specs: readonly ToolSpec[], final: boolean): ChatCompletionMessageParam[] {
   const lastUser = messages.map((m) => m.role).lastIndexOf('user');
   const out: ChatCompletionMessageParam[] = [];
   for (const m of messages.slice(0, Math.max(lastUser, 0))) {
@@ -33,8 +33,8 @@ export function reactMessages(messages: readonly ChatMessage[], toolNames: reado
     scratchpad += `${m.content ?? ''}\nObservation: ${results.get(m.tool_calls[0].id) ?? ''}\nThought: `;
   }
   if (final) scratchpad += '\n\nI now need to return a final answer based on the previous steps:';
-  const specs = registry.openAISpecs(toolNames);
-  const tools = specs.map((s) => `${s.function.name}(${reactInputHint(s.function.parameters)}) - ${s.function.description}`).join('\n');
+  const tools = specs.map((s) => `${s.name}(${reactInputHint(s.parameters)}) - ${s.description}`).join('\n');
+  const toolNames = specs.map((s) => s.name);
   const prompt = `Answer the following questions as best you can. You have access to the following tools:
 
 ${tools}
@@ -65,7 +65,7 @@ function reactInputHint(parameters: Record<string, unknown>): string {
 }
 
 /** Turns a ReAct reply into the model reply the core understands; parse errors become an Observation for the model. */
-export function reactReply(text: string, registry: ToolRegistry, base: Omit<ModelReply, 'content' | 'toolCalls'>, final = false): ModelReply {
+export function reactReply(text: string, specs: readonly ToolSpec[], base: Omit<ModelReply, 'content' | 'toolCalls'>, final = false): ModelReply {
   if (final) {
     // The last pass at the iteration limit may not call tools: its answer is whatever it says.
     const answer = text.includes(FINAL_ANSWER_ACTION) ? text.split(FINAL_ANSWER_ACTION).pop()!.trim() : text.trim();
@@ -74,7 +74,7 @@ export function reactReply(text: string, registry: ToolRegistry, base: Omit<Mode
   try {
     const parsed = parseReActOutput(text);
     if (parsed.type === 'finish') return { ...base, content: parsed.output, toolCalls: [] };
-    return { ...base, content: parsed.log, toolCalls: [{ id: '', type: 'function', function: { name: parsed.tool, arguments: reactArguments(registry, parsed.tool, parsed.toolInput) } }] };
+    return { ...base, content: parsed.log, toolCalls: [{ id: '', type: 'function', function: { name: parsed.tool, arguments: reactArguments(specs, parsed.tool, parsed.toolInput) } }] };
   } catch (err) {
     if (!(err instanceof ReActParseError)) throw err;
     const observation = `${err.observation}\n${FORMAT_HINT}`;
@@ -87,9 +87,9 @@ export function reactReply(text: string, registry: ToolRegistry, base: Omit<Mode
  * parameter (a number when the schema wants one); a tool with several takes a JSON object.
  * Anything else is passed through, and the tool activity reports it as invalid arguments.
  */
-export function reactArguments(registry: ToolRegistry, tool: string, input: string): string {
-  if (!registry.has(tool)) return '{}';
-  const parameters = registry.openAISpecs([tool])[0].function.parameters;
+export function reactArguments(specs: readonly ToolSpec[], tool: string, input: string): string {
+  const parameters = specs.find((s) => s.name === tool)?.parameters;
+  if (!parameters) return '{}';
   const props = (parameters.properties ?? {}) as Record<string, { type?: string }>;
   const names = Object.keys(props);
   if (names.length === 1) {
