@@ -41,6 +41,8 @@ export interface OpenAICompatibleServer {
  * A minimal OpenAI-compatible HTTP server on loopback: `POST /v1/chat/completions` and
  * `GET /v1/models`. The real `openai` client talks to it, so the demo and the tests exercise the
  * same HTTP path as production.
+ *
+ * @experimental The test kit (`durable-agents/testing`) grows; names may change.
  */
 export async function startOpenAICompatibleServer(handler: ChatHandler, options: { port?: number; model?: string } = {}): Promise<OpenAICompatibleServer> {
   const requests: ChatRequest[] = [];

@@ -7,7 +7,11 @@ import type { JsonSchema } from '../../schema/json-schema';
  * OpenAI-compatible Chat Completions API, see `openai/chat-completions.ts`).
  */
 
-/** A tool as a model is offered it: provider-neutral (each adapter writes it in its own format). */
+/**
+ * A tool as a model is offered it: provider-neutral (each adapter writes it in its own format).
+ *
+ * @experimental The provider seam grows with the adapters for other providers.
+ */
 export interface ToolSpec {
   name: string;
   description: string;
@@ -17,7 +21,11 @@ export interface ToolSpec {
   strict?: boolean;
 }
 
-/** What a model call asks for besides the messages. */
+/**
+ * What a model call asks for besides the messages.
+ *
+ * @experimental The provider seam grows with the adapters for other providers.
+ */
 export interface GenerateOptions {
   tools?: readonly ToolSpec[];
   /** Model name, temperature, maximum tokens; the adapter's defaults fill what is unset. */
@@ -44,6 +52,9 @@ export interface GenerateOptions {
  * `ApplicationFailure`s, classified once here at the edge (`ModelCall.Auth`, `ModelCall.RateLimit`,
  * ...; `nonRetryable` says whether another attempt could succeed). There are no retries here: in
  * a workflow they are Temporal's, outside one they are your loop's.
+ *
+ * @experimental The provider seam grows with the adapters for other providers (messages as
+ * content parts, reasoning).
  */
 export interface ChatModel {
   /** The provider and endpoint, for spans and messages: `{ provider: 'openai', baseURL, model }` (the default model). */
