@@ -6,7 +6,7 @@ import { iterationLimitReached, LIMIT_STOP_MESSAGE } from './stop-conditions';
 import { parseToolArguments } from './tool-arguments';
 import { toolErrorText } from './tool-result-text';
 import { addUsage, noUsage } from './usage';
-import type { NextStep, PlannedToolCall, RunPhase, RunState } from './run-state';
+import type { CurrentAgent, NextStep, PlannedToolCall, RunPhase, RunState } from './run-state';
 import type {
   AgentInput,
   AgentResult,
@@ -41,7 +41,18 @@ export function startRun(input: AgentInput, tools: ToolInfo[]): RunState {
     toolExecutions: [],
     usage: noUsage(),
     phase: { kind: 'model' },
+    agent: currentAgent(input),
   };
+}
+
+/** The agent a run starts as: its input's agent name, model settings, tool calling and output schema (those set). */
+function currentAgent(input: AgentInput): CurrentAgent {
+  const agent: CurrentAgent = {};
+  if (input.agent !== undefined) agent.name = input.agent;
+  if (input.modelSettings) agent.modelSettings = input.modelSettings;
+  if (input.toolCalling) agent.toolCalling = input.toolCalling;
+  if (input.output) agent.output = input.output;
+  return agent;
 }
 
 /** Decides the next step. Pure: calling it twice gives the same answer. */
@@ -158,7 +169,7 @@ export function runStatus(state: RunState): AgentStatus {
     messageCount: state.messages.length,
     toolExecutionCount: state.toolExecutions.length,
     usage: state.usage,
-    ...(state.agent ? { agent: state.agent.name } : {}),
+    ...(state.handedOff ? { agent: state.agent.name } : {}),
   };
 }
 
@@ -179,7 +190,7 @@ export function runResult(state: RunState, workflowId: string, options?: { omitR
     usage: state.usage,
   };
   if (state.output !== undefined) result.output = state.output;
-  if (state.agent) result.agent = state.agent.name;
+  if (state.handedOff) result.agent = state.agent.name;
   return result;
 }
 

@@ -1,4 +1,4 @@
-import type { AgentInput, ModelSettings, OnLimit, ToolCallingMode, ToolInfo } from './types';
+import type { AgentInput, ModelSettings, RunOptions, ToolInfo } from './types';
 
 /**
  * Named agents. An agent is declared on the worker (`defineAgent`); a run or conversation names
@@ -8,18 +8,16 @@ import type { AgentInput, ModelSettings, OnLimit, ToolCallingMode, ToolInfo } fr
  */
 
 /** What an agent sets for a run, as resolved from the worker's declaration. Plain JSON. */
-export interface AgentSettings {
+export interface AgentSettings extends RunOptions {
   name: string;
   /** The system message. */
   instructions?: string;
   modelSettings?: ModelSettings;
-  maxIterations?: number;
-  maxExecutionTime?: string | number;
-  onLimit?: OnLimit;
-  toolCalling?: ToolCallingMode;
-  approvalTimeout?: string | number;
-  modelCallTimeout?: string | number;
 }
+
+/** Every key of {@link RunOptions} (a record, so a key added there and missing here does not compile). */
+const RUN_OPTIONS: Record<keyof RunOptions, true> = { maxIterations: true, maxExecutionTime: true, modelCallTimeout: true, onLimit: true, toolCalling: true, approvalTimeout: true };
+const RUN_OPTION_KEYS = Object.keys(RUN_OPTIONS) as (keyof RunOptions)[];
 
 /** The resolve-agent activity's answer: the agent's settings and the run's tools. */
 export interface ResolvedAgent {
@@ -34,12 +32,7 @@ export function applyAgent<T extends Omit<AgentInput, 'message'>>(input: T, agen
     if (merged[key] === undefined && agent[key] !== undefined) (merged as Record<string, unknown>)[key] = agent[key];
   };
   if (merged.system === undefined && agent.instructions !== undefined) merged.system = agent.instructions;
-  fill('maxIterations');
-  fill('maxExecutionTime');
-  fill('onLimit');
-  fill('toolCalling');
-  fill('approvalTimeout');
-  fill('modelCallTimeout');
+  for (const key of RUN_OPTION_KEYS) fill(key);
   if (agent.modelSettings) merged.modelSettings = { ...agent.modelSettings, ...input.modelSettings };
   return merged;
 }

@@ -217,11 +217,11 @@ export function finishTurn(conv: ConversationState, run: RunState): Conversation
     toolExecutionCount: conv.toolExecutionCount + run.toolExecutions.length,
   };
   if (run.revision) next.revision = run.revision;
-  if (!run.agent) return next;
+  if (!run.handedOff) return next;
   // Handed off during the turn: the next turns (and continue-as-new) are the new agent's.
   const { modelSettings: _m, toolCalling: _t, ...options } = conv.options;
   // applyHandoff always leaves a system message first: the new agent's instructions.
-  next.options = { ...options, agent: run.agent.name, system: String(run.messages[0].content ?? '') };
+  next.options = { ...options, agent: run.agent.name!, system: String(run.messages[0].content ?? '') };
   if (run.agent.modelSettings) next.options.modelSettings = run.agent.modelSettings;
   if (run.agent.toolCalling) next.options.toolCalling = run.agent.toolCalling;
   next.tools = run.tools;
@@ -352,7 +352,7 @@ export function conversationStatus(
     runs: conv.runs,
     rejectedMessages: conv.rejectedMessages,
   };
-  const agent = run?.agent?.name ?? conv.options.agent;
+  const agent = (run?.handedOff ? run.agent.name : undefined) ?? conv.options.agent;
   if (agent) status.agent = agent;
   if (run && active) {
     const s = runStatus(run);

@@ -44,7 +44,8 @@ export function applyHandoff(state: RunState, target: ResolvedAgent): RunState {
   else messages.unshift({ role: 'system', content: system });
   const agent: CurrentAgent = { name: settings.name };
   if (settings.modelSettings) agent.modelSettings = settings.modelSettings;
-  const toolCalling = settings.toolCalling ?? state.agent?.toolCalling;
+  const toolCalling = settings.toolCalling ?? state.agent.toolCalling;
   if (toolCalling) agent.toolCalling = toolCalling;
-  return { ...state, messages, tools, agent, revision: (state.revision ?? 0) + 1 };
+  if (state.agent.output) agent.output = state.agent.output;
+  return { ...state, messages, tools, agent, handedOff: true, revision: (state.revision ?? 0) + 1 };
 }

@@ -1,5 +1,5 @@
 import type { RunLimits } from './run-input';
-import type { ChatMessage, ModelSettings, PendingApproval, RunStatus, ToolCall, ToolCallingMode, ToolExecution, ToolInfo, ToolOutcome, Usage } from './types';
+import type { ChatMessage, JsonSchemaObject, ModelSettings, PendingApproval, RunStatus, ToolCall, ToolCallingMode, ToolExecution, ToolInfo, ToolOutcome, Usage } from './types';
 
 /**
  * The state of one run, as the agent loop (`agent-loop.ts`), approvals and handoffs share it:
@@ -9,11 +9,18 @@ import type { ChatMessage, ModelSettings, PendingApproval, RunStatus, ToolCall, 
 /** Where a call that needs approval stands. */
 export type ApprovalState = { status: 'pending' } | { status: 'approved' } | { status: 'rejected'; reason?: string };
 
-/** The agent a run is on after a handoff. Plain JSON. */
+/**
+ * The agent a run speaks as: the one it started as, or after a handoff the one it was handed to.
+ * Model calls take their agent name, model settings, tool-calling mode and output schema from it.
+ * Plain JSON.
+ */
 export interface CurrentAgent {
-  name: string;
+  /** Unset for a run of no named agent. */
+  name?: string;
   modelSettings?: ModelSettings;
   toolCalling?: ToolCallingMode;
+  /** The run's structured-output schema (a handoff keeps it). */
+  output?: JsonSchemaObject;
 }
 
 /**
@@ -59,8 +66,10 @@ export interface RunState {
   memoryWindow?: number;
   /** Structured output: the final answer, parsed and valid under the output schema. */
   output?: unknown;
-  /** Set once the run was handed off (see `applyHandoff`): the agent it is on now. */
-  agent?: CurrentAgent;
+  /** The agent the run speaks as now. */
+  agent: CurrentAgent;
+  /** Set once the run was handed off (see `applyHandoff`). */
+  handedOff?: true;
   /** How many times the system message changed (handoffs); model calls name it so caches stay right. */
   revision?: number;
 }

@@ -77,19 +77,18 @@ export interface SearchAttributeSettings {
 }
 
 /**
- * The run's values: its status, model calls, tokens, and the agent and model it is on. `base` is
- * the run's own agent and model (unset: the worker's `defaultModel`); after a handoff the
- * target's apply.
+ * The run's values: its status, model calls, tokens, and the agent and model it is on now (after a
+ * handoff, the target's). A run that names no model shows the worker's `defaultModel`.
  */
-export function runSearchValues(state: RunState, base: { agent?: string; model?: string; defaultModel?: string }): AgentSearchValues {
+export function runSearchValues(state: RunState, base: { defaultModel?: string }): AgentSearchValues {
   const values: AgentSearchValues = {
     AgentStatus: runStatus(state).state,
     AgentIterations: state.iterations,
     AgentTotalTokens: state.usage.totalTokens,
   };
-  const agent = state.agent?.name ?? base.agent;
+  const agent = state.agent.name;
   if (agent !== undefined) values.AgentName = agent;
-  const model = (state.agent ? state.agent.modelSettings?.model : base.model) ?? base.defaultModel;
+  const model = state.agent.modelSettings?.model ?? base.defaultModel;
   if (model !== undefined) values.AgentModel = model;
   return values;
 }

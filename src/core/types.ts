@@ -110,8 +110,31 @@ export interface ModelSettings {
  */
 export type ToolCallingMode = 'tools' | 'functions' | 'react';
 
+/**
+ * How a run behaves: its limits and how it calls tools. The one source of these options: a run's
+ * input ({@link AgentInput}), a conversation's options, a named agent's settings and its
+ * definition (`defineAgent`) all take them from here, so they mean the same everywhere.
+ */
+export interface RunOptions {
+  /** Maximum number of LLM calls (default 15). */
+  maxIterations?: number;
+  /** Wall-clock budget for the whole run, e.g. `"30s"`, `"5m"`, or milliseconds. */
+  maxExecutionTime?: string | number;
+  /**
+   * The longest one model call may take, all its retries together, counting the time spent
+   * waiting for the model, e.g. `"2m"`; default `"5m"`. After it the call fails with `ModelCall.Timeout`.
+   */
+  modelCallTimeout?: string | number;
+  /** What happens at `maxIterations`: `stop` (default) or `generate` (one last model call without tools). */
+  onLimit?: OnLimit;
+  /** How tools reach the model; default `tools`. */
+  toolCalling?: ToolCallingMode;
+  /** How long a tool call waits for approval before it counts as rejected, e.g. `"1h"`; default: forever. */
+  approvalTimeout?: string | number;
+}
+
 /** The agent workflow's input. */
-export interface AgentInput {
+export interface AgentInput extends RunOptions {
   message: string;
   /**
    * A named agent of the worker (see `defineAgent`): its instructions, tools, model and limits
@@ -125,21 +148,7 @@ export interface AgentInput {
   immediateTools?: string[];
   /** Tool names that need a human's approval in this run, in addition to tools declared `needsApproval`. */
   approvalTools?: string[];
-  /** How long a tool call waits for approval before it counts as rejected, e.g. `"1h"`; default: forever. */
-  approvalTimeout?: string | number;
-  /** Maximum number of LLM calls (default 15). */
-  maxIterations?: number;
-  /** Wall-clock budget for the whole run, e.g. `"30s"`, `"5m"`, or milliseconds. */
-  maxExecutionTime?: string | number;
-  /**
-   * The longest one model call may take, all its retries together (Temporal's schedule-to-close
-   * timeout), e.g. `"2m"`; default `"5m"`. After it the call fails with `ModelCall.Timeout`.
-   */
-  modelCallTimeout?: string | number;
-  onLimit?: OnLimit;
   modelSettings?: ModelSettings;
-  /** Default `tools`. */
-  toolCalling?: ToolCallingMode;
   /**
    * Whether model calls stream their text to subscribers as it is written (default true). With
    * false, events still arrive, but a model call's text comes in one `text_delta` when it returns,

@@ -44,22 +44,7 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
   const { workflowId, runId } = workflowInfo();
   const shared = new SharedMessages();
   const searchAttributes = await SearchAttributes.open();
-  // The settings the run's attributes name (a named agent's model is known once it is resolved).
-  let attributeContext: Parameters<typeof trackSearchAttributes>[1] = { searchAttributes, agent: input.agent, settings: input.modelSettings };
-  const loopWith = (effective: AgentInput) =>
-    runLoop(run, {
-      workflowId,
-      runId,
-      settings: effective.modelSettings,
-      toolCalling: effective.toolCalling,
-      agent: input.agent,
-      output: input.output,
-      shared,
-      events,
-      turn: 1,
-      stream: effective.stream !== false,
-      searchAttributes,
-    });
+  const loopWith = (effective: AgentInput) => runLoop(run, { workflowId, runId, shared, events, turn: 1, stream: effective.stream !== false, searchAttributes });
   let loop: () => Promise<void>;
   let limitMs = run.state.limits.maxExecutionTimeMs;
   try {
@@ -68,7 +53,6 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
       const agent = await resolveAgent({ agent: input.agent, tools: input.tools, immediateTools: input.immediateTools, approvalTools: input.approvalTools });
       const effective = applyAgent(input, agent.settings);
       run.state = startRun(effective, agent.tools);
-      attributeContext = { ...attributeContext, settings: effective.modelSettings };
       limitMs = run.state.limits.maxExecutionTimeMs;
       loop = () => loopWith(effective);
     } else {
@@ -85,13 +69,13 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
     const { error, errorType } = isCancellation(err) ? { error: 'the run was cancelled', errorType: 'Cancelled' } : failureInfo(err);
     events.emit(1, { type: 'turn_failed', error, errorType });
     const ended = isCancellation(err) ? 'cancelled' : 'failed';
-    trackSearchAttributes(run.state, attributeContext, { status: ended });
-    countRun('run', ended, run.state.agent?.name ?? input.agent);
+    trackSearchAttributes(run.state, { searchAttributes }, { status: ended });
+    countRun('run', ended, run.state.agent.name);
     throw failure;
   }
-  trackSearchAttributes(run.state, attributeContext);
+  trackSearchAttributes(run.state, { searchAttributes });
   const result = runResult(run.state, workflowId);
-  countRun('run', result.status, run.state.agent?.name ?? input.agent);
+  countRun('run', result.status, run.state.agent.name);
   events.emit(1, { type: 'turn_completed', result });
   // Tool outputs are in history as activity results already: clients read them from there.
   return runResult(run.state, workflowId, { omitRecordedResults: omitRecordedResults(run.state) });

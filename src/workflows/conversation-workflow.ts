@@ -204,10 +204,8 @@ export async function conversationWorkflow(original: ConversationInput): Promise
     }
     let failure: { error: string; errorType: string } | undefined;
     try {
-      const { modelSettings, toolCalling, agent, output, stream } = conv.options;
-      await turn.scope.run(() =>
-        runLoop(turn.run, { workflowId, runId, settings: modelSettings, toolCalling, agent, output, shared, events, turn: turn.turn, stream: stream !== false, conversation: true, searchAttributes }),
-      );
+      const stream = conv.options.stream !== false;
+      await turn.scope.run(() => runLoop(turn.run, { workflowId, runId, shared, events, turn: turn.turn, stream, conversation: true, searchAttributes }));
     } catch (err) {
       if (isCancellation(err) && turn.interruption) turn.run.state = applyInterruption(turn.run.state, turn.interruption);
       else if (isCancellation(err)) throw err; // the whole conversation was cancelled

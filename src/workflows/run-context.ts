@@ -1,4 +1,4 @@
-import type { EventLog, JsonSchemaObject, ModelSettings, RunState, ToolCallingMode } from '../core';
+import type { EventLog, RunState } from '../core';
 import type { SharedMessages } from './message-sink';
 import type { SearchAttributes } from './search-attributes';
 
@@ -7,14 +7,10 @@ export interface RunRef {
   state: RunState;
 }
 
-/** What {@link runLoop} needs besides the run: where it runs, its settings, and where events go. */
+/** What {@link runLoop} needs besides the run (whose state holds the agent it speaks as): where it runs and where events go. */
 export interface RunContext {
   workflowId: string;
   runId: string;
-  settings?: ModelSettings;
-  toolCalling?: ToolCallingMode;
-  agent?: string;
-  output?: JsonSchemaObject;
   shared: SharedMessages;
   /** The workflow's event stream, and the turn this run is (1 for a one-shot run). */
   events: EventLog;

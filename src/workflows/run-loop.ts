@@ -29,10 +29,8 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
     if (step.type === 'call_model') {
       // The model call reads them from its worker's cache instead of querying the workflow.
       ctx.shared.share(run.state.messages, run.state.revision);
-      // After a handoff, the agent handed to speaks: its model settings, tool calling and output schema.
-      const current = run.state.agent;
-      const toolCalling = current?.toolCalling ?? ctx.toolCalling;
-      const agent = current?.name ?? ctx.agent;
+      // The agent the run speaks as (after a handoff, the one handed to): its settings, tool calling and output schema.
+      const { name: agent, modelSettings: settings, toolCalling, output } = run.state.agent;
       const range = modelContextRange(run.state.messages, run.state.memoryWindow);
       const call = ctx.events.startModelCall(ctx.turn, step.iteration);
       let reply: ModelReply;
@@ -43,11 +41,11 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
             runId: ctx.runId,
             ...range,
             toolNames: step.toolNames,
-            settings: current ? current.modelSettings : ctx.settings,
+            settings,
             toolCalling,
             // Only when set, so model-call inputs of plain runs keep their recorded shape.
             ...(agent ? { agent } : {}),
-            ...(ctx.output ? { output: ctx.output } : {}),
+            ...(output ? { output } : {}),
             ...(ctx.stream ? { stream: { call } } : {}),
             ...(run.state.revision ? { revision: run.state.revision } : {}),
             ...(run.state.limits.modelCallTimeoutMs !== undefined ? { timeoutMs: run.state.limits.modelCallTimeoutMs } : {}),
@@ -78,12 +76,12 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
  */
 export function trackSearchAttributes(
   state: RunState,
-  ctx: Pick<RunContext, 'searchAttributes' | 'agent' | 'settings'>,
+  ctx: Pick<RunContext, 'searchAttributes'>,
   options: { status?: 'failed' | 'cancelled'; step?: NextStep } = {},
 ): void {
   const attributes = ctx.searchAttributes;
   if (!attributes) return;
-  const values = runSearchValues(state, { agent: ctx.agent, model: ctx.settings?.model, defaultModel: attributes.defaultModel });
+  const values = runSearchValues(state, { defaultModel: attributes.defaultModel });
   attributes.update(options.status ? { ...values, AgentStatus: options.status } : values, options.step);
 }
 

@@ -73,7 +73,7 @@ export function finishToolStep(run: RunRef, step: ToolStep, outcomes: ToolOutcom
   run.state = applyToolOutcomes(run.state, outcomes);
   const target = step.target();
   if (target) {
-    const from = run.state.agent?.name ?? ctx.agent;
+    const from = run.state.agent.name;
     run.state = applyHandoff(run.state, target);
     ctx.events.emit(ctx.turn, { type: 'handoff', ...(from ? { from } : {}), to: target.settings.name });
   }

@@ -33,6 +33,18 @@ describe('handoffs (pure)', () => {
     expect(applyHandoff(startRun({ message: 'hi' }, []), billing).messages.map((m) => m.role)).toEqual(['system', 'user']);
   });
 
+  it('keep the agent a run speaks as in its state: what it started as, then the target, with the run\'s output schema and tool calling', () => {
+    const output = { type: 'object', properties: { n: { type: 'number' } } };
+    const state = startRun({ message: 'hi', agent: 'triage', modelSettings: { model: 't-1' }, toolCalling: 'react', output }, []);
+    expect(state.agent).toEqual({ name: 'triage', modelSettings: { model: 't-1' }, toolCalling: 'react', output });
+    expect(state.handedOff).toBeUndefined();
+    const handed = applyHandoff(state, billing);
+    expect(handed.agent).toEqual({ name: 'billing', modelSettings: { model: 'b-1' }, toolCalling: 'react', output });
+    expect(handed.handedOff).toBe(true);
+    // Only a handoff names the agent in the result: a run of one agent reads like before.
+    expect(startRun({ message: 'hi' }, []).agent).toEqual({});
+  });
+
   it('tell the LLM which handoff went ahead', () => {
     expect(handoffOutcome('billing', 'billing')).toEqual({ result: 'Transferred to billing: the billing agent takes it from here.', error: false });
     expect(handoffOutcome('shipping', 'billing')).toEqual({ result: 'Error: only one handoff per reply; the conversation went to billing.', error: true });

@@ -23,8 +23,8 @@ const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15 };
 
 describe('agent search attributes (pure)', () => {
   it('follow a run: thinking, running_tools, awaiting_approval, then its final status, with calls and tokens', () => {
-    let state = startRun({ message: 'add 2 and 3' }, [tool('add'), tool('pay', { needsApproval: true })]);
-    expect(runSearchValues(state, { agent: 'clerk', defaultModel: 'worker-model' })).toEqual({
+    let state = startRun({ message: 'add 2 and 3', agent: 'clerk' }, [tool('add'), tool('pay', { needsApproval: true })]);
+    expect(runSearchValues(state, { defaultModel: 'worker-model' })).toEqual({
       AgentName: 'clerk',
       AgentStatus: 'thinking',
       AgentIterations: 0,
@@ -33,7 +33,9 @@ describe('agent search attributes (pure)', () => {
     });
     const step = nextStep(state) as Extract<ReturnType<typeof nextStep>, { type: 'call_model' }>;
     state = applyModelReply(state, step, { content: null, toolCalls: [{ id: 'c1', type: 'function', function: { name: 'add', arguments: '{}' } }], finishReason: 'tool_calls', usage });
-    expect(runSearchValues(state, { model: 'm-1' })).toMatchObject({ AgentStatus: 'running_tools', AgentIterations: 1, AgentTotalTokens: 15, AgentModel: 'm-1' });
+    expect(runSearchValues(state, { defaultModel: 'worker-model' })).toMatchObject({ AgentStatus: 'running_tools', AgentIterations: 1, AgentTotalTokens: 15, AgentModel: 'worker-model' });
+    const named = startRun({ message: 'hi', modelSettings: { model: 'm-1' } }, []);
+    expect(runSearchValues(named, { defaultModel: 'worker-model' }).AgentModel).toBe('m-1');
     const asking = applyModelReply(startRun({ message: 'pay' }, [tool('pay', { needsApproval: true })]), step, {
       content: null,
       toolCalls: [{ id: 'c2', type: 'function', function: { name: 'pay', arguments: '{}' } }],
@@ -47,10 +49,12 @@ describe('agent search attributes (pure)', () => {
 
   it('name the agent and model handed off to', () => {
     const billing: ResolvedAgent = { settings: { name: 'billing', instructions: 'You are billing.', modelSettings: { model: 'b-1' } }, tools: [] };
-    const handed = applyHandoff(startRun({ message: 'hi' }, []), billing);
-    expect(runSearchValues(handed, { agent: 'triage', model: 't-1' })).toMatchObject({ AgentName: 'billing', AgentModel: 'b-1' });
-    const noModel = applyHandoff(startRun({ message: 'hi' }, []), { settings: { name: 'plain', instructions: '.' }, tools: [] });
-    expect(runSearchValues(noModel, { agent: 'triage', model: 't-1', defaultModel: 'worker-model' }).AgentModel).toBe('worker-model');
+    const triage = startRun({ message: 'hi', agent: 'triage', modelSettings: { model: 't-1' } }, []);
+    expect(runSearchValues(triage, {})).toMatchObject({ AgentName: 'triage', AgentModel: 't-1' });
+    const handed = applyHandoff(triage, billing);
+    expect(runSearchValues(handed, {})).toMatchObject({ AgentName: 'billing', AgentModel: 'b-1' });
+    const noModel = applyHandoff(triage, { settings: { name: 'plain', instructions: '.' }, tools: [] });
+    expect(runSearchValues(noModel, { defaultModel: 'worker-model' }).AgentModel).toBe('worker-model');
   });
 
   it('upsert only what changed, only registered attributes, and with milestones not while a run alternates model calls and tools', () => {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { agentNameProblem, parseDuration, TOOL_CALLING_MODES, type OnLimit, type ToolCallingMode } from '../../core';
+import { agentNameProblem, parseDuration, TOOL_CALLING_MODES, type RunOptions } from '../../core';
 import type { AnyToolDefinition } from '../tools/define-tool';
 
 /** A tool as an agent names it: its definition (registered with the agent) or a registered tool's name. */
@@ -13,7 +13,7 @@ export type AgentRef = AgentDefinition<any> | string;
  * Runs and conversations pick it by name (`agent: "support"`); whatever they set themselves
  * overrides the agent's settings, except approval tools, which add up.
  */
-export interface AgentDefinition<O = unknown> {
+export interface AgentDefinition<O = unknown> extends RunOptions {
   /** Letters, digits, `_` and `-`, at most 64 characters. */
   name: string;
   /** What the agent is for; `durable-agents agents` and `GET /agents` list it. */
@@ -29,12 +29,6 @@ export interface AgentDefinition<O = unknown> {
   /** Default 0. */
   temperature?: number;
   maxTokens?: number;
-  /** Maximum LLM calls per run (default 15). */
-  maxIterations?: number;
-  /** Wall-clock budget of a run, e.g. `"2m"`. */
-  maxExecutionTime?: string | number;
-  onLimit?: OnLimit;
-  toolCalling?: ToolCallingMode;
   /**
    * MCP servers (by their name in the worker's `mcpServers`) whose tools the agent may call, as
    * `<server>__<tool>`, or `"all"` for every server of the worker. Default: none.
@@ -58,8 +52,6 @@ export interface AgentDefinition<O = unknown> {
   immediateTools?: readonly ToolRef[];
   /** Tools (among `tools`) whose calls wait for a person's approval. */
   approvalTools?: readonly ToolRef[];
-  approvalTimeout?: string | number;
-  modelCallTimeout?: string | number;
   /**
    * Structured output: the final answer must be JSON valid under this zod schema. It is asked for
    * with `response_format: json_schema` where the endpoint supports it, checked in any case, sent
