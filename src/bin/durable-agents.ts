@@ -8,9 +8,12 @@
 import { runMain } from '../cli/main';
 import { serveCodec } from '../cli/codec-server-command';
 import { runMcpMain } from '../cli/run-mcp-main';
+import { wantsHelp } from '../cli/help';
 
-if (process.argv[2] === 'mcp') runMcpMain(process.argv.slice(3));
-else if (process.argv[2] === 'codec-server') {
+// `<command> --help` is the main program's, whatever the command.
+const [command, ...args] = process.argv.slice(2);
+if (command === 'mcp') runMcpMain(args);
+else if (command === 'codec-server' && !wantsHelp(args)) {
   serveCodec().then(
     () => process.exit(0),
     (err: Error) => {

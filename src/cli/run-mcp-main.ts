@@ -1,15 +1,20 @@
 import { UsageError } from './option-flags';
 import { commandName } from './command-name';
 import type { CliHost } from './main';
-import { MCP_USAGE, serveMcp } from './mcp-command';
+import { serveMcp } from './mcp-command';
+import { commandHelp, usageOf, wantsHelp } from './help';
 
 /** Runs `mcp` from a command line and exits: 0 when it stopped, 2 for bad usage or a failure to start. */
 export function runMcpMain(argv: string[] = process.argv.slice(2), host: CliHost = {}): void {
+  if (wantsHelp(argv)) {
+    console.log(commandHelp('mcp'));
+    process.exit(0);
+  }
   serveMcp(argv, host.localWorker).then(
     () => process.exit(0),
     (err) => {
       const message = err instanceof Error ? err.message : String(err);
-      process.stderr.write(err instanceof UsageError ? `${commandName()} mcp: ${message}\n${MCP_USAGE.replace('usage: ', `usage: ${commandName()} `)}\n` : `${commandName()} mcp: ${message}\n`);
+      process.stderr.write(err instanceof UsageError ? `${commandName()} mcp: ${message}\n${usageOf('mcp')}\n` : `${commandName()} mcp: ${message}\n`);
       process.exit(2);
     },
   );

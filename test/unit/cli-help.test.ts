@@ -1,0 +1,39 @@
+import { commandHelp, HELP_COMMANDS, overviewHelp, usageOf, wantsHelp } from '../../src/cli/help';
+import { RUN_OPTION_FLAGS } from '../../src/cli/option-flags';
+import { isConversationCommand } from '../../src/cli/parse-conversation-args';
+
+describe('the command line help', () => {
+  it('is short, and lists every command with a page of its own', () => {
+    const overview = overviewHelp();
+    expect(overview.split('\n').length).toBeLessThanOrEqual(40);
+    for (const command of HELP_COMMANDS) {
+      expect(overview).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+      expect(commandHelp(command)).toMatch(new RegExp(`^\\S+ ${command}: .+\\n\\nusage: \\S+ ${command}\\b`));
+    }
+    for (const command of ['chat', 'send', 'history', 'status', 'cancel', 'end', 'approve', 'reject', 'agents', 'list']) {
+      expect(isConversationCommand(command) && HELP_COMMANDS.includes(command)).toBe(true);
+    }
+    expect(commandHelp('nope')).toBeUndefined();
+  });
+
+  it('documents every run option on the pages of run, chat and send', () => {
+    for (const command of ['run', 'chat', 'send']) {
+      const page = commandHelp(command)!;
+      for (const flag of Object.keys(RUN_OPTION_FLAGS)) expect(page).toContain(`--${flag}`);
+      expect(page).toContain('--task-queue NAME');
+    }
+    expect(commandHelp('chat')).toContain('--idle-timeout');
+    expect(commandHelp('install-temporal')).not.toContain('--task-queue');
+  });
+
+  it('gives a usage error the usage of its command and where the page is', () => {
+    expect(usageOf('reject')).toMatch(/^usage: \S+ reject <id> <callId> \[--reason "\.\.\."\] \[--json\]\n\(\S+ help reject for more\)$/);
+    expect(usageOf('frob')).toMatch(/^usage: \S+ <command> \[options\]\n\(\S+ help for more\)$/);
+  });
+
+  it('takes --help and -h before --, not after', () => {
+    expect(wantsHelp(['x', '--help'])).toBe(true);
+    expect(wantsHelp(['-h'])).toBe(true);
+    expect(wantsHelp(['--', '--help'])).toBe(false);
+  });
+});
