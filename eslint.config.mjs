@@ -30,13 +30,28 @@ function boundary(from, folders, message, types = false) {
   return {
     files: from.map((f) => `${f}/**/*.ts`),
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ regex: folderImport(folders), allowTypeImports: types, message }] }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: folderImport(folders), allowTypeImports: types, message }] },
+      ],
     },
   };
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'examples/**', '.temporal/**', 'coverage/**', 'bench/peer/**', '**/*.mjs', 'jest.config.js', 'docs/api/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      'examples/**',
+      '.temporal/**',
+      'coverage/**',
+      'bench/peer/**',
+      '**/*.mjs',
+      'jest.config.js',
+      'docs/api/**',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
@@ -64,10 +79,26 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: [...nodeBuiltins, 'openai', 'zod'].map((name) => ({ name, message: 'workflow-side code must not do IO or import worker-side libraries' })),
+          paths: [...nodeBuiltins, 'openai', 'zod'].map((name) => ({
+            name,
+            message: 'workflow-side code must not do IO or import worker-side libraries',
+          })),
           patterns: [
             {
-              regex: folderImport(['worker', 'client', 'connection', 'cli', 'http', 'mcp-server', 'codec-server', 'codec', 'schema', 'telemetry', 'testing', 'examples']),
+              regex: folderImport([
+                'worker',
+                'client',
+                'connection',
+                'cli',
+                'http',
+                'mcp-server',
+                'codec-server',
+                'codec',
+                'schema',
+                'telemetry',
+                'testing',
+                'examples',
+              ]),
               allowTypeImports: true,
               message: 'workflow-side code may only `import type` from Node-side code',
             },
@@ -79,11 +110,32 @@ export default tseslint.config(
   {
     files: ['src/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@temporalio/*'], message: 'the core is plain TypeScript: no Temporal imports' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@temporalio/*'], message: 'the core is plain TypeScript: no Temporal imports' }] },
+      ],
     },
   },
-  boundary(['src/client', 'src/connection'], ['worker', 'cli', 'http', 'mcp-server', 'codec-server', 'examples'], 'clients never import worker code (types only) or the surfaces built on them', true),
-  boundary(['src/worker'], ['client', 'cli', 'http', 'mcp-server', 'codec-server', 'examples'], 'the worker never imports client code or the surfaces'),
-  boundary(['src/codec', 'src/schema', 'src/telemetry', 'src/testing'], ['worker', 'client', 'connection', 'cli', 'http', 'mcp-server', 'codec-server', 'workflows', 'examples'], 'building blocks stay below the sides that use them'),
-  boundary(['src/http', 'src/mcp-server', 'src/codec-server'], ['worker', 'cli', 'examples'], 'servers are built on the client, not on the worker or the command line', true),
+  boundary(
+    ['src/client', 'src/connection'],
+    ['worker', 'cli', 'http', 'mcp-server', 'codec-server', 'examples'],
+    'clients never import worker code (types only) or the surfaces built on them',
+    true,
+  ),
+  boundary(
+    ['src/worker'],
+    ['client', 'cli', 'http', 'mcp-server', 'codec-server', 'examples'],
+    'the worker never imports client code or the surfaces',
+  ),
+  boundary(
+    ['src/codec', 'src/schema', 'src/telemetry', 'src/testing'],
+    ['worker', 'client', 'connection', 'cli', 'http', 'mcp-server', 'codec-server', 'workflows', 'examples'],
+    'building blocks stay below the sides that use them',
+  ),
+  boundary(
+    ['src/http', 'src/mcp-server', 'src/codec-server'],
+    ['worker', 'cli', 'examples'],
+    'servers are built on the client, not on the worker or the command line',
+    true,
+  ),
 );

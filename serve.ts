@@ -29,8 +29,10 @@ async function listen(server: Server, port: number, host: string): Promise<void>
   const [err] = await Promise.race([once(server, 'listening').then(() => [undefined]), once(server, 'error')]);
   if (!err) return;
   const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') throw new Error(`port ${port} is in use on ${host}; stop what uses it or set PORT to another port`);
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new Error(`cannot listen on HOST=${host}: no such local address`);
+  if (code === 'EADDRINUSE')
+    throw new Error(`port ${port} is in use on ${host}; stop what uses it or set PORT to another port`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+    throw new Error(`cannot listen on HOST=${host}: no such local address`);
   throw new Error(`cannot listen on ${host}:${port}: ${(err as Error).message}`);
 }
 
@@ -40,7 +42,9 @@ async function main(): Promise<void> {
   const access = httpAccessFromEnv();
   const open = (access.tokens ?? []).length === 0;
   if (open && !isLoopback(host)) {
-    throw new Error(`HOST=${host} would expose the API to the network without authentication: set AGENT_HTTP_TOKENS (comma-separated bearer tokens) or listen on 127.0.0.1`);
+    throw new Error(
+      `HOST=${host} would expose the API to the network without authentication: set AGENT_HTTP_TOKENS (comma-separated bearer tokens) or listen on 127.0.0.1`,
+    );
   }
   installRuntimeLogging('WARN');
   // Listen before anything else starts, so a busy port is reported as such and nothing is left running.
@@ -56,11 +60,22 @@ async function main(): Promise<void> {
     try {
       const taskQueue = defaultTaskQueue();
       const model = modelConfigFromEnv();
-      const workflowUrlPrefix = temporal.uiUrl ? `${temporal.uiUrl}/namespaces/${encodeURIComponent(temporal.namespace)}/workflows/` : undefined;
+      const workflowUrlPrefix = temporal.uiUrl
+        ? `${temporal.uiUrl}/namespaces/${encodeURIComponent(temporal.namespace)}/workflows/`
+        : undefined;
       handler = httpApiHandler({ client: temporal.client, taskQueue, workflowUrlPrefix, access });
-      const worker = await createAgentWorker({ connection: temporal.nativeConnection, namespace: temporal.namespace, taskQueue, model, registry: exampleToolRegistry(), agents: exampleAgents });
+      const worker = await createAgentWorker({
+        connection: temporal.nativeConnection,
+        namespace: temporal.namespace,
+        taskQueue,
+        model,
+        registry: exampleToolRegistry(),
+        agents: exampleAgents,
+      });
       const address = server.address() as AddressInfo;
-      console.log(`durable-agents HTTP API on http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port} (task queue "${taskQueue}")`);
+      console.log(
+        `durable-agents HTTP API on http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port} (task queue "${taskQueue}")`,
+      );
       const base = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
       console.log(`Chat page: ${base}/${open ? '' : '?access_token=<token>'}`);
       console.log(
@@ -69,9 +84,11 @@ async function main(): Promise<void> {
           : `Bearer tokens required (${access.tokens!.length} configured); GET /healthz is open.`,
       );
       if (access.corsOrigins?.length) console.log(`CORS: ${access.corsOrigins.join(', ')}`);
-      if (access.rateLimitPerMinute) console.log(`Rate limit: ${access.rateLimitPerMinute} requests a minute per client`);
+      if (access.rateLimitPerMinute)
+        console.log(`Rate limit: ${access.rateLimitPerMinute} requests a minute per client`);
       for (const line of describeTemporal(temporal)) console.log(line);
-      if (!model.configured) console.log('Warning: no OPENAI_API_KEY or OPENAI_BASE_URL set; model calls will fail until one is.');
+      if (!model.configured)
+        console.log('Warning: no OPENAI_API_KEY or OPENAI_BASE_URL set; model calls will fail until one is.');
       console.log('Press Ctrl+C to stop.');
       // SIGINT/SIGTERM stop the worker gracefully (the SDK's runtime handles them); then the HTTP server.
       await worker.run();

@@ -21,13 +21,30 @@ async function main(): Promise<void> {
     const model = modelConfigFromEnv();
     const registry = exampleToolRegistry();
     const mcpServers = mcpServersFromEnv();
-    const worker = await createAgentWorker({ connection: temporal.nativeConnection, namespace: temporal.namespace, taskQueue, model, registry, agents: exampleAgents, mcpServers });
-    console.log(`durable-agents worker on task queue "${taskQueue}", namespace "${temporal.namespace}" at ${temporal.address}`);
+    const worker = await createAgentWorker({
+      connection: temporal.nativeConnection,
+      namespace: temporal.namespace,
+      taskQueue,
+      model,
+      registry,
+      agents: exampleAgents,
+      mcpServers,
+    });
+    console.log(
+      `durable-agents worker on task queue "${taskQueue}", namespace "${temporal.namespace}" at ${temporal.address}`,
+    );
     for (const line of describeTemporal(temporal)) console.log(line);
     console.log(`Tools: ${registry.names().join(', ')}`);
     console.log(`Agents: ${exampleAgents.map((a) => a.name).join(', ')}`);
-    if (Object.keys(mcpServers).length) console.log(`MCP servers (from ${process.env.AGENT_MCP_CONFIG}): ${Object.keys(mcpServers).join(', ')}; runs without a named agent get their tools`);
-    console.log(model.configured ? `Model: ${model.model} at ${model.baseURL}` : 'Warning: no OPENAI_API_KEY or OPENAI_BASE_URL set; model calls will fail until one is.');
+    if (Object.keys(mcpServers).length)
+      console.log(
+        `MCP servers (from ${process.env.AGENT_MCP_CONFIG}): ${Object.keys(mcpServers).join(', ')}; runs without a named agent get their tools`,
+      );
+    console.log(
+      model.configured
+        ? `Model: ${model.model} at ${model.baseURL}`
+        : 'Warning: no OPENAI_API_KEY or OPENAI_BASE_URL set; model calls will fail until one is.',
+    );
     console.log('Press Ctrl+C to stop.');
     await worker.run();
     console.log('Worker stopped.');

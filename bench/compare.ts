@@ -82,36 +82,70 @@ async function main(): Promise<void> {
   const serverPid = childOf(server.pid!);
   const model = await startOpenAICompatibleServer(scriptedModel);
   // Histories of the peer's long runs pass gRPC's default 4 MB message limit.
-  const { connection, close } = await connectClient({ address: server.address, channelArgs: { 'grpc.max_receive_message_length': 256 * 1024 * 1024 } });
+  const { connection, close } = await connectClient({
+    address: server.address,
+    channelArgs: { 'grpc.max_receive_message_length': 256 * 1024 * 1024 },
+  });
   const client = new Client({ connection });
   const env = { ...process.env, TEMPORAL_ADDRESS: server.address, OPENAI_BASE_URL: model.baseURL };
   const systems: System[] = [
     {
       name: 'durable-agents',
       taskQueue: 'bench-ours',
-      worker: await startWorker(process.execPath, ['--import', 'tsx', 'bench/ours-worker.ts'], { ...env, TASK_QUEUE: 'bench-ours' }, /ours worker ready/),
-      start: (c, message, steps) => startAgentRun(c, { message, tools: [toolOf(message)], maxIterations: steps }, { taskQueue: 'bench-ours' }),
+      worker: await startWorker(
+        process.execPath,
+        ['--import', 'tsx', 'bench/ours-worker.ts'],
+        { ...env, TASK_QUEUE: 'bench-ours' },
+        /ours worker ready/,
+      ),
+      start: (c, message, steps) =>
+        startAgentRun(c, { message, tools: [toolOf(message)], maxIterations: steps }, { taskQueue: 'bench-ours' }),
       activityTool: true,
     },
     {
       name: '@temporalio/ai-sdk',
       taskQueue: 'bench-peer',
-      worker: await startWorker(process.execPath, [join(PEER, 'worker.js')], { ...env, TASK_QUEUE: 'bench-peer' }, /peer worker ready/),
-      start: (c, message, steps) => c.workflow.start('peerAgent', { taskQueue: 'bench-peer', workflowId: `peer-${randomUUID()}`, args: [message, steps] }),
+      worker: await startWorker(
+        process.execPath,
+        [join(PEER, 'worker.js')],
+        { ...env, TASK_QUEUE: 'bench-peer' },
+        /peer worker ready/,
+      ),
+      start: (c, message, steps) =>
+        c.workflow.start('peerAgent', {
+          taskQueue: 'bench-peer',
+          workflowId: `peer-${randomUUID()}`,
+          args: [message, steps],
+        }),
     },
   ];
   // Not compared with: what the engine alone costs for the same shape of run, now, on this machine.
-  const floorWorker = await startWorker(process.execPath, ['--import', 'tsx', 'bench/floor/worker.ts'], { ...env, TASK_QUEUE: 'bench-floor' }, /floor worker ready/);
+  const floorWorker = await startWorker(
+    process.execPath,
+    ['--import', 'tsx', 'bench/floor/worker.ts'],
+    { ...env, TASK_QUEUE: 'bench-floor' },
+    /floor worker ready/,
+  );
   const floor: System = {
     name: 'Temporal alone',
     taskQueue: 'bench-floor',
     worker: floorWorker,
-    start: (c, message, steps) => c.workflow.start('floorRun', { taskQueue: 'bench-floor', workflowId: `floor-${randomUUID()}`, args: [steps, delayOf(message)] }),
+    start: (c, message, steps) =>
+      c.workflow.start('floorRun', {
+        taskQueue: 'bench-floor',
+        workflowId: `floor-${randomUUID()}`,
+        args: [steps, delayOf(message)],
+      }),
   };
   const floorHttp: System = {
     ...floor,
     name: 'Temporal alone + HTTP',
-    start: (c, message, steps) => c.workflow.start('floorRun', { taskQueue: 'bench-floor', workflowId: `floor-http-${randomUUID()}`, args: [steps, delayOf(message), message] }),
+    start: (c, message, steps) =>
+      c.workflow.start('floorRun', {
+        taskQueue: 'bench-floor',
+        workflowId: `floor-http-${randomUUID()}`,
+        args: [steps, delayOf(message), message],
+      }),
   };
   const floorResults: LatencyFigures[] = [];
   const floorHttpResults: LatencyFigures[] = [];
@@ -124,11 +158,17 @@ async function main(): Promise<void> {
       const latency = await measureLatency(client, [...order, floor, floorHttp]); // measureLatency alternates the order run by run
       floorResults.push(latency.get(floor.name)!);
       floorHttpResults.push(latency.get(floorHttp.name)!);
-      process.stderr.write(`round ${round + 1}/${REPEATS}: ${CONCURRENT} runs in flight, the systems taking turns batch by batch...\n`);
+      process.stderr.write(
+        `round ${round + 1}/${REPEATS}: ${CONCURRENT} runs in flight, the systems taking turns batch by batch...\n`,
+      );
       const throughput = QUICK ? undefined : await measureThroughput(client, order, serverPid);
       for (const system of order) {
         process.stderr.write(`round ${round + 1}/${REPEATS}: ${system.name}...\n`);
-        results.get(system.name)!.push({ ...(await measure(client, system, metricsPort)), ...latency.get(system.name)!, ...(throughput?.get(system.name) ?? UNMEASURED) });
+        results.get(system.name)!.push({
+          ...(await measure(client, system, metricsPort)),
+          ...latency.get(system.name)!,
+          ...(throughput?.get(system.name) ?? UNMEASURED),
+        });
       }
       process.stderr.write(`round ${round + 1}/${REPEATS}: streaming...\n`);
       streaming.push(await measureStreaming(client, env));
@@ -139,7 +179,12 @@ async function main(): Promise<void> {
     await model.close();
     await server.stop();
   }
-  report(systems.map((s) => s.name), results, floorResults, floorHttpResults);
+  report(
+    systems.map((s) => s.name),
+    results,
+    floorResults,
+    floorHttpResults,
+  );
   reportStreaming(streaming);
 }
 
@@ -174,7 +219,10 @@ async function measureLatency(client: Client, systems: System[]): Promise<Map<st
       const { ms, handle } = await timedRun(client, system, 10);
       perStep.get(system.name)!.push(ms / 10);
       breakdowns.get(system.name)!.push(timeBreakdown(await handle.fetchHistory(), 10));
-      if (system.activityTool) perStepActivityTool.get(system.name)!.push((await timedRun(client, system, 10, 0, 'fetch_doc_activity')).ms / 10);
+      if (system.activityTool)
+        perStepActivityTool
+          .get(system.name)!
+          .push((await timedRun(client, system, 10, 0, 'fetch_doc_activity')).ms / 10);
     }
   }
   for (let i = 0; i < IDEAL_RUNS; i++) {
@@ -194,7 +242,9 @@ async function measureLatency(client: Client, systems: System[]): Promise<Map<st
       timeBreakdown: timeBreakdown_,
     };
     figures.set(system.name, f);
-    process.stderr.write(`  ${system.name}: ${f.msPerStep.toFixed(1)} ms per step, actual / ideal ${f.idealRatio.toFixed(2)}\n`);
+    process.stderr.write(
+      `  ${system.name}: ${f.msPerStep.toFixed(1)} ms per step, actual / ideal ${f.idealRatio.toFixed(2)}\n`,
+    );
   }
   return figures;
 }
@@ -205,8 +255,14 @@ async function measureLatency(client: Client, systems: System[]): Promise<Map<st
  * the order alternating, and each system's batches are added up: a batch takes seconds, and the
  * machine's speed (and with it the CPU a run takes) drifts from one minute to the next.
  */
-async function measureThroughput(client: Client, systems: System[], serverPid: number): Promise<Map<string, ThroughputFigures>> {
-  const totals = new Map(systems.map((s) => [s.name, { wallMs: 0, runs: 0, latencies: [] as number[], workerCpuMs: 0, serverCpuMs: 0 }]));
+async function measureThroughput(
+  client: Client,
+  systems: System[],
+  serverPid: number,
+): Promise<Map<string, ThroughputFigures>> {
+  const totals = new Map(
+    systems.map((s) => [s.name, { wallMs: 0, runs: 0, latencies: [] as number[], workerCpuMs: 0, serverCpuMs: 0 }]),
+  );
   for (let batch = 0; batch < THROUGHPUT_BATCHES; batch++) {
     for (const system of batch % 2 === 0 ? systems : [...systems].reverse()) {
       const total = totals.get(system.name)!;
@@ -239,13 +295,19 @@ async function measureThroughput(client: Client, systems: System[], serverPid: n
     };
     figures.set(name, f);
     // Each round's throughput on stderr: the table shows medians, this shows how much they vary.
-    process.stderr.write(`  ${name}: ${f.runsPerSecond.toFixed(1)} runs/s, worker CPU ${f.workerCpuMs.toFixed(0)} ms and dev-server CPU ${f.serverCpuMs.toFixed(0)} ms per run\n`);
+    process.stderr.write(
+      `  ${name}: ${f.runsPerSecond.toFixed(1)} runs/s, worker CPU ${f.workerCpuMs.toFixed(0)} ms and dev-server CPU ${f.serverCpuMs.toFixed(0)} ms per run\n`,
+    );
   }
   return figures;
 }
 
 /** One round of the other figures for one system: history sizes and billable actions. */
-async function measure(client: Client, system: System, metricsPort: number): Promise<Omit<Figures, keyof LatencyFigures | keyof ThroughputFigures>> {
+async function measure(
+  client: Client,
+  system: System,
+  metricsPort: number,
+): Promise<Omit<Figures, keyof LatencyFigures | keyof ThroughputFigures>> {
   // No warm-up: the step times and the runs in flight ran before, on the same workers.
   const run = (steps: number, delayMs = 0, tool = 'fetch_doc') => timedRun(client, system, steps, delayMs, tool);
 
@@ -296,7 +358,12 @@ interface StreamFigures {
 async function measureStreaming(client: Client, env: NodeJS.ProcessEnv): Promise<StreamFigures> {
   const words = STREAM_WORDS;
   const id = randomUUID();
-  const start = (stream: boolean, tag: string) => startAgentRun(client, { message: `stream ${words} words; delay 20 ms; id ${tag}`, tools: [], stream }, { taskQueue: 'bench-ours' });
+  const start = (stream: boolean, tag: string) =>
+    startAgentRun(
+      client,
+      { message: `stream ${words} words; delay 20 ms; id ${tag}`, tools: [], stream },
+      { taskQueue: 'bench-ours' },
+    );
   const read = async (workflowId: string, record?: number[]) => {
     for await (const e of streamEvents(client, workflowId, { after: -1, until: (e) => isTurnEnd(e) })) {
       if (e.type === 'text_delta' && record) for (let i = 0; i < e.delta.length; i++) record.push(performance.now());
@@ -308,7 +375,9 @@ async function measureStreaming(client: Client, env: NodeJS.ProcessEnv): Promise
   const on3 = await start(true, `${id}-3`);
   await Promise.all([read(on3.workflowId), read(on3.workflowId), read(on3.workflowId), on3.result()]);
   const history = await on.fetchHistory();
-  const signals = history.events!.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'agentText').length;
+  const signals = history.events!.filter(
+    (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'agentText',
+  ).length;
   const sent = piecesSent[id];
   const latencies: number[] = [];
   let end = 0;
@@ -318,10 +387,14 @@ async function measureStreaming(client: Client, env: NodeJS.ProcessEnv): Promise
   }
   const off = await start(false, `${id}-off`);
   await off.result();
-  const bytes = async (h: WorkflowHandle) => proto.api.history.v1.History.encode(await h.fetchHistory()).finish().length;
+  const bytes = async (h: WorkflowHandle) =>
+    proto.api.history.v1.History.encode(await h.fetchHistory()).finish().length;
   const text = Array.from({ length: words }, (_, i) => `word${i} `).join('');
   const peer = (subscribers: number) => {
-    const r = spawnSync(process.execPath, [join(PEER, 'streams-run.js'), String(words), '20', String(subscribers)], { env: { ...env, TASK_QUEUE: 'bench-peer' }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(PEER, 'streams-run.js'), String(words), '20', String(subscribers)], {
+      env: { ...env, TASK_QUEUE: 'bench-peer' },
+      encoding: 'utf8',
+    });
     if (r.status !== 0) throw new Error(`the workflow-streams run failed:\n${r.stdout}\n${r.stderr}`);
     return JSON.parse(r.stdout) as { bytes: number; signals: number; updates: number; latencies: number[] };
   };
@@ -334,7 +407,14 @@ async function measureStreaming(client: Client, env: NodeJS.ProcessEnv): Promise
     textBytes: Buffer.byteLength(text),
     signals,
     latencies,
-    peer: { bytes: one.bytes, bytes3: three.bytes, signals: one.signals, updates: one.updates, updates3: three.updates, latencies: one.latencies },
+    peer: {
+      bytes: one.bytes,
+      bytes3: three.bytes,
+      signals: one.signals,
+      updates: one.updates,
+      updates3: three.updates,
+      latencies: one.latencies,
+    },
   };
 }
 
@@ -344,14 +424,20 @@ function reportStreaming(rounds: StreamFigures[]): void {
   const peer = rounds.flatMap((r) => r.peer.latencies);
   const overhead = med((f) => (f.onBytes - f.offBytes - f.textBytes) / Math.max(1, f.signals));
   const ms = (all: number[]) => `${percentile(all, 50).toFixed(0)} / ${percentile(all, 95).toFixed(0)} ms`;
-  console.log(`\nStreaming: one ${STREAM_WORDS}-word answer (${med((f) => f.textBytes)} bytes) written over ~${(STREAM_WORDS * 20) / 1000} s, batches every 100 ms; median of ${rounds.length}.`);
-  console.log('Ours: the agent workflow with a streamed model call. Peer: @temporalio/workflow-streams 1.23 (an activity publishing the same pieces; no model call).');
+  console.log(
+    `\nStreaming: one ${STREAM_WORDS}-word answer (${med((f) => f.textBytes)} bytes) written over ~${(STREAM_WORDS * 20) / 1000} s, batches every 100 ms; median of ${rounds.length}.`,
+  );
+  console.log(
+    'Ours: the agent workflow with a streamed model call. Peer: @temporalio/workflow-streams 1.23 (an activity publishing the same pieces; no model call).',
+  );
   console.log(`| figure | durable-agents | workflow-streams |\n|---|---|---|`);
   console.log(`| history bytes, streaming off | ${med((f) => f.offBytes)} | |`);
   console.log(`| history bytes, 1 subscriber | ${med((f) => f.onBytes)} | ${med((f) => f.peer.bytes)} |`);
   console.log(`| history bytes, 3 subscribers | ${med((f) => f.onBytes3)} | ${med((f) => f.peer.bytes3)} |`);
   console.log(`| signals (batches) | ${med((f) => f.signals)} | ${med((f) => f.peer.signals)} |`);
-  console.log(`| updates (subscriber polls), 1 / 3 subscribers | 0 / 0 | ${med((f) => f.peer.updates)} / ${med((f) => f.peer.updates3)} |`);
+  console.log(
+    `| updates (subscriber polls), 1 / 3 subscribers | 0 / 0 | ${med((f) => f.peer.updates)} / ${med((f) => f.peer.updates3)} |`,
+  );
   console.log(`| our history overhead per batch beyond its text | ${overhead.toFixed(0)} bytes | |`);
   console.log(`| piece written → subscriber has it, p50 / p95 | ${ms(ours)} | ${ms(peer)} |`);
 }
@@ -376,7 +462,12 @@ async function scriptedModel(request: { messages: Array<{ role: string; content?
   if (streamed) {
     const pieces = Array.from({ length: Number(streamed[1]) }, (_, i) => `word${i} `);
     const sent = (piecesSent[streamed[3]] = [] as number[]);
-    return { content: pieces.join(''), chunks: pieces, chunkDelayMs: Number(streamed[2]), onPiece: (i: number) => (sent[i] = performance.now()) };
+    return {
+      content: pieces.join(''),
+      chunks: pieces,
+      chunkDelayMs: Number(streamed[2]),
+      onPiece: (i: number) => (sent[i] = performance.now()),
+    };
   }
   const [, steps, delay] = /read (\d+) pages; delay (\d+) ms/.exec(user) ?? ['', '1', '0'];
   const tool = toolOf(user);
@@ -391,19 +482,37 @@ async function scriptedModel(request: { messages: Array<{ role: string; content?
  * attempts, local activities, timers, child workflows, signals, updates, search attribute upserts) and from the server's
  * request counters (recorded heartbeats and queries, which leave no event).
  */
-function countActions(history: proto.api.history.v1.IHistory, before: Map<string, number>, after: Map<string, number>): Record<string, number> {
-  const counts: Record<string, number> = { workflow: 0, activities: 0, localActivities: 0, timers: 0, childWorkflows: 0, signals: 0, updates: 0, upserts: 0, heartbeats: 0, queries: 0 };
+function countActions(
+  history: proto.api.history.v1.IHistory,
+  before: Map<string, number>,
+  after: Map<string, number>,
+): Record<string, number> {
+  const counts: Record<string, number> = {
+    workflow: 0,
+    activities: 0,
+    localActivities: 0,
+    timers: 0,
+    childWorkflows: 0,
+    signals: 0,
+    updates: 0,
+    upserts: 0,
+    heartbeats: 0,
+    queries: 0,
+  };
   for (const e of history.events ?? []) {
     if (e.workflowExecutionStartedEventAttributes) counts.workflow++;
     if (e.activityTaskScheduledEventAttributes) counts.activities++;
-    if (e.activityTaskStartedEventAttributes) counts.activities += (e.activityTaskStartedEventAttributes.attempt ?? 1) - 1;
+    if (e.activityTaskStartedEventAttributes)
+      counts.activities += (e.activityTaskStartedEventAttributes.attempt ?? 1) - 1;
     if (e.markerRecordedEventAttributes?.markerName === 'core_local_activity') counts.localActivities++;
     if (e.timerStartedEventAttributes) counts.timers++;
     if (e.startChildWorkflowExecutionInitiatedEventAttributes) counts.childWorkflows++;
     if (e.workflowExecutionSignaledEventAttributes) counts.signals++;
     if (e.workflowExecutionUpdateAcceptedEventAttributes) counts.updates++;
     // Search attribute upserts are billed, except TemporalChangeVersion (written by `patched`).
-    const upserted = Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {});
+    const upserted = Object.keys(
+      e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {},
+    );
     if (upserted.some((name) => name !== 'TemporalChangeVersion')) counts.upserts++;
   }
   const delta = (op: string) => (after.get(op) ?? 0) - (before.get(op) ?? 0);
@@ -418,15 +527,27 @@ function countActions(history: proto.api.history.v1.IHistory, before: Map<string
  * (timed by their markers' workflow tasks), and whatever is left (start and result delivery).
  */
 function timeBreakdown(history: proto.api.history.v1.IHistory, steps: number): Record<string, number> {
-  const t = (e: proto.api.history.v1.IHistoryEvent) => Number(e.eventTime!.seconds) * 1000 + (e.eventTime!.nanos ?? 0) / 1e6;
+  const t = (e: proto.api.history.v1.IHistoryEvent) =>
+    Number(e.eventTime!.seconds) * 1000 + (e.eventTime!.nanos ?? 0) / 1e6;
   const events = history.events ?? [];
   const byId = new Map(events.map((e) => [Number(e.eventId), e]));
-  const out = { 'workflow task wait': 0, 'workflow task processing': 0, 'activity wait': 0, 'activity running': 0, total: 0 };
+  const out = {
+    'workflow task wait': 0,
+    'workflow task processing': 0,
+    'activity wait': 0,
+    'activity running': 0,
+    total: 0,
+  };
   for (const e of events) {
-    if (e.workflowTaskStartedEventAttributes) out['workflow task wait'] += t(e) - t(byId.get(Number(e.workflowTaskStartedEventAttributes.scheduledEventId))!);
-    if (e.workflowTaskCompletedEventAttributes) out['workflow task processing'] += t(e) - t(byId.get(Number(e.workflowTaskCompletedEventAttributes.startedEventId))!);
-    if (e.activityTaskStartedEventAttributes) out['activity wait'] += t(e) - t(byId.get(Number(e.activityTaskStartedEventAttributes.scheduledEventId))!);
-    if (e.activityTaskCompletedEventAttributes) out['activity running'] += t(e) - t(byId.get(Number(e.activityTaskCompletedEventAttributes.startedEventId))!);
+    if (e.workflowTaskStartedEventAttributes)
+      out['workflow task wait'] += t(e) - t(byId.get(Number(e.workflowTaskStartedEventAttributes.scheduledEventId))!);
+    if (e.workflowTaskCompletedEventAttributes)
+      out['workflow task processing'] +=
+        t(e) - t(byId.get(Number(e.workflowTaskCompletedEventAttributes.startedEventId))!);
+    if (e.activityTaskStartedEventAttributes)
+      out['activity wait'] += t(e) - t(byId.get(Number(e.activityTaskStartedEventAttributes.scheduledEventId))!);
+    if (e.activityTaskCompletedEventAttributes)
+      out['activity running'] += t(e) - t(byId.get(Number(e.activityTaskCompletedEventAttributes.startedEventId))!);
   }
   out.total = t(events[events.length - 1]) - t(events[0]);
   return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, v / steps]));
@@ -463,12 +584,17 @@ function childOf(pid: number): number {
   throw new Error(`no child process of ${pid}`);
 }
 
-async function startWorker(command: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<ChildProcess> {
+async function startWorker(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+): Promise<ChildProcess> {
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
-  for (const deadline = Date.now() + 120_000; !ready.test(out); ) {
+  for (const deadline = Date.now() + 120_000; !ready.test(out);) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${args.join(' ')} did not start:\n${out}`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -477,7 +603,11 @@ async function startWorker(command: string, args: string[], env: NodeJS.ProcessE
 
 /** The peer lives in bench/peer with its own dependencies; they are installed on first use. */
 function ensurePeerInstalled(): void {
-  if (existsSync(join(PEER, 'node_modules', '@temporalio', 'ai-sdk')) && existsSync(join(PEER, 'node_modules', '@temporalio', 'workflow-streams'))) return;
+  if (
+    existsSync(join(PEER, 'node_modules', '@temporalio', 'ai-sdk')) &&
+    existsSync(join(PEER, 'node_modules', '@temporalio', 'workflow-streams'))
+  )
+    return;
   process.stderr.write('installing the peer (bench/peer) once...\n');
   const r = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: PEER, stdio: 'inherit' });
   if (r.status !== 0) throw new Error('npm install in bench/peer failed');
@@ -493,18 +623,47 @@ function percentile(values: number[], p: number): number {
 }
 
 /** Prints the table: medians over the rounds, the ratio ours/peer, and each target. */
-function report(names: string[], results: Map<string, Figures[]>, floor: LatencyFigures[], floorHttp: LatencyFigures[]): void {
+function report(
+  names: string[],
+  results: Map<string, Figures[]>,
+  floor: LatencyFigures[],
+  floorHttp: LatencyFigures[],
+): void {
   const [ours, peer] = names.map((n) => results.get(n)!);
   const med = (rounds: Figures[], pick: (f: Figures) => number) => median(rounds.map(pick));
-  type Row = [figure: string, pick: (f: Figures) => number, format: (v: number) => string, target?: (ratio: number, o: number) => boolean, targetText?: string];
+  type Row = [
+    figure: string,
+    pick: (f: Figures) => number,
+    format: (v: number) => string,
+    target?: (ratio: number, o: number) => boolean,
+    targetText?: string,
+  ];
   const kb = (v: number) => (v >= 1e6 ? `${(v / 1e6).toFixed(2)} M` : `${(v / 1e3).toFixed(0)} k`);
   const ms = (v: number) => `${v.toFixed(0)} ms`;
   const rows: Row[] = [
-    ...HISTORY_STEPS.map((s): Row => [`history bytes, ${s}-step run`, (f) => f.historyBytes[s], kb, s === 60 ? (r) => r <= 1 / 30 : undefined, s === 60 ? '≤ 1/30' : undefined]),
+    ...HISTORY_STEPS.map((s): Row => [
+      `history bytes, ${s}-step run`,
+      (f) => f.historyBytes[s],
+      kb,
+      s === 60 ? (r) => r <= 1 / 30 : undefined,
+      s === 60 ? '≤ 1/30' : undefined,
+    ]),
     ['ms per step, 0 ms model (10-step run)', (f) => f.msPerStep, ms, (r) => r <= 0.5, '≤ 0.5'],
     ['  the same, our tool as an activity', (f) => f.msPerStepActivityTool, ms],
-    ['10-step run, 200 ms model: actual / ideal', (f) => f.idealRatio, (v) => v.toFixed(2), (_r, o) => o <= 1.15, 'ours ≤ 1.15'],
-    [`${CONCURRENT} runs in flight (5 steps): runs/s`, (f) => f.runsPerSecond, (v) => v.toFixed(1), (r) => r >= 2, '≥ 2'],
+    [
+      '10-step run, 200 ms model: actual / ideal',
+      (f) => f.idealRatio,
+      (v) => v.toFixed(2),
+      (_r, o) => o <= 1.15,
+      'ours ≤ 1.15',
+    ],
+    [
+      `${CONCURRENT} runs in flight (5 steps): runs/s`,
+      (f) => f.runsPerSecond,
+      (v) => v.toFixed(1),
+      (r) => r >= 2,
+      '≥ 2',
+    ],
     ['  p50 run latency', (f) => f.p50, ms],
     ['  p95 run latency', (f) => f.p95, ms],
     ['  worker CPU per run', (f) => f.workerCpuMs, ms],
@@ -516,10 +675,18 @@ function report(names: string[], results: Map<string, Figures[]>, floor: Latency
     const o = med(ours, pick);
     const p = med(peer, pick);
     const ratio = o / p;
-    table.push([figure, format(o), format(p), ratio < 0.1 ? `1/${(1 / ratio).toFixed(0)}` : ratio.toFixed(2), target ? `${targetText} ${target(ratio, o) ? 'met' : 'NOT MET'}` : '']);
+    table.push([
+      figure,
+      format(o),
+      format(p),
+      ratio < 0.1 ? `1/${(1 / ratio).toFixed(0)}` : ratio.toFixed(2),
+      target ? `${targetText} ${target(ratio, o) ? 'met' : 'NOT MET'}` : '',
+    ]);
   }
   const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
-  console.log(`\n${new Date().toISOString().slice(0, 10)}, ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}; median of ${REPEATS} rounds`);
+  console.log(
+    `\n${new Date().toISOString().slice(0, 10)}, ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}; median of ${REPEATS} rounds`,
+  );
   for (const [i, r] of table.entries()) {
     console.log(`| ${r.map((c, j) => c.padEnd(widths[j])).join(' | ')} |`);
     if (i === 0) console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
@@ -547,7 +714,9 @@ function report(names: string[], results: Map<string, Figures[]>, floor: Latency
   console.log(
     `ms per model call, from the 10-step histories: ${names[0]}: ${times(ours)}; ${names[1]}: ${times(peer)}; Temporal alone: ${times(floor)}; Temporal alone + HTTP: ${times(floorHttp)}`,
   );
-  console.log(`billable actions per tool step, by kind: ${names[0]}: ${breakdown(ours)}; ${names[1]}: ${breakdown(peer)}`);
+  console.log(
+    `billable actions per tool step, by kind: ${names[0]}: ${breakdown(ours)}; ${names[1]}: ${breakdown(peer)}`,
+  );
 }
 
 main().then(

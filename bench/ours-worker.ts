@@ -13,10 +13,21 @@ const OUTPUT_BYTES = Number(process.env.BENCH_OUTPUT_BYTES ?? 2_000);
 const page = ({ page }: { page: number }) => `page ${page}: ${'lorem ipsum '.repeat(OUTPUT_BYTES / 12)}`;
 
 /** The bench tool: fast and local, so it is declared `local` and runs as a local activity. */
-export const fetchDoc = defineTool({ name: 'fetch_doc', description: 'Returns a document page', parameters: z.object({ page: z.number().int() }), execute: page, local: true });
+export const fetchDoc = defineTool({
+  name: 'fetch_doc',
+  description: 'Returns a document page',
+  parameters: z.object({ page: z.number().int() }),
+  execute: page,
+  local: true,
+});
 
 /** The same tool as a normal activity, for the table's "tool as an activity" row. */
-export const fetchDocActivity = defineTool({ name: 'fetch_doc_activity', description: 'Returns a document page', parameters: z.object({ page: z.number().int() }), execute: page });
+export const fetchDocActivity = defineTool({
+  name: 'fetch_doc_activity',
+  description: 'Returns a document page',
+  parameters: z.object({ page: z.number().int() }),
+  execute: page,
+});
 
 function searchAttributeSetting(value: string | undefined): 'steps' | 'milestones' | false | undefined {
   if (value === undefined || value === '') return undefined;
@@ -32,7 +43,13 @@ async function main(): Promise<void> {
     connection,
     taskQueue: process.env.TASK_QUEUE!,
     registry: [fetchDoc, fetchDocActivity],
-    model: { baseURL: process.env.OPENAI_BASE_URL!, apiKey: 'bench', model: 'bench', requestTimeoutMs: 30_000, configured: true },
+    model: {
+      baseURL: process.env.OPENAI_BASE_URL!,
+      apiKey: 'bench',
+      model: 'bench',
+      requestTimeoutMs: 30_000,
+      configured: true,
+    },
     // BENCH_SEARCH_ATTRIBUTES=steps|milestones|off measures another setting than the default.
     searchAttributes: searchAttributeSetting(process.env.BENCH_SEARCH_ATTRIBUTES),
   });

@@ -20,7 +20,9 @@ async function main(): Promise<number> {
   if (!modelConfiguredInEnv()) {
     offline = await startOpenAICompatibleServer(demoModel);
     model = { ...model, baseURL: offline.baseURL, apiKey: 'offline', model: 'offline-demo', configured: true };
-    console.log(`No OPENAI_API_KEY or OPENAI_BASE_URL set: using the bundled offline scripted model (not a real LLM) at ${offline.baseURL}.`);
+    console.log(
+      `No OPENAI_API_KEY or OPENAI_BASE_URL set: using the bundled offline scripted model (not a real LLM) at ${offline.baseURL}.`,
+    );
   } else {
     console.log(`Model: ${model.model} at ${model.baseURL}`);
   }

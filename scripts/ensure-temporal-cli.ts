@@ -12,6 +12,8 @@ if (!process.env.TEMPORAL_ADDRESS && !hasTemporalCli()) {
   } catch (err) {
     // Not fatal here: a command that needs the CLI says so itself, and TEMPORAL_ADDRESS needs none.
     console.error(`[durable-agents] ${(err as Error).message}`);
-    console.error(`[durable-agents] commands that start the embedded dev server need one of:\n${HOW_TO_GET_THE_CLI.map((l) => `  ${l}`).join('\n')}`);
+    console.error(
+      `[durable-agents] commands that start the embedded dev server need one of:\n${HOW_TO_GET_THE_CLI.map((l) => `  ${l}`).join('\n')}`,
+    );
   }
 }

@@ -15,7 +15,8 @@ import { connectTemporal } from '../src/connection/temporal-env';
 import { exampleToolRegistry } from '../src/examples';
 
 async function main(turns: number): Promise<void> {
-  if (!Number.isInteger(turns) || turns < 1) throw new Error(`the number of turns must be a whole number >= 1, got ${process.argv[2]}`);
+  if (!Number.isInteger(turns) || turns < 1)
+    throw new Error(`the number of turns must be a whole number >= 1, got ${process.argv[2]}`);
   installRuntimeLogging('ERROR');
   let memoryIntact = true;
   // Answers "turn N" with "ack N", and checks that the previous turn is in what it sees.
@@ -39,13 +40,20 @@ async function main(turns: number): Promise<void> {
       const started = Date.now();
       let runs = 1;
       for (let n = 1; n <= turns; n++) {
-        const result = await sendMessage(temporal.client, id, { message: `turn ${n}` }, { taskQueue, options: { memoryWindow: 6 } });
+        const result = await sendMessage(
+          temporal.client,
+          id,
+          { message: `turn ${n}` },
+          { taskQueue, options: { memoryWindow: 6 } },
+        );
         if (result.content !== `ack ${n}`) throw new Error(`turn ${n} answered ${JSON.stringify(result.content)}`);
         if (n % 100 === 0 || n === turns) {
           const status = await conversationStatus(temporal.client, id);
           if (status.runs !== runs) console.log(`  continued as new: now run ${status.runs}`);
           runs = status.runs;
-          console.log(`turn ${n}: ${status.messageCount} messages, run ${status.runs}, ${Math.round((Date.now() - started) / n)} ms/turn`);
+          console.log(
+            `turn ${n}: ${status.messageCount} messages, run ${status.runs}, ${Math.round((Date.now() - started) / n)} ms/turn`,
+          );
         }
       }
       const status = await conversationStatus(temporal.client, id);
@@ -53,8 +61,12 @@ async function main(turns: number): Promise<void> {
       const transcript = await readTranscript(temporal.client, id);
       const closed = await endConversation(temporal.client, id);
       console.log('');
-      console.log(`conversation ${id}: ${closed.turns} turns in ${((Date.now() - started) / 1000).toFixed(1)} s, ${status.runs} workflow runs under one id`);
-      console.log(`current run: ${description.historyLength} history events; transcript read back across runs: ${transcript.messages.length} messages`);
+      console.log(
+        `conversation ${id}: ${closed.turns} turns in ${((Date.now() - started) / 1000).toFixed(1)} s, ${status.runs} workflow runs under one id`,
+      );
+      console.log(
+        `current run: ${description.historyLength} history events; transcript read back across runs: ${transcript.messages.length} messages`,
+      );
       console.log(`memory window intact at every turn: ${memoryIntact ? 'yes' : 'NO'}`);
       if (transcript.messages.length !== turns * 2 || !memoryIntact || closed.turns !== turns) process.exitCode = 1;
     });

@@ -26,7 +26,15 @@ export {
   type OpenAIToolSpec,
   type RegisterOptions,
 } from './worker/tools';
-export { loadMcpConfig, mcpServersFromEnv, parseMcpServers, type McpServers, type McpServerConfig, type McpStdioServer, type McpHttpServer } from './worker/mcp/mcp-config';
+export {
+  loadMcpConfig,
+  mcpServersFromEnv,
+  parseMcpServers,
+  type McpServers,
+  type McpServerConfig,
+  type McpStdioServer,
+  type McpHttpServer,
+} from './worker/mcp/mcp-config';
 
 // Workers.
 export { AgentsPlugin, type AgentsPluginOptions } from './worker/agents-plugin';
@@ -38,7 +46,15 @@ export { connectTemporal, workflowUrl, type EmbeddedOptions, type TemporalEnv } 
 export { defaultTaskQueue } from './connection/task-queue';
 
 // Clients: runs.
-export { startAgentRun, runOutcome, type AgentRunHandle, type AgentRunWorkflow, type RunOutcome, type RunRequest, type StartRunOptions } from './client/run-agent';
+export {
+  startAgentRun,
+  runOutcome,
+  type AgentRunHandle,
+  type AgentRunWorkflow,
+  type RunOutcome,
+  type RunRequest,
+  type StartRunOptions,
+} from './client/run-agent';
 export { listAgents } from './client/list-agents';
 export { listAgentRuns, type AgentRunSummary } from './client/list-runs';
 // Clients: conversations.
@@ -54,7 +70,14 @@ export {
   type SentMessage,
 } from './client/conversations';
 // Clients: any run or conversation id.
-export { readStatus, readTranscript, decideApproval, cancelWork, type StatusReport, type RunStatusReport } from './client/agent-workflows';
+export {
+  readStatus,
+  readTranscript,
+  decideApproval,
+  cancelWork,
+  type StatusReport,
+  type RunStatusReport,
+} from './client/agent-workflows';
 export { ClientError, type ClientErrorKind } from './client/client-error';
 export { streamEvents, isTurnEnd, type StreamEventsOptions } from './client/event-stream';
 export { toolOutcomesInHistory } from './client/tool-results';
@@ -63,14 +86,33 @@ export { toolOutcomesInHistory } from './client/tool-results';
 export { installTracing, tracingFromEnv, flushTracing, type TracingOptions } from './telemetry/tracing';
 
 // Low level: one model call, one tool call, for a loop of your own outside any workflow.
-export { chatModel, executeToolCall, type ChatModel, type GenerateOptions, type ToolSpec } from './worker/models/low-level';
+export {
+  chatModel,
+  executeToolCall,
+  type ChatModel,
+  type GenerateOptions,
+  type ToolSpec,
+} from './worker/models/low-level';
 
 // Types shared by workers, clients and workflows.
 export type * from './core/types';
 export type { AgentSettings, ResolvedAgent } from './core/agents';
-export type { ConversationOptions, ConversationResult, ConversationStatus, TurnInput, TranscriptPage } from './core/conversation';
+export type {
+  ConversationOptions,
+  ConversationResult,
+  ConversationStatus,
+  TurnInput,
+  TranscriptPage,
+} from './core/conversation';
 export type { AgentEvent, AgentEventBody, EventPage, EventsRequest, TextBatch } from './core/agent-events';
 export type { AgentActivities, AgentSummary } from './common/activity-interface';
 export { AGENT_EVENT_TYPES } from './core/agent-events';
-export { AGENT_SEARCH_ATTRIBUTES, AGENT_SEARCH_STATUSES, agentListQuery, type AgentSearchStatus, type AgentListFilter, type SearchAttributeUpdates } from './core/search-attributes';
+export {
+  AGENT_SEARCH_ATTRIBUTES,
+  AGENT_SEARCH_STATUSES,
+  agentListQuery,
+  type AgentSearchStatus,
+  type AgentListFilter,
+  type SearchAttributeUpdates,
+} from './core/search-attributes';
 export { DEFAULT_MAX_ITERATIONS, parseDuration, validateAgentInput } from './core';

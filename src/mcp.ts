@@ -4,5 +4,10 @@
  * (`createMcpHttpServer`). For the MCP servers whose tools your agents use, see `mcpServers` on
  * the plugin (`durable-agents`).
  */
-export { createAgentMcpServer, progressText, toolResult, type AgentMcpServerOptions } from './mcp-server/agent-mcp-server';
+export {
+  createAgentMcpServer,
+  progressText,
+  toolResult,
+  type AgentMcpServerOptions,
+} from './mcp-server/agent-mcp-server';
 export { createMcpHttpServer } from './mcp-server/mcp-http-server';

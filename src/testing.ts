@@ -6,4 +6,10 @@
  * @experimental More of a test kit (a test environment with a dev server and worker) is coming;
  * names may change until then.
  */
-export { startOpenAICompatibleServer, type ChatAnswer, type ChatHandler, type ChatRequest, type OpenAICompatibleServer } from './testing/openai-compatible-server';
+export {
+  startOpenAICompatibleServer,
+  type ChatAnswer,
+  type ChatHandler,
+  type ChatRequest,
+  type OpenAICompatibleServer,
+} from './testing/openai-compatible-server';

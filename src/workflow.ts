@@ -27,5 +27,12 @@ export {
 } from './common/definitions';
 export type * from './core/types';
 export type { AgentEvent, AgentEventBody, EventPage, EventsRequest, TextBatch } from './core/agent-events';
-export type { ConversationInput, ConversationOptions, ConversationResult, ConversationStatus, TurnInput, TranscriptPage } from './core/conversation';
+export type {
+  ConversationInput,
+  ConversationOptions,
+  ConversationResult,
+  ConversationStatus,
+  TurnInput,
+  TranscriptPage,
+} from './core/conversation';
 export type { ConversationTurnResult } from './core/types';

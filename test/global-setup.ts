@@ -22,4 +22,11 @@ export default async function globalSetup(): Promise<void> {
 }
 
 const noop = () => undefined;
-const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: (m: string) => console.error(m) };
+const quietLogger = {
+  log: noop,
+  trace: noop,
+  debug: noop,
+  info: noop,
+  warn: noop,
+  error: (m: string) => console.error(m),
+};

@@ -16,7 +16,13 @@ const PAGE = `page 1: ${'lorem ipsum '.repeat(Number(process.env.BENCH_OUTPUT_BY
 export async function askTheModel(message: string, step: number): Promise<void> {
   const messages: unknown[] = [{ role: 'user', content: message }];
   for (let i = 0; i < step; i++) {
-    messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `call_${i}`, type: 'function', function: { name: 'fetch_doc', arguments: `{"page":${i + 1}}` } }] });
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: `call_${i}`, type: 'function', function: { name: 'fetch_doc', arguments: `{"page":${i + 1}}` } },
+      ],
+    });
     messages.push({ role: 'tool', tool_call_id: `call_${i}`, content: PAGE });
   }
   const response = await fetch(`${process.env.OPENAI_BASE_URL}/chat/completions`, {

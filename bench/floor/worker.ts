@@ -9,7 +9,12 @@ import * as activities from './activities';
 async function main(): Promise<void> {
   installRuntimeLogging('ERROR');
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  const worker = await Worker.create({ connection, taskQueue: process.env.TASK_QUEUE!, workflowsPath: require.resolve('./workflows'), activities });
+  const worker = await Worker.create({
+    connection,
+    taskQueue: process.env.TASK_QUEUE!,
+    workflowsPath: require.resolve('./workflows'),
+    activities,
+  });
   console.log('floor worker ready');
   await worker.run();
   await connection.close();

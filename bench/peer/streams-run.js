@@ -10,7 +10,11 @@ const [words, delayMs, subscribers] = process.argv.slice(2).map(Number);
 const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS });
 const client = new Client({ connection });
 const workflowId = `peer-stream-${randomUUID()}`;
-const handle = await client.workflow.start('streamedAnswer', { taskQueue: process.env.TASK_QUEUE, workflowId, args: [words, delayMs] });
+const handle = await client.workflow.start('streamedAnswer', {
+  taskQueue: process.env.TASK_QUEUE,
+  workflowId,
+  args: [words, delayMs],
+});
 const latencies = [];
 const subscribe = async (record) => {
   const stream = WorkflowStreamClient.create(client, workflowId).topic('text');

@@ -121,13 +121,22 @@ async function followTurn(
   const finished = result.then((turn) => ({ turn }));
   finished.catch(() => undefined); // awaited below
   // With --json the answer is in the turn's object; only steps are shown (on stderr).
-  const printer = new EventPrinter({ text: (text) => (json ? undefined : io.prompt(text)), note: io.note }, { textPrefix: 'agent> ', modelCalls: true, approvals: false });
-  const stopWatching = watchProgress(client, conversationId, 'conversation', { retry: (r) => io.note(`  ! ${retryText(r)}`) });
+  const printer = new EventPrinter(
+    { text: (text) => (json ? undefined : io.prompt(text)), note: io.note },
+    { textPrefix: 'agent> ', modelCalls: true, approvals: false },
+  );
+  const stopWatching = watchProgress(client, conversationId, 'conversation', {
+    retry: (r) => io.note(`  ! ${retryText(r)}`),
+  });
   const stop = new AbortController();
   let ourTurn: number | undefined;
   const events = (async () => {
     try {
-      for await (const e of streamEvents(client, conversationId, { after, signal: stop.signal, until: (e) => ourTurn !== undefined && isTurnEnd(e, ourTurn) })) {
+      for await (const e of streamEvents(client, conversationId, {
+        after,
+        signal: stop.signal,
+        until: (e) => ourTurn !== undefined && isTurnEnd(e, ourTurn),
+      })) {
         if (e.type === 'turn_started' && ourTurn === undefined && e.message === message) ourTurn = e.turn;
         printer.show(e);
         if (e.type === 'approval_requested') await askApproval(client, conversationId, e, io, ask);
@@ -159,5 +168,7 @@ async function askApproval(
   const reply = (await ask(`  approve ${p.summary}? [y = approve, n or a reason = reject] `))?.trim() ?? '';
   const approve = /^y(es)?$/i.test(reply);
   const reason = !approve && reply && !/^no?$/i.test(reply) ? reply : undefined;
-  await decideApproval(client, conversationId, { callId: p.callId, approve, ...(reason ? { reason } : {}) }).catch((err: Error) => io.note(`  could not decide: ${err.message}`));
+  await decideApproval(client, conversationId, { callId: p.callId, approve, ...(reason ? { reason } : {}) }).catch(
+    (err: Error) => io.note(`  could not decide: ${err.message}`),
+  );
 }

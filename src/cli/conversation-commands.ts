@@ -29,16 +29,33 @@ export interface CommandIO {
  * ran out, 130 Ctrl+C while waiting. `status`, `history`, `approve`, `reject` and `cancel` take
  * the id of a one-shot run too. Failures people can act on throw a `ClientError`.
  */
-export async function runConversationCommand(cmd: ConversationCommand, taskQueue: string, io: CommandIO, localWorker?: LocalWorker): Promise<number> {
+export async function runConversationCommand(
+  cmd: ConversationCommand,
+  taskQueue: string,
+  io: CommandIO,
+  localWorker?: LocalWorker,
+): Promise<number> {
   // Commands that start work on the task queue need a worker there; the others act on a workflow by its id.
   const needsWorker = cmd.kind === 'chat' || cmd.kind === 'send' || cmd.kind === 'agents';
-  const session = await openSession({ taskQueue, localWorker, needsWorker, note: (line) => (cmd.json ? undefined : io.stderr(line)) });
+  const session = await openSession({
+    taskQueue,
+    localWorker,
+    needsWorker,
+    note: (line) => (cmd.json ? undefined : io.stderr(line)),
+  });
   const print = (json: unknown, text: string) => io.stdout(cmd.json ? JSON.stringify(json) : text);
   try {
     return await session.run(async () => {
       const { client } = session;
       // Commands on an existing workflow are answered by a worker on its own task queue.
-      if (!session.localWorker && (cmd.kind === 'status' || cmd.kind === 'history' || cmd.kind === 'approve' || cmd.kind === 'reject' || cmd.kind === 'end')) {
+      if (
+        !session.localWorker &&
+        (cmd.kind === 'status' ||
+          cmd.kind === 'history' ||
+          cmd.kind === 'approve' ||
+          cmd.kind === 'reject' ||
+          cmd.kind === 'end')
+      ) {
         await requireWorkerFor(client, cmd.conversationId);
       }
       switch (cmd.kind) {
@@ -72,7 +89,10 @@ export async function runConversationCommand(cmd: ConversationCommand, taskQueue
           };
           if (cmd.noWait) {
             warn((await queueMessage(client, cmd.conversationId, turn, start)).wasOpen);
-            print({ conversationId: cmd.conversationId, queued: true }, `Queued for ${cmd.conversationId}; see it with: ${hintCommand()} status ${cmd.conversationId}`);
+            print(
+              { conversationId: cmd.conversationId, queued: true },
+              `Queued for ${cmd.conversationId}; see it with: ${hintCommand()} status ${cmd.conversationId}`,
+            );
             return 0;
           }
           const sent = await startMessage(client, cmd.conversationId, turn, start, { note: io.stderr });
@@ -83,14 +103,24 @@ export async function runConversationCommand(cmd: ConversationCommand, taskQueue
             const result = await session.scoped(() => {
               stopWatching = watchProgress(client, cmd.conversationId, 'conversation', {
                 retry: (r) => io.stderr(retryText(r)),
-                failing: (reason) => io.stderr(`The conversation makes no progress: its workers fail its workflow tasks: ${reason}`),
+                failing: (reason) =>
+                  io.stderr(`The conversation makes no progress: its workers fail its workflow tasks: ${reason}`),
               });
               return Promise.race([sent.result(), stopped.reason]);
             });
             if (typeof result === 'string') {
               const follow = `Stopped waiting; the turn goes on in ${cmd.conversationId}. Follow it with: ${hintCommand()} status ${cmd.conversationId}`;
               io.stderr(follow);
-              if (cmd.json) print({ conversationId: cmd.conversationId, status: 'running', error: follow, errorType: 'Client.StillRunning' }, '');
+              if (cmd.json)
+                print(
+                  {
+                    conversationId: cmd.conversationId,
+                    status: 'running',
+                    error: follow,
+                    errorType: 'Client.StillRunning',
+                  },
+                  '',
+                );
               return result === 'interrupted' ? 130 : 3;
             }
             print(turnJson(result), outcomeText(result, session.uiLink(cmd.conversationId)));
@@ -112,22 +142,42 @@ export async function runConversationCommand(cmd: ConversationCommand, taskQueue
         }
         case 'approve':
         case 'reject': {
-          const decision = { callId: cmd.callId, approve: cmd.kind === 'approve', ...(cmd.reason ? { reason: cmd.reason } : {}) };
+          const decision = {
+            callId: cmd.callId,
+            approve: cmd.kind === 'approve',
+            ...(cmd.reason ? { reason: cmd.reason } : {}),
+          };
           const r = await decideApproval(client, cmd.conversationId, decision);
-          print(r, `${r.approved ? 'Approved' : 'Rejected'} ${r.callId}${r.stillPending ? ` (${r.stillPending} more awaiting approval)` : ''}`);
+          print(
+            r,
+            `${r.approved ? 'Approved' : 'Rejected'} ${r.callId}${r.stillPending ? ` (${r.stillPending} more awaiting approval)` : ''}`,
+          );
           return 0;
         }
         case 'cancel': {
           const r = await cancelWork(client, cmd.conversationId);
-          if (r.kind === 'run') print({ workflowId: cmd.conversationId, cancelled: 'run' }, `Cancelling the run ${cmd.conversationId}; it ends with status "cancelled".`);
-          else print({ conversationId: cmd.conversationId, cancelledTurn: r.turn }, `Cancelled turn ${r.turn} of ${cmd.conversationId}`);
+          if (r.kind === 'run')
+            print(
+              { workflowId: cmd.conversationId, cancelled: 'run' },
+              `Cancelling the run ${cmd.conversationId}; it ends with status "cancelled".`,
+            );
+          else
+            print(
+              { conversationId: cmd.conversationId, cancelledTurn: r.turn },
+              `Cancelled turn ${r.turn} of ${cmd.conversationId}`,
+            );
           return 0;
         }
         case 'agents': {
           const agents = await listAgents(client, { taskQueue });
           const text = agents.length
             ? agents
-                .map((a) => [`${a.name}${a.description ? `: ${a.description}` : ''}`, `  tools: ${a.tools.join(', ') || 'none'}${a.model ? `; model: ${a.model}` : ''}${a.structuredOutput ? '; structured output' : ''}`].join('\n'))
+                .map((a) =>
+                  [
+                    `${a.name}${a.description ? `: ${a.description}` : ''}`,
+                    `  tools: ${a.tools.join(', ') || 'none'}${a.model ? `; model: ${a.model}` : ''}${a.structuredOutput ? '; structured output' : ''}`,
+                  ].join('\n'),
+                )
                 .join('\n')
             : `The workers of task queue "${taskQueue}" have no named agents; runs use every registered tool.`;
           print(agents, text);

@@ -57,7 +57,9 @@ export class EventPrinter {
         // text shown so far needs saying: it is void, the answer starts over.
         if (!this.midLine) break;
         this.endLine();
-        this.out.note(`  ! model call ${this.iterations.get(event.call) ?? event.call} was retried (attempt ${event.attempt}); its answer starts over:`);
+        this.out.note(
+          `  ! model call ${this.iterations.get(event.call) ?? event.call} was retried (attempt ${event.attempt}); its answer starts over:`,
+        );
         break;
       case 'tool_call_started':
         this.endLine();
@@ -71,10 +73,13 @@ export class EventPrinter {
       }
       case 'approval_requested':
         this.endLine();
-        if (this.options.approvals !== false) this.out.note(`  ? ${event.summary} awaits approval [call ${event.callId}]`);
+        if (this.options.approvals !== false)
+          this.out.note(`  ? ${event.summary} awaits approval [call ${event.callId}]`);
         break;
       case 'approval_decided':
-        this.out.note(`  ${event.approved ? 'approved' : 'rejected'} ${event.callId}${event.reason ? `: ${event.reason}` : ''}`);
+        this.out.note(
+          `  ${event.approved ? 'approved' : 'rejected'} ${event.callId}${event.reason ? `: ${event.reason}` : ''}`,
+        );
         break;
       case 'turn_completed':
         this.answerShown = this.midLine && event.result.status === 'completed';

@@ -51,21 +51,32 @@ export function statusText(s: StatusReport, uiLink: string | undefined): string 
   const lines: string[] = [];
   if (s.kind === 'run') {
     lines.push(`Run ${s.workflowId}: ${words(s.state)}`);
-    lines.push(`  ${plural(s.iteration, 'LLM call')}${s.maxIterations ? ` of at most ${s.maxIterations}` : ''}, ${plural(s.toolExecutionCount, 'tool execution')}, ${s.usage.totalTokens} tokens`);
+    lines.push(
+      `  ${plural(s.iteration, 'LLM call')}${s.maxIterations ? ` of at most ${s.maxIterations}` : ''}, ${plural(s.toolExecutionCount, 'tool execution')}, ${s.usage.totalTokens} tokens`,
+    );
     if (s.error) lines.push(`  error: ${s.error}${s.errorType ? ` (${s.errorType})` : ''}`);
   } else {
-    lines.push(`Conversation ${s.conversationId}: ${words(s.state)}${s.closeReason ? ` (${words(s.closeReason)})` : ''}`);
-    lines.push(`  ${plural(s.turns, 'turn')}, ${plural(s.messageCount, 'message')}, ${s.usage.totalTokens} tokens${s.runs > 1 ? `, ${s.runs} workflow runs (continue-as-new)` : ''}`);
-    if (s.currentTurn) lines.push(`  turn ${s.currentTurn.turn}: model call ${s.currentTurn.iteration} of at most ${s.currentTurn.maxIterations}`);
+    lines.push(
+      `Conversation ${s.conversationId}: ${words(s.state)}${s.closeReason ? ` (${words(s.closeReason)})` : ''}`,
+    );
+    lines.push(
+      `  ${plural(s.turns, 'turn')}, ${plural(s.messageCount, 'message')}, ${s.usage.totalTokens} tokens${s.runs > 1 ? `, ${s.runs} workflow runs (continue-as-new)` : ''}`,
+    );
+    if (s.currentTurn)
+      lines.push(
+        `  turn ${s.currentTurn.turn}: model call ${s.currentTurn.iteration} of at most ${s.currentTurn.maxIterations}`,
+      );
   }
   const running = s.kind === 'run' ? s.pendingToolCalls : (s.currentTurn?.pendingToolCalls ?? []);
   const waiting = new Set(s.pendingApprovals.map((p) => p.callId));
-  for (const c of running) if (!waiting.has(c.id)) lines.push(`  running ${toolCallSummary(c.name, c.arguments)} [${c.id}]`);
+  for (const c of running)
+    if (!waiting.has(c.id)) lines.push(`  running ${toolCallSummary(c.name, c.arguments)} [${c.id}]`);
   const id = s.kind === 'run' ? s.workflowId : s.conversationId;
   for (const p of s.pendingApprovals) lines.push(...approvalHint(id, p).map((line) => `  ${line}`));
   if (s.kind === 'conversation') {
     if (s.queuedMessages) lines.push(`  ${plural(s.queuedMessages, 'message')} queued`);
-    if (s.rejectedMessages.count) lines.push(`  ${s.rejectedMessages.count} queued message(s) dropped; last: ${s.rejectedMessages.lastError}`);
+    if (s.rejectedMessages.count)
+      lines.push(`  ${s.rejectedMessages.count} queued message(s) dropped; last: ${s.rejectedMessages.lastError}`);
   }
   if (uiLink) lines.push(`  Temporal UI: ${uiLink}`);
   return lines.join('\n');
@@ -85,6 +96,10 @@ export function listText(runs: AgentRunSummary[], query: string): string {
   ]);
   const header = ['ID', 'KIND', 'STATUS', 'AGENT', 'MODEL', 'CALLS', 'TOKENS', 'STARTED (UTC)'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line), '', `(query: ${query})`].join('\n');
 }

@@ -5,10 +5,15 @@ import type { RunOutcome } from '../client/run-agent';
  * The human-readable report: the answer (unless `answerShown`: it was streamed already), each
  * tool execution, and the run's Web UI link.
  */
-export function outcomeText(outcome: RunOutcome, uiLink: string | undefined, options: { answerShown?: boolean } = {}): string {
+export function outcomeText(
+  outcome: RunOutcome,
+  uiLink: string | undefined,
+  options: { answerShown?: boolean } = {},
+): string {
   const lines: string[] = [];
   if (outcome.status === 'failed') lines.push(`Run failed: ${outcome.error ?? 'unknown error'}`);
-  else if (outcome.status === 'immediate') lines.push('Returned immediately after its tools ran (no final answer from the LLM).');
+  else if (outcome.status === 'immediate')
+    lines.push('Returned immediately after its tools ran (no final answer from the LLM).');
   else if (outcome.status === 'cancelled') lines.push('Cancelled.');
   else if (!options.answerShown) lines.push(outcome.content ?? '');
   if (outcome.status === 'max_iterations' || outcome.status === 'time_limit') lines.push(`(status: ${outcome.status})`);
@@ -16,11 +21,18 @@ export function outcomeText(outcome: RunOutcome, uiLink: string | undefined, opt
     lines.push('', 'Tool executions:');
     for (const e of outcome.toolExecutions) {
       const notes = [e.immediate ? 'immediate' : '', e.approval ?? ''].filter(Boolean).join(', ');
-      lines.push(`  ${e.error ? '✗' : '✓'} ${toolCallSummary(e.name, e.arguments)} → ${e.result}${notes ? `  (${notes})` : ''}`);
+      lines.push(
+        `  ${e.error ? '✗' : '✓'} ${toolCallSummary(e.name, e.arguments)} → ${e.result}${notes ? `  (${notes})` : ''}`,
+      );
     }
   }
   const u = outcome.usage;
-  lines.push('', `${outcome.iterations} LLM call${outcome.iterations === 1 ? '' : 's'}, ${u.totalTokens} tokens (${u.promptTokens} prompt, ${u.completionTokens} completion)`);
-  lines.push(uiLink ? `Temporal UI: ${uiLink}` : `Workflow id: ${outcome.workflowId} (set TEMPORAL_UI_URL to get a Web UI link)`);
+  lines.push(
+    '',
+    `${outcome.iterations} LLM call${outcome.iterations === 1 ? '' : 's'}, ${u.totalTokens} tokens (${u.promptTokens} prompt, ${u.completionTokens} completion)`,
+  );
+  lines.push(
+    uiLink ? `Temporal UI: ${uiLink}` : `Workflow id: ${outcome.workflowId} (set TEMPORAL_UI_URL to get a Web UI link)`,
+  );
   return lines.join('\n');
 }

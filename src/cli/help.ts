@@ -61,7 +61,9 @@ export const HELP_COMMANDS: readonly string[] = SUMMARIES.flatMap(([, commands])
 export function overviewHelp(): string {
   const me = commandName();
   const width = Math.max(...SUMMARIES.flatMap(([, commands]) => commands.map(([, synopsis]) => synopsis.length))) + 2;
-  const groups = SUMMARIES.map(([group, commands]) => [`${group}:`, ...commands.map(([, synopsis, summary]) => `  ${synopsis.padEnd(width)}${summary}`)].join('\n'));
+  const groups = SUMMARIES.map(([group, commands]) =>
+    [`${group}:`, ...commands.map(([, synopsis, summary]) => `  ${synopsis.padEnd(width)}${summary}`)].join('\n'),
+  );
   return `${me}: run tool-calling AI agents as durable Temporal workflows
 
 usage: ${me} <command> [options]
@@ -134,8 +136,14 @@ ${JSON_HELP}`,
   Closes conversation <id> once the messages it has accepted are answered (it takes no new ones),
   and prints its totals.
 ${JSON_HELP}`,
-    status: idCommand('status', 'Prints what the run or conversation is doing: its state, turn, pending tool calls and approvals, usage.'),
-    history: idCommand('history', 'Prints the messages of the run or conversation (a conversation: its whole transcript).'),
+    status: idCommand(
+      'status',
+      'Prints what the run or conversation is doing: its state, turn, pending tool calls and approvals, usage.',
+    ),
+    history: idCommand(
+      'history',
+      'Prints the messages of the run or conversation (a conversation: its whole transcript).',
+    ),
     cancel: idCommand('cancel', 'Cancels a one-shot run, or the turn under way in a conversation (which stays open).'),
     approve: `usage: ${me} approve <id> <callId> [--json]
 

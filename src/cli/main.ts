@@ -65,31 +65,59 @@ export async function main(argv: string[], host: CliHost = {}): Promise<number> 
   if (isConversationCommand(command)) {
     const cmd = parseConversationArgs(command, rest, registered);
     logging();
-    return runConversationCommand(cmd, taskQueue, {
-      stdin: process.stdin,
-      stdout: (text) => console.log(text),
-      stderr: (line) => console.error(line),
-      write: (text, toStderr) => (toStderr ? process.stderr : process.stdout).write(text),
-    }, host.localWorker);
+    return runConversationCommand(
+      cmd,
+      taskQueue,
+      {
+        stdin: process.stdin,
+        stdout: (text) => console.log(text),
+        stderr: (line) => console.error(line),
+        write: (text, toStderr) => (toStderr ? process.stderr : process.stdout).write(text),
+      },
+      host.localWorker,
+    );
   }
-  if (command !== 'run') throw new UsageError(`unknown command "${command}" (the commands: ${HELP_COMMANDS.join(', ')})`);
+  if (command !== 'run')
+    throw new UsageError(`unknown command "${command}" (the commands: ${HELP_COMMANDS.join(', ')})`);
   const { input, workflowId, waitMs, json, events } = parseRunArgs(rest, registered);
   // The run's outcome says what failed; the SDK's per-attempt warnings would only repeat it.
   logging();
   const note = (line: string) => process.stderr.write(`${line}\n`);
   // Text mode shows the answer as it is written (stdout) and each step (stderr); --events prints every event.
   const printer = json || events ? undefined : new EventPrinter({ text: (text) => process.stdout.write(text), note });
-  const onEvent = events ? (e: AgentEvent) => console.log(JSON.stringify(e)) : printer ? (e: AgentEvent) => printer.show(e) : undefined;
-  const r = await runFromCommandLine({ input, workflowId, waitMs, taskQueue, localWorker: host.localWorker, note: json || events ? () => undefined : note, alert: note, onEvent });
+  const onEvent = events
+    ? (e: AgentEvent) => console.log(JSON.stringify(e))
+    : printer
+      ? (e: AgentEvent) => printer.show(e)
+      : undefined;
+  const r = await runFromCommandLine({
+    input,
+    workflowId,
+    waitMs,
+    taskQueue,
+    localWorker: host.localWorker,
+    note: json || events ? () => undefined : note,
+    alert: note,
+    onEvent,
+  });
   if ('outcome' in r) {
     printer?.endLine();
     if (json) console.log(JSON.stringify(outcomeJson(r.outcome)));
     else if (!events) console.log(outcomeText(r.outcome, r.uiLink, { answerShown: printer?.answerShown ?? false }));
-    if (r.outcome.status === 'failed' && r.outcome.errorType === 'Agent.UnknownAgent') note(`Is the agent's worker on another task queue? Pick it with ${TASK_QUEUE_HINT}.`);
+    if (r.outcome.status === 'failed' && r.outcome.errorType === 'Agent.UnknownAgent')
+      note(`Is the agent's worker on another task queue? Pick it with ${TASK_QUEUE_HINT}.`);
     return r.outcome.status === 'failed' ? 1 : 0;
   }
   note(r.followUp);
-  if (json) console.log(JSON.stringify({ workflowId: r.workflowId, status: 'running', error: r.followUp, errorType: 'Client.StillRunning' }));
+  if (json)
+    console.log(
+      JSON.stringify({
+        workflowId: r.workflowId,
+        status: 'running',
+        error: r.followUp,
+        errorType: 'Client.StillRunning',
+      }),
+    );
   return r.stoppedWaiting === 'interrupted' ? 130 : 3;
 }
 
@@ -118,7 +146,11 @@ export function runMain(argv: string[] = process.argv.slice(2), host: CliHost = 
     (code) => process.exit(code),
     (err) => {
       const message = err instanceof Error ? err.message : String(err);
-      console.error(err instanceof UsageError ? `${commandName()}: ${message}\n${usageOf(argv[0] === 'help' ? undefined : argv[0])}` : `${commandName()}: ${message}`);
+      console.error(
+        err instanceof UsageError
+          ? `${commandName()}: ${message}\n${usageOf(argv[0] === 'help' ? undefined : argv[0])}`
+          : `${commandName()}: ${message}`,
+      );
       // Under --json, stdout always holds exactly one JSON object, errors included.
       if (argv.includes('--json')) console.log(JSON.stringify({ error: message, errorType: errorType(err) }));
       process.exit(2);

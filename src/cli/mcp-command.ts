@@ -34,13 +34,25 @@ export interface McpCommand {
 
 /** Parses `mcp` arguments. */
 export function parseMcpArgs(argv: string[]): McpCommand {
-  const { values, positionals } = parseFlags(argv, { http: { type: 'boolean', default: false }, port: { type: 'string' }, host: { type: 'string' }, agents: { type: 'string' }, 'task-queue': { type: 'string' } });
+  const { values, positionals } = parseFlags(argv, {
+    http: { type: 'boolean', default: false },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    agents: { type: 'string' },
+    'task-queue': { type: 'string' },
+  });
   if (positionals.length) throw new UsageError(`mcp takes no arguments, got ${positionals.join(' ')}`);
   const port = values.port === undefined ? 3001 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (0-65535), got "${values.port}"`);
-  if (!values.http && (values.port !== undefined || values.host !== undefined)) throw new UsageError('--port and --host go with --http (stdio needs neither)');
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port must be a port number (0-65535), got "${values.port}"`);
+  if (!values.http && (values.port !== undefined || values.host !== undefined))
+    throw new UsageError('--port and --host go with --http (stdio needs neither)');
   const command: McpCommand = { transport: values.http ? 'http' : 'stdio', port, host: values.host ?? '127.0.0.1' };
-  if (values.agents !== undefined) command.agents = values.agents.split(',').map((a) => a.trim()).filter(Boolean);
+  if (values.agents !== undefined)
+    command.agents = values.agents
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean);
   if (values['task-queue'] !== undefined) {
     const problem = taskQueueProblem(values['task-queue']);
     if (problem) throw new UsageError(problem);
@@ -61,7 +73,9 @@ export async function serveMcp(argv: string[], localWorker?: LocalWorker): Promi
   // The same bearer tokens, CORS origins and rate limit as the HTTP API (AGENT_HTTP_*).
   const access = command.transport === 'http' ? httpAccessFromEnv() : {};
   if (command.transport === 'http' && !access.tokens?.length && !isLoopback(command.host)) {
-    throw new UsageError(`--host ${command.host} would expose the agents to the network without authentication: set AGENT_HTTP_TOKENS (comma-separated bearer tokens) or keep the default 127.0.0.1`);
+    throw new UsageError(
+      `--host ${command.host} would expose the agents to the network without authentication: set AGENT_HTTP_TOKENS (comma-separated bearer tokens) or keep the default 127.0.0.1`,
+    );
   }
   const note = (line: string) => process.stderr.write(`${line}\n`);
   installRuntimeLogging('WARN', { handleSignals: false });
@@ -78,24 +92,43 @@ export async function serveMcp(argv: string[], localWorker?: LocalWorker): Promi
   try {
     for (const line of describeTemporal(temporal)) note(line);
     if (temporal.mode !== 'configured' && localWorker) {
-      worker = await createAgentWorker({ connection: temporal.nativeConnection, namespace: temporal.namespace, taskQueue, model: localWorker.model ?? modelConfigFromEnv(), registry: localWorker.registry, agents: localWorker.agents, mcpServers });
+      worker = await createAgentWorker({
+        connection: temporal.nativeConnection,
+        namespace: temporal.namespace,
+        taskQueue,
+        model: localWorker.model ?? modelConfigFromEnv(),
+        registry: localWorker.registry,
+        agents: localWorker.agents,
+        mcpServers,
+      });
       workerDone = worker.run();
     } else await requireWorker(temporal.client, taskQueue, TASK_QUEUE_HINT);
     let agents: AgentSummary[] = await listAgents(temporal.client, { taskQueue });
     if (command.agents) {
       const unknown = command.agents.filter((a) => !agents.some((s) => s.name === a));
-      if (unknown.length) throw new UsageError(`--agents: no agent named ${unknown.join(', ')} on task queue "${taskQueue}" (agents: ${agents.map((a) => a.name).join(', ') || 'none'})`);
+      if (unknown.length)
+        throw new UsageError(
+          `--agents: no agent named ${unknown.join(', ')} on task queue "${taskQueue}" (agents: ${agents.map((a) => a.name).join(', ') || 'none'})`,
+        );
       agents = agents.filter((a) => command.agents!.includes(a.name));
     }
-    if (agents.length === 0) note(`Warning: the workers of task queue "${taskQueue}" serve no named agents, so there are no tools to offer.`);
-    const options = { client: temporal.client, taskQueue, agents, workflowUrl: (id: string) => workflowUrl(temporal.uiUrl, temporal.namespace, id) };
+    if (agents.length === 0)
+      note(`Warning: the workers of task queue "${taskQueue}" serve no named agents, so there are no tools to offer.`);
+    const options = {
+      client: temporal.client,
+      taskQueue,
+      agents,
+      workflowUrl: (id: string) => workflowUrl(temporal.uiUrl, temporal.namespace, id),
+    };
     if (command.transport === 'stdio') {
       const transport = new StdioServerTransport();
       const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
       // The client closing stdin is the end of the session.
       process.stdin.once('end', stop);
       await createAgentMcpServer(options).connect(transport);
-      note(`durable-agents MCP server on stdio: agents ${agents.map((a) => a.name).join(', ') || 'none'} (task queue "${taskQueue}")`);
+      note(
+        `durable-agents MCP server on stdio: agents ${agents.map((a) => a.name).join(', ') || 'none'} (task queue "${taskQueue}")`,
+      );
       await Promise.race([closed, once(stopped.signal, 'abort')]);
       await transport.close().catch(() => undefined);
     } else {
@@ -104,8 +137,14 @@ export async function serveMcp(argv: string[], localWorker?: LocalWorker): Promi
       const [err] = await Promise.race([once(http, 'listening').then(() => [undefined]), once(http, 'error')]);
       if (err) throw new Error(`cannot listen on ${command.host}:${command.port}: ${(err as Error).message}`);
       const address = http.address() as AddressInfo;
-      note(`durable-agents MCP server on http://${address.address}:${address.port}/mcp (streamable HTTP): agents ${agents.map((a) => a.name).join(', ') || 'none'} (task queue "${taskQueue}")`);
-      note(access.tokens?.length ? `Bearer tokens required (${access.tokens.length} configured).` : 'No AGENT_HTTP_TOKENS: loopback only, without authentication.');
+      note(
+        `durable-agents MCP server on http://${address.address}:${address.port}/mcp (streamable HTTP): agents ${agents.map((a) => a.name).join(', ') || 'none'} (task queue "${taskQueue}")`,
+      );
+      note(
+        access.tokens?.length
+          ? `Bearer tokens required (${access.tokens.length} configured).`
+          : 'No AGENT_HTTP_TOKENS: loopback only, without authentication.',
+      );
       note('Press Ctrl+C to stop.');
       await once(stopped.signal, 'abort');
     }

@@ -1,7 +1,14 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 type ParsedResults<T extends ParseArgsConfig> = ReturnType<typeof parseArgs<T>>;
-import { agentNameProblem, DURATION_UNITS, parseDuration, TOOL_CALLING_MODES, type AgentInput, type ToolCallingMode } from '../core';
+import {
+  agentNameProblem,
+  DURATION_UNITS,
+  parseDuration,
+  TOOL_CALLING_MODES,
+  type AgentInput,
+  type ToolCallingMode,
+} from '../core';
 
 /** A mistake on the command line; reported with usage, exit code 2, before anything starts. */
 export class UsageError extends Error {}
@@ -55,7 +62,10 @@ export const START_ONLY_FLAGS: Record<string, string> = {
 };
 
 /** Parses `argv` strictly: an unknown flag is a {@link UsageError}, never ignored. */
-export function parseFlags<F extends Flags>(argv: string[], flags: F): ParsedResults<{ args: string[]; allowPositionals: true; strict: true; options: F }> {
+export function parseFlags<F extends Flags>(
+  argv: string[],
+  flags: F,
+): ParsedResults<{ args: string[]; allowPositionals: true; strict: true; options: F }> {
   try {
     return parseArgs({ args: argv, allowPositionals: true, strict: true, options: flags });
   } catch (err) {
@@ -67,7 +77,10 @@ export function parseFlags<F extends Flags>(argv: string[], flags: F): ParsedRes
  * The run options named by {@link RUN_OPTION_FLAGS}, every value checked. Tool names are checked
  * against `registeredTools` when the tools are known here (a worker in this process).
  */
-export function runOptionsFromFlags(values: Record<string, string | boolean | undefined>, registeredTools: readonly string[] | undefined): Omit<AgentInput, 'message'> {
+export function runOptionsFromFlags(
+  values: Record<string, string | boolean | undefined>,
+  registeredTools: readonly string[] | undefined,
+): Omit<AgentInput, 'message'> {
   const str = (k: string) => values[k] as string | undefined;
   const options: Omit<AgentInput, 'message'> = {};
   if (str('agent') !== undefined) {
@@ -87,18 +100,22 @@ export function runOptionsFromFlags(values: Record<string, string | boolean | un
     if (outside.length) throw new UsageError(`--${flag} names tools missing from --tools: ${outside.join(', ')}`);
     options[key] = names;
   }
-  if (str('max-iterations') !== undefined) options.maxIterations = wholeNumber('--max-iterations', str('max-iterations')!, 1);
+  if (str('max-iterations') !== undefined)
+    options.maxIterations = wholeNumber('--max-iterations', str('max-iterations')!, 1);
   if (str('max-time') !== undefined) options.maxExecutionTime = duration('--max-time', str('max-time')!);
-  if (str('approval-timeout') !== undefined) options.approvalTimeout = duration('--approval-timeout', str('approval-timeout')!);
+  if (str('approval-timeout') !== undefined)
+    options.approvalTimeout = duration('--approval-timeout', str('approval-timeout')!);
   if (str('model-timeout') !== undefined) options.modelCallTimeout = duration('--model-timeout', str('model-timeout')!);
   if (str('on-limit') !== undefined) {
     const mode = str('on-limit');
-    if (mode !== 'stop' && mode !== 'generate') throw new UsageError(`--on-limit must be "stop" or "generate", got "${mode}"`);
+    if (mode !== 'stop' && mode !== 'generate')
+      throw new UsageError(`--on-limit must be "stop" or "generate", got "${mode}"`);
     options.onLimit = mode;
   }
   if (str('tool-calling') !== undefined) {
     const mode = str('tool-calling') as ToolCallingMode;
-    if (!TOOL_CALLING_MODES.includes(mode)) throw new UsageError(`--tool-calling must be one of ${TOOL_CALLING_MODES.join(', ')}, got "${mode}"`);
+    if (!TOOL_CALLING_MODES.includes(mode))
+      throw new UsageError(`--tool-calling must be one of ${TOOL_CALLING_MODES.join(', ')}, got "${mode}"`);
     options.toolCalling = mode;
   }
   if (values['no-stream'] === true) options.stream = false;
@@ -107,7 +124,8 @@ export function runOptionsFromFlags(values: Record<string, string | boolean | un
 
 /** A flag that must be a whole number of at least `min`. */
 export function wholeNumber(flag: string, raw: string, min: number): number {
-  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new UsageError(`${flag} must be a whole number >= ${min}, got "${raw}"`);
+  if (!/^\d+$/.test(raw) || Number(raw) < min)
+    throw new UsageError(`${flag} must be a whole number >= ${min}, got "${raw}"`);
   return Number(raw);
 }
 
@@ -141,7 +159,8 @@ export function startOnlyWarning(conversationId: string, options: object): strin
 }
 
 /** The `--help` line of `--task-queue`, which every command takes. */
-export const TASK_QUEUE_HELP = '  --task-queue NAME      the task queue your worker polls (default: AGENT_TASK_QUEUE, else agents)';
+export const TASK_QUEUE_HELP =
+  '  --task-queue NAME      the task queue your worker polls (default: AGENT_TASK_QUEUE, else agents)';
 
 /**
  * Takes `--task-queue NAME` (or `--task-queue=NAME`) out of a command line: every command takes
@@ -161,7 +180,8 @@ export function takeTaskQueue(argv: readonly string[]): { taskQueue?: string; re
       continue;
     }
     const value = arg === '--task-queue' ? argv[++i] : arg.slice('--task-queue='.length);
-    if (value === undefined || value.startsWith('--')) throw new UsageError("option '--task-queue <value>' argument missing");
+    if (value === undefined || value.startsWith('--'))
+      throw new UsageError("option '--task-queue <value>' argument missing");
     const problem = taskQueueProblem(value);
     if (problem) throw new UsageError(problem);
     taskQueue = value;
@@ -183,12 +203,22 @@ export const WAIT_FLAG = { wait: { type: 'string' } } as const satisfies Flags;
 export const WAIT_HELP = '  --wait 2m              stop waiting after this long (exit 3); the run goes on in Temporal';
 
 function toolList(flag: string, raw: string, registered: readonly string[] | undefined): string[] {
-  const names = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (names.length === 0) throw new UsageError(`${flag} needs at least one tool name`);
   // Without a worker in this process the tools are the worker's to know: it refuses unknown ones.
   if (registered === undefined) return [...new Set(names)];
   // `files__*`: any tool of the MCP server `files` (listed by the worker, not known here).
-  const unknown = names.filter((n) => !registered.includes(n) && !registered.some((r) => r.endsWith('__*') && n.startsWith(r.slice(0, -1)) && n.length > r.length - 1));
-  if (unknown.length) throw new UsageError(`${flag}: unknown tool${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (available: ${registered.join(', ')})`);
+  const unknown = names.filter(
+    (n) =>
+      !registered.includes(n) &&
+      !registered.some((r) => r.endsWith('__*') && n.startsWith(r.slice(0, -1)) && n.length > r.length - 1),
+  );
+  if (unknown.length)
+    throw new UsageError(
+      `${flag}: unknown tool${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (available: ${registered.join(', ')})`,
+    );
   return [...new Set(names)];
 }

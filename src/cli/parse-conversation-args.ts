@@ -1,5 +1,20 @@
-import { agentListFilterProblem, validateConversationOptions, workflowIdProblem, type ConversationOptions } from '../core';
-import { duration, durationMs, parseFlags, RUN_OPTION_FLAGS, RUN_OPTION_HELP, runOptionsFromFlags, UsageError, WAIT_FLAG, wholeNumber } from './option-flags';
+import {
+  agentListFilterProblem,
+  validateConversationOptions,
+  workflowIdProblem,
+  type ConversationOptions,
+} from '../core';
+import {
+  duration,
+  durationMs,
+  parseFlags,
+  RUN_OPTION_FLAGS,
+  RUN_OPTION_HELP,
+  runOptionsFromFlags,
+  UsageError,
+  WAIT_FLAG,
+  wholeNumber,
+} from './option-flags';
 import { commandName } from './command-name';
 
 /** The usage lines of the conversation commands. */
@@ -20,7 +35,15 @@ export const CONVERSATION_OPTION_HELP = `${RUN_OPTION_HELP}
 /** A parsed conversation command. Options only apply when the command starts the conversation. */
 export type ConversationCommand =
   | { kind: 'chat'; conversationId?: string; options: ConversationOptions; json: boolean }
-  | { kind: 'send'; conversationId: string; message: string; options: ConversationOptions; noWait: boolean; waitMs?: number; json: boolean }
+  | {
+      kind: 'send';
+      conversationId: string;
+      message: string;
+      options: ConversationOptions;
+      noWait: boolean;
+      waitMs?: number;
+      json: boolean;
+    }
   | { kind: 'history' | 'status' | 'cancel' | 'end'; conversationId: string; json: boolean }
   | { kind: 'approve' | 'reject'; conversationId: string; callId: string; reason?: string; json: boolean }
   | { kind: 'agents'; json: boolean }
@@ -37,26 +60,56 @@ const OPTION_FLAGS = { ...RUN_OPTION_FLAGS, memory: { type: 'string' }, 'idle-ti
 const JSON_FLAG = { json: { type: 'boolean', default: false } } as const;
 
 /** Parses a conversation command; every mistake is a {@link UsageError} before anything connects. */
-export function parseConversationArgs(command: ConversationCommand['kind'], argv: string[], registeredTools: readonly string[] | undefined): ConversationCommand {
+export function parseConversationArgs(
+  command: ConversationCommand['kind'],
+  argv: string[],
+  registeredTools: readonly string[] | undefined,
+): ConversationCommand {
   switch (command) {
     case 'chat': {
-      const { values, positionals } = parseFlags(argv, { ...OPTION_FLAGS, ...JSON_FLAG, conversation: { type: 'string' } });
+      const { values, positionals } = parseFlags(argv, {
+        ...OPTION_FLAGS,
+        ...JSON_FLAG,
+        conversation: { type: 'string' },
+      });
       expectPositionals(command, positionals, []);
-      const idProblem = values.conversation === undefined ? undefined : workflowIdProblem(values.conversation, '--conversation');
+      const idProblem =
+        values.conversation === undefined ? undefined : workflowIdProblem(values.conversation, '--conversation');
       if (idProblem) throw new UsageError(idProblem);
-      return { kind: 'chat', conversationId: values.conversation, options: conversationOptions(values, registeredTools), json: values.json ?? false };
+      return {
+        kind: 'chat',
+        conversationId: values.conversation,
+        options: conversationOptions(values, registeredTools),
+        json: values.json ?? false,
+      };
     }
     case 'send': {
-      const { values, positionals } = parseFlags(argv, { ...OPTION_FLAGS, ...JSON_FLAG, ...WAIT_FLAG, 'no-wait': { type: 'boolean', default: false } });
+      const { values, positionals } = parseFlags(argv, {
+        ...OPTION_FLAGS,
+        ...JSON_FLAG,
+        ...WAIT_FLAG,
+        'no-wait': { type: 'boolean', default: false },
+      });
       const [conversationId, message] = expectPositionals(command, positionals, ['<id>', '"<message>"']);
-      if (values['no-wait'] && values.wait !== undefined) throw new UsageError('--no-wait and --wait exclude each other');
-      const send: ConversationCommand = { kind: 'send', conversationId, message, options: conversationOptions(values, registeredTools), noWait: values['no-wait'] ?? false, json: values.json ?? false };
+      if (values['no-wait'] && values.wait !== undefined)
+        throw new UsageError('--no-wait and --wait exclude each other');
+      const send: ConversationCommand = {
+        kind: 'send',
+        conversationId,
+        message,
+        options: conversationOptions(values, registeredTools),
+        noWait: values['no-wait'] ?? false,
+        json: values.json ?? false,
+      };
       if (values.wait !== undefined) send.waitMs = durationMs('--wait', values.wait);
       return send;
     }
     case 'approve':
     case 'reject': {
-      const { values, positionals } = parseFlags(argv, { ...JSON_FLAG, ...(command === 'reject' ? { reason: { type: 'string' } } : {}) });
+      const { values, positionals } = parseFlags(argv, {
+        ...JSON_FLAG,
+        ...(command === 'reject' ? { reason: { type: 'string' } } : {}),
+      });
       const [conversationId, callId] = expectPositionals(command, positionals, ['<id>', '<callId>']);
       const reason = (values as { reason?: string }).reason;
       return { kind: command, conversationId, callId, ...(reason ? { reason } : {}), json: values.json ?? false };
@@ -67,11 +120,20 @@ export function parseConversationArgs(command: ConversationCommand['kind'], argv
       return { kind: 'agents', json: values.json ?? false };
     }
     case 'list': {
-      const { values, positionals } = parseFlags(argv, { ...JSON_FLAG, status: { type: 'string' }, agent: { type: 'string' }, limit: { type: 'string' } });
+      const { values, positionals } = parseFlags(argv, {
+        ...JSON_FLAG,
+        status: { type: 'string' },
+        agent: { type: 'string' },
+        limit: { type: 'string' },
+      });
       expectPositionals(command, positionals, []);
       const problem = agentListFilterProblem({ status: values.status, agent: values.agent });
       if (problem) throw new UsageError(problem);
-      const list: ConversationCommand = { kind: 'list', limit: values.limit === undefined ? 20 : wholeNumber('--limit', values.limit, 1), json: values.json ?? false };
+      const list: ConversationCommand = {
+        kind: 'list',
+        limit: values.limit === undefined ? 20 : wholeNumber('--limit', values.limit, 1),
+        json: values.json ?? false,
+      };
       if (values.status !== undefined) list.status = values.status;
       if (values.agent !== undefined) list.agent = values.agent;
       return list;
@@ -87,19 +149,30 @@ export function parseConversationArgs(command: ConversationCommand['kind'], argv
 function expectPositionals(command: string, positionals: string[], names: string[]): string[] {
   if (positionals.length !== names.length) {
     const wanted = names.length ? names.join(' ') : 'no arguments';
-    throw new UsageError(`${command} expects ${wanted}, got ${positionals.length === 0 ? 'none' : positionals.map((p) => JSON.stringify(p)).join(' ')}`);
+    throw new UsageError(
+      `${command} expects ${wanted}, got ${positionals.length === 0 ? 'none' : positionals.map((p) => JSON.stringify(p)).join(' ')}`,
+    );
   }
   positionals.forEach((p, i) => {
-    const problem = names[i] === '<id>' ? workflowIdProblem(p, `${command}: <id>`) : p.trim() ? undefined : `${command}: ${names[i]} must not be empty`;
+    const problem =
+      names[i] === '<id>'
+        ? workflowIdProblem(p, `${command}: <id>`)
+        : p.trim()
+          ? undefined
+          : `${command}: ${names[i]} must not be empty`;
     if (problem) throw new UsageError(problem);
   });
   return positionals;
 }
 
-function conversationOptions(values: Record<string, string | boolean | undefined>, registeredTools: readonly string[] | undefined): ConversationOptions {
+function conversationOptions(
+  values: Record<string, string | boolean | undefined>,
+  registeredTools: readonly string[] | undefined,
+): ConversationOptions {
   const options: ConversationOptions = runOptionsFromFlags(values, registeredTools);
   if (typeof values.memory === 'string') options.memoryWindow = wholeNumber('--memory', values.memory, 3);
-  if (typeof values['idle-timeout'] === 'string') options.idleTimeout = duration('--idle-timeout', values['idle-timeout']);
+  if (typeof values['idle-timeout'] === 'string')
+    options.idleTimeout = duration('--idle-timeout', values['idle-timeout']);
   const problems = validateConversationOptions(options);
   if (problems.length) throw new UsageError(problems.join('; '));
   return options;

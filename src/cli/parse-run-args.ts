@@ -25,9 +25,23 @@ export interface RunCommand {
  * never starts a workflow.
  */
 export function parseRunArgs(argv: string[], registeredTools: readonly string[] | undefined): RunCommand {
-  const { values, positionals } = parseFlags(argv, { ...RUN_OPTION_FLAGS, ...WAIT_FLAG, id: { type: 'string' }, json: { type: 'boolean', default: false }, events: { type: 'boolean', default: false } });
-  if (values.json && values.events) throw new UsageError('--json and --events exclude each other: --json prints one final object, --events one JSON line per event');
-  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing the message to send' : `expected one message, got ${positionals.length} arguments (quote the message)`);
+  const { values, positionals } = parseFlags(argv, {
+    ...RUN_OPTION_FLAGS,
+    ...WAIT_FLAG,
+    id: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    events: { type: 'boolean', default: false },
+  });
+  if (values.json && values.events)
+    throw new UsageError(
+      '--json and --events exclude each other: --json prints one final object, --events one JSON line per event',
+    );
+  if (positionals.length !== 1)
+    throw new UsageError(
+      positionals.length === 0
+        ? 'missing the message to send'
+        : `expected one message, got ${positionals.length} arguments (quote the message)`,
+    );
   const input: AgentInput = { message: positionals[0], ...runOptionsFromFlags(values, registeredTools) };
   const idProblem = values.id === undefined ? undefined : workflowIdProblem(values.id, '--id');
   if (idProblem) throw new UsageError(idProblem);

@@ -31,9 +31,16 @@ export interface Progress {
  * activity from `describe`, whose last failure and next attempt time Temporal keeps while it
  * retries. Without this a client waits in silence while the LLM is down.
  */
-export async function readProgress(client: Client, workflowId: string, kind: 'run' | 'conversation'): Promise<Progress> {
+export async function readProgress(
+  client: Client,
+  workflowId: string,
+  kind: 'run' | 'conversation',
+): Promise<Progress> {
   const handle = client.workflow.getHandle(workflowId);
-  const [status, description] = await Promise.all([kind === 'run' ? handle.query(statusQuery) : handle.query(conversationStatusQuery), handle.describe()]);
+  const [status, description] = await Promise.all([
+    kind === 'run' ? handle.query(statusQuery) : handle.query(conversationStatusQuery),
+    handle.describe(),
+  ]);
   const turn = 'currentTurn' in status ? status.currentTurn : undefined;
   const iteration = 'iteration' in status ? status.iteration : turn?.iteration;
   const progress: Progress = {

@@ -47,7 +47,10 @@ export type RunFlowResult = { workflowId: string; uiLink?: string } & (
 export async function runFromCommandLine(options: RunFlowOptions): Promise<RunFlowResult> {
   const session = await openSession({ ...options, needsWorker: true });
   try {
-    const handle = await startAgentRun(session.client, options.input, { taskQueue: options.taskQueue, workflowId: options.workflowId });
+    const handle = await startAgentRun(session.client, options.input, {
+      taskQueue: options.taskQueue,
+      workflowId: options.workflowId,
+    });
     const workflowId = handle.workflowId;
     const alert = options.alert ?? options.note;
     const uiLink = session.uiLink(workflowId);
@@ -69,7 +72,11 @@ export async function runFromCommandLine(options: RunFlowOptions): Promise<RunFl
           const outcome = runOutcome(handle, { note: alert }).catch((err: unknown) => {
             // The outage outlasted our patience, not the run: it goes on once Temporal is back.
             if (!isServerUnreachable(err)) throw err;
-            throw new ClientError('unreachable', `Temporal has been unreachable for over ${Math.round(DEFAULT_OUTAGE_BUDGET_MS / 60_000)} min, so this command stopped waiting. ${followUp(session, workflowId, uiLink).replace(/^Stopped waiting\. /, '')}`, workflowId);
+            throw new ClientError(
+              'unreachable',
+              `Temporal has been unreachable for over ${Math.round(DEFAULT_OUTAGE_BUDGET_MS / 60_000)} min, so this command stopped waiting. ${followUp(session, workflowId, uiLink).replace(/^Stopped waiting\. /, '')}`,
+              workflowId,
+            );
           });
           return Promise.race([outcome, stopped.reason]);
         }),
@@ -91,9 +98,19 @@ export async function runFromCommandLine(options: RunFlowOptions): Promise<RunFl
 }
 
 /** Hands the run's events to `onEvent` until its turn ends; a display, so failures only end it. */
-async function forwardEvents(session: Session, workflowId: string, onEvent: (event: AgentEvent) => void, signal: AbortSignal): Promise<void> {
+async function forwardEvents(
+  session: Session,
+  workflowId: string,
+  onEvent: (event: AgentEvent) => void,
+  signal: AbortSignal,
+): Promise<void> {
   try {
-    for await (const event of streamEvents(session.client, workflowId, { after: -1, signal, until: (e) => isTurnEnd(e) })) onEvent(event);
+    for await (const event of streamEvents(session.client, workflowId, {
+      after: -1,
+      signal,
+      until: (e) => isTurnEnd(e),
+    }))
+      onEvent(event);
   } catch {
     // The outcome still arrives (and is printed) without the live view.
   }

@@ -14,7 +14,11 @@ export function runMcpMain(argv: string[] = process.argv.slice(2), host: CliHost
     () => process.exit(0),
     (err) => {
       const message = err instanceof Error ? err.message : String(err);
-      process.stderr.write(err instanceof UsageError ? `${commandName()} mcp: ${message}\n${usageOf('mcp')}\n` : `${commandName()} mcp: ${message}\n`);
+      process.stderr.write(
+        err instanceof UsageError
+          ? `${commandName()} mcp: ${message}\n${usageOf('mcp')}\n`
+          : `${commandName()} mcp: ${message}\n`,
+      );
       process.exit(2);
     },
   );

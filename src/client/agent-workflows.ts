@@ -54,7 +54,9 @@ export async function readStatus(client: Client, workflowId: string): Promise<St
   }
   const handle = client.workflow.getHandle<typeof agentWorkflow>(workflowId);
   if (found.running) {
-    const s = await handle.query(statusQuery).catch(async (err: unknown) => Promise.reject(await explainFailure(client, workflowId, err, 'agent')));
+    const s = await handle
+      .query(statusQuery)
+      .catch(async (err: unknown) => Promise.reject(await explainFailure(client, workflowId, err, 'agent')));
     const open: RunStatusReport = {
       kind: 'run',
       workflowId,
@@ -91,7 +93,10 @@ export async function readStatus(client: Client, workflowId: string): Promise<St
  * The whole transcript of a run or conversation, oldest first; for conversations across their
  * continue-as-new runs. Closed workflows answer by replay on a worker.
  */
-export async function readTranscript(client: Client, workflowId: string): Promise<{ system?: string; messages: ChatMessage[] }> {
+export async function readTranscript(
+  client: Client,
+  workflowId: string,
+): Promise<{ system?: string; messages: ChatMessage[] }> {
   const found = await find(client, workflowId);
   try {
     if (found.kind === 'conversation') {
@@ -106,7 +111,11 @@ export async function readTranscript(client: Client, workflowId: string): Promis
 }
 
 /** Approves or rejects a tool call awaiting approval, in a run or a conversation. */
-export async function decideApproval(client: Client, workflowId: string, decision: ApprovalDecision): Promise<{ callId: string; approved: boolean; stillPending: number }> {
+export async function decideApproval(
+  client: Client,
+  workflowId: string,
+  decision: ApprovalDecision,
+): Promise<{ callId: string; approved: boolean; stillPending: number }> {
   try {
     return await client.workflow.getHandle(workflowId).executeUpdate(decideApprovalUpdate, { args: [decision] });
   } catch (err) {
@@ -118,10 +127,18 @@ export async function decideApproval(client: Client, workflowId: string, decisio
  * Cancels what is running: a conversation's current turn (the conversation stays open), or a
  * whole one-shot run (it ends with status `cancelled`).
  */
-export async function cancelWork(client: Client, workflowId: string): Promise<{ kind: 'run' } | { kind: 'conversation'; turn: number }> {
+export async function cancelWork(
+  client: Client,
+  workflowId: string,
+): Promise<{ kind: 'run' } | { kind: 'conversation'; turn: number }> {
   const found = await find(client, workflowId);
   if (found.kind === 'conversation') return { kind: 'conversation', ...(await cancelTurn(client, workflowId)) };
-  if (!found.running) throw new ClientError('closed', `The run "${workflowId}" ${await closedText(client, found)}; there is nothing to cancel`, workflowId);
+  if (!found.running)
+    throw new ClientError(
+      'closed',
+      `The run "${workflowId}" ${await closedText(client, found)}; there is nothing to cancel`,
+      workflowId,
+    );
   await client.workflow.getHandle(workflowId).cancel();
   return { kind: 'run' };
 }
@@ -146,7 +163,14 @@ async function closedStatus(client: Client, found: WorkflowLookup): Promise<Conv
   }
   // Closed by Temporal (terminated, cancelled, failed, timed out): no result to read counters from.
   return {
-    ...closedConversationStatus({ conversationId: found.workflowId, reason: 'ended', turns: 0, messageCount: 0, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, runs: 1 }),
+    ...closedConversationStatus({
+      conversationId: found.workflowId,
+      reason: 'ended',
+      turns: 0,
+      messageCount: 0,
+      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+      runs: 1,
+    }),
     closeReason: found.status.toLowerCase() as ConversationStatus['closeReason'],
   };
 }
@@ -177,7 +201,9 @@ async function readRange(
   const first = await h.query(transcriptQuery, { offset: from, limit: to === undefined ? undefined : to - from });
   const end = to ?? first.total;
   const older =
-    from < first.heldFrom && first.previousRunId ? (await readRange(client, conversationId, first.previousRunId, from, first.heldFrom)).messages : [];
+    from < first.heldFrom && first.previousRunId
+      ? (await readRange(client, conversationId, first.previousRunId, from, first.heldFrom)).messages
+      : [];
   const messages = [...first.messages];
   for (let next = first.offset + messages.length; next < end; next = first.offset + messages.length) {
     const page = await h.query(transcriptQuery, { offset: next, limit: end - next });

@@ -17,7 +17,19 @@
  * - `gone`: the events asked for are no longer kept (a conversation keeps its recent turns).
  * - `unsupported`: the workflow predates what was asked (e.g. event streams).
  */
-export type ClientErrorKind = 'invalid' | 'not_found' | 'wrong_kind' | 'closed' | 'rejected' | 'already_running' | 'unreachable' | 'no_worker' | 'worker_failing' | 'still_running' | 'gone' | 'unsupported';
+export type ClientErrorKind =
+  | 'invalid'
+  | 'not_found'
+  | 'wrong_kind'
+  | 'closed'
+  | 'rejected'
+  | 'already_running'
+  | 'unreachable'
+  | 'no_worker'
+  | 'worker_failing'
+  | 'still_running'
+  | 'gone'
+  | 'unsupported';
 
 const ERROR_TYPES: Record<ClientErrorKind, string> = {
   invalid: 'Client.InvalidInput',

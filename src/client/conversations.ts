@@ -1,5 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowUpdateFailedError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import {
   runSummary,
   turnProblem,
@@ -12,7 +17,14 @@ import {
   type TurnInput,
 } from '../core';
 import type { conversationWorkflow } from '../workflows';
-import { cancelTurnUpdate, conversationStatusQuery, CONVERSATION_WORKFLOW_TYPE, endConversationUpdate, queueMessageSignal, sendMessageUpdate } from '../common/definitions';
+import {
+  cancelTurnUpdate,
+  conversationStatusQuery,
+  CONVERSATION_WORKFLOW_TYPE,
+  endConversationUpdate,
+  queueMessageSignal,
+  sendMessageUpdate,
+} from '../common/definitions';
 import { ClientError } from './client-error';
 import { withOutageRetries, type OutageOptions } from './outages';
 import { explainFailure, kindProblem, lookupWorkflow } from './workflow-lookup';
@@ -50,7 +62,13 @@ export interface SentMessage {
  * Waiting rides out a Temporal outage of up to `wait.budgetMs` (default 10 minutes); the message
  * carries an update id, so asking again after an outage never sends it twice.
  */
-export async function sendMessage(client: Client, conversationId: string, turn: TurnInput, start: ConversationStart, wait: OutageOptions = {}): Promise<ConversationTurnResult> {
+export async function sendMessage(
+  client: Client,
+  conversationId: string,
+  turn: TurnInput,
+  start: ConversationStart,
+  wait: OutageOptions = {},
+): Promise<ConversationTurnResult> {
   return (await startMessage(client, conversationId, turn, start, wait)).result();
 }
 
@@ -59,7 +77,13 @@ export async function sendMessage(client: Client, conversationId: string, turn: 
  * Chat clients use it to show progress while the turn runs. A message refused by a conversation
  * it would have started leaves nothing behind: that empty conversation is removed again.
  */
-export async function startMessage(client: Client, conversationId: string, turn: TurnInput, start: ConversationStart, wait: OutageOptions = {}): Promise<SentMessage> {
+export async function startMessage(
+  client: Client,
+  conversationId: string,
+  turn: TurnInput,
+  start: ConversationStart,
+  wait: OutageOptions = {},
+): Promise<SentMessage> {
   checkLocally(conversationId, turn, start.options);
   const wasOpen = await isOpenConversation(client, conversationId);
   const updateId = randomUUID();
@@ -101,7 +125,12 @@ export async function startMessage(client: Client, conversationId: string, turn:
  * Fire-and-forget: queues a message (a Signal) without waiting for the turn. A signal cannot be
  * refused, so an invalid one is dropped by the conversation and counted in its status.
  */
-export async function queueMessage(client: Client, conversationId: string, turn: TurnInput, start: ConversationStart): Promise<{ wasOpen: boolean }> {
+export async function queueMessage(
+  client: Client,
+  conversationId: string,
+  turn: TurnInput,
+  start: ConversationStart,
+): Promise<{ wasOpen: boolean }> {
   checkLocally(conversationId, turn, start.options);
   const wasOpen = await isOpenConversation(client, conversationId);
   try {
@@ -141,7 +170,10 @@ export async function cancelTurn(client: Client, conversationId: string): Promis
  * Closes the conversation after its queued messages are answered. Ending one that has already
  * closed is not an error: its result comes back with `alreadyClosed: true`.
  */
-export async function endConversation(client: Client, conversationId: string): Promise<ConversationResult & { alreadyClosed?: true }> {
+export async function endConversation(
+  client: Client,
+  conversationId: string,
+): Promise<ConversationResult & { alreadyClosed?: true }> {
   try {
     return await handle(client, conversationId).executeUpdate(endConversationUpdate);
   } catch (err) {
@@ -186,10 +218,14 @@ async function discardIfUnused(client: Client, conversationId: string, runId?: s
   const ours = client.workflow.getHandle(conversationId, found.runId);
   if (found.running) {
     const status = await ours.query(conversationStatusQuery).catch(() => undefined);
-    if (!status || status.turns > 0 || status.queuedMessages > 0 || status.currentTurn || status.messageCount > 0) return;
+    if (!status || status.turns > 0 || status.queuedMessages > 0 || status.currentTurn || status.messageCount > 0)
+      return;
   } else if (runId === undefined || found.status !== 'FAILED') return;
   try {
-    await client.workflowService.deleteWorkflowExecution({ namespace: client.options.namespace, workflowExecution: { workflowId: conversationId, runId: found.runId } });
+    await client.workflowService.deleteWorkflowExecution({
+      namespace: client.options.namespace,
+      workflowExecution: { workflowId: conversationId, runId: found.runId },
+    });
   } catch {
     if (found.running) await ours.terminate('its first message was refused').catch(() => undefined);
   }
@@ -212,6 +248,9 @@ function conversationSummary(turn: TurnInput): string {
 
 /** The same checks the workflow makes, done before any network call so mistakes fail fast. */
 function checkLocally(conversationId: string, turn: TurnInput, options: ConversationOptions | undefined): void {
-  const problem = workflowIdProblem(conversationId, 'the conversation id') ?? turnProblem(turn, undefined, false) ?? validateConversationOptions(options ?? {})[0];
+  const problem =
+    workflowIdProblem(conversationId, 'the conversation id') ??
+    turnProblem(turn, undefined, false) ??
+    validateConversationOptions(options ?? {})[0];
   if (problem) throw new ClientError('invalid', problem, conversationId);
 }

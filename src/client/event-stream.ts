@@ -35,21 +35,33 @@ export interface StreamEventsOptions {
  * new events with the `events` query. Nothing is written, so any number of subscribers cost the
  * workflow's history nothing; each wake-up costs one query.
  */
-export async function* streamEvents(client: Client, workflowId: string, options: StreamEventsOptions = {}): AsyncGenerator<AgentEvent> {
+export async function* streamEvents(
+  client: Client,
+  workflowId: string,
+  options: StreamEventsOptions = {},
+): AsyncGenerator<AgentEvent> {
   let after = options.after;
   const { signal } = options;
   const watch = new HistoryWatch(client, workflowId);
   await watch.start();
   const isEnd = options.until ?? (() => false);
-  for (let closed = false; ; ) {
+  for (let closed = false; ;) {
     const page = await readPage(client, workflowId, after, options);
     if (!page) return; // aborted
     // An offset this stream never gave (a Last-Event-ID past the end): there is nothing to resume from.
     if (after !== undefined && after >= page.next) {
-      throw new ClientError('invalid', `event offset ${after} is past the last event of "${workflowId}" (${page.next - 1}); resume from an offset you were sent, or -1 for the beginning`, workflowId);
+      throw new ClientError(
+        'invalid',
+        `event offset ${after} is past the last event of "${workflowId}" (${page.next - 1}); resume from an offset you were sent, or -1 for the beginning`,
+        workflowId,
+      );
     }
     if (after !== undefined && page.firstKept > after + 1) {
-      throw new ClientError('gone', `events ${after + 1}..${page.firstKept - 1} of "${workflowId}" are no longer kept (a conversation keeps its recent turns); read the transcript instead`, workflowId);
+      throw new ClientError(
+        'gone',
+        `events ${after + 1}..${page.firstKept - 1} of "${workflowId}" are no longer kept (a conversation keeps its recent turns); read the transcript instead`,
+        workflowId,
+      );
     }
     for (const event of page.events) {
       yield event;
@@ -86,22 +98,36 @@ export async function eventsPosition(client: Client, workflowId: string): Promis
 
 /** Whether an event ends a turn (`turn_completed` or `turn_failed`), optionally a given one. */
 export function isTurnEnd(event: AgentEvent, turn?: number): boolean {
-  return (event.type === 'turn_completed' || event.type === 'turn_failed') && (turn === undefined || event.turn === turn);
+  return (
+    (event.type === 'turn_completed' || event.type === 'turn_failed') && (turn === undefined || event.turn === turn)
+  );
 }
 
 /** Reads one page with the `events` query, waiting out missing workers and server outages. */
-async function readPage(client: Client, workflowId: string, after: number | undefined, options: StreamEventsOptions): Promise<EventPage | undefined> {
+async function readPage(
+  client: Client,
+  workflowId: string,
+  after: number | undefined,
+  options: StreamEventsOptions,
+): Promise<EventPage | undefined> {
   for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {
     if (options.signal?.aborted) return undefined;
     try {
       return await client.workflow.getHandle(workflowId).query(eventsQuery, after === undefined ? {} : { after });
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError || (err as { code?: number }).code === 5) throw new ClientError('not_found', `no run or conversation "${workflowId}" exists`, workflowId);
+      if (err instanceof WorkflowNotFoundError || (err as { code?: number }).code === 5)
+        throw new ClientError('not_found', `no run or conversation "${workflowId}" exists`, workflowId);
       const message = err instanceof Error ? err.message : String(err);
       if (/no registered handler|did not register a handler|unknown query/i.test(message)) {
-        throw new ClientError('unsupported', `"${workflowId}" has no event stream (it is not an agent run or conversation, or it was started by an older version)`, workflowId);
+        throw new ClientError(
+          'unsupported',
+          `"${workflowId}" has no event stream (it is not an agent run or conversation, or it was started by an older version)`,
+          workflowId,
+        );
       }
-      options.onWaiting?.(isServerUnreachable(err) ? `Temporal is unreachable: ${message}` : `waiting for a worker to answer: ${message}`);
+      options.onWaiting?.(
+        isServerUnreachable(err) ? `Temporal is unreachable: ${message}` : `waiting for a worker to answer: ${message}`,
+      );
       await sleep(delay, options.signal);
     }
   }
@@ -127,7 +153,8 @@ class HistoryWatch {
     try {
       described = await this.client.workflow.getHandle(this.workflowId).describe();
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError || (err as { code?: number }).code === 5) throw new ClientError('not_found', `no run or conversation "${this.workflowId}" exists`, this.workflowId);
+      if (err instanceof WorkflowNotFoundError || (err as { code?: number }).code === 5)
+        throw new ClientError('not_found', `no run or conversation "${this.workflowId}" exists`, this.workflowId);
       throw err;
     }
     await this.follow(described.runId, Number(described.historyLength));
@@ -176,19 +203,22 @@ class HistoryWatch {
   }
 
   private poll(signal?: AbortSignal) {
-    const call = () => this.client.workflowService.getWorkflowExecutionHistory({
-      namespace: this.client.options.namespace,
-      execution: { workflowId: this.workflowId, runId: this.runId },
-      nextPageToken: this.token,
-      waitNewEvent: true,
-      maximumPageSize: 1000,
-    });
+    const call = () =>
+      this.client.workflowService.getWorkflowExecutionHistory({
+        namespace: this.client.options.namespace,
+        execution: { workflowId: this.workflowId, runId: this.runId },
+        nextPageToken: this.token,
+        waitNewEvent: true,
+        maximumPageSize: 1000,
+      });
     if (!signal) return call();
     // A controller per poll: the gRPC layer keeps a listener on the signal it is given.
     const controller = new AbortController();
     const abort = () => controller.abort();
     signal.addEventListener('abort', abort, { once: true });
-    return this.client.withAbortSignal(controller.signal, call).finally(() => signal.removeEventListener('abort', abort));
+    return this.client
+      .withAbortSignal(controller.signal, call)
+      .finally(() => signal.removeEventListener('abort', abort));
   }
 }
 

@@ -22,7 +22,10 @@ export const INTERNAL_DIVISION = 'durable-agents';
  * fails at once with a `no_worker` ClientError; a worker that does not answer within `timeoutMs`
  * (default 30 s) gives an `unreachable` one.
  */
-export async function listAgents(client: Client, options: { taskQueue: string; timeoutMs?: number }): Promise<AgentSummary[]> {
+export async function listAgents(
+  client: Client,
+  options: { taskQueue: string; timeoutMs?: number },
+): Promise<AgentSummary[]> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   await requireWorker(client, options.taskQueue);
   const start: WorkflowStartOptions<() => Promise<AgentSummary[]>> = {
@@ -42,7 +45,10 @@ export async function listAgents(client: Client, options: { taskQueue: string; t
     });
   } catch (err) {
     if (err instanceof WorkflowFailedError && err.cause instanceof TimeoutFailure) {
-      throw new ClientError('unreachable', `no worker on task queue "${options.taskQueue}" answered within ${Math.round(timeoutMs / 1000)} s`);
+      throw new ClientError(
+        'unreachable',
+        `no worker on task queue "${options.taskQueue}" answered within ${Math.round(timeoutMs / 1000)} s`,
+      );
     }
     throw err;
   }

@@ -23,7 +23,10 @@ export interface AgentRunSummary {
  * (`AgentStatus`, `AgentName`): a visibility query, so it needs those attributes registered in
  * the namespace (the embedded dev server has them).
  */
-export async function listAgentRuns(client: Client, filter: AgentListFilter & { limit?: number }): Promise<{ query: string; runs: AgentRunSummary[] }> {
+export async function listAgentRuns(
+  client: Client,
+  filter: AgentListFilter & { limit?: number },
+): Promise<{ query: string; runs: AgentRunSummary[] }> {
   const query = agentListQuery(filter, [AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE]);
   const limit = filter.limit ?? 20;
   const runs: AgentRunSummary[] = [];

@@ -17,7 +17,11 @@ export interface OutageOptions {
 
 /** Whether `err` (or one of its causes) says the Temporal server could not be reached. */
 export function isServerUnreachable(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     if (e.code === UNAVAILABLE || e.code === DEADLINE_EXCEEDED) return true;
   }
   return false;
@@ -45,7 +49,9 @@ export async function withOutageRetries<T>(call: () => Promise<T>, options: Outa
       since ??= now;
       if (now - since >= budget) throw err;
       if (lastNote === 0) {
-        options.note?.(`Temporal is unreachable (${(err as Error).message}); still waiting, for up to ${Math.round(budget / 60_000)} min.`);
+        options.note?.(
+          `Temporal is unreachable (${(err as Error).message}); still waiting, for up to ${Math.round(budget / 60_000)} min.`,
+        );
         lastNote = now;
       } else if (now - lastNote >= 60_000) {
         options.note?.(`Temporal still unreachable after ${Math.round((now - since) / 1000)} s; still waiting.`);

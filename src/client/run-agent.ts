@@ -1,10 +1,27 @@
 import { randomBytes } from 'node:crypto';
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure, CancelledFailure, TemporalFailure, TerminatedFailure, TimeoutFailure, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import {
+  ApplicationFailure,
+  CancelledFailure,
+  TemporalFailure,
+  TerminatedFailure,
+  TimeoutFailure,
+  WorkflowExecutionAlreadyStartedError,
+} from '@temporalio/common';
 import type { ZodType } from 'zod';
 import { outputJsonSchema } from '../schema/json-schema';
 import type { AgentDefinition } from '../worker/agents/define-agent';
-import { agentWorkflowId, runSummary, validateAgentInput, workflowIdProblem, type AgentInput, type AgentResult, type AgentWorkflowResult, type JsonSchemaObject, type TurnResult } from '../core';
+import {
+  agentWorkflowId,
+  runSummary,
+  validateAgentInput,
+  workflowIdProblem,
+  type AgentInput,
+  type AgentResult,
+  type AgentWorkflowResult,
+  type JsonSchemaObject,
+  type TurnResult,
+} from '../core';
 import { AGENT_WORKFLOW_TYPE } from '../common/definitions';
 import { ClientError } from './client-error';
 import { restoreToolResults } from './tool-results';
@@ -43,11 +60,24 @@ export interface StartRunOptions {
  * the run uses that agent by name, and the handle (and {@link runOutcome}) carries the type of its
  * `output` schema; so does a zod `output` given in the request. The worker must serve the agent.
  */
-export function startAgentRun<O>(client: Client, agent: AgentDefinition<O>, request: string | Omit<RunRequest, 'agent' | 'output'>, options: StartRunOptions): Promise<AgentRunHandle<O>>;
+export function startAgentRun<O>(
+  client: Client,
+  agent: AgentDefinition<O>,
+  request: string | Omit<RunRequest, 'agent' | 'output'>,
+  options: StartRunOptions,
+): Promise<AgentRunHandle<O>>;
 /** Starts a run whose `output` is a zod schema: the outcome's `output` has its type. */
-export function startAgentRun<O>(client: Client, request: Omit<RunRequest, 'output'> & { output: ZodType<O> }, options: StartRunOptions): Promise<AgentRunHandle<O>>;
+export function startAgentRun<O>(
+  client: Client,
+  request: Omit<RunRequest, 'output'> & { output: ZodType<O> },
+  options: StartRunOptions,
+): Promise<AgentRunHandle<O>>;
 /** Starts a run; `O` types its `output` when you know the named agent's schema (`startAgentRun<Answer>(...)`). */
-export function startAgentRun<O = unknown>(client: Client, request: RunRequest, options: StartRunOptions): Promise<AgentRunHandle<O>>;
+export function startAgentRun<O = unknown>(
+  client: Client,
+  request: RunRequest,
+  options: StartRunOptions,
+): Promise<AgentRunHandle<O>>;
 export async function startAgentRun(
   client: Client,
   agentOrRequest: AgentDefinition<unknown> | RunRequest,
@@ -57,22 +87,29 @@ export async function startAgentRun(
   let request: RunRequest;
   let options: StartRunOptions;
   if (maybeOptions !== undefined) {
-    const given = typeof requestOrOptions === 'string' ? { message: requestOrOptions } : (requestOrOptions as RunRequest);
+    const given =
+      typeof requestOrOptions === 'string' ? { message: requestOrOptions } : (requestOrOptions as RunRequest);
     request = { ...given, agent: (agentOrRequest as AgentDefinition<unknown>).name };
     options = maybeOptions;
   } else {
     request = agentOrRequest as RunRequest;
     options = requestOrOptions as StartRunOptions;
   }
-  const idProblem = options.workflowId === undefined ? undefined : workflowIdProblem(options.workflowId, 'the workflow id');
+  const idProblem =
+    options.workflowId === undefined ? undefined : workflowIdProblem(options.workflowId, 'the workflow id');
   if (idProblem) throw new ClientError('invalid', idProblem);
   const { output, ...rest } = request;
-  const input: AgentInput = output === undefined ? rest : { ...rest, output: isZod(output) ? outputJsonSchema(output) : output };
+  const input: AgentInput =
+    output === undefined ? rest : { ...rest, output: isZod(output) ? outputJsonSchema(output) : output };
   // The workflow checks its input too, but by then the input is in its history: refuse it here.
   const problems = validateAgentInput(input);
   if (problems.length) throw new ClientError('invalid', problems.join('; '));
   // Ids are never encrypted: a client that encrypts payloads gets ids without words of the message.
-  const workflowId = options.workflowId ?? (encryptsPayloads(client) ? `agent-${randomBytes(6).toString('hex')}` : agentWorkflowId(input.message, randomBytes(4).toString('hex').slice(0, 6)));
+  const workflowId =
+    options.workflowId ??
+    (encryptsPayloads(client)
+      ? `agent-${randomBytes(6).toString('hex')}`
+      : agentWorkflowId(input.message, randomBytes(4).toString('hex').slice(0, 6)));
   try {
     return await client.workflow.start<AgentRunWorkflow>(AGENT_WORKFLOW_TYPE, {
       taskQueue: options.taskQueue,
@@ -84,7 +121,11 @@ export async function startAgentRun(
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     const found = await lookupWorkflow(client, workflowId).catch(() => undefined);
     const what = !found || found.kind === 'run' ? 'a run' : describeKind(found);
-    throw new ClientError('already_running', `${what} with id "${workflowId}" is already running; choose another id, or follow it by its id`, workflowId);
+    throw new ClientError(
+      'already_running',
+      `${what} with id "${workflowId}" is already running; choose another id, or follow it by its id`,
+      workflowId,
+    );
   }
 }
 
@@ -98,10 +139,16 @@ export function encryptsPayloads(client: Client): boolean {
  * cancelled one to `cancelled`). Rides out a Temporal outage of up to `budgetMs` (default 10
  * minutes): the run goes on in the server, and the caller gets its real outcome afterwards.
  */
-export async function runOutcome<O = unknown>(handle: AgentRunHandle<O>, options: OutageOptions = {}): Promise<RunOutcome<O>> {
+export async function runOutcome<O = unknown>(
+  handle: AgentRunHandle<O>,
+  options: OutageOptions = {},
+): Promise<RunOutcome<O>> {
   try {
     // The outputs the result leaves out are read from the run's history.
-    return (await withOutageRetries(async () => restoreToolResults(handle, await handle.result()), options)) as RunOutcome<O>;
+    return (await withOutageRetries(
+      async () => restoreToolResults(handle, await handle.result()),
+      options,
+    )) as RunOutcome<O>;
   } catch (err) {
     if (!(err instanceof WorkflowFailedError)) throw err;
     const failure = innermostApplicationFailure(err.cause);
@@ -114,12 +161,18 @@ export async function runOutcome<O = unknown>(handle: AgentRunHandle<O>, options
       usage: partial.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
     };
     if (err.cause instanceof CancelledFailure) return { ...common, status: 'cancelled' };
-    return { ...common, status: 'failed', error: failure?.message ?? closeReason(err), errorType: failure?.type ?? closeType(err) };
+    return {
+      ...common,
+      status: 'failed',
+      error: failure?.message ?? closeReason(err),
+      errorType: failure?.type ?? closeType(err),
+    };
   }
 }
 
 function closeReason(err: WorkflowFailedError): string {
-  if (err.cause instanceof TerminatedFailure) return `the run was terminated${err.cause.message ? `: ${err.cause.message}` : ''}`;
+  if (err.cause instanceof TerminatedFailure)
+    return `the run was terminated${err.cause.message ? `: ${err.cause.message}` : ''}`;
   if (err.cause instanceof TimeoutFailure) return 'the run timed out (its workflow execution timeout)';
   return err.cause?.message ?? err.message;
 }

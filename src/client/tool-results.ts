@@ -18,10 +18,18 @@ const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
  * history half as long again. Reads the history only when something is missing (a run recorded
  * before this change, or one without tools, returns as it is).
  */
-export async function restoreToolResults(handle: Pick<WorkflowHandle, 'fetchHistory' | 'client'>, result: AgentWorkflowResult): Promise<AgentResult> {
+export async function restoreToolResults(
+  handle: Pick<WorkflowHandle, 'fetchHistory' | 'client'>,
+  result: AgentWorkflowResult,
+): Promise<AgentResult> {
   if (result.toolExecutions.every((e) => e.result !== undefined)) return result as AgentResult;
   const outcomes = await toolOutcomesInHistory(await handle.fetchHistory(), handle.client.options.loadedDataConverter);
-  return { ...result, toolExecutions: result.toolExecutions.map((e) => (e.result === undefined ? withOutcome(e, outcomes.get(e.id)) : (e as ToolExecution))) };
+  return {
+    ...result,
+    toolExecutions: result.toolExecutions.map((e) =>
+      e.result === undefined ? withOutcome(e, outcomes.get(e.id)) : (e as ToolExecution),
+    ),
+  };
 }
 
 function withOutcome(recorded: RecordedToolExecution, outcome: ToolOutcome | undefined): ToolExecution {
@@ -37,7 +45,10 @@ function withOutcome(recorded: RecordedToolExecution, outcome: ToolOutcome | und
  * The tool outcomes a run's history records, by tool call id: activities (matched to their call
  * by their input) and local activities (whose results name their call).
  */
-export async function toolOutcomesInHistory(history: History, converter: LoadedDataConverter): Promise<Map<string, ToolOutcome>> {
+export async function toolOutcomesInHistory(
+  history: History,
+  converter: LoadedDataConverter,
+): Promise<Map<string, ToolOutcome>> {
   const callOf = new Map<number, string>();
   const outcomes = new Map<string, ToolOutcome>();
   for (const event of history.events ?? []) {
@@ -48,7 +59,8 @@ export async function toolOutcomesInHistory(history: History, converter: LoadedD
     }
     const completed = event.activityTaskCompletedEventAttributes;
     const call = completed ? callOf.get(Number(completed.scheduledEventId)) : undefined;
-    if (completed && call !== undefined) outcomes.set(call, await decodeFromPayloadsAtIndex<ToolOutcome>(converter, 0, completed.result?.payloads));
+    if (completed && call !== undefined)
+      outcomes.set(call, await decodeFromPayloadsAtIndex<ToolOutcome>(converter, 0, completed.result?.payloads));
     const marker = event.markerRecordedEventAttributes;
     if (marker?.markerName === LOCAL_ACTIVITY_MARKER && marker.details?.result?.payloads?.length) {
       const outcome = await decodeFromPayloadsAtIndex<unknown>(converter, 0, marker.details.result.payloads);
@@ -59,5 +71,10 @@ export async function toolOutcomesInHistory(history: History, converter: LoadedD
 }
 
 function isToolOutcome(value: unknown): value is ToolOutcome {
-  return typeof value === 'object' && value !== null && typeof (value as ToolOutcome).result === 'string' && typeof (value as ToolOutcome).error === 'boolean';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as ToolOutcome).result === 'string' &&
+    typeof (value as ToolOutcome).error === 'boolean'
+  );
 }

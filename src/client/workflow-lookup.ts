@@ -26,10 +26,19 @@ export interface WorkflowLookup {
 export async function lookupWorkflow(client: Client, workflowId: string): Promise<WorkflowLookup | undefined> {
   try {
     const d = await client.workflow.getHandle(workflowId).describe();
-    const kind = d.type === AGENT_WORKFLOW_TYPE ? 'run' : d.type === CONVERSATION_WORKFLOW_TYPE ? 'conversation' : 'other';
-    return { workflowId, runId: d.runId, kind, type: d.type, status: d.status.name, running: d.status.name === 'RUNNING' };
+    const kind =
+      d.type === AGENT_WORKFLOW_TYPE ? 'run' : d.type === CONVERSATION_WORKFLOW_TYPE ? 'conversation' : 'other';
+    return {
+      workflowId,
+      runId: d.runId,
+      kind,
+      type: d.type,
+      status: d.status.name,
+      running: d.status.name === 'RUNNING',
+    };
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError || (err as { code?: number }).code === 5 /* gRPC NOT_FOUND */) return undefined;
+    if (err instanceof WorkflowNotFoundError || (err as { code?: number }).code === 5 /* gRPC NOT_FOUND */)
+      return undefined;
     throw err;
   }
 }
@@ -47,28 +56,54 @@ export function describeKind(found: WorkflowLookup): string {
  * workflow, or has closed; the workflow refused the request; or Temporal is unreachable. Anything
  * else is returned as is.
  */
-export async function explainFailure(client: Client, workflowId: string, err: unknown, wanted: 'conversation' | 'agent'): Promise<unknown> {
+export async function explainFailure(
+  client: Client,
+  workflowId: string,
+  err: unknown,
+  wanted: 'conversation' | 'agent',
+): Promise<unknown> {
   if (err instanceof ClientError) return err;
   const message = err instanceof Error ? err.message : String(err);
-  const cause = err instanceof WorkflowUpdateFailedError ? ((err.cause as Error | undefined)?.message ?? message) : message;
-  const missing = err instanceof WorkflowNotFoundError || (err as { code?: number }).code === 5 /* gRPC NOT_FOUND */;
+  const cause =
+    err instanceof WorkflowUpdateFailedError ? ((err.cause as Error | undefined)?.message ?? message) : message;
+  const missing = err instanceof WorkflowNotFoundError || (err as { code?: number }).code === 5; /* gRPC NOT_FOUND */
   // An Update or query the workflow has no handler for: the id belongs to another kind of workflow.
   const noHandler = /no registered handler|did not register a handler/i.test(cause);
   if (!noHandler && err instanceof WorkflowUpdateFailedError) return new ClientError('rejected', cause, workflowId);
   if (missing || noHandler) {
     const found = await lookupWorkflow(client, workflowId).catch(() => undefined);
-    if (!found) return new ClientError('not_found', `no ${wanted === 'conversation' ? 'conversation' : 'run or conversation'} "${workflowId}" exists`, workflowId);
+    if (!found)
+      return new ClientError(
+        'not_found',
+        `no ${wanted === 'conversation' ? 'conversation' : 'run or conversation'} "${workflowId}" exists`,
+        workflowId,
+      );
     const wrong = kindProblem(found, wanted);
     if (wrong) return wrong;
-    if (!found.running) return new ClientError('closed', `The ${found.kind === 'other' ? 'workflow' : found.kind} "${workflowId}" ${await closedText(client, found)}`, workflowId);
+    if (!found.running)
+      return new ClientError(
+        'closed',
+        `The ${found.kind === 'other' ? 'workflow' : found.kind} "${workflowId}" ${await closedText(client, found)}`,
+        workflowId,
+      );
     // Not found a moment ago, running now: it was just being started.
-    if (missing) return new ClientError('not_found', `${describeKind(found)} "${workflowId}" is only just starting; try again`, workflowId);
+    if (missing)
+      return new ClientError(
+        'not_found',
+        `${describeKind(found)} "${workflowId}" is only just starting; try again`,
+        workflowId,
+      );
   }
-  if (isServerUnreachable(err)) return new ClientError('unreachable', `Temporal is unreachable: ${message}`, workflowId);
+  if (isServerUnreachable(err))
+    return new ClientError('unreachable', `Temporal is unreachable: ${message}`, workflowId);
   // The server refuses requests to a workflow whose workers keep failing its tasks: say why they fail.
   if (/workflow task in failed state|update-with-start could not be executed/i.test(`${message} ${cause}`)) {
     const why = await failingWorkflowTask(client, workflowId).catch(() => undefined);
-    return new ClientError('worker_failing', `"${workflowId}" cannot take this now: its workers fail its workflow tasks${why ? ` (${why})` : ''}. It goes on once a worker can run it.`, workflowId);
+    return new ClientError(
+      'worker_failing',
+      `"${workflowId}" cannot take this now: its workers fail its workflow tasks${why ? ` (${why})` : ''}. It goes on once a worker can run it.`,
+      workflowId,
+    );
   }
   return err;
 }
@@ -76,15 +111,23 @@ export async function explainFailure(client: Client, workflowId: string, err: un
 /** A `wrong_kind` error when `found` is not what the caller wanted, else undefined. */
 export function kindProblem(found: WorkflowLookup, wanted: 'conversation' | 'agent'): ClientError | undefined {
   if (found.kind === 'conversation' || (found.kind === 'run' && wanted === 'agent')) return undefined;
-  return new ClientError('wrong_kind', `"${found.workflowId}" is ${describeKind(found)}, not ${wanted === 'conversation' ? 'a conversation' : 'an agent run or conversation'}`, found.workflowId);
+  return new ClientError(
+    'wrong_kind',
+    `"${found.workflowId}" is ${describeKind(found)}, not ${wanted === 'conversation' ? 'a conversation' : 'an agent run or conversation'}`,
+    found.workflowId,
+  );
 }
 
 /** `is closed (ended after 2 turns)`, `has finished (completed)`: how a closed workflow ended. */
 export async function closedText(client: Client, found: WorkflowLookup): Promise<string> {
   const status = found.status.toLowerCase().replace(/_/g, ' ');
   if (found.kind === 'conversation' && found.status === 'COMPLETED') {
-    const result = (await client.workflow.getHandle(found.workflowId).result().catch(() => undefined)) as ConversationResult | undefined;
-    if (result) return `is closed (${result.reason === 'idle_timeout' ? 'idle timeout' : 'ended'} after ${result.turns} turn${result.turns === 1 ? '' : 's'})`;
+    const result = (await client.workflow
+      .getHandle(found.workflowId)
+      .result()
+      .catch(() => undefined)) as ConversationResult | undefined;
+    if (result)
+      return `is closed (${result.reason === 'idle_timeout' ? 'idle timeout' : 'ended'} after ${result.turns} turn${result.turns === 1 ? '' : 's'})`;
   }
   return found.kind === 'conversation' ? `is closed (${status})` : `has finished (${status})`;
 }

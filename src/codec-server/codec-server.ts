@@ -1,7 +1,14 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import { accessChecker, requestUrl, sendBadTarget, tokenMatches, TOKEN_COOKIE, type HttpAccessOptions } from '../http/access';
+import {
+  accessChecker,
+  requestUrl,
+  sendBadTarget,
+  tokenMatches,
+  TOKEN_COOKIE,
+  type HttpAccessOptions,
+} from '../http/access';
 
 /** Options of {@link createCodecServer}. */
 export interface CodecServerOptions {
@@ -24,7 +31,9 @@ const toPayload = (p: JsonPayload): Payload => ({
   data: Buffer.from(p.data ?? '', 'base64'),
 });
 const toJson = (p: Payload): JsonPayload => ({
-  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+  metadata: Object.fromEntries(
+    Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+  ),
   data: Buffer.from(p.data ?? []).toString('base64'),
 });
 
@@ -45,9 +54,18 @@ export function createCodecServer(options: CodecServerOptions): Server {
     if (req.method === 'GET' && url.pathname === '/') return welcome(req, res, url, tokens);
     if (checkAccess(req, res) === 'answered') return;
     if (req.method !== 'POST' || (url.pathname !== '/decode' && url.pathname !== '/encode')) {
-      return send(res, 404, { error: 'the codec endpoints are POST /decode and POST /encode', errorType: 'Http.NotFound' });
+      return send(res, 404, {
+        error: 'the codec endpoints are POST /decode and POST /encode',
+        errorType: 'Http.NotFound',
+      });
     }
-    convert(req, res, url.pathname === '/decode' ? (p) => options.codec.decode(p) : (p) => options.codec.encode(p)).catch((err: unknown) => send(res, 500, { error: String((err as Error)?.message ?? err), errorType: 'Http.InternalError' }));
+    convert(
+      req,
+      res,
+      url.pathname === '/decode' ? (p) => options.codec.decode(p) : (p) => options.codec.encode(p),
+    ).catch((err: unknown) =>
+      send(res, 500, { error: String((err as Error)?.message ?? err), errorType: 'Http.InternalError' }),
+    );
   };
   // Whatever a request holds, it is answered and the server goes on.
   return createServer((req, res) => {
@@ -63,29 +81,46 @@ export function createCodecServer(options: CodecServerOptions): Server {
 function welcome(req: IncomingMessage, res: ServerResponse, url: URL, tokens: readonly string[]): void {
   const offered = url.searchParams.get('access_token');
   if (offered !== null) {
-    if (!tokenMatches(offered, tokens)) return send(res, 401, { error: 'invalid access token', errorType: 'Http.Unauthorized' });
-    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'set-cookie': `${TOKEN_COOKIE}=${encodeURIComponent(offered)}; HttpOnly; SameSite=Strict; Path=/`, 'cache-control': 'no-store' });
-    res.end('This browser may now decode payloads through this codec server (turn on "Include cross-origin credentials" in the Temporal UI\'s codec settings).\n');
+    if (!tokenMatches(offered, tokens))
+      return send(res, 401, { error: 'invalid access token', errorType: 'Http.Unauthorized' });
+    res.writeHead(200, {
+      'content-type': 'text/plain; charset=utf-8',
+      'set-cookie': `${TOKEN_COOKIE}=${encodeURIComponent(offered)}; HttpOnly; SameSite=Strict; Path=/`,
+      'cache-control': 'no-store',
+    });
+    res.end(
+      'This browser may now decode payloads through this codec server (turn on "Include cross-origin credentials" in the Temporal UI\'s codec settings).\n',
+    );
     return;
   }
   res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-  res.end('durable-agents codec server: POST /decode, POST /encode. Open /?access_token=<token> once to let this browser\'s Temporal UI use it.\n');
+  res.end(
+    "durable-agents codec server: POST /decode, POST /encode. Open /?access_token=<token> once to let this browser's Temporal UI use it.\n",
+  );
 }
 
-async function convert(req: IncomingMessage, res: ServerResponse, fn: (payloads: Payload[]) => Promise<Payload[]>): Promise<void> {
+async function convert(
+  req: IncomingMessage,
+  res: ServerResponse,
+  fn: (payloads: Payload[]) => Promise<Payload[]>,
+): Promise<void> {
   let body: { payloads?: JsonPayload[] };
   try {
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of req) {
       size += (chunk as Buffer).length;
-      if (size > MAX_BODY_BYTES) return send(res, 413, { error: `the body is over ${MAX_BODY_BYTES} bytes`, errorType: 'Http.TooLarge' });
+      if (size > MAX_BODY_BYTES)
+        return send(res, 413, { error: `the body is over ${MAX_BODY_BYTES} bytes`, errorType: 'Http.TooLarge' });
       chunks.push(chunk as Buffer);
     }
     body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     if (!Array.isArray(body?.payloads)) throw new Error('no "payloads" array');
   } catch (err) {
-    return send(res, 400, { error: `expected {"payloads": [...]}: ${(err as Error).message}`, errorType: 'Http.BadRequest' });
+    return send(res, 400, {
+      error: `expected {"payloads": [...]}: ${(err as Error).message}`,
+      errorType: 'Http.BadRequest',
+    });
   }
   try {
     const out = await fn(body.payloads!.map(toPayload));

@@ -17,7 +17,9 @@ class EncryptingFailureConverter extends DefaultFailureConverter {
   }
 
   override errorToFailure(err: unknown, payloadConverter: PayloadConverter): ProtoFailure {
-    return isEncryptionMismatch(err) ? this.plain.errorToFailure(err, payloadConverter) : super.errorToFailure(err, payloadConverter);
+    return isEncryptionMismatch(err)
+      ? this.plain.errorToFailure(err, payloadConverter)
+      : super.errorToFailure(err, payloadConverter);
   }
 }
 

@@ -24,14 +24,24 @@ const TAG_BYTES = 16;
  * nothing they encrypted is needed. Errors name the entry, never a key.
  */
 export function parseEncryptionKeys(raw: string, name = 'AGENT_ENCRYPTION_KEYS'): EncryptionKey[] {
-  const entries = raw.split(',').map((s) => s.trim()).filter(Boolean);
-  if (entries.length === 0) throw new Error(`${name} is empty: give id:base64key pairs, e.g. k1:$(openssl rand -base64 32)`);
+  const entries = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (entries.length === 0)
+    throw new Error(`${name} is empty: give id:base64key pairs, e.g. k1:$(openssl rand -base64 32)`);
   const keys = entries.map((entry, i) => {
     const at = entry.indexOf(':');
     const id = at > 0 ? entry.slice(0, at) : '';
-    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(id)) throw new Error(`${name}: entry ${i + 1} must be id:base64key with an id of letters, digits, _ . - (got ${at > 0 ? `id "${id}"` : 'no id'})`);
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(id))
+      throw new Error(
+        `${name}: entry ${i + 1} must be id:base64key with an id of letters, digits, _ . - (got ${at > 0 ? `id "${id}"` : 'no id'})`,
+      );
     const key = Buffer.from(entry.slice(at + 1), 'base64');
-    if (key.length !== 32) throw new Error(`${name}: key "${id}" is ${key.length} bytes once base64-decoded; AES-256 needs 32 (openssl rand -base64 32)`);
+    if (key.length !== 32)
+      throw new Error(
+        `${name}: key "${id}" is ${key.length} bytes once base64-decoded; AES-256 needs 32 (openssl rand -base64 32)`,
+      );
     return { id, key };
   });
   const ids = keys.map((k) => k.id);
@@ -76,7 +86,11 @@ export class EncryptionCodec implements PayloadCodec {
       const cipher = createCipheriv('aes-256-gcm', key, nonce);
       const data = Buffer.concat([nonce, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
       return {
-        metadata: { encoding: Buffer.from(ENCRYPTED_ENCODING), 'encryption-cipher': Buffer.from(CIPHER), 'encryption-key-id': Buffer.from(id) },
+        metadata: {
+          encoding: Buffer.from(ENCRYPTED_ENCODING),
+          'encryption-cipher': Buffer.from(CIPHER),
+          'encryption-key-id': Buffer.from(id),
+        },
         data,
       };
     });
@@ -93,16 +107,22 @@ export class EncryptionCodec implements PayloadCodec {
       }
       const id = Buffer.from(payload.metadata?.['encryption-key-id'] ?? []).toString();
       const key = this.byId.get(id);
-      if (!key) throw new EncryptionMismatch(`a payload is encrypted with key "${id}", which is not among the configured keys (${[...this.byId.keys()].join(', ')}); add it to AGENT_ENCRYPTION_KEYS`);
+      if (!key)
+        throw new EncryptionMismatch(
+          `a payload is encrypted with key "${id}", which is not among the configured keys (${[...this.byId.keys()].join(', ')}); add it to AGENT_ENCRYPTION_KEYS`,
+        );
       const data = Buffer.from(payload.data ?? []);
-      if (data.length < NONCE_BYTES + TAG_BYTES) throw new EncryptionMismatch(`an encrypted payload (key "${id}") is too short to be one`);
+      if (data.length < NONCE_BYTES + TAG_BYTES)
+        throw new EncryptionMismatch(`an encrypted payload (key "${id}") is too short to be one`);
       const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, NONCE_BYTES));
       decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
       let plain: Buffer;
       try {
         plain = Buffer.concat([decipher.update(data.subarray(NONCE_BYTES, data.length - TAG_BYTES)), decipher.final()]);
       } catch {
-        throw new EncryptionMismatch(`an encrypted payload (key "${id}") does not decrypt: it was changed, or the key "${id}" is not the one that encrypted it`);
+        throw new EncryptionMismatch(
+          `an encrypted payload (key "${id}") does not decrypt: it was changed, or the key "${id}" is not the one that encrypted it`,
+        );
       }
       return temporal.api.common.v1.Payload.decode(plain) as Payload;
     });
@@ -119,7 +139,11 @@ export class EncryptionCodec implements PayloadCodec {
  * `requireEncryption` (workers: true unless `AGENT_ENCRYPTION_ALLOW_PLAINTEXT`) refuses payloads
  * that are not encrypted: the workflow task fails, saying so, and nothing sent in plaintext runs.
  */
-export function encryptingDataConverter(keys: readonly EncryptionKey[], base: DataConverter = {}, requireEncryption = false): DataConverter {
+export function encryptingDataConverter(
+  keys: readonly EncryptionKey[],
+  base: DataConverter = {},
+  requireEncryption = false,
+): DataConverter {
   return {
     ...base,
     payloadCodecs: [...(base.payloadCodecs ?? []), new EncryptionCodec(keys, requireEncryption)],

@@ -16,7 +16,11 @@ export class EncryptionMismatch extends Error {
 
 /** Whether `err` (or one of its causes) is an {@link EncryptionMismatch}, by name or failure type: errors cross realms and get wrapped. */
 export function isEncryptionMismatch(err: unknown): boolean {
-  for (let e = err as { name?: unknown; type?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 8; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { name?: unknown; type?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 8;
+    e = e.cause as typeof e, depth++
+  ) {
     if (e.name === ENCRYPTION_MISMATCH || e.type === ENCRYPTION_MISMATCH) return true;
   }
   return false;

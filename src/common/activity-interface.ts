@@ -1,6 +1,13 @@
 import type { ResolvedAgent } from '../core/agents';
 import type { SearchAttributeSettings } from '../core/search-attributes';
-import type { JsonSchemaObject, ModelReply, ModelSettings, ToolCallingMode, ToolInfo, ToolOutcome } from '../core/types';
+import type {
+  JsonSchemaObject,
+  ModelReply,
+  ModelSettings,
+  ToolCallingMode,
+  ToolInfo,
+  ToolOutcome,
+} from '../core/types';
 
 /**
  * The contract between the workflows and the worker's activities, written out: the workflows
@@ -52,7 +59,6 @@ export interface AgentSummary {
   /** Agents it may hand off to. */
   handoffs?: string[];
 }
-
 
 /** Input of `callModel`: where to read the conversation, and what to offer the model. */
 export interface ModelCallInput {

@@ -54,7 +54,10 @@ export const messagesQuery = defineQuery<ChatMessage[], [MessagesRange?]>('messa
 /** Tool calls awaiting a person's decision (runs and conversations). */
 export const pendingApprovalsQuery = defineQuery<PendingApproval[]>('pendingApprovals');
 /** Approves or rejects one pending tool call, by id (runs and conversations). */
-export const decideApprovalUpdate = defineUpdate<{ callId: string; approved: boolean; stillPending: number }, [ApprovalDecision]>('decideApproval');
+export const decideApprovalUpdate = defineUpdate<
+  { callId: string; approved: boolean; stillPending: number },
+  [ApprovalDecision]
+>('decideApproval');
 
 /** Sends a user message and returns that turn's result. Rejected (nothing written) when invalid. */
 export const sendMessageUpdate = defineUpdate<ConversationTurnResult, [TurnInput]>('sendMessage');

@@ -1,5 +1,10 @@
 import { Metadata, status, type InterceptingCall, type Interceptor } from '@grpc/grpc-js';
-import { Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type ConnectionOptions } from '@temporalio/client';
+import {
+  Connection,
+  defaultGrpcRetryOptions,
+  makeGrpcRetryInterceptor,
+  type ConnectionOptions,
+} from '@temporalio/client';
 
 /** A client connection whose close() is safe while calls are still retrying. */
 export interface ClientConnection {
@@ -18,10 +23,15 @@ export interface ClientConnection {
  */
 export async function connectClient(options: ConnectionOptions): Promise<ClientConnection> {
   let closed = false;
-  const guard: Interceptor = (callOptions, nextCall) => (closed ? closedCall() : (nextCall(callOptions) as InterceptingCall));
+  const guard: Interceptor = (callOptions, nextCall) =>
+    closed ? closedCall() : (nextCall(callOptions) as InterceptingCall);
   // Interceptors run outermost first: the retry interceptor's new attempts pass through the guard.
   const interceptors = [...(options.interceptors ?? [makeGrpcRetryInterceptor(defaultGrpcRetryOptions())]), guard];
-  const connection = await Connection.connect({ ...options, interceptors, channelArgs: { ...RECONNECT_PROMPTLY, ...options.channelArgs } });
+  const connection = await Connection.connect({
+    ...options,
+    interceptors,
+    channelArgs: { ...RECONNECT_PROMPTLY, ...options.channelArgs },
+  });
   return {
     connection,
     close: async () => {
@@ -50,10 +60,20 @@ const RECONNECT_PROMPTLY = {
  */
 function closedCall(): InterceptingCall {
   const call = {
-    start(_metadata: Metadata, listener?: { onReceiveMessage?: (m: unknown) => void; onReceiveStatus?: (s: { code: number; details: string; metadata: Metadata }) => void }) {
+    start(
+      _metadata: Metadata,
+      listener?: {
+        onReceiveMessage?: (m: unknown) => void;
+        onReceiveStatus?: (s: { code: number; details: string; metadata: Metadata }) => void;
+      },
+    ) {
       setImmediate(() => {
         listener?.onReceiveMessage?.(undefined);
-        listener?.onReceiveStatus?.({ code: status.CANCELLED, details: 'the Temporal connection is closed', metadata: new Metadata() });
+        listener?.onReceiveStatus?.({
+          code: status.CANCELLED,
+          details: 'the Temporal connection is closed',
+          metadata: new Metadata(),
+        });
       });
     },
     cancelWithStatus: () => undefined,

@@ -55,7 +55,10 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number>> = {
  * We spawn it ourselves rather than through the SDK's test environment so its banner and logs go
  * to a file, and so its lifetime is tied to ours however this process ends (see GUARDIAN).
  */
-export async function startDevServer(options: DevServerOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<DevServer> {
+export async function startDevServer(
+  options: DevServerOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<DevServer> {
   // The CLI picks the ports of its internal services (history, matching, ...) itself, and one of
   // them is sometimes taken by the time it binds: it then exits at once with "address already in
   // use". A fresh attempt picks other ports, so such a start is tried again, up to three times.
@@ -74,14 +77,27 @@ class PortConflict extends Error {}
 async function startDevServerOnce(options: DevServerOptions, env: NodeJS.ProcessEnv): Promise<DevServer> {
   const cli = findTemporalCli(env);
   const port = options.port || (await freePort());
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', '--namespace', 'default'];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--log-level',
+    'warn',
+    '--namespace',
+    'default',
+  ];
   if (options.uiPort) args.push('--ui-port', String(options.uiPort));
   else args.push('--headless');
   if (options.uiPort && options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
   if (options.metricsPort) args.push('--metrics-port', String(options.metricsPort));
   // The agents' search attributes (AgentStatus, ...), so the UI and `client.ts list` filter on them.
-  for (const [name, type] of Object.entries(AGENT_SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
-  for (const [key, value] of Object.entries({ ...DEV_SERVER_DYNAMIC_CONFIG, ...options.dynamicConfig })) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  for (const [name, type] of Object.entries(AGENT_SEARCH_ATTRIBUTES))
+    args.push('--search-attribute', `${name}=${type}`);
+  for (const [key, value] of Object.entries({ ...DEV_SERVER_DYNAMIC_CONFIG, ...options.dynamicConfig }))
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   if (options.dbFilename) {
     mkdirSync(dirname(options.dbFilename), { recursive: true });
     args.push('--db-filename', options.dbFilename);
@@ -109,7 +125,8 @@ async function startDevServerOnce(options: DevServerOptions, env: NodeJS.Process
   } catch (err) {
     signalGroup(child, 'SIGKILL');
     process.removeListener('exit', stopOnExit);
-    if (child.exitCode !== null && /address already in use/.test(logSince(logFile, logStart))) throw new PortConflict((err as Error).message);
+    if (child.exitCode !== null && /address already in use/.test(logSince(logFile, logStart)))
+      throw new PortConflict((err as Error).message);
     throw err;
   }
   return {
@@ -173,7 +190,8 @@ async function waitUntilReady(child: ChildProcess, address: string, timeoutMs: n
   child.once('exit', (code) => (exited = code ?? -1));
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (exited !== null) throw new Error(`the Temporal dev server exited with code ${exited} during start-up; see ${logFile}`);
+    if (exited !== null)
+      throw new Error(`the Temporal dev server exited with code ${exited} during start-up; see ${logFile}`);
     try {
       const { connection, close } = await connectClient({ address, connectTimeout: 1_000 });
       try {
@@ -183,7 +201,8 @@ async function waitUntilReady(child: ChildProcess, address: string, timeoutMs: n
         await close();
       }
     } catch {
-      if (Date.now() > deadline) throw new Error(`the Temporal dev server did not start within ${timeoutMs} ms; see ${logFile}`);
+      if (Date.now() > deadline)
+        throw new Error(`the Temporal dev server did not start within ${timeoutMs} ms; see ${logFile}`);
       await new Promise((r) => setTimeout(r, 250));
     }
   }

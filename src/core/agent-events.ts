@@ -15,7 +15,13 @@ export type AgentEventBody =
   | { type: 'model_call_started'; call: number; iteration: number }
   | { type: 'text_delta'; call: number; delta: string }
   | { type: 'model_retry'; call: number; attempt: number; error: string }
-  | { type: 'tool_call_started'; id: string; name: string; arguments: Record<string, unknown>; childWorkflowId?: string }
+  | {
+      type: 'tool_call_started';
+      id: string;
+      name: string;
+      arguments: Record<string, unknown>;
+      childWorkflowId?: string;
+    }
   | { type: 'handoff'; from?: string; to: string }
   | { type: 'tool_call_finished'; id: string; name: string; result: string; error: boolean }
   | { type: 'approval_requested'; callId: string; tool: string; arguments: Record<string, unknown>; summary: string }

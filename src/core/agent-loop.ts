@@ -76,21 +76,39 @@ export function nextStep(state: RunState): NextStep {
 }
 
 /** Folds an LLM reply into the state: an answer ends the run, tool calls become the next step. */
-export function applyModelReply(state: RunState, step: Extract<NextStep, { type: 'call_model' }>, reply: ModelReply): RunState {
+export function applyModelReply(
+  state: RunState,
+  step: Extract<NextStep, { type: 'call_model' }>,
+  reply: ModelReply,
+): RunState {
   const iterations = state.iterations + 1;
   const usage = addUsage(state.usage, reply.usage);
   const toolCalls = step.final ? [] : withUniqueIds(reply.toolCalls, iterations, state.messages);
   const assistant: ChatMessage =
-    toolCalls.length > 0 ? { role: 'assistant', content: reply.content, tool_calls: toolCalls } : { role: 'assistant', content: reply.content ?? '' };
+    toolCalls.length > 0
+      ? { role: 'assistant', content: reply.content, tool_calls: toolCalls }
+      : { role: 'assistant', content: reply.content ?? '' };
   const messages = [...state.messages, assistant];
   let phase: RunPhase;
   if (step.final) phase = { kind: 'done', status: 'max_iterations', content: reply.content || LIMIT_STOP_MESSAGE };
   else if (toolCalls.length === 0 && reply.outputError !== undefined) {
     // Structured output that does not parse or validate: the LLM gets the exact error and tries
     // again, which costs an iteration like any other model call.
-    return { ...state, iterations, usage, messages: [...messages, { role: 'user', content: outputCorrection(reply.outputError) }], phase: { kind: 'model' } };
+    return {
+      ...state,
+      iterations,
+      usage,
+      messages: [...messages, { role: 'user', content: outputCorrection(reply.outputError) }],
+      phase: { kind: 'model' },
+    };
   } else if (toolCalls.length === 0) {
-    const done = { ...state, iterations, usage, messages, phase: { kind: 'done', status: 'completed', content: reply.content ?? '' } as RunPhase };
+    const done = {
+      ...state,
+      iterations,
+      usage,
+      messages,
+      phase: { kind: 'done', status: 'completed', content: reply.content ?? '' } as RunPhase,
+    };
     return reply.output === undefined ? done : { ...done, output: reply.output };
   } else {
     const offered = reply.providedTools?.length ? [...state.tools, ...reply.providedTools] : state.tools;
@@ -106,7 +124,8 @@ export function applyModelReply(state: RunState, step: Extract<NextStep, { type:
 export function applyToolOutcomes(state: RunState, outcomes: ToolOutcome[]): RunState {
   if (state.phase.kind !== 'tools') throw new Error('applyToolOutcomes: no tool calls are pending');
   const calls = state.phase.calls;
-  if (outcomes.length !== calls.length) throw new Error(`applyToolOutcomes: expected ${calls.length} outcomes, got ${outcomes.length}`);
+  if (outcomes.length !== calls.length)
+    throw new Error(`applyToolOutcomes: expected ${calls.length} outcomes, got ${outcomes.length}`);
   const executions = calls.map((c, i): ToolExecution => {
     const o = outcomes[i];
     const execution: ToolExecution = {
@@ -124,7 +143,9 @@ export function applyToolOutcomes(state: RunState, outcomes: ToolOutcome[]): Run
     return execution;
   });
   const toolMessages = executions.map((e): ChatMessage => ({ role: 'tool', tool_call_id: e.id, content: e.result }));
-  const phase: RunPhase = shouldReturnImmediately(calls, outcomes) ? { kind: 'done', status: 'immediate', content: null } : { kind: 'model' };
+  const phase: RunPhase = shouldReturnImmediately(calls, outcomes)
+    ? { kind: 'done', status: 'immediate', content: null }
+    : { kind: 'model' };
   const next: RunState = {
     ...state,
     messages: [...state.messages, ...toolMessages],
@@ -142,9 +163,16 @@ export function applyToolOutcomes(state: RunState, outcomes: ToolOutcome[]): Run
  * API rejects an assistant message whose tool calls have no results.
  */
 export function applyInterruption(state: RunState, status: 'time_limit' | 'cancelled'): RunState {
-  const text = status === 'time_limit' ? 'the run reached its time limit before this tool call finished' : 'the user cancelled this turn before this tool call finished';
+  const text =
+    status === 'time_limit'
+      ? 'the run reached its time limit before this tool call finished'
+      : 'the user cancelled this turn before this tool call finished';
   const pending = state.phase.kind === 'tools' ? state.phase.calls : [];
-  const toolMessages = pending.map((c): ChatMessage => ({ role: 'tool', tool_call_id: c.call.id, content: toolErrorText(text) }));
+  const toolMessages = pending.map((c): ChatMessage => ({
+    role: 'tool',
+    tool_call_id: c.call.id,
+    content: toolErrorText(text),
+  }));
   const content = status === 'time_limit' ? LIMIT_STOP_MESSAGE : null;
   return { ...state, messages: [...state.messages, ...toolMessages], phase: { kind: 'done', status, content } };
 }
@@ -164,7 +192,9 @@ export function runStatus(state: RunState): AgentStatus {
     iteration: state.iterations,
     maxIterations: state.limits.maxIterations,
     pendingToolCalls:
-      phase.kind === 'tools' ? phase.calls.map((c) => ({ id: c.call.id, name: c.call.function.name, arguments: c.arguments })) : [],
+      phase.kind === 'tools'
+        ? phase.calls.map((c) => ({ id: c.call.id, name: c.call.function.name, arguments: c.arguments }))
+        : [],
     pendingApprovals: approvals,
     messageCount: state.messages.length,
     toolExecutionCount: state.toolExecutions.length,
@@ -176,9 +206,17 @@ export function runStatus(state: RunState): AgentStatus {
 /** The run's result, once {@link nextStep} says `finish`. */
 export function runResult(state: RunState, workflowId: string): AgentResult;
 /** The same, leaving out (with `omitRecordedResults`) the tool outputs the run's history holds. */
-export function runResult(state: RunState, workflowId: string, options: { omitRecordedResults: boolean }): AgentWorkflowResult;
+export function runResult(
+  state: RunState,
+  workflowId: string,
+  options: { omitRecordedResults: boolean },
+): AgentWorkflowResult;
 /** Implementation of the overloads above. */
-export function runResult(state: RunState, workflowId: string, options?: { omitRecordedResults: boolean }): AgentWorkflowResult {
+export function runResult(
+  state: RunState,
+  workflowId: string,
+  options?: { omitRecordedResults: boolean },
+): AgentWorkflowResult {
   const step = nextStep(state);
   if (step.type !== 'finish') throw new Error(`runResult: the run is not finished (next step: ${step.type})`);
   const result: AgentWorkflowResult = {
@@ -223,7 +261,12 @@ function planToolCall(call: ToolCall, tools: ToolInfo[]): PlannedToolCall {
   const parsed = parseToolArguments(call.function.arguments);
   const args = parsed.ok ? parsed.value : {};
   if (call.function.name === REACT_PARSE_ERROR_TOOL) {
-    return { call, arguments: args, immediate: false, resolved: { result: String(args.observation ?? ''), error: true } };
+    return {
+      call,
+      arguments: args,
+      immediate: false,
+      resolved: { result: String(args.observation ?? ''), error: true },
+    };
   }
   const tool = tools.find((t) => t.name === call.function.name);
   if (!tool) {
@@ -232,7 +275,10 @@ function planToolCall(call: ToolCall, tools: ToolInfo[]): PlannedToolCall {
       call,
       arguments: args,
       immediate: false,
-      resolved: { result: toolErrorText(`there is no tool named "${call.function.name}". Available tools: ${available}.`), error: true },
+      resolved: {
+        result: toolErrorText(`there is no tool named "${call.function.name}". Available tools: ${available}.`),
+        error: true,
+      },
     };
   }
   const planned: PlannedToolCall = { call, arguments: args, immediate: tool.immediate, tool };

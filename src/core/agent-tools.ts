@@ -22,10 +22,19 @@ export function agentToolWorkflowId(parentId: string, agent: string, callId: str
 }
 
 /** The message a call asks the agent, or what is wrong with the call's arguments. */
-export function agentToolMessage(agent: string, args: Record<string, unknown>): { ok: true; message: string } | { ok: false; outcome: ToolOutcome } {
+export function agentToolMessage(
+  agent: string,
+  args: Record<string, unknown>,
+): { ok: true; message: string } | { ok: false; outcome: ToolOutcome } {
   const message = args.message;
   if (typeof message === 'string' && message.trim()) return { ok: true, message };
-  return { ok: false, outcome: { result: toolErrorText(`${agent} needs a "message": the whole task, as a non-empty string`), error: true } };
+  return {
+    ok: false,
+    outcome: {
+      result: toolErrorText(`${agent} needs a "message": the whole task, as a non-empty string`),
+      error: true,
+    },
+  };
 }
 
 /**
@@ -36,7 +45,8 @@ export function agentToolMessage(agent: string, args: Record<string, unknown>): 
 export function agentToolOutcome(agent: string, childWorkflowId: string, run: RecordedTurnResult): ToolOutcome {
   const common = { usage: run.usage, childWorkflowId };
   if (run.status === 'completed') {
-    if (run.output !== undefined) return { result: JSON.stringify(run.output), value: run.output, error: false, ...common };
+    if (run.output !== undefined)
+      return { result: JSON.stringify(run.output), value: run.output, error: false, ...common };
     return { result: run.content ?? '', error: false, ...common };
   }
   if (run.status === 'immediate') {

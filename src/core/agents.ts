@@ -16,7 +16,14 @@ export interface AgentSettings extends RunOptions {
 }
 
 /** Every key of {@link RunOptions} (a record, so a key added there and missing here does not compile). */
-const RUN_OPTIONS: Record<keyof RunOptions, true> = { maxIterations: true, maxExecutionTime: true, modelCallTimeout: true, onLimit: true, toolCalling: true, approvalTimeout: true };
+const RUN_OPTIONS: Record<keyof RunOptions, true> = {
+  maxIterations: true,
+  maxExecutionTime: true,
+  modelCallTimeout: true,
+  onLimit: true,
+  toolCalling: true,
+  approvalTimeout: true,
+};
 const RUN_OPTION_KEYS = Object.keys(RUN_OPTIONS) as (keyof RunOptions)[];
 
 /** The resolve-agent activity's answer: the agent's settings and the run's tools. */
@@ -40,6 +47,7 @@ export function applyAgent<T extends Omit<AgentInput, 'message'>>(input: T, agen
 /** Checks an agent name as runs and conversations give it. */
 export function agentNameProblem(name: unknown): string | undefined {
   if (name === undefined) return undefined;
-  if (typeof name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(name)) return `"agent" must be an agent name (letters, digits, _ and -, at most 64), got ${JSON.stringify(name)}`;
+  if (typeof name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(name))
+    return `"agent" must be an agent name (letters, digits, _ and -, at most 64), got ${JSON.stringify(name)}`;
   return undefined;
 }

@@ -18,7 +18,12 @@ export function approvalOf(tool: ToolInfo): ApprovalState | undefined {
 export function pendingApprovals(calls: readonly PlannedToolCall[]): PendingApproval[] {
   return calls
     .filter((c) => c.approval?.status === 'pending')
-    .map((c) => ({ callId: c.call.id, name: c.call.function.name, arguments: c.arguments, summary: toolCallSummary(c.call.function.name, c.arguments) }));
+    .map((c) => ({
+      callId: c.call.id,
+      name: c.call.function.name,
+      arguments: c.arguments,
+      summary: toolCallSummary(c.call.function.name, c.arguments),
+    }));
 }
 
 /**
@@ -26,9 +31,11 @@ export function pendingApprovals(calls: readonly PlannedToolCall[]): PendingAppr
  * wrong call id is rejected before anything is written to history.
  */
 export function approvalProblem(state: RunState | undefined, decision: unknown): string | undefined {
-  if (decision === null || typeof decision !== 'object') return 'the decision must be an object {"callId", "approve", "reason"?}';
+  if (decision === null || typeof decision !== 'object')
+    return 'the decision must be an object {"callId", "approve", "reason"?}';
   const d = decision as Record<string, unknown>;
-  if (typeof d.callId !== 'string' || d.callId === '') return '"callId" must be the id of a tool call awaiting approval';
+  if (typeof d.callId !== 'string' || d.callId === '')
+    return '"callId" must be the id of a tool call awaiting approval';
   if (typeof d.approve !== 'boolean') return '"approve" must be true or false';
   if (d.reason !== undefined && typeof d.reason !== 'string') return '"reason" must be a string';
   const pending = state && state.phase.kind === 'tools' ? pendingApprovals(state.phase.calls) : [];
@@ -43,7 +50,9 @@ export function approvalProblem(state: RunState | undefined, decision: unknown):
 export function decideApproval(state: RunState, decision: ApprovalDecision): RunState {
   const problem = approvalProblem(state, decision);
   if (problem) throw new Error(problem);
-  return updatePending(state, (c) => (c.call.id === decision.callId ? decided(c, decision.approve, decision.reason) : c));
+  return updatePending(state, (c) =>
+    c.call.id === decision.callId ? decided(c, decision.approve, decision.reason) : c,
+  );
 }
 
 /** Rejects every pending call: the approval timeout ran out. */

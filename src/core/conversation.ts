@@ -5,7 +5,15 @@ import { DEFAULT_MEMORY_WINDOW, memoryWindowStart, MIN_MEMORY_WINDOW } from './m
 import { durationProblem, isToolList, messageProblem, runOptionProblems } from './run-input';
 import { addUsage, noUsage } from './usage';
 import type { EventLogSnapshot } from './event-log';
-import type { AgentInput, AgentState, ChatMessage, ConversationTurnResult, PendingApproval, ToolInfo, Usage } from './types';
+import type {
+  AgentInput,
+  AgentState,
+  ChatMessage,
+  ConversationTurnResult,
+  PendingApproval,
+  ToolInfo,
+  Usage,
+} from './types';
 
 /**
  * A conversation: many turns on one workflow, each turn one run of the agent loop over the chat
@@ -52,7 +60,6 @@ export interface TurnInput {
    */
   approvalTools?: string[];
 }
-
 
 /** Signalled messages that were invalid (signals cannot be refused, so they are counted and reported). */
 export interface RejectedMessages {
@@ -104,7 +111,12 @@ export interface ConversationStatus {
   turns: number;
   /** Messages waiting for the current turn to finish. */
   queuedMessages: number;
-  currentTurn?: { turn: number; iteration: number; maxIterations: number; pendingToolCalls: Array<{ id: string; name: string; arguments: Record<string, unknown> }> };
+  currentTurn?: {
+    turn: number;
+    iteration: number;
+    maxIterations: number;
+    pendingToolCalls: Array<{ id: string; name: string; arguments: Record<string, unknown> }>;
+  };
   pendingApprovals: PendingApproval[];
   usage: Usage;
   /** Transcript length, system message excluded. */
@@ -136,8 +148,13 @@ export function validateConversationOptions(input: unknown): string[] {
   if (input === null || typeof input !== 'object') return ['the conversation options must be an object'];
   const i = input as Record<string, unknown>;
   const problems = runOptionProblems(i);
-  if (i.memoryWindow !== undefined && !(Number.isInteger(i.memoryWindow) && (i.memoryWindow as number) >= MIN_MEMORY_WINDOW)) {
-    problems.push(`"memoryWindow" must be an integer >= ${MIN_MEMORY_WINDOW} (a tool call needs the question, the call and its result), got ${JSON.stringify(i.memoryWindow)}`);
+  if (
+    i.memoryWindow !== undefined &&
+    !(Number.isInteger(i.memoryWindow) && (i.memoryWindow as number) >= MIN_MEMORY_WINDOW)
+  ) {
+    problems.push(
+      `"memoryWindow" must be an integer >= ${MIN_MEMORY_WINDOW} (a tool call needs the question, the call and its result), got ${JSON.stringify(i.memoryWindow)}`,
+    );
   }
   const idle = durationProblem('idleTimeout', i.idleTimeout);
   if (idle) problems.push(idle);
@@ -148,7 +165,11 @@ export function validateConversationOptions(input: unknown): string[] {
  * What is wrong with a user message for this conversation, or undefined when it can be queued.
  * `tools` is the conversation's tool set, unknown until resolved at its start.
  */
-export function turnProblem(turn: unknown, tools: readonly ToolInfo[] | undefined, closing: boolean): string | undefined {
+export function turnProblem(
+  turn: unknown,
+  tools: readonly ToolInfo[] | undefined,
+  closing: boolean,
+): string | undefined {
   if (closing) return 'the conversation is ending and accepts no more messages';
   if (turn === null || typeof turn !== 'object') return 'the message must be an object {"message": "..."}';
   const t = turn as Record<string, unknown>;
@@ -200,9 +221,16 @@ export function memoryWindow(conv: ConversationState): number {
 /** Starts a turn: a run over the conversation so far plus the new message, seeing the memory window. */
 export function startTurn(conv: ConversationState, turn: TurnInput): RunState {
   const tools = conv.tools ?? [];
-  const run = startRun({ ...conv.options, message: turn.message }, turn.tools ? tools.filter((t) => turn.tools!.includes(t.name)) : tools);
+  const run = startRun(
+    { ...conv.options, message: turn.message },
+    turn.tools ? tools.filter((t) => turn.tools!.includes(t.name)) : tools,
+  );
   const system = run.messages[0]?.role === 'system' ? [run.messages[0]] : [];
-  const state: RunState = { ...run, messages: [...system, ...conv.messages, ...run.messages.slice(system.length)], memoryWindow: memoryWindow(conv) };
+  const state: RunState = {
+    ...run,
+    messages: [...system, ...conv.messages, ...run.messages.slice(system.length)],
+    memoryWindow: memoryWindow(conv),
+  };
   return conv.revision ? { ...state, revision: conv.revision } : state;
 }
 
@@ -229,8 +257,19 @@ export function finishTurn(conv: ConversationState, run: RunState): Conversation
 }
 
 /** The result of the turn `run`, numbered `turn`. `failure` is set when the model call failed for good. */
-export function turnResult(run: RunState, conversationId: string, turn: number, failure?: { error: string; errorType: string }): ConversationTurnResult {
-  const common = { workflowId: conversationId, toolExecutions: run.toolExecutions.map(withoutHistoryMark), iterations: run.iterations, usage: run.usage, turn };
+export function turnResult(
+  run: RunState,
+  conversationId: string,
+  turn: number,
+  failure?: { error: string; errorType: string },
+): ConversationTurnResult {
+  const common = {
+    workflowId: conversationId,
+    toolExecutions: run.toolExecutions.map(withoutHistoryMark),
+    iterations: run.iterations,
+    usage: run.usage,
+    turn,
+  };
   if (failure) return { ...common, status: 'failed', content: null, ...failure };
   const step = nextStep(run);
   if (step.type !== 'finish') throw new Error(`turnResult: the turn is not finished (next step: ${step.type})`);
@@ -293,7 +332,11 @@ export function transcriptPage(
 }
 
 /** The workflow's result when it closes for `reason`. */
-export function conversationResult(conversationId: string, conv: ConversationState, reason: CloseReason): ConversationResult {
+export function conversationResult(
+  conversationId: string,
+  conv: ConversationState,
+  reason: CloseReason,
+): ConversationResult {
   return {
     conversationId,
     reason,
@@ -356,7 +399,12 @@ export function conversationStatus(
   if (agent) status.agent = agent;
   if (run && active) {
     const s = runStatus(run);
-    status.currentTurn = { turn: active.turn, iteration: s.iteration, maxIterations: s.maxIterations, pendingToolCalls: s.pendingToolCalls };
+    status.currentTurn = {
+      turn: active.turn,
+      iteration: s.iteration,
+      maxIterations: s.maxIterations,
+      pendingToolCalls: s.pendingToolCalls,
+    };
   }
   if (closeReason) status.closeReason = closeReason;
   return status;

@@ -23,7 +23,10 @@ export function parseDuration(value: string | number): number {
   }
   const match = typeof value === 'string' ? WITH_UNIT.exec(value) : null;
   const ms = match ? Number(match[1]) * UNITS_MS[match[2].toLowerCase()] : NaN;
-  if (!(ms > 0)) throw new Error(`invalid duration "${value}": expected a positive number with a unit (${units}), e.g. 500ms, 30s, 5m, 1h`);
+  if (!(ms > 0))
+    throw new Error(
+      `invalid duration "${value}": expected a positive number with a unit (${units}), e.g. 500ms, 30s, 5m, 1h`,
+    );
   return ms;
 }
 

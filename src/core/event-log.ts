@@ -96,7 +96,8 @@ export class EventLog {
     const protectedFrom = previous < 0 ? this.events.length : previous;
     let chars = this.sizes.reduce((a, b) => a + b, 0);
     let drop = 0;
-    while (drop < protectedFrom && (this.events.length - drop > MAX_KEPT_EVENTS || chars > MAX_KEPT_CHARS)) chars -= this.sizes[drop++];
+    while (drop < protectedFrom && (this.events.length - drop > MAX_KEPT_EVENTS || chars > MAX_KEPT_CHARS))
+      chars -= this.sizes[drop++];
     if (drop > 0) {
       this.events = this.events.slice(drop);
       this.sizes = this.sizes.slice(drop);
@@ -142,7 +143,12 @@ export class EventLog {
     this.open = undefined;
     if (attempt > open.attempt) this.retry(open, attempt);
     else if (!shown.startsWith(open.text)) {
-      this.emit(open.turn, { type: 'model_retry', call, attempt, error: 'the streamed text differs from the final answer; the final answer follows' });
+      this.emit(open.turn, {
+        type: 'model_retry',
+        call,
+        attempt,
+        error: 'the streamed text differs from the final answer; the final answer follows',
+      });
       open.text = '';
     }
     const rest = shown.slice(open.text.length);

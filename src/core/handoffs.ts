@@ -23,7 +23,8 @@ export function chosenHandoff(calls: readonly PlannedToolCall[]): number {
 /** The result the LLM reads for a handoff call: the one that went ahead, or one of the others. */
 export function handoffOutcome(target: string, chosen: string | undefined, failure?: string): ToolOutcome {
   if (failure !== undefined) return { result: `Error: could not hand off to ${target}: ${failure}`, error: true };
-  if (chosen === target) return { result: `Transferred to ${target}: the ${target} agent takes it from here.`, error: false };
+  if (chosen === target)
+    return { result: `Transferred to ${target}: the ${target} agent takes it from here.`, error: false };
   return { result: `Error: only one handoff per reply; the conversation went to ${chosen}.`, error: true };
 }
 
@@ -36,7 +37,9 @@ export function handoffOutcome(target: string, chosen: string | undefined, failu
  */
 export function applyHandoff(state: RunState, target: ResolvedAgent): RunState {
   const gated = new Set(state.tools.filter((t) => t.needsApproval).map((t) => t.name));
-  const tools: ToolInfo[] = target.tools.map((t) => (gated.has(t.name) && !t.needsApproval ? { ...t, needsApproval: true } : t));
+  const tools: ToolInfo[] = target.tools.map((t) =>
+    gated.has(t.name) && !t.needsApproval ? { ...t, needsApproval: true } : t,
+  );
   const settings: AgentSettings = target.settings;
   const messages = [...state.messages];
   const system = settings.instructions ?? '';

@@ -8,9 +8,14 @@ export const MAX_PAGE_CHARS = 1_000_000;
  * about `maxChars` characters of JSON, but always at least one message when any remain, so a
  * caller paging through a conversation of huge tool outputs still makes progress.
  */
-export function messagesPage(messages: readonly ChatMessage[], range: { offset?: number; limit?: number } = {}, maxChars = MAX_PAGE_CHARS): ChatMessage[] {
+export function messagesPage(
+  messages: readonly ChatMessage[],
+  range: { offset?: number; limit?: number } = {},
+  maxChars = MAX_PAGE_CHARS,
+): ChatMessage[] {
   const offset = Math.max(0, range.offset ?? 0);
-  const end = range.limit === undefined ? messages.length : Math.min(messages.length, offset + Math.max(0, range.limit));
+  const end =
+    range.limit === undefined ? messages.length : Math.min(messages.length, offset + Math.max(0, range.limit));
   const page: ChatMessage[] = [];
   let chars = 0;
   for (let i = offset; i < end; i++) {

@@ -63,12 +63,19 @@ export function parseReActOutput(text: string): ReActAction | ReActFinish {
   const includesAnswer = text.includes(FINAL_ANSWER_ACTION);
   const match = ACTION.exec(text);
   if (match) {
-    if (includesAnswer) throw new ReActParseError(`${FINAL_ANSWER_AND_ACTION}: ${text}`, `${FINAL_ANSWER_AND_ACTION}. Give either an Action with its Action Input, or a Final Answer, not both.`, text);
+    if (includesAnswer)
+      throw new ReActParseError(
+        `${FINAL_ANSWER_AND_ACTION}: ${text}`,
+        `${FINAL_ANSWER_AND_ACTION}. Give either an Action with its Action Input, or a Final Answer, not both.`,
+        text,
+      );
     return { type: 'action', tool: match[1].trim(), toolInput: strip(strip(match[2], ' '), '"'), log: text };
   }
   if (includesAnswer) return { type: 'finish', output: text.split(FINAL_ANSWER_ACTION).pop()!.trim(), log: text };
-  if (!ACTION_ONLY.test(text)) throw new ReActParseError(`Could not parse LLM output: \`${text}\``, MISSING_ACTION_AFTER_THOUGHT, text);
-  if (!ACTION_INPUT_ONLY.test(text)) throw new ReActParseError(`Could not parse LLM output: \`${text}\``, MISSING_ACTION_INPUT_AFTER_ACTION, text);
+  if (!ACTION_ONLY.test(text))
+    throw new ReActParseError(`Could not parse LLM output: \`${text}\``, MISSING_ACTION_AFTER_THOUGHT, text);
+  if (!ACTION_INPUT_ONLY.test(text))
+    throw new ReActParseError(`Could not parse LLM output: \`${text}\``, MISSING_ACTION_INPUT_AFTER_ACTION, text);
   throw new ReActParseError(`Could not parse LLM output: \`${text}\``, `Could not parse LLM output: \`${text}\``, text);
 }
 

@@ -50,7 +50,8 @@ export function runOptionProblems(i: Record<string, unknown>): string[] {
   const agent = agentNameProblem(i.agent);
   if (agent) problems.push(agent);
   if (i.system !== undefined && typeof i.system !== 'string') problems.push('"system" must be a string');
-  if (i.output !== undefined && (i.output === null || typeof i.output !== 'object' || Array.isArray(i.output))) problems.push('"output" must be a JSON Schema object');
+  if (i.output !== undefined && (i.output === null || typeof i.output !== 'object' || Array.isArray(i.output)))
+    problems.push('"output" must be a JSON Schema object');
   for (const key of ['tools', 'immediateTools', 'approvalTools'] as const) {
     const v = i[key];
     if (v !== undefined && !isToolList(v)) problems.push(`"${key}" must be an array of tool names`);
@@ -65,9 +66,12 @@ export function runOptionProblems(i: Record<string, unknown>): string[] {
   if (i.onLimit !== undefined && i.onLimit !== 'stop' && i.onLimit !== 'generate') {
     problems.push(`"onLimit" must be "stop" or "generate", got ${JSON.stringify(i.onLimit)}`);
   }
-  if (i.stream !== undefined && typeof i.stream !== 'boolean') problems.push(`"stream" must be true or false, got ${JSON.stringify(i.stream)}`);
+  if (i.stream !== undefined && typeof i.stream !== 'boolean')
+    problems.push(`"stream" must be true or false, got ${JSON.stringify(i.stream)}`);
   if (i.toolCalling !== undefined && !TOOL_CALLING_MODES.includes(i.toolCalling as ToolCallingMode)) {
-    problems.push(`"toolCalling" must be one of ${TOOL_CALLING_MODES.join(', ')}, got ${JSON.stringify(i.toolCalling)}`);
+    problems.push(
+      `"toolCalling" must be one of ${TOOL_CALLING_MODES.join(', ')}, got ${JSON.stringify(i.toolCalling)}`,
+    );
   }
   return problems;
 }
@@ -83,7 +87,8 @@ export function workflowIdProblem(id: string, what = 'the id'): string | undefin
   if (UNPRINTABLE.test(id)) return `${what} must not contain control, bidirectional-override or invisible characters`;
   // TextEncoder, not Buffer: this module is imported by workflow code too.
   const bytes = new TextEncoder().encode(id).length;
-  if (bytes > MAX_WORKFLOW_ID_BYTES) return `${what} is ${bytes} bytes long; Temporal accepts at most ${MAX_WORKFLOW_ID_BYTES}`;
+  if (bytes > MAX_WORKFLOW_ID_BYTES)
+    return `${what} is ${bytes} bytes long; Temporal accepts at most ${MAX_WORKFLOW_ID_BYTES}`;
   return undefined;
 }
 

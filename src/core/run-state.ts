@@ -1,5 +1,17 @@
 import type { RunLimits } from './run-input';
-import type { ChatMessage, JsonSchemaObject, ModelSettings, PendingApproval, RunStatus, ToolCall, ToolCallingMode, ToolExecution, ToolInfo, ToolOutcome, Usage } from './types';
+import type {
+  ChatMessage,
+  JsonSchemaObject,
+  ModelSettings,
+  PendingApproval,
+  RunStatus,
+  ToolCall,
+  ToolCallingMode,
+  ToolExecution,
+  ToolInfo,
+  ToolOutcome,
+  Usage,
+} from './types';
 
 /**
  * The state of one run, as the agent loop (`agent-loop.ts`), approvals and handoffs share it:

@@ -99,7 +99,11 @@ export function conversationSearchValues(
   totals: { usage: Usage; lastTurnIterations: number },
   base: { agent?: string; model?: string; defaultModel?: string },
 ): AgentSearchValues {
-  const values: AgentSearchValues = { AgentStatus: status, AgentIterations: totals.lastTurnIterations, AgentTotalTokens: totals.usage.totalTokens };
+  const values: AgentSearchValues = {
+    AgentStatus: status,
+    AgentIterations: totals.lastTurnIterations,
+    AgentTotalTokens: totals.usage.totalTokens,
+  };
   if (base.agent !== undefined) values.AgentName = base.agent;
   const model = base.model ?? base.defaultModel;
   if (model !== undefined) values.AgentModel = model;
@@ -156,17 +160,28 @@ export function searchAttributeChanges(
  */
 export function stepStaysInWorkflowTask(step: NextStep): boolean {
   if (step.type !== 'run_tools') return false;
-  return step.calls.every((c) => c.resolved !== undefined || c.tool.handoff !== undefined || (c.tool.local === true && c.tool.agent === undefined));
+  return step.calls.every(
+    (c) =>
+      c.resolved !== undefined || c.tool.handoff !== undefined || (c.tool.local === true && c.tool.agent === undefined),
+  );
 }
 
 /** The registered attributes missing from a namespace's custom search attributes (name → type), with what each should be. */
-export function missingSearchAttributes(existing: Record<string, string>): { name: AgentSearchAttributeName; type: string; problem: 'missing' | 'wrong_type'; actual?: string }[] {
-  const missing: { name: AgentSearchAttributeName; type: string; problem: 'missing' | 'wrong_type'; actual?: string }[] = [];
+export function missingSearchAttributes(
+  existing: Record<string, string>,
+): { name: AgentSearchAttributeName; type: string; problem: 'missing' | 'wrong_type'; actual?: string }[] {
+  const missing: {
+    name: AgentSearchAttributeName;
+    type: string;
+    problem: 'missing' | 'wrong_type';
+    actual?: string;
+  }[] = [];
   for (const name of AGENT_SEARCH_ATTRIBUTE_NAMES) {
     const want = AGENT_SEARCH_ATTRIBUTES[name];
     const actual = existing[name];
     if (actual === undefined) missing.push({ name, type: want, problem: 'missing' });
-    else if (actual.toLowerCase() !== want.toLowerCase()) missing.push({ name, type: want, problem: 'wrong_type', actual });
+    else if (actual.toLowerCase() !== want.toLowerCase())
+      missing.push({ name, type: want, problem: 'wrong_type', actual });
   }
   return missing;
 }
@@ -175,10 +190,16 @@ export function missingSearchAttributes(existing: Record<string, string>): { nam
  * The `temporal` CLI commands that register the given attributes in a namespace: one per type,
  * since the command takes many names but one type.
  */
-export function searchAttributeCreateCommands(namespace: string, attributes: { name: string; type: string }[]): string[] {
+export function searchAttributeCreateCommands(
+  namespace: string,
+  attributes: { name: string; type: string }[],
+): string[] {
   const byType = new Map<string, string[]>();
   for (const a of attributes) byType.set(a.type, [...(byType.get(a.type) ?? []), a.name]);
-  return [...byType].map(([type, names]) => `temporal operator search-attribute create --namespace ${namespace} ${names.map((n) => `--name ${n}`).join(' ')} --type ${type}`);
+  return [...byType].map(
+    ([type, names]) =>
+      `temporal operator search-attribute create --namespace ${namespace} ${names.map((n) => `--name ${n}`).join(' ')} --type ${type}`,
+  );
 }
 
 /** Filters of `client.ts list` and `GET /runs`. */
@@ -192,7 +213,8 @@ export function agentListFilterProblem(filter: AgentListFilter): string | undefi
   if (filter.status !== undefined && !(AGENT_SEARCH_STATUSES as readonly string[]).includes(filter.status)) {
     return `unknown status "${filter.status}"; one of: ${AGENT_SEARCH_STATUSES.join(', ')}`;
   }
-  if (filter.agent !== undefined && !/^[A-Za-z0-9_.-]{1,64}$/.test(filter.agent)) return `"${filter.agent}" is not an agent name (letters, digits, _ . -)`;
+  if (filter.agent !== undefined && !/^[A-Za-z0-9_.-]{1,64}$/.test(filter.agent))
+    return `"${filter.agent}" is not an agent name (letters, digits, _ . -)`;
   return undefined;
 }
 

@@ -1,7 +1,5 @@
 /** The outcome of reading a tool call's `arguments` string. */
-export type ParsedArguments =
-  | { ok: true; value: Record<string, unknown> }
-  | { ok: false; error: string };
+export type ParsedArguments = { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
 
 /**
  * Reads the JSON arguments an LLM produced for a tool call. Models send `""` for tools without

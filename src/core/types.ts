@@ -232,7 +232,9 @@ export type TurnResult<O = unknown> = Omit<AgentResult<O>, 'status'> & {
 export type ConversationTurnResult<O = unknown> = TurnResult<O> & { turn: number };
 
 /** A {@link TurnResult} as a workflow receives it from a child run: tool outputs its history holds may be left out (see {@link RecordedToolExecution}). */
-export type RecordedTurnResult<O = unknown> = Omit<TurnResult<O>, 'toolExecutions'> & { toolExecutions: RecordedToolExecution[] };
+export type RecordedTurnResult<O = unknown> = Omit<TurnResult<O>, 'toolExecutions'> & {
+  toolExecutions: RecordedToolExecution[];
+};
 
 /**
  * What a run or conversation is doing, in one vocabulary for the CLI, the HTTP API and dashboards:

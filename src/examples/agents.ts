@@ -12,8 +12,12 @@ import { defineAgent } from '../worker/agents/define-agent';
 export const calculatorAgent = defineAgent({
   name: 'calculator',
   description: "Arithmetic with tools: the documents' calculator",
-  examples: ['What is the square root of the sum of the numbers of letters in the words "hello" and "world"?', 'What is 123 + 456?'],
-  instructions: 'You are a careful calculator. Use the tools for every step of the arithmetic, then give the result in one sentence.',
+  examples: [
+    'What is the square root of the sum of the numbers of letters in the words "hello" and "world"?',
+    'What is 123 + 456?',
+  ],
+  instructions:
+    'You are a careful calculator. Use the tools for every step of the arithmetic, then give the result in one sentence.',
   tools: [stringLength, add, sqrt, sum, squareRoot],
 });
 
@@ -22,7 +26,8 @@ export const weatherAgent = defineAgent({
   name: 'weather',
   description: 'Looks up the weather of a city and answers as JSON: city, temperature, temperatureUnit',
   examples: ['What is the weather in Beijing?', 'How warm is it in Paris?'],
-  instructions: 'You report the current weather. Look the city up with search_weather (it answers in degrees Celsius), then answer with the city, the temperature and its unit.',
+  instructions:
+    'You report the current weather. Look the city up with search_weather (it answers in degrees Celsius), then answer with the city, the temperature and its unit.',
   tools: [searchWeather],
   output: z.object({
     city: z.string(),

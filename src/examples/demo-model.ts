@@ -14,11 +14,20 @@ export function demoModel(request: ChatRequest): ChatAnswer {
   const words = /letters in the words? "([^"]+)" and "([^"]+)"/i.exec(question);
   if (words && offered.has('stringLength') && offered.has('add') && offered.has('sqrt')) {
     const [a, b] = [words[1], words[2]];
-    if (results.length === 0) return { toolCalls: [{ name: 'stringLength', arguments: { s: a } }, { name: 'stringLength', arguments: { s: b } }] };
-    if (results.length === 2) return { toolCalls: [{ name: 'add', arguments: { a: Number(results[0]), b: Number(results[1]) } }] };
+    if (results.length === 0)
+      return {
+        toolCalls: [
+          { name: 'stringLength', arguments: { s: a } },
+          { name: 'stringLength', arguments: { s: b } },
+        ],
+      };
+    if (results.length === 2)
+      return { toolCalls: [{ name: 'add', arguments: { a: Number(results[0]), b: Number(results[1]) } }] };
     if (results.length === 3) return { toolCalls: [{ name: 'sqrt', arguments: { x: Number(results[2]) } }] };
     const root = Number(results[3]);
-    return { content: `The square root of the sum of the numbers of letters in the words "${a}" and "${b}" is approximately ${round(root, 3)}.` };
+    return {
+      content: `The square root of the sum of the numbers of letters in the words "${a}" and "${b}" is approximately ${round(root, 3)}.`,
+    };
   }
 
   return {

@@ -30,18 +30,27 @@ export const MIN_TOKEN_LENGTH = 16;
  * characters, an origin that is not `scheme://host[:port]`, or a limit that is not a whole number.
  */
 export function httpAccessFromEnv(env: NodeJS.ProcessEnv = process.env): HttpAccessOptions {
-  const list = (raw: string | undefined) => (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (raw: string | undefined) =>
+    (raw ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   const tokens = list(env.AGENT_HTTP_TOKENS);
   const short = tokens.findIndex((t) => t.length < MIN_TOKEN_LENGTH);
-  if (short >= 0) throw new Error(`AGENT_HTTP_TOKENS: token ${short + 1} is shorter than ${MIN_TOKEN_LENGTH} characters (use e.g. openssl rand -hex 32)`);
+  if (short >= 0)
+    throw new Error(
+      `AGENT_HTTP_TOKENS: token ${short + 1} is shorter than ${MIN_TOKEN_LENGTH} characters (use e.g. openssl rand -hex 32)`,
+    );
   const corsOrigins = list(env.AGENT_HTTP_CORS_ORIGINS);
   for (const origin of corsOrigins) {
-    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) throw new Error(`AGENT_HTTP_CORS_ORIGINS: "${origin}" is not an origin like https://app.example.com`);
+    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin))
+      throw new Error(`AGENT_HTTP_CORS_ORIGINS: "${origin}" is not an origin like https://app.example.com`);
   }
   const options: HttpAccessOptions = { tokens, corsOrigins };
   const limit = env.AGENT_HTTP_RATE_LIMIT;
   if (limit !== undefined && limit !== '') {
-    if (!/^\d+$/.test(limit) || Number(limit) < 1) throw new Error(`AGENT_HTTP_RATE_LIMIT must be a whole number of requests per minute >= 1, got "${limit}"`);
+    if (!/^\d+$/.test(limit) || Number(limit) < 1)
+      throw new Error(`AGENT_HTTP_RATE_LIMIT must be a whole number of requests per minute >= 1, got "${limit}"`);
     options.rateLimitPerMinute = Number(limit);
   }
   return options;
@@ -76,7 +85,10 @@ export function presentedToken(req: IncomingMessage): string | undefined {
   const auth = req.headers.authorization;
   const bearer = auth && /^Bearer\s+(\S+)\s*$/i.exec(auth);
   if (bearer) return bearer[1];
-  const cookie = (req.headers.cookie ?? '').split(';').map((c) => c.trim()).find((c) => c.startsWith(`${TOKEN_COOKIE}=`));
+  const cookie = (req.headers.cookie ?? '')
+    .split(';')
+    .map((c) => c.trim())
+    .find((c) => c.startsWith(`${TOKEN_COOKIE}=`));
   if (!cookie) return undefined;
   const raw = cookie.slice(TOKEN_COOKIE.length + 1);
   try {
@@ -119,7 +131,8 @@ export class RateLimiter {
   /** Counts a request of `client`; returns 0 when allowed, else the seconds until it may try again. */
   take(client: string): number {
     const now = this.now();
-    if (this.windows.size > 10_000) for (const [k, w] of this.windows) if (now - w.start >= 60_000) this.windows.delete(k);
+    if (this.windows.size > 10_000)
+      for (const [k, w] of this.windows) if (now - w.start >= 60_000) this.windows.delete(k);
     const w = this.windows.get(client);
     if (!w || now - w.start >= 60_000) {
       this.windows.set(client, { start: now, count: 1 });
@@ -152,7 +165,12 @@ export function accessChecker(options: HttpAccessOptions, open: (path: string) =
   const guesses = new RateLimiter(options.rateLimitPerMinute ?? FAILED_AUTH_PER_MINUTE);
   const tooMany = (res: ServerResponse, retryAfter: number, perMinute: number) => {
     res.writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(retryAfter) });
-    res.end(JSON.stringify({ error: `too many requests: at most ${perMinute} a minute; try again in ${retryAfter} s`, errorType: 'Http.RateLimited' }));
+    res.end(
+      JSON.stringify({
+        error: `too many requests: at most ${perMinute} a minute; try again in ${retryAfter} s`,
+        errorType: 'Http.RateLimited',
+      }),
+    );
   };
   return function checkAccess(req: IncomingMessage, res: ServerResponse): AccessDecision {
     const origin = req.headers.origin;
@@ -165,7 +183,8 @@ export function accessChecker(options: HttpAccessOptions, open: (path: string) =
       if (req.method === 'OPTIONS') {
         res.writeHead(204, {
           'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-          'access-control-allow-headers': 'authorization, content-type, last-event-id, prefer, mcp-session-id, mcp-protocol-version, x-namespace',
+          'access-control-allow-headers':
+            'authorization, content-type, last-event-id, prefer, mcp-session-id, mcp-protocol-version, x-namespace',
           'access-control-max-age': '600',
         });
         res.end();
@@ -185,8 +204,16 @@ export function accessChecker(options: HttpAccessOptions, open: (path: string) =
         tooMany(res, retryAfter, options.rateLimitPerMinute ?? FAILED_AUTH_PER_MINUTE);
         return 'answered';
       }
-      res.writeHead(401, { 'content-type': 'application/json; charset=utf-8', 'www-authenticate': 'Bearer realm="durable-agents"' });
-      res.end(JSON.stringify({ error: token === undefined ? 'missing bearer token (Authorization: Bearer <token>)' : 'invalid bearer token', errorType: 'Http.Unauthorized' }));
+      res.writeHead(401, {
+        'content-type': 'application/json; charset=utf-8',
+        'www-authenticate': 'Bearer realm="durable-agents"',
+      });
+      res.end(
+        JSON.stringify({
+          error: token === undefined ? 'missing bearer token (Authorization: Bearer <token>)' : 'invalid bearer token',
+          errorType: 'Http.Unauthorized',
+        }),
+      );
       return 'answered';
     }
     if (limiter) {

@@ -1,7 +1,15 @@
 import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import { parseDuration, validateAgentInput, workflowIdProblem, type AgentEvent, type AgentInput, type ConversationOptions, type TurnInput } from '../core';
+import {
+  parseDuration,
+  validateAgentInput,
+  workflowIdProblem,
+  type AgentEvent,
+  type AgentInput,
+  type ConversationOptions,
+  type TurnInput,
+} from '../core';
 import { outcomeJson } from '../client/outcome-json';
 import { decideApproval, readStatus, readTranscript } from '../client/agent-workflows';
 import { ClientError, type ClientErrorKind } from '../client/client-error';
@@ -112,8 +120,18 @@ export function httpApiHandler(options: HttpApiOptions): (req: IncomingMessage, 
     // The chat page opened as /?access_token=...: the token becomes an HttpOnly cookie (so the
     // page's fetches and EventSource carry it; EventSource cannot send headers) and leaves the URL.
     const offered = url.searchParams.get('access_token');
-    if (tokens.length > 0 && url.pathname === '/' && req.method === 'GET' && offered !== null && tokenMatches(offered, tokens)) {
-      res.writeHead(303, { location: '/', 'set-cookie': `${TOKEN_COOKIE}=${encodeURIComponent(offered)}; HttpOnly; SameSite=Strict; Path=/`, 'cache-control': 'no-store' });
+    if (
+      tokens.length > 0 &&
+      url.pathname === '/' &&
+      req.method === 'GET' &&
+      offered !== null &&
+      tokenMatches(offered, tokens)
+    ) {
+      res.writeHead(303, {
+        location: '/',
+        'set-cookie': `${TOKEN_COOKIE}=${encodeURIComponent(offered)}; HttpOnly; SameSite=Strict; Path=/`,
+        'cache-control': 'no-store',
+      });
       res.end();
       return;
     }
@@ -123,7 +141,9 @@ export function httpApiHandler(options: HttpApiOptions): (req: IncomingMessage, 
     const gone = new AbortController();
     setMaxListeners(0, gone.signal); // the SDK adds a listener per call; they go with the request
     res.on('close', () => gone.abort());
-    options.client.withAbortSignal(gone.signal, () => route(req, res, url, context, gone.signal)).catch((err: unknown) => sendError(res, err));
+    options.client
+      .withAbortSignal(gone.signal, () => route(req, res, url, context, gone.signal))
+      .catch((err: unknown) => sendError(res, err));
   }
 }
 
@@ -149,7 +169,13 @@ function cachedHealth(client: Client): () => Promise<[number, unknown]> {
       await client.connection.withDeadline(Date.now() + 3_000, () => client.workflowService.getSystemInfo({}));
       return [200, { status: 'ok', temporal: { reachable: true, namespace: client.options.namespace } }];
     } catch (err) {
-      return [503, { status: 'unavailable', temporal: { reachable: false, namespace: client.options.namespace, error: (err as Error).message } }];
+      return [
+        503,
+        {
+          status: 'unavailable',
+          temporal: { reachable: false, namespace: client.options.namespace, error: (err as Error).message },
+        },
+      ];
     }
   });
 }
@@ -174,7 +200,13 @@ function reuseFor<T>(ms: number, load: () => Promise<T>, forgetFailures = false)
   };
 }
 
-async function route(req: IncomingMessage, res: ServerResponse, url: URL, o: RouteContext, gone: AbortSignal): Promise<void> {
+async function route(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  o: RouteContext,
+  gone: AbortSignal,
+): Promise<void> {
   // Checked before anything starts: a bad wait must not leave a run or conversation behind.
   const wait = waitMs(req, url);
   const bounded = <T>(work: () => Promise<T>) => boundedWait(o.client, gone, work, wait);
@@ -194,14 +226,20 @@ async function route(req: IncomingMessage, res: ServerResponse, url: URL, o: Rou
   if (parts.length === 1 && parts[0] === 'assistant-with-tool') {
     allow(method, 'GET');
     const message = url.searchParams.get('message');
-    if (!message?.trim()) throw new HttpError(400, 'missing the "message" query parameter, e.g. /assistant-with-tool?message=What%20is%202%2B2');
+    if (!message?.trim())
+      throw new HttpError(
+        400,
+        'missing the "message" query parameter, e.g. /assistant-with-tool?message=What%20is%202%2B2',
+      );
     const agent = url.searchParams.get('agent');
     const input: AgentInput = agent === null ? { message } : { message, agent };
     checkRunInput(input);
     const handle = await startAgentRun(o.client, input, { taskQueue: o.taskQueue });
     const outcome = await bounded(() => runOutcome(handle));
-    if (outcome === undefined) return sendStillRunning(res, `/runs/${encodeURIComponent(handle.workflowId)}`, { workflowId: handle.workflowId });
-    if (outcome.status === 'failed') return sendJson(res, 502, { error: outcome.error, errorType: outcome.errorType, workflowId: outcome.workflowId });
+    if (outcome === undefined)
+      return sendStillRunning(res, `/runs/${encodeURIComponent(handle.workflowId)}`, { workflowId: handle.workflowId });
+    if (outcome.status === 'failed')
+      return sendJson(res, 502, { error: outcome.error, errorType: outcome.errorType, workflowId: outcome.workflowId });
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'x-workflow-id': outcome.workflowId });
     res.end(outcome.content ?? outcome.toolExecutions.map((e) => e.result).join('\n'));
     return;
@@ -233,16 +271,28 @@ async function route(req: IncomingMessage, res: ServerResponse, url: URL, o: Rou
       const handle = await startAgentRun(o.client, input, { taskQueue: o.taskQueue });
       if (wantsEventStream(req)) {
         res.setHeader('x-workflow-id', handle.workflowId);
-        return sendEvents(res, streamEvents(o.client, handle.workflowId, { after: -1, signal: gone, until: (e) => isTurnEnd(e) }), gone);
+        return sendEvents(
+          res,
+          streamEvents(o.client, handle.workflowId, { after: -1, signal: gone, until: (e) => isTurnEnd(e) }),
+          gone,
+        );
       }
       const outcome = await bounded(() => runOutcome(handle));
-      if (outcome === undefined) return sendStillRunning(res, `/runs/${encodeURIComponent(handle.workflowId)}`, { workflowId: handle.workflowId });
+      if (outcome === undefined)
+        return sendStillRunning(res, `/runs/${encodeURIComponent(handle.workflowId)}`, {
+          workflowId: handle.workflowId,
+        });
       return sendJson(res, outcome.status === 'failed' ? 502 : 200, outcomeJson(outcome));
     }
     if (parts.length === 2) {
       allow(method, 'GET');
       const status = await readStatus(o.client, id);
-      if (status.kind !== 'run') throw new ClientError('wrong_kind', `"${id}" is a conversation, not a one-shot run; see GET /conversations/${id}`, id);
+      if (status.kind !== 'run')
+        throw new ClientError(
+          'wrong_kind',
+          `"${id}" is a conversation, not a one-shot run; see GET /conversations/${id}`,
+          id,
+        );
       return sendJson(res, 200, { ...status, ...(await readTranscript(o.client, id)) });
     }
     if (parts.length === 4 && parts[2] === 'approvals') return approve(req, res, o, id, parts[3], method);
@@ -254,7 +304,8 @@ async function route(req: IncomingMessage, res: ServerResponse, url: URL, o: Rou
     if (parts.length === 2) {
       allow(method, 'GET');
       const status = await readStatus(o.client, id);
-      if (status.kind !== 'conversation') throw new ClientError('wrong_kind', `"${id}" is a one-shot run, not a conversation; see GET /runs/${id}`, id);
+      if (status.kind !== 'conversation')
+        throw new ClientError('wrong_kind', `"${id}" is a one-shot run, not a conversation; see GET /runs/${id}`, id);
       return sendJson(res, 200, { ...status, ...(await readTranscript(o.client, id)) });
     }
     if (parts.length === 3 && parts[2] === 'messages') {
@@ -265,17 +316,20 @@ async function route(req: IncomingMessage, res: ServerResponse, url: URL, o: Rou
       if (body.approvalTools !== undefined) turn.approvalTools = body.approvalTools as string[];
       // A named agent (body or ?agent=) applies when this message starts the conversation.
       const agent = body.agent ?? url.searchParams.get('agent') ?? undefined;
-      const options: ConversationOptions = agent === undefined ? { ...o.conversationOptions } : { ...o.conversationOptions, agent: agent as string };
+      const options: ConversationOptions =
+        agent === undefined ? { ...o.conversationOptions } : { ...o.conversationOptions, agent: agent as string };
       try {
         if (wantsEventStream(req)) return await streamTurn(res, o, id, turn, options, gone);
         // Only the wait for the answer is bounded: the message itself is always delivered.
         const sent = await startMessage(o.client, id, turn, { taskQueue: o.taskQueue, options });
         const result = await bounded(() => sent.result());
-        if (result === undefined) return sendStillRunning(res, `/conversations/${encodeURIComponent(id)}`, { conversationId: id });
+        if (result === undefined)
+          return sendStillRunning(res, `/conversations/${encodeURIComponent(id)}`, { conversationId: id });
         return sendJson(res, 200, result);
       } catch (err) {
         // The id is taken by a one-shot run: this request cannot create a conversation under it.
-        if (err instanceof ClientError && err.kind === 'wrong_kind') throw new HttpError(409, err.message, err.errorType);
+        if (err instanceof ClientError && err.kind === 'wrong_kind')
+          throw new HttpError(409, err.message, err.errorType);
         throw err;
       }
     }
@@ -294,25 +348,49 @@ function wantsEventStream(req: IncomingMessage): boolean {
 }
 
 /** `GET .../events`: the live events of a run or conversation, from `Last-Event-ID` or `?after=`. */
-async function events(req: IncomingMessage, res: ServerResponse, o: HttpApiOptions, id: string, kind: 'run' | 'conversation', url: URL, method: string, gone: AbortSignal): Promise<void> {
+async function events(
+  req: IncomingMessage,
+  res: ServerResponse,
+  o: HttpApiOptions,
+  id: string,
+  kind: 'run' | 'conversation',
+  url: URL,
+  method: string,
+  gone: AbortSignal,
+): Promise<void> {
   allow(method, 'GET');
   const raw = url.searchParams.get('after') ?? (req.headers['last-event-id'] as string | undefined);
   let after: number | undefined;
   if (raw !== undefined && raw !== null) {
-    if (!/^-?\d+$/.test(raw.trim()) || Number(raw) < -1) throw new HttpError(400, `"after" (or Last-Event-ID) must be an event offset (a whole number, or -1 for the beginning), got "${raw}"`);
+    if (!/^-?\d+$/.test(raw.trim()) || Number(raw) < -1)
+      throw new HttpError(
+        400,
+        `"after" (or Last-Event-ID) must be an event offset (a whole number, or -1 for the beginning), got "${raw}"`,
+      );
     after = Number(raw);
   }
   const found = await lookupWorkflow(o.client, id);
   if (!found) throw new ClientError('not_found', `no ${kind === 'run' ? 'run' : 'conversation'} "${id}" exists`, id);
   if (found.kind !== kind) {
     const other = found.kind === 'run' ? 'runs' : 'conversations';
-    throw new ClientError('wrong_kind', `"${id}" is ${describeKind(found)}, not a ${kind === 'run' ? 'one-shot run' : 'conversation'}${found.kind === 'other' ? '' : `; see GET /${other}/${id}/events`}`, id);
+    throw new ClientError(
+      'wrong_kind',
+      `"${id}" is ${describeKind(found)}, not a ${kind === 'run' ? 'one-shot run' : 'conversation'}${found.kind === 'other' ? '' : `; see GET /${other}/${id}/events`}`,
+      id,
+    );
   }
   await sendEvents(res, streamEvents(o.client, id, { after, signal: gone }), gone);
 }
 
 /** `POST /conversations/:id/messages` with `Accept: text/event-stream`: sends the message and streams its turn. */
-async function streamTurn(res: ServerResponse, o: HttpApiOptions, id: string, turn: TurnInput, options: ConversationOptions, gone: AbortSignal): Promise<void> {
+async function streamTurn(
+  res: ServerResponse,
+  o: HttpApiOptions,
+  id: string,
+  turn: TurnInput,
+  options: ConversationOptions,
+  gone: AbortSignal,
+): Promise<void> {
   const after = await eventsPosition(o.client, id);
   const sent = await startMessage(o.client, id, turn, { taskQueue: o.taskQueue, options });
   // The turn's number is known when its result arrives; its events may end before or after that.
@@ -347,8 +425,16 @@ async function sendEvents(res: ServerResponse, stream: AsyncGenerator<AgentEvent
   // errors; a stream with nothing to send yet still answers at once, so the client knows it is
   // connected rather than left waiting for headers.
   const next = stream.next();
-  const first = await Promise.race([next, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), FIRST_EVENT_WAIT_MS))]);
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  const first = await Promise.race([
+    next,
+    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), FIRST_EVENT_WAIT_MS)),
+  ]);
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
   res.write(': durable-agents events\n\n');
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
   const send = (e: AgentEvent) => res.write(`id: ${e.offset}\ndata: ${JSON.stringify(e)}\n\n`);
@@ -361,7 +447,10 @@ async function sendEvents(res: ServerResponse, stream: AsyncGenerator<AgentEvent
     if (!gone.aborted) res.write('event: end\ndata: {}\n\n');
   } catch (err) {
     if (!gone.aborted) {
-      const body = err instanceof ClientError ? { error: err.message, errorType: err.errorType } : { error: err instanceof Error ? err.message : String(err), errorType: 'Http.InternalError' };
+      const body =
+        err instanceof ClientError
+          ? { error: err.message, errorType: err.errorType }
+          : { error: err instanceof Error ? err.message : String(err), errorType: 'Http.InternalError' };
       res.write(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
     }
   } finally {
@@ -370,11 +459,19 @@ async function sendEvents(res: ServerResponse, stream: AsyncGenerator<AgentEvent
   }
 }
 
-async function approve(req: IncomingMessage, res: ServerResponse, o: HttpApiOptions, id: string, callId: string, method: string): Promise<void> {
+async function approve(
+  req: IncomingMessage,
+  res: ServerResponse,
+  o: HttpApiOptions,
+  id: string,
+  callId: string,
+  method: string,
+): Promise<void> {
   allow(method, 'POST');
   const body = await readJson(req);
   if (typeof body.approve !== 'boolean') throw new HttpError(400, '"approve" must be true or false');
-  if (body.reason !== undefined && typeof body.reason !== 'string') throw new HttpError(400, '"reason" must be a string');
+  if (body.reason !== undefined && typeof body.reason !== 'string')
+    throw new HttpError(400, '"reason" must be a string');
   const decision = { callId, approve: body.approve, ...(body.reason ? { reason: body.reason as string } : {}) };
   sendJson(res, 200, await decideApproval(o.client, id, decision));
 }
@@ -411,7 +508,10 @@ function waitMs(req: IncomingMessage, url: URL): number | undefined {
     if (prefer) ms = Number(prefer[1]) * 1000;
   }
   if (ms !== undefined && !(ms <= MAX_WAIT_MS)) {
-    throw new HttpError(400, `"wait" may be at most 1h (${MAX_WAIT_MS / 1000} s); to follow a longer run, poll GET /runs/:id or subscribe to its events`);
+    throw new HttpError(
+      400,
+      `"wait" may be at most 1h (${MAX_WAIT_MS / 1000} s); to follow a longer run, poll GET /runs/:id or subscribe to its events`,
+    );
   }
   return ms;
 }
@@ -420,7 +520,12 @@ function waitMs(req: IncomingMessage, url: URL): number | undefined {
  * `work`'s value, or undefined when `ms` passes first: its Temporal calls are then cancelled, while
  * the run or turn itself goes on. `gone` (the caller disconnected) cancels them too.
  */
-async function boundedWait<T>(client: Client, gone: AbortSignal, work: () => Promise<T>, ms: number | undefined): Promise<T | undefined> {
+async function boundedWait<T>(
+  client: Client,
+  gone: AbortSignal,
+  work: () => Promise<T>,
+  ms: number | undefined,
+): Promise<T | undefined> {
   if (ms === undefined) return work();
   const elapsed = AbortSignal.timeout(ms);
   try {
@@ -434,7 +539,13 @@ async function boundedWait<T>(client: Client, gone: AbortSignal, work: () => Pro
 
 function sendStillRunning(res: ServerResponse, location: string, ids: Record<string, string>): void {
   res.setHeader('location', location);
-  sendJson(res, 202, { ...ids, status: 'running', location, error: `not finished within the requested wait; it goes on: GET ${location}`, errorType: 'Client.StillRunning' });
+  sendJson(res, 202, {
+    ...ids,
+    status: 'running',
+    location,
+    error: `not finished within the requested wait; it goes on: GET ${location}`,
+    errorType: 'Client.StillRunning',
+  });
 }
 
 function allow(method: string, expected: string): void {
@@ -446,7 +557,8 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   const chunks: Buffer[] = [];
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, `the request body is larger than ${MAX_BODY_BYTES} bytes`, 'Http.PayloadTooLarge');
+    if (size > MAX_BODY_BYTES)
+      throw new HttpError(413, `the request body is larger than ${MAX_BODY_BYTES} bytes`, 'Http.PayloadTooLarge');
     chunks.push(chunk as Buffer);
   }
   let body: unknown;
@@ -455,13 +567,15 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   } catch {
     throw new HttpError(400, 'the request body must be JSON');
   }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'the request body must be a JSON object');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new HttpError(400, 'the request body must be a JSON object');
   return body as Record<string, unknown>;
 }
 
 function sendError(res: ServerResponse, err: unknown): void {
   if (err instanceof HttpError) return sendJson(res, err.status, { error: err.message, errorType: err.errorType });
-  if (err instanceof ClientError) return sendJson(res, STATUS_OF[err.kind], { error: err.message, errorType: err.errorType });
+  if (err instanceof ClientError)
+    return sendJson(res, STATUS_OF[err.kind], { error: err.message, errorType: err.errorType });
   sendJson(res, 500, { error: err instanceof Error ? err.message : String(err), errorType: 'Http.InternalError' });
 }
 

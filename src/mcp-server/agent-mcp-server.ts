@@ -36,7 +36,10 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
  * that merely goes away leaves it running in Temporal.
  */
 export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer {
-  const server = new McpServer({ name: options.name ?? 'durable-agents', version: '0.1.0' }, { instructions: 'Each tool is a durable agent that runs as a Temporal workflow; results name the workflow id.' });
+  const server = new McpServer(
+    { name: options.name ?? 'durable-agents', version: '0.1.0' },
+    { instructions: 'Each tool is a durable agent that runs as a Temporal workflow; results name the workflow id.' },
+  );
   for (const agent of options.agents) {
     server.registerTool(
       agent.name,
@@ -45,7 +48,11 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
         description: `${agent.description ?? `The ${agent.name} agent.`} A durable agent (a Temporal workflow${agent.tools.length ? `; tools: ${agent.tools.join(', ')}` : ''}). Pass conversationId to keep talking in one conversation.`,
         inputSchema: {
           message: z.string().min(1).max(MAX_MESSAGE_CHARS).describe('What to ask the agent'),
-          conversationId: z.string().min(1).optional().describe('Continue (or start) this conversation instead of a one-off run'),
+          conversationId: z
+            .string()
+            .min(1)
+            .optional()
+            .describe('Continue (or start) this conversation instead of a one-off run'),
         },
       },
       async ({ message, conversationId }, extra) => {
@@ -60,7 +67,13 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
   return server;
 }
 
-async function callAgent(options: AgentMcpServerOptions, agent: string, message: string, conversationId: string | undefined, extra: Extra): Promise<CallToolResult> {
+async function callAgent(
+  options: AgentMcpServerOptions,
+  agent: string,
+  message: string,
+  conversationId: string | undefined,
+  extra: Extra,
+): Promise<CallToolResult> {
   const { client, taskQueue } = options;
   let workflowId: string;
   let outcome: Promise<TurnResult>;
@@ -97,7 +110,10 @@ function reportProgress(client: Client, workflowId: string, extra: Extra): { sto
       for await (const event of streamEvents(client, workflowId, { until: isTurnEnd, signal: stopped.signal })) {
         const text = progressText(event);
         if (text === undefined) continue;
-        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++step, message: text } });
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: ++step, message: text },
+        });
       }
     } catch {
       // Progress is a courtesy: the result still arrives without it.
@@ -137,9 +153,15 @@ export function toolResult(result: TurnResult, workflowId: string, url?: string)
       ? `The agent failed (${result.errorType ?? 'error'}): ${result.error ?? 'no reason given'}`
       : result.output !== undefined
         ? JSON.stringify(result.output)
-        : (result.content ?? (result.toolExecutions.at(-1)?.result ?? ''));
+        : (result.content ?? result.toolExecutions.at(-1)?.result ?? '');
   const where = `Temporal workflow: ${workflowId}${url ? ` (${url})` : ''}; status ${result.status}, ${result.iterations} model call${result.iterations === 1 ? '' : 's'}.`;
-  const structured: Record<string, unknown> = { workflowId, status: result.status, content: result.content, iterations: result.iterations, usage: result.usage };
+  const structured: Record<string, unknown> = {
+    workflowId,
+    status: result.status,
+    content: result.content,
+    iterations: result.iterations,
+    usage: result.usage,
+  };
   if (result.output !== undefined) structured.output = result.output;
   if (result.error !== undefined) structured.error = result.error;
   return {

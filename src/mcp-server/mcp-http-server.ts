@@ -24,21 +24,39 @@ export function createMcpHttpServer(options: AgentMcpServerOptions, access: Http
 
 function internalError(res: ServerResponse, err: unknown): void {
   if (res.headersSent) return void res.end();
-  res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: (err as Error)?.message ?? String(err) }, id: null }));
+  res.writeHead(500, { 'content-type': 'application/json' }).end(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      error: { code: -32603, message: (err as Error)?.message ?? String(err) },
+      id: null,
+    }),
+  );
 }
 
 /**
  * One HTTP request, stateless: a server and transport of its own (no sessions to keep across
  * requests or processes). Calls are the only requests a client needs to keep.
  */
-async function handleHttp(req: IncomingMessage, res: ServerResponse, server: () => ReturnType<typeof createAgentMcpServer>): Promise<void> {
+async function handleHttp(
+  req: IncomingMessage,
+  res: ServerResponse,
+  server: () => ReturnType<typeof createAgentMcpServer>,
+): Promise<void> {
   const path = (req.url ?? '').split('?')[0];
   if (path !== '/mcp') {
-    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not found: the MCP endpoint is /mcp' }));
+    res
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ error: 'not found: the MCP endpoint is /mcp' }));
     return;
   }
   if (req.method !== 'POST') {
-    res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server is stateless (POST only)' }, id: null }));
+    res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Method not allowed: this server is stateless (POST only)' },
+        id: null,
+      }),
+    );
     return;
   }
   const mcp = server();
@@ -51,6 +69,13 @@ async function handleHttp(req: IncomingMessage, res: ServerResponse, server: () 
     await mcp.connect(transport);
     await transport.handleRequest(req, res);
   } catch (err) {
-    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: (err as Error).message }, id: randomUUID() }));
+    if (!res.headersSent)
+      res.writeHead(500, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          error: { code: -32603, message: (err as Error).message },
+          id: randomUUID(),
+        }),
+      );
   }
 }

@@ -32,7 +32,16 @@ function stripSafeIntBounds(node: unknown): unknown {
   return out;
 }
 
-const STRICT_UNSUPPORTED = new Set(['not', 'if', 'then', 'else', 'dependentRequired', 'dependentSchemas', 'patternProperties', 'allOf']);
+const STRICT_UNSUPPORTED = new Set([
+  'not',
+  'if',
+  'then',
+  'else',
+  'dependentRequired',
+  'dependentSchemas',
+  'patternProperties',
+  'allOf',
+]);
 
 /**
  * Whether OpenAI's strict mode accepts the schema: every object closes `additionalProperties` and

@@ -13,7 +13,10 @@ import { agentTracer } from './tracing';
  */
 
 /** Runs one model call inside its GenAI span, and records its latency, tokens and outcome. */
-export async function traceModelCall(call: { model: string; baseURL: string; agent?: string }, work: () => Promise<ModelReply>): Promise<ModelReply> {
+export async function traceModelCall(
+  call: { model: string; baseURL: string; agent?: string },
+  work: () => Promise<ModelReply>,
+): Promise<ModelReply> {
   const started = Date.now();
   const tags = { model: call.model, ...(call.agent ? { agent: call.agent } : {}) };
   return agentTracer().startActiveSpan(`chat ${call.model}`, { kind: SpanKind.CLIENT }, async (span) => {
@@ -48,9 +51,17 @@ export async function traceModelCall(call: { model: string; baseURL: string; age
 }
 
 /** Runs one tool call inside its GenAI span, and counts tool errors by tool. */
-export async function traceToolCall(call: { name: string; callId: string }, work: () => Promise<ToolOutcome & { toolCallId?: string }>): Promise<ToolOutcome & { toolCallId?: string }> {
+export async function traceToolCall(
+  call: { name: string; callId: string },
+  work: () => Promise<ToolOutcome & { toolCallId?: string }>,
+): Promise<ToolOutcome & { toolCallId?: string }> {
   return agentTracer().startActiveSpan(`execute_tool ${call.name}`, { kind: SpanKind.INTERNAL }, async (span) => {
-    span.setAttributes({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name, 'gen_ai.tool.call.id': call.callId, 'gen_ai.tool.type': 'function' });
+    span.setAttributes({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': call.name,
+      'gen_ai.tool.call.id': call.callId,
+      'gen_ai.tool.type': 'function',
+    });
     try {
       const outcome = await work();
       if (outcome.error) {
@@ -105,9 +116,18 @@ function metrics(): ReturnType<typeof createMetrics> | undefined {
 
 function createMetrics(meter: Context['metricMeter']) {
   return {
-    modelLatency: meter.createHistogram('agent_model_call_latency', 'int', 'ms', 'Latency of one model call attempt, by model and outcome'),
+    modelLatency: meter.createHistogram(
+      'agent_model_call_latency',
+      'int',
+      'ms',
+      'Latency of one model call attempt, by model and outcome',
+    ),
     inputTokens: meter.createCounter('agent_input_tokens', 'tokens', 'Prompt tokens sent to models'),
     outputTokens: meter.createCounter('agent_output_tokens', 'tokens', 'Completion tokens received from models'),
-    toolErrors: meter.createCounter('agent_tool_errors', 'errors', 'Tool calls that failed or returned an error, by tool'),
+    toolErrors: meter.createCounter(
+      'agent_tool_errors',
+      'errors',
+      'Tool calls that failed or returned an error, by tool',
+    ),
   };
 }

@@ -25,7 +25,8 @@ let provider: NodeTracerProvider | undefined;
  * `tracing` to `AgentsPlugin`, which does both.
  */
 export function installTracing(options: TracingOptions): OpenTelemetryPlugin {
-  const resource = options.resource ?? new Resource({ 'service.name': process.env.OTEL_SERVICE_NAME || 'durable-agents' });
+  const resource =
+    options.resource ?? new Resource({ 'service.name': process.env.OTEL_SERVICE_NAME || 'durable-agents' });
   // A process has one global provider: the first call's processor receives the spans of the
   // clients, activities and GenAI calls; each plugin exports its workflows' spans to its own.
   if (!provider) {
@@ -45,7 +46,8 @@ export function tracingFromEnv(env: NodeJS.ProcessEnv = process.env): TracingOpt
   if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return undefined;
   if (env.OTEL_SDK_DISABLED === 'true') return undefined;
   // One exporter per process: the worker and the client of one process share it.
-  if (env === process.env) return (fromProcessEnv ??= { spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter()) });
+  if (env === process.env)
+    return (fromProcessEnv ??= { spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter()) });
   return { spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter()) };
 }
 

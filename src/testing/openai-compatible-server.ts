@@ -4,8 +4,16 @@ import type { AddressInfo } from 'node:net';
 /** The parts of a chat-completions request a scripted model looks at. */
 export interface ChatRequest {
   model: string;
-  messages: Array<{ role: string; content?: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string }>;
-  tools?: Array<{ type: 'function'; function: { name: string; description?: string; parameters?: unknown; strict?: boolean } }>;
+  messages: Array<{
+    role: string;
+    content?: string | null;
+    tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+    tool_call_id?: string;
+  }>;
+  tools?: Array<{
+    type: 'function';
+    function: { name: string; description?: string; parameters?: unknown; strict?: boolean };
+  }>;
   temperature?: number;
   [key: string]: unknown;
 }
@@ -44,18 +52,25 @@ export interface OpenAICompatibleServer {
  *
  * @experimental The test kit (`durable-agents/testing`) grows; names may change.
  */
-export async function startOpenAICompatibleServer(handler: ChatHandler, options: { port?: number; model?: string } = {}): Promise<OpenAICompatibleServer> {
+export async function startOpenAICompatibleServer(
+  handler: ChatHandler,
+  options: { port?: number; model?: string } = {},
+): Promise<OpenAICompatibleServer> {
   const requests: ChatRequest[] = [];
   const modelName = options.model ?? 'offline-demo';
   let counter = 0;
   const server: Server = createServer((req, res) => {
-    void handle(req, res).catch((err) => send(res, 500, { error: { message: String(err?.message ?? err), type: 'server_error' } }));
+    void handle(req, res).catch((err) =>
+      send(res, 500, { error: { message: String(err?.message ?? err), type: 'server_error' } }),
+    );
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').split('?')[0].replace(/\/+$/, '');
-    if (req.method === 'GET' && path.endsWith('/models')) return send(res, 200, { object: 'list', data: [{ id: modelName, object: 'model', owned_by: 'durable-agents' }] });
-    if (req.method !== 'POST' || !path.endsWith('/chat/completions')) return send(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error' } });
+    if (req.method === 'GET' && path.endsWith('/models'))
+      return send(res, 200, { object: 'list', data: [{ id: modelName, object: 'model', owned_by: 'durable-agents' }] });
+    if (req.method !== 'POST' || !path.endsWith('/chat/completions'))
+      return send(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error' } });
     let request: ChatRequest;
     try {
       request = JSON.parse(await readBody(req)) as ChatRequest;
@@ -69,17 +84,33 @@ export async function startOpenAICompatibleServer(handler: ChatHandler, options:
     const toolCalls = (answer.toolCalls ?? []).map((c, i) => ({
       id: c.id ?? `call_${counter}_${i}`,
       type: 'function',
-      function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
+      function: {
+        name: c.name,
+        arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
+      },
     }));
     const content = answer.content ?? null;
     // A request in the legacy `functions` format gets the legacy answer: one `function_call`.
     const legacy = Array.isArray(request.functions) && toolCalls.length > 0;
     const promptTokens = Math.ceil(JSON.stringify(request.messages).length / 4);
     const completionTokens = Math.ceil(((content ?? '').length + JSON.stringify(toolCalls).length) / 4);
-    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    };
     if (request.stream === true && !answer.noStreaming) {
-      const pieces = answer.chunks ?? (content ? content.match(/\S+\s*|\s+/g) ?? [content] : []);
-      return streamAnswer(res, { id: `chatcmpl-${counter}`, model: request.model || modelName, created: 1_700_000_000 + counter }, pieces, toolCalls, legacy, usage, answer.chunkDelayMs ?? 0, answer.onPiece);
+      const pieces = answer.chunks ?? (content ? (content.match(/\S+\s*|\s+/g) ?? [content]) : []);
+      return streamAnswer(
+        res,
+        { id: `chatcmpl-${counter}`, model: request.model || modelName, created: 1_700_000_000 + counter },
+        pieces,
+        toolCalls,
+        legacy,
+        usage,
+        answer.chunkDelayMs ?? 0,
+        answer.onPiece,
+      );
     }
     send(res, 200, {
       id: `chatcmpl-${counter}`,
@@ -134,7 +165,9 @@ async function streamAnswer(
   const held: string[] = [];
   const write = (event: string) => (delayMs > 0 ? res.write(event) : held.push(event));
   const chunk = (delta: unknown, finish: string | null = null, extra: object = {}) =>
-    write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`);
+    write(
+      `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`,
+    );
   chunk({ role: 'assistant', content: '' });
   for (const [index, piece] of pieces.entries()) {
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
@@ -148,7 +181,16 @@ async function streamAnswer(
       chunk({ function_call: { name: c.function.name, arguments: c.function.arguments.slice(0, half) } });
       chunk({ function_call: { arguments: c.function.arguments.slice(half) } });
     } else {
-      chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments.slice(0, half) } }] });
+      chunk({
+        tool_calls: [
+          {
+            index,
+            id: c.id,
+            type: 'function',
+            function: { name: c.function.name, arguments: c.function.arguments.slice(0, half) },
+          },
+        ],
+      });
       chunk({ tool_calls: [{ index, function: { arguments: c.function.arguments.slice(half) } }] });
     }
   });

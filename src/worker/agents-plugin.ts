@@ -10,7 +10,14 @@ import type { WorkflowInfo } from '@temporalio/workflow';
 import type { AgentSearchAttributeName, ChatMessage, SearchAttributeSettings, SearchAttributeUpdates } from '../core';
 import { checkSearchAttributes } from './search-attribute-check';
 import { AGENT_MESSAGES_SINK } from '../common/definitions';
-import { createActivities, createConversationLoader, modelConfigFromEnv, type ConversationLoader, type ModelConfig, type StreamingOptions } from './activities';
+import {
+  createActivities,
+  createConversationLoader,
+  modelConfigFromEnv,
+  type ConversationLoader,
+  type ModelConfig,
+  type StreamingOptions,
+} from './activities';
 import type { AgentDefinition } from './agents/define-agent';
 import { AgentRegistry } from './agents/agent-registry';
 import type { AnyToolDefinition } from './tools/define-tool';
@@ -144,12 +151,25 @@ export class AgentsPlugin extends SimplePlugin {
     super({
       name: 'durable-agents',
       // Clients and replay workers read what they are given; a worker refuses unencrypted payloads (see configureWorkerOnly).
-      ...(keys?.length ? { dataConverter: (base: DataConverter | undefined) => encryptingDataConverter(keys, base) } : {}),
-      activities: createActivities({ client: options.client, registry, agents, model, toolProvider: options.toolProvider, conversations, streaming: options.streaming, mcp, searchAttributes }),
+      ...(keys?.length
+        ? { dataConverter: (base: DataConverter | undefined) => encryptingDataConverter(keys, base) }
+        : {}),
+      activities: createActivities({
+        client: options.client,
+        registry,
+        agents,
+        model,
+        toolProvider: options.toolProvider,
+        conversations,
+        streaming: options.streaming,
+        mcp,
+        searchAttributes,
+      }),
     });
     this.searchAttributeCheck = updates ? check : undefined;
     this.encrypts = Boolean(keys?.length);
-    this.strictConverter = keys?.length && !options.allowPlaintext ? (base) => encryptingDataConverter(keys, base, true) : undefined;
+    this.strictConverter =
+      keys?.length && !options.allowPlaintext ? (base) => encryptingDataConverter(keys, base, true) : undefined;
     this.tracing = options.tracing ? installTracing(options.tracing) : undefined;
     this.tools = registry;
     this.agents = agents;
@@ -162,7 +182,8 @@ export class AgentsPlugin extends SimplePlugin {
   /** The workflows' sink: their new messages go to this worker's model calls. */
   private sinks(sinks: InjectedSinks<any> | undefined, live: boolean): InjectedSinks<any> {
     const added = live
-      ? (info: WorkflowInfo, offset: number, messages: ChatMessage[], revision?: number) => this.conversations.add({ workflowId: info.workflowId, runId: info.runId, revision }, offset, messages)
+      ? (info: WorkflowInfo, offset: number, messages: ChatMessage[], revision?: number) =>
+          this.conversations.add({ workflowId: info.workflowId, runId: info.runId, revision }, offset, messages)
       : () => undefined; // replay workers run no activities
     return { ...sinks, [AGENT_MESSAGES_SINK]: { added: { fn: added, callDuringReplay: false } } };
   }
@@ -184,13 +205,19 @@ export class AgentsPlugin extends SimplePlugin {
     if (this.strictConverter) configured.dataConverter = this.strictConverter(given);
     if (this.searchAttributeCheck && configured.connection && this.withWorkflows) {
       const warn = (message: string) => process.stderr.write(`durable-agents: ${message}\n`);
-      this.searchAttributeCheck.registered = checkSearchAttributes(configured.connection, configured.namespace ?? 'default', warn);
+      this.searchAttributeCheck.registered = checkSearchAttributes(
+        configured.connection,
+        configured.namespace ?? 'default',
+        warn,
+      );
     }
     return {
       ...configured,
       // Without workflows of the user's, the agent workflows are the worker's workflows; with a
       // workflowsPath, configureBundler adds them to it.
-      ...(this.withWorkflows && configured.workflowsPath === undefined && configured.workflowBundle === undefined ? { workflowsPath: AGENT_WORKFLOWS } : {}),
+      ...(this.withWorkflows && configured.workflowsPath === undefined && configured.workflowBundle === undefined
+        ? { workflowsPath: AGENT_WORKFLOWS }
+        : {}),
       sinks: this.sinks(configured.sinks, true),
       maxHeartbeatThrottleInterval: configured.maxHeartbeatThrottleInterval ?? '2s',
       stickyQueueScheduleToStartTimeout: configured.stickyQueueScheduleToStartTimeout ?? '3s',
@@ -210,19 +237,25 @@ export class AgentsPlugin extends SimplePlugin {
   override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
     const configured = { ...super.configureReplayWorker(options) };
     configured.sinks = this.sinks(configured.sinks, false);
-    const ours = configured.workflowsPath === undefined && configured.workflowBundle === undefined ? { ...configured, workflowsPath: AGENT_WORKFLOWS } : configured;
+    const ours =
+      configured.workflowsPath === undefined && configured.workflowBundle === undefined
+        ? { ...configured, workflowsPath: AGENT_WORKFLOWS }
+        : configured;
     return this.tracing ? this.tracing.configureReplayWorker(ours) : ours;
   }
 
   override configureBundler(options: BundleOptions): BundleOptions {
     const configured = { ...super.configureBundler(options) };
     // Encrypting workers encode failure messages in workflow code too: a prebuilt bundle needs the converter.
-    if (this.encrypts && configured.failureConverterPath === undefined) configured.failureConverterPath = encodedFailureConverterPath();
+    if (this.encrypts && configured.failureConverterPath === undefined)
+      configured.failureConverterPath = encodedFailureConverterPath();
     if (this.tracing) Object.assign(configured, this.tracing.configureBundler(configured));
     const hook = configured.webpackConfigHook;
     const quiet = this.bundlerReport === 'summary';
     if (configured.workflowsPath === AGENT_WORKFLOWS) {
-      return quiet ? { ...configured, webpackConfigHook: (config) => quietReport(hook ? hook(config) : config) } : configured;
+      return quiet
+        ? { ...configured, webpackConfigHook: (config) => quietReport(hook ? hook(config) : config) }
+        : configured;
     }
     // The user's workflows and ours, in one module: a static file that requires theirs under an
     // alias. The bundler resolves its entrypoint's imports (@temporalio/workflow) from next to
@@ -237,7 +270,11 @@ export class AgentsPlugin extends SimplePlugin {
         const c = hook ? hook(config) : config;
         const combined = {
           ...c,
-          resolve: { ...c.resolve, modules: [...(c.resolve?.modules ?? ['node_modules']), modules], alias: { ...c.resolve?.alias, [`${USER_WORKFLOWS}$`]: userWorkflows } },
+          resolve: {
+            ...c.resolve,
+            modules: [...(c.resolve?.modules ?? ['node_modules']), modules],
+            alias: { ...c.resolve?.alias, [`${USER_WORKFLOWS}$`]: userWorkflows },
+          },
         };
         return quiet ? quietReport(combined) : combined;
       },
@@ -266,12 +303,28 @@ type WebpackConfig = Parameters<NonNullable<BundleOptions['webpackConfigHook']>>
  */
 function quietReport(config: WebpackConfig): WebpackConfig {
   const plugin = {
-    apply(compiler: { hooks: { done: { tap(name: string, fn: (stats: { toString(o?: object): string; endTime: number; startTime: number; compilation: { modules: { size: number } } }) => void): void } } }) {
+    apply(compiler: {
+      hooks: {
+        done: {
+          tap(
+            name: string,
+            fn: (stats: {
+              toString(o?: object): string;
+              endTime: number;
+              startTime: number;
+              compilation: { modules: { size: number } };
+            }) => void,
+          ): void;
+        };
+      };
+    }) {
       compiler.hooks.done.tap('durable-agents-quiet-report', (stats) => {
         const full = stats.toString.bind(stats);
         stats.toString = (options?: object) => {
           const problems = full({ ...options, all: false, errors: true, warnings: true, errorDetails: true }).trim();
-          return problems || `bundled ${stats.compilation.modules.size} modules in ${stats.endTime - stats.startTime} ms`;
+          return (
+            problems || `bundled ${stats.compilation.modules.size} modules in ${stats.endTime - stats.startTime} ms`
+          );
         };
       });
     },

@@ -46,7 +46,10 @@ export interface AgentWorkerOptions {
    * `maxConcurrentWorkflowTaskExecutions`, `maxCachedWorkflows`), the task queue's rate limit
    * (`maxTaskQueueActivitiesPerSecond`), Worker Versioning (`workerDeploymentOptions`), ...
    */
-  workerOptions?: Omit<Partial<WorkerOptions>, 'connection' | 'namespace' | 'taskQueue' | 'plugins' | 'workflowBundle' | 'shutdownGraceTime'>;
+  workerOptions?: Omit<
+    Partial<WorkerOptions>,
+    'connection' | 'namespace' | 'taskQueue' | 'plugins' | 'workflowBundle' | 'shutdownGraceTime'
+  >;
 }
 
 /**
@@ -54,7 +57,18 @@ export interface AgentWorkerOptions {
  * To add agents to a worker of your own, pass the plugin to `Worker.create` instead.
  */
 export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  const plugin = new AgentsPlugin({ agents: options.agents, tools: options.registry, model: options.model, toolProvider: options.toolProvider, client: options.client, mcpServers: options.mcpServers, searchAttributes: options.searchAttributes, encryptionKeys: options.encryptionKeys ?? encryptionKeysFromEnv(), allowPlaintext: options.allowPlaintext ?? plaintextAllowedFromEnv(), tracing: options.tracing ?? tracingFromEnv() });
+  const plugin = new AgentsPlugin({
+    agents: options.agents,
+    tools: options.registry,
+    model: options.model,
+    toolProvider: options.toolProvider,
+    client: options.client,
+    mcpServers: options.mcpServers,
+    searchAttributes: options.searchAttributes,
+    encryptionKeys: options.encryptionKeys ?? encryptionKeysFromEnv(),
+    allowPlaintext: options.allowPlaintext ?? plaintextAllowedFromEnv(),
+    tracing: options.tracing ?? tracingFromEnv(),
+  });
   return Worker.create({
     ...options.workerOptions,
     connection: options.connection,

@@ -18,7 +18,11 @@ export interface RuntimeLoggingOptions {
  * print (`--json` must be exactly one object). The level is `AGENT_LOG_LEVEL` when set, else
  * `defaultLevel`. Call before any connection is made.
  */
-export function installRuntimeLogging(defaultLevel: LogLevel, options: RuntimeLoggingOptions = {}, env: NodeJS.ProcessEnv = process.env): void {
+export function installRuntimeLogging(
+  defaultLevel: LogLevel,
+  options: RuntimeLoggingOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+): void {
   if (installed) return;
   const requested = env.AGENT_LOG_LEVEL?.toUpperCase();
   if (requested && !LEVELS.includes(requested as LogLevel)) {
@@ -45,7 +49,8 @@ export function installRuntimeLogging(defaultLevel: LogLevel, options: RuntimeLo
 export function metricsFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const port = env.AGENT_METRICS_PORT;
   if (port === undefined || port === '') return undefined;
-  if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535) throw new Error(`AGENT_METRICS_PORT must be a port number (1-65535), got "${port}"`);
+  if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535)
+    throw new Error(`AGENT_METRICS_PORT must be a port number (1-65535), got "${port}"`);
   const host = env.AGENT_METRICS_HOST || '0.0.0.0';
   return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }

@@ -1,10 +1,17 @@
 import { temporal } from '@temporalio/proto';
-import { missingSearchAttributes, searchAttributeCreateCommands, AGENT_SEARCH_ATTRIBUTE_NAMES, type AgentSearchAttributeName } from '../core';
+import {
+  missingSearchAttributes,
+  searchAttributeCreateCommands,
+  AGENT_SEARCH_ATTRIBUTE_NAMES,
+  type AgentSearchAttributeName,
+} from '../core';
 
 /** The part of a connection (client or worker) the check needs. */
 export interface OperatorServiceHolder {
   operatorService: {
-    listSearchAttributes(request: temporal.api.operatorservice.v1.IListSearchAttributesRequest): Promise<temporal.api.operatorservice.v1.IListSearchAttributesResponse>;
+    listSearchAttributes(
+      request: temporal.api.operatorservice.v1.IListSearchAttributesRequest,
+    ): Promise<temporal.api.operatorservice.v1.IListSearchAttributesResponse>;
   };
 }
 
@@ -25,22 +32,39 @@ function typeName(value: temporal.api.enums.v1.IndexedValueType | null | undefin
  * (their workflows upsert only registered attributes). A server that will not say (permissions)
  * leaves the attributes off on this worker, also with a warning.
  */
-export async function checkSearchAttributes(connection: OperatorServiceHolder, namespace: string, warn: (message: string) => void): Promise<AgentSearchAttributeName[]> {
+export async function checkSearchAttributes(
+  connection: OperatorServiceHolder,
+  namespace: string,
+  warn: (message: string) => void,
+): Promise<AgentSearchAttributeName[]> {
   let existing: Record<string, string>;
   try {
     const response = await connection.operatorService.listSearchAttributes({ namespace });
-    existing = Object.fromEntries(Object.entries(response.customAttributes ?? {}).map(([name, type]) => [name, typeName(type)]));
+    existing = Object.fromEntries(
+      Object.entries(response.customAttributes ?? {}).map(([name, type]) => [name, typeName(type)]),
+    );
   } catch (err) {
-    warn(`could not list the search attributes of namespace "${namespace}" (${(err as Error).message}); runs on this worker keep no AgentStatus/AgentName attributes.`);
+    warn(
+      `could not list the search attributes of namespace "${namespace}" (${(err as Error).message}); runs on this worker keep no AgentStatus/AgentName attributes.`,
+    );
     return [];
   }
   const problems = missingSearchAttributes(existing);
   if (problems.length > 0) {
     const missing = problems.filter((p) => p.problem === 'missing');
     const wrong = problems.filter((p) => p.problem === 'wrong_type');
-    const lines = [`namespace "${namespace}" lacks search attributes the agents keep up to date (runs work without them, but cannot be filtered by them):`];
-    if (missing.length) lines.push(`  missing: ${missing.map((p) => `${p.name} (${p.type})`).join(', ')}; add them with:`, ...searchAttributeCreateCommands(namespace, missing).map((c) => `    ${c}`));
-    for (const p of wrong) lines.push(`  ${p.name} is registered as ${p.actual}, not ${p.type}: it is left alone (remove it and add it as ${p.type} to use it).`);
+    const lines = [
+      `namespace "${namespace}" lacks search attributes the agents keep up to date (runs work without them, but cannot be filtered by them):`,
+    ];
+    if (missing.length)
+      lines.push(
+        `  missing: ${missing.map((p) => `${p.name} (${p.type})`).join(', ')}; add them with:`,
+        ...searchAttributeCreateCommands(namespace, missing).map((c) => `    ${c}`),
+      );
+    for (const p of wrong)
+      lines.push(
+        `  ${p.name} is registered as ${p.actual}, not ${p.type}: it is left alone (remove it and add it as ${p.type} to use it).`,
+      );
     lines.push('  (Temporal Cloud: add them on the namespace page, or with tcld namespace search-attributes add.)');
     warn(lines.join('\n'));
   }

@@ -26,7 +26,12 @@ export function modelCallOptions(state: RunState, summary: string): ActivityOpti
   return {
     startToCloseTimeout: Math.max(FIVE_MINUTES, modelCallTimeoutMs(state.limits)),
     heartbeatTimeout: HEARTBEAT_TIMEOUT,
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: MODEL_CALL_ATTEMPTS },
+    retry: {
+      initialInterval: '1s',
+      backoffCoefficient: 2,
+      maximumInterval: '30s',
+      maximumAttempts: MODEL_CALL_ATTEMPTS,
+    },
     summary,
   };
 }
@@ -37,7 +42,10 @@ const FIVE_MINUTES = 5 * 60_000;
 export const MODEL_CALL_ATTEMPTS = 8;
 
 // Tool and agent resolution are registry lookups: a local activity keeps each to one marker in history.
-export const { resolveTools, resolveAgent } = proxyLocalActivities<AgentActivities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } });
+export const { resolveTools, resolveAgent } = proxyLocalActivities<AgentActivities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 3 },
+});
 
 // Both are always called with per-call options (a summary, the tool's timeout) via executeWithOptions.
 export const { callModel, executeTool } = proxyActivities<AgentActivities>({ startToCloseTimeout: '5m' });

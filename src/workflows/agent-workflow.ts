@@ -1,4 +1,11 @@
-import { ApplicationFailure, CancellationScope, isCancellation, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  setHandler,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
 import {
   applyAgent,
   applyInterruption,
@@ -18,7 +25,15 @@ import { omitRecordedResults, withDurationUnitsRequired } from './compat';
 import { messagesQuery, statusQuery } from '../common/definitions';
 import { SharedMessages } from './message-sink';
 import { failureInfo } from './failure-info';
-import { handleApprovals, handleEvents, resolveAgent, resolveTools, runLoop, trackSearchAttributes, type RunRef } from './run-loop';
+import {
+  handleApprovals,
+  handleEvents,
+  resolveAgent,
+  resolveTools,
+  runLoop,
+  trackSearchAttributes,
+  type RunRef,
+} from './run-loop';
 import { SearchAttributes } from './search-attributes';
 import { countRun } from './run-metrics';
 
@@ -30,7 +45,8 @@ import { countRun } from './run-metrics';
 export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflowResult> {
   const input = withDurationUnitsRequired(original);
   const problems = validateAgentInput(input);
-  if (problems.length > 0) throw ApplicationFailure.nonRetryable(`invalid agent input: ${problems.join('; ')}`, 'Agent.InvalidInput');
+  if (problems.length > 0)
+    throw ApplicationFailure.nonRetryable(`invalid agent input: ${problems.join('; ')}`, 'Agent.InvalidInput');
 
   // Queries may arrive before the tools are resolved, so a state exists from the first line.
   const run: RunRef = { state: startRun(input, []) };
@@ -44,20 +60,30 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
   const { workflowId, runId } = workflowInfo();
   const shared = new SharedMessages();
   const searchAttributes = await SearchAttributes.open();
-  const loopWith = (effective: AgentInput) => runLoop(run, { workflowId, runId, shared, events, turn: 1, stream: effective.stream !== false, searchAttributes });
+  const loopWith = (effective: AgentInput) =>
+    runLoop(run, { workflowId, runId, shared, events, turn: 1, stream: effective.stream !== false, searchAttributes });
   let loop: () => Promise<void>;
   let limitMs = run.state.limits.maxExecutionTimeMs;
   try {
     if (input.agent) {
       // A named agent's settings (its time limit among them) must be known before the run starts.
-      const agent = await resolveAgent({ agent: input.agent, tools: input.tools, immediateTools: input.immediateTools, approvalTools: input.approvalTools });
+      const agent = await resolveAgent({
+        agent: input.agent,
+        tools: input.tools,
+        immediateTools: input.immediateTools,
+        approvalTools: input.approvalTools,
+      });
       const effective = applyAgent(input, agent.settings);
       run.state = startRun(effective, agent.tools);
       limitMs = run.state.limits.maxExecutionTimeMs;
       loop = () => loopWith(effective);
     } else {
       loop = async () => {
-        const tools = await resolveTools({ tools: input.tools, immediateTools: input.immediateTools, approvalTools: input.approvalTools });
+        const tools = await resolveTools({
+          tools: input.tools,
+          immediateTools: input.immediateTools,
+          approvalTools: input.approvalTools,
+        });
         run.state = startRun(input, tools);
         await loopWith(input);
       };
@@ -66,7 +92,9 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
     else if (await timeLimited(loop, limitMs)) run.state = applyInterruption(run.state, 'time_limit');
   } catch (err) {
     const failure = runFailure(err, run.state, workflowId);
-    const { error, errorType } = isCancellation(err) ? { error: 'the run was cancelled', errorType: 'Cancelled' } : failureInfo(err);
+    const { error, errorType } = isCancellation(err)
+      ? { error: 'the run was cancelled', errorType: 'Cancelled' }
+      : failureInfo(err);
     events.emit(1, { type: 'turn_failed', error, errorType });
     const ended = isCancellation(err) ? 'cancelled' : 'failed';
     trackSearchAttributes(run.state, { searchAttributes }, { status: ended });

@@ -1,5 +1,14 @@
 import { condition, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
-import { approvalProblem, decideApproval, expireApprovals, pendingApprovals, type EventLog, type PendingApproval, type PlannedToolCall, type RunState } from '../core';
+import {
+  approvalProblem,
+  decideApproval,
+  expireApprovals,
+  pendingApprovals,
+  type EventLog,
+  type PendingApproval,
+  type PlannedToolCall,
+  type RunState,
+} from '../core';
 import { decideApprovalUpdate, eventsQuery, pendingApprovalsQuery, textBatchSignal } from '../common/definitions';
 import type { RunContext, RunRef } from './run-context';
 
@@ -17,7 +26,8 @@ export async function awaitApprovals(run: RunRef, pending: PendingApproval[], ct
     if (timeoutMs === undefined) await condition(decided);
     else if (!(await condition(decided, timeoutMs))) {
       const reason = `no decision within the approval timeout (${timeoutMs} ms)`;
-      for (const p of pendingApprovals(callsOf(run.state))) ctx.events.emit(ctx.turn, { type: 'approval_decided', callId: p.callId, approved: false, reason });
+      for (const p of pendingApprovals(callsOf(run.state)))
+        ctx.events.emit(ctx.turn, { type: 'approval_decided', callId: p.callId, approved: false, reason });
       run.state = expireApprovals(run.state, reason);
     }
   } finally {
@@ -29,7 +39,12 @@ export async function awaitApprovals(run: RunRef, pending: PendingApproval[], ct
 function approvalDetails(pending: PendingApproval[]): string {
   const lines = pending.map((p) => `- \`${p.callId}\`: ${p.summary}`);
   const id = workflowInfo().workflowId;
-  return ['**Awaiting approval**', ...lines, '', `Decide with \`npx durable-agents approve|reject ${id} <callId>\`, the HTTP API (\`POST .../${id}/approvals/<callId>\`) or the \`decideApproval\` update.`].join('\n');
+  return [
+    '**Awaiting approval**',
+    ...lines,
+    '',
+    `Decide with \`npx durable-agents approve|reject ${id} <callId>\`, the HTTP API (\`POST .../${id}/approvals/<callId>\`) or the \`decideApproval\` update.`,
+  ].join('\n');
 }
 
 function callsOf(state: RunState): PlannedToolCall[] {
@@ -60,8 +75,17 @@ export function handleApprovals(current: () => { run: RunRef; turn: number } | u
     (decision) => {
       const { run, turn } = current()!;
       run.state = decideApproval(run.state, decision);
-      events.emit(turn, { type: 'approval_decided', callId: decision.callId, approved: decision.approve, ...(decision.reason ? { reason: decision.reason } : {}) });
-      return { callId: decision.callId, approved: decision.approve, stillPending: pendingApprovals(callsOf(run.state)).length };
+      events.emit(turn, {
+        type: 'approval_decided',
+        callId: decision.callId,
+        approved: decision.approve,
+        ...(decision.reason ? { reason: decision.reason } : {}),
+      });
+      return {
+        callId: decision.callId,
+        approved: decision.approve,
+        stillPending: pendingApprovals(callsOf(run.state)).length,
+      };
     },
     {
       validator: (decision) => {

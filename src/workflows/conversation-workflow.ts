@@ -82,7 +82,11 @@ export async function conversationWorkflow(original: ConversationInput): Promise
   // Continue-as-new passes this normalised input on, so a continued run needs no patch check.
   const input = withDurationUnitsRequired(original);
   const problems = validateConversationOptions(input);
-  if (problems.length > 0) throw ApplicationFailure.nonRetryable(`invalid conversation options: ${problems.join('; ')}`, 'Conversation.InvalidInput');
+  if (problems.length > 0)
+    throw ApplicationFailure.nonRetryable(
+      `invalid conversation options: ${problems.join('; ')}`,
+      'Conversation.InvalidInput',
+    );
 
   const { workflowId, runId } = workflowInfo();
   const shared = new SharedMessages();
@@ -102,7 +106,15 @@ export async function conversationWorkflow(original: ConversationInput): Promise
   };
   const summary = (reason: CloseReason): ConversationResult => conversationResult(workflowId, conv, reason);
 
-  setHandler(conversationStatusQuery, () => conversationStatus(workflowId, conv, active && { turn: active.turn, run: active.run.state }, queue.length, closeReason));
+  setHandler(conversationStatusQuery, () =>
+    conversationStatus(
+      workflowId,
+      conv,
+      active && { turn: active.turn, run: active.run.state },
+      queue.length,
+      closeReason,
+    ),
+  );
   setHandler(messagesQuery, (range) => messagesPage(runMessages(conv, active?.run.state), range));
   setHandler(transcriptQuery, (range) => transcriptPage(conv, active?.run.state, range ?? {}, messagesPage));
   setHandler(usageQuery, () => (active ? addUsage(conv.usage, active.run.state.usage) : conv.usage));
@@ -159,7 +171,15 @@ export async function conversationWorkflow(original: ConversationInput): Promise
   let lastTurnIterations = 0;
   const showIdle = (status: 'idle' | 'closed') =>
     searchAttributes.update(
-      conversationSearchValues(status, { usage: conv.usage, lastTurnIterations }, { agent: conv.options.agent, model: conv.options.modelSettings?.model, defaultModel: searchAttributes.defaultModel }),
+      conversationSearchValues(
+        status,
+        { usage: conv.usage, lastTurnIterations },
+        {
+          agent: conv.options.agent,
+          model: conv.options.modelSettings?.model,
+          defaultModel: searchAttributes.defaultModel,
+        },
+      ),
     );
 
   if (!conv.tools) {
@@ -185,7 +205,11 @@ export async function conversationWorkflow(original: ConversationInput): Promise
 
   const runTurn = async (queued: QueuedTurn): Promise<ConversationTurnResult> => {
     conv = withTurnApprovals(conv, queued.input);
-    const turn: ActiveTurn = { turn: conv.turns + 1, run: { state: startTurn(conv, queued.input) }, scope: new CancellationScope() };
+    const turn: ActiveTurn = {
+      turn: conv.turns + 1,
+      run: { state: startTurn(conv, queued.input) },
+      scope: new CancellationScope(),
+    };
     active = turn;
     events.startTurn(turn.turn, queued.input.message);
     const timeLimitMs = turn.run.state.limits.maxExecutionTimeMs;
@@ -205,10 +229,23 @@ export async function conversationWorkflow(original: ConversationInput): Promise
     let failure: { error: string; errorType: string } | undefined;
     try {
       const stream = conv.options.stream !== false;
-      await turn.scope.run(() => runLoop(turn.run, { workflowId, runId, shared, events, turn: turn.turn, stream, conversation: true, searchAttributes }));
+      await turn.scope.run(() =>
+        runLoop(turn.run, {
+          workflowId,
+          runId,
+          shared,
+          events,
+          turn: turn.turn,
+          stream,
+          conversation: true,
+          searchAttributes,
+        }),
+      );
     } catch (err) {
-      if (isCancellation(err) && turn.interruption) turn.run.state = applyInterruption(turn.run.state, turn.interruption);
-      else if (isCancellation(err)) throw err; // the whole conversation was cancelled
+      if (isCancellation(err) && turn.interruption)
+        turn.run.state = applyInterruption(turn.run.state, turn.interruption);
+      else if (isCancellation(err))
+        throw err; // the whole conversation was cancelled
       else {
         const { error, errorType } = failureInfo(err);
         failure = { error, errorType };
@@ -244,7 +281,11 @@ export async function conversationWorkflow(original: ConversationInput): Promise
     if (queue.length === 0 && !ending && workflowInfo().continueAsNewSuggested) {
       // Let the finished turn's Update return its result first; a message arriving meanwhile is served here.
       await condition(() => allHandlersFinished() || queue.length > 0 || ending);
-      if (queue.length === 0 && !ending) await continueAsNew<typeof conversationWorkflow>({ ...conv.options, carry: { ...carryOver(conv, runId), events: events.snapshot() } });
+      if (queue.length === 0 && !ending)
+        await continueAsNew<typeof conversationWorkflow>({
+          ...conv.options,
+          carry: { ...carryOver(conv, runId), events: events.snapshot() },
+        });
     }
   }
   showIdle('closed');

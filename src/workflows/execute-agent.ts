@@ -1,5 +1,19 @@
-import { ChildWorkflowFailure, executeChild, isCancellation, uuid4, workflowInfo, type ChildWorkflowOptions } from '@temporalio/workflow';
-import { agentWorkflowId, runSummary, type AgentInput, type AgentResult, type AgentWorkflowResult, type RecordedTurnResult } from '../core';
+import {
+  ChildWorkflowFailure,
+  executeChild,
+  isCancellation,
+  uuid4,
+  workflowInfo,
+  type ChildWorkflowOptions,
+} from '@temporalio/workflow';
+import {
+  agentWorkflowId,
+  runSummary,
+  type AgentInput,
+  type AgentResult,
+  type AgentWorkflowResult,
+  type RecordedTurnResult,
+} from '../core';
 import { AGENT_WORKFLOW_TYPE } from '../common/definitions';
 import { failureInfo } from './failure-info';
 
@@ -37,7 +51,8 @@ export async function executeAgent<O = unknown>(options: ExecuteAgentOptions): P
   } catch (err) {
     if (isCancellation(err) || !(err instanceof ChildWorkflowFailure)) throw err;
     const { error, errorType } = failureInfo(err.cause);
-    const partial = (err.cause as { details?: unknown[] } | undefined)?.details?.[0] as Partial<AgentResult> | undefined;
+    const partial = (err.cause as { details?: unknown[] } | undefined)?.details?.[0] as
+      Partial<AgentResult> | undefined;
     return {
       workflowId: id,
       status: 'failed',

@@ -13,7 +13,11 @@ export function failureInfo(err: unknown): { error: string; errorType: string; c
         : cause.timeoutType === 'HEARTBEAT'
           ? 'its worker stopped responding on every attempt (no heartbeat; the worker was lost, or its event loop blocked)'
           : `its ${(cause.timeoutType ?? 'activity').toLowerCase().replace(/_/g, '-')} timeout`;
-    return { errorType: 'ModelCall.Timeout', error: `the model call ran out of time: ${which}${last ? `; last failure: ${last}` : ''}`, cause };
+    return {
+      errorType: 'ModelCall.Timeout',
+      error: `the model call ran out of time: ${which}${last ? `; last failure: ${last}` : ''}`,
+      cause,
+    };
   }
   return {
     errorType: cause instanceof ApplicationFailure && cause.type ? cause.type : 'Agent.Failed',

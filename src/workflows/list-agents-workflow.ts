@@ -2,7 +2,10 @@ import { proxyLocalActivities } from '@temporalio/workflow';
 import type { AgentActivities } from '../common/activity-interface';
 import type { AgentSummary } from '../common/activity-interface';
 
-const { listAgents } = proxyLocalActivities<AgentActivities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 3 } });
+const { listAgents } = proxyLocalActivities<AgentActivities>({
+  startToCloseTimeout: '10s',
+  retry: { maximumAttempts: 3 },
+});
 
 /**
  * Answers which named agents the workers of this task queue serve. A client cannot ask a worker

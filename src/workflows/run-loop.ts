@@ -35,22 +35,27 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
       const call = ctx.events.startModelCall(ctx.turn, step.iteration);
       let reply: ModelReply;
       try {
-        reply = await callModel.executeWithOptions(modelCallOptions(run.state, modelCallSummary(step.iteration, step.final)), [
-          {
-            workflowId: ctx.workflowId,
-            runId: ctx.runId,
-            ...range,
-            toolNames: step.toolNames,
-            settings,
-            toolCalling,
-            // Only when set, so model-call inputs of plain runs keep their recorded shape.
-            ...(agent ? { agent } : {}),
-            ...(output ? { output } : {}),
-            ...(ctx.stream ? { stream: { call } } : {}),
-            ...(run.state.revision ? { revision: run.state.revision } : {}),
-            ...(run.state.limits.modelCallTimeoutMs !== undefined ? { timeoutMs: run.state.limits.modelCallTimeoutMs } : {}),
-          },
-        ]);
+        reply = await callModel.executeWithOptions(
+          modelCallOptions(run.state, modelCallSummary(step.iteration, step.final)),
+          [
+            {
+              workflowId: ctx.workflowId,
+              runId: ctx.runId,
+              ...range,
+              toolNames: step.toolNames,
+              settings,
+              toolCalling,
+              // Only when set, so model-call inputs of plain runs keep their recorded shape.
+              ...(agent ? { agent } : {}),
+              ...(output ? { output } : {}),
+              ...(ctx.stream ? { stream: { call } } : {}),
+              ...(run.state.revision ? { revision: run.state.revision } : {}),
+              ...(run.state.limits.modelCallTimeoutMs !== undefined
+                ? { timeoutMs: run.state.limits.modelCallTimeoutMs }
+                : {}),
+            },
+          ],
+        );
       } catch (err) {
         ctx.events.abandonModelCall(call);
         throw err;
@@ -58,12 +63,22 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
       ctx.events.finishModelCall(call, shownText(reply, toolCalling), reply.attempt);
       run.state = applyModelReply(run.state, step, reply);
     } else if (step.type === 'await_approval') {
-      for (const p of step.pending) ctx.events.emit(ctx.turn, { type: 'approval_requested', callId: p.callId, tool: p.name, arguments: p.arguments, summary: p.summary });
+      for (const p of step.pending)
+        ctx.events.emit(ctx.turn, {
+          type: 'approval_requested',
+          callId: p.callId,
+          tool: p.name,
+          arguments: p.arguments,
+          summary: p.summary,
+        });
       await awaitApprovals(run, step.pending, ctx);
     } else {
       const tools = startToolStep(step.calls, ctx);
       // Most replies call one tool, which needs no Promise.all (see runTool on what promises cost here).
-      const outcomes = step.calls.length === 1 ? [await tools.finished(step.calls[0], 0)] : await Promise.all(step.calls.map(tools.finished));
+      const outcomes =
+        step.calls.length === 1
+          ? [await tools.finished(step.calls[0], 0)]
+          : await Promise.all(step.calls.map(tools.finished));
       finishToolStep(run, tools, outcomes, ctx);
     }
   }

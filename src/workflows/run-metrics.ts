@@ -6,5 +6,7 @@ import { metricMeter } from '@temporalio/workflow';
  * emit them again on replay.
  */
 export function countRun(kind: 'run' | 'turn', status: string, agent: string | undefined): void {
-  metricMeter.createCounter('agent_runs', 'runs', 'Agent runs and conversation turns by final status').add(1, { kind, status, ...(agent ? { agent } : {}) });
+  metricMeter
+    .createCounter('agent_runs', 'runs', 'Agent runs and conversation turns by final status')
+    .add(1, { kind, status, ...(agent ? { agent } : {}) });
 }

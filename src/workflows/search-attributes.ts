@@ -12,10 +12,16 @@ import {
   type SearchAttributeTrigger,
 } from '../core';
 
-const { describeWorker } = proxyLocalActivities<AgentActivities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } });
+const { describeWorker } = proxyLocalActivities<AgentActivities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 3 },
+});
 
 const KEYS = Object.fromEntries(
-  Object.entries(AGENT_SEARCH_ATTRIBUTES).map(([name, type]) => [name, defineSearchAttributeKey(name, type === 'Int' ? SearchAttributeType.INT : SearchAttributeType.KEYWORD)]),
+  Object.entries(AGENT_SEARCH_ATTRIBUTES).map(([name, type]) => [
+    name,
+    defineSearchAttributeKey(name, type === 'Int' ? SearchAttributeType.INT : SearchAttributeType.KEYWORD),
+  ]),
 ) as Record<AgentSearchAttributeName, ReturnType<typeof defineSearchAttributeKey>>;
 
 /**

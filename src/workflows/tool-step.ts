@@ -14,7 +14,13 @@ import {
   type ResolvedAgent,
   type ToolOutcome,
 } from '../core';
-import { executeTool, executeToolLocally, HEARTBEAT_TIMEOUT, resolveAgent, WORKER_LOSSES_PER_CALL } from './activity-proxies';
+import {
+  executeTool,
+  executeToolLocally,
+  HEARTBEAT_TIMEOUT,
+  resolveAgent,
+  WORKER_LOSSES_PER_CALL,
+} from './activity-proxies';
 import { executeAgent } from './execute-agent';
 import { failureInfo, toolFailureMessage } from './failure-info';
 import type { RunContext, RunRef } from './run-context';
@@ -28,7 +34,13 @@ import type { RunContext, RunRef } from './run-context';
 export function startToolStep(calls: PlannedToolCall[], ctx: RunContext): ToolStep {
   for (const c of calls) {
     const child = c.tool?.agent ? { childWorkflowId: childWorkflowIdOf(c, ctx) } : {};
-    ctx.events.emit(ctx.turn, { type: 'tool_call_started', id: c.call.id, name: c.call.function.name, arguments: c.arguments, ...child });
+    ctx.events.emit(ctx.turn, {
+      type: 'tool_call_started',
+      id: c.call.id,
+      name: c.call.function.name,
+      arguments: c.arguments,
+      ...child,
+    });
   }
   // At most one handoff per reply goes ahead: the first the LLM asked for.
   const handoffAt = chosenHandoff(calls);
@@ -48,12 +60,24 @@ export function startToolStep(calls: PlannedToolCall[], ctx: RunContext): ToolSt
   const finished = (planned: PlannedToolCall, i: number): Promise<ToolOutcome> =>
     Promise.resolve(outcomeOf(planned, i)).then(
       (outcome) => {
-        ctx.events.emit(ctx.turn, { type: 'tool_call_finished', id: planned.call.id, name: planned.call.function.name, result: outcome.result, error: outcome.error });
+        ctx.events.emit(ctx.turn, {
+          type: 'tool_call_finished',
+          id: planned.call.id,
+          name: planned.call.function.name,
+          result: outcome.result,
+          error: outcome.error,
+        });
         return outcome;
       },
       (err) => {
         // Cancelled (the turn, its time limit): subscribers see the call end.
-        ctx.events.emit(ctx.turn, { type: 'tool_call_finished', id: planned.call.id, name: planned.call.function.name, result: 'cancelled', error: true });
+        ctx.events.emit(ctx.turn, {
+          type: 'tool_call_finished',
+          id: planned.call.id,
+          name: planned.call.function.name,
+          result: 'cancelled',
+          error: true,
+        });
         throw err;
       },
     );
@@ -92,15 +116,25 @@ function runTool(planned: PlannedToolCall, ctx: RunContext): Promise<ToolOutcome
   if (planned.resolved) return planned.resolved;
   if (planned.tool.agent !== undefined) return runAgentTool(planned, ctx);
   const { tool, call } = planned;
-  const retry = { maximumAttempts: tool.retry.maximumAttempts, initialInterval: tool.retry.initialIntervalMs, backoffCoefficient: 2 };
+  const retry = {
+    maximumAttempts: tool.retry.maximumAttempts,
+    initialInterval: tool.retry.initialIntervalMs,
+    backoffCoefficient: 2,
+  };
   const summary = toolCallSummary(call.function.name, planned.arguments);
   const input = { name: call.function.name, toolCallId: call.id, arguments: call.function.arguments };
   // Temporal counts every attempt; the activity counts the tool's own failures and stops at the
   // tool's limit, so attempts whose worker was lost get an allowance of their own here.
-  const withLosses = { ...retry, maximumAttempts: retry.maximumAttempts > 0 ? retry.maximumAttempts + WORKER_LOSSES_PER_CALL : 0 };
+  const withLosses = {
+    ...retry,
+    maximumAttempts: retry.maximumAttempts > 0 ? retry.maximumAttempts + WORKER_LOSSES_PER_CALL : 0,
+  };
   const execution = tool.local
     ? executeToolLocally.executeWithOptions({ startToCloseTimeout: tool.timeoutMs, retry, summary }, [input])
-    : executeTool.executeWithOptions({ startToCloseTimeout: tool.timeoutMs, heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: withLosses, summary }, [input]);
+    : executeTool.executeWithOptions(
+        { startToCloseTimeout: tool.timeoutMs, heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: withLosses, summary },
+        [input],
+      );
   return execution.then(
     ({ toolCallId: _, ...recorded }) => ({ ...recorded, recorded: true }), // the activity's result is in history: the run's final result can leave it out
     (err) => {
@@ -123,7 +157,10 @@ async function runAgentTool(planned: PlannedToolCall, ctx: RunContext): Promise<
     agent,
     message: ask.message,
     workflowId,
-    childOptions: { parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL, staticSummary: `${agent}: ${runSummary(ask.message)}` },
+    childOptions: {
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      staticSummary: `${agent}: ${runSummary(ask.message)}`,
+    },
   });
   return agentToolOutcome(agent, workflowId, result);
 }
@@ -140,5 +177,10 @@ async function resolveHandoff(agent: string): Promise<ResolvedAgent | { failure:
 
 /** The workflow id of the child run an agent tool call starts. */
 function childWorkflowIdOf(planned: PlannedToolCall, ctx: RunContext): string {
-  return agentToolWorkflowId(ctx.workflowId, planned.tool!.agent!, planned.call.id, ctx.conversation ? ctx.turn : undefined);
+  return agentToolWorkflowId(
+    ctx.workflowId,
+    planned.tool!.agent!,
+    planned.call.id,
+    ctx.conversation ? ctx.turn : undefined,
+  );
 }

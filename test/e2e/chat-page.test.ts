@@ -33,16 +33,24 @@ function model(req: ChatRequest) {
 
 let browser: Browser;
 beforeAll(async () => {
-  if (!existsSync('/usr/bin/chromium')) throw new Error('no /usr/bin/chromium: run `npm run setup:browser` (Debian\'s Chromium) first');
+  if (!existsSync('/usr/bin/chromium'))
+    throw new Error("no /usr/bin/chromium: run `npm run setup:browser` (Debian's Chromium) first");
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox'] });
 });
 afterAll(async () => browser?.close());
 
-async function withPage(body: (page: Page, base: string) => Promise<void>, agents?: AgentDefinition<any>[]): Promise<void> {
+async function withPage(
+  body: (page: Page, base: string) => Promise<void>,
+  agents?: AgentDefinition<any>[],
+): Promise<void> {
   const m = await startModel(model);
   const t = temporal();
   const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry(), agents });
-  const server: Server = createHttpApi({ client: t.client, taskQueue, workflowUrlPrefix: 'http://ui.example:8233/namespaces/default/workflows/' });
+  const server: Server = createHttpApi({
+    client: t.client,
+    taskQueue,
+    workflowUrlPrefix: 'http://ui.example:8233/namespaces/default/workflows/',
+  });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const page = await browser.newPage();
@@ -72,7 +80,9 @@ it('streams the answer into the page, shows tool calls as collapsible steps, app
     // The answer grows while the model writes it.
     await send(page, 'tell me a story');
     await page.locator('#ui-link').waitFor({ state: 'visible' });
-    expect(await page.getAttribute('#ui-link', 'href')).toBe(`http://ui.example:8233/namespaces/default/workflows/${conversationId}`);
+    expect(await page.getAttribute('#ui-link', 'href')).toBe(
+      `http://ui.example:8233/namespaces/default/workflows/${conversationId}`,
+    );
     const text = page.locator('.agent .text').last();
     const seen = new Set<string>();
     for (let i = 0; i < 200 && (await text.textContent().catch(() => '')) !== STORY; i++) {
@@ -124,49 +134,62 @@ it('says on an empty page which agent and model answer, offers questions to try,
     model: 'helper-model',
     examples: ['tell me a story', 'What is 2 + 3?'],
   });
-  const other = defineAgent({ name: 'a-second-agent-with-a-rather-long-name', description: 'x'.repeat(200), instructions: 'Other.', tools: [] });
-  await withPage(async (page, base) => {
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    mkdirSync(ARTIFACTS, { recursive: true });
-    for (const [width, height] of [
-      [1200, 800],
-      [390, 844],
-    ]) {
-      await page.setViewportSize({ width, height });
-      await page.goto(base);
-      // The first named agent answers, and the page says so: its model, its tools, questions to try.
-      await page.locator('#empty h2', { hasText: 'Ask the helper agent' }).waitFor();
-      expect(await page.textContent('#empty .about')).toBe('Answers questions about stories, and adds numbers when asked to · model helper-model · tools: add');
-      expect(await page.locator('#empty .examples button').allTextContents()).toEqual(['tell me a story', 'What is 2 + 3?']);
-      expect(await page.isHidden('#ui-link')).toBe(true);
-      const layout = await page.evaluate(() => ({
-        header: document.querySelector('header')!.getBoundingClientRect().height,
-        select: document.querySelector('#agent')!.getBoundingClientRect().width,
-        overflow: document.documentElement.scrollWidth - window.innerWidth,
-        offscreen: [...document.querySelectorAll('header > *')].filter((e) => {
-          const r = e.getBoundingClientRect();
-          return !(e as HTMLElement).hidden && r.width > 0 && (r.right > window.innerWidth + 1 || r.left < -1);
-        }).length,
-      }));
-      await page.screenshot({ path: join(ARTIFACTS, `chat-page-empty-${width}.png`) });
-      // One row at 1200 px, with a picker the long description does not stretch; nothing off screen on a phone.
-      if (width === 1200) expect(layout.header).toBeLessThan(60);
-      expect(layout.select).toBeLessThanOrEqual(230);
-      expect(layout.overflow).toBeLessThanOrEqual(0);
-      expect(layout.offscreen).toBe(0);
-    }
-    // Another agent says so too; a question to try is sent with a click.
-    await page.selectOption('#agent', 'a-second-agent-with-a-rather-long-name');
-    await page.locator('#empty h2', { hasText: 'Ask the a-second-agent-with-a-rather-long-name agent' }).waitFor();
-    expect(await page.locator('#empty .examples button').allTextContents()).toEqual(['What can you do?']);
-    await page.selectOption('#agent', 'helper');
-    await page.locator('#empty .examples button', { hasText: 'tell me a story' }).click();
-    await page.locator('.user', { hasText: 'tell me a story' }).waitFor();
-    await page.locator('.agent .text', { hasText: 'Once upon a time' }).waitFor();
-    expect(await page.isVisible('#empty')).toBe(false);
-    await page.locator('#ui-link').waitFor({ state: 'visible' });
-    await page.screenshot({ path: join(ARTIFACTS, 'chat-page-answered-390.png') });
-    expect(errors).toEqual([]);
-  }, [helper, other]);
+  const other = defineAgent({
+    name: 'a-second-agent-with-a-rather-long-name',
+    description: 'x'.repeat(200),
+    instructions: 'Other.',
+    tools: [],
+  });
+  await withPage(
+    async (page, base) => {
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      mkdirSync(ARTIFACTS, { recursive: true });
+      for (const [width, height] of [
+        [1200, 800],
+        [390, 844],
+      ]) {
+        await page.setViewportSize({ width, height });
+        await page.goto(base);
+        // The first named agent answers, and the page says so: its model, its tools, questions to try.
+        await page.locator('#empty h2', { hasText: 'Ask the helper agent' }).waitFor();
+        expect(await page.textContent('#empty .about')).toBe(
+          'Answers questions about stories, and adds numbers when asked to · model helper-model · tools: add',
+        );
+        expect(await page.locator('#empty .examples button').allTextContents()).toEqual([
+          'tell me a story',
+          'What is 2 + 3?',
+        ]);
+        expect(await page.isHidden('#ui-link')).toBe(true);
+        const layout = await page.evaluate(() => ({
+          header: document.querySelector('header')!.getBoundingClientRect().height,
+          select: document.querySelector('#agent')!.getBoundingClientRect().width,
+          overflow: document.documentElement.scrollWidth - window.innerWidth,
+          offscreen: [...document.querySelectorAll('header > *')].filter((e) => {
+            const r = e.getBoundingClientRect();
+            return !(e as HTMLElement).hidden && r.width > 0 && (r.right > window.innerWidth + 1 || r.left < -1);
+          }).length,
+        }));
+        await page.screenshot({ path: join(ARTIFACTS, `chat-page-empty-${width}.png`) });
+        // One row at 1200 px, with a picker the long description does not stretch; nothing off screen on a phone.
+        if (width === 1200) expect(layout.header).toBeLessThan(60);
+        expect(layout.select).toBeLessThanOrEqual(230);
+        expect(layout.overflow).toBeLessThanOrEqual(0);
+        expect(layout.offscreen).toBe(0);
+      }
+      // Another agent says so too; a question to try is sent with a click.
+      await page.selectOption('#agent', 'a-second-agent-with-a-rather-long-name');
+      await page.locator('#empty h2', { hasText: 'Ask the a-second-agent-with-a-rather-long-name agent' }).waitFor();
+      expect(await page.locator('#empty .examples button').allTextContents()).toEqual(['What can you do?']);
+      await page.selectOption('#agent', 'helper');
+      await page.locator('#empty .examples button', { hasText: 'tell me a story' }).click();
+      await page.locator('.user', { hasText: 'tell me a story' }).waitFor();
+      await page.locator('.agent .text', { hasText: 'Once upon a time' }).waitFor();
+      expect(await page.isVisible('#empty')).toBe(false);
+      await page.locator('#ui-link').waitFor({ state: 'visible' });
+      await page.screenshot({ path: join(ARTIFACTS, 'chat-page-answered-390.png') });
+      expect(errors).toEqual([]);
+    },
+    [helper, other],
+  );
 });

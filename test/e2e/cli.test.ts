@@ -22,7 +22,10 @@ describe('client.ts rejects bad input before starting anything', () => {
     [['run', 'hi', '--tools', 'add', '--immediate', 'sqrt'], /--immediate names tools missing from --tools: sqrt/],
     [['run'], /missing the message/],
     [['fly'], /unknown command "fly"/],
-    [['list', '--status', 'sleeping'], /unknown status "sleeping"; one of: thinking, running_tools, awaiting_approval, idle, completed/],
+    [
+      ['list', '--status', 'sleeping'],
+      /unknown status "sleeping"; one of: thinking, running_tools, awaiting_approval, idle, completed/,
+    ],
   ])('%j', async (args, message) => {
     const r = await runTs(['client.ts', ...args], env);
     expect(r.code).toBe(2);
@@ -41,12 +44,25 @@ describe('client.ts help and --json errors', () => {
   });
 
   it('prints one JSON object on stdout for every failure under --json', async () => {
-    const usage = await runTs(['client.ts', 'run', 'hi', '--json', '--max-time', '5'], cleanEnv({ TEMPORAL_ADDRESS: '127.0.0.1:1' }));
+    const usage = await runTs(
+      ['client.ts', 'run', 'hi', '--json', '--max-time', '5'],
+      cleanEnv({ TEMPORAL_ADDRESS: '127.0.0.1:1' }),
+    );
     expect(usage.code).toBe(2);
-    expect(JSON.parse(usage.stdout)).toEqual({ error: expect.stringContaining('add a unit'), errorType: 'Client.Usage' });
+    expect(JSON.parse(usage.stdout)).toEqual({
+      error: expect.stringContaining('add a unit'),
+      errorType: 'Client.Usage',
+    });
     const port = await freePort();
-    for (const args of [['run', 'hi'], ['status', 'some-id'], ['send', 'c1', 'hi']]) {
-      const unreachable = await runTs(['client.ts', ...args, '--json'], cleanEnv({ TEMPORAL_ADDRESS: `127.0.0.1:${port}` }));
+    for (const args of [
+      ['run', 'hi'],
+      ['status', 'some-id'],
+      ['send', 'c1', 'hi'],
+    ]) {
+      const unreachable = await runTs(
+        ['client.ts', ...args, '--json'],
+        cleanEnv({ TEMPORAL_ADDRESS: `127.0.0.1:${port}` }),
+      );
       expect(unreachable.code).toBe(2);
       expect(JSON.parse(unreachable.stdout)).toEqual({
         error: `could not connect to Temporal at TEMPORAL_ADDRESS=127.0.0.1:${port} (namespace default): connection refused (is the server running, and is the port right?)`,
@@ -62,17 +78,23 @@ describe('worker.ts and client.ts against a Temporal server (TEMPORAL_ADDRESS)',
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
-    model = await startScriptedModel(
-      [
-        (req) =>
-          req.messages[0].content === 'please fail'
-            ? { http: { status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } } }
-            : call(['stringLength', { s: 'hello' }], ['stringLength', { s: 'world' }]),
-        (req) => call(['add', { a: Number(toolResults(req)[0]), b: Number(toolResults(req)[1]) }]),
-        (req) => call(['sqrt', { x: Number(toolResults(req)[2]) }]),
-        (req) => ({ content: `approximately ${Number(toolResults(req)[3]).toFixed(3)}, which is the square root of ten`, chunkDelayMs: 30 }),
-      ],
-    );
+    model = await startScriptedModel([
+      (req) =>
+        req.messages[0].content === 'please fail'
+          ? {
+              http: {
+                status: 401,
+                body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } },
+              },
+            }
+          : call(['stringLength', { s: 'hello' }], ['stringLength', { s: 'world' }]),
+      (req) => call(['add', { a: Number(toolResults(req)[0]), b: Number(toolResults(req)[1]) }]),
+      (req) => call(['sqrt', { x: Number(toolResults(req)[2]) }]),
+      (req) => ({
+        content: `approximately ${Number(toolResults(req)[3]).toFixed(3)}, which is the square root of ten`,
+        chunkDelayMs: 30,
+      }),
+    ]);
     env = cleanEnv({
       TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
       TEMPORAL_NAMESPACE: 'default',
@@ -90,12 +112,38 @@ describe('worker.ts and client.ts against a Temporal server (TEMPORAL_ADDRESS)',
   });
 
   it('prints exactly one JSON object with --json, per the CLI contract', async () => {
-    const r = await runTs(['client.ts', 'run', QUESTION, '--json', '--id', `agent-e2e-${randomUUID()}`, '--max-iterations', '6', '--max-time', '1m'], env);
+    const r = await runTs(
+      [
+        'client.ts',
+        'run',
+        QUESTION,
+        '--json',
+        '--id',
+        `agent-e2e-${randomUUID()}`,
+        '--max-iterations',
+        '6',
+        '--max-time',
+        '1m',
+      ],
+      env,
+    );
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(Object.keys(out)).toEqual(['workflowId', 'status', 'content', 'toolExecutions', 'iterations', 'usage']);
-    expect(out).toMatchObject({ workflowId: expect.stringMatching(/^agent-e2e-/), status: 'completed', content: 'approximately 3.162, which is the square root of ten', iterations: 4 });
-    expect(out.toolExecutions[2]).toEqual({ id: expect.any(String), name: 'add', arguments: { a: 5, b: 5 }, result: '10', error: false, immediate: false });
+    expect(out).toMatchObject({
+      workflowId: expect.stringMatching(/^agent-e2e-/),
+      status: 'completed',
+      content: 'approximately 3.162, which is the square root of ten',
+      iterations: 4,
+    });
+    expect(out.toolExecutions[2]).toEqual({
+      id: expect.any(String),
+      name: 'add',
+      arguments: { a: 5, b: 5 },
+      result: '10',
+      error: false,
+      immediate: false,
+    });
     expect(Object.keys(out.usage)).toEqual(['promptTokens', 'completionTokens', 'totalTokens']);
   });
 
@@ -109,7 +157,13 @@ describe('worker.ts and client.ts against a Temporal server (TEMPORAL_ADDRESS)',
       listed = JSON.parse(r.stdout);
       if (!listed.some((x) => x.workflowId === id)) await new Promise((res) => setTimeout(res, 250));
     }
-    expect(listed.find((r) => r.workflowId === id)).toMatchObject({ kind: 'run', executionStatus: 'COMPLETED', agentStatus: 'completed', iterations: 4, model: 'scripted' });
+    expect(listed.find((r) => r.workflowId === id)).toMatchObject({
+      kind: 'run',
+      executionStatus: 'COMPLETED',
+      agentStatus: 'completed',
+      iterations: 4,
+      model: 'scripted',
+    });
     const text = await runTs(['client.ts', 'list', '--limit', '100'], env);
     expect(text.stdout).toMatch(new RegExp(`^ID +KIND +STATUS +AGENT +MODEL +CALLS +TOKENS +STARTED \\(UTC\\)$`, 'm'));
     expect(text.stdout).toMatch(new RegExp(`^${id} +run +completed +- +scripted +4 +\\d+ +\\d{4}-`, 'm'));
@@ -124,16 +178,26 @@ describe('worker.ts and client.ts against a Temporal server (TEMPORAL_ADDRESS)',
     expect(r.stderr).toMatch(/→ stringLength\(s="hello"\)\n(.*\n)*  ← stringLength: 5\n/);
     expect(r.stderr).toMatch(/→ sqrt\(x=10\)\n {2}← sqrt: 3\.16/);
     expect(r.stdout).toContain('✓ add(a=5, b=5) → 10');
-    expect(r.stdout).toMatch(/Temporal UI: http:\/\/ui\.example:8233\/namespaces\/default\/workflows\/agent-what-is-the-square-root-[0-9a-f]{6}/);
+    expect(r.stdout).toMatch(
+      /Temporal UI: http:\/\/ui\.example:8233\/namespaces\/default\/workflows\/agent-what-is-the-square-root-[0-9a-f]{6}/,
+    );
   });
 
   it('prints the events as JSON lines with --events, the answer in several text deltas', async () => {
     const r = await runTs(['client.ts', 'run', QUESTION, '--events'], env);
     expect(r.code).toBe(0);
-    const events = r.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
     expect(events[0]).toMatchObject({ type: 'turn_started', turn: 1, message: QUESTION });
-    expect(events.filter((e) => e.type === 'tool_call_finished').map((e) => e.result)).toEqual(['5', '5', '10', expect.stringMatching(/^3\.16/)]);
+    expect(events.filter((e) => e.type === 'tool_call_finished').map((e) => e.result)).toEqual([
+      '5',
+      '5',
+      '10',
+      expect.stringMatching(/^3\.16/),
+    ]);
     const deltas = events.filter((e) => e.type === 'text_delta');
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.map((e) => e.delta).join('')).toBe('approximately 3.162, which is the square root of ten');
@@ -141,16 +205,30 @@ describe('worker.ts and client.ts against a Temporal server (TEMPORAL_ADDRESS)',
   });
 
   it('runs immediate tools from the command line', async () => {
-    const r = await runTs(['client.ts', 'run', QUESTION, '--tools', 'stringLength,add,sqrt', '--immediate', 'stringLength', '--json'], env);
+    const r = await runTs(
+      ['client.ts', 'run', QUESTION, '--tools', 'stringLength,add,sqrt', '--immediate', 'stringLength', '--json'],
+      env,
+    );
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'immediate', content: null, iterations: 1, toolExecutions: [{ immediate: true }, { immediate: true }] });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      status: 'immediate',
+      content: null,
+      iterations: 1,
+      toolExecutions: [{ immediate: true }, { immediate: true }],
+    });
   });
 
   it('exits 1 with status "failed" and the error when the run fails', async () => {
     const r = await runTs(['client.ts', 'run', 'please fail', '--json'], env);
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout);
-    expect(out).toMatchObject({ status: 'failed', content: null, toolExecutions: [], iterations: 0, errorType: 'ModelCall.Auth' });
+    expect(out).toMatchObject({
+      status: 'failed',
+      content: null,
+      toolExecutions: [],
+      iterations: 0,
+      errorType: 'ModelCall.Auth',
+    });
     expect(out.error).toMatch(/rejected the API key \(HTTP 401.*check OPENAI_API_KEY/);
   });
 
@@ -165,14 +243,24 @@ describe('worker.ts and client.ts against a Temporal server (TEMPORAL_ADDRESS)',
 describe('npm run demo with the embedded dev server', () => {
   it('answers the demo question with the offline model and exits 0', async () => {
     const port = await freePort();
-    const r = await runNpm(['run', 'demo'], cleanEnv({ AGENT_DEV_SERVER_PORT: String(port), AGENT_DEV_SERVER_DB: `/tmp/durable-agents-demo-${randomUUID()}.db` }));
+    const r = await runNpm(
+      ['run', 'demo'],
+      cleanEnv({
+        AGENT_DEV_SERVER_PORT: String(port),
+        AGENT_DEV_SERVER_DB: `/tmp/durable-agents-demo-${randomUUID()}.db`,
+      }),
+    );
     expect(r.stderr.replace(/npm warn.*\n/g, '')).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('using the bundled offline scripted model');
     expect(r.stdout).toContain('is approximately 3.162.');
     expect(r.stdout).toContain('✓ stringLength(s="hello") → 5');
     expect(r.stdout).toContain('✓ sqrt(x=10) → 3.1622776601683795');
-    expect(r.stdout).toMatch(new RegExp(`Temporal UI: http://localhost:${port + 1000}/namespaces/default/workflows/agent-what-is-the-square-root-`));
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `Temporal UI: http://localhost:${port + 1000}/namespaces/default/workflows/agent-what-is-the-square-root-`,
+      ),
+    );
     // Once: the run's link comes with its outcome, not also when it starts.
     expect(r.stdout.match(/\/workflows\/agent-what-is-the-square-root-/g)).toHaveLength(1);
   });
@@ -183,7 +271,10 @@ describe('npm start with the embedded dev server', () => {
     const port = await freePort();
     const worker = await startTs(
       ['worker.ts'],
-      cleanEnv({ AGENT_DEV_SERVER_PORT: String(port), AGENT_DEV_SERVER_DB: `/tmp/durable-agents-start-${randomUUID()}.db` }),
+      cleanEnv({
+        AGENT_DEV_SERVER_PORT: String(port),
+        AGENT_DEV_SERVER_DB: `/tmp/durable-agents-start-${randomUUID()}.db`,
+      }),
       /Press Ctrl\+C/,
     );
     expect(worker.output()).toContain(`Temporal Web UI: http://localhost:${port + 1000}/namespaces/default/workflows`);

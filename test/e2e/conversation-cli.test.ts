@@ -17,13 +17,15 @@ async function model(req: ChatRequest) {
     failures.set(user, (failures.get(user) ?? 0) + 1);
     return { http: { status: 503, body: { error: { message: 'overloaded', type: 'server_error' } } } };
   }
-  if (/^length of (\w+)$/.test(user) && last.role === 'user') return call(['stringLength', { s: /^length of (\w+)$/.exec(user)![1] }]);
+  if (/^length of (\w+)$/.test(user) && last.role === 'user')
+    return call(['stringLength', { s: /^length of (\w+)$/.exec(user)![1] }]);
   if (/^add (\d+) and (\d+)$/.test(user) && last.role === 'user') {
     const [, a, b] = /^add (\d+) and (\d+)$/.exec(user)!;
     return call(['add', { a: Number(a), b: Number(b) }]);
   }
   if (last.role === 'tool') return answer(`the result is ${last.content}`);
-  if (user === 'What is my name?') return answer(req.messages.some((m) => m.content === 'My name is Ada') ? 'Your name is Ada.' : 'I do not know.');
+  if (user === 'What is my name?')
+    return answer(req.messages.some((m) => m.content === 'My name is Ada') ? 'Your name is Ada.' : 'I do not know.');
   return answer(`you said: ${user}`);
 }
 
@@ -54,14 +56,25 @@ describe('client.ts conversation commands', () => {
     const id = `cli-${randomUUID()}`;
     const first = await client('send', id, 'My name is Ada', '--json', '--system', 'Be brief.');
     expect(first.code).toBe(0);
-    expect(JSON.parse(first.stdout)).toMatchObject({ conversationId: id, turn: 1, status: 'completed', content: 'you said: My name is Ada' });
+    expect(JSON.parse(first.stdout)).toMatchObject({
+      conversationId: id,
+      turn: 1,
+      status: 'completed',
+      content: 'you said: My name is Ada',
+    });
 
     const second = await client('send', id, 'What is my name?');
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/^Your name is Ada\./);
 
     const history = await client('history', id);
-    expect(history.stdout.trim().split('\n')).toEqual(['system: Be brief.', 'user: My name is Ada', 'assistant: you said: My name is Ada', 'user: What is my name?', 'assistant: Your name is Ada.']);
+    expect(history.stdout.trim().split('\n')).toEqual([
+      'system: Be brief.',
+      'user: My name is Ada',
+      'assistant: you said: My name is Ada',
+      'user: What is my name?',
+      'assistant: Your name is Ada.',
+    ]);
     expect(JSON.parse((await client('history', id, '--json')).stdout).messages).toHaveLength(4);
 
     const status = await client('status', id, '--json');
@@ -74,7 +87,10 @@ describe('client.ts conversation commands', () => {
 
     const ended = await client('end', id, '--json');
     expect(JSON.parse(ended.stdout)).toMatchObject({ conversationId: id, reason: 'ended', turns: 2 });
-    expect(JSON.parse((await client('status', id, '--json')).stdout)).toMatchObject({ state: 'closed', closeReason: 'ended' });
+    expect(JSON.parse((await client('status', id, '--json')).stdout)).toMatchObject({
+      state: 'closed',
+      closeReason: 'ended',
+    });
 
     const unknown = await client('status', `never-${randomUUID()}`);
     expect(unknown.code).toBe(2);
@@ -106,7 +122,8 @@ describe('client.ts conversation commands', () => {
     const rejected = await client('reject', id, status!.pendingApprovals[0].callId, '--reason', 'not now');
     expect(rejected.stdout).toMatch(/^Rejected call_/);
     let transcript = '';
-    for (let i = 0; i < 60 && !transcript.includes('the result is Error'); i++) transcript = (await client('history', id)).stdout;
+    for (let i = 0; i < 60 && !transcript.includes('the result is Error'); i++)
+      transcript = (await client('history', id)).stdout;
     expect(transcript).toMatch(/assistant: the result is 5/);
     expect(transcript).toMatch(/the result is Error: the user rejected this call to add\. Reason: not now/);
   });
@@ -122,11 +139,15 @@ describe('client.ts conversation commands', () => {
     // A tool that starts and ends in a moment is shown too (from the conversation's events), with its result.
     chat.write('length of hello');
     await chat.waitFor(/agent> the result is 5/);
-    expect(chat.output()).toMatch(/→ stringLength\(s="hello"\)\n {2}← stringLength: 5\n {2}… model call 2\nagent> the result is 5/);
+    expect(chat.output()).toMatch(
+      /→ stringLength\(s="hello"\)\n {2}← stringLength: 5\n {2}… model call 2\nagent> the result is 5/,
+    );
     // While the LLM fails, the chat says so instead of waiting in silence.
     chat.write('flaky question');
     await chat.waitFor(/agent> you said: flaky question/);
-    expect(chat.output()).toMatch(/! model call 1 failed: the model server at http:\/\/127\.0\.0\.1:\d+\/v1 failed \(HTTP 503: overloaded\) \(attempt 1\/8, retrying/);
+    expect(chat.output()).toMatch(
+      /! model call 1 failed: the model server at http:\/\/127\.0\.0\.1:\d+\/v1 failed \(HTTP 503: overloaded\) \(attempt 1\/8, retrying/,
+    );
     chat.write('My name is Ada');
     await chat.waitFor(/agent> you said: My name is Ada/);
     chat.write('/end');
@@ -153,10 +174,16 @@ describe('client.ts conversation commands', () => {
       state: 'awaiting_approval',
       pendingApprovals: [{ callId, name: 'add', arguments: { a: 2, b: 3 }, summary: 'add(a=2, b=3)' }],
     });
-    expect((await client('history', id)).stdout.trim().split('\n')).toEqual(['user: add 2 and 3', `  → ${callId}: add(a=2, b=3)`]);
+    expect((await client('history', id)).stdout.trim().split('\n')).toEqual([
+      'user: add 2 and 3',
+      `  → ${callId}: add(a=2, b=3)`,
+    ]);
 
     // A run is not a conversation: refused with its own cause, and nothing started under its id.
-    for (const args of [['send', id, 'hi'], ['end', id]]) {
+    for (const args of [
+      ['send', id, 'hi'],
+      ['end', id],
+    ]) {
       const r = await client(...args);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`client.ts: "${id}" is a one-shot run, not a conversation`);
@@ -166,7 +193,9 @@ describe('client.ts conversation commands', () => {
     const finished = await run.exited;
     expect(finished.code).toBe(0);
     expect(finished.stdout).toMatch(/^the result is 5\n/);
-    expect((await client('status', id)).stdout).toMatch(new RegExp(`^Run ${id}: completed\n  2 LLM calls of`.replace(' of', '')));
+    expect((await client('status', id)).stdout).toMatch(
+      new RegExp(`^Run ${id}: completed\n  2 LLM calls of`.replace(' of', '')),
+    );
     const again = await client('approve', id, callId);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`The run "${id}" has finished (completed)`);
@@ -178,20 +207,30 @@ describe('client.ts conversation commands', () => {
     expect(JSON.parse(free.stdout).toolExecutions).toEqual([expect.objectContaining({ name: 'add', result: '3' })]);
     const gated = await client('send', id, 'add 2 and 3', '--needs-approval', 'add', '--max-time', '30s', '--no-wait');
     expect(gated.code).toBe(0);
-    expect(gated.stderr).toContain(`Note: ${id} was already open, so --max-time (which apply when a conversation starts) did not change it.`);
+    expect(gated.stderr).toContain(
+      `Note: ${id} was already open, so --max-time (which apply when a conversation starts) did not change it.`,
+    );
     let status: { state: string; pendingApprovals: Array<{ callId: string }> } | undefined;
-    for (let i = 0; i < 60 && status?.state !== 'awaiting_approval'; i++) status = JSON.parse((await client('status', id, '--json')).stdout);
+    for (let i = 0; i < 60 && status?.state !== 'awaiting_approval'; i++)
+      status = JSON.parse((await client('status', id, '--json')).stdout);
     expect(status?.pendingApprovals).toHaveLength(1);
     await client('reject', id, status!.pendingApprovals[0].callId);
   });
 
   it("agents: lists the worker's named agents, and run --agent uses one", async () => {
     const listed = await client('agents');
-    expect(listed.stdout).toContain("calculator: Arithmetic with tools: the documents' calculator\n  tools: stringLength, add, sqrt, sum, squareRoot; model: scripted");
-    expect(listed.stdout).toContain('weather: Looks up the weather of a city and answers as JSON: city, temperature, temperatureUnit\n  tools: search_weather; model: scripted; structured output');
+    expect(listed.stdout).toContain(
+      "calculator: Arithmetic with tools: the documents' calculator\n  tools: stringLength, add, sqrt, sum, squareRoot; model: scripted",
+    );
+    expect(listed.stdout).toContain(
+      'weather: Looks up the weather of a city and answers as JSON: city, temperature, temperatureUnit\n  tools: search_weather; model: scripted; structured output',
+    );
     const run = await client('run', 'add 2 and 40', '--agent', 'calculator', '--json');
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 'completed', content: 'the result is 42' });
-    expect(llm.requests.at(-1)!.messages[0]).toEqual({ role: 'system', content: expect.stringMatching(/^You are a careful calculator/) });
+    expect(llm.requests.at(-1)!.messages[0]).toEqual({
+      role: 'system',
+      content: expect.stringMatching(/^You are a careful calculator/),
+    });
   });
 
   it('end: says the same as status about a conversation that is already closed', async () => {
@@ -201,7 +240,9 @@ describe('client.ts conversation commands', () => {
     const again = await client('end', id);
     expect(again.code).toBe(0);
     expect(again.stdout).toBe(`${id} was already closed (ended after 1 turn)\n`);
-    expect((await client('status', id)).stdout).toMatch(new RegExp(`^Conversation ${id}: closed \\(ended\\)\n  1 turn, 2 messages`));
+    expect((await client('status', id)).stdout).toMatch(
+      new RegExp(`^Conversation ${id}: closed \\(ended\\)\n  1 turn, 2 messages`),
+    );
     const cancel = await client('cancel', id);
     expect(cancel.code).toBe(2);
     expect(cancel.stderr).toContain(`The conversation "${id}" is closed (ended after 1 turn)`);
@@ -238,7 +279,10 @@ describe('npm run serve', () => {
       expect(serve.output()).toMatch(/No AGENT_HTTP_TOKENS: it listens on loopback only, without authentication\./);
       const res = await fetch(`${base}/assistant-with-tool?message=${encodeURIComponent('add 1 and 2')}`);
       expect(await res.text()).toBe('the result is 3');
-      const turn = await fetch(`${base}/conversations/serve-${randomUUID()}/messages`, { method: 'POST', body: JSON.stringify({ message: 'hi' }) });
+      const turn = await fetch(`${base}/conversations/serve-${randomUUID()}/messages`, {
+        method: 'POST',
+        body: JSON.stringify({ message: 'hi' }),
+      });
       expect(await turn.json()).toMatchObject({ turn: 1, content: 'you said: hi' });
     } finally {
       serve.kill('SIGTERM');
@@ -275,13 +319,26 @@ describe('npm run serve', () => {
       expect(await health.json()).toEqual({ status: 'ok', temporal: { reachable: true, namespace: 'default' } });
       for (const path of ['/', '/agents', '/assistant-with-tool?message=hi', '/runs/some-id', '/conversations/c-1']) {
         const res = await fetch(`${base}${path}`);
-        expect([path, res.status, res.headers.get('www-authenticate')]).toEqual([path, 401, 'Bearer realm="durable-agents"']);
-        expect(await res.json()).toEqual({ error: 'missing bearer token (Authorization: Bearer <token>)', errorType: 'Http.Unauthorized' });
+        expect([path, res.status, res.headers.get('www-authenticate')]).toEqual([
+          path,
+          401,
+          'Bearer realm="durable-agents"',
+        ]);
+        expect(await res.json()).toEqual({
+          error: 'missing bearer token (Authorization: Bearer <token>)',
+          errorType: 'Http.Unauthorized',
+        });
       }
-      const wrong = await fetch(`${base}/runs`, { method: 'POST', headers: { authorization: 'Bearer not-the-token-at-all' }, body: JSON.stringify({ message: 'hi' }) });
+      const wrong = await fetch(`${base}/runs`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer not-the-token-at-all' },
+        body: JSON.stringify({ message: 'hi' }),
+      });
       expect(wrong.status).toBe(401);
       expect(((await wrong.json()) as { error: string }).error).toBe('invalid bearer token');
-      const ok = await fetch(`${base}/assistant-with-tool?message=${encodeURIComponent('add 1 and 2')}`, { headers: { authorization: `Bearer ${token}` } });
+      const ok = await fetch(`${base}/assistant-with-tool?message=${encodeURIComponent('add 1 and 2')}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(await ok.text()).toBe('the result is 3');
       // The chat page: opened with the token in the URL, which becomes a cookie and leaves the URL.
       const opened = await fetch(`${base}/?access_token=${token}`, { redirect: 'manual' });
@@ -294,7 +351,10 @@ describe('npm run serve', () => {
       expect(await page.text()).toContain('<html');
       expect((await fetch(`${base}/?access_token=wrong-token-0000000000`, { redirect: 'manual' })).status).toBe(401);
       // CORS: a listed origin gets its preflight answered; others get no CORS headers.
-      const preflight = await fetch(`${base}/runs`, { method: 'OPTIONS', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' } });
+      const preflight = await fetch(`${base}/runs`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+      });
       expect(preflight.status).toBe(204);
       expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
       expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization');
@@ -302,7 +362,8 @@ describe('npm run serve', () => {
       expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
       // Rate limit: 8 a minute per token; this token has made 2 requests (the exchange for a cookie is not one).
       const statuses: number[] = [];
-      for (let i = 0; i < 6; i++) statuses.push((await fetch(`${base}/runs/some-id`, { headers: { authorization: `Bearer ${token}` } })).status);
+      for (let i = 0; i < 6; i++)
+        statuses.push((await fetch(`${base}/runs/some-id`, { headers: { authorization: `Bearer ${token}` } })).status);
       expect(statuses).toEqual([404, 404, 404, 404, 404, 404]);
       const limited = await fetch(`${base}/runs/some-id`, { headers: { authorization: `Bearer ${token}` } });
       expect(limited.status).toBe(429);
@@ -316,10 +377,18 @@ describe('npm run serve', () => {
   });
 
   it('refuses to listen beyond loopback without tokens, and refuses short tokens', async () => {
-    const exposed = await runTs(['serve.ts'], cleanEnv({ HOST: '0.0.0.0', PORT: '0', TEMPORAL_ADDRESS: '127.0.0.1:1' }));
+    const exposed = await runTs(
+      ['serve.ts'],
+      cleanEnv({ HOST: '0.0.0.0', PORT: '0', TEMPORAL_ADDRESS: '127.0.0.1:1' }),
+    );
     expect(exposed.code).toBe(1);
-    expect(exposed.stderr).toContain('serve: HOST=0.0.0.0 would expose the API to the network without authentication: set AGENT_HTTP_TOKENS');
-    const short = await runTs(['serve.ts'], cleanEnv({ AGENT_HTTP_TOKENS: 'secret', PORT: '0', TEMPORAL_ADDRESS: '127.0.0.1:1' }));
+    expect(exposed.stderr).toContain(
+      'serve: HOST=0.0.0.0 would expose the API to the network without authentication: set AGENT_HTTP_TOKENS',
+    );
+    const short = await runTs(
+      ['serve.ts'],
+      cleanEnv({ AGENT_HTTP_TOKENS: 'secret', PORT: '0', TEMPORAL_ADDRESS: '127.0.0.1:1' }),
+    );
     expect(short.code).toBe(1);
     expect(short.stderr).toContain('AGENT_HTTP_TOKENS: token 1 is shorter than 16 characters');
     expect(short.stderr).not.toContain('secret');

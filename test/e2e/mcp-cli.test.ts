@@ -18,19 +18,44 @@ function mcpConfig(servers: Record<string, unknown>): string {
 
 describe('AGENT_MCP_CONFIG', () => {
   it('gives the CLI tools of the MCP servers it names, as <server>__<tool>', async () => {
-    const model = await startModel((req) => (req.messages.some((m) => m.role === 'tool') ? answer(`got ${toolResults(req)[0]}`) : call(['test__echo', { text: 'from the cli' }])));
-    const config = mcpConfig({ test: { command: process.execPath, args: ['--import', 'tsx', join(ROOT, 'test', 'helpers', 'mcp-test-server.ts'), '--stdio'], cwd: ROOT } });
-    const env = cleanEnv({ AGENT_MCP_CONFIG: config, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'e2e', AGENT_DEV_SERVER_PORT: String(await freePort()), AGENT_DEV_SERVER_DB: `/tmp/durable-agents-mcp-${randomUUID()}.db` });
+    const model = await startModel((req) =>
+      req.messages.some((m) => m.role === 'tool')
+        ? answer(`got ${toolResults(req)[0]}`)
+        : call(['test__echo', { text: 'from the cli' }]),
+    );
+    const config = mcpConfig({
+      test: {
+        command: process.execPath,
+        args: ['--import', 'tsx', join(ROOT, 'test', 'helpers', 'mcp-test-server.ts'), '--stdio'],
+        cwd: ROOT,
+      },
+    });
+    const env = cleanEnv({
+      AGENT_MCP_CONFIG: config,
+      OPENAI_BASE_URL: model.baseURL,
+      OPENAI_API_KEY: 'e2e',
+      AGENT_DEV_SERVER_PORT: String(await freePort()),
+      AGENT_DEV_SERVER_DB: `/tmp/durable-agents-mcp-${randomUUID()}.db`,
+    });
     const r = await runTs(['client.ts', 'run', 'echo something', '--tools', 'test__echo', '--json'], env, 120_000);
     expect(r.stderr).not.toMatch(/error/i);
-    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'completed', content: 'got echo: from the cli', toolExecutions: [{ name: 'test__echo', result: 'echo: from the cli' }] });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      status: 'completed',
+      content: 'got echo: from the cli',
+      toolExecutions: [{ name: 'test__echo', result: 'echo: from the cli' }],
+    });
     expect(r.code).toBe(0);
   });
 
   it('reports a broken configuration before doing anything', async () => {
     const config = mcpConfig({ files: { url: 'http://x/mcp', headers: { Authorization: 'Bearer ${NOPE}' } } });
-    const r = await runTs(['client.ts', 'run', 'hi'], cleanEnv({ AGENT_MCP_CONFIG: config, TEMPORAL_ADDRESS: '127.0.0.1:1' }));
+    const r = await runTs(
+      ['client.ts', 'run', 'hi'],
+      cleanEnv({ AGENT_MCP_CONFIG: config, TEMPORAL_ADDRESS: '127.0.0.1:1' }),
+    );
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`${config}: mcpServers.files.headers.Authorization uses \${NOPE}, which is not set in the environment`);
+    expect(r.stderr).toContain(
+      `${config}: mcpServers.files.headers.Authorization uses \${NOPE}, which is not set in the environment`,
+    );
   });
 });

@@ -25,14 +25,26 @@ function calculatorModel() {
   });
 }
 
-const text = (result: unknown) => ((result as { content: Array<{ type: string; text: string }> }).content).map((c) => c.text).join('\n');
+const text = (result: unknown) =>
+  (result as { content: Array<{ type: string; text: string }> }).content.map((c) => c.text).join('\n');
 
 describe('npm run mcp over stdio (embedded Temporal, its own worker)', () => {
   it('lists the agents as tools, runs one with progress notifications, and keeps a conversation by id', async () => {
     const model = await calculatorModel();
-    const env = cleanEnv({ OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'e2e', AGENT_DEV_SERVER_PORT: String(await freePort()), AGENT_DEV_SERVER_DB: `/tmp/durable-agents-mcp-${randomUUID()}.db` });
+    const env = cleanEnv({
+      OPENAI_BASE_URL: model.baseURL,
+      OPENAI_API_KEY: 'e2e',
+      AGENT_DEV_SERVER_PORT: String(await freePort()),
+      AGENT_DEV_SERVER_DB: `/tmp/durable-agents-mcp-${randomUUID()}.db`,
+    });
     const client = new McpClient({ name: 'e2e', version: '1' });
-    const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'mcp.ts'], cwd: ROOT, env: env as Record<string, string>, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', 'mcp.ts'],
+      cwd: ROOT,
+      env: env as Record<string, string>,
+      stderr: 'pipe',
+    });
     let stderr = '';
     transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     await client.connect(transport, { timeout: 90_000 });
@@ -40,14 +52,29 @@ describe('npm run mcp over stdio (embedded Temporal, its own worker)', () => {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(exampleAgents.map((a) => a.name).sort());
       expect(tools.find((t) => t.name === 'calculator')?.description).toContain(calculatorAgent.description);
-      expect(tools[0].inputSchema).toMatchObject({ properties: { message: { type: 'string' }, conversationId: { type: 'string' } }, required: ['message'] });
+      expect(tools[0].inputSchema).toMatchObject({
+        properties: { message: { type: 'string' }, conversationId: { type: 'string' } },
+        required: ['message'],
+      });
 
       const progress: string[] = [];
-      const result = await client.callTool({ name: 'calculator', arguments: { message: 'add 2 and 3' } }, undefined, { onprogress: (p) => progress.push(String(p.message)), timeout: 60_000 });
+      const result = await client.callTool({ name: 'calculator', arguments: { message: 'add 2 and 3' } }, undefined, {
+        onprogress: (p) => progress.push(String(p.message)),
+        timeout: 60_000,
+      });
       expect(result.isError).toBe(false);
-      expect(text(result)).toMatch(/^the sum is 5\nTemporal workflow: agent-add-2-and-3-[0-9a-f]+ \(http:\/\/localhost:\d+\/namespaces\/default\/workflows\/agent-add-2-and-3-[0-9a-f]+\); status completed, 2 model calls\.$/);
-      expect(result.structuredContent).toMatchObject({ workflowId: expect.stringMatching(/^agent-add-2-and-3-/), status: 'completed', content: 'the sum is 5', iterations: 2 });
-      expect(progress).toEqual(expect.arrayContaining(['thinking (model call 1)', 'calling add', 'add done', 'thinking (model call 2)']));
+      expect(text(result)).toMatch(
+        /^the sum is 5\nTemporal workflow: agent-add-2-and-3-[0-9a-f]+ \(http:\/\/localhost:\d+\/namespaces\/default\/workflows\/agent-add-2-and-3-[0-9a-f]+\); status completed, 2 model calls\.$/,
+      );
+      expect(result.structuredContent).toMatchObject({
+        workflowId: expect.stringMatching(/^agent-add-2-and-3-/),
+        status: 'completed',
+        content: 'the sum is 5',
+        iterations: 2,
+      });
+      expect(progress).toEqual(
+        expect.arrayContaining(['thinking (model call 1)', 'calling add', 'add done', 'thinking (model call 2)']),
+      );
 
       const id = `mcp-conv-${randomUUID()}`;
       await client.callTool({ name: 'calculator', arguments: { message: 'hello', conversationId: id } });
@@ -77,13 +104,25 @@ describe('npm run mcp -- --http (a configured Temporal, workers elsewhere)', () 
   afterAll(async () => t?.close());
 
   it('serves the agents over streamable HTTP to clients with a bearer token; a failed run is an MCP error result naming the failure', async () => {
-    const model = await startModel((req) => (lastOf(req, 'user') === 'fail' ? { http: { status: 401, body: { error: { message: 'bad key' } } } } : answer(`echo ${lastOf(req, 'user')}`)));
+    const model = await startModel((req) =>
+      lastOf(req, 'user') === 'fail'
+        ? { http: { status: 401, body: { error: { message: 'bad key' } } } }
+        : answer(`echo ${lastOf(req, 'user')}`),
+    );
     const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, agents: exampleAgents });
     const port = await freePort();
     const token = 'mcp-token-0123456789';
-    const env = cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, AGENT_TASK_QUEUE: taskQueue, AGENT_HTTP_TOKENS: token });
+    const env = cleanEnv({
+      TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
+      AGENT_TASK_QUEUE: taskQueue,
+      AGENT_HTTP_TOKENS: token,
+    });
     await worker.runUntil(async () => {
-      const server = spawn(process.execPath, ['--import', 'tsx', 'mcp.ts', '--http', '--port', String(port), '--agents', 'calculator'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const server = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'mcp.ts', '--http', '--port', String(port), '--agents', 'calculator'],
+        { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let stderr = '';
       const ready = new Promise<void>((resolve, reject) => {
         server.stderr!.on('data', (d: Buffer) => {
@@ -94,9 +133,15 @@ describe('npm run mcp -- --http (a configured Temporal, workers elsewhere)', () 
       });
       await ready;
       const stranger = new McpClient({ name: 'e2e', version: '1' });
-      await expect(stranger.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)))).rejects.toThrow(/401|Unauthorized|bearer/i);
+      await expect(
+        stranger.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`))),
+      ).rejects.toThrow(/401|Unauthorized|bearer/i);
       const client = new McpClient({ name: 'e2e', version: '1' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
       try {
         expect((await client.listTools()).tools.map((x) => x.name)).toEqual(['calculator']);
         const ok = await client.callTool({ name: 'calculator', arguments: { message: 'hi there' } });
@@ -109,7 +154,9 @@ describe('npm run mcp -- --http (a configured Temporal, workers elsewhere)', () 
         server.kill('SIGTERM');
         await new Promise((r) => server.once('exit', r));
       }
-      expect(stderr).toContain(`durable-agents MCP server on http://127.0.0.1:${port}/mcp (streamable HTTP): agents calculator (task queue "${taskQueue}")`);
+      expect(stderr).toContain(
+        `durable-agents MCP server on http://127.0.0.1:${port}/mcp (streamable HTTP): agents calculator (task queue "${taskQueue}")`,
+      );
     });
   });
 
@@ -118,8 +165,13 @@ describe('npm run mcp -- --http (a configured Temporal, workers elsewhere)', () 
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--port must be a port number (0-65535), got "x"');
     expect(r.stderr).toContain('usage: client.ts mcp [--http]');
-    const open = await runTs(['client.ts', 'mcp', '--http', '--host', '0.0.0.0'], cleanEnv({ TEMPORAL_ADDRESS: '127.0.0.1:1' }));
+    const open = await runTs(
+      ['client.ts', 'mcp', '--http', '--host', '0.0.0.0'],
+      cleanEnv({ TEMPORAL_ADDRESS: '127.0.0.1:1' }),
+    );
     expect(open.code).toBe(2);
-    expect(open.stderr).toContain('--host 0.0.0.0 would expose the agents to the network without authentication: set AGENT_HTTP_TOKENS');
+    expect(open.stderr).toContain(
+      '--host 0.0.0.0 would expose the agents to the network without authentication: set AGENT_HTTP_TOKENS',
+    );
   });
 });

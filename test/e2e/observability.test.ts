@@ -23,7 +23,9 @@ async function collector(): Promise<{ url: string; bodies: string[]; server: Ser
 
 describe('observability of worker.ts and client.ts', () => {
   it('serves Prometheus metrics (Temporal worker metrics and agent_*), and exports one trace per run over OTLP', async () => {
-    const llm = await startModel((req) => (req.messages[req.messages.length - 1].role === 'tool' ? answer('done') : call(['add', { a: 1, b: 2 }])));
+    const llm = await startModel((req) =>
+      req.messages[req.messages.length - 1].role === 'tool' ? answer('done') : call(['add', { a: 1, b: 2 }]),
+    );
     const otlp = await collector();
     const metricsPort = await freePort();
     const env = cleanEnv({
@@ -35,7 +37,11 @@ describe('observability of worker.ts and client.ts', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
       OTEL_SERVICE_NAME: 'agents-under-test',
     });
-    const worker = await startTs(['worker.ts'], { ...env, AGENT_METRICS_PORT: String(metricsPort), AGENT_METRICS_HOST: '127.0.0.1' }, /Press Ctrl\+C/);
+    const worker = await startTs(
+      ['worker.ts'],
+      { ...env, AGENT_METRICS_PORT: String(metricsPort), AGENT_METRICS_HOST: '127.0.0.1' },
+      /Press Ctrl\+C/,
+    );
     try {
       const r = await runTs(['client.ts', 'run', 'add 1 and 2', '--json'], env);
       expect(r.code).toBe(0);
@@ -55,12 +61,22 @@ describe('observability of worker.ts and client.ts', () => {
       worker.kill('SIGTERM');
       await worker.exited;
       const all = otlp.bodies.join('\n');
-      for (const name of ['StartWorkflow:agentWorkflow', 'RunWorkflow:agentWorkflow', 'RunActivity:callModel', 'chat obs-model', 'execute_tool add']) expect(all).toContain(`"${name}"`);
+      for (const name of [
+        'StartWorkflow:agentWorkflow',
+        'RunWorkflow:agentWorkflow',
+        'RunActivity:callModel',
+        'chat obs-model',
+        'execute_tool add',
+      ])
+        expect(all).toContain(`"${name}"`);
       expect(all).toContain('agents-under-test');
       expect(all).toContain(workflowId);
       const traceIds = new Set(
         otlp.bodies.flatMap((b) =>
-          (JSON.parse(b).resourceSpans ?? []).flatMap((rs: { scopeSpans: { spans: { traceId: string; name: string }[] }[] }) => rs.scopeSpans.flatMap((ss) => ss.spans.map((s) => s.traceId))),
+          (JSON.parse(b).resourceSpans ?? []).flatMap(
+            (rs: { scopeSpans: { spans: { traceId: string; name: string }[] }[] }) =>
+              rs.scopeSpans.flatMap((ss) => ss.spans.map((s) => s.traceId)),
+          ),
         ),
       );
       expect(traceIds.size).toBe(1);

@@ -24,7 +24,12 @@ describe('a Temporal server outage', () => {
     const dbFilename = `/tmp/durable-agents-outage-${randomUUID()}.db`;
     let server: DevServer = await startDevServer({ port, dbFilename });
     const llm = await slowModel(6_000);
-    const env = cleanEnv({ TEMPORAL_ADDRESS: server.address, AGENT_TASK_QUEUE: `outage-${randomUUID()}`, OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'e2e' });
+    const env = cleanEnv({
+      TEMPORAL_ADDRESS: server.address,
+      AGENT_TASK_QUEUE: `outage-${randomUUID()}`,
+      OPENAI_BASE_URL: llm.baseURL,
+      OPENAI_API_KEY: 'e2e',
+    });
     const worker = await startTs(['worker.ts'], env, /Press Ctrl\+C/);
     try {
       // The outage (30 s) is longer than the model-call budget (10 s), as a 5-minute outage is
@@ -54,7 +59,12 @@ describe('a Temporal server outage', () => {
 describe('while the LLM is down', () => {
   it('run shows each failed attempt and stops waiting when --wait runs out (exit 3), leaving the run going', async () => {
     const deadURL = `http://127.0.0.1:${await freePort()}/v1`;
-    const env = cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, AGENT_TASK_QUEUE: `down-${randomUUID()}`, OPENAI_BASE_URL: deadURL, OPENAI_API_KEY: 'e2e' });
+    const env = cleanEnv({
+      TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
+      AGENT_TASK_QUEUE: `down-${randomUUID()}`,
+      OPENAI_BASE_URL: deadURL,
+      OPENAI_API_KEY: 'e2e',
+    });
     const worker = await startTs(['worker.ts'], env, /Press Ctrl\+C/);
     try {
       const r = await runTs(['client.ts', 'run', 'hello', '--wait', '6s', '--json'], env);
@@ -79,7 +89,12 @@ describe('a worker that dies mid-call', () => {
   it('costs the model call only the 8 s heartbeat timeout (and a 3 s sticky-queue timeout) before another worker retries it', async () => {
     const llm = await slowModel(60_000);
     const arrivals: number[] = [];
-    const env = cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, AGENT_TASK_QUEUE: `crash-${randomUUID()}`, OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'e2e' });
+    const env = cleanEnv({
+      TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
+      AGENT_TASK_QUEUE: `crash-${randomUUID()}`,
+      OPENAI_BASE_URL: llm.baseURL,
+      OPENAI_API_KEY: 'e2e',
+    });
     const first = await startTs(['worker.ts'], env, /Press Ctrl\+C/);
     const run = startInteractive(['client.ts', 'run', 'slow question', '--json', '--max-time', '2m'], env);
     expect(await eventually(() => llm.requests.length === 1)).toBe(true);

@@ -25,7 +25,10 @@ let tarball: string;
 beforeAll(() => {
   const packed = spawnSync('npm', ['pack', '--pack-destination', work, '--silent'], { cwd: ROOT, encoding: 'utf8' });
   if (packed.status !== 0) throw new Error(`npm pack failed:\n${packed.stdout}\n${packed.stderr}`);
-  tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz'))!);
+  tarball = join(
+    work,
+    readdirSync(work).find((f) => f.endsWith('.tgz'))!,
+  );
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -39,8 +42,13 @@ function installExample(name: string): string {
   const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   manifest.dependencies['durable-agents'] = `file:${tarball}`;
   writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
-  const installed = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, encoding: 'utf8', env: cleanEnv() });
-  if (installed.status !== 0) throw new Error(`npm install in ${name} failed:\n${installed.stdout}\n${installed.stderr}`);
+  const installed = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: cleanEnv(),
+  });
+  if (installed.status !== 0)
+    throw new Error(`npm install in ${name} failed:\n${installed.stdout}\n${installed.stderr}`);
   installOutput[name] = `${installed.stdout}${installed.stderr}`;
   return dir;
 }
@@ -84,18 +92,32 @@ function exampleModel(req: ChatRequest) {
   const tool = req.tools?.[0]?.function.name;
   const last = req.messages[req.messages.length - 1];
   if (last.role !== 'tool') {
-    if (tool === 'lookup_order') return call(['lookup_order', { orderNumber: /A-\d+/.exec(lastOf(req, 'user'))?.[0] ?? 'A-0' }]);
+    if (tool === 'lookup_order')
+      return call(['lookup_order', { orderNumber: /A-\d+/.exec(lastOf(req, 'user'))?.[0] ?? 'A-0' }]);
     return call(['search_weather', { city: /in (\w+)/.exec(lastOf(req, 'user'))?.[1] ?? 'Paris' }]);
   }
   const result = JSON.parse(String(last.content));
   // Structured output was asked for with response_format; answer with JSON under the schema.
   if (!req.response_format) return answer('(no response_format in the request)');
-  if (tool === 'lookup_order') return answer(JSON.stringify({ orderNumber: result.orderNumber, status: result.status, reply: `Your order ${result.orderNumber} has ${result.status} and should arrive on ${result.eta}.` }));
+  if (tool === 'lookup_order')
+    return answer(
+      JSON.stringify({
+        orderNumber: result.orderNumber,
+        status: result.status,
+        reply: `Your order ${result.orderNumber} has ${result.status} and should arrive on ${result.eta}.`,
+      }),
+    );
   return answer(JSON.stringify({ city: /in (\w+)/.exec(lastOf(req, 'user'))?.[1], celsius: result }));
 }
 
 function envFor(baseURL: string, taskQueue: string): NodeJS.ProcessEnv {
-  return cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: 'e2e', AGENT_MODEL: 'scripted', AGENT_TASK_QUEUE: taskQueue });
+  return cleanEnv({
+    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
+    OPENAI_BASE_URL: baseURL,
+    OPENAI_API_KEY: 'e2e',
+    AGENT_MODEL: 'scripted',
+    AGENT_TASK_QUEUE: taskQueue,
+  });
 }
 
 it('support-agent: a custom tool and a structured agent in its own worker, asked from a script and from the bin', async () => {
@@ -105,7 +127,9 @@ it('support-agent: a custom tool and a structured agent in its own worker, asked
   const worker = await startNode(dir, ['dist/worker.js'], env, /support worker ready/);
   try {
     const asked = await exec(process.execPath, ['dist/ask.js', 'Where is my order A-1001?'], dir, env);
-    expect(`${asked.stdout}${asked.stderr}`).toBe('[A-1001: shipped] Your order A-1001 has shipped and should arrive on 2026-12-03.\n');
+    expect(`${asked.stdout}${asked.stderr}`).toBe(
+      '[A-1001: shipped] Your order A-1001 has shipped and should arrive on 2026-12-03.\n',
+    );
     expect(asked.code).toBe(0);
 
     // The package's bin, as `npx durable-agents` finds it.
@@ -114,7 +138,10 @@ it('support-agent: a custom tool and a structured agent in its own worker, asked
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^durable-agents: run tool-calling AI agents as durable Temporal workflows/);
     const page = await exec(bin, ['send', '--help'], dir, env);
-    expect({ code: page.code, stdout: page.stdout }).toEqual({ code: 0, stdout: expect.stringMatching(/^durable-agents send: .*\n\nusage: durable-agents send <id> "<message>"/) });
+    expect({ code: page.code, stdout: page.stdout }).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(/^durable-agents send: .*\n\nusage: durable-agents send <id> "<message>"/),
+    });
     const version = await exec(bin, ['--version'], dir, env);
     expect(version.stdout).toBe(`${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}\n`);
 
@@ -122,38 +149,76 @@ it('support-agent: a custom tool and a structured agent in its own worker, asked
     // serves this repository's example agents.
     const unknown = await exec(bin, ['run', 'hi', '--agent', 'nope'], dir, env);
     expect(unknown.code).toBe(1);
-    expect(unknown.stdout).toContain('Run failed: no agent named "nope" on task queue "support-agent-example" (its workers serve: support)');
-    expect(unknown.stderr).toContain("Is the agent's worker on another task queue? Pick it with --task-queue <name> (or AGENT_TASK_QUEUE).");
+    expect(unknown.stdout).toContain(
+      'Run failed: no agent named "nope" on task queue "support-agent-example" (its workers serve: support)',
+    );
+    expect(unknown.stderr).toContain(
+      "Is the agent's worker on another task queue? Pick it with --task-queue <name> (or AGENT_TASK_QUEUE).",
+    );
     for (const args of [['agents'], ['run', 'hi', '--agent', 'support', '--task-queue', 'nobody-home']]) {
       const began = Date.now();
-      const none = await exec(bin, args, dir, envFor(llm.baseURL, args[0] === 'agents' ? 'nobody-home' : 'support-agent-example'));
+      const none = await exec(
+        bin,
+        args,
+        dir,
+        envFor(llm.baseURL, args[0] === 'agents' ? 'nobody-home' : 'support-agent-example'),
+      );
       expect({ code: none.code, stderr: none.stderr }).toEqual({
         code: 2,
-        stderr: expect.stringContaining('durable-agents: no worker is polling task queue "nobody-home" (namespace "default"). Start your worker, or use the task queue it polls: --task-queue <name> (or AGENT_TASK_QUEUE).'),
+        stderr: expect.stringContaining(
+          'durable-agents: no worker is polling task queue "nobody-home" (namespace "default"). Start your worker, or use the task queue it polls: --task-queue <name> (or AGENT_TASK_QUEUE).',
+        ),
       });
       expect(Date.now() - began).toBeLessThan(15_000);
     }
     // Without TEMPORAL_ADDRESS and no dev server running, it starts nothing (no server, no worker of its own).
     const alone = await exec(bin, ['agents'], dir, cleanEnv({ AGENT_DEV_SERVER_PORT: String(await freePort()) }));
     expect(alone.code).toBe(2);
-    expect(alone.stderr).toMatch(/^durable-agents: no Temporal server to talk to: TEMPORAL_ADDRESS is not set and no dev server runs at 127\.0\.0\.1:\d+\. Start your worker first/);
+    expect(alone.stderr).toMatch(
+      /^durable-agents: no Temporal server to talk to: TEMPORAL_ADDRESS is not set and no dev server runs at 127\.0\.0\.1:\d+\. Start your worker first/,
+    );
     expect(alone.stdout).not.toMatch(/calculator|weather/);
     const agents = await exec(bin, ['agents', '--json'], dir, env);
-    expect(JSON.parse(agents.stdout)).toEqual([{ name: 'support', description: 'Answers questions about orders', tools: ['lookup_order'], model: 'scripted', examples: ['Where is my order A-1001?'], structuredOutput: true }]);
+    expect(JSON.parse(agents.stdout)).toEqual([
+      {
+        name: 'support',
+        description: 'Answers questions about orders',
+        tools: ['lookup_order'],
+        model: 'scripted',
+        examples: ['Where is my order A-1001?'],
+        structuredOutput: true,
+      },
+    ]);
     // Hints name the command as a user of the package types it.
     const waited = await exec(bin, ['run', 'Is A-1003 there yet?', '--agent', 'support', '--wait', '1ms'], dir, env);
     expect(waited.code).toBe(3);
     expect(waited.stderr).toMatch(/Follow it with: npx durable-agents status agent-is-a-1003-there-yet-[0-9a-f]{6}\n/);
     const run = await exec(bin, ['run', 'Is A-1002 on its way?', '--agent', 'support', '--json'], dir, env);
-    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'completed', output: { orderNumber: 'A-1002', status: 'processing' }, iterations: 2 });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      status: 'completed',
+      output: { orderNumber: 'A-1002', status: 'processing' },
+      iterations: 2,
+    });
 
     // The bin's MCP server: an MCP client calls the support agent.
     const mcp = new McpClient({ name: 'package-test', version: '1' });
-    await mcp.connect(new StdioClientTransport({ command: bin, args: ['mcp'], cwd: dir, env: env as Record<string, string>, stderr: 'ignore' }), { timeout: 60_000 });
+    await mcp.connect(
+      new StdioClientTransport({
+        command: bin,
+        args: ['mcp'],
+        cwd: dir,
+        env: env as Record<string, string>,
+        stderr: 'ignore',
+      }),
+      { timeout: 60_000 },
+    );
     try {
       expect((await mcp.listTools()).tools.map((t) => t.name)).toEqual(['support']);
       const answer = await mcp.callTool({ name: 'support', arguments: { message: 'Where is A-1001?' } });
-      expect(answer.structuredContent).toMatchObject({ status: 'completed', output: { orderNumber: 'A-1001', status: 'shipped' } });
+      expect(answer.structuredContent).toMatchObject({
+        status: 'completed',
+        output: { orderNumber: 'A-1001', status: 'shipped' },
+      });
     } finally {
       await mcp.close();
     }
@@ -167,17 +232,25 @@ it('installs nothing but npm packages: no install scripts, no Temporal CLI in th
   // npm 11 lists the dependencies whose install scripts it would need to approve; we are not among them.
   expect(installOutput['support-agent']).not.toMatch(/durable-agents@[^\n]*\((pre|post)?(install|prepare)/);
   expect(existsSync(join(work, 'support-agent', 'node_modules', 'durable-agents', '.temporal'))).toBe(false);
-  const manifest = JSON.parse(readFileSync(join(work, 'support-agent', 'node_modules', 'durable-agents', 'package.json'), 'utf8'));
+  const manifest = JSON.parse(
+    readFileSync(join(work, 'support-agent', 'node_modules', 'durable-agents', 'package.json'), 'utf8'),
+  );
   expect(Object.keys(manifest.scripts ?? {}).filter((k) => /^(pre|post)?(install|prepare)$/.test(k))).toEqual([]);
 });
 
 it("the user's own worker with the embedded dev server says where it is, and stops on the first Ctrl+C", async () => {
   const dir = join(work, 'support-agent');
   const port = await freePort();
-  const env = cleanEnv({ TEMPORAL_CLI_PATH: findTemporalCli(), AGENT_DEV_SERVER_PORT: String(port), OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' });
+  const env = cleanEnv({
+    TEMPORAL_CLI_PATH: findTemporalCli(),
+    AGENT_DEV_SERVER_PORT: String(port),
+    OPENAI_BASE_URL: 'http://127.0.0.1:1/v1',
+  });
   const worker = await startNode(dir, ['dist/worker.js'], env, /support worker ready/);
   expect(worker.output()).toContain(`durable-agents: Temporal: started an embedded dev server at 127.0.0.1:${port}`);
-  expect(worker.output()).toContain(`durable-agents: Temporal Web UI: http://localhost:${port + 1000}/namespaces/default/workflows`);
+  expect(worker.output()).toContain(
+    `durable-agents: Temporal Web UI: http://localhost:${port + 1000}/namespaces/default/workflows`,
+  );
   // Quiet by default: the bundler's report is not printed line by line.
   expect(worker.output()).not.toMatch(/modules by path|webpack \d/);
   const began = Date.now();
@@ -197,7 +270,9 @@ it('agent-in-workflow: the user workflow runs an agent as a child workflow and u
     expect(worker.output()).not.toMatch(/warning|modules by path/i);
     expect(worker.output()).toMatch(/bundled \d+ modules in \d+ ms/);
     const started = await exec(process.execPath, ['dist/start.js', 'Beijing'], dir, env);
-    expect(`${started.stdout}${started.stderr}`).toMatch(/^Beijing is 30 °C: pack sunscreen\. \(forecast by agent-what-is-the-weather-in-[0-9a-f]{6}\)\n$/);
+    expect(`${started.stdout}${started.stderr}`).toMatch(
+      /^Beijing is 30 °C: pack sunscreen\. \(forecast by agent-what-is-the-weather-in-[0-9a-f]{6}\)\n$/,
+    );
     expect(started.code).toBe(0);
   } finally {
     worker.stop();

@@ -14,7 +14,12 @@ it('a subscriber sees no gap and no duplicate when the worker is killed mid-answ
   const t = temporal();
   const model = await startModel(() => ({ content: ANSWER, chunkDelayMs: 100 }));
   const taskQueue = `stream-kill-${randomUUID()}`;
-  const env = cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, AGENT_TASK_QUEUE: taskQueue, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'e2e' });
+  const env = cleanEnv({
+    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
+    AGENT_TASK_QUEUE: taskQueue,
+    OPENAI_BASE_URL: model.baseURL,
+    OPENAI_API_KEY: 'e2e',
+  });
   const first = await startTs(['worker.ts'], env, /Press Ctrl\+C/, 120_000);
   let killed = false;
   let second: Awaited<ReturnType<typeof createTestWorker>> | undefined;
@@ -35,9 +40,20 @@ it('a subscriber sees no gap and no duplicate when the worker is killed mid-answ
     expect(result.content).toBe(ANSWER);
     expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
     const retry = events.findIndex((e) => e.type === 'model_retry');
-    expect(events[retry]).toMatchObject({ type: 'model_retry', call: 1, attempt: 2, error: expect.stringContaining('did not finish') });
-    const before = events.slice(0, retry).flatMap((e) => (e.type === 'text_delta' ? [e.delta] : [])).join('');
-    const after = events.slice(retry).flatMap((e) => (e.type === 'text_delta' ? [e.delta] : [])).join('');
+    expect(events[retry]).toMatchObject({
+      type: 'model_retry',
+      call: 1,
+      attempt: 2,
+      error: expect.stringContaining('did not finish'),
+    });
+    const before = events
+      .slice(0, retry)
+      .flatMap((e) => (e.type === 'text_delta' ? [e.delta] : []))
+      .join('');
+    const after = events
+      .slice(retry)
+      .flatMap((e) => (e.type === 'text_delta' ? [e.delta] : []))
+      .join('');
     expect(before.length).toBeGreaterThan(0);
     expect(ANSWER.startsWith(before)).toBe(true);
     expect(after).toBe(ANSWER);

@@ -22,7 +22,8 @@ import { eventually } from '../helpers/processes';
  */
 let browser: Browser;
 beforeAll(async () => {
-  if (!existsSync('/usr/bin/chromium')) throw new Error("no /usr/bin/chromium: run `npm run setup:browser` (Debian's Chromium) first");
+  if (!existsSync('/usr/bin/chromium'))
+    throw new Error("no /usr/bin/chromium: run `npm run setup:browser` (Debian's Chromium) first");
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox'] });
 });
 afterAll(async () => browser?.close());
@@ -36,25 +37,50 @@ describe('the Temporal Web UI', () => {
     await new Promise<void>((r) => codec.listen(0, '127.0.0.1', r));
     const codecEndpoint = `http://127.0.0.1:${(codec.address() as AddressInfo).port}`;
     let server: DevServer | undefined;
-    const llm = await startModel((req) => (req.messages[req.messages.length - 1].role === 'tool' ? answer('UI-ANSWER done') : call(['add', { a: 2, b: 3 }])));
+    const llm = await startModel((req) =>
+      req.messages[req.messages.length - 1].role === 'tool' ? answer('UI-ANSWER done') : call(['add', { a: 2, b: 3 }]),
+    );
     try {
       server = await startDevServer({ uiPort, uiCodecEndpoint: codecEndpoint });
       const connection = await connectClient({ address: server.address });
       const native = await NativeConnection.connect({ address: server.address });
       const client = new Client({ connection: connection.connection, dataConverter: encryptingDataConverter(keys) });
       const taskQueue = `ui-${randomUUID()}`;
-      const worker = await createAgentWorker({ connection: native, taskQueue, model: modelAt(llm.baseURL), registry: [add], encryptionKeys: keys, workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! }, shutdownGraceTime: '1s' });
+      const worker = await createAgentWorker({
+        connection: native,
+        taskQueue,
+        model: modelAt(llm.baseURL),
+        registry: [add],
+        encryptionKeys: keys,
+        workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+        shutdownGraceTime: '1s',
+      });
       await worker.runUntil(async () => {
         const done = await startAgentRun(client, { message: 'UI-DONE add 2 and 3' }, { taskQueue });
         await runOutcome(done);
-        const waiting = await startAgentRun(client, { message: 'UI-WAITING add 2 and 3', approvalTools: ['add'] }, { taskQueue });
+        const waiting = await startAgentRun(
+          client,
+          { message: 'UI-WAITING add 2 and 3', approvalTools: ['add'] },
+          { taskQueue },
+        );
         for (;;) {
-          const s = await client.workflow.getHandle(waiting.workflowId).query<{ pendingApprovals: unknown[] }>('status');
+          const s = await client.workflow
+            .getHandle(waiting.workflowId)
+            .query<{ pendingApprovals: unknown[] }>('status');
           if (s.pendingApprovals.length) break;
           await new Promise((r) => setTimeout(r, 100));
         }
         // The UI comes up a moment after the server's gRPC port.
-        expect(await eventually(async () => (await fetch(uiOrigin).then((r) => r.ok, () => false)), 30_000)).toBe(true);
+        expect(
+          await eventually(
+            async () =>
+              await fetch(uiOrigin).then(
+                (r) => r.ok,
+                () => false,
+              ),
+            30_000,
+          ),
+        ).toBe(true);
         const page = await browser.newPage();
         try {
           // The list filtered by the search attribute, as typed in the UI's search box.
@@ -62,9 +88,17 @@ describe('the Temporal Web UI', () => {
           // Visibility is eventually consistent: reload until the list has indexed the upsert.
           for (let attempt = 1; ; attempt++) {
             await page.goto(`${uiOrigin}/namespaces/default/workflows?query=${query}`);
-            const shown = await page.getByText(waiting.workflowId).first().waitFor({ timeout: 10_000 }).then(() => true, () => false);
+            const shown = await page
+              .getByText(waiting.workflowId)
+              .first()
+              .waitFor({ timeout: 10_000 })
+              .then(
+                () => true,
+                () => false,
+              );
             if (shown) break;
-            if (attempt === 3) throw new Error(`the UI never listed ${waiting.workflowId} under ${decodeURIComponent(query)}`);
+            if (attempt === 3)
+              throw new Error(`the UI never listed ${waiting.workflowId} under ${decodeURIComponent(query)}`);
           }
           expect(await page.getByText(done.workflowId).count()).toBe(0);
           // The waiting run's page: its input, decrypted by the codec server in the browser.
@@ -74,7 +108,13 @@ describe('the Temporal Web UI', () => {
           await page.close();
         }
         // Meanwhile the server holds only ciphertext.
-        expect(JSON.stringify(await new Client({ connection: connection.connection }).workflow.getHandle(waiting.workflowId).fetchHistory())).not.toContain('UI-WAITING');
+        expect(
+          JSON.stringify(
+            await new Client({ connection: connection.connection }).workflow
+              .getHandle(waiting.workflowId)
+              .fetchHistory(),
+          ),
+        ).not.toContain('UI-WAITING');
         await client.workflow.getHandle(waiting.workflowId).terminate('test over');
       });
       await connection.close();

@@ -20,25 +20,45 @@ const log = (line: string) => {
 
 function buildServer(): McpServer {
   const server = new McpServer({ name: 'test-server', version: '1.0.0' });
-  server.registerTool('echo', { description: 'Echoes the text', inputSchema: { text: z.string() } }, async ({ text }) => {
-    log(`echo ${text}`);
-    return { content: [{ type: 'text', text: `echo: ${text}` }] };
-  });
-  server.registerTool('add', { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }));
-  server.registerTool('fail', { description: 'Always fails', inputSchema: { reason: z.string() } }, async ({ reason }) => ({ isError: true, content: [{ type: 'text', text: `cannot do that: ${reason}` }] }));
-  server.registerTool('slow', { description: 'Takes its time', inputSchema: { ms: z.number() } }, async ({ ms }, extra) => {
-    log(`slow started ${ms}`);
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      extra.signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        log('slow cancelled');
-        resolve();
+  server.registerTool(
+    'echo',
+    { description: 'Echoes the text', inputSchema: { text: z.string() } },
+    async ({ text }) => {
+      log(`echo ${text}`);
+      return { content: [{ type: 'text', text: `echo: ${text}` }] };
+    },
+  );
+  server.registerTool(
+    'add',
+    { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } },
+    async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
+  );
+  server.registerTool(
+    'fail',
+    { description: 'Always fails', inputSchema: { reason: z.string() } },
+    async ({ reason }) => ({ isError: true, content: [{ type: 'text', text: `cannot do that: ${reason}` }] }),
+  );
+  server.registerTool(
+    'slow',
+    { description: 'Takes its time', inputSchema: { ms: z.number() } },
+    async ({ ms }, extra) => {
+      log(`slow started ${ms}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        extra.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          log('slow cancelled');
+          resolve();
+        });
       });
-    });
-    return { content: [{ type: 'text', text: `waited ${ms} ms` }] };
-  });
-  server.registerTool('files.read', { description: 'Reads a file', inputSchema: { path: z.string() } }, async ({ path }) => ({ content: [{ type: 'text', text: `contents of ${path}` }] }));
+      return { content: [{ type: 'text', text: `waited ${ms} ms` }] };
+    },
+  );
+  server.registerTool(
+    'files.read',
+    { description: 'Reads a file', inputSchema: { path: z.string() } },
+    async ({ path }) => ({ content: [{ type: 'text', text: `contents of ${path}` }] }),
+  );
   server.registerTool('picture', { description: 'Draws a picture' }, async () => ({
     content: [
       { type: 'text', text: 'here it is' },
@@ -78,10 +98,15 @@ async function main(): Promise<void> {
     let transport = typeof id === 'string' ? sessions.get(id) : undefined;
     if (!transport) {
       if (typeof id === 'string') {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
         return;
       }
-      const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => void sessions.set(sid, created) });
+      const created = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => void sessions.set(sid, created),
+      });
       transport = created;
       await buildServer().connect(created);
     }

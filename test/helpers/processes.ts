@@ -83,7 +83,9 @@ export function startTs(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, t
   let err = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (err += d));
-  const exited = new Promise<Finished>((resolve) => child.on('close', (code) => resolve({ code, stdout: out, stderr: err })));
+  const exited = new Promise<Finished>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout: out, stderr: err })),
+  );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       kill('SIGKILL');
@@ -131,7 +133,8 @@ export function startInteractive(args: string[], env: NodeJS.ProcessEnv): Intera
     output: () => out,
     waitFor: async (pattern, timeoutMs = 60_000) => {
       const deadline = Date.now() + timeoutMs;
-      while (!pattern.test(out) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+      while (!pattern.test(out) && Date.now() < deadline && child.exitCode === null)
+        await new Promise((r) => setTimeout(r, 100));
       if (!pattern.test(out)) throw new Error(`output never matched ${pattern}:\n${out}`);
     },
     write: (line) => child.stdin!.write(`${line}\n`),

@@ -1,4 +1,9 @@
-import { startOpenAICompatibleServer, type ChatAnswer, type ChatRequest, type OpenAICompatibleServer } from '../../src/testing/openai-compatible-server';
+import {
+  startOpenAICompatibleServer,
+  type ChatAnswer,
+  type ChatRequest,
+  type OpenAICompatibleServer,
+} from '../../src/testing/openai-compatible-server';
 
 /** One scripted LLM turn: a fixed answer, or one computed from the request (e.g. from tool results). */
 export type Step = ChatAnswer | ((request: ChatRequest) => ChatAnswer | Promise<ChatAnswer>);
@@ -25,7 +30,9 @@ export async function closeScriptedModels(): Promise<void> {
  * A model answering from the whole request (conversations: which step a request belongs to is
  * not the number of assistant messages once a memory window trims them).
  */
-export async function startModel(handler: (request: ChatRequest) => ChatAnswer | Promise<ChatAnswer>): Promise<OpenAICompatibleServer> {
+export async function startModel(
+  handler: (request: ChatRequest) => ChatAnswer | Promise<ChatAnswer>,
+): Promise<OpenAICompatibleServer> {
   const server = await startOpenAICompatibleServer(handler);
   open.add(server);
   return server;
@@ -36,7 +43,10 @@ export function lastOf(request: ChatRequest, role: string): string {
   return String([...request.messages].reverse().find((m) => m.role === role)?.content ?? '');
 }
 
-export async function startScriptedModel(steps: Step[], options: { failFirst?: Record<number, ChatAnswer[]>; fallback?: Step } = {}): Promise<ScriptedModel> {
+export async function startScriptedModel(
+  steps: Step[],
+  options: { failFirst?: Record<number, ChatAnswer[]>; fallback?: Step } = {},
+): Promise<ScriptedModel> {
   const attempts: number[] = [];
   const server = await startOpenAICompatibleServer((request) => {
     const index = request.messages.filter((m) => m.role === 'assistant').length;
@@ -56,7 +66,9 @@ export function toolResults(request: ChatRequest): string[] {
 }
 
 /** An answer calling tools. */
-export function call(...calls: Array<[name: string, args: unknown] | [name: string, args: unknown, id: string]>): ChatAnswer {
+export function call(
+  ...calls: Array<[name: string, args: unknown] | [name: string, args: unknown, id: string]>
+): ChatAnswer {
   return { toolCalls: calls.map(([name, args, id]) => ({ name, arguments: args, ...(id ? { id } : {}) })) };
 }
 

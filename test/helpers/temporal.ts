@@ -24,7 +24,8 @@ export interface TestTemporal {
 export async function connectTestTemporal(): Promise<TestTemporal> {
   installRuntimeLogging('ERROR');
   const address = process.env.TEST_TEMPORAL_ADDRESS;
-  if (!address) throw new Error('TEST_TEMPORAL_ADDRESS is not set: run the tests through jest (global-setup starts the server)');
+  if (!address)
+    throw new Error('TEST_TEMPORAL_ADDRESS is not set: run the tests through jest (global-setup starts the server)');
   const connection = await connectClient({ address });
   const nativeConnection = await NativeConnection.connect({ address });
   return {
@@ -62,7 +63,16 @@ export function modelAt(baseURL: string): ModelConfig {
 /** A worker on a fresh task queue, using the suite's prebuilt workflow bundle. */
 export async function createTestWorker(
   t: TestTemporal,
-  options: { baseURL: string; registry?: ToolRegistry; taskQueue?: string; toolProvider?: ToolProvider; agents?: AgentDefinition<any>[]; mcpServers?: McpServers; namespace?: string; searchAttributes?: AgentWorkerOptions['searchAttributes'] },
+  options: {
+    baseURL: string;
+    registry?: ToolRegistry;
+    taskQueue?: string;
+    toolProvider?: ToolProvider;
+    agents?: AgentDefinition<any>[];
+    mcpServers?: McpServers;
+    namespace?: string;
+    searchAttributes?: AgentWorkerOptions['searchAttributes'];
+  },
 ): Promise<{ worker: Worker; taskQueue: string }> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
   const worker = await createAgentWorker({
@@ -89,5 +99,7 @@ export async function runAgent(
   options: { baseURL: string; registry?: ToolRegistry; workflowId?: string },
 ): Promise<RunOutcome> {
   const { worker, taskQueue } = await createTestWorker(t, options);
-  return worker.runUntil(async () => runOutcome(await startAgentRun(t.client, input, { taskQueue, workflowId: options.workflowId })));
+  return worker.runUntil(async () =>
+    runOutcome(await startAgentRun(t.client, input, { taskQueue, workflowId: options.workflowId })),
+  );
 }

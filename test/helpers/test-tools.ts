@@ -42,13 +42,19 @@ export const slow = defineTool({
     }),
 });
 
-export const seenContexts: Array<{ toolCallId: string; idempotencyKey: string; attempt: number; workflowId: string }> = [];
+export const seenContexts: Array<{ toolCallId: string; idempotencyKey: string; attempt: number; workflowId: string }> =
+  [];
 export const blob = defineTool({
   name: 'blob',
   description: 'Returns n characters',
   parameters: z.object({ n: z.number().int() }),
   execute: ({ n }, ctx) => {
-    seenContexts.push({ toolCallId: ctx.toolCallId, idempotencyKey: ctx.idempotencyKey, attempt: ctx.attempt, workflowId: ctx.workflowId });
+    seenContexts.push({
+      toolCallId: ctx.toolCallId,
+      idempotencyKey: ctx.idempotencyKey,
+      attempt: ctx.attempt,
+      workflowId: ctx.workflowId,
+    });
     return 'x'.repeat(n);
   },
 });
@@ -70,7 +76,11 @@ export const bookingLookups: Array<{ bookingNumber: string; conversationId: stri
 export const getBookingDetails = defineJsonSchemaTool({
   name: 'get_booking_details',
   description: 'Returns booking details',
-  parameters: { type: 'object', properties: { bookingNumber: { type: 'string', description: 'Booking number in B-12345 format' } }, required: ['bookingNumber'] },
+  parameters: {
+    type: 'object',
+    properties: { bookingNumber: { type: 'string', description: 'Booking number in B-12345 format' } },
+    required: ['bookingNumber'],
+  },
   execute: (args, ctx) => {
     bookingLookups.push({ bookingNumber: String(args.bookingNumber), conversationId: ctx.conversationId });
     return { bookingNumber: args.bookingNumber, customer: 'Ada Lovelace', from: '2026-12-01', to: '2026-12-05' };
@@ -87,10 +97,14 @@ export const stockQuote = defineTool({
 });
 
 /** The documents' dynamic-tools example: offer the booking tool only when the user mentions a booking. */
-export const bookingToolProvider: ToolProvider = ({ userMessage }) => (userMessage.includes('booking') ? ['get_booking_details'] : []);
+export const bookingToolProvider: ToolProvider = ({ userMessage }) =>
+  userMessage.includes('booking') ? ['get_booking_details'] : [];
 
 export function testRegistry(): ToolRegistry {
-  return new ToolRegistry([...exampleTools, notify, flaky, slow, blob, transfer, stockQuote]).register(getBookingDetails, { dynamic: true });
+  return new ToolRegistry([...exampleTools, notify, flaky, slow, blob, transfer, stockQuote]).register(
+    getBookingDetails,
+    { dynamic: true },
+  );
 }
 
 /** Named agents of the recorded histories: one with structured output, one for conversations. */
@@ -103,9 +117,29 @@ export function testAgents() {
       maxIterations: 5,
       output: z.object({ city: z.string(), celsius: z.number() }),
     }),
-    defineAgent({ name: 'clerk', instructions: 'You are a clerk. Be brief.', tools: ['add', 'sqrt'], model: 'clerk-model', maxExecutionTime: '5m' }),
+    defineAgent({
+      name: 'clerk',
+      instructions: 'You are a clerk. Be brief.',
+      tools: ['add', 'sqrt'],
+      model: 'clerk-model',
+      maxExecutionTime: '5m',
+    }),
     // Multi-agent: an agent called as a tool (a child workflow), and a handoff.
-    defineAgent({ name: 'writer', instructions: 'You write.', tools: [], agents: [defineAgent({ name: 'researcher', description: 'Finds facts', instructions: 'You research.', tools: [] })] }),
-    defineAgent({ name: 'triage', instructions: 'You triage.', tools: [], handoffs: [defineAgent({ name: 'billing', instructions: 'You are billing.', tools: ['add'], model: 'billing-model' })] }),
+    defineAgent({
+      name: 'writer',
+      instructions: 'You write.',
+      tools: [],
+      agents: [
+        defineAgent({ name: 'researcher', description: 'Finds facts', instructions: 'You research.', tools: [] }),
+      ],
+    }),
+    defineAgent({
+      name: 'triage',
+      instructions: 'You triage.',
+      tools: [],
+      handoffs: [
+        defineAgent({ name: 'billing', instructions: 'You are billing.', tools: ['add'], model: 'billing-model' }),
+      ],
+    }),
   ];
 }

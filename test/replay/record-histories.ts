@@ -28,7 +28,15 @@ async function main(only: string[]): Promise<void> {
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const client = new Client({ connection: connection.connection });
   const worker = async (name: string, baseURL: string) =>
-    createAgentWorker({ connection: nativeConnection, taskQueue: `record-${name}`, model: modelAt(baseURL), registry: testRegistry(), agents: testAgents(), toolProvider: bookingToolProvider, shutdownGraceTime: '1s' });
+    createAgentWorker({
+      connection: nativeConnection,
+      taskQueue: `record-${name}`,
+      model: modelAt(baseURL),
+      registry: testRegistry(),
+      agents: testAgents(),
+      toolProvider: bookingToolProvider,
+      shutdownGraceTime: '1s',
+    });
   const write = (name: string, history: Parameters<typeof historyToJSON>[0]) => {
     writeFileSync(join(__dirname, '..', 'histories', `${name}.json`), `${historyToJSON(history)}\n`);
     console.log(`${name}: ${history.events?.length} events`);
@@ -38,7 +46,12 @@ async function main(only: string[]): Promise<void> {
       const model = await startScriptedModel(scenario.steps);
       const w = await worker(scenario.name, model.baseURL);
       const outcome = await w.runUntil(async () =>
-        runOutcome(await startAgentRun(client, scenario.input, { taskQueue: `record-${scenario.name}`, workflowId: `agent-replay-${scenario.name}` })),
+        runOutcome(
+          await startAgentRun(client, scenario.input, {
+            taskQueue: `record-${scenario.name}`,
+            workflowId: `agent-replay-${scenario.name}`,
+          }),
+        ),
       );
       await model.close();
       write(scenario.name, await client.workflow.getHandle(outcome.workflowId).fetchHistory());
@@ -53,7 +66,9 @@ async function main(only: string[]): Promise<void> {
       const runs: string[] = [];
       for await (const execution of client.workflow.list({ query: `WorkflowId = '${id}'` })) runs.push(execution.runId);
       const histories = await Promise.all(runs.map((runId) => client.workflow.getHandle(id, runId).fetchHistory()));
-      histories.forEach((history, i) => write(runs.length === 1 ? scenario.name : `${scenario.name}-run${runs.length - i}`, history));
+      histories.forEach((history, i) =>
+        write(runs.length === 1 ? scenario.name : `${scenario.name}-run${runs.length - i}`, history),
+      );
     }
   } finally {
     await connection.close();

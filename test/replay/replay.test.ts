@@ -32,7 +32,10 @@ function recordedId(file: string): string {
 it('replays every recorded history without non-determinism', async () => {
   const histories = files.map((file) => ({ workflowId: recordedId(file), history: load(file) }));
   const results = [];
-  for await (const result of Worker.runReplayHistories({ workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! } }, histories)) {
+  for await (const result of Worker.runReplayHistories(
+    { workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! } },
+    histories,
+  )) {
     results.push({ workflowId: result.workflowId, error: result.error?.message });
   }
   expect(results).toEqual(files.map((f) => ({ workflowId: recordedId(f), error: undefined })));
@@ -42,7 +45,9 @@ it('detects a history the code no longer produces (the check can fail)', async (
   const history = load('calculator-chain.json');
   const scheduled = history.events!.find((e) => e.activityTaskScheduledEventAttributes)!;
   scheduled.activityTaskScheduledEventAttributes!.activityType = { name: 'someOtherActivity' };
-  await expect(Worker.runReplayHistory({ workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! } }, history)).rejects.toThrow(/[Nn]ondetermin/);
+  await expect(
+    Worker.runReplayHistory({ workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! } }, history),
+  ).rejects.toThrow(/[Nn]ondetermin/);
 });
 
 it('keeps a run from before durations needed a unit: "60000" was 60 s of milliseconds', () => {
@@ -50,25 +55,45 @@ it('keeps a run from before durations needed a unit: "60000" was 60 s of millise
   // such a run). It replays only through the `durations-need-units` patch in compat.ts.
   const events = load('bare-duration-legacy.json').events ?? [];
   const started = events[0].workflowExecutionStartedEventAttributes!;
-  expect(JSON.parse(Buffer.from(started.input!.payloads![0].data!).toString())).toMatchObject({ maxExecutionTime: '60000' });
+  expect(JSON.parse(Buffer.from(started.input!.payloads![0].data!).toString())).toMatchObject({
+    maxExecutionTime: '60000',
+  });
   const timer = events.find((e) => e.timerStartedEventAttributes)!.timerStartedEventAttributes!;
   expect(Number(timer.startToFireTimeout!.seconds)).toBe(60);
 });
 
 it('has conversation histories that exercise updates, signals, approvals, cancel and continue-as-new', () => {
   const events = (file: string) => load(file).events ?? [];
-  const updates = (file: string) => events(file).map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name).filter(Boolean);
-  expect(events('conversation-continue-as-new-run1.json').some((e) => e.workflowExecutionContinuedAsNewEventAttributes)).toBe(true);
+  const updates = (file: string) =>
+    events(file)
+      .map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name)
+      .filter(Boolean);
+  expect(
+    events('conversation-continue-as-new-run1.json').some((e) => e.workflowExecutionContinuedAsNewEventAttributes),
+  ).toBe(true);
   expect(updates('conversation-approvals-run1.json').filter((n) => n === 'decideApproval')).toHaveLength(2);
-  expect(updates('conversation-cancel-signal-dynamic.json')).toEqual(expect.arrayContaining(['sendMessage', 'cancelTurn', 'end']));
-  expect(events('conversation-cancel-signal-dynamic.json').some((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'queueMessage')).toBe(true);
+  expect(updates('conversation-cancel-signal-dynamic.json')).toEqual(
+    expect.arrayContaining(['sendMessage', 'cancelTurn', 'end']),
+  );
+  expect(
+    events('conversation-cancel-signal-dynamic.json').some(
+      (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'queueMessage',
+    ),
+  ).toBe(true);
 });
 
 it('has a run whose answer was streamed: text batches (signals) arrive while its model call runs', () => {
   const events = load('streamed-answer.json').events ?? [];
-  const signals = events.map((e, i) => (e.workflowExecutionSignaledEventAttributes?.signalName === 'agentText' ? i : -1)).filter((i) => i >= 0);
-  const modelCalls = events.map((e, i) => (e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel' ? i : -1)).filter((i) => i >= 0);
-  const lastResult = events.map((e, i) => (e.activityTaskCompletedEventAttributes ? i : -1)).filter((i) => i >= 0).pop()!;
+  const signals = events
+    .map((e, i) => (e.workflowExecutionSignaledEventAttributes?.signalName === 'agentText' ? i : -1))
+    .filter((i) => i >= 0);
+  const modelCalls = events
+    .map((e, i) => (e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel' ? i : -1))
+    .filter((i) => i >= 0);
+  const lastResult = events
+    .map((e, i) => (e.activityTaskCompletedEventAttributes ? i : -1))
+    .filter((i) => i >= 0)
+    .pop()!;
   expect(signals.length).toBeGreaterThan(1);
   expect(signals.every((i) => i > modelCalls[1] && i < lastResult)).toBe(true);
 });
@@ -82,9 +107,16 @@ it('has histories of named agents and structured output', () => {
   expect(timer).toBeGreaterThan(marker);
   const markerData = events[marker].markerRecordedEventAttributes!.details!.data!.payloads![0].data!;
   expect(JSON.parse(Buffer.from(markerData).toString())).toMatchObject({ activity_type: 'resolveAgent' });
-  expect(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')).toHaveLength(3);
-  const turns = (load('conversation-agent.json').events ?? []).map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.args?.payloads?.[0]?.data).filter(Boolean);
-  expect(turns.map((d) => JSON.parse(Buffer.from(d!).toString()))).toContainEqual({ message: 'add 3 and 4', approvalTools: ['add'] });
+  expect(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')).toHaveLength(
+    3,
+  );
+  const turns = (load('conversation-agent.json').events ?? [])
+    .map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.args?.payloads?.[0]?.data)
+    .filter(Boolean);
+  expect(turns.map((d) => JSON.parse(Buffer.from(d!).toString()))).toContainEqual({
+    message: 'add 3 and 4',
+    approvalTools: ['add'],
+  });
 });
 
 it('has a run with a local tool whose result leaves the outputs to its history, and they can be read back', async () => {
@@ -109,13 +141,19 @@ it('has a run with a local tool whose result leaves the outputs to its history, 
 
 it('has a conversation that could not start, from before and after its first message was told why', () => {
   const events = (file: string) => load(file).events ?? [];
-  const updateOutcome = (file: string) => events(file).find((e) => e.workflowExecutionUpdateCompletedEventAttributes)?.workflowExecutionUpdateCompletedEventAttributes?.outcome;
+  const updateOutcome = (file: string) =>
+    events(file).find((e) => e.workflowExecutionUpdateCompletedEventAttributes)
+      ?.workflowExecutionUpdateCompletedEventAttributes?.outcome;
   // Before the patch the conversation failed at once, and its first message never got an answer.
   expect(updateOutcome('conversation-unknown-agent-legacy.json')).toBeUndefined();
-  expect(events('conversation-unknown-agent-legacy.json').at(-1)?.workflowExecutionFailedEventAttributes?.failure?.message).toMatch(/no agent named "nobody"/);
+  expect(
+    events('conversation-unknown-agent-legacy.json').at(-1)?.workflowExecutionFailedEventAttributes?.failure?.message,
+  ).toMatch(/no agent named "nobody"/);
   // Since, the message is told why (the patch marker first), then the conversation fails.
   const patched = events('conversation-unknown-agent.json');
   expect(patched.some((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toBe(true);
-  expect(updateOutcome('conversation-unknown-agent.json')?.failure?.message).toMatch(/^no agent named "nobody" on task queue "record-conversation-unknown-agent"/);
+  expect(updateOutcome('conversation-unknown-agent.json')?.failure?.message).toMatch(
+    /^no agent named "nobody" on task queue "record-conversation-unknown-agent"/,
+  );
   expect(patched.at(-1)?.workflowExecutionFailedEventAttributes?.failure?.message).toMatch(/no agent named "nobody"/);
 });

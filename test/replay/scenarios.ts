@@ -2,7 +2,14 @@ import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import type { AgentInput, ConversationOptions } from '../../src/core';
 import type { ChatAnswer, ChatRequest } from '../../src/testing/openai-compatible-server';
 import { decideApproval } from '../../src/client/agent-workflows';
-import { cancelTurn, conversationStatus, endConversation, queueMessage, sendMessage, startMessage } from '../../src/client/conversations';
+import {
+  cancelTurn,
+  conversationStatus,
+  endConversation,
+  queueMessage,
+  sendMessage,
+  startMessage,
+} from '../../src/client/conversations';
 import { CONVERSATION_WORKFLOW_TYPE, sendMessageUpdate } from '../../src/common/definitions';
 import { answer, call, lastOf, toolResults, type Step } from '../helpers/scripted-model';
 
@@ -16,7 +23,9 @@ export interface Scenario {
 export const scenarios: Scenario[] = [
   {
     name: 'calculator-chain',
-    input: { message: 'What is the square root of the sum of the numbers of letters in the words "hello" and "world"?' },
+    input: {
+      message: 'What is the square root of the sum of the numbers of letters in the words "hello" and "world"?',
+    },
     steps: [
       call(['stringLength', { s: 'hello' }], ['stringLength', { s: 'world' }]),
       (req) => call(['add', { a: Number(toolResults(req)[0]), b: Number(toolResults(req)[1]) }]),
@@ -70,14 +79,21 @@ export const scenarios: Scenario[] = [
     // that fails the schema once before it passes.
     name: 'agent-structured-output',
     input: { agent: 'forecaster', message: 'What is the weather in Beijing?', maxExecutionTime: '5m' },
-    steps: [call(['search_weather', { city: 'Beijing' }]), answer('{"city":"Beijing","celsius":"30"}'), answer('{"city":"Beijing","celsius":30}')],
+    steps: [
+      call(['search_weather', { city: 'Beijing' }]),
+      answer('{"city":"Beijing","celsius":"30"}'),
+      answer('{"city":"Beijing","celsius":30}'),
+    ],
   },
   {
     // An agent called as a tool: a child workflow (the researcher) whose answer is the tool's result.
     name: 'agent-as-tool',
     input: { agent: 'writer', message: 'Write about otters.' },
     steps: [
-      (req) => (req.messages[0]?.content === 'You research.' ? answer('Otters hold hands while they sleep.') : call(['researcher', { message: 'facts about otters' }])),
+      (req) =>
+        req.messages[0]?.content === 'You research.'
+          ? answer('Otters hold hands while they sleep.')
+          : call(['researcher', { message: 'facts about otters' }]),
       (req) => answer(`Otters: ${toolResults(req)[0]}`),
     ],
   },
@@ -107,7 +123,9 @@ export const scenarios: Scenario[] = [
     input: { message: 'Weather in Beijing?', tools: ['search_weather'], toolCalling: 'react' },
     steps: [
       (req) => {
-        const pad = String(req.messages[req.messages.length - 1].content).split('\nQuestion: ').pop()!;
+        const pad = String(req.messages[req.messages.length - 1].content)
+          .split('\nQuestion: ')
+          .pop()!;
         if (!pad.includes('Observation:')) return answer('I wonder.');
         if (!pad.includes('Observation: 30')) return answer(' check it\nAction: search_weather\nAction Input: Beijing');
         return answer(' done\nFinal Answer: 30 degrees');
@@ -142,7 +160,8 @@ function conversationModel(request: ChatRequest): ChatAnswer {
   if (add) return call(['add', { a: Number(add[1]), b: Number(add[2]) }]);
   if (user === 'wait') return call(['slow', { key: 'replay' }]);
   if (request.messages[0]?.content === 'You triage.') return call(['transfer_to_billing', {}]);
-  if (request.tools?.some((t) => t.function.name === 'get_booking_details')) return call(['get_booking_details', { bookingNumber: 'B-1' }]);
+  if (request.tools?.some((t) => t.function.name === 'get_booking_details'))
+    return call(['get_booking_details', { bookingNumber: 'B-1' }]);
   return answer(`you said: ${user}`);
 }
 
@@ -156,7 +175,10 @@ export const conversationScenarios: ConversationScenario[] = [
       const start = { taskQueue, options: { agent: 'clerk' } };
       await sendMessage(client, id, { message: 'add 1 and 2' }, start);
       const gated = startMessage(client, id, { message: 'add 3 and 4', approvalTools: ['add'] }, start);
-      const status = await until(() => conversationStatus(client, id), (s) => s.pendingApprovals.length > 0);
+      const status = await until(
+        () => conversationStatus(client, id),
+        (s) => s.pendingApprovals.length > 0,
+      );
       await decideApproval(client, id, { callId: status.pendingApprovals[0].callId, approve: true });
       await (await gated).result();
       await endConversation(client, id);
@@ -174,8 +196,15 @@ export const conversationScenarios: ConversationScenario[] = [
         ['add 1 and 1', false],
       ] as const) {
         const turn = startMessage(client, id, { message }, start);
-        const status = await until(() => conversationStatus(client, id), (s) => s.pendingApprovals.length > 0);
-        await decideApproval(client, id, { callId: status.pendingApprovals[0].callId, approve, ...(approve ? {} : { reason: 'no' }) });
+        const status = await until(
+          () => conversationStatus(client, id),
+          (s) => s.pendingApprovals.length > 0,
+        );
+        await decideApproval(client, id, {
+          callId: status.pendingApprovals[0].callId,
+          approve,
+          ...(approve ? {} : { reason: 'no' }),
+        });
         await (await turn).result();
       }
       await endConversation(client, id);
@@ -189,7 +218,10 @@ export const conversationScenarios: ConversationScenario[] = [
       const start = { taskQueue, options: { maxExecutionTime: '5m' } };
       await queueMessage(client, id, { message: 'first, by signal' }, start);
       const waiting = await startMessage(client, id, { message: 'wait' }, start);
-      await until(() => conversationStatus(client, id), (s) => s.state === 'running_tools');
+      await until(
+        () => conversationStatus(client, id),
+        (s) => s.state === 'running_tools',
+      );
       await cancelTurn(client, id);
       await waiting.result();
       await sendMessage(client, id, { message: 'my booking please' }, start);
@@ -213,7 +245,13 @@ export const conversationScenarios: ConversationScenario[] = [
     options: { memoryWindow: 4 },
     model: conversationModel,
     drive: async (client, id, taskQueue) => {
-      for (let n = 1; n <= 8; n++) await sendMessage(client, id, { message: n % 3 === 0 ? `add ${n} and 1` : `turn ${n}` }, { taskQueue, options: { memoryWindow: 4 } });
+      for (let n = 1; n <= 8; n++)
+        await sendMessage(
+          client,
+          id,
+          { message: n % 3 === 0 ? `add ${n} and 1` : `turn ${n}` },
+          { taskQueue, options: { memoryWindow: 4 } },
+        );
       await endConversation(client, id);
     },
   },
@@ -226,10 +264,22 @@ export const conversationScenarios: ConversationScenario[] = [
     options: { agent: 'nobody' },
     model: conversationModel,
     drive: async (client, id, taskQueue) => {
-      const startWorkflowOperation = new WithStartWorkflowOperation(CONVERSATION_WORKFLOW_TYPE, { workflowId: id, taskQueue, args: [{ agent: 'nobody' }], workflowIdConflictPolicy: 'USE_EXISTING' });
-      const update = await client.workflow.startUpdateWithStart(sendMessageUpdate, { args: [{ message: 'hello' }], waitForStage: 'ACCEPTED', startWorkflowOperation });
+      const startWorkflowOperation = new WithStartWorkflowOperation(CONVERSATION_WORKFLOW_TYPE, {
+        workflowId: id,
+        taskQueue,
+        args: [{ agent: 'nobody' }],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      });
+      const update = await client.workflow.startUpdateWithStart(sendMessageUpdate, {
+        args: [{ message: 'hello' }],
+        waitForStage: 'ACCEPTED',
+        startWorkflowOperation,
+      });
       await update.result().catch(() => undefined);
-      await client.workflow.getHandle(id).result().catch(() => undefined);
+      await client.workflow
+        .getHandle(id)
+        .result()
+        .catch(() => undefined);
     },
   },
   {

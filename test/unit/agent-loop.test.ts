@@ -13,12 +13,21 @@ import {
   type ToolInfo,
 } from '../../src/core';
 
-const tool = (name: string, immediate = false): ToolInfo => ({ name, immediate, timeoutMs: 1000, retry: { maximumAttempts: 1, initialIntervalMs: 10 } });
+const tool = (name: string, immediate = false): ToolInfo => ({
+  name,
+  immediate,
+  timeoutMs: 1000,
+  retry: { maximumAttempts: 1, initialIntervalMs: 10 },
+});
 const TOOLS = [tool('add'), tool('sqrt'), tool('notify', true)];
 const usage = { promptTokens: 10, completionTokens: 2, totalTokens: 12 };
 const reply = (content: string | null, calls: Array<[string, unknown, string?]> = []): ModelReply => ({
   content,
-  toolCalls: calls.map(([name, args, id], i) => ({ id: id ?? `c${i}`, type: 'function', function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } })),
+  toolCalls: calls.map(([name, args, id], i) => ({
+    id: id ?? `c${i}`,
+    type: 'function',
+    function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) },
+  })),
   finishReason: calls.length ? 'tool_calls' : 'stop',
   usage,
 });
@@ -36,23 +45,44 @@ describe('agent loop', () => {
       { role: 'system', content: 'be brief' },
       { role: 'user', content: 'hi' },
     ]);
-    expect(nextStep(s)).toEqual({ type: 'call_model', iteration: 1, toolNames: ['add', 'sqrt', 'notify'], final: false });
+    expect(nextStep(s)).toEqual({
+      type: 'call_model',
+      iteration: 1,
+      toolNames: ['add', 'sqrt', 'notify'],
+      final: false,
+    });
   });
 
   it('finishes with the answer when the LLM replies without tool calls', () => {
     let s = startRun({ message: 'hi' }, TOOLS);
     s = applyModelReply(s, modelStep(s), reply('hello!'));
     expect(nextStep(s)).toEqual({ type: 'finish', status: 'completed', content: 'hello!' });
-    expect(runResult(s, 'wf')).toMatchObject({ workflowId: 'wf', status: 'completed', content: 'hello!', iterations: 1, usage });
+    expect(runResult(s, 'wf')).toMatchObject({
+      workflowId: 'wf',
+      status: 'completed',
+      content: 'hello!',
+      iterations: 1,
+      usage,
+    });
   });
 
   it('plans tool calls, then records results in call order with matching tool_call_ids', () => {
     let s = startRun({ message: 'q' }, TOOLS);
-    s = applyModelReply(s, modelStep(s), reply(null, [['add', { a: 1, b: 2 }, 'x1'], ['sqrt', { x: 9 }, 'x2']]));
+    s = applyModelReply(
+      s,
+      modelStep(s),
+      reply(null, [
+        ['add', { a: 1, b: 2 }, 'x1'],
+        ['sqrt', { x: 9 }, 'x2'],
+      ]),
+    );
     const step = nextStep(s);
     expect(step.type).toBe('run_tools');
     if (step.type !== 'run_tools') return;
-    expect(step.calls.map((c) => [c.call.id, c.arguments])).toEqual([['x1', { a: 1, b: 2 }], ['x2', { x: 9 }]]);
+    expect(step.calls.map((c) => [c.call.id, c.arguments])).toEqual([
+      ['x1', { a: 1, b: 2 }],
+      ['x2', { x: 9 }],
+    ]);
     s = applyToolOutcomes(s, [
       { result: '3', value: 3, error: false },
       { result: '3.0', value: 3, error: false },
@@ -70,7 +100,14 @@ describe('agent loop', () => {
 
   it("leaves out of the run's result the tool outputs its history holds, but not an immediate tool's answer", () => {
     let s = startRun({ message: 'q' }, TOOLS);
-    s = applyModelReply(s, modelStep(s), reply(null, [['add', { a: 1, b: 2 }, 'x1'], ['sqrt', { x: -1 }, 'x2']]));
+    s = applyModelReply(
+      s,
+      modelStep(s),
+      reply(null, [
+        ['add', { a: 1, b: 2 }, 'x1'],
+        ['sqrt', { x: -1 }, 'x2'],
+      ]),
+    );
     s = applyToolOutcomes(s, [
       { result: '3', value: 3, error: false, recorded: true },
       { result: 'Error: sqrt failed', error: true }, // made by the workflow after retries: not in history
@@ -85,7 +122,15 @@ describe('agent loop', () => {
       { id: 'x3', name: 'notify', arguments: {}, result: 'sent', error: false, immediate: true }, // kept whole: the mark only flags left-out results
     ]);
     // Without the option (runs recorded before the change), everything stays.
-    expect(runResult(s, 'wf').toolExecutions[0]).toEqual({ id: 'x1', name: 'add', arguments: { a: 1, b: 2 }, result: '3', value: 3, error: false, immediate: false });
+    expect(runResult(s, 'wf').toolExecutions[0]).toEqual({
+      id: 'x1',
+      name: 'add',
+      arguments: { a: 1, b: 2 },
+      result: '3',
+      value: 3,
+      error: false,
+      immediate: false,
+    });
   });
 
   it('answers a call to a tool the run was not given without an activity, naming the available tools', () => {
@@ -93,7 +138,10 @@ describe('agent loop', () => {
     s = applyModelReply(s, modelStep(s), reply(null, [['sqrt', { x: 4 }]]));
     const step = nextStep(s);
     if (step.type !== 'run_tools') throw new Error('expected run_tools');
-    expect(step.calls[0].resolved).toEqual({ result: 'Error: there is no tool named "sqrt". Available tools: add.', error: true });
+    expect(step.calls[0].resolved).toEqual({
+      result: 'Error: there is no tool named "sqrt". Available tools: add.',
+      error: true,
+    });
   });
 
   it('keeps unparseable arguments as {} for the record (the tool activity reports the error)', () => {
@@ -106,11 +154,22 @@ describe('agent loop', () => {
 
   it('replaces missing and repeated tool-call ids with stable unique ones', () => {
     let s = startRun({ message: 'q' }, TOOLS);
-    s = applyModelReply(s, modelStep(s), reply(null, [['add', {}, 'same'], ['add', {}, 'same'], ['add', {}, '']]));
+    s = applyModelReply(
+      s,
+      modelStep(s),
+      reply(null, [
+        ['add', {}, 'same'],
+        ['add', {}, 'same'],
+        ['add', {}, ''],
+      ]),
+    );
     const step = nextStep(s);
     if (step.type !== 'run_tools') throw new Error('expected run_tools');
     expect(step.calls.map((c) => c.call.id)).toEqual(['same', 'call_1_1', 'call_1_2']);
-    s = applyToolOutcomes(s, step.calls.map(() => ({ result: '0', error: false })));
+    s = applyToolOutcomes(
+      s,
+      step.calls.map(() => ({ result: '0', error: false })),
+    );
     s = applyModelReply(s, modelStep(s), reply(null, [['add', {}, 'same']]));
     const next = nextStep(s);
     if (next.type !== 'run_tools') throw new Error('expected run_tools');
@@ -120,7 +179,14 @@ describe('agent loop', () => {
   describe('immediate return', () => {
     it('ends the run with content null when every call is immediate and none failed', () => {
       let s = startRun({ message: 'q' }, TOOLS);
-      s = applyModelReply(s, modelStep(s), reply(null, [['notify', { to: 'a' }], ['notify', { to: 'b' }]]));
+      s = applyModelReply(
+        s,
+        modelStep(s),
+        reply(null, [
+          ['notify', { to: 'a' }],
+          ['notify', { to: 'b' }],
+        ]),
+      );
       s = applyToolOutcomes(s, [
         { result: 'Success', error: false },
         { result: 'Success', error: false },
@@ -131,7 +197,14 @@ describe('agent loop', () => {
 
     it('goes back to the LLM when the reply mixes immediate and ordinary tools', () => {
       let s = startRun({ message: 'q' }, TOOLS);
-      s = applyModelReply(s, modelStep(s), reply(null, [['notify', {}], ['add', { a: 1, b: 1 }]]));
+      s = applyModelReply(
+        s,
+        modelStep(s),
+        reply(null, [
+          ['notify', {}],
+          ['add', { a: 1, b: 1 }],
+        ]),
+      );
       s = applyToolOutcomes(s, [
         { result: 'Success', error: false },
         { result: '2', error: false },
@@ -185,12 +258,29 @@ describe('agent loop', () => {
 
   it('reports status: phase, iteration and pending tool calls', () => {
     let s = startRun({ message: 'q', maxIterations: 5 }, TOOLS);
-    expect(runStatus(s)).toMatchObject({ state: 'thinking', status: 'running', phase: 'model', iteration: 0, maxIterations: 5, pendingToolCalls: [] });
+    expect(runStatus(s)).toMatchObject({
+      state: 'thinking',
+      status: 'running',
+      phase: 'model',
+      iteration: 0,
+      maxIterations: 5,
+      pendingToolCalls: [],
+    });
     s = applyModelReply(s, modelStep(s), reply(null, [['add', { a: 2, b: 3 }, 'k']]));
-    expect(runStatus(s)).toMatchObject({ state: 'running_tools', phase: 'tools', iteration: 1, pendingToolCalls: [{ id: 'k', name: 'add', arguments: { a: 2, b: 3 } }], messageCount: 2 });
+    expect(runStatus(s)).toMatchObject({
+      state: 'running_tools',
+      phase: 'tools',
+      iteration: 1,
+      pendingToolCalls: [{ id: 'k', name: 'add', arguments: { a: 2, b: 3 } }],
+      messageCount: 2,
+    });
     const gated = startRun({ message: 'q' }, [{ ...TOOLS[0], needsApproval: true }]);
     const asked = applyModelReply(gated, modelStep(gated), reply(null, [[TOOLS[0].name, {}, 'k']]));
-    expect(runStatus(asked)).toMatchObject({ state: 'awaiting_approval', phase: 'approval', pendingApprovals: [expect.objectContaining({ callId: 'k' })] });
+    expect(runStatus(asked)).toMatchObject({
+      state: 'awaiting_approval',
+      phase: 'approval',
+      pendingApprovals: [expect.objectContaining({ callId: 'k' })],
+    });
     s = applyToolOutcomes(s, [{ result: '5', error: false }]);
     s = applyModelReply(s, modelStep(s), reply('5', []));
     expect(runStatus(s)).toMatchObject({ state: 'completed', status: 'completed', phase: 'done' });

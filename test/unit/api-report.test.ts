@@ -8,5 +8,7 @@ it('matches the committed API report (npm run api-report updates it)', () => {
   expect(apiReport()).toBe(committed);
   const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'));
   // Every entry point of the package is in the report, and nothing else.
-  expect(ENTRY_POINTS.map(([name]) => name.replace(/^durable-agents/, '.'))).toEqual(Object.keys(manifest.exports).filter((k) => k !== './package.json'));
+  expect(ENTRY_POINTS.map(([name]) => name.replace(/^durable-agents/, '.'))).toEqual(
+    Object.keys(manifest.exports).filter((k) => k !== './package.json'),
+  );
 }, 60_000);

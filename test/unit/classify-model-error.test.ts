@@ -7,7 +7,10 @@ import { classifyModelError, retryAfterMs } from '../../src/worker/models/openai
 const endpoint = { baseURL: 'http://llm.local/v1', model: 'm1' };
 const http = (status: number, headers: Record<string, string> = {}, code?: string) =>
   // `generate` takes the whole response body, as the client does.
-  classifyModelError(APIError.generate(status, { error: { message: 'nope', code } }, undefined, new Headers(headers)), endpoint) as ApplicationFailure;
+  classifyModelError(
+    APIError.generate(status, { error: { message: 'nope', code } }, undefined, new Headers(headers)),
+    endpoint,
+  ) as ApplicationFailure;
 
 describe('classifyModelError', () => {
   it.each([
@@ -47,15 +50,29 @@ describe('classifyModelError', () => {
 
   it('names the socket error behind "fetch failed"', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
-    const conn = classifyModelError(new APIConnectionError({ message: 'Connection error.', cause: new TypeError('fetch failed', { cause: refused }) }), endpoint) as ApplicationFailure;
-    expect(conn.message).toBe('could not reach the model server at http://llm.local/v1 (connection refused); check OPENAI_BASE_URL and that the server is running');
+    const conn = classifyModelError(
+      new APIConnectionError({
+        message: 'Connection error.',
+        cause: new TypeError('fetch failed', { cause: refused }),
+      }),
+      endpoint,
+    ) as ApplicationFailure;
+    expect(conn.message).toBe(
+      'could not reach the model server at http://llm.local/v1 (connection refused); check OPENAI_BASE_URL and that the server is running',
+    );
   });
 
   it('retries connection failures and timeouts, naming the server', () => {
-    const conn = classifyModelError(new APIConnectionError({ message: 'Connection error.', cause: new Error('ECONNREFUSED') }), endpoint) as ApplicationFailure;
+    const conn = classifyModelError(
+      new APIConnectionError({ message: 'Connection error.', cause: new Error('ECONNREFUSED') }),
+      endpoint,
+    ) as ApplicationFailure;
     expect(conn).toMatchObject({ type: 'ModelCall.Connection', nonRetryable: false });
     expect(conn.message).toContain('could not reach the model server at http://llm.local/v1 (ECONNREFUSED)');
-    expect(classifyModelError(new APIConnectionTimeoutError(), endpoint)).toMatchObject({ type: 'ModelCall.Timeout', nonRetryable: false });
+    expect(classifyModelError(new APIConnectionTimeoutError(), endpoint)).toMatchObject({
+      type: 'ModelCall.Timeout',
+      nonRetryable: false,
+    });
   });
 });
 
@@ -76,7 +93,10 @@ describe('classifyModelError on replies the real client cannot read', () => {
   const classifyReply = async (path: string) => {
     const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/${path}`;
     const client = new OpenAI({ apiKey: 'k', baseURL, maxRetries: 0 });
-    const err = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }).then(() => undefined, (e: unknown) => e);
+    const err = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     return classifyModelError(err, { baseURL, model: 'm' }) as ApplicationFailure;
   };
 

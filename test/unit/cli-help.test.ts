@@ -10,7 +10,18 @@ describe('the command line help', () => {
       expect(overview).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
       expect(commandHelp(command)).toMatch(new RegExp(`^\\S+ ${command}: .+\\n\\nusage: \\S+ ${command}\\b`));
     }
-    for (const command of ['chat', 'send', 'history', 'status', 'cancel', 'end', 'approve', 'reject', 'agents', 'list']) {
+    for (const command of [
+      'chat',
+      'send',
+      'history',
+      'status',
+      'cancel',
+      'end',
+      'approve',
+      'reject',
+      'agents',
+      'list',
+    ]) {
       expect(isConversationCommand(command) && HELP_COMMANDS.includes(command)).toBe(true);
     }
     expect(commandHelp('nope')).toBeUndefined();
@@ -27,7 +38,9 @@ describe('the command line help', () => {
   });
 
   it('gives a usage error the usage of its command and where the page is', () => {
-    expect(usageOf('reject')).toMatch(/^usage: \S+ reject <id> <callId> \[--reason "\.\.\."\] \[--json\]\n\(\S+ help reject for more\)$/);
+    expect(usageOf('reject')).toMatch(
+      /^usage: \S+ reject <id> <callId> \[--reason "\.\.\."\] \[--json\]\n\(\S+ help reject for more\)$/,
+    );
     expect(usageOf('frob')).toMatch(/^usage: \S+ <command> \[options\]\n\(\S+ help for more\)$/);
   });
 

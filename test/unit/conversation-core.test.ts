@@ -29,13 +29,33 @@ import { checkJsonArguments, defineJsonSchemaTool, ToolRegistry } from '../../sr
 
 const u = (content: string): ChatMessage => ({ role: 'user', content });
 const a = (content: string): ChatMessage => ({ role: 'assistant', content });
-const calls = (...ids: string[]): ChatMessage => ({ role: 'assistant', content: null, tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: 'f', arguments: '{}' } })) });
+const calls = (...ids: string[]): ChatMessage => ({
+  role: 'assistant',
+  content: null,
+  tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: 'f', arguments: '{}' } })),
+});
 const t = (id: string): ChatMessage => ({ role: 'tool', tool_call_id: id, content: 'r' });
 const sys: ChatMessage = { role: 'system', content: 's' };
 
-const tool = (name: string, extra: Partial<ToolInfo> = {}): ToolInfo => ({ name, immediate: false, timeoutMs: 1000, retry: { maximumAttempts: 1, initialIntervalMs: 1 }, ...extra });
-const reply = (over: Partial<ModelReply>): ModelReply => ({ content: null, toolCalls: [], finishReason: 'stop', usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 }, ...over });
-const toolCall = (id: string, name: string, args: object) => ({ id, type: 'function' as const, function: { name, arguments: JSON.stringify(args) } });
+const tool = (name: string, extra: Partial<ToolInfo> = {}): ToolInfo => ({
+  name,
+  immediate: false,
+  timeoutMs: 1000,
+  retry: { maximumAttempts: 1, initialIntervalMs: 1 },
+  ...extra,
+});
+const reply = (over: Partial<ModelReply>): ModelReply => ({
+  content: null,
+  toolCalls: [],
+  finishReason: 'stop',
+  usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 },
+  ...over,
+});
+const toolCall = (id: string, name: string, args: object) => ({
+  id,
+  type: 'function' as const,
+  function: { name, arguments: JSON.stringify(args) },
+});
 
 function modelStep(state: RunState) {
   const step = nextStep(state);
@@ -62,7 +82,9 @@ describe('memory window', () => {
 
 describe('conversation options and messages', () => {
   it('validates options', () => {
-    expect(validateConversationOptions({ memoryWindow: 2 })).toEqual([expect.stringContaining('"memoryWindow" must be an integer >= 3')]);
+    expect(validateConversationOptions({ memoryWindow: 2 })).toEqual([
+      expect.stringContaining('"memoryWindow" must be an integer >= 3'),
+    ]);
     expect(validateConversationOptions({ idleTimeout: 'soon', approvalTools: 'add' })).toEqual([
       '"approvalTools" must be an array of tool names',
       expect.stringContaining('"idleTimeout"'),
@@ -74,12 +96,18 @@ describe('conversation options and messages', () => {
     const tools = [tool('add')];
     expect(turnProblem({ message: ' ' }, tools, false)).toMatch(/non-empty/);
     expect(turnProblem({ message: 'x'.repeat(100_001) }, tools, false)).toMatch(/longer than/);
-    expect(turnProblem({ message: 'hi', tools: ['add', 'nope'] }, tools, false)).toBe("unknown tool nope; this conversation's tools: add");
+    expect(turnProblem({ message: 'hi', tools: ['add', 'nope'] }, tools, false)).toBe(
+      "unknown tool nope; this conversation's tools: add",
+    );
     expect(turnProblem({ message: 'hi', tools: ['nope'] }, undefined, false)).toBeUndefined(); // checked once the tools are known
     expect(turnProblem({ message: 'hi' }, tools, true)).toMatch(/ending/);
     expect(turnProblem('hi', tools, false)).toMatch(/must be an object/);
-    expect(turnProblem({ message: 'hi', approvalTools: ['nope'] }, tools, false)).toBe(`unknown tool nope in "approvalTools"; this conversation's tools: add`);
-    expect(turnProblem({ message: 'hi', approvalTools: 'add' }, tools, false)).toBe('"approvalTools" must be an array of tool names');
+    expect(turnProblem({ message: 'hi', approvalTools: ['nope'] }, tools, false)).toBe(
+      `unknown tool nope in "approvalTools"; this conversation's tools: add`,
+    );
+    expect(turnProblem({ message: 'hi', approvalTools: 'add' }, tools, false)).toBe(
+      '"approvalTools" must be an array of tool names',
+    );
     expect(turnProblem({ message: 'hi', approvalTools: ['add'] }, tools, false)).toBeUndefined();
   });
 
@@ -87,7 +115,10 @@ describe('conversation options and messages', () => {
     const conv: ConversationState = { ...startConversation({}), tools: [tool('add'), tool('sqrt')] };
     expect(withTurnApprovals(conv, { message: 'hi' })).toBe(conv);
     const gated = withTurnApprovals(conv, { message: 'hi', approvalTools: ['add'] });
-    expect(gated.tools!.map((t) => [t.name, Boolean(t.needsApproval)])).toEqual([['add', true], ['sqrt', false]]);
+    expect(gated.tools!.map((t) => [t.name, Boolean(t.needsApproval)])).toEqual([
+      ['add', true],
+      ['sqrt', false],
+    ]);
     // The next turn's run plans calls to `add` as pending approval, even without the option.
     const run = startTurn(gated, { message: 'again' });
     expect(run.tools.find((t) => t.name === 'add')?.needsApproval).toBe(true);
@@ -96,7 +127,9 @@ describe('conversation options and messages', () => {
 
   it('validates modelCallTimeout like the other durations', () => {
     expect(validateConversationOptions({ modelCallTimeout: '2m' })).toEqual([]);
-    expect(validateConversationOptions({ modelCallTimeout: '90' })).toEqual([expect.stringContaining('"modelCallTimeout": invalid duration "90": add a unit')]);
+    expect(validateConversationOptions({ modelCallTimeout: '90' })).toEqual([
+      expect.stringContaining('"modelCallTimeout": invalid duration "90": add a unit'),
+    ]);
   });
 });
 
@@ -107,14 +140,25 @@ describe('turns', () => {
       let run = startTurn(conv, { message: text });
       expect(run.messages[0]).toEqual({ role: 'system', content: 's' });
       run = applyModelReply(run, modelStep(run), reply({ content: `re ${text}` }));
-      expect(turnResult(run, 'c', conv.turns + 1)).toMatchObject({ status: 'completed', content: `re ${text}`, turn: conv.turns + 1, workflowId: 'c' });
+      expect(turnResult(run, 'c', conv.turns + 1)).toMatchObject({
+        status: 'completed',
+        content: `re ${text}`,
+        turn: conv.turns + 1,
+        workflowId: 'c',
+      });
       conv = finishTurn(conv, run);
     }
     expect(conv).toMatchObject({ turns: 3, usage: { totalTokens: 6 }, transcriptStart: 0 });
     expect(conv.messages).toHaveLength(6);
 
     const carry = carryOver(conv, 'run-1');
-    expect(carry).toMatchObject({ transcriptStart: 3, turns: 3, runs: 2, previousRunId: 'run-1', messages: [a('re two'), u('three'), a('re three')] });
+    expect(carry).toMatchObject({
+      transcriptStart: 3,
+      turns: 3,
+      runs: 2,
+      previousRunId: 'run-1',
+      messages: [a('re two'), u('three'), a('re three')],
+    });
     const next = startConversation({ system: 's', memoryWindow: 3, carry });
     expect(next).toMatchObject({ transcriptStart: 3, turns: 3, runs: 2, previousRunId: 'run-1', tools: [tool('add')] });
 
@@ -122,7 +166,10 @@ describe('turns', () => {
     const page = transcriptPage(next, undefined, { offset: 0, limit: 10 }, messagesPage);
     expect(page).toMatchObject({ offset: 3, total: 6, heldFrom: 3, previousRunId: 'run-1', system: 's' });
     expect(page.messages).toHaveLength(3);
-    expect(transcriptPage(conv, undefined, { offset: 2, limit: 2 }, messagesPage).messages).toEqual([u('two'), a('re two')]);
+    expect(transcriptPage(conv, undefined, { offset: 2, limit: 2 }, messagesPage).messages).toEqual([
+      u('two'),
+      a('re two'),
+    ]);
   });
 
   it('limits a turn to the tools it names', () => {
@@ -133,7 +180,12 @@ describe('turns', () => {
   it('reports a failed turn with the reason and keeps what it did', () => {
     const conv = { ...startConversation({}), tools: [] };
     const run = startTurn(conv, { message: 'x' });
-    expect(turnResult(run, 'c', 1, { error: 'nope', errorType: 'ModelCall.Auth' })).toMatchObject({ status: 'failed', error: 'nope', errorType: 'ModelCall.Auth', content: null });
+    expect(turnResult(run, 'c', 1, { error: 'nope', errorType: 'ModelCall.Auth' })).toMatchObject({
+      status: 'failed',
+      error: 'nope',
+      errorType: 'ModelCall.Auth',
+      content: null,
+    });
   });
 
   it('answers pending tool calls when a turn is cancelled, so the next request stays valid', () => {
@@ -142,7 +194,11 @@ describe('turns', () => {
     run = applyModelReply(run, modelStep(run), reply({ toolCalls: [toolCall('c1', 'slow', {})] }));
     run = applyInterruption(run, 'cancelled');
     expect(nextStep(run)).toEqual({ type: 'finish', status: 'cancelled', content: null });
-    expect(run.messages[run.messages.length - 1]).toMatchObject({ role: 'tool', tool_call_id: 'c1', content: expect.stringMatching(/cancelled this turn/) });
+    expect(run.messages[run.messages.length - 1]).toMatchObject({
+      role: 'tool',
+      tool_call_id: 'c1',
+      content: expect.stringMatching(/cancelled this turn/),
+    });
   });
 
   it('gives derived tool-call ids that never repeat across turns', () => {
@@ -162,21 +218,36 @@ describe('turns', () => {
 
 describe('approvals', () => {
   function awaiting() {
-    const conv = { ...startConversation({}), tools: [tool('pay', { needsApproval: true, immediate: true }), tool('add')] };
+    const conv = {
+      ...startConversation({}),
+      tools: [tool('pay', { needsApproval: true, immediate: true }), tool('add')],
+    };
     let run = startTurn(conv, { message: 'x' });
-    run = applyModelReply(run, modelStep(run), reply({ toolCalls: [toolCall('p1', 'pay', { to: 'bob' }), toolCall('a1', 'add', { a: 1 })] }));
+    run = applyModelReply(
+      run,
+      modelStep(run),
+      reply({ toolCalls: [toolCall('p1', 'pay', { to: 'bob' }), toolCall('a1', 'add', { a: 1 })] }),
+    );
     return { conv, run };
   }
 
   it('waits for approval before running any tool of the step', () => {
     const { conv, run } = awaiting();
-    expect(nextStep(run)).toEqual({ type: 'await_approval', pending: [{ callId: 'p1', name: 'pay', arguments: { to: 'bob' }, summary: 'pay(to="bob")' }] });
-    expect(conversationStatus('c', conv, { turn: 1, run }, 0, undefined)).toMatchObject({ state: 'awaiting_approval', pendingApprovals: [{ callId: 'p1' }] });
+    expect(nextStep(run)).toEqual({
+      type: 'await_approval',
+      pending: [{ callId: 'p1', name: 'pay', arguments: { to: 'bob' }, summary: 'pay(to="bob")' }],
+    });
+    expect(conversationStatus('c', conv, { turn: 1, run }, 0, undefined)).toMatchObject({
+      state: 'awaiting_approval',
+      pendingApprovals: [{ callId: 'p1' }],
+    });
   });
 
   it('validates decisions by call id', () => {
     const { run } = awaiting();
-    expect(approvalProblem(run, { callId: 'a1', approve: true })).toBe('no tool call "a1" is awaiting approval; awaiting: p1 (pay(to="bob"))');
+    expect(approvalProblem(run, { callId: 'a1', approve: true })).toBe(
+      'no tool call "a1" is awaiting approval; awaiting: p1 (pay(to="bob"))',
+    );
     expect(approvalProblem(run, { callId: 'p1', approve: 'yes' })).toMatch(/"approve" must be true or false/);
     expect(approvalProblem(undefined, { callId: 'p1', approve: true })).toMatch(/nothing is awaiting approval/);
     expect(approvalProblem(run, { callId: 'p1', approve: false, reason: 'no' })).toBeUndefined();
@@ -199,7 +270,10 @@ describe('approvals', () => {
     run = decideApproval(run, { callId: 'p1', approve: false, reason: 'too much' });
     const step = nextStep(run);
     if (step.type !== 'run_tools') throw new Error(step.type);
-    expect(step.calls[0].resolved).toEqual({ result: 'Error: the user rejected this call to pay. Reason: too much', error: true });
+    expect(step.calls[0].resolved).toEqual({
+      result: 'Error: the user rejected this call to pay. Reason: too much',
+      error: true,
+    });
     run = applyToolOutcomes(run, [step.calls[0].resolved!, { result: '2', error: false }]);
     expect(run.toolExecutions[0]).toMatchObject({ approval: 'rejected', error: true, immediate: false });
     expect(nextStep(run).type).toBe('call_model');
@@ -214,7 +288,17 @@ describe('approvals', () => {
 });
 
 describe('JSON Schema tools', () => {
-  const schema = { type: 'object', properties: { id: { type: 'string' }, n: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } }, kind: { enum: ['a', 'b'] } }, required: ['id'], additionalProperties: false };
+  const schema = {
+    type: 'object',
+    properties: {
+      id: { type: 'string' },
+      n: { type: 'integer' },
+      tags: { type: 'array', items: { type: 'string' } },
+      kind: { enum: ['a', 'b'] },
+    },
+    required: ['id'],
+    additionalProperties: false,
+  };
 
   it('checks required properties, basic types, enums, items and unknown properties', () => {
     expect(checkJsonArguments(schema, { id: 'x', n: 2, tags: ['t'], kind: 'a' })).toEqual([]);
@@ -231,7 +315,12 @@ describe('JSON Schema tools', () => {
   it('registers without zod, validates arguments and builds the OpenAI spec', async () => {
     const seen: unknown[] = [];
     const registry = new ToolRegistry().register(
-      defineJsonSchemaTool({ name: 'lookup', description: 'Looks up', parameters: schema, execute: (args) => (seen.push(args), 'ok') }),
+      defineJsonSchemaTool({
+        name: 'lookup',
+        description: 'Looks up',
+        parameters: schema,
+        execute: (args) => (seen.push(args), 'ok'),
+      }),
       { dynamic: true },
     );
     expect(registry.names()).toEqual([]); // dynamic: offered only by a tool provider
@@ -239,7 +328,13 @@ describe('JSON Schema tools', () => {
     expect(registry.checkArguments('lookup', {})).toEqual({ ok: false, problems: ['id: required'] });
     const checked = registry.checkArguments('lookup', { id: 'B-1' });
     expect(checked.ok).toBe(true);
-    expect(registry.openAISpecs(['lookup'])[0].function).toEqual({ name: 'lookup', description: 'Looks up', parameters: schema });
-    expect(() => defineJsonSchemaTool({ name: 'bad', description: 'd', parameters: { type: 'string' }, execute: () => 1 })).toThrow(/JSON Schema object/);
+    expect(registry.openAISpecs(['lookup'])[0].function).toEqual({
+      name: 'lookup',
+      description: 'Looks up',
+      parameters: schema,
+    });
+    expect(() =>
+      defineJsonSchemaTool({ name: 'bad', description: 'd', parameters: { type: 'string' }, execute: () => 1 }),
+    ).toThrow(/JSON Schema object/);
   });
 });

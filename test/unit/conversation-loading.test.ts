@@ -84,7 +84,11 @@ describe('ConversationLoader', () => {
 
   it('drops the least recently used runs past its memory budget', async () => {
     const w = fakeWorkflow([msg(0, 1000)]);
-    const small = new ConversationLoader(async (ref, offset, limit) => (w.calls.push([offset, limit]), w.messages.slice(offset, offset + limit)), 100, 2500);
+    const small = new ConversationLoader(
+      async (ref, offset, limit) => (w.calls.push([offset, limit]), w.messages.slice(offset, offset + limit)),
+      100,
+      2500,
+    );
     small.add({ workflowId: 'a', runId: 'r' }, 0, [msg(0, 1000)]);
     small.add({ workflowId: 'b', runId: 'r' }, 0, [msg(0, 1000)]);
     small.add({ workflowId: 'c', runId: 'r' }, 0, [msg(0, 1000)]);

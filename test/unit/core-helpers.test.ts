@@ -51,13 +51,19 @@ describe('parseDuration', () => {
     ['1d', 86_400_000],
     [500, 500],
   ])('%p → %p ms', (input, ms) => expect(parseDuration(input as string)).toBe(ms));
-  it.each(['', 'soon', '-5s', '0s', '10 parsecs'])('rejects %p', (input) => expect(() => parseDuration(input)).toThrow(/invalid duration/));
+  it.each(['', 'soon', '-5s', '0s', '10 parsecs'])('rejects %p', (input) =>
+    expect(() => parseDuration(input)).toThrow(/invalid duration/),
+  );
   it('refuses a bare number in a string, naming the units', () => {
     // "5" used to mean 5 ms: `--max-time 5` ended a run at once.
     expect(() => parseDuration('5')).toThrow('invalid duration "5": add a unit (ms, s, m, h, d), e.g. 5s');
   });
   it('turns bare-number durations of old inputs into milliseconds (for replay)', () => {
-    expect(bareDurationsAsMs({ message: 'hi', maxExecutionTime: '5000', approvalTimeout: '1h' })).toEqual({ message: 'hi', maxExecutionTime: 5000, approvalTimeout: '1h' });
+    expect(bareDurationsAsMs({ message: 'hi', maxExecutionTime: '5000', approvalTimeout: '1h' })).toEqual({
+      message: 'hi',
+      maxExecutionTime: 5000,
+      approvalTimeout: '1h',
+    });
     expect(bareDurationsAsMs({ message: 'hi', maxExecutionTime: '5s' })).toBeUndefined();
   });
 });
@@ -65,11 +71,18 @@ describe('parseDuration', () => {
 describe('validateAgentInput', () => {
   it('accepts a minimal input', () => expect(validateAgentInput({ message: 'hi' })).toEqual([]));
   it('lists every problem', () => {
-    const problems = validateAgentInput({ message: ' ', maxIterations: 0, maxExecutionTime: 'x', onLimit: 'panic', tools: 'add' });
+    const problems = validateAgentInput({
+      message: ' ',
+      maxIterations: 0,
+      maxExecutionTime: 'x',
+      onLimit: 'panic',
+      tools: 'add',
+    });
     expect(problems).toHaveLength(5);
     expect(problems.join('\n')).toMatch(/message.*maxIterations|maxIterations/s);
   });
-  it('rejects non-objects', () => expect(validateAgentInput(null)).toEqual(['the input must be an object with a "message"']));
+  it('rejects non-objects', () =>
+    expect(validateAgentInput(null)).toEqual(['the input must be an object with a "message"']));
 });
 
 describe('shouldReturnImmediately', () => {
@@ -97,8 +110,16 @@ describe('summaries', () => {
 
 describe('formatLogEntry', () => {
   it('spells out errors in log metadata instead of "{}"', () => {
-    const failure = ApplicationFailure.create({ message: 'rate limited', type: 'ModelCall.RateLimit', cause: new Error('HTTP 429') });
-    const line = formatLogEntry({ level: 'WARN', message: 'Activity failed', meta: { activityType: 'callModel', error: failure } });
+    const failure = ApplicationFailure.create({
+      message: 'rate limited',
+      type: 'ModelCall.RateLimit',
+      cause: new Error('HTTP 429'),
+    });
+    const line = formatLogEntry({
+      level: 'WARN',
+      message: 'Activity failed',
+      meta: { activityType: 'callModel', error: failure },
+    });
     expect(line).toBe(
       '[WARN] Activity failed {"activityType":"callModel","error":{"name":"ApplicationFailure","type":"ModelCall.RateLimit","message":"rate limited","cause":{"name":"Error","message":"HTTP 429"}}}',
     );

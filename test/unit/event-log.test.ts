@@ -1,6 +1,7 @@
 import { EventLog, MAX_KEPT_CHARS, type AgentEvent } from '../../src/core';
 
-const texts = (events: AgentEvent[], call: number) => events.filter((e) => e.type === 'text_delta' && e.call === call).map((e) => (e as { delta: string }).delta);
+const texts = (events: AgentEvent[], call: number) =>
+  events.filter((e) => e.type === 'text_delta' && e.call === call).map((e) => (e as { delta: string }).delta);
 const types = (events: AgentEvent[]) => events.map((e) => e.type);
 
 describe('EventLog', () => {
@@ -41,7 +42,14 @@ describe('EventLog', () => {
     log.applyTextBatch({ call, attempt: 2, seq: 1, text: 'Hi' });
     log.finishModelCall(call, 'Hi there', 2);
     const events = log.read({ after: -1 }).events;
-    expect(types(events)).toEqual(['turn_started', 'model_call_started', 'text_delta', 'model_retry', 'text_delta', 'text_delta']);
+    expect(types(events)).toEqual([
+      'turn_started',
+      'model_call_started',
+      'text_delta',
+      'model_retry',
+      'text_delta',
+      'text_delta',
+    ]);
     expect(events[3]).toMatchObject({ type: 'model_retry', call, attempt: 2, error: 'connection reset' });
     expect(texts(events.slice(4), call).join('')).toBe('Hi there');
   });

@@ -1,7 +1,8 @@
 import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure } from '@temporalio/common';
 import { failureInfo, toolFailureMessage } from '../../src/workflows/failure-info';
 
-const activityFailure = (activityType: string, cause: Error) => new ActivityFailure('activity failed', activityType, '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'worker', cause);
+const activityFailure = (activityType: string, cause: Error) =>
+  new ActivityFailure('activity failed', activityType, '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'worker', cause);
 
 describe('what a failed activity tells the LLM and the caller', () => {
   it('says a tool call whose workers were lost was given up, and that it may have taken effect', () => {
@@ -11,13 +12,36 @@ describe('what a failed activity tells the LLM and the caller', () => {
     );
     const slow = activityFailure('executeTool', new TimeoutFailure('start-to-close', undefined, 'START_TO_CLOSE'));
     expect(toolFailureMessage(slow, 60_000, '8s')).toBe('the tool did not finish within its 60000 ms timeout');
-    expect(toolFailureMessage(activityFailure('executeTool', ApplicationFailure.create({ message: 'lookup failed: boom' })), 60_000, '8s')).toBe('lookup failed: boom');
+    expect(
+      toolFailureMessage(
+        activityFailure('executeTool', ApplicationFailure.create({ message: 'lookup failed: boom' })),
+        60_000,
+        '8s',
+      ),
+    ).toBe('lookup failed: boom');
   });
 
   it('names the model-call bound that ran out', () => {
-    const lost = failureInfo(activityFailure('callModel', new TimeoutFailure('heartbeat timeout', undefined, 'HEARTBEAT')));
-    expect(lost).toMatchObject({ errorType: 'ModelCall.Timeout', error: expect.stringMatching(/^the model call ran out of time: its worker stopped responding on every attempt/) });
-    const budget = failureInfo(activityFailure('callModel', ApplicationFailure.create({ message: 'the model call ran out of time: 300 s waiting', type: 'ModelCall.Timeout', nonRetryable: true })));
-    expect(budget).toMatchObject({ errorType: 'ModelCall.Timeout', error: 'the model call ran out of time: 300 s waiting' });
+    const lost = failureInfo(
+      activityFailure('callModel', new TimeoutFailure('heartbeat timeout', undefined, 'HEARTBEAT')),
+    );
+    expect(lost).toMatchObject({
+      errorType: 'ModelCall.Timeout',
+      error: expect.stringMatching(/^the model call ran out of time: its worker stopped responding on every attempt/),
+    });
+    const budget = failureInfo(
+      activityFailure(
+        'callModel',
+        ApplicationFailure.create({
+          message: 'the model call ran out of time: 300 s waiting',
+          type: 'ModelCall.Timeout',
+          nonRetryable: true,
+        }),
+      ),
+    );
+    expect(budget).toMatchObject({
+      errorType: 'ModelCall.Timeout',
+      error: 'the model call ran out of time: 300 s waiting',
+    });
   });
 });

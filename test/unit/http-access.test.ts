@@ -1,7 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { createHttpApi } from '../../src/http/http-api';
-import { FAILED_AUTH_PER_MINUTE, httpAccessFromEnv, isLoopback, presentedToken, RateLimiter, tokenMatches } from '../../src/http/access';
+import {
+  FAILED_AUTH_PER_MINUTE,
+  httpAccessFromEnv,
+  isLoopback,
+  presentedToken,
+  RateLimiter,
+  tokenMatches,
+} from '../../src/http/access';
 
 describe('HTTP access rules', () => {
   it('match tokens exactly, whatever their length', () => {
@@ -37,21 +44,40 @@ describe('HTTP access rules', () => {
   });
 
   it('read the environment, refusing short tokens, odd origins and bad limits without echoing tokens', () => {
-    expect(httpAccessFromEnv({ AGENT_HTTP_TOKENS: ' aaaaaaaaaaaaaaaa, bbbbbbbbbbbbbbbb ,', AGENT_HTTP_CORS_ORIGINS: 'https://a.example.com', AGENT_HTTP_RATE_LIMIT: '60' })).toEqual({
+    expect(
+      httpAccessFromEnv({
+        AGENT_HTTP_TOKENS: ' aaaaaaaaaaaaaaaa, bbbbbbbbbbbbbbbb ,',
+        AGENT_HTTP_CORS_ORIGINS: 'https://a.example.com',
+        AGENT_HTTP_RATE_LIMIT: '60',
+      }),
+    ).toEqual({
       tokens: ['aaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbb'],
       corsOrigins: ['https://a.example.com'],
       rateLimitPerMinute: 60,
     });
     expect(httpAccessFromEnv({})).toEqual({ tokens: [], corsOrigins: [] });
-    expect(() => httpAccessFromEnv({ AGENT_HTTP_TOKENS: 'aaaaaaaaaaaaaaaa,hunter2' })).toThrow(/^AGENT_HTTP_TOKENS: token 2 is shorter than 16 characters/);
+    expect(() => httpAccessFromEnv({ AGENT_HTTP_TOKENS: 'aaaaaaaaaaaaaaaa,hunter2' })).toThrow(
+      /^AGENT_HTTP_TOKENS: token 2 is shorter than 16 characters/,
+    );
     expect(() => httpAccessFromEnv({ AGENT_HTTP_TOKENS: 'hunter2' })).not.toThrow(/hunter2/);
     expect(() => httpAccessFromEnv({ AGENT_HTTP_CORS_ORIGINS: 'app.example.com' })).toThrow(/is not an origin/);
-    expect(() => httpAccessFromEnv({ AGENT_HTTP_RATE_LIMIT: 'lots' })).toThrow(/AGENT_HTTP_RATE_LIMIT must be a whole number/);
-    expect([isLoopback('127.0.0.1'), isLoopback('::1'), isLoopback('localhost'), isLoopback('0.0.0.0'), isLoopback('10.0.0.1')]).toEqual([true, true, true, false, false]);
+    expect(() => httpAccessFromEnv({ AGENT_HTTP_RATE_LIMIT: 'lots' })).toThrow(
+      /AGENT_HTTP_RATE_LIMIT must be a whole number/,
+    );
+    expect([
+      isLoopback('127.0.0.1'),
+      isLoopback('::1'),
+      isLoopback('localhost'),
+      isLoopback('0.0.0.0'),
+      isLoopback('10.0.0.1'),
+    ]).toEqual([true, true, true, false, false]);
   });
 
   it('limit wrong tokens per address, with or without a rate limit set', async () => {
-    for (const access of [{ tokens: ['a-long-enough-token'] }, { tokens: ['a-long-enough-token'], rateLimitPerMinute: 3 }]) {
+    for (const access of [
+      { tokens: ['a-long-enough-token'] },
+      { tokens: ['a-long-enough-token'], rateLimitPerMinute: 3 },
+    ]) {
       const connection = Connection.lazy({ address: '127.0.0.1:1', connectTimeout: 500 });
       const server = createHttpApi({ client: new Client({ connection }), taskQueue: 'x', access });
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -59,7 +85,11 @@ describe('HTTP access rules', () => {
         const { port } = server.address() as { port: number };
         const limit = access.rateLimitPerMinute ?? FAILED_AUTH_PER_MINUTE;
         const statuses: number[] = [];
-        for (let i = 0; i <= limit; i++) statuses.push((await fetch(`http://127.0.0.1:${port}/agents`, { headers: { authorization: `Bearer guess-${i}` } })).status);
+        for (let i = 0; i <= limit; i++)
+          statuses.push(
+            (await fetch(`http://127.0.0.1:${port}/agents`, { headers: { authorization: `Bearer guess-${i}` } }))
+              .status,
+          );
         expect(statuses).toEqual([...Array(limit).fill(401), 429]);
       } finally {
         server.closeAllConnections();
@@ -71,12 +101,19 @@ describe('HTTP access rules', () => {
 
   it('GET /healthz asks Temporal at most once a second', async () => {
     let asked = 0;
-    const client = { options: { namespace: 'default' }, connection: { withDeadline: async () => void asked++ }, workflowService: { getSystemInfo: async () => ({}) }, withAbortSignal: (_: AbortSignal, fn: () => Promise<unknown>) => fn() };
+    const client = {
+      options: { namespace: 'default' },
+      connection: { withDeadline: async () => void asked++ },
+      workflowService: { getSystemInfo: async () => ({}) },
+      withAbortSignal: (_: AbortSignal, fn: () => Promise<unknown>) => fn(),
+    };
     const server = createHttpApi({ client: client as unknown as Client, taskQueue: 'x' });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const { port } = server.address() as { port: number };
-      const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status)));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status)),
+      );
       expect(answers).toEqual(Array(20).fill(200));
       expect(asked).toBe(1);
       await new Promise((r) => setTimeout(r, 1_100));
@@ -90,13 +127,20 @@ describe('HTTP access rules', () => {
 
   it('GET /healthz reports an unreachable Temporal as 503, without a token', async () => {
     const connection = Connection.lazy({ address: '127.0.0.1:1', connectTimeout: 500 });
-    const server = createHttpApi({ client: new Client({ connection }), taskQueue: 'x', access: { tokens: ['a-long-enough-token'] } });
+    const server = createHttpApi({
+      client: new Client({ connection }),
+      taskQueue: 'x',
+      access: { tokens: ['a-long-enough-token'] },
+    });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const { port } = server.address() as { port: number };
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
       expect(res.status).toBe(503);
-      expect(await res.json()).toMatchObject({ status: 'unavailable', temporal: { reachable: false, namespace: 'default', error: expect.any(String) } });
+      expect(await res.json()).toMatchObject({
+        status: 'unavailable',
+        temporal: { reachable: false, namespace: 'default', error: expect.any(String) },
+      });
       expect((await fetch(`http://127.0.0.1:${port}/agents`)).status).toBe(401);
     } finally {
       server.closeAllConnections();

@@ -34,7 +34,11 @@ describe('MCP configuration', () => {
     const servers = parseMcpServers(
       {
         files: { command: 'npx', args: ['-y', 'server-files', '${ROOT}'], env: { TOKEN: '${FILES_TOKEN}' } },
-        search: { url: 'https://search.example/mcp', headers: { Authorization: 'Bearer ${SEARCH_KEY}' }, timeout: '30s' },
+        search: {
+          url: 'https://search.example/mcp',
+          headers: { Authorization: 'Bearer ${SEARCH_KEY}' },
+          timeout: '30s',
+        },
       },
       'test',
       { ROOT: '/data', FILES_TOKEN: 'f1', SEARCH_KEY: 's3cret' },
@@ -47,7 +51,17 @@ describe('MCP configuration', () => {
 
   it('reports every problem at once, naming the server and field', () => {
     expect(() =>
-      parseMcpServers({ 'a b': { command: 'x' }, both: { command: 'x', url: 'http://y' }, none: {}, web: { url: 'ftp://x', headers: { A: '${MISSING}' } }, 'x__y': { command: 'z' } }, 'mcp.json', {}),
+      parseMcpServers(
+        {
+          'a b': { command: 'x' },
+          both: { command: 'x', url: 'http://y' },
+          none: {},
+          web: { url: 'ftp://x', headers: { A: '${MISSING}' } },
+          x__y: { command: 'z' },
+        },
+        'mcp.json',
+        {},
+      ),
     ).toThrow(
       'mcp.json: mcpServers.a b: server names are 1-32 letters, digits, "_" or "-", without "__" (they prefix tool names: <server>__<tool>); ' +
         'mcpServers.both: give "command" or "url", not both; mcpServers.none: needs "command" (a stdio server the worker starts) or "url" (a streamable HTTP server); ' +
@@ -67,7 +81,9 @@ describe('MCP configuration', () => {
     expect(() => loadMcpConfig(bad)).toThrow(`the MCP configuration ${bad} is not valid JSON`);
     writeFileSync(bad, '{"servers": {}}');
     expect(() => loadMcpConfig(bad)).toThrow(`the MCP configuration ${bad} must be an object with "mcpServers"`);
-    expect(() => loadMcpConfig(join(dir, 'missing.json'))).toThrow(`cannot read the MCP configuration ${join(dir, 'missing.json')}`);
+    expect(() => loadMcpConfig(join(dir, 'missing.json'))).toThrow(
+      `cannot read the MCP configuration ${join(dir, 'missing.json')}`,
+    );
   });
 });
 

@@ -6,7 +6,24 @@ const TOOLS = ['stringLength', 'add', 'sqrt'];
 describe('parseRunArgs', () => {
   it('maps every flag of the CLI contract onto the run input', () => {
     const cmd = parseRunArgs(
-      ['What now?', '--tools', 'add, sqrt', '--immediate', 'add', '--max-iterations', '4', '--max-time', '30s', '--on-limit', 'generate', '--system', 'Be brief.', '--id', 'agent-x', '--json'],
+      [
+        'What now?',
+        '--tools',
+        'add, sqrt',
+        '--immediate',
+        'add',
+        '--max-iterations',
+        '4',
+        '--max-time',
+        '30s',
+        '--on-limit',
+        'generate',
+        '--system',
+        'Be brief.',
+        '--id',
+        'agent-x',
+        '--json',
+      ],
       TOOLS,
     );
     expect(cmd).toEqual({
@@ -26,7 +43,11 @@ describe('parseRunArgs', () => {
   });
 
   it('takes --events (JSON lines) and --no-stream, and refuses --events with --json', () => {
-    expect(parseRunArgs(['hi', '--events', '--no-stream'], TOOLS)).toEqual({ input: { message: 'hi', stream: false }, json: false, events: true });
+    expect(parseRunArgs(['hi', '--events', '--no-stream'], TOOLS)).toEqual({
+      input: { message: 'hi', stream: false },
+      json: false,
+      events: true,
+    });
     expect(() => parseRunArgs(['hi', '--events', '--json'], TOOLS)).toThrow('--json and --events exclude each other');
   });
 
@@ -35,7 +56,10 @@ describe('parseRunArgs', () => {
   });
 
   it('allows --immediate without --tools (all tools are offered)', () => {
-    expect(parseRunArgs(['hi', '--immediate', 'sqrt'], TOOLS).input).toEqual({ message: 'hi', immediateTools: ['sqrt'] });
+    expect(parseRunArgs(['hi', '--immediate', 'sqrt'], TOOLS).input).toEqual({
+      message: 'hi',
+      immediateTools: ['sqrt'],
+    });
   });
 
   it.each([
@@ -54,17 +78,25 @@ describe('--tool-calling', () => {
   it('accepts the three modes and refuses others', () => {
     expect(parseRunArgs(['hi', '--tool-calling', 'functions'], ['add']).input.toolCalling).toBe('functions');
     expect(parseRunArgs(['hi', '--tool-calling', 'react'], ['add']).input.toolCalling).toBe('react');
-    expect(() => parseRunArgs(['hi', '--tool-calling', 'telepathy'], ['add'])).toThrow('--tool-calling must be one of tools, functions, react, got "telepathy"');
+    expect(() => parseRunArgs(['hi', '--tool-calling', 'telepathy'], ['add'])).toThrow(
+      '--tool-calling must be one of tools, functions, react, got "telepathy"',
+    );
   });
 });
 
 describe('the flags every command takes', () => {
   it('takes --task-queue wherever it stands, checked; leaves the rest as it was', () => {
-    expect(takeTaskQueue(['run', 'hi', '--task-queue', 'support', '--json'])).toEqual({ taskQueue: 'support', rest: ['run', 'hi', '--json'] });
+    expect(takeTaskQueue(['run', 'hi', '--task-queue', 'support', '--json'])).toEqual({
+      taskQueue: 'support',
+      rest: ['run', 'hi', '--json'],
+    });
     expect(takeTaskQueue(['--task-queue=billing', 'agents'])).toEqual({ taskQueue: 'billing', rest: ['agents'] });
     expect(takeTaskQueue(['status', 'x'])).toEqual({ taskQueue: undefined, rest: ['status', 'x'] });
     // After `--` everything is an argument, even this.
-    expect(takeTaskQueue(['send', 'x', '--', '--task-queue'])).toEqual({ taskQueue: undefined, rest: ['send', 'x', '--', '--task-queue'] });
+    expect(takeTaskQueue(['send', 'x', '--', '--task-queue'])).toEqual({
+      taskQueue: undefined,
+      rest: ['send', 'x', '--', '--task-queue'],
+    });
     expect(() => takeTaskQueue(['run', 'hi', '--task-queue'])).toThrow(UsageError);
     expect(() => takeTaskQueue(['--task-queue', ''])).toThrow('--task-queue must not be empty');
     expect(() => takeTaskQueue(['--task-queue', 'a\nb'])).toThrow('--task-queue must not contain control characters');

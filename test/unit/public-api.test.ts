@@ -23,8 +23,11 @@ it('has TSDoc on every exported declaration', () => {
       let j = i - 1;
       while (j >= 0 && !lines[j].trim()) j--;
       // An overloaded function's implementation follows its (documented) overloads.
-      const overloaded = new RegExp(`^export (?:async )?function ${m[1]}\\b.*;$`).test((lines[j] ?? '').trim());
-      if (!overloaded && !(lines[j] ?? '').trim().endsWith('*/')) undocumented.push(`${file.slice(ROOT.length + 1)}: ${m[1]}`);
+      const declaredBefore = new RegExp(`^export (?:async )?function ${m[1]}\\b`);
+      const overloaded =
+        (lines[j] ?? '').trim().endsWith(';') && lines.slice(0, i).some((earlier) => declaredBefore.test(earlier));
+      if (!overloaded && !(lines[j] ?? '').trim().endsWith('*/'))
+        undocumented.push(`${file.slice(ROOT.length + 1)}: ${m[1]}`);
     });
   }
   expect(undocumented).toEqual([]);

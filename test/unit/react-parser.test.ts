@@ -31,7 +31,9 @@ describe('parseReActOutput', () => {
   });
 
   it('strips surrounding spaces, then double quotes, from the input', () => {
-    expect(action('Action: search\nAction Input: "what is the temperature in SF?"').toolInput).toBe('what is the temperature in SF?');
+    expect(action('Action: search\nAction Input: "what is the temperature in SF?"').toolInput).toBe(
+      'what is the temperature in SF?',
+    );
     expect(action('Action: search\nAction Input:    "quoted"   ').toolInput).toBe('quoted');
     expect(action('Action: search\nAction Input: say "hi" now').toolInput).toBe('say "hi" now');
   });
@@ -48,11 +50,15 @@ describe('parseReActOutput', () => {
       output: 'It is 30 degrees.',
       log: 'Thought: I now know the final answer\nFinal Answer: It is 30 degrees.',
     });
-    expect(parseReActOutput('Final Answer: draft\nFinal Answer:  the real one\nover two lines ')).toMatchObject({ output: 'the real one\nover two lines' });
+    expect(parseReActOutput('Final Answer: draft\nFinal Answer:  the real one\nover two lines ')).toMatchObject({
+      output: 'the real one\nover two lines',
+    });
   });
 
   it('refuses text with both a parseable action and a final answer', () => {
-    const err = parseError('Thought: x\nAction: search\nAction Input: q\nObservation: r\nThought: done\nFinal Answer: 42');
+    const err = parseError(
+      'Thought: x\nAction: search\nAction Input: q\nObservation: r\nThought: done\nFinal Answer: 42',
+    );
     expect(err.message).toMatch(/both a final answer and a parse-able action/);
     expect(err.observation).toMatch(/either an Action with its Action Input, or a Final Answer, not both/);
   });

@@ -17,13 +17,26 @@ import {
   type ToolInfo,
 } from '../../src/core';
 
-const tool = (name: string, extra: Partial<ToolInfo> = {}): ToolInfo => ({ name, immediate: false, timeoutMs: 1000, retry: { maximumAttempts: 1, initialIntervalMs: 1000 }, ...extra });
-const all: SearchAttributeSettings = { registered: ['AgentName', 'AgentStatus', 'AgentIterations', 'AgentTotalTokens', 'AgentModel'], updates: 'steps', defaultModel: 'worker-model' };
+const tool = (name: string, extra: Partial<ToolInfo> = {}): ToolInfo => ({
+  name,
+  immediate: false,
+  timeoutMs: 1000,
+  retry: { maximumAttempts: 1, initialIntervalMs: 1000 },
+  ...extra,
+});
+const all: SearchAttributeSettings = {
+  registered: ['AgentName', 'AgentStatus', 'AgentIterations', 'AgentTotalTokens', 'AgentModel'],
+  updates: 'steps',
+  defaultModel: 'worker-model',
+};
 const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15 };
 
 describe('agent search attributes (pure)', () => {
   it('follow a run: thinking, running_tools, awaiting_approval, then its final status, with calls and tokens', () => {
-    let state = startRun({ message: 'add 2 and 3', agent: 'clerk' }, [tool('add'), tool('pay', { needsApproval: true })]);
+    let state = startRun({ message: 'add 2 and 3', agent: 'clerk' }, [
+      tool('add'),
+      tool('pay', { needsApproval: true }),
+    ]);
     expect(runSearchValues(state, { defaultModel: 'worker-model' })).toEqual({
       AgentName: 'clerk',
       AgentStatus: 'thinking',
@@ -32,8 +45,18 @@ describe('agent search attributes (pure)', () => {
       AgentModel: 'worker-model',
     });
     const step = nextStep(state) as Extract<ReturnType<typeof nextStep>, { type: 'call_model' }>;
-    state = applyModelReply(state, step, { content: null, toolCalls: [{ id: 'c1', type: 'function', function: { name: 'add', arguments: '{}' } }], finishReason: 'tool_calls', usage });
-    expect(runSearchValues(state, { defaultModel: 'worker-model' })).toMatchObject({ AgentStatus: 'running_tools', AgentIterations: 1, AgentTotalTokens: 15, AgentModel: 'worker-model' });
+    state = applyModelReply(state, step, {
+      content: null,
+      toolCalls: [{ id: 'c1', type: 'function', function: { name: 'add', arguments: '{}' } }],
+      finishReason: 'tool_calls',
+      usage,
+    });
+    expect(runSearchValues(state, { defaultModel: 'worker-model' })).toMatchObject({
+      AgentStatus: 'running_tools',
+      AgentIterations: 1,
+      AgentTotalTokens: 15,
+      AgentModel: 'worker-model',
+    });
     const named = startRun({ message: 'hi', modelSettings: { model: 'm-1' } }, []);
     expect(runSearchValues(named, { defaultModel: 'worker-model' }).AgentModel).toBe('m-1');
     const asking = applyModelReply(startRun({ message: 'pay' }, [tool('pay', { needsApproval: true })]), step, {
@@ -43,12 +66,20 @@ describe('agent search attributes (pure)', () => {
       usage,
     });
     expect(runSearchValues(asking, {}).AgentStatus).toBe('awaiting_approval');
-    const done = applyModelReply(startRun({ message: 'hi' }, []), step, { content: 'hello', toolCalls: [], finishReason: 'stop', usage });
+    const done = applyModelReply(startRun({ message: 'hi' }, []), step, {
+      content: 'hello',
+      toolCalls: [],
+      finishReason: 'stop',
+      usage,
+    });
     expect(runSearchValues(done, {}).AgentStatus).toBe('completed');
   });
 
   it('name the agent and model handed off to', () => {
-    const billing: ResolvedAgent = { settings: { name: 'billing', instructions: 'You are billing.', modelSettings: { model: 'b-1' } }, tools: [] };
+    const billing: ResolvedAgent = {
+      settings: { name: 'billing', instructions: 'You are billing.', modelSettings: { model: 'b-1' } },
+      tools: [],
+    };
     const triage = startRun({ message: 'hi', agent: 'triage', modelSettings: { model: 't-1' } }, []);
     expect(runSearchValues(triage, {})).toMatchObject({ AgentName: 'triage', AgentModel: 't-1' });
     const handed = applyHandoff(triage, billing);
@@ -58,19 +89,40 @@ describe('agent search attributes (pure)', () => {
   });
 
   it('upsert only what changed, only registered attributes, and with milestones not while a run alternates model calls and tools', () => {
-    const v = (status: AgentSearchValues['AgentStatus'], iterations: number): AgentSearchValues => ({ AgentName: 'a', AgentStatus: status, AgentIterations: iterations, AgentTotalTokens: iterations * 10, AgentModel: 'm' });
+    const v = (status: AgentSearchValues['AgentStatus'], iterations: number): AgentSearchValues => ({
+      AgentName: 'a',
+      AgentStatus: status,
+      AgentIterations: iterations,
+      AgentTotalTokens: iterations * 10,
+      AgentModel: 'm',
+    });
     expect(searchAttributeChanges({}, v('thinking', 0), all)).toEqual(v('thinking', 0));
-    expect(searchAttributeChanges(v('thinking', 0), v('running_tools', 1), all)).toEqual({ AgentStatus: 'running_tools', AgentIterations: 1, AgentTotalTokens: 10 });
+    expect(searchAttributeChanges(v('thinking', 0), v('running_tools', 1), all)).toEqual({
+      AgentStatus: 'running_tools',
+      AgentIterations: 1,
+      AgentTotalTokens: 10,
+    });
     expect(searchAttributeChanges(v('thinking', 1), v('thinking', 1), all)).toEqual({});
-    expect(searchAttributeChanges({}, v('thinking', 0), { ...all, registered: ['AgentStatus'] })).toEqual({ AgentStatus: 'thinking' });
+    expect(searchAttributeChanges({}, v('thinking', 0), { ...all, registered: ['AgentStatus'] })).toEqual({
+      AgentStatus: 'thinking',
+    });
     const milestones = { ...all, updates: 'milestones' as const };
     expect(searchAttributeChanges(v('thinking', 0), v('running_tools', 1), milestones)).toEqual({});
-    expect(searchAttributeChanges(v('thinking', 0), v('awaiting_approval', 1), milestones)).toMatchObject({ AgentStatus: 'awaiting_approval' });
-    expect(searchAttributeChanges(v('running_tools', 3), v('completed', 4), milestones)).toMatchObject({ AgentStatus: 'completed', AgentIterations: 4 });
+    expect(searchAttributeChanges(v('thinking', 0), v('awaiting_approval', 1), milestones)).toMatchObject({
+      AgentStatus: 'awaiting_approval',
+    });
+    expect(searchAttributeChanges(v('running_tools', 3), v('completed', 4), milestones)).toMatchObject({
+      AgentStatus: 'completed',
+      AgentIterations: 4,
+    });
   });
 
   it("with the 'status' trigger, upsert when what the run does or who does it changes, the counters riding along", () => {
-    const v = (status: AgentSearchValues['AgentStatus'], iterations: number, extra: Partial<AgentSearchValues> = {}): AgentSearchValues => ({
+    const v = (
+      status: AgentSearchValues['AgentStatus'],
+      iterations: number,
+      extra: Partial<AgentSearchValues> = {},
+    ): AgentSearchValues => ({
       AgentName: 'a',
       AgentStatus: status,
       AgentIterations: iterations,
@@ -81,22 +133,58 @@ describe('agent search attributes (pure)', () => {
     expect(searchAttributeChanges({}, v('thinking', 0), all, 'status')).toEqual(v('thinking', 0));
     // Only the counters moved (a step whose tools ran inside the workflow task): no upsert, no action.
     expect(searchAttributeChanges(v('thinking', 1), v('thinking', 4), all, 'status')).toEqual({});
-    expect(searchAttributeChanges(v('thinking', 1), v('thinking', 4), all, 'any')).toEqual({ AgentIterations: 4, AgentTotalTokens: 40 });
+    expect(searchAttributeChanges(v('thinking', 1), v('thinking', 4), all, 'any')).toEqual({
+      AgentIterations: 4,
+      AgentTotalTokens: 40,
+    });
     // A change of status brings the counters up to date in the same upsert.
-    expect(searchAttributeChanges(v('thinking', 1), v('running_tools', 4), all, 'status')).toEqual({ AgentStatus: 'running_tools', AgentIterations: 4, AgentTotalTokens: 40 });
-    expect(searchAttributeChanges(v('thinking', 1), v('completed', 4), all, 'status')).toMatchObject({ AgentStatus: 'completed', AgentIterations: 4 });
+    expect(searchAttributeChanges(v('thinking', 1), v('running_tools', 4), all, 'status')).toEqual({
+      AgentStatus: 'running_tools',
+      AgentIterations: 4,
+      AgentTotalTokens: 40,
+    });
+    expect(searchAttributeChanges(v('thinking', 1), v('completed', 4), all, 'status')).toMatchObject({
+      AgentStatus: 'completed',
+      AgentIterations: 4,
+    });
     // A handoff names another agent and model.
-    expect(searchAttributeChanges(v('thinking', 1), v('thinking', 2, { AgentName: 'b', AgentModel: 'm2' }), all, 'status')).toEqual({ AgentName: 'b', AgentModel: 'm2', AgentIterations: 2, AgentTotalTokens: 20 });
+    expect(
+      searchAttributeChanges(v('thinking', 1), v('thinking', 2, { AgentName: 'b', AgentModel: 'm2' }), all, 'status'),
+    ).toEqual({ AgentName: 'b', AgentModel: 'm2', AgentIterations: 2, AgentTotalTokens: 20 });
     // A namespace with the counters but not the status (the worker warns of it) gets nothing: the status triggers.
-    expect(searchAttributeChanges(v('thinking', 1), v('running_tools', 2), { ...all, registered: ['AgentIterations'] }, 'status')).toEqual({});
+    expect(
+      searchAttributeChanges(
+        v('thinking', 1),
+        v('running_tools', 2),
+        { ...all, registered: ['AgentIterations'] },
+        'status',
+      ),
+    ).toEqual({});
   });
 
   it('know which steps the server never sees: all-local tool calls, resolved calls and handoffs, not activities or agents', () => {
-    const planned = (t: ToolInfo) => ({ call: { id: t.name, type: 'function' as const, function: { name: t.name, arguments: '{}' } }, arguments: {}, immediate: false, tool: t });
+    const planned = (t: ToolInfo) => ({
+      call: { id: t.name, type: 'function' as const, function: { name: t.name, arguments: '{}' } },
+      arguments: {},
+      immediate: false,
+      tool: t,
+    });
     const tools = (...infos: ToolInfo[]): NextStep => ({ type: 'run_tools', calls: infos.map(planned) });
     expect(stepStaysInWorkflowTask(tools(tool('a', { local: true }), tool('b', { local: true })))).toBe(true);
-    expect(stepStaysInWorkflowTask(tools(tool('a', { local: true }), tool('to_billing', { handoff: 'billing' })))).toBe(true);
-    const resolved: NextStep = { type: 'run_tools', calls: [{ call: { id: 'x', type: 'function', function: { name: 'nope', arguments: '{}' } }, arguments: {}, immediate: false, resolved: { result: 'unknown tool', error: true } }] };
+    expect(stepStaysInWorkflowTask(tools(tool('a', { local: true }), tool('to_billing', { handoff: 'billing' })))).toBe(
+      true,
+    );
+    const resolved: NextStep = {
+      type: 'run_tools',
+      calls: [
+        {
+          call: { id: 'x', type: 'function', function: { name: 'nope', arguments: '{}' } },
+          arguments: {},
+          immediate: false,
+          resolved: { result: 'unknown tool', error: true },
+        },
+      ],
+    };
     expect(stepStaysInWorkflowTask(resolved)).toBe(true);
     expect(stepStaysInWorkflowTask(tools(tool('a', { local: true }), tool('b')))).toBe(false);
     expect(stepStaysInWorkflowTask(tools(tool('helper', { agent: 'helper', local: true })))).toBe(false);
@@ -105,7 +193,9 @@ describe('agent search attributes (pure)', () => {
   });
 
   it('describe an idle or closed conversation', () => {
-    expect(conversationSearchValues('idle', { usage, lastTurnIterations: 2 }, { agent: 'support', defaultModel: 'w' })).toEqual({
+    expect(
+      conversationSearchValues('idle', { usage, lastTurnIterations: 2 }, { agent: 'support', defaultModel: 'w' }),
+    ).toEqual({
       AgentName: 'support',
       AgentStatus: 'idle',
       AgentIterations: 2,
@@ -122,18 +212,35 @@ describe('agent search attributes (pure)', () => {
       { name: 'AgentTotalTokens', type: 'Int', problem: 'missing' },
       { name: 'AgentModel', type: 'Keyword', problem: 'missing' },
     ]);
-    expect(searchAttributeCreateCommands('prod', problems.filter((p) => p.problem === 'missing'))).toEqual([
+    expect(
+      searchAttributeCreateCommands(
+        'prod',
+        problems.filter((p) => p.problem === 'missing'),
+      ),
+    ).toEqual([
       'temporal operator search-attribute create --namespace prod --name AgentStatus --name AgentModel --type Keyword',
       'temporal operator search-attribute create --namespace prod --name AgentTotalTokens --type Int',
     ]);
-    expect(missingSearchAttributes({ AgentName: 'Keyword', AgentStatus: 'Keyword', AgentIterations: 'Int', AgentTotalTokens: 'Int', AgentModel: 'Keyword' })).toEqual([]);
+    expect(
+      missingSearchAttributes({
+        AgentName: 'Keyword',
+        AgentStatus: 'Keyword',
+        AgentIterations: 'Int',
+        AgentTotalTokens: 'Int',
+        AgentModel: 'Keyword',
+      }),
+    ).toEqual([]);
   });
 
   it('build the list query, refusing unknown statuses and odd agent names', () => {
-    expect(agentListQuery({ status: 'awaiting_approval', agent: 'support' }, ['agentWorkflow', 'conversationWorkflow'])).toBe(
+    expect(
+      agentListQuery({ status: 'awaiting_approval', agent: 'support' }, ['agentWorkflow', 'conversationWorkflow']),
+    ).toBe(
       "WorkflowType IN ('agentWorkflow', 'conversationWorkflow') AND AgentStatus = 'awaiting_approval' AND AgentName = 'support'",
     );
-    expect(() => agentListQuery({ status: 'sleeping' }, [])).toThrow(/unknown status "sleeping"; one of: thinking, running_tools/);
+    expect(() => agentListQuery({ status: 'sleeping' }, [])).toThrow(
+      /unknown status "sleeping"; one of: thinking, running_tools/,
+    );
     expect(() => agentListQuery({ agent: "x' OR 1=1" }, [])).toThrow(/is not an agent name/);
   });
 });

@@ -18,7 +18,12 @@ describe('tool JSON schemas', () => {
         city: { type: 'string', description: 'City name' },
         unit: { type: 'string', enum: ['c', 'f'] },
         days: { type: 'array', items: { type: 'integer' } },
-        where: { type: 'object', properties: { lat: { type: 'number' }, lon: { type: 'number' } }, required: ['lat', 'lon'], additionalProperties: false },
+        where: {
+          type: 'object',
+          properties: { lat: { type: 'number' }, lon: { type: 'number' } },
+          required: ['lat', 'lon'],
+          additionalProperties: false,
+        },
       },
       required: ['city', 'days', 'where'],
       additionalProperties: false,
@@ -35,7 +40,10 @@ describe('tool JSON schemas', () => {
         description: 'Calculates the sum of two numbers',
         parameters: {
           type: 'object',
-          properties: { a: { type: 'integer', description: 'First integer' }, b: { type: 'integer', description: 'Second integer' } },
+          properties: {
+            a: { type: 'integer', description: 'First integer' },
+            b: { type: 'integer', description: 'Second integer' },
+          },
           required: ['a', 'b'],
           additionalProperties: false,
         },
@@ -46,7 +54,12 @@ describe('tool JSON schemas', () => {
 });
 
 describe('ToolRegistry', () => {
-  const echo = defineTool({ name: 'echo', description: 'Echoes', parameters: z.object({ s: z.string() }), execute: ({ s }) => s });
+  const echo = defineTool({
+    name: 'echo',
+    description: 'Echoes',
+    parameters: z.object({ s: z.string() }),
+    execute: ({ s }) => s,
+  });
 
   it('rejects duplicate names', () => {
     const registry = new ToolRegistry([echo]);
@@ -54,12 +67,28 @@ describe('ToolRegistry', () => {
   });
 
   it('resolves scheduling info with defaults and per-tool settings', () => {
-    const slow = defineTool({ ...echo, name: 'slow', returnBehavior: 'immediate', timeout: '2m', retry: { maximumAttempts: 5, initialInterval: '3s' } });
+    const slow = defineTool({
+      ...echo,
+      name: 'slow',
+      returnBehavior: 'immediate',
+      timeout: '2m',
+      retry: { maximumAttempts: 5, initialInterval: '3s' },
+    });
     const registry = new ToolRegistry([echo, slow]);
-    expect(registry.info('echo')).toEqual({ name: 'echo', immediate: false, timeoutMs: 60_000, retry: { maximumAttempts: 3, initialIntervalMs: 1000 } });
+    expect(registry.info('echo')).toEqual({
+      name: 'echo',
+      immediate: false,
+      timeoutMs: 60_000,
+      retry: { maximumAttempts: 3, initialIntervalMs: 1000 },
+    });
     expect(registry.info('echo', { immediate: true }).immediate).toBe(true);
     expect(registry.info('echo', { needsApproval: true }).needsApproval).toBe(true);
-    expect(registry.info('slow')).toEqual({ name: 'slow', immediate: true, timeoutMs: 120_000, retry: { maximumAttempts: 5, initialIntervalMs: 3000 } });
+    expect(registry.info('slow')).toEqual({
+      name: 'slow',
+      immediate: true,
+      timeoutMs: 120_000,
+      retry: { maximumAttempts: 5, initialIntervalMs: 3000 },
+    });
     expect(registry.unknown(['echo', 'nope'])).toEqual(['nope']);
   });
 
@@ -71,8 +100,19 @@ describe('ToolRegistry', () => {
 });
 
 describe('built-in tools', () => {
-  const ctx = { conversationId: 'w', workflowId: 'w', runId: 'r', toolCallId: 'c', idempotencyKey: 'k', attempt: 1, signal: new AbortController().signal };
-  const run = (name: string, args: unknown) => exampleToolRegistry().get(name)!.execute(args as never, ctx);
+  const ctx = {
+    conversationId: 'w',
+    workflowId: 'w',
+    runId: 'r',
+    toolCallId: 'c',
+    idempotencyKey: 'k',
+    attempt: 1,
+    signal: new AbortController().signal,
+  };
+  const run = (name: string, args: unknown) =>
+    exampleToolRegistry()
+      .get(name)!
+      .execute(args as never, ctx);
 
   it('match the documents', async () => {
     expect(await run('stringLength', { s: 'hello' })).toBe(5);

@@ -17,15 +17,22 @@ declare const client: Client;
 it('types the outcome of a run by the agent or schema it was started with', () => {
   // Only compiled, never run: the client is not real.
   const check = async () => {
-    const typed = await runOutcome(await startAgentRun(client, supportAgent, 'Where is A-1001?', { taskQueue: 'support' }));
+    const typed = await runOutcome(
+      await startAgentRun(client, supportAgent, 'Where is A-1001?', { taskQueue: 'support' }),
+    );
     expectTypeOf(typed.output).toEqualTypeOf<z.infer<typeof Answer> | undefined>();
     expectTypeOf(typed.status).toEqualTypeOf<RunStatus>();
-    if (typed.status === 'completed' && typed.output) expectTypeOf(typed.output.status).toEqualTypeOf<'shipped' | 'processing'>();
+    if (typed.status === 'completed' && typed.output)
+      expectTypeOf(typed.output.status).toEqualTypeOf<'shipped' | 'processing'>();
 
-    const bySchema = await runOutcome(await startAgentRun(client, { message: 'Where is A-1001?', output: Answer }, { taskQueue: 'support' }));
+    const bySchema = await runOutcome(
+      await startAgentRun(client, { message: 'Where is A-1001?', output: Answer }, { taskQueue: 'support' }),
+    );
     expectTypeOf(bySchema).toEqualTypeOf<RunOutcome<z.infer<typeof Answer>>>();
 
-    const byName = await runOutcome(await startAgentRun<{ reply: string }>(client, { agent: 'support', message: 'hi' }, { taskQueue: 'support' }));
+    const byName = await runOutcome(
+      await startAgentRun<{ reply: string }>(client, { agent: 'support', message: 'hi' }, { taskQueue: 'support' }),
+    );
     expectTypeOf(byName.output).toEqualTypeOf<{ reply: string } | undefined>();
 
     const plain = await runOutcome(await startAgentRun(client, { message: 'hi' }, { taskQueue: 'support' }));

@@ -8,12 +8,17 @@ const temporal = useTestTemporal();
 let model: ScriptedModel;
 
 const registry = testRegistry();
-const run = (input: Parameters<typeof runAgent>[1]) => runAgent(temporal(), input, { baseURL: model.baseURL, registry });
+const run = (input: Parameters<typeof runAgent>[1]) =>
+  runAgent(temporal(), input, { baseURL: model.baseURL, registry });
 
 describe('parallel tool calls', () => {
   it('schedules all calls of one reply together and returns results in call order', async () => {
     model = await startScriptedModel([
-      call(['stringLength', { s: 'a' }, 'id-a'], ['stringLength', { s: 'bbb' }, 'id-b'], ['add', { a: 2, b: 3 }, 'id-c']),
+      call(
+        ['stringLength', { s: 'a' }, 'id-a'],
+        ['stringLength', { s: 'bbb' }, 'id-b'],
+        ['add', { a: 2, b: 3 }, 'id-c'],
+      ),
       (req) => answer(toolResults(req).join(',')),
     ]);
     const outcome = await run({ message: 'three at once' });
@@ -23,7 +28,9 @@ describe('parallel tool calls', () => {
 
     // All three ActivityTaskScheduled events precede any completion: they ran concurrently.
     const events = (await temporal().client.workflow.getHandle(outcome.workflowId).fetchHistory()).events!;
-    const kinds = events.map((e) => (e.activityTaskScheduledEventAttributes ? 'S' : e.activityTaskCompletedEventAttributes ? 'C' : '')).join('');
+    const kinds = events
+      .map((e) => (e.activityTaskScheduledEventAttributes ? 'S' : e.activityTaskCompletedEventAttributes ? 'C' : ''))
+      .join('');
     expect(kinds).toBe('SC' + 'SSSCCC' + 'SC');
   });
 });
@@ -33,7 +40,17 @@ describe('immediate return', () => {
     model = await startScriptedModel([call(['add', { a: 11, b: 31 }])], { fallback: answer('should not be asked') });
     const outcome = await run({ message: 'What is the value of 11 + 31?', tools: ['add'], immediateTools: ['add'] });
     expect(outcome).toMatchObject({ status: 'immediate', content: null, iterations: 1 });
-    expect(outcome.toolExecutions).toEqual([{ id: expect.any(String), name: 'add', arguments: { a: 11, b: 31 }, result: '42', value: 42, error: false, immediate: true }]);
+    expect(outcome.toolExecutions).toEqual([
+      {
+        id: expect.any(String),
+        name: 'add',
+        arguments: { a: 11, b: 31 },
+        result: '42',
+        value: 42,
+        error: false,
+        immediate: true,
+      },
+    ]);
     expect(model.requests).toHaveLength(1);
   });
 
@@ -48,7 +65,10 @@ describe('immediate return', () => {
   });
 
   it('goes back to the LLM when immediate and ordinary tools are mixed', async () => {
-    model = await startScriptedModel([call(['notify', { to: 'ops' }], ['add', { a: 1, b: 1 }]), answer('sent, and 1+1=2')]);
+    model = await startScriptedModel([
+      call(['notify', { to: 'ops' }], ['add', { a: 1, b: 1 }]),
+      answer('sent, and 1+1=2'),
+    ]);
     const outcome = await run({ message: 'mixed' });
     expect(outcome).toMatchObject({ status: 'completed', content: 'sent, and 1+1=2', iterations: 2 });
     expect(toolResults(model.requests[1])).toEqual(['Success', '2']);
@@ -61,7 +81,11 @@ describe('limits', () => {
   it('stops at maxIterations with status max_iterations', async () => {
     model = await startScriptedModel([], { fallback: alwaysCallsAdd });
     const outcome = await run({ message: 'loop', maxIterations: 3 });
-    expect(outcome).toMatchObject({ status: 'max_iterations', content: 'Agent stopped due to iteration limit or time limit.', iterations: 3 });
+    expect(outcome).toMatchObject({
+      status: 'max_iterations',
+      content: 'Agent stopped due to iteration limit or time limit.',
+      iterations: 3,
+    });
     expect(model.requests).toHaveLength(3);
     expect(outcome.toolExecutions).toHaveLength(3);
   });
@@ -78,7 +102,11 @@ describe('limits', () => {
     model = await startScriptedModel([call(['slow', { key: 'time-limit' }])]);
     const started = Date.now();
     const outcome = await run({ message: 'wait', maxExecutionTime: '2s' });
-    expect(outcome).toMatchObject({ status: 'time_limit', content: 'Agent stopped due to iteration limit or time limit.', iterations: 1 });
+    expect(outcome).toMatchObject({
+      status: 'time_limit',
+      content: 'Agent stopped due to iteration limit or time limit.',
+      iterations: 1,
+    });
     expect(Date.now() - started).toBeLessThan(30_000);
     await waitFor(() => aborted['time-limit'] === true);
   });
@@ -86,7 +114,11 @@ describe('limits', () => {
   it('keeps the time limit across worker restarts (durable timer)', async () => {
     model = await startScriptedModel([call(['slow', { key: 'restart' }])]);
     const first = await createTestWorker(temporal(), { baseURL: model.baseURL, registry });
-    const handle = await startAgentRun(temporal().client, { message: 'wait', maxExecutionTime: '3s' }, { taskQueue: first.taskQueue });
+    const handle = await startAgentRun(
+      temporal().client,
+      { message: 'wait', maxExecutionTime: '3s' },
+      { taskQueue: first.taskQueue },
+    );
     await first.worker.runUntil(waitFor(async () => (await handle.query(statusQuery)).phase === 'tools'));
     // No worker runs while the timer expires.
     await new Promise((r) => setTimeout(r, 4_000));
@@ -116,7 +148,11 @@ describe('tool errors go back to the LLM', () => {
     model = await startScriptedModel([call(['flaky', { key: 'retries' }]), answer('the tool is broken')]);
     const outcome = await run({ message: 'try', tools: ['flaky'], immediateTools: ['flaky'] });
     expect(outcome).toMatchObject({ status: 'completed', content: 'the tool is broken' });
-    expect(outcome.toolExecutions[0]).toMatchObject({ error: true, immediate: true, result: 'Error: flaky failed: the flux capacitor is offline' });
+    expect(outcome.toolExecutions[0]).toMatchObject({
+      error: true,
+      immediate: true,
+      result: 'Error: flaky failed: the flux capacitor is offline',
+    });
     expect(failAttempts['retries']).toBe(2);
   });
 
@@ -134,11 +170,20 @@ describe('queries', () => {
   it('report status with pending tool calls, and the transcript', async () => {
     model = await startScriptedModel([call(['slow', { key: 'query' }, 'q-1'])]);
     const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL, registry });
-    const handle = await startAgentRun(temporal().client, { message: 'hold on', maxExecutionTime: '20s' }, { taskQueue });
+    const handle = await startAgentRun(
+      temporal().client,
+      { message: 'hold on', maxExecutionTime: '20s' },
+      { taskQueue },
+    );
     await worker.runUntil(async () => {
       await waitFor(async () => (await handle.query(statusQuery)).phase === 'tools');
       const status = await handle.query(statusQuery);
-      expect(status).toMatchObject({ status: 'running', iteration: 1, maxIterations: 15, pendingToolCalls: [{ id: 'q-1', name: 'slow', arguments: { key: 'query' } }] });
+      expect(status).toMatchObject({
+        status: 'running',
+        iteration: 1,
+        maxIterations: 15,
+        pendingToolCalls: [{ id: 'q-1', name: 'slow', arguments: { key: 'query' } }],
+      });
       const transcript = await handle.query(messagesQuery);
       expect(transcript.map((m) => m.role)).toEqual(['user', 'assistant']);
       await handle.terminate('test done');

@@ -27,7 +27,10 @@ let native: NativeConnection;
 
 beforeAll(async () => {
   installRuntimeLogging('ERROR');
-  server = await startDevServer({ logFile: join(tmpdir(), `can-${randomUUID()}.log`), dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 30 } });
+  server = await startDevServer({
+    logFile: join(tmpdir(), `can-${randomUUID()}.log`),
+    dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 30 },
+  });
   connection = await connectClient({ address: server.address });
   native = await NativeConnection.connect({ address: server.address });
 });
@@ -65,7 +68,12 @@ it('continues as new at turn boundaries with memory, counters and usage intact, 
     const stop = new AbortController();
     let reading: Promise<void> | undefined;
     for (let n = 1; n <= turns; n++) {
-      const result = await sendMessage(client, id, { message: `turn ${n}` }, { taskQueue, options: { system: 'sys', memoryWindow: 4 } });
+      const result = await sendMessage(
+        client,
+        id,
+        { message: `turn ${n}` },
+        { taskQueue, options: { system: 'sys', memoryWindow: 4 } },
+      );
       expect(result).toMatchObject({ status: 'completed', turn: n, content: n % 3 === 0 ? `sum ${n + 1}` : `ok ${n}` });
       usage = addUsage(usage, result.usage);
       reading ??= (async () => {
@@ -77,14 +85,26 @@ it('continues as new at turn boundaries with memory, counters and usage intact, 
     stop.abort();
     await reading;
     expect(seen.map((e) => e.offset)).toEqual(seen.map((_, i) => i));
-    expect(seen.filter((e) => e.type === 'turn_completed').map((e) => e.turn)).toEqual(Array.from({ length: turns }, (_, i) => i + 1));
+    expect(seen.filter((e) => e.type === 'turn_completed').map((e) => e.turn)).toEqual(
+      Array.from({ length: turns }, (_, i) => i + 1),
+    );
     // A late subscriber from the beginning reads the same events from the latest run (carried across runs).
     const again: AgentEvent[] = [];
-    for await (const e of streamEvents(client, id, { after: -1, until: (e) => e.type === 'turn_completed' && e.turn === turns })) again.push(e);
+    for await (const e of streamEvents(client, id, {
+      after: -1,
+      until: (e) => e.type === 'turn_completed' && e.turn === turns,
+    }))
+      again.push(e);
     expect(again).toEqual(seen);
     const status = await conversationStatus(client, id);
     expect(status.runs).toBeGreaterThan(2);
-    expect(status).toMatchObject({ state: 'idle', turns, usage, messageCount: turns * 2 + 4 * 2, toolExecutionCount: 4 });
+    expect(status).toMatchObject({
+      state: 'idle',
+      turns,
+      usage,
+      messageCount: turns * 2 + 4 * 2,
+      toolExecutionCount: 4,
+    });
     const description = await client.workflow.getHandle(id).describe();
     expect(description.runId).not.toBe(description.raw.workflowExecutionInfo?.firstRunId);
 
@@ -112,12 +132,21 @@ it('a handoff survives continue-as-new: later runs are the new agent, by instruc
   });
   const client = new Client({ connection: connection.connection });
   const taskQueue = `can-handoff-${randomUUID()}`;
-  const worker = await createAgentWorker({ connection: native, taskQueue, agents: [triage], model: modelAt(model.baseURL), workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! }, shutdownGraceTime: '1s' });
+  const worker = await createAgentWorker({
+    connection: native,
+    taskQueue,
+    agents: [triage],
+    model: modelAt(model.baseURL),
+    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    shutdownGraceTime: '1s',
+  });
   const id = `conv-handoff-${randomUUID()}`;
   await worker.runUntil(async () => {
     await sendMessage(client, id, { message: 'invoice' }, { taskQueue, options: { agent: 'triage' } });
     for (let n = 2; (await conversationStatus(client, id)).runs < 3; n++) {
-      expect(await sendMessage(client, id, { message: `turn ${n}` }, { taskQueue })).toMatchObject({ content: `billing: turn ${n}` });
+      expect(await sendMessage(client, id, { message: `turn ${n}` }, { taskQueue })).toMatchObject({
+        content: `billing: turn ${n}`,
+      });
       expect(n).toBeLessThan(40);
     }
     expect(await conversationStatus(client, id)).toMatchObject({ agent: 'billing' });

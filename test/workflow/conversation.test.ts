@@ -4,7 +4,14 @@ import type { AgentEvent, ConversationOptions, ConversationStatus, TurnInput } f
 import { decideApproval, readTranscript } from '../../src/client/agent-workflows';
 import { ClientError } from '../../src/client/client-error';
 import { isTurnEnd, streamEvents } from '../../src/client/event-stream';
-import { cancelTurn, conversationStatus, endConversation, queueMessage, sendMessage, startMessage } from '../../src/client/conversations';
+import {
+  cancelTurn,
+  conversationStatus,
+  endConversation,
+  queueMessage,
+  sendMessage,
+  startMessage,
+} from '../../src/client/conversations';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { queueMessageSignal, sendMessageUpdate } from '../../src/common/definitions';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
@@ -18,18 +25,28 @@ const echo = (req: ChatRequest) => answer(`you said: ${lastOf(req, 'user')}`);
 
 async function withConversation<T>(
   model: { baseURL: string },
-  body: (c: { id: string; taskQueue: string; send: (message: string, tools?: string[]) => ReturnType<typeof sendMessage>; status: () => Promise<ConversationStatus> }) => Promise<T>,
+  body: (c: {
+    id: string;
+    taskQueue: string;
+    send: (message: string, tools?: string[]) => ReturnType<typeof sendMessage>;
+    status: () => Promise<ConversationStatus>;
+  }) => Promise<T>,
   options: ConversationOptions = {},
   workerOptions: { toolProvider?: typeof bookingToolProvider } = {},
 ): Promise<T> {
   const t = temporal();
-  const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, registry: testRegistry(), ...workerOptions });
+  const { worker, taskQueue } = await createTestWorker(t, {
+    baseURL: model.baseURL,
+    registry: testRegistry(),
+    ...workerOptions,
+  });
   const id = `conv-${randomUUID()}`;
   return worker.runUntil(
     body({
       id,
       taskQueue,
-      send: (message, tools) => sendMessage(t.client, id, tools ? { message, tools } : { message }, { taskQueue, options }),
+      send: (message, tools) =>
+        sendMessage(t.client, id, tools ? { message, tools } : { message }, { taskQueue, options }),
       status: () => conversationStatus(t.client, id),
     }),
   );
@@ -38,7 +55,9 @@ async function withConversation<T>(
 async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> {
   for (let i = 0; i < 150; i++) {
     // Not found yet: the message that starts the conversation may still be on its way.
-    const value = await read().catch((err: unknown) => (err instanceof ClientError && err.kind === 'not_found' ? undefined : Promise.reject(err)));
+    const value = await read().catch((err: unknown) =>
+      err instanceof ClientError && err.kind === 'not_found' ? undefined : Promise.reject(err),
+    );
     if (value !== undefined && ok(value)) return value;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -54,13 +73,28 @@ describe('conversation memory', () => {
       model,
       async (c) => {
         const first = await c.send('My name is Ada');
-        expect(first).toMatchObject({ status: 'completed', content: 'you said: My name is Ada', turn: 1, workflowId: c.id });
+        expect(first).toMatchObject({
+          status: 'completed',
+          content: 'you said: My name is Ada',
+          turn: 1,
+          workflowId: c.id,
+        });
         const second = await c.send('What is my name?');
         expect(second.turn).toBe(2);
-        expect(roles(model.requests[1])).toEqual(['system:Be brief.', 'user:My name is Ada', 'assistant:you said: My name is Ada', 'user:What is my name?']);
+        expect(roles(model.requests[1])).toEqual([
+          'system:Be brief.',
+          'user:My name is Ada',
+          'assistant:you said: My name is Ada',
+          'user:What is my name?',
+        ]);
         const transcript = await readTranscript(temporal().client, c.id);
         expect(transcript.system).toBe('Be brief.');
-        expect(transcript.messages.map((m) => m.content)).toEqual(['My name is Ada', 'you said: My name is Ada', 'What is my name?', 'you said: What is my name?']);
+        expect(transcript.messages.map((m) => m.content)).toEqual([
+          'My name is Ada',
+          'you said: My name is Ada',
+          'What is my name?',
+          'you said: What is my name?',
+        ]);
         const status = await c.status();
         expect(status).toMatchObject({ state: 'idle', turns: 2, messageCount: 4, runs: 1, queuedMessages: 0 });
         expect(status.usage.totalTokens).toBeGreaterThan(0);
@@ -72,7 +106,8 @@ describe('conversation memory', () => {
   it('shows the LLM only the window of the last N messages, never splitting a tool call from its results', async () => {
     const model = await startModel((req) => {
       const last = req.messages[req.messages.length - 1];
-      if (lastOf(req, 'user') === 'add' && last.role === 'user') return call(['add', { a: 1, b: 2 }], ['add', { a: 3, b: 4 }]);
+      if (lastOf(req, 'user') === 'add' && last.role === 'user')
+        return call(['add', { a: 1, b: 2 }], ['add', { a: 3, b: 4 }]);
       return echo(req);
     });
     await withConversation(
@@ -129,9 +164,18 @@ describe('messages in and out', () => {
       await queueMessage(t.client, id, { message: 'first' }, { taskQueue });
       await queueMessage(t.client, id, { message: 'second' }, { taskQueue });
       await t.client.workflow.getHandle(id).signal(queueMessageSignal, { message: 'x', tools: ['nope'] });
-      const status = await waitFor(() => conversationStatus(t.client, id), (s) => s.turns === 2 && s.rejectedMessages.count === 1, 'two turns');
+      const status = await waitFor(
+        () => conversationStatus(t.client, id),
+        (s) => s.turns === 2 && s.rejectedMessages.count === 1,
+        'two turns',
+      );
       expect(status.rejectedMessages.lastError).toMatch(/unknown tool nope/);
-      expect((await readTranscript(t.client, id)).messages.map((m) => m.content)).toEqual(['first', 'you said: first', 'second', 'you said: second']);
+      expect((await readTranscript(t.client, id)).messages.map((m) => m.content)).toEqual([
+        'first',
+        'you said: first',
+        'second',
+        'you said: second',
+      ]);
     });
   });
 
@@ -170,18 +214,37 @@ describe('human approval', () => {
       const t = temporal();
       const pending = c.send('pay bob');
       const status = await waitFor(c.status, (s) => s.state === 'awaiting_approval', 'an approval request');
-      expect(status.pendingApprovals).toEqual([expect.objectContaining({ name: 'transfer', arguments: { to: 'bob', amount: 5 }, summary: 'transfer(to="bob", amount=5)' })]);
+      expect(status.pendingApprovals).toEqual([
+        expect.objectContaining({
+          name: 'transfer',
+          arguments: { to: 'bob', amount: 5 },
+          summary: 'transfer(to="bob", amount=5)',
+        }),
+      ]);
       const callId = status.pendingApprovals[0].callId;
       // The Temporal UI shows it as the workflow's current details.
-      const metadata = await t.client.workflow.getHandle(c.id).query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+      const metadata = await t.client.workflow
+        .getHandle(c.id)
+        .query<{ currentDetails?: string }>('__temporal_workflow_metadata');
       expect(metadata.currentDetails).toContain(`npx durable-agents approve|reject ${c.id} <callId>`);
       expect(metadata.currentDetails).toContain(callId);
-      await expect(decideApproval(t.client, c.id, { callId: 'wrong', approve: true })).rejects.toThrow(/no tool call "wrong" is awaiting approval/);
+      await expect(decideApproval(t.client, c.id, { callId: 'wrong', approve: true })).rejects.toThrow(
+        /no tool call "wrong" is awaiting approval/,
+      );
       expect(transfers).toEqual([]);
-      expect(await decideApproval(t.client, c.id, { callId, approve: true })).toEqual({ callId, approved: true, stillPending: 0 });
+      expect(await decideApproval(t.client, c.id, { callId, approve: true })).toEqual({
+        callId,
+        approved: true,
+        stillPending: 0,
+      });
       const result = await pending;
       expect(result.status).toBe('completed');
-      expect(result.toolExecutions[0]).toMatchObject({ name: 'transfer', approval: 'approved', error: false, result: 'sent 5 to bob' });
+      expect(result.toolExecutions[0]).toMatchObject({
+        name: 'transfer',
+        approval: 'approved',
+        error: false,
+        result: 'sent 5 to bob',
+      });
       expect(transfers).toEqual([{ to: 'bob', amount: 5 }]);
     });
   });
@@ -192,7 +255,11 @@ describe('human approval', () => {
     await withConversation(m, async (c) => {
       const pending = c.send('pay bob');
       const { pendingApprovals } = await waitFor(c.status, (s) => s.pendingApprovals.length > 0, 'an approval request');
-      await decideApproval(temporal().client, c.id, { callId: pendingApprovals[0].callId, approve: false, reason: 'bob was paid yesterday' });
+      await decideApproval(temporal().client, c.id, {
+        callId: pendingApprovals[0].callId,
+        approve: false,
+        reason: 'bob was paid yesterday',
+      });
       const result = await pending;
       expect(result.toolExecutions[0]).toMatchObject({ approval: 'rejected', error: true });
       expect(result.content).toMatch(/rejected this call to transfer\. Reason: bob was paid yesterday/);
@@ -201,7 +268,11 @@ describe('human approval', () => {
   });
 
   it('treats an approval timeout as a rejection, for tools listed per conversation too', async () => {
-    const m = await startModel((req) => (req.messages[req.messages.length - 1].role === 'user' ? call(['add', { a: 1, b: 1 }]) : answer(String(lastOf(req, 'tool')))));
+    const m = await startModel((req) =>
+      req.messages[req.messages.length - 1].role === 'user'
+        ? call(['add', { a: 1, b: 1 }])
+        : answer(String(lastOf(req, 'tool'))),
+    );
     await withConversation(
       m,
       async (c) => {
@@ -225,7 +296,9 @@ describe('approval tools added to an open conversation', () => {
       const start = { taskQueue: c.taskQueue };
       // The conversation is open and `add` runs freely.
       expect((await c.send('add 2 and 3')).toolExecutions[0]).toMatchObject({ name: 'add', result: '5' });
-      await expect(sendMessage(t.client, c.id, { message: 'x', approvalTools: ['teleport'] }, start)).rejects.toThrow(/unknown tool teleport in "approvalTools"/);
+      await expect(sendMessage(t.client, c.id, { message: 'x', approvalTools: ['teleport'] }, start)).rejects.toThrow(
+        /unknown tool teleport in "approvalTools"/,
+      );
       for (const turn of [{ message: 'again', approvalTools: ['add'] }, { message: 'and again' }]) {
         const pending = sendMessage(t.client, c.id, turn, start);
         const status = await waitFor(c.status, (s) => s.state === 'awaiting_approval', 'an approval request');
@@ -240,7 +313,11 @@ describe('approval tools added to an open conversation', () => {
 describe('cancelling a turn', () => {
   it('cancels in-flight tools, ends the turn as cancelled, and keeps the conversation usable', async () => {
     const key = randomUUID();
-    const model = await startModel((req) => (lastOf(req, 'user') === 'wait' && req.messages[req.messages.length - 1].role === 'user' ? call(['slow', { key }]) : echo(req)));
+    const model = await startModel((req) =>
+      lastOf(req, 'user') === 'wait' && req.messages[req.messages.length - 1].role === 'user'
+        ? call(['slow', { key }])
+        : echo(req),
+    );
     await withConversation(model, async (c) => {
       const t = temporal();
       await expect(cancelTurn(t.client, c.id)).rejects.toThrow(/no turn is running|no conversation/);
@@ -254,7 +331,11 @@ describe('cancelling a turn', () => {
       for await (const e of streamEvents(t.client, c.id, { after: -1, until: isTurnEnd })) events.push(e);
       const ends = events.filter((e) => e.type === 'tool_call_finished' || isTurnEnd(e)).map((e) => e.type);
       expect(ends).toEqual(['tool_call_finished', 'turn_completed']);
-      expect(events.find((e) => e.type === 'tool_call_finished')).toMatchObject({ name: 'slow', result: 'cancelled', error: true });
+      expect(events.find((e) => e.type === 'tool_call_finished')).toMatchObject({
+        name: 'slow',
+        result: 'cancelled',
+        error: true,
+      });
       await waitFor(async () => aborted[key], Boolean, 'the tool to see the cancellation');
       const next = await c.send('still there?');
       expect(next).toMatchObject({ status: 'completed', turn: 2 });
@@ -268,11 +349,19 @@ describe('cancelling a turn', () => {
 describe('limits and failures per turn', () => {
   it('ends a turn at its time limit and keeps the conversation usable', async () => {
     const key = randomUUID();
-    const model = await startModel((req) => (lastOf(req, 'user') === 'wait' && req.messages[req.messages.length - 1].role === 'user' ? call(['slow', { key }]) : echo(req)));
+    const model = await startModel((req) =>
+      lastOf(req, 'user') === 'wait' && req.messages[req.messages.length - 1].role === 'user'
+        ? call(['slow', { key }])
+        : echo(req),
+    );
     await withConversation(
       model,
       async (c) => {
-        expect(await c.send('wait')).toMatchObject({ status: 'time_limit', turn: 1, content: 'Agent stopped due to iteration limit or time limit.' });
+        expect(await c.send('wait')).toMatchObject({
+          status: 'time_limit',
+          turn: 1,
+          content: 'Agent stopped due to iteration limit or time limit.',
+        });
         expect(await c.send('next')).toMatchObject({ status: 'completed', turn: 2, content: 'you said: next' });
         expect(model.requests[1].messages.find((m) => m.role === 'tool')?.content).toMatch(/time limit/);
       },
@@ -282,10 +371,22 @@ describe('limits and failures per turn', () => {
 
   it('fails only the turn whose model call fails for good', async () => {
     const model = await startModel((req) =>
-      lastOf(req, 'user') === 'fail' ? { http: { status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } } } : echo(req),
+      lastOf(req, 'user') === 'fail'
+        ? {
+            http: {
+              status: 401,
+              body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } },
+            },
+          }
+        : echo(req),
     );
     await withConversation(model, async (c) => {
-      expect(await c.send('fail')).toMatchObject({ status: 'failed', turn: 1, errorType: 'ModelCall.Auth', error: expect.stringMatching(/OPENAI_API_KEY/) });
+      expect(await c.send('fail')).toMatchObject({
+        status: 'failed',
+        turn: 1,
+        errorType: 'ModelCall.Auth',
+        error: expect.stringMatching(/OPENAI_API_KEY/),
+      });
       expect(await c.send('hello')).toMatchObject({ status: 'completed', turn: 2, content: 'you said: hello' });
       expect((await c.status()).state).toBe('idle');
     });
@@ -297,7 +398,8 @@ describe('dynamic tools', () => {
     bookingLookups.length = 0;
     const model = await startModel((req) => {
       const last = req.messages[req.messages.length - 1];
-      if (last.role === 'user' && req.tools?.some((t) => t.function.name === 'get_booking_details')) return call(['get_booking_details', { bookingNumber: 'B-12345' }]);
+      if (last.role === 'user' && req.tools?.some((t) => t.function.name === 'get_booking_details'))
+        return call(['get_booking_details', { bookingNumber: 'B-12345' }]);
       return answer(last.role === 'tool' ? `found: ${last.content}` : 'no booking tools here');
     });
     await withConversation(
@@ -306,12 +408,18 @@ describe('dynamic tools', () => {
         await c.send('hello');
         expect(model.requests[0].tools?.map((t) => t.function.name)).not.toContain('get_booking_details');
         const result = await c.send('Cancel my booking B-12345');
-        expect(model.requests[1].tools?.find((t) => t.function.name === 'get_booking_details')?.function.parameters).toEqual({
+        expect(
+          model.requests[1].tools?.find((t) => t.function.name === 'get_booking_details')?.function.parameters,
+        ).toEqual({
           type: 'object',
           properties: { bookingNumber: { type: 'string', description: 'Booking number in B-12345 format' } },
           required: ['bookingNumber'],
         });
-        expect(result.toolExecutions[0]).toMatchObject({ name: 'get_booking_details', error: false, value: { customer: 'Ada Lovelace' } });
+        expect(result.toolExecutions[0]).toMatchObject({
+          name: 'get_booking_details',
+          error: false,
+          value: { customer: 'Ada Lovelace' },
+        });
         expect(bookingLookups).toEqual([{ bookingNumber: 'B-12345', conversationId: c.id }]);
       },
       {},

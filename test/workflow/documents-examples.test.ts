@@ -20,10 +20,15 @@ describe('documents examples', () => {
       call(['stringLength', { s: 'hello' }], ['stringLength', { s: 'world' }]),
       (req) => call(['add', { a: Number(toolResults(req)[0]), b: Number(toolResults(req)[1]) }]),
       (req) => call(['sqrt', { x: Number(toolResults(req)[2]) }]),
-      (req) => answer(`The square root of the sum of the numbers of letters in the words "hello" and "world" is approximately ${Number(toolResults(req)[3]).toFixed(3)}.`),
+      (req) =>
+        answer(
+          `The square root of the sum of the numbers of letters in the words "hello" and "world" is approximately ${Number(toolResults(req)[3]).toFixed(3)}.`,
+        ),
     ]);
     const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
-    const outcome = await worker.runUntil(async () => runOutcome(await startAgentRun(temporal().client, { message: QUESTION }, { taskQueue })));
+    const outcome = await worker.runUntil(async () =>
+      runOutcome(await startAgentRun(temporal().client, { message: QUESTION }, { taskQueue })),
+    );
 
     expect(outcome.status).toBe('completed');
     expect(outcome.content).toContain('approximately 3.162');
@@ -42,7 +47,14 @@ describe('documents examples', () => {
     const [first, , , last] = model.requests;
     expect(first.temperature).toBe(0);
     expect(first.model).toBe('scripted');
-    expect(first.tools?.map((x) => x.function.name).sort()).toEqual(['add', 'search_weather', 'sqrt', 'squareRoot', 'stringLength', 'sum']);
+    expect(first.tools?.map((x) => x.function.name).sort()).toEqual([
+      'add',
+      'search_weather',
+      'sqrt',
+      'squareRoot',
+      'stringLength',
+      'sum',
+    ]);
     expect(first.messages).toEqual([{ role: 'user', content: QUESTION }]);
     expect(last.messages).toHaveLength(8);
     const assistant = last.messages[1];
@@ -72,19 +84,44 @@ describe('documents examples', () => {
       call(['squareRoot', { x: 475695037565 }]),
       (req) => answer(`The square root of 475695037565 is ${Number(toolResults(req)[0]).toFixed(6)}.`),
     ]);
-    const outcome = await runAgent(temporal(), { message: 'What is the square root of 475695037565?', tools: ['sum', 'squareRoot'] }, { baseURL: model.baseURL });
-    expect(outcome).toMatchObject({ status: 'completed', content: 'The square root of 475695037565 is 689706.486532.', iterations: 2 });
+    const outcome = await runAgent(
+      temporal(),
+      { message: 'What is the square root of 475695037565?', tools: ['sum', 'squareRoot'] },
+      { baseURL: model.baseURL },
+    );
+    expect(outcome).toMatchObject({
+      status: 'completed',
+      content: 'The square root of 475695037565 is 689706.486532.',
+      iterations: 2,
+    });
     expect(model.requests[0].tools?.map((x) => x.function.name)).toEqual(['sum', 'squareRoot']);
   });
 
   it('plans a trip from the Beijing weather (search_weather returns 30)', async () => {
     model = await startScriptedModel([
       call(['search_weather', { city: 'Beijing' }]),
-      (req) => answer(`Based on the weather in Beijing (${toolResults(req)[0]} degrees Celsius), plan for hot weather and bring strong sunscreen.`),
+      (req) =>
+        answer(
+          `Based on the weather in Beijing (${toolResults(req)[0]} degrees Celsius), plan for hot weather and bring strong sunscreen.`,
+        ),
     ]);
-    const outcome = await runAgent(temporal(), { message: '根据北京的天气情况,制定一个出游计划', tools: ['search_weather'] }, { baseURL: model.baseURL });
+    const outcome = await runAgent(
+      temporal(),
+      { message: '根据北京的天气情况,制定一个出游计划', tools: ['search_weather'] },
+      { baseURL: model.baseURL },
+    );
     expect(outcome.status).toBe('completed');
-    expect(outcome.toolExecutions).toEqual([{ id: expect.any(String), name: 'search_weather', arguments: { city: 'Beijing' }, result: '30', value: 30, error: false, immediate: false }]);
+    expect(outcome.toolExecutions).toEqual([
+      {
+        id: expect.any(String),
+        name: 'search_weather',
+        arguments: { city: 'Beijing' },
+        result: '30',
+        value: 30,
+        error: false,
+        immediate: false,
+      },
+    ]);
     expect(outcome.content).toContain('30 degrees');
   });
 });

@@ -35,7 +35,14 @@ beforeAll(async () => {
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../../src/workflows'),
     failureConverterPath: encryptingDataConverter(keys).failureConverterPath,
-    logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+    logger: {
+      log: () => undefined,
+      trace: () => undefined,
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: () => undefined,
+    },
   });
   bundle = code;
 }, 90_000);
@@ -45,7 +52,11 @@ async function rawHistory(client: Client, workflowId: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let nextPageToken: Uint8Array | undefined;
   do {
-    const page = await client.workflowService.getWorkflowExecutionHistory({ namespace: 'default', execution: { workflowId }, nextPageToken });
+    const page = await client.workflowService.getWorkflowExecutionHistory({
+      namespace: 'default',
+      execution: { workflowId },
+      nextPageToken,
+    });
     chunks.push(Buffer.from(proto.api.history.v1.History.encode(page.history!).finish()));
     nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
   } while (nextPageToken);
@@ -54,7 +65,15 @@ async function rawHistory(client: Client, workflowId: string): Promise<Buffer> {
 
 async function encryptedWorker(taskQueue: string, baseURL: string): Promise<Worker> {
   const t = temporal();
-  return createAgentWorker({ connection: t.nativeConnection, taskQueue, model: modelAt(baseURL), registry: [lookup], encryptionKeys: keys, workflowBundle: { code: bundle }, shutdownGraceTime: '1s' });
+  return createAgentWorker({
+    connection: t.nativeConnection,
+    taskQueue,
+    model: modelAt(baseURL),
+    registry: [lookup],
+    encryptionKeys: keys,
+    workflowBundle: { code: bundle },
+    shutdownGraceTime: '1s',
+  });
 }
 
 describe('payload encryption', () => {
@@ -70,22 +89,40 @@ describe('payload encryption', () => {
     const worker = await encryptedWorker(taskQueue, model.baseURL);
     const conversationId = `enc-conv-${randomBytes(4).toString('hex')}`;
     const { run, outcome } = await worker.runUntil(async () => {
-      const run = await startAgentRun(client, { message: 'SECRET-MESSAGE please look up alpha', approvalTools: ['lookup_secret'] }, { taskQueue });
+      const run = await startAgentRun(
+        client,
+        { message: 'SECRET-MESSAGE please look up alpha', approvalTools: ['lookup_secret'] },
+        { taskQueue },
+      );
       for (;;) {
-        const status = await client.workflow.getHandle(run.workflowId).query<{ pendingApprovals: { callId: string }[] }>('status');
+        const status = await client.workflow
+          .getHandle(run.workflowId)
+          .query<{ pendingApprovals: { callId: string }[] }>('status');
         if (status.pendingApprovals.length) {
-          await decideApproval(client, run.workflowId, { callId: status.pendingApprovals[0].callId, approve: false, reason: 'SECRET-REASON not today' });
+          await decideApproval(client, run.workflowId, {
+            callId: status.pendingApprovals[0].callId,
+            approve: false,
+            reason: 'SECRET-REASON not today',
+          });
           break;
         }
         await new Promise((r) => setTimeout(r, 100));
       }
       const outcome = await runOutcome(run);
-      await sendMessage(client, conversationId, { message: 'SECRET-CONVERSATION about bravo' }, { taskQueue, options: { tools: ['lookup_secret'] } });
+      await sendMessage(
+        client,
+        conversationId,
+        { message: 'SECRET-CONVERSATION about bravo' },
+        { taskQueue, options: { tools: ['lookup_secret'] } },
+      );
       await endConversation(client, conversationId);
       return { run, outcome };
     });
     // The client with the keys reads everything back.
-    expect(outcome).toMatchObject({ status: 'completed', content: expect.stringMatching(/^SECRET-ANSWER: .*SECRET-REASON not today/) });
+    expect(outcome).toMatchObject({
+      status: 'completed',
+      content: expect.stringMatching(/^SECRET-ANSWER: .*SECRET-REASON not today/),
+    });
     // The id tells nothing of the message either (ids are not encrypted).
     expect(run.workflowId).toMatch(/^agent-[0-9a-f]{12}$/);
     for (const id of [run.workflowId, conversationId]) {
@@ -100,18 +137,31 @@ describe('payload encryption', () => {
   });
 
   it('never writes secrets to history, encrypted or not: the LLM API key, HTTP API tokens, MCP headers (see mcp-tools.test.ts)', async () => {
-    const model = await startModel((req) => (req.messages[req.messages.length - 1].role === 'tool' ? answer('done') : call(['lookup_secret', { name: 'x' }])));
+    const model = await startModel((req) =>
+      req.messages[req.messages.length - 1].role === 'tool' ? answer('done') : call(['lookup_secret', { name: 'x' }]),
+    );
     const t = temporal();
     const taskQueue = `secrets-${randomBytes(4).toString('hex')}`;
     const apiKey = 'sk-test-APIKEY-0123456789';
     const token = 'http-token-TOKEN-0123456789';
-    const worker = await createAgentWorker({ connection: t.nativeConnection, taskQueue, model: { ...modelAt(model.baseURL), apiKey }, registry: [lookup], workflowBundle: { code: bundle }, shutdownGraceTime: '1s' });
+    const worker = await createAgentWorker({
+      connection: t.nativeConnection,
+      taskQueue,
+      model: { ...modelAt(model.baseURL), apiKey },
+      registry: [lookup],
+      workflowBundle: { code: bundle },
+      shutdownGraceTime: '1s',
+    });
     const api = createHttpApi({ client: t.client, taskQueue, access: { tokens: [token] } });
     await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
     try {
       const { port } = api.address() as { port: number };
       const body = await worker.runUntil(async () => {
-        const res = await fetch(`http://127.0.0.1:${port}/runs`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ message: 'look it up' }) });
+        const res = await fetch(`http://127.0.0.1:${port}/runs`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}` },
+          body: JSON.stringify({ message: 'look it up' }),
+        });
         return (await res.json()) as { workflowId: string; content: string };
       });
       expect(body.content).toBe('done');
@@ -135,13 +185,16 @@ describe('payload encryption', () => {
     const handle = await startAgentRun(t.client, { message: 'plaintext from a client without keys' }, { taskQueue });
     const failure = await worker.runUntil(async () => {
       for (;;) {
-        const failed = (await handle.fetchHistory()).events!.find((e) => e.workflowTaskFailedEventAttributes)?.workflowTaskFailedEventAttributes?.failure;
+        const failed = (await handle.fetchHistory()).events!.find((e) => e.workflowTaskFailedEventAttributes)
+          ?.workflowTaskFailedEventAttributes?.failure;
         if (failed) return failed;
         await new Promise((r) => setTimeout(r, 200));
       }
     });
     // Readable by anyone, the client without keys included: not an encoded failure.
-    expect(failure.message).toMatch(/^a payload is not encrypted, and this worker requires encryption \(AGENT_ENCRYPTION_KEYS is set\).*AGENT_ENCRYPTION_ALLOW_PLAINTEXT=1/);
+    expect(failure.message).toMatch(
+      /^a payload is not encrypted, and this worker requires encryption \(AGENT_ENCRYPTION_KEYS is set\).*AGENT_ENCRYPTION_ALLOW_PLAINTEXT=1/,
+    );
     expect(failure.encodedAttributes).toBeFalsy();
     expect(model.requests).toHaveLength(0);
 
@@ -150,7 +203,16 @@ describe('payload encryption', () => {
     await handle.terminate('test done');
 
     // During a migration the workers take both; what they write is encrypted all the same.
-    const lenient = await createAgentWorker({ connection: t.nativeConnection, taskQueue, model: modelAt(model.baseURL), registry: [lookup], encryptionKeys: keys, allowPlaintext: true, workflowBundle: { code: bundle }, shutdownGraceTime: '1s' });
+    const lenient = await createAgentWorker({
+      connection: t.nativeConnection,
+      taskQueue,
+      model: modelAt(model.baseURL),
+      registry: [lookup],
+      encryptionKeys: keys,
+      allowPlaintext: true,
+      workflowBundle: { code: bundle },
+      shutdownGraceTime: '1s',
+    });
     const migrating = await startAgentRun(t.client, { message: 'plaintext, during a migration' }, { taskQueue });
     const withKeys = new Client({ connection: t.client.connection, dataConverter: encryptingDataConverter(keys) });
     const outcome = await lenient.runUntil(runOutcome(withKeys.workflow.getHandle(migrating.workflowId)));
@@ -167,17 +229,33 @@ describe('payload encryption', () => {
     await good.runUntil(sendMessage(client, id, { message: 'first' }, { taskQueue }));
     // A worker deployed with the wrong keys takes the next message.
     const wrongKeys = parseEncryptionKeys(`k9:${randomBytes(32).toString('base64')}`);
-    const wrong = await createAgentWorker({ connection: t.nativeConnection, taskQueue, model: modelAt(model.baseURL), registry: [lookup], encryptionKeys: wrongKeys, workflowBundle: { code: bundle }, shutdownGraceTime: '1s' });
-    const refused = await wrong.runUntil(sendMessage(client, id, { message: 'second' }, { taskQueue }, { budgetMs: 1_000 }).catch((err: Error) => err));
+    const wrong = await createAgentWorker({
+      connection: t.nativeConnection,
+      taskQueue,
+      model: modelAt(model.baseURL),
+      registry: [lookup],
+      encryptionKeys: wrongKeys,
+      workflowBundle: { code: bundle },
+      shutdownGraceTime: '1s',
+    });
+    const refused = await wrong.runUntil(
+      sendMessage(client, id, { message: 'second' }, { taskQueue }, { budgetMs: 1_000 }).catch((err: Error) => err),
+    );
     expect(refused).toBeInstanceOf(ClientError);
     expect((refused as ClientError).errorType).toBe('Client.WorkerFailing');
-    expect((refused as Error).message).toMatch(new RegExp(`^"${id}" cannot take this now: its workers fail its workflow tasks \\(a payload is encrypted with key "k2", which is not among the configured keys \\(k9\\)`));
+    expect((refused as Error).message).toMatch(
+      new RegExp(
+        `^"${id}" cannot take this now: its workers fail its workflow tasks \\(a payload is encrypted with key "k2", which is not among the configured keys \\(k9\\)`,
+      ),
+    );
     // Nothing under the wrong key in the history: no payload the right workers cannot decrypt.
     const stored = (await rawHistory(t.client, id)).toString('latin1');
     expect(stored).toMatch(/encryption-key-id[\s\S]{1,3}k2/); // the right key, as a control
     expect(stored).not.toMatch(/encryption-key-id[\s\S]{1,3}k9/);
     // The right workers carry on with the conversation.
-    const again = await (await encryptedWorker(taskQueue, model.baseURL)).runUntil(async () => {
+    const again = await (
+      await encryptedWorker(taskQueue, model.baseURL)
+    ).runUntil(async () => {
       // Its failed workflow task is retried on the right workers first; then messages go through.
       while (await failingWorkflowTask(client, id)) await new Promise((r) => setTimeout(r, 200));
       return sendMessage(client, id, { message: 'third' }, { taskQueue });
@@ -186,16 +264,28 @@ describe('payload encryption', () => {
   });
 
   it('(control) without keys the same search finds the content, so the test above can fail', async () => {
-    const model = await startModel((req) => (req.messages[req.messages.length - 1].role === 'tool' ? answer('SECRET-ANSWER') : call(['lookup_secret', { name: 'SECRET-ARG' }])));
+    const model = await startModel((req) =>
+      req.messages[req.messages.length - 1].role === 'tool'
+        ? answer('SECRET-ANSWER')
+        : call(['lookup_secret', { name: 'SECRET-ARG' }]),
+    );
     const t = temporal();
     const taskQueue = `plain-${randomBytes(4).toString('hex')}`;
-    const worker = await createAgentWorker({ connection: t.nativeConnection, taskQueue, model: modelAt(model.baseURL), registry: [lookup], workflowBundle: { code: bundle }, shutdownGraceTime: '1s' });
+    const worker = await createAgentWorker({
+      connection: t.nativeConnection,
+      taskQueue,
+      model: modelAt(model.baseURL),
+      registry: [lookup],
+      workflowBundle: { code: bundle },
+      shutdownGraceTime: '1s',
+    });
     const run = await worker.runUntil(async () => {
       const handle = await startAgentRun(t.client, { message: 'SECRET-MESSAGE' }, { taskQueue });
       await runOutcome(handle);
       return handle;
     });
     const text = (await rawHistory(t.client, run.workflowId)).toString('latin1');
-    for (const secret of ['SECRET-MESSAGE', 'SECRET-ARG', 'SECRET-RESULT-for-SECRET-ARG', 'SECRET-ANSWER']) expect(text).toContain(secret);
+    for (const secret of ['SECRET-MESSAGE', 'SECRET-ARG', 'SECRET-RESULT-for-SECRET-ARG', 'SECRET-ANSWER'])
+      expect(text).toContain(secret);
   });
 });

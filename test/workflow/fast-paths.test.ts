@@ -49,7 +49,12 @@ const brittle = defineTool({
     throw new Error('backend down');
   },
 });
-const remote = defineTool({ name: 'remote', description: 'Echoes', parameters: z.object({ text: z.string() }), execute: ({ text }) => `echo ${text}` });
+const remote = defineTool({
+  name: 'remote',
+  description: 'Echoes',
+  parameters: z.object({ text: z.string() }),
+  execute: ({ text }) => `echo ${text}`,
+});
 
 /** Calls each of `calls` in turn, one per model call, then answers with the tool results. */
 function script(calls: Array<[string, unknown]>) {
@@ -70,9 +75,19 @@ it('reads the conversation from the worker, not by query; local tools leave mark
   const { client, queries } = countingClient();
   const taskQueue = `fast-${randomUUID()}`;
   const plugin = new AgentsPlugin({ tools: [lookup, brittle, remote], model: modelAt(model.baseURL), client });
-  const worker = await Worker.create({ connection: t.nativeConnection, taskQueue, plugins: [plugin], workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! }, shutdownGraceTime: '1s' });
+  const worker = await Worker.create({
+    connection: t.nativeConnection,
+    taskQueue,
+    plugins: [plugin],
+    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    shutdownGraceTime: '1s',
+  });
   await worker.runUntil(async () => {
-    const handle = await startAgentRun(t.client, { message: 'go', tools: ['lookup', 'brittle', 'remote'] }, { taskQueue });
+    const handle = await startAgentRun(
+      t.client,
+      { message: 'go', tools: ['lookup', 'brittle', 'remote'] },
+      { taskQueue },
+    );
     const outcome = await runOutcome(handle);
     expect(outcome.status).toBe('completed');
     expect(outcome.toolExecutions.map((e) => [e.name, e.result, e.value, e.error])).toEqual([
@@ -90,7 +105,9 @@ it('reads the conversation from the worker, not by query; local tools leave mark
     const activities = events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
     expect(activities).toEqual(['callModel', 'callModel', 'executeTool', 'callModel', 'callModel', 'callModel']);
     // The local calls: the two lookups and both attempts of `brittle`, retried on the worker.
-    expect(events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length).toBeGreaterThanOrEqual(3);
+    expect(
+      events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length,
+    ).toBeGreaterThanOrEqual(3);
     expect(localAttempts).toEqual([1, 2]);
     // Local activities are numbered apart from activities: their keys say so, and never collide.
     expect(lookups).toHaveLength(2);
@@ -98,7 +115,7 @@ it('reads the conversation from the worker, not by query; local tools leave mark
   });
 });
 
-it("queries for the messages when the model call runs on a worker that did not run the workflow (workflows: false)", async () => {
+it('queries for the messages when the model call runs on a worker that did not run the workflow (workflows: false)', async () => {
   const model = await script([
     ['remote', { text: 'one' }],
     ['remote', { text: 'two' }],
@@ -145,12 +162,18 @@ it('a restarted worker gets the whole conversation from the workflow once it has
       shutdownGraceTime: '1s',
     });
   const first = await workerWith();
-  await first.runUntil(async () => expect(await sendMessage(t.client, conversationId, { message: 'one' }, { taskQueue })).toMatchObject({ content: 'turn 1' }));
+  await first.runUntil(async () =>
+    expect(await sendMessage(t.client, conversationId, { message: 'one' }, { taskQueue })).toMatchObject({
+      content: 'turn 1',
+    }),
+  );
   // A new worker (a new process, as far as its cache knows) replays the conversation first.
   const { client, queries } = countingClient();
   const second = await workerWith(client);
   await second.runUntil(async () => {
-    expect(await sendMessage(t.client, conversationId, { message: 'two' }, { taskQueue })).toMatchObject({ content: 'turn 2' });
+    expect(await sendMessage(t.client, conversationId, { message: 'two' }, { taskQueue })).toMatchObject({
+      content: 'turn 2',
+    });
     await endConversation(t.client, conversationId);
   });
   expect(queries).toEqual([]);

@@ -15,16 +15,25 @@ const BLOB = 4_000;
 
 async function historyBytes(steps: number): Promise<number> {
   model = await startScriptedModel([], {
-    fallback: (req) => (req.messages.filter((m) => m.role === 'tool').length < steps ? call(['blob', { n: BLOB }]) : answer('done')),
+    fallback: (req) =>
+      req.messages.filter((m) => m.role === 'tool').length < steps ? call(['blob', { n: BLOB }]) : answer('done'),
   });
-  const outcome = await runAgent(temporal(), { message: 'grow', tools: ['blob'], maxIterations: steps + 1 }, { baseURL: model.baseURL, registry: testRegistry() });
+  const outcome = await runAgent(
+    temporal(),
+    { message: 'grow', tools: ['blob'], maxIterations: steps + 1 },
+    { baseURL: model.baseURL, registry: testRegistry() },
+  );
   expect(outcome.toolExecutions).toHaveLength(steps);
   // The client has every output back, read from the history...
   expect(outcome.toolExecutions.every((e) => e.result.length >= BLOB)).toBe(true);
   const handle = temporal().client.workflow.getHandle(outcome.workflowId);
   // ...where the workflow's own result does not repeat them.
   const raw = await handle.result();
-  expect(raw.toolExecutions.every((e: { result?: string; resultInHistory?: boolean }) => e.result === undefined && e.resultInHistory)).toBe(true);
+  expect(
+    raw.toolExecutions.every(
+      (e: { result?: string; resultInHistory?: boolean }) => e.result === undefined && e.resultInHistory,
+    ),
+  ).toBe(true);
   const history = await handle.fetchHistory();
   // Protobuf-encoded size: what Temporal's history size limit counts.
   return proto.api.history.v1.History.encode(history).finish().length;

@@ -22,18 +22,26 @@ function model(req: ChatRequest) {
     if (results.length === 0) return call(['stringLength', { s: 'hello' }], ['stringLength', { s: 'world' }]);
     if (results.length === 2) return call(['add', { a: results[0], b: results[1] }]);
     if (results.length === 3) return call(['sqrt', { x: results[2] }]);
-    return answer(`The square root of the sum of the numbers of letters in the words "hello" and "world" is approximately ${results[3].toFixed(3)}.`);
+    return answer(
+      `The square root of the sum of the numbers of letters in the words "hello" and "world" is approximately ${results[3].toFixed(3)}.`,
+    );
   }
   if (lastOf(req, 'user') === 'pay bob' && last.role === 'user') return call(['transfer', { to: 'bob', amount: 5 }]);
   if (last.role === 'tool') return answer(`tool said: ${last.content}`);
   if (req.messages[0].role === 'system') return answer(`(${req.messages[0].content}) ${lastOf(req, 'user')}`);
-  return answer(`you said: ${lastOf(req, 'user')} (${req.messages.filter((m) => m.role === 'user').length} user messages seen)`);
+  return answer(
+    `you said: ${lastOf(req, 'user')} (${req.messages.filter((m) => m.role === 'user').length} user messages seen)`,
+  );
 }
 
 async function withApi(body: (base: string) => Promise<void>): Promise<void> {
   const m = await startModel(model);
   const t = temporal();
-  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry(), agents: testAgents() });
+  const { worker, taskQueue } = await createTestWorker(t, {
+    baseURL: m.baseURL,
+    registry: testRegistry(),
+    agents: testAgents(),
+  });
   const server: Server = createHttpApi({ client: t.client, taskQueue });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -47,19 +55,29 @@ async function withApi(body: (base: string) => Promise<void>): Promise<void> {
 /** Response bodies are checked by the assertions. */
 const json = async (res: Response | Promise<Response>): Promise<any> => (await res).json();
 
-const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+const post = (url: string, body: unknown) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 
 it('answers GET /assistant-with-tool?message= with the text, as in the Quarkus example', async () => {
   await withApi(async (base) => {
     const res = await fetch(`${base}/assistant-with-tool?message=${encodeURIComponent(QUESTION)}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
-    expect(await res.text()).toBe('The square root of the sum of the numbers of letters in the words "hello" and "world" is approximately 3.162.');
+    expect(await res.text()).toBe(
+      'The square root of the sum of the numbers of letters in the words "hello" and "world" is approximately 3.162.',
+    );
     expect(res.headers.get('x-workflow-id')).toMatch(/^agent-what-is-the-square-root/);
 
     const missing = await fetch(`${base}/assistant-with-tool`);
     expect(missing.status).toBe(400);
-    expect(await missing.json()).toEqual({ error: expect.stringContaining('missing the "message" query parameter'), errorType: 'Http.BadRequest' });
+    expect(await missing.json()).toEqual({
+      error: expect.stringContaining('missing the "message" query parameter'),
+      errorType: 'Http.BadRequest',
+    });
   });
 });
 
@@ -68,7 +86,12 @@ it('holds conversations: messages, transcript with status, approvals, and clear 
     const id = `http-${randomUUID()}`;
     const first = await post(`${base}/conversations/${id}/messages`, { message: 'hello' });
     expect(first.status).toBe(200);
-    expect(await first.json()).toMatchObject({ workflowId: id, turn: 1, status: 'completed', content: 'you said: hello (1 user messages seen)' });
+    expect(await first.json()).toMatchObject({
+      workflowId: id,
+      turn: 1,
+      status: 'completed',
+      content: 'you said: hello (1 user messages seen)',
+    });
     const second = await json(post(`${base}/conversations/${id}/messages`, { message: 'again' }));
     expect(second).toMatchObject({ turn: 2, content: 'you said: again (2 user messages seen)' });
 
@@ -76,7 +99,12 @@ it('holds conversations: messages, transcript with status, approvals, and clear 
     expect(got.status).toBe(200);
     const view = await json(got);
     expect(view).toMatchObject({ kind: 'conversation', conversationId: id, state: 'idle', turns: 2, messageCount: 4 });
-    expect(view.messages.map((m: { content: string }) => m.content)).toEqual(['hello', 'you said: hello (1 user messages seen)', 'again', 'you said: again (2 user messages seen)']);
+    expect(view.messages.map((m: { content: string }) => m.content)).toEqual([
+      'hello',
+      'you said: hello (1 user messages seen)',
+      'again',
+      'you said: again (2 user messages seen)',
+    ]);
 
     // Approval over HTTP while the turn waits.
     const paying = post(`${base}/conversations/${id}/messages`, { message: 'pay bob' });
@@ -92,7 +120,10 @@ it('holds conversations: messages, transcript with status, approvals, and clear 
     expect((await json(wrong)).error).toMatch(/no tool call "nope" is awaiting approval/);
     const badBody = await post(`${base}/conversations/${id}/approvals/${callId}`, { approve: 'yes' });
     expect(badBody.status).toBe(400);
-    const decided = await post(`${base}/conversations/${id}/approvals/${callId}`, { approve: false, reason: 'not today' });
+    const decided = await post(`${base}/conversations/${id}/approvals/${callId}`, {
+      approve: false,
+      reason: 'not today',
+    });
     expect(await decided.json()).toEqual({ callId, approved: false, stillPending: 0 });
     expect(await json(paying)).toMatchObject({ turn: 3, content: expect.stringContaining('Reason: not today') });
 
@@ -107,7 +138,10 @@ it('holds conversations: messages, transcript with status, approvals, and clear 
     // Unknown conversation and routes: 404.
     const unknown = await fetch(`${base}/conversations/never-${randomUUID()}`);
     expect(unknown.status).toBe(404);
-    expect(await json(unknown)).toEqual({ error: expect.stringMatching(/no run or conversation "never-/), errorType: 'Client.NotFound' });
+    expect(await json(unknown)).toEqual({
+      error: expect.stringMatching(/no run or conversation "never-/),
+      errorType: 'Client.NotFound',
+    });
     expect((await post(`${base}/conversations/never-${randomUUID()}/approvals/x`, { approve: true })).status).toBe(404);
     expect((await fetch(`${base}/nowhere`)).status).toBe(404);
     expect((await fetch(`${base}/conversations/${id}/messages`)).status).toBe(405);
@@ -119,7 +153,10 @@ describe('requests that used to answer 500, or leave something behind', () => {
     await withApi(async (base) => {
       const escape = await post(`${base}/conversations/%ZZ/messages`, { message: 'hi' });
       expect(escape.status).toBe(400);
-      expect(await json(escape)).toEqual({ error: 'the path /conversations/%ZZ/messages has a malformed percent-escape', errorType: 'Http.BadRequest' });
+      expect(await json(escape)).toEqual({
+        error: 'the path /conversations/%ZZ/messages has a malformed percent-escape',
+        errorType: 'Http.BadRequest',
+      });
       const long = await post(`${base}/conversations/${'x'.repeat(1001)}/messages`, { message: 'hi' });
       expect(long.status).toBe(400);
       expect((await json(long)).error).toBe('the conversation id is 1001 bytes long; Temporal accepts at most 1000');
@@ -130,7 +167,9 @@ describe('requests that used to answer 500, or leave something behind', () => {
       for (const id of ['a%0Ab', 'nul%00', 'bidi%E2%80%AEtxt.exe', 'zero%E2%80%8Bwidth']) {
         const res = await fetch(`${base}/conversations/${id}`);
         expect(res.status).toBe(400);
-        expect((await json(res)).error).toBe('the conversation id must not contain control, bidirectional-override or invisible characters');
+        expect((await json(res)).error).toBe(
+          'the conversation id must not contain control, bidirectional-override or invisible characters',
+        );
       }
     });
   });
@@ -150,13 +189,20 @@ describe('requests that used to answer 500, or leave something behind', () => {
       const id = `sse-${randomUUID()}`;
       expect((await post(`${base}/conversations/${id}/messages`, { message: 'hello' })).status).toBe(200);
       const began = Date.now();
-      const past = await fetch(`${base}/conversations/${id}/events`, { headers: { 'last-event-id': '1000000000000000' } });
+      const past = await fetch(`${base}/conversations/${id}/events`, {
+        headers: { 'last-event-id': '1000000000000000' },
+      });
       expect(past.status).toBe(400);
-      expect((await json(past)).error).toMatch(/^event offset 1000000000000000 is past the last event of "sse-[0-9a-f-]+" \(\d+\)/);
+      expect((await json(past)).error).toMatch(
+        /^event offset 1000000000000000 is past the last event of "sse-[0-9a-f-]+" \(\d+\)/,
+      );
       // Caught up, with nothing new: the headers come at once all the same.
       const stop = new AbortController();
       const last = await eventsPosition(temporal().client, id);
-      const caughtUp = await fetch(`${base}/conversations/${id}/events`, { headers: { 'last-event-id': String(last) }, signal: stop.signal });
+      const caughtUp = await fetch(`${base}/conversations/${id}/events`, {
+        headers: { 'last-event-id': String(last) },
+        signal: stop.signal,
+      });
       expect(caughtUp.status).toBe(200);
       stop.abort();
       expect(Date.now() - began).toBeLessThan(5_000);
@@ -178,9 +224,21 @@ describe('requests that used to answer 500, or leave something behind', () => {
       const other = `bad-agent-${randomUUID()}`;
       const unknown = await post(`${base}/conversations/${other}/messages`, { message: 'hi', agent: 'no-such-agent' });
       expect(unknown.status).toBe(400);
-      expect(await json(unknown)).toEqual({ error: expect.stringMatching(/^no agent named "no-such-agent" on task queue "test-[0-9a-f-]+" \(its workers serve: /), errorType: 'Client.Rejected' });
+      expect(await json(unknown)).toEqual({
+        error: expect.stringMatching(
+          /^no agent named "no-such-agent" on task queue "test-[0-9a-f-]+" \(its workers serve: /,
+        ),
+        errorType: 'Client.Rejected',
+      });
       // The server deletes a closed workflow in the background, moments later.
-      const gone = () => temporal().client.workflow.getHandle(other).describe().then(() => false, (err: Error) => /not found/i.test(err.message));
+      const gone = () =>
+        temporal()
+          .client.workflow.getHandle(other)
+          .describe()
+          .then(
+            () => false,
+            (err: Error) => /not found/i.test(err.message),
+          );
       expect(await eventually(gone, 10_000)).toBe(true);
     });
   });
@@ -195,7 +253,10 @@ describe('requests that used to answer 500, or leave something behind', () => {
 
       const asConversation = await fetch(`${base}/conversations/${runId}`);
       expect(asConversation.status).toBe(404);
-      expect(await json(asConversation)).toEqual({ error: `"${runId}" is a one-shot run, not a conversation; see GET /runs/${runId}`, errorType: 'Client.WrongKind' });
+      expect(await json(asConversation)).toEqual({
+        error: `"${runId}" is a one-shot run, not a conversation; see GET /runs/${runId}`,
+        errorType: 'Client.WrongKind',
+      });
       const send = await post(`${base}/conversations/${runId}/messages`, { message: 'hi' });
       expect(send.status).toBe(409);
       expect((await json(send)).error).toMatch(/is a one-shot run, not a conversation/);
@@ -203,7 +264,13 @@ describe('requests that used to answer 500, or leave something behind', () => {
       expect((await temporal().client.workflow.getHandle(runId).describe()).type).toBe('agentWorkflow');
 
       const view = await json(fetch(`${base}/runs/${runId}`));
-      expect(view).toMatchObject({ kind: 'run', workflowId: runId, state: 'completed', iteration: 4, toolExecutionCount: 4 });
+      expect(view).toMatchObject({
+        kind: 'run',
+        workflowId: runId,
+        state: 'completed',
+        iteration: 4,
+        toolExecutionCount: 4,
+      });
       expect(view.messages[0]).toEqual({ role: 'user', content: QUESTION });
       expect((await post(`${base}/runs`, { message: 'x', maxExecutionTime: '5' })).status).toBe(400);
     });
@@ -215,10 +282,16 @@ describe('requests that used to answer 500, or leave something behind', () => {
       const paying = await post(`${base}/conversations/${id}/messages?wait=1s`, { message: 'pay bob' });
       expect(paying.status).toBe(202);
       expect(paying.headers.get('location')).toBe(`/conversations/${id}`);
-      expect(await json(paying)).toMatchObject({ conversationId: id, status: 'running', errorType: 'Client.StillRunning' });
+      expect(await json(paying)).toMatchObject({
+        conversationId: id,
+        status: 'running',
+        errorType: 'Client.StillRunning',
+      });
       const view = await json(fetch(`${base}${paying.headers.get('location')}`));
       expect(view.state).toBe('awaiting_approval');
-      const decided = await post(`${base}/conversations/${id}/approvals/${view.pendingApprovals[0].callId}`, { approve: false });
+      const decided = await post(`${base}/conversations/${id}/approvals/${view.pendingApprovals[0].callId}`, {
+        approve: false,
+      });
       expect(decided.status).toBe(200);
       const quick = await fetch(`${base}/assistant-with-tool?message=hi`, { headers: { prefer: 'wait=0' } });
       expect(quick.status).toBe(202);
@@ -233,14 +306,25 @@ describe('named agents over HTTP', () => {
   it('lists them, and runs one by ?agent= or the "agent" field', async () => {
     await withApi(async (base) => {
       const listed = await json(fetch(`${base}/agents`));
-      expect(listed.agents.map((a: { name: string }) => a.name)).toEqual(['forecaster', 'clerk', 'writer', 'triage', 'researcher', 'billing']);
-      expect(listed.agents.find((a: { name: string }) => a.name === 'writer')).toMatchObject({ agents: ['researcher'] });
+      expect(listed.agents.map((a: { name: string }) => a.name)).toEqual([
+        'forecaster',
+        'clerk',
+        'writer',
+        'triage',
+        'researcher',
+        'billing',
+      ]);
+      expect(listed.agents.find((a: { name: string }) => a.name === 'writer')).toMatchObject({
+        agents: ['researcher'],
+      });
       const text = await fetch(`${base}/assistant-with-tool?message=hello&agent=clerk`);
       expect(await text.text()).toBe('(You are a clerk. Be brief.) hello');
       const unknown = await fetch(`${base}/assistant-with-tool?message=hello&agent=nobody`);
       expect(unknown.status).toBe(502);
       expect(await json(unknown)).toMatchObject({ errorType: 'Agent.UnknownAgent' });
-      const turn = await json(post(`${base}/conversations/agent-${randomUUID()}/messages`, { message: 'hi', agent: 'clerk' }));
+      const turn = await json(
+        post(`${base}/conversations/agent-${randomUUID()}/messages`, { message: 'hi', agent: 'clerk' }),
+      );
       expect(turn).toMatchObject({ turn: 1, content: '(You are a clerk. Be brief.) hi' });
       expect((await post(`${base}/runs`, { message: 'hi', agent: 'no such agent!' })).status).toBe(400);
     });
@@ -254,7 +338,12 @@ async function readSse(res: Response): Promise<Array<{ id?: string; event?: stri
     .split('\n\n')
     .filter((block) => block.split('\n').some((line) => line.startsWith('id:') || line.startsWith('event: error')))
     .map((block) => {
-      const field = (name: string) => block.split('\n').find((line) => line.startsWith(`${name}:`))?.slice(name.length + 1).trim();
+      const field = (name: string) =>
+        block
+          .split('\n')
+          .find((line) => line.startsWith(`${name}:`))
+          ?.slice(name.length + 1)
+          .trim();
       return { id: field('id'), event: field('event'), data: JSON.parse(field('data')!) };
     });
 }
@@ -264,7 +353,11 @@ describe('event streams (Server-Sent Events)', () => {
     await withApi(async (base) => {
       const id = `sse-${randomUUID()}`;
       const sse = (message: string) =>
-        fetch(`${base}/conversations/${id}/messages`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ message }) });
+        fetch(`${base}/conversations/${id}/messages`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+          body: JSON.stringify({ message }),
+        });
       const first = await sse('hello');
       expect(first.status).toBe(200);
       expect(first.headers.get('content-type')).toMatch(/^text\/event-stream/);
@@ -272,8 +365,15 @@ describe('event streams (Server-Sent Events)', () => {
       expect(turn1.map((m) => Number(m.id))).toEqual(turn1.map((_, i) => i));
       expect(turn1.map((m) => m.data.offset)).toEqual(turn1.map((m) => Number(m.id)));
       expect(turn1[0].data).toMatchObject({ type: 'turn_started', turn: 1, message: 'hello' });
-      expect(turn1[turn1.length - 1].data).toMatchObject({ type: 'turn_completed', turn: 1, result: { content: 'you said: hello (1 user messages seen)' } });
-      const text = turn1.filter((m) => m.data.type === 'text_delta').map((m) => m.data.delta).join('');
+      expect(turn1[turn1.length - 1].data).toMatchObject({
+        type: 'turn_completed',
+        turn: 1,
+        result: { content: 'you said: hello (1 user messages seen)' },
+      });
+      const text = turn1
+        .filter((m) => m.data.type === 'text_delta')
+        .map((m) => m.data.delta)
+        .join('');
       expect(text).toBe('you said: hello (1 user messages seen)');
 
       const second = await readSse(await sse('again'));
@@ -282,11 +382,15 @@ describe('event streams (Server-Sent Events)', () => {
 
       // Reconnecting: everything after the offset, then the stream stays open for the next turn.
       const stop = new AbortController();
-      const resumed = await fetch(`${base}/conversations/${id}/events`, { headers: { 'last-event-id': String(turn1.length - 2) }, signal: stop.signal });
+      const resumed = await fetch(`${base}/conversations/${id}/events`, {
+        headers: { 'last-event-id': String(turn1.length - 2) },
+        signal: stop.signal,
+      });
       expect(resumed.status).toBe(200);
       const reader = resumed.body!.getReader();
       let got = '';
-      while (!got.includes(`id: ${turn1.length + second.length - 1}\n`)) got += new TextDecoder().decode((await reader.read()).value);
+      while (!got.includes(`id: ${turn1.length + second.length - 1}\n`))
+        got += new TextDecoder().decode((await reader.read()).value);
       stop.abort();
       const ids = [...got.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
       expect(ids[0]).toBe(turn1.length - 1);
@@ -302,18 +406,29 @@ describe('event streams (Server-Sent Events)', () => {
 
   it('POST /runs with Accept: text/event-stream streams the run; GET /runs/:id/events replays it for a late subscriber', async () => {
     await withApi(async (base) => {
-      const res = await fetch(`${base}/runs`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ message: QUESTION }) });
+      const res = await fetch(`${base}/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ message: QUESTION }),
+      });
       expect(res.status).toBe(200);
       const workflowId = res.headers.get('x-workflow-id')!;
       const live = await readSse(res);
-      expect(live.filter((m) => m.data.type === 'tool_call_finished').map((m) => m.data.result)).toEqual(['5', '5', '10', expect.stringMatching(/^3\.16/)]);
+      expect(live.filter((m) => m.data.type === 'tool_call_finished').map((m) => m.data.result)).toEqual([
+        '5',
+        '5',
+        '10',
+        expect.stringMatching(/^3\.16/),
+      ]);
       expect(live[live.length - 1].data).toMatchObject({ type: 'turn_completed', result: { status: 'completed' } });
       // The run has ended: a late subscriber gets the whole run, then the stream ends.
       const late = await readSse(await fetch(`${base}/runs/${workflowId}/events`));
       expect(late.map((m) => m.data)).toEqual(live.map((m) => m.data));
       const wrong = await fetch(`${base}/conversations/${workflowId}/events`);
       expect(wrong.status).toBe(404);
-      expect(((await wrong.json()) as { error: string }).error).toMatch(/is a one-shot run, not a conversation; see GET \/runs\//);
+      expect(((await wrong.json()) as { error: string }).error).toMatch(
+        /is a one-shot run, not a conversation; see GET \/runs\//,
+      );
     });
   });
 });

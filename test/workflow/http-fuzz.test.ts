@@ -31,7 +31,9 @@ function raw(port: number, request: string | Buffer): Promise<number | undefined
         resolve(Number(status[1]));
       }
     });
-    socket.on('close', () => resolve(/^HTTP\/1\.1 (\d{3})/.exec(received) ? Number(/^HTTP\/1\.1 (\d{3})/.exec(received)![1]) : undefined));
+    socket.on('close', () =>
+      resolve(/^HTTP\/1\.1 (\d{3})/.exec(received) ? Number(/^HTTP\/1\.1 (\d{3})/.exec(received)![1]) : undefined),
+    );
     socket.on('error', () => undefined);
     socket.write(request);
   });
@@ -40,7 +42,13 @@ function raw(port: number, request: string | Buffer): Promise<number | undefined
 const H = 'Host: localhost\r\nConnection: close\r\n';
 const get = (target: string, headers = '') => `GET ${target} HTTP/1.1\r\n${H}${headers}\r\n`;
 const post = (target: string, body: string | Buffer, headers = 'Content-Type: application/json\r\n') =>
-  Buffer.concat([Buffer.from(`POST ${target} HTTP/1.1\r\n${H}${headers}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`, 'latin1'), Buffer.isBuffer(body) ? body : Buffer.from(body)]);
+  Buffer.concat([
+    Buffer.from(
+      `POST ${target} HTTP/1.1\r\n${H}${headers}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
+      'latin1',
+    ),
+    Buffer.isBuffer(body) ? body : Buffer.from(body),
+  ]);
 
 /** Requests no server of ours may answer with anything but a 4xx (those named `(any)`: anything but a 5xx). */
 function hostile(paths: string[]): Array<[string, string | Buffer]> {
@@ -84,12 +92,18 @@ async function listen(server: Server): Promise<number> {
 }
 
 /** Every hostile request gets a 4xx (or, for the few Node's parser refuses, a closed connection), and then `healthy` still works. */
-async function expectSurvives(server: Server, paths: string[], healthy: (port: number) => Promise<void>): Promise<void> {
+async function expectSurvives(
+  server: Server,
+  paths: string[],
+  healthy: (port: number) => Promise<void>,
+): Promise<void> {
   const port = await listen(server);
   try {
     const answers: Record<string, number | undefined> = {};
     for (const [name, request] of hostile(paths)) answers[name] = await raw(port, request);
-    const wrong = Object.entries(answers).filter(([name, status]) => status !== undefined && (status >= 500 || (status < 400 && !name.startsWith('(any)'))));
+    const wrong = Object.entries(answers).filter(
+      ([name, status]) => status !== undefined && (status >= 500 || (status < 400 && !name.startsWith('(any)'))),
+    );
     expect(wrong).toEqual([]);
     // Node answers what its parser refuses with 400; a silent close is allowed only there.
     expect(Object.values(answers).filter((s) => s === undefined).length).toBeLessThanOrEqual(2);
@@ -125,7 +139,12 @@ describe.each([
       const init = await fetch(`http://127.0.0.1:${port}/mcp`, {
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
+        }),
       });
       expect(init.status).toBe(200);
     });
@@ -134,7 +153,11 @@ describe.each([
   it('the codec server answers each with a 4xx and keeps serving', async () => {
     const codec = createCodecServer({ codec: new EncryptionCodec([{ id: 'k1', key: Buffer.alloc(32, 7) }]), access });
     await expectSurvives(codec, ['/decode', '/encode'], async (port) => {
-      const decoded = await fetch(`http://127.0.0.1:${port}/encode`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ payloads: [{ metadata: {}, data: '' }] }) });
+      const decoded = await fetch(`http://127.0.0.1:${port}/encode`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ payloads: [{ metadata: {}, data: '' }] }),
+      });
       expect(decoded.status).toBe(200);
     });
   });

@@ -39,7 +39,11 @@ async function httpServer(env: Record<string, string>): Promise<{ url: string; s
   let stopped = false;
   const start = (): Promise<void> =>
     new Promise((resolve, reject) => {
-      const c = spawn(process.execPath, ['--import', 'tsx', SERVER, '--http', String(port)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+      const c = spawn(process.execPath, ['--import', 'tsx', SERVER, '--http', String(port)], {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       child = c;
       c.stdout!.on('data', (d: Buffer) => d.toString().includes('listening') && resolve());
       c.once('exit', (code) => {
@@ -78,29 +82,58 @@ describe('MCP tools over stdio', () => {
     const agent = defineAgent({ name: 'mcp-user', instructions: 'Use the tools.', tools: [], mcpServers: ['test'] });
     const other = defineAgent({ name: 'no-mcp', instructions: 'No tools.', tools: [] });
     const t = temporal();
-    const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, agents: [agent, other], mcpServers: { test: stdioServer({ MCP_LOG: s.log }) } });
+    const { worker, taskQueue } = await createTestWorker(t, {
+      baseURL: model.baseURL,
+      agents: [agent, other],
+      mcpServers: { test: stdioServer({ MCP_LOG: s.log }) },
+    });
     await worker.runUntil(async () => {
-      const run = (message: string, agentName = 'mcp-user') => startAgentRun(t.client, { agent: agentName, message }, { taskQueue }).then(runOutcome);
+      const run = (message: string, agentName = 'mcp-user') =>
+        startAgentRun(t.client, { agent: agentName, message }, { taskQueue }).then(runOutcome);
       const echoed = await run('call test__echo {"text":"hi"}');
       expect(echoed).toMatchObject({ status: 'completed', content: 'results: echo: hi' });
-      expect(echoed.toolExecutions[0]).toMatchObject({ name: 'test__echo', arguments: { text: 'hi' }, result: 'echo: hi', error: false });
+      expect(echoed.toolExecutions[0]).toMatchObject({
+        name: 'test__echo',
+        arguments: { text: 'hi' },
+        result: 'echo: hi',
+        error: false,
+      });
       const offered = model.requests[0].tools!.map((x) => x.function.name);
-      expect(offered.sort()).toEqual(['test__add', 'test__echo', 'test__fail', 'test__files_read', 'test__flaky', 'test__picture', 'test__slow']);
-      expect(model.requests[0].tools!.find((x) => x.function.name === 'test__add')!.function).toMatchObject({ description: 'Adds two numbers', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } });
+      expect(offered.sort()).toEqual([
+        'test__add',
+        'test__echo',
+        'test__fail',
+        'test__files_read',
+        'test__flaky',
+        'test__picture',
+        'test__slow',
+      ]);
+      expect(model.requests[0].tools!.find((x) => x.function.name === 'test__add')!.function).toMatchObject({
+        description: 'Adds two numbers',
+        parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
+      });
 
       const failed = await run('call test__fail {"reason":"no disk"}');
       expect(failed.toolExecutions[0]).toMatchObject({ result: 'Error: cannot do that: no disk', error: true });
       const badArgs = await run('call test__add {"a":"one"}');
-      expect(badArgs.toolExecutions[0]).toMatchObject({ error: true, result: expect.stringMatching(/^Error: invalid arguments for test__add: /) });
+      expect(badArgs.toolExecutions[0]).toMatchObject({
+        error: true,
+        result: expect.stringMatching(/^Error: invalid arguments for test__add: /),
+      });
       expect(badArgs.toolExecutions[0].result).toMatch(/a: expected number/);
       expect(badArgs.toolExecutions[0].result).toMatch(/b: required/);
       const picture = await run('call test__picture {}');
-      expect(picture.toolExecutions[0].result).toBe('here it is\n[image: image/png, 16 bytes]\n[resource file:///notes.txt (text/plain)]\na note');
+      expect(picture.toolExecutions[0].result).toBe(
+        'here it is\n[image: image/png, 16 bytes]\n[resource file:///notes.txt (text/plain)]\na note',
+      );
       const dotted = await run('call test__files_read {"path":"/etc/motd"}');
       expect(dotted.toolExecutions[0].result).toBe('contents of /etc/motd');
 
       const without = await run('call test__echo {"text":"hi"}', 'no-mcp');
-      expect(without.toolExecutions[0]).toMatchObject({ error: true, result: 'Error: there is no tool named "test__echo". Available tools: none.' });
+      expect(without.toolExecutions[0]).toMatchObject({
+        error: true,
+        result: 'Error: there is no tool named "test__echo". Available tools: none.',
+      });
     });
     // One server process served every call: the connection is pooled.
     expect(s.read().match(/stdio server \d+ started/g)).toHaveLength(1);
@@ -110,8 +143,19 @@ describe('MCP tools over stdio', () => {
     const s = scratch();
     const model = await toolCallingModel();
     const t = temporal();
-    const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, registry: undefined, agents: [defineAgent({ name: 'patient', instructions: 'x', tools: [], mcpServers: 'all', maxExecutionTime: '3s' })], mcpServers: { test: stdioServer({ MCP_LOG: s.log }) } });
-    const outcome = await worker.runUntil(async () => runOutcome(await startAgentRun(t.client, { agent: 'patient', message: 'call test__slow {"ms":60000}' }, { taskQueue })));
+    const { worker, taskQueue } = await createTestWorker(t, {
+      baseURL: model.baseURL,
+      registry: undefined,
+      agents: [
+        defineAgent({ name: 'patient', instructions: 'x', tools: [], mcpServers: 'all', maxExecutionTime: '3s' }),
+      ],
+      mcpServers: { test: stdioServer({ MCP_LOG: s.log }) },
+    });
+    const outcome = await worker.runUntil(async () =>
+      runOutcome(
+        await startAgentRun(t.client, { agent: 'patient', message: 'call test__slow {"ms":60000}' }, { taskQueue }),
+      ),
+    );
     expect(outcome).toMatchObject({ status: 'time_limit' });
     expect(s.read()).toContain('slow started 60000');
     expect(await eventually(() => s.read().includes('slow cancelled'), 10_000)).toBe(true);
@@ -122,8 +166,16 @@ describe('MCP tools over stdio', () => {
     const model = await toolCallingModel();
     const t = temporal();
     const marker = join(s.dir, 'crashed');
-    const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, agents: [defineAgent({ name: 'reader', instructions: 'x', tools: [], mcpServers: ['test'] })], mcpServers: { test: stdioServer({ MCP_LOG: s.log, MARKER: marker }) } });
-    const outcome = await worker.runUntil(async () => runOutcome(await startAgentRun(t.client, { agent: 'reader', message: 'call test__flaky {"page":7}' }, { taskQueue })));
+    const { worker, taskQueue } = await createTestWorker(t, {
+      baseURL: model.baseURL,
+      agents: [defineAgent({ name: 'reader', instructions: 'x', tools: [], mcpServers: ['test'] })],
+      mcpServers: { test: stdioServer({ MCP_LOG: s.log, MARKER: marker }) },
+    });
+    const outcome = await worker.runUntil(async () =>
+      runOutcome(
+        await startAgentRun(t.client, { agent: 'reader', message: 'call test__flaky {"page":7}' }, { taskQueue }),
+      ),
+    );
     expect(outcome).toMatchObject({ status: 'completed', content: 'results: page 7 of the flaky server' });
     expect(s.read()).toContain('flaky crashes on page 7');
     expect(s.read().match(/stdio server \d+ started/g)).toHaveLength(2);
@@ -133,13 +185,21 @@ describe('MCP tools over stdio', () => {
     const s = scratch();
     const model = await toolCallingModel();
     const t = temporal();
-    const agents = [defineAgent({ name: 'careful', instructions: 'x', tools: [], mcpServers: ['test'], approvalTools: [] })];
+    const agents = [
+      defineAgent({ name: 'careful', instructions: 'x', tools: [], mcpServers: ['test'], approvalTools: [] }),
+    ];
     const mcpServers = { test: stdioServer({ MCP_LOG: s.log }) };
     const taskQueue = `test-${randomUUID()}`;
     const first = await createTestWorker(t, { baseURL: model.baseURL, agents, mcpServers, taskQueue });
     const handle = await first.worker.runUntil(async () => {
-      const h = await startAgentRun(t.client, { agent: 'careful', message: 'call test__echo {"text":"later"}', approvalTools: ['test__echo'] }, { taskQueue });
-      expect(await eventually(async () => (await readStatus(t.client, h.workflowId)).state === 'awaiting_approval', 20_000)).toBe(true);
+      const h = await startAgentRun(
+        t.client,
+        { agent: 'careful', message: 'call test__echo {"text":"later"}', approvalTools: ['test__echo'] },
+        { taskQueue },
+      );
+      expect(
+        await eventually(async () => (await readStatus(t.client, h.workflowId)).state === 'awaiting_approval', 20_000),
+      ).toBe(true);
       return h;
     });
     // The first worker is gone, and its server with it; a new one takes over.
@@ -155,7 +215,15 @@ describe('MCP tools over stdio', () => {
     // Replay on a worker with no MCP servers at all: what was offered and returned is in history.
     const history = await handle.fetchHistory();
     await Worker.runReplayHistory(
-      { workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! }, plugins: [new AgentsPlugin({ agents: [defineAgent({ name: 'careful', instructions: 'x', tools: [] })], model: modelAt(model.baseURL) })] },
+      {
+        workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+        plugins: [
+          new AgentsPlugin({
+            agents: [defineAgent({ name: 'careful', instructions: 'x', tools: [] })],
+            model: modelAt(model.baseURL),
+          }),
+        ],
+      },
       history,
       handle.workflowId,
     );
@@ -170,14 +238,19 @@ describe('MCP tools over streamable HTTP', () => {
     try {
       const model = await toolCallingModel();
       const t = temporal();
-      const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, mcpServers: { web: { url: server.url, headers: { Authorization: 'Bearer tok-123' } } } });
+      const { worker, taskQueue } = await createTestWorker(t, {
+        baseURL: model.baseURL,
+        mcpServers: { web: { url: server.url, headers: { Authorization: 'Bearer tok-123' } } },
+      });
       await worker.runUntil(async () => {
         // No agent and no tool list: every tool of the worker, the MCP servers' included.
         const addHandle = await startAgentRun(t.client, { message: 'call web__add {"a":2,"b":3}' }, { taskQueue });
         expect(await runOutcome(addHandle)).toMatchObject({ status: 'completed', content: 'results: 5' });
         // The server's credentials stay on the worker.
         expect(JSON.stringify(await addHandle.fetchHistory())).not.toContain('tok-123');
-        const flaky = await runOutcome(await startAgentRun(t.client, { message: 'call web__flaky {"page":2}' }, { taskQueue }));
+        const flaky = await runOutcome(
+          await startAgentRun(t.client, { message: 'call web__flaky {"page":2}' }, { taskQueue }),
+        );
         expect(flaky).toMatchObject({ status: 'completed', content: 'results: page 2 of the flaky server' });
       });
       expect(s.read()).toContain('flaky crashes on page 2');
@@ -194,9 +267,23 @@ describe('MCP tools over streamable HTTP', () => {
       const model = await toolCallingModel();
       const t = temporal();
       const agents = [defineAgent({ name: 'locked-out', instructions: 'x', tools: [], mcpServers: ['web'] })];
-      const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, agents, mcpServers: { web: { url: server.url, headers: { Authorization: 'Bearer wrong' } } } });
-      const outcome = await worker.runUntil(async () => runOutcome(await startAgentRun(t.client, { agent: 'locked-out', message: 'call web__add {"a":1,"b":1}' }, { taskQueue })));
-      expect(outcome).toMatchObject({ status: 'failed', errorType: 'Mcp.Unavailable', error: expect.stringMatching(/^agent "locked-out" uses the MCP server "web": MCP server "web" could not be reached: .*401/) });
+      const { worker, taskQueue } = await createTestWorker(t, {
+        baseURL: model.baseURL,
+        agents,
+        mcpServers: { web: { url: server.url, headers: { Authorization: 'Bearer wrong' } } },
+      });
+      const outcome = await worker.runUntil(async () =>
+        runOutcome(
+          await startAgentRun(t.client, { agent: 'locked-out', message: 'call web__add {"a":1,"b":1}' }, { taskQueue }),
+        ),
+      );
+      expect(outcome).toMatchObject({
+        status: 'failed',
+        errorType: 'Mcp.Unavailable',
+        error: expect.stringMatching(
+          /^agent "locked-out" uses the MCP server "web": MCP server "web" could not be reached: .*401/,
+        ),
+      });
       expect(model.requests).toHaveLength(0);
     } finally {
       await server.stop();

@@ -17,7 +17,9 @@ const error = (status: number, message: string, headers?: Record<string, string>
 describe('model call failures', () => {
   it('retries a 429 (honouring Retry-After) and then succeeds', async () => {
     // Retry-After 3 s, where Temporal's own back-off would retry after 1 s.
-    model = await startScriptedModel([answer('after the rate limit')], { failFirst: { 0: [error(429, 'Rate limit reached', { 'retry-after': '3' })] } });
+    model = await startScriptedModel([answer('after the rate limit')], {
+      failFirst: { 0: [error(429, 'Rate limit reached', { 'retry-after': '3' })] },
+    });
     const started = Date.now();
     const outcome = await runAgent(temporal(), { message: 'hi' }, { baseURL: model.baseURL });
     expect(outcome).toMatchObject({ status: 'completed', content: 'after the rate limit' });
@@ -27,7 +29,12 @@ describe('model call failures', () => {
 
   it('retries 5xx and malformed replies', async () => {
     model = await startScriptedModel([answer('fine now')], {
-      failFirst: { 0: [error(503, 'overloaded'), { http: { status: 200, body: { id: 'x', object: 'chat.completion', choices: [] } } }] },
+      failFirst: {
+        0: [
+          error(503, 'overloaded'),
+          { http: { status: 200, body: { id: 'x', object: 'chat.completion', choices: [] } } },
+        ],
+      },
     });
     const outcome = await runAgent(temporal(), { message: 'hi' }, { baseURL: model.baseURL });
     expect(outcome).toMatchObject({ status: 'completed', content: 'fine now' });
@@ -41,11 +48,15 @@ describe('model call failures', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(model.requests).toHaveLength(1);
     expect(outcome).toMatchObject({ status: 'failed', errorType: 'ModelCall.Auth', iterations: 0 });
-    expect(outcome.error).toMatch(/rejected the API key \(HTTP 401: .*Incorrect API key provided\); check OPENAI_API_KEY/);
+    expect(outcome.error).toMatch(
+      /rejected the API key \(HTTP 401: .*Incorrect API key provided\); check OPENAI_API_KEY/,
+    );
   });
 
   it('fails on other 4xx without retries, keeping the partial result', async () => {
-    model = await startScriptedModel([call(['add', { a: 1, b: 2 }])], { fallback: () => error(404, 'The model `gpt-9` does not exist') });
+    model = await startScriptedModel([call(['add', { a: 1, b: 2 }])], {
+      fallback: () => error(404, 'The model `gpt-9` does not exist'),
+    });
     const outcome = await runAgent(temporal(), { message: 'hi' }, { baseURL: model.baseURL });
     expect(outcome).toMatchObject({ status: 'failed', errorType: 'ModelCall.NotFound', iterations: 1 });
     expect(outcome.error).toMatch(/check AGENT_MODEL/);
@@ -77,17 +88,23 @@ describe('bounds on a model call', () => {
     model = await startScriptedModel([], { fallback: () => new Promise<never>(() => undefined) as never });
     const outcome = await runAgent(temporal(), { message: 'hi', modelCallTimeout: '3s' }, { baseURL: model.baseURL });
     expect(outcome).toMatchObject({ status: 'failed', errorType: 'ModelCall.Timeout', iterations: 0 });
-    expect(outcome.error).toMatch(/^the model call ran out of time: 3 s waiting for the model over 1 attempt, its modelCallTimeout being 3 s; last failure: the model server at .* did not answer in time/);
+    expect(outcome.error).toMatch(
+      /^the model call ran out of time: 3 s waiting for the model over 1 attempt, its modelCallTimeout being 3 s; last failure: the model server at .* did not answer in time/,
+    );
     expect(model.requests).toHaveLength(1);
   });
 
   it('counts modelCallTimeout in time spent waiting for the model, across attempts, not in back-off between them', async () => {
     // Each request takes 2 s and fails with a 503: 2 s + 2 s, then the third gets the last 1 s.
-    model = await startScriptedModel([], { fallback: async () => (await new Promise((r) => setTimeout(r, 2_000)), error(503, 'overloaded')) });
+    model = await startScriptedModel([], {
+      fallback: async () => (await new Promise((r) => setTimeout(r, 2_000)), error(503, 'overloaded')),
+    });
     const started = Date.now();
     const outcome = await runAgent(temporal(), { message: 'hi', modelCallTimeout: '5s' }, { baseURL: model.baseURL });
     expect(outcome).toMatchObject({ status: 'failed', errorType: 'ModelCall.Timeout' });
-    expect(outcome.error).toMatch(/^the model call ran out of time: 5 s waiting for the model over 3 attempts, its modelCallTimeout being 5 s/);
+    expect(outcome.error).toMatch(
+      /^the model call ran out of time: 5 s waiting for the model over 3 attempts, its modelCallTimeout being 5 s/,
+    );
     expect(model.requests).toHaveLength(3);
     // Wall-clock time includes the back-off (1 s, then 2 s), which the budget does not count.
     expect(Date.now() - started).toBeGreaterThan(7_500);
@@ -98,7 +115,9 @@ describe('bounds on a model call', () => {
     const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
     const handle = await startAgentRun(temporal().client, { message: 'hi' }, { taskQueue });
     await worker.runUntil(handle.result());
-    const scheduled = (await handle.fetchHistory()).events!.map((e) => e.activityTaskScheduledEventAttributes).filter((a) => a != null);
+    const scheduled = (await handle.fetchHistory())
+      .events!.map((e) => e.activityTaskScheduledEventAttributes)
+      .filter((a) => a != null);
     const seconds = (d: { seconds?: unknown } | null | undefined) => Number(d?.seconds ?? 0);
     expect(scheduled.map((a) => [a.activityType!.name, seconds(a.heartbeatTimeout)])).toEqual([
       ['callModel', 8],
@@ -120,7 +139,9 @@ describe('a reply too large to record', () => {
       const started = Date.now();
       const outcome = await runAgent(temporal(), { message: 'write a lot' }, { baseURL: model.baseURL });
       expect(outcome).toMatchObject({ status: 'failed', errorType: 'ModelCall.ReplyTooLarge' });
-      expect(outcome.error).toMatch(/^the model's reply is 3\.0 MB, more than a Temporal payload may hold \(2\.0 MB\), so it cannot be recorded; ask for less/);
+      expect(outcome.error).toMatch(
+        /^the model's reply is 3\.0 MB, more than a Temporal payload may hold \(2\.0 MB\), so it cannot be recorded; ask for less/,
+      );
       expect(model.requests).toHaveLength(1);
       expect(Date.now() - started).toBeLessThan(15_000);
       await model.close();
@@ -133,8 +154,14 @@ describe('bad input', () => {
     model = await startScriptedModel([answer('never')]);
     const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
     // The client refuses it before anything starts; a workflow given it anyway fails saying why.
-    await expect(startAgentRun(temporal().client, { message: 'hi', maxExecutionTime: '5' }, { taskQueue })).rejects.toThrow(/^"maxExecutionTime": invalid duration "5": add a unit/);
-    const handle = await temporal().client.workflow.start(AGENT_WORKFLOW_TYPE, { taskQueue, workflowId: `raw-${randomUUID()}`, args: [{ message: 'hi', maxExecutionTime: '5' }] });
+    await expect(
+      startAgentRun(temporal().client, { message: 'hi', maxExecutionTime: '5' }, { taskQueue }),
+    ).rejects.toThrow(/^"maxExecutionTime": invalid duration "5": add a unit/);
+    const handle = await temporal().client.workflow.start(AGENT_WORKFLOW_TYPE, {
+      taskQueue,
+      workflowId: `raw-${randomUUID()}`,
+      args: [{ message: 'hi', maxExecutionTime: '5' }],
+    });
     const outcome = await worker.runUntil(runOutcome(handle));
     expect(outcome).toMatchObject({ status: 'failed', errorType: 'Agent.InvalidInput' });
     expect(outcome.error).toMatch(/"maxExecutionTime": invalid duration "5": add a unit \(ms, s, m, h, d\)/);
@@ -143,7 +170,11 @@ describe('bad input', () => {
 
   it('fails the workflow on unknown tool names before any model call', async () => {
     model = await startScriptedModel([answer('never')]);
-    const outcome = await runAgent(temporal(), { message: 'hi', tools: ['add', 'teleport'] }, { baseURL: model.baseURL });
+    const outcome = await runAgent(
+      temporal(),
+      { message: 'hi', tools: ['add', 'teleport'] },
+      { baseURL: model.baseURL },
+    );
     expect(outcome).toMatchObject({ status: 'failed', errorType: 'Agent.UnknownTool' });
     expect(outcome.error).toMatch(/unknown tool: teleport. Registered tools: stringLength, add/);
     expect(model.requests).toHaveLength(0);
@@ -152,8 +183,14 @@ describe('bad input', () => {
   it('fails the workflow on invalid input from non-CLI callers', async () => {
     model = await startScriptedModel([answer('never')]);
     const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
-    await expect(startAgentRun(temporal().client, { message: 'x', maxIterations: -1 }, { taskQueue })).rejects.toThrow(ClientError);
-    const handle = await temporal().client.workflow.start(AGENT_WORKFLOW_TYPE, { taskQueue, workflowId: `raw-${randomUUID()}`, args: [{ message: 'x', maxIterations: -1 }] });
+    await expect(startAgentRun(temporal().client, { message: 'x', maxIterations: -1 }, { taskQueue })).rejects.toThrow(
+      ClientError,
+    );
+    const handle = await temporal().client.workflow.start(AGENT_WORKFLOW_TYPE, {
+      taskQueue,
+      workflowId: `raw-${randomUUID()}`,
+      args: [{ message: 'x', maxIterations: -1 }],
+    });
     await worker.runUntil(expect(handle.result()).rejects.toThrow(WorkflowFailedError));
     const outcome = await runOutcome(handle);
     expect(outcome).toMatchObject({ status: 'failed', errorType: 'Agent.InvalidInput' });

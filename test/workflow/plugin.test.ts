@@ -14,25 +14,47 @@ const temporal = useTestTemporal();
 const userWorkflows = require.resolve('../fixtures/user-workflows');
 
 it("adds the agents to a worker with the user's own workflows; a user workflow runs an agent as a child", async () => {
-  const model = await startModel((req) => (req.messages.some((m) => m.role === 'tool') ? answer(`it is ${toolResults(req)[0]}`) : call(['add', { a: 2, b: 3 }])));
+  const model = await startModel((req) =>
+    req.messages.some((m) => m.role === 'tool')
+      ? answer(`it is ${toolResults(req)[0]}`)
+      : call(['add', { a: 2, b: 3 }]),
+  );
   const t = temporal();
   const taskQueue = `plugin-${randomUUID()}`;
   const plugin = new AgentsPlugin({ agents: [calculatorAgent], model: modelAt(model.baseURL) });
-  const worker = await Worker.create({ connection: t.nativeConnection, taskQueue, workflowsPath: userWorkflows, plugins: [plugin], shutdownGraceTime: '1s' });
+  const worker = await Worker.create({
+    connection: t.nativeConnection,
+    taskQueue,
+    workflowsPath: userWorkflows,
+    plugins: [plugin],
+    shutdownGraceTime: '1s',
+  });
   await worker.runUntil(async () => {
-    expect(await t.client.workflow.execute('plainWorkflow', { taskQueue, workflowId: `plain-${randomUUID()}` })).toBe('plain');
+    expect(await t.client.workflow.execute('plainWorkflow', { taskQueue, workflowId: `plain-${randomUUID()}` })).toBe(
+      'plain',
+    );
 
     const parentId = `triage-${randomUUID()}`;
-    expect(await t.client.workflow.execute('triageWorkflow', { taskQueue, workflowId: parentId, args: ['add 2 and 3'] })).toBe('the agent said: it is 5');
+    expect(
+      await t.client.workflow.execute('triageWorkflow', { taskQueue, workflowId: parentId, args: ['add 2 and 3'] }),
+    ).toBe('the agent said: it is 5');
     const child = await t.client.workflow.getHandle('triage-child-11-calculator').describe();
     expect(child.type).toBe('agentWorkflow');
     expect(child.parentExecution?.workflowId).toBe(parentId);
 
-    const failed = await t.client.workflow.execute('triageWorkflow', { taskQueue, workflowId: `triage-${randomUUID()}`, args: ['add 2 and 3', 'astrologer'] });
-    expect(failed).toBe(`the agent failed: Agent.UnknownAgent: no agent named "astrologer" on task queue "${taskQueue}" (its workers serve: calculator)`);
+    const failed = await t.client.workflow.execute('triageWorkflow', {
+      taskQueue,
+      workflowId: `triage-${randomUUID()}`,
+      args: ['add 2 and 3', 'astrologer'],
+    });
+    expect(failed).toBe(
+      `the agent failed: Agent.UnknownAgent: no agent named "astrologer" on task queue "${taskQueue}" (its workers serve: calculator)`,
+    );
 
     // The agent workflows are there for clients too.
-    const direct = await runOutcome(await startAgentRun(t.client, { agent: 'calculator', message: 'add 2 and 3' }, { taskQueue }));
+    const direct = await runOutcome(
+      await startAgentRun(t.client, { agent: 'calculator', message: 'add 2 and 3' }, { taskQueue }),
+    );
     expect(direct).toMatchObject({ status: 'completed', content: 'it is 5' });
   });
 });
@@ -41,7 +63,17 @@ it("adds the agents to a worker with the user's own workflows; a user workflow r
 function recordingLogger() {
   const said: Record<string, string[]> = { info: [], warn: [], error: [] };
   const keep = (level: string) => (message: string) => void (said[level] ??= []).push(message);
-  return { said, logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: keep('info'), warn: keep('warn'), error: keep('error') } };
+  return {
+    said,
+    logger: {
+      log: () => undefined,
+      trace: () => undefined,
+      debug: () => undefined,
+      info: keep('info'),
+      warn: keep('warn'),
+      error: keep('error'),
+    },
+  };
 }
 
 it('keeps worker-side libraries out of a workflow bundle that imports durable-agents/workflow; writes no file and reports in one line', async () => {
@@ -57,9 +89,15 @@ it('keeps worker-side libraries out of a workflow bundle that imports durable-ag
   // The user's workflows and ours are joined by a module of the package, not a generated file.
   expect(existsSync(generated) ? readdirSync(generated) : []).toEqual(before);
   // Webpack's report is one line, without warnings; `bundlerReport: 'full'` keeps the SDK's.
-  expect(said.info.filter((m) => !m.startsWith('Workflow bundle created'))).toEqual([expect.stringMatching(/^bundled \d+ modules in \d+ ms$/)]);
+  expect(said.info.filter((m) => !m.startsWith('Workflow bundle created'))).toEqual([
+    expect.stringMatching(/^bundled \d+ modules in \d+ ms$/),
+  ]);
   expect([...said.warn, ...said.error]).toEqual([]);
   const full = recordingLogger();
-  await bundleWorkflowCode({ workflowsPath: userWorkflows, plugins: [new AgentsPlugin({ model: modelAt('http://127.0.0.1:1/v1'), bundlerReport: 'full' })], logger: full.logger });
+  await bundleWorkflowCode({
+    workflowsPath: userWorkflows,
+    plugins: [new AgentsPlugin({ model: modelAt('http://127.0.0.1:1/v1'), bundlerReport: 'full' })],
+    logger: full.logger,
+  });
   expect(full.said.info.join('\n')).toMatch(/modules by path[\s\S]*webpack \d+\.\d+\.\d+ compiled successfully/);
 });

@@ -16,13 +16,23 @@ import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 /** The agent search attributes, upserted by the workflows, found with visibility queries (client.ts list, the UI). */
 const temporal = useTestTemporal();
 
-const clerk = defineAgent({ name: 'clerk', instructions: 'You are a clerk.', tools: [add], approvalTools: [add], model: 'clerk-model' });
+const clerk = defineAgent({
+  name: 'clerk',
+  instructions: 'You are a clerk.',
+  tools: [add],
+  approvalTools: [add],
+  model: 'clerk-model',
+});
 
 /** The upserts of agent attributes in a workflow's history (`patched` upserts TemporalChangeVersion too, which is not billed). */
 async function agentUpserts(client: Client, workflowId: string): Promise<Record<string, unknown>[]> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   return history
-    .events!.map((e) => Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}).filter((k) => k.startsWith('Agent')))
+    .events!.map((e) =>
+      Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}).filter((k) =>
+        k.startsWith('Agent'),
+      ),
+    )
     .filter((keys) => keys.length > 0)
     .map((keys) => Object.fromEntries(keys.map((k) => [k, true])));
 }
@@ -30,61 +40,128 @@ async function agentUpserts(client: Client, workflowId: string): Promise<Record<
 /** The search attributes Temporal holds for a workflow. */
 async function attributesOf(workflowId: string): Promise<Record<string, unknown>> {
   const { searchAttributes } = await temporal().client.workflow.getHandle(workflowId).describe();
-  return Object.fromEntries(Object.entries(searchAttributes).filter(([k]) => k.startsWith('Agent')).map(([k, v]) => [k, (v as unknown[])[0]]));
+  return Object.fromEntries(
+    Object.entries(searchAttributes)
+      .filter(([k]) => k.startsWith('Agent'))
+      .map(([k, v]) => [k, (v as unknown[])[0]]),
+  );
 }
 
 describe('agent search attributes', () => {
   it('follow a run: awaiting_approval while it waits (found by status and agent), then completed with calls, tokens and model', async () => {
-    const model = await startModel((req) => (req.messages[req.messages.length - 1].role === 'user' ? call(['add', { a: 2, b: 3 }]) : answer(`it is ${lastOf(req, 'tool')}`)));
+    const model = await startModel((req) =>
+      req.messages[req.messages.length - 1].role === 'user'
+        ? call(['add', { a: 2, b: 3 }])
+        : answer(`it is ${lastOf(req, 'tool')}`),
+    );
     const t = temporal();
     const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, agents: [clerk] });
     const workflowId = `sa-${randomUUID()}`;
     await worker.runUntil(async () => {
       const run = await startAgentRun(t.client, { agent: 'clerk', message: 'add 2 and 3' }, { taskQueue, workflowId });
       // Visibility is eventually consistent: the list shows the run once the upsert is indexed.
-      const waiting = async () => (await listAgentRuns(t.client, { status: 'awaiting_approval', agent: 'clerk', limit: 100 })).runs.find((r) => r.workflowId === workflowId);
+      const waiting = async () =>
+        (await listAgentRuns(t.client, { status: 'awaiting_approval', agent: 'clerk', limit: 100 })).runs.find(
+          (r) => r.workflowId === workflowId,
+        );
       expect(await eventually(async () => (await waiting()) !== undefined, 20_000)).toBe(true);
-      expect(await waiting()).toMatchObject({ kind: 'run', agentStatus: 'awaiting_approval', agent: 'clerk', model: 'clerk-model', iterations: 1, executionStatus: 'RUNNING' });
-      const status = await t.client.workflow.getHandle(workflowId).query<{ pendingApprovals: { callId: string }[] }>('status');
+      expect(await waiting()).toMatchObject({
+        kind: 'run',
+        agentStatus: 'awaiting_approval',
+        agent: 'clerk',
+        model: 'clerk-model',
+        iterations: 1,
+        executionStatus: 'RUNNING',
+      });
+      const status = await t.client.workflow
+        .getHandle(workflowId)
+        .query<{ pendingApprovals: { callId: string }[] }>('status');
       await decideApproval(t.client, workflowId, { callId: status.pendingApprovals[0].callId, approve: true });
       expect(await runOutcome(run)).toMatchObject({ status: 'completed', content: 'it is 5' });
     });
-    expect(await attributesOf(workflowId)).toEqual({ AgentName: 'clerk', AgentStatus: 'completed', AgentIterations: 2, AgentTotalTokens: expect.any(Number), AgentModel: 'clerk-model' });
+    expect(await attributesOf(workflowId)).toEqual({
+      AgentName: 'clerk',
+      AgentStatus: 'completed',
+      AgentIterations: 2,
+      AgentTotalTokens: expect.any(Number),
+      AgentModel: 'clerk-model',
+    });
     expect((await attributesOf(workflowId)).AgentTotalTokens).toBeGreaterThan(0);
     // One upsert per change of status: thinking, awaiting_approval, running_tools, thinking, completed.
     expect(await agentUpserts(t.client, workflowId)).toHaveLength(5);
-    const listed = await eventually(async () => (await listAgentRuns(t.client, { status: 'completed', agent: 'clerk', limit: 100 })).runs.some((r) => r.workflowId === workflowId), 20_000);
+    const listed = await eventually(
+      async () =>
+        (await listAgentRuns(t.client, { status: 'completed', agent: 'clerk', limit: 100 })).runs.some(
+          (r) => r.workflowId === workflowId,
+        ),
+      20_000,
+    );
     expect(listed).toBe(true);
   });
 
   it("with 'milestones', upserts only at the start, approvals and the end", async () => {
-    const model = await startModel((req) => (req.messages[req.messages.length - 1].role === 'user' ? call(['add', { a: 1, b: 1 }]) : answer('two')));
+    const model = await startModel((req) =>
+      req.messages[req.messages.length - 1].role === 'user' ? call(['add', { a: 1, b: 1 }]) : answer('two'),
+    );
     const t = temporal();
-    const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, registry: new ToolRegistry([add]), searchAttributes: 'milestones' });
+    const { worker, taskQueue } = await createTestWorker(t, {
+      baseURL: model.baseURL,
+      registry: new ToolRegistry([add]),
+      searchAttributes: 'milestones',
+    });
     const workflowId = `sa-${randomUUID()}`;
-    await worker.runUntil(async () => runOutcome(await startAgentRun(t.client, { message: 'add 1 and 1' }, { taskQueue, workflowId })));
+    await worker.runUntil(async () =>
+      runOutcome(await startAgentRun(t.client, { message: 'add 1 and 1' }, { taskQueue, workflowId })),
+    );
     expect(await agentUpserts(t.client, workflowId)).toHaveLength(2); // thinking, completed
-    expect(await attributesOf(workflowId)).toEqual({ AgentStatus: 'completed', AgentIterations: 2, AgentTotalTokens: expect.any(Number), AgentModel: 'scripted' });
+    expect(await attributesOf(workflowId)).toEqual({
+      AgentStatus: 'completed',
+      AgentIterations: 2,
+      AgentTotalTokens: expect.any(Number),
+      AgentModel: 'scripted',
+    });
   });
 
   it('cost no upsert for a step whose tools run locally (the server never sees it), and show a step running activity tools', async () => {
-    const quote = defineTool({ name: 'quote', description: 'A price', parameters: z.object({ symbol: z.string() }), execute: ({ symbol }) => `${symbol}: 42`, local: true });
+    const quote = defineTool({
+      name: 'quote',
+      description: 'A price',
+      parameters: z.object({ symbol: z.string() }),
+      execute: ({ symbol }) => `${symbol}: 42`,
+      local: true,
+    });
     const model = await startModel((req) => {
       const done = req.messages.filter((m) => m.role === 'tool').length;
       if (done === 3) return answer('done');
-      return lastOf(req, 'user') === 'quotes' ? call(['quote', { symbol: `S${done}` }]) : call(['add', { a: done, b: 1 }]);
+      return lastOf(req, 'user') === 'quotes'
+        ? call(['quote', { symbol: `S${done}` }])
+        : call(['add', { a: done, b: 1 }]);
     });
     const t = temporal();
-    const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, registry: new ToolRegistry([quote, add]) });
+    const { worker, taskQueue } = await createTestWorker(t, {
+      baseURL: model.baseURL,
+      registry: new ToolRegistry([quote, add]),
+    });
     const localId = `sa-${randomUUID()}`;
     const activityId = `sa-${randomUUID()}`;
     await worker.runUntil(async () => {
-      expect(await runOutcome(await startAgentRun(t.client, { message: 'quotes', tools: ['quote'] }, { taskQueue, workflowId: localId }))).toMatchObject({ status: 'completed' });
-      expect(await runOutcome(await startAgentRun(t.client, { message: 'sums', tools: ['add'] }, { taskQueue, workflowId: activityId }))).toMatchObject({ status: 'completed' });
+      expect(
+        await runOutcome(
+          await startAgentRun(t.client, { message: 'quotes', tools: ['quote'] }, { taskQueue, workflowId: localId }),
+        ),
+      ).toMatchObject({ status: 'completed' });
+      expect(
+        await runOutcome(
+          await startAgentRun(t.client, { message: 'sums', tools: ['add'] }, { taskQueue, workflowId: activityId }),
+        ),
+      ).toMatchObject({ status: 'completed' });
     });
     // Local tool: thinking at the start, completed at the end, whatever the steps in between.
     const statusAndCounters = { AgentStatus: true, AgentIterations: true, AgentTotalTokens: true };
-    expect(await agentUpserts(t.client, localId)).toEqual([{ ...statusAndCounters, AgentModel: true }, statusAndCounters]);
+    expect(await agentUpserts(t.client, localId)).toEqual([
+      { ...statusAndCounters, AgentModel: true },
+      statusAndCounters,
+    ]);
     expect(await attributesOf(localId)).toMatchObject({ AgentStatus: 'completed', AgentIterations: 4 });
     // Activity tool: thinking, then running_tools and thinking for each of its three steps, then completed.
     expect(await agentUpserts(t.client, activityId)).toHaveLength(8);
@@ -93,33 +170,56 @@ describe('agent search attributes', () => {
 
   it('mark a run that fails as failed, and a cancelled one as cancelled', async () => {
     const model = await startModel((req) =>
-      lastOf(req, 'user') === 'fail' ? { http: { status: 401, body: { error: { message: 'bad key' } } } } : call(['add', { a: 1, b: 1 }]),
+      lastOf(req, 'user') === 'fail'
+        ? { http: { status: 401, body: { error: { message: 'bad key' } } } }
+        : call(['add', { a: 1, b: 1 }]),
     );
     const t = temporal();
     const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, agents: [clerk] });
     const failedId = `sa-${randomUUID()}`;
     const cancelledId = `sa-${randomUUID()}`;
     await worker.runUntil(async () => {
-      expect(await runOutcome(await startAgentRun(t.client, { message: 'fail' }, { taskQueue, workflowId: failedId }))).toMatchObject({ status: 'failed', errorType: 'ModelCall.Auth' });
-      const waiting = await startAgentRun(t.client, { agent: 'clerk', message: 'add please' }, { taskQueue, workflowId: cancelledId });
-      expect(await eventually(async () => (await attributesOf(cancelledId)).AgentStatus === 'awaiting_approval', 10_000)).toBe(true);
+      expect(
+        await runOutcome(await startAgentRun(t.client, { message: 'fail' }, { taskQueue, workflowId: failedId })),
+      ).toMatchObject({ status: 'failed', errorType: 'ModelCall.Auth' });
+      const waiting = await startAgentRun(
+        t.client,
+        { agent: 'clerk', message: 'add please' },
+        { taskQueue, workflowId: cancelledId },
+      );
+      expect(
+        await eventually(async () => (await attributesOf(cancelledId)).AgentStatus === 'awaiting_approval', 10_000),
+      ).toBe(true);
       await waiting.cancel();
       expect(await runOutcome(waiting)).toMatchObject({ status: 'cancelled' });
     });
     expect(await attributesOf(failedId)).toMatchObject({ AgentStatus: 'failed', AgentIterations: 0 });
-    expect(await attributesOf(cancelledId)).toMatchObject({ AgentStatus: 'cancelled', AgentName: 'clerk', AgentIterations: 1 });
+    expect(await attributesOf(cancelledId)).toMatchObject({
+      AgentStatus: 'cancelled',
+      AgentName: 'clerk',
+      AgentIterations: 1,
+    });
   });
 
   it('show a conversation idle between turns and closed at the end', async () => {
     const model = await startModel((req) => answer(`you said ${lastOf(req, 'user')}`));
     const t = temporal();
-    const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, registry: new ToolRegistry([add]) });
+    const { worker, taskQueue } = await createTestWorker(t, {
+      baseURL: model.baseURL,
+      registry: new ToolRegistry([add]),
+    });
     const id = `sa-conv-${randomUUID()}`;
     await worker.runUntil(async () => {
       await sendMessage(t.client, id, { message: 'hi' }, { taskQueue });
       expect(await eventually(async () => (await attributesOf(id)).AgentStatus === 'idle', 10_000)).toBe(true);
       expect(await attributesOf(id)).toMatchObject({ AgentStatus: 'idle', AgentIterations: 1, AgentModel: 'scripted' });
-      const idle = await eventually(async () => (await listAgentRuns(t.client, { status: 'idle', limit: 100 })).runs.some((r) => r.workflowId === id && r.kind === 'conversation'), 20_000);
+      const idle = await eventually(
+        async () =>
+          (await listAgentRuns(t.client, { status: 'idle', limit: 100 })).runs.some(
+            (r) => r.workflowId === id && r.kind === 'conversation',
+          ),
+        20_000,
+      );
       expect(idle).toBe(true);
       await endConversation(t.client, id);
     });
@@ -133,21 +233,29 @@ describe('agent search attributes', () => {
     const model = await startModel(() => answer('fine'));
     const warnings: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
-    const spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
-      if (String(chunk).startsWith('durable-agents:')) warnings.push(String(chunk));
-      else return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
-      return true;
-    });
+    const spy = jest
+      .spyOn(process.stderr, 'write')
+      .mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+        if (String(chunk).startsWith('durable-agents:')) warnings.push(String(chunk));
+        else return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
+        return true;
+      });
     try {
       // The namespace takes a moment to be usable after it is registered.
       const { worker, taskQueue } = await createTestWorkerWhenReady(namespace, model.baseURL);
       const client = new Client({ connection: t.client.connection, namespace });
       const workflowId = `sa-bare-${randomUUID()}`;
-      const outcome = await worker.runUntil(async () => runOutcome(await startAgentRun(client, { message: 'hi' }, { taskQueue, workflowId })));
+      const outcome = await worker.runUntil(async () =>
+        runOutcome(await startAgentRun(client, { message: 'hi' }, { taskQueue, workflowId })),
+      );
       expect(outcome).toMatchObject({ status: 'completed', content: 'fine' });
       expect(warnings.join('')).toContain(`namespace "${namespace}" lacks search attributes`);
-      expect(warnings.join('')).toContain(`temporal operator search-attribute create --namespace ${namespace} --name AgentName --name AgentStatus --name AgentModel --type Keyword`);
-      expect(warnings.join('')).toContain(`temporal operator search-attribute create --namespace ${namespace} --name AgentIterations --name AgentTotalTokens --type Int`);
+      expect(warnings.join('')).toContain(
+        `temporal operator search-attribute create --namespace ${namespace} --name AgentName --name AgentStatus --name AgentModel --type Keyword`,
+      );
+      expect(warnings.join('')).toContain(
+        `temporal operator search-attribute create --namespace ${namespace} --name AgentIterations --name AgentTotalTokens --type Int`,
+      );
       expect(await agentUpserts(client, workflowId)).toHaveLength(0);
     } finally {
       spy.mockRestore();

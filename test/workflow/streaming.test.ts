@@ -12,9 +12,14 @@ const temporal = useTestTemporal();
 const ANSWER = 'The sum is 42, and that is the answer to everything you asked about today.';
 
 /** Reads events until the run's turn ends, noting when each arrived. */
-async function collect(client: Client, workflowId: string, after?: number): Promise<Array<AgentEvent & { receivedAt: number }>> {
+async function collect(
+  client: Client,
+  workflowId: string,
+  after?: number,
+): Promise<Array<AgentEvent & { receivedAt: number }>> {
   const out: Array<AgentEvent & { receivedAt: number }> = [];
-  for await (const e of streamEvents(client, workflowId, { after, until: (e) => isTurnEnd(e) })) out.push({ ...e, receivedAt: Date.now() });
+  for await (const e of streamEvents(client, workflowId, { after, until: (e) => isTurnEnd(e) }))
+    out.push({ ...e, receivedAt: Date.now() });
   return out;
 }
 
@@ -32,14 +37,27 @@ async function signalCount(client: Client, workflowId: string): Promise<number> 
 it('streams a run: tool calls as they start and finish, the answer in pieces while it is written, in order, each once', async () => {
   const t = temporal();
   const pieces = ANSWER.match(/\S+\s*/g)!;
-  const model = await startScriptedModel([call(['add', { a: 40, b: 2 }]), { content: ANSWER, chunks: pieces, chunkDelayMs: 40 }]);
+  const model = await startScriptedModel([
+    call(['add', { a: 40, b: 2 }]),
+    { content: ANSWER, chunks: pieces, chunkDelayMs: 40 },
+  ]);
   const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, registry: testRegistry() });
   await worker.runUntil(async () => {
     const handle = await startAgentRun(t.client, { message: 'add 40 and 2', tools: ['add'] }, { taskQueue });
     const [events, result] = await Promise.all([collect(t.client, handle.workflowId, -1), handle.result()]);
     expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
-    const types = events.map((e) => e.type).filter((type, i, all) => type !== 'text_delta' || all[i - 1] !== 'text_delta');
-    expect(types).toEqual(['turn_started', 'model_call_started', 'tool_call_started', 'tool_call_finished', 'model_call_started', 'text_delta', 'turn_completed']);
+    const types = events
+      .map((e) => e.type)
+      .filter((type, i, all) => type !== 'text_delta' || all[i - 1] !== 'text_delta');
+    expect(types).toEqual([
+      'turn_started',
+      'model_call_started',
+      'tool_call_started',
+      'tool_call_finished',
+      'model_call_started',
+      'text_delta',
+      'turn_completed',
+    ]);
     expect(events[2]).toMatchObject({ type: 'tool_call_started', name: 'add', arguments: { a: 40, b: 2 } });
     expect(events[3]).toMatchObject({ type: 'tool_call_finished', name: 'add', result: '42', error: false });
     const text = events.filter((e) => e.type === 'text_delta');
@@ -85,7 +103,14 @@ it('without streaming (a server that cannot, or stream: false) the text comes in
 it('a server that refuses streaming requests (400 naming stream) is asked again without, and from then on', async () => {
   const t = temporal();
   const model = await startModel((request) =>
-    request.stream ? { http: { status: 400, body: { error: { message: 'stream is not supported by this server', type: 'invalid_request_error' } } } } : { content: ANSWER },
+    request.stream
+      ? {
+          http: {
+            status: 400,
+            body: { error: { message: 'stream is not supported by this server', type: 'invalid_request_error' } },
+          },
+        }
+      : { content: ANSWER },
   );
   const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL });
   await worker.runUntil(async () => {
@@ -107,7 +132,11 @@ it('ReAct runs stream only the Final Answer', async () => {
   );
   const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, registry: testRegistry() });
   await worker.runUntil(async () => {
-    const handle = await startAgentRun(t.client, { message: 'add 1 and 2', tools: ['add'], toolCalling: 'react' }, { taskQueue });
+    const handle = await startAgentRun(
+      t.client,
+      { message: 'add 1 and 2', tools: ['add'], toolCalling: 'react' },
+      { taskQueue },
+    );
     const [events, result] = await Promise.all([collect(t.client, handle.workflowId, -1), handle.result()]);
     expect(result.content).toBe('It is 3, as computed.');
     expect(deltasOf(events, 1)).toEqual([]);
@@ -119,11 +148,17 @@ it('ReAct runs stream only the Final Answer', async () => {
 it('functions mode: the legacy function_call is assembled from the stream, and the answer streams', async () => {
   const t = temporal();
   const model = await startModel((request) =>
-    request.messages.some((m) => m.role === 'function') ? { content: ANSWER, chunkDelayMs: 20 } : { toolCalls: [{ name: 'add', arguments: { a: 40, b: 2 } }] },
+    request.messages.some((m) => m.role === 'function')
+      ? { content: ANSWER, chunkDelayMs: 20 }
+      : { toolCalls: [{ name: 'add', arguments: { a: 40, b: 2 } }] },
   );
   const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, registry: testRegistry() });
   await worker.runUntil(async () => {
-    const handle = await startAgentRun(t.client, { message: 'add 40 and 2', tools: ['add'], toolCalling: 'functions' }, { taskQueue });
+    const handle = await startAgentRun(
+      t.client,
+      { message: 'add 40 and 2', tools: ['add'], toolCalling: 'functions' },
+      { taskQueue },
+    );
     const [events, result] = await Promise.all([collect(t.client, handle.workflowId, -1), handle.result()]);
     expect(model.requests[0].stream).toBe(true);
     expect(events.find((e) => e.type === 'tool_call_finished')).toMatchObject({ name: 'add', result: '42' });

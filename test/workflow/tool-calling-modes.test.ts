@@ -20,7 +20,13 @@ describe('toolCalling: functions', () => {
     ]);
     const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
     const outcome = await worker.runUntil(async () =>
-      runOutcome(await startAgentRun(temporal().client, { message: QUESTION, toolCalling: 'functions', tools: ['stringLength', 'add', 'sqrt'] }, { taskQueue })),
+      runOutcome(
+        await startAgentRun(
+          temporal().client,
+          { message: QUESTION, toolCalling: 'functions', tools: ['stringLength', 'add', 'sqrt'] },
+          { taskQueue },
+        ),
+      ),
     );
     expect(outcome).toMatchObject({ status: 'completed', content: 'approximately 3.162', iterations: 5 });
     expect(outcome.toolExecutions.map((e) => [e.name, e.result])).toEqual([
@@ -38,29 +44,59 @@ describe('toolCalling: functions', () => {
       description: 'Calculates the sum of two numbers',
       parameters: expect.objectContaining({ type: 'object', required: ['a', 'b'] }),
     });
-    expect(last.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'function', 'assistant', 'function', 'assistant', 'function', 'assistant', 'function']);
-    expect(last.messages[1]).toMatchObject({ role: 'assistant', content: null, function_call: { name: 'stringLength', arguments: '{"s":"hello"}' } });
+    expect(last.messages.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'function',
+      'assistant',
+      'function',
+      'assistant',
+      'function',
+      'assistant',
+      'function',
+    ]);
+    expect(last.messages[1]).toMatchObject({
+      role: 'assistant',
+      content: null,
+      function_call: { name: 'stringLength', arguments: '{"s":"hello"}' },
+    });
     expect(last.messages[2]).toEqual({ role: 'function', name: 'stringLength', content: '5' });
     expect(last.messages.some((m) => 'tool_calls' in m || 'tool_call_id' in m)).toBe(false);
   });
 });
 
 /** The ReAct prompt after the question: the steps so far. */
-const scratchpad = (req: ChatRequest) => String(req.messages[req.messages.length - 1].content).split('\nQuestion: ').pop()!;
+const scratchpad = (req: ChatRequest) =>
+  String(req.messages[req.messages.length - 1].content)
+    .split('\nQuestion: ')
+    .pop()!;
 
 describe('toolCalling: react', () => {
   it("plans the trip from the Beijing weather (the documents' example) with a ReAct text prompt", async () => {
     const model = await startModel((req) => {
       const prompt = scratchpad(req);
       if (!prompt.includes('Observation:')) return answer('I should look at the weather first.'); // no Action: a parse error
-      if (!prompt.includes('Observation: 30')) return answer(' I need the weather in Beijing.\nAction: search_weather\nAction Input: "Beijing"');
-      return answer(' I now know the final answer\nFinal Answer: Beijing is 30 degrees Celsius: plan indoor museums at noon and bring sunscreen.');
+      if (!prompt.includes('Observation: 30'))
+        return answer(' I need the weather in Beijing.\nAction: search_weather\nAction Input: "Beijing"');
+      return answer(
+        ' I now know the final answer\nFinal Answer: Beijing is 30 degrees Celsius: plan indoor museums at noon and bring sunscreen.',
+      );
     });
     const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
     const outcome = await worker.runUntil(async () =>
-      runOutcome(await startAgentRun(temporal().client, { message: '根据北京的天气情况,制定一个出游计划', tools: ['search_weather'], toolCalling: 'react' }, { taskQueue })),
+      runOutcome(
+        await startAgentRun(
+          temporal().client,
+          { message: '根据北京的天气情况,制定一个出游计划', tools: ['search_weather'], toolCalling: 'react' },
+          { taskQueue },
+        ),
+      ),
     );
-    expect(outcome).toMatchObject({ status: 'completed', iterations: 3, content: 'Beijing is 30 degrees Celsius: plan indoor museums at noon and bring sunscreen.' });
+    expect(outcome).toMatchObject({
+      status: 'completed',
+      iterations: 3,
+      content: 'Beijing is 30 degrees Celsius: plan indoor museums at noon and bring sunscreen.',
+    });
     // The parse error went back as an Observation (and counted), then the tool got the single input as its argument.
     expect(outcome.toolExecutions.map((e) => [e.name, e.arguments, e.result])).toEqual([
       ['_Exception', expect.anything(), expect.stringContaining("Invalid Format: Missing 'Action:' after 'Thought:'")],
@@ -81,14 +117,25 @@ describe('toolCalling: react', () => {
   it('gives a tool with several parameters the Action Input as a JSON object', async () => {
     const model = await startModel((req) => {
       const prompt = scratchpad(req);
-      if (!prompt.includes('Observation:')) return answer('Thought: add them\nAction: add\nAction Input: {"a": 2, "b": 3}');
+      if (!prompt.includes('Observation:'))
+        return answer('Thought: add them\nAction: add\nAction Input: {"a": 2, "b": 3}');
       return answer('Final Answer: 5');
     });
     const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
-    const outcome = await worker.runUntil(async () => runOutcome(await startAgentRun(temporal().client, { message: 'add 2 and 3', tools: ['add'], toolCalling: 'react' }, { taskQueue })));
+    const outcome = await worker.runUntil(async () =>
+      runOutcome(
+        await startAgentRun(
+          temporal().client,
+          { message: 'add 2 and 3', tools: ['add'], toolCalling: 'react' },
+          { taskQueue },
+        ),
+      ),
+    );
     expect(outcome).toMatchObject({ status: 'completed', content: '5' });
     expect(outcome.toolExecutions[0]).toMatchObject({ name: 'add', arguments: { a: 2, b: 3 }, result: '5' });
-    expect(String(model.requests[0].messages[0].content)).toContain('add(JSON object with a, b) - Calculates the sum of two numbers');
+    expect(String(model.requests[0].messages[0].content)).toContain(
+      'add(JSON object with a, b) - Calculates the sum of two numbers',
+    );
   });
 });
 
@@ -97,16 +144,34 @@ describe('react mode keeps the shared run rules', () => {
     const model = await startModel(() => answer('Thought: add\nAction: add\nAction Input: {"a": 11, "b": 31}'));
     const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
     const outcome = await worker.runUntil(async () =>
-      runOutcome(await startAgentRun(temporal().client, { message: 'add', tools: ['add'], immediateTools: ['add'], toolCalling: 'react' }, { taskQueue })),
+      runOutcome(
+        await startAgentRun(
+          temporal().client,
+          { message: 'add', tools: ['add'], immediateTools: ['add'], toolCalling: 'react' },
+          { taskQueue },
+        ),
+      ),
     );
-    expect(outcome).toMatchObject({ status: 'immediate', iterations: 1, toolExecutions: [{ name: 'add', result: '42', immediate: true }] });
+    expect(outcome).toMatchObject({
+      status: 'immediate',
+      iterations: 1,
+      toolExecutions: [{ name: 'add', result: '42', immediate: true }],
+    });
     expect(model.requests).toHaveLength(1);
   });
 
   it('stops at maxIterations when the model never produces a parseable step', async () => {
     const model = await startModel(() => answer('I am thinking...'));
     const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
-    const outcome = await worker.runUntil(async () => runOutcome(await startAgentRun(temporal().client, { message: 'x', tools: ['add'], toolCalling: 'react', maxIterations: 3 }, { taskQueue })));
+    const outcome = await worker.runUntil(async () =>
+      runOutcome(
+        await startAgentRun(
+          temporal().client,
+          { message: 'x', tools: ['add'], toolCalling: 'react', maxIterations: 3 },
+          { taskQueue },
+        ),
+      ),
+    );
     expect(outcome).toMatchObject({ status: 'max_iterations', iterations: 3 });
     expect(model.requests).toHaveLength(3);
   });
@@ -114,13 +179,19 @@ describe('react mode keeps the shared run rules', () => {
 
 describe('toolCalling in conversations', () => {
   it('keeps earlier turns as chat history around the ReAct prompt', async () => {
-    const model = await startModel((req) => answer(`Final Answer: answer ${req.messages.filter((m) => m.role === 'user').length}`));
+    const model = await startModel((req) =>
+      answer(`Final Answer: answer ${req.messages.filter((m) => m.role === 'user').length}`),
+    );
     const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
     const id = `react-${Date.now()}`;
     await worker.runUntil(async () => {
       const start = { taskQueue, options: { toolCalling: 'react' as const, tools: ['add'] } };
-      expect(await sendMessage(temporal().client, id, { message: 'first question' }, start)).toMatchObject({ content: 'answer 1' });
-      expect(await sendMessage(temporal().client, id, { message: 'second question' }, start)).toMatchObject({ content: 'answer 2' });
+      expect(await sendMessage(temporal().client, id, { message: 'first question' }, start)).toMatchObject({
+        content: 'answer 1',
+      });
+      expect(await sendMessage(temporal().client, id, { message: 'second question' }, start)).toMatchObject({
+        content: 'answer 2',
+      });
     });
     const second = model.requests[1];
     expect(second.messages.slice(0, 2)).toEqual([

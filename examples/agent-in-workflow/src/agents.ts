@@ -5,7 +5,8 @@ import { searchWeather } from 'durable-agents/examples';
 /** Reads the weather of a city and answers as JSON your workflow can branch on. */
 export const forecaster = defineAgent({
   name: 'forecaster',
-  instructions: 'Look up the weather of the city with search_weather (degrees Celsius), then answer with the city and the temperature.',
+  instructions:
+    'Look up the weather of the city with search_weather (degrees Celsius), then answer with the city and the temperature.',
   tools: [searchWeather],
   output: z.object({ city: z.string(), celsius: z.number() }),
 });

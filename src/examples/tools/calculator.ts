@@ -17,7 +17,10 @@ export const stringLength = defineTool({
 export const add = defineTool({
   name: 'add',
   description: 'Calculates the sum of two numbers',
-  parameters: z.object({ a: z.number().int().describe('First integer'), b: z.number().int().describe('Second integer') }),
+  parameters: z.object({
+    a: z.number().int().describe('First integer'),
+    b: z.number().int().describe('Second integer'),
+  }),
   execute: ({ a, b }) => a + b,
 });
 

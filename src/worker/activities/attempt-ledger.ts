@@ -18,7 +18,8 @@ export function ledgerOf(details: unknown): AttemptLedger {
   const { modelMs, toolFailures } = details as Record<string, unknown>;
   const ledger: AttemptLedger = {};
   if (typeof modelMs === 'number' && Number.isFinite(modelMs) && modelMs >= 0) ledger.modelMs = modelMs;
-  if (typeof toolFailures === 'number' && Number.isInteger(toolFailures) && toolFailures >= 0) ledger.toolFailures = toolFailures;
+  if (typeof toolFailures === 'number' && Number.isInteger(toolFailures) && toolFailures >= 0)
+    ledger.toolFailures = toolFailures;
   return ledger;
 }
 

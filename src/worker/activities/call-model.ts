@@ -47,7 +47,14 @@ export function createCallModel(deps: {
 
   // Each call in its GenAI span, with its latency and tokens counted (see telemetry/gen-ai.ts).
   return (input: ModelCallInput): Promise<ModelReply> =>
-    traceModelCall({ model: input.settings?.model ?? deps.model.endpoint.model, baseURL: deps.model.endpoint.baseURL, agent: input.agent }, () => callModelOnce(input));
+    traceModelCall(
+      {
+        model: input.settings?.model ?? deps.model.endpoint.model,
+        baseURL: deps.model.endpoint.baseURL,
+        agent: input.agent,
+      },
+      () => callModelOnce(input),
+    );
 
   async function callModelOnce(input: ModelCallInput): Promise<ModelReply> {
     if (!config.configured) {
@@ -58,13 +65,17 @@ export function createCallModel(deps: {
     }
     const { cancellationSignal: signal, info } = Context.current();
     // The model-call budget is time spent waiting for the model, carried from attempt to attempt.
-    const budget = new ModelTimeBudget(input.timeoutMs ?? DEFAULT_MODEL_CALL_TIMEOUT_MS, ledgerOf(info.heartbeatDetails).modelMs ?? 0);
+    const budget = new ModelTimeBudget(
+      input.timeoutMs ?? DEFAULT_MODEL_CALL_TIMEOUT_MS,
+      ledgerOf(info.heartbeatDetails).modelMs ?? 0,
+    );
     if (budget.exhausted()) throw modelCallTimedOut(budget, info.attempt);
     const stop = keepHeartbeating(undefined, () => ({ modelMs: budget.spent() }));
     try {
       const messages = await conversations.load(input);
       // No tools means the final `generate` pass: the provider must not add any either.
-      const provided = toolProvider && input.toolNames.length > 0 ? await provideTools(toolProvider, registry, input, messages) : [];
+      const provided =
+        toolProvider && input.toolNames.length > 0 ? await provideTools(toolProvider, registry, input, messages) : [];
       // MCP tools are described from their server's listing: this worker may not have listed it yet.
       if (deps.mcp && registry.unknown(input.toolNames).length > 0) await deps.mcp.ensureTools(input.toolNames);
       // A tool its MCP server no longer offers is not offered to the LLM either.
@@ -72,7 +83,12 @@ export function createCallModel(deps: {
       const schema = outputs.for(input);
       const publisher =
         input.stream && deps.streaming?.enabled !== false
-          ? new TextPublisher(textSender(deps.client, input), input.stream.call, info.attempt, deps.streaming?.batchIntervalMs)
+          ? new TextPublisher(
+              textSender(deps.client, input),
+              input.stream.call,
+              info.attempt,
+              deps.streaming?.batchIntervalMs,
+            )
           : undefined;
       let reply: ModelReply;
       budget.start();
@@ -91,9 +107,13 @@ export function createCallModel(deps: {
         await publisher?.close();
       } catch (caught) {
         // With no time left there is no next attempt, whatever the failure.
-        const err = budget.exhausted() && !(caught instanceof ApplicationFailure && caught.nonRetryable) && !signal.aborted ? modelCallTimedOut(budget, info.attempt, caught) : caught;
+        const err =
+          budget.exhausted() && !(caught instanceof ApplicationFailure && caught.nonRetryable) && !signal.aborted
+            ? modelCallTimedOut(budget, info.attempt, caught)
+            : caught;
         // Temporal may retry this attempt: the workflow tells subscribers why when the next one speaks.
-        if (publisher && !(err instanceof ApplicationFailure && err.nonRetryable) && !signal.aborted) await publisher.fail(err instanceof Error ? err.message : String(err));
+        if (publisher && !(err instanceof ApplicationFailure && err.nonRetryable) && !signal.aborted)
+          await publisher.fail(err instanceof Error ? err.message : String(err));
         else await publisher?.close();
         throw err;
       } finally {
@@ -167,7 +187,11 @@ function textSender(client: Client | undefined, input: ModelCallInput): (batch: 
  * needs no configuration.
  */
 export function createConversationLoader(client?: Client): ConversationLoader {
-  return new ConversationLoader((ref, offset, limit) => (client ?? Context.current().client).workflow.getHandle(ref.workflowId, ref.runId).query(messagesQuery, { offset, limit }));
+  return new ConversationLoader((ref, offset, limit) =>
+    (client ?? Context.current().client).workflow
+      .getHandle(ref.workflowId, ref.runId)
+      .query(messagesQuery, { offset, limit }),
+  );
 }
 
 /**
@@ -175,18 +199,30 @@ export function createConversationLoader(client?: Client): ConversationLoader {
  * the registry: a provider naming a tool nobody registered is a deployment bug, reported as such
  * rather than as a confusing "unknown tool" the LLM would see.
  */
-async function provideTools(provider: ToolProvider, registry: ToolRegistry, input: ModelCallInput, messages: ChatMessage[]): Promise<ToolInfo[]> {
+async function provideTools(
+  provider: ToolProvider,
+  registry: ToolRegistry,
+  input: ModelCallInput,
+  messages: ChatMessage[],
+): Promise<ToolInfo[]> {
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
   let names: readonly string[] | null | undefined;
   try {
     names = await provider({ conversationId: input.workflowId, userMessage: lastUser?.content ?? '', messages });
   } catch (err) {
-    throw ApplicationFailure.create({ message: `the tool provider failed: ${err instanceof Error ? err.message : String(err)}`, type: 'ToolProvider.Failed', cause: err instanceof Error ? err : undefined });
+    throw ApplicationFailure.create({
+      message: `the tool provider failed: ${err instanceof Error ? err.message : String(err)}`,
+      type: 'ToolProvider.Failed',
+      cause: err instanceof Error ? err : undefined,
+    });
   }
   const extra = [...new Set(names ?? [])].filter((n) => !input.toolNames.includes(n));
   const unknown = registry.unknown(extra);
   if (unknown.length > 0) {
-    throw ApplicationFailure.nonRetryable(`the tool provider named unregistered tools: ${unknown.join(', ')}; register them on the worker (e.g. with { dynamic: true })`, 'ToolProvider.UnknownTool');
+    throw ApplicationFailure.nonRetryable(
+      `the tool provider named unregistered tools: ${unknown.join(', ')}; register them on the worker (e.g. with { dynamic: true })`,
+      'ToolProvider.UnknownTool',
+    );
   }
   return extra.map((n) => registry.info(n));
 }

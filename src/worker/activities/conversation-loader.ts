@@ -3,7 +3,11 @@ import type { ChatMessage } from '../../core/types';
 import type { ModelCallInput } from '../../common/activity-interface';
 
 /** Fetches messages `[offset, offset + limit)` of a workflow run (a page may hold fewer). */
-export type FetchMessages = (ref: { workflowId: string; runId: string }, offset: number, limit: number) => Promise<ChatMessage[]>;
+export type FetchMessages = (
+  ref: { workflowId: string; runId: string },
+  offset: number,
+  limit: number,
+) => Promise<ChatMessage[]>;
 
 /** A workflow run, as the cache knows it. */
 interface Cached {
@@ -42,7 +46,11 @@ export class ConversationLoader {
   ) {}
 
   /** Messages `[offset, offset + messages.length)` of a run, as its workflow added them. */
-  add(ref: { workflowId: string; runId: string; revision?: number }, offset: number, messages: readonly ChatMessage[]): void {
+  add(
+    ref: { workflowId: string; runId: string; revision?: number },
+    offset: number,
+    messages: readonly ChatMessage[],
+  ): void {
     const key = keyOf(ref);
     const cached = this.take(key);
     let entry: Omit<Cached, 'chars'>;
@@ -56,7 +64,9 @@ export class ConversationLoader {
   }
 
   /** The messages a model call asked for: the pinned head and `[from, messageCount)`. */
-  async load(ref: Pick<ModelCallInput, 'workflowId' | 'runId' | 'messageCount' | 'pinned' | 'from' | 'revision'>): Promise<ChatMessage[]> {
+  async load(
+    ref: Pick<ModelCallInput, 'workflowId' | 'runId' | 'messageCount' | 'pinned' | 'from' | 'revision'>,
+  ): Promise<ChatMessage[]> {
     const key = keyOf(ref);
     const pinned = ref.pinned ?? 0;
     const from = Math.max(ref.from ?? 0, pinned);
@@ -71,7 +81,10 @@ export class ConversationLoader {
     }
     messages.push(...(await this.range(ref, from + messages.length, ref.messageCount)));
     // Keep what the workflow added beyond this call (a retried call may be behind it).
-    const beyond = cached && cached.start + cached.messages.length > ref.messageCount && from >= cached.start ? cached.messages.slice(ref.messageCount - cached.start) : [];
+    const beyond =
+      cached && cached.start + cached.messages.length > ref.messageCount && from >= cached.start
+        ? cached.messages.slice(ref.messageCount - cached.start)
+        : [];
     this.put(key, { head, start: from, messages: [...messages, ...beyond] });
     return [...head, ...messages];
   }
@@ -82,7 +95,10 @@ export class ConversationLoader {
     while (from + out.length < to) {
       const page = await this.fetch(ref, from + out.length, to - from - out.length);
       if (page.length === 0) {
-        throw ApplicationFailure.nonRetryable(`workflow ${ref.workflowId} has ${from + out.length} messages, expected ${to}`, 'ModelCall.ConversationMismatch');
+        throw ApplicationFailure.nonRetryable(
+          `workflow ${ref.workflowId} has ${from + out.length} messages, expected ${to}`,
+          'ModelCall.ConversationMismatch',
+        );
       }
       out.push(...page);
     }
@@ -103,7 +119,8 @@ export class ConversationLoader {
     const chars = sizeOf(entry.head) + sizeOf(entry.messages);
     this.cache.set(key, { ...entry, chars });
     this.chars += chars;
-    while (this.cache.size > this.maxRuns || (this.chars > this.maxChars && this.cache.size > 1)) this.take(this.cache.keys().next().value!);
+    while (this.cache.size > this.maxRuns || (this.chars > this.maxChars && this.cache.size > 1))
+      this.take(this.cache.keys().next().value!);
   }
 }
 

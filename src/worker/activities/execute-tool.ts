@@ -65,10 +65,21 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
       const last = !info.isLocal && attempts > 0 && failures + 1 >= attempts;
       if (err instanceof ApplicationFailure) {
         if (!last || err.nonRetryable) throw err;
-        throw ApplicationFailure.create({ message: err.message, type: err.type ?? undefined, details: err.details ?? undefined, nonRetryable: true, cause: err });
+        throw ApplicationFailure.create({
+          message: err.message,
+          type: err.type ?? undefined,
+          details: err.details ?? undefined,
+          nonRetryable: true,
+          cause: err,
+        });
       }
       const message = err instanceof Error ? err.message : String(err);
-      throw ApplicationFailure.create({ message: `${input.name} failed: ${message}`, type: 'Tool.ExecutionError', nonRetryable: last, cause: err instanceof Error ? err : undefined });
+      throw ApplicationFailure.create({
+        message: `${input.name} failed: ${message}`,
+        type: 'Tool.ExecutionError',
+        nonRetryable: last,
+        cause: err instanceof Error ? err : undefined,
+      });
     } finally {
       stop();
     }

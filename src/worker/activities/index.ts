@@ -21,7 +21,14 @@ export { createConversationLoader } from './call-model';
 export { ConversationLoader } from './conversation-loader';
 export { batchInterval, DEFAULT_BATCH_INTERVAL_MS, type StreamingOptions } from './text-publisher';
 export { modelConfigFromEnv, modelConfiguredInEnv, type ModelConfig } from '../models/model-config';
-export type { AgentActivities, ModelCallInput, ToolCallInput, ResolveToolsInput, ResolveAgentInput, WorkerDescription } from '../../common/activity-interface';
+export type {
+  AgentActivities,
+  ModelCallInput,
+  ToolCallInput,
+  ResolveToolsInput,
+  ResolveAgentInput,
+  WorkerDescription,
+} from '../../common/activity-interface';
 
 /** What the activities need from the worker process. */
 export interface ActivityDeps {
@@ -48,12 +55,24 @@ export interface ActivityDeps {
 /** The agent's activities (see {@link AgentActivities}, their contract), bound to a worker's tools, agents and model endpoint. */
 export function createActivities(deps: ActivityDeps): AgentActivities {
   return {
-    callModel: createCallModel({ client: deps.client, registry: deps.registry, config: deps.model, model: deps.chatModel ?? createOpenAIChatModel(deps.model), toolProvider: deps.toolProvider, outputs: new OutputSchemas(deps.agents), conversations: deps.conversations, streaming: deps.streaming, mcp: deps.mcp }),
+    callModel: createCallModel({
+      client: deps.client,
+      registry: deps.registry,
+      config: deps.model,
+      model: deps.chatModel ?? createOpenAIChatModel(deps.model),
+      toolProvider: deps.toolProvider,
+      outputs: new OutputSchemas(deps.agents),
+      conversations: deps.conversations,
+      streaming: deps.streaming,
+      mcp: deps.mcp,
+    }),
     executeTool: createExecuteTool({ registry: deps.registry, mcp: deps.mcp }),
     resolveTools: createResolveTools({ registry: deps.registry, mcp: deps.mcp }),
     resolveAgent: createResolveAgent({ agents: deps.agents, mcp: deps.mcp }),
     listAgents: createListAgents({ agents: deps.agents, defaultModel: deps.model.model }),
-    describeWorker: createDescribeWorker({ searchAttributes: deps.searchAttributes ?? (async () => ({ registered: [], updates: 'steps', defaultModel: deps.model.model })) }),
+    describeWorker: createDescribeWorker({
+      searchAttributes:
+        deps.searchAttributes ?? (async () => ({ registered: [], updates: 'steps', defaultModel: deps.model.model })),
+    }),
   };
 }
-

@@ -18,8 +18,13 @@ export function createResolveAgent(deps: { agents: AgentRegistry; mcp?: McpToolS
     if (mcp) {
       const failures = await mcp.ready(servers);
       // Retryable: the server may be starting; after the attempts the run fails saying which one.
-      for (const [server, err] of failures) throw ApplicationFailure.create({ message: `agent "${input.agent}" uses the MCP server "${server}": ${err.message}`, type: 'Mcp.Unavailable' });
-      if (input.tools) await mcp.ensureTools([...input.tools, ...(input.immediateTools ?? []), ...(input.approvalTools ?? [])]);
+      for (const [server, err] of failures)
+        throw ApplicationFailure.create({
+          message: `agent "${input.agent}" uses the MCP server "${server}": ${err.message}`,
+          type: 'Mcp.Unavailable',
+        });
+      if (input.tools)
+        await mcp.ensureTools([...input.tools, ...(input.immediateTools ?? []), ...(input.approvalTools ?? [])]);
     }
     const mcpTools = mcp ? servers.flatMap((s) => mcp.listedTools(s)) : [];
     const result = deps.agents.resolve(input.agent, input, mcpTools, Context.current().info.taskQueue);

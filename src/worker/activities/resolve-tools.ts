@@ -15,7 +15,8 @@ export function createResolveTools(deps: { registry: ToolRegistry; mcp?: McpTool
     // A run without a tool list gets every tool, the MCP servers' too: list those that can be reached.
     if (deps.mcp) {
       if (input.tools === undefined) await deps.mcp.ready();
-      else await deps.mcp.ensureTools([...input.tools, ...(input.immediateTools ?? []), ...(input.approvalTools ?? [])]);
+      else
+        await deps.mcp.ensureTools([...input.tools, ...(input.immediateTools ?? []), ...(input.approvalTools ?? [])]);
     }
     const result = resolveToolSet(deps.registry, input);
     if (!result.ok) throw ApplicationFailure.nonRetryable(result.message, result.type);

@@ -38,7 +38,10 @@ export class OutputSchemas {
  * Checks a final answer against the schema: the parsed value, or the exact reason it is not valid,
  * worded for the LLM to fix. A Markdown code fence around the JSON is tolerated.
  */
-export function checkAnswer(schema: OutputSchema, content: string | null): { ok: true; value: unknown } | { ok: false; error: string } {
+export function checkAnswer(
+  schema: OutputSchema,
+  content: string | null,
+): { ok: true; value: unknown } | { ok: false; error: string } {
   const text = (content ?? '').trim();
   if (!text) return { ok: false, error: 'the answer is empty; it must be a JSON value' };
   const fenced = /^```(?:json)?\s*([\s\S]*?)\s*```$/i.exec(text);

@@ -80,13 +80,16 @@ export class TextPublisher {
 
   private schedule(): void {
     if (this.timer || this.sending || this.closed) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.sending = this.flush().finally(() => {
-        this.sending = undefined;
-        if (this.pending || this.unsent) this.schedule();
-      });
-    }, batchInterval(Date.now() - this.startedAt!, this.baseIntervalMs));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.sending = this.flush().finally(() => {
+          this.sending = undefined;
+          if (this.pending || this.unsent) this.schedule();
+        });
+      },
+      batchInterval(Date.now() - this.startedAt!, this.baseIntervalMs),
+    );
   }
 
   private async flush(): Promise<void> {
@@ -98,7 +101,9 @@ export class TextPublisher {
       await this.send(batch);
       this.unsent = undefined;
     } catch (err) {
-      log.warn('could not send streamed text to the workflow; will try again with the next batch', { error: err instanceof Error ? err.message : String(err) });
+      log.warn('could not send streamed text to the workflow; will try again with the next batch', {
+        error: err instanceof Error ? err.message : String(err),
+      });
     }
   }
 }

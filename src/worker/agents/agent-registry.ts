@@ -11,7 +11,12 @@ export type { AgentSummary } from '../../common/activity-interface';
 /** The parameters of an agent offered as a tool. */
 const AGENT_TOOL_PARAMETERS = {
   type: 'object',
-  properties: { message: { type: 'string', description: 'The whole task for the agent, with every detail it needs: it does not see this conversation.' } },
+  properties: {
+    message: {
+      type: 'string',
+      description: 'The whole task for the agent, with every detail it needs: it does not see this conversation.',
+    },
+  },
   required: ['message'],
   additionalProperties: false,
 };
@@ -43,7 +48,10 @@ export class AgentRegistry {
       if (typeof ref === 'string') continue;
       const existing = this.agents.get(ref.name);
       if (existing === ref) continue;
-      if (existing) throw new Error(`agent "${agent.name}" names an agent "${ref.name}" that differs from the registered agent of that name; agent names must be unique`);
+      if (existing)
+        throw new Error(
+          `agent "${agent.name}" names an agent "${ref.name}" that differs from the registered agent of that name; agent names must be unique`,
+        );
       this.add(ref);
       this.addReferenced(ref);
     }
@@ -53,48 +61,72 @@ export class AgentRegistry {
   private registerRoutes(agent: AgentDefinition<any>): void {
     for (const ref of agent.agents ?? []) {
       const target = this.require(agent.name, agentRefName(ref), 'agents');
-      this.tools.registerRoute(target.name, target.description ?? `Ask the ${target.name} agent`, AGENT_TOOL_PARAMETERS, { agent: target.name });
+      this.tools.registerRoute(
+        target.name,
+        target.description ?? `Ask the ${target.name} agent`,
+        AGENT_TOOL_PARAMETERS,
+        { agent: target.name },
+      );
     }
     for (const ref of agent.handoffs ?? []) {
       const target = this.require(agent.name, agentRefName(ref), 'handoffs');
       const name = handoffToolName(target.name);
-      if (name.length > 64) throw new Error(`agent "${agent.name}" hands off to "${target.name}", whose tool name ${name} is longer than OpenAI's 64 characters; use a shorter agent name`);
+      if (name.length > 64)
+        throw new Error(
+          `agent "${agent.name}" hands off to "${target.name}", whose tool name ${name} is longer than OpenAI's 64 characters; use a shorter agent name`,
+        );
       const about = target.description ? `: ${target.description}` : '';
-      this.tools.registerRoute(name, `Hand the conversation off to the ${target.name} agent${about}. Call it when the request is that agent's to handle; it takes over from the next step.`, { type: 'object', properties: {} }, { handoff: target.name });
+      this.tools.registerRoute(
+        name,
+        `Hand the conversation off to the ${target.name} agent${about}. Call it when the request is that agent's to handle; it takes over from the next step.`,
+        { type: 'object', properties: {} },
+        { handoff: target.name },
+      );
     }
   }
 
   private require(from: string, name: string, key: string): AgentDefinition<any> {
     const target = this.agents.get(name);
-    if (!target) throw new Error(`agent "${from}" names the agent "${name}" in ${key}, which is not registered on this worker`);
+    if (!target)
+      throw new Error(`agent "${from}" names the agent "${name}" in ${key}, which is not registered on this worker`);
     return target;
   }
 
   /** Agents called as tools run as children: a cycle would nest runs without end. */
   private checkNoCycle(name: string, path: string[]): void {
-    if (path.includes(name)) throw new Error(`agents call each other as tools in a cycle (${[...path, name].join(' -> ')}); agents as tools must not call themselves, directly or through others`);
+    if (path.includes(name))
+      throw new Error(
+        `agents call each other as tools in a cycle (${[...path, name].join(' -> ')}); agents as tools must not call themselves, directly or through others`,
+      );
     for (const ref of this.agents.get(name)?.agents ?? []) this.checkNoCycle(agentRefName(ref), [...path, name]);
   }
 
   private add(agent: AgentDefinition<any>): void {
-    if (this.agents.has(agent.name)) throw new Error(`an agent named "${agent.name}" is already registered; agent names must be unique`);
-    for (const ref of [...agent.tools, ...(agent.immediateTools ?? []), ...(agent.approvalTools ?? [])]) this.registerTool(agent.name, ref);
+    if (this.agents.has(agent.name))
+      throw new Error(`an agent named "${agent.name}" is already registered; agent names must be unique`);
+    for (const ref of [...agent.tools, ...(agent.immediateTools ?? []), ...(agent.approvalTools ?? [])])
+      this.registerTool(agent.name, ref);
     const names = agent.tools.map(toolRefName);
     for (const key of ['immediateTools', 'approvalTools'] as const) {
       const outside = (agent[key] ?? []).map(toolRefName).filter((n) => !names.includes(n));
-      if (outside.length) throw new Error(`agent "${agent.name}": ${key} must be among its tools: ${outside.join(', ')}`);
+      if (outside.length)
+        throw new Error(`agent "${agent.name}": ${key} must be among its tools: ${outside.join(', ')}`);
     }
     this.agents.set(agent.name, agent);
   }
 
   private registerTool(agent: string, ref: ToolRef): void {
     if (typeof ref === 'string') {
-      if (!this.tools.has(ref)) throw new Error(`agent "${agent}" names the tool "${ref}", which is not registered on this worker`);
+      if (!this.tools.has(ref))
+        throw new Error(`agent "${agent}" names the tool "${ref}", which is not registered on this worker`);
       return;
     }
     const existing = this.tools.get(ref.name);
     if (existing === undefined) this.tools.register(ref as AnyToolDefinition);
-    else if (existing !== ref) throw new Error(`agent "${agent}" has a tool "${ref.name}" that differs from the registered tool of that name; tool names must be unique`);
+    else if (existing !== ref)
+      throw new Error(
+        `agent "${agent}" has a tool "${ref.name}" that differs from the registered tool of that name; tool names must be unique`,
+      );
   }
 
   has(name: string): boolean {
@@ -126,7 +158,10 @@ export class AgentRegistry {
     for (const agent of this.agents.values()) {
       if (agent.mcpServers === undefined || agent.mcpServers === 'all') continue;
       const missing = agent.mcpServers.filter((s) => !configured.includes(s));
-      if (missing.length) throw new Error(`agent "${agent.name}" uses MCP server${missing.length > 1 ? 's' : ''} ${missing.map((s) => `"${s}"`).join(', ')}, which this worker does not configure (mcpServers: ${configured.join(', ') || 'none'})`);
+      if (missing.length)
+        throw new Error(
+          `agent "${agent.name}" uses MCP server${missing.length > 1 ? 's' : ''} ${missing.map((s) => `"${s}"`).join(', ')}, which this worker does not configure (mcpServers: ${configured.join(', ') || 'none'})`,
+        );
     }
   }
 
@@ -136,11 +171,19 @@ export class AgentRegistry {
    * `mcpTools` are the listed tools of the agent's MCP servers; `taskQueue`, the worker's, names
    * where an unknown agent was looked for.
    */
-  resolve(name: string, request: ToolSetRequest, mcpTools: readonly string[] = [], taskQueue?: string): AgentResolution {
+  resolve(
+    name: string,
+    request: ToolSetRequest,
+    mcpTools: readonly string[] = [],
+    taskQueue?: string,
+  ): AgentResolution {
     const agent = this.agents.get(name);
     if (!agent) {
       const served = this.names().join(', ') || 'no named agents';
-      const where = taskQueue === undefined ? `on this worker (it serves: ${served})` : `on task queue "${taskQueue}" (its workers serve: ${served})`;
+      const where =
+        taskQueue === undefined
+          ? `on this worker (it serves: ${served})`
+          : `on task queue "${taskQueue}" (its workers serve: ${served})`;
       return { ok: false, type: 'Agent.UnknownAgent', message: `no agent named "${name}" ${where}` };
     }
     const tools = request.tools ?? [
@@ -149,10 +192,16 @@ export class AgentRegistry {
       ...(agent.agents ?? []).map(agentRefName),
       ...(agent.handoffs ?? []).map((r) => handoffToolName(agentRefName(r))),
     ];
-    const approval = [...new Set([...(agent.approvalTools ?? []).map(toolRefName).filter((n) => tools.includes(n)), ...(request.approvalTools ?? [])])];
+    const approval = [
+      ...new Set([
+        ...(agent.approvalTools ?? []).map(toolRefName).filter((n) => tools.includes(n)),
+        ...(request.approvalTools ?? []),
+      ]),
+    ];
     const toolSet = resolveToolSet(this.tools, {
       tools,
-      immediateTools: request.immediateTools ?? (agent.immediateTools ?? []).map(toolRefName).filter((n) => tools.includes(n)),
+      immediateTools:
+        request.immediateTools ?? (agent.immediateTools ?? []).map(toolRefName).filter((n) => tools.includes(n)),
       approvalTools: approval,
     });
     if (!toolSet.ok) return toolSet;
@@ -162,7 +211,11 @@ export class AgentRegistry {
   /** Every agent with its tools, for listings. */
   catalog(): AgentSummary[] {
     return [...this.agents.values()].map((a) => {
-      const summary: AgentSummary = { name: a.name, tools: a.tools.map(toolRefName), structuredOutput: a.output !== undefined };
+      const summary: AgentSummary = {
+        name: a.name,
+        tools: a.tools.map(toolRefName),
+        structuredOutput: a.output !== undefined,
+      };
       if (a.description) summary.description = a.description;
       if (a.model) summary.model = a.model;
       if (a.examples?.length) summary.examples = [...a.examples];
@@ -181,9 +234,15 @@ function settingsOf(agent: AgentDefinition<any>): AgentSettings {
   if (agent.temperature !== undefined) model.temperature = agent.temperature;
   if (agent.maxTokens !== undefined) model.maxTokens = agent.maxTokens;
   if (Object.keys(model).length) settings.modelSettings = model;
-  for (const key of ['maxIterations', 'maxExecutionTime', 'onLimit', 'toolCalling', 'approvalTimeout', 'modelCallTimeout'] as const) {
+  for (const key of [
+    'maxIterations',
+    'maxExecutionTime',
+    'onLimit',
+    'toolCalling',
+    'approvalTimeout',
+    'modelCallTimeout',
+  ] as const) {
     if (agent[key] !== undefined) (settings as unknown as Record<string, unknown>)[key] = agent[key];
   }
   return settings;
 }
-

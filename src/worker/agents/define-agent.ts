@@ -66,20 +66,38 @@ export interface AgentDefinition<O = unknown> extends RunOptions {
  */
 export function defineAgent<O = unknown>(definition: AgentDefinition<O>): AgentDefinition<O> {
   const problems: string[] = [];
-  const nameProblem = agentNameProblem(definition.name) ?? (definition.name === undefined ? '"name" is required' : undefined);
+  const nameProblem =
+    agentNameProblem(definition.name) ?? (definition.name === undefined ? '"name" is required' : undefined);
   if (nameProblem) problems.push(nameProblem.replace('"agent"', '"name"'));
-  if (typeof definition.instructions !== 'string' || !definition.instructions.trim()) problems.push('"instructions" must be a non-empty string');
+  if (typeof definition.instructions !== 'string' || !definition.instructions.trim())
+    problems.push('"instructions" must be a non-empty string');
   const examples = definition.examples;
-  if (examples !== undefined && !(Array.isArray(examples) && examples.length <= 10 && examples.every((e) => typeof e === 'string' && e.trim() !== '' && e.length <= 500))) {
+  if (
+    examples !== undefined &&
+    !(
+      Array.isArray(examples) &&
+      examples.length <= 10 &&
+      examples.every((e) => typeof e === 'string' && e.trim() !== '' && e.length <= 500)
+    )
+  ) {
     problems.push('"examples" must be a list of at most 10 non-empty questions of at most 500 characters');
   }
   if (!Array.isArray(definition.tools)) problems.push('"tools" must be a list of tools (definitions or names)');
-  if (definition.maxIterations !== undefined && !(Number.isInteger(definition.maxIterations) && definition.maxIterations >= 1)) problems.push('"maxIterations" must be an integer >= 1');
-  if (definition.temperature !== undefined && !(typeof definition.temperature === 'number' && definition.temperature >= 0 && definition.temperature <= 2)) {
+  if (
+    definition.maxIterations !== undefined &&
+    !(Number.isInteger(definition.maxIterations) && definition.maxIterations >= 1)
+  )
+    problems.push('"maxIterations" must be an integer >= 1');
+  if (
+    definition.temperature !== undefined &&
+    !(typeof definition.temperature === 'number' && definition.temperature >= 0 && definition.temperature <= 2)
+  ) {
     problems.push('"temperature" must be a number from 0 to 2');
   }
-  if (definition.onLimit !== undefined && definition.onLimit !== 'stop' && definition.onLimit !== 'generate') problems.push('"onLimit" must be "stop" or "generate"');
-  if (definition.toolCalling !== undefined && !TOOL_CALLING_MODES.includes(definition.toolCalling)) problems.push(`"toolCalling" must be one of ${TOOL_CALLING_MODES.join(', ')}`);
+  if (definition.onLimit !== undefined && definition.onLimit !== 'stop' && definition.onLimit !== 'generate')
+    problems.push('"onLimit" must be "stop" or "generate"');
+  if (definition.toolCalling !== undefined && !TOOL_CALLING_MODES.includes(definition.toolCalling))
+    problems.push(`"toolCalling" must be one of ${TOOL_CALLING_MODES.join(', ')}`);
   for (const key of ['maxExecutionTime', 'approvalTimeout', 'modelCallTimeout'] as const) {
     const value = definition[key];
     if (value === undefined) continue;
@@ -91,13 +109,28 @@ export function defineAgent<O = unknown>(definition: AgentDefinition<O>): AgentD
   }
   for (const key of ['agents', 'handoffs'] as const) {
     const refs = definition[key];
-    if (refs !== undefined && !(Array.isArray(refs) && refs.every((r) => (typeof r === 'string' && r !== '') || (typeof r === 'object' && r !== null && typeof r.name === 'string')))) {
+    if (
+      refs !== undefined &&
+      !(
+        Array.isArray(refs) &&
+        refs.every(
+          (r) =>
+            (typeof r === 'string' && r !== '') || (typeof r === 'object' && r !== null && typeof r.name === 'string'),
+        )
+      )
+    ) {
       problems.push(`"${key}" must be a list of agents (definitions or names)`);
     }
   }
   const mcp = definition.mcpServers;
-  if (mcp !== undefined && mcp !== 'all' && !(Array.isArray(mcp) && mcp.every((s) => typeof s === 'string' && s !== ''))) problems.push('"mcpServers" must be a list of MCP server names or "all"');
-  if (definition.output !== undefined && typeof (definition.output as { safeParse?: unknown }).safeParse !== 'function') problems.push('"output" must be a zod schema');
+  if (
+    mcp !== undefined &&
+    mcp !== 'all' &&
+    !(Array.isArray(mcp) && mcp.every((s) => typeof s === 'string' && s !== ''))
+  )
+    problems.push('"mcpServers" must be a list of MCP server names or "all"');
+  if (definition.output !== undefined && typeof (definition.output as { safeParse?: unknown }).safeParse !== 'function')
+    problems.push('"output" must be a zod schema');
   if (problems.length) throw new Error(`defineAgent(${JSON.stringify(definition.name)}): ${problems.join('; ')}`);
   return definition;
 }

@@ -43,12 +43,16 @@ const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
  * problem is reported at once, naming the server and field.
  */
 export function parseMcpServers(value: unknown, source: string, env: NodeJS.ProcessEnv = process.env): McpServers {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${source}: "mcpServers" must be an object of servers by name`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new Error(`${source}: "mcpServers" must be an object of servers by name`);
   const problems: string[] = [];
   const servers: McpServers = {};
   for (const [name, raw] of Object.entries(value as Record<string, unknown>)) {
     const at = `mcpServers.${name}`;
-    if (!SERVER_NAME.test(name) || name.includes('__')) problems.push(`${at}: server names are 1-32 letters, digits, "_" or "-", without "__" (they prefix tool names: <server>__<tool>)`);
+    if (!SERVER_NAME.test(name) || name.includes('__'))
+      problems.push(
+        `${at}: server names are 1-32 letters, digits, "_" or "-", without "__" (they prefix tool names: <server>__<tool>)`,
+      );
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
       problems.push(`${at}: must be an object with "command" (stdio) or "url" (streamable HTTP)`);
       continue;
@@ -72,7 +76,9 @@ export function parseMcpServers(value: unknown, source: string, env: NodeJS.Proc
         problems.push(`${at}.${field} must be an object of strings`);
         return undefined;
       }
-      return Object.fromEntries(Object.entries(m as Record<string, unknown>).map(([k, v]) => [k, expand(`${field}.${k}`, v)]));
+      return Object.fromEntries(
+        Object.entries(m as Record<string, unknown>).map(([k, v]) => [k, expand(`${field}.${k}`, v)]),
+      );
     };
     const common: McpServerCommon = {};
     if (s.timeout !== undefined) {
@@ -84,13 +90,15 @@ export function parseMcpServers(value: unknown, source: string, env: NodeJS.Proc
       }
     }
     if (s.maxAttempts !== undefined) {
-      if (Number.isInteger(s.maxAttempts) && (s.maxAttempts as number) >= 1) common.maxAttempts = s.maxAttempts as number;
+      if (Number.isInteger(s.maxAttempts) && (s.maxAttempts as number) >= 1)
+        common.maxAttempts = s.maxAttempts as number;
       else problems.push(`${at}.maxAttempts must be an integer >= 1`);
     }
     if (s.command !== undefined && s.url !== undefined) problems.push(`${at}: give "command" or "url", not both`);
     else if (s.command !== undefined) {
       if (typeof s.command !== 'string' || !s.command.trim()) problems.push(`${at}.command must be a non-empty string`);
-      if (s.args !== undefined && !(Array.isArray(s.args) && s.args.every((a) => typeof a === 'string'))) problems.push(`${at}.args must be an array of strings`);
+      if (s.args !== undefined && !(Array.isArray(s.args) && s.args.every((a) => typeof a === 'string')))
+        problems.push(`${at}.args must be an array of strings`);
       if (s.cwd !== undefined && typeof s.cwd !== 'string') problems.push(`${at}.cwd must be a string`);
       const server: McpStdioServer = { ...common, command: String(s.command) };
       if (Array.isArray(s.args)) server.args = s.args.map((a, i) => expand(`args[${i}]`, a));
@@ -100,12 +108,14 @@ export function parseMcpServers(value: unknown, source: string, env: NodeJS.Proc
       servers[name] = server;
     } else if (s.url !== undefined) {
       const url = expand('url', s.url);
-      if (url && !/^https?:\/\//.test(url)) problems.push(`${at}.url must be an http(s) URL, got ${JSON.stringify(url)}`);
+      if (url && !/^https?:\/\//.test(url))
+        problems.push(`${at}.url must be an http(s) URL, got ${JSON.stringify(url)}`);
       const server: McpHttpServer = { ...common, url };
       const h = stringMap('headers');
       if (h) server.headers = h;
       servers[name] = server;
-    } else problems.push(`${at}: needs "command" (a stdio server the worker starts) or "url" (a streamable HTTP server)`);
+    } else
+      problems.push(`${at}: needs "command" (a stdio server the worker starts) or "url" (a streamable HTTP server)`);
   }
   if (problems.length) throw new Error(`${source}: ${problems.join('; ')}`);
   return servers;
@@ -125,7 +135,8 @@ export function loadMcpConfig(path: string, env: NodeJS.ProcessEnv = process.env
   } catch (err) {
     throw new Error(`the MCP configuration ${path} is not valid JSON: ${(err as Error).message}`);
   }
-  if (json === null || typeof json !== 'object' || !('mcpServers' in json)) throw new Error(`the MCP configuration ${path} must be an object with "mcpServers"`);
+  if (json === null || typeof json !== 'object' || !('mcpServers' in json))
+    throw new Error(`the MCP configuration ${path} must be an object with "mcpServers"`);
   return parseMcpServers((json as { mcpServers: unknown }).mcpServers, path, env);
 }
 

@@ -32,7 +32,8 @@ function describePart(part: ContentPart): string {
       return `[${part.type}: ${part.mimeType ?? 'unknown type'}, ${base64Bytes(part.data)} bytes]`;
     case 'resource': {
       const r = part.resource ?? {};
-      if (typeof r.text === 'string') return `[resource ${r.uri ?? ''}${r.mimeType ? ` (${r.mimeType})` : ''}]\n${r.text}`;
+      if (typeof r.text === 'string')
+        return `[resource ${r.uri ?? ''}${r.mimeType ? ` (${r.mimeType})` : ''}]\n${r.text}`;
       return `[resource ${r.uri ?? ''}: ${r.mimeType ?? 'binary'}, ${base64Bytes(r.blob)} bytes]`;
     }
     case 'resource_link':

@@ -2,7 +2,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { parseDuration } from '../../core';
 import { defineJsonSchemaTool, type ToolContext } from '../tools/define-tool';
 import type { JsonSchema } from '../../schema/json-schema';
@@ -17,7 +22,13 @@ const CONNECT_TIMEOUT_MS = 30_000;
 const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 
 /** JSON-RPC errors that are about the call itself (arguments, the tool's name): the LLM can fix those. */
-const CALL_ERRORS = new Set<number>([ErrorCode.InvalidParams, ErrorCode.MethodNotFound, ErrorCode.InvalidRequest, ErrorCode.ParseError, ErrorCode.InternalError]);
+const CALL_ERRORS = new Set<number>([
+  ErrorCode.InvalidParams,
+  ErrorCode.MethodNotFound,
+  ErrorCode.InvalidRequest,
+  ErrorCode.ParseError,
+  ErrorCode.InternalError,
+]);
 
 /** One server's connection and what it offers. */
 interface ServerState {
@@ -60,7 +71,8 @@ export class McpToolSource {
     private readonly registry: ToolRegistry,
     private readonly logger: McpLogger = { warn: (message) => process.stderr.write(`durable-agents: ${message}\n`) },
   ) {
-    for (const [name, config] of Object.entries(servers)) this.servers.set(name, { config, registered: [], discovered: false, stale: false, inflight: new Set() });
+    for (const [name, config] of Object.entries(servers))
+      this.servers.set(name, { config, registered: [], discovered: false, stale: false, inflight: new Set() });
   }
 
   /** The configured server names. */
@@ -111,7 +123,12 @@ export class McpToolSource {
 
   /** Makes sure the MCP tools among `names` are registered (after a worker restart, say); other names are left alone. */
   async ensureTools(names: readonly string[]): Promise<void> {
-    const servers = new Set(names.filter((n) => !this.registry.has(n)).map((n) => this.serverOf(n)).filter((s): s is string => s !== undefined));
+    const servers = new Set(
+      names
+        .filter((n) => !this.registry.has(n))
+        .map((n) => this.serverOf(n))
+        .filter((s): s is string => s !== undefined),
+    );
     await this.ready([...servers]);
   }
 
@@ -129,7 +146,10 @@ export class McpToolSource {
 
   private state(server: string): ServerState {
     const state = this.servers.get(server);
-    if (!state) throw new Error(`no MCP server named "${server}" is configured (configured: ${this.serverNames().join(', ') || 'none'})`);
+    if (!state)
+      throw new Error(
+        `no MCP server named "${server}" is configured (configured: ${this.serverNames().join(', ') || 'none'})`,
+      );
     return state;
   }
 
@@ -158,8 +178,12 @@ export class McpToolSource {
     state.stale = false;
     for (const name of state.registered) this.registry.remove(name);
     state.registered = [];
-    const names = mcpToolNames(server, tools.map((t) => t.name));
-    const timeoutMs = state.config.timeout === undefined ? DEFAULT_TOOL_TIMEOUT_MS : parseDuration(state.config.timeout);
+    const names = mcpToolNames(
+      server,
+      tools.map((t) => t.name),
+    );
+    const timeoutMs =
+      state.config.timeout === undefined ? DEFAULT_TOOL_TIMEOUT_MS : parseDuration(state.config.timeout);
     for (const tool of tools) {
       const name = names.get(tool.name)!;
       try {
@@ -175,7 +199,9 @@ export class McpToolSource {
         );
         state.registered.push(name);
       } catch (err) {
-        this.logger.warn(`MCP tool "${tool.name}" of server "${server}" was not registered: ${errorText(err)}`, { server });
+        this.logger.warn(`MCP tool "${tool.name}" of server "${server}" was not registered: ${errorText(err)}`, {
+          server,
+        });
       }
     }
     state.discovered = true;
@@ -194,7 +220,13 @@ export class McpToolSource {
     const { config } = state;
     const transport = isHttpServer(config)
       ? new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } })
-      : new StdioClientTransport({ command: config.command, args: config.args, env: config.env, cwd: config.cwd, stderr: 'inherit' });
+      : new StdioClientTransport({
+          command: config.command,
+          args: config.args,
+          env: config.env,
+          cwd: config.cwd,
+          stderr: 'inherit',
+        });
     client.onclose = () => {
       // A stdio server that exited, a closed session: the next call connects again.
       if (state.client === client) state.client = undefined;
@@ -202,7 +234,8 @@ export class McpToolSource {
     client.onerror = (err) => {
       // The SDK's HTTP transport reports a response stream cut off mid-call (the server died) only
       // here, and leaves the call waiting for its timeout: fail it now, so Temporal retries it.
-      if (state.client === client && /SSE stream disconnected|reconnect/i.test(err.message)) for (const fail of state.inflight) fail(err);
+      if (state.client === client && /SSE stream disconnected|reconnect/i.test(err.message))
+        for (const fail of state.inflight) fail(err);
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       state.stale = true;
@@ -219,7 +252,13 @@ export class McpToolSource {
     void client.close().catch(() => undefined);
   }
 
-  private async call(server: string, tool: string, args: Record<string, unknown>, ctx: ToolContext, timeoutMs: number): Promise<string> {
+  private async call(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    ctx: ToolContext,
+    timeoutMs: number,
+  ): Promise<string> {
     let client: Client;
     try {
       client = await this.connection(server);
@@ -232,9 +271,15 @@ export class McpToolSource {
     lost.catch(() => undefined);
     state.inflight.add(fail);
     try {
-      const result = await Promise.race([client.callTool({ name: tool, arguments: args }, undefined, { signal: ctx.signal, timeout: timeoutMs }), lost]);
+      const result = await Promise.race([
+        client.callTool({ name: tool, arguments: args }, undefined, { signal: ctx.signal, timeout: timeoutMs }),
+        lost,
+      ]);
       // `toolResult` is the pre-2024-11-05 protocol's shape.
-      const text = 'toolResult' in result && !('content' in result) ? JSON.stringify(result.toolResult) : mcpResultText(result as { content?: unknown; structuredContent?: unknown });
+      const text =
+        'toolResult' in result && !('content' in result)
+          ? JSON.stringify(result.toolResult)
+          : mcpResultText(result as { content?: unknown; structuredContent?: unknown });
       if (result.isError) throw new ToolError(text || `${tool} failed`);
       return text;
     } catch (err) {
@@ -250,14 +295,21 @@ export class McpToolSource {
 
 /** A server that could not be reached, or went away during the call: Temporal tries again. */
 function unavailable(server: string, err: unknown): ApplicationFailure {
-  return ApplicationFailure.create({ message: `MCP server "${server}" is unavailable: ${errorText(err)}`, type: 'Mcp.Unavailable', cause: err instanceof Error ? err : undefined });
+  return ApplicationFailure.create({
+    message: `MCP server "${server}" is unavailable: ${errorText(err)}`,
+    type: 'Mcp.Unavailable',
+    cause: err instanceof Error ? err : undefined,
+  });
 }
 
 function errorText(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   // The HTTP transport's errors carry the status as `code`.
   const status = (err as { code?: unknown }).code;
-  if (err instanceof StreamableHTTPError && typeof status === 'number' && status >= 100) return `HTTP ${status}: ${err.message}`;
+  if (err instanceof StreamableHTTPError && typeof status === 'number' && status >= 100)
+    return `HTTP ${status}: ${err.message}`;
   const cause = (err as { cause?: unknown }).cause;
-  return cause instanceof Error && !err.message.includes(cause.message) ? `${err.message} (${cause.message})` : err.message;
+  return cause instanceof Error && !err.message.includes(cause.message)
+    ? `${err.message} (${cause.message})`
+    : err.message;
 }

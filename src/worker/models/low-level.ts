@@ -28,7 +28,11 @@ export function chatModel(config: ModelConfig = modelConfigFromEnv()): ChatModel
  * next. Everything the LLM can fix, and a tool that throws, comes back as an error outcome
  * (`error: true`, `result` starting with `Error:`), never as an exception. No retries.
  */
-export async function executeToolCall(registry: ToolRegistry, call: ToolCall, context: Partial<ToolContext> = {}): Promise<ToolOutcome> {
+export async function executeToolCall(
+  registry: ToolRegistry,
+  call: ToolCall,
+  context: Partial<ToolContext> = {},
+): Promise<ToolOutcome> {
   const prepared = prepareToolCall(registry, call.function.name, call.function.arguments);
   if (!prepared.ok) return prepared.outcome;
   const id = context.workflowId ?? `local-${randomUUID()}`;
@@ -44,6 +48,9 @@ export async function executeToolCall(registry: ToolRegistry, call: ToolCall, co
   try {
     return toolOutcome(await registry.execute(call.function.name, prepared.args, ctx));
   } catch (err) {
-    return { result: toolErrorText(`${call.function.name} failed: ${err instanceof Error ? err.message : String(err)}`), error: true };
+    return {
+      result: toolErrorText(`${call.function.name} failed: ${err instanceof Error ? err.message : String(err)}`),
+      error: true,
+    };
   }
 }

@@ -9,7 +9,8 @@ import type { JsonSchema } from '../../schema/json-schema';
 export function checkJsonArguments(schema: JsonSchema, value: unknown, path = ''): string[] {
   const where = path || '(arguments)';
   const types = schema.type === undefined ? [] : ([] as unknown[]).concat(schema.type);
-  if (types.length > 0 && !types.some((t) => hasType(value, t))) return [`${where}: expected ${types.join(' or ')}, got ${describe(value)}`];
+  if (types.length > 0 && !types.some((t) => hasType(value, t)))
+    return [`${where}: expected ${types.join(' or ')}, got ${describe(value)}`];
   if (Array.isArray(schema.enum) && !schema.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) {
     return [`${where}: must be one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}`];
   }
@@ -24,7 +25,8 @@ export function checkJsonArguments(schema: JsonSchema, value: unknown, path = ''
       else if (schema.additionalProperties === false) problems.push(`${join(path, name)}: unknown property`);
     }
   }
-  if (Array.isArray(value) && isObject(schema.items)) value.forEach((item, i) => problems.push(...checkJsonArguments(schema.items as JsonSchema, item, `${path}[${i}]`)));
+  if (Array.isArray(value) && isObject(schema.items))
+    value.forEach((item, i) => problems.push(...checkJsonArguments(schema.items as JsonSchema, item, `${path}[${i}]`)));
   return problems;
 }
 

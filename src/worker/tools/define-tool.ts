@@ -82,7 +82,9 @@ const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 export function defineTool<P extends z.ZodObject, R>(definition: ToolDefinition<P, R>): ToolDefinition<P, R> {
   checkSettings(definition);
   if (!isZodTool(definition) || definition.parameters.type !== 'object') {
-    throw new TypeError(`tool "${definition.name}": "parameters" must be a zod object, e.g. z.object({ x: z.number() })`);
+    throw new TypeError(
+      `tool "${definition.name}": "parameters" must be a zod object, e.g. z.object({ x: z.number() })`,
+    );
   }
   return definition;
 }
@@ -92,9 +94,12 @@ export function defineJsonSchemaTool<R>(definition: JsonSchemaToolDefinition<R>)
   checkSettings(definition);
   const p = definition.parameters as Record<string, unknown> | undefined;
   if (!p || typeof p !== 'object' || Array.isArray(p) || (p.type !== undefined && p.type !== 'object')) {
-    throw new TypeError(`tool "${definition.name}": "parameters" must be a JSON Schema object, e.g. { type: "object", properties: { id: { type: "string" } } }`);
+    throw new TypeError(
+      `tool "${definition.name}": "parameters" must be a JSON Schema object, e.g. { type: "object", properties: { id: { type: "string" } } }`,
+    );
   }
-  if (p.properties !== undefined && (typeof p.properties !== 'object' || p.properties === null)) throw new TypeError(`tool "${definition.name}": "parameters.properties" must be an object`);
+  if (p.properties !== undefined && (typeof p.properties !== 'object' || p.properties === null))
+    throw new TypeError(`tool "${definition.name}": "parameters.properties" must be an object`);
   if (p.required !== undefined && !(Array.isArray(p.required) && p.required.every((r) => typeof r === 'string'))) {
     throw new TypeError(`tool "${definition.name}": "parameters.required" must be an array of property names`);
   }
@@ -110,9 +115,12 @@ function checkSettings(definition: ToolSettings & { execute?: unknown }): void {
   if (!NAME.test(definition.name)) {
     throw new TypeError(`invalid tool name "${definition.name}": use 1-64 letters, digits, "_" or "-" (OpenAI's rule)`);
   }
-  if (!definition.description?.trim()) throw new TypeError(`tool "${definition.name}" needs a description: the LLM chooses tools by it`);
-  if (typeof definition.execute !== 'function') throw new TypeError(`tool "${definition.name}" needs an execute function`);
-  if (definition.local !== undefined && typeof definition.local !== 'boolean') throw new TypeError(`tool "${definition.name}": local must be true or false`);
+  if (!definition.description?.trim())
+    throw new TypeError(`tool "${definition.name}" needs a description: the LLM chooses tools by it`);
+  if (typeof definition.execute !== 'function')
+    throw new TypeError(`tool "${definition.name}" needs an execute function`);
+  if (definition.local !== undefined && typeof definition.local !== 'boolean')
+    throw new TypeError(`tool "${definition.name}": local must be true or false`);
   const rb = definition.returnBehavior;
   if (rb !== undefined && rb !== 'to_llm' && rb !== 'immediate') {
     throw new TypeError(`tool "${definition.name}": returnBehavior must be "to_llm" or "immediate"`);

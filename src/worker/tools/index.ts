@@ -1,4 +1,3 @@
-
 export {
   defineTool,
   defineJsonSchemaTool,

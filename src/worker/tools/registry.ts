@@ -49,7 +49,8 @@ export class ToolRegistry {
 
   /** Adds a tool (zod or JSON Schema); a second tool with the same name is an error, never a silent override. */
   register(tool: AnyToolDefinition, options: RegisterOptions = {}): this {
-    if (this.tools.has(tool.name)) throw new Error(`a tool named "${tool.name}" is already registered; tool names must be unique`);
+    if (this.tools.has(tool.name))
+      throw new Error(`a tool named "${tool.name}" is already registered; tool names must be unique`);
     this.tools.set(tool.name, { definition: tool, dynamic: options.dynamic ?? false });
     return this;
   }
@@ -63,7 +64,9 @@ export class ToolRegistry {
     const existing = this.tools.get(name);
     if (existing) {
       if (JSON.stringify(existing.route) === JSON.stringify(route)) return this;
-      throw new Error(`a tool named "${name}" is already registered; ${'agent' in route ? `the agent "${route.agent}" cannot be offered as a tool under its name` : `the handoff to "${route.handoff}" cannot use it`}`);
+      throw new Error(
+        `a tool named "${name}" is already registered; ${'agent' in route ? `the agent "${route.agent}" cannot be offered as a tool under its name` : `the handoff to "${route.handoff}" cannot use it`}`,
+      );
     }
     const definition = defineJsonSchemaTool({
       name,
@@ -113,7 +116,10 @@ export class ToolRegistry {
       timeoutMs: tool.timeout === undefined ? DEFAULT_TIMEOUT_MS : parseDuration(tool.timeout),
       retry: {
         maximumAttempts: tool.retry?.maximumAttempts ?? DEFAULT_RETRY.maximumAttempts,
-        initialIntervalMs: tool.retry?.initialInterval === undefined ? DEFAULT_RETRY.initialIntervalMs : parseDuration(tool.retry.initialInterval),
+        initialIntervalMs:
+          tool.retry?.initialInterval === undefined
+            ? DEFAULT_RETRY.initialIntervalMs
+            : parseDuration(tool.retry.initialInterval),
       },
     };
     // Only when set, so tool infos recorded in older histories keep their exact shape.
@@ -129,7 +135,13 @@ export class ToolRegistry {
     if (isZodTool(tool)) {
       const validated = tool.parameters.safeParse(args);
       if (validated.success) return { ok: true, value: validated.data as Record<string, unknown> };
-      return { ok: false, problems: validated.error.issues.map((i: { path: PropertyKey[]; message: string }) => `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`) };
+      return {
+        ok: false,
+        problems: validated.error.issues.map(
+          (i: { path: PropertyKey[]; message: string }) =>
+            `${i.path.length ? i.path.join('.') : '(arguments)'}: ${i.message}`,
+        ),
+      };
     }
     const problems = checkJsonArguments({ type: 'object', ...tool.parameters }, args);
     return problems.length ? { ok: false, problems } : { ok: true, value: args as Record<string, unknown> };
@@ -147,7 +159,9 @@ export class ToolRegistry {
       let spec = this.toolSpecs.get(name);
       if (!spec) {
         const tool = this.require(name);
-        const parameters = isZodTool(tool) ? parametersJsonSchema(tool.parameters) : { type: 'object', properties: {}, ...tool.parameters };
+        const parameters = isZodTool(tool)
+          ? parametersJsonSchema(tool.parameters)
+          : { type: 'object', properties: {}, ...tool.parameters };
         spec = { name, description: tool.description, parameters };
         if (isStrictCompatible(parameters)) spec.strict = true;
         this.toolSpecs.set(name, spec);
@@ -158,12 +172,18 @@ export class ToolRegistry {
 
   /** The `tools` array of a Chat Completions request (see {@link specs} for the provider-neutral form). */
   openAISpecs(names: readonly string[]): OpenAIToolSpec[] {
-    return this.specs(names).map(({ strict, ...spec }) => ({ type: 'function', function: { ...spec, ...(strict ? { strict } : {}) } }));
+    return this.specs(names).map(({ strict, ...spec }) => ({
+      type: 'function',
+      function: { ...spec, ...(strict ? { strict } : {}) },
+    }));
   }
 
   private require(name: string): AnyToolDefinition {
     const tool = this.tools.get(name)?.definition;
-    if (!tool) throw new Error(`no tool named "${name}" is registered (registered: ${[...this.tools.keys()].join(', ') || 'none'})`);
+    if (!tool)
+      throw new Error(
+        `no tool named "${name}" is registered (registered: ${[...this.tools.keys()].join(', ') || 'none'})`,
+      );
     return tool;
   }
 }

@@ -10,7 +10,8 @@ export interface ToolSetRequest {
 }
 
 /** A run's tool set, or why it cannot have it (`Agent.UnknownTool`, `Agent.InvalidInput`). */
-export type ToolSetResult = { ok: true; tools: ToolInfo[] } | { ok: false; type: 'Agent.UnknownTool' | 'Agent.InvalidInput'; message: string };
+export type ToolSetResult =
+  { ok: true; tools: ToolInfo[] } | { ok: false; type: 'Agent.UnknownTool' | 'Agent.InvalidInput'; message: string };
 
 /** Fixes a run's tool set from the registry: names checked, immediate and approval flags merged. */
 export function resolveToolSet(registry: ToolRegistry, request: ToolSetRequest): ToolSetResult {
@@ -22,9 +23,22 @@ export function resolveToolSet(registry: ToolRegistry, request: ToolSetRequest):
     const message = `unknown tool${unknown.length > 1 ? 's' : ''}: ${[...new Set(unknown)].join(', ')}. Registered tools: ${registry.names().join(', ') || 'none'}`;
     return { ok: false, type: 'Agent.UnknownTool', message };
   }
-  for (const [kind, list] of [['immediate', immediate], ['approval', approval]] as const) {
+  for (const [kind, list] of [
+    ['immediate', immediate],
+    ['approval', approval],
+  ] as const) {
     const notInRun = list.filter((n) => !names.includes(n));
-    if (notInRun.length > 0) return { ok: false, type: 'Agent.InvalidInput', message: `${kind} tools must be among the run's tools: ${notInRun.join(', ')}` };
+    if (notInRun.length > 0)
+      return {
+        ok: false,
+        type: 'Agent.InvalidInput',
+        message: `${kind} tools must be among the run's tools: ${notInRun.join(', ')}`,
+      };
   }
-  return { ok: true, tools: [...new Set(names)].map((n) => registry.info(n, { immediate: immediate.includes(n), needsApproval: approval.includes(n) })) };
+  return {
+    ok: true,
+    tools: [...new Set(names)].map((n) =>
+      registry.info(n, { immediate: immediate.includes(n), needsApproval: approval.includes(n) }),
+    ),
+  };
 }

@@ -6,8 +6,13 @@ import type { ToolRegistry } from './registry';
  * the LLM can fix (an unknown tool, bad JSON, a schema violation) come back as the outcome to send
  * to the LLM, never as exceptions.
  */
-export function prepareToolCall(registry: ToolRegistry, name: string, rawArguments: string): { ok: true; args: Record<string, unknown> } | { ok: false; outcome: ToolOutcome } {
-  if (!registry.has(name)) return failed(`there is no tool named "${name}" on this worker. Available tools: ${registry.names().join(', ')}.`);
+export function prepareToolCall(
+  registry: ToolRegistry,
+  name: string,
+  rawArguments: string,
+): { ok: true; args: Record<string, unknown> } | { ok: false; outcome: ToolOutcome } {
+  if (!registry.has(name))
+    return failed(`there is no tool named "${name}" on this worker. Available tools: ${registry.names().join(', ')}.`);
   const parsed = parseToolArguments(rawArguments);
   if (!parsed.ok) return failed(`${name}: ${parsed.error}`);
   const checked = registry.checkArguments(name, parsed.value);

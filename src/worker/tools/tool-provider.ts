@@ -18,4 +18,6 @@ export interface ToolProviderRequest {
  * It runs inside the model-call activity, so its choice is recorded in history with the reply and
  * replays never call it again: it may read databases, clocks or feature flags freely.
  */
-export type ToolProvider = (request: ToolProviderRequest) => readonly string[] | null | undefined | Promise<readonly string[] | null | undefined>;
+export type ToolProvider = (
+  request: ToolProviderRequest,
+) => readonly string[] | null | undefined | Promise<readonly string[] | null | undefined>;

@@ -1,6 +1,12 @@
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI, { APIConnectionTimeoutError } from 'openai';
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
 import { Stream } from 'openai/streaming';
 import type { JsonSchemaObject, ModelReply, ToolCall } from '../../../core/types';
 import { isStrictCompatible } from '../../../schema/json-schema';
@@ -21,7 +27,12 @@ import { CompletionAccumulator, FinalAnswerFilter } from './stream-completion';
  */
 export function createOpenAIChatModel(config: ModelConfig): ChatModel {
   // Temporal owns retries (with back-off, visibility and durability); the client's own would hide them.
-  const openai = new OpenAI({ apiKey: config.apiKey, baseURL: config.baseURL, maxRetries: 0, timeout: config.requestTimeoutMs });
+  const openai = new OpenAI({
+    apiKey: config.apiKey,
+    baseURL: config.baseURL,
+    maxRetries: 0,
+    timeout: config.requestTimeoutMs,
+  });
   // Models of this endpoint that refused `response_format`: asked with an instruction instead.
   const noResponseFormat = new Set<string>();
   // Models of this endpoint that refused a streaming request: asked without streaming from then on.
@@ -49,18 +60,24 @@ export function createOpenAIChatModel(config: ModelConfig): ChatModel {
       } else if (specs.length > 0) request.tools = specs.map(toolParam);
       const schema = options.output;
       if (schema) {
-        if (mode === 'react' || noResponseFormat.has(model)) request.messages = withInstruction(request.messages, outputInstruction(schema));
+        if (mode === 'react' || noResponseFormat.has(model))
+          request.messages = withInstruction(request.messages, outputInstruction(schema));
         else request.response_format = responseFormat(schema);
       }
       const where = { baseURL: config.baseURL, model };
       const timeout = Math.max(1, options.timeoutMs ?? config.requestTimeoutMs);
-      const call = { signal: options.signal ?? new AbortController().signal, timeout, deadlineMs: Math.max(1, options.deadlineMs ?? timeout) };
+      const call = {
+        signal: options.signal ?? new AbortController().signal,
+        timeout,
+        deadlineMs: Math.max(1, options.deadlineMs ?? timeout),
+      };
       // ReAct's reasoning is not the answer: only the Final Answer is shown as it is written.
       const shown = mode === 'react' ? new FinalAnswerFilter() : undefined;
       const onText = options.onText && ((text: string) => options.onText!(shown ? shown.push(text) : text));
       // One request, streamed when someone listens; a server that refuses to stream is asked again without.
       const ask = async (): Promise<ChatCompletion> => {
-        if (!onText || noStreaming.has(model)) return openai.chat.completions.create(request, { signal: call.signal, timeout: call.timeout });
+        if (!onText || noStreaming.has(model))
+          return openai.chat.completions.create(request, { signal: call.signal, timeout: call.timeout });
         try {
           return await streamCompletion(openai, request, call, onText);
         } catch (err) {
@@ -93,7 +110,15 @@ export function createOpenAIChatModel(config: ModelConfig): ChatModel {
 
 /** A tool as Chat Completions takes it; strict where the schema allows (OpenAI's strict mode). */
 function toolParam(spec: ToolSpec): ChatCompletionTool {
-  return { type: 'function', function: { name: spec.name, description: spec.description, parameters: spec.parameters, ...(spec.strict ? { strict: true } : {}) } };
+  return {
+    type: 'function',
+    function: {
+      name: spec.name,
+      description: spec.description,
+      parameters: spec.parameters,
+      ...(spec.strict ? { strict: true } : {}),
+    },
+  };
 }
 
 /** `response_format` asking for JSON under the schema; strict when OpenAI's strict mode can take it. */
@@ -113,12 +138,18 @@ function withInstruction(messages: ChatCompletionMessageParam[], text: string): 
 
 /** A 400 that names `response_format`: the endpoint cannot do structured outputs. */
 function refusedResponseFormat(failure: unknown): boolean {
-  return failure instanceof ApplicationFailure && failure.type === 'ModelCall.BadRequest' && /response_format|json_schema|structured/i.test(failure.message);
+  return (
+    failure instanceof ApplicationFailure &&
+    failure.type === 'ModelCall.BadRequest' &&
+    /response_format|json_schema|structured/i.test(failure.message)
+  );
 }
 
 /** A 400 that names streaming: the endpoint cannot stream (or does not know `stream_options`). */
 function refusedStreaming(failure: unknown): boolean {
-  return failure instanceof ApplicationFailure && failure.type === 'ModelCall.BadRequest' && /stream/i.test(failure.message);
+  return (
+    failure instanceof ApplicationFailure && failure.type === 'ModelCall.BadRequest' && /stream/i.test(failure.message)
+  );
 }
 
 /**
@@ -139,9 +170,13 @@ async function streamCompletion(
   const deadline = setTimeout(abort, deadlineMs);
   try {
     const response = await openai.chat.completions
-      .create({ ...request, stream: true, stream_options: { include_usage: true } }, { signal: controller.signal, timeout })
+      .create(
+        { ...request, stream: true, stream_options: { include_usage: true } },
+        { signal: controller.signal, timeout },
+      )
       .asResponse();
-    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) return (await response.json()) as ChatCompletion;
+    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream'))
+      return (await response.json()) as ChatCompletion;
     const completion = new CompletionAccumulator();
     for await (const chunk of Stream.fromSSEResponse<ChatCompletionChunk>(response, controller)) {
       const text = completion.add(chunk);
@@ -166,25 +201,45 @@ export function toModelReply(completion: ChatCompletion, baseURL: string): Model
   const choice = completion?.choices?.[0];
   const message = choice?.message;
   if (!message) {
-    throw ApplicationFailure.retryable(`the model server at ${baseURL} returned no message: ${JSON.stringify(completion).slice(0, 300)}`, 'ModelCall.InvalidResponse');
+    throw ApplicationFailure.retryable(
+      `the model server at ${baseURL} returned no message: ${JSON.stringify(completion).slice(0, 300)}`,
+      'ModelCall.InvalidResponse',
+    );
   }
   const toolCalls: ToolCall[] = [];
   for (const c of message.tool_calls ?? []) {
     if (c.type !== 'function' || !c.function?.name) continue;
-    toolCalls.push({ id: c.id ?? '', type: 'function', function: { name: c.function.name, arguments: c.function.arguments ?? '' } });
+    toolCalls.push({
+      id: c.id ?? '',
+      type: 'function',
+      function: { name: c.function.name, arguments: c.function.arguments ?? '' },
+    });
   }
   // The legacy format: one call, no id (the core derives one).
   const fc = message.function_call;
-  if (toolCalls.length === 0 && fc?.name) toolCalls.push({ id: '', type: 'function', function: { name: fc.name, arguments: fc.arguments ?? '' } });
+  if (toolCalls.length === 0 && fc?.name)
+    toolCalls.push({ id: '', type: 'function', function: { name: fc.name, arguments: fc.arguments ?? '' } });
   const content = typeof message.content === 'string' ? message.content : null;
-  if (content === null && toolCalls.length === 0 && choice.finish_reason !== 'stop' && choice.finish_reason !== 'length') {
-    throw ApplicationFailure.retryable(`the model server at ${baseURL} returned neither text nor tool calls (finish_reason ${choice.finish_reason})`, 'ModelCall.InvalidResponse');
+  if (
+    content === null &&
+    toolCalls.length === 0 &&
+    choice.finish_reason !== 'stop' &&
+    choice.finish_reason !== 'length'
+  ) {
+    throw ApplicationFailure.retryable(
+      `the model server at ${baseURL} returned neither text nor tool calls (finish_reason ${choice.finish_reason})`,
+      'ModelCall.InvalidResponse',
+    );
   }
   const u = completion.usage;
   return {
     content,
     toolCalls,
     finishReason: choice.finish_reason ?? null,
-    usage: { promptTokens: u?.prompt_tokens ?? 0, completionTokens: u?.completion_tokens ?? 0, totalTokens: u?.total_tokens ?? 0 },
+    usage: {
+      promptTokens: u?.prompt_tokens ?? 0,
+      completionTokens: u?.completion_tokens ?? 0,
+      totalTokens: u?.total_tokens ?? 0,
+    },
   };
 }

@@ -34,11 +34,19 @@ export function classifyModelError(err: unknown, endpoint: ModelEndpoint): unkno
   // Checked by name: fetch's errors may come from another realm (undici runs in Node's own).
   const name = (err as Error | undefined)?.name;
   if (name === 'SyntaxError') {
-    return retryable(`${where} sent a reply that is not valid JSON (${(err as Error).message})`, 'ModelCall.InvalidResponse', err);
+    return retryable(
+      `${where} sent a reply that is not valid JSON (${(err as Error).message})`,
+      'ModelCall.InvalidResponse',
+      err,
+    );
   }
   if (name === 'TypeError' && (err as Error).message === 'terminated') {
     const cause = ((err as Error).cause as Error | undefined)?.message;
-    return retryable(`${where} closed the connection before its reply was complete${cause ? ` (${cause})` : ''}`, 'ModelCall.InvalidResponse', err);
+    return retryable(
+      `${where} closed the connection before its reply was complete${cause ? ` (${cause})` : ''}`,
+      'ModelCall.InvalidResponse',
+      err,
+    );
   }
   if (!(err instanceof APIError) || err.status === undefined) {
     return retryable(`model call failed: ${(err as Error)?.message ?? String(err)}`, 'ModelCall.Unknown', err);
@@ -48,16 +56,33 @@ export function classifyModelError(err: unknown, endpoint: ModelEndpoint): unkno
   const detail = `HTTP ${status}: ${err.message.replace(/^\d{3}\s+/, '')}`;
   if (status === 429) {
     if (err.code === 'insufficient_quota') {
-      return nonRetryable(`${where} says the account is out of quota (${detail}); check billing for OPENAI_API_KEY`, 'ModelCall.QuotaExceeded', err);
+      return nonRetryable(
+        `${where} says the account is out of quota (${detail}); check billing for OPENAI_API_KEY`,
+        'ModelCall.QuotaExceeded',
+        err,
+      );
     }
-    return retryable(`${where} is rate limiting requests (${detail})`, 'ModelCall.RateLimit', err, retryAfterMs(err.headers));
+    return retryable(
+      `${where} is rate limiting requests (${detail})`,
+      'ModelCall.RateLimit',
+      err,
+      retryAfterMs(err.headers),
+    );
   }
-  if (status === 408) return retryable(`${where} timed out the request (${detail})`, 'ModelCall.Timeout', err, retryAfterMs(err.headers));
-  if (status === 409) return retryable(`${where} reported a conflict (${detail})`, 'ModelCall.Conflict', err, retryAfterMs(err.headers));
-  if (status >= 500) return retryable(`${where} failed (${detail})`, 'ModelCall.ServerError', err, retryAfterMs(err.headers));
-  if (status === 401) return nonRetryable(`${where} rejected the API key (${detail}); check OPENAI_API_KEY`, 'ModelCall.Auth', err);
+  if (status === 408)
+    return retryable(`${where} timed out the request (${detail})`, 'ModelCall.Timeout', err, retryAfterMs(err.headers));
+  if (status === 409)
+    return retryable(`${where} reported a conflict (${detail})`, 'ModelCall.Conflict', err, retryAfterMs(err.headers));
+  if (status >= 500)
+    return retryable(`${where} failed (${detail})`, 'ModelCall.ServerError', err, retryAfterMs(err.headers));
+  if (status === 401)
+    return nonRetryable(`${where} rejected the API key (${detail}); check OPENAI_API_KEY`, 'ModelCall.Auth', err);
   if (status === 403) {
-    return nonRetryable(`${where} denied access (${detail}); check that OPENAI_API_KEY may use model "${endpoint.model}"`, 'ModelCall.PermissionDenied', err);
+    return nonRetryable(
+      `${where} denied access (${detail}); check that OPENAI_API_KEY may use model "${endpoint.model}"`,
+      'ModelCall.PermissionDenied',
+      err,
+    );
   }
   if (status === 404) {
     return nonRetryable(
@@ -92,7 +117,13 @@ function connectionProblem(err: Error): string | undefined {
 }
 
 function retryable(message: string, type: string, cause: unknown, nextRetryDelayMs?: number): ApplicationFailure {
-  return ApplicationFailure.create({ message, type, nonRetryable: false, cause: asError(cause), nextRetryDelay: nextRetryDelayMs });
+  return ApplicationFailure.create({
+    message,
+    type,
+    nonRetryable: false,
+    cause: asError(cause),
+    nextRetryDelay: nextRetryDelayMs,
+  });
 }
 
 function nonRetryable(message: string, type: string, cause: unknown): ApplicationFailure {

@@ -15,9 +15,14 @@ export function toFunctionsMessages(messages: readonly ChatMessage[]): ChatCompl
       // One call per reply in this format; the core never records more for a functions run.
       const [call] = m.tool_calls;
       names.set(call.id, call.function.name);
-      return { role: 'assistant', content: m.content, function_call: { name: call.function.name, arguments: call.function.arguments } };
+      return {
+        role: 'assistant',
+        content: m.content,
+        function_call: { name: call.function.name, arguments: call.function.arguments },
+      };
     }
-    if (m.role === 'tool') return { role: 'function', name: names.get(m.tool_call_id) ?? 'unknown', content: m.content };
+    if (m.role === 'tool')
+      return { role: 'function', name: names.get(m.tool_call_id) ?? 'unknown', content: m.content };
     return m as ChatCompletionMessageParam;
   });
 }

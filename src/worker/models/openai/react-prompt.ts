@@ -1,5 +1,12 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { FINAL_ANSWER_ACTION, parseReActOutput, ReActParseError, REACT_PARSE_ERROR_TOOL, type ChatMessage, type ModelReply } from '../../../core';
+import {
+  FINAL_ANSWER_ACTION,
+  parseReActOutput,
+  ReActParseError,
+  REACT_PARSE_ERROR_TOOL,
+  type ChatMessage,
+  type ModelReply,
+} from '../../../core';
 import type { ToolSpec } from '../chat-model';
 
 /**
@@ -16,13 +23,18 @@ const FORMAT_HINT =
   'Use this format: "Thought: ...", then either "Action: <one of the tool names>" and "Action Input: <input>" on the next line, or "Final Answer: <answer>".';
 
 /** The chat messages for a ReAct model call: earlier turns as chat, the current question as the ReAct prompt. */
-export function reactMessages(messages: readonly ChatMessage[], specs: readonly ToolSpec[], final: boolean): ChatCompletionMessageParam[] {
+export function reactMessages(
+  messages: readonly ChatMessage[],
+  specs: readonly ToolSpec[],
+  final: boolean,
+): ChatCompletionMessageParam[] {
   const lastUser = messages.map((m) => m.role).lastIndexOf('user');
   const out: ChatCompletionMessageParam[] = [];
   for (const m of messages.slice(0, Math.max(lastUser, 0))) {
     // Earlier turns: their questions and answers; their intermediate steps would only cost tokens.
     if (m.role === 'system' || m.role === 'user') out.push(m);
-    else if (m.role === 'assistant' && !m.tool_calls?.length && m.content) out.push({ role: 'assistant', content: m.content });
+    else if (m.role === 'assistant' && !m.tool_calls?.length && m.content)
+      out.push({ role: 'assistant', content: m.content });
   }
   const question = lastUser >= 0 ? String(messages[lastUser].content) : '';
   const results = new Map<string, string>();
@@ -65,7 +77,12 @@ function reactInputHint(parameters: Record<string, unknown>): string {
 }
 
 /** Turns a ReAct reply into the model reply the core understands; parse errors become an Observation for the model. */
-export function reactReply(text: string, specs: readonly ToolSpec[], base: Omit<ModelReply, 'content' | 'toolCalls'>, final = false): ModelReply {
+export function reactReply(
+  text: string,
+  specs: readonly ToolSpec[],
+  base: Omit<ModelReply, 'content' | 'toolCalls'>,
+  final = false,
+): ModelReply {
   if (final) {
     // The last pass at the iteration limit may not call tools: its answer is whatever it says.
     const answer = text.includes(FINAL_ANSWER_ACTION) ? text.split(FINAL_ANSWER_ACTION).pop()!.trim() : text.trim();
@@ -74,11 +91,31 @@ export function reactReply(text: string, specs: readonly ToolSpec[], base: Omit<
   try {
     const parsed = parseReActOutput(text);
     if (parsed.type === 'finish') return { ...base, content: parsed.output, toolCalls: [] };
-    return { ...base, content: parsed.log, toolCalls: [{ id: '', type: 'function', function: { name: parsed.tool, arguments: reactArguments(specs, parsed.tool, parsed.toolInput) } }] };
+    return {
+      ...base,
+      content: parsed.log,
+      toolCalls: [
+        {
+          id: '',
+          type: 'function',
+          function: { name: parsed.tool, arguments: reactArguments(specs, parsed.tool, parsed.toolInput) },
+        },
+      ],
+    };
   } catch (err) {
     if (!(err instanceof ReActParseError)) throw err;
     const observation = `${err.observation}\n${FORMAT_HINT}`;
-    return { ...base, content: text, toolCalls: [{ id: '', type: 'function', function: { name: REACT_PARSE_ERROR_TOOL, arguments: JSON.stringify({ observation }) } }] };
+    return {
+      ...base,
+      content: text,
+      toolCalls: [
+        {
+          id: '',
+          type: 'function',
+          function: { name: REACT_PARSE_ERROR_TOOL, arguments: JSON.stringify({ observation }) },
+        },
+      ],
+    };
   }
 }
 
@@ -94,7 +131,10 @@ export function reactArguments(specs: readonly ToolSpec[], tool: string, input: 
   const names = Object.keys(props);
   if (names.length === 1) {
     const type = props[names[0]]?.type;
-    const value = (type === 'number' || type === 'integer') && input.trim() !== '' && !Number.isNaN(Number(input)) ? Number(input) : input;
+    const value =
+      (type === 'number' || type === 'integer') && input.trim() !== '' && !Number.isNaN(Number(input))
+        ? Number(input)
+        : input;
     return JSON.stringify({ [names[0]]: value });
   }
   return input;

@@ -48,8 +48,11 @@ export class CompletionAccumulator {
 
   /** The whole completion, as a non-streaming call would have returned it. */
   completion(): ChatCompletion {
-    const toolCalls = this.toolCalls.filter(Boolean).map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } }));
-    const finish = this.finishReason ?? (toolCalls.length ? 'tool_calls' : this.functionCall ? 'function_call' : 'stop');
+    const toolCalls = this.toolCalls
+      .filter(Boolean)
+      .map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } }));
+    const finish =
+      this.finishReason ?? (toolCalls.length ? 'tool_calls' : this.functionCall ? 'function_call' : 'stop');
     return {
       id: this.id,
       object: 'chat.completion',
@@ -88,7 +91,10 @@ export class FinalAnswerFilter {
     this.raw += text;
     const at = this.raw.indexOf(FINAL_ANSWER_ACTION);
     if (at < 0) return '';
-    const answer = this.raw.slice(at + FINAL_ANSWER_ACTION.length).trimStart().trimEnd();
+    const answer = this.raw
+      .slice(at + FINAL_ANSWER_ACTION.length)
+      .trimStart()
+      .trimEnd();
     const out = answer.slice(this.shown);
     this.shown = answer.length;
     return out;
