@@ -49,7 +49,7 @@ export default tseslint.config(
       'bench/peer/**',
       '**/*.mjs',
       'jest.config.js',
-      'docs/api/**',
+      'docs/api-reference/**',
     ],
   },
   ...tseslint.configs.recommended,

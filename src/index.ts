@@ -25,6 +25,8 @@ export {
   type ToolProviderRequest,
   type OpenAIToolSpec,
   type RegisterOptions,
+  type CheckedArguments,
+  type ToolRoute,
 } from './worker/tools';
 export {
   loadMcpConfig,
@@ -80,7 +82,7 @@ export {
 } from './client/agent-workflows';
 export { ClientError, type ClientErrorKind } from './client/client-error';
 export { streamEvents, isTurnEnd, type StreamEventsOptions } from './client/event-stream';
-export { toolOutcomesInHistory } from './client/tool-results';
+export { restoreToolResults, toolOutcomesInHistory } from './client/tool-results';
 
 // Traces (OpenTelemetry, GenAI spans) for workers and clients.
 export { installTracing, tracingFromEnv, flushTracing, type TracingOptions } from './telemetry/tracing';
@@ -98,14 +100,26 @@ export {
 export type * from './core/types';
 export type { AgentSettings, ResolvedAgent } from './core/agents';
 export type {
+  CloseReason,
   ConversationOptions,
   ConversationResult,
   ConversationStatus,
+  RejectedMessages,
   TurnInput,
   TranscriptPage,
 } from './core/conversation';
 export type { AgentEvent, AgentEventBody, EventPage, EventsRequest, TextBatch } from './core/agent-events';
-export type { AgentActivities, AgentSummary } from './common/activity-interface';
+export type {
+  AgentActivities,
+  AgentSummary,
+  ModelCallInput,
+  ResolveAgentInput,
+  ResolveToolsInput,
+  ToolCallInput,
+  WorkerDescription,
+} from './common/activity-interface';
+export type { JsonSchema } from './schema/json-schema';
+export type { OutageOptions } from './client/outages';
 export { AGENT_EVENT_TYPES } from './core/agent-events';
 export {
   AGENT_SEARCH_ATTRIBUTES,
@@ -114,5 +128,6 @@ export {
   type AgentSearchStatus,
   type AgentListFilter,
   type SearchAttributeUpdates,
+  type SearchAttributeSettings,
 } from './core/search-attributes';
 export { DEFAULT_MAX_ITERATIONS, parseDuration, validateAgentInput } from './core';

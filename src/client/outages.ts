@@ -5,7 +5,7 @@ const DEADLINE_EXCEEDED = 4;
 /** Default bound on how long a waiting client rides out a Temporal outage. */
 export const DEFAULT_OUTAGE_BUDGET_MS = 10 * 60_000;
 
-/** How a waiting client rides out a Temporal outage (see {@link withOutageRetries}). */
+/** How a waiting client rides out a Temporal outage (see `withOutageRetries`). */
 export interface OutageOptions {
   /** Told when the server becomes unreachable, every minute while it stays so, and when it is back. */
   note?: (line: string) => void;

@@ -75,7 +75,7 @@ export interface EventPage {
 export interface EventsRequest {
   /** The last offset the subscriber saw; absent: from the start of the current turn. */
   after?: number;
-  /** At most this many events (default and cap {@link MAX_EVENTS_PER_PAGE}). */
+  /** At most this many events (default and cap `MAX_EVENTS_PER_PAGE`, 1000). */
   limit?: number;
 }
 

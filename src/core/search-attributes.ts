@@ -55,7 +55,7 @@ export interface AgentSearchValues {
  * How often the workflows upsert: on every status change the server can see (`steps`: a run shows
  * `thinking` and `running_tools` as it alternates between model calls and activity tools, two
  * upserts per such step; steps with only local tools upsert nothing, see
- * {@link stepStaysInWorkflowTask}), or only at `milestones` (start, approvals, idle, the end).
+ * `stepStaysInWorkflowTask`), or only at `milestones` (start, approvals, idle, the end).
  * Each upsert is one billable action on Temporal Cloud.
  */
 export type SearchAttributeUpdates = 'steps' | 'milestones';

@@ -106,7 +106,7 @@ export interface ModelSettings {
 /**
  * How tools reach the model: `tools` (chat-completions `tools`/`tool_calls`, the default),
  * `functions` (the legacy `functions`/`function_call`, one call per reply) or `react` (no tool
- * API: a ReAct text prompt, parsed with {@link parseReActOutput}).
+ * API: a ReAct text prompt, parsed with LangChain's ReActSingleInputOutputParser semantics).
  */
 export type ToolCallingMode = 'tools' | 'functions' | 'react';
 

@@ -117,10 +117,11 @@ const AGENT_WORKFLOWS = require.resolve('../workflows');
 export class AgentsPlugin extends SimplePlugin {
   /** Every tool this worker can run, the agents' included. */
   readonly tools: ToolRegistry;
+  /** @internal The worker's agents by name (createAgentWorker and the tests read them). */
   readonly agents: AgentRegistry;
   private readonly conversations: ConversationLoader;
   private readonly withWorkflows: boolean;
-  /** The worker's MCP servers, when it has any. */
+  /** @internal The worker's MCP servers, when it has any. */
   readonly mcp?: McpToolSource;
   private readonly searchAttributeCheck?: { registered?: Promise<AgentSearchAttributeName[]> };
   private readonly encrypts: boolean;

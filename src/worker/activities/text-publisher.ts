@@ -7,7 +7,7 @@ export interface StreamingOptions {
   enabled?: boolean;
   /**
    * The shortest time between two batches (signals) of one model call, in ms; default 100. Later
-   * batches of a long answer are spaced further apart (see {@link batchInterval}).
+   * batches of a long answer are spaced further apart (see `batchInterval`).
    */
   batchIntervalMs?: number;
 }

@@ -10,7 +10,13 @@ export {
   type Tool,
 } from './define-tool';
 export { ToolError } from './tool-error';
-export { ToolRegistry, type OpenAIToolSpec, type RegisterOptions, type CheckedArguments } from './registry';
+export {
+  ToolRegistry,
+  type OpenAIToolSpec,
+  type RegisterOptions,
+  type CheckedArguments,
+  type ToolRoute,
+} from './registry';
 export type { ToolProvider, ToolProviderRequest } from './tool-provider';
 export { parametersJsonSchema, isStrictCompatible, type JsonSchema } from '../../schema/json-schema';
 export { checkJsonArguments } from './check-json-arguments';
