@@ -18,6 +18,8 @@ export default async function globalSetup(): Promise<void> {
   writeFileSync(bundlePath, bundle.code);
   process.env.TEST_TEMPORAL_ADDRESS = server.address;
   process.env.TEST_WORKFLOW_BUNDLE = bundlePath;
+  // Where the test files that need the packed package share one `npm pack` (test/helpers/packed-package.ts).
+  process.env.TEST_PACK_DIR = mkdtempSync(join(dir, 'pack-'));
   (globalThis as Record<string, unknown>).__devServer = server;
 }
 

@@ -1,12 +1,13 @@
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { freePort } from '../../src/connection/dev-server';
 import { findTemporalCli } from '../../src/connection/temporal-cli';
+import { packedTarball } from '../helpers/packed-package';
 import { cleanEnv, listening, ROOT, type Finished } from '../helpers/processes';
 import { answer, call, closeScriptedModels, lastOf, startModel } from '../helpers/scripted-model';
 
@@ -23,12 +24,7 @@ const work = mkdtempSync(join(tmpdir(), 'durable-agents-package-'));
 let tarball: string;
 
 beforeAll(() => {
-  const packed = spawnSync('npm', ['pack', '--pack-destination', work, '--silent'], { cwd: ROOT, encoding: 'utf8' });
-  if (packed.status !== 0) throw new Error(`npm pack failed:\n${packed.stdout}\n${packed.stderr}`);
-  tarball = join(
-    work,
-    readdirSync(work).find((f) => f.endsWith('.tgz'))!,
-  );
+  tarball = packedTarball();
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 

@@ -2,8 +2,13 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as api from '../../src';
 import * as workflowApi from '../../src/workflow';
+import * as httpApi from '../../src/http';
+import * as mcpApi from '../../src/mcp';
+import * as codecApi from '../../src/codec';
+import * as testingApi from '../../src/testing';
+import * as examplesApi from '../../src/examples';
 
-/** The public API is documented: TSDoc on every export in the source, every export on the README's API page. */
+/** The public API is documented: TSDoc on every export in the source, every export of every entry point on docs/api.md. */
 const ROOT = join(__dirname, '..', '..');
 
 function sourceFiles(dir: string): string[] {
@@ -33,9 +38,29 @@ it('has TSDoc on every exported declaration', () => {
   expect(undocumented).toEqual([]);
 });
 
-it("lists every runtime export of both entry points on the README's API page", () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const page = readme.slice(readme.indexOf('## Public API'), readme.indexOf('## Architecture'));
-  const missing = [...Object.keys(api), ...Object.keys(workflowApi)].filter((name) => !page.includes(`\`${name}\``));
+/** Each entry point and its heading on docs/api.md. */
+const ENTRY_POINTS: Array<[string, Record<string, unknown>]> = [
+  ['durable-agents', api],
+  ['durable-agents/workflow', workflowApi],
+  ['durable-agents/http', httpApi],
+  ['durable-agents/mcp', mcpApi],
+  ['durable-agents/codec', codecApi],
+  ['durable-agents/testing', testingApi],
+  ['durable-agents/examples', examplesApi],
+];
+
+it.each(ENTRY_POINTS)('lists every runtime export of %s in its section of docs/api.md', (entry, module) => {
+  const page = readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8');
+  const start = page.indexOf(`## \`${entry}\``);
+  expect(start).toBeGreaterThan(-1);
+  const end = page.indexOf('\n## ', start + 1);
+  const section = page.slice(start, end === -1 ? undefined : end);
+  const missing = Object.keys(module).filter((name) => name !== '__esModule' && !section.includes(`\`${name}\``));
   expect(missing).toEqual([]);
+});
+
+it('has an entry point in package.json for each section of docs/api.md', () => {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const subpaths = Object.keys(manifest.exports).filter((k) => k !== './package.json');
+  expect(subpaths.map((k) => k.replace(/^\./, 'durable-agents'))).toEqual(ENTRY_POINTS.map(([entry]) => entry));
 });
