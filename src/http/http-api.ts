@@ -1,26 +1,32 @@
 import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import {
-  parseDuration,
-  validateAgentInput,
-  workflowIdProblem,
-  type AgentEvent,
-  type AgentInput,
-  type ConversationOptions,
-  type TurnInput,
-} from '../core';
+import { workflowIdProblem, type AgentInput, type ConversationOptions, type TurnInput } from '../core';
 import { outcomeJson } from '../client/outcome-json';
 import { decideApproval, readStatus, readTranscript } from '../client/agent-workflows';
-import { ClientError, type ClientErrorKind } from '../client/client-error';
+import { ClientError } from '../client/client-error';
 import { cancelTurn, startMessage } from '../client/conversations';
-import { chatPageHtml } from './chat-page';
-import { accessChecker, requestUrl, sendBadTarget, tokenMatches, TOKEN_COOKIE, type HttpAccessOptions } from './access';
-import { eventsPosition, isTurnEnd, streamEvents } from '../client/event-stream';
-import { describeKind, lookupWorkflow } from '../client/workflow-lookup';
+import { isTurnEnd, streamEvents } from '../client/event-stream';
 import { listAgents } from '../client/list-agents';
 import type { AgentSummary } from '../common/activity-interface';
 import { runOutcome, startAgentRun } from '../client/run-agent';
+import { chatPageHtml } from './chat-page';
+import { accessChecker, requestUrl, sendBadTarget, tokenMatches, TOKEN_COOKIE, type HttpAccessOptions } from './access';
+import { events, sendEvents, streamTurn, wantsEventStream } from './event-stream-routes';
+import {
+  allow,
+  boundedWait,
+  checkRunInput,
+  HttpError,
+  pathParts,
+  readJson,
+  sendError,
+  sendJson,
+  sendStillRunning,
+  waitMs,
+} from './http-io';
+
+export { MAX_BODY_BYTES, MAX_WAIT_MS } from './http-io';
 
 /** Options of {@link createHttpApi} and {@link httpApiHandler}. */
 export interface HttpApiOptions {
@@ -39,41 +45,8 @@ export interface HttpApiOptions {
   access?: HttpAccessOptions;
 }
 
-/** A request the API refuses, with its HTTP status. */
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly errorType = 'Http.BadRequest',
-  ) {
-    super(message);
-  }
-}
-
-/** How long an event stream waits for its first event before it sends its headers anyway. */
-const FIRST_EVENT_WAIT_MS = 500;
-
-/** Largest request body accepted (413 beyond). Messages themselves are limited to `MAX_MESSAGE_CHARS` (100,000). */
-export const MAX_BODY_BYTES = 1_000_000;
-
-/** HTTP status of each client error kind. */
-const STATUS_OF: Record<ClientErrorKind, number> = {
-  invalid: 400,
-  rejected: 400,
-  not_found: 404,
-  wrong_kind: 404,
-  closed: 409,
-  already_running: 409,
-  unreachable: 503,
-  no_worker: 503,
-  worker_failing: 503,
-  still_running: 202,
-  gone: 410,
-  unsupported: 501,
-};
-
 /**
- * The HTTP API. Errors are JSON `{ "error", "errorType" }`; README.md lists every status.
+ * The HTTP API. Errors are JSON `{ "error", "errorType" }`; docs/http-api.md lists every status.
  *
  *   GET  /healthz                               whether Temporal answers (no token needed)
  *   GET  /                                      the web chat page (unless `chatPage: false`; with tokens, open it as /?access_token=...)
@@ -296,11 +269,12 @@ async function route(
       return sendJson(res, 200, { ...status, ...(await readTranscript(o.client, id)) });
     }
     if (parts.length === 4 && parts[2] === 'approvals') return approve(req, res, o, id, parts[3], method);
-    if (parts.length === 3 && parts[2] === 'events') return events(req, res, o, id, 'run', url, method, gone);
+    if (parts.length === 3 && parts[2] === 'events') return events(req, res, o.client, id, 'run', url, method, gone);
   }
 
   if (parts[0] === 'conversations' && parts.length >= 2) {
-    if (parts.length === 3 && parts[2] === 'events') return events(req, res, o, id, 'conversation', url, method, gone);
+    if (parts.length === 3 && parts[2] === 'events')
+      return events(req, res, o.client, id, 'conversation', url, method, gone);
     if (parts.length === 2) {
       allow(method, 'GET');
       const status = await readStatus(o.client, id);
@@ -319,7 +293,7 @@ async function route(
       const options: ConversationOptions =
         agent === undefined ? { ...o.conversationOptions } : { ...o.conversationOptions, agent: agent as string };
       try {
-        if (wantsEventStream(req)) return await streamTurn(res, o, id, turn, options, gone);
+        if (wantsEventStream(req)) return await streamTurn(res, o.client, o.taskQueue, id, turn, options, gone);
         // Only the wait for the answer is bounded: the message itself is always delivered.
         const sent = await startMessage(o.client, id, turn, { taskQueue: o.taskQueue, options });
         const result = await bounded(() => sent.result());
@@ -342,123 +316,6 @@ async function route(
   throw new HttpError(404, `no route ${method} ${url.pathname}`, 'Http.NotFound');
 }
 
-/** Whether the caller asked for Server-Sent Events. */
-function wantsEventStream(req: IncomingMessage): boolean {
-  return String(req.headers.accept ?? '').includes('text/event-stream');
-}
-
-/** `GET .../events`: the live events of a run or conversation, from `Last-Event-ID` or `?after=`. */
-async function events(
-  req: IncomingMessage,
-  res: ServerResponse,
-  o: HttpApiOptions,
-  id: string,
-  kind: 'run' | 'conversation',
-  url: URL,
-  method: string,
-  gone: AbortSignal,
-): Promise<void> {
-  allow(method, 'GET');
-  const raw = url.searchParams.get('after') ?? (req.headers['last-event-id'] as string | undefined);
-  let after: number | undefined;
-  if (raw !== undefined && raw !== null) {
-    if (!/^-?\d+$/.test(raw.trim()) || Number(raw) < -1)
-      throw new HttpError(
-        400,
-        `"after" (or Last-Event-ID) must be an event offset (a whole number, or -1 for the beginning), got "${raw}"`,
-      );
-    after = Number(raw);
-  }
-  const found = await lookupWorkflow(o.client, id);
-  if (!found) throw new ClientError('not_found', `no ${kind === 'run' ? 'run' : 'conversation'} "${id}" exists`, id);
-  if (found.kind !== kind) {
-    const other = found.kind === 'run' ? 'runs' : 'conversations';
-    throw new ClientError(
-      'wrong_kind',
-      `"${id}" is ${describeKind(found)}, not a ${kind === 'run' ? 'one-shot run' : 'conversation'}${found.kind === 'other' ? '' : `; see GET /${other}/${id}/events`}`,
-      id,
-    );
-  }
-  await sendEvents(res, streamEvents(o.client, id, { after, signal: gone }), gone);
-}
-
-/** `POST /conversations/:id/messages` with `Accept: text/event-stream`: sends the message and streams its turn. */
-async function streamTurn(
-  res: ServerResponse,
-  o: HttpApiOptions,
-  id: string,
-  turn: TurnInput,
-  options: ConversationOptions,
-  gone: AbortSignal,
-): Promise<void> {
-  const after = await eventsPosition(o.client, id);
-  const sent = await startMessage(o.client, id, turn, { taskQueue: o.taskQueue, options });
-  // The turn's number is known when its result arrives; its events may end before or after that.
-  const stop = new AbortController();
-  const ended = new Set<number>();
-  let ours: number | undefined;
-  sent.result().then(
-    (result) => {
-      ours = result.turn;
-      if (ended.has(ours)) stop.abort();
-    },
-    () => stop.abort(),
-  );
-  const stream = streamEvents(o.client, id, {
-    after,
-    signal: AbortSignal.any([gone, stop.signal]),
-    until: (e) => {
-      if (isTurnEnd(e)) ended.add(e.turn);
-      return ours !== undefined && isTurnEnd(e, ours);
-    },
-  });
-  await sendEvents(res, stream, gone);
-}
-
-/**
- * Writes events as Server-Sent Events (`id:` = offset, `data:` = the event's JSON), with a
- * comment every 15 s so proxies keep the connection open. An error after the stream has started
- * (e.g. events no longer kept) is sent as an `error` event before the stream ends.
- */
-async function sendEvents(res: ServerResponse, stream: AsyncGenerator<AgentEvent>, gone: AbortSignal): Promise<void> {
-  // Errors before the first event (the events are no longer kept, say) become ordinary HTTP
-  // errors; a stream with nothing to send yet still answers at once, so the client knows it is
-  // connected rather than left waiting for headers.
-  const next = stream.next();
-  const first = await Promise.race([
-    next,
-    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), FIRST_EVENT_WAIT_MS)),
-  ]);
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  });
-  res.write(': durable-agents events\n\n');
-  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
-  const send = (e: AgentEvent) => res.write(`id: ${e.offset}\ndata: ${JSON.stringify(e)}\n\n`);
-  try {
-    const opening = first ?? (await next);
-    if (!opening.done) send(opening.value);
-    if (!opening.done) for await (const e of stream) send(e);
-    // The stream is complete (the turn ended, or the workflow closed): say so, so that an
-    // EventSource does not reconnect.
-    if (!gone.aborted) res.write('event: end\ndata: {}\n\n');
-  } catch (err) {
-    if (!gone.aborted) {
-      const body =
-        err instanceof ClientError
-          ? { error: err.message, errorType: err.errorType }
-          : { error: err instanceof Error ? err.message : String(err), errorType: 'Http.InternalError' };
-      res.write(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
-    }
-  } finally {
-    clearInterval(keepAlive);
-    res.end();
-  }
-}
-
 async function approve(
   req: IncomingMessage,
   res: ServerResponse,
@@ -474,113 +331,4 @@ async function approve(
     throw new HttpError(400, '"reason" must be a string');
   const decision = { callId, approve: body.approve, ...(body.reason ? { reason: body.reason as string } : {}) };
   sendJson(res, 200, await decideApproval(o.client, id, decision));
-}
-
-/** The decoded path segments; a malformed percent-escape is the client's mistake (400), not ours. */
-function pathParts(pathname: string): string[] {
-  try {
-    return pathname.split('/').filter(Boolean).map(decodeURIComponent);
-  } catch {
-    throw new HttpError(400, `the path ${pathname} has a malformed percent-escape`);
-  }
-}
-
-function checkRunInput(input: unknown): void {
-  const problems = validateAgentInput(input);
-  if (problems.length) throw new HttpError(400, problems.join('; '));
-}
-
-/** The longest a request may ask to wait (`?wait=`, `Prefer: wait=`); beyond, it should follow the run instead. */
-export const MAX_WAIT_MS = 60 * 60_000;
-
-/** How long the caller wants to wait: `?wait=30s`, or `Prefer: wait=30` (seconds, RFC 7240). Unset: until done. */
-function waitMs(req: IncomingMessage, url: URL): number | undefined {
-  const query = url.searchParams.get('wait');
-  let ms: number | undefined;
-  if (query !== null) {
-    try {
-      ms = parseDuration(query);
-    } catch (err) {
-      throw new HttpError(400, `"wait": ${(err as Error).message}`);
-    }
-  } else {
-    const prefer = /(?:^|[,;\s])wait=(\d+)/i.exec(String(req.headers.prefer ?? ''));
-    if (prefer) ms = Number(prefer[1]) * 1000;
-  }
-  if (ms !== undefined && !(ms <= MAX_WAIT_MS)) {
-    throw new HttpError(
-      400,
-      `"wait" may be at most 1h (${MAX_WAIT_MS / 1000} s); to follow a longer run, poll GET /runs/:id or subscribe to its events`,
-    );
-  }
-  return ms;
-}
-
-/**
- * `work`'s value, or undefined when `ms` passes first: its Temporal calls are then cancelled, while
- * the run or turn itself goes on. `gone` (the caller disconnected) cancels them too.
- */
-async function boundedWait<T>(
-  client: Client,
-  gone: AbortSignal,
-  work: () => Promise<T>,
-  ms: number | undefined,
-): Promise<T | undefined> {
-  if (ms === undefined) return work();
-  const elapsed = AbortSignal.timeout(ms);
-  try {
-    // withAbortSignal replaces the request's signal rather than adding to it, so both go in here.
-    return await client.withAbortSignal(AbortSignal.any([gone, elapsed]), work);
-  } catch (err) {
-    if (elapsed.aborted) return undefined;
-    throw err;
-  }
-}
-
-function sendStillRunning(res: ServerResponse, location: string, ids: Record<string, string>): void {
-  res.setHeader('location', location);
-  sendJson(res, 202, {
-    ...ids,
-    status: 'running',
-    location,
-    error: `not finished within the requested wait; it goes on: GET ${location}`,
-    errorType: 'Client.StillRunning',
-  });
-}
-
-function allow(method: string, expected: string): void {
-  if (method !== expected) throw new HttpError(405, `use ${expected} here, not ${method}`, 'Http.MethodNotAllowed');
-}
-
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  let size = 0;
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES)
-      throw new HttpError(413, `the request body is larger than ${MAX_BODY_BYTES} bytes`, 'Http.PayloadTooLarge');
-    chunks.push(chunk as Buffer);
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new HttpError(400, 'the request body must be JSON');
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body))
-    throw new HttpError(400, 'the request body must be a JSON object');
-  return body as Record<string, unknown>;
-}
-
-function sendError(res: ServerResponse, err: unknown): void {
-  if (err instanceof HttpError) return sendJson(res, err.status, { error: err.message, errorType: err.errorType });
-  if (err instanceof ClientError)
-    return sendJson(res, STATUS_OF[err.kind], { error: err.message, errorType: err.errorType });
-  sendJson(res, 500, { error: err instanceof Error ? err.message : String(err), errorType: 'Http.InternalError' });
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  if (res.headersSent) return void res.end();
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
-  res.end(JSON.stringify(body));
 }

@@ -1,0 +1,154 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Client } from '@temporalio/client';
+import { parseDuration, validateAgentInput } from '../core';
+import { ClientError, type ClientErrorKind } from '../client/client-error';
+
+/**
+ * The HTTP API's plumbing: reading requests (paths, JSON bodies, how long to wait) and writing
+ * answers (JSON, errors with their statuses), apart from the routes that use them.
+ */
+
+/** A request the API refuses, with its HTTP status. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly errorType = 'Http.BadRequest',
+  ) {
+    super(message);
+  }
+}
+
+/** Largest request body accepted (413 beyond). Messages themselves are limited to `MAX_MESSAGE_CHARS` (100,000). */
+export const MAX_BODY_BYTES = 1_000_000;
+
+/** HTTP status of each client error kind. */
+const STATUS_OF: Record<ClientErrorKind, number> = {
+  invalid: 400,
+  rejected: 400,
+  not_found: 404,
+  wrong_kind: 404,
+  closed: 409,
+  already_running: 409,
+  unreachable: 503,
+  no_worker: 503,
+  worker_failing: 503,
+  still_running: 202,
+  gone: 410,
+  unsupported: 501,
+};
+
+/** The decoded path segments; a malformed percent-escape is the client's mistake (400), not ours. */
+export function pathParts(pathname: string): string[] {
+  try {
+    return pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  } catch {
+    throw new HttpError(400, `the path ${pathname} has a malformed percent-escape`);
+  }
+}
+
+/** Refuses a run's input the workflow would refuse (400), before anything starts. */
+export function checkRunInput(input: unknown): void {
+  const problems = validateAgentInput(input);
+  if (problems.length) throw new HttpError(400, problems.join('; '));
+}
+
+/** The longest a request may ask to wait (`?wait=`, `Prefer: wait=`); beyond, it should follow the run instead. */
+export const MAX_WAIT_MS = 60 * 60_000;
+
+/** How long the caller wants to wait: `?wait=30s`, or `Prefer: wait=30` (seconds, RFC 7240). Unset: until done. */
+export function waitMs(req: IncomingMessage, url: URL): number | undefined {
+  const query = url.searchParams.get('wait');
+  let ms: number | undefined;
+  if (query !== null) {
+    try {
+      ms = parseDuration(query);
+    } catch (err) {
+      throw new HttpError(400, `"wait": ${(err as Error).message}`);
+    }
+  } else {
+    const prefer = /(?:^|[,;\s])wait=(\d+)/i.exec(String(req.headers.prefer ?? ''));
+    if (prefer) ms = Number(prefer[1]) * 1000;
+  }
+  if (ms !== undefined && !(ms <= MAX_WAIT_MS)) {
+    throw new HttpError(
+      400,
+      `"wait" may be at most 1h (${MAX_WAIT_MS / 1000} s); to follow a longer run, poll GET /runs/:id or subscribe to its events`,
+    );
+  }
+  return ms;
+}
+
+/**
+ * `work`'s value, or undefined when `ms` passes first: its Temporal calls are then cancelled, while
+ * the run or turn itself goes on. `gone` (the caller disconnected) cancels them too.
+ */
+export async function boundedWait<T>(
+  client: Client,
+  gone: AbortSignal,
+  work: () => Promise<T>,
+  ms: number | undefined,
+): Promise<T | undefined> {
+  if (ms === undefined) return work();
+  const elapsed = AbortSignal.timeout(ms);
+  try {
+    // withAbortSignal replaces the request's signal rather than adding to it, so both go in here.
+    return await client.withAbortSignal(AbortSignal.any([gone, elapsed]), work);
+  } catch (err) {
+    if (elapsed.aborted) return undefined;
+    throw err;
+  }
+}
+
+/** 202 with `Location`: the run or turn did not end within the requested wait, and goes on. */
+export function sendStillRunning(res: ServerResponse, location: string, ids: Record<string, string>): void {
+  res.setHeader('location', location);
+  sendJson(res, 202, {
+    ...ids,
+    status: 'running',
+    location,
+    error: `not finished within the requested wait; it goes on: GET ${location}`,
+    errorType: 'Client.StillRunning',
+  });
+}
+
+/** Refuses another method than the route's (405). */
+export function allow(method: string, expected: string): void {
+  if (method !== expected) throw new HttpError(405, `use ${expected} here, not ${method}`, 'Http.MethodNotAllowed');
+}
+
+/** The request body as a JSON object: 413 beyond {@link MAX_BODY_BYTES}, 400 when it is not a JSON object. */
+export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES)
+      throw new HttpError(413, `the request body is larger than ${MAX_BODY_BYTES} bytes`, 'Http.PayloadTooLarge');
+    chunks.push(chunk as Buffer);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'the request body must be JSON');
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new HttpError(400, 'the request body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+/** Answers an error as JSON `{ error, errorType }` with its status: an {@link HttpError}'s, a client error's by its kind, else 500. */
+export function sendError(res: ServerResponse, err: unknown): void {
+  if (err instanceof HttpError) return sendJson(res, err.status, { error: err.message, errorType: err.errorType });
+  if (err instanceof ClientError)
+    return sendJson(res, STATUS_OF[err.kind], { error: err.message, errorType: err.errorType });
+  sendJson(res, 500, { error: err instanceof Error ? err.message : String(err), errorType: 'Http.InternalError' });
+}
+
+/** Answers JSON with a status (or just ends a response whose headers have gone out already, e.g. an event stream). */
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify(body));
+}
