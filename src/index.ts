@@ -53,6 +53,7 @@ export {
   runOutcome,
   type AgentRunHandle,
   type AgentRunWorkflow,
+  type NamedAgent,
   type RunOutcome,
   type RunRequest,
   type StartRunOptions,

@@ -10,7 +10,6 @@ import {
 } from '@temporalio/common';
 import type { ZodType } from 'zod';
 import { outputJsonSchema } from '../schema/json-schema';
-import type { AgentDefinition } from '../worker/agents/define-agent';
 import {
   agentWorkflowId,
   runSummary,
@@ -43,6 +42,15 @@ export type AgentRunWorkflow<O = unknown> = (input: AgentInput) => Promise<Agent
 /** A handle on an agent run; {@link runOutcome} gives its outcome, typed by the run's output schema. */
 export type AgentRunHandle<O = unknown> = WorkflowHandle<AgentRunWorkflow<O>>;
 
+/**
+ * What a client needs of an agent's definition (`defineAgent`): its name, and its output schema
+ * for the type of the outcome's `output`. Structural, so clients never import worker code.
+ */
+export interface NamedAgent<O = unknown> {
+  readonly name: string;
+  readonly output?: ZodType<O>;
+}
+
 /** Where a run starts. */
 export interface StartRunOptions {
   taskQueue: string;
@@ -62,7 +70,7 @@ export interface StartRunOptions {
  */
 export function startAgentRun<O>(
   client: Client,
-  agent: AgentDefinition<O>,
+  agent: NamedAgent<O>,
   request: string | Omit<RunRequest, 'agent' | 'output'>,
   options: StartRunOptions,
 ): Promise<AgentRunHandle<O>>;
@@ -80,7 +88,7 @@ export function startAgentRun<O = unknown>(
 ): Promise<AgentRunHandle<O>>;
 export async function startAgentRun(
   client: Client,
-  agentOrRequest: AgentDefinition<unknown> | RunRequest,
+  agentOrRequest: NamedAgent | RunRequest,
   requestOrOptions: string | RunRequest | StartRunOptions,
   maybeOptions?: StartRunOptions,
 ): Promise<AgentRunHandle<unknown>> {
@@ -89,7 +97,7 @@ export async function startAgentRun(
   if (maybeOptions !== undefined) {
     const given =
       typeof requestOrOptions === 'string' ? { message: requestOrOptions } : (requestOrOptions as RunRequest);
-    request = { ...given, agent: (agentOrRequest as AgentDefinition<unknown>).name };
+    request = { ...given, agent: (agentOrRequest as NamedAgent).name };
     options = maybeOptions;
   } else {
     request = agentOrRequest as RunRequest;

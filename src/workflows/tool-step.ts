@@ -110,7 +110,7 @@ export function finishToolStep(run: RunRef, step: ToolStep, outcomes: ToolOutcom
  * records where every promise of workflow code was made (for the `__stack_trace` query, the Web
  * UI's stack trace), and that costs about 0.2 ms of the workflow task per promise on a small
  * machine. An async function and its await make two where `then` makes one; a tool step is down
- * from seven promises of ours to three (see the Performance section of the README).
+ * from seven promises of ours to three (see bench/README.md).
  */
 function runTool(planned: PlannedToolCall, ctx: RunContext): Promise<ToolOutcome> | ToolOutcome {
   if (planned.resolved) return planned.resolved;

@@ -161,7 +161,7 @@ describe('requests that used to answer 500, or leave something behind', () => {
       expect(long.status).toBe(400);
       expect((await json(long)).error).toBe('the conversation id is 1001 bytes long; Temporal accepts at most 1000');
       expect((await fetch(`${base}/runs/${'y'.repeat(1001)}`)).status).toBe(400);
-      // Node answers oversized headers itself, as the README says.
+      // Node answers oversized headers itself, as docs/http-api.md says.
       expect((await fetch(`${base}/runs/x`, { headers: { 'x-big': 'z'.repeat(20_000) } })).status).toBe(431);
       // Ids a terminal or the Web UI would show as something else: control, bidi and invisible characters.
       for (const id of ['a%0Ab', 'nul%00', 'bidi%E2%80%AEtxt.exe', 'zero%E2%80%8Bwidth']) {

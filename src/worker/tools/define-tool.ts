@@ -24,7 +24,7 @@ export interface ToolContext {
   signal: AbortSignal;
 }
 
-/** `'to_llm'`: results go back to the LLM (default). `'immediate'`: the run may end right after (see README). */
+/** `'to_llm'`: results go back to the LLM (default). `'immediate'`: the run may end right after (see docs/agents-and-tools.md, run options). */
 export type ReturnBehavior = 'to_llm' | 'immediate';
 
 /** How a tool is scheduled and supervised; the same for zod and JSON Schema tools. */
@@ -36,7 +36,7 @@ export interface ToolSettings {
   timeout?: string | number;
   /** Temporal retries when `execute` throws. Default: 3 attempts, 1s apart, doubling. */
   retry?: { maximumAttempts?: number; initialInterval?: string | number };
-  /** Every call waits for a person to approve or reject it (see README, "Human approval"). */
+  /** Every call waits for a person to approve or reject it (see docs/approvals.md). */
   needsApproval?: boolean;
   /**
    * Run calls as Temporal local activities: inside the workflow task, on the worker that runs the
