@@ -119,8 +119,7 @@ export default tseslint.config(
   boundary(
     ['src/client', 'src/connection'],
     ['worker', 'cli', 'http', 'mcp-server', 'codec-server', 'examples'],
-    'clients never import worker code (types only) or the surfaces built on them',
-    true,
+    'clients never import worker code (not even its types: take what you need by shape) or the surfaces built on them',
   ),
   boundary(
     ['src/worker'],
@@ -136,6 +135,5 @@ export default tseslint.config(
     ['src/http', 'src/mcp-server', 'src/codec-server'],
     ['worker', 'cli', 'examples'],
     'servers are built on the client, not on the worker or the command line',
-    true,
   ),
 );
