@@ -88,6 +88,8 @@ export function applyModelReply(
     toolCalls.length > 0
       ? { role: 'assistant', content: reply.content, tool_calls: toolCalls }
       : { role: 'assistant', content: reply.content ?? '' };
+  // Reasoning goes back to its provider with the rest of the conversation (absent in older runs).
+  if (reply.reasoning?.length) assistant.reasoning = reply.reasoning;
   const messages = [...state.messages, assistant];
   let phase: RunPhase;
   if (step.final) phase = { kind: 'done', status: 'max_iterations', content: reply.content || LIMIT_STOP_MESSAGE };

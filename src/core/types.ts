@@ -4,25 +4,70 @@
  * query, workflow result) and must survive JSON round trips unchanged.
  */
 
-/** A tool call as the OpenAI chat-completions wire format spells it. */
+/**
+ * A tool call: its id (the model's, or one the core derives), the tool's name and its arguments
+ * as the model wrote them (JSON text). Each adapter writes it in its provider's format.
+ */
 export interface ToolCall {
   id: string;
   type: 'function';
   function: { name: string; arguments: string };
 }
 
-/** One conversation message, in the OpenAI chat-completions wire format. */
+/**
+ * One conversation message, provider-neutral: system and user text, the assistant's text, tool
+ * calls and reasoning, and tool results. Each model adapter writes it in its provider's wire
+ * format. (Its field names follow the OpenAI Chat Completions format it started from, which the
+ * recorded histories keep.)
+ */
 export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] }
+  | {
+      role: 'assistant';
+      content: string | null;
+      tool_calls?: ToolCall[];
+      /** The model's reasoning before this reply, kept byte for byte for the provider that wrote it. */
+      reasoning?: ReasoningPart[];
+    }
   | { role: 'tool'; tool_call_id: string; content: string };
+
+/**
+ * Reasoning a model returned with its reply. Providers need it back unchanged on the following
+ * requests of the run (Anthropic checks a thinking block's signature; OpenAI's Responses API
+ * continues from its encrypted reasoning), so its opaque fields are kept exactly as received, and
+ * only the adapter of the provider that wrote it sends it back.
+ */
+export interface ReasoningPart {
+  /** The wire format it belongs to. */
+  provider: 'anthropic' | 'openai-responses';
+  /** `thinking` or `redacted_thinking` (Anthropic), `reasoning` (an OpenAI reasoning item). */
+  type: 'thinking' | 'redacted_thinking' | 'reasoning';
+  /** Readable reasoning: Anthropic's thinking text, or the summary of an OpenAI reasoning item. */
+  text?: string;
+  /** Anthropic: the thinking block's signature. Opaque. */
+  signature?: string;
+  /** Anthropic: a redacted thinking block's data. Opaque. */
+  data?: string;
+  /** OpenAI Responses: the reasoning item's id. */
+  id?: string;
+  /** OpenAI Responses: `encrypted_content`, for stateless requests. Opaque. */
+  encryptedContent?: string;
+}
 
 /** Tokens used, as the LLM endpoint reports them. */
 export interface Usage {
+  /** Input tokens, cached ones included. */
   promptTokens: number;
+  /** Output tokens, reasoning included. */
   completionTokens: number;
   totalTokens: number;
+  /** Input tokens read from the provider's prompt cache (billed at a discount). */
+  cachedPromptTokens?: number;
+  /** Input tokens written to the provider's prompt cache (Anthropic bills them at a premium). */
+  cacheWriteTokens?: number;
+  /** Output tokens the model spent reasoning. */
+  reasoningTokens?: number;
 }
 
 /** What the model-call activity returns: only the new assistant message, never the conversation. */
@@ -39,6 +84,8 @@ export interface ModelReply {
   outputError?: string;
   /** The activity attempt that produced this reply, when not the first (it voids text streamed by earlier ones). */
   attempt?: number;
+  /** The model's reasoning, for the provider to get back with the rest of the conversation. */
+  reasoning?: ReasoningPart[];
 }
 
 /** A JSON Schema, as plain JSON. */
@@ -97,10 +144,18 @@ export type OnLimit = 'stop' | 'generate';
 
 /** Model settings for a run. Anything unset falls back to the worker's environment (`AGENT_MODEL`). */
 export interface ModelSettings {
+  /**
+   * The model, with its provider as a prefix: `anthropic:claude-sonnet-4-5`,
+   * `openai-responses:gpt-5`, `openai:gpt-4.1-mini` (the default provider when there is none).
+   */
   model?: string;
-  /** Defaults to 0: agents should be reproducible. */
+  /** Defaults to 0: agents should be reproducible. (Claude models take none: Anthropic's API dropped it.) */
   temperature?: number;
   maxTokens?: number;
+  /** Anthropic's extended thinking: the tokens the model may spend thinking before it answers (at least 1024). */
+  thinking?: { budgetTokens: number };
+  /** Reasoning models (OpenAI's Responses API, Anthropic's effort): how hard the model thinks. */
+  reasoningEffort?: 'minimal' | 'low' | 'medium' | 'high';
 }
 
 /**

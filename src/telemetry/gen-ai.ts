@@ -12,9 +12,14 @@ import { agentTracer } from './tracing';
  * the runtime exports to). Spans are no-ops until tracing is installed.
  */
 
+/** The conventions' `gen_ai.provider.name` of an adapter's provider. */
+function providerName(provider: string | undefined): string {
+  return provider === 'anthropic' ? 'anthropic' : 'openai';
+}
+
 /** Runs one model call inside its GenAI span, and records its latency, tokens and outcome. */
 export async function traceModelCall(
-  call: { model: string; baseURL: string; agent?: string },
+  call: { model: string; baseURL: string; agent?: string; provider?: string },
   work: () => Promise<ModelReply>,
 ): Promise<ModelReply> {
   const started = Date.now();
@@ -22,17 +27,22 @@ export async function traceModelCall(
   return agentTracer().startActiveSpan(`chat ${call.model}`, { kind: SpanKind.CLIENT }, async (span) => {
     span.setAttributes({
       'gen_ai.operation.name': 'chat',
-      'gen_ai.provider.name': 'openai',
-      'gen_ai.system': 'openai',
+      // The semantic conventions' provider names: `openai` (Chat Completions and Responses), `anthropic`.
+      'gen_ai.provider.name': providerName(call.provider),
+      'gen_ai.system': providerName(call.provider),
       'gen_ai.request.model': call.model,
       ...serverAttributes(call.baseURL),
       ...(call.agent ? { 'gen_ai.agent.name': call.agent } : {}),
     });
     try {
       const reply = await work();
+      const u = reply.usage;
       span.setAttributes({
-        'gen_ai.usage.input_tokens': reply.usage.promptTokens,
-        'gen_ai.usage.output_tokens': reply.usage.completionTokens,
+        'gen_ai.usage.input_tokens': u.promptTokens,
+        'gen_ai.usage.output_tokens': u.completionTokens,
+        ...(u.cachedPromptTokens ? { 'gen_ai.usage.cache_read.input_tokens': u.cachedPromptTokens } : {}),
+        ...(u.cacheWriteTokens ? { 'gen_ai.usage.cache_creation.input_tokens': u.cacheWriteTokens } : {}),
+        ...(u.reasoningTokens ? { 'gen_ai.usage.reasoning.output_tokens': u.reasoningTokens } : {}),
         ...(reply.finishReason ? { 'gen_ai.response.finish_reasons': [reply.finishReason] } : {}),
       });
       const meter = metrics();

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fromAnthropicRequest, sendAnthropicAnswer } from './anthropic-wire';
 
 /** The parts of a chat-completions request a scripted model looks at. */
 export interface ChatRequest {
@@ -15,6 +16,10 @@ export interface ChatRequest {
     function: { name: string; description?: string; parameters?: unknown; strict?: boolean };
   }>;
   temperature?: number;
+  /** The wire format it came in: Chat Completions (the default) or Anthropic's Messages API, turned into this shape. */
+  wire?: 'chat-completions' | 'anthropic';
+  /** For other wire formats: the request as it came. */
+  raw?: Record<string, unknown>;
   [key: string]: unknown;
 }
 
@@ -31,6 +36,10 @@ export type ChatAnswer =
       noStreaming?: boolean;
       /** Called as each streamed piece is written (the bench measures delivery latency with it). */
       onPiece?: (index: number) => void;
+      /** Anthropic: thinking blocks before the answer (`signature` kept as given), or redacted ones. */
+      reasoning?: Array<{ text: string; signature: string } | { redacted: string }>;
+      /** Token details to report: cache reads and writes, reasoning. */
+      usage?: { cachedPromptTokens?: number; cacheWriteTokens?: number; reasoningTokens?: number };
     }
   | { http: { status: number; body?: unknown; headers?: Record<string, string> } };
 
@@ -46,9 +55,12 @@ export interface OpenAICompatibleServer {
 }
 
 /**
- * A minimal OpenAI-compatible HTTP server on loopback: `POST /v1/chat/completions` and
- * `GET /v1/models`. The real `openai` client talks to it, so the demo and the tests exercise the
- * same HTTP path as production.
+ * A scripted model server on loopback, speaking the providers' wire formats: OpenAI's Chat
+ * Completions (`POST /v1/chat/completions`, `GET /v1/models`) and Anthropic's Messages API
+ * (`POST /v1/messages`; point `ANTHROPIC_BASE_URL` at the server without `/v1`). Every request
+ * reaches the handler in the Chat Completions shape, so one script answers any adapter. The
+ * providers' real SDKs talk to it, so the demo and the tests exercise the same HTTP path as
+ * production.
  *
  * @experimental The test kit (`durable-agents/testing`) grows; names may change.
  */
@@ -69,6 +81,7 @@ export async function startOpenAICompatibleServer(
     const path = (req.url ?? '').split('?')[0].replace(/\/+$/, '');
     if (req.method === 'GET' && path.endsWith('/models'))
       return send(res, 200, { object: 'list', data: [{ id: modelName, object: 'model', owned_by: 'durable-agents' }] });
+    if (req.method === 'POST' && path.endsWith('/messages')) return answerAnthropic(req, res);
     if (req.method !== 'POST' || !path.endsWith('/chat/completions'))
       return send(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error' } });
     let request: ChatRequest;
@@ -98,6 +111,12 @@ export async function startOpenAICompatibleServer(
       prompt_tokens: promptTokens,
       completion_tokens: completionTokens,
       total_tokens: promptTokens + completionTokens,
+      ...(answer.usage?.cachedPromptTokens
+        ? { prompt_tokens_details: { cached_tokens: answer.usage.cachedPromptTokens } }
+        : {}),
+      ...(answer.usage?.reasoningTokens
+        ? { completion_tokens_details: { reasoning_tokens: answer.usage.reasoningTokens } }
+        : {}),
     };
     if (request.stream === true && !answer.noStreaming) {
       const pieces = answer.chunks ?? (content ? (content.match(/\S+\s*|\s+/g) ?? [content]) : []);
@@ -128,6 +147,21 @@ export async function startOpenAICompatibleServer(
       ],
       usage,
     });
+  }
+
+  async function answerAnthropic(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(await readBody(req)) as Record<string, unknown>;
+    } catch {
+      return send(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'body is not JSON' } });
+    }
+    const request = fromAnthropicRequest(body);
+    requests.push(request);
+    const answer = await handler(request);
+    if ('http' in answer) return send(res, answer.http.status, answer.http.body ?? {}, answer.http.headers);
+    counter += 1;
+    return sendAnthropicAnswer(res, request, answer, String(counter));
   }
 
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));

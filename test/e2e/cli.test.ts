@@ -240,6 +240,50 @@ describe('worker.ts and client.ts against a Temporal server (TEMPORAL_ADDRESS)',
   });
 });
 
+describe('client.ts with Claude: AGENT_MODEL=anthropic:<model>, ANTHROPIC_BASE_URL at a Messages API server', () => {
+  it('completes a tool-calling run; the thinking block goes back signed with the tool result; cached tokens are reported', async () => {
+    const model = await startScriptedModel([
+      {
+        ...call(['add', { a: 2, b: 3 }]),
+        reasoning: [{ text: 'I will add.', signature: 'U2lnbmVkQnlDbGF1ZGU=' }],
+        usage: { cacheWriteTokens: 50 },
+      },
+      (req) => ({ content: `The sum is ${toolResults(req)[0]}.`, usage: { cachedPromptTokens: 50 } }),
+    ]);
+    const env = cleanEnv({
+      AGENT_DEV_SERVER_PORT: String(await freePort()),
+      AGENT_DEV_SERVER_DB: `/tmp/durable-agents-claude-${randomUUID()}.db`,
+      AGENT_MODEL: 'anthropic:claude-test',
+      ANTHROPIC_BASE_URL: model.baseURL.replace(/\/v1$/, ''),
+      ANTHROPIC_API_KEY: 'e2e',
+    });
+    try {
+      const r = await runTs(['client.ts', 'run', 'Add 2 and 3', '--tools', 'add', '--json'], env, 120_000);
+      expect({ code: r.code, stderr: r.code ? r.stderr : '' }).toEqual({ code: 0, stderr: '' });
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        status: 'completed',
+        content: 'The sum is 5.',
+        usage: { cachedPromptTokens: 50, cacheWriteTokens: 50 },
+      });
+      const second = model.requests[1].raw as {
+        messages: Array<{ role: string; content: unknown[] }>;
+        tools: unknown[];
+      };
+      expect(second.messages[1].content[0]).toEqual({
+        type: 'thinking',
+        thinking: 'I will add.',
+        signature: 'U2lnbmVkQnlDbGF1ZGU=',
+      });
+      expect(second.messages[2].content).toEqual([
+        { type: 'tool_result', tool_use_id: expect.any(String), content: '5', cache_control: { type: 'ephemeral' } },
+      ]);
+      expect(second.tools).toEqual([expect.objectContaining({ name: 'add', cache_control: { type: 'ephemeral' } })]);
+    } finally {
+      await model.close();
+    }
+  });
+});
+
 describe('npm run demo with the embedded dev server', () => {
   it('answers the demo question with the offline model and exits 0', async () => {
     const port = await freePort();

@@ -72,6 +72,8 @@ export async function createTestWorker(
     mcpServers?: McpServers;
     namespace?: string;
     searchAttributes?: AgentWorkerOptions['searchAttributes'];
+    /** Model settings over the scripted OpenAI endpoint's (another provider, another default model). */
+    model?: Partial<ModelConfig>;
   },
 ): Promise<{ worker: Worker; taskQueue: string }> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
@@ -85,7 +87,7 @@ export async function createTestWorker(
     mcpServers: options.mcpServers,
     namespace: options.namespace,
     searchAttributes: options.searchAttributes,
-    model: modelAt(options.baseURL),
+    model: { ...modelAt(options.baseURL), ...options.model },
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     shutdownGraceTime: '1s',
   });

@@ -27,11 +27,18 @@ async function main(only: string[]): Promise<void> {
   const connection = await connectClient({ address: server.address });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const client = new Client({ connection: connection.connection });
-  const worker = async (name: string, baseURL: string) =>
+  const worker = async (name: string, baseURL: string, provider?: 'anthropic') =>
     createAgentWorker({
       connection: nativeConnection,
       taskQueue: `record-${name}`,
-      model: modelAt(baseURL),
+      model:
+        provider === 'anthropic'
+          ? {
+              ...modelAt(baseURL),
+              model: 'anthropic:claude-test',
+              anthropic: { apiKey: 'test-key', baseURL: baseURL.replace(/\/v1$/, '') },
+            }
+          : modelAt(baseURL),
       registry: testRegistry(),
       agents: testAgents(),
       toolProvider: bookingToolProvider,
@@ -44,7 +51,7 @@ async function main(only: string[]): Promise<void> {
   try {
     for (const scenario of scenarios.filter((s) => wanted(s.name))) {
       const model = await startScriptedModel(scenario.steps);
-      const w = await worker(scenario.name, model.baseURL);
+      const w = await worker(scenario.name, model.baseURL, scenario.provider);
       const outcome = await w.runUntil(async () =>
         runOutcome(
           await startAgentRun(client, scenario.input, {

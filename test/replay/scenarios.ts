@@ -18,6 +18,8 @@ export interface Scenario {
   name: string;
   input: AgentInput;
   steps: Step[];
+  /** The worker's model provider (default: the OpenAI Chat Completions adapter). */
+  provider?: 'anthropic';
 }
 
 export const scenarios: Scenario[] = [
@@ -111,6 +113,21 @@ export const scenarios: Scenario[] = [
     name: 'search-attributes-local-tools',
     input: { message: 'What are ACME and INIT worth?', tools: ['stock_quote'] },
     steps: [call(['stock_quote', { symbol: 'ACME' }]), call(['stock_quote', { symbol: 'INIT' }]), answer('42 and 7')],
+  },
+  {
+    // Claude over the Messages API: thinking blocks (signed, and redacted) in the model call's
+    // result and in the conversation, parallel tool calls, cached tokens in the usage.
+    name: 'anthropic-thinking-tools',
+    provider: 'anthropic',
+    input: { message: 'Add 2 and 3, and take the root of 16.', tools: ['add', 'sqrt'] },
+    steps: [
+      {
+        ...call(['add', { a: 2, b: 3 }], ['sqrt', { x: 16 }]),
+        reasoning: [{ text: 'Both at once.', signature: 'c2lnbmF0dXJl' }, { redacted: 'cmVkYWN0ZWQ=' }],
+        usage: { cacheWriteTokens: 30, reasoningTokens: 9 },
+      },
+      { ...answer('5 and 4.'), usage: { cachedPromptTokens: 30 } },
+    ],
   },
   {
     name: 'functions-mode',

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import { classifyModelError, retryAfterMs } from '../../src/worker/models/openai/classify-model-error';
+import { classifyModelError, retryAfterMs } from '../../src/worker/models/classify-model-error';
 
 const endpoint = { baseURL: 'http://llm.local/v1', model: 'm1' };
 const http = (status: number, headers: Record<string, string> = {}, code?: string) =>
@@ -29,7 +29,7 @@ describe('classifyModelError', () => {
     [400, 'ModelCall.BadRequest', /rejected the request/],
     [401, 'ModelCall.Auth', /check OPENAI_API_KEY/],
     [403, 'ModelCall.PermissionDenied', /may use model "m1"/],
-    [404, 'ModelCall.NotFound', /check AGENT_MODEL, and that OPENAI_BASE_URL ends in \/v1/],
+    [404, 'ModelCall.NotFound', /check AGENT_MODEL \(or the agent.s model\), and that OPENAI_BASE_URL ends in \/v1/],
     [422, 'ModelCall.BadRequest', /HTTP 422/],
   ])('HTTP %i fails at once (%s)', (status, type, message) => {
     const f = http(status);

@@ -46,20 +46,18 @@ export function createCallModel(deps: {
   const conversations = deps.conversations ?? createConversationLoader(deps.client);
 
   // Each call in its GenAI span, with its latency and tokens counted (see telemetry/gen-ai.ts).
-  return (input: ModelCallInput): Promise<ModelReply> =>
-    traceModelCall(
-      {
-        model: input.settings?.model ?? deps.model.endpoint.model,
-        baseURL: deps.model.endpoint.baseURL,
-        agent: input.agent,
-      },
-      () => callModelOnce(input),
+  return (input: ModelCallInput): Promise<ModelReply> => {
+    const model = input.settings?.model ?? deps.model.endpoint.model;
+    const endpoint = deps.model.endpointFor?.(model) ?? deps.model.endpoint;
+    return traceModelCall({ model, baseURL: endpoint.baseURL, provider: endpoint.provider, agent: input.agent }, () =>
+      callModelOnce(input),
     );
+  };
 
   async function callModelOnce(input: ModelCallInput): Promise<ModelReply> {
     if (!config.configured) {
       throw ApplicationFailure.nonRetryable(
-        'no LLM is configured on this worker: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL (any OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama), and AGENT_MODEL',
+        'no LLM is configured on this worker: set OPENAI_API_KEY (OpenAI), OPENAI_BASE_URL (any OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama) or ANTHROPIC_API_KEY (Claude, with AGENT_MODEL=anthropic:<model>), and AGENT_MODEL',
         'ModelCall.NotConfigured',
       );
     }

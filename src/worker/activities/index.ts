@@ -11,7 +11,7 @@ import type { ConversationLoader } from './conversation-loader';
 import { createExecuteTool } from './execute-tool';
 import type { ModelConfig } from '../models/model-config';
 import type { ChatModel } from '../models/chat-model';
-import { createOpenAIChatModel } from '../models/openai/chat-completions';
+import { createChatModel } from '../models/create-chat-model';
 import { createListAgents, createResolveAgent } from './resolve-agent';
 import { createResolveTools } from './resolve-tools';
 import { OutputSchemas } from './structured-output';
@@ -59,7 +59,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
       client: deps.client,
       registry: deps.registry,
       config: deps.model,
-      model: deps.chatModel ?? createOpenAIChatModel(deps.model),
+      model: deps.chatModel ?? createChatModel(deps.model),
       toolProvider: deps.toolProvider,
       outputs: new OutputSchemas(deps.agents),
       conversations: deps.conversations,

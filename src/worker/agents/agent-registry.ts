@@ -233,6 +233,8 @@ function settingsOf(agent: AgentDefinition<any>): AgentSettings {
   if (agent.model !== undefined) model.model = agent.model;
   if (agent.temperature !== undefined) model.temperature = agent.temperature;
   if (agent.maxTokens !== undefined) model.maxTokens = agent.maxTokens;
+  if (agent.thinking !== undefined) model.thinking = { budgetTokens: agent.thinking.budgetTokens };
+  if (agent.reasoningEffort !== undefined) model.reasoningEffort = agent.reasoningEffort;
   if (Object.keys(model).length) settings.modelSettings = model;
   for (const key of [
     'maxIterations',

@@ -24,11 +24,18 @@ export interface AgentDefinition<O = unknown> extends RunOptions {
   instructions: string;
   /** The tools the agent may call. Definitions given here are registered on the worker with the agent. */
   tools: readonly ToolRef[];
-  /** Model name; default: the worker's `AGENT_MODEL`. */
+  /**
+   * The model, with its provider as a prefix: `anthropic:claude-sonnet-4-5`, `openai-responses:gpt-5`,
+   * or a plain name for the worker's OpenAI-compatible endpoint; default: the worker's `AGENT_MODEL`.
+   */
   model?: string;
   /** Default 0. */
   temperature?: number;
   maxTokens?: number;
+  /** Anthropic's extended thinking: `{ budgetTokens: 4000 }` lets Claude think that many tokens before it answers. */
+  thinking?: { budgetTokens: number };
+  /** Reasoning models: how hard the model thinks (OpenAI's `reasoning.effort`, Anthropic's `effort`). */
+  reasoningEffort?: 'minimal' | 'low' | 'medium' | 'high';
   /**
    * MCP servers (by their name in the worker's `mcpServers`) whose tools the agent may call, as
    * `<server>__<tool>`, or `"all"` for every server of the worker. Default: none.
@@ -129,6 +136,14 @@ export function defineAgent<O = unknown>(definition: AgentDefinition<O>): AgentD
     !(Array.isArray(mcp) && mcp.every((s) => typeof s === 'string' && s !== ''))
   )
     problems.push('"mcpServers" must be a list of MCP server names or "all"');
+  const budget = definition.thinking?.budgetTokens;
+  if (definition.thinking !== undefined && !(Number.isInteger(budget) && budget! >= 1024))
+    problems.push('"thinking" must be { budgetTokens: <a whole number of at least 1024> }');
+  if (
+    definition.reasoningEffort !== undefined &&
+    !['minimal', 'low', 'medium', 'high'].includes(definition.reasoningEffort)
+  )
+    problems.push('"reasoningEffort" must be one of minimal, low, medium, high');
   if (definition.output !== undefined && typeof (definition.output as { safeParse?: unknown }).safeParse !== 'function')
     problems.push('"output" must be a zod schema');
   if (problems.length) throw new Error(`defineAgent(${JSON.stringify(definition.name)}): ${problems.join('; ')}`);

@@ -59,5 +59,7 @@ export interface GenerateOptions {
 export interface ChatModel {
   /** The provider and endpoint, for spans and messages: `{ provider: 'openai', baseURL, model }` (the default model). */
   readonly endpoint: { provider: string; baseURL: string; model: string };
+  /** Where a call of `model` goes (a model that routes calls by provider answers per model). */
+  endpointFor?(model: string): { provider: string; baseURL: string; model: string };
   generate(messages: readonly ChatMessage[], options?: GenerateOptions): Promise<ModelReply>;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { modelConfigFromEnv, type ModelConfig } from './model-config';
 import type { ChatModel } from './chat-model';
-import { createOpenAIChatModel } from './openai/chat-completions';
+import { createChatModel } from './create-chat-model';
 import { toolErrorText, type ToolCall, type ToolOutcome } from '../../core';
 import type { ToolContext } from '../tools/define-tool';
 import type { ToolRegistry } from '../tools/registry';
@@ -16,11 +16,13 @@ export type { ChatModel, GenerateOptions, ToolSpec } from './chat-model';
  */
 
 /**
- * A {@link ChatModel} for an OpenAI-compatible endpoint (the Chat Completions API); default:
- * `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `AGENT_MODEL`. Offer tools with `registry.specs(names)`.
+ * A {@link ChatModel} for the configured providers: each call goes to the adapter of its model's
+ * provider prefix (`anthropic:...`, or none for the OpenAI-compatible endpoint). Default:
+ * `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `AGENT_MODEL`.
+ * Offer tools with `registry.specs(names)`.
  */
 export function chatModel(config: ModelConfig = modelConfigFromEnv()): ChatModel {
-  return createOpenAIChatModel(config);
+  return createChatModel(config);
 }
 
 /**

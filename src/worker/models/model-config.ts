@@ -1,38 +1,76 @@
-/** How the worker reaches its LLM. */
+/** How the worker reaches its LLMs. */
 export interface ModelConfig {
-  /** Any OpenAI-compatible server: OpenAI, Ollama, vLLM, llama.cpp, LM Studio... */
+  /** The OpenAI endpoint (`openai:` and `openai-responses:` models): OpenAI, or any OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio...). */
   baseURL: string;
   apiKey: string;
-  /** Default model for runs that don't name one. */
+  /** Default model for runs that don't name one; a provider prefix picks the adapter (see {@link parseModelRef}). */
   model: string;
   /** Per-request timeout in ms; Temporal retries what times out. */
   requestTimeoutMs: number;
-  /** False when neither OPENAI_API_KEY nor OPENAI_BASE_URL was given: model calls then fail at once, saying so. */
+  /**
+   * False when the environment names no LLM endpoint at all (neither `OPENAI_*` nor
+   * `ANTHROPIC_*`): model calls then fail at once, saying what to set.
+   */
   configured: boolean;
+  /** Anthropic's Messages API (`anthropic:` models); from `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL`. */
+  anthropic?: { apiKey?: string; baseURL?: string };
 }
 
 /** The model when `AGENT_MODEL` is unset. */
 export const DEFAULT_MODEL = 'gpt-4o-mini';
 /** The endpoint when `OPENAI_BASE_URL` is unset: OpenAI itself. */
 export const OPENAI_BASE_URL_DEFAULT = 'https://api.openai.com/v1';
+/** Anthropic's endpoint when `ANTHROPIC_BASE_URL` is unset. */
+export const ANTHROPIC_BASE_URL_DEFAULT = 'https://api.anthropic.com';
 
-/** True when the environment names an LLM endpoint at all. */
-export function modelConfiguredInEnv(env: NodeJS.ProcessEnv = process.env): boolean {
-  return Boolean(env.OPENAI_API_KEY || env.OPENAI_BASE_URL);
+/** The wire formats the worker speaks, each through its provider's official SDK. */
+export const MODEL_PROVIDERS = ['openai', 'openai-responses', 'anthropic'] as const;
+/** A provider prefix of a model name. */
+export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
+
+/** A model name split into its provider and the provider's own name for it. */
+export interface ModelRef {
+  provider: ModelProvider;
+  model: string;
 }
 
 /**
- * Reads `OPENAI_BASE_URL`, `OPENAI_API_KEY` and `AGENT_MODEL`. Local servers rarely check keys, so
- * a base URL without a key is fine; a missing key against api.openai.com surfaces as a 401
- * (`ModelCall.Auth`) on the first call, which fails the run at once.
+ * `anthropic:claude-sonnet-4-5` → Anthropic's `claude-sonnet-4-5`. A name without a known
+ * prefix is the OpenAI endpoint's (Chat Completions), so names with colons of their own, such as
+ * Ollama's `qwen2.5:14b`, keep working.
+ */
+export function parseModelRef(name: string): ModelRef {
+  const colon = name.indexOf(':');
+  const prefix = colon > 0 ? name.slice(0, colon) : '';
+  if ((MODEL_PROVIDERS as readonly string[]).includes(prefix))
+    return { provider: prefix as ModelProvider, model: name.slice(colon + 1) };
+  return { provider: 'openai', model: name };
+}
+
+/** True when the environment names an LLM endpoint at all. */
+export function modelConfiguredInEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env.OPENAI_API_KEY || env.OPENAI_BASE_URL || env.ANTHROPIC_API_KEY || env.ANTHROPIC_BASE_URL);
+}
+
+/**
+ * Reads `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL` and
+ * `AGENT_MODEL`. Local servers rarely check keys, so a base URL without a key is fine; a missing
+ * key against a provider surfaces as a 401 (`ModelCall.Auth`) on the first call, which fails the
+ * run at once.
  */
 export function modelConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ModelConfig {
   const timeout = Number(env.AGENT_MODEL_TIMEOUT_MS);
-  return {
+  const config: ModelConfig = {
     baseURL: env.OPENAI_BASE_URL || OPENAI_BASE_URL_DEFAULT,
     apiKey: env.OPENAI_API_KEY || 'not-set',
     model: env.AGENT_MODEL || DEFAULT_MODEL,
     requestTimeoutMs: timeout > 0 ? timeout : 120_000,
     configured: modelConfiguredInEnv(env),
   };
+  if (env.ANTHROPIC_API_KEY || env.ANTHROPIC_BASE_URL)
+    config.anthropic = {
+      ...(env.ANTHROPIC_API_KEY ? { apiKey: env.ANTHROPIC_API_KEY } : {}),
+      ...(env.ANTHROPIC_BASE_URL ? { baseURL: env.ANTHROPIC_BASE_URL } : {}),
+    };
+  return config;
 }

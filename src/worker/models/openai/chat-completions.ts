@@ -8,11 +8,11 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { Stream } from 'openai/streaming';
-import type { JsonSchemaObject, ModelReply, ToolCall } from '../../../core/types';
+import type { ChatMessage, JsonSchemaObject, ModelReply, ToolCall } from '../../../core/types';
 import { isStrictCompatible } from '../../../schema/json-schema';
 import type { ChatModel, ToolSpec } from '../chat-model';
 import type { ModelConfig } from '../model-config';
-import { classifyModelError } from './classify-model-error';
+import { classifyModelError } from '../classify-model-error';
 import { functionsFromSpecs, toFunctionsMessages } from './legacy-functions';
 import { REACT_STOP, reactMessages, reactReply } from './react-prompt';
 import { CompletionAccumulator, FinalAnswerFilter } from './stream-completion';
@@ -46,7 +46,7 @@ export function createOpenAIChatModel(config: ModelConfig): ChatModel {
       const mode = options.toolCalling ?? 'tools';
       const request: ChatCompletionCreateParamsNonStreaming = {
         model,
-        messages: messages as ChatCompletionMessageParam[],
+        messages: toChatCompletionsMessages(messages),
         temperature: options.settings?.temperature ?? 0,
       };
       if (options.settings?.maxTokens) request.max_tokens = options.settings.maxTokens;
@@ -106,6 +106,18 @@ export function createOpenAIChatModel(config: ModelConfig): ChatModel {
       return mode === 'react' ? reactReply(reply.content ?? '', specs, reply, specs.length === 0) : reply;
     },
   };
+}
+
+/**
+ * The conversation in the Chat Completions format. Reasoning another provider wrote (Anthropic's
+ * thinking, OpenAI Responses' encrypted items) has no place in it and stays behind.
+ */
+function toChatCompletionsMessages(messages: readonly ChatMessage[]): ChatCompletionMessageParam[] {
+  return messages.map((m) => {
+    if (m.role !== 'assistant' || !m.reasoning) return m as ChatCompletionMessageParam;
+    const { reasoning: _reasoning, ...rest } = m;
+    return rest as ChatCompletionMessageParam;
+  });
 }
 
 /** A tool as Chat Completions takes it; strict where the schema allows (OpenAI's strict mode). */
@@ -232,14 +244,15 @@ export function toModelReply(completion: ChatCompletion, baseURL: string): Model
     );
   }
   const u = completion.usage;
-  return {
-    content,
-    toolCalls,
-    finishReason: choice.finish_reason ?? null,
-    usage: {
-      promptTokens: u?.prompt_tokens ?? 0,
-      completionTokens: u?.completion_tokens ?? 0,
-      totalTokens: u?.total_tokens ?? 0,
-    },
+  const usage: ModelReply['usage'] = {
+    promptTokens: u?.prompt_tokens ?? 0,
+    completionTokens: u?.completion_tokens ?? 0,
+    totalTokens: u?.total_tokens ?? 0,
   };
+  // OpenAI's prompt caching is automatic; it reports what it read from the cache, and reasoning models their reasoning.
+  const cached = u?.prompt_tokens_details?.cached_tokens;
+  const reasoning = u?.completion_tokens_details?.reasoning_tokens;
+  if (cached) usage.cachedPromptTokens = cached;
+  if (reasoning) usage.reasoningTokens = reasoning;
+  return { content, toolCalls, finishReason: choice.finish_reason ?? null, usage };
 }

@@ -1,10 +1,48 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import * as OpenAISdk from 'openai';
 
 /** Where the failing request went, so messages can say what to fix. */
 export interface ModelEndpoint {
   baseURL: string;
   model: string;
+}
+
+type ErrorClass = abstract new (...args: never[]) => Error;
+
+/**
+ * A provider SDK's error classes and the settings that configure it. The official SDKs
+ * (`openai`, `@anthropic-ai/sdk`) are generated alike: an `APIError` with the HTTP `status` and
+ * `headers`, and connection, timeout and abort errors beside it.
+ */
+export interface ProviderErrors {
+  APIError: ErrorClass;
+  APIConnectionError: ErrorClass;
+  APIConnectionTimeoutError: ErrorClass;
+  APIUserAbortError: ErrorClass;
+  /** The variables a user fixes: the key, the endpoint, the model. */
+  keyVar: string;
+  baseURLVar: string;
+  /** What a 404 means here. */
+  notFound: (endpoint: ModelEndpoint) => string;
+}
+
+/** The `openai` SDK: Chat Completions and the Responses API. */
+export const OPENAI_ERRORS: ProviderErrors = {
+  APIError: OpenAISdk.APIError,
+  APIConnectionError: OpenAISdk.APIConnectionError,
+  APIConnectionTimeoutError: OpenAISdk.APIConnectionTimeoutError,
+  APIUserAbortError: OpenAISdk.APIUserAbortError,
+  keyVar: 'OPENAI_API_KEY',
+  baseURLVar: 'OPENAI_BASE_URL',
+  notFound: (e) =>
+    `has no model "${e.model}" or no such endpoint; check AGENT_MODEL (or the agent's model), and that OPENAI_BASE_URL ends in /v1`,
+};
+
+/** The parts of an SDK's `APIError` read here. */
+interface ApiErrorLike extends Error {
+  status?: number;
+  headers?: Headers;
+  code?: unknown;
 }
 
 /**
@@ -14,17 +52,21 @@ export interface ModelEndpoint {
  * non-retryable: another attempt would get the same answer, so the run fails fast with a message
  * that names the setting to fix.
  */
-export function classifyModelError(err: unknown, endpoint: ModelEndpoint): unknown {
+export function classifyModelError(
+  err: unknown,
+  endpoint: ModelEndpoint,
+  sdk: ProviderErrors = OPENAI_ERRORS,
+): unknown {
   if (err instanceof ApplicationFailure) return err;
-  if (err instanceof APIUserAbortError) return err; // our own cancellation: let Temporal see it as such
+  if (err instanceof sdk.APIUserAbortError) return err; // our own cancellation: let Temporal see it as such
   const where = `the model server at ${endpoint.baseURL}`;
-  if (err instanceof APIConnectionTimeoutError) {
+  if (err instanceof sdk.APIConnectionTimeoutError) {
     return retryable(`${where} did not answer in time (model "${endpoint.model}")`, 'ModelCall.Timeout', err);
   }
-  if (err instanceof APIConnectionError) {
+  if (err instanceof sdk.APIConnectionError) {
     const cause = connectionProblem(err);
     return retryable(
-      `could not reach ${where}${cause ? ` (${cause})` : ''}; check OPENAI_BASE_URL and that the server is running`,
+      `could not reach ${where}${cause ? ` (${cause})` : ''}; check ${sdk.baseURLVar} and that the server is running`,
       'ModelCall.Connection',
       err,
     );
@@ -48,16 +90,17 @@ export function classifyModelError(err: unknown, endpoint: ModelEndpoint): unkno
       err,
     );
   }
-  if (!(err instanceof APIError) || err.status === undefined) {
+  if (!(err instanceof sdk.APIError) || (err as ApiErrorLike).status === undefined) {
     return retryable(`model call failed: ${(err as Error)?.message ?? String(err)}`, 'ModelCall.Unknown', err);
   }
-  const status = err.status;
+  const apiError = err as ApiErrorLike;
+  const status = apiError.status!;
   // The client's message starts with the status already ("503 overloaded").
-  const detail = `HTTP ${status}: ${err.message.replace(/^\d{3}\s+/, '')}`;
+  const detail = `HTTP ${status}: ${apiError.message.replace(/^\d{3}\s+/, '')}`;
   if (status === 429) {
-    if (err.code === 'insufficient_quota') {
+    if (apiError.code === 'insufficient_quota') {
       return nonRetryable(
-        `${where} says the account is out of quota (${detail}); check billing for OPENAI_API_KEY`,
+        `${where} says the account is out of quota (${detail}); check billing for ${sdk.keyVar}`,
         'ModelCall.QuotaExceeded',
         err,
       );
@@ -66,30 +109,39 @@ export function classifyModelError(err: unknown, endpoint: ModelEndpoint): unkno
       `${where} is rate limiting requests (${detail})`,
       'ModelCall.RateLimit',
       err,
-      retryAfterMs(err.headers),
+      retryAfterMs(apiError.headers),
     );
   }
   if (status === 408)
-    return retryable(`${where} timed out the request (${detail})`, 'ModelCall.Timeout', err, retryAfterMs(err.headers));
+    return retryable(
+      `${where} timed out the request (${detail})`,
+      'ModelCall.Timeout',
+      err,
+      retryAfterMs(apiError.headers),
+    );
   if (status === 409)
-    return retryable(`${where} reported a conflict (${detail})`, 'ModelCall.Conflict', err, retryAfterMs(err.headers));
+    return retryable(
+      `${where} reported a conflict (${detail})`,
+      'ModelCall.Conflict',
+      err,
+      retryAfterMs(apiError.headers),
+    );
+  // Anthropic's "overloaded" (529): a busy provider, not a broken one; another model may answer.
+  if (status === 529)
+    return retryable(`${where} is overloaded (${detail})`, 'ModelCall.Overloaded', err, retryAfterMs(apiError.headers));
   if (status >= 500)
-    return retryable(`${where} failed (${detail})`, 'ModelCall.ServerError', err, retryAfterMs(err.headers));
+    return retryable(`${where} failed (${detail})`, 'ModelCall.ServerError', err, retryAfterMs(apiError.headers));
   if (status === 401)
-    return nonRetryable(`${where} rejected the API key (${detail}); check OPENAI_API_KEY`, 'ModelCall.Auth', err);
+    return nonRetryable(`${where} rejected the API key (${detail}); check ${sdk.keyVar}`, 'ModelCall.Auth', err);
   if (status === 403) {
     return nonRetryable(
-      `${where} denied access (${detail}); check that OPENAI_API_KEY may use model "${endpoint.model}"`,
+      `${where} denied access (${detail}); check that ${sdk.keyVar} may use model "${endpoint.model}"`,
       'ModelCall.PermissionDenied',
       err,
     );
   }
   if (status === 404) {
-    return nonRetryable(
-      `${where} has no model "${endpoint.model}" or no chat-completions endpoint (${detail}); check AGENT_MODEL, and that OPENAI_BASE_URL ends in /v1`,
-      'ModelCall.NotFound',
-      err,
-    );
+    return nonRetryable(`${where} ${sdk.notFound(endpoint)} (${detail})`, 'ModelCall.NotFound', err);
   }
   return nonRetryable(`${where} rejected the request (${detail})`, 'ModelCall.BadRequest', err);
 }
