@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fromAnthropicRequest, sendAnthropicAnswer } from './anthropic-wire';
+import { fromResponsesRequest, sendResponsesAnswer } from './responses-wire';
 
 /** The parts of a chat-completions request a scripted model looks at. */
 export interface ChatRequest {
@@ -17,7 +18,7 @@ export interface ChatRequest {
   }>;
   temperature?: number;
   /** The wire format it came in: Chat Completions (the default) or Anthropic's Messages API, turned into this shape. */
-  wire?: 'chat-completions' | 'anthropic';
+  wire?: 'chat-completions' | 'anthropic' | 'responses';
   /** For other wire formats: the request as it came. */
   raw?: Record<string, unknown>;
   [key: string]: unknown;
@@ -36,7 +37,7 @@ export type ChatAnswer =
       noStreaming?: boolean;
       /** Called as each streamed piece is written (the bench measures delivery latency with it). */
       onPiece?: (index: number) => void;
-      /** Anthropic: thinking blocks before the answer (`signature` kept as given), or redacted ones. */
+      /** Reasoning before the answer: Anthropic's thinking blocks (`signature` kept as given) or redacted ones; for the Responses API, reasoning items whose encrypted content is the signature. */
       reasoning?: Array<{ text: string; signature: string } | { redacted: string }>;
       /** Token details to report: cache reads and writes, reasoning. */
       usage?: { cachedPromptTokens?: number; cacheWriteTokens?: number; reasoningTokens?: number };
@@ -56,8 +57,9 @@ export interface OpenAICompatibleServer {
 
 /**
  * A scripted model server on loopback, speaking the providers' wire formats: OpenAI's Chat
- * Completions (`POST /v1/chat/completions`, `GET /v1/models`) and Anthropic's Messages API
- * (`POST /v1/messages`; point `ANTHROPIC_BASE_URL` at the server without `/v1`). Every request
+ * Completions (`POST /v1/chat/completions`, `GET /v1/models`), OpenAI's Responses API
+ * (`POST /v1/responses`) and Anthropic's Messages API (`POST /v1/messages`; point
+ * `ANTHROPIC_BASE_URL` at the server without `/v1`). Every request
  * reaches the handler in the Chat Completions shape, so one script answers any adapter. The
  * providers' real SDKs talk to it, so the demo and the tests exercise the same HTTP path as
  * production.
@@ -81,7 +83,8 @@ export async function startOpenAICompatibleServer(
     const path = (req.url ?? '').split('?')[0].replace(/\/+$/, '');
     if (req.method === 'GET' && path.endsWith('/models'))
       return send(res, 200, { object: 'list', data: [{ id: modelName, object: 'model', owned_by: 'durable-agents' }] });
-    if (req.method === 'POST' && path.endsWith('/messages')) return answerAnthropic(req, res);
+    if (req.method === 'POST' && path.endsWith('/messages')) return answerOther(req, res, 'anthropic');
+    if (req.method === 'POST' && path.endsWith('/responses')) return answerOther(req, res, 'responses');
     if (req.method !== 'POST' || !path.endsWith('/chat/completions'))
       return send(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error' } });
     let request: ChatRequest;
@@ -149,19 +152,24 @@ export async function startOpenAICompatibleServer(
     });
   }
 
-  async function answerAnthropic(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** The other wire formats: the request in the Chat Completions shape for the handler, the answer in its own. */
+  async function answerOther(
+    req: IncomingMessage,
+    res: ServerResponse,
+    wire: 'anthropic' | 'responses',
+  ): Promise<void> {
     let body: Record<string, unknown>;
     try {
       body = JSON.parse(await readBody(req)) as Record<string, unknown>;
     } catch {
       return send(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'body is not JSON' } });
     }
-    const request = fromAnthropicRequest(body);
+    const request = wire === 'anthropic' ? fromAnthropicRequest(body) : fromResponsesRequest(body);
     requests.push(request);
     const answer = await handler(request);
     if ('http' in answer) return send(res, answer.http.status, answer.http.body ?? {}, answer.http.headers);
     counter += 1;
-    return sendAnthropicAnswer(res, request, answer, String(counter));
+    return (wire === 'anthropic' ? sendAnthropicAnswer : sendResponsesAnswer)(res, request, answer, String(counter));
   }
 
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));

@@ -27,7 +27,7 @@ async function main(only: string[]): Promise<void> {
   const connection = await connectClient({ address: server.address });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const client = new Client({ connection: connection.connection });
-  const worker = async (name: string, baseURL: string, provider?: 'anthropic') =>
+  const worker = async (name: string, baseURL: string, provider?: 'anthropic' | 'openai-responses') =>
     createAgentWorker({
       connection: nativeConnection,
       taskQueue: `record-${name}`,
@@ -38,7 +38,9 @@ async function main(only: string[]): Promise<void> {
               model: 'anthropic:claude-test',
               anthropic: { apiKey: 'test-key', baseURL: baseURL.replace(/\/v1$/, '') },
             }
-          : modelAt(baseURL),
+          : provider === 'openai-responses'
+            ? { ...modelAt(baseURL), model: 'openai-responses:gpt-test' }
+            : modelAt(baseURL),
       registry: testRegistry(),
       agents: testAgents(),
       toolProvider: bookingToolProvider,

@@ -19,7 +19,7 @@ export interface Scenario {
   input: AgentInput;
   steps: Step[];
   /** The worker's model provider (default: the OpenAI Chat Completions adapter). */
-  provider?: 'anthropic';
+  provider?: 'anthropic' | 'openai-responses';
 }
 
 export const scenarios: Scenario[] = [
@@ -127,6 +127,21 @@ export const scenarios: Scenario[] = [
         usage: { cacheWriteTokens: 30, reasoningTokens: 9 },
       },
       { ...answer('5 and 4.'), usage: { cachedPromptTokens: 30 } },
+    ],
+  },
+  {
+    // A reasoning model over the Responses API: encrypted reasoning items in the model call's
+    // result and in the conversation, sent back statelessly; reasoning tokens in the usage.
+    name: 'openai-responses-reasoning',
+    provider: 'openai-responses',
+    input: { message: 'What is 20 + 22?', tools: ['add'] },
+    steps: [
+      {
+        ...call(['add', { a: 20, b: 22 }]),
+        reasoning: [{ text: 'Add.', signature: 'gAAAAenc' }],
+        usage: { reasoningTokens: 16 },
+      },
+      answer('42'),
     ],
   },
   {
