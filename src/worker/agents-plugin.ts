@@ -1,10 +1,16 @@
 import { dirname, sep } from 'node:path';
 import type { Client, ClientOptions } from '@temporalio/client';
 import type { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
-import { installTracing, type TracingOptions } from '../telemetry/tracing';
+import { installTracing, tracingFromEnv, type TracingOptions } from '../telemetry/tracing';
 import type { DataConverter } from '@temporalio/common';
 import { SimplePlugin } from '@temporalio/plugin';
-import { encodedFailureConverterPath, encryptingDataConverter, type EncryptionKey } from '../codec/encryption-codec';
+import {
+  encodedFailureConverterPath,
+  encryptingDataConverter,
+  encryptionKeysFromEnv,
+  plaintextAllowedFromEnv,
+  type EncryptionKey,
+} from '../codec/encryption-codec';
 import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import type { AgentSearchAttributeName, ChatMessage, SearchAttributeSettings, SearchAttributeUpdates } from '../core';
@@ -23,7 +29,7 @@ import { AgentRegistry } from './agents/agent-registry';
 import type { AnyToolDefinition } from './tools/define-tool';
 import { ToolRegistry } from './tools/registry';
 import type { ToolProvider } from './tools/tool-provider';
-import type { McpServers } from './mcp/mcp-config';
+import { mcpServersFromEnv, type McpServers } from './mcp/mcp-config';
 import { McpToolSource } from './mcp/mcp-tool-source';
 
 /** What the plugin brings into a worker. */
@@ -60,6 +66,7 @@ export interface AgentsPluginOptions {
    * file format other MCP clients use). Tool names are `<server>__<tool>`. Agents opt in with
    * `mcpServers`; runs without a named agent and without a tool list get every tool, these too.
    * Servers are listed when the worker starts and connections close when it stops.
+   * Default: the file `AGENT_MCP_CONFIG` names, if set; else none.
    */
   mcpServers?: McpServers;
   /**
@@ -74,8 +81,9 @@ export interface AgentsPluginOptions {
   searchAttributes?: SearchAttributeUpdates | false;
   /**
    * Encrypt every payload (messages, tool arguments and results, failures) with these AES-256-GCM
-   * keys, the first encrypting and all decrypting (see `parseEncryptionKeys`; `createAgentWorker`
-   * reads `AGENT_ENCRYPTION_KEYS`). Clients need the same keys: `encryptingDataConverter(keys)`,
+   * keys, the first encrypting and all decrypting (see `parseEncryptionKeys`). Default:
+   * `AGENT_ENCRYPTION_KEYS`, else none (`[]` turns encryption off whatever the environment says).
+   * Clients need the same keys (`connectTemporal()` reads the same variable): `encryptingDataConverter(keys)`,
    * or this plugin in `new Client({ plugins })`. A worker with keys refuses payloads that are not
    * encrypted: its workflow tasks fail, naming the setting, so nothing a client without the keys
    * sent runs (or has its content copied into activity inputs).
@@ -83,16 +91,16 @@ export interface AgentsPluginOptions {
   encryptionKeys?: readonly EncryptionKey[];
   /**
    * With `encryptionKeys`: accept payloads that are not encrypted too, for a migration period
-   * while clients get the keys (`createAgentWorker` reads `AGENT_ENCRYPTION_ALLOW_PLAINTEXT=1`).
+   * while clients get the keys. Default: `AGENT_ENCRYPTION_ALLOW_PLAINTEXT=1`.
    */
   allowPlaintext?: boolean;
   /**
    * Trace clients, workflows and activities (`@temporalio/interceptors-opentelemetry`) and each
    * model and tool call (GenAI spans) into this span processor: one trace from a client's start
-   * through every step. `createAgentWorker` reads `OTEL_EXPORTER_OTLP_ENDPOINT`; unset, nothing
-   * is traced and nothing is installed.
+   * through every step. Default: OTLP over HTTP when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (see
+   * `tracingFromEnv`); unset, or `false`, nothing is traced and nothing is installed.
    */
-  tracing?: TracingOptions;
+  tracing?: TracingOptions | false;
   /**
    * How much of webpack's report on the workflow bundle the worker logs: `'summary'` (default),
    * one line, or its errors and warnings when there are any; `'full'`, the whole report the SDK
@@ -135,7 +143,7 @@ export class AgentsPlugin extends SimplePlugin {
     const registry = options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools ?? []);
     const agents = new AgentRegistry(options.agents ?? [], registry);
     const conversations = createConversationLoader(options.client);
-    const servers = options.mcpServers ?? {};
+    const servers = options.mcpServers ?? mcpServersFromEnv() ?? {};
     agents.checkMcpServers(Object.keys(servers));
     const mcp = Object.keys(servers).length > 0 ? new McpToolSource(servers, registry) : undefined;
     const model = options.model ?? modelConfigFromEnv();
@@ -148,7 +156,7 @@ export class AgentsPlugin extends SimplePlugin {
       defaultModel: model.model,
       trigger: 'status',
     });
-    const keys = options.encryptionKeys;
+    const keys = options.encryptionKeys ?? encryptionKeysFromEnv();
     super({
       name: 'durable-agents',
       // Clients and replay workers read what they are given; a worker refuses unencrypted payloads (see configureWorkerOnly).
@@ -170,8 +178,11 @@ export class AgentsPlugin extends SimplePlugin {
     this.searchAttributeCheck = updates ? check : undefined;
     this.encrypts = Boolean(keys?.length);
     this.strictConverter =
-      keys?.length && !options.allowPlaintext ? (base) => encryptingDataConverter(keys, base, true) : undefined;
-    this.tracing = options.tracing ? installTracing(options.tracing) : undefined;
+      keys?.length && !(options.allowPlaintext ?? plaintextAllowedFromEnv())
+        ? (base) => encryptingDataConverter(keys, base, true)
+        : undefined;
+    const tracing = options.tracing === undefined ? tracingFromEnv() : options.tracing || undefined;
+    this.tracing = tracing ? installTracing(tracing) : undefined;
     this.tools = registry;
     this.agents = agents;
     this.mcp = mcp;
