@@ -28,6 +28,7 @@ import { connectClient } from '../src/connection/client-connection';
 import { freePort, startDevServer } from '../src/connection/dev-server';
 import { installRuntimeLogging } from '../src/worker/logging';
 import { startAgentRun } from '../src/client/run-agent';
+import { adapterOverhead } from './adapter-overhead';
 import { isTurnEnd, streamEvents } from '../src/client/event-stream';
 
 const ROOT = join(__dirname, '..');
@@ -186,6 +187,7 @@ async function main(): Promise<void> {
     floorHttpResults,
   );
   reportStreaming(streaming);
+  await adapterOverhead();
 }
 
 /** A run of `steps` model calls with a model answering after `delayMs`, and how long it took. */

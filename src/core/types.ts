@@ -39,8 +39,8 @@ export type ChatMessage =
  * only the adapter of the provider that wrote it sends it back.
  */
 export interface ReasoningPart {
-  /** The wire format it belongs to. */
-  provider: 'anthropic' | 'openai-responses';
+  /** The wire format it belongs to (`ai-sdk`: a model of an AI SDK provider package). */
+  provider: 'anthropic' | 'openai-responses' | 'ai-sdk';
   /** `thinking` or `redacted_thinking` (Anthropic), `reasoning` (an OpenAI reasoning item). */
   type: 'thinking' | 'redacted_thinking' | 'reasoning';
   /** Readable reasoning: Anthropic's thinking text, or the summary of an OpenAI reasoning item. */
@@ -53,6 +53,8 @@ export interface ReasoningPart {
   id?: string;
   /** OpenAI Responses: `encrypted_content`, for stateless requests. Opaque. */
   encryptedContent?: string;
+  /** AI SDK: the part's provider metadata (where providers keep signatures), as plain JSON. Opaque. */
+  metadata?: Record<string, unknown>;
 }
 
 /** Tokens used, as the LLM endpoint reports them. */

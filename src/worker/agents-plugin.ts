@@ -22,6 +22,7 @@ import {
   modelConfigFromEnv,
   type ConversationLoader,
   type ModelConfig,
+  type NamedModels,
   type StreamingOptions,
 } from './activities';
 import type { AgentDefinition } from './agents/define-agent';
@@ -30,6 +31,7 @@ import type { AnyToolDefinition } from './tools/define-tool';
 import { ToolRegistry } from './tools/registry';
 import type { ToolProvider } from './tools/tool-provider';
 import { mcpServersFromEnv, type McpServers } from './mcp/mcp-config';
+import { isAiSdkLanguageModel } from './models/ai-sdk/ai-sdk-model';
 import { McpToolSource } from './mcp/mcp-tool-source';
 
 /** What the plugin brings into a worker. */
@@ -68,6 +70,13 @@ export interface AgentsPluginOptions {
    * Servers are listed when the worker starts and connections close when it stops.
    * Default: the file `AGENT_MCP_CONFIG` names, if set; else none.
    */
+  /**
+   * Named models: agents pick one with `model: "smart"` (so can `AGENT_MODEL`). Each is a
+   * provider-prefixed name (`"anthropic:claude-sonnet-4-5"`, `"openai-responses:gpt-5"`) or a
+   * language model of any AI SDK provider package (`google("gemini-2.5-pro")` from
+   * `@ai-sdk/google`). Keys and endpoints stay on the worker: runs only name models.
+   */
+  models?: NamedModels;
   mcpServers?: McpServers;
   /**
    * The agent search attributes (`AgentName`, `AgentStatus`, `AgentIterations`,
@@ -146,7 +155,17 @@ export class AgentsPlugin extends SimplePlugin {
     const servers = options.mcpServers ?? mcpServersFromEnv() ?? {};
     agents.checkMcpServers(Object.keys(servers));
     const mcp = Object.keys(servers).length > 0 ? new McpToolSource(servers, registry) : undefined;
-    const model = options.model ?? modelConfigFromEnv();
+    const base = options.model ?? modelConfigFromEnv();
+    const named = options.models ?? base.models;
+    for (const [name, m] of Object.entries(named ?? {})) {
+      if (!(typeof m === 'string' ? m.trim() !== '' : isAiSdkLanguageModel(m)))
+        throw new TypeError(
+          `AgentsPlugin: models.${name} must be a model name ("anthropic:claude-sonnet-4-5") or an AI SDK language model (an @ai-sdk/* provider's model, specification v2 to v4)`,
+        );
+    }
+    const model = named
+      ? { ...base, models: named, configured: base.configured || Object.keys(named).length > 0 }
+      : base;
     // Filled in when a worker is configured (the check needs its connection); read by describeWorker.
     const check: { registered?: Promise<AgentSearchAttributeName[]> } = {};
     const updates = options.searchAttributes === false ? undefined : (options.searchAttributes ?? 'steps');

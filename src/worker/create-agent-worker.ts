@@ -25,8 +25,10 @@ export interface AgentWorkerOptions {
   registry?: ToolRegistry | readonly AnyToolDefinition[];
   /** Chooses extra (dynamic) tools for each model call from the conversation. */
   toolProvider?: ToolProvider;
-  /** Default: from the environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `AGENT_MODEL`). */
+  /** Default: from the environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `AGENT_MODEL`, ...). */
   model?: ModelConfig;
+  /** Named models (see `AgentsPluginOptions.models`). */
+  models?: AgentsPluginOptions['models'];
   /** MCP servers whose tools agents may use (see `AgentsPluginOptions.mcpServers`). */
   mcpServers?: McpServers;
   /** How the workflows keep their search attributes (see `AgentsPluginOptions.searchAttributes`); default `'steps'`. */
@@ -61,6 +63,7 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     agents: options.agents,
     tools: options.registry,
     model: options.model,
+    models: options.models,
     toolProvider: options.toolProvider,
     client: options.client,
     mcpServers: options.mcpServers,

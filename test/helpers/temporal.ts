@@ -74,6 +74,8 @@ export async function createTestWorker(
     searchAttributes?: AgentWorkerOptions['searchAttributes'];
     /** Model settings over the scripted OpenAI endpoint's (another provider, another default model). */
     model?: Partial<ModelConfig>;
+    /** The worker's named models. */
+    models?: AgentWorkerOptions['models'];
   },
 ): Promise<{ worker: Worker; taskQueue: string }> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
@@ -88,6 +90,7 @@ export async function createTestWorker(
     namespace: options.namespace,
     searchAttributes: options.searchAttributes,
     model: { ...modelAt(options.baseURL), ...options.model },
+    models: options.models,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     shutdownGraceTime: '1s',
   });

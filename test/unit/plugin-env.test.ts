@@ -29,3 +29,10 @@ it('encrypts with AGENT_ENCRYPTION_KEYS when no keys are given, and not with enc
 it('refuses a malformed AGENT_MCP_CONFIG at once, naming it', () => {
   expect(() => withEnv({ AGENT_MCP_CONFIG: '/nonexistent/mcp.json' }, () => new AgentsPlugin({}))).toThrow(/mcp\.json/);
 });
+
+it('refuses a named model that is neither a model name nor an AI SDK language model', () => {
+  expect(() => new AgentsPlugin({ models: { smart: { id: 'gpt' } as never } })).toThrow(
+    /models\.smart must be a model name \("anthropic:claude-sonnet-4-5"\) or an AI SDK language model/,
+  );
+  expect(() => new AgentsPlugin({ models: { smart: 'anthropic:claude-x' } })).not.toThrow();
+});

@@ -20,7 +20,7 @@ import type { StreamingOptions } from './text-publisher';
 export { createConversationLoader } from './call-model';
 export { ConversationLoader } from './conversation-loader';
 export { batchInterval, DEFAULT_BATCH_INTERVAL_MS, type StreamingOptions } from './text-publisher';
-export { modelConfigFromEnv, modelConfiguredInEnv, type ModelConfig } from '../models/model-config';
+export { modelConfigFromEnv, modelConfiguredInEnv, type ModelConfig, type NamedModels } from '../models/model-config';
 export type {
   AgentActivities,
   ModelCallInput,

@@ -1,17 +1,32 @@
 import type { ChatModel } from './chat-model';
+import { createAiSdkChatModel } from './ai-sdk/ai-sdk-model';
 import { createAnthropicChatModel } from './anthropic/messages';
 import { parseModelRef, type ModelConfig, type ModelProvider } from './model-config';
 import { createOpenAIChatModel } from './openai/chat-completions';
 import { createOpenAIResponsesChatModel } from './openai/responses';
 
 /**
- * The worker's model: one {@link ChatModel} that sends each call to the adapter of the model's
- * provider, by the prefix of its name (`anthropic:claude-sonnet-4-5`, `openai-responses:gpt-5`;
- * none, or `openai:`, means the OpenAI endpoint's Chat Completions). Agents of one worker can so use different providers. Each
- * adapter is made on first use, with its provider's settings from `config`.
+ * The worker's model: one {@link ChatModel} that sends each call to the adapter its model names.
+ * A named model of the worker (`config.models`) means what the worker says: a provider-prefixed
+ * name, or an AI SDK provider's language model. Otherwise the prefix picks the adapter
+ * (`anthropic:claude-sonnet-4-5`, `openai-responses:gpt-5`; none, or `openai:`, is the OpenAI
+ * endpoint's Chat Completions). Agents of one worker can so use different providers. Each adapter
+ * is made on first use, with its provider's settings from `config`.
  */
 export function createChatModel(config: ModelConfig): ChatModel {
   const adapters = new Map<ModelProvider, ChatModel>();
+  const aiSdk = new Map<string, ChatModel>();
+  /** A named model of the worker, or a provider-prefixed name: the adapter and the provider's name for the model. */
+  const resolve = (name: string): { adapter: ChatModel; model: string } => {
+    const named = config.models?.[name];
+    if (named !== undefined && typeof named !== 'string') {
+      let adapter = aiSdk.get(name);
+      if (!adapter) aiSdk.set(name, (adapter = createAiSdkChatModel(named)));
+      return { adapter, model: named.modelId };
+    }
+    const ref = parseModelRef(named ?? name);
+    return { adapter: adapterFor(ref.provider), model: ref.model };
+  };
   const adapterFor = (provider: ModelProvider): ChatModel => {
     let adapter = adapters.get(provider);
     if (!adapter) {
@@ -25,19 +40,17 @@ export function createChatModel(config: ModelConfig): ChatModel {
     }
     return adapter;
   };
-  const defaultRef = parseModelRef(config.model);
   return {
-    endpoint: { ...adapterFor(defaultRef.provider).endpoint, model: config.model },
+    get endpoint() {
+      return { ...resolve(config.model).adapter.endpoint, model: config.model };
+    },
     endpointFor(model) {
-      const ref = parseModelRef(model);
-      return { ...adapterFor(ref.provider).endpoint, model: ref.model };
+      const { adapter, model: name } = resolve(model);
+      return { ...adapter.endpoint, model: name };
     },
     generate(messages, options = {}) {
-      const ref = parseModelRef(options.settings?.model ?? config.model);
-      return adapterFor(ref.provider).generate(messages, {
-        ...options,
-        settings: { ...options.settings, model: ref.model },
-      });
+      const { adapter, model } = resolve(options.settings?.model ?? config.model);
+      return adapter.generate(messages, { ...options, settings: { ...options.settings, model } });
     },
   };
 }

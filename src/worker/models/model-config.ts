@@ -1,3 +1,5 @@
+import type { AiSdkLanguageModel } from './ai-sdk/ai-sdk-model';
+
 /** How the worker reaches its LLMs. */
 export interface ModelConfig {
   /** The OpenAI endpoint (`openai:` and `openai-responses:` models): OpenAI, or any OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio...). */
@@ -14,7 +16,16 @@ export interface ModelConfig {
   configured: boolean;
   /** Anthropic's Messages API (`anthropic:` models); from `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL`. */
   anthropic?: { apiKey?: string; baseURL?: string };
+  /**
+   * Named models: agents (and `AGENT_MODEL`) name one, `model: "smart"`, and the worker keeps what
+   * it means: a provider-prefixed name (`"anthropic:claude-sonnet-4-5"`) or a language model of
+   * an AI SDK provider package. Keys and endpoints stay on the worker.
+   */
+  models?: NamedModels;
 }
+
+/** A worker's named models (see {@link ModelConfig.models}). */
+export type NamedModels = Readonly<Record<string, string | AiSdkLanguageModel>>;
 
 /** The model when `AGENT_MODEL` is unset. */
 export const DEFAULT_MODEL = 'gpt-4o-mini';
