@@ -43,6 +43,7 @@ export { AgentsPlugin, type AgentsPluginOptions } from './worker/agents-plugin';
 export { createAgentWorker, type AgentWorkerOptions } from './worker/create-agent-worker';
 export { modelConfigFromEnv, type ModelConfig, type NamedModels, type StreamingOptions } from './worker/activities';
 export type { AiSdkLanguageModel } from './worker/models/ai-sdk/ai-sdk-model';
+export { DEFAULT_PRICES, DEFAULT_PRICES_DATE, type ModelPrice } from './worker/models/prices';
 
 // Reaching Temporal: TEMPORAL_* settings, or the embedded dev server.
 export { connectTemporal, workflowUrl, type EmbeddedOptions, type TemporalEnv } from './connection/temporal-env';

@@ -5,7 +5,7 @@ import { runLimits } from './run-input';
 import { iterationLimitReached, LIMIT_STOP_MESSAGE } from './stop-conditions';
 import { parseToolArguments } from './tool-arguments';
 import { toolErrorText } from './tool-result-text';
-import { addUsage, noUsage } from './usage';
+import { addUsage, noUsage, usageOfReply } from './usage';
 import type { CurrentAgent, NextStep, PlannedToolCall, RunPhase, RunState } from './run-state';
 import type {
   AgentInput,
@@ -82,7 +82,7 @@ export function applyModelReply(
   reply: ModelReply,
 ): RunState {
   const iterations = state.iterations + 1;
-  const usage = addUsage(state.usage, reply.usage);
+  const usage = addUsage(state.usage, usageOfReply(reply.usage, reply.model));
   const toolCalls = step.final ? [] : withUniqueIds(reply.toolCalls, iterations, state.messages);
   const assistant: ChatMessage =
     toolCalls.length > 0

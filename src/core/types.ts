@@ -70,6 +70,10 @@ export interface Usage {
   cacheWriteTokens?: number;
   /** Output tokens the model spent reasoning. */
   reasoningTokens?: number;
+  /** What the tokens cost, in US dollars, by the worker's price table (absent when a model has no price). */
+  costUsd?: number;
+  /** The same counts per model (by the name runs use: `anthropic:claude-sonnet-4-5`, a named model). */
+  byModel?: Record<string, Omit<Usage, 'byModel'>>;
 }
 
 /** What the model-call activity returns: only the new assistant message, never the conversation. */
@@ -88,6 +92,8 @@ export interface ModelReply {
   attempt?: number;
   /** The model's reasoning, for the provider to get back with the rest of the conversation. */
   reasoning?: ReasoningPart[];
+  /** The model that answered, by the name runs use (its usage is counted under it). */
+  model?: string;
 }
 
 /** A JSON Schema, as plain JSON. */

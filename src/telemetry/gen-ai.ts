@@ -43,12 +43,17 @@ export async function traceModelCall(
         ...(u.cachedPromptTokens ? { 'gen_ai.usage.cache_read.input_tokens': u.cachedPromptTokens } : {}),
         ...(u.cacheWriteTokens ? { 'gen_ai.usage.cache_creation.input_tokens': u.cacheWriteTokens } : {}),
         ...(u.reasoningTokens ? { 'gen_ai.usage.reasoning.output_tokens': u.reasoningTokens } : {}),
+        ...(u.costUsd !== undefined ? { 'durable_agents.cost_usd': u.costUsd } : {}),
         ...(reply.finishReason ? { 'gen_ai.response.finish_reasons': [reply.finishReason] } : {}),
       });
       const meter = metrics();
       meter?.modelLatency.record(Date.now() - started, { ...tags, outcome: 'ok' });
-      meter?.inputTokens.add(reply.usage.promptTokens, tags);
-      meter?.outputTokens.add(reply.usage.completionTokens, tags);
+      meter?.inputTokens.add(u.promptTokens, tags);
+      meter?.outputTokens.add(u.completionTokens, tags);
+      if (u.cachedPromptTokens) meter?.cachedInputTokens.add(u.cachedPromptTokens, tags);
+      if (u.reasoningTokens) meter?.reasoningTokens.add(u.reasoningTokens, tags);
+      // Counters count whole numbers: the cost goes in millionths of a dollar.
+      if (u.costUsd) meter?.costMicroUsd.add(Math.round(u.costUsd * 1_000_000), tags);
       return reply;
     } catch (err) {
       fail(span, err);
@@ -134,6 +139,17 @@ function createMetrics(meter: Context['metricMeter']) {
     ),
     inputTokens: meter.createCounter('agent_input_tokens', 'tokens', 'Prompt tokens sent to models'),
     outputTokens: meter.createCounter('agent_output_tokens', 'tokens', 'Completion tokens received from models'),
+    cachedInputTokens: meter.createCounter(
+      'agent_cached_input_tokens',
+      'tokens',
+      "Prompt tokens read from the provider's prompt cache",
+    ),
+    reasoningTokens: meter.createCounter('agent_reasoning_tokens', 'tokens', 'Output tokens models spent reasoning'),
+    costMicroUsd: meter.createCounter(
+      'agent_cost_microusd',
+      'microUSD',
+      "What model calls cost, in millionths of a US dollar, by the worker's price table",
+    ),
     toolErrors: meter.createCounter(
       'agent_tool_errors',
       'errors',

@@ -77,6 +77,12 @@ export interface AgentsPluginOptions {
    * `@ai-sdk/google`). Keys and endpoints stay on the worker: runs only name models.
    */
   models?: NamedModels;
+  /**
+   * Model prices (USD per million tokens: `{ input, output, cachedInput?, cacheWrite? }`) by the
+   * provider's model name, over the dated defaults (`DEFAULT_PRICES`); they give every reply's
+   * `usage.costUsd`. A model without a price gets no cost, never a guess.
+   */
+  prices?: ModelConfig['prices'];
   mcpServers?: McpServers;
   /**
    * The agent search attributes (`AgentName`, `AgentStatus`, `AgentIterations`,
@@ -163,9 +169,11 @@ export class AgentsPlugin extends SimplePlugin {
           `AgentsPlugin: models.${name} must be a model name ("anthropic:claude-sonnet-4-5") or an AI SDK language model (an @ai-sdk/* provider's model, specification v2 to v4)`,
         );
     }
-    const model = named
-      ? { ...base, models: named, configured: base.configured || Object.keys(named).length > 0 }
-      : base;
+    const model = {
+      ...base,
+      ...(named ? { models: named, configured: base.configured || Object.keys(named).length > 0 } : {}),
+      ...(options.prices ? { prices: { ...base.prices, ...options.prices } } : {}),
+    };
     // Filled in when a worker is configured (the check needs its connection); read by describeWorker.
     const check: { registered?: Promise<AgentSearchAttributeName[]> } = {};
     const updates = options.searchAttributes === false ? undefined : (options.searchAttributes ?? 'steps');

@@ -144,7 +144,8 @@ describe('worker.ts and client.ts against a Temporal server (TEMPORAL_ADDRESS)',
       error: false,
       immediate: false,
     });
-    expect(Object.keys(out.usage)).toEqual(['promptTokens', 'completionTokens', 'totalTokens']);
+    expect(Object.keys(out.usage)).toEqual(['promptTokens', 'completionTokens', 'totalTokens', 'byModel']);
+    expect(Object.keys(out.usage.byModel)).toEqual(['scripted']);
   });
 
   it('lists runs by their search attributes: client.ts list --status completed finds the run, with its calls and model', async () => {

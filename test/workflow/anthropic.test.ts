@@ -29,7 +29,11 @@ async function claudeWorker(baseURL: string, agents: Parameters<typeof defineAge
   return createTestWorker(temporal(), {
     baseURL,
     agents: agents.map((a) => defineAgent(a)),
-    model: { model: 'anthropic:claude-test', anthropic: { apiKey: 'test-key', baseURL: baseURL.replace(/\/v1$/, '') } },
+    model: {
+      model: 'anthropic:claude-test',
+      anthropic: { apiKey: 'test-key', baseURL: baseURL.replace(/\/v1$/, '') },
+      prices: { 'claude-test': { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 } },
+    },
   });
 }
 
@@ -71,6 +75,11 @@ it('runs a tool-calling agent with extended thinking: the thinking block goes ba
     ['sqrt', '4'],
   ]);
   expect(outcome.usage).toMatchObject({ cachedPromptTokens: 40, cacheWriteTokens: 40, reasoningTokens: 12 });
+  // Priced by the worker's table, and counted under the model that answered.
+  expect(outcome.usage.costUsd).toBeGreaterThan(0);
+  expect(outcome.usage.byModel).toEqual({
+    'anthropic:claude-test': { ...outcome.usage, byModel: undefined },
+  });
 
   const [first, second] = model.requests.map((r) => r.raw as Raw);
   expect(first).toMatchObject({

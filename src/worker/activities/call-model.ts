@@ -11,6 +11,7 @@ import { messagesQuery, textBatchSignal } from '../../common/definitions';
 import type { ModelCallInput } from '../../common/activity-interface';
 import type { ChatModel } from '../models/chat-model';
 import type { ModelConfig } from '../models/model-config';
+import { costOf, DEFAULT_PRICES, priceOf } from '../models/prices';
 import { ConversationLoader } from './conversation-loader';
 import { ledgerOf, ModelTimeBudget } from './attempt-ledger';
 import { keepHeartbeating, recordForNextAttempt } from './heartbeat';
@@ -43,6 +44,7 @@ export function createCallModel(deps: {
   mcp?: McpToolSource;
 }) {
   const { registry, config, toolProvider, outputs } = deps;
+  const prices = { ...DEFAULT_PRICES, ...config.prices };
   const conversations = deps.conversations ?? createConversationLoader(deps.client);
 
   // Each call in its GenAI span, with its latency and tokens counted (see telemetry/gen-ai.ts).
@@ -123,6 +125,10 @@ export function createCallModel(deps: {
         else reply.outputError = checked.error;
       }
       if (provided.length > 0) reply.providedTools = provided;
+      // Who answered, and what it cost: the run counts its usage per model.
+      reply.model = input.settings?.model ?? config.model;
+      const price = priceOf(deps.model.endpointFor?.(reply.model).model ?? reply.model, prices);
+      if (price) reply.usage.costUsd = costOf(reply.usage, price);
       // Later attempts void the text earlier ones streamed (the workflow announces a model_retry).
       if (info.attempt > 1) reply.attempt = info.attempt;
       checkReplySize(reply);

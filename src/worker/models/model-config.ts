@@ -1,4 +1,5 @@
 import type { AiSdkLanguageModel } from './ai-sdk/ai-sdk-model';
+import type { ModelPrice } from './prices';
 
 /** How the worker reaches its LLMs. */
 export interface ModelConfig {
@@ -22,6 +23,8 @@ export interface ModelConfig {
    * an AI SDK provider package. Keys and endpoints stay on the worker.
    */
   models?: NamedModels;
+  /** Prices per model (USD per million tokens), over the dated defaults (`DEFAULT_PRICES`): each reply's `usage.costUsd`. */
+  prices?: Readonly<Record<string, ModelPrice>>;
 }
 
 /** A worker's named models (see {@link ModelConfig.models}). */
