@@ -8,13 +8,15 @@ import type { AgentResult, ConversationTurnResult } from './types';
  * Reading text: the `text_delta`s of one model call (`call`), concatenated, are its final
  * `content`. A `model_retry` for that call means the text shown so far for it is void (the
  * attempt that wrote it failed, e.g. its worker was killed); the new attempt's deltas follow
- * from the start of the answer.
+ * from the start of the answer. A `model_fallback` says a model call failed for good and the
+ * next of the agent's models answers instead, as the call it names (a new call number).
  */
 export type AgentEventBody =
   | { type: 'turn_started'; message: string }
   | { type: 'model_call_started'; call: number; iteration: number }
   | { type: 'text_delta'; call: number; delta: string }
   | { type: 'model_retry'; call: number; attempt: number; error: string }
+  | { type: 'model_fallback'; call: number; from: string; to: string; error: string }
   | {
       type: 'tool_call_started';
       id: string;
@@ -38,6 +40,7 @@ export const AGENT_EVENT_TYPES = [
   'model_call_started',
   'text_delta',
   'model_retry',
+  'model_fallback',
   'tool_call_started',
   'tool_call_finished',
   'handoff',

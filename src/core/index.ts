@@ -21,3 +21,4 @@ export * from './event-log';
 export * from './handoffs';
 export * from './agent-tools';
 export * from './search-attributes';
+export * from './model-fallback';

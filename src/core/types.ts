@@ -164,6 +164,8 @@ export interface ModelSettings {
   thinking?: { budgetTokens: number };
   /** Reasoning models (OpenAI's Responses API, Anthropic's effort): how hard the model thinks. */
   reasoningEffort?: 'minimal' | 'low' | 'medium' | 'high';
+  /** Models that answer, in order, when `model` cannot (it failed after its attempts, or is overloaded). */
+  fallbackModels?: string[];
 }
 
 /**

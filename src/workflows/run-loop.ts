@@ -1,6 +1,8 @@
+import { isCancellation } from '@temporalio/workflow';
 import {
   applyModelReply,
   modelCallSummary,
+  nextFallbackModel,
   modelContextRange,
   nextStep,
   runSearchValues,
@@ -11,6 +13,7 @@ import {
 } from '../core';
 import { callModel, modelCallOptions } from './activity-proxies';
 import { awaitApprovals } from './approvals';
+import { failureInfo } from './failure-info';
 import type { RunContext, RunRef } from './run-context';
 import { finishToolStep, startToolStep } from './tool-step';
 
@@ -32,33 +35,50 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
       // The agent the run speaks as (after a handoff, the one handed to): its settings, tool calling and output schema.
       const { name: agent, modelSettings: settings, toolCalling, output } = run.state.agent;
       const range = modelContextRange(run.state.messages, run.state.memoryWindow);
-      const call = ctx.events.startModelCall(ctx.turn, step.iteration);
+      let call = ctx.events.startModelCall(ctx.turn, step.iteration);
       let reply: ModelReply;
-      try {
-        reply = await callModel.executeWithOptions(
-          modelCallOptions(run.state, modelCallSummary(step.iteration, step.final)),
-          [
-            {
-              workflowId: ctx.workflowId,
-              runId: ctx.runId,
-              ...range,
-              toolNames: step.toolNames,
-              settings,
-              toolCalling,
-              // Only when set, so model-call inputs of plain runs keep their recorded shape.
-              ...(agent ? { agent } : {}),
-              ...(output ? { output } : {}),
-              ...(ctx.stream ? { stream: { call } } : {}),
-              ...(run.state.revision ? { revision: run.state.revision } : {}),
-              ...(run.state.limits.modelCallTimeoutMs !== undefined
-                ? { timeoutMs: run.state.limits.modelCallTimeoutMs }
-                : {}),
-            },
-          ],
-        );
-      } catch (err) {
-        ctx.events.abandonModelCall(call);
-        throw err;
+      // The agent's model, then its fallbacks while a model cannot answer (see nextFallbackModel).
+      for (let fallbacks = 0, model = settings?.model; ;) {
+        try {
+          reply = await callModel.executeWithOptions(
+            modelCallOptions(run.state, modelCallSummary(step.iteration, step.final)),
+            [
+              {
+                workflowId: ctx.workflowId,
+                runId: ctx.runId,
+                ...range,
+                toolNames: step.toolNames,
+                settings: fallbacks === 0 ? settings : { ...settings, model },
+                toolCalling,
+                // Only when set, so model-call inputs of plain runs keep their recorded shape.
+                ...(agent ? { agent } : {}),
+                ...(output ? { output } : {}),
+                ...(ctx.stream ? { stream: { call } } : {}),
+                ...(run.state.revision ? { revision: run.state.revision } : {}),
+                ...(run.state.limits.modelCallTimeoutMs !== undefined
+                  ? { timeoutMs: run.state.limits.modelCallTimeoutMs }
+                  : {}),
+              },
+            ],
+          );
+          break;
+        } catch (err) {
+          ctx.events.abandonModelCall(call);
+          const failure = failureInfo(err);
+          const next = isCancellation(err) ? undefined : nextFallbackModel(settings, fallbacks, failure.errorType);
+          if (next === undefined) throw err;
+          // The next model answers as a call of its own, so its text never mixes with the failed one's.
+          call = ctx.events.startModelCall(ctx.turn, step.iteration);
+          ctx.events.emit(ctx.turn, {
+            type: 'model_fallback',
+            call,
+            from: model ?? 'the default model',
+            to: next,
+            error: `${failure.errorType}: ${failure.error}`,
+          });
+          fallbacks += 1;
+          model = next;
+        }
       }
       ctx.events.finishModelCall(call, shownText(reply, toolCalling), reply.attempt);
       run.state = applyModelReply(run.state, step, reply);

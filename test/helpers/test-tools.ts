@@ -124,6 +124,13 @@ export function testAgents() {
       model: 'clerk-model',
       maxExecutionTime: '5m',
     }),
+    // A model and its fallback, on the same endpoint.
+    defineAgent({
+      name: 'resilient',
+      instructions: 'Answer.',
+      tools: ['add'],
+      model: ['primary-model', 'backup-model'],
+    }),
     // Multi-agent: an agent called as a tool (a child workflow), and a handoff.
     defineAgent({
       name: 'writer',

@@ -145,6 +145,19 @@ export const scenarios: Scenario[] = [
     ],
   },
   {
+    // The agent's model is overloaded: the next of its models answers (a model_fallback event,
+    // a second call under its own call number).
+    name: 'model-fallback',
+    input: { agent: 'resilient', message: 'What is 1 + 2?' },
+    steps: [
+      (req) =>
+        req.model === 'primary-model'
+          ? { http: { status: 529, body: { error: { message: 'Overloaded', type: 'overloaded_error' } } } }
+          : call(['add', { a: 1, b: 2 }]),
+      answer('3'),
+    ],
+  },
+  {
     name: 'functions-mode',
     input: { message: 'What is 2 + 3?', tools: ['add'], toolCalling: 'functions' },
     steps: [call(['add', { a: 2, b: 3 }]), answer('5')],

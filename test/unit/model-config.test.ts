@@ -1,3 +1,5 @@
+import { nextFallbackModel } from '../../src/core/model-fallback';
+import { defineAgent } from '../../src/worker/agents/define-agent';
 import { addUsage } from '../../src/core/usage';
 import { modelConfigFromEnv, parseModelRef } from '../../src/worker/models/model-config';
 
@@ -30,4 +32,21 @@ it('adds usage details only once a provider reports them', () => {
     cachedPromptTokens: 5,
     reasoningTokens: 1,
   });
+});
+
+it('falls back only on failures a model could not help, in order, until the list ends', () => {
+  const settings = { model: 'smart', fallbackModels: ['fast', 'local'] };
+  expect(nextFallbackModel(settings, 0, 'ModelCall.Overloaded')).toBe('fast');
+  expect(nextFallbackModel(settings, 1, 'ModelCall.ServerError')).toBe('local');
+  expect(nextFallbackModel(settings, 2, 'ModelCall.Timeout')).toBeUndefined();
+  expect(nextFallbackModel(settings, 0, 'ModelCall.Auth')).toBeUndefined();
+  expect(nextFallbackModel(settings, 0, 'ModelCall.BadRequest')).toBeUndefined();
+  expect(nextFallbackModel({ model: 'smart' }, 0, 'ModelCall.Overloaded')).toBeUndefined();
+});
+
+it('takes a model and its fallbacks as a list on an agent, and refuses an empty one', () => {
+  expect(() => defineAgent({ name: 'a', instructions: 'x', tools: [], model: ['smart', 'fast'] })).not.toThrow();
+  expect(() => defineAgent({ name: 'a', instructions: 'x', tools: [], model: [] })).toThrow(
+    /"model" must be a model name, or a list of them/,
+  );
 });

@@ -1,3 +1,4 @@
+import type { Usage } from '../../src/core/types';
 import { addUsage, usageOfReply } from '../../src/core/usage';
 import { costOf, DEFAULT_PRICES, priceOf } from '../../src/worker/models/prices';
 
@@ -24,7 +25,7 @@ it('prices cached input, cache writes and output at their own rates', () => {
 
 it('counts usage per model, and adds costs without floating-point drift', () => {
   const reply = (cost: number) => ({ promptTokens: 10, completionTokens: 1, totalTokens: 11, costUsd: cost });
-  let total = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  let total: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
   for (let i = 0; i < 10; i++) total = addUsage(total, usageOfReply(reply(0.1), i % 2 ? 'fast' : 'smart'));
   expect(total.costUsd).toBe(1);
   expect(total).toMatchObject({

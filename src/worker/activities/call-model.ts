@@ -110,7 +110,7 @@ export function createCallModel(deps: {
         const err =
           budget.exhausted() && !(caught instanceof ApplicationFailure && caught.nonRetryable) && !signal.aborted
             ? modelCallTimedOut(budget, info.attempt, caught)
-            : caught;
+            : overloadedWithFallback(caught, input.settings);
         // Temporal may retry this attempt: the workflow tells subscribers why when the next one speaks.
         if (publisher && !(err instanceof ApplicationFailure && err.nonRetryable) && !signal.aborted)
           await publisher.fail(err instanceof Error ? err.message : String(err));
@@ -163,6 +163,18 @@ function checkReplySize(reply: ModelReply): void {
     type: 'ModelCall.ReplyTooLarge',
     nonRetryable: true,
   });
+}
+
+/**
+ * An overloaded provider with another model to fall back on: no more attempts here, so the
+ * workflow moves to the next model at once instead of after eight.
+ */
+function overloadedWithFallback(err: unknown, settings: ModelCallInput['settings']): unknown {
+  if (!(err instanceof ApplicationFailure) || err.type !== 'ModelCall.Overloaded' || err.nonRetryable) return err;
+  const fallbacks = settings?.fallbackModels ?? [];
+  const at = settings?.model === undefined ? -1 : fallbacks.indexOf(settings.model);
+  if (at >= fallbacks.length - 1) return err; // the last model: Temporal keeps trying it
+  return ApplicationFailure.create({ message: err.message, type: err.type, nonRetryable: true, cause: err });
 }
 
 /**

@@ -217,7 +217,7 @@ export class AgentRegistry {
         structuredOutput: a.output !== undefined,
       };
       if (a.description) summary.description = a.description;
-      if (a.model) summary.model = a.model;
+      if (a.model) summary.model = typeof a.model === 'string' ? a.model : a.model.join(', then ');
       if (a.examples?.length) summary.examples = [...a.examples];
       if (a.agents?.length) summary.agents = a.agents.map(agentRefName);
       if (a.handoffs?.length) summary.handoffs = a.handoffs.map(agentRefName);
@@ -230,7 +230,11 @@ export class AgentRegistry {
 function settingsOf(agent: AgentDefinition<any>): AgentSettings {
   const settings: AgentSettings = { name: agent.name, instructions: agent.instructions };
   const model: NonNullable<AgentSettings['modelSettings']> = {};
-  if (agent.model !== undefined) model.model = agent.model;
+  if (typeof agent.model === 'string') model.model = agent.model;
+  else if (agent.model?.length) {
+    model.model = agent.model[0];
+    if (agent.model.length > 1) model.fallbackModels = agent.model.slice(1);
+  }
   if (agent.temperature !== undefined) model.temperature = agent.temperature;
   if (agent.maxTokens !== undefined) model.maxTokens = agent.maxTokens;
   if (agent.thinking !== undefined) model.thinking = { budgetTokens: agent.thinking.budgetTokens };

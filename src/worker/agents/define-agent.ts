@@ -26,9 +26,12 @@ export interface AgentDefinition<O = unknown> extends RunOptions {
   tools: readonly ToolRef[];
   /**
    * The model, with its provider as a prefix: `anthropic:claude-sonnet-4-5`, `openai-responses:gpt-5`,
-   * or a plain name for the worker's OpenAI-compatible endpoint; default: the worker's `AGENT_MODEL`.
+   * or a plain name for the worker's OpenAI-compatible endpoint, or a named model of the worker;
+   * default: the worker's `AGENT_MODEL`. A list is the model and its fallbacks, in order
+   * (`["smart", "fast"]`): when a model call fails after its attempts (at once when the provider
+   * is overloaded), the next answers.
    */
-  model?: string;
+  model?: string | readonly string[];
   /** Default 0. */
   temperature?: number;
   maxTokens?: number;
@@ -136,6 +139,14 @@ export function defineAgent<O = unknown>(definition: AgentDefinition<O>): AgentD
     !(Array.isArray(mcp) && mcp.every((s) => typeof s === 'string' && s !== ''))
   )
     problems.push('"mcpServers" must be a list of MCP server names or "all"');
+  const model = definition.model;
+  if (
+    model !== undefined &&
+    !(typeof model === 'string'
+      ? model !== ''
+      : Array.isArray(model) && model.length > 0 && model.every((m) => typeof m === 'string' && m !== ''))
+  )
+    problems.push('"model" must be a model name, or a list of them (the model, then its fallbacks)');
   const budget = definition.thinking?.budgetTokens;
   if (definition.thinking !== undefined && !(Number.isInteger(budget) && budget! >= 1024))
     problems.push('"thinking" must be { budgetTokens: <a whole number of at least 1024> }');

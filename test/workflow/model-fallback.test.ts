@@ -1,0 +1,77 @@
+import { runOutcome, startAgentRun } from '../../src/client/run-agent';
+import { streamEvents } from '../../src/client/event-stream';
+import { defineAgent } from '../../src/worker/agents/define-agent';
+import type { ChatRequest } from '../../src/testing/openai-compatible-server';
+import { answer, startModel } from '../helpers/scripted-model';
+import { createTestWorker, useTestTemporal } from '../helpers/temporal';
+
+/** An agent's model and its fallbacks: `model: [primary, fallback]`. */
+const temporal = useTestTemporal();
+
+it('falls back to the next model at once when the provider is overloaded, and says so', async () => {
+  // Claude is overloaded; the OpenAI-compatible endpoint of the same server answers.
+  const llm = await startModel((req: ChatRequest) =>
+    req.wire === 'anthropic'
+      ? { http: { status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } } }
+      : answer('Answered by the fallback.'),
+  );
+  const { worker, taskQueue } = await createTestWorker(temporal(), {
+    baseURL: llm.baseURL,
+    model: { anthropic: { apiKey: 'k', baseURL: llm.baseURL.replace(/\/v1$/, '') } },
+    agents: [
+      defineAgent({
+        name: 'resilient',
+        instructions: 'Answer.',
+        tools: [],
+        model: ['anthropic:claude-test', 'gpt-backup'],
+      }),
+    ],
+  });
+  const { outcome, events } = await worker.runUntil(async () => {
+    const handle = await startAgentRun(temporal().client, { agent: 'resilient', message: 'Hello?' }, { taskQueue });
+    const outcome = await runOutcome(handle);
+    const events = [];
+    for await (const e of streamEvents(temporal().client, handle.workflowId, { after: -1 })) events.push(e);
+    return { outcome, events };
+  });
+  expect(outcome).toMatchObject({ status: 'completed', content: 'Answered by the fallback.', iterations: 1 });
+  // Overloaded with a fallback waiting: one attempt, not eight.
+  expect(llm.requests.map((r) => r.wire ?? 'chat-completions')).toEqual(['anthropic', 'chat-completions']);
+  expect(llm.requests[1].model).toBe('gpt-backup');
+  const fallback = events.find((e) => e.type === 'model_fallback');
+  expect(fallback).toMatchObject({
+    type: 'model_fallback',
+    from: 'anthropic:claude-test',
+    to: 'gpt-backup',
+    error: expect.stringMatching(/^ModelCall\.Overloaded: .*overloaded/),
+  });
+  // The answer is the fallback call's: its text follows under its own call number.
+  const texts = events.filter((e) => e.type === 'text_delta');
+  expect(texts.every((e) => e.type === 'text_delta' && e.call === (fallback as { call: number }).call)).toBe(true);
+  expect(Object.keys(outcome.usage.byModel ?? {})).toEqual(['gpt-backup']);
+});
+
+it('does not fall back on a mistake the next model would make too (a bad key fails the run)', async () => {
+  const llm = await startModel((req: ChatRequest) =>
+    req.wire === 'anthropic'
+      ? { http: { status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'bad key' } } } }
+      : answer('never'),
+  );
+  const { worker, taskQueue } = await createTestWorker(temporal(), {
+    baseURL: llm.baseURL,
+    model: { anthropic: { apiKey: 'k', baseURL: llm.baseURL.replace(/\/v1$/, '') } },
+    agents: [
+      defineAgent({
+        name: 'strict',
+        instructions: 'Answer.',
+        tools: [],
+        model: ['anthropic:claude-test', 'gpt-backup'],
+      }),
+    ],
+  });
+  const outcome = await worker.runUntil(async () =>
+    runOutcome(await startAgentRun(temporal().client, { agent: 'strict', message: 'Hello?' }, { taskQueue })),
+  );
+  expect(outcome).toMatchObject({ status: 'failed', errorType: 'ModelCall.Auth' });
+  expect(llm.requests).toHaveLength(1);
+});
