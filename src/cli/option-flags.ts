@@ -18,6 +18,7 @@ type Flags = NonNullable<ParseArgsConfig['options']>;
 /** Flags for the options a run and a conversation share. */
 export const RUN_OPTION_FLAGS = {
   agent: { type: 'string' },
+  model: { type: 'string' },
   tools: { type: 'string' },
   immediate: { type: 'string' },
   'needs-approval': { type: 'string' },
@@ -33,6 +34,8 @@ export const RUN_OPTION_FLAGS = {
 
 /** The `--help` lines of the run options. */
 export const RUN_OPTION_HELP = `  --agent NAME           a named agent of the worker (see the agents command); the options below override it
+  --model NAME           the model: a named model of the worker, or a provider-prefixed name
+                         (anthropic:claude-sonnet-4-5); default: the agent's, else the worker's AGENT_MODEL
   --tools a,b            tools (default: the agent's, else all registered)
   --immediate a          tools that end the run right after they execute
   --needs-approval a     tools whose calls wait for approve/reject
@@ -49,6 +52,7 @@ export const RUN_OPTION_HELP = `  --agent NAME           a named agent of the wo
 /** Flags whose options only apply when a conversation starts, by option key (for warnings on open conversations). */
 export const START_ONLY_FLAGS: Record<string, string> = {
   agent: '--agent',
+  modelSettings: '--model',
   system: '--system',
   immediateTools: '--immediate',
   approvalTimeout: '--approval-timeout',
@@ -87,6 +91,10 @@ export function runOptionsFromFlags(
     const problem = agentNameProblem(str('agent'));
     if (problem) throw new UsageError(problem.replace('"agent"', '--agent'));
     options.agent = str('agent');
+  }
+  if (str('model') !== undefined) {
+    if (!str('model')!.trim()) throw new UsageError('--model needs a model name, e.g. --model smart');
+    options.modelSettings = { model: str('model')!.trim() };
   }
   if (str('system') !== undefined) options.system = str('system');
   if (str('tools') !== undefined) options.tools = toolList('--tools', str('tools')!, registeredTools);

@@ -51,6 +51,13 @@ describe('parseRunArgs', () => {
     expect(() => parseRunArgs(['hi', '--events', '--json'], TOOLS)).toThrow('--json and --events exclude each other');
   });
 
+  it('takes --model: a named model of the worker, or a provider-prefixed name', () => {
+    expect(parseRunArgs(['hi', '--model', 'anthropic:claude-sonnet-4-5'], TOOLS).input.modelSettings).toEqual({
+      model: 'anthropic:claude-sonnet-4-5',
+    });
+    expect(() => parseRunArgs(['hi', '--model', ' '], TOOLS)).toThrow(/--model needs a model name/);
+  });
+
   it('leaves unset options to the workflow defaults', () => {
     expect(parseRunArgs(['hi'], TOOLS)).toEqual({ input: { message: 'hi' }, json: false, events: false });
   });

@@ -309,6 +309,7 @@ describe('named agents over HTTP', () => {
       expect(listed.agents.map((a: { name: string }) => a.name)).toEqual([
         'forecaster',
         'clerk',
+        'resilient',
         'writer',
         'triage',
         'researcher',

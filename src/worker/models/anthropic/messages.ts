@@ -9,6 +9,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ChatModel, GenerateOptions } from '../chat-model';
 import { classifyModelError, type ProviderErrors } from '../classify-model-error';
 import { ANTHROPIC_BASE_URL_DEFAULT, parseModelRef, type ModelConfig } from '../model-config';
+import { withDeadline } from '../deadline';
 import { fromAnthropicMessage, toAnthropicPrompt } from './messages-format';
 
 /** `max_tokens` when the agent sets none: the API requires one. With thinking, on top of its budget. */
@@ -119,20 +120,14 @@ async function streamMessage(
   params: MessageCreateParamsNonStreaming,
   call: { signal: AbortSignal; timeout: number; deadlineMs: number; onText: (text: string) => void },
 ): Promise<Message> {
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  call.signal.addEventListener('abort', abort);
-  const deadline = setTimeout(abort, call.deadlineMs);
-  try {
-    const stream = client.messages.stream(params, { signal: controller.signal, timeout: call.timeout });
-    stream.on('text', (delta) => call.onText(delta));
-    return await stream.finalMessage();
-  } catch (err) {
-    // Our own deadline, not the caller's cancellation: a timeout, as the client reports its own.
-    if (controller.signal.aborted && !call.signal.aborted) throw new APIConnectionTimeoutError();
-    throw err;
-  } finally {
-    clearTimeout(deadline);
-    call.signal.removeEventListener('abort', abort);
-  }
+  return withDeadline(
+    call.signal,
+    call.deadlineMs,
+    (controller) => {
+      const stream = client.messages.stream(params, { signal: controller.signal, timeout: call.timeout });
+      stream.on('text', (delta) => call.onText(delta));
+      return stream.finalMessage();
+    },
+    () => new APIConnectionTimeoutError(),
+  );
 }

@@ -13,6 +13,7 @@ import { isStrictCompatible } from '../../../schema/json-schema';
 import type { ChatModel, ToolSpec } from '../chat-model';
 import type { ModelConfig } from '../model-config';
 import { classifyModelError } from '../classify-model-error';
+import { withDeadline } from '../deadline';
 import { functionsFromSpecs, toFunctionsMessages } from './legacy-functions';
 import { REACT_STOP, reactMessages, reactReply } from './react-prompt';
 import { CompletionAccumulator, FinalAnswerFilter } from './stream-completion';
@@ -176,33 +177,27 @@ async function streamCompletion(
   { signal, timeout, deadlineMs }: { signal: AbortSignal; timeout: number; deadlineMs: number },
   onText: (text: string) => void,
 ): Promise<ChatCompletion> {
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  signal.addEventListener('abort', abort);
-  const deadline = setTimeout(abort, deadlineMs);
-  try {
-    const response = await openai.chat.completions
-      .create(
-        { ...request, stream: true, stream_options: { include_usage: true } },
-        { signal: controller.signal, timeout },
-      )
-      .asResponse();
-    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream'))
-      return (await response.json()) as ChatCompletion;
-    const completion = new CompletionAccumulator();
-    for await (const chunk of Stream.fromSSEResponse<ChatCompletionChunk>(response, controller)) {
-      const text = completion.add(chunk);
-      if (text) onText(text);
-    }
-    return completion.completion();
-  } catch (err) {
-    // Our own deadline, not the caller's cancellation: a timeout, as the client reports its own.
-    if (controller.signal.aborted && !signal.aborted) throw new APIConnectionTimeoutError();
-    throw err;
-  } finally {
-    clearTimeout(deadline);
-    signal.removeEventListener('abort', abort);
-  }
+  return withDeadline(
+    signal,
+    deadlineMs,
+    async (controller) => {
+      const response = await openai.chat.completions
+        .create(
+          { ...request, stream: true, stream_options: { include_usage: true } },
+          { signal: controller.signal, timeout },
+        )
+        .asResponse();
+      if (!(response.headers.get('content-type') ?? '').includes('text/event-stream'))
+        return (await response.json()) as ChatCompletion;
+      const completion = new CompletionAccumulator();
+      for await (const chunk of Stream.fromSSEResponse<ChatCompletionChunk>(response, controller)) {
+        const text = completion.add(chunk);
+        if (text) onText(text);
+      }
+      return completion.completion();
+    },
+    () => new APIConnectionTimeoutError(),
+  );
 }
 
 /**

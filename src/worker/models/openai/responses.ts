@@ -5,6 +5,7 @@ import { isStrictCompatible } from '../../../schema/json-schema';
 import type { ChatModel, GenerateOptions } from '../chat-model';
 import { classifyModelError, OPENAI_ERRORS } from '../classify-model-error';
 import { parseModelRef, type ModelConfig } from '../model-config';
+import { withDeadline } from '../deadline';
 import { fromResponse, toResponsesInput, toResponsesTools } from './responses-format';
 
 /**
@@ -100,35 +101,29 @@ async function streamResponse(
   request: ResponseCreateParamsNonStreaming,
   call: { signal: AbortSignal; timeout: number; deadlineMs: number; onText: (text: string) => void },
 ): Promise<Response> {
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  call.signal.addEventListener('abort', abort);
-  const deadline = setTimeout(abort, call.deadlineMs);
-  try {
-    const stream = await openai.responses.create(
-      { ...request, stream: true },
-      { signal: controller.signal, timeout: call.timeout },
-    );
-    let done: Response | undefined;
-    for await (const event of stream) {
-      if (event.type === 'response.output_text.delta') call.onText(event.delta);
-      else if (event.type === 'response.completed' || event.type === 'response.incomplete') done = event.response;
-      else if (event.type === 'response.failed') done = event.response;
-      else if (event.type === 'error')
-        throw ApplicationFailure.retryable(`the model's stream failed: ${event.message}`, 'ModelCall.ServerError');
-    }
-    if (!done)
-      throw ApplicationFailure.retryable(
-        'the response stream ended before the response completed',
-        'ModelCall.InvalidResponse',
+  return withDeadline(
+    call.signal,
+    call.deadlineMs,
+    async (controller) => {
+      const stream = await openai.responses.create(
+        { ...request, stream: true },
+        { signal: controller.signal, timeout: call.timeout },
       );
-    return done;
-  } catch (err) {
-    // Our own deadline, not the caller's cancellation: a timeout, as the client reports its own.
-    if (controller.signal.aborted && !call.signal.aborted) throw new APIConnectionTimeoutError();
-    throw err;
-  } finally {
-    clearTimeout(deadline);
-    call.signal.removeEventListener('abort', abort);
-  }
+      let done: Response | undefined;
+      for await (const event of stream) {
+        if (event.type === 'response.output_text.delta') call.onText(event.delta);
+        else if (event.type === 'response.completed' || event.type === 'response.incomplete') done = event.response;
+        else if (event.type === 'response.failed') done = event.response;
+        else if (event.type === 'error')
+          throw ApplicationFailure.retryable(`the model's stream failed: ${event.message}`, 'ModelCall.ServerError');
+      }
+      if (!done)
+        throw ApplicationFailure.retryable(
+          'the response stream ended before the response completed',
+          'ModelCall.InvalidResponse',
+        );
+      return done;
+    },
+    () => new APIConnectionTimeoutError(),
+  );
 }
