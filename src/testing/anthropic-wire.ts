@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { ChatAnswer, ChatRequest } from './openai-compatible-server';
+import { chatCompletionsTools } from './wire-tools';
 
 /**
  * The scripted model server's Anthropic Messages API (`POST /v1/messages`): a request is turned
@@ -42,19 +43,11 @@ export function fromAnthropicRequest(body: Record<string, unknown>): ChatRequest
       });
     }
   }
-  const tools = body.tools as Array<{ name: string; description?: string; input_schema?: unknown }> | undefined;
   const format = (body.output_config as { format?: { schema?: unknown } } | undefined)?.format;
   return {
     model: String(body.model ?? ''),
     messages,
-    ...(tools?.length
-      ? {
-          tools: tools.map((t) => ({
-            type: 'function' as const,
-            function: { name: t.name, description: t.description, parameters: t.input_schema },
-          })),
-        }
-      : {}),
+    ...chatCompletionsTools(body.tools as Array<Record<string, unknown>> | undefined, 'input_schema'),
     ...(typeof body.temperature === 'number' ? { temperature: body.temperature } : {}),
     ...(format?.schema
       ? { response_format: { type: 'json_schema', json_schema: { name: 'output', schema: format.schema } } }

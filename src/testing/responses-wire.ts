@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { ChatAnswer, ChatRequest } from './openai-compatible-server';
+import { chatCompletionsTools } from './wire-tools';
 
 /**
  * The scripted model server's OpenAI Responses API (`POST /v1/responses`): a request becomes the
@@ -37,19 +38,11 @@ export function fromResponsesRequest(body: Record<string, unknown>): ChatRequest
       messages.push({ role: item.role === 'developer' ? 'system' : String(item.role), content });
     }
   }
-  const tools = body.tools as Array<{ name: string; description?: string; parameters?: unknown }> | undefined;
   const format = (body.text as { format?: { type?: string; schema?: unknown } } | undefined)?.format;
   return {
     model: String(body.model ?? ''),
     messages,
-    ...(tools?.length
-      ? {
-          tools: tools.map((t) => ({
-            type: 'function' as const,
-            function: { name: t.name, description: t.description, parameters: t.parameters },
-          })),
-        }
-      : {}),
+    ...chatCompletionsTools(body.tools as Array<Record<string, unknown>> | undefined, 'parameters'),
     ...(format?.type === 'json_schema'
       ? { response_format: { type: 'json_schema', json_schema: { name: 'output', schema: format.schema } } }
       : {}),
