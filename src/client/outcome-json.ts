@@ -21,6 +21,7 @@ export function outcomeJson(outcome: RunOutcome): Record<string, unknown> {
     })),
     iterations: outcome.iterations,
     usage: outcome.usage,
+    ...(outcome.models ? { models: outcome.models } : {}),
   };
   if (outcome.error !== undefined) json.error = outcome.error;
   if (outcome.errorType !== undefined) json.errorType = outcome.errorType;

@@ -83,6 +83,7 @@ export function applyModelReply(
 ): RunState {
   const iterations = state.iterations + 1;
   const usage = addUsage(state.usage, usageOfReply(reply.usage, reply.model));
+  const models = reply.model ? { models: [...(state.models ?? []), reply.model] } : {};
   const toolCalls = step.final ? [] : withUniqueIds(reply.toolCalls, iterations, state.messages);
   const assistant: ChatMessage =
     toolCalls.length > 0
@@ -100,6 +101,7 @@ export function applyModelReply(
       ...state,
       iterations,
       usage,
+      ...models,
       messages: [...messages, { role: 'user', content: outputCorrection(reply.outputError) }],
       phase: { kind: 'model' },
     };
@@ -108,6 +110,7 @@ export function applyModelReply(
       ...state,
       iterations,
       usage,
+      ...models,
       messages,
       phase: { kind: 'done', status: 'completed', content: reply.content ?? '' } as RunPhase,
     };
@@ -116,7 +119,7 @@ export function applyModelReply(
     const offered = reply.providedTools?.length ? [...state.tools, ...reply.providedTools] : state.tools;
     phase = { kind: 'tools', calls: toolCalls.map((call) => planToolCall(call, offered)) };
   }
-  return { ...state, iterations, usage, messages, phase };
+  return { ...state, iterations, usage, ...models, messages, phase };
 }
 
 /**
@@ -231,6 +234,7 @@ export function runResult(
   };
   if (state.output !== undefined) result.output = state.output;
   if (state.handedOff) result.agent = state.agent.name;
+  if (new Set(state.models).size > 1) result.models = state.models;
   return result;
 }
 

@@ -84,4 +84,6 @@ export interface RunState {
   handedOff?: true;
   /** How many times the system message changed (handoffs); model calls name it so caches stay right. */
   revision?: number;
+  /** The model that answered each model call, in order (replies that name it: runs of older workers have none). */
+  models?: string[];
 }

@@ -242,6 +242,8 @@ export interface AgentResult<O = unknown> {
   usage: Usage;
   /** The agent that gave the answer, when the run was handed off to another than it started with. */
   agent?: string;
+  /** The model that answered each model call, in order: only when more than one model answered (fallbacks, handoffs). */
+  models?: string[];
 }
 
 /** The agent workflow's own result: an {@link AgentResult} whose tool executions may leave out results the history holds. */

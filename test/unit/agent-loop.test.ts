@@ -299,3 +299,23 @@ describe('agent loop', () => {
     expect(JSON.parse(JSON.stringify(s))).toEqual(s);
   });
 });
+
+describe('which model answered', () => {
+  it('records the model of each reply, and names them in the result when more than one answered', () => {
+    let s = startRun({ message: 'go' }, TOOLS);
+    s = applyModelReply(s, modelStep(s), { ...reply(null, [['add', { a: 1, b: 2 }]]), model: 'backup' });
+    s = applyToolOutcomes(s, [{ result: '3', value: 3, error: false }]);
+    s = applyModelReply(s, modelStep(s), { ...reply('3'), model: 'smart' });
+    expect(runResult(s, 'wf').models).toEqual(['backup', 'smart']);
+    expect(runResult(s, 'wf').usage.byModel).toEqual({ backup: usage, smart: usage });
+
+    let one = startRun({ message: 'go' }, TOOLS);
+    one = applyModelReply(one, modelStep(one), { ...reply('hi'), model: 'smart' });
+    expect(runResult(one, 'wf').models).toBeUndefined();
+    // Replies of older workers name no model: nothing changes for them.
+    let old = startRun({ message: 'go' }, TOOLS);
+    old = applyModelReply(old, modelStep(old), reply('hi'));
+    expect(old.models).toBeUndefined();
+    expect(runResult(old, 'wf').usage).toEqual(usage);
+  });
+});
