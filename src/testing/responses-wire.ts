@@ -1,6 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { ChatAnswer, ChatRequest } from './openai-compatible-server';
-import { chatCompletionsTools } from './wire-tools';
+import { chatCompletionsTools, type ChatAnswer, type ChatRequest } from './chat-request';
 
 /**
  * The scripted model server's OpenAI Responses API (`POST /v1/responses`): a request becomes the

@@ -1,0 +1,62 @@
+/** What a scripted model's handler reads and answers, whatever the wire format it was asked in. */
+
+/** The parts of a chat-completions request a scripted model looks at. */
+export interface ChatRequest {
+  model: string;
+  messages: Array<{
+    role: string;
+    content?: string | null;
+    tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+    tool_call_id?: string;
+  }>;
+  tools?: Array<{
+    type: 'function';
+    function: { name: string; description?: string; parameters?: unknown; strict?: boolean };
+  }>;
+  temperature?: number;
+  /** The wire format it came in: Chat Completions (the default) or Anthropic's Messages API, turned into this shape. */
+  wire?: 'chat-completions' | 'anthropic' | 'responses';
+  /** For other wire formats: the request as it came. */
+  raw?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** An answer: assistant text and/or tool calls, or a raw HTTP response (errors, malformed bodies). */
+export type ChatAnswer =
+  | {
+      content?: string | null;
+      toolCalls?: Array<{ id?: string; name: string; arguments: unknown }>;
+      /** A streaming request gets the content in these pieces (default: word by word). */
+      chunks?: string[];
+      /** Pause before each streamed piece, in ms (default 0). */
+      chunkDelayMs?: number;
+      /** Answer a streaming request with a plain JSON completion, as servers that cannot stream do. */
+      noStreaming?: boolean;
+      /** Called as each streamed piece is written (the bench measures delivery latency with it). */
+      onPiece?: (index: number) => void;
+      /** Reasoning before the answer: Anthropic's thinking blocks (`signature` kept as given) or redacted ones; for the Responses API, reasoning items whose encrypted content is the signature. */
+      reasoning?: Array<{ text: string; signature: string } | { redacted: string }>;
+      /** Token details to report: cache reads and writes, reasoning. */
+      usage?: { cachedPromptTokens?: number; cacheWriteTokens?: number; reasoningTokens?: number };
+    }
+  | { http: { status: number; body?: unknown; headers?: Record<string, string> } };
+
+/** Answers one chat request. */
+export type ChatHandler = (request: ChatRequest) => ChatAnswer | Promise<ChatAnswer>;
+
+/**
+ * Another wire format's tools in the Chat Completions shape handlers read (`schema` is the field
+ * that holds a tool's JSON Schema there: `input_schema`, `parameters`).
+ */
+export function chatCompletionsTools(
+  tools: ReadonlyArray<Record<string, unknown>> | undefined,
+  schema: string,
+): Pick<ChatRequest, 'tools'> {
+  if (!tools?.length) return {};
+  return {
+    tools: tools.map((t) => ({
+      type: 'function' as const,
+      function: { name: String(t.name), description: t.description as string | undefined, parameters: t[schema] },
+    })),
+  };
+}
