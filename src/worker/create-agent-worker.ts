@@ -3,8 +3,6 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import type { ModelConfig } from './activities';
 import type { AgentDefinition } from './agents/define-agent';
 import { AgentsPlugin, type AgentsPluginOptions } from './agents-plugin';
-import { encryptionKeysFromEnv, plaintextAllowedFromEnv } from '../codec/encryption-codec';
-import { tracingFromEnv } from '../telemetry/tracing';
 import type { ToolRegistry } from './tools/registry';
 import type { AnyToolDefinition } from './tools/define-tool';
 import type { ToolProvider } from './tools/tool-provider';
@@ -68,9 +66,10 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     client: options.client,
     mcpServers: options.mcpServers,
     searchAttributes: options.searchAttributes,
-    encryptionKeys: options.encryptionKeys ?? encryptionKeysFromEnv(),
-    allowPlaintext: options.allowPlaintext ?? plaintextAllowedFromEnv(),
-    tracing: options.tracing ?? tracingFromEnv(),
+    // Unset, the plugin reads AGENT_ENCRYPTION_KEYS, AGENT_ENCRYPTION_ALLOW_PLAINTEXT and OTEL_* itself.
+    encryptionKeys: options.encryptionKeys,
+    allowPlaintext: options.allowPlaintext,
+    tracing: options.tracing,
   });
   return Worker.create({
     ...options.workerOptions,
