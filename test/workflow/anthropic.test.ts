@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { streamEvents } from '../../src/client/event-stream';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { defineAgent } from '../../src/worker/agents/define-agent';
 import { add, sqrt } from '../../src/examples';
@@ -159,4 +160,21 @@ it('retries an overloaded Claude (529) and fails at once on a bad key (401), nam
   expect(failed).toMatchObject({ status: 'failed', errorType: 'ModelCall.Auth' });
   expect(failed.error).toMatch(/rejected the API key .*check ANTHROPIC_API_KEY/);
   expect(denied.requests).toHaveLength(1);
+});
+
+it('streams Claude’s text to subscribers as it is written', async () => {
+  const text = Array.from({ length: 12 }, (_, i) => `word${i}`).join(' ');
+  const model = await startScriptedModel([{ ...answer(text), chunkDelayMs: 40 }]);
+  const { worker, taskQueue } = await claudeWorker(model.baseURL);
+  const deltas = await worker.runUntil(async () => {
+    const handle = await startAgentRun(temporal().client, { message: 'Talk', tools: [] }, { taskQueue });
+    await runOutcome(handle);
+    const seen: string[] = [];
+    for await (const e of streamEvents(temporal().client, handle.workflowId, { after: -1 }))
+      if (e.type === 'text_delta') seen.push(e.delta);
+    return seen;
+  });
+  // Pieces arrived while the model wrote (batches), not only the whole answer at the end.
+  expect(deltas.length).toBeGreaterThan(1);
+  expect(deltas.join('')).toBe(text);
 });

@@ -8,25 +8,30 @@ import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 /** An agent's model and its fallbacks: `model: [primary, fallback]`. */
 const temporal = useTestTemporal();
 
-it('falls back to the next model at once when the provider is overloaded, and says so', async () => {
-  // Claude is overloaded; the OpenAI-compatible endpoint of the same server answers.
+/**
+ * One scripted server for both models: Claude (the primary) fails with `status` and `type`;
+ * the OpenAI-compatible endpoint (the fallback, `gpt-backup`) answers. Returns the server and a
+ * worker whose agent `agent` has the two models.
+ */
+async function primaryFailing(status: number, type: string, agent: string) {
   const llm = await startModel((req: ChatRequest) =>
     req.wire === 'anthropic'
-      ? { http: { status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } } }
+      ? { http: { status, body: { type: 'error', error: { type, message: type } } } }
       : answer('Answered by the fallback.'),
   );
   const { worker, taskQueue } = await createTestWorker(temporal(), {
     baseURL: llm.baseURL,
     model: { anthropic: { apiKey: 'k', baseURL: llm.baseURL.replace(/\/v1$/, '') } },
     agents: [
-      defineAgent({
-        name: 'resilient',
-        instructions: 'Answer.',
-        tools: [],
-        model: ['anthropic:claude-test', 'gpt-backup'],
-      }),
+      defineAgent({ name: agent, instructions: 'Answer.', tools: [], model: ['anthropic:claude-test', 'gpt-backup'] }),
     ],
   });
+  return { llm, worker, taskQueue };
+}
+
+it('falls back to the next model at once when the provider is overloaded, and says so', async () => {
+  // Claude is overloaded; the OpenAI-compatible endpoint of the same server answers.
+  const { llm, worker, taskQueue } = await primaryFailing(529, 'overloaded_error', 'resilient');
   const { outcome, events } = await worker.runUntil(async () => {
     const handle = await startAgentRun(temporal().client, { agent: 'resilient', message: 'Hello?' }, { taskQueue });
     const outcome = await runOutcome(handle);
@@ -52,23 +57,7 @@ it('falls back to the next model at once when the provider is overloaded, and sa
 });
 
 it('does not fall back on a mistake the next model would make too (a bad key fails the run)', async () => {
-  const llm = await startModel((req: ChatRequest) =>
-    req.wire === 'anthropic'
-      ? { http: { status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'bad key' } } } }
-      : answer('never'),
-  );
-  const { worker, taskQueue } = await createTestWorker(temporal(), {
-    baseURL: llm.baseURL,
-    model: { anthropic: { apiKey: 'k', baseURL: llm.baseURL.replace(/\/v1$/, '') } },
-    agents: [
-      defineAgent({
-        name: 'strict',
-        instructions: 'Answer.',
-        tools: [],
-        model: ['anthropic:claude-test', 'gpt-backup'],
-      }),
-    ],
-  });
+  const { llm, worker, taskQueue } = await primaryFailing(401, 'authentication_error', 'strict');
   const outcome = await worker.runUntil(async () =>
     runOutcome(await startAgentRun(temporal().client, { agent: 'strict', message: 'Hello?' }, { taskQueue })),
   );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { sendMessage } from '../../src/client/conversations';
+import { streamEvents } from '../../src/client/event-stream';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { answer, call, startScriptedModel, toolResults } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
@@ -120,4 +121,20 @@ it('continues a conversation from the reasoning it kept, not from state stored a
     { role: 'assistant', content: 'First.' },
     { role: 'user', content: 'two' },
   ]);
+});
+
+it('streams the text to subscribers as it is written', async () => {
+  const text = Array.from({ length: 12 }, (_, i) => `word${i}`).join(' ');
+  const model = await startScriptedModel([{ ...answer(text), chunkDelayMs: 40 }]);
+  const { worker, taskQueue } = await reasoningWorker(model.baseURL);
+  const deltas = await worker.runUntil(async () => {
+    const handle = await startAgentRun(temporal().client, { message: 'Talk', tools: [] }, { taskQueue });
+    await runOutcome(handle);
+    const seen: string[] = [];
+    for await (const e of streamEvents(temporal().client, handle.workflowId, { after: -1 }))
+      if (e.type === 'text_delta') seen.push(e.delta);
+    return seen;
+  });
+  expect(deltas.length).toBeGreaterThan(1);
+  expect(deltas.join('')).toBe(text);
 });
