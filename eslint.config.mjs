@@ -13,7 +13,7 @@ const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}
  *   core        pure decisions: plain TypeScript, no Temporal, no IO
  *   common      the contracts: the activity interface, workflow definitions (workflow-safe)
  *   workflows   deterministic workflow code
- *   codec, schema, telemetry, testing   Node-side building blocks
+ *   codec, schema, storage, telemetry, testing   Node-side building blocks
  *   connection  reaching Temporal: environment, dev server, Temporal CLI
  *   client      runs, conversations, streams, listing: what CLI, HTTP and MCP share
  *   worker      plugin, activities, tools, agents, MCP client, model adapters
@@ -95,6 +95,7 @@ export default tseslint.config(
                 'codec-server',
                 'codec',
                 'schema',
+                'storage',
                 'telemetry',
                 'testing',
                 'examples',
@@ -127,7 +128,7 @@ export default tseslint.config(
     'the worker never imports client code or the surfaces',
   ),
   boundary(
-    ['src/codec', 'src/schema', 'src/telemetry', 'src/testing'],
+    ['src/codec', 'src/schema', 'src/storage', 'src/telemetry', 'src/testing'],
     ['worker', 'client', 'connection', 'cli', 'http', 'mcp-server', 'codec-server', 'workflows', 'examples'],
     'building blocks stay below the sides that use them',
   ),

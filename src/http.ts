@@ -3,6 +3,13 @@
  * page) as a Node `http` server or a request handler to mount in your own, and its access rules
  * (bearer tokens, CORS, a rate limit). docs/http-api.md describes the routes.
  */
-export { createHttpApi, httpApiHandler, MAX_BODY_BYTES, MAX_WAIT_MS, type HttpApiOptions } from './http/http-api';
+export {
+  createHttpApi,
+  httpApiHandler,
+  MAX_BODY_BYTES,
+  MAX_MESSAGE_BODY_BYTES,
+  MAX_WAIT_MS,
+  type HttpApiOptions,
+} from './http/http-api';
 export { httpAccessFromEnv, FAILED_AUTH_PER_MINUTE, MIN_TOKEN_LENGTH, type HttpAccessOptions } from './http/access';
 export { outcomeJson } from './client/outcome-json';

@@ -28,6 +28,7 @@ export {
   type CheckedArguments,
   type ToolRoute,
 } from './worker/tools';
+export { toolOutput, type ToolOutput, type ToolImage } from './worker/tools/tool-output';
 export {
   loadMcpConfig,
   mcpServersFromEnv,
@@ -72,8 +73,19 @@ export {
   endConversation,
   newConversationId,
   type ConversationStart,
+  type MessageRequest,
   type SentMessage,
 } from './client/conversations';
+// Images by reference: the blob store clients write and workers read.
+export {
+  FileBlobStore,
+  BlobNotFoundError,
+  blobStoreFromEnv,
+  defaultBlobDir,
+  type BlobStore,
+} from './storage/blob-store';
+export { CodecBlobStore } from './storage/codec-blob-store';
+export { storeImages, ImageInputError, MAX_IMAGE_BYTES, type ImageInput } from './storage/images';
 // Clients: any run or conversation id.
 export {
   readStatus,

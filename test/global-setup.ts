@@ -20,6 +20,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_WORKFLOW_BUNDLE = bundlePath;
   // Where the test files that need the packed package share one `npm pack` (test/helpers/packed-package.ts).
   process.env.TEST_PACK_DIR = mkdtempSync(join(dir, 'pack-'));
+  // Images go to a blob store of the test run's, never the home directory's (workers and CLIs inherit it).
+  process.env.AGENT_BLOB_DIR = join(dir, 'blobs');
   (globalThis as Record<string, unknown>).__devServer = server;
 }
 

@@ -1,7 +1,13 @@
 import type { Readable } from 'node:stream';
-import type { TurnInput } from '../core';
 import { cancelWork, decideApproval, readStatus, readTranscript } from '../client/agent-workflows';
-import { endConversation, newConversationId, queueMessage, startMessage } from '../client/conversations';
+import {
+  endConversation,
+  newConversationId,
+  queueMessage,
+  startMessage,
+  type MessageRequest,
+} from '../client/conversations';
+import { readImageArguments } from './image-arguments';
 import { listAgents } from '../client/list-agents';
 import { listAgentRuns } from '../client/list-runs';
 import { chat } from './chat';
@@ -80,7 +86,8 @@ export async function runConversationCommand(
         case 'send': {
           const start = { taskQueue, options: cmd.options };
           // Per-message options reach an open conversation too; the others only apply when it starts.
-          const turn: TurnInput = { message: cmd.message };
+          const turn: MessageRequest = { message: cmd.message };
+          if (cmd.images) turn.images = await readImageArguments(cmd.images);
           if (cmd.options.tools) turn.tools = cmd.options.tools;
           if (cmd.options.approvalTools) turn.approvalTools = cmd.options.approvalTools;
           const warn = (wasOpen: boolean) => {

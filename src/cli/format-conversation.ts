@@ -1,4 +1,4 @@
-import { toolCallSummary, type ChatMessage, type ConversationTurnResult } from '../core';
+import { imageLabel, toolCallSummary, type ChatMessage, type ConversationTurnResult, type ImageRef } from '../core';
 import type { AgentRunSummary } from '../client/list-runs';
 import type { StatusReport } from '../client/agent-workflows';
 import { approvalHint } from './progress';
@@ -31,8 +31,8 @@ export function transcriptText(transcript: { system?: string; messages: ChatMess
   const lines: string[] = [];
   if (transcript.system) lines.push(`system: ${transcript.system}`);
   for (const m of transcript.messages) {
-    if (m.role === 'user') lines.push(`user: ${m.content}`);
-    else if (m.role === 'tool') lines.push(`  ← ${m.tool_call_id}: ${m.content}`);
+    if (m.role === 'user') lines.push(`user: ${m.content}${imagesText(m.images)}`);
+    else if (m.role === 'tool') lines.push(`  ← ${m.tool_call_id}: ${m.content}${imagesText(m.images)}`);
     else if (m.role === 'assistant') {
       if (m.content) lines.push(`assistant: ${m.content}`);
       for (const c of m.tool_calls ?? []) {
@@ -102,4 +102,9 @@ export function listText(runs: AgentRunSummary[], query: string): string {
       .join('  ')
       .trimEnd();
   return [line(header), ...rows.map(line), '', `(query: ${query})`].join('\n');
+}
+
+/** A message's images as people read them: ` [image photo.png]`. */
+function imagesText(images: readonly ImageRef[] | undefined): string {
+  return images?.length ? ` ${images.map(imageLabel).join(' ')}` : '';
 }

@@ -4,7 +4,7 @@ import { commandName } from './command-name';
 import { MCP_USAGE } from './mcp-command';
 import { CONVERSATION_OPTION_HELP } from './parse-conversation-args';
 import { RUN_USAGE } from './parse-run-args';
-import { RUN_OPTION_HELP, TASK_QUEUE_HELP, WAIT_HELP } from './option-flags';
+import { IMAGE_HELP, RUN_OPTION_HELP, TASK_QUEUE_HELP, WAIT_HELP } from './option-flags';
 
 /**
  * The command line's help: a short overview (`--help`) and a page per command
@@ -106,6 +106,7 @@ ${JSON_HELP}`;
     run: `${RUN_USAGE}
 
 ${RUN_OPTION_HELP}
+${IMAGE_HELP}
   --id ID                workflow id (default: agent-<words>-<random>)
 ${WAIT_HELP}
 ${JSON_HELP}
@@ -122,12 +123,13 @@ ${JSON_HELP}
 
 ${CONVERSATION_OPTION_HELP}
   --json                 print one JSON object per turn`,
-    send: `usage: ${me} send <id> "<message>" [options] [--no-wait | --wait 2m] [--json]
+    send: `usage: ${me} send <id> "<message>" [options] [--image <file or URL>]... [--no-wait | --wait 2m] [--json]
 
   Sends one message to conversation <id>, starting it when it is not open, and prints the answer.
   --tools and --needs-approval apply to this message on; the other options only when it starts.
 
 ${CONVERSATION_OPTION_HELP}
+${IMAGE_HELP}
   --no-wait              queue the message (a Signal) instead of waiting for the answer
 ${WAIT_HELP}
 ${JSON_HELP}`,

@@ -13,6 +13,7 @@ import { parseFlags, takeTaskQueue } from './option-flags';
 import { parseRunArgs, UsageError } from './parse-run-args';
 import { TASK_QUEUE_HINT, type LocalWorker } from './session';
 import { runFromCommandLine } from './run-flow';
+import { readImageArguments } from './image-arguments';
 import { EventPrinter } from './event-printer';
 import type { AgentEvent } from '../core';
 import { defaultTaskQueue } from '../connection/task-queue';
@@ -79,7 +80,7 @@ export async function main(argv: string[], host: CliHost = {}): Promise<number> 
   }
   if (command !== 'run')
     throw new UsageError(`unknown command "${command}" (the commands: ${HELP_COMMANDS.join(', ')})`);
-  const { input, workflowId, waitMs, json, events } = parseRunArgs(rest, registered);
+  const { input, workflowId, waitMs, json, events, images } = parseRunArgs(rest, registered);
   // The run's outcome says what failed; the SDK's per-attempt warnings would only repeat it.
   logging();
   const note = (line: string) => process.stderr.write(`${line}\n`);
@@ -92,6 +93,7 @@ export async function main(argv: string[], host: CliHost = {}): Promise<number> 
       : undefined;
   const r = await runFromCommandLine({
     input,
+    images: await readImageArguments(images),
     workflowId,
     waitMs,
     taskQueue,

@@ -32,6 +32,13 @@ export const RUN_OPTION_FLAGS = {
   'no-stream': { type: 'boolean' },
 } as const satisfies Flags;
 
+/** `--image`, repeatable: an image file or URL sent with the message (`run`, `send`). */
+export const IMAGE_FLAG = { image: { type: 'string', multiple: true } } as const satisfies Flags;
+
+/** The `--help` line of `--image`. */
+export const IMAGE_HELP = `  --image FILE|URL       an image sent with the message (PNG, JPEG, GIF, WebP; repeat for more); files
+                         are stored in the blob store (AGENT_BLOB_DIR), which the worker must share`;
+
 /** The `--help` lines of the run options. */
 export const RUN_OPTION_HELP = `  --agent NAME           a named agent of the worker (see the agents command); the options below override it
   --model NAME           the model: a named model of the worker, or a provider-prefixed name
@@ -82,7 +89,7 @@ export function parseFlags<F extends Flags>(
  * against `registeredTools` when the tools are known here (a worker in this process).
  */
 export function runOptionsFromFlags(
-  values: Record<string, string | boolean | undefined>,
+  values: Record<string, string | string[] | boolean | undefined>,
   registeredTools: readonly string[] | undefined,
 ): Omit<AgentInput, 'message'> {
   const str = (k: string) => values[k] as string | undefined;

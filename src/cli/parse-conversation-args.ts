@@ -7,6 +7,7 @@ import {
 import {
   duration,
   durationMs,
+  IMAGE_FLAG,
   parseFlags,
   RUN_OPTION_FLAGS,
   RUN_OPTION_HELP,
@@ -19,7 +20,7 @@ import { commandName } from './command-name';
 
 /** The usage lines of the conversation commands. */
 export const CONVERSATION_USAGE = `usage: ${commandName()} chat [--conversation <id>] [options] [--json]
-       ${commandName()} send <id> "<message>" [options] [--no-wait | --wait 2m] [--json]
+       ${commandName()} send <id> "<message>" [options] [--image <file or URL>]... [--no-wait | --wait 2m] [--json]
        ${commandName()} end <id> [--json]
        ${commandName()} history|status|cancel <id> [--json]               (a conversation or a one-shot run)
        ${commandName()} approve <id> <callId> [--json]                     (a conversation or a one-shot run)
@@ -39,6 +40,8 @@ export type ConversationCommand =
       kind: 'send';
       conversationId: string;
       message: string;
+      /** `--image`: files or URLs sent with the message. */
+      images?: string[];
       options: ConversationOptions;
       noWait: boolean;
       waitMs?: number;
@@ -88,6 +91,7 @@ export function parseConversationArgs(
         ...OPTION_FLAGS,
         ...JSON_FLAG,
         ...WAIT_FLAG,
+        ...IMAGE_FLAG,
         'no-wait': { type: 'boolean', default: false },
       });
       const [conversationId, message] = expectPositionals(command, positionals, ['<id>', '"<message>"']);
@@ -102,6 +106,7 @@ export function parseConversationArgs(
         json: values.json ?? false,
       };
       if (values.wait !== undefined) send.waitMs = durationMs('--wait', values.wait);
+      if (values.image?.length) send.images = values.image;
       return send;
     }
     case 'approve':
@@ -166,7 +171,7 @@ function expectPositionals(command: string, positionals: string[], names: string
 }
 
 function conversationOptions(
-  values: Record<string, string | boolean | undefined>,
+  values: Record<string, string | string[] | boolean | undefined>,
   registeredTools: readonly string[] | undefined,
 ): ConversationOptions {
   const options: ConversationOptions = runOptionsFromFlags(values, registeredTools);

@@ -1,5 +1,13 @@
 import { validateAgentInput, workflowIdProblem, type AgentInput } from '../core';
-import { durationMs, parseFlags, RUN_OPTION_FLAGS, runOptionsFromFlags, UsageError, WAIT_FLAG } from './option-flags';
+import {
+  durationMs,
+  IMAGE_FLAG,
+  parseFlags,
+  RUN_OPTION_FLAGS,
+  runOptionsFromFlags,
+  UsageError,
+  WAIT_FLAG,
+} from './option-flags';
 import { commandName } from './command-name';
 
 export { UsageError } from './option-flags';
@@ -7,7 +15,7 @@ export { UsageError } from './option-flags';
 /** The usage line of `run`. */
 export const RUN_USAGE =
   `usage: ${commandName()} run "<message>" [--agent name] [--tools a,b] [--immediate a] [--needs-approval a] [--approval-timeout 1h] [--max-iterations N] ` +
-  '[--max-time 30s] [--model-timeout 5m] [--on-limit stop|generate] [--system "..."] [--tool-calling tools|functions|react] [--no-stream] [--id <workflowId>] [--wait 2m] [--json | --events]';
+  '[--max-time 30s] [--model-timeout 5m] [--on-limit stop|generate] [--system "..."] [--tool-calling tools|functions|react] [--no-stream] [--image <file or URL>]... [--id <workflowId>] [--wait 2m] [--json | --events]';
 
 /** A parsed `run` command. */
 export interface RunCommand {
@@ -18,6 +26,8 @@ export interface RunCommand {
   json: boolean;
   /** Print the run's events as JSON lines (instead of text, or one JSON object). */
   events: boolean;
+  /** `--image`: files or URLs sent with the message (read when the run starts). */
+  images?: string[];
 }
 
 /**
@@ -28,6 +38,7 @@ export function parseRunArgs(argv: string[], registeredTools: readonly string[] 
   const { values, positionals } = parseFlags(argv, {
     ...RUN_OPTION_FLAGS,
     ...WAIT_FLAG,
+    ...IMAGE_FLAG,
     id: { type: 'string' },
     json: { type: 'boolean', default: false },
     events: { type: 'boolean', default: false },
@@ -50,5 +61,6 @@ export function parseRunArgs(argv: string[], registeredTools: readonly string[] 
   const command: RunCommand = { input, json: values.json ?? false, events: values.events ?? false };
   if (values.id !== undefined) command.workflowId = values.id;
   if (values.wait !== undefined) command.waitMs = durationMs('--wait', values.wait);
+  if (values.image?.length) command.images = values.image;
   return command;
 }

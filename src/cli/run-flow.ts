@@ -7,10 +7,13 @@ import { stopWaiting, type StopReason } from './interrupt';
 import { approvalHint, retryText, watchProgress } from './progress';
 import { openSession, type LocalWorker, type Session } from './session';
 import { hintCommand } from './command-name';
+import type { ImageInput } from '../storage/images';
 
 /** Options of {@link runFromCommandLine}. */
 export interface RunFlowOptions {
   input: AgentInput;
+  /** Images sent with the message (stored in the blob store when the run starts). */
+  images?: ImageInput[];
   workflowId?: string;
   taskQueue: string;
   /** A worker to run in this process while the dev server is embedded (this repository's client.ts and demo). */
@@ -47,7 +50,8 @@ export type RunFlowResult = { workflowId: string; uiLink?: string } & (
 export async function runFromCommandLine(options: RunFlowOptions): Promise<RunFlowResult> {
   const session = await openSession({ ...options, needsWorker: true });
   try {
-    const handle = await startAgentRun(session.client, options.input, {
+    const request = options.images?.length ? { ...options.input, images: options.images } : options.input;
+    const handle = await startAgentRun(session.client, request, {
       taskQueue: options.taskQueue,
       workflowId: options.workflowId,
     });

@@ -28,6 +28,9 @@ import {
 import { ClientError } from './client-error';
 import { withOutageRetries, type OutageOptions } from './outages';
 import { explainFailure, kindProblem, lookupWorkflow } from './workflow-lookup';
+import { storedImages } from './stored-images';
+import type { BlobStore } from '../storage/blob-store';
+import type { ImageInput } from '../storage/images';
 
 /**
  * Client side of conversations: one workflow per conversation id. Sending a message starts the
@@ -44,6 +47,21 @@ export function newConversationId(): string {
 export interface ConversationStart {
   taskQueue: string;
   options?: ConversationOptions;
+  /** Where the message's images are stored (default: the file store `AGENT_BLOB_DIR` names); the worker must read the same store. */
+  blobStore?: BlobStore;
+}
+
+/**
+ * A user message as clients send it: the turn input, with `images` as URLs, data URLs or bytes
+ * (stored in the blob store first; the conversation gets references).
+ */
+export type MessageRequest = Omit<TurnInput, 'images'> & { images?: readonly ImageInput[] };
+
+/** The turn input for a message: its images stored, references in their place. */
+async function turnInput(client: Client, message: MessageRequest, store: BlobStore | undefined): Promise<TurnInput> {
+  const { images, ...rest } = message;
+  const refs = await storedImages(client, images, store);
+  return refs ? { ...rest, images: refs } : rest;
 }
 
 /** A message the conversation accepted. */
@@ -65,7 +83,7 @@ export interface SentMessage {
 export async function sendMessage(
   client: Client,
   conversationId: string,
-  turn: TurnInput,
+  turn: MessageRequest,
   start: ConversationStart,
   wait: OutageOptions = {},
 ): Promise<ConversationTurnResult> {
@@ -80,10 +98,11 @@ export async function sendMessage(
 export async function startMessage(
   client: Client,
   conversationId: string,
-  turn: TurnInput,
+  message: MessageRequest,
   start: ConversationStart,
   wait: OutageOptions = {},
 ): Promise<SentMessage> {
+  const turn = await turnInput(client, message, start.blobStore);
   checkLocally(conversationId, turn, start.options);
   const wasOpen = await isOpenConversation(client, conversationId);
   const updateId = randomUUID();
@@ -128,9 +147,10 @@ export async function startMessage(
 export async function queueMessage(
   client: Client,
   conversationId: string,
-  turn: TurnInput,
+  message: MessageRequest,
   start: ConversationStart,
 ): Promise<{ wasOpen: boolean }> {
+  const turn = await turnInput(client, message, start.blobStore);
   checkLocally(conversationId, turn, start.options);
   const wasOpen = await isOpenConversation(client, conversationId);
   try {

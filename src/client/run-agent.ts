@@ -26,6 +26,9 @@ import { ClientError } from './client-error';
 import { restoreToolResults } from './tool-results';
 import { withOutageRetries, type OutageOptions } from './outages';
 import { describeKind, lookupWorkflow } from './workflow-lookup';
+import { storedImages } from './stored-images';
+import type { BlobStore } from '../storage/blob-store';
+import type { ImageInput } from '../storage/images';
 
 /**
  * A run's outcome as clients report it: the workflow result, or `failed` with the reason (see
@@ -33,8 +36,15 @@ import { describeKind, lookupWorkflow } from './workflow-lookup';
  */
 export type RunOutcome<O = unknown> = TurnResult<O>;
 
-/** A run as clients ask for it: the workflow input, with `output` as a zod schema or a JSON Schema. */
-export type RunRequest = Omit<AgentInput, 'output'> & { output?: ZodType | JsonSchemaObject };
+/**
+ * A run as clients ask for it: the workflow input, with `output` as a zod schema or a JSON
+ * Schema, and `images` as URLs, data URLs or bytes (stored in the blob store before the run
+ * starts; the workflow gets references).
+ */
+export type RunRequest = Omit<AgentInput, 'output' | 'images'> & {
+  output?: ZodType | JsonSchemaObject;
+  images?: readonly ImageInput[];
+};
 
 /** The agent workflow as a client sees it, with the type of its structured output. */
 export type AgentRunWorkflow<O = unknown> = (input: AgentInput) => Promise<AgentWorkflowResult<O>>;
@@ -55,6 +65,8 @@ export interface NamedAgent<O = unknown> {
 export interface StartRunOptions {
   taskQueue: string;
   workflowId?: string;
+  /** Where the run's images are stored (default: the file store `AGENT_BLOB_DIR` names); the worker must read the same store. */
+  blobStore?: BlobStore;
 }
 
 /**
@@ -106,9 +118,12 @@ export async function startAgentRun(
   const idProblem =
     options.workflowId === undefined ? undefined : workflowIdProblem(options.workflowId, 'the workflow id');
   if (idProblem) throw new ClientError('invalid', idProblem);
-  const { output, ...rest } = request;
+  const { output, images, ...rest } = request;
   const input: AgentInput =
     output === undefined ? rest : { ...rest, output: isZod(output) ? outputJsonSchema(output) : output };
+  // The bytes go to the blob store and the run gets references: a history never holds an image.
+  const refs = await storedImages(client, images, options.blobStore);
+  if (refs) input.images = refs;
   // The workflow checks its input too, but by then the input is in its history: refuse it here.
   const problems = validateAgentInput(input);
   if (problems.length) throw new ClientError('invalid', problems.join('; '));

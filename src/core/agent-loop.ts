@@ -32,7 +32,11 @@ import type {
 export function startRun(input: AgentInput, tools: ToolInfo[]): RunState {
   const messages: ChatMessage[] = [];
   if (input.system) messages.push({ role: 'system', content: input.system });
-  messages.push({ role: 'user', content: input.message });
+  messages.push(
+    input.images?.length
+      ? { role: 'user', content: input.message, images: input.images }
+      : { role: 'user', content: input.message },
+  );
   return {
     limits: runLimits(input),
     tools,
@@ -144,10 +148,15 @@ export function applyToolOutcomes(state: RunState, outcomes: ToolOutcome[]): Run
     if (o.value !== undefined) execution.value = o.value;
     if (o.recorded) execution.resultInHistory = true;
     if (o.childWorkflowId) execution.childWorkflowId = o.childWorkflowId;
+    if (o.images?.length) execution.images = o.images;
     if (c.approval) execution.approval = c.approval.status === 'rejected' ? 'rejected' : 'approved';
     return execution;
   });
-  const toolMessages = executions.map((e): ChatMessage => ({ role: 'tool', tool_call_id: e.id, content: e.result }));
+  const toolMessages = executions.map((e): ChatMessage =>
+    e.images
+      ? { role: 'tool', tool_call_id: e.id, content: e.result, images: e.images }
+      : { role: 'tool', tool_call_id: e.id, content: e.result },
+  );
   const phase: RunPhase = shouldReturnImmediately(calls, outcomes)
     ? { kind: 'done', status: 'immediate', content: null }
     : { kind: 'model' };

@@ -4,11 +4,13 @@ import { pendingApprovals } from './approvals';
 import { DEFAULT_MEMORY_WINDOW, memoryWindowStart, MIN_MEMORY_WINDOW } from './memory-window';
 import { durationProblem, isToolList, messageProblem, runOptionProblems } from './run-input';
 import { addUsage, noUsage } from './usage';
+import { imagesProblem } from './images';
 import type { EventLogSnapshot } from './event-log';
 import type {
   AgentInput,
   AgentState,
   ChatMessage,
+  ImageRef,
   ConversationTurnResult,
   PendingApproval,
   ToolInfo,
@@ -51,6 +53,8 @@ export type ConversationCarry = Omit<ConversationState, 'options' | 'tools' | 'p
 /** One user message (the `sendMessage` Update's and `queueMessage` Signal's argument). */
 export interface TurnInput {
   message: string;
+  /** Images sent with the message, by reference (clients store the bytes: see {@link ImageRef}). */
+  images?: ImageRef[];
   /** Limit this turn to some of the conversation's tools. */
   tools?: string[];
   /**
@@ -173,7 +177,7 @@ export function turnProblem(
   if (closing) return 'the conversation is ending and accepts no more messages';
   if (turn === null || typeof turn !== 'object') return 'the message must be an object {"message": "..."}';
   const t = turn as Record<string, unknown>;
-  const problem = messageProblem(t.message);
+  const problem = messageProblem(t.message) ?? imagesProblem(t.images);
   if (problem) return problem;
   for (const key of ['tools', 'approvalTools'] as const) {
     const names = t[key];
@@ -222,7 +226,7 @@ export function memoryWindow(conv: ConversationState): number {
 export function startTurn(conv: ConversationState, turn: TurnInput): RunState {
   const tools = conv.tools ?? [];
   const run = startRun(
-    { ...conv.options, message: turn.message },
+    { ...conv.options, message: turn.message, ...(turn.images?.length ? { images: turn.images } : {}) },
     turn.tools ? tools.filter((t) => turn.tools!.includes(t.name)) : tools,
   );
   const system = run.messages[0]?.role === 'system' ? [run.messages[0]] : [];

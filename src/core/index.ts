@@ -22,3 +22,4 @@ export * from './handoffs';
 export * from './agent-tools';
 export * from './search-attributes';
 export * from './model-fallback';
+export * from './images';

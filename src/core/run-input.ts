@@ -1,5 +1,6 @@
 import { agentNameProblem } from './agents';
 import { parseDuration } from './duration';
+import { imagesProblem } from './images';
 import { DEFAULT_MAX_ITERATIONS } from './stop-conditions';
 import type { AgentInput, OnLimit, ToolCallingMode } from './types';
 
@@ -34,7 +35,8 @@ export function validateAgentInput(input: unknown): string[] {
   if (input === null || typeof input !== 'object') return ['the input must be an object with a "message"'];
   const i = input as Record<string, unknown>;
   const message = messageProblem(i.message);
-  return [...(message ? [message] : []), ...runOptionProblems(i)];
+  const images = imagesProblem(i.images);
+  return [...(message ? [message] : []), ...(images ? [images] : []), ...runOptionProblems(i)];
 }
 
 /** What is wrong with a user message, or undefined when it is fine. */

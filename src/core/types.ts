@@ -22,7 +22,12 @@ export interface ToolCall {
  */
 export type ChatMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
+  | {
+      role: 'user';
+      content: string;
+      /** Images the user sent with the text: references, never the bytes (see {@link ImageRef}). */
+      images?: ImageRef[];
+    }
   | {
       role: 'assistant';
       content: string | null;
@@ -30,8 +35,33 @@ export type ChatMessage =
       /** The model's reasoning before this reply, kept byte for byte for the provider that wrote it. */
       reasoning?: ReasoningPart[];
     }
-  | { role: 'tool'; tool_call_id: string; content: string };
+  | {
+      role: 'tool';
+      tool_call_id: string;
+      content: string;
+      /** Images the tool returned (an MCP tool's image content, say), for models that accept images. */
+      images?: ImageRef[];
+    };
 
+/**
+ * An image in a conversation, by reference: the bytes never enter a workflow's history (a
+ * conversation holding a few screenshots would soon pass Temporal's limits), only this does.
+ * Either a URL the provider fetches itself, or a blob in the workers' blob store, which the
+ * model-call activity reads and sends inline. Clients store the bytes and make the reference
+ * (`startAgentRun({ images })`, `--image`, HTTP `images`).
+ */
+export interface ImageRef {
+  /** An `http:` or `https:` URL: sent to the provider as it is. */
+  url?: string;
+  /** A blob in the blob store: `sha256:<64 hex digits>`, the hash of its bytes. */
+  blob?: string;
+  /** `image/png`, `image/jpeg`, `image/gif` or `image/webp` (set for blobs; known for URLs only when given). */
+  mediaType?: string;
+  /** Its size in bytes (blobs). */
+  bytes?: number;
+  /** A name to show for it (its file name). */
+  name?: string;
+}
 /**
  * Reasoning a model returned with its reply. Providers need it back unchanged on the following
  * requests of the run (Anthropic checks a thinking block's signature; OpenAI's Responses API
@@ -114,6 +144,8 @@ export interface ToolOutcome {
   usage?: Usage;
   /** An agent called as a tool: its run's workflow id (a child workflow). */
   childWorkflowId?: string;
+  /** Images the tool returned, stored in the blob store: they go to the model with `result`. */
+  images?: ImageRef[];
 }
 
 /** A finished tool execution, as it appears in the run result. */
@@ -132,6 +164,8 @@ export interface ToolExecution {
   resultInHistory?: boolean;
   /** An agent called as a tool: the workflow id of its run (a child workflow of this one). */
   childWorkflowId?: string;
+  /** Images the tool returned, by reference (they went to the model with `result`). */
+  images?: ImageRef[];
 }
 
 /**
@@ -201,6 +235,8 @@ export interface RunOptions {
 /** The agent workflow's input. */
 export interface AgentInput extends RunOptions {
   message: string;
+  /** Images sent with the message, by reference (clients store the bytes: see {@link ImageRef}). */
+  images?: ImageRef[];
   /**
    * A named agent of the worker (see `defineAgent`): its instructions, tools, model and limits
    * apply, and every field set here overrides the agent's (approval tools add up).

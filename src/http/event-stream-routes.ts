@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import type { AgentEvent, ConversationOptions, TurnInput } from '../core';
+import type { AgentEvent, ConversationOptions } from '../core';
 import { ClientError } from '../client/client-error';
-import { startMessage } from '../client/conversations';
+import { startMessage, type MessageRequest } from '../client/conversations';
 import { eventsPosition, isTurnEnd, streamEvents } from '../client/event-stream';
 import { describeKind, lookupWorkflow } from '../client/workflow-lookup';
 import { allow, HttpError } from './http-io';
@@ -58,7 +58,7 @@ export async function streamTurn(
   client: Client,
   taskQueue: string,
   id: string,
-  turn: TurnInput,
+  turn: MessageRequest,
   options: ConversationOptions,
   gone: AbortSignal,
 ): Promise<void> {

@@ -1,11 +1,11 @@
 import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import { workflowIdProblem, type AgentInput, type ConversationOptions, type TurnInput } from '../core';
+import { workflowIdProblem, type AgentInput, type ConversationOptions } from '../core';
 import { outcomeJson } from '../client/outcome-json';
 import { decideApproval, readStatus, readTranscript } from '../client/agent-workflows';
 import { ClientError } from '../client/client-error';
-import { cancelTurn, startMessage } from '../client/conversations';
+import { cancelTurn, startMessage, type MessageRequest } from '../client/conversations';
 import { isTurnEnd, streamEvents } from '../client/event-stream';
 import { listAgents } from '../client/list-agents';
 import type { AgentSummary } from '../common/activity-interface';
@@ -19,6 +19,8 @@ import {
   checkRunInput,
   HttpError,
   pathParts,
+  imagesOf,
+  MAX_MESSAGE_BODY_BYTES,
   readJson,
   sendError,
   sendJson,
@@ -26,7 +28,7 @@ import {
   waitMs,
 } from './http-io';
 
-export { MAX_BODY_BYTES, MAX_WAIT_MS } from './http-io';
+export { MAX_BODY_BYTES, MAX_MESSAGE_BODY_BYTES, MAX_WAIT_MS } from './http-io';
 
 /** Options of {@link createHttpApi} and {@link httpApiHandler}. */
 export interface HttpApiOptions {
@@ -52,10 +54,10 @@ export interface HttpApiOptions {
  *   GET  /                                      the web chat page (unless `chatPage: false`; with tokens, open it as /?access_token=...)
  *   GET  /assistant-with-tool?message=...        one agent run (&agent=name); the answer as text
  *   GET  /agents                                the workers' named agents and their tools
- *   POST /runs                                  {"message", ...run options} → the run result (JSON), or its events (Accept: text/event-stream)
+ *   POST /runs                                  {"message", "images"?, ...run options} → the run result (JSON), or its events (Accept: text/event-stream)
  *   GET  /runs/:id                              a run's status and messages
  *   POST /runs/:id/approvals/:callId            {"approve": true|false, "reason"?}
- *   POST /conversations/:id/messages            {"message", "tools"?, "approvalTools"?, "agent"?} → the turn result
+ *   POST /conversations/:id/messages            {"message", "images"?, "tools"?, "approvalTools"?, "agent"?} → the turn result
  *   GET  /conversations/:id                     a conversation's status and transcript
  *   POST /conversations/:id/approvals/:callId   {"approve": true|false, "reason"?}
  *   POST /conversations/:id/cancel              cancels the running turn
@@ -238,10 +240,11 @@ async function route(
   if (parts[0] === 'runs') {
     if (parts.length === 1) {
       allow(method, 'POST');
-      const body = await readJson(req);
+      const { images: _images, ...body } = await readJson(req, MAX_MESSAGE_BODY_BYTES);
+      const images = imagesOf({ images: _images });
       const input = body as unknown as AgentInput;
       checkRunInput(input);
-      const handle = await startAgentRun(o.client, input, { taskQueue: o.taskQueue });
+      const handle = await startAgentRun(o.client, images ? { ...input, images } : input, { taskQueue: o.taskQueue });
       if (wantsEventStream(req)) {
         res.setHeader('x-workflow-id', handle.workflowId);
         return sendEvents(
@@ -284,8 +287,10 @@ async function route(
     }
     if (parts.length === 3 && parts[2] === 'messages') {
       allow(method, 'POST');
-      const body = await readJson(req);
-      const turn: TurnInput = { message: body.message as string };
+      const body = await readJson(req, MAX_MESSAGE_BODY_BYTES);
+      const turn: MessageRequest = { message: body.message as string };
+      const images = imagesOf(body);
+      if (images) turn.images = images;
       if (body.tools !== undefined) turn.tools = body.tools as string[];
       if (body.approvalTools !== undefined) turn.approvalTools = body.approvalTools as string[];
       // A named agent (body or ?agent=) applies when this message starts the conversation.

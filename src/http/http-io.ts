@@ -1,3 +1,4 @@
+import type { ImageInput } from '../storage/images';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
 import { parseDuration, validateAgentInput } from '../core';
@@ -21,6 +22,34 @@ export class HttpError extends Error {
 
 /** Largest request body accepted (413 beyond). Messages themselves are limited to `MAX_MESSAGE_CHARS` (100,000). */
 export const MAX_BODY_BYTES = 1_000_000;
+
+/** The largest body of a message (`POST /runs`, `POST /conversations/:id/messages`): room for images as data URLs. */
+export const MAX_MESSAGE_BODY_BYTES = 32_000_000;
+
+/**
+ * A request's `images`: http(s) URLs and `data:` URLs, as strings or `{ "url", "name"? }`
+ * objects; the client layer stores the data URLs and refuses what it cannot take.
+ */
+export function imagesOf(body: Record<string, unknown>): ImageInput[] | undefined {
+  const images = body.images;
+  if (images === undefined) return undefined;
+  const valid =
+    Array.isArray(images) &&
+    images.every(
+      (i) =>
+        typeof i === 'string' ||
+        (i !== null &&
+          typeof i === 'object' &&
+          typeof (i as { url?: unknown }).url === 'string' &&
+          ['undefined', 'string'].includes(typeof (i as { name?: unknown }).name)),
+    );
+  if (!valid)
+    throw new HttpError(
+      400,
+      '"images" must be an array of http(s) or data: URLs (strings, or {"url", "name"?} objects)',
+    );
+  return images as ImageInput[];
+}
 
 /** HTTP status of each client error kind. */
 const STATUS_OF: Record<ClientErrorKind, number> = {
@@ -117,14 +146,21 @@ export function allow(method: string, expected: string): void {
   if (method !== expected) throw new HttpError(405, `use ${expected} here, not ${method}`, 'Http.MethodNotAllowed');
 }
 
-/** The request body as a JSON object: 413 beyond {@link MAX_BODY_BYTES}, 400 when it is not a JSON object. */
-export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+/**
+ * The request body as a JSON object: 413 beyond `maxBytes` (default {@link MAX_BODY_BYTES}), 400
+ * when it is not a JSON object.
+ */
+export async function readJson(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
   let size = 0;
   const chunks: Buffer[] = [];
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES)
-      throw new HttpError(413, `the request body is larger than ${MAX_BODY_BYTES} bytes`, 'Http.PayloadTooLarge');
+    if (size > maxBytes)
+      throw new HttpError(
+        413,
+        `the request body is larger than ${maxBytes} bytes${maxBytes === MAX_MESSAGE_BODY_BYTES ? ' (send large images as http(s) URLs)' : ''}`,
+        'Http.PayloadTooLarge',
+      );
     chunks.push(chunk as Buffer);
   }
   let body: unknown;

@@ -19,14 +19,20 @@ export function fromAnthropicRequest(body: Record<string, unknown>): ChatRequest
   for (const m of (body.messages ?? []) as Array<{ role: string; content: string | Block[] }>) {
     const blocks: Block[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
     if (m.role === 'user') {
-      for (const b of blocks.filter((x) => x.type === 'tool_result'))
+      for (const b of blocks.filter((x) => x.type === 'tool_result')) {
+        const inner = typeof b.content === 'string' ? [{ type: 'text', text: b.content }] : (b.content ?? []);
+        const images = imagesOf(inner as Block[]);
         messages.push({
           role: 'tool',
           tool_call_id: String(b.tool_use_id),
-          content: typeof b.content === 'string' ? b.content : textOf((b.content ?? []) as Block[]),
+          content: textOf(inner as Block[]),
+          ...(images.length ? { images } : {}),
         });
+      }
       const text = textOf(blocks);
-      if (text.trim()) messages.push({ role: 'user', content: text });
+      const images = imagesOf(blocks);
+      if (text.trim() || images.length)
+        messages.push({ role: 'user', content: text, ...(images.length ? { images } : {}) });
     } else {
       const calls = blocks
         .filter((b) => b.type === 'tool_use')
@@ -55,6 +61,16 @@ export function fromAnthropicRequest(body: Record<string, unknown>): ChatRequest
     wire: 'anthropic',
     raw: body,
   };
+}
+
+/** Image blocks as URLs: base64 sources as `data:` URLs. */
+function imagesOf(blocks: Block[]): string[] {
+  return blocks
+    .filter((b) => b.type === 'image')
+    .map((b) => {
+      const source = b.source as { type: string; media_type?: string; data?: string; url?: string };
+      return source.type === 'base64' ? `data:${source.media_type};base64,${source.data}` : String(source.url);
+    });
 }
 
 function textOf(blocks: Block[]): string {

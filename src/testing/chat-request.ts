@@ -8,6 +8,8 @@ export interface ChatRequest {
     content?: string | null;
     tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
     tool_call_id?: string;
+    /** The images the message carried (a tool result's too), as the wire gave them: http(s) or `data:` URLs. */
+    images?: string[];
   }>;
   tools?: Array<{
     type: 'function';
@@ -16,7 +18,7 @@ export interface ChatRequest {
   temperature?: number;
   /** The wire format it came in: Chat Completions (the default) or Anthropic's Messages API, turned into this shape. */
   wire?: 'chat-completions' | 'anthropic' | 'responses';
-  /** For other wire formats: the request as it came. */
+  /** The request as it came, for other wire formats, and for Chat Completions requests with content parts (images). */
   raw?: Record<string, unknown>;
   [key: string]: unknown;
 }
@@ -59,4 +61,24 @@ export function chatCompletionsTools(
       function: { name: String(t.name), description: t.description as string | undefined, parameters: t[schema] },
     })),
   };
+}
+
+/**
+ * A Chat Completions request with content parts (text and `image_url`) in the shape handlers
+ * read: each message's text joined, its images in `images`, the request as sent in `raw`.
+ */
+export function withTextContent(request: ChatRequest): ChatRequest {
+  if (!request.messages?.some((m) => Array.isArray(m.content))) return request;
+  const raw = structuredClone(request) as Record<string, unknown>;
+  const messages = request.messages.map((m) => {
+    if (!Array.isArray(m.content)) return m;
+    const parts = m.content as Array<{ type: string; text?: string; image_url?: { url: string } }>;
+    const images = parts.filter((p) => p.type === 'image_url').map((p) => p.image_url?.url ?? '');
+    const content = parts
+      .filter((p) => p.type === 'text')
+      .map((p) => p.text ?? '')
+      .join('\n');
+    return { ...m, content, ...(images.length ? { images } : {}) };
+  });
+  return { ...request, messages, raw };
 }

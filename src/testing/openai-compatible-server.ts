@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fromAnthropicRequest, sendAnthropicAnswer } from './anthropic-wire';
-import type { ChatHandler, ChatRequest } from './chat-request';
+import { withTextContent, type ChatHandler, type ChatRequest } from './chat-request';
 import { fromResponsesRequest, sendResponsesAnswer } from './responses-wire';
 
 export type { ChatAnswer, ChatHandler, ChatRequest } from './chat-request';
@@ -48,7 +48,7 @@ export async function startOpenAICompatibleServer(
       return send(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error' } });
     let request: ChatRequest;
     try {
-      request = JSON.parse(await readBody(req)) as ChatRequest;
+      request = withTextContent(JSON.parse(await readBody(req)) as ChatRequest);
     } catch {
       return send(res, 400, { error: { message: 'request body is not JSON', type: 'invalid_request_error' } });
     }

@@ -10,6 +10,11 @@ import { chatCompletionsTools, type ChatAnswer, type ChatRequest } from './chat-
 
 type Item = Record<string, unknown> & { type?: string; role?: string };
 
+/** `input_image` parts as their URLs. */
+function imagesOf(parts: Item[]): string[] {
+  return parts.filter((p) => p.type === 'input_image').map((p) => String(p.image_url ?? p.file_id ?? ''));
+}
+
 /** A Responses API request as a {@link ChatRequest}. */
 export function fromResponsesRequest(body: Record<string, unknown>): ChatRequest {
   const messages: ChatRequest['messages'] = [];
@@ -27,14 +32,26 @@ export function fromResponsesRequest(body: Record<string, unknown>): ChatRequest
       if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
       else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
     } else if (item.type === 'function_call_output') {
-      messages.push({ role: 'tool', tool_call_id: String(item.call_id), content: String(item.output) });
+      const output = Array.isArray(item.output) ? (item.output as Item[]) : [{ type: 'input_text', text: item.output }];
+      const images = imagesOf(output);
+      messages.push({
+        role: 'tool',
+        tool_call_id: String(item.call_id),
+        content: output.map((p) => (p.type === 'input_text' ? String(p.text ?? '') : '')).join(''),
+        ...(images.length ? { images } : {}),
+      });
     } else if (item.type === 'reasoning') {
       continue; // in `raw` for tests that look; not part of the conversation's text
     } else if (item.role) {
       const content = Array.isArray(item.content)
         ? (item.content as Item[]).map((p) => String(p.text ?? '')).join('')
         : String(item.content ?? '');
-      messages.push({ role: item.role === 'developer' ? 'system' : String(item.role), content });
+      const images = Array.isArray(item.content) ? imagesOf(item.content as Item[]) : [];
+      messages.push({
+        role: item.role === 'developer' ? 'system' : String(item.role),
+        content,
+        ...(images.length ? { images } : {}),
+      });
     }
   }
   const format = (body.text as { format?: { type?: string; schema?: unknown } } | undefined)?.format;

@@ -6,6 +6,7 @@ import type { DataConverter } from '@temporalio/common';
 import { SimplePlugin } from '@temporalio/plugin';
 import {
   encodedFailureConverterPath,
+  EncryptionCodec,
   encryptingDataConverter,
   encryptionKeysFromEnv,
   plaintextAllowedFromEnv,
@@ -33,6 +34,8 @@ import type { ToolProvider } from './tools/tool-provider';
 import { mcpServersFromEnv, type McpServers } from './mcp/mcp-config';
 import { isAiSdkLanguageModel } from './models/ai-sdk/ai-sdk-model';
 import { McpToolSource } from './mcp/mcp-tool-source';
+import { blobStoreFromEnv, type BlobStore } from '../storage/blob-store';
+import { CodecBlobStore } from '../storage/codec-blob-store';
 
 /** What the plugin brings into a worker. */
 export interface AgentsPluginOptions {
@@ -63,14 +66,6 @@ export interface AgentsPluginOptions {
    */
   streaming?: StreamingOptions;
   /**
-   * MCP servers whose tools the worker's agents may use, by name (`{ files: { command: "npx",
-   * args: [...] }, search: { url: "https://...", headers: {...} } }`; see `loadMcpConfig` for the
-   * file format other MCP clients use). Tool names are `<server>__<tool>`. Agents opt in with
-   * `mcpServers`; runs without a named agent and without a tool list get every tool, these too.
-   * Servers are listed when the worker starts and connections close when it stops.
-   * Default: the file `AGENT_MCP_CONFIG` names, if set; else none.
-   */
-  /**
    * Named models: agents pick one with `model: "smart"` (so can `AGENT_MODEL`). Each is a
    * provider-prefixed name (`"anthropic:claude-sonnet-4-5"`, `"openai-responses:gpt-5"`) or a
    * language model of any AI SDK provider package (`google("gemini-2.5-pro")` from
@@ -83,7 +78,22 @@ export interface AgentsPluginOptions {
    * `usage.costUsd`. A model without a price gets no cost, never a guess.
    */
   prices?: ModelConfig['prices'];
+  /**
+   * MCP servers whose tools the worker's agents may use, by name (`{ files: { command: "npx",
+   * args: [...] }, search: { url: "https://...", headers: {...} } }`; see `loadMcpConfig` for the
+   * file format other MCP clients use). Tool names are `<server>__<tool>`. Agents opt in with
+   * `mcpServers`; runs without a named agent and without a tool list get every tool, these too.
+   * Servers are listed when the worker starts and connections close when it stops.
+   * Default: the file `AGENT_MCP_CONFIG` names, if set; else none.
+   */
   mcpServers?: McpServers;
+  /**
+   * Where images are kept by reference (the bytes never enter a history): the images users send
+   * and those tools return. Clients must reach the same store. Default: a directory,
+   * `AGENT_BLOB_DIR` or `~/.durable-agents/blobs` (see `FileBlobStore`), encrypted with
+   * `encryptionKeys` when there are some (see `CodecBlobStore`; clients encrypt with theirs).
+   */
+  blobStore?: BlobStore;
   /**
    * The agent search attributes (`AgentName`, `AgentStatus`, `AgentIterations`,
    * `AgentTotalTokens`, `AgentModel`) the workflows upsert: on every change of status the server
@@ -200,6 +210,14 @@ export class AgentsPlugin extends SimplePlugin {
         streaming: options.streaming,
         mcp,
         searchAttributes,
+        // Images are as confidential in the store as messages in the history: through the same keys.
+        blobs:
+          options.blobStore ??
+          (keys?.length
+            ? new CodecBlobStore(blobStoreFromEnv(), [
+                new EncryptionCodec(keys, !(options.allowPlaintext ?? plaintextAllowedFromEnv())),
+              ])
+            : blobStoreFromEnv()),
       }),
     });
     this.searchAttributeCheck = updates ? check : undefined;

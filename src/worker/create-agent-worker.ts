@@ -37,6 +37,8 @@ export interface AgentWorkerOptions {
   allowPlaintext?: boolean;
   /** Tracing (see `AgentsPluginOptions.tracing`). Default: OTLP when `OTEL_EXPORTER_OTLP_ENDPOINT` is set, else none. */
   tracing?: AgentsPluginOptions['tracing'];
+  /** Where images are kept by reference (see `AgentsPluginOptions.blobStore`). Default: `AGENT_BLOB_DIR`, else `~/.durable-agents/blobs`. */
+  blobStore?: AgentsPluginOptions['blobStore'];
   /** A prebuilt workflow bundle (tests); default: bundle the agent workflows at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** How long in-flight activities may finish on shutdown (default 10 s). */
@@ -70,6 +72,7 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     encryptionKeys: options.encryptionKeys,
     allowPlaintext: options.allowPlaintext,
     tracing: options.tracing,
+    blobStore: options.blobStore,
   });
   return Worker.create({
     ...options.workerOptions,

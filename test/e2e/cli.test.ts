@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from '../../src/connection/dev-server';
 import { cleanEnv, listening, runNpm, runTs, startTs } from '../helpers/processes';
 import { call, startScriptedModel, toolResults, type ScriptedModel } from '../helpers/scripted-model';
+
+const ONE_PIXEL_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 /** worker.ts, client.ts and the demo as a user runs them: separate processes, real servers. */
 
@@ -259,7 +265,13 @@ describe('client.ts with Claude: AGENT_MODEL=anthropic:<model>, ANTHROPIC_BASE_U
       ANTHROPIC_API_KEY: 'e2e',
     });
     try {
-      const r = await runTs(['client.ts', 'run', 'Add 2 and 3', '--tools', 'add', '--json'], env, 120_000);
+      const image = join(mkdtempSync(join(tmpdir(), 'cli-image-')), 'dot.png');
+      writeFileSync(image, Buffer.from(ONE_PIXEL_PNG, 'base64'));
+      const r = await runTs(
+        ['client.ts', 'run', 'Add 2 and 3', '--tools', 'add', '--image', image, '--json'],
+        env,
+        120_000,
+      );
       expect({ code: r.code, stderr: r.code ? r.stderr : '' }).toEqual({ code: 0, stderr: '' });
       expect(JSON.parse(r.stdout)).toMatchObject({
         status: 'completed',
@@ -279,6 +291,17 @@ describe('client.ts with Claude: AGENT_MODEL=anthropic:<model>, ANTHROPIC_BASE_U
         { type: 'tool_result', tool_use_id: expect.any(String), content: '5', cache_control: { type: 'ephemeral' } },
       ]);
       expect(second.tools).toEqual([expect.objectContaining({ name: 'add', cache_control: { type: 'ephemeral' } })]);
+      // --image: the file's bytes went to Claude as an image block before the text.
+      expect((model.requests[0].raw as typeof second).messages[0].content[0]).toEqual({
+        type: 'image',
+        source: { type: 'base64', media_type: 'image/png', data: ONE_PIXEL_PNG },
+      });
+      const missing = await runTs(['client.ts', 'run', 'x', '--image', `${image}.gone`, '--json'], env, 60_000);
+      expect(missing.code).toBe(2);
+      expect(JSON.parse(missing.stdout)).toEqual({
+        error: `--image ${image}.gone: no such file`,
+        errorType: 'Client.InvalidInput',
+      });
     } finally {
       await model.close();
     }

@@ -20,6 +20,9 @@ const log = (line: string) => {
 
 function buildServer(): McpServer {
   const server = new McpServer({ name: 'test-server', version: '1.0.0' });
+  // A 1x1 PNG, for the `picture` tool: models that take images get it.
+  const ONE_PIXEL_PNG =
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
   server.registerTool(
     'echo',
     { description: 'Echoes the text', inputSchema: { text: z.string() } },
@@ -62,7 +65,7 @@ function buildServer(): McpServer {
   server.registerTool('picture', { description: 'Draws a picture' }, async () => ({
     content: [
       { type: 'text', text: 'here it is' },
-      { type: 'image', data: Buffer.from('not really a png').toString('base64'), mimeType: 'image/png' },
+      { type: 'image', data: ONE_PIXEL_PNG, mimeType: 'image/png' },
       { type: 'resource', resource: { uri: 'file:///notes.txt', mimeType: 'text/plain', text: 'a note' } },
     ],
   }));

@@ -76,6 +76,7 @@ export async function createTestWorker(
     model?: Partial<ModelConfig>;
     /** The worker's named models. */
     models?: AgentWorkerOptions['models'];
+    blobStore?: AgentWorkerOptions['blobStore'];
   },
 ): Promise<{ worker: Worker; taskQueue: string }> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
@@ -91,6 +92,7 @@ export async function createTestWorker(
     searchAttributes: options.searchAttributes,
     model: { ...modelAt(options.baseURL), ...options.model },
     models: options.models,
+    blobStore: options.blobStore,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     shutdownGraceTime: '1s',
   });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineAgent } from '../../src/worker/agents/define-agent';
 import { exampleTools } from '../../src/examples';
 import { defineJsonSchemaTool, defineTool, ToolRegistry, type ToolProvider } from '../../src/worker/tools';
+import { toolOutput } from '../../src/worker/tools/tool-output';
 
 /** Tools that exercise the runtime's edges; registered next to the built-ins in workflow tests. */
 
@@ -96,12 +97,28 @@ export const stockQuote = defineTool({
   execute: ({ symbol }) => ({ symbol, price: 42.5 }),
 });
 
+/** A tool whose result carries an image (a 1x1 PNG), stored by reference. */
+export const snapshot = defineTool({
+  name: 'snapshot',
+  description: 'Takes a snapshot of the screen',
+  parameters: z.object({}),
+  execute: () =>
+    toolOutput({
+      text: 'the screen',
+      images: [
+        {
+          data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+        },
+      ],
+    }),
+});
+
 /** The documents' dynamic-tools example: offer the booking tool only when the user mentions a booking. */
 export const bookingToolProvider: ToolProvider = ({ userMessage }) =>
   userMessage.includes('booking') ? ['get_booking_details'] : [];
 
 export function testRegistry(): ToolRegistry {
-  return new ToolRegistry([...exampleTools, notify, flaky, slow, blob, transfer, stockQuote]).register(
+  return new ToolRegistry([...exampleTools, notify, flaky, slow, blob, transfer, stockQuote, snapshot]).register(
     getBookingDetails,
     { dynamic: true },
   );

@@ -115,6 +115,17 @@ export const scenarios: Scenario[] = [
     steps: [call(['stock_quote', { symbol: 'ACME' }]), call(['stock_quote', { symbol: 'INIT' }]), answer('42 and 7')],
   },
   {
+    // Images by reference: a URL on the user's message, a tool's image stored as a blob (only
+    // its reference in the tool's result and the conversation).
+    name: 'images',
+    input: {
+      message: 'What is in this picture? Take a snapshot too.',
+      images: [{ url: 'https://example.com/cat.png' }],
+      tools: ['snapshot'],
+    },
+    steps: [call(['snapshot', {}]), answer('A cat, and a one-pixel screen.')],
+  },
+  {
     // Claude over the Messages API: thinking blocks (signed, and redacted) in the model call's
     // result and in the conversation, parallel tool calls, cached tokens in the usage.
     name: 'anthropic-thinking-tools',

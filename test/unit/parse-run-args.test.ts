@@ -114,3 +114,19 @@ describe('the flags every command takes', () => {
     expect(() => parseRunArgs(['hi', '--tools', 'lookup_order'], TOOLS)).toThrow(/unknown tool lookup_order/);
   });
 });
+
+describe('--image', () => {
+  it('collects repeated --image flags on run and send, and leaves them out when absent', async () => {
+    const { parseConversationArgs } = await import('../../src/cli/parse-conversation-args');
+    expect(parseRunArgs(['Look', '--image', 'a.png', '--image', 'https://x/b.jpg'], TOOLS).images).toEqual([
+      'a.png',
+      'https://x/b.jpg',
+    ]);
+    expect(parseRunArgs(['Look'], TOOLS).images).toBeUndefined();
+    expect(parseConversationArgs('send', ['c1', 'Look', '--image', 'a.png'], TOOLS)).toMatchObject({
+      kind: 'send',
+      images: ['a.png'],
+    });
+    expect(() => parseRunArgs(['Look', '--image'], TOOLS)).toThrow(UsageError);
+  });
+});

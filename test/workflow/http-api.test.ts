@@ -17,6 +17,11 @@ const QUESTION = 'What is the square root of the sum of the numbers of letters i
 
 function model(req: ChatRequest) {
   const last = req.messages[req.messages.length - 1];
+  const images = req.messages.flatMap((m) => m.images ?? []);
+  if (images.length)
+    return answer(
+      `I see ${images.map((url) => (url.startsWith('data:image/png;base64,iVBOR') ? 'a PNG' : url)).join(', ')}`,
+    );
   const results = req.messages.filter((m) => m.role === 'tool').map((m) => Number(m.content));
   if (lastOf(req, 'user') === QUESTION) {
     if (results.length === 0) return call(['stringLength', { s: 'hello' }], ['stringLength', { s: 'world' }]);
@@ -431,5 +436,38 @@ describe('event streams (Server-Sent Events)', () => {
         /is a one-shot run, not a conversation; see GET \/runs\//,
       );
     });
+  });
+});
+
+it('takes images with a message (data URLs stored, URLs passed on), and refuses what it cannot send with 400', async () => {
+  const png =
+    'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+  await withApi(async (base) => {
+    const run = await post(`${base}/runs`, {
+      message: 'What is in these?',
+      images: [png, 'https://example.com/a.jpg'],
+    });
+    expect(run.status).toBe(200);
+    expect(await run.json()).toMatchObject({
+      status: 'completed',
+      content: 'I see a PNG, https://example.com/a.jpg',
+    });
+    const id = `http-images-${randomUUID()}`;
+    const turn = await post(`${base}/conversations/${id}/messages`, { message: 'And this?', images: [{ url: png }] });
+    expect(await json(turn)).toMatchObject({ status: 'completed', content: 'I see a PNG' });
+    const view = await json(fetch(`${base}/conversations/${id}`));
+    expect(view.messages[0]).toMatchObject({ role: 'user', images: [{ mediaType: 'image/png', bytes: 70 }] });
+    expect(JSON.stringify(view)).not.toContain('iVBOR');
+
+    for (const [images, error] of [
+      ['https://example.com/a.jpg', /"images" must be an array/],
+      [[42], /"images" must be an array/],
+      [['data:text/plain;base64,aGVsbG8='], /image 1 is of type text\/plain; models take image\/png/],
+      [['/etc/passwd'], /neither an http\(s\) URL nor a data URL/],
+    ] as const) {
+      const res = await post(`${base}/runs`, { message: 'x', images });
+      expect(res.status).toBe(400);
+      expect((await res.json()).error).toMatch(error);
+    }
   });
 });

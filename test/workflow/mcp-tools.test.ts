@@ -124,8 +124,14 @@ describe('MCP tools over stdio', () => {
       expect(badArgs.toolExecutions[0].result).toMatch(/b: required/);
       const picture = await run('call test__picture {}');
       expect(picture.toolExecutions[0].result).toBe(
-        'here it is\n[image: image/png, 16 bytes]\n[resource file:///notes.txt (text/plain)]\na note',
+        'here it is\n[image: image/png, 70 bytes]\n[resource file:///notes.txt (text/plain)]\na note',
       );
+      // The image itself went to the model (after the tool's result: Chat Completions tool messages hold text only).
+      expect(picture.toolExecutions[0].images).toEqual([
+        expect.objectContaining({ mediaType: 'image/png', bytes: 70 }),
+      ]);
+      const seen = model.requests.at(-1)!.messages.at(-1)!;
+      expect(seen).toMatchObject({ role: 'user', images: [expect.stringMatching(/^data:image\/png;base64,iVBOR/)] });
       const dotted = await run('call test__files_read {"path":"/etc/motd"}');
       expect(dotted.toolExecutions[0].result).toBe('contents of /etc/motd');
 

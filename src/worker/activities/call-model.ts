@@ -18,6 +18,8 @@ import { keepHeartbeating, recordForNextAttempt } from './heartbeat';
 import { checkAnswer, type OutputSchemas } from './structured-output';
 import { TextPublisher, type StreamingOptions } from './text-publisher';
 import { traceModelCall } from '../../telemetry/gen-ai';
+import { blobStoreFromEnv, type BlobStore } from '../../storage/blob-store';
+import { imageRefusalHint, withImageUrls } from '../models/image-support';
 
 /**
  * Builds the model-call activity. It receives a reference to the conversation, reads the messages
@@ -42,8 +44,11 @@ export function createCallModel(deps: {
   conversations?: ConversationLoader;
   streaming?: StreamingOptions;
   mcp?: McpToolSource;
+  /** Where the images of conversations are read from (default: the store `AGENT_BLOB_DIR` names). */
+  blobs?: BlobStore;
 }) {
   const { registry, config, toolProvider, outputs } = deps;
+  const blobs = deps.blobs ?? blobStoreFromEnv();
   const prices = { ...DEFAULT_PRICES, ...config.prices };
   const conversations = deps.conversations ?? createConversationLoader(deps.client);
 
@@ -73,6 +78,9 @@ export function createCallModel(deps: {
     const stop = keepHeartbeating(undefined, () => ({ modelMs: budget.spent() }));
     try {
       const messages = await conversations.load(input);
+      const model = input.settings?.model ?? config.model;
+      // Images go by reference in the conversation; the request carries them (blobs inlined).
+      const sent = await withImageUrls(messages, model, blobs, deps.model.endpointFor?.(model).model);
       // No tools means the final `generate` pass: the provider must not add any either.
       const provided =
         toolProvider && input.toolNames.length > 0 ? await provideTools(toolProvider, registry, input, messages) : [];
@@ -93,7 +101,7 @@ export function createCallModel(deps: {
       let reply: ModelReply;
       budget.start();
       try {
-        reply = await deps.model.generate(messages, {
+        reply = await deps.model.generate(sent, {
           tools: registry.specs(toolNames),
           settings: input.settings,
           toolCalling: input.toolCalling,
@@ -110,7 +118,7 @@ export function createCallModel(deps: {
         const err =
           budget.exhausted() && !(caught instanceof ApplicationFailure && caught.nonRetryable) && !signal.aborted
             ? modelCallTimedOut(budget, info.attempt, caught)
-            : overloadedWithFallback(caught, input.settings);
+            : overloadedWithFallback(imageRefusalHint(caught, sent, model), input.settings);
         // Temporal may retry this attempt: the workflow tells subscribers why when the next one speaks.
         if (publisher && !(err instanceof ApplicationFailure && err.nonRetryable) && !signal.aborted)
           await publisher.fail(err instanceof Error ? err.message : String(err));
@@ -126,7 +134,7 @@ export function createCallModel(deps: {
       }
       if (provided.length > 0) reply.providedTools = provided;
       // Who answered, and what it cost: the run counts its usage per model.
-      reply.model = input.settings?.model ?? config.model;
+      reply.model = model;
       const price = priceOf(deps.model.endpointFor?.(reply.model).model ?? reply.model, prices);
       if (price) reply.usage.costUsd = costOf(reply.usage, price);
       // Later attempts void the text earlier ones streamed (the workflow announces a model_retry).

@@ -5,7 +5,8 @@ import { ToolError } from '../tools/tool-error';
 import type { ToolContext } from '../tools/define-tool';
 import type { McpToolSource } from '../mcp/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
-import { prepareToolCall, toolOutcome } from '../tools/tool-call';
+import { prepareToolCall, toolOutcomeOf } from '../tools/tool-call';
+import { blobStoreFromEnv, type BlobStore } from '../../storage/blob-store';
 import { ledgerOf } from './attempt-ledger';
 import { keepHeartbeating, recordForNextAttempt } from './heartbeat';
 import type { ToolCallInput } from '../../common/activity-interface';
@@ -19,8 +20,10 @@ import { traceToolCall } from '../../telemetry/gen-ai';
  * its own failures only: an attempt whose worker was lost does not use one up (the workflow allows
  * for such losses on top, see `WORKER_LOSSES_PER_CALL`).
  */
-export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolSource }) {
+export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolSource; blobs?: BlobStore }) {
   const { registry } = deps;
+  // Images a tool returns are stored here, and only their references recorded.
+  const blobs = deps.blobs ?? blobStoreFromEnv();
 
   return async function executeTool(input: ToolCallInput): Promise<ToolOutcome> {
     const outcome = await traceToolCall({ name: input.name, callId: input.toolCallId }, () => run(input));
@@ -56,7 +59,7 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
     // A local activity has no heartbeats: its workflow task stands for it.
     const stop = info.isLocal ? () => undefined : keepHeartbeating(undefined, () => ({ toolFailures: failures }));
     try {
-      return toolOutcome(await registry.execute(input.name, prepared.args, ctx));
+      return await toolOutcomeOf(await registry.execute(input.name, prepared.args, ctx), blobs);
     } catch (err) {
       if (err instanceof ToolError) return { result: toolErrorText(err.message), error: true };
       if (!info.isLocal) recordForNextAttempt({ toolFailures: failures + 1 });

@@ -16,6 +16,7 @@ import { createListAgents, createResolveAgent } from './resolve-agent';
 import { createResolveTools } from './resolve-tools';
 import { OutputSchemas } from './structured-output';
 import type { StreamingOptions } from './text-publisher';
+import type { BlobStore } from '../../storage/blob-store';
 
 export { createConversationLoader } from './call-model';
 export { ConversationLoader } from './conversation-loader';
@@ -50,6 +51,8 @@ export interface ActivityDeps {
   mcp?: McpToolSource;
   /** Which agent search attributes the workflows keep (default: none). */
   searchAttributes?: () => Promise<SearchAttributeSettings>;
+  /** Where images are stored by reference (default: the file store `AGENT_BLOB_DIR` names). */
+  blobs?: BlobStore;
 }
 
 /** The agent's activities (see {@link AgentActivities}, their contract), bound to a worker's tools, agents and model endpoint. */
@@ -65,8 +68,9 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
       conversations: deps.conversations,
       streaming: deps.streaming,
       mcp: deps.mcp,
+      blobs: deps.blobs,
     }),
-    executeTool: createExecuteTool({ registry: deps.registry, mcp: deps.mcp }),
+    executeTool: createExecuteTool({ registry: deps.registry, mcp: deps.mcp, blobs: deps.blobs }),
     resolveTools: createResolveTools({ registry: deps.registry, mcp: deps.mcp }),
     resolveAgent: createResolveAgent({ agents: deps.agents, mcp: deps.mcp }),
     listAgents: createListAgents({ agents: deps.agents, defaultModel: deps.model.model }),

@@ -1,3 +1,5 @@
+import { toolOutput, type ToolOutput } from '../tools/tool-output';
+
 /** One piece of an MCP tool result's `content`, as far as we read it. */
 interface ContentPart {
   type: string;
@@ -8,6 +10,19 @@ interface ContentPart {
   name?: string;
   description?: string;
   resource?: { uri?: string; mimeType?: string; text?: string; blob?: string };
+}
+
+/**
+ * An MCP tool result as a tool's return value: its text (see {@link mcpResultText}) and, when it
+ * holds images, a {@link toolOutput} with them, for models that take images.
+ */
+export function mcpToolOutput(result: { content?: unknown; structuredContent?: unknown }): string | ToolOutput {
+  const text = mcpResultText(result);
+  const parts = Array.isArray(result.content) ? (result.content as ContentPart[]) : [];
+  const images = parts
+    .filter((p) => p.type === 'image' && typeof p.data === 'string')
+    .map((p) => ({ data: p.data!, mediaType: p.mimeType }));
+  return images.length ? toolOutput({ text, images }) : text;
 }
 
 /**

@@ -14,7 +14,8 @@ import type { JsonSchema } from '../../schema/json-schema';
 import type { ToolRegistry } from '../tools/registry';
 import { ToolError } from '../tools/tool-error';
 import { isHttpServer, type McpServerConfig, type McpServers } from './mcp-config';
-import { mcpResultText } from './mcp-result';
+import { mcpToolOutput } from './mcp-result';
+import type { ToolOutput } from '../tools/tool-output';
 import { mcpToolNames } from './mcp-tool-names';
 
 /** How long connecting to a server (spawn or HTTP, plus the MCP handshake) may take. */
@@ -58,8 +59,8 @@ export interface McpLogger {
  * worker's tool registry as `<server>__<tool>`, so runs resolve, describe and execute them like
  * any other tool: each call is one tool activity, with the tool's timeout and retries.
  *
- * Results: text parts joined, other parts described (see `mcpResultText`). An `isError` result and
- * JSON-RPC errors about the call (bad arguments, unknown tool) go back to the LLM as the tool's
+ * Results: text parts joined, other parts described (see `mcpResultText`), images passed on to
+ * models that take them (`mcpToolOutput`). An `isError` result and JSON-RPC errors about the call (bad arguments, unknown tool) go back to the LLM as the tool's
  * error. A server that cannot be reached fails the attempt with `Mcp.Unavailable` (retryable), so
  * Temporal tries again, on a fresh connection, under the tool's retry policy.
  */
@@ -258,7 +259,7 @@ export class McpToolSource {
     args: Record<string, unknown>,
     ctx: ToolContext,
     timeoutMs: number,
-  ): Promise<string> {
+  ): Promise<string | ToolOutput> {
     let client: Client;
     try {
       client = await this.connection(server);
@@ -276,12 +277,13 @@ export class McpToolSource {
         lost,
       ]);
       // `toolResult` is the pre-2024-11-05 protocol's shape.
-      const text =
+      const output =
         'toolResult' in result && !('content' in result)
           ? JSON.stringify(result.toolResult)
-          : mcpResultText(result as { content?: unknown; structuredContent?: unknown });
+          : mcpToolOutput(result as { content?: unknown; structuredContent?: unknown });
+      const text = typeof output === 'string' ? output : (output.text ?? '');
       if (result.isError) throw new ToolError(text || `${tool} failed`);
-      return text;
+      return output;
     } catch (err) {
       if (err instanceof ToolError || ctx.signal.aborted) throw err;
       if (err instanceof McpError && CALL_ERRORS.has(err.code)) throw new ToolError(`${tool}: ${err.message}`);

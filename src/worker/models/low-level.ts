@@ -5,7 +5,7 @@ import { createChatModel } from './create-chat-model';
 import { toolErrorText, type ToolCall, type ToolOutcome } from '../../core';
 import type { ToolContext } from '../tools/define-tool';
 import type { ToolRegistry } from '../tools/registry';
-import { prepareToolCall, toolOutcome } from '../tools/tool-call';
+import { prepareToolCall, toolOutcomeOf } from '../tools/tool-call';
 
 export type { ChatModel, GenerateOptions, ToolSpec } from './chat-model';
 
@@ -48,7 +48,7 @@ export async function executeToolCall(
     signal: context.signal ?? new AbortController().signal,
   };
   try {
-    return toolOutcome(await registry.execute(call.function.name, prepared.args, ctx));
+    return await toolOutcomeOf(await registry.execute(call.function.name, prepared.args, ctx));
   } catch (err) {
     return {
       result: toolErrorText(`${call.function.name} failed: ${err instanceof Error ? err.message : String(err)}`),

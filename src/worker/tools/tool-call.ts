@@ -1,5 +1,9 @@
 import { parseToolArguments, toolErrorText, toolResultText, type ToolOutcome } from '../../core';
+import type { ImageRef } from '../../core/types';
+import { blobRef, type BlobStore } from '../../storage/blob-store';
+import { ImageInputError, imageUrl, storeImages } from '../../storage/images';
 import type { ToolRegistry } from './registry';
+import { isToolOutput, type ToolImage } from './tool-output';
 
 /**
  * A tool call's arguments made ready to run: parsed, checked against the tool's schema. Mistakes
@@ -18,6 +22,64 @@ export function prepareToolCall(
   const checked = registry.checkArguments(name, parsed.value);
   if (!checked.ok) return failed(`invalid arguments for ${name}: ${checked.problems.join('; ')}`);
   return { ok: true, args: checked.value };
+}
+
+/**
+ * A tool's return value as the LLM sees it (`result`) and as JSON for the run result (`value`).
+ * A {@link toolOutput} with images has them stored in `blobs` and referenced (`images`); without
+ * a store (outside a workflow, where no history keeps them) they are inlined as `data:` URLs. An
+ * image that cannot be sent (an SVG, say) is left out with a note in the text the LLM reads.
+ */
+export async function toolOutcomeOf(value: unknown, blobs?: BlobStore): Promise<ToolOutcome> {
+  if (!isToolOutput(value)) return toolOutcome(value);
+  const outcome = toolOutcome(value.text ?? value.value);
+  if (value.text !== undefined && value.value !== undefined) {
+    const json = toJsonValue(value.value);
+    if (json !== undefined) outcome.value = json;
+  }
+  const images: ImageRef[] = [];
+  const notes: string[] = [];
+  for (const image of value.images) {
+    try {
+      const [ref] = (await storeImages([imageInput(image)], blobs ?? INLINE)) ?? [];
+      if (blobs || !ref.blob) images.push(ref);
+      else {
+        const { blob: _blob, ...inlined } = ref;
+        images.push({ ...inlined, url: await imageUrl(ref, INLINE) });
+      }
+    } catch (err) {
+      if (!(err instanceof ImageInputError)) throw err;
+      notes.push(`[an image was left out: ${err.message.replace(/^image 1:? ?/, '')}]`);
+    }
+  }
+  if (notes.length) outcome.result = [outcome.result, ...notes].join('\n');
+  if (images.length) outcome.images = images;
+  return outcome;
+}
+
+/** Holds blobs for the moment it takes to inline them (no store: nothing outlives the call). */
+const INLINE: BlobStore = (() => {
+  const held = new Map<string, Uint8Array>();
+  return {
+    location: 'memory',
+    async put(bytes) {
+      const ref = blobRef(bytes);
+      held.set(ref, bytes);
+      return ref;
+    },
+    async get(ref) {
+      const bytes = held.get(ref);
+      held.delete(ref);
+      if (!bytes) throw new Error(`blob ${ref} was not held`);
+      return bytes;
+    },
+  };
+})();
+
+function imageInput(image: ToolImage) {
+  if ('url' in image) return image.url;
+  const data = typeof image.data === 'string' ? Buffer.from(image.data, 'base64') : image.data;
+  return { data, mediaType: image.mediaType, name: image.name };
 }
 
 /** A tool's return value as the LLM sees it (`result`) and as JSON for the run result (`value`). */

@@ -1,11 +1,14 @@
 import type {
   LanguageModelV4CallOptions,
   LanguageModelV4Content,
+  LanguageModelV4FilePart,
   LanguageModelV4FunctionTool,
   LanguageModelV4Message,
   LanguageModelV4Prompt,
+  LanguageModelV4ToolResultOutput,
 } from '@ai-sdk/provider';
-import type { ChatMessage, ModelReply, ReasoningPart, ToolCall, Usage } from '../../../core/types';
+import type { ChatMessage, ImageRef, ModelReply, ReasoningPart, ToolCall, Usage } from '../../../core/types';
+import { dataUrlParts, imageUrlOf } from '../image-support';
 import type { ToolSpec } from '../chat-model';
 
 /**
@@ -17,18 +20,24 @@ import type { ToolSpec } from '../chat-model';
  */
 
 /** The conversation as the specification's prompt. Reasoning goes back with its provider metadata (signatures live there). */
-export function toAiSdkPrompt(messages: readonly ChatMessage[]): LanguageModelV4Prompt {
+export function toAiSdkPrompt(messages: readonly ChatMessage[], version: string = 'v4'): LanguageModelV4Prompt {
   const names = new Map<string, string>();
   const prompt: LanguageModelV4Message[] = [];
   for (const m of messages) {
     if (m.role === 'system') prompt.push({ role: 'system', content: m.content });
-    else if (m.role === 'user') prompt.push({ role: 'user', content: [{ type: 'text', text: m.content }] });
+    else if (m.role === 'user')
+      prompt.push({
+        role: 'user',
+        content: [{ type: 'text', text: m.content }, ...(m.images ?? []).map((i) => filePart(i, version))],
+      });
     else if (m.role === 'tool') {
       const part = {
         type: 'tool-result' as const,
         toolCallId: m.tool_call_id,
         toolName: names.get(m.tool_call_id) ?? '',
-        output: { type: 'text' as const, value: m.content },
+        output: m.images?.length
+          ? toolContent(m.content, m.images, version)
+          : { type: 'text' as const, value: m.content },
       };
       const last = prompt[prompt.length - 1];
       if (last?.role === 'tool') last.content.push(part);
@@ -52,6 +61,43 @@ export function toAiSdkPrompt(messages: readonly ChatMessage[]): LanguageModelV4
     }
   }
   return prompt;
+}
+
+/**
+ * An image as a file part. The specification's versions differ here: v4 tags the data
+ * (`{ type: 'data' | 'url', ... }`), v2 and v3 take base64 or a `URL` as it is.
+ */
+function filePart(image: ImageRef, version: string): LanguageModelV4FilePart {
+  const url = imageUrlOf(image);
+  const inline = dataUrlParts(url);
+  const mediaType = inline?.mediaType ?? image.mediaType ?? 'image';
+  const data =
+    version === 'v4'
+      ? inline
+        ? { type: 'data' as const, data: inline.data }
+        : { type: 'url' as const, url: new URL(url) }
+      : ((inline ? inline.data : new URL(url)) as never);
+  return { type: 'file', data, mediaType, ...(image.name ? { filename: image.name } : {}) };
+}
+
+/** A tool result with images: `content` output, whose image parts each version names its own way. */
+function toolContent(text: string, images: readonly ImageRef[], version: string): LanguageModelV4ToolResultOutput {
+  const parts = images.map((image) => {
+    const url = imageUrlOf(image);
+    const inline = dataUrlParts(url);
+    const mediaType = inline?.mediaType ?? image.mediaType ?? 'image';
+    if (version === 'v4')
+      return {
+        type: 'file' as const,
+        data: inline ? { type: 'data' as const, data: inline.data } : { type: 'url' as const, url: new URL(url) },
+        mediaType,
+      };
+    if (version === 'v3')
+      return (inline ? { type: 'image-data', data: inline.data, mediaType } : { type: 'image-url', url }) as never;
+    // v2 takes inline data only: a URL stays a URL in the text.
+    return (inline ? { type: 'media', data: inline.data, mediaType } : { type: 'text', text: url }) as never;
+  });
+  return { type: 'content', value: [{ type: 'text', text }, ...parts] };
 }
 
 function toolInput(call: ToolCall): unknown {

@@ -64,7 +64,7 @@ export function createAiSdkChatModel(model: AiSdkLanguageModel): ChatModel {
           'ModelCall.Unsupported',
         );
       }
-      const call = aiSdkCallOptions(messages, options);
+      const call = aiSdkCallOptions(messages, options, String(model.specificationVersion));
       const where: ModelEndpoint = { baseURL: `the ${model.provider} provider`, model: model.modelId };
       try {
         // The specification's versions share these shapes; the cast is where they meet.
@@ -82,11 +82,13 @@ export function createAiSdkChatModel(model: AiSdkLanguageModel): ChatModel {
 export function aiSdkCallOptions(
   messages: Parameters<ChatModel['generate']>[0],
   options: GenerateOptions,
+  /** The model's `specificationVersion` (`v2`, `v3`, `v4`): images are written its way. */
+  version = 'v4',
 ): AiSdkCallOptions {
   const settings = options.settings ?? {};
   const tools = toAiSdkTools(options.tools ?? []);
   return {
-    prompt: toAiSdkPrompt(messages),
+    prompt: toAiSdkPrompt(messages, version),
     ...(tools.length ? { tools } : {}),
     ...(settings.maxTokens ? { maxOutputTokens: settings.maxTokens } : {}),
     temperature: settings.temperature ?? 0,

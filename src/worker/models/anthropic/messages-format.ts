@@ -1,11 +1,14 @@
 import type {
+  Base64ImageSource,
   ContentBlockParam,
+  ImageBlockParam,
   Message,
   MessageParam,
   TextBlockParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { ChatMessage, ModelReply, ReasoningPart, ToolCall } from '../../../core/types';
+import type { ChatMessage, ImageRef, ModelReply, ReasoningPart, ToolCall } from '../../../core/types';
+import { dataUrlParts, imageUrlOf } from '../image-support';
 import type { ToolSpec } from '../chat-model';
 
 /**
@@ -13,6 +16,17 @@ import type { ToolSpec } from '../chat-model';
  * user and assistant messages of content blocks, and a reply back into the core's terms. Pure,
  * so it is unit-tested without a server.
  */
+
+/** An image block: the bytes of a data URL inline (base64), an http(s) URL for Anthropic to fetch. */
+function imageBlock(image: ImageRef): ImageBlockParam {
+  const url = imageUrlOf(image);
+  const inline = dataUrlParts(url);
+  if (!inline) return { type: 'image', source: { type: 'url', url } };
+  return {
+    type: 'image',
+    source: { type: 'base64', media_type: inline.mediaType as Base64ImageSource['media_type'], data: inline.data },
+  };
+}
 
 /** A prompt-cache breakpoint: everything up to and including the block it marks is cached (5 minutes). */
 const CACHE = { type: 'ephemeral' } as const;
@@ -29,7 +43,8 @@ export interface AnthropicPrompt {
  * - system messages join the top-level `system`;
  * - an assistant message is its thinking blocks (Anthropic's own, unchanged, signatures
  *   included), its text, and a `tool_use` block per tool call;
- * - tool results are `tool_result` blocks of one user message, the one after the calls;
+ * - a user message's images are image blocks before its text; tool results are `tool_result`
+ *   blocks (with a tool's images in them) of one user message, the one after the calls;
  * - consecutive messages of one role are merged, as the API wants them alternating.
  *
  * Prompt caching: breakpoints after the tools, after the system prompt, and on the last block of
@@ -49,9 +64,13 @@ export function toAnthropicPrompt(messages: readonly ChatMessage[], specs: reado
     if (m.role === 'system') {
       if (m.content) system.push({ type: 'text', text: m.content });
     } else if (m.role === 'user') {
-      push('user', [{ type: 'text', text: m.content || ' ' }]);
+      // Images first: Anthropic finds that answers are best with the images before the question.
+      push('user', [...(m.images ?? []).map(imageBlock), { type: 'text', text: m.content || ' ' }]);
     } else if (m.role === 'tool') {
-      push('user', [{ type: 'tool_result', tool_use_id: m.tool_call_id, content: m.content }]);
+      const content = m.images?.length
+        ? [{ type: 'text' as const, text: m.content || ' ' }, ...m.images.map(imageBlock)]
+        : m.content;
+      push('user', [{ type: 'tool_result', tool_use_id: m.tool_call_id, content }]);
     } else {
       const blocks: ContentBlockParam[] = [];
       for (const r of m.reasoning ?? []) {

@@ -17,6 +17,7 @@ import { withDeadline } from '../deadline';
 import { functionsFromSpecs, toFunctionsMessages } from './legacy-functions';
 import { REACT_STOP, reactMessages, reactReply } from './react-prompt';
 import { CompletionAccumulator, FinalAnswerFilter } from './stream-completion';
+import { userMessage, withToolImages } from './chat-images';
 
 /**
  * The OpenAI Chat Completions adapter: OpenAI itself and every OpenAI-compatible server (Ollama,
@@ -110,15 +111,19 @@ export function createOpenAIChatModel(config: ModelConfig): ChatModel {
 }
 
 /**
- * The conversation in the Chat Completions format. Reasoning another provider wrote (Anthropic's
- * thinking, OpenAI Responses' encrypted items) has no place in it and stays behind.
+ * The conversation in the Chat Completions format, images as content parts (see chat-images.ts).
+ * Reasoning another provider wrote (Anthropic's thinking, OpenAI Responses' encrypted items) has
+ * no place in it and stays behind.
  */
 function toChatCompletionsMessages(messages: readonly ChatMessage[]): ChatCompletionMessageParam[] {
-  return messages.map((m) => {
+  const wire = messages.map((m): ChatCompletionMessageParam => {
+    if (m.role === 'user') return userMessage(m);
+    if (m.role === 'tool') return { role: 'tool', tool_call_id: m.tool_call_id, content: m.content };
     if (m.role !== 'assistant' || !m.reasoning) return m as ChatCompletionMessageParam;
     const { reasoning: _reasoning, ...rest } = m;
     return rest as ChatCompletionMessageParam;
   });
+  return withToolImages(messages, wire);
 }
 
 /** A tool as Chat Completions takes it; strict where the schema allows (OpenAI's strict mode). */

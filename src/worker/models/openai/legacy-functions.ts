@@ -1,6 +1,7 @@
 import type { ChatCompletionCreateParams, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ChatMessage } from '../../../core/types';
 import type { ToolSpec } from '../chat-model';
+import { userMessage, withToolImages } from './chat-images';
 
 /**
  * The deprecated `functions`/`function_call` wire format, for servers that predate `tools`. The
@@ -10,7 +11,7 @@ import type { ToolSpec } from '../chat-model';
  */
 export function toFunctionsMessages(messages: readonly ChatMessage[]): ChatCompletionMessageParam[] {
   const names = new Map<string, string>();
-  return messages.map((m): ChatCompletionMessageParam => {
+  const wire = messages.map((m): ChatCompletionMessageParam => {
     if (m.role === 'assistant' && m.tool_calls?.length) {
       // One call per reply in this format; the core never records more for a functions run.
       const [call] = m.tool_calls;
@@ -23,8 +24,10 @@ export function toFunctionsMessages(messages: readonly ChatMessage[]): ChatCompl
     }
     if (m.role === 'tool')
       return { role: 'function', name: names.get(m.tool_call_id) ?? 'unknown', content: m.content };
+    if (m.role === 'user') return userMessage(m);
     return m as ChatCompletionMessageParam;
   });
+  return withToolImages(messages, wire);
 }
 
 /** The request's `functions` array. */

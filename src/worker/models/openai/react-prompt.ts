@@ -8,6 +8,7 @@ import {
   type ModelReply,
 } from '../../../core';
 import type { ToolSpec } from '../chat-model';
+import { imagePart, userMessage } from './chat-images';
 
 /**
  * ReAct for models without a tool API: tools are described in the prompt (LangChain's
@@ -32,7 +33,8 @@ export function reactMessages(
   const out: ChatCompletionMessageParam[] = [];
   for (const m of messages.slice(0, Math.max(lastUser, 0))) {
     // Earlier turns: their questions and answers; their intermediate steps would only cost tokens.
-    if (m.role === 'system' || m.role === 'user') out.push(m);
+    if (m.role === 'system') out.push(m);
+    else if (m.role === 'user') out.push(userMessage(m));
     else if (m.role === 'assistant' && !m.tool_calls?.length && m.content)
       out.push({ role: 'assistant', content: m.content });
   }
@@ -66,7 +68,14 @@ Begin!
 
 Question: ${question}
 Thought:${scratchpad}`;
-  out.push({ role: 'user', content: prompt });
+  // The question's images, and those its tools returned, go with the prompt.
+  const images = messages
+    .slice(Math.max(lastUser, 0))
+    .flatMap((m) => (m.role === 'user' || m.role === 'tool' ? (m.images ?? []) : []));
+  out.push({
+    role: 'user',
+    content: images.length ? [{ type: 'text', text: prompt }, ...images.map(imagePart)] : prompt,
+  });
   return out;
 }
 

@@ -1,10 +1,12 @@
 import type {
   FunctionTool,
   Response,
+  ResponseInputImage,
   ResponseInputItem,
   ResponseReasoningItem,
 } from 'openai/resources/responses/responses';
-import type { ChatMessage, ModelReply, ReasoningPart, ToolCall } from '../../../core/types';
+import type { ChatMessage, ImageRef, ModelReply, ReasoningPart, ToolCall } from '../../../core/types';
+import { imageUrlOf } from '../image-support';
 import type { ToolSpec } from '../chat-model';
 
 /**
@@ -22,7 +24,7 @@ export interface ResponsesInput {
 }
 
 /**
- * The conversation as input items: user and assistant messages, the assistant's reasoning items
+ * The conversation as input items: user and assistant messages (images as `input_image` parts), the assistant's reasoning items
  * (OpenAI's own, with their encrypted content, before its message), a `function_call` per tool
  * call and a `function_call_output` per result.
  */
@@ -31,9 +33,18 @@ export function toResponsesInput(messages: readonly ChatMessage[]): ResponsesInp
   const input: ResponseInputItem[] = [];
   for (const m of messages) {
     if (m.role === 'system') instructions.push(m.content);
-    else if (m.role === 'user') input.push({ role: 'user', content: m.content });
+    else if (m.role === 'user')
+      input.push({
+        role: 'user',
+        content: m.images?.length ? [{ type: 'input_text', text: m.content }, ...m.images.map(inputImage)] : m.content,
+      });
     else if (m.role === 'tool')
-      input.push({ type: 'function_call_output', call_id: m.tool_call_id, output: m.content });
+      input.push({
+        type: 'function_call_output',
+        call_id: m.tool_call_id,
+        // A tool's images go in its output, next to its text.
+        output: m.images?.length ? [{ type: 'input_text', text: m.content }, ...m.images.map(inputImage)] : m.content,
+      });
     else {
       for (const r of m.reasoning ?? []) {
         if (r.provider !== 'openai-responses' || !r.id) continue;
@@ -55,6 +66,11 @@ export function toResponsesInput(messages: readonly ChatMessage[]): ResponsesInp
     }
   }
   return { ...(instructions.length ? { instructions: instructions.join('\n\n') } : {}), input };
+}
+
+/** An image as an input part: an http(s) URL, or the bytes as a data URL. */
+function inputImage(image: ImageRef): ResponseInputImage {
+  return { type: 'input_image', image_url: imageUrlOf(image), detail: 'auto' };
 }
 
 /** Function tools, strict where OpenAI's strict mode can take the schema. */
