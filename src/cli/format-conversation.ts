@@ -1,4 +1,11 @@
-import { imageLabel, toolCallSummary, type ChatMessage, type ConversationTurnResult, type ImageRef } from '../core';
+import {
+  imageLabel,
+  toolCallSummary,
+  type ChatMessage,
+  type ConversationTurnResult,
+  type ImageRef,
+  type BudgetReport,
+} from '../core';
 import type { AgentRunSummary } from '../client/list-runs';
 import type { StatusReport } from '../client/agent-workflows';
 import { approvalHint } from './progress';
@@ -67,6 +74,7 @@ export function statusText(s: StatusReport, uiLink: string | undefined): string 
         `  turn ${s.currentTurn.turn}: model call ${s.currentTurn.iteration} of at most ${s.currentTurn.maxIterations}`,
       );
   }
+  if (s.budget) lines.push(`  budget: ${budgetText(s.budget)}`);
   const running = s.kind === 'run' ? s.pendingToolCalls : (s.currentTurn?.pendingToolCalls ?? []);
   const waiting = new Set(s.pendingApprovals.map((p) => p.callId));
   for (const c of running)
@@ -107,4 +115,18 @@ export function listText(runs: AgentRunSummary[], query: string): string {
 /** A message's images as people read them: ` [image photo.png]`. */
 function imagesText(images: readonly ImageRef[] | undefined): string {
   return images?.length ? ` ${images.map(imageLabel).join(' ')}` : '';
+}
+
+/** A budget as people read it: `2,400 of 3,000 tokens spent (600 left); $0.0120 of $0.0500`. */
+export function budgetText(b: BudgetReport): string {
+  const parts: string[] = [];
+  if (b.limit.tokens !== undefined)
+    parts.push(
+      `${b.spent.tokens.toLocaleString('en')} of ${b.limit.tokens.toLocaleString('en')} tokens spent (${(b.left.tokens ?? 0).toLocaleString('en')} left)`,
+    );
+  if (b.limit.costUsd !== undefined)
+    parts.push(
+      `$${b.spent.costUsd.toFixed(4)} of $${b.limit.costUsd.toFixed(4)} spent ($${(b.left.costUsd ?? 0).toFixed(4)} left)`,
+    );
+  return parts.join('; ');
 }

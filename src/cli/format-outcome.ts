@@ -1,5 +1,6 @@
 import { toolCallSummary } from '../core';
 import type { RunOutcome } from '../client/run-agent';
+import { budgetText } from './format-conversation';
 
 /**
  * The human-readable report: the answer (unless `answerShown`: it was streamed already), each
@@ -16,7 +17,8 @@ export function outcomeText(
     lines.push('Returned immediately after its tools ran (no final answer from the LLM).');
   else if (outcome.status === 'cancelled') lines.push('Cancelled.');
   else if (!options.answerShown) lines.push(outcome.content ?? '');
-  if (outcome.status === 'max_iterations' || outcome.status === 'time_limit') lines.push(`(status: ${outcome.status})`);
+  if (['max_iterations', 'time_limit', 'budget_exceeded'].includes(outcome.status))
+    lines.push(`(status: ${outcome.status})`);
   if (outcome.toolExecutions.length) {
     lines.push('', 'Tool executions:');
     for (const e of outcome.toolExecutions) {
@@ -31,6 +33,7 @@ export function outcomeText(
     '',
     `${outcome.iterations} LLM call${outcome.iterations === 1 ? '' : 's'}, ${u.totalTokens} tokens (${u.promptTokens} prompt, ${u.completionTokens} completion)`,
   );
+  if (outcome.budget) lines.push(`Budget: ${budgetText(outcome.budget)}`);
   lines.push(
     uiLink ? `Temporal UI: ${uiLink}` : `Workflow id: ${outcome.workflowId} (set TEMPORAL_UI_URL to get a Web UI link)`,
   );

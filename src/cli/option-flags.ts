@@ -30,6 +30,9 @@ export const RUN_OPTION_FLAGS = {
   system: { type: 'string' },
   'tool-calling': { type: 'string' },
   'no-stream': { type: 'boolean' },
+  'budget-tokens': { type: 'string' },
+  'budget-usd': { type: 'string' },
+  'on-budget': { type: 'string' },
 } as const satisfies Flags;
 
 /** `--image`, repeatable: an image file or URL sent with the message (`run`, `send`). */
@@ -54,6 +57,10 @@ export const RUN_OPTION_HELP = `  --agent NAME           a named agent of the wo
   --system "..."         system message
   --tool-calling MODE    tools (default), functions (legacy function_call API) or react (ReAct text prompt)
   --no-stream            model calls do not stream their text (it then arrives in one piece per call)
+  --budget-tokens N      the most tokens the run may spend (a conversation: all its turns; agents it calls count)
+  --budget-usd X         the most dollars it may spend, by the worker's price table
+  --on-budget MODE       when the next model call would pass the budget: stop (default: status
+                         budget_exceeded) or wrap_up (one last call without tools for the best answer)
   Durations are a number with a unit: ${DURATION_UNITS.join(', ')} (e.g. 500ms, 30s, 1.5m, 2h, 1d).`;
 
 /** Flags whose options only apply when a conversation starts, by option key (for warnings on open conversations). */
@@ -69,6 +76,8 @@ export const START_ONLY_FLAGS: Record<string, string> = {
   onLimit: '--on-limit',
   toolCalling: '--tool-calling',
   memoryWindow: '--memory',
+  budget: '--budget-tokens/--budget-usd',
+  onBudget: '--on-budget',
   idleTimeout: '--idle-timeout',
 };
 
@@ -134,6 +143,22 @@ export function runOptionsFromFlags(
     options.toolCalling = mode;
   }
   if (values['no-stream'] === true) options.stream = false;
+  const budget: NonNullable<AgentInput['budget']> = {};
+  if (str('budget-tokens') !== undefined) budget.tokens = wholeNumber('--budget-tokens', str('budget-tokens')!, 1);
+  if (str('budget-usd') !== undefined) {
+    const raw = str('budget-usd')!;
+    if (!/^\d+(\.\d+)?$/.test(raw) || Number(raw) <= 0)
+      throw new UsageError(`--budget-usd must be a number of dollars > 0 (e.g. 0.50), got "${raw}"`);
+    budget.costUsd = Number(raw);
+  }
+  if (Object.keys(budget).length) options.budget = budget;
+  if (str('on-budget') !== undefined) {
+    const mode = str('on-budget');
+    if (mode !== 'stop' && mode !== 'wrap_up')
+      throw new UsageError(`--on-budget must be "stop" or "wrap_up", got "${mode}"`);
+    if (!options.budget) throw new UsageError('--on-budget needs a budget: --budget-tokens or --budget-usd');
+    options.onBudget = mode;
+  }
   return options;
 }
 

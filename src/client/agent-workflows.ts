@@ -8,6 +8,7 @@ import {
   type ConversationStatus,
   type PendingApproval,
   type Usage,
+  type BudgetReport,
 } from '../core';
 import type { agentWorkflow } from '../workflows';
 import { decideApprovalUpdate, messagesQuery, statusQuery, transcriptQuery } from '../common/definitions';
@@ -40,6 +41,8 @@ export interface RunStatusReport {
   agent?: string;
   error?: string;
   errorType?: string;
+  /** With a budget: its limits, what was spent and what is left. */
+  budget?: BudgetReport;
 }
 
 /** A run's or a conversation's status (`kind` tells which). */
@@ -70,6 +73,7 @@ export async function readStatus(client: Client, workflowId: string): Promise<St
       messageCount: s.messageCount,
     };
     if (s.agent) open.agent = s.agent;
+    if (s.budget) open.budget = s.budget;
     return open;
   }
   const outcome = await runOutcome(handle);
@@ -86,6 +90,7 @@ export async function readStatus(client: Client, workflowId: string): Promise<St
   if (outcome.agent !== undefined) report.agent = outcome.agent;
   if (outcome.error !== undefined) report.error = outcome.error;
   if (outcome.errorType !== undefined) report.errorType = outcome.errorType;
+  if (outcome.budget) report.budget = outcome.budget;
   return report;
 }
 

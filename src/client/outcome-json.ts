@@ -18,10 +18,12 @@ export function outcomeJson(outcome: RunOutcome): Record<string, unknown> {
       error: e.error,
       immediate: e.immediate,
       ...(e.approval ? { approval: e.approval } : {}),
+      ...(e.images ? { images: e.images } : {}),
     })),
     iterations: outcome.iterations,
     usage: outcome.usage,
     ...(outcome.models ? { models: outcome.models } : {}),
+    ...(outcome.budget ? { budget: outcome.budget } : {}),
   };
   if (outcome.error !== undefined) json.error = outcome.error;
   if (outcome.errorType !== undefined) json.errorType = outcome.errorType;

@@ -87,6 +87,10 @@ export interface ModelCallInput {
    * unreachable does not count.
    */
   timeoutMs?: number;
+  /** A last word to the model after the conversation (a user message, not kept in it): the run is wrapping up under its budget. */
+  instruction?: string;
+  /** The run has a cost budget: a model without a price cannot be counted against it, and fails the call. */
+  needsCost?: true;
 }
 
 /** Input of `executeTool`: one tool call, as the LLM wrote it. */

@@ -6,6 +6,7 @@ import { iterationLimitReached, LIMIT_STOP_MESSAGE } from './stop-conditions';
 import { parseToolArguments } from './tool-arguments';
 import { toolErrorText } from './tool-result-text';
 import { addUsage, noUsage, usageOfReply } from './usage';
+import { BUDGET_STOP_MESSAGE, budgetReport, budgetSpent, roughTokens, wouldPassBudget } from './budget';
 import type { CurrentAgent, NextStep, PlannedToolCall, RunPhase, RunState } from './run-state';
 import type {
   AgentInput,
@@ -69,6 +70,12 @@ export function nextStep(state: RunState): NextStep {
     return pending.length > 0 ? { type: 'await_approval', pending } : { type: 'run_tools', calls: phase.calls };
   }
   const toolNames = state.tools.map((t) => t.name);
+  // A budget the next call would pass: stop, or one last call without tools to wrap up.
+  if (limits.budget && wouldPassBudget(limits.budget, budgetSpent(state), state.lastCall, grownSinceLastCall(state))) {
+    if (limits.onBudget === 'wrap_up' && state.iterations < limits.maxIterations)
+      return { type: 'call_model', iteration: state.iterations + 1, toolNames: [], final: true, wrapUp: true };
+    return { type: 'finish', status: 'budget_exceeded', content: BUDGET_STOP_MESSAGE };
+  }
   if (!iterationLimitReached(state.iterations, limits.maxIterations)) {
     return { type: 'call_model', iteration: state.iterations + 1, toolNames, final: false };
   }
@@ -77,6 +84,14 @@ export function nextStep(state: RunState): NextStep {
     return { type: 'call_model', iteration: state.iterations + 1, toolNames: [], final: true };
   }
   return { type: 'finish', status: 'max_iterations', content: LIMIT_STOP_MESSAGE };
+}
+
+/** Tokens (roughly) of the messages after the last assistant message: what the next prompt adds to the last. */
+function grownSinceLastCall(state: RunState): number {
+  if (!state.lastCall) return 0;
+  let i = state.messages.length;
+  while (i > 0 && state.messages[i - 1].role !== 'assistant') i--;
+  return roughTokens(state.messages.slice(i));
 }
 
 /** Folds an LLM reply into the state: an answer ends the run, tool calls become the next step. */
@@ -88,6 +103,14 @@ export function applyModelReply(
   const iterations = state.iterations + 1;
   const usage = addUsage(state.usage, usageOfReply(reply.usage, reply.model));
   const models = reply.model ? { models: [...(state.models ?? []), reply.model] } : {};
+  // Only under a budget, so states of runs without one keep their shape.
+  if (state.limits.budget)
+    Object.assign(models, {
+      lastCall: {
+        tokens: reply.usage.totalTokens,
+        ...(reply.usage.costUsd !== undefined ? { costUsd: reply.usage.costUsd } : {}),
+      },
+    });
   const toolCalls = step.final ? [] : withUniqueIds(reply.toolCalls, iterations, state.messages);
   const assistant: ChatMessage =
     toolCalls.length > 0
@@ -97,7 +120,9 @@ export function applyModelReply(
   if (reply.reasoning?.length) assistant.reasoning = reply.reasoning;
   const messages = [...state.messages, assistant];
   let phase: RunPhase;
-  if (step.final) phase = { kind: 'done', status: 'max_iterations', content: reply.content || LIMIT_STOP_MESSAGE };
+  if (step.final && step.wrapUp)
+    phase = { kind: 'done', status: 'budget_exceeded', content: reply.content || BUDGET_STOP_MESSAGE };
+  else if (step.final) phase = { kind: 'done', status: 'max_iterations', content: reply.content || LIMIT_STOP_MESSAGE };
   else if (toolCalls.length === 0 && reply.outputError !== undefined) {
     // Structured output that does not parse or validate: the LLM gets the exact error and tries
     // again, which costs an iteration like any other model call.
@@ -214,6 +239,7 @@ export function runStatus(state: RunState): AgentStatus {
     toolExecutionCount: state.toolExecutions.length,
     usage: state.usage,
     ...(state.handedOff ? { agent: state.agent.name } : {}),
+    ...(state.limits.budget ? { budget: budgetReport(state.limits.budget, budgetSpent(state)) } : {}),
   };
 }
 
@@ -244,6 +270,7 @@ export function runResult(
   if (state.output !== undefined) result.output = state.output;
   if (state.handedOff) result.agent = state.agent.name;
   if (new Set(state.models).size > 1) result.models = state.models;
+  if (state.limits.budget) result.budget = budgetReport(state.limits.budget, budgetSpent(state));
   return result;
 }
 

@@ -23,6 +23,8 @@ const RUN_OPTIONS: Record<keyof RunOptions, true> = {
   onLimit: true,
   toolCalling: true,
   approvalTimeout: true,
+  budget: true,
+  onBudget: true,
 };
 const RUN_OPTION_KEYS = Object.keys(RUN_OPTIONS) as (keyof RunOptions)[];
 

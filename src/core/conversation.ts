@@ -5,10 +5,12 @@ import { DEFAULT_MEMORY_WINDOW, memoryWindowStart, MIN_MEMORY_WINDOW } from './m
 import { durationProblem, isToolList, messageProblem, runOptionProblems } from './run-input';
 import { addUsage, noUsage } from './usage';
 import { imagesProblem } from './images';
+import { budgetReport, budgetSpent } from './budget';
 import type { EventLogSnapshot } from './event-log';
 import type {
   AgentInput,
   AgentState,
+  BudgetReport,
   ChatMessage,
   ImageRef,
   ConversationTurnResult,
@@ -89,6 +91,8 @@ export interface ConversationState {
   rejectedMessages: RejectedMessages;
   /** How many times a handoff changed the system message (see `RunState.revision`). */
   revision?: number;
+  /** With a budget: the size of the last model call, which the next turn's first call will at least be. */
+  lastCall?: RunState['lastCall'];
 }
 
 /** Why a conversation closed. */
@@ -132,6 +136,8 @@ export interface ConversationStatus {
   /** Why it closed; clients report `terminated`, `cancelled`, `failed` or `timed_out` for conversations Temporal closed. */
   closeReason?: CloseReason | 'terminated' | 'cancelled' | 'failed' | 'timed_out';
   rejectedMessages: RejectedMessages;
+  /** With a budget: its limits, what the conversation spent and what is left. */
+  budget?: BudgetReport;
 }
 
 /** One page of the transcript (the `transcript` query's answer). */
@@ -235,6 +241,14 @@ export function startTurn(conv: ConversationState, turn: TurnInput): RunState {
     messages: [...system, ...conv.messages, ...run.messages.slice(system.length)],
     memoryWindow: memoryWindow(conv),
   };
+  // The conversation's budget covers every turn: this one starts from what the others spent.
+  if (run.limits.budget) {
+    state.spentBefore = {
+      totalTokens: conv.usage.totalTokens,
+      ...(conv.usage.costUsd !== undefined ? { costUsd: conv.usage.costUsd } : {}),
+    };
+    if (conv.lastCall) state.lastCall = conv.lastCall;
+  }
   return conv.revision ? { ...state, revision: conv.revision } : state;
 }
 
@@ -249,6 +263,7 @@ export function finishTurn(conv: ConversationState, run: RunState): Conversation
     toolExecutionCount: conv.toolExecutionCount + run.toolExecutions.length,
   };
   if (run.revision) next.revision = run.revision;
+  if (run.lastCall) next.lastCall = run.lastCall;
   if (!run.handedOff) return next;
   // Handed off during the turn: the next turns (and continue-as-new) are the new agent's.
   const { modelSettings: _m, toolCalling: _t, ...options } = conv.options;
@@ -279,6 +294,7 @@ export function turnResult(
   if (step.type !== 'finish') throw new Error(`turnResult: the turn is not finished (next step: ${step.type})`);
   const result: ConversationTurnResult = { ...common, status: step.status, content: step.content };
   if (run.output !== undefined) result.output = run.output;
+  if (run.limits.budget) result.budget = budgetReport(run.limits.budget, budgetSpent(run));
   return result;
 }
 
@@ -301,6 +317,7 @@ export function carryOver(conv: ConversationState, runId: string): ConversationC
     previousRunId: runId,
     rejectedMessages: conv.rejectedMessages,
     ...(conv.revision ? { revision: conv.revision } : {}),
+    ...(conv.lastCall ? { lastCall: conv.lastCall } : {}),
   };
 }
 
@@ -411,5 +428,6 @@ export function conversationStatus(
     };
   }
   if (closeReason) status.closeReason = closeReason;
+  if (conv.options.budget) status.budget = budgetReport(conv.options.budget, status.usage);
   return status;
 }

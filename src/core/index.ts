@@ -23,3 +23,4 @@ export * from './agent-tools';
 export * from './search-attributes';
 export * from './model-fallback';
 export * from './images';
+export * from './budget';

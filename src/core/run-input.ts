@@ -1,8 +1,9 @@
 import { agentNameProblem } from './agents';
 import { parseDuration } from './duration';
 import { imagesProblem } from './images';
+import { budgetProblem } from './budget';
 import { DEFAULT_MAX_ITERATIONS } from './stop-conditions';
-import type { AgentInput, OnLimit, ToolCallingMode } from './types';
+import type { AgentInput, Budget, OnBudget, OnLimit, ToolCallingMode } from './types';
 
 /** The ways tools can reach a model. */
 export const TOOL_CALLING_MODES: readonly ToolCallingMode[] = ['tools', 'functions', 'react'];
@@ -24,6 +25,9 @@ export interface RunLimits {
   approvalTimeoutMs?: number;
   /** Set only when the run chose one; {@link modelCallTimeoutMs} applies the default. */
   modelCallTimeoutMs?: number;
+  /** What this run may spend (a conversation's turn: what is left of the conversation's budget). */
+  budget?: Budget;
+  onBudget?: OnBudget;
 }
 
 /**
@@ -51,6 +55,10 @@ export function runOptionProblems(i: Record<string, unknown>): string[] {
   const problems: string[] = [];
   const agent = agentNameProblem(i.agent);
   if (agent) problems.push(agent);
+  const budget = budgetProblem(i.budget);
+  if (budget) problems.push(budget);
+  if (i.onBudget !== undefined && i.onBudget !== 'stop' && i.onBudget !== 'wrap_up')
+    problems.push(`"onBudget" must be "stop" or "wrap_up", got ${JSON.stringify(i.onBudget)}`);
   if (i.system !== undefined && typeof i.system !== 'string') problems.push('"system" must be a string');
   if (i.output !== undefined && (i.output === null || typeof i.output !== 'object' || Array.isArray(i.output)))
     problems.push('"output" must be a JSON Schema object');
@@ -123,6 +131,8 @@ export function runLimits(input: Omit<AgentInput, 'message'>): RunLimits {
   // Only when set, so run states recorded before approvals existed compare equal.
   if (input.approvalTimeout !== undefined) limits.approvalTimeoutMs = parseDuration(input.approvalTimeout);
   if (input.modelCallTimeout !== undefined) limits.modelCallTimeoutMs = parseDuration(input.modelCallTimeout);
+  if (input.budget !== undefined) limits.budget = input.budget;
+  if (input.onBudget !== undefined) limits.onBudget = input.onBudget;
   return limits;
 }
 

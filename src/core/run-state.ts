@@ -50,7 +50,14 @@ export type PlannedToolCall = {
 
 /** What the workflow should do next. */
 export type NextStep =
-  | { type: 'call_model'; iteration: number; toolNames: string[]; final: boolean }
+  | {
+      type: 'call_model';
+      iteration: number;
+      toolNames: string[];
+      final: boolean;
+      /** A final call because the budget would be passed (`onBudget: 'wrap_up'`): the model is told so. */
+      wrapUp?: true;
+    }
   | { type: 'await_approval'; pending: PendingApproval[] }
   | { type: 'run_tools'; calls: PlannedToolCall[] }
   | { type: 'finish'; status: Exclude<RunStatus, 'failed'>; content: string | null };
@@ -86,4 +93,8 @@ export interface RunState {
   revision?: number;
   /** The model that answered each model call, in order (replies that name it: runs of older workers have none). */
   models?: string[];
+  /** The size of the last model call (with a budget: the next one is at least as large). */
+  lastCall?: { tokens: number; costUsd?: number };
+  /** With a budget: what was spent toward it before this run (a conversation's earlier turns). */
+  spentBefore?: { totalTokens: number; costUsd?: number };
 }

@@ -37,6 +37,7 @@ export const AGENT_SEARCH_STATUSES: readonly AgentSearchStatus[] = [
   'immediate',
   'max_iterations',
   'time_limit',
+  'budget_exceeded',
   'failed',
   'cancelled',
   'closed',

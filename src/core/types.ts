@@ -179,7 +179,30 @@ export type RecordedToolExecution = Omit<ToolExecution, 'result'> & { result?: s
  * How a run (or a conversation turn) ended. `cancelled`: a client cancelled the turn. `failed`:
  * the model could not be reached or refused; reported by clients, and by conversations per turn.
  */
-export type RunStatus = 'completed' | 'immediate' | 'max_iterations' | 'time_limit' | 'cancelled' | 'failed';
+export type RunStatus =
+  'completed' | 'immediate' | 'max_iterations' | 'time_limit' | 'budget_exceeded' | 'cancelled' | 'failed';
+
+/**
+ * The most a run may spend (a conversation: all its turns; an agent: the agents it calls too, out
+ * of the same budget). Each limit is optional.
+ */
+export interface Budget {
+  /** Tokens, input and output together (what `usage.totalTokens` counts). */
+  tokens?: number;
+  /** US dollars, by the worker's price table (`usage.costUsd`; a model without a price cannot be run under it). */
+  costUsd?: number;
+}
+
+/** When the next model call would pass the budget: `stop` (the default) or `wrap_up` (one last call without tools for the best answer so far). */
+export type OnBudget = 'stop' | 'wrap_up';
+
+/** A budget's state, as `status` and the run result report it. */
+export interface BudgetReport {
+  limit: Budget;
+  spent: { tokens: number; costUsd: number };
+  /** What is left of each limit that is set (never below 0). */
+  left: Budget;
+}
 
 /** What happens when `maxIterations` is reached: stop with a fixed message, or one last LLM call without tools. */
 export type OnLimit = 'stop' | 'generate';
@@ -230,6 +253,10 @@ export interface RunOptions {
   toolCalling?: ToolCallingMode;
   /** How long a tool call waits for approval before it counts as rejected, e.g. `"1h"`; default: forever. */
   approvalTimeout?: string | number;
+  /** The most the run may spend, in tokens and/or dollars; agents it calls as tools draw from it. */
+  budget?: Budget;
+  /** What happens when the next model call would pass the budget (default `stop`: status `budget_exceeded`). */
+  onBudget?: OnBudget;
 }
 
 /** The agent workflow's input. */
@@ -280,6 +307,8 @@ export interface AgentResult<O = unknown> {
   agent?: string;
   /** The model that answered each model call, in order: only when more than one model answered (fallbacks, handoffs). */
   models?: string[];
+  /** With a budget: its limits, what was spent and what is left (a conversation's turn: the conversation's). */
+  budget?: BudgetReport;
 }
 
 /** The agent workflow's own result: an {@link AgentResult} whose tool executions may leave out results the history holds. */
@@ -363,4 +392,6 @@ export interface AgentStatus {
   usage: Usage;
   /** The agent the run is on, when it was handed off to another than it started with. */
   agent?: string;
+  /** With a budget: its limits, what was spent and what is left. */
+  budget?: BudgetReport;
 }

@@ -1,7 +1,10 @@
 import { isCancellation } from '@temporalio/workflow';
 import {
   applyModelReply,
+  budgetLeft,
+  budgetSpent,
   modelCallSummary,
+  WRAP_UP_INSTRUCTION,
   nextFallbackModel,
   modelContextRange,
   nextStep,
@@ -58,6 +61,8 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
                 ...(run.state.limits.modelCallTimeoutMs !== undefined
                   ? { timeoutMs: run.state.limits.modelCallTimeoutMs }
                   : {}),
+                ...(step.wrapUp ? { instruction: WRAP_UP_INSTRUCTION } : {}),
+                ...(run.state.limits.budget?.costUsd !== undefined ? { needsCost: true as const } : {}),
               },
             ],
           );
@@ -93,7 +98,13 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
         });
       await awaitApprovals(run, step.pending, ctx);
     } else {
-      const tools = startToolStep(step.calls, ctx);
+      // Agents called as tools draw from what is left of this run's budget.
+      const { budget, onBudget } = run.state.limits;
+      const tools = startToolStep(
+        step.calls,
+        ctx,
+        budget ? { budget: budgetLeft(budget, budgetSpent(run.state)), ...(onBudget ? { onBudget } : {}) } : undefined,
+      );
       // Most replies call one tool, which needs no Promise.all (see runTool on what promises cost here).
       const outcomes =
         step.calls.length === 1

@@ -10,6 +10,7 @@ import {
   runSummary,
   toolCallSummary,
   toolErrorText,
+  type AgentInput,
   type PlannedToolCall,
   type ResolvedAgent,
   type ToolOutcome,
@@ -31,7 +32,12 @@ import type { RunContext, RunRef } from './run-context';
  * itself and then folds them in with {@link finishToolStep}: the fewer promises workflow code
  * makes, the shorter its task (see {@link runTool}).
  */
-export function startToolStep(calls: PlannedToolCall[], ctx: RunContext): ToolStep {
+export function startToolStep(
+  calls: PlannedToolCall[],
+  ctx: RunContext,
+  /** What agents called as tools may spend (what is left of the run's budget). */
+  budget?: Pick<AgentInput, 'budget' | 'onBudget'>,
+): ToolStep {
   for (const c of calls) {
     const child = c.tool?.agent ? { childWorkflowId: childWorkflowIdOf(c, ctx) } : {};
     ctx.events.emit(ctx.turn, {
@@ -48,7 +54,7 @@ export function startToolStep(calls: PlannedToolCall[], ctx: RunContext): ToolSt
   let target: ResolvedAgent | undefined;
   const outcomeOf = (planned: PlannedToolCall, i: number): Promise<ToolOutcome> | ToolOutcome => {
     const handoff = planned.tool?.handoff;
-    if (handoff === undefined) return runTool(planned, ctx);
+    if (handoff === undefined) return runTool(planned, ctx, budget);
     if (i !== handoffAt) return handoffOutcome(handoff, chosen);
     return resolveHandoff(handoff).then((resolved) => {
       if ('failure' in resolved) return handoffOutcome(handoff, undefined, resolved.failure);
@@ -112,9 +118,13 @@ export function finishToolStep(run: RunRef, step: ToolStep, outcomes: ToolOutcom
  * machine. An async function and its await make two where `then` makes one; a tool step is down
  * from seven promises of ours to three (see bench/README.md).
  */
-function runTool(planned: PlannedToolCall, ctx: RunContext): Promise<ToolOutcome> | ToolOutcome {
+function runTool(
+  planned: PlannedToolCall,
+  ctx: RunContext,
+  budget?: Pick<AgentInput, 'budget' | 'onBudget'>,
+): Promise<ToolOutcome> | ToolOutcome {
   if (planned.resolved) return planned.resolved;
-  if (planned.tool.agent !== undefined) return runAgentTool(planned, ctx);
+  if (planned.tool.agent !== undefined) return runAgentTool(planned, ctx, budget);
   const { tool, call } = planned;
   const retry = {
     maximumAttempts: tool.retry.maximumAttempts,
@@ -148,7 +158,11 @@ function runTool(planned: PlannedToolCall, ctx: RunContext): Promise<ToolOutcome
  * Runs a named agent as a child workflow for one tool call; its answer is the call's result, and
  * its failure a tool error (see `agentToolOutcome`). The child is cancelled with this run.
  */
-async function runAgentTool(planned: PlannedToolCall, ctx: RunContext): Promise<ToolOutcome> {
+async function runAgentTool(
+  planned: PlannedToolCall,
+  ctx: RunContext,
+  budget?: Pick<AgentInput, 'budget' | 'onBudget'>,
+): Promise<ToolOutcome> {
   const agent = planned.tool!.agent!;
   const ask = agentToolMessage(agent, planned.arguments);
   if (!ask.ok) return ask.outcome;
@@ -156,6 +170,7 @@ async function runAgentTool(planned: PlannedToolCall, ctx: RunContext): Promise<
   const result = await executeAgent({
     agent,
     message: ask.message,
+    ...budget,
     workflowId,
     childOptions: {
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,

@@ -225,6 +225,16 @@ describe('worker.ts and client.ts against a Temporal server (TEMPORAL_ADDRESS)',
     });
   });
 
+  it('ends a run at its token budget: --budget-tokens, status budget_exceeded, what was spent', async () => {
+    const r = await runTs(['client.ts', 'run', QUESTION, '--budget-tokens', '300', '--json'], env);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ status: 'budget_exceeded', budget: { limit: { tokens: 300 } } });
+    expect(out.iterations).toBeLessThan(4);
+    expect(out.usage.totalTokens).toBeLessThanOrEqual(300);
+    expect(out.budget.left.tokens).toBe(300 - out.usage.totalTokens);
+  });
+
   it('exits 1 with status "failed" and the error when the run fails', async () => {
     const r = await runTs(['client.ts', 'run', 'please fail', '--json'], env);
     expect(r.code).toBe(1);

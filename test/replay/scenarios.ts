@@ -115,6 +115,17 @@ export const scenarios: Scenario[] = [
     steps: [call(['stock_quote', { symbol: 'ACME' }]), call(['stock_quote', { symbol: 'INIT' }]), answer('42 and 7')],
   },
   {
+    // A token budget with wrap_up: the calls grow until the next would pass the budget, then one
+    // last call without tools (the instruction in its input) ends the run as budget_exceeded.
+    name: 'budget-wrap-up',
+    input: { message: 'Keep adding.', tools: ['add'], budget: { tokens: 900 }, onBudget: 'wrap_up' },
+    steps: Array.from(
+      { length: 12 },
+      () => (req: ChatRequest) =>
+        req.tools?.length ? call(['add', { a: req.messages.length, b: 1 }]) : answer('best so far'),
+    ),
+  },
+  {
     // Images by reference: a URL on the user's message, a tool's image stored as a blob (only
     // its reference in the tool's result and the conversation).
     name: 'images',

@@ -130,3 +130,19 @@ describe('--image', () => {
     expect(() => parseRunArgs(['Look', '--image'], TOOLS)).toThrow(UsageError);
   });
 });
+
+describe('budget flags', () => {
+  it('map onto the run input, and refuse what is not a budget', () => {
+    expect(
+      parseRunArgs(['Go', '--budget-tokens', '3000', '--budget-usd', '0.25', '--on-budget', 'wrap_up'], TOOLS).input,
+    ).toMatchObject({ budget: { tokens: 3000, costUsd: 0.25 }, onBudget: 'wrap_up' });
+    expect(() => parseRunArgs(['Go', '--budget-tokens', 'lots'], TOOLS)).toThrow(
+      /--budget-tokens must be a whole number/,
+    );
+    expect(() => parseRunArgs(['Go', '--budget-usd', '0'], TOOLS)).toThrow(/--budget-usd must be a number of dollars/);
+    expect(() => parseRunArgs(['Go', '--on-budget', 'wrap_up'], TOOLS)).toThrow(/--on-budget needs a budget/);
+    expect(() => parseRunArgs(['Go', '--budget-tokens', '9', '--on-budget', 'later'], TOOLS)).toThrow(
+      /"stop" or "wrap_up"/,
+    );
+  });
+});

@@ -81,6 +81,14 @@ export function createCallModel(deps: {
       const model = input.settings?.model ?? config.model;
       // Images go by reference in the conversation; the request carries them (blobs inlined).
       const sent = await withImageUrls(messages, model, blobs, deps.model.endpointFor?.(model).model);
+      // The run's last word to the model (wrapping up under its budget): sent, never kept.
+      if (input.instruction) sent.push({ role: 'user', content: input.instruction });
+      const price = priceOf(deps.model.endpointFor?.(model).model ?? model, prices);
+      if (input.needsCost && !price)
+        throw ApplicationFailure.nonRetryable(
+          `the run has a cost budget, but the model ${model} has no price, so its calls cannot be counted: add its price to the worker's prices (AgentsPlugin's "prices", USD per million tokens), or give the run a token budget instead`,
+          'ModelCall.NoPrice',
+        );
       // No tools means the final `generate` pass: the provider must not add any either.
       const provided =
         toolProvider && input.toolNames.length > 0 ? await provideTools(toolProvider, registry, input, messages) : [];
@@ -135,7 +143,6 @@ export function createCallModel(deps: {
       if (provided.length > 0) reply.providedTools = provided;
       // Who answered, and what it cost: the run counts its usage per model.
       reply.model = model;
-      const price = priceOf(deps.model.endpointFor?.(reply.model).model ?? reply.model, prices);
       if (price) reply.usage.costUsd = costOf(reply.usage, price);
       // Later attempts void the text earlier ones streamed (the workflow announces a model_retry).
       if (info.attempt > 1) reply.attempt = info.attempt;

@@ -247,6 +247,8 @@ function settingsOf(agent: AgentDefinition<any>): AgentSettings {
     'toolCalling',
     'approvalTimeout',
     'modelCallTimeout',
+    'budget',
+    'onBudget',
   ] as const) {
     if (agent[key] !== undefined) (settings as unknown as Record<string, unknown>)[key] = agent[key];
   }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { agentNameProblem, parseDuration, TOOL_CALLING_MODES, type RunOptions } from '../../core';
+import { agentNameProblem, budgetProblem, parseDuration, TOOL_CALLING_MODES, type RunOptions } from '../../core';
 import type { AnyToolDefinition } from '../tools/define-tool';
 
 /** A tool as an agent names it: its definition (registered with the agent) or a registered tool's name. */
@@ -108,6 +108,10 @@ export function defineAgent<O = unknown>(definition: AgentDefinition<O>): AgentD
     problems.push('"onLimit" must be "stop" or "generate"');
   if (definition.toolCalling !== undefined && !TOOL_CALLING_MODES.includes(definition.toolCalling))
     problems.push(`"toolCalling" must be one of ${TOOL_CALLING_MODES.join(', ')}`);
+  const budgetError = budgetProblem(definition.budget);
+  if (budgetError) problems.push(budgetError);
+  if (definition.onBudget !== undefined && definition.onBudget !== 'stop' && definition.onBudget !== 'wrap_up')
+    problems.push('"onBudget" must be "stop" or "wrap_up"');
   for (const key of ['maxExecutionTime', 'approvalTimeout', 'modelCallTimeout'] as const) {
     const value = definition[key];
     if (value === undefined) continue;
