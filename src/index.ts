@@ -85,6 +85,14 @@ export {
   type BlobStore,
 } from './storage/blob-store';
 export { CodecBlobStore } from './storage/codec-blob-store';
+// Payloads too large for a history (Temporal's External Storage): files, or S3.
+export {
+  payloadStorageFromEnv,
+  defaultPayloadDir,
+  DEFAULT_PAYLOAD_THRESHOLD,
+  type PayloadStore,
+} from './storage/payload-storage';
+export { FileStorageDriver } from './storage/file-storage-driver';
 export { storeImages, ImageInputError, MAX_IMAGE_BYTES, type ImageInput } from './storage/images';
 // Clients: any run or conversation id.
 export {
@@ -145,4 +153,10 @@ export {
   type SearchAttributeUpdates,
   type SearchAttributeSettings,
 } from './core/search-attributes';
-export { DEFAULT_MAX_ITERATIONS, parseDuration, validateAgentInput } from './core';
+export {
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_MAX_TOOL_RESULT_TOKENS,
+  READ_TOOL_OUTPUT,
+  parseDuration,
+  validateAgentInput,
+} from './core';

@@ -22,6 +22,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_PACK_DIR = mkdtempSync(join(dir, 'pack-'));
   // Images go to a blob store of the test run's, never the home directory's (workers and CLIs inherit it).
   process.env.AGENT_BLOB_DIR = join(dir, 'blobs');
+  // Large payloads too (Temporal's External Storage): a directory of this run's.
+  process.env.AGENT_PAYLOAD_STORE = join(dir, 'payloads');
   (globalThis as Record<string, unknown>).__devServer = server;
 }
 

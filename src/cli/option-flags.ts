@@ -33,6 +33,7 @@ export const RUN_OPTION_FLAGS = {
   'budget-tokens': { type: 'string' },
   'budget-usd': { type: 'string' },
   'on-budget': { type: 'string' },
+  'max-tool-result-tokens': { type: 'string' },
 } as const satisfies Flags;
 
 /** `--image`, repeatable: an image file or URL sent with the message (`run`, `send`). */
@@ -57,6 +58,8 @@ export const RUN_OPTION_HELP = `  --agent NAME           a named agent of the wo
   --system "..."         system message
   --tool-calling MODE    tools (default), functions (legacy function_call API) or react (ReAct text prompt)
   --no-stream            model calls do not stream their text (it then arrives in one piece per call)
+  --max-tool-result-tokens N  the most of one tool output the model sees (default 8000; longer ones are
+                         cut to their head and tail; name read_tool_output in --tools to let it read on)
   --budget-tokens N      the most tokens the run may spend (a conversation: all its turns; agents it calls count)
   --budget-usd X         the most dollars it may spend, by the worker's price table
   --on-budget MODE       when the next model call would pass the budget: stop (default: status
@@ -78,6 +81,7 @@ export const START_ONLY_FLAGS: Record<string, string> = {
   memoryWindow: '--memory',
   budget: '--budget-tokens/--budget-usd',
   onBudget: '--on-budget',
+  maxToolResultTokens: '--max-tool-result-tokens',
   idleTimeout: '--idle-timeout',
 };
 
@@ -143,6 +147,8 @@ export function runOptionsFromFlags(
     options.toolCalling = mode;
   }
   if (values['no-stream'] === true) options.stream = false;
+  if (str('max-tool-result-tokens') !== undefined)
+    options.maxToolResultTokens = wholeNumber('--max-tool-result-tokens', str('max-tool-result-tokens')!, 100);
   const budget: NonNullable<AgentInput['budget']> = {};
   if (str('budget-tokens') !== undefined) budget.tokens = wholeNumber('--budget-tokens', str('budget-tokens')!, 1);
   if (str('budget-usd') !== undefined) {

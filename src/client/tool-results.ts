@@ -1,6 +1,10 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import type { LoadedDataConverter } from '@temporalio/common';
-import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
+import type { LoadedDataConverter, Payload } from '@temporalio/common';
+import {
+  decodeFromPayloadsAtIndex,
+  ExternalStorageRunner,
+  isReferencePayload,
+} from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
 import type { AgentResult, AgentWorkflowResult, RecordedToolExecution, ToolExecution, ToolOutcome } from '../core';
 import type { ToolCallInput } from '../common/activity-interface';
@@ -51,6 +55,12 @@ export async function toolOutcomesInHistory(
 ): Promise<Map<string, ToolOutcome>> {
   const callOf = new Map<number, string>();
   const outcomes = new Map<string, ToolOutcome>();
+  // A raw history holds claims where payloads went to the payload store (a 4 MB tool output):
+  // fetch those back, as the client does for the histories it reads itself. The SDK's runner is
+  // internal, but it is the one that reads every driver's claims.
+  const storage = converter.externalStorage ? new ExternalStorageRunner(converter.externalStorage) : undefined;
+  const payloadsOf = async (payloads: Payload[] | null | undefined) =>
+    storage && payloads?.some(isReferencePayload) ? storage.retrieve(payloads) : payloads;
   for (const event of history.events ?? []) {
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled?.activityType?.name === EXECUTE_TOOL) {
@@ -60,10 +70,17 @@ export async function toolOutcomesInHistory(
     const completed = event.activityTaskCompletedEventAttributes;
     const call = completed ? callOf.get(Number(completed.scheduledEventId)) : undefined;
     if (completed && call !== undefined)
-      outcomes.set(call, await decodeFromPayloadsAtIndex<ToolOutcome>(converter, 0, completed.result?.payloads));
+      outcomes.set(
+        call,
+        await decodeFromPayloadsAtIndex<ToolOutcome>(converter, 0, await payloadsOf(completed.result?.payloads)),
+      );
     const marker = event.markerRecordedEventAttributes;
     if (marker?.markerName === LOCAL_ACTIVITY_MARKER && marker.details?.result?.payloads?.length) {
-      const outcome = await decodeFromPayloadsAtIndex<unknown>(converter, 0, marker.details.result.payloads);
+      const outcome = await decodeFromPayloadsAtIndex<unknown>(
+        converter,
+        0,
+        await payloadsOf(marker.details.result.payloads),
+      );
       if (isToolOutcome(outcome) && outcome.toolCallId !== undefined) outcomes.set(outcome.toolCallId, outcome);
     }
   }

@@ -4,6 +4,8 @@ import { Client, type ConnectionOptions } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
 import { encryptingDataConverter, encryptionKeysFromEnv, type EncryptionKey } from '../codec/encryption-codec';
+import { payloadStorageFromEnv } from '../storage/payload-storage';
+import type { ExternalStorage } from '@temporalio/common';
 import { flushTracing, installTracing, tracingFromEnv, type TracingOptions } from '../telemetry/tracing';
 import { connectClient } from './client-connection';
 import { startDevServer } from './dev-server';
@@ -60,12 +62,13 @@ export async function connectTemporal(
 ): Promise<TemporalEnv> {
   // Read first: bad keys are the user's to fix, and must not leave a dev server running.
   const keys = encryptionKeysFromEnv(env);
+  const payloads = payloadStorageFromEnv(env)?.storage;
   const tracing = tracingFromEnv(env);
   const open = (
     connectionOptions: NativeConnectionOptions,
     meta: Pick<TemporalEnv, 'namespace' | 'address' | 'mode' | 'uiUrl' | 'dbFilename'>,
     afterClose?: () => Promise<void>,
-  ) => openConnections(connectionOptions, meta, { keys, tracing }, afterClose);
+  ) => openConnections(connectionOptions, meta, { keys, payloads, tracing }, afterClose);
   if (env.TEMPORAL_ADDRESS) {
     const config = loadClientConnectConfig({ overrideEnvVars: env as Record<string, string> });
     const namespace = config.namespace ?? 'default';
@@ -125,7 +128,11 @@ export async function connectTemporal(
 async function openConnections(
   connectionOptions: NativeConnectionOptions,
   meta: Pick<TemporalEnv, 'namespace' | 'address' | 'mode' | 'uiUrl' | 'dbFilename'>,
-  { keys, tracing }: { keys: EncryptionKey[] | undefined; tracing: TracingOptions | undefined },
+  {
+    keys,
+    payloads,
+    tracing,
+  }: { keys: EncryptionKey[] | undefined; payloads: ExternalStorage | undefined; tracing: TracingOptions | undefined },
   afterClose?: () => Promise<void>,
 ): Promise<TemporalEnv> {
   const [clientConnection, nativeConnection] = await Promise.all([
@@ -138,7 +145,15 @@ async function openConnections(
     client: new Client({
       connection: clientConnection.connection,
       namespace: meta.namespace,
-      ...(keys ? { dataConverter: encryptingDataConverter(keys) } : {}),
+      // The workers' encryption and payload store: what one side writes, the other reads.
+      ...(keys || payloads
+        ? {
+            dataConverter: {
+              ...(keys ? encryptingDataConverter(keys) : {}),
+              ...(payloads ? { externalStorage: payloads } : {}),
+            },
+          }
+        : {}),
       // Traced clients start the trace that the run's workflow and activities continue.
       ...(tracing ? { plugins: [installTracing(tracing)] } : {}),
     }),

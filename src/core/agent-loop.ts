@@ -1,7 +1,8 @@
 import { approvalOf, pendingApprovals } from './approvals';
 import { shouldReturnImmediately } from './immediate-return';
 import { REACT_PARSE_ERROR_TOOL } from './react-parser';
-import { runLimits } from './run-input';
+import { maxToolResultTokens, runLimits } from './run-input';
+import { READ_TOOL_OUTPUT, readToolOutput, toolResultView } from './tool-output-view';
 import { iterationLimitReached, LIMIT_STOP_MESSAGE } from './stop-conditions';
 import { parseToolArguments } from './tool-arguments';
 import { toolErrorText } from './tool-result-text';
@@ -146,7 +147,7 @@ export function applyModelReply(
     return reply.output === undefined ? done : { ...done, output: reply.output };
   } else {
     const offered = reply.providedTools?.length ? [...state.tools, ...reply.providedTools] : state.tools;
-    phase = { kind: 'tools', calls: toolCalls.map((call) => planToolCall(call, offered)) };
+    phase = { kind: 'tools', calls: toolCalls.map((call) => planToolCall(call, offered, state)) };
   }
   return { ...state, iterations, usage, ...models, messages, phase };
 }
@@ -177,11 +178,15 @@ export function applyToolOutcomes(state: RunState, outcomes: ToolOutcome[]): Run
     if (c.approval) execution.approval = c.approval.status === 'rejected' ? 'rejected' : 'approved';
     return execution;
   });
-  const toolMessages = executions.map((e): ChatMessage =>
-    e.images
-      ? { role: 'tool', tool_call_id: e.id, content: e.result, images: e.images }
-      : { role: 'tool', tool_call_id: e.id, content: e.result },
-  );
+  // A long output reaches the model as a bounded view; the execution keeps all of it.
+  const max = maxToolResultTokens(state.limits);
+  const pageable = state.tools.some((t) => t.builtin === READ_TOOL_OUTPUT);
+  const toolMessages = executions.map((e): ChatMessage => {
+    const content = toolResultView(e.result, max, e.id, pageable);
+    return e.images
+      ? { role: 'tool', tool_call_id: e.id, content, images: e.images }
+      : { role: 'tool', tool_call_id: e.id, content };
+  });
   const phase: RunPhase = shouldReturnImmediately(calls, outcomes)
     ? { kind: 'done', status: 'immediate', content: null }
     : { kind: 'model' };
@@ -299,7 +304,7 @@ export function outputCorrection(error: string): string {
   return `Your answer is not valid: ${error}\nReply again with only the JSON value that matches the required schema, nothing else.`;
 }
 
-function planToolCall(call: ToolCall, tools: ToolInfo[]): PlannedToolCall {
+function planToolCall(call: ToolCall, tools: ToolInfo[], state: RunState): PlannedToolCall {
   const parsed = parseToolArguments(call.function.arguments);
   const args = parsed.ok ? parsed.value : {};
   if (call.function.name === REACT_PARSE_ERROR_TOOL) {
@@ -323,6 +328,14 @@ function planToolCall(call: ToolCall, tools: ToolInfo[]): PlannedToolCall {
       },
     };
   }
+  // The built-in reader of long outputs is answered here, from the run's own executions.
+  if (tool.builtin === READ_TOOL_OUTPUT)
+    return {
+      call,
+      arguments: args,
+      immediate: false,
+      resolved: readToolOutput(state.toolExecutions, args, maxToolResultTokens(state.limits)),
+    };
   const planned: PlannedToolCall = { call, arguments: args, immediate: tool.immediate, tool };
   const approval = approvalOf(tool);
   if (approval) planned.approval = approval;

@@ -25,6 +25,7 @@ const RUN_OPTIONS: Record<keyof RunOptions, true> = {
   approvalTimeout: true,
   budget: true,
   onBudget: true,
+  maxToolResultTokens: true,
 };
 const RUN_OPTION_KEYS = Object.keys(RUN_OPTIONS) as (keyof RunOptions)[];
 

@@ -24,3 +24,4 @@ export * from './search-attributes';
 export * from './model-fallback';
 export * from './images';
 export * from './budget';
+export * from './tool-output-view';

@@ -2,6 +2,7 @@ import { agentNameProblem } from './agents';
 import { parseDuration } from './duration';
 import { imagesProblem } from './images';
 import { budgetProblem } from './budget';
+import { DEFAULT_MAX_TOOL_RESULT_TOKENS } from './tool-output-view';
 import { DEFAULT_MAX_ITERATIONS } from './stop-conditions';
 import type { AgentInput, Budget, OnBudget, OnLimit, ToolCallingMode } from './types';
 
@@ -25,9 +26,11 @@ export interface RunLimits {
   approvalTimeoutMs?: number;
   /** Set only when the run chose one; {@link modelCallTimeoutMs} applies the default. */
   modelCallTimeoutMs?: number;
-  /** What this run may spend (a conversation's turn: what is left of the conversation's budget). */
+  /** What this run may spend (a conversation: all its turns together). */
   budget?: Budget;
   onBudget?: OnBudget;
+  /** Set only when the run chose one ({@link DEFAULT_MAX_TOOL_RESULT_TOKENS} applies otherwise). */
+  maxToolResultTokens?: number;
 }
 
 /**
@@ -57,6 +60,11 @@ export function runOptionProblems(i: Record<string, unknown>): string[] {
   if (agent) problems.push(agent);
   const budget = budgetProblem(i.budget);
   if (budget) problems.push(budget);
+  if (
+    i.maxToolResultTokens !== undefined &&
+    !(Number.isInteger(i.maxToolResultTokens) && (i.maxToolResultTokens as number) >= 100)
+  )
+    problems.push(`"maxToolResultTokens" must be a whole number >= 100, got ${JSON.stringify(i.maxToolResultTokens)}`);
   if (i.onBudget !== undefined && i.onBudget !== 'stop' && i.onBudget !== 'wrap_up')
     problems.push(`"onBudget" must be "stop" or "wrap_up", got ${JSON.stringify(i.onBudget)}`);
   if (i.system !== undefined && typeof i.system !== 'string') problems.push('"system" must be a string');
@@ -133,7 +141,13 @@ export function runLimits(input: Omit<AgentInput, 'message'>): RunLimits {
   if (input.modelCallTimeout !== undefined) limits.modelCallTimeoutMs = parseDuration(input.modelCallTimeout);
   if (input.budget !== undefined) limits.budget = input.budget;
   if (input.onBudget !== undefined) limits.onBudget = input.onBudget;
+  if (input.maxToolResultTokens !== undefined) limits.maxToolResultTokens = input.maxToolResultTokens;
   return limits;
+}
+
+/** The most of one tool output the model sees, in tokens. */
+export function maxToolResultTokens(limits: RunLimits): number {
+  return limits.maxToolResultTokens ?? DEFAULT_MAX_TOOL_RESULT_TOKENS;
 }
 
 /** The bound on one model call with all its retries, in ms. */

@@ -257,6 +257,12 @@ export interface RunOptions {
   budget?: Budget;
   /** What happens when the next model call would pass the budget (default `stop`: status `budget_exceeded`). */
   onBudget?: OnBudget;
+  /**
+   * The most of one tool output the model sees, in tokens (default 8,000): a longer output is
+   * shown as its head and tail with a note; the run keeps all of it (and `read_tool_output`, when
+   * the run has it, reads the rest).
+   */
+  maxToolResultTokens?: number;
 }
 
 /** The agent workflow's input. */
@@ -331,6 +337,8 @@ export interface ToolInfo {
   agent?: string;
   /** Calling the tool hands the run (or conversation) off to this named agent. */
   handoff?: string;
+  /** A built-in tool the workflow answers itself, without an activity (`read_tool_output`). */
+  builtin?: 'read_tool_output';
 }
 
 /** A tool call waiting for a human's decision. */

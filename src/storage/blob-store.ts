@@ -91,7 +91,19 @@ export function defaultBlobDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.AGENT_BLOB_DIR || join(env.HOME || homedir(), '.durable-agents', 'blobs');
 }
 
-/** The store clients and workers use unless given one: a {@link FileBlobStore} in {@link defaultBlobDir}. */
+/**
+ * The store clients and workers use unless given one: a {@link FileBlobStore} in `AGENT_BLOB_DIR`;
+ * without it, the S3 bucket of `AGENT_PAYLOAD_STORE=s3://...` (images go where large payloads
+ * go); else a {@link FileBlobStore} in {@link defaultBlobDir}.
+ */
 export function blobStoreFromEnv(env: NodeJS.ProcessEnv = process.env): BlobStore {
+  const payloads = (env.AGENT_PAYLOAD_STORE ?? '').trim();
+  if (!env.AGENT_BLOB_DIR && payloads.startsWith('s3://')) {
+    const url = new URL(payloads);
+    // Optional packages, loaded only for S3 (see s3-storage.ts).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { s3BlobStore } = require('./s3-storage') as typeof import('./s3-storage');
+    return s3BlobStore({ bucket: url.hostname, prefix: url.pathname.replace(/^\/+|\/+$/g, ''), env });
+  }
   return new FileBlobStore(defaultBlobDir(env));
 }

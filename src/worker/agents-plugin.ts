@@ -2,7 +2,7 @@ import { dirname, sep } from 'node:path';
 import type { Client, ClientOptions } from '@temporalio/client';
 import type { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
 import { installTracing, tracingFromEnv, type TracingOptions } from '../telemetry/tracing';
-import type { DataConverter } from '@temporalio/common';
+import type { DataConverter, ExternalStorage } from '@temporalio/common';
 import { SimplePlugin } from '@temporalio/plugin';
 import {
   encodedFailureConverterPath,
@@ -36,6 +36,7 @@ import { isAiSdkLanguageModel } from './models/ai-sdk/ai-sdk-model';
 import { McpToolSource } from './mcp/mcp-tool-source';
 import { blobStoreFromEnv, type BlobStore } from '../storage/blob-store';
 import { CodecBlobStore } from '../storage/codec-blob-store';
+import { payloadStorageFromEnv } from '../storage/payload-storage';
 
 /** What the plugin brings into a worker. */
 export interface AgentsPluginOptions {
@@ -94,6 +95,13 @@ export interface AgentsPluginOptions {
    * `encryptionKeys` when there are some (see `CodecBlobStore`; clients encrypt with theirs).
    */
   blobStore?: BlobStore;
+  /**
+   * Where payloads too large for a history go (Temporal's External Storage): a tool output of
+   * megabytes, say. Default: `AGENT_PAYLOAD_STORE` (`s3://bucket/prefix`, a directory, or `off`),
+   * else files in `.temporal/payloads` (see `payloadStorageFromEnv`); `false`: none. Clients need
+   * the same store (`connectTemporal()` reads the same variable).
+   */
+  payloadStorage?: ExternalStorage | false;
   /**
    * The agent search attributes (`AgentName`, `AgentStatus`, `AgentIterations`,
    * `AgentTotalTokens`, `AgentModel`) the workflows upsert: on every change of status the server
@@ -194,11 +202,24 @@ export class AgentsPlugin extends SimplePlugin {
       trigger: 'status',
     });
     const keys = options.encryptionKeys ?? encryptionKeysFromEnv();
+    // Payloads over the threshold (a 4 MB tool output) go to the payload store, a claim to the history.
+    const fromEnv = options.payloadStorage === undefined ? payloadStorageFromEnv() : undefined;
+    const payloads = fromEnv ? fromEnv.storage : options.payloadStorage || undefined;
+    // On a cluster, workers and clients usually run on several machines: a local directory would not reach them.
+    if (fromEnv && !fromEnv.shared && process.env.TEMPORAL_ADDRESS && !process.env.AGENT_PAYLOAD_STORE)
+      process.stderr.write(
+        `durable-agents: payloads over ${Math.round(fromEnv.storage.payloadSizeThreshold / 1024)} KiB go to ${fromEnv.where} on this machine; with workers and clients on several machines set AGENT_PAYLOAD_STORE=s3://bucket/prefix (or a shared directory)\n`,
+      );
+    const withStorage = (converter: DataConverter): DataConverter =>
+      payloads && !converter.externalStorage ? { ...converter, externalStorage: payloads } : converter;
     super({
       name: 'durable-agents',
       // Clients and replay workers read what they are given; a worker refuses unencrypted payloads (see configureWorkerOnly).
-      ...(keys?.length
-        ? { dataConverter: (base: DataConverter | undefined) => encryptingDataConverter(keys, base) }
+      ...(keys?.length || payloads
+        ? {
+            dataConverter: (base: DataConverter | undefined) =>
+              withStorage(keys?.length ? encryptingDataConverter(keys, base) : { ...base }),
+          }
         : {}),
       activities: createActivities({
         client: options.client,
@@ -224,7 +245,7 @@ export class AgentsPlugin extends SimplePlugin {
     this.encrypts = Boolean(keys?.length);
     this.strictConverter =
       keys?.length && !(options.allowPlaintext ?? plaintextAllowedFromEnv())
-        ? (base) => encryptingDataConverter(keys, base, true)
+        ? (base) => withStorage(encryptingDataConverter(keys, base, true))
         : undefined;
     const tracing = options.tracing === undefined ? tracingFromEnv() : options.tracing || undefined;
     this.tracing = tracing ? installTracing(tracing) : undefined;

@@ -39,6 +39,8 @@ export interface AgentWorkerOptions {
   tracing?: AgentsPluginOptions['tracing'];
   /** Where images are kept by reference (see `AgentsPluginOptions.blobStore`). Default: `AGENT_BLOB_DIR`, else `~/.durable-agents/blobs`. */
   blobStore?: AgentsPluginOptions['blobStore'];
+  /** Where payloads too large for a history go (see `AgentsPluginOptions.payloadStorage`). Default: `AGENT_PAYLOAD_STORE`, else `.temporal/payloads`. */
+  payloadStorage?: AgentsPluginOptions['payloadStorage'];
   /** A prebuilt workflow bundle (tests); default: bundle the agent workflows at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** How long in-flight activities may finish on shutdown (default 10 s). */
@@ -73,6 +75,7 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     allowPlaintext: options.allowPlaintext,
     tracing: options.tracing,
     blobStore: options.blobStore,
+    payloadStorage: options.payloadStorage,
   });
   return Worker.create({
     ...options.workerOptions,

@@ -10,6 +10,8 @@ import {
   runSummary,
   toolCallSummary,
   toolErrorText,
+  EVENT_RESULT_TOKENS,
+  toolResultView,
   type AgentInput,
   type PlannedToolCall,
   type ResolvedAgent,
@@ -70,7 +72,8 @@ export function startToolStep(
           type: 'tool_call_finished',
           id: planned.call.id,
           name: planned.call.function.name,
-          result: outcome.result,
+          // A preview: an output of megabytes stays in the run, not in every subscriber's event.
+          result: toolResultView(outcome.result, EVENT_RESULT_TOKENS, planned.call.id, false),
           error: outcome.error,
         });
         return outcome;

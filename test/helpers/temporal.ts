@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { connectClient } from '../../src/connection/client-connection';
 import { NativeConnection, type Worker } from '@temporalio/worker';
+import { payloadStorageFromEnv } from '../../src/storage/payload-storage';
 import { installRuntimeLogging } from '../../src/worker/logging';
 import type { ModelConfig } from '../../src/worker/activities';
 import type { AgentDefinition } from '../../src/worker/agents/define-agent';
@@ -29,7 +30,11 @@ export async function connectTestTemporal(): Promise<TestTemporal> {
   const connection = await connectClient({ address });
   const nativeConnection = await NativeConnection.connect({ address });
   return {
-    client: new Client({ connection: connection.connection }),
+    // The workers' payload store (AGENT_PAYLOAD_STORE, set by the global setup): clients read what they stored.
+    client: new Client({
+      connection: connection.connection,
+      dataConverter: { externalStorage: payloadStorageFromEnv()?.storage },
+    }),
     nativeConnection,
     close: async () => {
       await connection.close();
@@ -77,6 +82,8 @@ export async function createTestWorker(
     /** The worker's named models. */
     models?: AgentWorkerOptions['models'];
     blobStore?: AgentWorkerOptions['blobStore'];
+    payloadStorage?: AgentWorkerOptions['payloadStorage'];
+    encryptionKeys?: AgentWorkerOptions['encryptionKeys'];
   },
 ): Promise<{ worker: Worker; taskQueue: string }> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
@@ -93,6 +100,8 @@ export async function createTestWorker(
     model: { ...modelAt(options.baseURL), ...options.model },
     models: options.models,
     blobStore: options.blobStore,
+    payloadStorage: options.payloadStorage,
+    encryptionKeys: options.encryptionKeys,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     shutdownGraceTime: '1s',
   });

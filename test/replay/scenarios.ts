@@ -115,6 +115,17 @@ export const scenarios: Scenario[] = [
     steps: [call(['stock_quote', { symbol: 'ACME' }]), call(['stock_quote', { symbol: 'INIT' }]), answer('42 and 7')],
   },
   {
+    // A long tool output: the model sees a bounded view and reads on with the built-in
+    // read_tool_output, which the workflow answers itself (no activity).
+    name: 'long-output-paging',
+    input: { message: 'Read the blob.', tools: ['blob', 'read_tool_output'], maxToolResultTokens: 1000 },
+    steps: [
+      call(['blob', { n: 12_000 }, 'call_blob']),
+      call(['read_tool_output', { call_id: 'call_blob', offset: 3000, length: 50 }]),
+      answer('Read.'),
+    ],
+  },
+  {
     // A token budget with wrap_up: the calls grow until the next would pass the budget, then one
     // last call without tools (the instruction in its input) ends the run as budget_exceeded.
     name: 'budget-wrap-up',

@@ -249,6 +249,7 @@ function settingsOf(agent: AgentDefinition<any>): AgentSettings {
     'modelCallTimeout',
     'budget',
     'onBudget',
+    'maxToolResultTokens',
   ] as const) {
     if (agent[key] !== undefined) (settings as unknown as Record<string, unknown>)[key] = agent[key];
   }

@@ -1,4 +1,4 @@
-import { parseDuration, type ToolInfo } from '../../core';
+import { parseDuration, READ_TOOL_OUTPUT, READ_TOOL_OUTPUT_SPEC, type ToolInfo } from '../../core';
 import { checkJsonArguments } from './check-json-arguments';
 import { ToolError } from './tool-error';
 import { defineJsonSchemaTool, isZodTool, type AnyToolDefinition, type ToolContext } from './define-tool';
@@ -24,7 +24,7 @@ export interface RegisterOptions {
 }
 
 /** Where a call of a tool goes instead of `execute`: a named agent run as a child workflow, or a handoff. */
-export type ToolRoute = { agent: string } | { handoff: string };
+export type ToolRoute = { agent: string } | { handoff: string } | { builtin: 'read_tool_output' };
 
 interface Entry {
   definition: AnyToolDefinition;
@@ -44,11 +44,17 @@ export class ToolRegistry {
   private readonly toolSpecs = new Map<string, ToolSpec>();
 
   constructor(tools: Iterable<AnyToolDefinition> = []) {
+    // Built in, offered to runs that name it (`tools: [..., 'read_tool_output']`): the workflow answers it.
+    this.registerRoute(READ_TOOL_OUTPUT, READ_TOOL_OUTPUT_SPEC.description, READ_TOOL_OUTPUT_SPEC.parameters, {
+      builtin: READ_TOOL_OUTPUT,
+    });
     for (const t of tools) this.register(t);
   }
 
   /** Adds a tool (zod or JSON Schema); a second tool with the same name is an error, never a silent override. */
   register(tool: AnyToolDefinition, options: RegisterOptions = {}): this {
+    if (this.tools.get(tool.name)?.route && 'builtin' in this.tools.get(tool.name)!.route!)
+      throw new Error(`"${tool.name}" is the name of a built-in tool; give your tool another name`);
     if (this.tools.has(tool.name))
       throw new Error(`a tool named "${tool.name}" is already registered; tool names must be unique`);
     this.tools.set(tool.name, { definition: tool, dynamic: options.dynamic ?? false });
@@ -65,7 +71,7 @@ export class ToolRegistry {
     if (existing) {
       if (JSON.stringify(existing.route) === JSON.stringify(route)) return this;
       throw new Error(
-        `a tool named "${name}" is already registered; ${'agent' in route ? `the agent "${route.agent}" cannot be offered as a tool under its name` : `the handoff to "${route.handoff}" cannot use it`}`,
+        `a tool named "${name}" is already registered; ${'agent' in route ? `the agent "${route.agent}" cannot be offered as a tool under its name` : 'handoff' in route ? `the handoff to "${route.handoff}" cannot use it` : 'the name is taken'}`,
       );
     }
     const definition = defineJsonSchemaTool({

@@ -1,0 +1,77 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import {
+  StorageDriverClaim,
+  type Payload,
+  type StorageDriver,
+  type StorageDriverRetrieveContext,
+  type StorageDriverStoreContext,
+} from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+
+/**
+ * A storage driver for Temporal's External Storage that keeps payloads as files in a directory:
+ * the embedded default, for one machine (workers and clients that share a disk). Hand-written:
+ * Temporal ships the driver interface and an S3 driver, not a filesystem one. Payloads are
+ * content-addressed (the SHA-256 of their serialized bytes, as Temporal's S3 driver does), written
+ * to a temporary file and renamed into place, and checked against their hash when read.
+ *
+ * @experimental Temporal's External Storage is experimental.
+ */
+export class FileStorageDriver implements StorageDriver {
+  readonly name: string;
+  readonly type = 'durable-agents.file';
+  readonly dir: string;
+
+  constructor(dir: string, name = 'durable-agents.file') {
+    this.dir = resolve(dir);
+    this.name = name;
+  }
+
+  async store(_context: StorageDriverStoreContext, payloads: Payload[]): Promise<StorageDriverClaim[]> {
+    return Promise.all(
+      payloads.map(async (payload) => {
+        const bytes = temporal.api.common.v1.Payload.encode(payload).finish();
+        const hash = createHash('sha256').update(bytes).digest('hex');
+        const path = this.pathOf(hash);
+        await mkdir(dirname(path), { recursive: true });
+        const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+        try {
+          await writeFile(temp, bytes);
+          await rename(temp, path);
+        } catch (err) {
+          await rm(temp, { force: true });
+          throw err;
+        }
+        return new StorageDriverClaim({ hash });
+      }),
+    );
+  }
+
+  async retrieve(_context: StorageDriverRetrieveContext, claims: StorageDriverClaim[]): Promise<Payload[]> {
+    return Promise.all(
+      claims.map(async (claim) => {
+        const hash = claim.claimData.hash ?? '';
+        if (!/^[0-9a-f]{64}$/.test(hash))
+          throw new Error(`not a payload claim of ${this.name}: ${JSON.stringify(claim.claimData)}`);
+        let bytes: Buffer;
+        try {
+          bytes = await readFile(this.pathOf(hash));
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+          throw new Error(
+            `payload ${hash} is not in ${this.dir}: it was stored on another machine (or the directory was cleared). Workers and clients on several machines need a shared store: AGENT_PAYLOAD_STORE=s3://bucket/prefix`,
+          );
+        }
+        if (createHash('sha256').update(bytes).digest('hex') !== hash)
+          throw new Error(`payload ${hash} in ${this.dir} is damaged: its bytes do not match`);
+        return temporal.api.common.v1.Payload.decode(bytes) as Payload;
+      }),
+    );
+  }
+
+  private pathOf(hash: string): string {
+    return join(this.dir, hash.slice(0, 2), hash);
+  }
+}

@@ -1,0 +1,107 @@
+import type { StorageDriver } from '@temporalio/common';
+import { BlobNotFoundError, blobRef, type BlobStore } from './blob-store';
+
+/**
+ * Amazon S3 (or an S3-compatible server) as the payload store, on Temporal's own S3 driver
+ * (`@temporalio/external-storage-s3`) and its AWS SDK client. They are optional dependencies,
+ * loaded only when `AGENT_PAYLOAD_STORE=s3://...` asks for them, so installs without S3 stay small.
+ */
+
+/** The packages S3 needs, for the message when one is missing. */
+const S3_PACKAGES = '@temporalio/external-storage-s3 @temporalio/external-storage-s3-aws-sdk @aws-sdk/client-s3';
+
+/**
+ * Temporal's S3 driver for `bucket`, its keys under `prefix`. The client reads the standard AWS
+ * settings (`AWS_REGION`, `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, profiles, roles);
+ * `AWS_ENDPOINT_URL_S3` (or `AWS_ENDPOINT_URL`) points it at an S3-compatible server, addressed by
+ * path as those servers expect.
+ */
+/** The S3 client of Temporal's driver for `prefix`, from the standard AWS settings in `env`. */
+function s3Client(options: { prefix: string; env: NodeJS.ProcessEnv }): {
+  client: import('@temporalio/external-storage-s3').S3StorageDriverClient;
+  driverModule: typeof import('@temporalio/external-storage-s3');
+} {
+  let s3: typeof import('@aws-sdk/client-s3');
+  let driverModule: typeof import('@temporalio/external-storage-s3');
+  let awsClient: typeof import('@temporalio/external-storage-s3-aws-sdk');
+  try {
+    // Synchronous on purpose: data converters are built synchronously. Optional packages, so required here.
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    s3 = require('@aws-sdk/client-s3');
+    driverModule = require('@temporalio/external-storage-s3');
+    awsClient = require('@temporalio/external-storage-s3-aws-sdk');
+    /* eslint-enable @typescript-eslint/no-require-imports */
+  } catch (err) {
+    throw new Error(
+      `AGENT_PAYLOAD_STORE=s3://... needs the S3 packages: npm install ${S3_PACKAGES} (${(err as Error).message.split('\n')[0]})`,
+    );
+  }
+  const env = options.env;
+  const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
+  const client = new s3.S3Client({
+    ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
+    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+    // Keys from the environment given (the process's by default); else the SDK's chain (profiles, roles).
+    ...(env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
+      ? {
+          credentials: {
+            accessKeyId: env.AWS_ACCESS_KEY_ID,
+            secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+            ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}),
+          },
+        }
+      : {}),
+    // Checksums only where S3 requires them: S3-compatible servers do not all read the newer ones.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  const inner = new awsClient.AwsSdkS3StorageDriverClient(client);
+  const prefix = options.prefix ? `${options.prefix}/` : '';
+  // Keys under the prefix keep them apart from the bucket's other objects.
+  return {
+    driverModule,
+    client: {
+      putObject: (bucket, key, data, o) => inner.putObject(bucket, prefix + key, data, o),
+      objectExists: (bucket, key, o) => inner.objectExists(bucket, prefix + key, o),
+      getObject: (bucket, key, o) => inner.getObject(bucket, prefix + key, o),
+      describe: () => ({ ...inner.describe?.(), ...(prefix ? { prefix } : {}), ...(endpoint ? { endpoint } : {}) }),
+    },
+  };
+}
+
+/**
+ * Temporal's S3 driver for `bucket`, its keys under `prefix`. The client reads the standard AWS
+ * settings (`AWS_REGION`, `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, profiles, roles);
+ * `AWS_ENDPOINT_URL_S3` (or `AWS_ENDPOINT_URL`) points it at an S3-compatible server, addressed by
+ * path as those servers expect.
+ */
+export function s3StorageDriver(options: { bucket: string; prefix: string; env: NodeJS.ProcessEnv }): StorageDriver {
+  const { client, driverModule } = s3Client(options);
+  return new driverModule.S3StorageDriver({ client, bucket: options.bucket }) as unknown as StorageDriver;
+}
+
+/** A blob store in the same bucket, under `<prefix>/blobs/sha256/`: images go where the payloads go. */
+export function s3BlobStore(options: { bucket: string; prefix: string; env: NodeJS.ProcessEnv }): BlobStore {
+  const { client } = s3Client(options);
+  const location = `s3://${options.bucket}/${options.prefix ? `${options.prefix}/` : ''}blobs`;
+  const keyOf = (ref: string) => {
+    const match = /^sha256:([0-9a-f]{64})$/.exec(ref);
+    if (!match) throw new Error(`not a blob reference: ${JSON.stringify(ref)} (expected "sha256:" and 64 hex digits)`);
+    return `blobs/sha256/${match[1]}`;
+  };
+  return {
+    location,
+    async put(bytes) {
+      const ref = blobRef(bytes);
+      if (!(await client.objectExists(options.bucket, keyOf(ref))))
+        await client.putObject(options.bucket, keyOf(ref), bytes);
+      return ref;
+    },
+    async get(ref) {
+      if (!(await client.objectExists(options.bucket, keyOf(ref)))) throw new BlobNotFoundError(ref, location);
+      const bytes = await client.getObject(options.bucket, keyOf(ref));
+      if (blobRef(bytes) !== ref) throw new Error(`blob ${ref} in ${location} is damaged: its bytes do not match`);
+      return bytes;
+    },
+  };
+}
