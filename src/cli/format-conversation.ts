@@ -38,7 +38,9 @@ export function transcriptText(transcript: { system?: string; messages: ChatMess
   const lines: string[] = [];
   if (transcript.system) lines.push(`system: ${transcript.system}`);
   for (const m of transcript.messages) {
-    if (m.role === 'user') lines.push(`user: ${m.content}${imagesText(m.images)}`);
+    if (m.role === 'system' && m.summary)
+      lines.push(`(summary of messages ${m.summary.from}-${m.summary.to - 1}) ${m.content.replace(/^[^\n]*\n/, '')}`);
+    else if (m.role === 'user') lines.push(`user: ${m.content}${imagesText(m.images)}`);
     else if (m.role === 'tool') lines.push(`  ← ${m.tool_call_id}: ${m.content}${imagesText(m.images)}`);
     else if (m.role === 'assistant') {
       if (m.content) lines.push(`assistant: ${m.content}`);

@@ -4,6 +4,7 @@ type ParsedResults<T extends ParseArgsConfig> = ReturnType<typeof parseArgs<T>>;
 import {
   agentNameProblem,
   DURATION_UNITS,
+  MIN_PROMPT_TOKENS,
   parseDuration,
   TOOL_CALLING_MODES,
   type AgentInput,
@@ -34,6 +35,8 @@ export const RUN_OPTION_FLAGS = {
   'budget-usd': { type: 'string' },
   'on-budget': { type: 'string' },
   'max-tool-result-tokens': { type: 'string' },
+  'max-prompt-tokens': { type: 'string' },
+  'summary-model': { type: 'string' },
 } as const satisfies Flags;
 
 /** `--image`, repeatable: an image file or URL sent with the message (`run`, `send`). */
@@ -58,6 +61,9 @@ export const RUN_OPTION_HELP = `  --agent NAME           a named agent of the wo
   --system "..."         system message
   --tool-calling MODE    tools (default), functions (legacy function_call API) or react (ReAct text prompt)
   --no-stream            model calls do not stream their text (it then arrives in one piece per call)
+  --max-prompt-tokens N  the most tokens a request may hold: older messages are summarised to stay
+                         under it (conversations then use no message window)
+  --summary-model NAME   the model that writes those summaries (e.g. a cheaper named model)
   --max-tool-result-tokens N  the most of one tool output the model sees (default 8000; longer ones are
                          cut to their head and tail; name read_tool_output in --tools to let it read on)
   --budget-tokens N      the most tokens the run may spend (a conversation: all its turns; agents it calls count)
@@ -82,6 +88,8 @@ export const START_ONLY_FLAGS: Record<string, string> = {
   budget: '--budget-tokens/--budget-usd',
   onBudget: '--on-budget',
   maxToolResultTokens: '--max-tool-result-tokens',
+  maxPromptTokens: '--max-prompt-tokens',
+  summaryModel: '--summary-model',
   idleTimeout: '--idle-timeout',
 };
 
@@ -147,6 +155,12 @@ export function runOptionsFromFlags(
     options.toolCalling = mode;
   }
   if (values['no-stream'] === true) options.stream = false;
+  if (str('max-prompt-tokens') !== undefined)
+    options.maxPromptTokens = wholeNumber('--max-prompt-tokens', str('max-prompt-tokens')!, MIN_PROMPT_TOKENS);
+  if (str('summary-model') !== undefined) {
+    if (!str('summary-model')!.trim()) throw new UsageError('--summary-model needs a model name');
+    options.summaryModel = str('summary-model')!.trim();
+  }
   if (str('max-tool-result-tokens') !== undefined)
     options.maxToolResultTokens = wholeNumber('--max-tool-result-tokens', str('max-tool-result-tokens')!, 100);
   const budget: NonNullable<AgentInput['budget']> = {};

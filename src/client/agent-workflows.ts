@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import {
+  isInstructions,
   closedConversationStatus,
   type AgentState,
   type ApprovalDecision,
@@ -109,7 +110,7 @@ export async function readTranscript(
       return system === undefined ? { messages } : { system, messages };
     }
     const all = await readRunMessages(client, workflowId);
-    return all[0]?.role === 'system' ? { system: all[0].content, messages: all.slice(1) } : { messages: all };
+    return isInstructions(all[0]) ? { system: String(all[0].content), messages: all.slice(1) } : { messages: all };
   } catch (err) {
     throw await explainFailure(client, workflowId, err, 'agent');
   }

@@ -7,6 +7,7 @@ import type {
   ToolCallingMode,
   ToolInfo,
   ToolOutcome,
+  Usage,
 } from '../core/types';
 
 /**
@@ -23,6 +24,12 @@ export interface AgentActivities {
    * Retried by Temporal; failures are typed (`ModelCall.*`).
    */
   callModel(input: ModelCallInput): Promise<ModelReply>;
+  /**
+   * Summarises messages `[from, to)` of the run (an earlier summary among them folded in) for
+   * compaction: reads them like a model call, asks the run's model (or its `summaryModel`) with
+   * no tools, and returns only the summary. Retried and classified like a model call.
+   */
+  summarizeMessages(input: SummarizeInput): Promise<SummaryReply>;
   /**
    * One tool call, as the LLM wrote it. Mistakes the LLM can fix come back as an outcome with
    * `error: true`; a tool that throws fails the attempt (`Tool.ExecutionError`) for Temporal to retry.
@@ -69,6 +76,8 @@ export interface ModelCallInput {
   /** Conversations: the first `pinned` messages (the system message) and those from `from` on form the memory window. Default: all. */
   pinned?: number;
   from?: number;
+  /** After a compaction: the index of the summary (in `[from, messageCount)`), which the model reads right after the pinned head. */
+  summary?: number;
   toolNames: string[];
   settings?: ModelSettings;
   /** Default `tools`. */
@@ -91,6 +100,29 @@ export interface ModelCallInput {
   instruction?: string;
   /** The run has a cost budget: a model without a price cannot be counted against it, and fails the call. */
   needsCost?: true;
+}
+
+/** Input of `summarizeMessages`: a range of the run's messages, by reference. */
+export interface SummarizeInput {
+  workflowId: string;
+  runId: string;
+  /** Summarise messages `[from, to)`; a summary message among them is the earlier summary to fold in. */
+  from: number;
+  to: number;
+  /** The model that writes it, with the run's settings. */
+  settings?: ModelSettings;
+  /** See `ModelCallInput.revision`. */
+  revision?: number;
+  /** See `ModelCallInput.timeoutMs`. */
+  timeoutMs?: number;
+}
+
+/** What `summarizeMessages` returns: the summary's text and what writing it cost. */
+export interface SummaryReply {
+  text: string;
+  usage: Usage;
+  /** The model that wrote it, by the name runs use. */
+  model?: string;
 }
 
 /** Input of `executeTool`: one tool call, as the LLM wrote it. */

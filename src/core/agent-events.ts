@@ -25,6 +25,15 @@ export type AgentEventBody =
       childWorkflowId?: string;
     }
   | { type: 'handoff'; from?: string; to: string }
+  | {
+      type: 'compaction';
+      /** The messages summarised, `[from, to)` of the run's (a conversation: its transcript run's) messages. */
+      from: number;
+      to: number;
+      /** The request's estimated size before, and after with the summary in their place. */
+      tokensBefore: number;
+      tokensAfter: number;
+    }
   | { type: 'tool_call_finished'; id: string; name: string; result: string; error: boolean }
   | { type: 'approval_requested'; callId: string; tool: string; arguments: Record<string, unknown>; summary: string }
   | { type: 'approval_decided'; callId: string; approved: boolean; reason?: string }
@@ -44,6 +53,7 @@ export const AGENT_EVENT_TYPES = [
   'tool_call_started',
   'tool_call_finished',
   'handoff',
+  'compaction',
   'approval_requested',
   'approval_decided',
   'turn_completed',

@@ -2,6 +2,8 @@ import { approvalOf, pendingApprovals } from './approvals';
 import { shouldReturnImmediately } from './immediate-return';
 import { REACT_PARSE_ERROR_TOOL } from './react-parser';
 import { maxToolResultTokens, runLimits } from './run-input';
+import { calibration, compactionPlan, contextView, estimateTokens, isSummary, summaryMessage } from './compaction';
+import { modelContextRange, type ModelContextRange } from './memory-window';
 import { READ_TOOL_OUTPUT, readToolOutput, toolResultView } from './tool-output-view';
 import { iterationLimitReached, LIMIT_STOP_MESSAGE } from './stop-conditions';
 import { parseToolArguments } from './tool-arguments';
@@ -10,6 +12,7 @@ import { addUsage, noUsage, usageOfReply } from './usage';
 import { BUDGET_STOP_MESSAGE, budgetReport, budgetSpent, roughTokens, wouldPassBudget } from './budget';
 import type { CurrentAgent, NextStep, PlannedToolCall, RunPhase, RunState } from './run-state';
 import type {
+  Usage,
   AgentInput,
   AgentResult,
   AgentStatus,
@@ -63,13 +66,21 @@ function currentAgent(input: AgentInput): CurrentAgent {
 
 /** Decides the next step. Pure: calling it twice gives the same answer. */
 export function nextStep(state: RunState): NextStep {
-  const { phase, limits } = state;
+  const { phase } = state;
   if (phase.kind === 'done') return { type: 'finish', status: phase.status, content: phase.content };
   if (phase.kind === 'tools') {
     // Approvals come first: a rejected call must never run, and results go back to the LLM together anyway.
     const pending = pendingApprovals(phase.calls);
     return pending.length > 0 ? { type: 'await_approval', pending } : { type: 'run_tools', calls: phase.calls };
   }
+  const next = nextModelStep(state);
+  // A request that would pass maxPromptTokens: the oldest messages are summarised first.
+  return next.type === 'call_model' ? (plannedCompaction(state) ?? next) : next;
+}
+
+/** The next step while the run waits for the model: a model call, or the end at a limit. */
+function nextModelStep(state: RunState): NextStep {
+  const { limits } = state;
   const toolNames = state.tools.map((t) => t.name);
   // A budget the next call would pass: stop, or one last call without tools to wrap up.
   if (limits.budget && wouldPassBudget(limits.budget, budgetSpent(state), state.lastCall, grownSinceLastCall(state))) {
@@ -95,6 +106,55 @@ function grownSinceLastCall(state: RunState): number {
   return roughTokens(state.messages.slice(i));
 }
 
+/** Where the model's view of the run starts, and its summary, as model calls and compaction see it. */
+export function contextRange(state: RunState): ModelContextRange & { summary?: number } {
+  if (!state.context) return modelContextRange(state.messages, state.memoryWindow);
+  const pinned = state.messages[0]?.role === 'system' && !isSummary(state.messages[0]) ? 1 : 0;
+  return { messageCount: state.messages.length, pinned, from: state.context.from, summary: state.context.summary };
+}
+
+/** The compaction the next request needs (see `compactionPlan`), or undefined. */
+function plannedCompaction(state: RunState): Extract<NextStep, { type: 'compact' }> | undefined {
+  const max = state.limits.maxPromptTokens;
+  if (max === undefined) return undefined;
+  const range = contextRange(state);
+  const scale = calibration(state.lastPrompt?.tokens, state.lastPrompt?.estimated);
+  const plan = compactionPlan(state.messages, range, max, scale);
+  if (!plan) return undefined;
+  const tokensBefore = Math.ceil(estimateTokens(contextView(state.messages, range)) * scale);
+  return {
+    type: 'compact',
+    from: plan.from,
+    to: plan.to,
+    ...(state.context ? { previous: state.context.summary } : {}),
+    tokensBefore,
+  };
+}
+
+/**
+ * Folds a summary into the state: appended as a summary message, the model's view now starting
+ * after the messages it covers; its tokens count toward the run's usage (and budget).
+ */
+export function applySummary(
+  state: RunState,
+  step: Extract<NextStep, { type: 'compact' }>,
+  summary: { text: string; usage: Usage; model?: string },
+): RunState {
+  const messages = [...state.messages, summaryMessage(summary.text, { from: step.from, to: step.to }, state.messages)];
+  return {
+    ...state,
+    messages,
+    context: { from: step.to, summary: messages.length - 1 },
+    usage: addUsage(state.usage, usageOfReply(summary.usage, summary.model)),
+  };
+}
+
+/** The estimated size of the next request (calibrated), as a compaction event reports it. */
+export function contextTokens(state: RunState): number {
+  const scale = calibration(state.lastPrompt?.tokens, state.lastPrompt?.estimated);
+  return Math.ceil(estimateTokens(contextView(state.messages, contextRange(state))) * scale);
+}
+
 /** Folds an LLM reply into the state: an answer ends the run, tool calls become the next step. */
 export function applyModelReply(
   state: RunState,
@@ -104,6 +164,14 @@ export function applyModelReply(
   const iterations = state.iterations + 1;
   const usage = addUsage(state.usage, usageOfReply(reply.usage, reply.model));
   const models = reply.model ? { models: [...(state.models ?? []), reply.model] } : {};
+  // Only with maxPromptTokens, so states of other runs keep their shape: the provider's count calibrates the estimates.
+  if (state.limits.maxPromptTokens !== undefined && reply.usage.promptTokens > 0)
+    Object.assign(models, {
+      lastPrompt: {
+        tokens: reply.usage.promptTokens,
+        estimated: estimateTokens(contextView(state.messages, contextRange(state))),
+      },
+    });
   // Only under a budget, so states of runs without one keep their shape.
   if (state.limits.budget)
     Object.assign(models, {

@@ -26,6 +26,8 @@ const RUN_OPTIONS: Record<keyof RunOptions, true> = {
   budget: true,
   onBudget: true,
   maxToolResultTokens: true,
+  maxPromptTokens: true,
+  summaryModel: true,
 };
 const RUN_OPTION_KEYS = Object.keys(RUN_OPTIONS) as (keyof RunOptions)[];
 

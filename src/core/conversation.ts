@@ -6,6 +6,7 @@ import { durationProblem, isToolList, messageProblem, runOptionProblems } from '
 import { addUsage, noUsage } from './usage';
 import { imagesProblem } from './images';
 import { budgetReport, budgetSpent } from './budget';
+import { isInstructions } from './compaction';
 import type { EventLogSnapshot } from './event-log';
 import type {
   AgentInput,
@@ -93,6 +94,10 @@ export interface ConversationState {
   revision?: number;
   /** With a budget: the size of the last model call, which the next turn's first call will at least be. */
   lastCall?: RunState['lastCall'];
+  /** With `maxPromptTokens`: the summary and where the model's view starts (indices into `messages`). */
+  context?: RunState['context'];
+  /** With `maxPromptTokens`: the last request's size, calibrating the estimates of the next turn. */
+  lastPrompt?: RunState['lastPrompt'];
 }
 
 /** Why a conversation closed. */
@@ -239,8 +244,14 @@ export function startTurn(conv: ConversationState, turn: TurnInput): RunState {
   const state: RunState = {
     ...run,
     messages: [...system, ...conv.messages, ...run.messages.slice(system.length)],
-    memoryWindow: memoryWindow(conv),
   };
+  // A token budget replaces the message window: summaries keep the conversation in it.
+  if (run.limits.maxPromptTokens === undefined) state.memoryWindow = memoryWindow(conv);
+  else {
+    const shift = system.length;
+    if (conv.context) state.context = { from: conv.context.from + shift, summary: conv.context.summary + shift };
+    if (conv.lastPrompt) state.lastPrompt = conv.lastPrompt;
+  }
   // The conversation's budget covers every turn: this one starts from what the others spent.
   if (run.limits.budget) {
     state.spentBefore = {
@@ -254,7 +265,7 @@ export function startTurn(conv: ConversationState, turn: TurnInput): RunState {
 
 /** Folds a finished (or failed) turn into the conversation. */
 export function finishTurn(conv: ConversationState, run: RunState): ConversationState {
-  const pinned = run.messages[0]?.role === 'system' ? 1 : 0;
+  const pinned = isInstructions(run.messages[0]) ? 1 : 0;
   const next: ConversationState = {
     ...conv,
     messages: run.messages.slice(pinned),
@@ -264,6 +275,8 @@ export function finishTurn(conv: ConversationState, run: RunState): Conversation
   };
   if (run.revision) next.revision = run.revision;
   if (run.lastCall) next.lastCall = run.lastCall;
+  if (run.lastPrompt) next.lastPrompt = run.lastPrompt;
+  if (run.context) next.context = { from: run.context.from - pinned, summary: run.context.summary - pinned };
   if (!run.handedOff) return next;
   // Handed off during the turn: the next turns (and continue-as-new) are the new agent's.
   const { modelSettings: _m, toolCalling: _t, ...options } = conv.options;
@@ -305,7 +318,14 @@ export function rejectMessage(conv: ConversationState, error: string): Conversat
 
 /** What continue-as-new carries: the memory window (whole tool groups) and the counters. */
 export function carryOver(conv: ConversationState, runId: string): ConversationCarry {
-  const start = memoryWindowStart(conv.messages, memoryWindow(conv));
+  // With a token budget: the summary and what the model sees after it; else the message window.
+  const start =
+    conv.options.maxPromptTokens === undefined
+      ? memoryWindowStart(conv.messages, memoryWindow(conv))
+      : conv.context
+        ? Math.min(conv.context.from, conv.context.summary)
+        : 0;
+  const context = conv.context && { from: conv.context.from - start, summary: conv.context.summary - start };
   return {
     tools: conv.tools ?? [],
     transcriptStart: conv.transcriptStart + start,
@@ -318,6 +338,8 @@ export function carryOver(conv: ConversationState, runId: string): ConversationC
     rejectedMessages: conv.rejectedMessages,
     ...(conv.revision ? { revision: conv.revision } : {}),
     ...(conv.lastCall ? { lastCall: conv.lastCall } : {}),
+    ...(context ? { context } : {}),
+    ...(conv.lastPrompt ? { lastPrompt: conv.lastPrompt } : {}),
   };
 }
 
@@ -335,7 +357,7 @@ export function transcriptPage(
   page: (messages: ChatMessage[], range: { offset: number; limit?: number }) => ChatMessage[],
 ): TranscriptPage {
   const all = runMessages(conv, active);
-  const held = all[0]?.role === 'system' ? all.slice(1) : all;
+  const held = isInstructions(all[0]) ? all.slice(1) : all;
   const total = conv.transcriptStart + held.length;
   const offset = Math.min(Math.max(range.offset ?? 0, conv.transcriptStart), total);
   const limit = range.limit === undefined ? undefined : Math.max(0, range.limit - (offset - (range.offset ?? 0)));
@@ -346,7 +368,7 @@ export function transcriptPage(
     heldFrom: conv.transcriptStart,
   };
   // The active turn's system message: a handoff during the turn has changed it already.
-  const system = all[0]?.role === 'system' ? all[0].content : conv.options.system;
+  const system = isInstructions(all[0]) ? all[0].content : conv.options.system;
   if (system) result.system = system;
   if (conv.previousRunId) result.previousRunId = conv.previousRunId;
   return result;
@@ -403,7 +425,7 @@ export function conversationStatus(
   else if (phase === 'approval') state = 'awaiting_approval';
   else if (phase === 'tools') state = 'running_tools';
   else if (phase === 'model') state = 'thinking';
-  const held = run ? run.messages.length - (run.messages[0]?.role === 'system' ? 1 : 0) : conv.messages.length;
+  const held = run ? run.messages.length - (isInstructions(run.messages[0]) ? 1 : 0) : conv.messages.length;
   const status: ConversationStatus = {
     conversationId,
     state,

@@ -1,3 +1,4 @@
+import { isInstructions } from './compaction';
 import type { AgentSettings, ResolvedAgent } from './agents';
 import type { CurrentAgent, PlannedToolCall, RunState } from './run-state';
 import type { ToolInfo, ToolOutcome } from './types';
@@ -43,12 +44,25 @@ export function applyHandoff(state: RunState, target: ResolvedAgent): RunState {
   const settings: AgentSettings = target.settings;
   const messages = [...state.messages];
   const system = settings.instructions ?? '';
-  if (messages[0]?.role === 'system') messages[0] = { role: 'system', content: system };
-  else messages.unshift({ role: 'system', content: system });
+  let context = state.context;
+  if (isInstructions(messages[0])) messages[0] = { role: 'system', content: system };
+  else {
+    messages.unshift({ role: 'system', content: system });
+    // Every message moved one place on: so do the summary and the view's start.
+    if (context) context = { from: context.from + 1, summary: context.summary + 1 };
+  }
   const agent: CurrentAgent = { name: settings.name };
   if (settings.modelSettings) agent.modelSettings = settings.modelSettings;
   const toolCalling = settings.toolCalling ?? state.agent.toolCalling;
   if (toolCalling) agent.toolCalling = toolCalling;
   if (state.agent.output) agent.output = state.agent.output;
-  return { ...state, messages, tools, agent, handedOff: true, revision: (state.revision ?? 0) + 1 };
+  return {
+    ...state,
+    messages,
+    tools,
+    agent,
+    handedOff: true,
+    revision: (state.revision ?? 0) + 1,
+    ...(context ? { context } : {}),
+  };
 }

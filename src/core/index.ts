@@ -25,3 +25,4 @@ export * from './model-fallback';
 export * from './images';
 export * from './budget';
 export * from './tool-output-view';
+export * from './compaction';

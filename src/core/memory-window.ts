@@ -1,3 +1,4 @@
+import { isInstructions } from './compaction';
 import type { ChatMessage } from './types';
 
 /** Messages (besides the system message) a conversation's LLM sees by default. */
@@ -30,7 +31,7 @@ export interface ModelContextRange {
 
 /** Which messages the next model call sees: all of them, or the memory window when one is set. */
 export function modelContextRange(messages: readonly ChatMessage[], window: number | undefined): ModelContextRange {
-  const pinned = messages[0]?.role === 'system' ? 1 : 0;
+  const pinned = isInstructions(messages[0]) ? 1 : 0;
   const from = window === undefined ? pinned : memoryWindowStart(messages, window, pinned);
   return { messageCount: messages.length, pinned, from };
 }

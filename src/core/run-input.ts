@@ -3,6 +3,7 @@ import { parseDuration } from './duration';
 import { imagesProblem } from './images';
 import { budgetProblem } from './budget';
 import { DEFAULT_MAX_TOOL_RESULT_TOKENS } from './tool-output-view';
+import { MIN_PROMPT_TOKENS } from './compaction';
 import { DEFAULT_MAX_ITERATIONS } from './stop-conditions';
 import type { AgentInput, Budget, OnBudget, OnLimit, ToolCallingMode } from './types';
 
@@ -31,6 +32,9 @@ export interface RunLimits {
   onBudget?: OnBudget;
   /** Set only when the run chose one ({@link DEFAULT_MAX_TOOL_RESULT_TOKENS} applies otherwise). */
   maxToolResultTokens?: number;
+  /** Summarise old messages when a request would pass this many tokens. */
+  maxPromptTokens?: number;
+  summaryModel?: string;
 }
 
 /**
@@ -65,6 +69,15 @@ export function runOptionProblems(i: Record<string, unknown>): string[] {
     !(Number.isInteger(i.maxToolResultTokens) && (i.maxToolResultTokens as number) >= 100)
   )
     problems.push(`"maxToolResultTokens" must be a whole number >= 100, got ${JSON.stringify(i.maxToolResultTokens)}`);
+  if (
+    i.maxPromptTokens !== undefined &&
+    !(Number.isInteger(i.maxPromptTokens) && (i.maxPromptTokens as number) >= MIN_PROMPT_TOKENS)
+  )
+    problems.push(
+      `"maxPromptTokens" must be a whole number >= ${MIN_PROMPT_TOKENS}, got ${JSON.stringify(i.maxPromptTokens)}`,
+    );
+  if (i.summaryModel !== undefined && (typeof i.summaryModel !== 'string' || !i.summaryModel.trim()))
+    problems.push('"summaryModel" must be a model name');
   if (i.onBudget !== undefined && i.onBudget !== 'stop' && i.onBudget !== 'wrap_up')
     problems.push(`"onBudget" must be "stop" or "wrap_up", got ${JSON.stringify(i.onBudget)}`);
   if (i.system !== undefined && typeof i.system !== 'string') problems.push('"system" must be a string');
@@ -142,6 +155,8 @@ export function runLimits(input: Omit<AgentInput, 'message'>): RunLimits {
   if (input.budget !== undefined) limits.budget = input.budget;
   if (input.onBudget !== undefined) limits.onBudget = input.onBudget;
   if (input.maxToolResultTokens !== undefined) limits.maxToolResultTokens = input.maxToolResultTokens;
+  if (input.maxPromptTokens !== undefined) limits.maxPromptTokens = input.maxPromptTokens;
+  if (input.summaryModel !== undefined) limits.summaryModel = input.summaryModel;
   return limits;
 }
 

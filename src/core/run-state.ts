@@ -58,6 +58,14 @@ export type NextStep =
       /** A final call because the budget would be passed (`onBudget: 'wrap_up'`): the model is told so. */
       wrapUp?: true;
     }
+  | {
+      type: 'compact';
+      /** The messages to summarise, `[from, to)`; `previous` is the summary they include, if any. */
+      from: number;
+      to: number;
+      previous?: number;
+      tokensBefore: number;
+    }
   | { type: 'await_approval'; pending: PendingApproval[] }
   | { type: 'run_tools'; calls: PlannedToolCall[] }
   | { type: 'finish'; status: Exclude<RunStatus, 'failed'>; content: string | null };
@@ -95,6 +103,10 @@ export interface RunState {
   models?: string[];
   /** The size of the last model call (with a budget: the next one is at least as large). */
   lastCall?: { tokens: number; costUsd?: number };
+  /** With `maxPromptTokens`: where the model's view starts after the last compaction, and the summary message's index. */
+  context?: { from: number; summary: number };
+  /** With `maxPromptTokens`: the last request's prompt tokens as the provider counted them, and as estimated. */
+  lastPrompt?: { tokens: number; estimated: number };
   /** With a budget: what was spent toward it before this run (a conversation's earlier turns). */
   spentBefore?: { totalTokens: number; costUsd?: number };
 }

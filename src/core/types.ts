@@ -21,7 +21,12 @@ export interface ToolCall {
  * recorded histories keep.)
  */
 export type ChatMessage =
-  | { role: 'system'; content: string }
+  | {
+      role: 'system';
+      content: string;
+      /** Set on a summary of earlier messages (`[from, to)` of the run's messages): models see it after the system message. */
+      summary?: { from: number; to: number };
+    }
   | {
       role: 'user';
       content: string;
@@ -263,6 +268,14 @@ export interface RunOptions {
    * the run has it, reads the rest).
    */
   maxToolResultTokens?: number;
+  /**
+   * The most tokens a request may hold: when the next one would pass it, the oldest messages are
+   * summarised (a model call of its own, recorded once) and the model sees the system message,
+   * the summary, then the recent messages. Conversations with it use no message window.
+   */
+  maxPromptTokens?: number;
+  /** The model that writes those summaries (a named model, e.g. a cheaper one); default: the run's. */
+  summaryModel?: string;
 }
 
 /** The agent workflow's input. */

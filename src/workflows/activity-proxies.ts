@@ -47,8 +47,10 @@ export const { resolveTools, resolveAgent } = proxyLocalActivities<AgentActiviti
   retry: { maximumAttempts: 3 },
 });
 
-// Both are always called with per-call options (a summary, the tool's timeout) via executeWithOptions.
-export const { callModel, executeTool } = proxyActivities<AgentActivities>({ startToCloseTimeout: '5m' });
+// All three are always called with per-call options (a summary, the tool's timeout) via executeWithOptions.
+export const { callModel, executeTool, summarizeMessages } = proxyActivities<AgentActivities>({
+  startToCloseTimeout: '5m',
+});
 // Tools declared `local: true`; also always called with per-call options.
 export const { executeTool: executeToolLocally } = proxyLocalActivities<AgentActivities>({ startToCloseTimeout: '1m' });
 

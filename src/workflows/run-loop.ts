@@ -1,12 +1,14 @@
 import { isCancellation } from '@temporalio/workflow';
 import {
   applyModelReply,
+  applySummary,
   budgetLeft,
+  contextRange,
+  contextTokens,
   budgetSpent,
   modelCallSummary,
   WRAP_UP_INSTRUCTION,
   nextFallbackModel,
-  modelContextRange,
   nextStep,
   runSearchValues,
   type ModelReply,
@@ -14,7 +16,7 @@ import {
   type RunState,
   type ToolCallingMode,
 } from '../core';
-import { callModel, modelCallOptions } from './activity-proxies';
+import { callModel, modelCallOptions, summarizeMessages } from './activity-proxies';
 import { awaitApprovals } from './approvals';
 import { failureInfo } from './failure-info';
 import type { RunContext, RunRef } from './run-context';
@@ -37,7 +39,7 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
       ctx.shared.share(run.state.messages, run.state.revision);
       // The agent the run speaks as (after a handoff, the one handed to): its settings, tool calling and output schema.
       const { name: agent, modelSettings: settings, toolCalling, output } = run.state.agent;
-      const range = modelContextRange(run.state.messages, run.state.memoryWindow);
+      const range = contextRange(run.state);
       let call = ctx.events.startModelCall(ctx.turn, step.iteration);
       let reply: ModelReply;
       // The agent's model, then its fallbacks while a model cannot answer (see nextFallbackModel).
@@ -87,6 +89,8 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
       }
       ctx.events.finishModelCall(call, shownText(reply, toolCalling), reply.attempt);
       run.state = applyModelReply(run.state, step, reply);
+    } else if (step.type === 'compact') {
+      await compact(run, step, ctx);
     } else if (step.type === 'await_approval') {
       for (const p of step.pending)
         ctx.events.emit(ctx.turn, {
@@ -113,6 +117,38 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
       finishToolStep(run, tools, outcomes, ctx);
     }
   }
+}
+
+/**
+ * Summarises the oldest messages (an activity, retried and classified like a model call; its
+ * result, the summary, is recorded once) and folds the summary in, announcing the compaction.
+ */
+async function compact(run: RunRef, step: Extract<NextStep, { type: 'compact' }>, ctx: RunContext): Promise<void> {
+  ctx.shared.share(run.state.messages, run.state.revision);
+  const { limits, agent } = run.state;
+  const settings = limits.summaryModel ? { ...agent.modelSettings, model: limits.summaryModel } : agent.modelSettings;
+  const summary = await summarizeMessages.executeWithOptions(
+    modelCallOptions(run.state, `summarize messages ${step.from}-${step.to - 1}`),
+    [
+      {
+        workflowId: ctx.workflowId,
+        runId: ctx.runId,
+        from: step.from,
+        to: step.to,
+        ...(settings ? { settings } : {}),
+        ...(run.state.revision ? { revision: run.state.revision } : {}),
+        ...(limits.modelCallTimeoutMs !== undefined ? { timeoutMs: limits.modelCallTimeoutMs } : {}),
+      },
+    ],
+  );
+  run.state = applySummary(run.state, step, summary);
+  ctx.events.emit(ctx.turn, {
+    type: 'compaction',
+    from: step.from,
+    to: step.to,
+    tokensBefore: step.tokensBefore,
+    tokensAfter: contextTokens(run.state),
+  });
 }
 
 /**

@@ -115,6 +115,20 @@ export const scenarios: Scenario[] = [
     steps: [call(['stock_quote', { symbol: 'ACME' }]), call(['stock_quote', { symbol: 'INIT' }]), answer('42 and 7')],
   },
   {
+    // Compaction in a one-shot run: tool results push the request past maxPromptTokens, so the
+    // oldest messages are summarised (a summarizeMessages activity) and the run goes on with the
+    // summary after the system message.
+    name: 'compaction-run',
+    input: { message: 'Read three blobs.', system: 'You read blobs.', tools: ['blob'], maxPromptTokens: 1000 },
+    steps: Array.from({ length: 8 }, () => (req: ChatRequest) => {
+      if (req.messages.length === 1 && String(req.messages[0].content).startsWith('Summarise'))
+        return answer('Two blobs were read.');
+      // After the summary the model knows what it read.
+      if (req.messages.some((m) => String(m.content).includes('Two blobs were read'))) return answer('Done reading.');
+      return call(['blob', { n: 1500 }]);
+    }),
+  },
+  {
     // A long tool output: the model sees a bounded view and reads on with the built-in
     // read_tool_output, which the workflow answers itself (no activity).
     name: 'long-output-paging',

@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { TextBatch } from '../../core/agent-events';
 import type { ChatMessage, ModelReply, ToolInfo } from '../../core/types';
 import { DEFAULT_MODEL_CALL_TIMEOUT_MS } from '../../core/run-input';
+import { isSummary } from '../../core/compaction';
 import type { McpToolSource } from '../mcp/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolProvider } from '../tools/tool-provider';
@@ -77,7 +78,7 @@ export function createCallModel(deps: {
     if (budget.exhausted()) throw modelCallTimedOut(budget, info.attempt);
     const stop = keepHeartbeating(undefined, () => ({ modelMs: budget.spent() }));
     try {
-      const messages = await conversations.load(input);
+      const messages = withSummaryFirst(await conversations.load(input), input.pinned ?? 0);
       const model = input.settings?.model ?? config.model;
       // Images go by reference in the conversation; the request carries them (blobs inlined).
       const sent = await withImageUrls(messages, model, blobs, deps.model.endpointFor?.(model).model);
@@ -256,4 +257,14 @@ async function provideTools(
     );
   }
   return extra.map((n) => registry.info(n));
+}
+
+/**
+ * The messages as the model reads them after a compaction: the pinned head, the newest summary
+ * (appended where it was written), then the other messages without any summary.
+ */
+function withSummaryFirst(messages: ChatMessage[], pinned: number): ChatMessage[] {
+  const rest = messages.slice(pinned);
+  const summary = rest.filter(isSummary).at(-1);
+  return summary ? [...messages.slice(0, pinned), summary, ...rest.filter((m) => !isSummary(m))] : messages;
 }

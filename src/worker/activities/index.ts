@@ -6,6 +6,7 @@ import type { ToolProvider } from '../tools/tool-provider';
 import type { AgentActivities } from '../../common/activity-interface';
 import type { SearchAttributeSettings } from '../../core';
 import { createCallModel } from './call-model';
+import { createSummarizeMessages } from './summarize';
 import { createDescribeWorker } from './describe-worker';
 import type { ConversationLoader } from './conversation-loader';
 import { createExecuteTool } from './execute-tool';
@@ -57,12 +58,19 @@ export interface ActivityDeps {
 
 /** The agent's activities (see {@link AgentActivities}, their contract), bound to a worker's tools, agents and model endpoint. */
 export function createActivities(deps: ActivityDeps): AgentActivities {
+  const model = deps.chatModel ?? createChatModel(deps.model);
   return {
+    summarizeMessages: createSummarizeMessages({
+      client: deps.client,
+      config: deps.model,
+      model,
+      conversations: deps.conversations,
+    }),
     callModel: createCallModel({
       client: deps.client,
       registry: deps.registry,
       config: deps.model,
-      model: deps.chatModel ?? createChatModel(deps.model),
+      model,
       toolProvider: deps.toolProvider,
       outputs: new OutputSchemas(deps.agents),
       conversations: deps.conversations,

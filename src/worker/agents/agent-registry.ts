@@ -250,6 +250,8 @@ function settingsOf(agent: AgentDefinition<any>): AgentSettings {
     'budget',
     'onBudget',
     'maxToolResultTokens',
+    'maxPromptTokens',
+    'summaryModel',
   ] as const) {
     if (agent[key] !== undefined) (settings as unknown as Record<string, unknown>)[key] = agent[key];
   }

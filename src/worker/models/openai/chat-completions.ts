@@ -118,6 +118,7 @@ export function createOpenAIChatModel(config: ModelConfig): ChatModel {
 function toChatCompletionsMessages(messages: readonly ChatMessage[]): ChatCompletionMessageParam[] {
   const wire = messages.map((m): ChatCompletionMessageParam => {
     if (m.role === 'user') return userMessage(m);
+    if (m.role === 'system') return { role: 'system', content: m.content };
     if (m.role === 'tool') return { role: 'tool', tool_call_id: m.tool_call_id, content: m.content };
     if (m.role !== 'assistant' || !m.reasoning) return m as ChatCompletionMessageParam;
     const { reasoning: _reasoning, ...rest } = m;

@@ -25,6 +25,7 @@ export function toFunctionsMessages(messages: readonly ChatMessage[]): ChatCompl
     if (m.role === 'tool')
       return { role: 'function', name: names.get(m.tool_call_id) ?? 'unknown', content: m.content };
     if (m.role === 'user') return userMessage(m);
+    if (m.role === 'system') return { role: 'system', content: m.content };
     return m as ChatCompletionMessageParam;
   });
   return withToolImages(messages, wire);

@@ -33,7 +33,7 @@ export function reactMessages(
   const out: ChatCompletionMessageParam[] = [];
   for (const m of messages.slice(0, Math.max(lastUser, 0))) {
     // Earlier turns: their questions and answers; their intermediate steps would only cost tokens.
-    if (m.role === 'system') out.push(m);
+    if (m.role === 'system') out.push({ role: 'system', content: m.content });
     else if (m.role === 'user') out.push(userMessage(m));
     else if (m.role === 'assistant' && !m.tool_calls?.length && m.content)
       out.push({ role: 'assistant', content: m.content });

@@ -1,0 +1,163 @@
+import {
+  applyModelReply,
+  applySummary,
+  calibration,
+  carryOver,
+  compactionPlan,
+  contextRange,
+  contextView,
+  estimateTokens,
+  finishTurn,
+  nextStep,
+  startConversation,
+  startRun,
+  startTurn,
+  type ChatMessage,
+  type ConversationState,
+  type ModelReply,
+  type RunState,
+} from '../../src/core';
+
+/** Compaction as pure decisions: when, what, and what the model sees afterwards. */
+
+const words = (n: number) => 'word '.repeat(n).trim(); // about n * 1.25 tokens by the estimate
+const usage = (promptTokens: number) => ({ promptTokens, completionTokens: 10, totalTokens: promptTokens + 10 });
+const answer = (content: string, promptTokens = 100): ModelReply => ({
+  content,
+  toolCalls: [],
+  finishReason: 'stop',
+  usage: usage(promptTokens),
+});
+
+describe('estimates', () => {
+  it('count characters over four, images and tool calls included, and calibrate by what the provider reported', () => {
+    expect(estimateTokens([{ role: 'user', content: 'x'.repeat(400) }])).toBe(104);
+    expect(estimateTokens([{ role: 'user', content: 'x', images: [{ url: 'https://a/b.png' }] }])).toBe(1505);
+    expect(calibration(1200, 1000)).toBe(1.2);
+    expect(calibration(undefined, 1000)).toBe(1);
+    expect(calibration(100_000, 10)).toBe(4); // bounded
+  });
+});
+
+describe('planning a compaction', () => {
+  const conversation = (turns: number): ChatMessage[] => {
+    const messages: ChatMessage[] = [{ role: 'system', content: 'Be helpful.' }];
+    for (let i = 0; i < turns; i++)
+      messages.push(
+        { role: 'user', content: `q${i} ${words(200)}` },
+        { role: 'assistant', content: `a${i} ${words(200)}` },
+      );
+    return messages;
+  };
+
+  it('does nothing while the request fits', () => {
+    expect(compactionPlan(conversation(2), { pinned: 1, from: 1 }, 4000)).toBeUndefined();
+  });
+
+  it('summarises the oldest messages down to about half the budget, never the system message', () => {
+    const messages = [...conversation(10), { role: 'user' as const, content: 'and now?' }];
+    const plan = compactionPlan(messages, { pinned: 1, from: 1 }, 4000)!;
+    expect(plan.from).toBe(1);
+    const kept = estimateTokens(messages.slice(plan.to));
+    expect(kept).toBeLessThanOrEqual(2000);
+    expect(kept).toBeGreaterThan(1000);
+    expect(messages[plan.to].role).toBe('user'); // the kept part starts an exchange
+  });
+
+  it('never cuts between tool calls and their results, and always keeps the newest user message', () => {
+    const messages: ChatMessage[] = [
+      { role: 'user', content: words(3000) },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: words(100) },
+      { role: 'assistant', content: 'ok' },
+      { role: 'user', content: words(3000) },
+    ];
+    // The newest user message alone is over the budget: it stays, with everything after it.
+    const plan = compactionPlan(messages, { pinned: 0, from: 0 }, 2000)!;
+    expect(plan).toEqual({ from: 0, to: 4 });
+    const withTools: ChatMessage[] = [...messages.slice(0, 4), { role: 'user', content: 'short' }];
+    const cut = compactionPlan(withTools, { pinned: 0, from: 0 }, 2000)!;
+    expect(withTools[cut.to].role).not.toBe('tool');
+  });
+});
+
+describe('a run with maxPromptTokens', () => {
+  function longRun(): RunState {
+    let state = startRun({ message: words(1000), system: 'Be helpful.', maxPromptTokens: 2000 }, []);
+    // A long tool-less exchange: the run's messages grow past the budget.
+    for (let i = 0; i < 4; i++) {
+      state = { ...state, phase: { kind: 'model' } };
+      state = applyModelReply(
+        state,
+        { type: 'call_model', iteration: i + 1, toolNames: [], final: false },
+        answer(words(400), 0),
+      );
+      state = {
+        ...state,
+        messages: [...state.messages, { role: 'user', content: words(300) }],
+        phase: { kind: 'model' },
+      };
+    }
+    return state;
+  }
+
+  it('compacts before the model call that would pass the budget, then the model sees system, summary, recent', () => {
+    const state = longRun();
+    const step = nextStep(state);
+    expect(step).toMatchObject({ type: 'compact', from: 1 });
+    if (step.type !== 'compact') throw new Error('no compaction');
+    const after = applySummary(state, step, { text: 'They talked at length.', usage: usage(2000) });
+    expect(after.messages.length).toBe(state.messages.length + 1);
+    expect(after.messages.at(-1)).toEqual({
+      role: 'system',
+      content: `Summary of the earlier conversation (messages 1-${step.to - 1}):\nThey talked at length.`,
+      summary: { from: 1, to: step.to },
+    });
+    expect(after.usage.totalTokens).toBe(state.usage.totalTokens + 2010);
+    const range = contextRange(after);
+    expect(range).toEqual({
+      messageCount: after.messages.length,
+      pinned: 1,
+      from: step.to,
+      summary: after.messages.length - 1,
+    });
+    const view = contextView(after.messages, range);
+    expect(view[0]).toEqual({ role: 'system', content: 'Be helpful.' });
+    expect(view[1].content).toMatch(/^Summary of the earlier conversation/);
+    expect(view.slice(2)).toEqual(state.messages.slice(step.to));
+    // Fits now: the model is called.
+    expect(nextStep(after)).toMatchObject({ type: 'call_model' });
+  });
+
+  it('carries the summary across conversation turns and continue-as-new', () => {
+    let conv: ConversationState = { ...startConversation({ system: 'Be helpful.', maxPromptTokens: 2000 }), tools: [] };
+    for (let i = 0; i < 6; i++) {
+      let turn = startTurn(conv, { message: `q${i} ${words(300)}` });
+      expect(turn.memoryWindow).toBeUndefined();
+      let step = nextStep(turn);
+      if (step.type === 'compact') {
+        turn = applySummary(turn, step, { text: `summary ${i}`, usage: usage(100) });
+        step = nextStep(turn);
+      }
+      if (step.type !== 'call_model') throw new Error(`unexpected ${step.type}`);
+      turn = applyModelReply(turn, step, answer(`a${i} ${words(300)}`, 1000));
+      conv = finishTurn(conv, turn);
+    }
+    expect(conv.context).toBeDefined();
+    const summary = conv.messages[conv.context!.summary];
+    expect(summary).toMatchObject({ role: 'system', summary: expect.any(Object) });
+    const next = startTurn(conv, { message: 'again' });
+    expect(contextView(next.messages, contextRange(next))[1]).toEqual(summary);
+    const carried = startConversation({ system: 'Be helpful.', maxPromptTokens: 2000, carry: carryOver(conv, 'r1') });
+    expect(carried.messages[carried.context!.summary]).toEqual(summary);
+    expect(carried.messages.length).toBeLessThan(conv.messages.length);
+    const resumed = startTurn(carried, { message: 'again' });
+    expect(contextView(resumed.messages, contextRange(resumed)).slice(1)).toEqual(
+      contextView(next.messages, contextRange(next)).slice(1),
+    );
+  });
+});

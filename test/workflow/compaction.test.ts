@@ -1,0 +1,73 @@
+import { sendMessage } from '../../src/client/conversations';
+import { readTranscript } from '../../src/client/agent-workflows';
+import { streamEvents } from '../../src/client/event-stream';
+import type { AgentEvent } from '../../src/core';
+import type { ChatRequest } from '../../src/testing/chat-request';
+import { answer, startModel } from '../helpers/scripted-model';
+import { createTestWorker, useTestTemporal } from '../helpers/temporal';
+
+/**
+ * The 30-turn conversation of about 2,800 characters a message that used to break prompt caching:
+ * with `maxPromptTokens: 4000` no request passes the budget, older messages are summarised (an
+ * activity of its own), and most requests begin with the previous request's messages.
+ */
+const temporal = useTestTemporal();
+
+const isSummaryRequest = (req: ChatRequest) =>
+  req.messages.length === 1 && String(req.messages[0].content).startsWith('Summarise the conversation below');
+/** What the scripted server counts as a request's prompt tokens (see openai-compatible-server.ts). */
+const promptTokens = (req: ChatRequest) => Math.ceil(JSON.stringify(req.messages).length / 4);
+
+it('keeps a 30-turn conversation under maxPromptTokens by summaries, with stable prefixes in between', async () => {
+  const model = await startModel((req) =>
+    isSummaryRequest(req)
+      ? answer(
+          `The user has sent ${String(req.messages[0].content).match(/user: /g)?.length ?? 0} long messages about topic A.`,
+        )
+      : answer(`Noted, ${'and understood '.repeat(20)}`),
+  );
+  const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
+  const id = `compaction-${Date.now()}`;
+  const events: AgentEvent[] = [];
+  await worker.runUntil(async () => {
+    const start = { taskQueue, options: { system: 'You are a patient note taker.', maxPromptTokens: 4000 } };
+    const first = await sendMessage(temporal().client, id, { message: 'Message 1: hello' }, start);
+    expect(first.status).toBe('completed');
+    // Every event from here on, live (a conversation keeps only its last turns' events).
+    const stop = new AbortController();
+    const listening = (async () => {
+      for await (const e of streamEvents(temporal().client, id, { after: -1, signal: stop.signal })) events.push(e);
+    })();
+    for (let turn = 2; turn <= 30; turn++) {
+      const message = `Message ${turn}: ${'lorem ipsum dolor sit amet '.repeat(104)}`; // about 2,800 characters
+      const result = await sendMessage(temporal().client, id, { message }, start);
+      expect(result.status).toBe('completed');
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    stop.abort();
+    await listening;
+    // The transcript keeps every message; the summaries are in it, marked.
+    const transcript = await readTranscript(temporal().client, id);
+    expect(transcript.messages.filter((m) => m.role === 'user')).toHaveLength(30);
+    expect(transcript.messages.some((m) => m.role === 'system' && m.summary)).toBe(true);
+  });
+  const turns = model.requests.filter((r) => !isSummaryRequest(r));
+  const summaries = model.requests.filter(isSummaryRequest);
+  expect(turns).toHaveLength(30);
+  expect(summaries.length).toBeGreaterThanOrEqual(1);
+  // No request passes the budget, as the provider counts it.
+  expect(Math.max(...turns.map(promptTokens))).toBeLessThanOrEqual(4000);
+  // Most requests begin with the previous request's messages, byte for byte.
+  let stable = 0;
+  for (let i = 1; i < turns.length; i++) {
+    const previous = JSON.stringify(turns[i - 1].messages);
+    if (JSON.stringify(turns[i].messages.slice(0, turns[i - 1].messages.length)) === previous) stable++;
+  }
+  expect(stable / (turns.length - 1)).toBeGreaterThanOrEqual(0.75);
+  // After a compaction the model sees the system message, then the summary.
+  const after = turns.find((r) => String(r.messages[1]?.content).startsWith('Summary of the earlier conversation'));
+  expect(after?.messages[0]).toMatchObject({ role: 'system', content: 'You are a patient note taker.' });
+  const compactions = events.filter((e) => e.type === 'compaction');
+  expect(compactions).toHaveLength(summaries.length);
+  expect(compactions[0]).toMatchObject({ from: 1, tokensBefore: expect.any(Number), tokensAfter: expect.any(Number) });
+});
