@@ -29,6 +29,7 @@ import { freePort, startDevServer } from '../src/connection/dev-server';
 import { installRuntimeLogging } from '../src/worker/logging';
 import { startAgentRun } from '../src/client/run-agent';
 import { adapterOverhead } from './adapter-overhead';
+import { promptPrefix } from './prompt-prefix';
 import { isTurnEnd, streamEvents } from '../src/client/event-stream';
 
 const ROOT = join(__dirname, '..');
@@ -188,6 +189,36 @@ async function main(): Promise<void> {
   );
   reportStreaming(streaming);
   await adapterOverhead();
+  await promptPrefix();
+  longConversation();
+}
+
+/**
+ * The long conversation (`npm run long-conversation`), BENCH_LONG_TURNS turns (default 10,000)
+ * with memory by tokens: time per turn (target: at most 50 ms on this machine), the largest prompt
+ * (flat), and the history of the current run (bounded by continue-as-new).
+ */
+function longConversation(): void {
+  const turns = Number(process.env.BENCH_LONG_TURNS ?? 10_000);
+  const run = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'scripts', 'long-conversation.ts'), '--turns', String(turns)],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, TEMPORAL_ADDRESS: '' },
+    },
+  );
+  const line = run.stdout.split('\n').find((l) => l.startsWith('LONG_CONVERSATION '));
+  console.log('');
+  if (run.status !== 0 || !line) {
+    console.log(`Long conversation: failed (exit ${run.status}): ${run.stderr.trim().split('\n').slice(-3).join(' ')}`);
+    return;
+  }
+  const r = JSON.parse(line.slice('LONG_CONVERSATION '.length));
+  console.log(
+    `Long conversation: ${r.turns} turns, ${r.msPerTurn.toFixed(1)} ms per turn (target: at most 50), largest prompt ${r.largestPrompt} tokens (maxPromptTokens 2,000), ${r.summaries} summaries, ${r.runs} workflow runs, ${r.historyLength} history events in the last`,
+  );
 }
 
 /** A run of `steps` model calls with a model answering after `delayMs`, and how long it took. */

@@ -171,6 +171,10 @@ export function validateConversationOptions(input: unknown): string[] {
       `"memoryWindow" must be an integer >= ${MIN_MEMORY_WINDOW} (a tool call needs the question, the call and its result), got ${JSON.stringify(i.memoryWindow)}`,
     );
   }
+  if (i.memoryWindow !== undefined && i.maxPromptTokens !== undefined)
+    problems.push(
+      '"memoryWindow" and "maxPromptTokens" exclude each other: a window of messages, or memory by tokens with summaries',
+    );
   const idle = durationProblem('idleTimeout', i.idleTimeout);
   if (idle) problems.push(idle);
   return problems;

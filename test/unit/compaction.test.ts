@@ -161,3 +161,29 @@ describe('a run with maxPromptTokens', () => {
     );
   });
 });
+
+describe('the summary on the wire', () => {
+  it('follows the instructions in Anthropic’s system, both with cache breakpoints', async () => {
+    const { toAnthropicPrompt } = await import('../../src/worker/models/anthropic/messages-format');
+    const prompt = toAnthropicPrompt(
+      [
+        { role: 'system', content: 'Be helpful.' },
+        { role: 'system', content: 'Summary of the earlier conversation:\nthings', summary: { from: 1, to: 5 } },
+        { role: 'user', content: 'and now?' },
+      ],
+      [],
+    );
+    expect(prompt.system).toEqual([
+      { type: 'text', text: 'Be helpful.', cache_control: { type: 'ephemeral' } },
+      { type: 'text', text: 'Summary of the earlier conversation:\nthings', cache_control: { type: 'ephemeral' } },
+    ]);
+  });
+});
+
+it('refuses a conversation with both a message window and a token budget', async () => {
+  const { validateConversationOptions } = await import('../../src/core');
+  expect(validateConversationOptions({ memoryWindow: 10, maxPromptTokens: 4000 })).toEqual([
+    expect.stringMatching(/"memoryWindow" and "maxPromptTokens" exclude each other/),
+  ]);
+  expect(validateConversationOptions({ maxPromptTokens: 500 })).toEqual([expect.stringMatching(/>= 1000/)]);
+});

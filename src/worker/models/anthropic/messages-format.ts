@@ -47,8 +47,8 @@ export interface AnthropicPrompt {
  *   blocks (with a tool's images in them) of one user message, the one after the calls;
  * - consecutive messages of one role are merged, as the API wants them alternating.
  *
- * Prompt caching: breakpoints after the tools, after the system prompt, and on the last block of
- * the conversation, so each request reads what the one before it wrote (the settled part of the
+ * Prompt caching: breakpoints after the tools, after the system prompt (and after the summary of a
+ * compacted conversation, which follows it), and on the last block of the conversation, so each request reads what the one before it wrote (the settled part of the
  * conversation) and writes its own new part.
  */
 export function toAnthropicPrompt(messages: readonly ChatMessage[], specs: readonly ToolSpec[]): AnthropicPrompt {
@@ -92,6 +92,10 @@ export function toAnthropicPrompt(messages: readonly ChatMessage[], specs: reado
   const lastBlock = lastBlocks?.[lastBlocks.length - 1];
   if (lastBlock && cacheable(lastBlock)) lastBlock.cache_control = CACHE;
   if (system.length) system[system.length - 1].cache_control = CACHE;
+  // After a compaction the last system block is the summary, which changes at the next one: a
+  // breakpoint on the instructions too keeps tools and instructions cached across compactions
+  // (four breakpoints in all, Anthropic's most).
+  if (system.length > 1) system[0].cache_control = CACHE;
   const tools: Tool[] = specs.map((spec) => ({
     name: spec.name,
     description: spec.description,
