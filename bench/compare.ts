@@ -30,6 +30,7 @@ import { installRuntimeLogging } from '../src/worker/logging';
 import { startAgentRun } from '../src/client/run-agent';
 import { adapterOverhead } from './adapter-overhead';
 import { promptPrefix } from './prompt-prefix';
+import { longRun } from './long-run';
 import { isTurnEnd, streamEvents } from '../src/client/event-stream';
 
 const ROOT = join(__dirname, '..');
@@ -191,6 +192,7 @@ async function main(): Promise<void> {
   await adapterOverhead();
   await promptPrefix();
   longConversation();
+  await longRun();
 }
 
 /**

@@ -110,11 +110,18 @@ export function compactionPlan(
   const keep = Math.max(0, Math.floor(maxTokens * KEEP_SHARE) - head - Math.floor(maxTokens / 8));
   let cut = messages.length;
   let kept = 0;
+  let keptAny = false;
   while (cut > view.from) {
-    const size = isSummary(messages[cut - 1]) ? 0 : tokens([messages[cut - 1]]);
+    const message = messages[cut - 1];
+    if (isSummary(message)) {
+      cut--;
+      continue;
+    }
+    const size = tokens([message]);
     // The newest message always stays (the results the model just asked for, or the question).
-    if (kept + size > keep && cut < messages.length) break;
+    if (kept + size > keep && keptAny) break;
     kept += size;
+    keptAny = true;
     cut--;
   }
   // The kept part starts an exchange (a user message) where one is near; never between tool calls and results.

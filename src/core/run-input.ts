@@ -160,9 +160,14 @@ export function runLimits(input: Omit<AgentInput, 'message'>): RunLimits {
   return limits;
 }
 
-/** The most of one tool output the model sees, in tokens. */
+/**
+ * The most of one tool output the model sees, in tokens: the run's choice, else the default, but
+ * never more than a quarter of `maxPromptTokens`, so one output cannot fill a request by itself.
+ */
 export function maxToolResultTokens(limits: RunLimits): number {
-  return limits.maxToolResultTokens ?? DEFAULT_MAX_TOOL_RESULT_TOKENS;
+  if (limits.maxToolResultTokens !== undefined) return limits.maxToolResultTokens;
+  const quarter = limits.maxPromptTokens === undefined ? Infinity : Math.floor(limits.maxPromptTokens / 4);
+  return Math.min(DEFAULT_MAX_TOOL_RESULT_TOKENS, quarter);
 }
 
 /** The bound on one model call with all its retries, in ms. */

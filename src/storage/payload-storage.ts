@@ -12,11 +12,15 @@ import { FileStorageDriver } from './file-storage-driver';
  *                            a path or `file:///dir`: files there; `s3://bucket[/prefix]`: Amazon S3
  *                            (or any S3-compatible server: AWS_ENDPOINT_URL_S3), with the standard
  *                            AWS variables; `off`: none (payloads over 2 MB then fail)
- *   AGENT_PAYLOAD_THRESHOLD  the size from which a payload is stored, in bytes (default 262144, 256 KiB)
+ *   AGENT_PAYLOAD_THRESHOLD  the size from which a payload is stored, in bytes (default 65536, 64 KiB)
  */
 
-/** Default {@link payloadStorageFromEnv} threshold: 256 KiB, well under Temporal's 2 MB limit. */
-export const DEFAULT_PAYLOAD_THRESHOLD = 256 * 1024;
+/**
+ * Default {@link payloadStorageFromEnv} threshold: 64 KiB. Well under Temporal's 2 MB limit per
+ * payload, and low enough that a long run of medium tool outputs (300 of 100 KB) keeps its history
+ * small: the limit that matters there is the history's (50 MB), not the payload's.
+ */
+export const DEFAULT_PAYLOAD_THRESHOLD = 64 * 1024;
 
 /** The default directory of the file driver: `.temporal/payloads` under the working directory. */
 export function defaultPayloadDir(cwd = process.cwd()): string {
@@ -68,7 +72,7 @@ function payloadThreshold(raw: string | undefined): number {
   if (raw === undefined || raw.trim() === '') return DEFAULT_PAYLOAD_THRESHOLD;
   if (!/^\d+$/.test(raw.trim()) || Number(raw) > 2 * 1024 * 1024 - 64 * 1024)
     throw new Error(
-      `AGENT_PAYLOAD_THRESHOLD must be a number of bytes under Temporal's 2 MB payload limit (e.g. 262144), got "${raw}"`,
+      `AGENT_PAYLOAD_THRESHOLD must be a number of bytes under Temporal's 2 MB payload limit (e.g. 65536), got "${raw}"`,
     );
   return Number(raw);
 }

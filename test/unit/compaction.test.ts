@@ -187,3 +187,31 @@ it('refuses a conversation with both a message window and a token budget', async
   ]);
   expect(validateConversationOptions({ maxPromptTokens: 500 })).toEqual([expect.stringMatching(/>= 1000/)]);
 });
+
+it('keeps the newest message even when it alone passes the budget, and never summarises it into nothing', () => {
+  const big = 'x'.repeat(40_000); // about 10,000 tokens
+  let state = startRun({ message: 'read', maxPromptTokens: 8000 }, []);
+  state = applyModelReply(
+    state,
+    { type: 'call_model', iteration: 1, toolNames: [], final: false },
+    {
+      content: null,
+      toolCalls: [{ id: 'c1', type: 'function', function: { name: 'read', arguments: '{}' } }],
+      finishReason: 'tool_calls',
+      usage: { promptTokens: 0, completionTokens: 1, totalTokens: 1 },
+    },
+  );
+  state = {
+    ...state,
+    messages: [...state.messages, { role: 'tool', tool_call_id: 'c1', content: big }],
+    phase: { kind: 'model' },
+  };
+  for (let i = 0; i < 3; i++) {
+    const step = nextStep(state);
+    if (step.type !== 'compact') break;
+    state = applySummary(state, step, { text: 'read', usage: usage(1) });
+  }
+  const view = contextView(state.messages, contextRange(state));
+  expect(view.some((m) => m.role === 'tool')).toBe(true);
+  expect(nextStep(state)).toMatchObject({ type: 'call_model' });
+});

@@ -150,3 +150,10 @@ describe('the payload store', () => {
     expect(() => payloadStorageFromEnv({ AGENT_PAYLOAD_THRESHOLD: '3000000' })).toThrow(/under Temporal's 2 MB/);
   });
 });
+
+it('shows a tool output in at most a quarter of maxPromptTokens unless the run says otherwise', async () => {
+  const { maxToolResultTokens, runLimits } = await import('../../src/core');
+  expect(maxToolResultTokens(runLimits({}))).toBe(8000);
+  expect(maxToolResultTokens(runLimits({ maxPromptTokens: 8000 }))).toBe(2000);
+  expect(maxToolResultTokens(runLimits({ maxPromptTokens: 8000, maxToolResultTokens: 5000 }))).toBe(5000);
+});
