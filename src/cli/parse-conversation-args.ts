@@ -30,7 +30,7 @@ export const CONVERSATION_USAGE = `usage: ${commandName()} chat [--conversation 
 
 /** The `--help` lines of the options that apply when a conversation starts. */
 export const CONVERSATION_OPTION_HELP = `${RUN_OPTION_HELP}
-  --memory N             messages the LLM sees besides the system message (default 20, min 3)
+  --memory N             a window of the last N messages instead of memory by tokens (min 3)
   --idle-timeout 24h     close the conversation after this long without a message`;
 
 /** A parsed conversation command. Options only apply when the command starts the conversation. */

@@ -48,6 +48,13 @@ export interface AgentActivities {
 /** What a workflow learns from its worker once per run (recorded, so replays never ask again). */
 export interface WorkerDescription {
   searchAttributes: SearchAttributeSettings;
+  /**
+   * The context windows of the worker's named models, in tokens (`{ smart: 200000 }`), for the
+   * default `maxPromptTokens`. Absent in answers recorded before that default existed.
+   */
+  contextWindows?: Record<string, number>;
+  /** The worker's default model (`AGENT_MODEL`). */
+  defaultModel?: string;
 }
 
 /** An agent as `durable-agents agents` and `GET /agents` list it. */

@@ -31,7 +31,11 @@ export const DEFAULT_IDLE_TIMEOUT = '24h';
 
 /** A conversation's settings, fixed when it starts; every turn uses them. */
 export interface ConversationOptions extends Omit<AgentInput, 'message'> {
-  /** Messages (besides the system message) the LLM sees: default 20, at least 3. */
+  /**
+   * A window of messages (besides the system message) instead of memory by tokens: the LLM sees
+   * the last N, at least 3. Unset: `maxPromptTokens` bounds the requests (its default: from the
+   * model's context window) and older messages are summarised.
+   */
   memoryWindow?: number;
   /** The conversation closes after this long without a message, e.g. `"24h"` (default). */
   idleTimeout?: string | number;

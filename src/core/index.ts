@@ -26,3 +26,4 @@ export * from './images';
 export * from './budget';
 export * from './tool-output-view';
 export * from './compaction';
+export * from './context-windows';

@@ -271,7 +271,8 @@ export interface RunOptions {
   /**
    * The most tokens a request may hold: when the next one would pass it, the oldest messages are
    * summarised (a model call of its own, recorded once) and the model sees the system message,
-   * the summary, then the recent messages. Conversations with it use no message window.
+   * the summary, then the recent messages. Default: three quarters of the model's context window
+   * (at most 128,000), unless a conversation sets `memoryWindow`.
    */
   maxPromptTokens?: number;
   /** The model that writes those summaries (a named model, e.g. a cheaper one); default: the run's. */

@@ -8,6 +8,7 @@ import {
 } from '@temporalio/workflow';
 import {
   applyAgent,
+  withDefaultMemory,
   applyInterruption,
   EventLog,
   messagesPage,
@@ -73,7 +74,8 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
         immediateTools: input.immediateTools,
         approvalTools: input.approvalTools,
       });
-      const effective = applyAgent(input, agent.settings);
+      // The default memory (maxPromptTokens by the model's context window) unless the run or agent set one.
+      const effective = withDefaultMemory(applyAgent(input, agent.settings), searchAttributes.worker);
       run.state = startRun(effective, agent.tools);
       limitMs = run.state.limits.maxExecutionTimeMs;
       loop = () => loopWith(effective);
@@ -84,8 +86,9 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
           immediateTools: input.immediateTools,
           approvalTools: input.approvalTools,
         });
-        run.state = startRun(input, tools);
-        await loopWith(input);
+        const effective = withDefaultMemory(input, searchAttributes.worker);
+        run.state = startRun(effective, tools);
+        await loopWith(effective);
       };
     }
     if (limitMs === undefined) await loop();

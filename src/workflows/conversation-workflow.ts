@@ -14,6 +14,7 @@ import {
 import {
   addUsage,
   applyAgent,
+  withDefaultMemory,
   applyInterruption,
   carryOver,
   conversationResult,
@@ -202,6 +203,9 @@ export async function conversationWorkflow(original: ConversationInput): Promise
       throw ApplicationFailure.nonRetryable(startFailure.error, startFailure.errorType);
     }
   }
+  // The default memory (maxPromptTokens by the model's context window) unless the options set one
+  // or a message window; continue-as-new carries it in the options.
+  conv = { ...conv, options: withDefaultMemory(conv.options, searchAttributes.worker) };
 
   const runTurn = async (queued: QueuedTurn): Promise<ConversationTurnResult> => {
     conv = withTurnApprovals(conv, queued.input);

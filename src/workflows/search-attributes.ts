@@ -1,6 +1,6 @@
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributeUpdatePair } from '@temporalio/common';
 import { isCancellation, patched, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
-import type { AgentActivities } from '../common/activity-interface';
+import type { AgentActivities, WorkerDescription } from '../common/activity-interface';
 import {
   AGENT_SEARCH_ATTRIBUTES,
   searchAttributeChanges,
@@ -36,6 +36,8 @@ export class SearchAttributes {
   private constructor(
     private readonly settings: SearchAttributeSettings | undefined,
     private readonly trigger: SearchAttributeTrigger = 'any',
+    /** What the worker said of itself besides the attributes (its models' context windows); absent in older answers. */
+    readonly worker?: Omit<WorkerDescription, 'searchAttributes'>,
   ) {}
 
   /**
@@ -46,10 +48,14 @@ export class SearchAttributes {
   static async open(): Promise<SearchAttributes> {
     if (!patched('agent-search-attributes')) return new SearchAttributes(undefined);
     try {
-      const { searchAttributes: settings } = await describeWorker();
+      const { searchAttributes: settings, ...worker } = await describeWorker();
       // Answers recorded before the trigger existed have none: those runs upserted on every
       // change, counters included, and in every step, and replay that way.
-      return new SearchAttributes(settings.registered.length > 0 ? settings : undefined, settings.trigger ?? 'any');
+      return new SearchAttributes(
+        settings.registered.length > 0 ? settings : undefined,
+        settings.trigger ?? 'any',
+        worker,
+      );
     } catch (err) {
       if (isCancellation(err)) throw err;
       return new SearchAttributes(undefined);

@@ -259,6 +259,23 @@ function conversationModel(request: ChatRequest): ChatAnswer {
 
 export const conversationScenarios: ConversationScenario[] = [
   {
+    // Memory by tokens by default: the worker tells its context windows (describeWorker), the
+    // conversation's options get maxPromptTokens, and a small one makes the third turn summarise.
+    name: 'conversation-token-memory',
+    options: { system: 'Be brief.', maxPromptTokens: 1000 },
+    model: (request) =>
+      String(request.messages[0]?.content).startsWith('Summarise')
+        ? answer('The user sent long notes.')
+        : answer(`noted: ${lastOf(request, 'user').slice(0, 20)}`),
+    drive: async (client, id, taskQueue) => {
+      const start = { taskQueue, options: { system: 'Be brief.', maxPromptTokens: 1000 } };
+      for (let i = 1; i <= 4; i++)
+        await sendMessage(client, id, { message: `note ${i}: ${'lorem ipsum '.repeat(120)}` }, start);
+      await sendMessage(client, id, { message: 'and by default?' }, { taskQueue });
+      await endConversation(client, id);
+    },
+  },
+  {
     // A conversation with a named agent; a later message adds an approval tool to it.
     name: 'conversation-agent',
     options: { agent: 'clerk' },

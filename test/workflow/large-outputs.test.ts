@@ -58,7 +58,7 @@ async function runAndCheck(client: Client, taskQueue: string, seen: string[]) {
   const outcome = await runOutcome(
     await startAgentRun(
       client,
-      { message: 'Read the document.', tools: ['read_document', 'read_tool_output'] },
+      { message: 'Read the document.', tools: ['read_document', 'read_tool_output'], maxToolResultTokens: 8000 },
       { taskQueue },
     ),
   );

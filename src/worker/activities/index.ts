@@ -85,6 +85,8 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
     describeWorker: createDescribeWorker({
       searchAttributes:
         deps.searchAttributes ?? (async () => ({ registered: [], updates: 'steps', defaultModel: deps.model.model })),
+      defaultModel: deps.model.model,
+      models: deps.model.models,
     }),
   };
 }
