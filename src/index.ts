@@ -77,13 +77,8 @@ export {
   type SentMessage,
 } from './client/conversations';
 // Images by reference: the blob store clients write and workers read.
-export {
-  FileBlobStore,
-  BlobNotFoundError,
-  blobStoreFromEnv,
-  defaultBlobDir,
-  type BlobStore,
-} from './storage/blob-store';
+export { FileBlobStore, BlobNotFoundError, defaultBlobDir, type BlobStore } from './storage/blob-store';
+export { blobStoreFromEnv } from './storage/blob-store-from-env';
 export { CodecBlobStore } from './storage/codec-blob-store';
 // Payloads too large for a history (Temporal's External Storage): files, or S3.
 export {

@@ -1,5 +1,6 @@
 import type { ImageRef } from '../core';
-import { blobStoreFromEnv, type BlobStore } from '../storage/blob-store';
+import type { BlobStore } from '../storage/blob-store';
+import { blobStoreFromEnv } from '../storage/blob-store-from-env';
 import { ImageInputError, storeImages, type ImageInput } from '../storage/images';
 import { ClientError } from './client-error';
 import { CodecBlobStore } from '../storage/codec-blob-store';

@@ -35,6 +35,22 @@ export class BlobNotFoundError extends Error {
   }
 }
 
+/**
+ * Writes a file so that a reader never sees half of it: to a temporary file, renamed into place
+ * (the directory made first). The file stores of blobs and payloads both write this way.
+ */
+export async function writeWhole(path: string, bytes: Uint8Array): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await writeFile(temp, bytes);
+    await rename(temp, path);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw err;
+  }
+}
+
 /** The reference of some bytes: `sha256:` and their hash in hex. */
 export function blobRef(bytes: Uint8Array): string {
   return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
@@ -54,16 +70,7 @@ export class FileBlobStore implements BlobStore {
 
   async put(bytes: Uint8Array): Promise<string> {
     const ref = blobRef(bytes);
-    const path = this.pathOf(ref);
-    await mkdir(dirname(path), { recursive: true });
-    const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-    try {
-      await writeFile(temp, bytes);
-      await rename(temp, path);
-    } catch (err) {
-      await rm(temp, { force: true });
-      throw err;
-    }
+    await writeWhole(this.pathOf(ref), bytes);
     return ref;
   }
 
@@ -89,21 +96,4 @@ export class FileBlobStore implements BlobStore {
 /** The blob store's directory unless `AGENT_BLOB_DIR` says otherwise: `~/.durable-agents/blobs`. */
 export function defaultBlobDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.AGENT_BLOB_DIR || join(env.HOME || homedir(), '.durable-agents', 'blobs');
-}
-
-/**
- * The store clients and workers use unless given one: a {@link FileBlobStore} in `AGENT_BLOB_DIR`;
- * without it, the S3 bucket of `AGENT_PAYLOAD_STORE=s3://...` (images go where large payloads
- * go); else a {@link FileBlobStore} in {@link defaultBlobDir}.
- */
-export function blobStoreFromEnv(env: NodeJS.ProcessEnv = process.env): BlobStore {
-  const payloads = (env.AGENT_PAYLOAD_STORE ?? '').trim();
-  if (!env.AGENT_BLOB_DIR && payloads.startsWith('s3://')) {
-    const url = new URL(payloads);
-    // Optional packages, loaded only for S3 (see s3-storage.ts).
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { s3BlobStore } = require('./s3-storage') as typeof import('./s3-storage');
-    return s3BlobStore({ bucket: url.hostname, prefix: url.pathname.replace(/^\/+|\/+$/g, ''), env });
-  }
-  return new FileBlobStore(defaultBlobDir(env));
 }

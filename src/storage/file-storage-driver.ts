@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import {
   StorageDriverClaim,
   type Payload,
@@ -9,6 +9,7 @@ import {
   type StorageDriverStoreContext,
 } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { writeWhole } from './blob-store';
 
 /**
  * A storage driver for Temporal's External Storage that keeps payloads as files in a directory:
@@ -34,16 +35,7 @@ export class FileStorageDriver implements StorageDriver {
       payloads.map(async (payload) => {
         const bytes = temporal.api.common.v1.Payload.encode(payload).finish();
         const hash = createHash('sha256').update(bytes).digest('hex');
-        const path = this.pathOf(hash);
-        await mkdir(dirname(path), { recursive: true });
-        const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-        try {
-          await writeFile(temp, bytes);
-          await rename(temp, path);
-        } catch (err) {
-          await rm(temp, { force: true });
-          throw err;
-        }
+        await writeWhole(this.pathOf(hash), bytes);
         return new StorageDriverClaim({ hash });
       }),
     );

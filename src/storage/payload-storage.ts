@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { ExternalStorage, type StorageDriver } from '@temporalio/common';
 import { FileStorageDriver } from './file-storage-driver';
+import { s3StorageDriver } from './s3-storage';
 
 /**
  * Where payloads too large for a workflow history go: Temporal's External Storage, which replaces
@@ -50,9 +51,7 @@ export function payloadStorageFromEnv(env: NodeJS.ProcessEnv = process.env): Pay
   if (raw.startsWith('s3://')) {
     const url = new URL(raw);
     if (!url.hostname) throw new Error(`AGENT_PAYLOAD_STORE: "${raw}" names no bucket (s3://bucket/prefix)`);
-    // Loaded only when asked for: the S3 driver and the AWS SDK are optional dependencies.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { s3StorageDriver } = require('./s3-storage') as typeof import('./s3-storage');
+    // The S3 driver and the AWS SDK are optional dependencies: s3-storage.ts loads them only now.
     driver = s3StorageDriver({ bucket: url.hostname, prefix: url.pathname.replace(/^\/+|\/+$/g, ''), env });
     where = raw;
     shared = true;

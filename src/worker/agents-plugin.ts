@@ -34,7 +34,8 @@ import type { ToolProvider } from './tools/tool-provider';
 import { mcpServersFromEnv, type McpServers } from './mcp/mcp-config';
 import { isAiSdkLanguageModel } from './models/ai-sdk/ai-sdk-model';
 import { McpToolSource } from './mcp/mcp-tool-source';
-import { blobStoreFromEnv, type BlobStore } from '../storage/blob-store';
+import type { BlobStore } from '../storage/blob-store';
+import { blobStoreFromEnv } from '../storage/blob-store-from-env';
 import { CodecBlobStore } from '../storage/codec-blob-store';
 import { payloadStorageFromEnv } from '../storage/payload-storage';
 

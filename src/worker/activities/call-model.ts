@@ -19,7 +19,8 @@ import { keepHeartbeating, recordForNextAttempt } from './heartbeat';
 import { checkAnswer, type OutputSchemas } from './structured-output';
 import { TextPublisher, type StreamingOptions } from './text-publisher';
 import { traceModelCall } from '../../telemetry/gen-ai';
-import { blobStoreFromEnv, type BlobStore } from '../../storage/blob-store';
+import type { BlobStore } from '../../storage/blob-store';
+import { blobStoreFromEnv } from '../../storage/blob-store-from-env';
 import { imageRefusalHint, withImageUrls } from '../models/image-support';
 
 /**
