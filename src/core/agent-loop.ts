@@ -9,7 +9,7 @@ import { iterationLimitReached, LIMIT_STOP_MESSAGE } from './stop-conditions';
 import { parseToolArguments } from './tool-arguments';
 import { toolErrorText } from './tool-result-text';
 import { addUsage, noUsage, usageOfReply } from './usage';
-import { BUDGET_STOP_MESSAGE, budgetReport, budgetSpent, roughTokens, wouldPassBudget } from './budget';
+import { BUDGET_STOP_MESSAGE, budgetReport, budgetSpent, wouldPassBudget } from './budget';
 import type { CurrentAgent, NextStep, PlannedToolCall, RunPhase, RunState } from './run-state';
 import type {
   Usage,
@@ -103,7 +103,7 @@ function grownSinceLastCall(state: RunState): number {
   if (!state.lastCall) return 0;
   let i = state.messages.length;
   while (i > 0 && state.messages[i - 1].role !== 'assistant') i--;
-  return roughTokens(state.messages.slice(i));
+  return estimateTokens(state.messages.slice(i));
 }
 
 /** Where the model's view of the run starts, and its summary, as model calls and compaction see it. */

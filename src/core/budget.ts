@@ -1,4 +1,4 @@
-import type { Budget, BudgetReport, ChatMessage, Usage } from './types';
+import type { Budget, BudgetReport, Usage } from './types';
 
 /**
  * Budgets: the most tokens, or dollars, a run (a conversation, an agent and the agents it calls)
@@ -58,20 +58,6 @@ export function wouldPassBudget(
     if (cost >= budget.costUsd || cost + (lastCall?.costUsd ?? 0) > budget.costUsd) return true;
   }
   return false;
-}
-
-/**
- * About how many tokens some messages hold: a character count over 4, the usual rule of thumb
- * for English (good enough to foresee the next call's size; the provider counts the real ones).
- */
-export function roughTokens(messages: readonly ChatMessage[]): number {
-  let chars = 0;
-  for (const m of messages) {
-    chars += m.content?.length ?? 0;
-    if (m.role === 'assistant')
-      for (const c of m.tool_calls ?? []) chars += c.function.arguments.length + c.function.name.length;
-  }
-  return Math.ceil(chars / 4);
 }
 
 /** The report of a budget: its limits, what was spent, what is left. */

@@ -14,6 +14,8 @@ import type { ChatMessage } from './types';
  * - **Never a split.** The cut never separates tool calls from their results, and never takes the
  *   system message. When it takes the newest user message (a long one-shot run, a turn of many
  *   tool calls), the summary quotes that message in full, so the task is never paraphrased away.
+ * - **Replayed.** These estimates decide commands (a summary activity, a budget's stop), so a
+ *   change to them changes what a replay decides: it goes behind `patched`, like any workflow change.
  * - **Appended, never inserted.** The summary is a message appended to the run (the transcript
  *   keeps every message, and stores that read messages by offset keep working); model calls place
  *   it after the system message (see {@link contextView}).

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/connection/dev-server';
-import { cleanEnv, listening, runNpm, runTs, startTs } from '../helpers/processes';
+import { cleanEnv, listening, runNpm, runTs, startTs, devServerPort } from '../helpers/processes';
 import { call, startScriptedModel, toolResults, type ScriptedModel } from '../helpers/scripted-model';
 
 const ONE_PIXEL_PNG =
@@ -268,7 +268,7 @@ describe('client.ts with Claude: AGENT_MODEL=anthropic:<model>, ANTHROPIC_BASE_U
       (req) => ({ content: `The sum is ${toolResults(req)[0]}.`, usage: { cachedPromptTokens: 50 } }),
     ]);
     const env = cleanEnv({
-      AGENT_DEV_SERVER_PORT: String(await freePort()),
+      AGENT_DEV_SERVER_PORT: String(await devServerPort()),
       AGENT_DEV_SERVER_DB: `/tmp/durable-agents-claude-${randomUUID()}.db`,
       AGENT_MODEL: 'anthropic:claude-test',
       ANTHROPIC_BASE_URL: model.baseURL.replace(/\/v1$/, ''),
@@ -320,7 +320,7 @@ describe('client.ts with Claude: AGENT_MODEL=anthropic:<model>, ANTHROPIC_BASE_U
 
 describe('npm run demo with the embedded dev server', () => {
   it('answers the demo question with the offline model and exits 0', async () => {
-    const port = await freePort();
+    const port = await devServerPort();
     const r = await runNpm(
       ['run', 'demo'],
       cleanEnv({
@@ -346,7 +346,7 @@ describe('npm run demo with the embedded dev server', () => {
 
 describe('npm start with the embedded dev server', () => {
   it('prints the Web UI address, and on SIGTERM stops the worker and then the server it started', async () => {
-    const port = await freePort();
+    const port = await devServerPort();
     const worker = await startTs(
       ['worker.ts'],
       cleanEnv({

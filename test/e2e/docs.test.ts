@@ -3,11 +3,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChatAnswer, ChatRequest } from '../../src/testing/openai-compatible-server';
-import { freePort } from '../../src/connection/dev-server';
 import { findTemporalCli } from '../../src/connection/temporal-cli';
 import { documentationPages, pageDir, snippetsOf, type Snippet } from '../helpers/doc-snippets';
 import { packedTarball } from '../helpers/packed-package';
-import { cleanEnv, listening, ROOT, type Finished } from '../helpers/processes';
+import { cleanEnv, listening, ROOT, type Finished, devServerPort } from '../helpers/processes';
 import { answer, call, closeScriptedModels, lastOf, startModel } from '../helpers/scripted-model';
 
 /**
@@ -112,7 +111,7 @@ describe.each(MODES)('as %s', (mode) => {
     it(`runs the runnable snippets of ${page}`, async () => {
       const ofPage = compiled.filter((s) => s.page === page && s.modes.includes(mode));
       const llm = await startModel(docsModel);
-      const port = await freePort();
+      const port = await devServerPort();
       const env = cleanEnv({
         TEMPORAL_CLI_PATH: findTemporalCli(),
         AGENT_DEV_SERVER_PORT: String(port),

@@ -4,9 +4,9 @@ import { createServer } from 'node:net';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startDevServer } from '../../src/connection/dev-server';
+import { startDevServer } from '../../src/connection/dev-server';
 import { findTemporalCli } from '../../src/connection/temporal-cli';
-import { cleanEnv, eventually, listening, runTs, startInteractive, startTs } from '../helpers/processes';
+import { cleanEnv, eventually, listening, runTs, startInteractive, startTs, devServerPort } from '../helpers/processes';
 import { answer, call, closeScriptedModels, lastOf, startModel } from '../helpers/scripted-model';
 
 /**
@@ -32,7 +32,7 @@ async function model() {
 
 /** The environment of a user with no Temporal configured: a dev server port and database of this test's own. */
 async function embeddedEnv(baseURL: string): Promise<{ env: NodeJS.ProcessEnv; port: number; db: string }> {
-  const port = await freePort();
+  const port = await devServerPort();
   const db = `/tmp/durable-agents-embedded-${randomUUID()}.db`;
   return {
     port,

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/connection/dev-server';
-import { cleanEnv, ROOT, runTs } from '../helpers/processes';
+import { cleanEnv, ROOT, runTs, devServerPort } from '../helpers/processes';
 import { answer, call, closeScriptedModels, startModel, toolResults } from '../helpers/scripted-model';
 
 /** MCP from the command line: AGENT_MCP_CONFIG gives the CLI's (and `npm start`'s) worker MCP tools. */
@@ -34,7 +33,7 @@ describe('AGENT_MCP_CONFIG', () => {
       AGENT_MCP_CONFIG: config,
       OPENAI_BASE_URL: model.baseURL,
       OPENAI_API_KEY: 'e2e',
-      AGENT_DEV_SERVER_PORT: String(await freePort()),
+      AGENT_DEV_SERVER_PORT: String(await devServerPort()),
       AGENT_DEV_SERVER_DB: `/tmp/durable-agents-mcp-${randomUUID()}.db`,
     });
     const r = await runTs(['client.ts', 'run', 'echo something', '--tools', 'test__echo', '--json'], env, 120_000);

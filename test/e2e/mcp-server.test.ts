@@ -5,7 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { calculatorAgent, exampleAgents } from '../../src/examples/agents';
 import { freePort } from '../../src/connection/dev-server';
-import { cleanEnv, ROOT, runTs } from '../helpers/processes';
+import { cleanEnv, ROOT, runTs, devServerPort } from '../helpers/processes';
 import { answer, call, closeScriptedModels, lastOf, startModel, toolResults } from '../helpers/scripted-model';
 import { connectTestTemporal, createTestWorker, type TestTemporal } from '../helpers/temporal';
 
@@ -34,7 +34,7 @@ describe('npm run mcp over stdio (embedded Temporal, its own worker)', () => {
     const env = cleanEnv({
       OPENAI_BASE_URL: model.baseURL,
       OPENAI_API_KEY: 'e2e',
-      AGENT_DEV_SERVER_PORT: String(await freePort()),
+      AGENT_DEV_SERVER_PORT: String(await devServerPort()),
       AGENT_DEV_SERVER_DB: `/tmp/durable-agents-mcp-${randomUUID()}.db`,
     });
     const client = new McpClient({ name: 'e2e', version: '1' });

@@ -5,10 +5,9 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
-import { freePort } from '../../src/connection/dev-server';
 import { findTemporalCli } from '../../src/connection/temporal-cli';
 import { packedTarball } from '../helpers/packed-package';
-import { cleanEnv, listening, ROOT, type Finished } from '../helpers/processes';
+import { cleanEnv, listening, ROOT, type Finished, devServerPort } from '../helpers/processes';
 import { answer, call, closeScriptedModels, lastOf, startModel } from '../helpers/scripted-model';
 
 /**
@@ -168,7 +167,7 @@ it('support-agent: a custom tool and a structured agent in its own worker, asked
       expect(Date.now() - began).toBeLessThan(15_000);
     }
     // Without TEMPORAL_ADDRESS and no dev server running, it starts nothing (no server, no worker of its own).
-    const alone = await exec(bin, ['agents'], dir, cleanEnv({ AGENT_DEV_SERVER_PORT: String(await freePort()) }));
+    const alone = await exec(bin, ['agents'], dir, cleanEnv({ AGENT_DEV_SERVER_PORT: String(await devServerPort()) }));
     expect(alone.code).toBe(2);
     expect(alone.stderr).toMatch(
       /^durable-agents: no Temporal server to talk to: TEMPORAL_ADDRESS is not set and no dev server runs at 127\.0\.0\.1:\d+\. Start your worker first/,
@@ -236,7 +235,7 @@ it('installs nothing but npm packages: no install scripts, no Temporal CLI in th
 
 it("the user's own worker with the embedded dev server says where it is, and stops on the first Ctrl+C", async () => {
   const dir = join(work, 'support-agent');
-  const port = await freePort();
+  const port = await devServerPort();
   const env = cleanEnv({
     TEMPORAL_CLI_PATH: findTemporalCli(),
     AGENT_DEV_SERVER_PORT: String(port),

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createConnection } from 'node:net';
+import { createConnection, createServer as createNetServer } from 'node:net';
+import { freePort } from '../../src/connection/dev-server';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -169,5 +170,22 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
     if (await check()) return true;
     if (Date.now() > deadline) return false;
     await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * A port for an embedded dev server: free, and its Web UI's (port + 1000) free too. A port that
+ * only `freePort` checked can clash on the UI's, failing the server's start now and then.
+ */
+export async function devServerPort(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (port + 1000 > 65535) continue;
+    const uiFree = await new Promise<boolean>((resolve) => {
+      const probe = createNetServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port + 1000, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (uiFree) return port;
   }
 }
