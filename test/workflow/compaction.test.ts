@@ -71,3 +71,31 @@ it('keeps a 30-turn conversation under maxPromptTokens by summaries, with stable
   expect(compactions).toHaveLength(summaries.length);
   expect(compactions[0]).toMatchObject({ from: 1, tokensBefore: expect.any(Number), tokensAfter: expect.any(Number) });
 });
+
+describe.each([
+  ['anthropic', 'anthropic:claude-test'],
+  ['openai-responses', 'openai-responses:gpt-test'],
+] as const)('compaction through the %s adapter', (provider, modelName) => {
+  it('summarises with the same model, and the next request reads the summary after the instructions', async () => {
+    const model = await startModel((req) =>
+      isSummaryRequest(req) ? answer('The user sent three long notes.') : answer('Noted.'),
+    );
+    const { worker, taskQueue } = await createTestWorker(temporal(), {
+      baseURL: model.baseURL,
+      model: { model: modelName, anthropic: { apiKey: 'test-key', baseURL: model.baseURL.replace(/\/v1$/, '') } },
+    });
+    const id = `compaction-${provider}-${Date.now()}`;
+    await worker.runUntil(async () => {
+      const start = { taskQueue, options: { system: 'Take notes.', maxPromptTokens: 1500 } };
+      for (let turn = 1; turn <= 4; turn++)
+        await sendMessage(temporal().client, id, { message: `Note ${turn}: ${'lorem ipsum '.repeat(150)}` }, start);
+    });
+    const summaries = model.requests.filter(isSummaryRequest);
+    expect(summaries.length).toBeGreaterThanOrEqual(1);
+    expect(summaries.every((r) => r.wire === model.requests[0].wire)).toBe(true);
+    const after = model.requests.filter((r) => !isSummaryRequest(r)).at(-1)!;
+    // Both APIs take system text apart from the messages: the instructions, then the summary.
+    expect(after.messages[0]).toMatchObject({ role: 'system' });
+    expect(String(after.messages[0].content)).toMatch(/^Take notes\.[\s\S]*Summary of the earlier conversation/);
+  });
+});
