@@ -77,6 +77,10 @@ export function statusText(s: StatusReport, uiLink: string | undefined): string 
       );
   }
   if (s.budget) lines.push(`  budget: ${budgetText(s.budget)}`);
+  if (s.memory)
+    lines.push(
+      `  memory: next request about ${s.memory.promptTokens.toLocaleString('en')} of ${s.memory.maxPromptTokens.toLocaleString('en')} tokens, ${s.memory.compactions} compaction${s.memory.compactions === 1 ? '' : 's'}`,
+    );
   const running = s.kind === 'run' ? s.pendingToolCalls : (s.currentTurn?.pendingToolCalls ?? []);
   const waiting = new Set(s.pendingApprovals.map((p) => p.callId));
   for (const c of running)

@@ -10,6 +10,7 @@ import {
   type PendingApproval,
   type Usage,
   type BudgetReport,
+  type MemoryReport,
 } from '../core';
 import type { agentWorkflow } from '../workflows';
 import { decideApprovalUpdate, messagesQuery, statusQuery, transcriptQuery } from '../common/definitions';
@@ -44,6 +45,8 @@ export interface RunStatusReport {
   errorType?: string;
   /** With a budget: its limits, what was spent and what is left. */
   budget?: BudgetReport;
+  /** With memory by tokens (while the run is open): the bound, the next request's size, the compactions. */
+  memory?: MemoryReport;
 }
 
 /** A run's or a conversation's status (`kind` tells which). */
@@ -75,6 +78,7 @@ export async function readStatus(client: Client, workflowId: string): Promise<St
     };
     if (s.agent) open.agent = s.agent;
     if (s.budget) open.budget = s.budget;
+    if (s.memory) open.memory = s.memory;
     return open;
   }
   const outcome = await runOutcome(handle);

@@ -13,6 +13,7 @@ import { BUDGET_STOP_MESSAGE, budgetReport, budgetSpent, wouldPassBudget } from 
 import type { CurrentAgent, NextStep, PlannedToolCall, RunPhase, RunState } from './run-state';
 import type {
   Usage,
+  MemoryReport,
   AgentInput,
   AgentResult,
   AgentStatus,
@@ -145,6 +146,7 @@ export function applySummary(
     ...state,
     messages,
     context: { from: step.to, summary: messages.length - 1 },
+    compactions: (state.compactions ?? 0) + 1,
     usage: addUsage(state.usage, usageOfReply(summary.usage, summary.model)),
   };
 }
@@ -313,6 +315,16 @@ export function runStatus(state: RunState): AgentStatus {
     usage: state.usage,
     ...(state.handedOff ? { agent: state.agent.name } : {}),
     ...(state.limits.budget ? { budget: budgetReport(state.limits.budget, budgetSpent(state)) } : {}),
+    ...(state.limits.maxPromptTokens !== undefined ? { memory: memoryReport(state) } : {}),
+  };
+}
+
+/** Memory by tokens as `status` reports it: the bound, the next request's estimated size, the compactions. */
+export function memoryReport(state: RunState, earlierCompactions = 0): MemoryReport {
+  return {
+    maxPromptTokens: state.limits.maxPromptTokens ?? 0,
+    promptTokens: contextTokens(state),
+    compactions: earlierCompactions + (state.compactions ?? 0),
   };
 }
 

@@ -1,4 +1,4 @@
-import { nextStep, runStatus, startRun, withoutHistoryMark } from './agent-loop';
+import { memoryReport, nextStep, runStatus, startRun, withoutHistoryMark } from './agent-loop';
 import type { RunState } from './run-state';
 import { pendingApprovals } from './approvals';
 import { DEFAULT_MEMORY_WINDOW, memoryWindowStart, MIN_MEMORY_WINDOW } from './memory-window';
@@ -6,12 +6,13 @@ import { durationProblem, isToolList, messageProblem, runOptionProblems } from '
 import { addUsage, noUsage } from './usage';
 import { imagesProblem } from './images';
 import { budgetReport, budgetSpent } from './budget';
-import { isInstructions } from './compaction';
+import { calibration, contextView, estimateTokens, isInstructions } from './compaction';
 import type { EventLogSnapshot } from './event-log';
 import type {
   AgentInput,
   AgentState,
   BudgetReport,
+  MemoryReport,
   ChatMessage,
   ImageRef,
   ConversationTurnResult,
@@ -102,6 +103,8 @@ export interface ConversationState {
   context?: RunState['context'];
   /** With `maxPromptTokens`: the last request's size, calibrating the estimates of the next turn. */
   lastPrompt?: RunState['lastPrompt'];
+  /** With `maxPromptTokens`: the compactions of all turns so far. */
+  compactions?: number;
 }
 
 /** Why a conversation closed. */
@@ -147,6 +150,8 @@ export interface ConversationStatus {
   rejectedMessages: RejectedMessages;
   /** With a budget: its limits, what the conversation spent and what is left. */
   budget?: BudgetReport;
+  /** With memory by tokens: the bound, the next request's estimated size, what summaries took in. */
+  memory?: MemoryReport;
 }
 
 /** One page of the transcript (the `transcript` query's answer). */
@@ -284,6 +289,7 @@ export function finishTurn(conv: ConversationState, run: RunState): Conversation
   if (run.revision) next.revision = run.revision;
   if (run.lastCall) next.lastCall = run.lastCall;
   if (run.lastPrompt) next.lastPrompt = run.lastPrompt;
+  if (run.compactions) next.compactions = (conv.compactions ?? 0) + run.compactions;
   if (run.context) next.context = { from: run.context.from - pinned, summary: run.context.summary - pinned };
   if (!run.handedOff) return next;
   // Handed off during the turn: the next turns (and continue-as-new) are the new agent's.
@@ -348,6 +354,7 @@ export function carryOver(conv: ConversationState, runId: string): ConversationC
     ...(conv.lastCall ? { lastCall: conv.lastCall } : {}),
     ...(context ? { context } : {}),
     ...(conv.lastPrompt ? { lastPrompt: conv.lastPrompt } : {}),
+    ...(conv.compactions ? { compactions: conv.compactions } : {}),
   };
 }
 
@@ -459,5 +466,19 @@ export function conversationStatus(
   }
   if (closeReason) status.closeReason = closeReason;
   if (conv.options.budget) status.budget = budgetReport(conv.options.budget, status.usage);
+  if (run?.limits.maxPromptTokens !== undefined) status.memory = memoryReport(run, conv.compactions);
+  else if (conv.options.maxPromptTokens !== undefined) {
+    // Between turns: the conversation as the next turn will start from it.
+    const view = contextView(conv.messages, {
+      pinned: 0,
+      ...(conv.context ?? { from: 0 }),
+      messageCount: conv.messages.length,
+    });
+    status.memory = {
+      maxPromptTokens: conv.options.maxPromptTokens,
+      promptTokens: Math.ceil(estimateTokens(view) * calibration(conv.lastPrompt?.tokens, conv.lastPrompt?.estimated)),
+      compactions: conv.compactions ?? 0,
+    };
+  }
   return status;
 }

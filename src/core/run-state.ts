@@ -105,6 +105,8 @@ export interface RunState {
   lastCall?: { tokens: number; costUsd?: number };
   /** With `maxPromptTokens`: where the model's view starts after the last compaction, and the summary message's index. */
   context?: { from: number; summary: number };
+  /** With `maxPromptTokens`: how many compactions the run made. */
+  compactions?: number;
   /** With `maxPromptTokens`: the last request's prompt tokens as the provider counted them, and as estimated. */
   lastPrompt?: { tokens: number; estimated: number };
   /** With a budget: what was spent toward it before this run (a conversation's earlier turns). */

@@ -416,4 +416,15 @@ export interface AgentStatus {
   agent?: string;
   /** With a budget: its limits, what was spent and what is left. */
   budget?: BudgetReport;
+  /** With memory by tokens: the bound, the estimated size of the next request, and what summaries took in. */
+  memory?: MemoryReport;
+}
+
+/** Memory by tokens as `status` reports it. */
+export interface MemoryReport {
+  maxPromptTokens: number;
+  /** The next request's size as estimated (calibrated by the provider's last count). */
+  promptTokens: number;
+  /** Compactions so far (a conversation: over all its turns). */
+  compactions: number;
 }

@@ -5,6 +5,9 @@ import {
   carryOver,
   compactionPlan,
   contextRange,
+  contextTokens,
+  conversationStatus,
+  runStatus,
   contextView,
   estimateTokens,
   finishTurn,
@@ -131,6 +134,12 @@ describe('a run with maxPromptTokens', () => {
     expect(view.slice(2)).toEqual(state.messages.slice(step.to));
     // Fits now: the model is called.
     expect(nextStep(after)).toMatchObject({ type: 'call_model' });
+    expect(runStatus(after).memory).toEqual({
+      maxPromptTokens: 2000,
+      promptTokens: contextTokens(after),
+      compactions: 1,
+    });
+    expect(contextTokens(after)).toBeLessThan(2000);
   });
 
   it('carries the summary across conversation turns and continue-as-new', () => {
@@ -148,6 +157,11 @@ describe('a run with maxPromptTokens', () => {
       conv = finishTurn(conv, turn);
     }
     expect(conv.context).toBeDefined();
+    expect(conversationStatus('c', conv, undefined, 0, undefined).memory).toMatchObject({
+      maxPromptTokens: 2000,
+      compactions: conv.compactions,
+    });
+    expect(conv.compactions).toBeGreaterThanOrEqual(1);
     const summary = conv.messages[conv.context!.summary];
     expect(summary).toMatchObject({ role: 'system', summary: expect.any(Object) });
     const next = startTurn(conv, { message: 'again' });
