@@ -2,8 +2,8 @@ import { approvalOf, pendingApprovals } from './approvals';
 import { shouldReturnImmediately } from './immediate-return';
 import { REACT_PARSE_ERROR_TOOL } from './react-parser';
 import { maxToolResultTokens, runLimits } from './run-input';
-import { calibration, compactionPlan, contextView, estimateTokens, isSummary, summaryMessage } from './compaction';
-import { modelContextRange, type ModelContextRange } from './memory-window';
+import { contextView, estimateTokens } from './compaction';
+import { contextRange, memoryReport, plannedCompaction } from './run-memory';
 import { READ_TOOL_OUTPUT, readToolOutput, toolResultView } from './tool-output-view';
 import { iterationLimitReached, LIMIT_STOP_MESSAGE } from './stop-conditions';
 import { parseToolArguments } from './tool-arguments';
@@ -12,8 +12,6 @@ import { addUsage, noUsage, usageOfReply } from './usage';
 import { BUDGET_STOP_MESSAGE, budgetReport, budgetSpent, wouldPassBudget } from './budget';
 import type { CurrentAgent, NextStep, PlannedToolCall, RunPhase, RunState } from './run-state';
 import type {
-  Usage,
-  MemoryReport,
   AgentInput,
   AgentResult,
   AgentStatus,
@@ -105,56 +103,6 @@ function grownSinceLastCall(state: RunState): number {
   let i = state.messages.length;
   while (i > 0 && state.messages[i - 1].role !== 'assistant') i--;
   return estimateTokens(state.messages.slice(i));
-}
-
-/** Where the model's view of the run starts, and its summary, as model calls and compaction see it. */
-export function contextRange(state: RunState): ModelContextRange & { summary?: number } {
-  if (!state.context) return modelContextRange(state.messages, state.memoryWindow);
-  const pinned = state.messages[0]?.role === 'system' && !isSummary(state.messages[0]) ? 1 : 0;
-  return { messageCount: state.messages.length, pinned, from: state.context.from, summary: state.context.summary };
-}
-
-/** The compaction the next request needs (see `compactionPlan`), or undefined. */
-function plannedCompaction(state: RunState): Extract<NextStep, { type: 'compact' }> | undefined {
-  const max = state.limits.maxPromptTokens;
-  if (max === undefined) return undefined;
-  const range = contextRange(state);
-  const scale = calibration(state.lastPrompt?.tokens, state.lastPrompt?.estimated);
-  const plan = compactionPlan(state.messages, range, max, scale);
-  if (!plan) return undefined;
-  const tokensBefore = Math.ceil(estimateTokens(contextView(state.messages, range)) * scale);
-  return {
-    type: 'compact',
-    from: plan.from,
-    to: plan.to,
-    ...(state.context ? { previous: state.context.summary } : {}),
-    tokensBefore,
-  };
-}
-
-/**
- * Folds a summary into the state: appended as a summary message, the model's view now starting
- * after the messages it covers; its tokens count toward the run's usage (and budget).
- */
-export function applySummary(
-  state: RunState,
-  step: Extract<NextStep, { type: 'compact' }>,
-  summary: { text: string; usage: Usage; model?: string },
-): RunState {
-  const messages = [...state.messages, summaryMessage(summary.text, { from: step.from, to: step.to }, state.messages)];
-  return {
-    ...state,
-    messages,
-    context: { from: step.to, summary: messages.length - 1 },
-    compactions: (state.compactions ?? 0) + 1,
-    usage: addUsage(state.usage, usageOfReply(summary.usage, summary.model)),
-  };
-}
-
-/** The estimated size of the next request (calibrated), as a compaction event reports it. */
-export function contextTokens(state: RunState): number {
-  const scale = calibration(state.lastPrompt?.tokens, state.lastPrompt?.estimated);
-  return Math.ceil(estimateTokens(contextView(state.messages, contextRange(state))) * scale);
 }
 
 /** Folds an LLM reply into the state: an answer ends the run, tool calls become the next step. */
@@ -316,15 +264,6 @@ export function runStatus(state: RunState): AgentStatus {
     ...(state.handedOff ? { agent: state.agent.name } : {}),
     ...(state.limits.budget ? { budget: budgetReport(state.limits.budget, budgetSpent(state)) } : {}),
     ...(state.limits.maxPromptTokens !== undefined ? { memory: memoryReport(state) } : {}),
-  };
-}
-
-/** Memory by tokens as `status` reports it: the bound, the next request's estimated size, the compactions. */
-export function memoryReport(state: RunState, earlierCompactions = 0): MemoryReport {
-  return {
-    maxPromptTokens: state.limits.maxPromptTokens ?? 0,
-    promptTokens: contextTokens(state),
-    compactions: earlierCompactions + (state.compactions ?? 0),
   };
 }
 

@@ -1,12 +1,11 @@
-import { memoryReport, nextStep, runStatus, startRun, withoutHistoryMark } from './agent-loop';
+import { nextStep, startRun, withoutHistoryMark } from './agent-loop';
 import type { RunState } from './run-state';
-import { pendingApprovals } from './approvals';
 import { DEFAULT_MEMORY_WINDOW, memoryWindowStart, MIN_MEMORY_WINDOW } from './memory-window';
 import { durationProblem, isToolList, messageProblem, runOptionProblems } from './run-input';
 import { addUsage, noUsage } from './usage';
 import { imagesProblem } from './images';
 import { budgetReport, budgetSpent } from './budget';
-import { calibration, contextView, estimateTokens, isInstructions } from './compaction';
+import { isInstructions } from './compaction';
 import type { EventLogSnapshot } from './event-log';
 import type {
   AgentInput,
@@ -387,98 +386,4 @@ export function transcriptPage(
   if (system) result.system = system;
   if (conv.previousRunId) result.previousRunId = conv.previousRunId;
   return result;
-}
-
-/** The workflow's result when it closes for `reason`. */
-export function conversationResult(
-  conversationId: string,
-  conv: ConversationState,
-  reason: CloseReason,
-): ConversationResult {
-  return {
-    conversationId,
-    reason,
-    turns: conv.turns,
-    messageCount: conv.transcriptStart + conv.messages.length,
-    usage: conv.usage,
-    runs: conv.runs,
-    toolExecutionCount: conv.toolExecutionCount,
-    rejectedMessages: conv.rejectedMessages,
-  };
-}
-
-/** The status of a closed conversation, from its result: no worker has to replay it to answer. */
-export function closedConversationStatus(result: ConversationResult): ConversationStatus {
-  return {
-    conversationId: result.conversationId,
-    state: 'closed',
-    turns: result.turns,
-    queuedMessages: 0,
-    pendingApprovals: [],
-    usage: result.usage,
-    messageCount: result.messageCount,
-    toolExecutionCount: result.toolExecutionCount ?? 0,
-    runs: result.runs,
-    closeReason: result.reason,
-    rejectedMessages: result.rejectedMessages ?? { count: 0 },
-  };
-}
-
-/** The `status` query's answer. */
-export function conversationStatus(
-  conversationId: string,
-  conv: ConversationState,
-  active: { turn: number; run: RunState } | undefined,
-  queuedMessages: number,
-  closeReason: CloseReason | undefined,
-): ConversationStatus {
-  const run = active?.run;
-  const phase = run ? runStatus(run).phase : 'done';
-  const approvals = run && run.phase.kind === 'tools' ? pendingApprovals(run.phase.calls) : [];
-  let state: ConversationStatus['state'] = 'idle';
-  if (closeReason) state = 'closed';
-  else if (phase === 'approval') state = 'awaiting_approval';
-  else if (phase === 'tools') state = 'running_tools';
-  else if (phase === 'model') state = 'thinking';
-  const held = run ? run.messages.length - (isInstructions(run.messages[0]) ? 1 : 0) : conv.messages.length;
-  const status: ConversationStatus = {
-    conversationId,
-    state,
-    turns: conv.turns,
-    queuedMessages,
-    pendingApprovals: approvals,
-    usage: run ? addUsage(conv.usage, run.usage) : conv.usage,
-    messageCount: conv.transcriptStart + held,
-    toolExecutionCount: conv.toolExecutionCount + (run?.toolExecutions.length ?? 0),
-    runs: conv.runs,
-    rejectedMessages: conv.rejectedMessages,
-  };
-  const agent = (run?.handedOff ? run.agent.name : undefined) ?? conv.options.agent;
-  if (agent) status.agent = agent;
-  if (run && active) {
-    const s = runStatus(run);
-    status.currentTurn = {
-      turn: active.turn,
-      iteration: s.iteration,
-      maxIterations: s.maxIterations,
-      pendingToolCalls: s.pendingToolCalls,
-    };
-  }
-  if (closeReason) status.closeReason = closeReason;
-  if (conv.options.budget) status.budget = budgetReport(conv.options.budget, status.usage);
-  if (run?.limits.maxPromptTokens !== undefined) status.memory = memoryReport(run, conv.compactions);
-  else if (conv.options.maxPromptTokens !== undefined) {
-    // Between turns: the conversation as the next turn will start from it.
-    const view = contextView(conv.messages, {
-      pinned: 0,
-      ...(conv.context ?? { from: 0 }),
-      messageCount: conv.messages.length,
-    });
-    status.memory = {
-      maxPromptTokens: conv.options.maxPromptTokens,
-      promptTokens: Math.ceil(estimateTokens(view) * calibration(conv.lastPrompt?.tokens, conv.lastPrompt?.estimated)),
-      compactions: conv.compactions ?? 0,
-    };
-  }
-  return status;
 }

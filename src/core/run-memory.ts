@@ -1,0 +1,70 @@
+import { calibration, compactionPlan, contextView, estimateTokens, isSummary, summaryMessage } from './compaction';
+import { modelContextRange, type ModelContextRange } from './memory-window';
+import type { NextStep, RunState } from './run-state';
+import type { MemoryReport, Usage } from './types';
+import { addUsage, usageOfReply } from './usage';
+
+/**
+ * Memory by tokens in a run: what the model sees (the view after the last compaction), when the
+ * next request needs a compaction, folding a summary in, and what `status` reports. The decisions
+ * themselves (what to summarise, the estimates) are in compaction.ts; the loop calls these.
+ */
+
+/** Where the model's view of the run starts, and its summary, as model calls and compaction see it. */
+export function contextRange(state: RunState): ModelContextRange & { summary?: number } {
+  if (!state.context) return modelContextRange(state.messages, state.memoryWindow);
+  const pinned = state.messages[0]?.role === 'system' && !isSummary(state.messages[0]) ? 1 : 0;
+  return { messageCount: state.messages.length, pinned, from: state.context.from, summary: state.context.summary };
+}
+
+/** The compaction the next request needs (see `compactionPlan`), or undefined. */
+export function plannedCompaction(state: RunState): Extract<NextStep, { type: 'compact' }> | undefined {
+  const max = state.limits.maxPromptTokens;
+  if (max === undefined) return undefined;
+  const range = contextRange(state);
+  const scale = calibration(state.lastPrompt?.tokens, state.lastPrompt?.estimated);
+  const plan = compactionPlan(state.messages, range, max, scale);
+  if (!plan) return undefined;
+  const tokensBefore = Math.ceil(estimateTokens(contextView(state.messages, range)) * scale);
+  return {
+    type: 'compact',
+    from: plan.from,
+    to: plan.to,
+    ...(state.context ? { previous: state.context.summary } : {}),
+    tokensBefore,
+  };
+}
+
+/**
+ * Folds a summary into the state: appended as a summary message, the model's view now starting
+ * after the messages it covers; its tokens count toward the run's usage (and budget).
+ */
+export function applySummary(
+  state: RunState,
+  step: Extract<NextStep, { type: 'compact' }>,
+  summary: { text: string; usage: Usage; model?: string },
+): RunState {
+  const messages = [...state.messages, summaryMessage(summary.text, { from: step.from, to: step.to }, state.messages)];
+  return {
+    ...state,
+    messages,
+    context: { from: step.to, summary: messages.length - 1 },
+    compactions: (state.compactions ?? 0) + 1,
+    usage: addUsage(state.usage, usageOfReply(summary.usage, summary.model)),
+  };
+}
+
+/** The estimated size of the next request (calibrated), as a compaction event reports it. */
+export function contextTokens(state: RunState): number {
+  const scale = calibration(state.lastPrompt?.tokens, state.lastPrompt?.estimated);
+  return Math.ceil(estimateTokens(contextView(state.messages, contextRange(state))) * scale);
+}
+
+/** Memory by tokens as `status` reports it: the bound, the next request's estimated size, the compactions. */
+export function memoryReport(state: RunState, earlierCompactions = 0): MemoryReport {
+  return {
+    maxPromptTokens: state.limits.maxPromptTokens ?? 0,
+    promptTokens: contextTokens(state),
+    compactions: earlierCompactions + (state.compactions ?? 0),
+  };
+}
