@@ -83,8 +83,6 @@ export interface ModelCallInput {
   /** Conversations: the first `pinned` messages (the system message) and those from `from` on form the memory window. Default: all. */
   pinned?: number;
   from?: number;
-  /** After a compaction: the index of the summary (in `[from, messageCount)`), which the model reads right after the pinned head. */
-  summary?: number;
   toolNames: string[];
   settings?: ModelSettings;
   /** Default `tools`. */

@@ -39,7 +39,8 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
       ctx.shared.share(run.state.messages, run.state.revision);
       // The agent the run speaks as (after a handoff, the one handed to): its settings, tool calling and output schema.
       const { name: agent, modelSettings: settings, toolCalling, output } = run.state.agent;
-      const range = contextRange(run.state);
+      // The activity finds the summary among the messages by its mark: its index need not travel.
+      const { summary: _summary, ...range } = contextRange(run.state);
       let call = ctx.events.startModelCall(ctx.turn, step.iteration);
       let reply: ModelReply;
       // The agent's model, then its fallbacks while a model cannot answer (see nextFallbackModel).

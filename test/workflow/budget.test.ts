@@ -20,18 +20,24 @@ function loopingModel() {
   });
 }
 
+/** Runs `input` on a fresh worker at `baseURL` and returns its outcome. */
+async function run(
+  baseURL: string,
+  input: Parameters<typeof startAgentRun>[1],
+  agents?: ReturnType<typeof defineAgent>[],
+) {
+  const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL, ...(agents ? { agents } : {}) });
+  return worker.runUntil(async () => runOutcome(await startAgentRun(temporal().client, input, { taskQueue })));
+}
+
 it('ends a 12-step tool loop early with budget_exceeded, and reports what was spent', async () => {
   const model = await loopingModel();
-  const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
-  const outcome = await worker.runUntil(async () =>
-    runOutcome(
-      await startAgentRun(
-        temporal().client,
-        { message: 'Keep adding.', tools: ['add'], maxIterations: 12, budget: { tokens: 3000 } },
-        { taskQueue },
-      ),
-    ),
-  );
+  const outcome = await run(model.baseURL, {
+    message: 'Keep adding.',
+    tools: ['add'],
+    maxIterations: 12,
+    budget: { tokens: 3000 },
+  });
   expect(outcome.status).toBe('budget_exceeded');
   expect(outcome.iterations).toBeLessThan(12);
   expect(outcome.iterations).toBe(model.requests.length);
@@ -45,16 +51,12 @@ it('ends a 12-step tool loop early with budget_exceeded, and reports what was sp
 
 it('wraps up: one last call without tools, told why, answers the run', async () => {
   const model = await loopingModel();
-  const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
-  const outcome = await worker.runUntil(async () =>
-    runOutcome(
-      await startAgentRun(
-        temporal().client,
-        { message: 'Keep adding.', tools: ['add'], budget: { tokens: 2000 }, onBudget: 'wrap_up' },
-        { taskQueue },
-      ),
-    ),
-  );
+  const outcome = await run(model.baseURL, {
+    message: 'Keep adding.',
+    tools: ['add'],
+    budget: { tokens: 2000 },
+    onBudget: 'wrap_up',
+  });
   expect(outcome).toMatchObject({
     status: 'budget_exceeded',
     content: expect.stringMatching(/^best so far: \d+ sums$/),
@@ -75,19 +77,10 @@ it('lets an agent called as a tool spend only what its caller has left, and coun
   });
   const researcher = defineAgent({ name: 'researcher', instructions: 'You research.', tools: [add] });
   const lead = defineAgent({ name: 'lead', instructions: 'You lead.', tools: [], agents: [researcher] });
-  const { worker, taskQueue } = await createTestWorker(temporal(), {
-    baseURL: model.baseURL,
-    agents: [lead, researcher],
-  });
-  const outcome = await worker.runUntil(async () =>
-    runOutcome(
-      await startAgentRun(
-        temporal().client,
-        { agent: 'lead', message: 'Go.', budget: { tokens: 1500 } },
-        { taskQueue },
-      ),
-    ),
-  );
+  const outcome = await run(model.baseURL, { agent: 'lead', message: 'Go.', budget: { tokens: 1500 } }, [
+    lead,
+    researcher,
+  ]);
   // The child stopped on what was left of the 1,500 tokens; the lead's next call would pass them.
   expect(outcome.toolExecutions[0]).toMatchObject({
     name: 'researcher',
@@ -101,10 +94,7 @@ it('lets an agent called as a tool spend only what its caller has left, and coun
 
 it('refuses a cost budget on a model without a price, naming the setting', async () => {
   const model = await startModel(() => answer('unreachable'));
-  const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
-  const outcome = await worker.runUntil(async () =>
-    runOutcome(await startAgentRun(temporal().client, { message: 'Hi', budget: { costUsd: 0.05 } }, { taskQueue })),
-  );
+  const outcome = await run(model.baseURL, { message: 'Hi', budget: { costUsd: 0.05 } });
   expect(outcome).toMatchObject({ status: 'failed', errorType: 'ModelCall.NoPrice' });
   expect(outcome.error).toMatch(/add its price to the worker's prices/);
   expect(model.requests).toHaveLength(0);

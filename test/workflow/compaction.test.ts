@@ -3,6 +3,7 @@ import { readTranscript } from '../../src/client/agent-workflows';
 import { streamEvents } from '../../src/client/event-stream';
 import type { AgentEvent } from '../../src/core';
 import type { ChatRequest } from '../../src/testing/chat-request';
+import { defineAgent } from '../../src/worker/agents/define-agent';
 import { answer, startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 
@@ -98,4 +99,28 @@ describe.each([
     expect(after.messages[0]).toMatchObject({ role: 'system' });
     expect(String(after.messages[0].content)).toMatch(/^Take notes\.[\s\S]*Summary of the earlier conversation/);
   });
+});
+
+it('asks Claude for a summary without the agent’s extended thinking (its max_tokens would be under the thinking budget)', async () => {
+  const model = await startModel((req) => (isSummaryRequest(req) ? answer('Notes were taken.') : answer('Noted.')));
+  const { worker, taskQueue } = await createTestWorker(temporal(), {
+    baseURL: model.baseURL,
+    model: {
+      model: 'anthropic:claude-test',
+      anthropic: { apiKey: 'test-key', baseURL: model.baseURL.replace(/\/v1$/, '') },
+    },
+    agents: [
+      defineAgent({ name: 'thinker', instructions: 'Take notes.', tools: [], thinking: { budgetTokens: 2048 } }),
+    ],
+  });
+  const id = `compaction-thinking-${Date.now()}`;
+  await worker.runUntil(async () => {
+    const start = { taskQueue, options: { agent: 'thinker', maxPromptTokens: 1500 } };
+    for (let turn = 1; turn <= 4; turn++)
+      await sendMessage(temporal().client, id, { message: `Note ${turn}: ${'lorem ipsum '.repeat(150)}` }, start);
+  });
+  const summary = model.requests.find(isSummaryRequest)!;
+  expect(summary.raw).toMatchObject({ max_tokens: 1500 });
+  expect(summary.raw).not.toHaveProperty('thinking');
+  expect(model.requests.find((r) => !isSummaryRequest(r))!.raw).toHaveProperty('thinking');
 });

@@ -42,8 +42,11 @@ export function createSummarizeMessages(deps: {
       });
       const previous = [...messages].reverse().find(isSummary)?.content ?? undefined;
       const model = input.settings?.model ?? deps.config.model;
+      // The run's model, without its thinking (Claude wants max_tokens above the thinking budget)
+      // or fallbacks: a summary is a short answer.
+      const { thinking: _thinking, fallbackModels: _fallbacks, ...settings } = input.settings ?? {};
       const reply = await deps.model.generate([{ role: 'user', content: summaryPrompt(previous, messages) }], {
-        settings: { ...input.settings, maxTokens: SUMMARY_MAX_TOKENS },
+        settings: { ...settings, maxTokens: SUMMARY_MAX_TOKENS },
         signal: Context.current().cancellationSignal,
         ...(input.timeoutMs ? { deadlineMs: input.timeoutMs } : {}),
       });
