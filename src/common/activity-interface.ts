@@ -105,6 +105,11 @@ export interface ModelCallInput {
   instruction?: string;
   /** The run has a cost budget: a model without a price cannot be counted against it, and fails the call. */
   needsCost?: true;
+  /**
+   * Memory by tokens: count the tokens of the messages sent whose run index is at least this (those
+   * no earlier call counted), and of the pinned head, and return them in `counted`. Absent: count nothing.
+   */
+  countFrom?: number;
 }
 
 /** Input of `summarizeMessages`: a range of the run's messages, by reference. */

@@ -2,8 +2,8 @@ import { approvalOf, pendingApprovals } from './approvals';
 import { shouldReturnImmediately } from './immediate-return';
 import { REACT_PARSE_ERROR_TOOL } from './react-parser';
 import { maxToolResultTokens, runLimits } from './run-input';
-import { contextView, estimateTokens } from './compaction';
-import { contextRange, memoryReport, plannedCompaction } from './run-memory';
+import { contextView, densityOf, estimateTokens } from './compaction';
+import { contextRange, memoryReport, plannedCompaction, withCounts } from './run-memory';
 import { READ_TOOL_OUTPUT, readToolOutput, toolResultView } from './tool-output-view';
 import { iterationLimitReached, LIMIT_STOP_MESSAGE } from './stop-conditions';
 import { parseToolArguments } from './tool-arguments';
@@ -105,6 +105,12 @@ function grownSinceLastCall(state: RunState): number {
   return estimateTokens(state.messages.slice(i));
 }
 
+/** The estimate of the messages a model call sent, against which the provider's count calibrates. */
+function sentTokens(state: RunState): number {
+  const view = contextView(state.messages, contextRange(state));
+  return estimateTokens(view, densityOf(view));
+}
+
 /** Folds an LLM reply into the state: an answer ends the run, tool calls become the next step. */
 export function applyModelReply(
   state: RunState,
@@ -114,12 +120,14 @@ export function applyModelReply(
   const iterations = state.iterations + 1;
   const usage = addUsage(state.usage, usageOfReply(reply.usage, reply.model));
   const models = reply.model ? { models: [...(state.models ?? []), reply.model] } : {};
+  // Memory by tokens: the messages sent keep the tokens the activity counted (absent in older runs).
+  if (reply.counted?.length) state = { ...state, messages: withCounts(state.messages, reply.counted) };
   // Only with maxPromptTokens, so states of other runs keep their shape: the provider's count calibrates the estimates.
   if (state.limits.maxPromptTokens !== undefined && reply.usage.promptTokens > 0)
     Object.assign(models, {
       lastPrompt: {
         tokens: reply.usage.promptTokens,
-        estimated: estimateTokens(contextView(state.messages, contextRange(state))),
+        estimated: sentTokens(state),
       },
     });
   // Only under a budget, so states of runs without one keep their shape.

@@ -5,9 +5,12 @@ import type { ChatMessage } from './types';
  * summarised (a model call of its own) and the model sees the system message, the summary, then
  * the recent messages. Pure decisions, so the workflow only carries them out:
  *
- * - **Estimates.** Characters over 4 per token, corrected by what the provider reported for the
- *   last request (its prompt tokens against the estimate of the same messages), so a model whose
- *   tokenizer is denser or looser than the rule of thumb is measured rather than guessed.
+ * - **Estimates.** Each message's tokens as the model-call activity counted them when it was
+ *   first sent (a real tokenizer: see worker/models/tokenizer.ts), or characters over 4 for what
+ *   was not sent yet (or when the worker has no tokenizer); both corrected by what the provider
+ *   reported for the last request (its prompt tokens against the estimate of the same messages),
+ *   so what the tokenizer does not know (another model's tokenizer, the provider's framing) is
+ *   measured rather than guessed.
  * - **In chunks.** A compaction keeps about half the budget of recent messages, so many requests
  *   follow before the next one, each beginning with the previous request's messages byte for byte:
  *   the provider's prompt cache holds between compactions.
@@ -44,22 +47,57 @@ export interface SummaryMark {
   to: number;
 }
 
-/** A rough count of a message's tokens (uncalibrated). */
-export function messageTokens(m: ChatMessage): number {
+/**
+ * A message's tokens (uncalibrated): its text counted by `countText` when a worker's tokenizer
+ * counts, else characters over four; plus each message's overhead and a typical image's cost.
+ */
+export function messageTokens(m: ChatMessage, countText?: (text: string) => number): number {
+  const images = m.role === 'user' || m.role === 'tool' ? (m.images?.length ?? 0) : 0;
+  const overhead = MESSAGE_TOKENS + images * IMAGE_TOKENS;
+  if (countText) {
+    let tokens = countText(m.content ?? '');
+    if (m.role === 'assistant') {
+      for (const c of m.tool_calls ?? []) tokens += countText(c.function.name) + countText(c.function.arguments) + 5;
+      for (const r of m.reasoning ?? [])
+        tokens += countText(r.text ?? '') + Math.ceil((r.encryptedContent?.length ?? 0) / (2 * CHARS_PER_TOKEN));
+    }
+    return tokens + overhead;
+  }
+  // The rule of thumb sums characters and divides once: recorded runs replay on exactly this.
   let chars = m.content?.length ?? 0;
   if (m.role === 'assistant') {
     for (const c of m.tool_calls ?? []) chars += c.function.name.length + c.function.arguments.length + 20;
     for (const r of m.reasoning ?? []) chars += (r.text?.length ?? 0) + (r.encryptedContent?.length ?? 0) / 2;
   }
-  const images = m.role === 'user' || m.role === 'tool' ? (m.images?.length ?? 0) : 0;
-  return Math.ceil(chars / CHARS_PER_TOKEN) + MESSAGE_TOKENS + images * IMAGE_TOKENS;
+  return Math.ceil(chars / CHARS_PER_TOKEN) + overhead;
 }
 
-/** A rough count of some messages' tokens (uncalibrated). */
-export function estimateTokens(messages: readonly ChatMessage[]): number {
+/**
+ * Some messages' tokens (uncalibrated): as counted when sent (`tokens`), else by the rule of thumb
+ * times `density` (see {@link densityOf}).
+ */
+export function estimateTokens(messages: readonly ChatMessage[], density = 1): number {
   let total = 0;
-  for (const m of messages) total += messageTokens(m);
+  for (const m of messages)
+    total += m.tokens ?? (density === 1 ? messageTokens(m) : Math.ceil(messageTokens(m) * density));
   return total;
+}
+
+/**
+ * How the tokenizer's counts compare to the rule of thumb on the messages it counted: the rule of
+ * thumb times this estimates the messages not counted yet (the new user message, tool results) in
+ * the same terms, so the provider's calibration applies to both alike. 1 when nothing was counted.
+ */
+export function densityOf(messages: readonly ChatMessage[]): number {
+  let counted = 0;
+  let rough = 0;
+  for (const m of messages) {
+    if (m.tokens === undefined) continue;
+    counted += m.tokens;
+    rough += messageTokens(m);
+  }
+  if (counted === 0 || rough === 0) return 1;
+  return Math.min(4, Math.max(0.25, counted / rough));
 }
 
 /**
@@ -103,8 +141,9 @@ export function compactionPlan(
   view: { pinned: number; from: number; summary?: number },
   maxTokens: number,
   scale = 1,
+  density = 1,
 ): SummaryMark | undefined {
-  const tokens = (list: readonly ChatMessage[]) => Math.ceil(estimateTokens(list) * scale);
+  const tokens = (list: readonly ChatMessage[]) => Math.ceil(estimateTokens(list, density) * scale);
   const visible = contextView(messages, { ...view, messageCount: messages.length });
   if (tokens(visible) <= maxTokens) return undefined;
   // Keep the newest messages worth half the budget, less the head and room for the summary.

@@ -1,7 +1,7 @@
 import { runStatus } from './agent-loop';
 import { pendingApprovals } from './approvals';
 import { budgetReport } from './budget';
-import { calibration, contextView, estimateTokens, isInstructions } from './compaction';
+import { calibration, contextView, densityOf, estimateTokens, isInstructions } from './compaction';
 import type { CloseReason, ConversationResult, ConversationState, ConversationStatus } from './conversation';
 import type { RunState } from './run-state';
 import { memoryReport } from './run-memory';
@@ -96,7 +96,9 @@ export function conversationStatus(
     });
     status.memory = {
       maxPromptTokens: conv.options.maxPromptTokens,
-      promptTokens: Math.ceil(estimateTokens(view) * calibration(conv.lastPrompt?.tokens, conv.lastPrompt?.estimated)),
+      promptTokens: Math.ceil(
+        estimateTokens(view, densityOf(view)) * calibration(conv.lastPrompt?.tokens, conv.lastPrompt?.estimated),
+      ),
       compactions: conv.compactions ?? 0,
     };
   }

@@ -1,7 +1,16 @@
-import { calibration, compactionPlan, contextView, estimateTokens, isSummary, summaryMessage } from './compaction';
+import {
+  calibration,
+  compactionPlan,
+  contextView,
+  densityOf,
+  estimateTokens,
+  isInstructions,
+  isSummary,
+  summaryMessage,
+} from './compaction';
 import { modelContextRange, type ModelContextRange } from './memory-window';
 import type { NextStep, RunState } from './run-state';
-import type { MemoryReport, Usage } from './types';
+import type { ChatMessage, MemoryReport, ModelReply, Usage } from './types';
 import { addUsage, usageOfReply } from './usage';
 
 /**
@@ -17,15 +26,40 @@ export function contextRange(state: RunState): ModelContextRange & { summary?: n
   return { messageCount: state.messages.length, pinned, from: state.context.from, summary: state.context.summary };
 }
 
+/**
+ * Memory by tokens: the run index from which the next request's messages have no count yet (the
+ * model-call activity counts them, and the pinned system message, which each turn makes anew: see
+ * `ModelCallInput.countFrom`), or undefined without memory by tokens.
+ */
+export function firstUncounted(state: RunState): number | undefined {
+  if (state.limits.maxPromptTokens === undefined) return undefined;
+  const pinned = isInstructions(state.messages[0]) ? 1 : 0;
+  let i = state.messages.length;
+  while (i > pinned && state.messages[i - 1].tokens === undefined) i--;
+  return i;
+}
+
+/** The messages with the counts a model call returned (`[index, tokens]`), as new message objects. */
+export function withCounts(messages: readonly ChatMessage[], counted: ModelReply['counted']): ChatMessage[] {
+  if (!counted?.length) return [...messages];
+  const out = [...messages];
+  for (const [index, tokens] of counted) {
+    if (Number.isInteger(index) && out[index] && Number.isFinite(tokens)) out[index] = { ...out[index], tokens };
+  }
+  return out;
+}
+
 /** The compaction the next request needs (see `compactionPlan`), or undefined. */
 export function plannedCompaction(state: RunState): Extract<NextStep, { type: 'compact' }> | undefined {
   const max = state.limits.maxPromptTokens;
   if (max === undefined) return undefined;
   const range = contextRange(state);
+  const view = contextView(state.messages, range);
   const scale = calibration(state.lastPrompt?.tokens, state.lastPrompt?.estimated);
-  const plan = compactionPlan(state.messages, range, max, scale);
+  const density = densityOf(view);
+  const plan = compactionPlan(state.messages, range, max, scale, density);
   if (!plan) return undefined;
-  const tokensBefore = Math.ceil(estimateTokens(contextView(state.messages, range)) * scale);
+  const tokensBefore = Math.ceil(estimateTokens(view, density) * scale);
   return {
     type: 'compact',
     from: plan.from,
@@ -57,7 +91,8 @@ export function applySummary(
 /** The estimated size of the next request (calibrated), as a compaction event reports it. */
 export function contextTokens(state: RunState): number {
   const scale = calibration(state.lastPrompt?.tokens, state.lastPrompt?.estimated);
-  return Math.ceil(estimateTokens(contextView(state.messages, contextRange(state))) * scale);
+  const view = contextView(state.messages, contextRange(state));
+  return Math.ceil(estimateTokens(view, densityOf(view)) * scale);
 }
 
 /** Memory by tokens as `status` reports it: the bound, the next request's estimated size, the compactions. */

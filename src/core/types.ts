@@ -20,7 +20,7 @@ export interface ToolCall {
  * format. (Its field names follow the OpenAI Chat Completions format it started from, which the
  * recorded histories keep.)
  */
-export type ChatMessage =
+export type ChatMessage = (
   | {
       role: 'system';
       content: string;
@@ -46,7 +46,15 @@ export type ChatMessage =
       content: string;
       /** Images the tool returned (an MCP tool's image content, say), for models that accept images. */
       images?: ImageRef[];
-    };
+    }
+) & {
+  /**
+   * With memory by tokens: the message's size in tokens, as the model-call activity counted it the
+   * first time it was sent (with a real tokenizer where the worker has one). Bookkeeping: never
+   * sent to a provider.
+   */
+  tokens?: number;
+};
 
 /**
  * An image in a conversation, by reference: the bytes never enter a workflow's history (a
@@ -129,6 +137,11 @@ export interface ModelReply {
   reasoning?: ReasoningPart[];
   /** The model that answered, by the name runs use (its usage is counted under it). */
   model?: string;
+  /**
+   * With memory by tokens: the tokens of the messages sent from `countFrom` on, as `[index, tokens]`,
+   * counted by the activity's tokenizer (absent when the worker has none).
+   */
+  counted?: Array<[number, number]>;
 }
 
 /** A JSON Schema, as plain JSON. */

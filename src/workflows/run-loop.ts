@@ -5,6 +5,7 @@ import {
   budgetLeft,
   contextRange,
   contextTokens,
+  firstUncounted,
   budgetSpent,
   modelCallSummary,
   WRAP_UP_INSTRUCTION,
@@ -41,6 +42,8 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
       const { name: agent, modelSettings: settings, toolCalling, output } = run.state.agent;
       // The activity finds the summary among the messages by its mark: its index need not travel.
       const { summary: _summary, ...range } = contextRange(run.state);
+      // Memory by tokens: the activity counts what no call counted yet, and the run keeps the counts.
+      const countFrom = firstUncounted(run.state);
       let call = ctx.events.startModelCall(ctx.turn, step.iteration);
       let reply: ModelReply;
       // The agent's model, then its fallbacks while a model cannot answer (see nextFallbackModel).
@@ -66,6 +69,7 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
                   : {}),
                 ...(step.wrapUp ? { instruction: WRAP_UP_INSTRUCTION } : {}),
                 ...(run.state.limits.budget?.costUsd !== undefined ? { needsCost: true as const } : {}),
+                ...(countFrom !== undefined ? { countFrom } : {}),
               },
             ],
           );

@@ -129,6 +129,18 @@ export const scenarios: Scenario[] = [
     }),
   },
   {
+    // The same with token counts: each model call counts what it sent with the worker's tokenizer
+    // (`counted` in its result), and the compaction decides on those counts.
+    name: 'compaction-counted-run',
+    input: { message: 'Read three blobs.', system: 'You read blobs.', tools: ['blob'], maxPromptTokens: 1000 },
+    steps: Array.from({ length: 8 }, () => (req: ChatRequest) => {
+      if (req.messages.length === 1 && String(req.messages[0].content).startsWith('Summarise'))
+        return answer('Two blobs were read.');
+      if (req.messages.some((m) => String(m.content).includes('Two blobs were read'))) return answer('Done reading.');
+      return call(['blob', { n: 1500 }]);
+    }),
+  },
+  {
     // A long tool output: the model sees a bounded view and reads on with the built-in
     // read_tool_output, which the workflow answers itself (no activity).
     name: 'long-output-paging',

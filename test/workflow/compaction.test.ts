@@ -51,7 +51,14 @@ it('keeps a 30-turn conversation under maxPromptTokens by summaries, with stable
     const transcript = await readTranscript(temporal().client, id);
     expect(transcript.messages.filter((m) => m.role === 'user')).toHaveLength(30);
     expect(transcript.messages.some((m) => m.role === 'system' && m.summary)).toBe(true);
+    // Each message sent was counted once by the model-call activity's tokenizer, and the counts stay with it.
+    const counted = transcript.messages.filter((m) => m.tokens !== undefined);
+    expect(counted.length).toBeGreaterThan(50);
+    const long = transcript.messages.find((m) => m.role === 'user' && m.content.startsWith('Message 2:'));
+    expect(long?.tokens).toBeGreaterThan(300);
   });
+  // The counts are bookkeeping: no request carried them to the provider.
+  expect(model.requests.every((r) => r.messages.every((m) => !('tokens' in m)))).toBe(true);
   const turns = model.requests.filter((r) => !isSummaryRequest(r));
   const summaries = model.requests.filter(isSummaryRequest);
   expect(turns).toHaveLength(30);

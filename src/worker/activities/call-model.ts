@@ -22,6 +22,7 @@ import { traceModelCall } from '../../telemetry/gen-ai';
 import type { BlobStore } from '../../storage/blob-store';
 import { blobStoreFromEnv } from '../../storage/blob-store-from-env';
 import { imageRefusalHint, withImageUrls } from '../models/image-support';
+import { countNewMessages, textCounterFor } from '../models/tokenizer';
 
 /**
  * Builds the model-call activity. It receives a reference to the conversation, reads the messages
@@ -79,8 +80,10 @@ export function createCallModel(deps: {
     if (budget.exhausted()) throw modelCallTimedOut(budget, info.attempt);
     const stop = keepHeartbeating(undefined, () => ({ modelMs: budget.spent() }));
     try {
-      const messages = withSummaryFirst(await conversations.load(input), input.pinned ?? 0);
+      const loaded = await conversations.load(input);
       const model = input.settings?.model ?? config.model;
+      const counted = countTokens(loaded, input, deps.model.endpointFor?.(model).model ?? model);
+      const messages = withSummaryFirst(loaded, input.pinned ?? 0);
       // Images go by reference in the conversation; the request carries them (blobs inlined).
       const sent = await withImageUrls(messages, model, blobs, deps.model.endpointFor?.(model).model);
       // The run's last word to the model (wrapping up under its budget): sent, never kept.
@@ -146,6 +149,7 @@ export function createCallModel(deps: {
       // Who answered, and what it cost: the run counts its usage per model.
       reply.model = model;
       if (price) reply.usage.costUsd = costOf(reply.usage, price);
+      if (counted?.length) reply.counted = counted;
       // Later attempts void the text earlier ones streamed (the workflow announces a model_retry).
       if (info.attempt > 1) reply.attempt = info.attempt;
       checkReplySize(reply);
@@ -264,6 +268,23 @@ async function provideTools(
  * The messages as the model reads them after a compaction: the pinned head, the newest summary
  * (appended where it was written), then the other messages without any summary.
  */
+/** Memory by tokens: the messages no earlier call counted, by the model's tokenizer (none without `gpt-tokenizer`). */
+function countTokens(
+  messages: ChatMessage[],
+  input: ModelCallInput,
+  model: string,
+): Array<[number, number]> | undefined {
+  if (input.countFrom === undefined) return undefined;
+  const countText = textCounterFor(model);
+  if (!countText) return undefined;
+  const pinned = input.pinned ?? 0;
+  return countNewMessages(
+    messages,
+    { pinned, from: Math.max(input.from ?? 0, pinned), countFrom: input.countFrom },
+    countText,
+  );
+}
+
 function withSummaryFirst(messages: ChatMessage[], pinned: number): ChatMessage[] {
   const rest = messages.slice(pinned);
   const summary = rest.filter(isSummary).at(-1);

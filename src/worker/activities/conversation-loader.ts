@@ -86,7 +86,7 @@ export class ConversationLoader {
         ? cached.messages.slice(ref.messageCount - cached.start)
         : [];
     this.put(key, { head, start: from, messages: [...messages, ...beyond] });
-    return [...head, ...messages];
+    return [...head, ...messages].map(withoutCount);
   }
 
   /** Fetches `[from, to)`, page by page. */
@@ -137,4 +137,11 @@ function sizeOf(messages: readonly ChatMessage[]): number {
     if (m.role === 'assistant') for (const c of m.tool_calls ?? []) n += 64 + c.function.arguments.length;
   }
   return n;
+}
+
+/** A message without the workflow's token count (bookkeeping of memory by tokens, never sent to a provider). */
+function withoutCount(m: ChatMessage): ChatMessage {
+  if (m.tokens === undefined) return m;
+  const { tokens: _tokens, ...rest } = m;
+  return rest as ChatMessage;
 }
