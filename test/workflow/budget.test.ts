@@ -2,6 +2,7 @@ import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { WRAP_UP_INSTRUCTION } from '../../src/core';
 import { defineAgent } from '../../src/worker/agents/define-agent';
 import { add } from '../../src/examples';
+import type { ModelConfig } from '../../src/worker/models/model-config';
 import type { ChatRequest } from '../../src/testing/chat-request';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
@@ -25,8 +26,13 @@ async function run(
   baseURL: string,
   input: Parameters<typeof startAgentRun>[1],
   agents?: ReturnType<typeof defineAgent>[],
+  model?: Partial<ModelConfig>,
 ) {
-  const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL, ...(agents ? { agents } : {}) });
+  const { worker, taskQueue } = await createTestWorker(temporal(), {
+    baseURL,
+    ...(agents ? { agents } : {}),
+    ...(model ? { model } : {}),
+  });
   return worker.runUntil(async () => runOutcome(await startAgentRun(temporal().client, input, { taskQueue })));
 }
 
@@ -98,4 +104,26 @@ it('refuses a cost budget on a model without a price, naming the setting', async
   expect(outcome).toMatchObject({ status: 'failed', errorType: 'ModelCall.NoPrice' });
   expect(outcome.error).toMatch(/add its price to the worker's prices/);
   expect(model.requests).toHaveLength(0);
+});
+
+describe.each([
+  ['Claude', 'anthropic:claude-haiku-4-5', 'anthropic'],
+  ['the Responses API', 'openai-responses:gpt-5', 'responses'],
+] as const)('budgets through %s', (_name, modelName, wire) => {
+  it('counts the usage its wire format reports, in tokens and in dollars by the price table', async () => {
+    const model = await loopingModel();
+    const anthropic = { apiKey: 'test-key', baseURL: model.baseURL.replace(/\/v1$/, '') };
+    const outcome = await run(
+      model.baseURL,
+      { message: 'Keep adding.', tools: ['add'], maxIterations: 12, budget: { tokens: 3000, costUsd: 1 } },
+      undefined,
+      { model: modelName, anthropic },
+    );
+    expect(model.requests.every((r) => r.wire === wire)).toBe(true);
+    expect(outcome.status).toBe('budget_exceeded');
+    expect(outcome.iterations).toBeLessThan(12);
+    expect(outcome.usage.totalTokens).toBeLessThanOrEqual(3000);
+    expect(outcome.usage.costUsd).toBeGreaterThan(0);
+    expect(outcome.budget?.spent).toEqual({ tokens: outcome.usage.totalTokens, costUsd: outcome.usage.costUsd });
+  });
 });
