@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import {
   isInstructions,
   closedConversationStatus,
+  type ActiveWait,
   type AgentState,
   type ApprovalDecision,
   type ChatMessage,
@@ -13,7 +14,13 @@ import {
   type MemoryReport,
 } from '../core';
 import type { agentWorkflow } from '../workflows';
-import { decideApprovalUpdate, messagesQuery, statusQuery, transcriptQuery } from '../common/definitions';
+import {
+  decideApprovalUpdate,
+  messagesQuery,
+  pendingApprovalsQuery,
+  statusQuery,
+  transcriptQuery,
+} from '../common/definitions';
 import { ClientError } from './client-error';
 import { conversationStatus, cancelTurn } from './conversations';
 import { runOutcome } from './run-agent';
@@ -47,6 +54,8 @@ export interface RunStatusReport {
   budget?: BudgetReport;
   /** With memory by tokens (while the run is open): the bound, the next request's size, the compactions. */
   memory?: MemoryReport;
+  /** The durable waits under way (`sleep`, `wait_for_event`): what for, and until when. */
+  waits?: ActiveWait[];
 }
 
 /** A run's or a conversation's status (`kind` tells which). */
@@ -79,6 +88,7 @@ export async function readStatus(client: Client, workflowId: string): Promise<St
     if (s.agent) open.agent = s.agent;
     if (s.budget) open.budget = s.budget;
     if (s.memory) open.memory = s.memory;
+    if (s.waits) open.waits = s.waits;
     return open;
   }
   const outcome = await runOutcome(handle);
@@ -120,16 +130,29 @@ export async function readTranscript(
   }
 }
 
-/** Approves or rejects a tool call awaiting approval, in a run or a conversation. */
+/**
+ * Approves or rejects a tool call awaiting approval, in a run or a conversation. A call that an
+ * agent it called as a tool waits on (at any depth) is listed by the caller with that run's
+ * workflow id: the decision goes there, so a person decides everything through the top run's id.
+ */
 export async function decideApproval(
   client: Client,
   workflowId: string,
   decision: ApprovalDecision,
-): Promise<{ callId: string; approved: boolean; stillPending: number }> {
+): Promise<{ callId: string; approved: boolean; stillPending: number; workflowId?: string }> {
+  let target = workflowId;
   try {
-    return await client.workflow.getHandle(workflowId).executeUpdate(decideApprovalUpdate, { args: [decision] });
+    const pending = await client.workflow.getHandle(workflowId).query(pendingApprovalsQuery);
+    const owner = pending.find((p) => p.callId === decision.callId && p.workflowId && p.workflowId !== workflowId);
+    if (owner?.workflowId) target = owner.workflowId;
+  } catch {
+    // The update below reports what is wrong (a closed run, an unknown id, no worker), in its words.
+  }
+  try {
+    const result = await client.workflow.getHandle(target).executeUpdate(decideApprovalUpdate, { args: [decision] });
+    return target === workflowId ? result : { ...result, workflowId: target };
   } catch (err) {
-    throw await explainFailure(client, workflowId, err, 'agent');
+    throw await explainFailure(client, target, err, 'agent');
   }
 }
 

@@ -59,6 +59,30 @@ export const decideApprovalUpdate = defineUpdate<
   [ApprovalDecision]
 >('decideApproval');
 
+/**
+ * Delivers an event to a run or conversation: a `wait_for_event` call of that name takes it (one
+ * that arrives before anything waits is kept). A signal, so it is recorded even while every worker
+ * is down; clients validate the name and payload first (`deliverEvent`).
+ */
+export const deliverEventSignal = defineSignal<[{ name: string; payload?: unknown }]>('deliverEvent');
+/**
+ * What an agent called as a tool tells its caller while it waits for approvals: every call it (and
+ * the agents it calls, at any depth) waits on, each naming its run's workflow id; `pending: []`
+ * once none is left. The caller lists them with its own (`pendingApprovals`, `status`).
+ */
+export const childApprovalsSignal = defineSignal<[ChildApprovals]>('childApprovals');
+
+/** The argument of {@link childApprovalsSignal}. */
+export interface ChildApprovals {
+  workflowId: string;
+  agent?: string;
+  pending: PendingApproval[];
+  /** Calls decided since the last signal, for the caller's event stream. */
+  decided?: Array<{ callId: string; approved: boolean; reason?: string; workflowId: string }>;
+  /** Calls escalated since the last signal. */
+  escalated?: Array<{ callId: string; deadline: string; workflowId: string }>;
+}
+
 /** Sends a user message and returns that turn's result. Rejected (nothing written) when invalid. */
 export const sendMessageUpdate = defineUpdate<ConversationTurnResult, [TurnInput]>('sendMessage');
 /** Fire-and-forget variant of {@link sendMessageUpdate}. */

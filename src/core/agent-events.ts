@@ -35,8 +35,26 @@ export type AgentEventBody =
       tokensAfter: number;
     }
   | { type: 'tool_call_finished'; id: string; name: string; result: string; error: boolean }
-  | { type: 'approval_requested'; callId: string; tool: string; arguments: Record<string, unknown>; summary: string }
-  | { type: 'approval_decided'; callId: string; approved: boolean; reason?: string }
+  | {
+      type: 'approval_requested';
+      callId: string;
+      tool: string;
+      arguments: Record<string, unknown>;
+      summary: string;
+      /** When the approval timeout applies (ISO 8601), with one. */
+      deadline?: string;
+      /** Asked by an agent called as a tool (at any depth): its run's workflow id and agent. */
+      workflowId?: string;
+      agent?: string;
+    }
+  | { type: 'approval_decided'; callId: string; approved: boolean; reason?: string; workflowId?: string }
+  /** The approval timeout ran out with `onApprovalTimeout: 'escalate'`: a second period runs until `deadline`. */
+  | { type: 'approval_escalated'; callId: string; deadline: string; workflowId?: string }
+  /** A durable wait began: a `sleep` (with its reason) or a `wait_for_event` (with the event's name), until `until` at the latest. */
+  | { type: 'wait_started'; callId: string; kind: 'sleep' | 'event'; name?: string; reason?: string; until: string }
+  | { type: 'wait_ended'; callId: string; kind: 'sleep' | 'event'; outcome: 'elapsed' | 'event' | 'timed_out' }
+  /** An event was delivered to the run or conversation (kept until a `wait_for_event` takes it). */
+  | { type: 'event_received'; name: string }
   | { type: 'turn_completed'; result: AgentResult | ConversationTurnResult }
   | { type: 'turn_failed'; error: string; errorType: string };
 
@@ -56,6 +74,10 @@ export const AGENT_EVENT_TYPES = [
   'compaction',
   'approval_requested',
   'approval_decided',
+  'approval_escalated',
+  'wait_started',
+  'wait_ended',
+  'event_received',
   'turn_completed',
   'turn_failed',
 ] as const satisfies readonly AgentEvent['type'][];

@@ -251,14 +251,16 @@ export function applyInterruption(state: RunState, status: 'time_limit' | 'cance
 export function runStatus(state: RunState): AgentStatus {
   const { phase } = state;
   const approvals = phase.kind === 'tools' ? pendingApprovals(phase.calls) : [];
+  const waits = phase.kind === 'tools' ? (state.waits ?? []) : [];
   let now: AgentStatus['state'];
   if (phase.kind === 'done') now = phase.status;
-  else if (approvals.length > 0) now = 'awaiting_approval';
+  else if (approvals.length > 0) now = approvals.some((a) => a.escalated) ? 'escalated' : 'awaiting_approval';
+  else if (waits.length > 0) now = 'waiting';
   else now = phase.kind === 'tools' ? 'running_tools' : 'thinking';
   return {
     state: now,
     status: phase.kind === 'done' ? phase.status : 'running',
-    phase: approvals.length > 0 ? 'approval' : phase.kind,
+    phase: approvals.length > 0 ? 'approval' : waits.length > 0 ? 'wait' : phase.kind,
     iteration: state.iterations,
     maxIterations: state.limits.maxIterations,
     pendingToolCalls:
@@ -266,6 +268,7 @@ export function runStatus(state: RunState): AgentStatus {
         ? phase.calls.map((c) => ({ id: c.call.id, name: c.call.function.name, arguments: c.arguments }))
         : [],
     pendingApprovals: approvals,
+    ...(waits.length > 0 ? { waits } : {}),
     messageCount: state.messages.length,
     toolExecutionCount: state.toolExecutions.length,
     usage: state.usage,

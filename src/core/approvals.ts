@@ -18,12 +18,38 @@ export function approvalOf(tool: ToolInfo): ApprovalState | undefined {
 export function pendingApprovals(calls: readonly PlannedToolCall[]): PendingApproval[] {
   return calls
     .filter((c) => c.approval?.status === 'pending')
-    .map((c) => ({
-      callId: c.call.id,
-      name: c.call.function.name,
-      arguments: c.arguments,
-      summary: toolCallSummary(c.call.function.name, c.arguments),
-    }));
+    .map((c) => {
+      const pending: PendingApproval = {
+        callId: c.call.id,
+        name: c.call.function.name,
+        arguments: c.arguments,
+        summary: toolCallSummary(c.call.function.name, c.arguments),
+      };
+      if (c.approval?.status === 'pending' && c.approval.deadline) pending.deadline = c.approval.deadline;
+      if (c.approval?.status === 'pending' && c.approval.escalated) pending.escalated = true;
+      return pending;
+    });
+}
+
+/** Sets the deadline of every pending call (the approval timeout's end), and marks them escalated when it is the second. */
+export function setApprovalDeadline(state: RunState, deadline: string, escalated = false): RunState {
+  return updatePending(state, (c) =>
+    c.approval?.status === 'pending'
+      ? {
+          ...c,
+          approval: {
+            status: 'pending',
+            deadline,
+            ...(escalated || c.approval.escalated ? { escalated: true as const } : {}),
+          },
+        }
+      : c,
+  );
+}
+
+/** Approves every pending call: the approval timeout ran out with `onApprovalTimeout: 'approve'`. */
+export function approveExpired(state: RunState): RunState {
+  return updatePending(state, (c) => (c.approval?.status === 'pending' ? decided(c, true, undefined) : c));
 }
 
 /**
@@ -76,4 +102,18 @@ function decided(call: PlannedToolCall, approve: boolean, reason: string | undef
     approval: reason ? { status: 'rejected', reason } : { status: 'rejected' },
     resolved: { result: toolErrorText(text), error: true },
   };
+}
+
+/**
+ * A status with the approvals agents the run called wait on (at any depth) listed after its own:
+ * a run whose tools wait on them shows as awaiting approval (or escalated).
+ */
+export function withChildApprovals<T extends { state: string; pendingApprovals: PendingApproval[] }>(
+  status: T,
+  children: readonly PendingApproval[],
+): T {
+  if (children.length === 0) return status;
+  const waiting = status.state === 'running_tools' || status.state === 'waiting';
+  const state = waiting ? (children.some((c) => c.escalated) ? 'escalated' : 'awaiting_approval') : status.state;
+  return { ...status, state, pendingApprovals: [...status.pendingApprovals, ...children] };
 }

@@ -1,5 +1,4 @@
 import { runStatus } from './agent-loop';
-import { pendingApprovals } from './approvals';
 import { budgetReport } from './budget';
 import { calibration, contextView, densityOf, estimateTokens, isInstructions } from './compaction';
 import type { CloseReason, ConversationResult, ConversationState, ConversationStatus } from './conversation';
@@ -53,11 +52,13 @@ export function conversationStatus(
   closeReason: CloseReason | undefined,
 ): ConversationStatus {
   const run = active?.run;
-  const phase = run ? runStatus(run).phase : 'done';
-  const approvals = run && run.phase.kind === 'tools' ? pendingApprovals(run.phase.calls) : [];
+  const runState = run ? runStatus(run) : undefined;
+  const phase = runState?.phase ?? 'done';
+  const approvals = runState?.pendingApprovals ?? [];
   let state: ConversationStatus['state'] = 'idle';
   if (closeReason) state = 'closed';
-  else if (phase === 'approval') state = 'awaiting_approval';
+  else if (phase === 'approval') state = runState?.state === 'escalated' ? 'escalated' : 'awaiting_approval';
+  else if (phase === 'wait') state = 'waiting';
   else if (phase === 'tools') state = 'running_tools';
   else if (phase === 'model') state = 'thinking';
   const held = run ? run.messages.length - (isInstructions(run.messages[0]) ? 1 : 0) : conv.messages.length;
@@ -84,6 +85,7 @@ export function conversationStatus(
       pendingToolCalls: s.pendingToolCalls,
     };
   }
+  if (runState?.waits) status.waits = runState.waits;
   if (closeReason) status.closeReason = closeReason;
   if (conv.options.budget) status.budget = budgetReport(conv.options.budget, status.usage);
   if (run?.limits.maxPromptTokens !== undefined) status.memory = memoryReport(run, conv.compactions);

@@ -7,7 +7,9 @@ import { imagesProblem } from './images';
 import { budgetReport, budgetSpent } from './budget';
 import { isInstructions } from './compaction';
 import type { EventLogSnapshot } from './event-log';
+import type { DeliveredEvent } from './durable-waits';
 import type {
+  ActiveWait,
   AgentInput,
   AgentState,
   BudgetReport,
@@ -55,6 +57,8 @@ export type ConversationCarry = Omit<ConversationState, 'options' | 'tools' | 'p
   previousRunId: string;
   /** The event stream's offsets and its last turns, so subscribers see one stream across runs. */
   events?: EventLogSnapshot;
+  /** Events delivered that no `wait_for_event` took yet. */
+  inbox?: DeliveredEvent[];
 };
 
 /** One user message (the `sendMessage` Update's and `queueMessage` Signal's argument). */
@@ -125,7 +129,10 @@ export interface ConversationResult {
 /** What a conversation is doing, for the `status` query. */
 export interface ConversationStatus {
   conversationId: string;
-  state: Extract<AgentState, 'idle' | 'thinking' | 'running_tools' | 'awaiting_approval' | 'closed'>;
+  state: Extract<
+    AgentState,
+    'idle' | 'thinking' | 'running_tools' | 'awaiting_approval' | 'escalated' | 'waiting' | 'closed'
+  >;
   /** Turns finished so far. */
   turns: number;
   /** Messages waiting for the current turn to finish. */
@@ -137,6 +144,8 @@ export interface ConversationStatus {
     pendingToolCalls: Array<{ id: string; name: string; arguments: Record<string, unknown> }>;
   };
   pendingApprovals: PendingApproval[];
+  /** The durable waits under way (`sleep`, `wait_for_event`): what for, and until when. */
+  waits?: ActiveWait[];
   usage: Usage;
   /** Transcript length, system message excluded. */
   messageCount: number;
@@ -226,7 +235,7 @@ export function withTurnApprovals(conv: ConversationState, turn: TurnInput): Con
 export function startConversation(input: ConversationInput): ConversationState {
   const { carry, ...options } = input;
   // The event log is the workflow's to restore; it is not conversation state.
-  const { events: _events, ...carried } = carry ?? ({} as Partial<ConversationCarry>);
+  const { events: _events, inbox: _inbox, ...carried } = carry ?? ({} as Partial<ConversationCarry>);
   const base: ConversationState = {
     options,
     transcriptStart: 0,

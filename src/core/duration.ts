@@ -30,6 +30,19 @@ export function parseDuration(value: string | number): number {
   return ms;
 }
 
+/** A duration for people: `"90s"`, `"3h"`, `"2d 4h"`, `"250ms"` (the two largest units). */
+export function formatDuration(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)}ms`;
+  const parts: string[] = [];
+  let rest = Math.round(ms / 1_000) * 1_000;
+  for (const unit of ['d', 'h', 'm', 's'] as const) {
+    const n = Math.floor(rest / UNITS_MS[unit]);
+    if (n > 0 && parts.length < 2) parts.push(`${n}${unit}`);
+    if (n > 0) rest -= n * UNITS_MS[unit];
+  }
+  return parts.join(' ');
+}
+
 /** The duration options of run and conversation inputs. */
 const DURATION_KEYS = ['maxExecutionTime', 'approvalTimeout', 'idleTimeout', 'modelCallTimeout'] as const;
 

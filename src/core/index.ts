@@ -26,6 +26,7 @@ export * from './model-fallback';
 export * from './images';
 export * from './budget';
 export * from './tool-output-view';
+export * from './durable-waits';
 export * from './compaction';
 export * from './run-memory';
 export * from './context-windows';

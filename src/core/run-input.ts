@@ -5,7 +5,7 @@ import { budgetProblem } from './budget';
 import { DEFAULT_MAX_TOOL_RESULT_TOKENS } from './tool-output-view';
 import { MIN_PROMPT_TOKENS } from './compaction';
 import { DEFAULT_MAX_ITERATIONS } from './stop-conditions';
-import type { AgentInput, Budget, OnBudget, OnLimit, ToolCallingMode } from './types';
+import type { AgentInput, Budget, OnApprovalTimeout, OnBudget, OnLimit, ToolCallingMode } from './types';
 
 /** The ways tools can reach a model. */
 export const TOOL_CALLING_MODES: readonly ToolCallingMode[] = ['tools', 'functions', 'react'];
@@ -23,8 +23,13 @@ export interface RunLimits {
   maxIterations: number;
   maxExecutionTimeMs?: number;
   onLimit: OnLimit;
-  /** A pending approval counts as rejected after this long; unset: it waits forever. */
+  /** A pending approval counts as rejected (or what `onApprovalTimeout` says) after this long; unset: it waits forever. */
   approvalTimeoutMs?: number;
+  onApprovalTimeout?: OnApprovalTimeout;
+  /** The longest durable wait; unset: {@link DEFAULT_MAX_WAIT_MS}. */
+  maxWaitMs?: number;
+  /** Durable waits count toward `maxExecutionTimeMs` (they do not unless set). */
+  waitsCountTowardTimeLimit?: true;
   /** Set only when the run chose one; {@link modelCallTimeoutMs} applies the default. */
   modelCallTimeoutMs?: number;
   /** What this run may spend (a conversation: all its turns together). */
@@ -90,7 +95,15 @@ export function runOptionProblems(i: Record<string, unknown>): string[] {
   if (i.maxIterations !== undefined && !(Number.isInteger(i.maxIterations) && (i.maxIterations as number) >= 1)) {
     problems.push(`"maxIterations" must be an integer >= 1, got ${JSON.stringify(i.maxIterations)}`);
   }
-  for (const key of ['maxExecutionTime', 'approvalTimeout', 'modelCallTimeout'] as const) {
+  if (i.onApprovalTimeout !== undefined && !['reject', 'approve', 'escalate'].includes(i.onApprovalTimeout as string))
+    problems.push(
+      `"onApprovalTimeout" must be "reject", "approve" or "escalate", got ${JSON.stringify(i.onApprovalTimeout)}`,
+    );
+  if (i.waitsCountTowardTimeLimit !== undefined && typeof i.waitsCountTowardTimeLimit !== 'boolean')
+    problems.push(
+      `"waitsCountTowardTimeLimit" must be true or false, got ${JSON.stringify(i.waitsCountTowardTimeLimit)}`,
+    );
+  for (const key of ['maxExecutionTime', 'approvalTimeout', 'modelCallTimeout', 'maxWait'] as const) {
     const problem = durationProblem(key, i[key]);
     if (problem) problems.push(problem);
   }
@@ -151,6 +164,10 @@ export function runLimits(input: Omit<AgentInput, 'message'>): RunLimits {
   };
   // Only when set, so run states recorded before approvals existed compare equal.
   if (input.approvalTimeout !== undefined) limits.approvalTimeoutMs = parseDuration(input.approvalTimeout);
+  if (input.onApprovalTimeout !== undefined && input.onApprovalTimeout !== 'reject')
+    limits.onApprovalTimeout = input.onApprovalTimeout;
+  if (input.maxWait !== undefined) limits.maxWaitMs = parseDuration(input.maxWait);
+  if (input.waitsCountTowardTimeLimit) limits.waitsCountTowardTimeLimit = true;
   if (input.modelCallTimeout !== undefined) limits.modelCallTimeoutMs = parseDuration(input.modelCallTimeout);
   if (input.budget !== undefined) limits.budget = input.budget;
   if (input.onBudget !== undefined) limits.onBudget = input.onBudget;

@@ -1,5 +1,6 @@
 import type { RunLimits } from './run-input';
 import type {
+  ActiveWait,
   ChatMessage,
   JsonSchemaObject,
   ModelSettings,
@@ -19,7 +20,16 @@ import type {
  */
 
 /** Where a call that needs approval stands. */
-export type ApprovalState = { status: 'pending' } | { status: 'approved' } | { status: 'rejected'; reason?: string };
+export type ApprovalState =
+  | {
+      status: 'pending';
+      /** When the approval timeout applies (ISO 8601), once the run waits with one. */
+      deadline?: string;
+      /** Set once the timeout escalated it (`onApprovalTimeout: 'escalate'`). */
+      escalated?: true;
+    }
+  | { status: 'approved' }
+  | { status: 'rejected'; reason?: string };
 
 /**
  * The agent a run speaks as: the one it started as, or after a handoff the one it was handed to.
@@ -109,6 +119,8 @@ export interface RunState {
   compactions?: number;
   /** With `maxPromptTokens`: the last request's prompt tokens as the provider counted them, and as estimated. */
   lastPrompt?: { tokens: number; estimated: number };
+  /** The durable waits under way (`sleep`, `wait_for_event` calls), while there are any. */
+  waits?: ActiveWait[];
   /** With a budget: what was spent toward it before this run (a conversation's earlier turns). */
   spentBefore?: { totalTokens: number; costUsd?: number };
 }

@@ -22,16 +22,20 @@ export const AGENT_SEARCH_ATTRIBUTE_NAMES = Object.keys(AGENT_SEARCH_ATTRIBUTES)
 
 /**
  * `AgentStatus`: what a run or conversation is doing now (`thinking`: a model call,
- * `running_tools`, `awaiting_approval`, `idle`: a conversation between turns), or how it ended
- * (a run's final status; `closed` for a conversation).
+ * `running_tools`, `awaiting_approval`, `escalated`: an approval past its first deadline,
+ * `waiting`: a durable `sleep` or `wait_for_event`, `idle`: a conversation between turns), or how
+ * it ended (a run's final status; `closed` for a conversation).
  */
-export type AgentSearchStatus = 'thinking' | 'running_tools' | 'awaiting_approval' | 'idle' | RunStatus | 'closed';
+export type AgentSearchStatus =
+  'thinking' | 'running_tools' | 'awaiting_approval' | 'escalated' | 'waiting' | 'idle' | RunStatus | 'closed';
 
 /** Every `AgentStatus` value, for documentation and validation of filters. */
 export const AGENT_SEARCH_STATUSES: readonly AgentSearchStatus[] = [
   'thinking',
   'running_tools',
   'awaiting_approval',
+  'escalated',
+  'waiting',
   'idle',
   'completed',
   'immediate',

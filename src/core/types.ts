@@ -269,8 +269,21 @@ export interface RunOptions {
   onLimit?: OnLimit;
   /** How tools reach the model; default `tools`. */
   toolCalling?: ToolCallingMode;
-  /** How long a tool call waits for approval before it counts as rejected, e.g. `"1h"`; default: forever. */
+  /** How long a tool call waits for approval before `onApprovalTimeout` applies, e.g. `"1h"`; default: forever. */
   approvalTimeout?: string | number;
+  /**
+   * What the approval timeout does to a call still undecided: `reject` (default; the LLM reads
+   * why), `approve`, or `escalate` (an `approval_escalated` event, `AgentStatus=escalated`, and
+   * another period of the same length, after which the call is rejected).
+   */
+  onApprovalTimeout?: OnApprovalTimeout;
+  /** The longest durable wait the run allows (a `sleep`, a `wait_for_event`'s timeout), e.g. `"7d"`; default 30 days. */
+  maxWait?: string | number;
+  /**
+   * Whether time spent in durable waits (`sleep`, `wait_for_event`) counts toward
+   * `maxExecutionTime`; default false: the time limit bounds the work, not the waiting.
+   */
+  waitsCountTowardTimeLimit?: boolean;
   /** The most the run may spend, in tokens and/or dollars; agents it calls as tools draw from it. */
   budget?: Budget;
   /** What happens when the next model call would pass the budget (default `stop`: status `budget_exceeded`). */
@@ -291,6 +304,9 @@ export interface RunOptions {
   /** The model that writes those summaries (a named model, e.g. a cheaper one); default: the run's. */
   summaryModel?: string;
 }
+
+/** What an approval timeout does to a call still undecided (see `RunOptions.onApprovalTimeout`). */
+export type OnApprovalTimeout = 'reject' | 'approve' | 'escalate';
 
 /** The agent workflow's input. */
 export interface AgentInput extends RunOptions {
@@ -349,6 +365,9 @@ export interface AgentWorkflowResult<O = unknown> extends Omit<AgentResult<O>, '
   toolExecutions: RecordedToolExecution[];
 }
 
+/** The tools the workflow carries out itself, offered to runs that name them. */
+export type BuiltinTool = 'read_tool_output' | 'sleep' | 'wait_for_event';
+
 /** A tool as the workflow knows it: a name and how to schedule it, never its implementation. */
 export interface ToolInfo {
   name: string;
@@ -365,7 +384,7 @@ export interface ToolInfo {
   /** Calling the tool hands the run (or conversation) off to this named agent. */
   handoff?: string;
   /** A built-in tool the workflow answers itself, without an activity (`read_tool_output`). */
-  builtin?: 'read_tool_output';
+  builtin?: BuiltinTool;
 }
 
 /** A tool call waiting for a human's decision. */
@@ -375,6 +394,16 @@ export interface PendingApproval {
   arguments: Record<string, unknown>;
   /** `send_email(to="bob@example.com")`: what a person is asked to approve. */
   summary: string;
+  /** When the approval timeout applies (ISO 8601), with one. */
+  deadline?: string;
+  /** The timeout escalated it: a second period runs until `deadline`. */
+  escalated?: true;
+  /**
+   * An agent called as a tool asks it (at any depth): its run's workflow id and agent. Deciding it
+   * through the caller's id (`approve <callerId> <callId>`) reaches that run.
+   */
+  workflowId?: string;
+  agent?: string;
 }
 
 /** A human's decision on a pending tool call (the approve/reject Update's argument). */
@@ -408,7 +437,8 @@ export type RecordedTurnResult<O = unknown> = Omit<TurnResult<O>, 'toolExecution
  * working (`thinking`, `running_tools`), waiting for a person (`awaiting_approval`), a
  * conversation between turns (`idle`) or closed (`closed`), or how a run ended.
  */
-export type AgentState = 'thinking' | 'running_tools' | 'awaiting_approval' | 'idle' | 'closed' | RunStatus;
+export type AgentState =
+  'thinking' | 'running_tools' | 'awaiting_approval' | 'escalated' | 'waiting' | 'idle' | 'closed' | RunStatus;
 
 /** Where a run is, for people and dashboards (the `status` query). */
 export interface AgentStatus {
@@ -416,12 +446,14 @@ export interface AgentStatus {
   state: Exclude<AgentState, 'idle' | 'closed' | 'failed'>;
   status: 'running' | Exclude<RunStatus, 'failed'>;
   /** What the run waits on now. */
-  phase: 'model' | 'tools' | 'approval' | 'done';
+  phase: 'model' | 'tools' | 'approval' | 'wait' | 'done';
   /** LLM calls made so far. */
   iteration: number;
   maxIterations: number;
   pendingToolCalls: Array<{ id: string; name: string; arguments: Record<string, unknown> }>;
   pendingApprovals: PendingApproval[];
+  /** The durable waits under way (`sleep`, `wait_for_event`): what for, and until when. */
+  waits?: ActiveWait[];
   messageCount: number;
   toolExecutionCount: number;
   usage: Usage;
@@ -431,6 +463,18 @@ export interface AgentStatus {
   budget?: BudgetReport;
   /** With memory by tokens: the bound, the estimated size of the next request, and what summaries took in. */
   memory?: MemoryReport;
+}
+
+/** A durable wait under way, as `status` shows it. */
+export interface ActiveWait {
+  callId: string;
+  kind: 'sleep' | 'event';
+  /** The event waited for. */
+  name?: string;
+  /** Why the model sleeps. */
+  reason?: string;
+  /** When it ends at the latest (ISO 8601). */
+  until: string;
 }
 
 /** Memory by tokens as `status` reports it. */

@@ -1,11 +1,4 @@
-import {
-  ApplicationFailure,
-  CancellationScope,
-  isCancellation,
-  setHandler,
-  sleep,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
   applyAgent,
   withDefaultMemory,
@@ -14,6 +7,7 @@ import {
   messagesPage,
   runResult,
   runStatus,
+  withChildApprovals,
   startRun,
   validateAgentInput,
   withoutHistoryMark,
@@ -37,6 +31,8 @@ import {
 } from './run-loop';
 import { SearchAttributes } from './search-attributes';
 import { countRun } from './run-metrics';
+import { EventInbox, handleDeliveredEvents } from './event-inbox';
+import { TimeLimit } from './time-limit';
 
 /**
  * One agent run: the LLM sees the conversation and the tools, asks for tool calls, they run as
@@ -51,18 +47,33 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
 
   // Queries may arrive before the tools are resolved, so a state exists from the first line.
   const run: RunRef = { state: startRun(input, []) };
-  setHandler(statusQuery, () => runStatus(run.state));
   setHandler(messagesQuery, (range) => messagesPage(run.state.messages, range));
   const events = new EventLog();
   events.startTurn(1, input.message);
   handleEvents(events);
-  handleApprovals(() => ({ run, turn: 1 }), events);
+  const approvals = handleApprovals(() => ({ run, turn: 1 }), events);
+  setHandler(statusQuery, () => withChildApprovals(runStatus(run.state), approvals.fromChildren()));
+  // Events for wait_for_event: kept from the start, so one delivered before the wait is not lost.
+  const inbox = new EventInbox();
+  handleDeliveredEvents(inbox, events, () => 1);
+  let timeLimit: TimeLimit | undefined;
 
   const { workflowId, runId } = workflowInfo();
   const shared = new SharedMessages();
   const searchAttributes = await SearchAttributes.open();
   const loopWith = (effective: AgentInput) =>
-    runLoop(run, { workflowId, runId, shared, events, turn: 1, stream: effective.stream !== false, searchAttributes });
+    runLoop(run, {
+      workflowId,
+      runId,
+      shared,
+      events,
+      turn: 1,
+      stream: effective.stream !== false,
+      searchAttributes,
+      inbox,
+      timeLimit,
+      approvals,
+    });
   let loop: () => Promise<void>;
   let limitMs = run.state.limits.maxExecutionTimeMs;
   try {
@@ -92,7 +103,8 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
       };
     }
     if (limitMs === undefined) await loop();
-    else if (await timeLimited(loop, limitMs)) run.state = applyInterruption(run.state, 'time_limit');
+    else if (await timeLimited(loop, limitMs, (limit) => (timeLimit = limit)))
+      run.state = applyInterruption(run.state, 'time_limit');
   } catch (err) {
     const failure = runFailure(err, run.state, workflowId);
     const { error, errorType } = isCancellation(err)
@@ -117,13 +129,20 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
  * in-flight activities; returns true in that case. The timer lives in history, so it fires on
  * time even if every worker was down in between.
  */
-async function timeLimited(body: () => Promise<void>, ms: number): Promise<boolean> {
+async function timeLimited(
+  body: () => Promise<void>,
+  ms: number,
+  started: (limit: TimeLimit) => void,
+): Promise<boolean> {
   const scope = new CancellationScope();
   let expired = false;
-  void sleep(ms).then(() => {
-    expired = true;
-    scope.cancel();
-  });
+  // Durable waits pause it (see TimeLimit); without them it is one timer, as it always was.
+  started(
+    new TimeLimit(ms, () => {
+      expired = true;
+      scope.cancel();
+    }),
+  );
   try {
     await scope.run(body);
     return false;

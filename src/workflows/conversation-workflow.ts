@@ -8,7 +8,6 @@ import {
   log,
   patched,
   setHandler,
-  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import {
@@ -20,6 +19,7 @@ import {
   conversationResult,
   conversationSearchValues,
   conversationStatus,
+  withChildApprovals,
   DEFAULT_IDLE_TIMEOUT,
   EventLog,
   finishTurn,
@@ -57,6 +57,8 @@ import { SearchAttributes } from './search-attributes';
 import { countRun } from './run-metrics';
 import { failureInfo } from './failure-info';
 import { handleApprovals, handleEvents, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
+import { EventInbox, handleDeliveredEvents } from './event-inbox';
+import { TimeLimit } from './time-limit';
 
 interface QueuedTurn {
   seq: number;
@@ -107,21 +109,31 @@ export async function conversationWorkflow(original: ConversationInput): Promise
   };
   const summary = (reason: CloseReason): ConversationResult => conversationResult(workflowId, conv, reason);
 
-  setHandler(conversationStatusQuery, () =>
-    conversationStatus(
-      workflowId,
-      conv,
-      active && { turn: active.turn, run: active.run.state },
-      queue.length,
-      closeReason,
-    ),
-  );
   setHandler(messagesQuery, (range) => messagesPage(runMessages(conv, active?.run.state), range));
   setHandler(transcriptQuery, (range) => transcriptPage(conv, active?.run.state, range ?? {}, messagesPage));
   setHandler(usageQuery, () => (active ? addUsage(conv.usage, active.run.state.usage) : conv.usage));
   const events = new EventLog(input.carry?.events);
   handleEvents(events);
-  handleApprovals(() => active, events);
+  const approvals = handleApprovals(
+    () => active,
+    events,
+    () => Math.max(1, conv.turns),
+  );
+  setHandler(conversationStatusQuery, () =>
+    withChildApprovals(
+      conversationStatus(
+        workflowId,
+        conv,
+        active && { turn: active.turn, run: active.run.state },
+        queue.length,
+        closeReason,
+      ),
+      approvals.fromChildren(),
+    ),
+  );
+  // Events for wait_for_event, kept across turns and continue-as-new until a wait takes them.
+  const inbox = new EventInbox(input.carry?.inbox);
+  handleDeliveredEvents(inbox, events, () => active?.turn ?? Math.max(1, conv.turns));
 
   setHandler(
     sendMessageUpdate,
@@ -217,19 +229,14 @@ export async function conversationWorkflow(original: ConversationInput): Promise
     active = turn;
     events.startTurn(turn.turn, queued.input.message);
     const timeLimitMs = turn.run.state.limits.maxExecutionTimeMs;
-    // The timer has its own scope so it is cancelled (and leaves history) when the turn ends first.
-    const timer = new CancellationScope();
-    if (timeLimitMs !== undefined) {
-      timer
-        .run(() => sleep(timeLimitMs))
-        .then(
-          () => {
+    // The timer is cancelled (and leaves history) when the turn ends first; durable waits pause it.
+    const timeLimit =
+      timeLimitMs === undefined
+        ? undefined
+        : new TimeLimit(timeLimitMs, () => {
             turn.interruption ??= 'time_limit';
             turn.scope.cancel();
-          },
-          () => undefined,
-        );
-    }
+          });
     let failure: { error: string; errorType: string } | undefined;
     try {
       const stream = conv.options.stream !== false;
@@ -243,6 +250,9 @@ export async function conversationWorkflow(original: ConversationInput): Promise
           stream,
           conversation: true,
           searchAttributes,
+          inbox,
+          timeLimit,
+          approvals,
         }),
       );
     } catch (err) {
@@ -256,7 +266,7 @@ export async function conversationWorkflow(original: ConversationInput): Promise
         log.warn('a turn failed; the conversation stays open', { turn: turn.turn, error, errorType });
       }
     } finally {
-      timer.cancel();
+      timeLimit?.cancel();
       active = undefined;
     }
     conv = finishTurn(conv, turn.run.state);
@@ -288,7 +298,11 @@ export async function conversationWorkflow(original: ConversationInput): Promise
       if (queue.length === 0 && !ending)
         await continueAsNew<typeof conversationWorkflow>({
           ...conv.options,
-          carry: { ...carryOver(conv, runId), events: events.snapshot() },
+          carry: {
+            ...carryOver(conv, runId),
+            events: events.snapshot(),
+            ...(inbox.snapshot().length ? { inbox: inbox.snapshot() } : {}),
+          },
         });
     }
   }

@@ -1,6 +1,9 @@
 import type { EventLog, RunState } from '../core';
 import type { SharedMessages } from './message-sink';
 import type { SearchAttributes } from './search-attributes';
+import type { EventInbox } from './event-inbox';
+import type { TimeLimit } from './time-limit';
+import type { ApprovalRelay } from './child-approvals';
 
 /** The run being driven; the loop replaces `state` after every step, handlers and queries read it. */
 export interface RunRef {
@@ -21,4 +24,10 @@ export interface RunContext {
   conversation?: boolean;
   /** The run's search attributes, upserted as its status changes. */
   searchAttributes?: SearchAttributes;
+  /** The events delivered to the workflow, for `wait_for_event`. */
+  inbox?: EventInbox;
+  /** The run's `maxExecutionTime`, which durable waits pause. */
+  timeLimit?: TimeLimit;
+  /** Tells the caller of an agent called as a tool what it waits on (see ApprovalRelay). */
+  approvals?: ApprovalRelay;
 }

@@ -11,10 +11,10 @@ import {
   WRAP_UP_INSTRUCTION,
   nextFallbackModel,
   nextStep,
-  runSearchValues,
+  pendingApprovals,
+  setApprovalDeadline,
   type ModelReply,
   type NextStep,
-  type RunState,
   type ToolCallingMode,
 } from '../core';
 import { callModel, modelCallOptions, summarizeMessages } from './activity-proxies';
@@ -25,6 +25,8 @@ import { finishToolStep, startToolStep } from './tool-step';
 
 export type { RunContext, RunRef } from './run-context';
 export { handleApprovals, handleEvents } from './approvals';
+import { trackSearchAttributes } from './search-attributes';
+export { trackSearchAttributes };
 export { MODEL_CALL_ATTEMPTS, resolveAgent, resolveTools } from './activity-proxies';
 
 /**
@@ -97,19 +99,26 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
     } else if (step.type === 'compact') {
       await compact(run, step, ctx);
     } else if (step.type === 'await_approval') {
-      for (const p of step.pending)
+      // With a timeout, people see when it applies (the calls keep their deadline).
+      const timeoutMs = run.state.limits.approvalTimeoutMs;
+      if (timeoutMs !== undefined)
+        run.state = setApprovalDeadline(run.state, new Date(Date.now() + timeoutMs).toISOString());
+      const pending = run.state.phase.kind === 'tools' ? pendingApprovals(run.state.phase.calls) : step.pending;
+      for (const p of pending)
         ctx.events.emit(ctx.turn, {
           type: 'approval_requested',
           callId: p.callId,
           tool: p.name,
           arguments: p.arguments,
           summary: p.summary,
+          ...(p.deadline ? { deadline: p.deadline } : {}),
         });
-      await awaitApprovals(run, step.pending, ctx);
+      await awaitApprovals(run, pending, ctx);
     } else {
       // Agents called as tools draw from what is left of this run's budget.
       const { budget, onBudget } = run.state.limits;
       const tools = startToolStep(
+        run,
         step.calls,
         ctx,
         budget ? { budget: budgetLeft(budget, budgetSpent(run.state)), ...(onBudget ? { onBudget } : {}) } : undefined,
@@ -154,22 +163,6 @@ async function compact(run: RunRef, step: Extract<NextStep, { type: 'compact' }>
     tokensBefore: step.tokensBefore,
     tokensAfter: contextTokens(run.state),
   });
-}
-
-/**
- * Upserts the run's search attributes as they are now (what changed, if anything). `status`
- * overrides the state's for runs that end by failing or being cancelled; `step` is the step the
- * run is about to take.
- */
-export function trackSearchAttributes(
-  state: RunState,
-  ctx: Pick<RunContext, 'searchAttributes'>,
-  options: { status?: 'failed' | 'cancelled'; step?: NextStep } = {},
-): void {
-  const attributes = ctx.searchAttributes;
-  if (!attributes) return;
-  const values = runSearchValues(state, { defaultModel: attributes.defaultModel });
-  attributes.update(options.status ? { ...values, AgentStatus: options.status } : values, options.step);
 }
 
 /** The text a reply shows a person: a ReAct step that calls a tool shows none (its text is the model's reasoning). */

@@ -7,7 +7,9 @@ import {
   stepStaysInWorkflowTask,
   type AgentSearchAttributeName,
   type AgentSearchValues,
+  runSearchValues,
   type NextStep,
+  type RunState,
   type SearchAttributeSettings,
   type SearchAttributeTrigger,
 } from '../core';
@@ -82,4 +84,20 @@ export class SearchAttributes {
     upsertSearchAttributes(pairs);
     this.upserted = { ...this.upserted, ...changes };
   }
+}
+
+/**
+ * Upserts the run's search attributes as they are now (what changed, if anything). `status`
+ * overrides the state's for runs that end by failing or being cancelled; `step` is the step the
+ * run is about to take.
+ */
+export function trackSearchAttributes(
+  state: RunState,
+  ctx: { searchAttributes?: SearchAttributes },
+  options: { status?: 'failed' | 'cancelled'; step?: NextStep } = {},
+): void {
+  const attributes = ctx.searchAttributes;
+  if (!attributes) return;
+  const values = runSearchValues(state, { defaultModel: attributes.defaultModel });
+  attributes.update(options.status ? { ...values, AgentStatus: options.status } : values, options.step);
 }

@@ -11,6 +11,8 @@ import {
   toolCallSummary,
   toolErrorText,
   EVENT_RESULT_TOKENS,
+  SLEEP,
+  WAIT_FOR_EVENT,
   toolResultView,
   type AgentInput,
   type PlannedToolCall,
@@ -25,6 +27,7 @@ import {
   WORKER_LOSSES_PER_CALL,
 } from './activity-proxies';
 import { executeAgent } from './execute-agent';
+import { runWait } from './durable-waits';
 import { failureInfo, toolFailureMessage } from './failure-info';
 import type { RunContext, RunRef } from './run-context';
 
@@ -35,6 +38,7 @@ import type { RunContext, RunRef } from './run-context';
  * makes, the shorter its task (see {@link runTool}).
  */
 export function startToolStep(
+  run: RunRef,
   calls: PlannedToolCall[],
   ctx: RunContext,
   /** What agents called as tools may spend (what is left of the run's budget). */
@@ -56,7 +60,7 @@ export function startToolStep(
   let target: ResolvedAgent | undefined;
   const outcomeOf = (planned: PlannedToolCall, i: number): Promise<ToolOutcome> | ToolOutcome => {
     const handoff = planned.tool?.handoff;
-    if (handoff === undefined) return runTool(planned, ctx, budget);
+    if (handoff === undefined) return runTool(planned, run, ctx, budget);
     if (i !== handoffAt) return handoffOutcome(handoff, chosen);
     return resolveHandoff(handoff).then((resolved) => {
       if ('failure' in resolved) return handoffOutcome(handoff, undefined, resolved.failure);
@@ -123,10 +127,12 @@ export function finishToolStep(run: RunRef, step: ToolStep, outcomes: ToolOutcom
  */
 function runTool(
   planned: PlannedToolCall,
+  run: RunRef,
   ctx: RunContext,
   budget?: Pick<AgentInput, 'budget' | 'onBudget'>,
 ): Promise<ToolOutcome> | ToolOutcome {
   if (planned.resolved) return planned.resolved;
+  if (planned.tool.builtin === SLEEP || planned.tool.builtin === WAIT_FOR_EVENT) return runWait(planned, run, ctx);
   if (planned.tool.agent !== undefined) return runAgentTool(planned, ctx, budget);
   const { tool, call } = planned;
   const retry = {

@@ -112,7 +112,12 @@ export function defineAgent<O = unknown>(definition: AgentDefinition<O>): AgentD
   if (budgetError) problems.push(budgetError);
   if (definition.onBudget !== undefined && definition.onBudget !== 'stop' && definition.onBudget !== 'wrap_up')
     problems.push('"onBudget" must be "stop" or "wrap_up"');
-  for (const key of ['maxExecutionTime', 'approvalTimeout', 'modelCallTimeout'] as const) {
+  if (
+    definition.onApprovalTimeout !== undefined &&
+    !['reject', 'approve', 'escalate'].includes(definition.onApprovalTimeout)
+  )
+    problems.push('"onApprovalTimeout" must be "reject", "approve" or "escalate"');
+  for (const key of ['maxExecutionTime', 'approvalTimeout', 'modelCallTimeout', 'maxWait'] as const) {
     const value = definition[key];
     if (value === undefined) continue;
     try {

@@ -1,4 +1,13 @@
-import { parseDuration, READ_TOOL_OUTPUT, READ_TOOL_OUTPUT_SPEC, type ToolInfo } from '../../core';
+import {
+  DURABLE_WAIT_SPECS,
+  parseDuration,
+  READ_TOOL_OUTPUT,
+  READ_TOOL_OUTPUT_SPEC,
+  SLEEP,
+  WAIT_FOR_EVENT,
+  type BuiltinTool,
+  type ToolInfo,
+} from '../../core';
 import { checkJsonArguments } from './check-json-arguments';
 import { ToolError } from './tool-error';
 import { defineJsonSchemaTool, isZodTool, type AnyToolDefinition, type ToolContext } from './define-tool';
@@ -24,7 +33,7 @@ export interface RegisterOptions {
 }
 
 /** Where a call of a tool goes instead of `execute`: a named agent run as a child workflow, or a handoff. */
-export type ToolRoute = { agent: string } | { handoff: string } | { builtin: 'read_tool_output' };
+export type ToolRoute = { agent: string } | { handoff: string } | { builtin: BuiltinTool };
 
 interface Entry {
   definition: AnyToolDefinition;
@@ -48,6 +57,11 @@ export class ToolRegistry {
     this.registerRoute(READ_TOOL_OUTPUT, READ_TOOL_OUTPUT_SPEC.description, READ_TOOL_OUTPUT_SPEC.parameters, {
       builtin: READ_TOOL_OUTPUT,
     });
+    // The durable waits (`sleep`, `wait_for_event`): workflow timers and conditions, never activities.
+    for (const name of [SLEEP, WAIT_FOR_EVENT] as const)
+      this.registerRoute(name, DURABLE_WAIT_SPECS[name].description, DURABLE_WAIT_SPECS[name].parameters, {
+        builtin: name,
+      });
     for (const t of tools) this.register(t);
   }
 

@@ -1,0 +1,42 @@
+import type { Client } from '@temporalio/client';
+import { eventProblem } from '../core';
+import { deliverEventSignal } from '../common/definitions';
+import { ClientError } from './client-error';
+import { closedText, explainFailure, kindProblem, lookupWorkflow } from './workflow-lookup';
+
+/**
+ * Delivers an event to a run or conversation: a `wait_for_event` call of that name gets the
+ * payload as its result. One that arrives before the agent waits is kept, not lost. The name and
+ * payload are checked here (a clear error, nothing sent); the delivery is a signal, so it is
+ * recorded even while every worker is down.
+ */
+export async function deliverEvent(
+  client: Client,
+  workflowId: string,
+  name: string,
+  payload?: unknown,
+): Promise<{ workflowId: string; name: string; kind: 'run' | 'conversation' }> {
+  const problem = eventProblem(name, payload);
+  if (problem) throw new ClientError('invalid', problem, workflowId);
+  let found;
+  try {
+    found = await lookupWorkflow(client, workflowId);
+  } catch (err) {
+    throw await explainFailure(client, workflowId, err, 'agent');
+  }
+  if (!found) throw new ClientError('not_found', `no run or conversation "${workflowId}" exists`, workflowId);
+  const wrong = kindProblem(found, 'agent');
+  if (wrong) throw wrong;
+  if (!found.running)
+    throw new ClientError(
+      'closed',
+      `The ${found.kind === 'conversation' ? 'conversation' : 'run'} "${workflowId}" ${await closedText(client, found)}; no event can reach it`,
+      workflowId,
+    );
+  try {
+    await client.workflow.getHandle(workflowId).signal(deliverEventSignal, { name, payload: payload ?? null });
+  } catch (err) {
+    throw await explainFailure(client, workflowId, err, 'agent');
+  }
+  return { workflowId, name, kind: found.kind === 'conversation' ? 'conversation' : 'run' };
+}

@@ -1,0 +1,57 @@
+import { CancellationScope, sleep } from '@temporalio/workflow';
+
+/**
+ * A run's `maxExecutionTime` as a durable timer that durable waits can pause: while a `sleep` or
+ * `wait_for_event` is under way the timer is cancelled, and it is started again for what was left
+ * once the last wait ends (unless the run counts waits: `waitsCountTowardTimeLimit`). Without
+ * waits it is the one timer it always was, so runs recorded before waits replay unchanged.
+ */
+export class TimeLimit {
+  private scope: CancellationScope | undefined;
+  private startedAt = 0;
+  private paused = 0;
+  private done = false;
+
+  constructor(
+    private remainingMs: number,
+    private readonly onExpire: () => void,
+  ) {
+    this.arm();
+  }
+
+  /** A wait begins: the clock stops (nested waits stop it once). */
+  pause(): void {
+    if (this.done || this.paused++ > 0 || !this.scope) return;
+    this.remainingMs = Math.max(1, this.remainingMs - (Date.now() - this.startedAt));
+    this.scope.cancel();
+    this.scope = undefined;
+  }
+
+  /** A wait ended: the clock runs again once no wait is left. */
+  resume(): void {
+    if (this.done || this.paused === 0 || --this.paused > 0) return;
+    this.arm();
+  }
+
+  /** The run ended first: the timer goes, so it leaves nothing behind in history. */
+  cancel(): void {
+    this.done = true;
+    this.scope?.cancel();
+  }
+
+  private arm(): void {
+    const scope = new CancellationScope();
+    this.scope = scope;
+    this.startedAt = Date.now();
+    scope
+      .run(() => sleep(this.remainingMs))
+      .then(
+        () => {
+          if (this.done || this.scope !== scope) return;
+          this.done = true;
+          this.onExpire();
+        },
+        () => undefined, // cancelled: paused, or the run ended
+      );
+  }
+}
