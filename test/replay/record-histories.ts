@@ -17,7 +17,7 @@ import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { startModel, startScriptedModel } from '../helpers/scripted-model';
 import { modelAt } from '../helpers/temporal';
 import { bookingToolProvider, testAgents, testRegistry } from '../helpers/test-tools';
-import { conversationScenarios, scenarios } from './scenarios';
+import { conversationScenarios, replayAgents, scenarios } from './scenarios';
 
 async function main(only: string[]): Promise<void> {
   installRuntimeLogging('ERROR');
@@ -42,7 +42,7 @@ async function main(only: string[]): Promise<void> {
             ? { ...modelAt(baseURL), model: 'openai-responses:gpt-test' }
             : modelAt(baseURL),
       registry: testRegistry(),
-      agents: testAgents(),
+      agents: [...testAgents(), ...replayAgents()],
       toolProvider: bookingToolProvider,
       shutdownGraceTime: '1s',
     });
@@ -54,16 +54,20 @@ async function main(only: string[]): Promise<void> {
     for (const scenario of scenarios.filter((s) => wanted(s.name))) {
       const model = await startScriptedModel(scenario.steps);
       const w = await worker(scenario.name, model.baseURL, scenario.provider);
-      const outcome = await w.runUntil(async () =>
-        runOutcome(
-          await startAgentRun(client, scenario.input, {
-            taskQueue: `record-${scenario.name}`,
-            workflowId: `agent-replay-${scenario.name}`,
-          }),
-        ),
-      );
+      const outcome = await w.runUntil(async () => {
+        const handle = await startAgentRun(client, scenario.input, {
+          taskQueue: `record-${scenario.name}`,
+          workflowId: `agent-replay-${scenario.name}`,
+        });
+        await scenario.drive?.(client, handle.workflowId);
+        return runOutcome(handle);
+      });
       await model.close();
       write(scenario.name, await client.workflow.getHandle(outcome.workflowId).fetchHistory());
+      // Agents it called as tools: their runs' histories too (a child's own commands replay from them).
+      if (scenario.recordChildren)
+        for (const [i, e] of outcome.toolExecutions.filter((x) => x.childWorkflowId).entries())
+          write(`${scenario.name}-child${i + 1}`, await client.workflow.getHandle(e.childWorkflowId!).fetchHistory());
     }
     for (const scenario of conversationScenarios.filter((s) => wanted(s.name))) {
       const model = await startModel(scenario.model);

@@ -1,7 +1,9 @@
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import type { AgentInput, ConversationOptions } from '../../src/core';
 import type { ChatAnswer, ChatRequest } from '../../src/testing/openai-compatible-server';
-import { decideApproval } from '../../src/client/agent-workflows';
+import { decideApproval, readStatus } from '../../src/client/agent-workflows';
+import { deliverEvent } from '../../src/client/deliver-event';
+import { defineAgent } from '../../src/worker/agents/define-agent';
 import {
   cancelTurn,
   conversationStatus,
@@ -20,6 +22,29 @@ export interface Scenario {
   steps: Step[];
   /** The worker's model provider (default: the OpenAI Chat Completions adapter). */
   provider?: 'anthropic' | 'openai-responses';
+  /** What a person or system does while the run goes on (deliver events, decide approvals). */
+  drive?: (client: Client, workflowId: string) => Promise<void>;
+  /** Record the runs of agents it calls as tools too (`<name>-child<N>`). */
+  recordChildren?: true;
+}
+
+/** Agents only the recorded scenarios use, beside the test agents: a lead whose clerk needs approval. */
+export function replayAgents() {
+  const gatekeeper = defineAgent({
+    name: 'gatekeeper',
+    instructions: 'You add.',
+    tools: ['add'],
+    approvalTools: ['add'],
+  });
+  return [defineAgent({ name: 'gate-lead', instructions: 'You lead.', tools: [], agents: [gatekeeper] }), gatekeeper];
+}
+
+/** Answers as each agent of {@link replayAgents} would: the lead asks the gatekeeper, which adds. */
+function gateStep(req: ChatRequest): ChatAnswer {
+  const answered = req.messages.at(-1)?.role === 'tool';
+  if (req.messages[0]?.content === 'You lead.')
+    return answered ? answer(`lead: ${lastOf(req, 'tool')}`) : call(['gatekeeper', { message: 'Add 2 and 3.' }]);
+  return answered ? answer(`sum: ${lastOf(req, 'tool')}`) : call(['add', { a: 2, b: 3 }]);
 }
 
 export const scenarios: Scenario[] = [
@@ -139,6 +164,56 @@ export const scenarios: Scenario[] = [
       if (req.messages.some((m) => String(m.content).includes('Two blobs were read'))) return answer('Done reading.');
       return call(['blob', { n: 1500 }]);
     }),
+  },
+  {
+    // A durable sleep: a workflow timer with the reason as its summary, no activity.
+    name: 'durable-sleep',
+    input: { message: 'Follow up in a second.', tools: ['sleep'] },
+    steps: [call(['sleep', { duration: '1s', reason: 'follow up' }]), answer('Followed up.')],
+  },
+  {
+    // wait_for_event: an event delivered while the run waits (a signal), then a wait that times out.
+    name: 'wait-for-event',
+    input: { message: 'Wait for the payment.', tools: ['wait_for_event'] },
+    steps: [
+      call(['wait_for_event', { name: 'payment_received' }]),
+      call(['wait_for_event', { name: 'refund', timeout: '1s' }]),
+      answer('Paid.'),
+    ],
+    drive: async (client, workflowId) => {
+      await until(
+        () => readStatus(client, workflowId),
+        (s) => s.state === 'waiting',
+      );
+      await deliverEvent(client, workflowId, 'payment_received', { amount: 42 });
+    },
+  },
+  {
+    // An approval nobody decides: escalated after the timeout, rejected after the second period.
+    name: 'approval-escalated',
+    input: {
+      message: 'Add 2 and 3.',
+      tools: ['add'],
+      approvalTools: ['add'],
+      approvalTimeout: '1s',
+      onApprovalTimeout: 'escalate',
+    },
+    steps: [call(['add', { a: 2, b: 3 }]), answer('Not allowed.')],
+  },
+  {
+    // An agent called as a tool asks for approval: it signals its caller, which lists it; the
+    // decision goes through the caller's id to the child.
+    name: 'child-approval',
+    input: { agent: 'gate-lead', message: 'Get a sum.' },
+    steps: [gateStep, gateStep, gateStep],
+    recordChildren: true,
+    drive: async (client, workflowId) => {
+      const status = await until(
+        () => readStatus(client, workflowId),
+        (s) => s.pendingApprovals.length > 0,
+      );
+      await decideApproval(client, workflowId, { callId: status.pendingApprovals[0].callId, approve: true });
+    },
   },
   {
     // A long tool output: the model sees a bounded view and reads on with the built-in
