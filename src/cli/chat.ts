@@ -161,11 +161,13 @@ async function followTurn(
 async function askApproval(
   client: Client,
   conversationId: string,
-  p: { callId: string; summary: string },
+  p: { callId: string; summary: string; agent?: string; deadline?: string },
   io: ChatIO,
   ask: (prompt: string) => Promise<string | undefined>,
 ): Promise<void> {
-  const reply = (await ask(`  approve ${p.summary}? [y = approve, n or a reason = reject] `))?.trim() ?? '';
+  const who = p.agent ? ` (asked by agent ${p.agent})` : '';
+  const by = p.deadline ? `, by ${p.deadline}` : '';
+  const reply = (await ask(`  approve ${p.summary}${who}${by}? [y = approve, n or a reason = reject] `))?.trim() ?? '';
   const approve = /^y(es)?$/i.test(reply);
   const reason = !approve && reply && !/^no?$/i.test(reply) ? reply : undefined;
   await decideApproval(client, conversationId, { callId: p.callId, approve, ...(reason ? { reason } : {}) }).catch(

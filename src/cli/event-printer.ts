@@ -74,12 +74,33 @@ export class EventPrinter {
       case 'approval_requested':
         this.endLine();
         if (this.options.approvals !== false)
-          this.out.note(`  ? ${event.summary} awaits approval [call ${event.callId}]`);
+          this.out.note(
+            `  ? ${event.summary} awaits approval [call ${event.callId}]${event.agent ? ` (asked by agent ${event.agent})` : ''}${event.deadline ? `, decide by ${event.deadline}` : ''}`,
+          );
         break;
       case 'approval_decided':
         this.out.note(
           `  ${event.approved ? 'approved' : 'rejected'} ${event.callId}${event.reason ? `: ${event.reason}` : ''}`,
         );
+        break;
+      case 'approval_escalated':
+        this.endLine();
+        this.out.note(`  ! approval of ${event.callId} escalated: no decision yet; decide by ${event.deadline}`);
+        break;
+      case 'wait_started':
+        this.endLine();
+        this.out.note(
+          event.kind === 'sleep'
+            ? `  … sleeping until ${event.until}${event.reason ? ` (${event.reason})` : ''}`
+            : `  … waiting for event "${event.name}" (until ${event.until} at the latest)`,
+        );
+        break;
+      case 'event_received':
+        this.endLine();
+        this.out.note(`  ⚑ event "${event.name}" arrived`);
+        break;
+      case 'wait_ended':
+        if (event.outcome === 'timed_out') this.out.note(`  … the wait for an event timed out`);
         break;
       case 'turn_completed':
         this.answerShown = this.midLine && event.result.status === 'completed';

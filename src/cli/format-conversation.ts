@@ -9,6 +9,7 @@ import {
 import type { AgentRunSummary } from '../client/list-runs';
 import type { StatusReport } from '../client/agent-workflows';
 import { approvalHint } from './progress';
+import { hintCommand } from './command-name';
 import { parseToolArguments } from '../core/tool-arguments';
 import { outcomeJson } from '../client/outcome-json';
 
@@ -87,6 +88,12 @@ export function statusText(s: StatusReport, uiLink: string | undefined): string 
     if (!waiting.has(c.id)) lines.push(`  running ${toolCallSummary(c.name, c.arguments)} [${c.id}]`);
   const id = s.kind === 'run' ? s.workflowId : s.conversationId;
   for (const p of s.pendingApprovals) lines.push(...approvalHint(id, p).map((line) => `  ${line}`));
+  for (const w of s.waits ?? [])
+    lines.push(
+      w.kind === 'sleep'
+        ? `  sleeping until ${w.until}${w.reason ? `: ${w.reason}` : ''} [call ${w.callId}]`
+        : `  waiting for event "${w.name}" until ${w.until} at the latest [call ${w.callId}]; deliver it: ${hintCommand()} event ${id} ${w.name} '{...}'`,
+    );
   if (s.kind === 'conversation') {
     if (s.queuedMessages) lines.push(`  ${plural(s.queuedMessages, 'message')} queued`);
     if (s.rejectedMessages.count)

@@ -73,8 +73,10 @@ export function retryText(r: ModelRetry): string {
 
 /** What a person runs to decide a pending approval. */
 export function approvalHint(workflowId: string, p: PendingApproval): string[] {
+  const who = p.agent ? ` (asked by agent ${p.agent}, run ${p.workflowId})` : '';
+  const by = p.deadline ? `${p.escalated ? ' escalated;' : ''} decide by ${p.deadline}` : '';
   return [
-    `awaiting approval: ${p.summary}  [call ${p.callId}]`,
+    `awaiting approval: ${p.summary}  [call ${p.callId}]${who}${by}`,
     `  approve: ${hintCommand()} approve ${workflowId} ${p.callId}`,
     `  reject:  ${hintCommand()} reject ${workflowId} ${p.callId} --reason "..."`,
   ];

@@ -134,9 +134,19 @@ export function progressText(event: AgentEvent): string | undefined {
     case 'tool_call_finished':
       return `${event.name} ${event.error ? 'failed' : 'done'}`;
     case 'approval_requested':
-      return `waiting for approval: ${event.summary}`;
+      return `waiting for approval: ${event.summary}${event.agent ? ` (asked by agent ${event.agent})` : ''}${event.deadline ? `, decide by ${event.deadline}` : ''}`;
     case 'approval_decided':
       return `approval ${event.approved ? 'granted' : 'refused'} (${event.callId})`;
+    case 'approval_escalated':
+      return `approval of ${event.callId} escalated: decide by ${event.deadline}`;
+    case 'wait_started':
+      return event.kind === 'sleep'
+        ? `sleeping until ${event.until}${event.reason ? `: ${event.reason}` : ''}`
+        : `waiting for event ${event.name} (until ${event.until} at the latest)`;
+    case 'wait_ended':
+      return event.outcome === 'timed_out' ? 'the wait for an event timed out' : `wait over (${event.outcome})`;
+    case 'event_received':
+      return `event ${event.name} arrived`;
     case 'handoff':
       return `handed off to ${event.to}`;
     case 'model_retry':
