@@ -15,7 +15,7 @@ import { TASK_QUEUE_HINT, type LocalWorker } from './session';
 import { runFromCommandLine } from './run-flow';
 import { readImageArguments } from './image-arguments';
 import { EventPrinter } from './event-printer';
-import { READ_TOOL_OUTPUT, type AgentEvent } from '../core';
+import { READ_TOOL_OUTPUT, SLEEP, WAIT_FOR_EVENT, type AgentEvent } from '../core';
 import { defaultTaskQueue } from '../connection/task-queue';
 import { ClientError } from '../client/client-error';
 import { installRuntimeLogging } from '../worker/logging';
@@ -59,7 +59,13 @@ export async function main(argv: string[], host: CliHost = {}): Promise<number> 
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
-    registered = [...(host.localWorker.registry?.names() ?? []), ...mcpServers.map((s) => `${s}__*`), READ_TOOL_OUTPUT];
+    registered = [
+      ...(host.localWorker.registry?.names() ?? []),
+      ...mcpServers.map((s) => `${s}__*`),
+      READ_TOOL_OUTPUT,
+      SLEEP,
+      WAIT_FOR_EVENT,
+    ];
   }
   // Ctrl+C is ours: it cancels a chat turn or stops waiting; the SDK must not stop the in-process worker.
   const logging = () => installRuntimeLogging('ERROR', { handleSignals: false });

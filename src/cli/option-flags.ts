@@ -37,6 +37,9 @@ export const RUN_OPTION_FLAGS = {
   'max-tool-result-tokens': { type: 'string' },
   'max-prompt-tokens': { type: 'string' },
   'summary-model': { type: 'string' },
+  'on-approval-timeout': { type: 'string' },
+  'max-wait': { type: 'string' },
+  'waits-count': { type: 'boolean' },
 } as const satisfies Flags;
 
 /** `--image`, repeatable: an image file or URL sent with the message (`run`, `send`). */
@@ -53,7 +56,9 @@ export const RUN_OPTION_HELP = `  --agent NAME           a named agent of the wo
   --tools a,b            tools (default: the agent's, else all registered)
   --immediate a          tools that end the run right after they execute
   --needs-approval a     tools whose calls wait for approve/reject
-  --approval-timeout 1h  a pending approval counts as rejected after this long
+  --approval-timeout 1h  how long a pending approval waits for a decision (default: forever)
+  --on-approval-timeout MODE  then: reject (default), approve, or escalate (status escalated, and
+                         the approval waits one more period before it counts as rejected)
   --max-iterations N     maximum LLM calls (default 15)
   --max-time 30s         wall-clock limit of the run (of each turn, in conversations)
   --model-timeout 5m     longest one model call may take with all its retries (default 5m)
@@ -70,6 +75,9 @@ export const RUN_OPTION_HELP = `  --agent NAME           a named agent of the wo
   --budget-usd X         the most dollars it may spend, by the worker's price table
   --on-budget MODE       when the next model call would pass the budget: stop (default: status
                          budget_exceeded) or wrap_up (one last call without tools for the best answer)
+  --max-wait 30d         the longest one sleep or wait_for_event may last (default 30d)
+  --waits-count          time spent in sleep and wait_for_event counts toward --max-time
+                         (by default the clock of --max-time stops while the agent waits)
   Durations are a number with a unit: ${DURATION_UNITS.join(', ')} (e.g. 500ms, 30s, 1.5m, 2h, 1d).`;
 
 /** Flags whose options only apply when a conversation starts, by option key (for warnings on open conversations). */
@@ -83,6 +91,9 @@ export const START_ONLY_FLAGS: Record<string, string> = {
   maxExecutionTime: '--max-time',
   modelCallTimeout: '--model-timeout',
   onLimit: '--on-limit',
+  onApprovalTimeout: '--on-approval-timeout',
+  maxWait: '--max-wait',
+  waitsCountTowardTimeLimit: '--waits-count',
   toolCalling: '--tool-calling',
   memoryWindow: '--memory',
   budget: '--budget-tokens/--budget-usd',
@@ -141,6 +152,16 @@ export function runOptionsFromFlags(
   if (str('max-time') !== undefined) options.maxExecutionTime = duration('--max-time', str('max-time')!);
   if (str('approval-timeout') !== undefined)
     options.approvalTimeout = duration('--approval-timeout', str('approval-timeout')!);
+  if (str('on-approval-timeout') !== undefined) {
+    const mode = str('on-approval-timeout');
+    if (mode !== 'reject' && mode !== 'approve' && mode !== 'escalate')
+      throw new UsageError(`--on-approval-timeout must be "reject", "approve" or "escalate", got "${mode}"`);
+    if (options.approvalTimeout === undefined)
+      throw new UsageError('--on-approval-timeout needs --approval-timeout (how long an approval waits)');
+    options.onApprovalTimeout = mode;
+  }
+  if (str('max-wait') !== undefined) options.maxWait = duration('--max-wait', str('max-wait')!);
+  if (values['waits-count'] === true) options.waitsCountTowardTimeLimit = true;
   if (str('model-timeout') !== undefined) options.modelCallTimeout = duration('--model-timeout', str('model-timeout')!);
   if (str('on-limit') !== undefined) {
     const mode = str('on-limit');

@@ -14,8 +14,8 @@ export { UsageError } from './option-flags';
 
 /** The usage line of `run`. */
 export const RUN_USAGE =
-  `usage: ${commandName()} run "<message>" [--agent name] [--tools a,b] [--immediate a] [--needs-approval a] [--approval-timeout 1h] [--max-iterations N] ` +
-  '[--max-time 30s] [--model-timeout 5m] [--on-limit stop|generate] [--system "..."] [--tool-calling tools|functions|react] [--no-stream] [--budget-tokens N] [--budget-usd X] [--on-budget stop|wrap_up] [--image <file or URL>]... [--id <workflowId>] [--wait 2m] [--json | --events]';
+  `usage: ${commandName()} run "<message>" [--agent name] [--tools a,b] [--immediate a] [--needs-approval a] [--approval-timeout 1h [--on-approval-timeout reject|approve|escalate]] [--max-iterations N] ` +
+  '[--max-time 30s] [--model-timeout 5m] [--on-limit stop|generate] [--system "..."] [--tool-calling tools|functions|react] [--no-stream] [--budget-tokens N] [--budget-usd X] [--on-budget stop|wrap_up] [--max-wait 30d] [--waits-count] [--image <file or URL>]... [--id <workflowId>] [--wait 2m] [--json | --events]';
 
 /** A parsed `run` command. */
 export interface RunCommand {

@@ -1,5 +1,6 @@
 import type { ResolvedAgent } from '../core/agents';
 import type { SearchAttributeSettings } from '../core/search-attributes';
+import type { ConversationOptions, TurnInput } from '../core/conversation';
 import type {
   JsonSchemaObject,
   ModelReply,
@@ -43,6 +44,28 @@ export interface AgentActivities {
   listAgents(): Promise<AgentSummary[]>;
   /** What a workflow learns from its worker once per run: the search attributes it may upsert. */
   describeWorker(): Promise<WorkerDescription>;
+  /**
+   * Sends a schedule's message to its conversation (opening it on this worker's task queue when
+   * it is not open) and returns once the conversation accepted it; the turn goes on there. The
+   * message carries the scheduled workflow's id as its update id, so a retried attempt never
+   * sends it twice. A refused message fails with `Schedule.MessageRefused` (not retried).
+   */
+  sendScheduledMessage(input: ScheduledTurnInput): Promise<ScheduledTurnResult>;
+}
+
+/** Input of `sendScheduledMessage` (and of the `scheduledTurnWorkflow` a schedule starts). */
+export interface ScheduledTurnInput {
+  conversationId: string;
+  turn: TurnInput;
+  /** The options a conversation opened by this message starts with. */
+  options?: ConversationOptions;
+}
+
+/** What `sendScheduledMessage` did. */
+export interface ScheduledTurnResult {
+  conversationId: string;
+  /** The conversation was open already (so `options` did not apply). */
+  wasOpen: boolean;
 }
 
 /** What a workflow learns from its worker once per run (recorded, so replays never ask again). */

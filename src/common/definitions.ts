@@ -28,6 +28,8 @@ export const AGENT_WORKFLOW_TYPE = 'agentWorkflow';
 export const CONVERSATION_WORKFLOW_TYPE = 'conversationWorkflow';
 /** The agent catalog workflow's type name. */
 export const LIST_AGENTS_WORKFLOW_TYPE = 'listAgentsWorkflow';
+/** The type of the short workflow a schedule starts to send a conversation its scheduled message. */
+export const SCHEDULED_TURN_WORKFLOW_TYPE = 'scheduledTurnWorkflow';
 
 /** The sink through which workflows hand new messages to their worker's model calls (see `message-sink.ts`). */
 export const AGENT_MESSAGES_SINK = 'agentMessages';

@@ -30,3 +30,4 @@ export * from './durable-waits';
 export * from './compaction';
 export * from './run-memory';
 export * from './context-windows';
+export * from './schedules';

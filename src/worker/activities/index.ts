@@ -8,6 +8,7 @@ import type { SearchAttributeSettings } from '../../core';
 import { createCallModel } from './call-model';
 import { createSummarizeMessages } from './summarize';
 import { createDescribeWorker } from './describe-worker';
+import { createSendScheduledMessage } from './send-scheduled-message';
 import type { ConversationLoader } from './conversation-loader';
 import { createExecuteTool } from './execute-tool';
 import type { ModelConfig } from '../models/model-config';
@@ -29,6 +30,8 @@ export type {
   ToolCallInput,
   ResolveToolsInput,
   ResolveAgentInput,
+  ScheduledTurnInput,
+  ScheduledTurnResult,
   WorkerDescription,
 } from '../../common/activity-interface';
 
@@ -88,5 +91,6 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
       defaultModel: deps.model.model,
       models: deps.model.models,
     }),
+    sendScheduledMessage: createSendScheduledMessage({ client: deps.client }),
   };
 }
