@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { cancelWork, decideApproval, readStatus, readTranscript } from '../client/agent-workflows';
+import { deliverEvent } from '../client/deliver-event';
 import {
   endConversation,
   newConversationId,
@@ -158,6 +159,14 @@ export async function runConversationCommand(
           print(
             r,
             `${r.approved ? 'Approved' : 'Rejected'} ${r.callId}${r.stillPending ? ` (${r.stillPending} more awaiting approval)` : ''}`,
+          );
+          return 0;
+        }
+        case 'event': {
+          const r = await deliverEvent(client, cmd.conversationId, cmd.name, cmd.payload);
+          print(
+            r,
+            `Delivered ${r.name} to the ${r.kind} ${r.workflowId}; a wait_for_event for it gets the payload (it is kept until one waits)`,
           );
           return 0;
         }

@@ -4,6 +4,7 @@ import { commandName } from './command-name';
 import { MCP_USAGE } from './mcp-command';
 import { CONVERSATION_OPTION_HELP } from './parse-conversation-args';
 import { RUN_USAGE } from './parse-run-args';
+import { SCHEDULE_HELP, SCHEDULE_USAGE } from './schedule-commands';
 import { IMAGE_HELP, RUN_OPTION_HELP, TASK_QUEUE_HELP, WAIT_HELP } from './option-flags';
 
 /**
@@ -37,8 +38,13 @@ const SUMMARIES: [group: string, commands: [name: string, synopsis: string, summ
       ['history', 'history <id>', 'its messages'],
       ['approve', 'approve <id> <callId>', 'let a tool call that waits for approval run'],
       ['reject', 'reject <id> <callId>', 'refuse it (the LLM reads why)'],
+      ['event', 'event <id> <name> [json]', 'deliver an event a wait_for_event waits for'],
       ['cancel', 'cancel <id>', 'cancel a run, or the current turn of a conversation'],
     ],
+  ],
+  [
+    'Schedules',
+    [['schedule', 'schedule create|list|describe|pause|unpause|trigger|delete', 'runs on Temporal Schedules']],
   ],
   [
     'Workers and tools',
@@ -155,6 +161,24 @@ ${JSON_HELP}`,
 
   Rejects a tool call waiting for approval; it does not run, and the LLM reads the reason.
   --reason "..."         why; the LLM reads it as the tool's result
+${JSON_HELP}`,
+    event: `usage: ${me} event <id> <name> ['<json>' | @file.json] [--json]
+
+  Delivers an event to a run or conversation: a wait_for_event call of that name gets the JSON
+  payload as its result (default null). An event that arrives before the agent waits is kept.
+  Names: letters, digits and _ . : - (up to 128); payloads up to 256 KiB.
+${JSON_HELP}`,
+    schedule: `${SCHEDULE_USAGE}
+
+  Runs an agent on Temporal's clock (Temporal Schedules): every interval or at cron times, each
+  time a new run of "<message>" with the run options below, or a turn sent to --conversation.
+  Scheduled runs are ordinary runs (list, status, the Temporal UI: TemporalScheduledById='<id>');
+  the server starts them, so no client needs to be up; a worker must poll the task queue.
+  describe shows the next times and recent runs; trigger starts one now; delete stops new runs.
+
+${SCHEDULE_HELP}
+${RUN_OPTION_HELP}
+  --note "..."           (pause) why it is paused
 ${JSON_HELP}`,
     agents: `usage: ${me} agents [--json]
 

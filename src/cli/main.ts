@@ -7,6 +7,7 @@
 import { isConversationCommand, parseConversationArgs } from './parse-conversation-args';
 import { commandHelp, HELP_COMMANDS, overviewHelp, usageOf, wantsHelp } from './help';
 import { runConversationCommand } from './conversation-commands';
+import { parseScheduleArgs, runScheduleCommand } from './schedule-commands';
 import { outcomeJson } from '../client/outcome-json';
 import { outcomeText } from './format-outcome';
 import { parseFlags, takeTaskQueue } from './option-flags';
@@ -81,6 +82,16 @@ export async function main(argv: string[], host: CliHost = {}): Promise<number> 
         stderr: (line) => console.error(line),
         write: (text, toStderr) => (toStderr ? process.stderr : process.stdout).write(text),
       },
+      host.localWorker,
+    );
+  }
+  if (command === 'schedule') {
+    const cmd = parseScheduleArgs(rest, registered);
+    logging();
+    return runScheduleCommand(
+      cmd,
+      taskQueue,
+      { stdout: (text) => console.log(text), stderr: (line) => console.error(line) },
       host.localWorker,
     );
   }

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import {
   agentListFilterProblem,
+  eventProblem,
   validateConversationOptions,
   workflowIdProblem,
   type ConversationOptions,
@@ -25,6 +27,7 @@ export const CONVERSATION_USAGE = `usage: ${commandName()} chat [--conversation 
        ${commandName()} history|status|cancel <id> [--json]               (a conversation or a one-shot run)
        ${commandName()} approve <id> <callId> [--json]                     (a conversation or a one-shot run)
        ${commandName()} reject <id> <callId> [--reason "..."] [--json]
+       ${commandName()} event <id> <name> ['<json>' | @file.json] [--json]        (a conversation or a one-shot run)
        ${commandName()} agents [--json]                                  (the worker's named agents)
        ${commandName()} list [--status S] [--agent NAME] [--limit 20] [--json]  (runs and conversations, newest first)`;
 
@@ -49,10 +52,23 @@ export type ConversationCommand =
     }
   | { kind: 'history' | 'status' | 'cancel' | 'end'; conversationId: string; json: boolean }
   | { kind: 'approve' | 'reject'; conversationId: string; callId: string; reason?: string; json: boolean }
+  | { kind: 'event'; conversationId: string; name: string; payload: unknown; json: boolean }
   | { kind: 'agents'; json: boolean }
   | { kind: 'list'; status?: string; agent?: string; limit: number; json: boolean };
 
-const COMMANDS = ['chat', 'send', 'history', 'status', 'cancel', 'end', 'approve', 'reject', 'agents', 'list'] as const;
+const COMMANDS = [
+  'chat',
+  'send',
+  'history',
+  'status',
+  'cancel',
+  'end',
+  'approve',
+  'reject',
+  'event',
+  'agents',
+  'list',
+] as const;
 
 /** Whether `command` is a conversation command. */
 export function isConversationCommand(command: string): command is ConversationCommand['kind'] {
@@ -119,6 +135,20 @@ export function parseConversationArgs(
       const reason = (values as { reason?: string }).reason;
       return { kind: command, conversationId, callId, ...(reason ? { reason } : {}), json: values.json ?? false };
     }
+    case 'event': {
+      const { values, positionals } = parseFlags(argv, JSON_FLAG);
+      if (positionals.length !== 2 && positionals.length !== 3)
+        throw new UsageError(
+          `event expects <id> <name> and an optional JSON payload, got ${positionals.length === 0 ? 'none' : positionals.map((p) => JSON.stringify(p)).join(' ')}`,
+        );
+      const [conversationId, name] = expectPositionals(command, positionals.slice(0, 2), ['<id>', '<name>']);
+      const problem = eventProblem(name, null);
+      if (problem) throw new UsageError(problem);
+      const payload = positionals.length === 3 ? eventPayload(positionals[2]) : null;
+      const sizeProblem = eventProblem(name, payload);
+      if (sizeProblem) throw new UsageError(sizeProblem);
+      return { kind: 'event', conversationId, name, payload, json: values.json ?? false };
+    }
     case 'agents': {
       const { values, positionals } = parseFlags(argv, JSON_FLAG);
       expectPositionals(command, positionals, []);
@@ -148,6 +178,27 @@ export function parseConversationArgs(
       const [conversationId] = expectPositionals(command, positionals, ['<id>']);
       return { kind: command, conversationId, json: values.json ?? false };
     }
+  }
+}
+
+/** An event's payload: JSON on the command line, or `@file` (JSON read from the file). */
+function eventPayload(raw: string): unknown {
+  let text = raw;
+  if (raw.startsWith('@')) {
+    try {
+      text = readFileSync(raw.slice(1), 'utf8');
+    } catch (err) {
+      throw new UsageError(
+        `event: cannot read ${raw.slice(1)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(
+      `event: the payload is not JSON (${JSON.stringify(text.slice(0, 40))}); quote it, e.g. '{"amount":42}', or give @file.json`,
+    );
   }
 }
 
