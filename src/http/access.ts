@@ -16,6 +16,13 @@ export interface HttpAccessOptions {
   corsOrigins?: readonly string[];
   /** Requests per minute per client (its token, or its address without one); unlimited when absent. */
   rateLimitPerMinute?: number;
+  /**
+   * The secret of signed webhooks (`AGENT_WEBHOOK_SECRET`): event deliveries
+   * (`POST /runs/:id/events/:name`, `POST /conversations/:id/events/:name`) then need
+   * `X-Signature-256: sha256=<hex HMAC-SHA256 of the raw body>` under it, or a bearer token; a
+   * signed request needs no token, so a payment provider can call the route directly.
+   */
+  webhookSecret?: string;
 }
 
 /** The cookie the chat page's requests carry once opened with `?access_token=` (HttpOnly, SameSite=Strict). */
@@ -26,8 +33,9 @@ export const MIN_TOKEN_LENGTH = 16;
 
 /**
  * Reads `AGENT_HTTP_TOKENS` (comma-separated), `AGENT_HTTP_CORS_ORIGINS` (comma-separated) and
- * `AGENT_HTTP_RATE_LIMIT` (requests per minute per client). Throws on a token shorter than 16
- * characters, an origin that is not `scheme://host[:port]`, or a limit that is not a whole number.
+ * `AGENT_HTTP_RATE_LIMIT` (requests per minute per client) and `AGENT_WEBHOOK_SECRET`. Throws on a
+ * token or secret shorter than 16 characters, an origin that is not `scheme://host[:port]`, or a
+ * limit that is not a whole number.
  */
 export function httpAccessFromEnv(env: NodeJS.ProcessEnv = process.env): HttpAccessOptions {
   const list = (raw: string | undefined) =>
@@ -52,6 +60,14 @@ export function httpAccessFromEnv(env: NodeJS.ProcessEnv = process.env): HttpAcc
     if (!/^\d+$/.test(limit) || Number(limit) < 1)
       throw new Error(`AGENT_HTTP_RATE_LIMIT must be a whole number of requests per minute >= 1, got "${limit}"`);
     options.rateLimitPerMinute = Number(limit);
+  }
+  const secret = env.AGENT_WEBHOOK_SECRET;
+  if (secret !== undefined && secret !== '') {
+    if (secret.length < MIN_TOKEN_LENGTH)
+      throw new Error(
+        `AGENT_WEBHOOK_SECRET is shorter than ${MIN_TOKEN_LENGTH} characters (use e.g. openssl rand -hex 32)`,
+      );
+    options.webhookSecret = secret;
   }
   return options;
 }
@@ -157,7 +173,10 @@ export type AccessDecision = 'allowed' | 'answered';
  * {@link FAILED_AUTH_PER_MINUTE} a minute without a limit set). A target that is not a URL gets
  * 400. `open` paths (the health check) skip the token and the limit.
  */
-export function accessChecker(options: HttpAccessOptions, open: (path: string) => boolean = () => false) {
+export function accessChecker(
+  options: HttpAccessOptions,
+  open: (path: string, req: IncomingMessage) => boolean = () => false,
+) {
   const tokens = options.tokens ?? [];
   const origins = options.corsOrigins ?? [];
   const limiter = options.rateLimitPerMinute ? new RateLimiter(options.rateLimitPerMinute) : undefined;
@@ -184,7 +203,7 @@ export function accessChecker(options: HttpAccessOptions, open: (path: string) =
         res.writeHead(204, {
           'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
           'access-control-allow-headers':
-            'authorization, content-type, last-event-id, prefer, mcp-session-id, mcp-protocol-version, x-namespace',
+            'authorization, content-type, last-event-id, prefer, mcp-session-id, mcp-protocol-version, x-namespace, x-signature-256',
           'access-control-max-age': '600',
         });
         res.end();
@@ -196,7 +215,7 @@ export function accessChecker(options: HttpAccessOptions, open: (path: string) =
       sendBadTarget(res);
       return 'answered';
     }
-    if (open(url.pathname)) return 'allowed';
+    if (open(url.pathname, req)) return 'allowed';
     const token = presentedToken(req);
     if (tokens.length > 0 && !tokenMatches(token, tokens)) {
       const retryAfter = guesses.take(`a:${req.socket.remoteAddress ?? '?'}`);

@@ -13,6 +13,8 @@ import { runOutcome, startAgentRun } from '../client/run-agent';
 import { chatPageHtml } from './chat-page';
 import { accessChecker, requestUrl, sendBadTarget, tokenMatches, TOKEN_COOKIE, type HttpAccessOptions } from './access';
 import { events, sendEvents, streamTurn, wantsEventStream } from './event-stream-routes';
+import { deliverEventRoute, signedDelivery } from './event-routes';
+import { scheduleRoute } from './schedule-routes';
 import {
   allow,
   boundedWait,
@@ -62,6 +64,8 @@ export interface HttpApiOptions {
  *   POST /conversations/:id/approvals/:callId   {"approve": true|false, "reason"?}
  *   POST /conversations/:id/cancel              cancels the running turn
  *   GET  /runs/:id/events, /conversations/:id/events   the live events (Server-Sent Events)
+ *   POST /runs/:id/events/:name, /conversations/:id/events/:name   deliver an event (the body: its JSON payload) to a wait_for_event; signed webhooks with `access.webhookSecret`
+ *   GET|POST /schedules, GET|DELETE /schedules/:id, POST /schedules/:id/pause|unpause|trigger   schedules (see `schedule-routes.ts`)
  *
  * Event streams: each SSE message has `id:` = the event's offset and `data:` = the event as JSON
  * (with its `type`). A reconnecting client sends `Last-Event-ID` (or `?after=<offset>`) and gets
@@ -77,7 +81,9 @@ export function createHttpApi(options: HttpApiOptions): Server {
 
 /** The API's request handler, for mounting in a server of your own (see {@link createHttpApi}). */
 export function httpApiHandler(options: HttpApiOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const checkAccess = accessChecker(options.access ?? {}, (path) => path === '/healthz');
+  const access = options.access ?? {};
+  // Signed webhook deliveries skip the token: their route checks the signature instead.
+  const checkAccess = accessChecker(access, (path, req) => path === '/healthz' || signedDelivery(path, req, access));
   const tokens = options.access?.tokens ?? [];
   const context: RouteContext = { ...options, health: cachedHealth(options.client), agents: cachedAgents(options) };
   return (req, res) => {
@@ -273,11 +279,17 @@ async function route(
     }
     if (parts.length === 4 && parts[2] === 'approvals') return approve(req, res, o, id, parts[3], method);
     if (parts.length === 3 && parts[2] === 'events') return events(req, res, o.client, id, 'run', url, method, gone);
+    if (parts.length === 4 && parts[2] === 'events')
+      return deliverEventRoute(req, res, o.client, o.access ?? {}, id, parts[3], method);
   }
+
+  if (parts[0] === 'schedules') return scheduleRoute(req, res, o.client, o.taskQueue, parts, method);
 
   if (parts[0] === 'conversations' && parts.length >= 2) {
     if (parts.length === 3 && parts[2] === 'events')
       return events(req, res, o.client, id, 'conversation', url, method, gone);
+    if (parts.length === 4 && parts[2] === 'events')
+      return deliverEventRoute(req, res, o.client, o.access ?? {}, id, parts[3], method);
     if (parts.length === 2) {
       allow(method, 'GET');
       const status = await readStatus(o.client, id);

@@ -151,6 +151,20 @@ export function allow(method: string, expected: string): void {
  * when it is not a JSON object.
  */
 export async function readJson(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
+  const raw = await readBody(req, maxBytes);
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'the request body must be JSON');
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new HttpError(400, 'the request body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+/** A request's raw body, at most `maxBytes` (413 beyond, before the rest is read). */
+export async function readBody(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<Buffer> {
   let size = 0;
   const chunks: Buffer[] = [];
   for await (const chunk of req) {
@@ -163,15 +177,7 @@ export async function readJson(req: IncomingMessage, maxBytes = MAX_BODY_BYTES):
       );
     chunks.push(chunk as Buffer);
   }
-  let body: unknown;
-  try {
-    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new HttpError(400, 'the request body must be JSON');
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body))
-    throw new HttpError(400, 'the request body must be a JSON object');
-  return body as Record<string, unknown>;
+  return Buffer.concat(chunks);
 }
 
 /** Answers an error as JSON `{ error, errorType }` with its status: an {@link HttpError}'s, a client error's by its kind, else 500. */

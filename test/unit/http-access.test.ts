@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { createHttpApi } from '../../src/http/http-api';
+import { signedDelivery } from '../../src/http/event-routes';
 import {
   FAILED_AUTH_PER_MINUTE,
   httpAccessFromEnv,
@@ -71,6 +72,22 @@ describe('HTTP access rules', () => {
       isLoopback('0.0.0.0'),
       isLoopback('10.0.0.1'),
     ]).toEqual([true, true, true, false, false]);
+  });
+
+  it('read AGENT_WEBHOOK_SECRET, refusing a short one; signed event deliveries skip the token check', () => {
+    expect(httpAccessFromEnv({ AGENT_WEBHOOK_SECRET: 'whsec-0123456789abcdef' }).webhookSecret).toBe(
+      'whsec-0123456789abcdef',
+    );
+    expect(() => httpAccessFromEnv({ AGENT_WEBHOOK_SECRET: 'short' })).toThrow(/shorter than 16 characters/);
+    const req = (method: string, headers: Record<string, string>) =>
+      ({ method, headers }) as unknown as IncomingMessage;
+    const access = { tokens: ['t'.repeat(20)], webhookSecret: 's'.repeat(20) };
+    const signed = req('POST', { 'x-signature-256': 'sha256=00' });
+    expect(signedDelivery('/runs/r1/events/paid', signed, access)).toBe(true);
+    expect(signedDelivery('/conversations/c1/events/paid', signed, access)).toBe(true);
+    expect(signedDelivery('/runs/r1/events', signed, access)).toBe(false);
+    expect(signedDelivery('/runs/r1/events/paid', req('POST', {}), access)).toBe(false);
+    expect(signedDelivery('/runs/r1/events/paid', signed, { tokens: access.tokens })).toBe(false);
   });
 
   it('limit wrong tokens per address, with or without a rate limit set', async () => {
