@@ -9,6 +9,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { createHttpApi } from '../../src/http/http-api';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { defineAgent, type AgentDefinition } from '../../src/worker/agents/define-agent';
+import { waitForEvent } from '../../src/core';
 import { ROOT } from '../helpers/processes';
 import { call, lastOf, startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
@@ -28,6 +29,7 @@ function model(req: ChatRequest) {
   if (last.role === 'tool') return { content: `tool said: ${last.content}` };
   if (user === 'pay bob') return call(['transfer', { to: 'bob', amount: 5 }]);
   if (user === 'wait for it') return call(['slow', { key: 'chat-page' }]);
+  if (user === 'wait for the payment') return call(['wait_for_event', { name: 'payment_received' }]);
   return { content: STORY, chunkDelayMs: 60 };
 }
 
@@ -191,5 +193,46 @@ it('says on an empty page which agent and model answer, offers questions to try,
       expect(errors).toEqual([]);
     },
     [helper, other],
+  );
+});
+
+it('shows a wait for an event and its arrival, and an approval with its deadline and escalation', async () => {
+  const collector = defineAgent({
+    name: 'collector',
+    instructions: 'You collect payments.',
+    tools: [waitForEvent, 'transfer'],
+    approvalTimeout: '2s',
+    onApprovalTimeout: 'escalate',
+  });
+  await withPage(
+    async (page, base) => {
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(base);
+      await page.selectOption('#agent', 'collector');
+      const conversationId = decodeURIComponent(/conversation=([^&]+)/.exec(page.url())![1]);
+      await send(page, 'wait for the payment');
+      await page.locator('.wait', { hasText: '⏸ Waiting for the event payment_received (until ' }).waitFor();
+      const delivered = await fetch(`${base}/conversations/${conversationId}/events/payment_received`, {
+        method: 'POST',
+        body: '{"amount":42}',
+      });
+      expect(delivered.status).toBe(202);
+      await page.locator('.note.event', { hasText: 'Event received: payment_received' }).waitFor();
+      await page.locator('.wait', { hasText: '— the event arrived' }).waitFor();
+      await page.locator('.agent .text', { hasText: 'tool said: {"amount":42}' }).waitFor();
+      await page.locator('.agent .done').first().waitFor();
+
+      await send(page, 'pay bob');
+      await page.locator('.approval .deadline', { hasText: 'decide by ' }).waitFor();
+      await page.locator('.approval .deadline.escalated', { hasText: 'Escalated: no decision in time' }).waitFor();
+      await page.locator('.approval button.approve').click();
+      await page.locator('.approval').getByText('Approved').waitFor();
+      await page.locator('.agent .text', { hasText: 'tool said: sent 5 to bob' }).waitFor();
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, 'chat-page-waits.png'), fullPage: true });
+      expect(errors).toEqual([]);
+    },
+    [collector],
   );
 });
