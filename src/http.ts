@@ -12,4 +12,5 @@ export {
   type HttpApiOptions,
 } from './http/http-api';
 export { httpAccessFromEnv, FAILED_AUTH_PER_MINUTE, MIN_TOKEN_LENGTH, type HttpAccessOptions } from './http/access';
+export { signBody, signatureProblem, SIGNATURE_HEADER } from './http/webhook-signature';
 export { outcomeJson } from './client/outcome-json';

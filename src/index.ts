@@ -101,6 +101,36 @@ export {
 export { ClientError, type ClientErrorKind } from './client/client-error';
 export { streamEvents, isTurnEnd, type StreamEventsOptions } from './client/event-stream';
 export { restoreToolResults, toolOutcomesInHistory } from './client/tool-results';
+export { deliverEvent } from './client/deliver-event';
+
+// Schedules (Temporal Schedules) of agent runs and conversation turns.
+export {
+  scheduleAgent,
+  listSchedules,
+  describeSchedule,
+  pauseSchedule,
+  unpauseSchedule,
+  triggerSchedule,
+  deleteSchedule,
+  type AgentSchedule,
+  type ScheduleAgentOptions,
+} from './client/schedules';
+export {
+  SCHEDULE_OVERLAPS,
+  type AgentScheduleRequest,
+  type ScheduleOverlap,
+} from './core/schedules';
+
+// Durable waits as built-in tools: name them in an agent's or run's tools.
+export {
+  sleep,
+  waitForEvent,
+  SLEEP,
+  WAIT_FOR_EVENT,
+  DEFAULT_MAX_WAIT_MS,
+  MAX_EVENT_PAYLOAD_BYTES,
+  type DeliveredEvent,
+} from './core/durable-waits';
 
 // Traces (OpenTelemetry, GenAI spans) for workers and clients.
 export { installTracing, tracingFromEnv, flushTracing, type TracingOptions } from './telemetry/tracing';
@@ -131,6 +161,8 @@ export type {
   AgentActivities,
   AgentSummary,
   ModelCallInput,
+  ScheduledTurnInput,
+  ScheduledTurnResult,
   ResolveAgentInput,
   ResolveToolsInput,
   ToolCallInput,

@@ -4,12 +4,14 @@
  * plain types), never Node modules, `openai` or `zod`, so a workflow bundle that imports it stays
  * small and replay-safe.
  */
-export { agentWorkflow, conversationWorkflow } from './workflows';
+export { agentWorkflow, conversationWorkflow, scheduledTurnWorkflow } from './workflows';
 export { executeAgent, type ExecuteAgentOptions } from './workflows/execute-agent';
 export {
   AGENT_WORKFLOW_TYPE,
   CONVERSATION_WORKFLOW_TYPE,
   LIST_AGENTS_WORKFLOW_TYPE,
+  SCHEDULED_TURN_WORKFLOW_TYPE,
+  deliverEventSignal,
   statusQuery,
   messagesQuery,
   pendingApprovalsQuery,
