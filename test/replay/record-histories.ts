@@ -14,7 +14,8 @@ import { createAgentWorker } from '../../src/worker/create-agent-worker';
 import { startDevServer } from '../../src/connection/dev-server';
 import { installRuntimeLogging } from '../../src/worker/logging';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
-import { startModel, startScriptedModel } from '../helpers/scripted-model';
+import { answer, startModel, startScriptedModel } from '../helpers/scripted-model';
+import { SCHEDULED_TURN_WORKFLOW_TYPE } from '../../src/common/definitions';
 import { modelAt } from '../helpers/temporal';
 import { bookingToolProvider, testAgents, testRegistry } from '../helpers/test-tools';
 import { conversationScenarios, replayAgents, scenarios } from './scenarios';
@@ -82,6 +83,21 @@ async function main(only: string[]): Promise<void> {
       histories.forEach((history, i) =>
         write(runs.length === 1 ? scenario.name : `${scenario.name}-run${runs.length - i}`, history),
       );
+    }
+    // What a schedule that targets a conversation starts: one activity that sends the message.
+    if (wanted('scheduled-turn')) {
+      const model = await startModel(() => answer('good morning'));
+      const w = await worker('scheduled-turn', model.baseURL);
+      const id = 'replay-scheduled-turn';
+      await w.runUntil(
+        client.workflow.execute(SCHEDULED_TURN_WORKFLOW_TYPE, {
+          taskQueue: 'record-scheduled-turn',
+          workflowId: id,
+          args: [{ conversationId: 'replay-scheduled-conversation', turn: { message: 'Good morning' } }],
+        }),
+      );
+      await model.close();
+      write('scheduled-turn', await client.workflow.getHandle(id).fetchHistory());
     }
   } finally {
     await connection.close();
