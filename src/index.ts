@@ -115,11 +115,7 @@ export {
   type AgentSchedule,
   type ScheduleAgentOptions,
 } from './client/schedules';
-export {
-  SCHEDULE_OVERLAPS,
-  type AgentScheduleRequest,
-  type ScheduleOverlap,
-} from './core/schedules';
+export { SCHEDULE_OVERLAPS, type AgentScheduleRequest, type ScheduleOverlap } from './core/schedules';
 
 // Durable waits as built-in tools: name them in an agent's or run's tools.
 export {
