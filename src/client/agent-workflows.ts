@@ -120,14 +120,22 @@ export async function readTranscript(
   const found = await find(client, workflowId);
   try {
     if (found.kind === 'conversation') {
-      const { system, messages } = await readRange(client, workflowId, undefined, 0, undefined);
+      const { system, messages: held } = await readRange(client, workflowId, undefined, 0, undefined);
+      const messages = held.map(withoutCounts);
       return system === undefined ? { messages } : { system, messages };
     }
-    const all = await readRunMessages(client, workflowId);
+    const all = (await readRunMessages(client, workflowId)).map(withoutCounts);
     return isInstructions(all[0]) ? { system: String(all[0].content), messages: all.slice(1) } : { messages: all };
   } catch (err) {
     throw await explainFailure(client, workflowId, err, 'agent');
   }
+}
+
+/** A message as clients read it: without the token count the workers keep on it for memory by tokens. */
+function withoutCounts(message: ChatMessage): ChatMessage {
+  if (message.tokens === undefined) return message;
+  const { tokens: _tokens, ...rest } = message;
+  return rest;
 }
 
 /**

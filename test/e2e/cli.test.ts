@@ -30,7 +30,7 @@ describe('client.ts rejects bad input before starting anything', () => {
     [['fly'], /unknown command "fly"/],
     [
       ['list', '--status', 'sleeping'],
-      /unknown status "sleeping"; one of: thinking, running_tools, awaiting_approval, idle, completed/,
+      /unknown status "sleeping"; one of: thinking, running_tools, awaiting_approval, escalated, waiting, idle, completed/,
     ],
   ])('%j', async (args, message) => {
     const r = await runTs(['client.ts', ...args], env);
