@@ -18,7 +18,7 @@ const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}
  *   client      runs, conversations, streams, listing: what CLI, HTTP and MCP share
  *   worker      plugin, activities, tools, agents, MCP client, model adapters
  *   http, mcp-server, codec-server   servers built on the client
- *   cli, examples, bin, entry points
+ *   cli, test-kit, examples, bin, entry points
  */
 const deterministic = ['src/core', 'src/common', 'src/workflows'];
 
@@ -119,22 +119,33 @@ export default tseslint.config(
   },
   boundary(
     ['src/client', 'src/connection'],
-    ['worker', 'cli', 'http', 'mcp-server', 'codec-server', 'examples'],
+    ['worker', 'cli', 'http', 'mcp-server', 'codec-server', 'examples', 'test-kit'],
     'clients never import worker code (not even its types: take what you need by shape) or the surfaces built on them',
   ),
   boundary(
     ['src/worker'],
-    ['client', 'cli', 'http', 'mcp-server', 'codec-server', 'examples'],
+    ['client', 'cli', 'http', 'mcp-server', 'codec-server', 'examples', 'test-kit'],
     'the worker never imports client code or the surfaces',
   ),
   boundary(
     ['src/codec', 'src/schema', 'src/storage', 'src/telemetry', 'src/testing'],
-    ['worker', 'client', 'connection', 'cli', 'http', 'mcp-server', 'codec-server', 'workflows', 'examples'],
+    [
+      'worker',
+      'client',
+      'connection',
+      'cli',
+      'http',
+      'mcp-server',
+      'codec-server',
+      'workflows',
+      'examples',
+      'test-kit',
+    ],
     'building blocks stay below the sides that use them',
   ),
   boundary(
     ['src/http', 'src/mcp-server', 'src/codec-server'],
-    ['worker', 'cli', 'examples'],
+    ['worker', 'cli', 'examples', 'test-kit'],
     'servers are built on the client, not on the worker or the command line',
   ),
 );

@@ -8,7 +8,7 @@ import { outcomeText } from '../src/cli/format-outcome';
 import { runFromCommandLine } from '../src/cli/run-flow';
 import { demoWorker } from '../src/cli/demo-worker';
 import { installRuntimeLogging } from '../src/worker/logging';
-import { demoModel } from '../src/examples/demo-model';
+import { demoModel } from '../src/testing/demo-model';
 import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../src/testing/openai-compatible-server';
 
 const DEMO_QUESTION = 'What is the square root of the sum of the numbers of letters in the words "hello" and "world"?';

@@ -42,6 +42,13 @@ export {
 // Workers.
 export { AgentsPlugin, type AgentsPluginOptions } from './worker/agents-plugin';
 export { createAgentWorker, type AgentWorkerOptions } from './worker/create-agent-worker';
+export {
+  replayAgentHistories,
+  replayQuery,
+  REPLAYED_WORKFLOW_TYPES,
+  type ReplayReport,
+  type ReplaySource,
+} from './worker/replay-histories';
 export { modelConfigFromEnv, type ModelConfig, type NamedModels, type StreamingOptions } from './worker/activities';
 export type { AiSdkLanguageModel } from './worker/models/ai-sdk/ai-sdk-model';
 export { DEFAULT_PRICES, DEFAULT_PRICES_DATE, type ModelPrice } from './worker/models/prices';

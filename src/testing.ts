@@ -1,11 +1,22 @@
 /**
- * `durable-agents/testing`: what your own tests need to run agents without a real model: an
- * OpenAI-compatible server on loopback that answers from a script (or a function of the request)
- * and records the requests it got, so tests can assert on prompts and the tools offered.
- *
- * @experimental More of a test kit (a test environment with a dev server and worker) is coming;
- * names may change until then.
+ * `durable-agents/testing`: what your own tests need to test agents without a real model or a
+ * Temporal server of your own, with any test runner (`node:test`, jest, vitest):
+ * `createTestEnvironment` starts a dev server and a worker with your agents, and `scriptedModel`
+ * answers model calls from a script, in every provider's wire format, recording the requests.
+ * `startOpenAICompatibleServer` is the scripted server on its own.
  */
+export {
+  scriptedModel,
+  type ScriptedModel,
+  type ScriptedModelOptions,
+  type ScriptedStep,
+  type ScriptedAnswer,
+  type ScriptedUsage,
+  type ScriptedStepExtras,
+  type ScriptedProvider,
+} from './test-kit/scripted-model';
+export { createTestEnvironment, type TestEnvironment, type TestEnvironmentOptions } from './test-kit/test-environment';
+export { demoModel } from './testing/demo-model';
 export {
   startOpenAICompatibleServer,
   type ChatAnswer,

@@ -5,6 +5,7 @@ import { MCP_USAGE } from './mcp-command';
 import { CONVERSATION_OPTION_HELP } from './parse-conversation-args';
 import { RUN_USAGE } from './parse-run-args';
 import { SCHEDULE_HELP, SCHEDULE_USAGE } from './schedule-commands';
+import { REPLAY_USAGE } from './replay-command';
 import { IMAGE_HELP, RUN_OPTION_HELP, TASK_QUEUE_HELP, WAIT_HELP } from './option-flags';
 
 /**
@@ -46,6 +47,7 @@ const SUMMARIES: [group: string, commands: [name: string, synopsis: string, summ
     'Schedules',
     [['schedule', 'schedule create|list|describe|pause|unpause|trigger|delete', 'runs on Temporal Schedules']],
   ],
+  ['Changing agents safely', [['replay', 'replay', 'replay recorded histories against this code (a deploy gate)']]],
   [
     'Workers and tools',
     [
@@ -180,6 +182,17 @@ ${SCHEDULE_HELP}
 ${RUN_OPTION_HELP}
   --note "..."           (pause) why it is paused
 ${JSON_HELP}`,
+    replay: `${REPLAY_USAGE}
+
+  Replays agent and conversation histories against the workflow code installed here, and fails
+  (exit 1) when one would not replay: the change would break runs in flight (non-determinism).
+  From the cluster (TEMPORAL_*, through AGENT_ENCRYPTION_KEYS), or from JSON files.
+  --since 7d             histories of runs started within this long (default 7d)
+  --query "..."          a visibility query instead, e.g. "WorkflowType = 'agentWorkflow'"
+  --limit N              at most N workflows (default 1000), newest first
+  --histories DIR        replay the .json histories of a folder (or one file) instead; a file's
+                         name is its workflow id (temporal workflow show -w ID --output json > ID.json)
+${JSON_HELP.replace('one JSON object', 'one JSON object: {"replayed", "failed": [{"workflowId", "file"?, "error"}]}')}`,
     agents: `usage: ${me} agents [--json]
 
   Lists the named agents the task queue's workers serve, with their tools and model.

@@ -8,6 +8,7 @@ import { isConversationCommand, parseConversationArgs } from './parse-conversati
 import { commandHelp, HELP_COMMANDS, overviewHelp, usageOf, wantsHelp } from './help';
 import { runConversationCommand } from './conversation-commands';
 import { parseScheduleArgs, runScheduleCommand } from './schedule-commands';
+import { parseReplayArgs, runReplayCommand } from './replay-command';
 import { outcomeJson } from '../client/outcome-json';
 import { outcomeText } from './format-outcome';
 import { parseFlags, takeTaskQueue } from './option-flags';
@@ -84,6 +85,14 @@ export async function main(argv: string[], host: CliHost = {}): Promise<number> 
       },
       host.localWorker,
     );
+  }
+  if (command === 'replay') {
+    const cmd = parseReplayArgs(rest);
+    logging();
+    return runReplayCommand(cmd, taskQueue, {
+      stdout: (text) => console.log(text),
+      stderr: (line) => console.error(line),
+    });
   }
   if (command === 'schedule') {
     const cmd = parseScheduleArgs(rest, registered);

@@ -9,7 +9,7 @@ import { searchWeather } from './tools/weather';
  */
 export { add, sqrt, squareRoot, stringLength, sum, searchWeather };
 export { calculatorAgent, weatherAgent, exampleAgents } from './agents';
-export { demoModel } from './demo-model';
+export { demoModel } from '../testing/demo-model';
 
 /** The example tools: the calculator's and the weather lookup. */
 export const exampleTools = [stringLength, add, sqrt, sum, squareRoot, searchWeather];

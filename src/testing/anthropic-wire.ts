@@ -107,8 +107,8 @@ export async function sendAnthropicAnswer(
   const cached = answer.usage?.cachedPromptTokens ?? 0;
   const written = answer.usage?.cacheWriteTokens ?? 0;
   const usage = {
-    input_tokens: Math.max(1, Math.ceil(raw.length / 4) - cached - written),
-    output_tokens: Math.ceil(JSON.stringify(blocks).length / 4),
+    input_tokens: answer.usage?.promptTokens ?? Math.max(1, Math.ceil(raw.length / 4) - cached - written),
+    output_tokens: answer.usage?.completionTokens ?? Math.ceil(JSON.stringify(blocks).length / 4),
     cache_read_input_tokens: cached,
     cache_creation_input_tokens: written,
     ...(answer.usage?.reasoningTokens

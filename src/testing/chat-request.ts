@@ -39,7 +39,13 @@ export type ChatAnswer =
       /** Reasoning before the answer: Anthropic's thinking blocks (`signature` kept as given) or redacted ones; for the Responses API, reasoning items whose encrypted content is the signature. */
       reasoning?: Array<{ text: string; signature: string } | { redacted: string }>;
       /** Token details to report: cache reads and writes, reasoning. */
-      usage?: { cachedPromptTokens?: number; cacheWriteTokens?: number; reasoningTokens?: number };
+      usage?: {
+        promptTokens?: number;
+        completionTokens?: number;
+        cachedPromptTokens?: number;
+        cacheWriteTokens?: number;
+        reasoningTokens?: number;
+      };
     }
   | { http: { status: number; body?: unknown; headers?: Record<string, string> } };
 

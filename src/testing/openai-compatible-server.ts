@@ -67,8 +67,9 @@ export async function startOpenAICompatibleServer(
     const content = answer.content ?? null;
     // A request in the legacy `functions` format gets the legacy answer: one `function_call`.
     const legacy = Array.isArray(request.functions) && toolCalls.length > 0;
-    const promptTokens = Math.ceil(JSON.stringify(request.messages).length / 4);
-    const completionTokens = Math.ceil(((content ?? '').length + JSON.stringify(toolCalls).length) / 4);
+    const promptTokens = answer.usage?.promptTokens ?? Math.ceil(JSON.stringify(request.messages).length / 4);
+    const completionTokens =
+      answer.usage?.completionTokens ?? Math.ceil(((content ?? '').length + JSON.stringify(toolCalls).length) / 4);
     const usage = {
       prompt_tokens: promptTokens,
       completion_tokens: completionTokens,

@@ -104,8 +104,9 @@ export async function sendResponsesAnswer(
       status: 'completed',
     }),
   );
-  const inputTokens = Math.ceil(JSON.stringify(request.raw ?? request.messages).length / 4);
-  const outputTokens = Math.ceil(JSON.stringify(output).length / 4);
+  const inputTokens =
+    answer.usage?.promptTokens ?? Math.ceil(JSON.stringify(request.raw ?? request.messages).length / 4);
+  const outputTokens = answer.usage?.completionTokens ?? Math.ceil(JSON.stringify(output).length / 4);
   const response = {
     id: `resp_${id}`,
     object: 'response',

@@ -217,6 +217,14 @@ it('support-agent: a custom tool and a structured agent in its own worker, asked
     } finally {
       await mcp.close();
     }
+
+    // The example's own tests, as its users run them: `npm test` (node --test) with the testing
+    // kit, no model server and no TEMPORAL_ADDRESS (the kit starts a dev server of its own).
+    const tested = await exec('npm', ['test'], dir, cleanEnv({ TEMPORAL_CLI_PATH: findTemporalCli() }));
+    expect({ code: tested.code, output: `${tested.stdout}${tested.stderr}` }).toEqual({
+      code: 0,
+      output: expect.stringMatching(/# pass 2\n# fail 0/),
+    });
   } finally {
     worker.stop();
   }

@@ -1,4 +1,4 @@
-import type { ChatAnswer, ChatRequest } from '../testing/openai-compatible-server';
+import type { ChatAnswer, ChatRequest } from './openai-compatible-server';
 
 /**
  * The bundled offline model behind `npm run demo` when no LLM is configured. It is a script, not
