@@ -47,7 +47,7 @@ export interface AgentActivities {
   /**
    * Sends a schedule's message to its conversation (opening it on this worker's task queue when
    * it is not open) and returns once the conversation accepted it; the turn goes on there. The
-   * message carries the scheduled workflow's id as its update id, so a retried attempt never
+   * message carries the scheduled workflow run's id as its update id, so a retried attempt never
    * sends it twice. A refused message fails with `Schedule.MessageRefused` (not retried).
    */
   sendScheduledMessage(input: ScheduledTurnInput): Promise<ScheduledTurnResult>;

@@ -92,6 +92,11 @@ it('sends scheduled turns to one conversation, which keeps its memory', async ()
       () => conversationStatus(client, conversationId).catch(() => undefined),
       (s) => (s?.turns ?? 0) >= 1 && !s?.currentTurn,
     );
+    // The first firing's workflow has closed (else the default overlap policy, skip, drops the next).
+    await eventually(
+      () => describeSchedule(client, scheduleId),
+      (d) => d.running!.length === 0,
+    );
     await triggerSchedule(client, scheduleId);
     const status = await eventually(
       () => conversationStatus(client, conversationId),

@@ -9,7 +9,7 @@ import type { ScheduledTurnInput, ScheduledTurnResult } from '../../common/activ
  * Builds the activity through which a schedule talks to a conversation: a schedule can only start
  * workflows, and a conversation is one long-lived workflow, so the short `scheduledTurnWorkflow`
  * it starts sends the message from here (Update-with-Start, as clients send messages). The update
- * id is the scheduled workflow's id: a retried attempt, or a replayed one, never sends it twice.
+ * id is the scheduled workflow run's: a retried attempt never sends it twice.
  */
 export function createSendScheduledMessage(deps: { client?: Client }) {
   return async function sendScheduledMessage(input: ScheduledTurnInput): Promise<ScheduledTurnResult> {
@@ -24,7 +24,8 @@ export function createSendScheduledMessage(deps: { client?: Client }) {
     try {
       await client.workflow.startUpdateWithStart(sendMessageUpdate, {
         args: [turn],
-        updateId: `${ctx.info.workflowExecution?.workflowId ?? ctx.info.activityId}-message`,
+        // The firing's run, not only its id: two manual triggers in one second share a workflow id.
+        updateId: `${ctx.info.workflowExecution?.workflowId ?? ctx.info.activityId}-${ctx.info.workflowExecution?.runId ?? ''}`,
         waitForStage: 'ACCEPTED',
         startWorkflowOperation: new WithStartWorkflowOperation(CONVERSATION_WORKFLOW_TYPE, {
           workflowId: conversationId,
