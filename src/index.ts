@@ -110,6 +110,26 @@ export { streamEvents, isTurnEnd, type StreamEventsOptions } from './client/even
 export { restoreToolResults, toolOutcomesInHistory } from './client/tool-results';
 export { deliverEvent } from './client/deliver-event';
 
+// Evals: datasets of cases run as real agent runs and scored.
+export {
+  parseDataset,
+  expectationFailures,
+  type EvalCase,
+  type EvalExpectation,
+  type NumberedCase,
+  type ScoredOutcome,
+} from './client/eval-cases';
+export {
+  runEval,
+  newEvalId,
+  summarize as summarizeEval,
+  EVAL_SEARCH_ATTRIBUTE,
+  type EvalOptions,
+  type EvalReport,
+  type EvalCaseResult,
+  type EvalSummary,
+} from './client/run-eval';
+
 // Schedules (Temporal Schedules) of agent runs and conversation turns.
 export {
   scheduleAgent,

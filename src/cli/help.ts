@@ -6,6 +6,7 @@ import { CONVERSATION_OPTION_HELP } from './parse-conversation-args';
 import { RUN_USAGE } from './parse-run-args';
 import { SCHEDULE_HELP, SCHEDULE_USAGE } from './schedule-commands';
 import { REPLAY_USAGE } from './replay-command';
+import { EVAL_USAGE } from './eval-command';
 import { IMAGE_HELP, RUN_OPTION_HELP, TASK_QUEUE_HELP, WAIT_HELP } from './option-flags';
 
 /**
@@ -193,6 +194,19 @@ ${JSON_HELP}`,
   --histories DIR        replay the .json histories of a folder (or one file) instead; a file's
                          name is its workflow id (temporal workflow show -w ID --output json > ID.json)
 ${JSON_HELP.replace('one JSON object', 'one JSON object: {"replayed", "failed": [{"workflowId", "file"?, "error"}]}')}`,
+    eval: `${EVAL_USAGE}
+
+  Runs each case of a JSON Lines dataset as a real agent run and scores it. A line:
+    {"input": "..." | {"message", ...run options}, "expected"?: {"contains" | "equals" | "regex" |
+     "schema" | "toolCalls"}, "judge"?: "criteria for an LLM judge", "name"?: "..."}
+  Prints a table of cases and the summary; exit 1 when the pass rate is under --min-pass.
+  --concurrency N        cases run at once (default 4)
+  --min-pass 0.9         the lowest pass rate that exits 0 (default 1)
+  --compare NAME         run the cases again with this named agent, or else this model, side by side
+  --judge-model NAME     the model of the LLM judge (default: the runs')
+${RUN_OPTION_HELP}
+  --json                 one JSON line per case, then the summary as the last line:
+                         {"evalId", "total", "passed", "failed", "passRate", "usage", "costUsd"?}`,
     agents: `usage: ${me} agents [--json]
 
   Lists the named agents the task queue's workers serve, with their tools and model.

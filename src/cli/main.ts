@@ -9,6 +9,7 @@ import { commandHelp, HELP_COMMANDS, overviewHelp, usageOf, wantsHelp } from './
 import { runConversationCommand } from './conversation-commands';
 import { parseScheduleArgs, runScheduleCommand } from './schedule-commands';
 import { parseReplayArgs, runReplayCommand } from './replay-command';
+import { parseEvalArgs, runEvalCommand } from './eval-command';
 import { outcomeJson } from '../client/outcome-json';
 import { outcomeText } from './format-outcome';
 import { parseFlags, takeTaskQueue } from './option-flags';
@@ -83,6 +84,16 @@ export async function main(argv: string[], host: CliHost = {}): Promise<number> 
         stderr: (line) => console.error(line),
         write: (text, toStderr) => (toStderr ? process.stderr : process.stdout).write(text),
       },
+      host.localWorker,
+    );
+  }
+  if (command === 'eval') {
+    const cmd = parseEvalArgs(rest, registered);
+    logging();
+    return runEvalCommand(
+      cmd,
+      taskQueue,
+      { stdout: (text) => console.log(text), stderr: (line) => console.error(line) },
       host.localWorker,
     );
   }

@@ -96,6 +96,8 @@ async function startDevServerOnce(options: DevServerOptions, env: NodeJS.Process
   // The agents' search attributes (AgentStatus, ...), so the UI and `client.ts list` filter on them.
   for (const [name, type] of Object.entries(AGENT_SEARCH_ATTRIBUTES))
     args.push('--search-attribute', `${name}=${type}`);
+  // The eval of a run (`durable-agents eval` tags its runs with it).
+  args.push('--search-attribute', 'AgentEval=Keyword');
   for (const [key, value] of Object.entries({ ...DEV_SERVER_DYNAMIC_CONFIG, ...options.dynamicConfig }))
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   if (options.dbFilename) {
