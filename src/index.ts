@@ -43,6 +43,21 @@ export {
 export { AgentsPlugin, type AgentsPluginOptions } from './worker/agents-plugin';
 export { createAgentWorker, type AgentWorkerOptions } from './worker/create-agent-worker';
 export {
+  defineGuardrail,
+  GuardrailRegistry,
+  type GuardrailDefinition,
+  type GuardrailInput,
+  type GuardrailResult,
+  type GuardrailRef,
+} from './worker/guardrails/define-guardrail';
+export {
+  GUARDRAIL_ACTIONS,
+  type GuardrailKind,
+  type GuardrailVerdict,
+  type GuardrailCheck,
+  type GuardrailTrip,
+} from './core/guardrails';
+export {
   replayAgentHistories,
   replayQuery,
   REPLAYED_WORKFLOW_TYPES,
@@ -186,6 +201,7 @@ export type {
   ModelCallInput,
   ScheduledTurnInput,
   ScheduledTurnResult,
+  GuardrailCheckInput,
   ResolveAgentInput,
   ResolveToolsInput,
   ToolCallInput,

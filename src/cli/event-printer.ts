@@ -95,6 +95,20 @@ export class EventPrinter {
             : `  … waiting for event "${event.name}" (until ${event.until} at the latest)`,
         );
         break;
+      case 'guardrail_tripped':
+        this.endLine();
+        this.out.note(
+          `  ✋ guardrail ${event.guardrail} refused the ${event.kind === 'tool' ? `tool call ${event.callId}` : event.kind === 'input' ? 'request' : 'answer'}: ${event.reason}`,
+        );
+        break;
+      case 'guardrail_intervened':
+        this.endLine();
+        this.out.note(
+          event.action === 'retry'
+            ? `  ✋ guardrail ${event.guardrail} sent the answer back: ${event.reason}`
+            : `  ✋ guardrail ${event.guardrail}: ${event.callId} needs approval: ${event.reason}`,
+        );
+        break;
       case 'event_received':
         this.endLine();
         this.out.note(`  ⚑ event "${event.name}" arrived`);

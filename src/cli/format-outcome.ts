@@ -17,7 +17,7 @@ export function outcomeText(
     lines.push('Returned immediately after its tools ran (no final answer from the LLM).');
   else if (outcome.status === 'cancelled') lines.push('Cancelled.');
   else if (!options.answerShown) lines.push(outcome.content ?? '');
-  if (['max_iterations', 'time_limit', 'budget_exceeded'].includes(outcome.status))
+  if (['max_iterations', 'time_limit', 'budget_exceeded', 'guardrail_tripped'].includes(outcome.status))
     lines.push(`(status: ${outcome.status})`);
   if (outcome.toolExecutions.length) {
     lines.push('', 'Tool executions:');

@@ -1,6 +1,7 @@
 import type { ResolvedAgent } from '../core/agents';
 import type { SearchAttributeSettings } from '../core/search-attributes';
 import type { ConversationOptions, TurnInput } from '../core/conversation';
+import type { GuardrailCheck, GuardrailKind } from '../core/guardrails';
 import type {
   JsonSchemaObject,
   ModelReply,
@@ -51,6 +52,31 @@ export interface AgentActivities {
    * sends it twice. A refused message fails with `Schedule.MessageRefused` (not retried).
    */
   sendScheduledMessage(input: ScheduledTurnInput): Promise<ScheduledTurnResult>;
+  /**
+   * Runs guardrails on a run's input, its final answer (both read by reference, like a model call
+   * reads the conversation) or its tool calls, and returns each one's verdict. A guardrail that is
+   * a function runs here; one that is an agent runs as an agent run of its own, which this
+   * activity waits for. A guardrail that throws fails the attempt (retried); the workflow treats
+   * one that cannot decide as refusing.
+   */
+  checkGuardrails(input: GuardrailCheckInput): Promise<GuardrailCheck[]>;
+}
+
+/** Input of `checkGuardrails`. */
+export interface GuardrailCheckInput {
+  workflowId: string;
+  runId: string;
+  kind: GuardrailKind;
+  /** The guardrails to run, by name. */
+  names: string[];
+  /** Input and output guardrails: the message to check, by its index in the run's messages. */
+  messageIndex?: number;
+  /** How many times a handoff replaced the system message (as for `callModel`). */
+  revision?: number;
+  /** Tool guardrails: the calls to check. */
+  calls?: { id: string; name: string; arguments: Record<string, unknown> }[];
+  /** The run's agent, which guardrail functions are told about. */
+  agent?: string;
 }
 
 /** Input of `sendScheduledMessage` (and of the `scheduledTurnWorkflow` a schedule starts). */

@@ -1,3 +1,4 @@
+import type { GuardrailKind } from './guardrails';
 import type { AgentResult, ConversationTurnResult } from './types';
 
 /**
@@ -55,6 +56,17 @@ export type AgentEventBody =
   | { type: 'wait_ended'; callId: string; kind: 'sleep' | 'event'; outcome: 'elapsed' | 'event' | 'timed_out' }
   /** An event was delivered to the run or conversation (kept until a `wait_for_event` takes it). */
   | { type: 'event_received'; name: string }
+  /** A guardrail refused the request, the answer or a tool call: the run (turn) ends with status `guardrail_tripped`. */
+  | { type: 'guardrail_tripped'; guardrail: string; kind: GuardrailKind; reason: string; callId?: string }
+  /** A guardrail sent the answer back to the model (`retry`) or made a tool call wait for approval (`approve`). */
+  | {
+      type: 'guardrail_intervened';
+      guardrail: string;
+      kind: GuardrailKind;
+      action: 'retry' | 'approve';
+      reason: string;
+      callId?: string;
+    }
   | { type: 'turn_completed'; result: AgentResult | ConversationTurnResult }
   | { type: 'turn_failed'; error: string; errorType: string };
 
@@ -78,6 +90,8 @@ export const AGENT_EVENT_TYPES = [
   'wait_started',
   'wait_ended',
   'event_received',
+  'guardrail_tripped',
+  'guardrail_intervened',
   'turn_completed',
   'turn_failed',
 ] as const satisfies readonly AgentEvent['type'][];

@@ -9,6 +9,7 @@ import { iterationLimitReached, LIMIT_STOP_MESSAGE } from './stop-conditions';
 import { parseToolArguments } from './tool-arguments';
 import { toolErrorText } from './tool-result-text';
 import { addUsage, noUsage, usageOfReply } from './usage';
+import { nextGuardrailStep, type RunGuardrails } from './guardrails';
 import { BUDGET_STOP_MESSAGE, budgetReport, budgetSpent, wouldPassBudget } from './budget';
 import type { CurrentAgent, NextStep, PlannedToolCall, RunPhase, RunState } from './run-state';
 import type {
@@ -50,7 +51,17 @@ export function startRun(input: AgentInput, tools: ToolInfo[]): RunState {
     usage: noUsage(),
     phase: { kind: 'model' },
     agent: currentAgent(input),
+    ...runGuardrails(input),
   };
+}
+
+/** The guardrails a run applies, when it has any (runs without keep their state's shape). */
+function runGuardrails(input: AgentInput): { guardrails?: RunGuardrails } {
+  const g: RunGuardrails = {};
+  if (input.inputGuardrails?.length) g.input = input.inputGuardrails;
+  if (input.outputGuardrails?.length) g.output = input.outputGuardrails;
+  if (input.toolGuardrails?.length) g.tool = input.toolGuardrails;
+  return Object.keys(g).length ? { guardrails: g } : {};
 }
 
 /** The agent a run starts as: its input's agent name, model settings, tool calling and output schema (those set). */
@@ -67,6 +78,9 @@ function currentAgent(input: AgentInput): CurrentAgent {
 export function nextStep(state: RunState): NextStep {
   const { phase } = state;
   if (phase.kind === 'done') return { type: 'finish', status: phase.status, content: phase.content };
+  // Guardrails first: the input before any model call, an answer before it ends the run, tool calls before approvals.
+  const guard = nextGuardrailStep(state);
+  if (guard) return guard;
   if (phase.kind === 'tools') {
     // Approvals come first: a rejected call must never run, and results go back to the LLM together anyway.
     const pending = pendingApprovals(phase.calls);
@@ -160,6 +174,13 @@ export function applyModelReply(
       ...models,
       messages: [...messages, { role: 'user', content: outputCorrection(reply.outputError) }],
       phase: { kind: 'model' },
+    };
+  } else if (toolCalls.length === 0 && state.guardrails?.output?.length) {
+    // Output guardrails check the answer before the run ends with it.
+    phase = {
+      kind: 'answered',
+      content: reply.content ?? '',
+      ...(reply.output !== undefined ? { output: reply.output } : {}),
     };
   } else if (toolCalls.length === 0) {
     const done = {
@@ -260,7 +281,8 @@ export function runStatus(state: RunState): AgentStatus {
   return {
     state: now,
     status: phase.kind === 'done' ? phase.status : 'running',
-    phase: approvals.length > 0 ? 'approval' : waits.length > 0 ? 'wait' : phase.kind,
+    phase:
+      approvals.length > 0 ? 'approval' : waits.length > 0 ? 'wait' : phase.kind === 'answered' ? 'model' : phase.kind,
     iteration: state.iterations,
     maxIterations: state.limits.maxIterations,
     pendingToolCalls:
@@ -306,6 +328,7 @@ export function runResult(
   if (state.handedOff) result.agent = state.agent.name;
   if (new Set(state.models).size > 1) result.models = state.models;
   if (state.limits.budget) result.budget = budgetReport(state.limits.budget, budgetSpent(state));
+  if (state.tripped) result.guardrail = state.tripped;
   return result;
 }
 

@@ -31,7 +31,13 @@ const RUN_OPTIONS: Record<keyof RunOptions, true> = {
   maxToolResultTokens: true,
   maxPromptTokens: true,
   summaryModel: true,
+  inputGuardrails: true,
+  outputGuardrails: true,
+  toolGuardrails: true,
 };
+
+/** The run options whose lists add up: a run can add guardrails to its agent's, never drop one. */
+const ADDED_UP = ['inputGuardrails', 'outputGuardrails', 'toolGuardrails'] as const;
 const RUN_OPTION_KEYS = Object.keys(RUN_OPTIONS) as (keyof RunOptions)[];
 
 /** The resolve-agent activity's answer: the agent's settings and the run's tools. */
@@ -48,6 +54,9 @@ export function applyAgent<T extends Omit<AgentInput, 'message'>>(input: T, agen
   };
   if (merged.system === undefined && agent.instructions !== undefined) merged.system = agent.instructions;
   for (const key of RUN_OPTION_KEYS) fill(key);
+  for (const key of ADDED_UP)
+    if (input[key] !== undefined && agent[key] !== undefined)
+      (merged as Record<string, unknown>)[key] = [...new Set([...agent[key]!, ...input[key]!])];
   if (agent.modelSettings) merged.modelSettings = { ...agent.modelSettings, ...input.modelSettings };
   return merged;
 }

@@ -31,3 +31,4 @@ export * from './compaction';
 export * from './run-memory';
 export * from './context-windows';
 export * from './schedules';
+export * from './guardrails';

@@ -92,6 +92,10 @@ export function runOptionProblems(i: Record<string, unknown>): string[] {
     const v = i[key];
     if (v !== undefined && !isToolList(v)) problems.push(`"${key}" must be an array of tool names`);
   }
+  for (const key of ['inputGuardrails', 'outputGuardrails', 'toolGuardrails'] as const) {
+    const v = i[key];
+    if (v !== undefined && !isToolList(v)) problems.push(`"${key}" must be an array of guardrail names`);
+  }
   if (i.maxIterations !== undefined && !(Number.isInteger(i.maxIterations) && (i.maxIterations as number) >= 1)) {
     problems.push(`"maxIterations" must be an integer >= 1, got ${JSON.stringify(i.maxIterations)}`);
   }

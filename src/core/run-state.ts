@@ -1,4 +1,5 @@
 import type { RunLimits } from './run-input';
+import type { GuardrailStep, GuardrailTrip, RunGuardrails } from './guardrails';
 import type {
   ActiveWait,
   ChatMessage,
@@ -76,6 +77,7 @@ export type NextStep =
       previous?: number;
       tokensBefore: number;
     }
+  | GuardrailStep
   | { type: 'await_approval'; pending: PendingApproval[] }
   | { type: 'run_tools'; calls: PlannedToolCall[] }
   | { type: 'finish'; status: Exclude<RunStatus, 'failed'>; content: string | null };
@@ -83,7 +85,10 @@ export type NextStep =
 /** Where a run is: waiting for the model, running (or awaiting approval of) tool calls, or done. */
 export type RunPhase =
   | { kind: 'model' }
-  | { kind: 'tools'; calls: PlannedToolCall[] }
+  /** A final answer that output guardrails check before the run ends with it. */
+  | { kind: 'answered'; content: string; output?: unknown }
+  /** `guarded`: the tool guardrails have checked these calls. */
+  | { kind: 'tools'; calls: PlannedToolCall[]; guarded?: true }
   | { kind: 'done'; status: Exclude<RunStatus, 'failed'>; content: string | null };
 
 /** Everything the workflow keeps for one run. Plain JSON. */
@@ -123,4 +128,10 @@ export interface RunState {
   waits?: ActiveWait[];
   /** With a budget: what was spent toward it before this run (a conversation's earlier turns). */
   spentBefore?: { totalTokens: number; costUsd?: number };
+  /** The guardrails the run applies (absent: none). */
+  guardrails?: RunGuardrails;
+  /** What the guardrails already checked: the input, once. */
+  guarded?: { input?: true };
+  /** Why the run ended at a guardrail (status `guardrail_tripped`). */
+  tripped?: GuardrailTrip;
 }

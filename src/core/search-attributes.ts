@@ -42,6 +42,7 @@ export const AGENT_SEARCH_STATUSES: readonly AgentSearchStatus[] = [
   'max_iterations',
   'time_limit',
   'budget_exceeded',
+  'guardrail_tripped',
   'failed',
   'cancelled',
   'closed',

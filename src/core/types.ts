@@ -1,3 +1,4 @@
+import type { GuardrailTrip } from './guardrails';
 /**
  * Plain-JSON shapes shared by the workflow, the activities and clients. Nothing here may hold a
  * `Map`, `Date` or class instance: every value crosses a Temporal boundary (activity input/result,
@@ -198,7 +199,14 @@ export type RecordedToolExecution = Omit<ToolExecution, 'result'> & { result?: s
  * the model could not be reached or refused; reported by clients, and by conversations per turn.
  */
 export type RunStatus =
-  'completed' | 'immediate' | 'max_iterations' | 'time_limit' | 'budget_exceeded' | 'cancelled' | 'failed';
+  | 'completed'
+  | 'immediate'
+  | 'max_iterations'
+  | 'time_limit'
+  | 'budget_exceeded'
+  | 'guardrail_tripped'
+  | 'cancelled'
+  | 'failed';
 
 /**
  * The most a run may spend (a conversation: all its turns; an agent: the agents it calls too, out
@@ -303,6 +311,15 @@ export interface RunOptions {
   maxPromptTokens?: number;
   /** The model that writes those summaries (a named model, e.g. a cheaper one); default: the run's. */
   summaryModel?: string;
+  /**
+   * Guardrails (by the name the worker registered them under) that check the user's message before
+   * the first model call; one may refuse it (status `guardrail_tripped`). An agent's add to these.
+   */
+  inputGuardrails?: string[];
+  /** Guardrails that check the final answer: one may refuse it, or send it back to the model with a reason. */
+  outputGuardrails?: string[];
+  /** Guardrails that check each tool call's arguments before it runs: one may refuse it, or require approval. */
+  toolGuardrails?: string[];
 }
 
 /** What an approval timeout does to a call still undecided (see `RunOptions.onApprovalTimeout`). */
@@ -358,6 +375,8 @@ export interface AgentResult<O = unknown> {
   models?: string[];
   /** With a budget: its limits, what was spent and what is left (a conversation's turn: the conversation's). */
   budget?: BudgetReport;
+  /** Status `guardrail_tripped`: which guardrail refused what, and why. */
+  guardrail?: GuardrailTrip;
 }
 
 /** The agent workflow's own result: an {@link AgentResult} whose tool executions may leave out results the history holds. */

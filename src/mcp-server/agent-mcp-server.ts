@@ -147,6 +147,10 @@ export function progressText(event: AgentEvent): string | undefined {
       return event.outcome === 'timed_out' ? 'the wait for an event timed out' : `wait over (${event.outcome})`;
     case 'event_received':
       return `event ${event.name} arrived`;
+    case 'guardrail_tripped':
+      return `guardrail ${event.guardrail} refused the ${event.kind === 'tool' ? 'tool call' : event.kind === 'input' ? 'request' : 'answer'}: ${event.reason}`;
+    case 'guardrail_intervened':
+      return `guardrail ${event.guardrail}: ${event.action === 'retry' ? 'answer sent back' : 'approval needed'}: ${event.reason}`;
     case 'handoff':
       return `handed off to ${event.to}`;
     case 'model_retry':

@@ -16,6 +16,7 @@ import type { AgentDefinition } from '../worker/agents/define-agent';
 import type { ModelConfig, NamedModels } from '../worker/models/model-config';
 import type { AnyToolDefinition } from '../worker/tools/define-tool';
 import type { ToolRegistry } from '../worker/tools/registry';
+import type { GuardrailDefinition } from '../worker/guardrails/define-guardrail';
 import type { ScriptedModel } from './scripted-model';
 
 /** Options of {@link createTestEnvironment}. */
@@ -28,6 +29,8 @@ export interface TestEnvironmentOptions {
   model: ScriptedModel | ModelConfig;
   /** The worker's named models (see `AgentsPluginOptions.models`). */
   models?: NamedModels;
+  /** Guardrails runs may name, besides the agents' own. */
+  guardrails?: readonly GuardrailDefinition[];
   /** The task queue (default: a fresh one). */
   taskQueue?: string;
   /**
@@ -134,6 +137,7 @@ export async function createTestEnvironment(options: TestEnvironmentOptions): Pr
       registry: options.tools,
       model,
       models: options.models,
+      guardrails: options.guardrails,
       workflowBundle: code,
       shutdownGraceTime: '1s',
       payloadStorage: payloads,

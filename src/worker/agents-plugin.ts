@@ -30,6 +30,7 @@ import type { AgentDefinition } from './agents/define-agent';
 import { AgentRegistry } from './agents/agent-registry';
 import type { AnyToolDefinition } from './tools/define-tool';
 import { ToolRegistry } from './tools/registry';
+import { GuardrailRegistry, type GuardrailDefinition } from './guardrails/define-guardrail';
 import type { ToolProvider } from './tools/tool-provider';
 import { mcpServersFromEnv, type McpServers } from './mcp/mcp-config';
 import { isAiSdkLanguageModel } from './models/ai-sdk/ai-sdk-model';
@@ -52,6 +53,11 @@ export interface AgentsPluginOptions {
   model?: ModelConfig;
   /** Picks extra (dynamic) tools for each model call (LangChain4j's `ToolProvider`). */
   toolProvider?: ToolProvider;
+  /**
+   * Guardrails runs may name (`inputGuardrails: ['no-pii']`), besides those the agents declare
+   * (see `defineGuardrail`).
+   */
+  guardrails?: readonly GuardrailDefinition[];
   /** The client activities read conversations with. Default: the worker's own client. */
   client?: Client;
   /**
@@ -176,6 +182,12 @@ export class AgentsPlugin extends SimplePlugin {
   constructor(options: AgentsPluginOptions = {}) {
     const registry = options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools ?? []);
     const agents = new AgentRegistry(options.agents ?? [], registry);
+    const guardrails = new GuardrailRegistry([...(options.guardrails ?? []), ...agents.guardrails()]);
+    const missing = agents.unknownGuardrails(guardrails);
+    if (missing.length)
+      throw new Error(
+        `AgentsPlugin: agents name guardrails that are not registered (${missing.join(', ')}); give them to the plugin's "guardrails" or use their definitions`,
+      );
     const conversations = createConversationLoader(options.client);
     const servers = options.mcpServers ?? mcpServersFromEnv() ?? {};
     agents.checkMcpServers(Object.keys(servers));
@@ -228,6 +240,7 @@ export class AgentsPlugin extends SimplePlugin {
         agents,
         model,
         toolProvider: options.toolProvider,
+        guardrails,
         conversations,
         streaming: options.streaming,
         mcp,

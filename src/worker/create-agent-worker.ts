@@ -23,6 +23,8 @@ export interface AgentWorkerOptions {
   registry?: ToolRegistry | readonly AnyToolDefinition[];
   /** Chooses extra (dynamic) tools for each model call from the conversation. */
   toolProvider?: ToolProvider;
+  /** Guardrails runs may name, besides the agents' own (see `AgentsPluginOptions.guardrails`). */
+  guardrails?: AgentsPluginOptions['guardrails'];
   /** Default: from the environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `AGENT_MODEL`, ...). */
   model?: ModelConfig;
   /** Named models (see `AgentsPluginOptions.models`). */
@@ -67,6 +69,7 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     model: options.model,
     models: options.models,
     toolProvider: options.toolProvider,
+    guardrails: options.guardrails,
     client: options.client,
     mcpServers: options.mcpServers,
     searchAttributes: options.searchAttributes,

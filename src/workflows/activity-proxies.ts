@@ -47,8 +47,8 @@ export const { resolveTools, resolveAgent } = proxyLocalActivities<AgentActiviti
   retry: { maximumAttempts: 3 },
 });
 
-// All three are always called with per-call options (a summary, the tool's timeout) via executeWithOptions.
-export const { callModel, executeTool, summarizeMessages } = proxyActivities<AgentActivities>({
+// All four are always called with per-call options (a summary, the tool's timeout) via executeWithOptions.
+export const { callModel, executeTool, summarizeMessages, checkGuardrails } = proxyActivities<AgentActivities>({
   startToCloseTimeout: '5m',
 });
 // Tools declared `local: true`; also always called with per-call options.

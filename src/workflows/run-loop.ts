@@ -1,4 +1,4 @@
-import { isCancellation } from '@temporalio/workflow';
+import { isCancellation, type ActivityOptions } from '@temporalio/workflow';
 import {
   applyModelReply,
   applySummary,
@@ -13,11 +13,14 @@ import {
   nextStep,
   pendingApprovals,
   setApprovalDeadline,
+  applyGuardrailChecks,
+  type GuardrailCheck,
+  type GuardrailStep,
   type ModelReply,
   type NextStep,
   type ToolCallingMode,
 } from '../core';
-import { callModel, modelCallOptions, summarizeMessages } from './activity-proxies';
+import { callModel, checkGuardrails, HEARTBEAT_TIMEOUT, modelCallOptions, summarizeMessages } from './activity-proxies';
 import { awaitApprovals } from './approvals';
 import { failureInfo } from './failure-info';
 import type { RunContext, RunRef } from './run-context';
@@ -98,6 +101,8 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
       run.state = applyModelReply(run.state, step, reply);
     } else if (step.type === 'compact') {
       await compact(run, step, ctx);
+    } else if (step.type === 'check_guardrails') {
+      await checkGuardrailStep(run, step, ctx);
     } else if (step.type === 'await_approval') {
       // With a timeout, people see when it applies (the calls keep their deadline).
       const timeoutMs = run.state.limits.approvalTimeoutMs;
@@ -163,6 +168,63 @@ async function compact(run: RunRef, step: Extract<NextStep, { type: 'compact' }>
     tokensBefore: step.tokensBefore,
     tokensAfter: contextTokens(run.state),
   });
+}
+
+/**
+ * Runs a step's guardrails (an activity; agents that judge run as runs of their own) and folds
+ * the verdicts in. A guardrail that cannot decide (its activity failed after its retries) refuses:
+ * a check that does not run must not let things through. Verdicts other than allow are events.
+ */
+async function checkGuardrailStep(run: RunRef, step: GuardrailStep, ctx: RunContext): Promise<void> {
+  ctx.shared.share(run.state.messages, run.state.revision);
+  let checks: GuardrailCheck[];
+  try {
+    checks = await checkGuardrails.executeWithOptions(guardrailOptions(step), [
+      {
+        workflowId: ctx.workflowId,
+        runId: ctx.runId,
+        kind: step.kind,
+        names: step.names,
+        ...(step.kind === 'tool' ? { calls: step.calls } : { messageIndex: step.messageIndex }),
+        ...(run.state.revision ? { revision: run.state.revision } : {}),
+        ...(run.state.agent.name ? { agent: run.state.agent.name } : {}),
+      },
+    ]);
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    const { error } = failureInfo(err);
+    checks = step.names.map((guardrail) => ({
+      guardrail,
+      kind: step.kind,
+      verdict: { action: 'refuse' as const, reason: `the guardrail could not decide: ${error}` },
+    }));
+  }
+  run.state = applyGuardrailChecks(run.state, step, checks);
+  for (const c of checks) {
+    if (c.verdict.action === 'allow') continue;
+    const body = {
+      guardrail: c.guardrail,
+      kind: c.kind,
+      reason: c.verdict.reason,
+      ...(c.callId ? { callId: c.callId } : {}),
+    };
+    ctx.events.emit(
+      ctx.turn,
+      c.verdict.action === 'refuse'
+        ? { type: 'guardrail_tripped', ...body }
+        : { type: 'guardrail_intervened', action: c.verdict.action, ...body },
+    );
+  }
+}
+
+/** Guardrail checks: functions are quick, agents take a model call or a few; a lost worker is noticed by heartbeats. */
+function guardrailOptions(step: GuardrailStep): ActivityOptions {
+  return {
+    startToCloseTimeout: '10m',
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
+    retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 3 },
+    summary: `guardrails ${step.names.join(', ')} on the ${step.kind === 'tool' ? 'tool calls' : step.kind}`,
+  };
 }
 
 /** The text a reply shows a person: a ReAct step that calls a tool shows none (its text is the model's reasoning). */

@@ -84,6 +84,7 @@ export async function createTestWorker(
     blobStore?: AgentWorkerOptions['blobStore'];
     payloadStorage?: AgentWorkerOptions['payloadStorage'];
     encryptionKeys?: AgentWorkerOptions['encryptionKeys'];
+    guardrails?: AgentWorkerOptions['guardrails'];
   },
 ): Promise<{ worker: Worker; taskQueue: string }> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
@@ -102,6 +103,7 @@ export async function createTestWorker(
     blobStore: options.blobStore,
     payloadStorage: options.payloadStorage,
     encryptionKeys: options.encryptionKeys,
+    guardrails: options.guardrails,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     shutdownGraceTime: '1s',
   });

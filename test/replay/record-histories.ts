@@ -18,7 +18,7 @@ import { answer, startModel, startScriptedModel } from '../helpers/scripted-mode
 import { SCHEDULED_TURN_WORKFLOW_TYPE } from '../../src/common/definitions';
 import { modelAt } from '../helpers/temporal';
 import { bookingToolProvider, testAgents, testRegistry } from '../helpers/test-tools';
-import { conversationScenarios, replayAgents, scenarios } from './scenarios';
+import { conversationScenarios, replayAgents, replayGuardrails, scenarios } from './scenarios';
 
 async function main(only: string[]): Promise<void> {
   installRuntimeLogging('ERROR');
@@ -44,6 +44,7 @@ async function main(only: string[]): Promise<void> {
             : modelAt(baseURL),
       registry: testRegistry(),
       agents: [...testAgents(), ...replayAgents()],
+      guardrails: replayGuardrails(),
       toolProvider: bookingToolProvider,
       shutdownGraceTime: '1s',
     });

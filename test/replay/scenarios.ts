@@ -4,6 +4,7 @@ import type { ChatAnswer, ChatRequest } from '../../src/testing/openai-compatibl
 import { decideApproval, readStatus } from '../../src/client/agent-workflows';
 import { deliverEvent } from '../../src/client/deliver-event';
 import { defineAgent } from '../../src/worker/agents/define-agent';
+import { defineGuardrail } from '../../src/worker/guardrails/define-guardrail';
 import {
   cancelTurn,
   conversationStatus,
@@ -26,6 +27,25 @@ export interface Scenario {
   drive?: (client: Client, workflowId: string) => Promise<void>;
   /** Record the runs of agents it calls as tools too (`<name>-child<N>`). */
   recordChildren?: true;
+}
+
+/** Guardrails the recorded scenarios name. */
+export function replayGuardrails() {
+  return [
+    defineGuardrail({
+      name: 'replay-no-passwords',
+      check: ({ text }) => (/password/i.test(text ?? '') ? 'asks for a password' : true),
+    }),
+    defineGuardrail({
+      name: 'replay-no-darn',
+      check: ({ text }) => (/darn/i.test(text ?? '') ? { action: 'retry', reason: 'no swearing' } : true),
+    }),
+    defineGuardrail({
+      name: 'replay-small-sums',
+      check: ({ toolCall }) =>
+        Number(toolCall?.arguments.a) > 100 ? { action: 'approve', reason: 'a large sum' } : true,
+    }),
+  ];
 }
 
 /** Agents only the recorded scenarios use, beside the test agents: a lead whose clerk needs approval. */
@@ -164,6 +184,36 @@ export const scenarios: Scenario[] = [
       if (req.messages.some((m) => String(m.content).includes('Two blobs were read'))) return answer('Done reading.');
       return call(['blob', { n: 1500 }]);
     }),
+  },
+  {
+    // An input guardrail that refuses: no model call, status guardrail_tripped.
+    name: 'guardrail-input-tripped',
+    input: { message: 'What is the password?', tools: ['add'], inputGuardrails: ['replay-no-passwords'] },
+    steps: [answer('(never asked)')],
+  },
+  {
+    // An output guardrail that sends the first answer back, and a tool guardrail that allows.
+    name: 'guardrail-output-retry',
+    input: {
+      message: 'Add 2 and 3.',
+      tools: ['add'],
+      outputGuardrails: ['replay-no-darn'],
+      toolGuardrails: ['replay-small-sums'],
+    },
+    steps: [call(['add', { a: 2, b: 3 }]), answer('Darn, 5.'), answer('It is 5.')],
+  },
+  {
+    // A tool guardrail that requires approval, decided by a person.
+    name: 'guardrail-tool-approval',
+    input: { message: 'Add 900 and 1.', tools: ['add'], toolGuardrails: ['replay-small-sums'] },
+    steps: [call(['add', { a: 900, b: 1 }]), answer('901.')],
+    drive: async (client, workflowId) => {
+      const s = await until(
+        () => readStatus(client, workflowId),
+        (x) => x.pendingApprovals.length > 0,
+      );
+      await decideApproval(client, workflowId, { callId: s.pendingApprovals[0].callId, approve: true });
+    },
   },
   {
     // A durable sleep: a workflow timer with the reason as its summary, no activity.

@@ -9,6 +9,8 @@ import { createCallModel } from './call-model';
 import { createSummarizeMessages } from './summarize';
 import { createDescribeWorker } from './describe-worker';
 import { createSendScheduledMessage } from './send-scheduled-message';
+import { createCheckGuardrails } from './check-guardrails';
+import { GuardrailRegistry } from '../guardrails/define-guardrail';
 import type { ConversationLoader } from './conversation-loader';
 import { createExecuteTool } from './execute-tool';
 import type { ModelConfig } from '../models/model-config';
@@ -32,6 +34,7 @@ export type {
   ResolveAgentInput,
   ScheduledTurnInput,
   ScheduledTurnResult,
+  GuardrailCheckInput,
   WorkerDescription,
 } from '../../common/activity-interface';
 
@@ -57,6 +60,8 @@ export interface ActivityDeps {
   searchAttributes?: () => Promise<SearchAttributeSettings>;
   /** Where images are stored by reference (default: the file store `AGENT_BLOB_DIR` names). */
   blobs?: BlobStore;
+  /** The worker's guardrails (default: none). */
+  guardrails?: GuardrailRegistry;
 }
 
 /** The agent's activities (see {@link AgentActivities}, their contract), bound to a worker's tools, agents and model endpoint. */
@@ -92,5 +97,10 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
       models: deps.model.models,
     }),
     sendScheduledMessage: createSendScheduledMessage({ client: deps.client }),
+    checkGuardrails: createCheckGuardrails({
+      guardrails: deps.guardrails ?? new GuardrailRegistry(),
+      client: deps.client,
+      conversations: deps.conversations,
+    }),
   };
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { handoffToolName, type AgentSettings, type ResolvedAgent } from '../../core';
 import type { AnyToolDefinition } from '../tools/define-tool';
 import type { ToolRegistry } from '../tools/registry';
+import { guardrailRefName, type GuardrailDefinition } from '../guardrails/define-guardrail';
 import { resolveToolSet, type ToolSetRequest } from '../tools/resolve-tool-set';
 import { agentRefName, toolRefName, type AgentDefinition, type ToolRef } from './define-agent';
 import type { AgentSummary } from '../../common/activity-interface';
@@ -55,6 +56,32 @@ export class AgentRegistry {
       this.add(ref);
       this.addReferenced(ref);
     }
+  }
+
+  /** The guardrails the agents declare (definitions; names must be registered with the plugin). */
+  guardrails(): GuardrailDefinition[] {
+    const found: GuardrailDefinition[] = [];
+    for (const agent of this.agents.values())
+      for (const ref of [
+        ...(agent.inputGuardrails ?? []),
+        ...(agent.outputGuardrails ?? []),
+        ...(agent.toolGuardrails ?? []),
+      ])
+        if (typeof ref !== 'string' && !found.includes(ref)) found.push(ref);
+    return found;
+  }
+
+  /** Names of guardrails the agents refer to that `registry` lacks. */
+  unknownGuardrails(registry: { get(name: string): unknown }): string[] {
+    const names = new Set<string>();
+    for (const agent of this.agents.values())
+      for (const ref of [
+        ...(agent.inputGuardrails ?? []),
+        ...(agent.outputGuardrails ?? []),
+        ...(agent.toolGuardrails ?? []),
+      ])
+        if (!registry.get(guardrailRefName(ref))) names.add(`${agent.name}: ${guardrailRefName(ref)}`);
+    return [...names];
   }
 
   /** The tools that stand for the agent's `agents` and `handoffs`. */
@@ -258,5 +285,7 @@ function settingsOf(agent: AgentDefinition<any>): AgentSettings {
   ] as const) {
     if (agent[key] !== undefined) (settings as unknown as Record<string, unknown>)[key] = agent[key];
   }
+  for (const key of ['inputGuardrails', 'outputGuardrails', 'toolGuardrails'] as const)
+    if (agent[key]?.length) settings[key] = agent[key].map(guardrailRefName);
   return settings;
 }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { GuardrailRef } from '../guardrails/define-guardrail';
 import { agentNameProblem, budgetProblem, parseDuration, TOOL_CALLING_MODES, type RunOptions } from '../../core';
 import type { AnyToolDefinition } from '../tools/define-tool';
 
@@ -13,7 +14,10 @@ export type AgentRef = AgentDefinition<any> | string;
  * Runs and conversations pick it by name (`agent: "support"`); whatever they set themselves
  * overrides the agent's settings, except approval tools, which add up.
  */
-export interface AgentDefinition<O = unknown> extends RunOptions {
+export interface AgentDefinition<O = unknown> extends Omit<
+  RunOptions,
+  'inputGuardrails' | 'outputGuardrails' | 'toolGuardrails'
+> {
   /** Letters, digits, `_` and `-`, at most 64 characters. */
   name: string;
   /** What the agent is for; `durable-agents agents` and `GET /agents` list it. */
@@ -62,6 +66,15 @@ export interface AgentDefinition<O = unknown> extends RunOptions {
   immediateTools?: readonly ToolRef[];
   /** Tools (among `tools`) whose calls wait for a person's approval. */
   approvalTools?: readonly ToolRef[];
+  /**
+   * Guardrails (see `defineGuardrail`, or the name of one given to the plugin) on the user's
+   * message, before the first model call: one may refuse it (status `guardrail_tripped`).
+   */
+  inputGuardrails?: readonly GuardrailRef[];
+  /** Guardrails on the final answer: refuse it, or send it back to the model with the reason. */
+  outputGuardrails?: readonly GuardrailRef[];
+  /** Guardrails on each tool call's arguments, before it runs: refuse it, or require approval. */
+  toolGuardrails?: readonly GuardrailRef[];
   /**
    * Structured output: the final answer must be JSON valid under this zod schema. It is asked for
    * with `response_format: json_schema` where the endpoint supports it, checked in any case, sent
