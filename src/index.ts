@@ -125,6 +125,18 @@ export { streamEvents, isTurnEnd, type StreamEventsOptions } from './client/even
 export { restoreToolResults, toolOutcomesInHistory } from './client/tool-results';
 export { deliverEvent } from './client/deliver-event';
 
+// Re-running recorded runs with a change.
+export {
+  startRerun,
+  rerunResult,
+  divergence,
+  messagesBefore,
+  type Rerun,
+  type RerunOptions,
+  type Divergence,
+} from './client/rerun';
+export { casesFromRuns } from './client/eval-from-runs';
+
 // Evals: datasets of cases run as real agent runs and scored.
 export {
   parseDataset,

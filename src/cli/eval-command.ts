@@ -1,18 +1,22 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { AgentInput } from '../core';
 import { parseDataset, type NumberedCase } from '../client/eval-cases';
 import { newEvalId, runEval, EVAL_SEARCH_ATTRIBUTE, type EvalReport } from '../client/run-eval';
 import { listAgents } from '../client/list-agents';
+import { casesFromRuns } from '../client/eval-from-runs';
 import { commandName } from './command-name';
 import { parseFlags, RUN_OPTION_FLAGS, runOptionsFromFlags, UsageError, wholeNumber } from './option-flags';
 import { openSession, type LocalWorker } from './session';
 
 /** The usage line of `eval`. */
-export const EVAL_USAGE = `usage: ${commandName()} eval <dataset.jsonl> [--agent name] [run options] [--concurrency 4] [--min-pass 1] [--compare <named model or agent>] [--judge-model NAME] [--json]`;
+export const EVAL_USAGE = `usage: ${commandName()} eval (<dataset.jsonl> | --from-runs "<query>" [--limit N] [--save-dataset F]) [--agent name] [run options] [--concurrency 4] [--min-pass 1] [--compare <named model or agent>] [--judge-model NAME] [--json]`;
 
 /** A parsed `eval` command. */
 export interface EvalCommand {
+  /** From a dataset file; empty with `fromRuns`. */
   cases: NumberedCase[];
+  /** Recorded runs as the dataset: a visibility query, at most `limit`, saved to `saveDataset`. */
+  fromRuns?: { query: string; limit: number; saveDataset?: string };
   run: Omit<AgentInput, 'message'>;
   concurrency: number;
   minPass: number;
@@ -29,24 +33,39 @@ export function parseEvalArgs(argv: string[], registeredTools: readonly string[]
     'min-pass': { type: 'string' },
     compare: { type: 'string' },
     'judge-model': { type: 'string' },
+    'from-runs': { type: 'string' },
+    limit: { type: 'string' },
+    'save-dataset': { type: 'string' },
     json: { type: 'boolean', default: false },
   });
-  if (positionals.length !== 1)
-    throw new UsageError(positionals.length === 0 ? 'missing the dataset (a .jsonl file)' : 'eval takes one dataset');
-  let text: string;
-  try {
-    text = readFileSync(positionals[0], 'utf8');
-  } catch (err) {
+  const fromRuns = values['from-runs'];
+  if (fromRuns !== undefined ? positionals.length !== 0 : positionals.length !== 1)
     throw new UsageError(
-      `cannot read ${positionals[0]}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      fromRuns !== undefined
+        ? '--from-runs replaces the dataset file: give one or the other'
+        : positionals.length === 0
+          ? 'missing the dataset (a .jsonl file), or --from-runs "<query>"'
+          : 'eval takes one dataset',
     );
-  }
-  let cases: NumberedCase[];
-  try {
-    cases = parseDataset(text, positionals[0]);
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  if ((values.limit !== undefined || values['save-dataset'] !== undefined) && fromRuns === undefined)
+    throw new UsageError('--limit and --save-dataset go with --from-runs');
+  let cases: NumberedCase[] = [];
+  if (fromRuns === undefined) {
+    let text: string;
+    try {
+      text = readFileSync(positionals[0], 'utf8');
+    } catch (err) {
+      throw new UsageError(
+        `cannot read ${positionals[0]}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
+    }
+    try {
+      cases = parseDataset(text, positionals[0]);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  } else if (!fromRuns.trim())
+    throw new UsageError(`--from-runs needs a visibility query, e.g. "AgentName = 'support'"`);
   let minPass = 1;
   if (values['min-pass'] !== undefined) {
     const raw = values['min-pass'];
@@ -66,6 +85,12 @@ export function parseEvalArgs(argv: string[], registeredTools: readonly string[]
     cmd.compare = values.compare.trim();
   }
   if (values['judge-model'] !== undefined) cmd.judgeModel = values['judge-model'];
+  if (fromRuns !== undefined)
+    cmd.fromRuns = {
+      query: fromRuns,
+      limit: values.limit === undefined ? 50 : wholeNumber('--limit', values.limit, 1),
+      ...(values['save-dataset'] !== undefined ? { saveDataset: values['save-dataset'] } : {}),
+    };
   return cmd;
 }
 
@@ -74,11 +99,12 @@ export function parseEvalArgs(argv: string[], registeredTools: readonly string[]
  * a table of cases and the summary. Exit 1 when the pass rate is under `--min-pass`.
  */
 export async function runEvalCommand(
-  cmd: EvalCommand,
+  given: EvalCommand,
   taskQueue: string,
   io: { stdout: (text: string) => void; stderr: (line: string) => void },
   localWorker?: LocalWorker,
 ): Promise<number> {
+  let cmd = given;
   const session = await openSession({
     taskQueue,
     localWorker,
@@ -88,6 +114,17 @@ export async function runEvalCommand(
   try {
     return await session.run(async () => {
       const { client } = session;
+      if (cmd.fromRuns) {
+        const found = await casesFromRuns(client, cmd.fromRuns.query, cmd.fromRuns.limit);
+        if (found.length === 0) throw new UsageError(`no completed runs match ${cmd.fromRuns.query}`);
+        if (cmd.fromRuns.saveDataset)
+          writeFileSync(cmd.fromRuns.saveDataset, `${found.map((c) => JSON.stringify(c)).join('\n')}\n`);
+        cmd = { ...cmd, cases: found.map((c, i) => ({ ...c, line: i + 1 })) };
+        if (!cmd.json)
+          io.stderr(
+            `${found.length} recorded run${found.length === 1 ? '' : 's'} as cases${cmd.fromRuns!.saveDataset ? `, saved to ${cmd.fromRuns!.saveDataset}` : ''}`,
+          );
+      }
       const evalId = newEvalId();
       const sides: { label: string; run: Omit<AgentInput, 'message'> }[] = [{ label: describe(cmd.run), run: cmd.run }];
       if (cmd.compare) {

@@ -7,6 +7,7 @@ import { RUN_USAGE } from './parse-run-args';
 import { SCHEDULE_HELP, SCHEDULE_USAGE } from './schedule-commands';
 import { REPLAY_USAGE } from './replay-command';
 import { EVAL_USAGE } from './eval-command';
+import { RERUN_USAGE } from './rerun-command';
 import { IMAGE_HELP, RUN_OPTION_HELP, TASK_QUEUE_HELP, WAIT_HELP } from './option-flags';
 
 /**
@@ -207,6 +208,17 @@ ${JSON_HELP.replace('one JSON object', 'one JSON object: {"replayed", "failed": 
 ${RUN_OPTION_HELP}
   --json                 one JSON line per case, then the summary as the last line:
                          {"evalId", "total", "passed", "failed", "passRate", "usage", "costUsd"?}`,
+    rerun: `${RERUN_USAGE}
+
+  Starts a new run from a recorded one: the recorded messages before model call k (default 1),
+  with the change you give. A tool call identical to a recorded one gets the recorded output (no
+  side effects) unless --live-tools. Prints the answer and where the new run's steps first differ
+  from the recorded run's.
+  --from-step k          start at model call k (the messages before it are kept)
+  --model NAME           another model (a named model, or provider-prefixed)
+  --system "..."         another system message
+  --live-tools           run every tool call for real
+${JSON_HELP}`,
     agents: `usage: ${me} agents [--json]
 
   Lists the named agents the task queue's workers serve, with their tools and model.

@@ -10,6 +10,7 @@ import { runConversationCommand } from './conversation-commands';
 import { parseScheduleArgs, runScheduleCommand } from './schedule-commands';
 import { parseReplayArgs, runReplayCommand } from './replay-command';
 import { parseEvalArgs, runEvalCommand } from './eval-command';
+import { parseRerunArgs, runRerunCommand } from './rerun-command';
 import { outcomeJson } from '../client/outcome-json';
 import { outcomeText } from './format-outcome';
 import { parseFlags, takeTaskQueue } from './option-flags';
@@ -84,6 +85,16 @@ export async function main(argv: string[], host: CliHost = {}): Promise<number> 
         stderr: (line) => console.error(line),
         write: (text, toStderr) => (toStderr ? process.stderr : process.stdout).write(text),
       },
+      host.localWorker,
+    );
+  }
+  if (command === 'rerun') {
+    const cmd = parseRerunArgs(rest);
+    logging();
+    return runRerunCommand(
+      cmd,
+      taskQueue,
+      { stdout: (text) => console.log(text), stderr: (line) => console.error(line) },
       host.localWorker,
     );
   }

@@ -37,11 +37,14 @@ import type {
 export function startRun(input: AgentInput, tools: ToolInfo[]): RunState {
   const messages: ChatMessage[] = [];
   if (input.system) messages.push({ role: 'system', content: input.system });
-  messages.push(
-    input.images?.length
-      ? { role: 'user', content: input.message, images: input.images }
-      : { role: 'user', content: input.message },
-  );
+  // A re-run starts where the recorded run was before the model call it starts at.
+  if (input.rerun) messages.push(...input.rerun.messages);
+  else
+    messages.push(
+      input.images?.length
+        ? { role: 'user', content: input.message, images: input.images }
+        : { role: 'user', content: input.message },
+    );
   return {
     limits: runLimits(input),
     tools,
@@ -52,6 +55,7 @@ export function startRun(input: AgentInput, tools: ToolInfo[]): RunState {
     phase: { kind: 'model' },
     agent: currentAgent(input),
     ...runGuardrails(input),
+    ...(input.rerun?.toolCalls?.length ? { recorded: input.rerun.toolCalls } : {}),
   };
 }
 
@@ -194,7 +198,10 @@ export function applyModelReply(
     return reply.output === undefined ? done : { ...done, output: reply.output };
   } else {
     const offered = reply.providedTools?.length ? [...state.tools, ...reply.providedTools] : state.tools;
-    phase = { kind: 'tools', calls: toolCalls.map((call) => planToolCall(call, offered, state)) };
+    // A re-run: each recorded call answers at most one identical call.
+    const pool = state.recorded ? [...state.recorded] : undefined;
+    phase = { kind: 'tools', calls: toolCalls.map((call) => planToolCall(call, offered, state, pool)) };
+    if (pool) Object.assign(models, { recorded: pool });
   }
   return { ...state, iterations, usage, ...models, messages, phase };
 }
@@ -357,7 +364,12 @@ export function outputCorrection(error: string): string {
   return `Your answer is not valid: ${error}\nReply again with only the JSON value that matches the required schema, nothing else.`;
 }
 
-function planToolCall(call: ToolCall, tools: ToolInfo[], state: RunState): PlannedToolCall {
+function planToolCall(
+  call: ToolCall,
+  tools: ToolInfo[],
+  state: RunState,
+  recorded?: NonNullable<RunState['recorded']>,
+): PlannedToolCall {
   const parsed = parseToolArguments(call.function.arguments);
   const args = parsed.ok ? parsed.value : {};
   if (call.function.name === REACT_PARSE_ERROR_TOOL) {
@@ -389,6 +401,12 @@ function planToolCall(call: ToolCall, tools: ToolInfo[], state: RunState): Plann
       immediate: false,
       resolved: readToolOutput(state.toolExecutions, args, maxToolResultTokens(state.limits)),
     };
+  // A re-run: the recorded output of an identical call, without running the tool again.
+  const match = recorded?.findIndex((r) => r.name === tool.name && sameJson(r.arguments, args)) ?? -1;
+  if (match >= 0) {
+    const [r] = recorded!.splice(match, 1);
+    return { call, arguments: args, immediate: tool.immediate, resolved: { result: r.result, error: r.error } };
+  }
   const planned: PlannedToolCall = { call, arguments: args, immediate: tool.immediate, tool };
   const approval = approvalOf(tool);
   if (approval) planned.approval = approval;
@@ -413,4 +431,17 @@ function withUniqueIds(calls: ToolCall[], iteration: number, history: ChatMessag
     seen.add(id);
     return { id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments ?? '' } };
   });
+}
+
+/** Whether two JSON values are the same, whatever the order of their keys. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return (
+    ka.length === kb.length &&
+    ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  );
 }

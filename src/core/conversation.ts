@@ -180,6 +180,7 @@ export function validateConversationOptions(input: unknown): string[] {
   if (input === null || typeof input !== 'object') return ['the conversation options must be an object'];
   const i = input as Record<string, unknown>;
   const problems = runOptionProblems(i);
+  if (i.rerun !== undefined) problems.push('"rerun" applies to one-shot runs, not conversations');
   if (
     i.memoryWindow !== undefined &&
     !(Number.isInteger(i.memoryWindow) && (i.memoryWindow as number) >= MIN_MEMORY_WINDOW)

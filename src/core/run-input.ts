@@ -52,7 +52,30 @@ export function validateAgentInput(input: unknown): string[] {
   const i = input as Record<string, unknown>;
   const message = messageProblem(i.message);
   const images = imagesProblem(i.images);
-  return [...(message ? [message] : []), ...(images ? [images] : []), ...runOptionProblems(i)];
+  const rerun = rerunProblem(i.rerun);
+  return [
+    ...(message ? [message] : []),
+    ...(images ? [images] : []),
+    ...(rerun ? [rerun] : []),
+    ...runOptionProblems(i),
+  ];
+}
+
+/** Why `rerun` is not a re-run's seed, or undefined. */
+function rerunProblem(rerun: unknown): string | undefined {
+  if (rerun === undefined) return undefined;
+  const r = rerun as Record<string, unknown> | null;
+  if (r === null || typeof r !== 'object') return '"rerun" must be an object';
+  if (typeof r.of !== 'string' || !Number.isInteger(r.fromStep) || (r.fromStep as number) < 1)
+    return '"rerun" needs "of" (the recorded run) and "fromStep" (a model call, from 1)';
+  if (
+    !Array.isArray(r.messages) ||
+    r.messages.length === 0 ||
+    !r.messages.every((m) => m && typeof m === 'object' && typeof (m as { role?: unknown }).role === 'string')
+  )
+    return '"rerun.messages" must be the recorded messages (at least the user message)';
+  if (r.toolCalls !== undefined && !Array.isArray(r.toolCalls)) return '"rerun.toolCalls" must be a list';
+  return undefined;
 }
 
 /** What is wrong with a user message, or undefined when it is fine. */

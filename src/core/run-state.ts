@@ -13,6 +13,7 @@ import type {
   ToolInfo,
   ToolOutcome,
   Usage,
+  RerunSeed,
 } from './types';
 
 /**
@@ -134,4 +135,6 @@ export interface RunState {
   guarded?: { input?: true };
   /** Why the run ended at a guardrail (status `guardrail_tripped`). */
   tripped?: GuardrailTrip;
+  /** A re-run: recorded tool calls not yet matched, whose outputs answer identical calls. */
+  recorded?: NonNullable<RerunSeed['toolCalls']>;
 }

@@ -325,6 +325,18 @@ export interface RunOptions {
 /** What an approval timeout does to a call still undecided (see `RunOptions.onApprovalTimeout`). */
 export type OnApprovalTimeout = 'reject' | 'approve' | 'escalate';
 
+/** What a re-run starts from (see `AgentInput.rerun`). */
+export interface RerunSeed {
+  /** The recorded run's workflow id. */
+  of: string;
+  /** The model call (1-based) the re-run starts at. */
+  fromStep: number;
+  /** The recorded messages before that model call, the system message left out. */
+  messages: ChatMessage[];
+  /** Recorded tool calls whose outputs answer identical calls (absent: every tool runs live). */
+  toolCalls?: { name: string; arguments: Record<string, unknown>; result: string; error: boolean }[];
+}
+
 /** The agent workflow's input. */
 export interface AgentInput extends RunOptions {
   message: string;
@@ -354,6 +366,12 @@ export interface AgentInput extends RunOptions {
    * carries it parsed as `output`. Overrides a named agent's output schema.
    */
   output?: JsonSchemaObject;
+  /**
+   * A re-run of a recorded run (`durable-agents rerun`): the run starts from the recorded messages
+   * before model call `fromStep`, and tool calls identical to recorded ones get the recorded
+   * outputs instead of running.
+   */
+  rerun?: RerunSeed;
 }
 
 /**

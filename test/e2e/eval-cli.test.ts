@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanEnv, runTs, startTs } from '../helpers/processes';
@@ -90,4 +90,45 @@ it('eval --compare runs the cases with another model side by side', async () => 
   const bad = await runTs(['client.ts', 'eval', join(dir, 'missing.jsonl')], env);
   expect(bad.code).toBe(2);
   expect(bad.stderr).toMatch(/cannot read .*missing\.jsonl: ENOENT/);
+});
+
+it('rerun re-runs a recorded run with another model and says where it diverged; eval --from-runs makes runs a dataset', async () => {
+  const run = JSON.parse((await runTs(['client.ts', 'run', 'What color is the sky?', '--json'], env)).stdout);
+  const r = await runTs(['client.ts', 'rerun', run.workflowId, '--model', 'smarter', '--json'], env);
+  expect(r.code).toBe(0);
+  expect(JSON.parse(r.stdout)).toMatchObject({
+    status: 'completed',
+    content: 'Blue.',
+    rerunOf: run.workflowId,
+    fromStep: 1,
+    diverged: { step: 1, recorded: 'Green.', rerun: 'Blue.' },
+  });
+  const text = await runTs(['client.ts', 'rerun', run.workflowId, '--model', 'smarter'], env);
+  expect(text.stdout).toMatch(/Diverged at model call 1:\n {2}recorded: Green\.\n {2}re-run: {3}Blue\./);
+  const bad = await runTs(['client.ts', 'rerun', run.workflowId, '--from-step', '3'], env);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toMatch(/--from-step must be between 1 and 1/);
+
+  const saved = join(dir, 'from-runs.jsonl');
+  const e = await runTs(
+    [
+      'client.ts',
+      'eval',
+      '--from-runs',
+      `WorkflowId = '${run.workflowId}'`,
+      '--save-dataset',
+      saved,
+      '--min-pass',
+      '0',
+      '--json',
+    ],
+    env,
+  );
+  expect(e.code).toBe(0);
+  expect(JSON.parse(e.stdout.trim().split('\n').at(-1)!)).toMatchObject({ total: 1 });
+  expect(JSON.parse(readFileSync(saved, 'utf8').trim())).toMatchObject({
+    name: run.workflowId,
+    input: { message: 'What color is the sky?' },
+    judge: expect.stringContaining('Green.'),
+  });
 });

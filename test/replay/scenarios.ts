@@ -186,6 +186,21 @@ export const scenarios: Scenario[] = [
     }),
   },
   {
+    // A re-run: it starts from recorded messages, and an identical tool call gets the recorded output.
+    name: 'rerun-recorded-tool',
+    input: {
+      message: 'Add 2 and 3.',
+      tools: ['add'],
+      rerun: {
+        of: 'agent-replay-original',
+        fromStep: 1,
+        messages: [{ role: 'user', content: 'Add 2 and 3.' }],
+        toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 }, result: '5 (recorded)', error: false }],
+      },
+    },
+    steps: [call(['add', { a: 2, b: 3 }]), answer('It is 5.')],
+  },
+  {
     // An input guardrail that refuses: no model call, status guardrail_tripped.
     name: 'guardrail-input-tripped',
     input: { message: 'What is the password?', tools: ['add'], inputGuardrails: ['replay-no-passwords'] },
