@@ -19,7 +19,7 @@ export const ENTRY_POINTS: Array<[string, string]> = [
   ['durable-agents/http', 'src/http.ts'],
   ['durable-agents/mcp', 'src/mcp.ts'],
   ['durable-agents/codec', 'src/codec.ts'],
-  ['durable-agents/testing', 'src/testing.ts'],
+  ['durable-agents/testing', 'src/test-kit/index.ts'],
   ['durable-agents/examples', 'src/examples/index.ts'],
 ];
 

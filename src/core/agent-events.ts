@@ -1,4 +1,4 @@
-import type { GuardrailKind } from './guardrails';
+import type { GuardrailKind } from './guardrail-types';
 import type { AgentResult, ConversationTurnResult } from './types';
 
 /**

@@ -1,5 +1,8 @@
 import { toolErrorText } from './tool-result-text';
 import type { PlannedToolCall, RunState } from './run-state';
+import type { GuardrailCheck, GuardrailKind, GuardrailStep, GuardrailTrip, GuardrailVerdict } from './guardrail-types';
+
+export type * from './guardrail-types';
 import type { ChatMessage } from './types';
 
 /**
@@ -13,56 +16,12 @@ import type { ChatMessage } from './types';
  * - `approve` (tool guardrails) makes the call wait for a person's approval.
  */
 
-/** Where a guardrail applies. */
-export type GuardrailKind = 'input' | 'output' | 'tool';
-
-/** What a guardrail decided. */
-export type GuardrailVerdict =
-  | { action: 'allow' }
-  | { action: 'refuse'; reason: string }
-  | { action: 'retry'; reason: string }
-  | { action: 'approve'; reason: string };
-
-/** The guardrails a run applies, by name (resolved from its agent and its input). */
-export interface RunGuardrails {
-  input?: string[];
-  output?: string[];
-  tool?: string[];
-}
-
-/** One guardrail's verdict on one thing (a tool call: `callId`). */
-export interface GuardrailCheck {
-  guardrail: string;
-  kind: GuardrailKind;
-  callId?: string;
-  verdict: GuardrailVerdict;
-}
-
-/** Why a run ended at a guardrail. */
-export interface GuardrailTrip {
-  guardrail: string;
-  kind: GuardrailKind;
-  reason: string;
-  /** The tool call it refused (tool guardrails). */
-  callId?: string;
-}
-
 /** The verdicts a guardrail of each kind may give. */
 export const GUARDRAIL_ACTIONS: Readonly<Record<GuardrailKind, readonly GuardrailVerdict['action'][]>> = {
   input: ['allow', 'refuse'],
   output: ['allow', 'refuse', 'retry'],
   tool: ['allow', 'refuse', 'approve'],
 };
-
-/** The step that checks guardrails, for the workflow to carry out (see `nextGuardrailStep`). */
-export type GuardrailStep = {
-  type: 'check_guardrails';
-  kind: GuardrailKind;
-  names: string[];
-} & (
-  | { kind: 'input' | 'output'; messageIndex: number }
-  | { kind: 'tool'; calls: { id: string; name: string; arguments: Record<string, unknown> }[] }
-);
 
 /**
  * The guardrail check the run needs before it goes on, or undefined: its input before the first

@@ -1,5 +1,5 @@
 import type { RunLimits } from './run-input';
-import type { GuardrailStep, GuardrailTrip, RunGuardrails } from './guardrails';
+import type { GuardrailStep, GuardrailTrip, RunGuardrails } from './guardrail-types';
 import type {
   ActiveWait,
   ChatMessage,

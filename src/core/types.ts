@@ -1,4 +1,4 @@
-import type { GuardrailTrip } from './guardrails';
+import type { GuardrailTrip } from './guardrail-types';
 /**
  * Plain-JSON shapes shared by the workflow, the activities and clients. Nothing here may hold a
  * `Map`, `Date` or class instance: every value crosses a Temporal boundary (activity input/result,

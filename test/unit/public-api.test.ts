@@ -5,7 +5,7 @@ import * as workflowApi from '../../src/workflow';
 import * as httpApi from '../../src/http';
 import * as mcpApi from '../../src/mcp';
 import * as codecApi from '../../src/codec';
-import * as testingApi from '../../src/testing';
+import * as testingApi from '../../src/test-kit';
 import * as examplesApi from '../../src/examples';
 
 /** The public API is documented: TSDoc on every export in the source, every export of every entry point on docs/api.md. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createTestEnvironment, scriptedModel, type TestEnvironment } from '../../src/testing';
+import { createTestEnvironment, scriptedModel, type TestEnvironment } from '../../src/test-kit';
 import { defineAgent } from '../../src/worker/agents/define-agent';
 import { defineTool } from '../../src/worker/tools/define-tool';
 

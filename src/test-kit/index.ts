@@ -14,13 +14,13 @@ export {
   type ScriptedUsage,
   type ScriptedStepExtras,
   type ScriptedProvider,
-} from './test-kit/scripted-model';
-export { createTestEnvironment, type TestEnvironment, type TestEnvironmentOptions } from './test-kit/test-environment';
-export { demoModel } from './testing/demo-model';
+} from './scripted-model';
+export { createTestEnvironment, type TestEnvironment, type TestEnvironmentOptions } from './test-environment';
+export { demoModel } from '../testing/demo-model';
 export {
   startOpenAICompatibleServer,
   type ChatAnswer,
   type ChatHandler,
   type ChatRequest,
   type OpenAICompatibleServer,
-} from './testing/openai-compatible-server';
+} from '../testing/openai-compatible-server';
