@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { defineSearchAttributeKey, TypedSearchAttributes } from '@temporalio/common';
-import { addUsage, type AgentInput, type Usage } from '../core';
+import { addUsage, validateAgentInput, type AgentInput, type Usage } from '../core';
 import { AGENT_WORKFLOW_TYPE } from '../common/definitions';
-import { ClientError } from './client-error';
 import { expectationFailures, type EvalCase, type NumberedCase } from './eval-cases';
 import { runOutcome, startAgentRun, type AgentRunHandle, type AgentRunWorkflow, type RunOutcome } from './run-agent';
 
@@ -121,24 +120,20 @@ export async function runEval(client: Client, cases: readonly (EvalCase | Number
   return { evalId, cases: results, summary: summarize(results) };
 }
 
-async function startTagged(
+function startTagged(
   client: Client,
   input: AgentInput,
   workflowId: string,
   taskQueue: string,
   typedSearchAttributes: TypedSearchAttributes,
-) {
-  try {
-    return await client.workflow.start<AgentRunWorkflow>(AGENT_WORKFLOW_TYPE, {
-      taskQueue,
-      workflowId,
-      args: [input],
-      typedSearchAttributes,
-      staticSummary: `eval: ${input.message.slice(0, 100)}`,
-    });
-  } catch (err) {
-    throw err instanceof ClientError ? err : new Error((err as Error).message);
-  }
+): Promise<AgentRunHandle> {
+  return client.workflow.start<AgentRunWorkflow>(AGENT_WORKFLOW_TYPE, {
+    taskQueue,
+    workflowId,
+    args: [input],
+    typedSearchAttributes,
+    staticSummary: `eval: ${input.message.slice(0, 100)}`,
+  });
 }
 
 async function runCase(
@@ -152,6 +147,17 @@ async function runCase(
   const name = c.name ?? (line !== undefined ? `line ${line}` : `case ${index + 1}`);
   const input: AgentInput = { ...options.run, ...(typeof c.input === 'string' ? { message: c.input } : c.input) };
   const workflowId = `${evalId}-${index + 1}`;
+  const problems = validateAgentInput(input);
+  if (problems.length)
+    return {
+      name,
+      ...(line ? { line } : {}),
+      workflowId,
+      status: 'failed',
+      pass: false,
+      reasons: problems,
+      usage: NO_USAGE,
+    };
   let outcome: RunOutcome;
   try {
     const handle = await start(input, workflowId);

@@ -23,13 +23,23 @@ describe('a fleet of three workers on one task queue', () => {
     // The ledger: the side effects of `transfer`, deduplicated by idempotency key as a payment API does.
     const attempts = new Map<string, number>();
     const effects = new Map<string, { to: string; amount: number }>();
+    // Calls that began (a tool's first step), and those under way on each worker: the test kills a
+    // worker while it has one in flight, so the kill is sure to land mid-call.
+    const begins = new Map<string, number>();
+    const inFlight = new Map<string, number>();
     const ledger = createServer((req, res) => {
       let body = '';
       req.on('data', (d) => (body += d));
       req.on('end', () => {
-        const { key, to, amount } = JSON.parse(body);
-        attempts.set(key, (attempts.get(key) ?? 0) + 1);
-        if (!effects.has(key)) effects.set(key, { to, amount });
+        const { key, to, amount, worker } = JSON.parse(body);
+        if (req.url === '/begin') {
+          begins.set(key, (begins.get(key) ?? 0) + 1);
+          inFlight.set(worker, (inFlight.get(worker) ?? 0) + 1);
+        } else {
+          attempts.set(key, (attempts.get(key) ?? 0) + 1);
+          inFlight.set(worker, (inFlight.get(worker) ?? 1) - 1);
+          if (!effects.has(key)) effects.set(key, { to, amount });
+        }
         res.writeHead(200).end('{}');
       });
     });
@@ -51,6 +61,7 @@ describe('a fleet of three workers on one task queue', () => {
       AGENT_TASK_QUEUE: taskQueue,
       OPENAI_BASE_URL: model.baseURL,
       LEDGER_URL: `http://127.0.0.1:${(ledger.address() as { port: number }).port}`,
+      BEGIN_URL: `http://127.0.0.1:${(ledger.address() as { port: number }).port}/begin`,
     });
     const workers: Started[] = await Promise.all(
       ['a', 'b', 'c'].map((name) => startTs(['test/fixtures/fleet-worker.ts'], { ...env, WORKER_NAME: name }, /ready/)),
@@ -59,8 +70,12 @@ describe('a fleet of three workers on one task queue', () => {
       const handles = await Promise.all(
         Array.from({ length: RUNS }, (_, i) => startAgentRun(t.client, { message: `run-${i}` }, { taskQueue })),
       );
-      // Kill a worker once a third of the side effects happened: runs are mid-way on all three.
-      while (attempts.size < (RUNS * 2) / 3) await new Promise((r) => setTimeout(r, 50));
+      // Kill a worker once a third of the side effects happened (runs are mid-way on all three), at
+      // a moment it has a tool call under way.
+      const deadline = Date.now() + 60_000;
+      while ((attempts.size < (RUNS * 2) / 3 || !(inFlight.get('a')! > 0)) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(inFlight.get('a')).toBeGreaterThan(0);
       workers[0].kill('SIGKILL');
       await workers[0].exited;
       const outcomes = await Promise.all(handles.map((h) => runOutcome(h)));
@@ -101,7 +116,7 @@ describe('a fleet of three workers on one task queue', () => {
         retriedInFlight += requests.filter((q) => q.run === run).length - 3;
       }
       // The kill did land mid-run: some calls were tried again on the surviving workers.
-      const retriedTools = [...attempts.values()].filter((n) => n > 1).length;
+      const retriedTools = [...begins.values()].filter((n) => n > 1).length;
       console.log(
         `fleet: ${retriedTools} tool calls and ${retriedInFlight} model calls were in flight on the killed worker and ran again elsewhere`,
       );
