@@ -1,9 +1,8 @@
 import type { Client } from '@temporalio/client';
-import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
-import type { AgentInput } from '../core';
 import { AGENT_WORKFLOW_TYPE } from '../common/definitions';
 import type { EvalCase } from './eval-cases';
 import { runOutcome, type AgentRunHandle } from './run-agent';
+import { recordedRunInput } from './tool-results';
 
 /**
  * Recorded runs as an eval dataset (`eval --from-runs "<query>"`): each completed run found by the
@@ -16,13 +15,7 @@ export async function casesFromRuns(client: Client, query: string, limit = 50): 
   for await (const run of client.workflow.list({ query: full })) {
     if (cases.length >= limit) break;
     const handle = client.workflow.getHandle(run.workflowId, run.runId);
-    const history = await handle.fetchHistory();
-    const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
-    const input = await decodeFromPayloadsAtIndex<AgentInput>(
-      client.options.loadedDataConverter,
-      0,
-      started?.input?.payloads,
-    );
+    const input = await recordedRunInput(await handle.fetchHistory(), client.options.loadedDataConverter);
     const outcome = await runOutcome(handle as AgentRunHandle);
     if (outcome.status !== 'completed') continue;
     const { rerun: _rerun, images: _images, ...rest } = input;

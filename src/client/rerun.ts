@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { AgentInput, ChatMessage, RerunSeed } from '../core';
 import { readTranscript } from './agent-workflows';
 import { ClientError } from './client-error';
 import { runOutcome, startAgentRun, type AgentRunHandle, type RunOutcome } from './run-agent';
+import { recordedRunInput } from './tool-results';
 import { lookupWorkflow } from './workflow-lookup';
 
 /**
@@ -54,13 +54,7 @@ export async function startRerun(client: Client, workflowId: string, options: Re
   if (found.running)
     throw new ClientError('invalid', `"${workflowId}" is still running; re-run it once it has ended`, workflowId);
   const handle = client.workflow.getHandle(workflowId);
-  const history = await handle.fetchHistory();
-  const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
-  const input = await decodeFromPayloadsAtIndex<AgentInput>(
-    client.options.loadedDataConverter,
-    0,
-    started?.input?.payloads,
-  );
+  const input = await recordedRunInput(await handle.fetchHistory(), client.options.loadedDataConverter);
   const outcome = await runOutcome(handle as AgentRunHandle);
   const { messages } = await readTranscript(client, workflowId);
   const fromStep = options.fromStep ?? 1;

@@ -6,7 +6,14 @@ import {
   isReferencePayload,
 } from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
-import type { AgentResult, AgentWorkflowResult, RecordedToolExecution, ToolExecution, ToolOutcome } from '../core';
+import type {
+  AgentInput,
+  AgentResult,
+  AgentWorkflowResult,
+  RecordedToolExecution,
+  ToolExecution,
+  ToolOutcome,
+} from '../core';
 import type { ToolCallInput } from '../common/activity-interface';
 
 type History = temporal.api.history.v1.IHistory;
@@ -55,12 +62,7 @@ export async function toolOutcomesInHistory(
 ): Promise<Map<string, ToolOutcome>> {
   const callOf = new Map<number, string>();
   const outcomes = new Map<string, ToolOutcome>();
-  // A raw history holds claims where payloads went to the payload store (a 4 MB tool output):
-  // fetch those back, as the client does for the histories it reads itself. The SDK's runner is
-  // internal, but it is the one that reads every driver's claims.
-  const storage = converter.externalStorage ? new ExternalStorageRunner(converter.externalStorage) : undefined;
-  const payloadsOf = async (payloads: Payload[] | null | undefined) =>
-    storage && payloads?.some(isReferencePayload) ? storage.retrieve(payloads) : payloads;
+  const payloadsOf = storedPayloads(converter);
   for (const event of history.events ?? []) {
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled?.activityType?.name === EXECUTE_TOOL) {
@@ -85,6 +87,27 @@ export async function toolOutcomesInHistory(
     }
   }
   return outcomes;
+}
+
+/**
+ * The input a run was started with, as its history records it (`rerun`, `eval --from-runs`).
+ * A large input (images inline) may be in the payload store: it is fetched back.
+ */
+export async function recordedRunInput(history: History, converter: LoadedDataConverter): Promise<AgentInput> {
+  const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+  return decodeFromPayloadsAtIndex<AgentInput>(converter, 0, await storedPayloads(converter)(started?.input?.payloads));
+}
+
+/**
+ * Payloads as a raw history holds them, with the claims of payloads that went to the payload
+ * store (a 4 MB tool output) fetched back, as the client does for the histories it reads itself.
+ * The SDK's runner is internal, but it is the one that reads every driver's claims.
+ */
+function storedPayloads(
+  converter: LoadedDataConverter,
+): (payloads: Payload[] | null | undefined) => Promise<Payload[] | null | undefined> {
+  const storage = converter.externalStorage ? new ExternalStorageRunner(converter.externalStorage) : undefined;
+  return async (payloads) => (storage && payloads?.some(isReferencePayload) ? storage.retrieve(payloads) : payloads);
 }
 
 function isToolOutcome(value: unknown): value is ToolOutcome {

@@ -75,6 +75,22 @@ it('re-runs with another model: the recorded tool output answers the identical c
   });
 });
 
+it('re-runs a run whose input went to the payload store (a message of 84 KB)', async () => {
+  const m = await startModel(model);
+  const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: m.baseURL, agents: [support] });
+  const client = temporal().client;
+  const message = `Where is A-9? ${'The full order log follows. '.repeat(3000)}`;
+  await worker.runUntil(async () => {
+    const original = await runOutcome(await startAgentRun(client, { agent: 'support', message }, { taskQueue }));
+    const started = (await client.workflow.getHandle(original.workflowId).fetchHistory()).events?.[0];
+    // The history holds a claim, not the 84 KB message: the rerun must fetch it back.
+    expect(JSON.stringify(started).length).toBeLessThan(20_000);
+    const { outcome } = await rerunResult(client, await startRerun(client, original.workflowId, { taskQueue }));
+    expect(outcome).toMatchObject({ status: 'completed', content: expect.stringContaining('A-9: shipped') });
+    expect(lastOf(m.requests[m.requests.length - 1], 'user')).toBe(message);
+  });
+});
+
 it('cuts a transcript before a model call and finds the first step that differs', () => {
   const messages: ChatMessage[] = [
     { role: 'user', content: 'q' },
