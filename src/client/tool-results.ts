@@ -66,7 +66,12 @@ export async function toolOutcomesInHistory(
   for (const event of history.events ?? []) {
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled?.activityType?.name === EXECUTE_TOOL) {
-      const input = await decodeFromPayloadsAtIndex<ToolCallInput>(converter, 0, scheduled.input?.payloads);
+      const input = await decodeFromPayloadsAtIndex<ToolCallInput>(
+        converter,
+        0,
+        // A tool call's arguments can be large too (a file the model writes).
+        await payloadsOf(scheduled.input?.payloads),
+      );
       callOf.set(Number(event.eventId), input.toolCallId);
     }
     const completed = event.activityTaskCompletedEventAttributes;

@@ -129,11 +129,16 @@ function sentTokens(state: RunState): number {
   return estimateTokens(view, densityOf(view));
 }
 
-/** Folds an LLM reply into the state: an answer ends the run, tool calls become the next step. */
+/**
+ * Folds an LLM reply into the state: an answer ends the run, tool calls become the next step.
+ * `additiveCalibration`: the provider's prompt count corrects later estimates by addition (see
+ * `calibration`); workflows pass it for runs whose history records the change.
+ */
 export function applyModelReply(
   state: RunState,
   step: Extract<NextStep, { type: 'call_model' }>,
   reply: ModelReply,
+  options: { additiveCalibration?: boolean } = {},
 ): RunState {
   const iterations = state.iterations + 1;
   const usage = addUsage(state.usage, usageOfReply(reply.usage, reply.model));
@@ -146,6 +151,7 @@ export function applyModelReply(
       lastPrompt: {
         tokens: reply.usage.promptTokens,
         estimated: sentTokens(state),
+        ...(options.additiveCalibration ? { additive: true as const } : {}),
       },
     });
   // Only under a budget, so states of runs without one keep their shape.

@@ -101,12 +101,45 @@ export function densityOf(messages: readonly ChatMessage[]): number {
 }
 
 /**
- * How the provider's count compares to the estimate: the last request's prompt tokens over the
- * estimate of the messages it sent. Bounded, so one odd report cannot make the next decision absurd.
+ * How the provider's count of the last request corrects the estimates: `scale` multiplies what a
+ * message is estimated at, `offset` is added once per request.
  */
-export function calibration(lastPromptTokens: number | undefined, estimated: number | undefined): number {
-  if (!lastPromptTokens || !estimated) return 1;
-  return Math.min(4, Math.max(0.25, lastPromptTokens / estimated));
+export interface Calibration {
+  scale: number;
+  offset: number;
+}
+
+/** No correction: the estimates as they are. */
+export const UNCALIBRATED: Calibration = { scale: 1, offset: 0 };
+
+/**
+ * The correction the provider's count of the last request gives, against the estimate of the
+ * messages it sent. Bounded, so one odd report cannot make the next decision absurd.
+ *
+ * Runs recorded before `additive` existed scale everything by the ratio. That misjudges small
+ * requests: the provider counts the tool definitions too, a fixed cost, so a first request of 10
+ * tokens with 500 tokens of tools made every later estimate four times too large. With
+ * `additive`, the ratio scales messages up to {@link MAX_MESSAGE_SCALE} (a tokenizer that counts
+ * more than OpenAI's), and what the provider counted beyond that is added once per request: the
+ * request it saw comes out at its count, and new messages are not inflated by the tools.
+ */
+export function calibration(
+  lastPrompt: { tokens: number; estimated: number; additive?: true } | undefined,
+): Calibration {
+  if (!lastPrompt?.tokens || !lastPrompt.estimated) return UNCALIBRATED;
+  const { tokens, estimated } = lastPrompt;
+  const ratio = Math.min(4, Math.max(0.25, tokens / estimated));
+  if (!lastPrompt.additive || ratio <= 1) return { scale: ratio, offset: 0 };
+  const scale = Math.min(ratio, MAX_MESSAGE_SCALE);
+  return { scale, offset: Math.max(0, tokens - Math.ceil(estimated * scale)) };
+}
+
+/** How much more than the estimate a provider's tokenizer is taken to count per message (Claude's counts 10–30% more than OpenAI's). */
+export const MAX_MESSAGE_SCALE = 1.5;
+
+/** Some messages' estimate, corrected: each message scaled, the request's fixed part added once. */
+export function calibratedTokens(messages: readonly ChatMessage[], density: number, cal: Calibration): number {
+  return Math.ceil(estimateTokens(messages, density) * cal.scale) + cal.offset;
 }
 
 /** The messages a model call sees: the pinned head, the current summary, then `[from, count)` without earlier summaries. */
@@ -140,14 +173,14 @@ export function compactionPlan(
   messages: readonly ChatMessage[],
   view: { pinned: number; from: number; summary?: number },
   maxTokens: number,
-  scale = 1,
+  cal: Calibration = UNCALIBRATED,
   density = 1,
 ): SummaryMark | undefined {
-  const tokens = (list: readonly ChatMessage[]) => Math.ceil(estimateTokens(list, density) * scale);
+  const tokens = (list: readonly ChatMessage[]) => Math.ceil(estimateTokens(list, density) * cal.scale);
   const visible = contextView(messages, { ...view, messageCount: messages.length });
-  if (tokens(visible) <= maxTokens) return undefined;
-  // Keep the newest messages worth half the budget, less the head and room for the summary.
-  const head = tokens(messages.slice(0, view.pinned));
+  if (tokens(visible) + cal.offset <= maxTokens) return undefined;
+  // Keep the newest messages worth half the budget, less the head (with the request's fixed part) and room for the summary.
+  const head = tokens(messages.slice(0, view.pinned)) + cal.offset;
   const keep = Math.max(0, Math.floor(maxTokens * KEEP_SHARE) - head - Math.floor(maxTokens / 8));
   let cut = messages.length;
   let kept = 0;

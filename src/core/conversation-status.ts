@@ -1,6 +1,6 @@
 import { runStatus } from './agent-loop';
 import { budgetReport } from './budget';
-import { calibration, contextView, densityOf, estimateTokens, isInstructions } from './compaction';
+import { calibratedTokens, calibration, contextView, densityOf, isInstructions } from './compaction';
 import type { CloseReason, ConversationResult, ConversationState, ConversationStatus } from './conversation';
 import type { RunState } from './run-state';
 import { memoryReport } from './run-memory';
@@ -98,9 +98,7 @@ export function conversationStatus(
     });
     status.memory = {
       maxPromptTokens: conv.options.maxPromptTokens,
-      promptTokens: Math.ceil(
-        estimateTokens(view, densityOf(view)) * calibration(conv.lastPrompt?.tokens, conv.lastPrompt?.estimated),
-      ),
+      promptTokens: calibratedTokens(view, densityOf(view), calibration(conv.lastPrompt)),
       compactions: conv.compactions ?? 0,
     };
   }

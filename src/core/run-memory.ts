@@ -1,9 +1,9 @@
 import {
+  calibratedTokens,
   calibration,
   compactionPlan,
   contextView,
   densityOf,
-  estimateTokens,
   isInstructions,
   isSummary,
   summaryMessage,
@@ -55,11 +55,11 @@ export function plannedCompaction(state: RunState): Extract<NextStep, { type: 'c
   if (max === undefined) return undefined;
   const range = contextRange(state);
   const view = contextView(state.messages, range);
-  const scale = calibration(state.lastPrompt?.tokens, state.lastPrompt?.estimated);
+  const cal = calibration(state.lastPrompt);
   const density = densityOf(view);
-  const plan = compactionPlan(state.messages, range, max, scale, density);
+  const plan = compactionPlan(state.messages, range, max, cal, density);
   if (!plan) return undefined;
-  const tokensBefore = Math.ceil(estimateTokens(view, density) * scale);
+  const tokensBefore = calibratedTokens(view, density, cal);
   return {
     type: 'compact',
     from: plan.from,
@@ -90,9 +90,8 @@ export function applySummary(
 
 /** The estimated size of the next request (calibrated), as a compaction event reports it. */
 export function contextTokens(state: RunState): number {
-  const scale = calibration(state.lastPrompt?.tokens, state.lastPrompt?.estimated);
   const view = contextView(state.messages, contextRange(state));
-  return Math.ceil(estimateTokens(view, densityOf(view)) * scale);
+  return calibratedTokens(view, densityOf(view), calibration(state.lastPrompt));
 }
 
 /** Memory by tokens as `status` reports it: the bound, the next request's estimated size, the compactions. */

@@ -123,8 +123,11 @@ export interface RunState {
   context?: { from: number; summary: number };
   /** With `maxPromptTokens`: how many compactions the run made. */
   compactions?: number;
-  /** With `maxPromptTokens`: the last request's prompt tokens as the provider counted them, and as estimated. */
-  lastPrompt?: { tokens: number; estimated: number };
+  /**
+   * With `maxPromptTokens`: the last request's prompt tokens as the provider counted them, and as
+   * estimated; `additive` when the difference corrects estimates by addition (see `calibration`).
+   */
+  lastPrompt?: { tokens: number; estimated: number; additive?: true };
   /** The durable waits under way (`sleep`, `wait_for_event` calls), while there are any. */
   waits?: ActiveWait[];
   /** With a budget: what was spent toward it before this run (a conversation's earlier turns). */

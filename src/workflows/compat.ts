@@ -19,3 +19,12 @@ export function withDurationUnitsRequired<T>(input: T): T {
 export function omitRecordedResults(state: RunState): boolean {
   return state.toolExecutions.some((e) => e.resultInHistory && !e.immediate) && patched('tool-results-in-history');
 }
+
+/**
+ * Whether the provider's prompt count corrects estimates by addition (see `calibration`): it
+ * changes when compactions happen, so runs recorded before it replay with the ratio they ran
+ * with. Only consulted with memory by tokens, so other runs get no marker.
+ */
+export function additiveCalibration(state: RunState): boolean {
+  return state.limits.maxPromptTokens !== undefined && patched('additive-prompt-calibration');
+}

@@ -25,6 +25,7 @@ import { awaitApprovals } from './approvals';
 import { failureInfo } from './failure-info';
 import type { RunContext, RunRef } from './run-context';
 import { finishToolStep, startToolStep } from './tool-step';
+import { additiveCalibration } from './compat';
 
 export type { RunContext, RunRef } from './run-context';
 export { handleApprovals, handleEvents } from './approvals';
@@ -98,7 +99,7 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
         }
       }
       ctx.events.finishModelCall(call, shownText(reply, toolCalling), reply.attempt);
-      run.state = applyModelReply(run.state, step, reply);
+      run.state = applyModelReply(run.state, step, reply, { additiveCalibration: additiveCalibration(run.state) });
     } else if (step.type === 'compact') {
       await compact(run, step, ctx);
     } else if (step.type === 'check_guardrails') {

@@ -186,6 +186,18 @@ export const scenarios: Scenario[] = [
     }),
   },
   {
+    // The same under additive calibration (the patch 'additive-prompt-calibration'): the provider's
+    // count of the last request beyond the estimate (the tool definitions) is added, not scaled.
+    name: 'compaction-additive-calibration',
+    input: { message: 'Read three blobs.', system: 'You read blobs.', tools: ['blob'], maxPromptTokens: 1000 },
+    steps: Array.from({ length: 8 }, () => (req: ChatRequest) => {
+      if (req.messages.length === 1 && String(req.messages[0].content).startsWith('Summarise'))
+        return answer('Two blobs were read.');
+      if (req.messages.some((m) => String(m.content).includes('Two blobs were read'))) return answer('Done reading.');
+      return call(['blob', { n: 1500 }]);
+    }),
+  },
+  {
     // A re-run: it starts from recorded messages, and an identical tool call gets the recorded output.
     name: 'rerun-recorded-tool',
     input: {

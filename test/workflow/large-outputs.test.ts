@@ -125,3 +125,34 @@ it('stores it in S3, encrypted before it is stored; images go to the same bucket
     await s3.close();
   }
 });
+
+it("reads tool outputs back when a tool call's arguments went to the payload store (a model writing 67 KB)", async () => {
+  const text = 'A paragraph of the report. '.repeat(2500);
+  const saveReport = defineTool({
+    name: 'save_report',
+    description: 'Saves a report',
+    parameters: z.object({ text: z.string() }),
+    execute: async ({ text: saved }) => `saved ${saved.length} characters`,
+    // An activity, not a local one: its input is what the history stores.
+    local: false,
+  });
+  const model = await startModel((req: ChatRequest) =>
+    req.messages.some((m) => m.role === 'tool') ? answer('Saved.') : call(['save_report', { text }]),
+  );
+  const { worker, taskQueue } = await createTestWorker(temporal(), {
+    baseURL: model.baseURL,
+    registry: new ToolRegistry([saveReport]),
+  });
+  const client = temporal().client;
+  const outcome = await worker.runUntil(async () =>
+    runOutcome(
+      await startAgentRun(
+        client,
+        { message: 'Save it.', tools: ['save_report'], maxPromptTokens: 100_000 },
+        { taskQueue },
+      ),
+    ),
+  );
+  expect(outcome).toMatchObject({ status: 'completed', content: 'Saved.' });
+  expect(outcome.toolExecutions[0]).toMatchObject({ name: 'save_report', result: `saved ${text.length} characters` });
+});
