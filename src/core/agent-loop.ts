@@ -3,28 +3,16 @@ import { shouldReturnImmediately } from './immediate-return';
 import { REACT_PARSE_ERROR_TOOL } from './react-parser';
 import { maxToolResultTokens, runLimits } from './run-input';
 import { contextView, densityOf, estimateTokens } from './compaction';
-import { contextRange, memoryReport, plannedCompaction, withCounts } from './run-memory';
+import { contextRange, plannedCompaction, withCounts } from './run-memory';
 import { READ_TOOL_OUTPUT, readToolOutput, toolResultView } from './tool-output-view';
 import { iterationLimitReached, LIMIT_STOP_MESSAGE } from './stop-conditions';
 import { parseToolArguments } from './tool-arguments';
 import { toolErrorText } from './tool-result-text';
 import { addUsage, noUsage, usageOfReply } from './usage';
 import { nextGuardrailStep, type RunGuardrails } from './guardrails';
-import { BUDGET_STOP_MESSAGE, budgetReport, budgetSpent, wouldPassBudget } from './budget';
+import { BUDGET_STOP_MESSAGE, budgetSpent, wouldPassBudget } from './budget';
 import type { CurrentAgent, NextStep, PlannedToolCall, RunPhase, RunState } from './run-state';
-import type {
-  AgentInput,
-  AgentResult,
-  AgentStatus,
-  AgentWorkflowResult,
-  ChatMessage,
-  ModelReply,
-  RecordedToolExecution,
-  ToolCall,
-  ToolExecution,
-  ToolInfo,
-  ToolOutcome,
-} from './types';
+import type { AgentInput, ChatMessage, ModelReply, ToolCall, ToolExecution, ToolInfo, ToolOutcome } from './types';
 
 /**
  * The agent loop as a pure state machine. The workflow asks {@link nextStep} what to do, does it
@@ -279,90 +267,6 @@ export function applyInterruption(state: RunState, status: 'time_limit' | 'cance
   }));
   const content = status === 'time_limit' ? LIMIT_STOP_MESSAGE : null;
   return { ...state, messages: [...state.messages, ...toolMessages], phase: { kind: 'done', status, content } };
-}
-
-/** The `status` query's answer. */
-export function runStatus(state: RunState): AgentStatus {
-  const { phase } = state;
-  const approvals = phase.kind === 'tools' ? pendingApprovals(phase.calls) : [];
-  const waits = phase.kind === 'tools' ? (state.waits ?? []) : [];
-  let now: AgentStatus['state'];
-  if (phase.kind === 'done') now = phase.status;
-  else if (approvals.length > 0) now = approvals.some((a) => a.escalated) ? 'escalated' : 'awaiting_approval';
-  else if (waits.length > 0) now = 'waiting';
-  else now = phase.kind === 'tools' ? 'running_tools' : 'thinking';
-  return {
-    state: now,
-    status: phase.kind === 'done' ? phase.status : 'running',
-    phase:
-      approvals.length > 0 ? 'approval' : waits.length > 0 ? 'wait' : phase.kind === 'answered' ? 'model' : phase.kind,
-    iteration: state.iterations,
-    maxIterations: state.limits.maxIterations,
-    pendingToolCalls:
-      phase.kind === 'tools'
-        ? phase.calls.map((c) => ({ id: c.call.id, name: c.call.function.name, arguments: c.arguments }))
-        : [],
-    pendingApprovals: approvals,
-    ...(waits.length > 0 ? { waits } : {}),
-    messageCount: state.messages.length,
-    toolExecutionCount: state.toolExecutions.length,
-    usage: state.usage,
-    ...(state.handedOff ? { agent: state.agent.name } : {}),
-    ...(state.limits.budget ? { budget: budgetReport(state.limits.budget, budgetSpent(state)) } : {}),
-    ...(state.limits.maxPromptTokens !== undefined ? { memory: memoryReport(state) } : {}),
-  };
-}
-
-/** The run's result, once {@link nextStep} says `finish`. */
-export function runResult(state: RunState, workflowId: string): AgentResult;
-/** The same, leaving out (with `omitRecordedResults`) the tool outputs the run's history holds. */
-export function runResult(
-  state: RunState,
-  workflowId: string,
-  options: { omitRecordedResults: boolean },
-): AgentWorkflowResult;
-/** Implementation of the overloads above. */
-export function runResult(
-  state: RunState,
-  workflowId: string,
-  options?: { omitRecordedResults: boolean },
-): AgentWorkflowResult {
-  const step = nextStep(state);
-  if (step.type !== 'finish') throw new Error(`runResult: the run is not finished (next step: ${step.type})`);
-  const result: AgentWorkflowResult = {
-    workflowId,
-    status: step.status,
-    content: step.content,
-    toolExecutions: state.toolExecutions.map(options?.omitRecordedResults ? withoutRecordedResult : withoutHistoryMark),
-    iterations: state.iterations,
-    usage: state.usage,
-  };
-  if (state.output !== undefined) result.output = state.output;
-  if (state.handedOff) result.agent = state.agent.name;
-  if (new Set(state.models).size > 1) result.models = state.models;
-  if (state.limits.budget) result.budget = budgetReport(state.limits.budget, budgetSpent(state));
-  if (state.tripped) result.guardrail = state.tripped;
-  return result;
-}
-
-/**
- * An execution without the result its activity recorded already. An immediate tool's result is
- * kept: it is the run's answer, and it ends the run, so it is stored twice at most once.
- */
-function withoutRecordedResult(execution: ToolExecution): RecordedToolExecution {
-  if (!execution.resultInHistory || execution.immediate) return withoutHistoryMark(execution);
-  const { result: _result, value: _value, ...rest } = execution;
-  return rest;
-}
-
-/**
- * The execution without its `resultInHistory` mark, which matters only where its result was left
- * out: results that carry their outputs (turn results, failure details, statuses) stay as they were.
- */
-export function withoutHistoryMark<T extends { resultInHistory?: boolean }>(execution: T): T {
-  if (execution.resultInHistory === undefined) return execution;
-  const { resultInHistory: _, ...rest } = execution;
-  return rest as T;
 }
 
 /** The message that sends an invalid structured answer back to the LLM. */

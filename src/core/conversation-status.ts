@@ -1,4 +1,4 @@
-import { runStatus } from './agent-loop';
+import { runStatus } from './run-result';
 import { budgetReport } from './budget';
 import { calibratedTokens, calibration, contextView, densityOf, isInstructions } from './compaction';
 import type { CloseReason, ConversationResult, ConversationState, ConversationStatus } from './conversation';

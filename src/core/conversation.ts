@@ -1,4 +1,5 @@
-import { nextStep, startRun, withoutHistoryMark } from './agent-loop';
+import { nextStep, startRun } from './agent-loop';
+import { withoutHistoryMark } from './run-result';
 import type { RunState } from './run-state';
 import { DEFAULT_MEMORY_WINDOW, memoryWindowStart, MIN_MEMORY_WINDOW } from './memory-window';
 import { durationProblem, isToolList, messageProblem, runOptionProblems } from './run-input';

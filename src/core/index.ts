@@ -1,5 +1,6 @@
 /** The deterministic core: pure TypeScript, safe to import from workflow code. */
 export * from './agent-loop';
+export * from './run-result';
 export * from './run-state';
 export * from './agents';
 export * from './approvals';

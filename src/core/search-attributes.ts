@@ -1,4 +1,4 @@
-import { runStatus } from './agent-loop';
+import { runStatus } from './run-result';
 import type { NextStep, RunState } from './run-state';
 import type { RunStatus, Usage } from './types';
 
