@@ -147,6 +147,7 @@ export async function runEvalCommand(
             concurrency: cmd.concurrency,
             judgeModel: cmd.judgeModel,
             evalId: sides.length > 1 ? `${evalId}-${'ab'[i]}` : evalId,
+            tag: evalId,
           }),
         );
       const [main, compared] = reports;

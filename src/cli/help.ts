@@ -24,6 +24,7 @@ const SUMMARIES: [group: string, commands: [name: string, synopsis: string, summ
     [
       ['run', 'run "<message>"', 'run an agent once and print its answer'],
       ['list', 'list', 'runs and conversations, newest first'],
+      ['schedule', 'schedule create|list|describe|pause|unpause|trigger|delete', 'runs on Temporal Schedules'],
     ],
   ],
   [
@@ -46,10 +47,13 @@ const SUMMARIES: [group: string, commands: [name: string, synopsis: string, summ
     ],
   ],
   [
-    'Schedules',
-    [['schedule', 'schedule create|list|describe|pause|unpause|trigger|delete', 'runs on Temporal Schedules']],
+    'Changing agents safely',
+    [
+      ['replay', 'replay', 'replay recorded histories against this code (a deploy gate)'],
+      ['eval', 'eval <dataset.jsonl>', 'run a dataset of cases and score the answers'],
+      ['rerun', 'rerun <workflowId>', 'run a recorded run again with another model or prompt'],
+    ],
   ],
-  ['Changing agents safely', [['replay', 'replay', 'replay recorded histories against this code (a deploy gate)']]],
   [
     'Workers and tools',
     [
@@ -204,7 +208,7 @@ ${JSON_HELP.replace('one JSON object', 'one JSON object: {"replayed", "failed": 
   --concurrency N        cases run at once (default 4)
   --min-pass 0.9         the lowest pass rate that exits 0 (default 1)
   --compare NAME         run the cases again with this named agent, or else this model, side by side
-  --judge-model NAME     the model of the LLM judge (default: the runs')
+  --judge-model NAME     the model of the LLM judge (default: the worker's default model)
 ${RUN_OPTION_HELP}
   --json                 one JSON line per case, then the summary as the last line:
                          {"evalId", "total", "passed", "failed", "passRate", "usage", "costUsd"?}`,

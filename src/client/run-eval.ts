@@ -23,10 +23,15 @@ export interface EvalOptions {
   run?: Omit<AgentInput, 'message'>;
   /** Cases run at once (default 4). */
   concurrency?: number;
-  /** The judge's model (default: the runs' model). */
+  /** The judge's model (default: the worker's default model). */
   judgeModel?: string;
   /** The eval's id (default `eval-<time>-<random>`); its runs' ids start with it. */
   evalId?: string;
+  /**
+   * The `AgentEval` value the runs are tagged with (default: `evalId`). Two runs of one dataset
+   * compared side by side (`eval --compare`) share it, their ids telling the sides apart.
+   */
+  tag?: string;
   /** Called as each case finishes. */
   onCase?: (result: EvalCaseResult) => void;
 }
@@ -98,7 +103,7 @@ export async function runEval(client: Client, cases: readonly (EvalCase | Number
           input,
           workflowId,
           options.taskQueue,
-          new TypedSearchAttributes([{ key, value: evalId }]),
+          new TypedSearchAttributes([{ key, value: options.tag ?? evalId }]),
         );
       } catch (err) {
         // A namespace without the attribute: the runs go untagged (their ids still name the eval).

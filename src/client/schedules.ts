@@ -111,7 +111,8 @@ export async function scheduleAgent(
       action,
       policies: {
         overlap: (request.overlap ?? 'skip').toUpperCase() as Uppercase<ScheduleOverlap>,
-        ...(request.catchupWindow !== undefined ? { catchupWindow: request.catchupWindow as `${number}s` } : {}),
+        // Temporal's own default is a year: a server down for a day would start every missed run at once.
+        catchupWindow: (request.catchupWindow ?? DEFAULT_CATCHUP_WINDOW) as `${number}s`,
       },
       memo: { [SCHEDULE_MEMO_KEY]: memo },
       state: {
@@ -129,6 +130,9 @@ export async function scheduleAgent(
   }
   return describeSchedule(client, request.scheduleId);
 }
+
+/** How long after a missed time (a server outage) a schedule still acts on it, unless the request says. */
+const DEFAULT_CATCHUP_WINDOW = '1m';
 
 /** The schedules of agent runs and conversation turns, by id (other schedules of the namespace are left out). */
 export async function listSchedules(client: Client, options: { limit?: number } = {}): Promise<AgentSchedule[]> {

@@ -38,6 +38,12 @@ export function budgetLeft(budget: Budget, spent: Pick<Usage, 'totalTokens' | 'c
   return left;
 }
 
+/** Whether nothing is left of the budget: its tokens or its cost are all spent. */
+export function budgetExhausted(budget: Budget, spent: Pick<Usage, 'totalTokens' | 'costUsd'>): boolean {
+  if (budget.tokens !== undefined && spent.totalTokens >= budget.tokens) return true;
+  return budget.costUsd !== undefined && (spent.costUsd ?? 0) >= budget.costUsd;
+}
+
 /**
  * Whether the next model call would pass the budget: what is spent plus the size of the last
  * call (the next one re-reads that prompt and adds to it, so it is at least as large). The first

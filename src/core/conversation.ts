@@ -5,7 +5,7 @@ import { DEFAULT_MEMORY_WINDOW, memoryWindowStart, MIN_MEMORY_WINDOW } from './m
 import { durationProblem, isToolList, messageProblem, runOptionProblems } from './run-input';
 import { addUsage, noUsage } from './usage';
 import { imagesProblem } from './images';
-import { budgetReport, budgetSpent } from './budget';
+import { budgetExhausted, budgetReport, budgetSpent } from './budget';
 import { isInstructions } from './compaction';
 import type { EventLogSnapshot } from './event-log';
 import type { DeliveredEvent } from './durable-waits';
@@ -284,6 +284,15 @@ export function startTurn(conv: ConversationState, turn: TurnInput): RunState {
     if (conv.lastCall) state.lastCall = conv.lastCall;
   }
   return conv.revision ? { ...state, revision: conv.revision } : state;
+}
+
+/**
+ * Whether a turn starts with its conversation's budget spent under `onBudget: 'wrap_up'`: then
+ * it ends without a model call (see `RunState.spentBudgetStops`), which workflows apply under a patch.
+ */
+export function turnFindsBudgetSpent(state: RunState): boolean {
+  const { budget, onBudget } = state.limits;
+  return onBudget === 'wrap_up' && budget !== undefined && budgetExhausted(budget, state.spentBefore ?? noUsage());
 }
 
 /** Folds a finished (or failed) turn into the conversation. */

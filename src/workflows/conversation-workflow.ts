@@ -30,6 +30,7 @@ import {
   startConversation,
   startTurn,
   transcriptPage,
+  turnFindsBudgetSpent,
   turnProblem,
   turnResult,
   validateConversationOptions,
@@ -226,6 +227,9 @@ export async function conversationWorkflow(original: ConversationInput): Promise
       run: { state: startTurn(conv, queued.input) },
       scope: new CancellationScope(),
     };
+    // Consulted only when it matters, so other turns get no marker (see RunState.spentBudgetStops).
+    if (turnFindsBudgetSpent(turn.run.state) && patched('spent-budget-stops-turns'))
+      turn.run.state = { ...turn.run.state, spentBudgetStops: true };
     active = turn;
     events.startTurn(turn.turn, queued.input.message);
     const timeLimitMs = turn.run.state.limits.maxExecutionTimeMs;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { cleanEnv, runTs, startTs } from '../helpers/processes';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
 
@@ -87,6 +88,17 @@ it('eval --compare runs the cases with another model side by side', async () => 
   expect(r.stdout).toMatch(/^sky +✗ the answer "Green\." does not contain "blue" +✓ Blue\.$/m);
   expect(r.stdout).toMatch(/^A \(the defaults\): 0\/1 passed/m);
   expect(r.stdout).toMatch(/^B \(model smarter\): 1\/1 passed/m);
+  // Both sides are tagged with the eval's id, as the command says: the UI lists them together.
+  const evalId = /^Eval (\S+):/m.exec(r.stderr)![1];
+  const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
+  try {
+    const { count } = await new Client({ connection }).workflow.count(
+      `AgentEval = '${evalId}' AND WorkflowType = 'agentWorkflow'`,
+    );
+    expect(count).toBe(2);
+  } finally {
+    await connection.close();
+  }
   const bad = await runTs(['client.ts', 'eval', join(dir, 'missing.jsonl')], env);
   expect(bad.code).toBe(2);
   expect(bad.stderr).toMatch(/cannot read .*missing\.jsonl: ENOENT/);

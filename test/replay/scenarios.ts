@@ -423,6 +423,20 @@ function conversationModel(request: ChatRequest): ChatAnswer {
 
 export const conversationScenarios: ConversationScenario[] = [
   {
+    // A budget the first turn spends, under wrap_up: the next turn ends at once with
+    // budget_exceeded and no model call (the patch 'spent-budget-stops-turns').
+    name: 'conversation-budget-spent',
+    options: { budget: { tokens: 300 }, onBudget: 'wrap_up' },
+    model: () => answer('noted'),
+    drive: async (client, id, taskQueue) => {
+      const start = { taskQueue, options: { budget: { tokens: 300 }, onBudget: 'wrap_up' as const } };
+      await sendMessage(client, id, { message: `note: ${'lorem ipsum '.repeat(120)}` }, start);
+      const second = await sendMessage(client, id, { message: 'and now?' }, start);
+      if (second.status !== 'budget_exceeded') throw new Error(`expected budget_exceeded, got ${second.status}`);
+      await endConversation(client, id);
+    },
+  },
+  {
     // Memory by tokens by default: the worker tells its context windows (describeWorker), the
     // conversation's options get maxPromptTokens, and a small one makes the third turn summarise.
     name: 'conversation-token-memory',

@@ -13,6 +13,7 @@ import {
   startConversation,
   startRun,
   startTurn,
+  turnFindsBudgetSpent,
   turnResult,
   validateAgentInput,
   wouldPassBudget,
@@ -180,5 +181,34 @@ describe('a conversation under a budget', () => {
     expect(nextStep(startTurn(conv, { message: 'third' }))).toEqual(stopped);
     const carried = startConversation({ budget: { tokens: 1000 }, carry: carryOver(conv, 'run-1') });
     expect(nextStep(startTurn(carried, { message: 'third' }))).toEqual(stopped);
+  });
+
+  it('with wrap_up, makes the one last call in the turn that reaches the budget; later turns end without a call', () => {
+    let conv: ConversationState = {
+      ...startConversation({ budget: { tokens: 1000 }, onBudget: 'wrap_up' }),
+      tools: [add],
+    };
+    const first = startTurn(conv, { message: 'first' });
+    conv = finishTurn(
+      conv,
+      applyModelReply(first, { type: 'call_model', iteration: 1, toolNames: [], final: false }, reply(600)),
+    );
+    // 600 spent, the last call 600: the next would pass, so the second turn wraps up (one call, no tools).
+    const second = startTurn(conv, { message: 'second' });
+    expect(turnFindsBudgetSpent(second)).toBe(false);
+    const wrapUp = nextStep(second);
+    expect(wrapUp).toMatchObject({ type: 'call_model', toolNames: [], wrapUp: true });
+    if (wrapUp.type !== 'call_model') throw new Error('no wrap-up');
+    conv = finishTurn(conv, applyModelReply(second, wrapUp, reply(700)));
+    // 1,300 spent: the budget is gone. The third turn ends at once (no model call, nothing more spent).
+    const third = startTurn(conv, { message: 'third' });
+    expect(turnFindsBudgetSpent(third)).toBe(true);
+    expect(nextStep({ ...third, spentBudgetStops: true })).toEqual({
+      type: 'finish',
+      status: 'budget_exceeded',
+      content: BUDGET_STOP_MESSAGE,
+    });
+    // Turns recorded before the patch made a wrap-up call each; they replay that way.
+    expect(nextStep(third)).toMatchObject({ type: 'call_model', wrapUp: true });
   });
 });

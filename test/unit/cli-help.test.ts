@@ -24,6 +24,9 @@ describe('the command line help', () => {
     ]) {
       expect(isConversationCommand(command) && HELP_COMMANDS.includes(command)).toBe(true);
     }
+    // Every command main dispatches has its page (help eval printed nothing once).
+    for (const command of ['schedule', 'event', 'replay', 'eval', 'rerun', 'mcp', 'codec-server'])
+      expect(commandHelp(command)).toMatch(new RegExp(`^\\S+ ${command}: `));
     expect(commandHelp('nope')).toBeUndefined();
   });
 

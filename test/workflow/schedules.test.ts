@@ -42,6 +42,9 @@ it('starts ordinary agent runs on an interval; list, pause, trigger and delete w
     );
     expect(created).toMatchObject({ scheduleId, target: 'run', every: '2s', paused: false, note: 'daily digest' });
     expect(created.overlap).toBe('skip');
+    // Missed times within a minute still run; the server's own default would be a year.
+    const raw = (await client.schedule.getHandle(scheduleId).describe()).raw;
+    expect(Number(raw.schedule?.policies?.catchupWindow?.seconds)).toBe(60);
     const runs = await eventually(
       () => client.workflow.count(`TemporalScheduledById = '${scheduleId}' AND ExecutionStatus = 'Completed'`),
       (c) => c.count >= 1,
