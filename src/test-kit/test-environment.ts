@@ -36,7 +36,7 @@ export interface TestEnvironmentOptions {
   /**
    * A Temporal server to use instead of starting one (`host:port`); its namespace with `namespace`.
    * Default: a dev server of the Temporal CLI in memory, started here and stopped by `close()`,
-   * found as the embedded default finds it (`TEMPORAL_CLI_PATH`, `.temporal/cli`, `PATH`).
+   * found as the embedded default finds it (`TEMPORAL_CLI_PATH`, `PATH`, `.temporal/cli`, `~/.temporalio/bin`).
    */
   address?: string;
   namespace?: string;
