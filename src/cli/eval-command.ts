@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { AgentInput } from '../core';
+import { validateAgentInput, type AgentInput } from '../core';
 import { parseDataset, type NumberedCase } from '../client/eval-cases';
 import { newEvalId, runEval, EVAL_SEARCH_ATTRIBUTE, type EvalReport } from '../client/run-eval';
 import { listAgents } from '../client/list-agents';
@@ -84,7 +84,16 @@ export function parseEvalArgs(argv: string[], registeredTools: readonly string[]
     if (!values.compare.trim()) throw new UsageError('--compare needs a named model or agent');
     cmd.compare = values.compare.trim();
   }
-  if (values['judge-model'] !== undefined) cmd.judgeModel = values['judge-model'];
+  if (values['judge-model'] !== undefined) {
+    if (!values['judge-model'].trim()) throw new UsageError('--judge-model needs a model name');
+    cmd.judgeModel = values['judge-model'].trim();
+  }
+  // Every case's run input, checked now: a bad one would otherwise fail as a case after the others ran.
+  const problems = cases.flatMap((c) => {
+    const input = { ...cmd.run, ...(typeof c.input === 'string' ? { message: c.input } : c.input) };
+    return validateAgentInput(input).map((p) => `${positionals[0]}:${c.line}: ${p}`);
+  });
+  if (problems.length) throw new UsageError(problems.join('\n'));
   if (fromRuns !== undefined)
     cmd.fromRuns = {
       query: fromRuns,

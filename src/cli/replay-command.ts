@@ -69,10 +69,17 @@ export async function runReplayCommand(
         { client: session.client, since: cmd.since, query: cmd.query, limit: cmd.limit },
         { onResult: line },
       );
+    } catch (err) {
+      if (/^Temporal refused the query/.test((err as Error).message)) throw new UsageError((err as Error).message);
+      throw err;
     } finally {
       await session.close();
     }
   }
+  if (report.skipped?.length && !cmd.json)
+    io.stderr(
+      `Skipped ${report.skipped.length} histor${report.skipped.length === 1 ? 'y' : 'ies'} of other workflows: ${report.skipped.map((h) => `${h.file ?? h.workflowId} (${h.workflowType})`).join(', ')}`,
+    );
   if (cmd.json) io.stdout(JSON.stringify(report));
   else
     io.stdout(

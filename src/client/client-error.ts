@@ -63,3 +63,15 @@ export class ClientError extends Error {
     return ERROR_TYPES[this.kind];
   }
 }
+
+/**
+ * A visibility query the server refused, as an `invalid` error with the server's reason (the SDK
+ * says only "Failed to list workflows" and keeps the reason in its cause); `flag` names where the
+ * query came from. Other errors are returned as they are.
+ */
+export function queryRefused(err: unknown, flag: string): unknown {
+  const cause = (err as { cause?: { code?: number; details?: string } }).cause;
+  if (cause?.code === 3 && cause.details)
+    return new ClientError('invalid', `${flag}: Temporal refused the query: ${cause.details}`);
+  return err;
+}

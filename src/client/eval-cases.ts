@@ -92,15 +92,29 @@ function caseProblem(value: unknown): string | undefined {
       return `"expected.regex": ${(err as Error).message}`;
     }
   }
-  if (e.schema !== undefined && (e.schema === null || typeof e.schema !== 'object'))
-    return '"expected.schema" must be a JSON Schema object';
-  if (
-    e.toolCalls !== undefined &&
-    (!Array.isArray(e.toolCalls) ||
-      !e.toolCalls.every((t) => typeof t === 'string' || (t && typeof t === 'object' && typeof t.name === 'string')))
-  )
-    return '"expected.toolCalls" must be a list of tool names or {"name", "arguments"?}';
+  if (e.schema !== undefined) {
+    if (e.schema === null || typeof e.schema !== 'object' || Array.isArray(e.schema))
+      return '"expected.schema" must be a JSON Schema object';
+    // Compiled now, so a schema zod cannot read stops the eval before any run, not after them all.
+    try {
+      z.fromJSONSchema(e.schema as Parameters<typeof z.fromJSONSchema>[0]);
+    } catch (err) {
+      return `"expected.schema" cannot be used: ${(err as Error).message}`;
+    }
+  }
+  const isCall = (t: unknown) =>
+    typeof t === 'string' ||
+    (t !== null &&
+      typeof t === 'object' &&
+      typeof (t as { name?: unknown }).name === 'string' &&
+      ((t as { arguments?: unknown }).arguments === undefined || isObject((t as { arguments?: unknown }).arguments)));
+  if (e.toolCalls !== undefined && (!Array.isArray(e.toolCalls) || !e.toolCalls.every(isCall)))
+    return '"expected.toolCalls" must be a list of tool names or {"name", "arguments"?: {...}}';
   return undefined;
+}
+
+function isObject(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** What a run gave, as scoring reads it. */

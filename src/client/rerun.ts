@@ -5,6 +5,7 @@ import { readTranscript } from './agent-workflows';
 import { ClientError } from './client-error';
 import { runOutcome, startAgentRun, type AgentRunHandle, type RunOutcome } from './run-agent';
 import { recordedRunInput } from './tool-results';
+import { requireWorkerFor } from './task-queue-workers';
 import { lookupWorkflow } from './workflow-lookup';
 
 /**
@@ -47,7 +48,8 @@ export type Divergence = {
 
 /** Starts a re-run of a recorded one-shot run (see {@link RerunOptions}); `rerunResult` waits for it. */
 export async function startRerun(client: Client, workflowId: string, options: RerunOptions): Promise<Rerun> {
-  const found = await lookupWorkflow(client, workflowId).catch(() => undefined);
+  // Not found is answered here; an unreachable server is not a missing run: it goes on as it is.
+  const found = await lookupWorkflow(client, workflowId);
   if (!found) throw new ClientError('not_found', `no run "${workflowId}" exists`, workflowId);
   if (found.kind !== 'run')
     throw new ClientError('wrong_kind', `"${workflowId}" is not a one-shot run; only runs can be re-run`, workflowId);
@@ -56,6 +58,8 @@ export async function startRerun(client: Client, workflowId: string, options: Re
   const handle = client.workflow.getHandle(workflowId);
   const input = await recordedRunInput(await handle.fetchHistory(), client.options.loadedDataConverter);
   const outcome = await runOutcome(handle as AgentRunHandle);
+  // The recorded messages come by query, which a worker of the run's task queue answers.
+  await requireWorkerFor(client, workflowId);
   const { messages } = await readTranscript(client, workflowId);
   const fromStep = options.fromStep ?? 1;
   const steps = messages.filter((m) => m.role === 'assistant').length;

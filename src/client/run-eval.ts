@@ -164,8 +164,10 @@ async function runCase(
       usage: NO_USAGE,
     };
   let outcome: RunOutcome;
+  let started = false;
   try {
     const handle = await start(input, workflowId);
+    started = true;
     outcome = await runOutcome(handle);
   } catch (err) {
     return {
@@ -174,11 +176,17 @@ async function runCase(
       workflowId,
       status: 'failed',
       pass: false,
-      reasons: [`the run could not start: ${(err as Error).message}`],
+      reasons: [`${started ? 'its result could not be read' : 'the run could not start'}: ${(err as Error).message}`],
       usage: NO_USAGE,
     };
   }
-  const reasons = expectationFailures(c.expected, outcome);
+  let reasons: string[];
+  try {
+    reasons = expectationFailures(c.expected, outcome);
+  } catch (err) {
+    // One case's check that cannot run must not lose the other cases' results.
+    reasons = [`the expectation could not be checked: ${(err as Error).message}`];
+  }
   const result: EvalCaseResult = {
     name,
     ...(line ? { line } : {}),

@@ -126,7 +126,7 @@ export async function scheduleAgent(
         'already_running',
         `a schedule with id "${request.scheduleId}" exists; choose another id, or delete it first`,
       );
-    throw invalidFromServer(err);
+    throw invalidFromServer(err, request);
   }
   return describeSchedule(client, request.scheduleId);
 }
@@ -260,10 +260,20 @@ function notFound(err: unknown, scheduleId: string): unknown {
   return err;
 }
 
-/** The server refuses a spec it cannot read (a cron value out of range): a clear `invalid`, not a crash. */
-function invalidFromServer(err: unknown): unknown {
+/**
+ * The server refuses a spec it cannot read (a cron value out of range): a clear `invalid` that
+ * names the field, not a crash. The SDK reports it as a TypeError, or with the gRPC code (3,
+ * INVALID_ARGUMENT) and the server's reason on its cause.
+ */
+function invalidFromServer(err: unknown, request: AgentScheduleRequest): unknown {
   const message = (err as Error)?.message ?? '';
-  if (/invalid|INVALID_ARGUMENT/i.test(message) || (err as { code?: number }).code === 3)
-    return new ClientError('invalid', `Temporal refused the schedule: ${message}`);
-  return err;
+  const cause = (err as { cause?: { code?: number; details?: string } }).cause;
+  const refused =
+    err instanceof TypeError ||
+    /invalid|INVALID_ARGUMENT/i.test(message) ||
+    (err as { code?: number }).code === 3 ||
+    cause?.code === 3;
+  if (!refused) return err;
+  const what = request.cron !== undefined ? `cron "${request.cron}"` : 'the schedule';
+  return new ClientError('invalid', `Temporal refused ${what}: ${cause?.details ?? message}`);
 }

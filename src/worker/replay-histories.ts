@@ -36,6 +36,8 @@ export type ReplaySource =
 export interface ReplayReport {
   replayed: number;
   failed: { workflowId: string; runId?: string; file?: string; error: string }[];
+  /** Histories of other workflow types (from `--histories`), left out. */
+  skipped?: { workflowId: string; file?: string; workflowType: string }[];
   /** The query histories were fetched with (from a cluster). */
   query?: string;
 }
@@ -46,7 +48,11 @@ export const REPLAYED_WORKFLOW_TYPES = [AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFL
 /** The visibility query of a replay of the last `since` (e.g. `"7d"`). */
 export function replayQuery(since: string, now = Date.now()): string {
   const from = new Date(now - parseDuration(since)).toISOString();
-  return `WorkflowType IN (${REPLAYED_WORKFLOW_TYPES.map((t) => `'${t}'`).join(', ')}) AND StartTime > '${from}'`;
+  return `${agentTypesClause()} AND StartTime > '${from}'`;
+}
+
+function agentTypesClause(): string {
+  return `WorkflowType IN (${REPLAYED_WORKFLOW_TYPES.map((t) => `'${t}'`).join(', ')})`;
 }
 
 /**
@@ -64,11 +70,26 @@ export async function replayAgentHistories(
   } = {},
 ): Promise<ReplayReport> {
   const histories = 'dir' in source ? fromFiles(source.dir) : undefined;
-  const query = 'client' in source ? (source.query ?? replayQuery(source.since ?? '7d')) : undefined;
+  // Only agent workflows: the replay worker has no others, and their failures would read as ours.
+  const query =
+    'client' in source
+      ? source.query === undefined
+        ? replayQuery(source.since ?? '7d')
+        : `${agentTypesClause()} AND (${source.query})`
+      : undefined;
   const files = new Map<string, string>();
+  const report: ReplayReport = { replayed: 0, failed: [], ...(query ? { query } : {}) };
   async function* all(): AsyncGenerator<{ workflowId: string; history: temporal.api.history.v1.IHistory }> {
     if (histories) {
       for (const h of histories) {
+        // Another workflow's history (a folder of every export): not ours to judge.
+        if (!REPLAYED_WORKFLOW_TYPES.includes(h.type)) {
+          report.skipped = [
+            ...(report.skipped ?? []),
+            { workflowId: h.workflowId, file: h.file, workflowType: h.type },
+          ];
+          continue;
+        }
         files.set(h.workflowId, h.file);
         yield { workflowId: h.workflowId, history: h.history };
       }
@@ -76,10 +97,16 @@ export async function replayAgentHistories(
     }
     const { client, limit = 1_000 } = source as Extract<ReplaySource, { client: Client }>;
     let n = 0;
-    for await (const execution of client.workflow.list({ query })) {
-      if (n++ >= limit) break;
-      const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
-      yield { workflowId: execution.workflowId, history };
+    try {
+      for await (const execution of client.workflow.list({ query })) {
+        if (n++ >= limit) break;
+        const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
+        yield { workflowId: execution.workflowId, history };
+      }
+    } catch (err) {
+      // The SDK says only "Failed to list workflows"; the server's reason is in its cause.
+      const reason = (err as { cause?: { details?: string } }).cause?.details;
+      throw new Error(reason ? `Temporal refused the query ${query}: ${reason}` : (err as Error).message);
     }
   }
   const plugin = new AgentsPlugin({
@@ -87,7 +114,6 @@ export async function replayAgentHistories(
     model: { baseURL: 'http://127.0.0.1:1', apiKey: 'replay', model: 'replay', requestTimeoutMs: 1, configured: true },
     ...options.plugin,
   });
-  const report: ReplayReport = { replayed: 0, failed: [], ...(query ? { query } : {}) };
   for await (const result of Worker.runReplayHistories(
     {
       plugins: [plugin],
@@ -106,7 +132,9 @@ export async function replayAgentHistories(
 }
 
 /** The JSON histories of a folder (or one file): the file name without `.json` is the workflow id. */
-function fromFiles(path: string): { workflowId: string; file: string; history: temporal.api.history.v1.IHistory }[] {
+function fromFiles(
+  path: string,
+): { workflowId: string; file: string; history: temporal.api.history.v1.IHistory; type: string }[] {
   let names: string[];
   try {
     names = statSync(path).isDirectory()
@@ -130,6 +158,8 @@ function fromFiles(path: string): { workflowId: string; file: string; history: t
         `${file} is not a workflow history in JSON (temporal workflow show --output json): ${(err as Error).message}`,
       );
     }
-    return { workflowId: basename(file).replace(/\.json$/, ''), file, history };
+    const type = history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
+    if (!type) throw new Error(`${file} is not a whole workflow history: its first event must be the workflow's start`);
+    return { workflowId: basename(file).replace(/\.json$/, ''), file, history, type };
   });
 }

@@ -47,6 +47,10 @@ it('replay --since 1h replays the runs of a server and exits 0', async () => {
   const text = await runTs(['client.ts', 'replay', '--since', '1h'], env);
   expect(text.stdout).toMatch(/^✓ replay-conv$/m);
   expect(text.stdout).toMatch(/Replayed \d+ histories: all replay with this code/);
+  // A query the server refuses says why, as bad usage.
+  const bad = await runTs(['client.ts', 'replay', '--query', "NoSuchAttribute = 'x'"], env);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toMatch(/Temporal refused the query .*NoSuchAttribute/);
 });
 
 it('replay --histories exits 1 and names the file whose recorded activity type changed', async () => {
@@ -74,6 +78,19 @@ it('replay --histories exits 1 and names the file whose recorded activity type c
   expect(text.code).toBe(1);
   expect(text.stdout).toContain(`✗ ${changedFile}: `);
   expect(text.stdout).toMatch(/Replayed 2 histories: 1 failed/);
+  // Another workflow's history is left out, not counted as broken by this code.
+  const foreign = JSON.parse(readFileSync(recorded, 'utf8'));
+  foreign.events[0].workflowExecutionStartedEventAttributes.workflowType.name = 'billingWorkflow';
+  writeFileSync(join(dir, 'billing-1.json'), JSON.stringify(foreign));
+  const mixed = await runTs(['client.ts', 'replay', '--histories', dir, '--json'], cleanEnv());
+  expect(JSON.parse(mixed.stdout)).toMatchObject({
+    replayed: 2,
+    skipped: [{ workflowId: 'billing-1', workflowType: 'billingWorkflow' }],
+  });
+  writeFileSync(join(dir, 'empty.json'), JSON.stringify({ events: [] }));
+  const empty = await runTs(['client.ts', 'replay', '--histories', dir], cleanEnv());
+  expect(empty.code).toBe(2);
+  expect(empty.stderr).toMatch(/empty\.json is not a whole workflow history/);
   const missing = await runTs(['client.ts', 'replay', '--histories', join(dir, 'nope')], cleanEnv());
   expect(missing.code).toBe(2);
   expect(missing.stderr).toMatch(/--histories: cannot read .*nope: ENOENT/);

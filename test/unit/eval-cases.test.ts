@@ -1,3 +1,7 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseEvalArgs } from '../../src/cli/eval-command';
 import { expectationFailures, parseDataset } from '../../src/client/eval-cases';
 import { summarize } from '../../src/client/run-eval';
 
@@ -27,6 +31,8 @@ describe('eval datasets', () => {
           '{"input": "x", "expected": {"regex": "("}}',
           '{"input": "x"}',
           '{"input": "x", "expected": {"toolCalls": [1]}}',
+          '{"input": "x", "expected": {"toolCalls": [{"name": "add", "arguments": null}]}}',
+          '{"input": "x", "expected": {"schema": {"type": "nonsense"}}}',
         ].join('\n'),
         'cases.jsonl',
       ),
@@ -38,7 +44,9 @@ describe('eval datasets', () => {
           'cases.jsonl:3: "expected" may hold contains, equals, regex, schema, toolCalls; not startsWith',
           'cases.jsonl:4: "expected.regex": Invalid regular expression: /(/: Unterminated group',
           'cases.jsonl:5: give "expected", "judge", or both',
-          'cases.jsonl:6: "expected.toolCalls" must be a list of tool names or {"name", "arguments"?}',
+          'cases.jsonl:6: "expected.toolCalls" must be a list of tool names or {"name", "arguments"?: {...}}',
+          'cases.jsonl:7: "expected.toolCalls" must be a list of tool names or {"name", "arguments"?: {...}}',
+          'cases.jsonl:8: "expected.schema" cannot be used: Unsupported type: nonsense',
         ].join('\n'),
       ),
     );
@@ -120,5 +128,23 @@ describe('eval scoring', () => {
       costUsd: 0.006,
     });
     expect(summarize([{ ...base, pass: true, usage: usage(1) }]).costUsd).toBeUndefined();
+  });
+});
+
+describe('eval on the command line', () => {
+  it('checks every case’s run input and the judge model before anything runs, naming the line', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'eval-args-'));
+    const file = join(dir, 'cases.jsonl');
+    writeFileSync(
+      file,
+      [
+        JSON.stringify({ input: 'fine', expected: { contains: 'x' } }),
+        JSON.stringify({ input: { message: 'hi', maxIterations: 0 }, expected: { contains: 'x' } }),
+      ].join('\n'),
+    );
+    expect(() => parseEvalArgs([file], undefined)).toThrow(new RegExp(`${file}:2: .*maxIterations`));
+    writeFileSync(file, JSON.stringify({ input: 'fine', expected: { contains: 'x' } }));
+    expect(parseEvalArgs([file], undefined).cases).toHaveLength(1);
+    expect(() => parseEvalArgs([file, '--judge-model', ' '], undefined)).toThrow(/--judge-model needs a model name/);
   });
 });

@@ -130,4 +130,12 @@ it('refuses a bad request before anything reaches the server, naming every probl
   expect((err as Error).message).toMatch(/exactly one of "every"/);
   expect((err as Error).message).toMatch(/add a unit/);
   await expect(deleteSchedule(client, 'no-such-schedule')).rejects.toMatchObject({ kind: 'not_found' });
+  // Well formed, out of range: the server refuses it, and the error still says which field and why.
+  const range = await scheduleAgent(
+    client,
+    { scheduleId: `range-${randomUUID().slice(0, 8)}`, cron: '61 * * * *', message: 'hi' },
+    { taskQueue: 'x' },
+  ).catch((e: unknown) => e);
+  expect(range).toMatchObject({ kind: 'invalid' });
+  expect((range as Error).message).toMatch(/cron "61 \* \* \* \*"/);
 });
