@@ -148,6 +148,8 @@ export async function runEvalCommand(
           `Eval ${evalId}: ${cmd.cases.length} case${cmd.cases.length === 1 ? '' : 's'}${sides.length > 1 ? ` × ${sides.length}` : ''}; the runs are listed by ${EVAL_SEARCH_ATTRIBUTE}='${evalId}' (or WorkflowId STARTS_WITH '${evalId}')`,
         );
       const reports: EvalReport[] = [];
+      const total = cmd.cases.length * sides.length;
+      let done = 0;
       for (const [i, side] of sides.entries())
         reports.push(
           await runEval(client, cmd.cases, {
@@ -157,6 +159,14 @@ export async function runEvalCommand(
             judgeModel: cmd.judgeModel,
             evalId: sides.length > 1 ? `${evalId}-${'ab'[i]}` : evalId,
             tag: evalId,
+            // Each case as it ends, so a long eval shows it is moving (the table follows at the end).
+            onCase: (c) => {
+              done += 1;
+              if (!cmd.json)
+                io.stderr(
+                  `${c.pass ? '✓' : '✗'} ${sides.length > 1 ? `${'AB'[i]} ` : ''}${c.name} (${done}/${total}, ${c.workflowId})`,
+                );
+            },
           }),
         );
       const [main, compared] = reports;

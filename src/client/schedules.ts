@@ -22,6 +22,7 @@ import {
 import { AGENT_WORKFLOW_TYPE, SCHEDULED_TURN_WORKFLOW_TYPE } from '../common/definitions';
 import type { ScheduledTurnInput } from '../common/activity-interface';
 import { ClientError } from './client-error';
+import { describeKind, lookupWorkflow } from './workflow-lookup';
 
 /**
  * Agents on Temporal's clock: schedules of agent runs (or of turns in one conversation) on
@@ -79,6 +80,16 @@ export async function scheduleAgent(
 ): Promise<AgentSchedule> {
   const problems = scheduleRequestProblems(request);
   if (problems.length) throw new ClientError('invalid', problems.join('; '));
+  if (request.conversationId !== undefined) {
+    // Each firing would be refused by the workflow: say so now, not at every firing.
+    const found = await lookupWorkflow(client, request.conversationId);
+    if (found && found.kind !== 'conversation')
+      throw new ClientError(
+        'wrong_kind',
+        `"${request.conversationId}" is ${describeKind(found)}, not a conversation: give a conversation id (a new one opens at the first firing)`,
+        request.conversationId,
+      );
+  }
   const memo = scheduleMemo(request);
   const workflowId = scheduledWorkflowIdPrefix(request.scheduleId, memo.target);
   const action: ScheduleOptions['action'] =

@@ -55,6 +55,17 @@ it('starts ordinary agent runs on an interval; list, pause, trigger and delete w
     expect(first.workflowId.startsWith(`${scheduleId}-run-`)).toBe(true);
     const result = await client.workflow.getHandle(first.workflowId).result();
     expect(result).toMatchObject({ status: 'completed', content: 'Digest: all quiet.' });
+    // A one-shot run's id is no conversation to send scheduled turns to.
+    await expect(
+      scheduleAgent(
+        client,
+        { scheduleId: `${scheduleId}-x`, every: '1h', message: 'hi', conversationId: first.workflowId },
+        { taskQueue },
+      ),
+    ).rejects.toMatchObject({
+      kind: 'wrong_kind',
+      message: expect.stringMatching(/is a one-shot run, not a conversation/),
+    });
     expect((await listSchedules(client)).map((s) => s.scheduleId)).toContain(scheduleId);
 
     const paused = await pauseSchedule(client, scheduleId, 'holiday');
