@@ -2,6 +2,7 @@ import { rerunResult, startRerun, type RerunOptions } from '../client/rerun';
 import { outcomeJson } from '../client/outcome-json';
 import { commandName } from './command-name';
 import { parseFlags, UsageError, wholeNumber } from './option-flags';
+import { approvalHint, retryText, watchProgress } from './progress';
 import { openSession, type LocalWorker } from './session';
 
 /** The usage line of `rerun`. */
@@ -59,7 +60,13 @@ export async function runRerunCommand(
         io.stderr(
           `Re-running ${rerun.of} from model call ${rerun.fromStep} as ${rerun.handle.workflowId}${cmd.options.liveTools ? ' (tools run live)' : ' (identical tool calls get the recorded outputs)'}`,
         );
-      const { outcome, diverged } = await rerunResult(session.client, rerun);
+      // As `run` does: retries, approvals and failing workers are said while it waits (on stderr).
+      const stopWatching = watchProgress(session.client, rerun.handle.workflowId, 'run', {
+        retry: (r) => io.stderr(retryText(r)),
+        approval: (p) => approvalHint(rerun.handle.workflowId, p).forEach((line) => io.stderr(line)),
+        failing: (reason) => io.stderr(`The re-run makes no progress: its workers fail its workflow tasks: ${reason}`),
+      });
+      const { outcome, diverged } = await rerunResult(session.client, rerun).finally(stopWatching);
       const json = { ...outcomeJson(outcome), rerunOf: rerun.of, fromStep: rerun.fromStep, diverged };
       const text = [
         outcome.status === 'failed' ? `Re-run failed: ${outcome.error}` : (outcome.content ?? `(${outcome.status})`),
