@@ -165,37 +165,21 @@ export const scenarios: Scenario[] = [
     // summary after the system message.
     name: 'compaction-run',
     input: { message: 'Read three blobs.', system: 'You read blobs.', tools: ['blob'], maxPromptTokens: 1000 },
-    steps: Array.from({ length: 8 }, () => (req: ChatRequest) => {
-      if (req.messages.length === 1 && String(req.messages[0].content).startsWith('Summarise'))
-        return answer('Two blobs were read.');
-      // After the summary the model knows what it read.
-      if (req.messages.some((m) => String(m.content).includes('Two blobs were read'))) return answer('Done reading.');
-      return call(['blob', { n: 1500 }]);
-    }),
+    steps: blobReaderSteps(),
   },
   {
     // The same with token counts: each model call counts what it sent with the worker's tokenizer
     // (`counted` in its result), and the compaction decides on those counts.
     name: 'compaction-counted-run',
     input: { message: 'Read three blobs.', system: 'You read blobs.', tools: ['blob'], maxPromptTokens: 1000 },
-    steps: Array.from({ length: 8 }, () => (req: ChatRequest) => {
-      if (req.messages.length === 1 && String(req.messages[0].content).startsWith('Summarise'))
-        return answer('Two blobs were read.');
-      if (req.messages.some((m) => String(m.content).includes('Two blobs were read'))) return answer('Done reading.');
-      return call(['blob', { n: 1500 }]);
-    }),
+    steps: blobReaderSteps(),
   },
   {
     // The same under additive calibration (the patch 'additive-prompt-calibration'): the provider's
     // count of the last request beyond the estimate (the tool definitions) is added, not scaled.
     name: 'compaction-additive-calibration',
     input: { message: 'Read three blobs.', system: 'You read blobs.', tools: ['blob'], maxPromptTokens: 1000 },
-    steps: Array.from({ length: 8 }, () => (req: ChatRequest) => {
-      if (req.messages.length === 1 && String(req.messages[0].content).startsWith('Summarise'))
-        return answer('Two blobs were read.');
-      if (req.messages.some((m) => String(m.content).includes('Two blobs were read'))) return answer('Done reading.');
-      return call(['blob', { n: 1500 }]);
-    }),
+    steps: blobReaderSteps(),
   },
   {
     // A re-run: it starts from recorded messages, and an identical tool call gets the recorded output.
@@ -419,6 +403,20 @@ function conversationModel(request: ChatRequest): ChatAnswer {
   if (request.tools?.some((t) => t.function.name === 'get_booking_details'))
     return call(['get_booking_details', { bookingNumber: 'B-1' }]);
   return answer(`you said: ${user}`);
+}
+
+/**
+ * The compaction scenarios' model: reads blobs until a summary says two were read, then answers;
+ * it writes the summary when asked for one.
+ */
+function blobReaderSteps() {
+  return Array.from({ length: 8 }, () => (req: ChatRequest) => {
+    if (req.messages.length === 1 && String(req.messages[0].content).startsWith('Summarise'))
+      return answer('Two blobs were read.');
+    // After the summary the model knows what it read.
+    if (req.messages.some((m) => String(m.content).includes('Two blobs were read'))) return answer('Done reading.');
+    return call(['blob', { n: 1500 }]);
+  });
 }
 
 export const conversationScenarios: ConversationScenario[] = [
