@@ -1,4 +1,5 @@
 import { replayAgentHistories, type ReplayReport } from '../worker/replay-histories';
+import { queryRefused } from '../client/client-error';
 import { durationMs, parseFlags, UsageError, wholeNumber } from './option-flags';
 import { commandName } from './command-name';
 import { openSession } from './session';
@@ -70,8 +71,7 @@ export async function runReplayCommand(
         { onResult: line },
       );
     } catch (err) {
-      if (/^Temporal refused the query/.test((err as Error).message)) throw new UsageError((err as Error).message);
-      throw err;
+      throw queryRefused(err, cmd.query === undefined ? '--since' : '--query');
     } finally {
       await session.close();
     }

@@ -10,7 +10,7 @@ import { parseToolArguments } from './tool-arguments';
 import { toolErrorText } from './tool-result-text';
 import { addUsage, noUsage, usageOfReply } from './usage';
 import { nextGuardrailStep, type RunGuardrails } from './guardrails';
-import { BUDGET_STOP_MESSAGE, budgetExhausted, budgetSpent, wouldPassBudget } from './budget';
+import { BUDGET_STOP_MESSAGE, budgetSpent, wouldPassBudget } from './budget';
 import type { CurrentAgent, NextStep, PlannedToolCall, RunPhase, RunState } from './run-state';
 import type { AgentInput, ChatMessage, ModelReply, ToolCall, ToolExecution, ToolInfo, ToolOutcome } from './types';
 
@@ -89,8 +89,7 @@ function nextModelStep(state: RunState): NextStep {
   const toolNames = state.tools.map((t) => t.name);
   // A budget the next call would pass: stop, or one last call without tools to wrap up.
   if (limits.budget && wouldPassBudget(limits.budget, budgetSpent(state), state.lastCall, grownSinceLastCall(state))) {
-    const spentBefore = state.spentBudgetStops && budgetExhausted(limits.budget, state.spentBefore ?? noUsage());
-    if (limits.onBudget === 'wrap_up' && state.iterations < limits.maxIterations && !spentBefore)
+    if (limits.onBudget === 'wrap_up' && state.iterations < limits.maxIterations && !state.spentBudgetStops)
       return { type: 'call_model', iteration: state.iterations + 1, toolNames: [], final: true, wrapUp: true };
     return { type: 'finish', status: 'budget_exceeded', content: BUDGET_STOP_MESSAGE };
   }

@@ -56,14 +56,10 @@ export function wouldPassBudget(
   /** Tokens the conversation grew by since the last call (tool results): the next prompt holds them too. */
   added = 0,
 ): boolean {
+  if (budgetExhausted(budget, spent)) return true;
   const next = lastCall ? lastCall.tokens + added : 0;
   if (budget.tokens !== undefined && spent.totalTokens + next > budget.tokens) return true;
-  if (budget.tokens !== undefined && spent.totalTokens >= budget.tokens) return true;
-  if (budget.costUsd !== undefined) {
-    const cost = spent.costUsd ?? 0;
-    if (cost >= budget.costUsd || cost + (lastCall?.costUsd ?? 0) > budget.costUsd) return true;
-  }
-  return false;
+  return budget.costUsd !== undefined && (spent.costUsd ?? 0) + (lastCall?.costUsd ?? 0) > budget.costUsd;
 }
 
 /** The report of a budget: its limits, what was spent, what is left. */

@@ -133,9 +133,10 @@ export interface RunState {
   /** With a budget: what was spent toward it before this run (a conversation's earlier turns). */
   spentBefore?: { totalTokens: number; costUsd?: number };
   /**
-   * A conversation turn whose budget the earlier turns spent ends without a model call, even with
-   * `onBudget: 'wrap_up'` (whose one last call is for the turn that reaches the budget). Set by the
-   * workflow under a patch: turns recorded before made a wrap-up call each.
+   * The earlier turns of the conversation spent its budget (see `turnFindsBudgetSpent`): the turn
+   * ends without a model call, even with `onBudget: 'wrap_up'` (whose one last call is for the
+   * turn that reaches the budget). Set by the workflow under a patch: turns recorded before made
+   * a wrap-up call each.
    */
   spentBudgetStops?: true;
   /** The guardrails the run applies (absent: none). */

@@ -50,7 +50,7 @@ it('replay --since 1h replays the runs of a server and exits 0', async () => {
   // A query the server refuses says why, as bad usage.
   const bad = await runTs(['client.ts', 'replay', '--query', "NoSuchAttribute = 'x'"], env);
   expect(bad.code).toBe(2);
-  expect(bad.stderr).toMatch(/Temporal refused the query .*NoSuchAttribute/);
+  expect(bad.stderr).toMatch(/--query: Temporal refused the query: .*NoSuchAttribute/);
 });
 
 it('replay --histories exits 1 and names the file whose recorded activity type changed', async () => {
