@@ -88,6 +88,9 @@ it('eval --compare runs the cases with another model side by side', async () => 
   expect(r.stdout).toMatch(/^sky +✗ the answer "Green\." does not contain "blue" +✓ Blue\.$/m);
   expect(r.stdout).toMatch(/^A \(the defaults\): 0\/1 passed/m);
   expect(r.stdout).toMatch(/^B \(model smarter\): 1\/1 passed/m);
+  // Each case is said as it ends, before the table.
+  expect(r.stderr).toMatch(/^✗ A sky \(1\/2, \S+-a-1\)$/m);
+  expect(r.stderr).toMatch(/^✓ B sky \(2\/2, \S+-b-1\)$/m);
   // Both sides are tagged with the eval's id, as the command says: the UI lists them together.
   const evalId = /^Eval (\S+):/m.exec(r.stderr)![1];
   const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
