@@ -15,14 +15,13 @@ export function runStatus(state: RunState): AgentStatus {
   const { phase } = state;
   const approvals = phase.kind === 'tools' ? pendingApprovals(phase.calls) : [];
   const waits = phase.kind === 'tools' ? (state.waits ?? []) : [];
-  let now: AgentStatus['state'];
-  if (phase.kind === 'done') now = phase.status;
-  else if (approvals.length > 0) now = approvals.some((a) => a.escalated) ? 'escalated' : 'awaiting_approval';
-  else if (waits.length > 0) now = 'waiting';
-  else now = phase.kind === 'tools' ? 'running_tools' : 'thinking';
+  // A run that ends at a limit (max_iterations, budget_exceeded) ends in the core's finish step,
+  // its phase still the model's: its status is that step's.
+  const step = nextStep(state);
+  const ended = step.type === 'finish' ? step.status : undefined;
   return {
-    state: now,
-    status: phase.kind === 'done' ? phase.status : 'running',
+    state: ended ?? runActivity(state),
+    status: ended ?? 'running',
     phase:
       approvals.length > 0 ? 'approval' : waits.length > 0 ? 'wait' : phase.kind === 'answered' ? 'model' : phase.kind,
     iteration: state.iterations,
@@ -40,6 +39,20 @@ export function runStatus(state: RunState): AgentStatus {
     ...(state.limits.budget ? { budget: budgetReport(state.limits.budget, budgetSpent(state)) } : {}),
     ...(state.limits.maxPromptTokens !== undefined ? { memory: memoryReport(state) } : {}),
   };
+}
+
+/**
+ * What a run is doing, going by its phase alone: its final status once the phase is `done`, else
+ * what it waits for. (Before the end status of runs stopped at a limit, that was their `AgentStatus`
+ * to the end: histories of such runs replay with it, see `SearchAttributeSettings.endStatus`.)
+ */
+export function runActivity(state: RunState): AgentStatus['state'] {
+  const { phase } = state;
+  if (phase.kind === 'done') return phase.status;
+  const approvals = phase.kind === 'tools' ? pendingApprovals(phase.calls) : [];
+  if (approvals.length > 0) return approvals.some((a) => a.escalated) ? 'escalated' : 'awaiting_approval';
+  if (phase.kind === 'tools' && (state.waits ?? []).length > 0) return 'waiting';
+  return phase.kind === 'tools' ? 'running_tools' : 'thinking';
 }
 
 /** The run's result, once {@link nextStep} says `finish`. */

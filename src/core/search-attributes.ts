@@ -1,4 +1,4 @@
-import { runStatus } from './run-result';
+import { runActivity, runStatus } from './run-result';
 import type { NextStep, RunState } from './run-state';
 import type { RunStatus, Usage } from './types';
 
@@ -80,15 +80,27 @@ export interface SearchAttributeSettings {
    * a TemporalChangeVersion upsert: one more visibility write on the server.)
    */
   trigger?: SearchAttributeTrigger;
+  /**
+   * Whether every way a workflow ends upserts its final `AgentStatus`: a run stopped at its
+   * iteration limit or budget (`max_iterations`, `budget_exceeded`), a conversation cancelled or
+   * failed. Workers answer `true`; answers recorded before have none, and those runs replay as they
+   * ran (a run stopped at a limit kept `thinking`). Versioned by the recorded answer, like `trigger`.
+   */
+  endStatus?: boolean;
 }
 
 /**
  * The run's values: its status, model calls, tokens, and the agent and model it is on now (after a
  * handoff, the target's). A run that names no model shows the worker's `defaultModel`.
+ * `endStatus: false` is how runs recorded before {@link SearchAttributeSettings.endStatus} saw
+ * their status (a run stopped at a limit still `thinking`), so their histories replay.
  */
-export function runSearchValues(state: RunState, base: { defaultModel?: string }): AgentSearchValues {
+export function runSearchValues(
+  state: RunState,
+  base: { defaultModel?: string; endStatus?: boolean },
+): AgentSearchValues {
   const values: AgentSearchValues = {
-    AgentStatus: runStatus(state).state,
+    AgentStatus: base.endStatus === false ? runActivity(state) : runStatus(state).state,
     AgentIterations: state.iterations,
     AgentTotalTokens: state.usage.totalTokens,
   };
@@ -99,9 +111,12 @@ export function runSearchValues(state: RunState, base: { defaultModel?: string }
   return values;
 }
 
-/** The values of a conversation between turns (`idle`) or once closed: the last turn's model calls, the whole conversation's tokens. */
+/**
+ * The values of a conversation between turns (`idle`), once closed, or ended by cancellation or
+ * failure: the last turn's model calls, the whole conversation's tokens.
+ */
 export function conversationSearchValues(
-  status: 'idle' | 'closed',
+  status: 'idle' | 'closed' | 'cancelled' | 'failed',
   totals: { usage: Usage; lastTurnIterations: number },
   base: { agent?: string; model?: string; defaultModel?: string },
 ): AgentSearchValues {

@@ -213,6 +213,7 @@ export class AgentsPlugin extends SimplePlugin {
       updates: updates ?? 'steps',
       defaultModel: model.model,
       trigger: 'status',
+      endStatus: true,
     });
     const keys = options.encryptionKeys ?? encryptionKeysFromEnv();
     // Payloads over the threshold (a 4 MB tool output) go to the payload store, a claim to the history.

@@ -3,6 +3,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
+  ContinueAsNew,
   continueAsNew,
   isCancellation,
   log,
@@ -183,7 +184,7 @@ export async function conversationWorkflow(original: ConversationInput): Promise
 
   const searchAttributes = await SearchAttributes.open();
   let lastTurnIterations = 0;
-  const showIdle = (status: 'idle' | 'closed') =>
+  const showEnd = (status: 'idle' | 'closed' | 'cancelled' | 'failed') =>
     searchAttributes.update(
       conversationSearchValues(
         status,
@@ -196,123 +197,130 @@ export async function conversationWorkflow(original: ConversationInput): Promise
       ),
     );
 
-  if (!conv.tools) {
-    const request = { tools: input.tools, immediateTools: input.immediateTools, approvalTools: input.approvalTools };
-    try {
-      if (input.agent) {
-        // Resolved once per conversation; continue-as-new carries the merged options and the tools.
-        const agent = await resolveAgent({ agent: input.agent, ...request });
-        conv = { ...conv, options: applyAgent(conv.options, agent.settings), tools: agent.tools };
-      } else conv = { ...conv, tools: await resolveTools(request) };
-    } catch (err) {
-      // Conversations started before this patch failed at once, leaving their first message's
-      // Update to end with "the workflow completed before the Update completed".
-      if (isCancellation(err) || !patched('conversation-start-failure-answers-messages')) throw err;
-      startFailure = failureInfo(err);
-      // The messages waiting for the start hear why. Their sender then removes this empty
-      // conversation, which Temporal does at once while it runs (a closed one only later).
-      await condition(allHandlersFinished);
-      await condition(() => false, START_FAILURE_GRACE);
-      throw ApplicationFailure.nonRetryable(startFailure.error, startFailure.errorType);
-    }
-  }
-  // The default memory (maxPromptTokens by the model's context window) unless the options set one
-  // or a message window; continue-as-new carries it in the options.
-  conv = { ...conv, options: withDefaultMemory(conv.options, searchAttributes.worker) };
-
-  const runTurn = async (queued: QueuedTurn): Promise<ConversationTurnResult> => {
-    conv = withTurnApprovals(conv, queued.input);
-    const turn: ActiveTurn = {
-      turn: conv.turns + 1,
-      run: { state: startTurn(conv, queued.input) },
-      scope: new CancellationScope(),
-    };
-    // Consulted only when it matters, so other turns get no marker (see RunState.spentBudgetStops).
-    if (turnFindsBudgetSpent(turn.run.state) && patched('spent-budget-stops-turns'))
-      turn.run.state = { ...turn.run.state, spentBudgetStops: true };
-    active = turn;
-    events.startTurn(turn.turn, queued.input.message);
-    const timeLimitMs = turn.run.state.limits.maxExecutionTimeMs;
-    // The timer is cancelled (and leaves history) when the turn ends first; durable waits pause it.
-    const timeLimit =
-      timeLimitMs === undefined
-        ? undefined
-        : new TimeLimit(timeLimitMs, () => {
-            turn.interruption ??= 'time_limit';
-            turn.scope.cancel();
-          });
-    let failure: { error: string; errorType: string } | undefined;
-    try {
-      const stream = conv.options.stream !== false;
-      await turn.scope.run(() =>
-        runLoop(turn.run, {
-          workflowId,
-          runId,
-          shared,
-          events,
-          turn: turn.turn,
-          stream,
-          conversation: true,
-          searchAttributes,
-          inbox,
-          timeLimit,
-          approvals,
-        }),
-      );
-    } catch (err) {
-      if (isCancellation(err) && turn.interruption)
-        turn.run.state = applyInterruption(turn.run.state, turn.interruption);
-      else if (isCancellation(err))
-        throw err; // the whole conversation was cancelled
-      else {
-        const { error, errorType } = failureInfo(err);
-        failure = { error, errorType };
-        log.warn('a turn failed; the conversation stays open', { turn: turn.turn, error, errorType });
+  try {
+    if (!conv.tools) {
+      const request = { tools: input.tools, immediateTools: input.immediateTools, approvalTools: input.approvalTools };
+      try {
+        if (input.agent) {
+          // Resolved once per conversation; continue-as-new carries the merged options and the tools.
+          const agent = await resolveAgent({ agent: input.agent, ...request });
+          conv = { ...conv, options: applyAgent(conv.options, agent.settings), tools: agent.tools };
+        } else conv = { ...conv, tools: await resolveTools(request) };
+      } catch (err) {
+        // Conversations started before this patch failed at once, leaving their first message's
+        // Update to end with "the workflow completed before the Update completed".
+        if (isCancellation(err) || !patched('conversation-start-failure-answers-messages')) throw err;
+        startFailure = failureInfo(err);
+        // The messages waiting for the start hear why. Their sender then removes this empty
+        // conversation, which Temporal does at once while it runs (a closed one only later).
+        await condition(allHandlersFinished);
+        await condition(() => false, START_FAILURE_GRACE);
+        throw ApplicationFailure.nonRetryable(startFailure.error, startFailure.errorType);
       }
-    } finally {
-      timeLimit?.cancel();
-      active = undefined;
     }
-    conv = finishTurn(conv, turn.run.state);
-    lastTurnIterations = turn.run.state.iterations;
-    const result = turnResult(turn.run.state, workflowId, turn.turn, failure);
-    countRun('turn', failure ? 'failed' : result.status, conv.options.agent);
-    events.emit(turn.turn, failure ? { type: 'turn_failed', ...failure } : { type: 'turn_completed', result });
-    return result;
-  };
+    // The default memory (maxPromptTokens by the model's context window) unless the options set one
+    // or a message window; continue-as-new carries it in the options.
+    conv = { ...conv, options: withDefaultMemory(conv.options, searchAttributes.worker) };
 
-  const idleTimeoutMs = parseDuration(input.idleTimeout ?? DEFAULT_IDLE_TIMEOUT);
-  for (;;) {
-    if (queue.length === 0) showIdle('idle');
-    const woken = await condition(() => queue.length > 0 || ending, idleTimeoutMs);
-    if (queue.length === 0) {
-      closeReason = woken ? 'ended' : 'idle_timeout';
-      ending = true; // from here on, validators refuse new messages
-      break;
+    const runTurn = async (queued: QueuedTurn): Promise<ConversationTurnResult> => {
+      conv = withTurnApprovals(conv, queued.input);
+      const turn: ActiveTurn = {
+        turn: conv.turns + 1,
+        run: { state: startTurn(conv, queued.input) },
+        scope: new CancellationScope(),
+      };
+      // Consulted only when it matters, so other turns get no marker (see RunState.spentBudgetStops).
+      if (turnFindsBudgetSpent(turn.run.state) && patched('spent-budget-stops-turns'))
+        turn.run.state = { ...turn.run.state, spentBudgetStops: true };
+      active = turn;
+      events.startTurn(turn.turn, queued.input.message);
+      const timeLimitMs = turn.run.state.limits.maxExecutionTimeMs;
+      // The timer is cancelled (and leaves history) when the turn ends first; durable waits pause it.
+      const timeLimit =
+        timeLimitMs === undefined
+          ? undefined
+          : new TimeLimit(timeLimitMs, () => {
+              turn.interruption ??= 'time_limit';
+              turn.scope.cancel();
+            });
+      let failure: { error: string; errorType: string } | undefined;
+      try {
+        const stream = conv.options.stream !== false;
+        await turn.scope.run(() =>
+          runLoop(turn.run, {
+            workflowId,
+            runId,
+            shared,
+            events,
+            turn: turn.turn,
+            stream,
+            conversation: true,
+            searchAttributes,
+            inbox,
+            timeLimit,
+            approvals,
+          }),
+        );
+      } catch (err) {
+        if (isCancellation(err) && turn.interruption)
+          turn.run.state = applyInterruption(turn.run.state, turn.interruption);
+        else if (isCancellation(err))
+          throw err; // the whole conversation was cancelled
+        else {
+          const { error, errorType } = failureInfo(err);
+          failure = { error, errorType };
+          log.warn('a turn failed; the conversation stays open', { turn: turn.turn, error, errorType });
+        }
+      } finally {
+        timeLimit?.cancel();
+        active = undefined;
+      }
+      conv = finishTurn(conv, turn.run.state);
+      lastTurnIterations = turn.run.state.iterations;
+      const result = turnResult(turn.run.state, workflowId, turn.turn, failure);
+      countRun('turn', failure ? 'failed' : result.status, conv.options.agent);
+      events.emit(turn.turn, failure ? { type: 'turn_failed', ...failure } : { type: 'turn_completed', result });
+      return result;
+    };
+
+    const idleTimeoutMs = parseDuration(input.idleTimeout ?? DEFAULT_IDLE_TIMEOUT);
+    for (;;) {
+      if (queue.length === 0) showEnd('idle');
+      const woken = await condition(() => queue.length > 0 || ending, idleTimeoutMs);
+      if (queue.length === 0) {
+        closeReason = woken ? 'ended' : 'idle_timeout';
+        ending = true; // from here on, validators refuse new messages
+        break;
+      }
+      const queued = queue.shift()!;
+      // Signalled messages are checked against the tools only now: they can arrive before the tools are resolved.
+      const problem = queued.reply ? undefined : turnProblem(queued.input, conv.tools, false);
+      if (problem) conv = rejectMessage(conv, problem);
+      else if (queued.reply) results.set(queued.seq, await runTurn(queued));
+      else await runTurn(queued);
+      if (queue.length === 0 && !ending && workflowInfo().continueAsNewSuggested) {
+        // Let the finished turn's Update return its result first; a message arriving meanwhile is served here.
+        await condition(() => allHandlersFinished() || queue.length > 0 || ending);
+        if (queue.length === 0 && !ending)
+          await continueAsNew<typeof conversationWorkflow>({
+            ...conv.options,
+            carry: {
+              ...carryOver(conv, runId),
+              events: events.snapshot(),
+              ...(inbox.snapshot().length ? { inbox: inbox.snapshot() } : {}),
+            },
+          });
+      }
     }
-    const queued = queue.shift()!;
-    // Signalled messages are checked against the tools only now: they can arrive before the tools are resolved.
-    const problem = queued.reply ? undefined : turnProblem(queued.input, conv.tools, false);
-    if (problem) conv = rejectMessage(conv, problem);
-    else if (queued.reply) results.set(queued.seq, await runTurn(queued));
-    else await runTurn(queued);
-    if (queue.length === 0 && !ending && workflowInfo().continueAsNewSuggested) {
-      // Let the finished turn's Update return its result first; a message arriving meanwhile is served here.
-      await condition(() => allHandlersFinished() || queue.length > 0 || ending);
-      if (queue.length === 0 && !ending)
-        await continueAsNew<typeof conversationWorkflow>({
-          ...conv.options,
-          carry: {
-            ...carryOver(conv, runId),
-            events: events.snapshot(),
-            ...(inbox.snapshot().length ? { inbox: inbox.snapshot() } : {}),
-          },
-        });
-    }
+    showEnd('closed');
+    await condition(allHandlersFinished);
+    return summary(closeReason);
+  } catch (err) {
+    // Continue-as-new goes on in a new run; a cancelled or failed conversation shows how it ended.
+    if (!(err instanceof ContinueAsNew) && searchAttributes.endStatus)
+      showEnd(isCancellation(err) ? 'cancelled' : 'failed');
+    throw err;
   }
-  showIdle('closed');
-  await condition(allHandlersFinished);
-  return summary(closeReason);
 }
 
 /** How long a conversation that could not start stays open for its starter to remove it. */

@@ -69,6 +69,11 @@ export class SearchAttributes {
     return this.settings?.defaultModel;
   }
 
+  /** Whether the workflow upserts its final status however it ends (see `SearchAttributeSettings.endStatus`). */
+  get endStatus(): boolean {
+    return this.settings?.endStatus === true;
+  }
+
   /**
    * Upserts the attributes that differ from what was last upserted, when the change is worth one
    * (one command, one billable action; see `SearchAttributeTrigger`). `step`: the step the run is
@@ -98,6 +103,6 @@ export function trackSearchAttributes(
 ): void {
   const attributes = ctx.searchAttributes;
   if (!attributes) return;
-  const values = runSearchValues(state, { defaultModel: attributes.defaultModel });
+  const values = runSearchValues(state, { defaultModel: attributes.defaultModel, endStatus: attributes.endStatus });
   attributes.update(options.status ? { ...values, AgentStatus: options.status } : values, options.step);
 }

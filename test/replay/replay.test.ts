@@ -157,3 +157,14 @@ it('has a conversation that could not start, from before and after its first mes
   );
   expect(patched.at(-1)?.workflowExecutionFailedEventAttributes?.failure?.message).toMatch(/no agent named "nobody"/);
 });
+
+it('has a run stopped at its limit and a cancelled conversation whose last upsert is their final status', () => {
+  const lastStatus = (file: string) => {
+    const upserts = (load(file).events ?? [])
+      .map((e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.AgentStatus?.data)
+      .filter(Boolean);
+    return JSON.parse(Buffer.from(upserts.at(-1)!).toString());
+  };
+  expect(lastStatus('search-attributes-end-status.json')).toBe('max_iterations');
+  expect(lastStatus('conversation-cancelled.json')).toBe('cancelled');
+});

@@ -160,6 +160,13 @@ export const scenarios: Scenario[] = [
     steps: [call(['stock_quote', { symbol: 'ACME' }]), call(['stock_quote', { symbol: 'INIT' }]), answer('42 and 7')],
   },
   {
+    // A run stopped at its iteration limit upserts its final status (`max_iterations`) as it ends
+    // (the worker's recorded answer has `endStatus: true`); runs recorded before kept `thinking`.
+    name: 'search-attributes-end-status',
+    input: { message: 'loop', tools: ['add'], maxIterations: 1 },
+    steps: [call(['add', { a: 1, b: 1 }])],
+  },
+  {
     // Compaction in a one-shot run: tool results push the request past maxPromptTokens, so the
     // oldest messages are summarised (a summarizeMessages activity) and the run goes on with the
     // summary after the system message.
@@ -565,6 +572,18 @@ export const conversationScenarios: ConversationScenario[] = [
         .getHandle(id)
         .result()
         .catch(() => undefined);
+    },
+  },
+  {
+    // A conversation cancelled between turns shows `cancelled` (the worker's answer has `endStatus: true`).
+    name: 'conversation-cancelled',
+    options: {},
+    model: conversationModel,
+    drive: async (client, id, taskQueue) => {
+      await sendMessage(client, id, { message: 'add 1 and 1' }, { taskQueue });
+      const handle = client.workflow.getHandle(id);
+      await handle.cancel();
+      await handle.result().catch(() => undefined);
     },
   },
   {

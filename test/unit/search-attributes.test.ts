@@ -2,10 +2,12 @@ import {
   agentListQuery,
   applyHandoff,
   applyModelReply,
+  applyToolOutcomes,
   conversationSearchValues,
   missingSearchAttributes,
   nextStep,
   runSearchValues,
+  runStatus,
   searchAttributeChanges,
   searchAttributeCreateCommands,
   startRun,
@@ -32,6 +34,26 @@ const all: SearchAttributeSettings = {
 const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15 };
 
 describe('agent search attributes (pure)', () => {
+  it('show a run stopped at its iteration limit or budget as such (runs recorded before: thinking)', () => {
+    for (const [limits, status] of [
+      [{ maxIterations: 1 }, 'max_iterations'],
+      [{ budget: { tokens: 10 } }, 'budget_exceeded'],
+    ] as const) {
+      let state = startRun({ message: 'loop', ...limits }, [tool('add')]);
+      const step = nextStep(state) as Extract<NextStep, { type: 'call_model' }>;
+      state = applyModelReply(state, step, {
+        content: null,
+        toolCalls: [{ id: 'c1', type: 'function', function: { name: 'add', arguments: '{}' } }],
+        usage,
+      });
+      state = applyToolOutcomes(state, [{ result: '2', error: false }]);
+      expect(nextStep(state)).toMatchObject({ type: 'finish', status });
+      expect(runStatus(state)).toMatchObject({ state: status, status });
+      expect(runSearchValues(state, {}).AgentStatus).toBe(status);
+      expect(runSearchValues(state, { endStatus: false }).AgentStatus).toBe('thinking');
+    }
+  });
+
   it('follow a run: thinking, running_tools, awaiting_approval, then its final status, with calls and tokens', () => {
     let state = startRun({ message: 'add 2 and 3', agent: 'clerk' }, [
       tool('add'),

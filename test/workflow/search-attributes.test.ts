@@ -9,6 +9,8 @@ import { startAgentRun, runOutcome } from '../../src/client/run-agent';
 import { z } from 'zod';
 import { add } from '../../src/examples';
 import { defineTool, ToolRegistry } from '../../src/worker/tools';
+import { defineGuardrail } from '../../src/worker/guardrails/define-guardrail';
+import type { AgentInput } from '../../src/core';
 import { eventually } from '../helpers/processes';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
@@ -199,6 +201,69 @@ describe('agent search attributes', () => {
       AgentName: 'clerk',
       AgentIterations: 1,
     });
+  });
+
+  it('leave every run at its final status, whichever way it ends, so list --status finds it', async () => {
+    // The model always calls a tool (a run never answers unless told), and says hello when asked to.
+    const model = await startModel((req) => {
+      if (lastOf(req, 'user') === 'hello') return answer('hello');
+      return req.tools?.some((tool) => tool.function.name === 'slow')
+        ? call(['slow', {}])
+        : call(['add', { a: 1, b: 1 }]);
+    });
+    const slow = defineTool({
+      name: 'slow',
+      description: 'Takes its time',
+      parameters: z.object({}),
+      execute: () => new Promise<string>((resolve) => setTimeout(() => resolve('done'), 4000)),
+    });
+    const t = temporal();
+    const tripwire = defineGuardrail({ name: 'tripwire', check: () => 'never' });
+    const { worker, taskQueue } = await createTestWorker(t, {
+      baseURL: model.baseURL,
+      registry: new ToolRegistry([add, slow]),
+      guardrails: [tripwire],
+    });
+    const runs: Record<string, Omit<AgentInput, 'message'> & { message?: string }> = {
+      completed: { message: 'hello' },
+      immediate: { immediateTools: ['add'] },
+      max_iterations: { maxIterations: 2 },
+      budget_exceeded: { budget: { tokens: 1 } },
+      time_limit: { maxExecutionTime: '1s', tools: ['slow'] },
+      guardrail_tripped: { inputGuardrails: ['tripwire'] },
+    };
+    const ids = Object.fromEntries(Object.keys(runs).map((status) => [status, `sa-end-${status}-${randomUUID()}`]));
+    await worker.runUntil(async () => {
+      for (const [status, { message = 'go', ...options }] of Object.entries(runs)) {
+        const input = { message, tools: ['add'], ...options };
+        const run = await startAgentRun(t.client, input, { taskQueue, workflowId: ids[status] });
+        expect(await runOutcome(run)).toMatchObject({ status });
+      }
+    });
+    for (const [status, workflowId] of Object.entries(ids)) {
+      expect({ status, attributes: await attributesOf(workflowId) }).toMatchObject({
+        status,
+        attributes: { AgentStatus: status },
+      });
+      const listed = async () =>
+        (await listAgentRuns(t.client, { status, limit: 100 })).runs.some((r) => r.workflowId === workflowId);
+      expect({ status, listed: await eventually(listed, 20_000) }).toEqual({ status, listed: true });
+    }
+  });
+
+  it('mark a conversation that is cancelled as cancelled', async () => {
+    const model = await startModel(() => answer('hi'));
+    const t = temporal();
+    const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL });
+    const id = `sa-conv-cancel-${randomUUID()}`;
+    await worker.runUntil(async () => {
+      await sendMessage(t.client, id, { message: 'hi' }, { taskQueue });
+      expect(await eventually(async () => (await attributesOf(id)).AgentStatus === 'idle', 10_000)).toBe(true);
+      const handle = t.client.workflow.getHandle(id);
+      await handle.cancel();
+      await handle.result().catch(() => undefined);
+    });
+    expect(await attributesOf(id)).toMatchObject({ AgentStatus: 'cancelled' });
   });
 
   it('show a conversation idle between turns and closed at the end', async () => {
