@@ -3,11 +3,12 @@
  * Web UI and the `temporal` CLI. See src/codec/serve-codec.ts.
  */
 import { serveCodec } from './src/cli/codec-server-command';
+import { exitWhenFlushed } from './src/cli/exit';
 
 serveCodec().then(
-  () => process.exit(0),
+  () => exitWhenFlushed(0),
   (err: Error) => {
     console.error(`codec-server: ${err.message}`);
-    process.exit(1);
+    exitWhenFlushed(1);
   },
 );

@@ -10,6 +10,7 @@ import { demoWorker } from '../src/cli/demo-worker';
 import { installRuntimeLogging } from '../src/worker/logging';
 import { demoModel } from '../src/testing/demo-model';
 import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../src/testing/openai-compatible-server';
+import { exitWhenFlushed } from '../src/cli/exit';
 
 const DEMO_QUESTION = 'What is the square root of the sum of the numbers of letters in the words "hello" and "world"?';
 
@@ -47,9 +48,9 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => process.exit(code),
+  (code) => exitWhenFlushed(code),
   (err) => {
     console.error(`demo: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
+    exitWhenFlushed(1);
   },
 );

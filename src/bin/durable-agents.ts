@@ -9,16 +9,17 @@ import { runMain } from '../cli/main';
 import { serveCodec } from '../cli/codec-server-command';
 import { runMcpMain } from '../cli/run-mcp-main';
 import { wantsHelp } from '../cli/help';
+import { exitWhenFlushed } from '../cli/exit';
 
 // `<command> --help` is the main program's, whatever the command.
 const [command, ...args] = process.argv.slice(2);
 if (command === 'mcp') runMcpMain(args);
 else if (command === 'codec-server' && !wantsHelp(args)) {
   serveCodec().then(
-    () => process.exit(0),
+    () => exitWhenFlushed(0),
     (err: Error) => {
       console.error(`durable-agents codec-server: ${err.message}`);
-      process.exit(1);
+      exitWhenFlushed(1);
     },
   );
 } else runMain();

@@ -27,6 +27,7 @@ import { installTemporalCli } from '../connection/temporal-cli';
 import { mcpServersFromEnv } from '../worker/mcp/mcp-config';
 import { commandName } from './command-name';
 import { packageVersion } from './version';
+import { exitWhenFlushed } from './exit';
 
 /** What the program that runs the command line brings (see {@link LocalWorker}). */
 export interface CliHost {
@@ -193,7 +194,7 @@ function errorType(err: unknown): string {
  */
 export function runMain(argv: string[] = process.argv.slice(2), host: CliHost = {}): void {
   main(argv, host).then(
-    (code) => process.exit(code),
+    (code) => exitWhenFlushed(code),
     (err) => {
       const message = err instanceof Error ? err.message : String(err);
       console.error(
@@ -203,7 +204,7 @@ export function runMain(argv: string[] = process.argv.slice(2), host: CliHost = 
       );
       // Under --json, stdout always holds exactly one JSON object, errors included.
       if (argv.includes('--json')) console.log(JSON.stringify({ error: message, errorType: errorType(err) }));
-      process.exit(2);
+      exitWhenFlushed(2);
     },
   );
 }

@@ -3,15 +3,17 @@ import { commandName } from './command-name';
 import type { CliHost } from './main';
 import { serveMcp } from './mcp-command';
 import { commandHelp, usageOf, wantsHelp } from './help';
+import { exitWhenFlushed } from './exit';
 
 /** Runs `mcp` from a command line and exits: 0 when it stopped, 2 for bad usage or a failure to start. */
 export function runMcpMain(argv: string[] = process.argv.slice(2), host: CliHost = {}): void {
   if (wantsHelp(argv)) {
     console.log(commandHelp('mcp'));
-    process.exit(0);
+    exitWhenFlushed(0);
+    return;
   }
   serveMcp(argv, host.localWorker).then(
-    () => process.exit(0),
+    () => exitWhenFlushed(0),
     (err) => {
       const message = err instanceof Error ? err.message : String(err);
       process.stderr.write(
@@ -19,7 +21,7 @@ export function runMcpMain(argv: string[] = process.argv.slice(2), host: CliHost
           ? `${commandName()} mcp: ${message}\n${usageOf('mcp')}\n`
           : `${commandName()} mcp: ${message}\n`,
       );
-      process.exit(2);
+      exitWhenFlushed(2);
     },
   );
 }

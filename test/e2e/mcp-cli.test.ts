@@ -46,6 +46,43 @@ describe('AGENT_MCP_CONFIG', () => {
     expect(r.code).toBe(0);
   });
 
+  it('prints a 4 MB tool output whole through a pipe: run, status and history with --json', async () => {
+    const bytes = 4_000_000;
+    const model = await startModel((req) =>
+      req.messages.some((m) => m.role === 'tool') ? answer('read it') : call(['test__big', { bytes }]),
+    );
+    const env = cleanEnv({
+      AGENT_MCP_CONFIG: mcpConfig({
+        test: {
+          command: process.execPath,
+          args: ['--import', 'tsx', join(ROOT, 'test', 'helpers', 'mcp-test-server.ts'), '--stdio'],
+          cwd: ROOT,
+        },
+      }),
+      OPENAI_BASE_URL: model.baseURL,
+      OPENAI_API_KEY: 'e2e',
+      AGENT_DEV_SERVER_PORT: String(await devServerPort()),
+      AGENT_DEV_SERVER_DB: `/tmp/durable-agents-mcp-${randomUUID()}.db`,
+    });
+    const id = `big-${randomUUID()}`;
+    // runTs reads the command's stdout through a pipe, as `| jq` would.
+    const run = await runTs(
+      ['client.ts', 'run', 'read it', '--tools', 'test__big', '--id', id, '--json'],
+      env,
+      120_000,
+    );
+    expect(run.code).toBe(0);
+    const outcome = JSON.parse(run.stdout);
+    expect(outcome).toMatchObject({ status: 'completed', toolExecutions: [{ name: 'test__big' }] });
+    expect(outcome.toolExecutions[0].result.length).toBe(bytes);
+    const status = await runTs(['client.ts', 'status', id, '--json'], env, 120_000);
+    expect(JSON.parse(status.stdout)).toMatchObject({ state: 'completed', toolExecutionCount: 1 });
+    const history = await runTs(['client.ts', 'history', id, '--json'], env, 120_000);
+    // The transcript holds what the model saw of it (its head and tail), in one whole JSON object.
+    const tool = JSON.parse(history.stdout).messages.find((m: { role: string }) => m.role === 'tool');
+    expect(tool.content.endsWith(' end')).toBe(true);
+  });
+
   it('reports a broken configuration before doing anything', async () => {
     const config = mcpConfig({ files: { url: 'http://x/mcp', headers: { Authorization: 'Bearer ${NOPE}' } } });
     const r = await runTs(

@@ -2,7 +2,8 @@
  * A real MCP server for tests, over stdio (`--stdio`) or streamable HTTP (`--http <port>`, with
  * sessions). Tools: `echo`, `add`, `fail` (an isError result), `slow` (waits; logs when it is
  * cancelled), `files.read` (a name OpenAI does not allow), `picture` (an image and text) and
- * `flaky` (the process exits in the middle of the call once per MARKER file, as a crash would).
+ * `flaky` (the process exits in the middle of the call once per MARKER file, as a crash would) and
+ * `big` (a text of the given number of bytes).
  * MCP_LOG: a file to append what happened to; MCP_TOKEN: a bearer token HTTP requests must carry.
  */
 import { randomUUID } from 'node:crypto';
@@ -69,6 +70,11 @@ function buildServer(): McpServer {
       { type: 'resource', resource: { uri: 'file:///notes.txt', mimeType: 'text/plain', text: 'a note' } },
     ],
   }));
+  server.registerTool(
+    'big',
+    { description: 'Writes a long text', inputSchema: { bytes: z.number() } },
+    async ({ bytes }) => ({ content: [{ type: 'text', text: 'x'.repeat(bytes - 4) + ' end' }] }),
+  );
   server.registerTool('flaky', { description: 'Reads a page', inputSchema: { page: z.number() } }, async ({ page }) => {
     const marker = process.env.MARKER;
     if (marker && !existsSync(marker)) {

@@ -44,6 +44,7 @@ describe('agent search attributes (pure)', () => {
       state = applyModelReply(state, step, {
         content: null,
         toolCalls: [{ id: 'c1', type: 'function', function: { name: 'add', arguments: '{}' } }],
+        finishReason: 'tool_calls',
         usage,
       });
       state = applyToolOutcomes(state, [{ result: '2', error: false }]);
