@@ -159,6 +159,7 @@ export async function runEvalCommand(
             judgeModel: cmd.judgeModel,
             evalId: sides.length > 1 ? `${evalId}-${'ab'[i]}` : evalId,
             tag: evalId,
+            onNote: (line) => io.stderr(line),
             // Each case as it ends, so a long eval shows it is moving (the table follows at the end).
             onCase: (c) => {
               done += 1;

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
+import { status } from '@grpc/grpc-js';
 import { defineSearchAttributeKey, TypedSearchAttributes } from '@temporalio/common';
-import { addUsage, validateAgentInput, type AgentInput, type Usage } from '../core';
+import { addUsage, searchAttributeCreateCommands, validateAgentInput, type AgentInput, type Usage } from '../core';
 import { AGENT_WORKFLOW_TYPE } from '../common/definitions';
 import { expectationFailures, type EvalCase, type NumberedCase } from './eval-cases';
 import { runOutcome, startAgentRun, type AgentRunHandle, type AgentRunWorkflow, type RunOutcome } from './run-agent';
@@ -34,6 +35,8 @@ export interface EvalOptions {
   tag?: string;
   /** Called as each case finishes. */
   onCase?: (result: EvalCaseResult) => void;
+  /** Told once what a person may want to act on (a namespace without the `AgentEval` attribute: how to add it). */
+  onNote?: (line: string) => void;
 }
 
 /** How one case went. */
@@ -107,8 +110,14 @@ export async function runEval(client: Client, cases: readonly (EvalCase | Number
         );
       } catch (err) {
         // A namespace without the attribute: the runs go untagged (their ids still name the eval).
-        if (!/search attribute|AgentEval/i.test((err as Error).message)) throw err;
-        tagged = false;
+        if (!lacksSearchAttribute(err, EVAL_SEARCH_ATTRIBUTE)) throw err;
+        if (tagged) {
+          tagged = false;
+          const namespace = client.options.namespace;
+          options.onNote?.(
+            `The namespace "${namespace}" has no ${EVAL_SEARCH_ATTRIBUTE} search attribute: the runs go untagged (their workflow ids start with ${evalId}). To tag them: ${searchAttributeCreateCommands(namespace, [{ name: EVAL_SEARCH_ATTRIBUTE, type: 'Keyword' }])[0]}`,
+          );
+        }
       }
     }
     return startAgentRun(client, input, { taskQueue: options.taskQueue, workflowId });
@@ -123,6 +132,25 @@ export async function runEval(client: Client, cases: readonly (EvalCase | Number
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 4, cases.length) }, worker));
   return { evalId, cases: results, summary: summarize(results) };
+}
+
+/**
+ * Whether starting a workflow failed because the namespace has no such search attribute. The
+ * server says so in the start's cause (a gRPC INVALID_ARGUMENT naming the attribute); the error
+ * itself only says "Failed to start Workflow".
+ */
+function lacksSearchAttribute(err: unknown, name: string): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    const text = `${e.message} ${(e as { details?: unknown }).details ?? ''}`;
+    if (
+      (code === undefined || code === status.INVALID_ARGUMENT) &&
+      text.includes(name) &&
+      /search attribute/i.test(text)
+    )
+      return true;
+  }
+  return false;
 }
 
 function startTagged(

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
 import { connectClient } from '../../src/connection/client-connection';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { payloadStorageFromEnv } from '../../src/storage/payload-storage';
@@ -120,4 +121,33 @@ export async function runAgent(
   return worker.runUntil(async () =>
     runOutcome(await startAgentRun(t.client, input, { taskQueue, workflowId: options.workflowId })),
   );
+}
+
+/**
+ * Registers a namespace of its own (with none of the agent search attributes, as a production
+ * namespace starts) and returns a worker on it, once the namespace takes workers.
+ */
+export async function createTestWorkerInNewNamespace(
+  t: TestTemporal,
+  options: Omit<Parameters<typeof createTestWorker>[1], 'namespace'>,
+): Promise<{ worker: Worker; taskQueue: string; namespace: string; client: Client }> {
+  const namespace = `bare-${randomUUID().slice(0, 8)}`;
+  await t.client.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
+  // The namespace takes a moment to be usable after it is registered.
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      await t.client.workflowService.describeNamespace({ namespace });
+      const { worker, taskQueue } = await createTestWorker(t, { ...options, namespace });
+      const client = new Client({
+        connection: t.client.connection,
+        namespace,
+        dataConverter: t.client.options.dataConverter,
+      });
+      return { worker, taskQueue, namespace, client };
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
-import { msToTs } from '@temporalio/common/lib/time';
 import { defineAgent } from '../../src/worker/agents/define-agent';
 import { decideApproval } from '../../src/client/agent-workflows';
 import { endConversation, sendMessage } from '../../src/client/conversations';
@@ -13,7 +12,7 @@ import { defineGuardrail } from '../../src/worker/guardrails/define-guardrail';
 import type { AgentInput } from '../../src/core';
 import { eventually } from '../helpers/processes';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
-import { createTestWorker, useTestTemporal } from '../helpers/temporal';
+import { createTestWorker, createTestWorkerInNewNamespace, useTestTemporal } from '../helpers/temporal';
 
 /** The agent search attributes, upserted by the workflows, found with visibility queries (client.ts list, the UI). */
 const temporal = useTestTemporal();
@@ -293,8 +292,6 @@ describe('agent search attributes', () => {
 
   it('a namespace without the attributes: the worker says which commands add them, and runs complete without them', async () => {
     const t = temporal();
-    const namespace = `bare-${randomUUID().slice(0, 8)}`;
-    await t.client.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
     const model = await startModel(() => answer('fine'));
     const warnings: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
@@ -306,9 +303,10 @@ describe('agent search attributes', () => {
         return true;
       });
     try {
-      // The namespace takes a moment to be usable after it is registered.
-      const { worker, taskQueue } = await createTestWorkerWhenReady(namespace, model.baseURL);
-      const client = new Client({ connection: t.client.connection, namespace });
+      const { worker, taskQueue, namespace, client } = await createTestWorkerInNewNamespace(t, {
+        baseURL: model.baseURL,
+        registry: new ToolRegistry([add]),
+      });
       const workflowId = `sa-bare-${randomUUID()}`;
       const outcome = await worker.runUntil(async () =>
         runOutcome(await startAgentRun(client, { message: 'hi' }, { taskQueue, workflowId })),
@@ -327,17 +325,3 @@ describe('agent search attributes', () => {
     }
   });
 });
-
-async function createTestWorkerWhenReady(namespace: string, baseURL: string) {
-  const t = temporal();
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      await t.client.workflowService.describeNamespace({ namespace });
-      return await createTestWorker(t, { baseURL, registry: new ToolRegistry([add]), namespace });
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
-}
