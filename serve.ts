@@ -13,7 +13,7 @@ import { httpAccessFromEnv, isLoopback } from './src/http/access';
 import { httpApiHandler } from './src/http/http-api';
 import { defaultTaskQueue } from './src/connection/task-queue';
 import { createAgentWorker } from './src/worker/create-agent-worker';
-import { installRuntimeLogging } from './src/worker/logging';
+import { installRuntimeLogging } from './src/telemetry/logging';
 import { connectTemporal, describeTemporal } from './src/connection/temporal-env';
 import { exampleToolRegistry } from './src/examples';
 

@@ -6,7 +6,7 @@ import { modelConfigFromEnv } from './src/worker/activities';
 import { exampleAgents } from './src/examples/agents';
 import { defaultTaskQueue } from './src/connection/task-queue';
 import { createAgentWorker } from './src/worker/create-agent-worker';
-import { installRuntimeLogging } from './src/worker/logging';
+import { installRuntimeLogging } from './src/telemetry/logging';
 import { mcpServersFromEnv } from './src/worker/mcp/mcp-config';
 import { connectTemporal, describeTemporal } from './src/connection/temporal-env';
 import { exampleToolRegistry } from './src/examples';

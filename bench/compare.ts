@@ -26,7 +26,7 @@ import { temporal as proto } from '@temporalio/proto';
 import { startOpenAICompatibleServer } from '../src/testing/openai-compatible-server';
 import { connectClient } from '../src/connection/client-connection';
 import { freePort, startDevServer } from '../src/connection/dev-server';
-import { installRuntimeLogging } from '../src/worker/logging';
+import { installRuntimeLogging } from '../src/telemetry/logging';
 import { startAgentRun } from '../src/client/run-agent';
 import { adapterOverhead } from './adapter-overhead';
 import { promptPrefix } from './prompt-prefix';

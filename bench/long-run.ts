@@ -12,7 +12,7 @@ import { runOutcome, startAgentRun } from '../src/client/run-agent';
 import { connectTemporal } from '../src/connection/temporal-env';
 import { startOpenAICompatibleServer } from '../src/testing/openai-compatible-server';
 import { createAgentWorker } from '../src/worker/create-agent-worker';
-import { installRuntimeLogging } from '../src/worker/logging';
+import { installRuntimeLogging } from '../src/telemetry/logging';
 import { defineTool } from '../src/worker/tools/define-tool';
 
 const STEPS = Number(process.env.BENCH_LONG_RUN_STEPS ?? 300);

@@ -14,7 +14,7 @@ import { connectTemporal } from '../src/connection/temporal-env';
 import type { ConversationOptions } from '../src/core';
 import { startOpenAICompatibleServer, type ChatRequest } from '../src/testing/openai-compatible-server';
 import { createAgentWorker } from '../src/worker/create-agent-worker';
-import { installRuntimeLogging } from '../src/worker/logging';
+import { installRuntimeLogging } from '../src/telemetry/logging';
 
 const TURNS = Number(process.env.BENCH_PREFIX_TURNS ?? 200);
 const MAX_PROMPT_TOKENS = Number(process.env.BENCH_PREFIX_MAX_PROMPT_TOKENS ?? 32_000);

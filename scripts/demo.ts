@@ -7,7 +7,7 @@ import { modelConfigFromEnv, modelConfiguredInEnv, type ModelConfig } from '../s
 import { outcomeText } from '../src/cli/format-outcome';
 import { runFromCommandLine } from '../src/cli/run-flow';
 import { demoWorker } from '../src/cli/demo-worker';
-import { installRuntimeLogging } from '../src/worker/logging';
+import { installRuntimeLogging } from '../src/telemetry/logging';
 import { demoModel } from '../src/testing/demo-model';
 import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../src/testing/openai-compatible-server';
 import { exitWhenFlushed } from '../src/cli/exit';
@@ -19,7 +19,12 @@ async function main(): Promise<number> {
   let offline: OpenAICompatibleServer | undefined;
   let model: ModelConfig = modelConfigFromEnv();
   if (!modelConfiguredInEnv()) {
-    offline = await startOpenAICompatibleServer(demoModel);
+    // AGENT_DEMO_MODEL_PORT: where the offline model listens (default: any free port).
+    const given = process.env.AGENT_DEMO_MODEL_PORT;
+    const port = given ? Number(given) : undefined;
+    if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536))
+      throw new Error(`AGENT_DEMO_MODEL_PORT must be a port number (1-65535), got "${given}"`);
+    offline = await startOpenAICompatibleServer(demoModel, port ? { port } : {});
     model = { ...model, baseURL: offline.baseURL, apiKey: 'offline', model: 'offline-demo', configured: true };
     console.log(
       `No OPENAI_API_KEY or OPENAI_BASE_URL set: using the bundled offline scripted model (not a real LLM) at ${offline.baseURL}.`,

@@ -14,7 +14,7 @@ import { startOpenAICompatibleServer } from '../src/testing/openai-compatible-se
 import { createAgentWorker } from '../src/worker/create-agent-worker';
 import { readTranscript } from '../src/client/agent-workflows';
 import { conversationStatus, endConversation, sendMessage } from '../src/client/conversations';
-import { installRuntimeLogging } from '../src/worker/logging';
+import { installRuntimeLogging } from '../src/telemetry/logging';
 import { connectTemporal } from '../src/connection/temporal-env';
 import { exampleToolRegistry } from '../src/examples';
 

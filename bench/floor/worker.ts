@@ -3,7 +3,7 @@
  * others are.
  */
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { installRuntimeLogging } from '../../src/worker/logging';
+import { installRuntimeLogging } from '../../src/telemetry/logging';
 import * as activities from './activities';
 
 async function main(): Promise<void> {

@@ -21,6 +21,7 @@ import { retryText, watchProgress } from './progress';
 import { openSession, type LocalWorker } from './session';
 import { requireWorkerFor } from '../client/task-queue-workers';
 import { hintCommand } from './command-name';
+import { usageText } from './usage-text';
 
 /** Where output goes. */
 export interface CommandIO {
@@ -209,7 +210,7 @@ export async function runConversationCommand(
           const turns = `${r.turns} turn${r.turns === 1 ? '' : 's'}`;
           const text = r.alreadyClosed
             ? `${r.conversationId} was already closed (${r.reason === 'idle_timeout' ? 'idle timeout' : 'ended'} after ${turns})`
-            : `Ended ${r.conversationId} after ${turns} (${r.usage.totalTokens} tokens)`;
+            : `Ended ${r.conversationId} after ${turns} (${usageText(r.usage)})`;
           print(r, text);
           return 0;
         }

@@ -7,6 +7,7 @@ import { casesFromRuns } from '../client/eval-from-runs';
 import { commandName } from './command-name';
 import { parseFlags, RUN_OPTION_FLAGS, runOptionsFromFlags, UsageError, wholeNumber } from './option-flags';
 import { openSession, type LocalWorker } from './session';
+import { usageText } from './usage-text';
 
 /** The usage line of `eval`. */
 export const EVAL_USAGE = `usage: ${commandName()} eval (<dataset.jsonl> | --from-runs "<query>" [--limit N] [--save-dataset F]) [--agent name] [run options] [--concurrency 4] [--min-pass 1] [--compare <named model or agent>] [--judge-model NAME] [--json]`;
@@ -221,8 +222,7 @@ export function reportText(reports: readonly EvalReport[], labels: readonly stri
       .trimEnd();
   const totals = reports.map((r, i) => {
     const s = r.summary;
-    const cost = s.costUsd !== undefined ? `, $${s.costUsd.toFixed(4)}` : '';
-    return `${reports.length > 1 ? `${'AB'[i]} (${labels[i]}): ` : ''}${s.passed}/${s.total} passed (${Math.round(s.passRate * 100)}%), ${s.usage.totalTokens} tokens${cost}`;
+    return `${reports.length > 1 ? `${'AB'[i]} (${labels[i]}): ` : ''}${s.passed}/${s.total} passed (${Math.round(s.passRate * 100)}%), ${usageText({ ...s.usage, ...(s.costUsd !== undefined ? { costUsd: s.costUsd } : {}) })}`;
   });
   return [line(header), ...rows.map(line), '', ...totals].join('\n');
 }

@@ -12,6 +12,7 @@ import { approvalHint } from './progress';
 import { hintCommand } from './command-name';
 import { parseToolArguments } from '../core/tool-arguments';
 import { outcomeJson } from '../client/outcome-json';
+import { usageText } from './usage-text';
 
 /** A turn's `--json` object: the run contract plus the conversation and turn number. */
 export function turnJson(result: ConversationTurnResult): Record<string, unknown> {
@@ -62,7 +63,7 @@ export function statusText(s: StatusReport, uiLink: string | undefined): string 
   if (s.kind === 'run') {
     lines.push(`Run ${s.workflowId}: ${words(s.state)}`);
     lines.push(
-      `  ${plural(s.iteration, 'LLM call')}${s.maxIterations ? ` of at most ${s.maxIterations}` : ''}, ${plural(s.toolExecutionCount, 'tool execution')}, ${s.usage.totalTokens} tokens`,
+      `  ${plural(s.iteration, 'LLM call')}${s.maxIterations ? ` of at most ${s.maxIterations}` : ''}, ${plural(s.toolExecutionCount, 'tool execution')}, ${usageText(s.usage)}`,
     );
     if (s.error) lines.push(`  error: ${s.error}${s.errorType ? ` (${s.errorType})` : ''}`);
   } else {
@@ -70,7 +71,7 @@ export function statusText(s: StatusReport, uiLink: string | undefined): string 
       `Conversation ${s.conversationId}: ${words(s.state)}${s.closeReason ? ` (${words(s.closeReason)})` : ''}`,
     );
     lines.push(
-      `  ${plural(s.turns, 'turn')}, ${plural(s.messageCount, 'message')}, ${s.usage.totalTokens} tokens${s.runs > 1 ? `, ${s.runs} workflow runs (continue-as-new)` : ''}`,
+      `  ${plural(s.turns, 'turn')}, ${plural(s.messageCount, 'message')}, ${usageText(s.usage)}${s.runs > 1 ? `, ${s.runs} workflow runs (continue-as-new)` : ''}`,
     );
     if (s.currentTurn)
       lines.push(
@@ -102,13 +103,16 @@ export function statusText(s: StatusReport, uiLink: string | undefined): string 
   if (uiLink) lines.push(`  Temporal UI: ${uiLink}`);
   return lines.join('\n');
 }
+
 /** `client.ts list`: one line per run or conversation, and the query that found them (for `temporal workflow list`). */
 export function listText(runs: AgentRunSummary[], query: string): string {
   if (runs.length === 0) return `Nothing matches ${query}`;
   const rows = runs.map((r) => [
     r.workflowId,
     r.kind,
-    r.agentStatus ?? r.executionStatus.toLowerCase(),
+    // A terminated or timed-out workflow could not record how it ended: its attribute is stale.
+    (['TERMINATED', 'TIMED_OUT'].includes(r.executionStatus) ? undefined : r.agentStatus) ??
+      r.executionStatus.toLowerCase(),
     r.agent ?? '-',
     r.model ?? '-',
     r.iterations === undefined ? '-' : String(r.iterations),

@@ -1,6 +1,7 @@
 import { toolCallSummary } from '../core';
 import type { RunOutcome } from '../client/run-agent';
 import { budgetText } from './format-conversation';
+import { usageText } from './usage-text';
 
 /**
  * The human-readable report: the answer (unless `answerShown`: it was streamed already), each
@@ -24,18 +25,24 @@ export function outcomeText(
     for (const e of outcome.toolExecutions) {
       const notes = [e.immediate ? 'immediate' : '', e.approval ?? ''].filter(Boolean).join(', ');
       lines.push(
-        `  ${e.error ? '✗' : '✓'} ${toolCallSummary(e.name, e.arguments)} → ${e.result}${notes ? `  (${notes})` : ''}`,
+        `  ${e.error ? '✗' : '✓'} ${toolCallSummary(e.name, e.arguments)} → ${shortResult(e.result)}${notes ? `  (${notes})` : ''}`,
       );
     }
   }
   const u = outcome.usage;
   lines.push(
     '',
-    `${outcome.iterations} LLM call${outcome.iterations === 1 ? '' : 's'}, ${u.totalTokens} tokens (${u.promptTokens} prompt, ${u.completionTokens} completion)`,
+    `${outcome.iterations} LLM call${outcome.iterations === 1 ? '' : 's'}, ${usageText(u, { detail: true })}`,
   );
   if (outcome.budget) lines.push(`Budget: ${budgetText(outcome.budget)}`);
   lines.push(
     uiLink ? `Temporal UI: ${uiLink}` : `Workflow id: ${outcome.workflowId} (set TEMPORAL_UI_URL to get a Web UI link)`,
   );
   return lines.join('\n');
+}
+
+/** A tool's result on one line of a report: a 4 MB output is for `--json` and `history`, not a terminal. */
+function shortResult(result: string | undefined): string {
+  const text = (result ?? '').replace(/\s+/g, ' ');
+  return text.length > 200 ? `${text.slice(0, 200)}… (${text.length} characters; --json has it all)` : text;
 }

@@ -22,7 +22,7 @@ import { EventPrinter } from './event-printer';
 import { READ_TOOL_OUTPUT, SLEEP, WAIT_FOR_EVENT, type AgentEvent } from '../core';
 import { defaultTaskQueue } from '../connection/task-queue';
 import { ClientError } from '../client/client-error';
-import { installRuntimeLogging } from '../worker/logging';
+import { installRuntimeLogging } from '../telemetry/logging';
 import { installTemporalCli } from '../connection/temporal-cli';
 import { mcpServersFromEnv } from '../worker/mcp/mcp-config';
 import { commandName } from './command-name';
@@ -55,9 +55,10 @@ export async function main(argv: string[], host: CliHost = {}): Promise<number> 
   }
   if (command === 'install-temporal') return installTemporal(afterCommand);
   const { taskQueue = defaultTaskQueue(), rest } = takeTaskQueue(afterCommand);
-  // The tools are known here only when a worker runs in this process; otherwise the worker checks them.
+  // The tools are known here only when a worker runs in this process (never against TEMPORAL_ADDRESS:
+  // the workers are elsewhere, with tools of their own); otherwise the worker checks them.
   let registered: string[] | undefined;
-  if (host.localWorker) {
+  if (host.localWorker && !process.env.TEMPORAL_ADDRESS) {
     let mcpServers: string[];
     try {
       mcpServers = Object.keys(host.localWorker.mcpServers ?? mcpServersFromEnv());

@@ -10,7 +10,7 @@ import { TASK_QUEUE_HINT, type LocalWorker } from './session';
 import { defaultTaskQueue } from '../connection/task-queue';
 import { createAgentWorker } from '../worker/create-agent-worker';
 import { listAgents } from '../client/list-agents';
-import { installRuntimeLogging } from '../worker/logging';
+import { installRuntimeLogging } from '../telemetry/logging';
 import { requireWorker } from '../client/task-queue-workers';
 import { connectTemporal, describeTemporal, workflowUrl } from '../connection/temporal-env';
 import { httpAccessFromEnv, isLoopback } from '../http/access';

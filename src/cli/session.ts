@@ -139,9 +139,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
 }
 
 function describeConnection(env: TemporalEnv, note: (line: string) => void, localWorker: boolean): void {
+  // A dev server already running is the usual case, not news: only a server this command starts is said.
   if (env.mode === 'configured') note(`Temporal: ${env.address}, namespace ${env.namespace}`);
-  else if (env.mode === 'embedded-reused') note(`Temporal: the local dev server already running at ${env.address}`);
-  else {
+  else if (env.mode === 'embedded-started') {
     note(
       `Temporal: started an embedded dev server at ${env.address} (data in ${env.dbFilename ?? 'memory'}). ` +
         `It stops when this command ends${localWorker ? '; run `npm start` in another terminal to keep it and the Web UI up' : ''}.`,

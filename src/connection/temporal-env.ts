@@ -10,6 +10,7 @@ import { flushTracing, installTracing, tracingFromEnv, type TracingOptions } fro
 import { connectClient } from './client-connection';
 import { startDevServer } from './dev-server';
 import { dataDir } from './temporal-cli';
+import { installRuntimeLogging } from '../telemetry/logging';
 
 /** A connection to Temporal, for clients and workers alike. */
 export interface TemporalEnv {
@@ -62,6 +63,7 @@ export async function connectTemporal(
 ): Promise<TemporalEnv> {
   // Read first: bad keys are the user's to fix, and must not leave a dev server running.
   const keys = encryptionKeysFromEnv(env);
+  uiPortFromEnv(env);
   const payloads = payloadStorageFromEnv(env)?.storage;
   const tracing = tracingFromEnv(env);
   const open = (
@@ -87,16 +89,18 @@ export async function connectTemporal(
     }
   }
   const port = options.port ?? (Number(env.AGENT_DEV_SERVER_PORT) || DEFAULT_DEV_PORT);
-  const uiPort = port + 1000;
+  const uiPort = uiPortFromEnv(env) ?? port + 1000;
   const announce =
     options.announce === false
       ? undefined
       : (options.announce ?? ((line: string) => process.stderr.write(`durable-agents: ${line}\n`)));
   if (port !== 0 && (await isListening(port))) {
     const address = `127.0.0.1:${port}`;
+    // Someone else's server: its UI is where it answers as one, else unknown (no guessed link).
+    const uiUrl = await temporalUiAt(uiPort);
     const reused = await open(
       { address },
-      { namespace: 'default', address, mode: 'embedded-reused', uiUrl: `http://localhost:${uiPort}` },
+      { namespace: 'default', address, mode: 'embedded-reused', ...(uiUrl ? { uiUrl } : {}) },
     );
     describeTemporal(reused).forEach((line) => announce?.(line));
     return reused;
@@ -135,6 +139,10 @@ async function openConnections(
   }: { keys: EncryptionKey[] | undefined; payloads: ExternalStorage | undefined; tracing: TracingOptions | undefined },
   afterClose?: () => Promise<void>,
 ): Promise<TemporalEnv> {
+  // The SDK's logs one line each (unless the program installed its Runtime already): a failed
+  // model call is a warning to read, not a 40-line stack trace. Installed only now, as the native
+  // connection would create the Runtime anyway: one with nothing to serve keeps the process alive.
+  installRuntimeLogging('WARN');
   const [clientConnection, nativeConnection] = await Promise.all([
     connectClient(connectionOptions as ConnectionOptions),
     NativeConnection.connect(connectionOptions),
@@ -200,6 +208,35 @@ function connectProblem(err: unknown): string {
   if (/timed out|deadline/i.test(message)) return 'timed out';
   if (/certificate|tls|ssl/i.test(message)) return `TLS failed (check TEMPORAL_TLS* settings): ${message}`;
   return message;
+}
+
+/**
+ * `TEMPORAL_UI_PORT`: the Web UI port of the embedded dev server (default: its port + 1000, as the
+ * Temporal CLI does), and where to look for the UI of a dev server someone else started.
+ */
+export function uiPortFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const value = env.TEMPORAL_UI_PORT;
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 65535)
+    throw new Error(`TEMPORAL_UI_PORT must be a port number (1-65535), got "${value}"`);
+  return Number(value);
+}
+
+/**
+ * The Temporal Web UI's address on a local port, if a Temporal UI answers there (its settings
+ * route); undefined otherwise, so a dev server started by someone else on other ports gets no
+ * link that leads nowhere.
+ */
+export async function temporalUiAt(port: number): Promise<string | undefined> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/settings`, { signal: AbortSignal.timeout(1000) });
+    const settings = (await res.json()) as Record<string, unknown>;
+    return res.ok && typeof settings.Version === 'string' && 'Auth' in settings
+      ? `http://localhost:${port}`
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `TEMPORAL_UI_URL` if set; Temporal Cloud's UI for `*.tmprl.cloud` addresses; otherwise unknown. */

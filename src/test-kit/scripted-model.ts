@@ -44,6 +44,8 @@ export interface ScriptedModelOptions {
   name?: string;
   /** Answers calls past the end of the script (default: a failure that says the script ran out). */
   fallback?: ScriptedStep;
+  /** The loopback port to listen on (default: any free port), e.g. one a firewall rule or a proxy expects. */
+  port?: number;
 }
 
 /**
@@ -129,7 +131,10 @@ export function scriptedModel(
       };
     },
     start() {
-      starting ??= startOpenAICompatibleServer(answerFor, { model: name }).then((s) => {
+      starting ??= startOpenAICompatibleServer(answerFor, {
+        model: name,
+        ...(options.port !== undefined ? { port: options.port } : {}),
+      }).then((s) => {
         server = s;
       });
       return starting;

@@ -8,7 +8,7 @@ import type { ConversationOptions, ConversationTurnResult } from '../core';
 import { sendMessage, type MessageRequest } from '../client/conversations';
 import { runOutcome, startAgentRun, type AgentRunHandle, type RunOutcome, type RunRequest } from '../client/run-agent';
 import { startDevServer, type DevServer } from '../connection/dev-server';
-import { installRuntimeLogging } from '../worker/logging';
+import { installRuntimeLogging } from '../telemetry/logging';
 import { payloadStorageFromEnv } from '../storage/payload-storage';
 import { AgentsPlugin } from '../worker/agents-plugin';
 import { createAgentWorker } from '../worker/create-agent-worker';

@@ -18,7 +18,6 @@ describe('client.ts rejects bad input before starting anything', () => {
   const env = cleanEnv({ TEMPORAL_ADDRESS: '127.0.0.1:1' });
   it.each([
     [['run', 'hi', '--bogus'], /Unknown option '--bogus'/],
-    [['run', 'hi', '--tools', 'add,teleport'], /--tools: unknown tool teleport \(available: stringLength, add/],
     [['run', 'hi', '--max-iterations', 'many'], /--max-iterations must be a whole number >= 1, got "many"/],
     [['run', 'hi', '--max-time', 'soon'], /--max-time: invalid duration "soon"/],
     // A bare number used to mean milliseconds and end the run at once.
@@ -38,6 +37,25 @@ describe('client.ts rejects bad input before starting anything', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(message);
     expect(r.stderr).not.toMatch(/connect/i);
+  });
+});
+
+describe('client.ts checks tool names where it knows them', () => {
+  it('refuses an unknown tool before connecting when its own worker would run the run', async () => {
+    const r = await runTs(['client.ts', 'run', 'hi', '--tools', 'add,teleport'], cleanEnv());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--tools: unknown tool teleport \(available: stringLength, add/);
+    expect(r.stderr).not.toMatch(/Temporal/);
+  });
+
+  it('leaves the names to the workers of TEMPORAL_ADDRESS (their MCP tools are not known here)', async () => {
+    const r = await runTs(
+      ['client.ts', 'run', 'hi', '--tools', 'everything__get-sum'],
+      cleanEnv({ TEMPORAL_ADDRESS: '127.0.0.1:1' }),
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toMatch(/unknown tool/);
+    expect(r.stderr).toMatch(/could not connect to Temporal at TEMPORAL_ADDRESS=127\.0\.0\.1:1/);
   });
 });
 
@@ -178,8 +196,13 @@ describe('worker.ts and client.ts against a Temporal server (TEMPORAL_ADDRESS)',
   });
 
   it('prints the answer as it streams, each tool call as it starts and finishes, then the tool executions and the workflow', async () => {
-    const r = await runTs(['client.ts', 'run', QUESTION], { ...env, TEMPORAL_UI_URL: 'http://ui.example:8233' });
+    // A model with a price: the report gives dollars beside the tokens.
+    const r = await runTs(['client.ts', 'run', QUESTION, '--model', 'gpt-4o-mini'], {
+      ...env,
+      TEMPORAL_UI_URL: 'http://ui.example:8233',
+    });
     expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^4 LLM calls, \d+ tokens \(\d+ prompt, \d+ completion\), \$0\.\d{4}$/m);
     // The answer once (streamed, not repeated at the end); the steps on stderr.
     expect(r.stdout.split('approximately 3.162, which is the square root of ten')).toHaveLength(2);
     expect(r.stderr).toMatch(/→ stringLength\(s="hello"\)\n(.*\n)*  ← stringLength: 5\n/);

@@ -148,6 +148,27 @@ describe.each(MODES)('as %s', (mode) => {
   }
 });
 
+it("the README's example with no model configured says why in a sentence and exits 1, without stack traces", async () => {
+  expect(installed).toBe(true);
+  const port = await devServerPort();
+  // (After the compiling tests: the CommonJS build exists.)
+  const ran = await runNode(
+    join(work, 'cjs'),
+    join('dist', pageDir('README.md'), 'agent.js'),
+    cleanEnv({
+      TEMPORAL_CLI_PATH: findTemporalCli(),
+      AGENT_DEV_SERVER_PORT: String(port),
+      AGENT_DEV_SERVER_DB: join(work, 'no-model.db'),
+    }),
+  );
+  expect(ran.code).toBe(1);
+  expect(ran.stdout).toBe('');
+  expect(ran.stderr).toMatch(/^The run ended failed: no LLM is configured on this worker: set OPENAI_API_KEY/m);
+  expect(ran.stderr).not.toMatch(/^\s+at /m);
+  // The dev server's two lines, the failed model call and run (one line each), and the sentence.
+  expect(ran.stderr.trim().split('\n').length).toBeLessThanOrEqual(6);
+});
+
 /** Runs `node <file>` in `dir` to its end (without blocking: the scripted model answers from here). */
 function runNode(dir: string, file: string, env: NodeJS.ProcessEnv): Promise<Finished> {
   const child = spawn(process.execPath, [file], { cwd: dir, env });

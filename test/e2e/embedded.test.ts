@@ -4,7 +4,8 @@ import { createServer } from 'node:net';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDevServer } from '../../src/connection/dev-server';
+import { freePort, startDevServer } from '../../src/connection/dev-server';
+import { connectTemporal, temporalUiAt, uiPortFromEnv } from '../../src/connection/temporal-env';
 import { findTemporalCli } from '../../src/connection/temporal-cli';
 import { cleanEnv, eventually, listening, runTs, startInteractive, startTs, devServerPort } from '../helpers/processes';
 import { answer, call, closeScriptedModels, lastOf, startModel } from '../helpers/scripted-model';
@@ -104,6 +105,8 @@ describe('the embedded dev server belongs to the process that started it', () =>
     expect(second.output()).toContain(
       `Temporal: reusing the dev server already running at 127.0.0.1:${port} (started by another process; it keeps running when this one stops).`,
     );
+    // Its Web UI answers at port + 1000, so the link is given.
+    expect(second.output()).toContain(`Temporal Web UI: http://localhost:${port + 1000}/namespaces/default/workflows`);
     second.kill('SIGTERM');
     await second.exited;
     expect(await listening(port)).toBe(true);
@@ -115,6 +118,37 @@ describe('the embedded dev server belongs to the process that started it', () =>
 });
 
 describe('starting the embedded dev server', () => {
+  it('puts the Web UI on TEMPORAL_UI_PORT, and links the UI of a server started elsewhere only where one answers', async () => {
+    const port = await devServerPort();
+    const uiPort = await freePort();
+    const env = (extra: Record<string, string> = {}) =>
+      cleanEnv({ AGENT_DEV_SERVER_PORT: String(port), AGENT_DEV_SERVER_DB: `/tmp/ui-${randomUUID()}.db`, ...extra });
+    const lines: string[] = [];
+    const ours = await connectTemporal(
+      { announce: (line) => lines.push(line) },
+      env({ TEMPORAL_UI_PORT: String(uiPort) }),
+    );
+    try {
+      expect(ours.uiUrl).toBe(`http://localhost:${uiPort}`);
+      expect(await temporalUiAt(uiPort)).toBe(`http://localhost:${uiPort}`);
+      expect(lines).toContain(`Temporal Web UI: http://localhost:${uiPort}/namespaces/default/workflows`);
+      // Another program finds the server; its UI is not at port + 1000, so no link is guessed...
+      const guess = await connectTemporal({ announce: false }, env());
+      expect(guess.mode).toBe('embedded-reused');
+      expect(guess.uiUrl).toBeUndefined();
+      await guess.close();
+      // ...unless it is told where the UI is.
+      const told = await connectTemporal({ announce: false }, env({ TEMPORAL_UI_PORT: String(uiPort) }));
+      expect(told.uiUrl).toBe(`http://localhost:${uiPort}`);
+      await told.close();
+    } finally {
+      await ours.close();
+    }
+    expect(() => uiPortFromEnv({ TEMPORAL_UI_PORT: 'eighty' })).toThrow(
+      'TEMPORAL_UI_PORT must be a port number (1-65535), got "eighty"',
+    );
+  });
+
   it('tries again when the server exits at start-up because one of its ports was taken', async () => {
     // A CLI whose first start fails as the real one does when an internal port is taken.
     const dir = mkdtempSync(join(tmpdir(), 'fake-cli-'));

@@ -241,6 +241,20 @@ it('installs nothing but npm packages: no install scripts, no Temporal CLI in th
   expect(Object.keys(manifest.scripts ?? {}).filter((k) => /^(pre|post)?(install|prepare)$/.test(k))).toEqual([]);
 });
 
+it('ships the sources its source maps point at, so stack traces and go-to-definition reach real files', () => {
+  const pkg = join(work, 'support-agent', 'node_modules', 'durable-agents');
+  const maps = spawnSync('find', [join(pkg, 'dist'), '-name', '*.map'], { encoding: 'utf8' })
+    .stdout.trim()
+    .split('\n');
+  expect(maps.length).toBeGreaterThan(100);
+  const missing = maps.flatMap((map) =>
+    (JSON.parse(readFileSync(map, 'utf8')).sources as string[])
+      .map((source) => join(map, '..', source))
+      .filter((file) => !existsSync(file)),
+  );
+  expect(missing).toEqual([]);
+});
+
 it("the user's own worker with the embedded dev server says where it is, and stops on the first Ctrl+C", async () => {
   const dir = join(work, 'support-agent');
   const port = await devServerPort();
@@ -267,7 +281,8 @@ it('agent-in-workflow: the user workflow runs an agent as a child workflow and u
   const dir = installExample('agent-in-workflow');
   const llm = await startModel(exampleModel);
   const env = envFor(llm.baseURL, 'agent-in-workflow-example');
-  const worker = await startNode(dir, ['dist/worker.js'], env, /worker ready/);
+  // At INFO (connectTemporal's logging says only warnings by default), to see the bundle's report.
+  const worker = await startNode(dir, ['dist/worker.js'], { ...env, AGENT_LOG_LEVEL: 'INFO' }, /worker ready/);
   try {
     // The user's workflows and ours bundle without warnings, and the report is one line.
     expect(worker.output()).not.toMatch(/warning|modules by path/i);

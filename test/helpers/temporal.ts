@@ -4,7 +4,7 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { connectClient } from '../../src/connection/client-connection';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { payloadStorageFromEnv } from '../../src/storage/payload-storage';
-import { installRuntimeLogging } from '../../src/worker/logging';
+import { installRuntimeLogging } from '../../src/telemetry/logging';
 import type { ModelConfig } from '../../src/worker/activities';
 import type { AgentDefinition } from '../../src/worker/agents/define-agent';
 import type { AgentInput } from '../../src/core';

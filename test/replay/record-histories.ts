@@ -12,7 +12,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { NativeConnection } from '@temporalio/worker';
 import { createAgentWorker } from '../../src/worker/create-agent-worker';
 import { startDevServer } from '../../src/connection/dev-server';
-import { installRuntimeLogging } from '../../src/worker/logging';
+import { installRuntimeLogging } from '../../src/telemetry/logging';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { answer, startModel, startScriptedModel } from '../helpers/scripted-model';
 import { SCHEDULED_TURN_WORKFLOW_TYPE } from '../../src/common/definitions';

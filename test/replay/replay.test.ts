@@ -4,7 +4,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { defaultDataConverter } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import { toolOutcomesInHistory } from '../../src/client/tool-results';
-import { installRuntimeLogging } from '../../src/worker/logging';
+import { installRuntimeLogging } from '../../src/telemetry/logging';
 
 /**
  * Replays recorded histories against today's workflow code. A failure here means a change would

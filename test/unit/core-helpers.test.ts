@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { formatLogEntry } from '../../src/worker/logging';
+import { formatLogEntry } from '../../src/telemetry/logging';
 import {
   agentWorkflowId,
   parseDuration,

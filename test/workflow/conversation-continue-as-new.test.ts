@@ -10,7 +10,7 @@ import { createAgentWorker } from '../../src/worker/create-agent-worker';
 import { readTranscript } from '../../src/client/agent-workflows';
 import { conversationStatus, sendMessage } from '../../src/client/conversations';
 import { startDevServer, type DevServer } from '../../src/connection/dev-server';
-import { installRuntimeLogging } from '../../src/worker/logging';
+import { installRuntimeLogging } from '../../src/telemetry/logging';
 import { answer, call, closeScriptedModels, lastOf, startModel } from '../helpers/scripted-model';
 import { modelAt } from '../helpers/temporal';
 import { testRegistry } from '../helpers/test-tools';

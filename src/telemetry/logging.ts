@@ -14,9 +14,10 @@ export interface RuntimeLoggingOptions {
 }
 
 /**
- * Sends the SDK's logs (and the Rust core's) to stderr, so stdout carries only what our commands
- * print (`--json` must be exactly one object). The level is `AGENT_LOG_LEVEL` when set, else
- * `defaultLevel`. Call before any connection is made.
+ * Sends the SDK's logs (and the Rust core's) to stderr, one line each, so stdout carries only what
+ * our commands print (`--json` must be exactly one object) and a failed activity is a line to read,
+ * not a stack trace. The level is `AGENT_LOG_LEVEL` when set, else `defaultLevel`. Call before any
+ * connection is made; a Runtime the program installed (or the SDK created) already is left as it is.
  */
 export function installRuntimeLogging(
   defaultLevel: LogLevel,
@@ -31,6 +32,15 @@ export function installRuntimeLogging(
   const level = (requested as LogLevel | undefined) ?? defaultLevel;
   const metrics = metricsFromEnv(env);
   installed = true;
+  try {
+    installRuntime(level, metrics, options);
+  } catch (err) {
+    // Only the first Runtime counts: the program's own, or the SDK's default once a connection exists.
+    if ((err as Error)?.name !== 'IllegalStateError') throw err;
+  }
+}
+
+function installRuntime(level: LogLevel, metrics: string | undefined, options: RuntimeLoggingOptions): void {
   Runtime.install({
     logger: new DefaultLogger(level, (entry) => process.stderr.write(`${formatLogEntry(entry)}\n`)),
     telemetryOptions: {
@@ -57,7 +67,9 @@ export function metricsFromEnv(env: NodeJS.ProcessEnv = process.env): string | u
 
 /** One log line: level, message, and the metadata as JSON with errors spelled out. */
 export function formatLogEntry(entry: Pick<LogEntry, 'level' | 'message' | 'meta'>): string {
-  const meta = entry.meta && Object.keys(entry.meta).length ? ` ${JSON.stringify(entry.meta, errorsAsJson)}` : '';
+  // An activity's task token is an opaque 200-character key that no reader needs.
+  const { taskToken: _token, ...rest } = entry.meta ?? {};
+  const meta = Object.keys(rest).length ? ` ${JSON.stringify(rest, errorsAsJson)}` : '';
   return `[${entry.level}] ${entry.message}${meta}`;
 }
 
