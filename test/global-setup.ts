@@ -1,8 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer } from '../src/connection/dev-server';
+import { CHROMIUM_PATH } from './helpers/browser';
 
 /**
  * Starts one in-memory Temporal dev server and bundles the workflow code once. Test files read
@@ -25,6 +26,11 @@ export default async function globalSetup(): Promise<void> {
   // Large payloads too (Temporal's External Storage): a directory of this run's.
   process.env.AGENT_PAYLOAD_STORE = join(dir, 'payloads');
   (globalThis as Record<string, unknown>).__devServer = server;
+  // The browser tests skip themselves without a browser (see describeInBrowser); said once here.
+  if (!existsSync(CHROMIUM_PATH) && process.env.REQUIRE_BROWSER !== '1')
+    process.stderr.write(
+      `\nThe browser tests are skipped: no Chromium at ${CHROMIUM_PATH} (npm run setup:browser installs it).\n`,
+    );
 }
 
 const noop = () => undefined;

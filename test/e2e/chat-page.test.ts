@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +11,7 @@ import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { defineAgent, type AgentDefinition } from '../../src/worker/agents/define-agent';
 import { waitForEvent } from '../../src/core';
 import { ROOT } from '../helpers/processes';
+import { CHROMIUM_PATH, describeInBrowser } from '../helpers/browser';
 import { call, lastOf, startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 import { testRegistry } from '../helpers/test-tools';
@@ -34,12 +35,6 @@ function model(req: ChatRequest) {
 }
 
 let browser: Browser;
-beforeAll(async () => {
-  if (!existsSync('/usr/bin/chromium'))
-    throw new Error("no /usr/bin/chromium: run `npm run setup:browser` (Debian's Chromium) first");
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox'] });
-});
-afterAll(async () => browser?.close());
 
 async function withPage(
   body: (page: Page, base: string) => Promise<void>,
@@ -70,169 +65,176 @@ async function send(page: Page, message: string): Promise<void> {
   await page.click('#send');
 }
 
-it('streams the answer into the page, shows tool calls as collapsible steps, approves a call and cancels a turn', async () => {
-  await withPage(async (page, base) => {
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(base);
-    const conversationId = decodeURIComponent(/conversation=([^&]+)/.exec(page.url())![1]);
-    // No Temporal UI link for a conversation that does not exist yet; its first message starts it.
-    expect(await page.isHidden('#ui-link')).toBe(true);
-
-    // The answer grows while the model writes it.
-    await send(page, 'tell me a story');
-    await page.locator('#ui-link').waitFor({ state: 'visible' });
-    expect(await page.getAttribute('#ui-link', 'href')).toBe(
-      `http://ui.example:8233/namespaces/default/workflows/${conversationId}`,
-    );
-    const text = page.locator('.agent .text').last();
-    const seen = new Set<string>();
-    for (let i = 0; i < 200 && (await text.textContent().catch(() => '')) !== STORY; i++) {
-      const now = (await text.textContent().catch(() => '')) ?? '';
-      if (now) seen.add(now);
-      await page.waitForTimeout(25);
-    }
-    expect(await text.textContent()).toBe(STORY);
-    const partial = [...seen].filter((s) => s !== STORY);
-    expect(partial.length).toBeGreaterThan(1);
-    for (const p of partial) expect(STORY.startsWith(p)).toBe(true);
-    await page.locator('.agent .done').first().waitFor();
-
-    // A call that needs approval: buttons, then the tool as a step with its arguments and result.
-    await send(page, 'pay bob');
-    await page.locator('.approval button.approve').click();
-    await page.locator('.approval').getByText('Approved').waitFor();
-    const tool = page.locator('details.tool').last();
-    await tool.locator('summary', { hasText: '✓ transfer(to="bob", amount=5)' }).waitFor();
-    await tool.locator('summary').click();
-    expect(await tool.locator('pre.result').textContent()).toBe('sent 5 to bob');
-    await page.locator('.agent .text', { hasText: 'tool said: sent 5 to bob' }).waitFor();
-    await page.locator('.agent .done').nth(1).waitFor();
-
-    // A turn stuck in a slow tool: Cancel ends it; the conversation stays open.
-    await send(page, 'wait for it');
-    await page.locator('details.tool summary', { hasText: '… slow(key="chat-page")' }).waitFor();
-    await page.click('#cancel');
-    await page.locator('.agent .done', { hasText: '(cancelled)' }).waitFor();
-    await page.locator('details.tool summary', { hasText: '✗ slow(key="chat-page")' }).waitFor();
-    expect(await page.isHidden('#cancel')).toBe(true);
-
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: join(ARTIFACTS, 'chat-page.png'), fullPage: true });
-
-    // Reloading resumes the conversation from the URL, with its latest turn.
-    await page.reload();
-    await page.locator('.user', { hasText: 'wait for it' }).waitFor();
-    expect(errors).toEqual([]);
+describeInBrowser('the chat page', () => {
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox'] });
   });
-});
+  afterAll(async () => browser?.close());
 
-it('says on an empty page which agent and model answer, offers questions to try, and lays out at 1200 and 390 px', async () => {
-  const helper = defineAgent({
-    name: 'helper',
-    description: 'Answers questions about stories, and adds numbers when asked to',
-    instructions: 'Help.',
-    tools: ['add'],
-    model: 'helper-model',
-    examples: ['tell me a story', 'What is 2 + 3?'],
-  });
-  const other = defineAgent({
-    name: 'a-second-agent-with-a-rather-long-name',
-    description: 'x'.repeat(200),
-    instructions: 'Other.',
-    tools: [],
-  });
-  await withPage(
-    async (page, base) => {
-      const errors: string[] = [];
-      page.on('pageerror', (e) => errors.push(e.message));
-      mkdirSync(ARTIFACTS, { recursive: true });
-      for (const [width, height] of [
-        [1200, 800],
-        [390, 844],
-      ]) {
-        await page.setViewportSize({ width, height });
-        await page.goto(base);
-        // The first named agent answers, and the page says so: its model, its tools, questions to try.
-        await page.locator('#empty h2', { hasText: 'Ask the helper agent' }).waitFor();
-        expect(await page.textContent('#empty .about')).toBe(
-          'Answers questions about stories, and adds numbers when asked to · model helper-model · tools: add',
-        );
-        expect(await page.locator('#empty .examples button').allTextContents()).toEqual([
-          'tell me a story',
-          'What is 2 + 3?',
-        ]);
-        expect(await page.isHidden('#ui-link')).toBe(true);
-        const layout = await page.evaluate(() => ({
-          header: document.querySelector('header')!.getBoundingClientRect().height,
-          select: document.querySelector('#agent')!.getBoundingClientRect().width,
-          overflow: document.documentElement.scrollWidth - window.innerWidth,
-          offscreen: [...document.querySelectorAll('header > *')].filter((e) => {
-            const r = e.getBoundingClientRect();
-            return !(e as HTMLElement).hidden && r.width > 0 && (r.right > window.innerWidth + 1 || r.left < -1);
-          }).length,
-        }));
-        await page.screenshot({ path: join(ARTIFACTS, `chat-page-empty-${width}.png`) });
-        // One row at 1200 px, with a picker the long description does not stretch; nothing off screen on a phone.
-        if (width === 1200) expect(layout.header).toBeLessThan(60);
-        expect(layout.select).toBeLessThanOrEqual(230);
-        expect(layout.overflow).toBeLessThanOrEqual(0);
-        expect(layout.offscreen).toBe(0);
-      }
-      // Another agent says so too; a question to try is sent with a click.
-      await page.selectOption('#agent', 'a-second-agent-with-a-rather-long-name');
-      await page.locator('#empty h2', { hasText: 'Ask the a-second-agent-with-a-rather-long-name agent' }).waitFor();
-      expect(await page.locator('#empty .examples button').allTextContents()).toEqual(['What can you do?']);
-      await page.selectOption('#agent', 'helper');
-      await page.locator('#empty .examples button', { hasText: 'tell me a story' }).click();
-      await page.locator('.user', { hasText: 'tell me a story' }).waitFor();
-      await page.locator('.agent .text', { hasText: 'Once upon a time' }).waitFor();
-      expect(await page.isVisible('#empty')).toBe(false);
-      await page.locator('#ui-link').waitFor({ state: 'visible' });
-      await page.screenshot({ path: join(ARTIFACTS, 'chat-page-answered-390.png') });
-      expect(errors).toEqual([]);
-    },
-    [helper, other],
-  );
-});
-
-it('shows a wait for an event and its arrival, and an approval with its deadline and escalation', async () => {
-  const collector = defineAgent({
-    name: 'collector',
-    instructions: 'You collect payments.',
-    tools: [waitForEvent, 'transfer'],
-    approvalTimeout: '2s',
-    onApprovalTimeout: 'escalate',
-  });
-  await withPage(
-    async (page, base) => {
+  it('streams the answer into the page, shows tool calls as collapsible steps, approves a call and cancels a turn', async () => {
+    await withPage(async (page, base) => {
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
       await page.goto(base);
-      await page.selectOption('#agent', 'collector');
       const conversationId = decodeURIComponent(/conversation=([^&]+)/.exec(page.url())![1]);
-      await send(page, 'wait for the payment');
-      await page.locator('.wait', { hasText: '⏸ Waiting for the event payment_received (until ' }).waitFor();
-      const delivered = await fetch(`${base}/conversations/${conversationId}/events/payment_received`, {
-        method: 'POST',
-        body: '{"amount":42}',
-      });
-      expect(delivered.status).toBe(202);
-      await page.locator('.note.event', { hasText: 'Event received: payment_received' }).waitFor();
-      await page.locator('.wait', { hasText: '— the event arrived' }).waitFor();
-      await page.locator('.agent .text', { hasText: 'tool said: {"amount":42}' }).waitFor();
+      // No Temporal UI link for a conversation that does not exist yet; its first message starts it.
+      expect(await page.isHidden('#ui-link')).toBe(true);
+
+      // The answer grows while the model writes it.
+      await send(page, 'tell me a story');
+      await page.locator('#ui-link').waitFor({ state: 'visible' });
+      expect(await page.getAttribute('#ui-link', 'href')).toBe(
+        `http://ui.example:8233/namespaces/default/workflows/${conversationId}`,
+      );
+      const text = page.locator('.agent .text').last();
+      const seen = new Set<string>();
+      for (let i = 0; i < 200 && (await text.textContent().catch(() => '')) !== STORY; i++) {
+        const now = (await text.textContent().catch(() => '')) ?? '';
+        if (now) seen.add(now);
+        await page.waitForTimeout(25);
+      }
+      expect(await text.textContent()).toBe(STORY);
+      const partial = [...seen].filter((s) => s !== STORY);
+      expect(partial.length).toBeGreaterThan(1);
+      for (const p of partial) expect(STORY.startsWith(p)).toBe(true);
       await page.locator('.agent .done').first().waitFor();
 
+      // A call that needs approval: buttons, then the tool as a step with its arguments and result.
       await send(page, 'pay bob');
-      await page.locator('.approval .deadline', { hasText: 'decide by ' }).waitFor();
-      await page.locator('.approval .deadline.escalated', { hasText: 'Escalated: no decision in time' }).waitFor();
       await page.locator('.approval button.approve').click();
       await page.locator('.approval').getByText('Approved').waitFor();
+      const tool = page.locator('details.tool').last();
+      await tool.locator('summary', { hasText: '✓ transfer(to="bob", amount=5)' }).waitFor();
+      await tool.locator('summary').click();
+      expect(await tool.locator('pre.result').textContent()).toBe('sent 5 to bob');
       await page.locator('.agent .text', { hasText: 'tool said: sent 5 to bob' }).waitFor();
+      await page.locator('.agent .done').nth(1).waitFor();
+
+      // A turn stuck in a slow tool: Cancel ends it; the conversation stays open.
+      await send(page, 'wait for it');
+      await page.locator('details.tool summary', { hasText: '… slow(key="chat-page")' }).waitFor();
+      await page.click('#cancel');
+      await page.locator('.agent .done', { hasText: '(cancelled)' }).waitFor();
+      await page.locator('details.tool summary', { hasText: '✗ slow(key="chat-page")' }).waitFor();
+      expect(await page.isHidden('#cancel')).toBe(true);
+
       mkdirSync(ARTIFACTS, { recursive: true });
-      await page.screenshot({ path: join(ARTIFACTS, 'chat-page-waits.png'), fullPage: true });
+      await page.screenshot({ path: join(ARTIFACTS, 'chat-page.png'), fullPage: true });
+
+      // Reloading resumes the conversation from the URL, with its latest turn.
+      await page.reload();
+      await page.locator('.user', { hasText: 'wait for it' }).waitFor();
       expect(errors).toEqual([]);
-    },
-    [collector],
-  );
+    });
+  });
+
+  it('says on an empty page which agent and model answer, offers questions to try, and lays out at 1200 and 390 px', async () => {
+    const helper = defineAgent({
+      name: 'helper',
+      description: 'Answers questions about stories, and adds numbers when asked to',
+      instructions: 'Help.',
+      tools: ['add'],
+      model: 'helper-model',
+      examples: ['tell me a story', 'What is 2 + 3?'],
+    });
+    const other = defineAgent({
+      name: 'a-second-agent-with-a-rather-long-name',
+      description: 'x'.repeat(200),
+      instructions: 'Other.',
+      tools: [],
+    });
+    await withPage(
+      async (page, base) => {
+        const errors: string[] = [];
+        page.on('pageerror', (e) => errors.push(e.message));
+        mkdirSync(ARTIFACTS, { recursive: true });
+        for (const [width, height] of [
+          [1200, 800],
+          [390, 844],
+        ]) {
+          await page.setViewportSize({ width, height });
+          await page.goto(base);
+          // The first named agent answers, and the page says so: its model, its tools, questions to try.
+          await page.locator('#empty h2', { hasText: 'Ask the helper agent' }).waitFor();
+          expect(await page.textContent('#empty .about')).toBe(
+            'Answers questions about stories, and adds numbers when asked to · model helper-model · tools: add',
+          );
+          expect(await page.locator('#empty .examples button').allTextContents()).toEqual([
+            'tell me a story',
+            'What is 2 + 3?',
+          ]);
+          expect(await page.isHidden('#ui-link')).toBe(true);
+          const layout = await page.evaluate(() => ({
+            header: document.querySelector('header')!.getBoundingClientRect().height,
+            select: document.querySelector('#agent')!.getBoundingClientRect().width,
+            overflow: document.documentElement.scrollWidth - window.innerWidth,
+            offscreen: [...document.querySelectorAll('header > *')].filter((e) => {
+              const r = e.getBoundingClientRect();
+              return !(e as HTMLElement).hidden && r.width > 0 && (r.right > window.innerWidth + 1 || r.left < -1);
+            }).length,
+          }));
+          await page.screenshot({ path: join(ARTIFACTS, `chat-page-empty-${width}.png`) });
+          // One row at 1200 px, with a picker the long description does not stretch; nothing off screen on a phone.
+          if (width === 1200) expect(layout.header).toBeLessThan(60);
+          expect(layout.select).toBeLessThanOrEqual(230);
+          expect(layout.overflow).toBeLessThanOrEqual(0);
+          expect(layout.offscreen).toBe(0);
+        }
+        // Another agent says so too; a question to try is sent with a click.
+        await page.selectOption('#agent', 'a-second-agent-with-a-rather-long-name');
+        await page.locator('#empty h2', { hasText: 'Ask the a-second-agent-with-a-rather-long-name agent' }).waitFor();
+        expect(await page.locator('#empty .examples button').allTextContents()).toEqual(['What can you do?']);
+        await page.selectOption('#agent', 'helper');
+        await page.locator('#empty .examples button', { hasText: 'tell me a story' }).click();
+        await page.locator('.user', { hasText: 'tell me a story' }).waitFor();
+        await page.locator('.agent .text', { hasText: 'Once upon a time' }).waitFor();
+        expect(await page.isVisible('#empty')).toBe(false);
+        await page.locator('#ui-link').waitFor({ state: 'visible' });
+        await page.screenshot({ path: join(ARTIFACTS, 'chat-page-answered-390.png') });
+        expect(errors).toEqual([]);
+      },
+      [helper, other],
+    );
+  });
+
+  it('shows a wait for an event and its arrival, and an approval with its deadline and escalation', async () => {
+    const collector = defineAgent({
+      name: 'collector',
+      instructions: 'You collect payments.',
+      tools: [waitForEvent, 'transfer'],
+      approvalTimeout: '2s',
+      onApprovalTimeout: 'escalate',
+    });
+    await withPage(
+      async (page, base) => {
+        const errors: string[] = [];
+        page.on('pageerror', (e) => errors.push(e.message));
+        await page.goto(base);
+        await page.selectOption('#agent', 'collector');
+        const conversationId = decodeURIComponent(/conversation=([^&]+)/.exec(page.url())![1]);
+        await send(page, 'wait for the payment');
+        await page.locator('.wait', { hasText: '⏸ Waiting for the event payment_received (until ' }).waitFor();
+        const delivered = await fetch(`${base}/conversations/${conversationId}/events/payment_received`, {
+          method: 'POST',
+          body: '{"amount":42}',
+        });
+        expect(delivered.status).toBe(202);
+        await page.locator('.note.event', { hasText: 'Event received: payment_received' }).waitFor();
+        await page.locator('.wait', { hasText: '— the event arrived' }).waitFor();
+        await page.locator('.agent .text', { hasText: 'tool said: {"amount":42}' }).waitFor();
+        await page.locator('.agent .done').first().waitFor();
+
+        await send(page, 'pay bob');
+        await page.locator('.approval .deadline', { hasText: 'decide by ' }).waitFor();
+        await page.locator('.approval .deadline.escalated', { hasText: 'Escalated: no decision in time' }).waitFor();
+        await page.locator('.approval button.approve').click();
+        await page.locator('.approval').getByText('Approved').waitFor();
+        await page.locator('.agent .text', { hasText: 'tool said: sent 5 to bob' }).waitFor();
+        mkdirSync(ARTIFACTS, { recursive: true });
+        await page.screenshot({ path: join(ARTIFACTS, 'chat-page-waits.png'), fullPage: true });
+        expect(errors).toEqual([]);
+      },
+      [collector],
+    );
+  });
 });

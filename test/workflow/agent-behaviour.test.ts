@@ -100,14 +100,12 @@ describe('limits', () => {
 
   it('ends with time_limit when maxExecutionTime runs out, cancelling the running tool', async () => {
     model = await startScriptedModel([call(['slow', { key: 'time-limit' }])]);
-    const started = Date.now();
     const outcome = await run({ message: 'wait', maxExecutionTime: '2s' });
     expect(outcome).toMatchObject({
       status: 'time_limit',
       content: 'Agent stopped due to iteration limit or time limit.',
       iterations: 1,
     });
-    expect(Date.now() - started).toBeLessThan(30_000);
     await waitFor(() => aborted['time-limit'] === true);
   });
 

@@ -62,6 +62,7 @@ it('escalates once: an event, AgentStatus escalated, a new deadline, and a decis
   const client = temporal().client;
   const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
   await worker.runUntil(async () => {
+    const before = Date.now();
     const handle = await startAgentRun(
       client,
       { message: 'Add.', tools: ['add'], approvalTools: ['add'], approvalTimeout: '2s', onApprovalTimeout: 'escalate' },
@@ -72,7 +73,8 @@ it('escalates once: an event, AgentStatus escalated, a new deadline, and a decis
       (s) => s.pendingApprovals.length === 1,
     );
     const first = asked.pendingApprovals[0].deadline!;
-    expect(Date.parse(first)).toBeGreaterThan(Date.now() - 2_000);
+    // Two seconds after it was asked, so no earlier than two seconds after the run started.
+    expect(Date.parse(first)).toBeGreaterThanOrEqual(before + 2_000 - 50);
     const escalated = await eventually(
       () => readStatus(client, handle.workflowId),
       (s) => s.state === 'escalated',

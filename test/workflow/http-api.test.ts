@@ -193,7 +193,6 @@ describe('requests that used to answer 500, or leave something behind', () => {
 
       const id = `sse-${randomUUID()}`;
       expect((await post(`${base}/conversations/${id}/messages`, { message: 'hello' })).status).toBe(200);
-      const began = Date.now();
       const past = await fetch(`${base}/conversations/${id}/events`, {
         headers: { 'last-event-id': '1000000000000000' },
       });
@@ -210,7 +209,6 @@ describe('requests that used to answer 500, or leave something behind', () => {
       });
       expect(caughtUp.status).toBe(200);
       stop.abort();
-      expect(Date.now() - began).toBeLessThan(5_000);
     });
   });
 

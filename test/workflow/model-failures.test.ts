@@ -43,9 +43,7 @@ describe('model call failures', () => {
 
   it('fails the run at once on 401, without retries, saying what to fix', async () => {
     model = await startScriptedModel([], { fallback: () => error(401, 'Incorrect API key provided') });
-    const started = Date.now();
     const outcome = await runAgent(temporal(), { message: 'hi' }, { baseURL: model.baseURL });
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(model.requests).toHaveLength(1);
     expect(outcome).toMatchObject({ status: 'failed', errorType: 'ModelCall.Auth', iterations: 0 });
     expect(outcome.error).toMatch(
@@ -136,14 +134,12 @@ describe('a reply too large to record', () => {
     const huge = 'x'.repeat(3 * 1024 * 1024);
     for (const reply of [answer(huge), call(['add', { a: 1, b: 2, note: huge }])]) {
       model = await startScriptedModel([reply]);
-      const started = Date.now();
       const outcome = await runAgent(temporal(), { message: 'write a lot' }, { baseURL: model.baseURL });
       expect(outcome).toMatchObject({ status: 'failed', errorType: 'ModelCall.ReplyTooLarge' });
       expect(outcome.error).toMatch(
         /^the model's reply is 3\.0 MB, more than a Temporal payload may hold \(2\.0 MB\), so it cannot be recorded; ask for less/,
       );
       expect(model.requests).toHaveLength(1);
-      expect(Date.now() - started).toBeLessThan(15_000);
       await model.close();
     }
   });
