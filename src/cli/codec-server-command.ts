@@ -23,6 +23,7 @@ export async function serveCodec(env: NodeJS.ProcessEnv = process.env): Promise<
     AGENT_HTTP_TOKENS: env.AGENT_CODEC_TOKENS,
     AGENT_HTTP_CORS_ORIGINS: env.AGENT_CODEC_CORS_ORIGINS ?? EMBEDDED_UI_ORIGIN,
     AGENT_HTTP_RATE_LIMIT: env.AGENT_CODEC_RATE_LIMIT,
+    AGENT_ALLOWED_HOSTS: env.AGENT_ALLOWED_HOSTS,
   });
   const port = env.CODEC_PORT ? Number(env.CODEC_PORT) : 8888;
   if (!Number.isInteger(port) || port < 0 || port > 65535)

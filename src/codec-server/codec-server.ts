@@ -9,6 +9,7 @@ import {
   TOKEN_COOKIE,
   type HttpAccessOptions,
 } from '../http/access';
+import { HttpError, readBody, sendError } from '../http/http-io';
 
 /** Options of {@link createCodecServer}. */
 export interface CodecServerOptions {
@@ -20,6 +21,12 @@ export interface CodecServerOptions {
 
 /** Largest request body accepted: a page of history's payloads. */
 const MAX_BODY_BYTES = 8_000_000;
+
+/**
+ * Most payloads one request may convert. The Temporal UI and CLI send an event's few at a time;
+ * each is a synchronous AES operation, and 100,000 in one request held the server for seconds.
+ */
+export const MAX_CODEC_PAYLOADS = 1000;
 
 interface JsonPayload {
   metadata?: Record<string, string>;
@@ -106,22 +113,20 @@ async function convert(
 ): Promise<void> {
   let body: { payloads?: JsonPayload[] };
   try {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_BODY_BYTES)
-        return send(res, 413, { error: `the body is over ${MAX_BODY_BYTES} bytes`, errorType: 'Http.TooLarge' });
-      chunks.push(chunk as Buffer);
-    }
-    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    body = JSON.parse((await readBody(req, MAX_BODY_BYTES)).toString('utf8'));
     if (!Array.isArray(body?.payloads)) throw new Error('no "payloads" array');
   } catch (err) {
+    if (err instanceof HttpError) return sendError(res, err);
     return send(res, 400, {
       error: `expected {"payloads": [...]}: ${(err as Error).message}`,
       errorType: 'Http.BadRequest',
     });
   }
+  if (body.payloads!.length > MAX_CODEC_PAYLOADS)
+    return send(res, 413, {
+      error: `${body.payloads!.length} payloads in one request; at most ${MAX_CODEC_PAYLOADS} (send them in several requests)`,
+      errorType: 'Http.PayloadTooLarge',
+    });
   try {
     const out = await fn(body.payloads!.map(toPayload));
     send(res, 200, { payloads: out.map(toJson) });

@@ -23,6 +23,14 @@ export interface HttpAccessOptions {
    * signed request needs no token, so a payment provider can call the route directly.
    */
   webhookSecret?: string;
+  /**
+   * Host names requests may give in their `Host` header besides loopback ones (`localhost`,
+   * `127.0.0.1`, `[::1]`, `*.localhost`): the server's public name behind a proxy; `.example.com`
+   * for a domain and its subdomains; `*` for any (`AGENT_ALLOWED_HOSTS`). A server without tokens
+   * answers only these: a web page that rebinds its own name to 127.0.0.1 (DNS rebinding) gets 403.
+   * With tokens, any name is answered unless this is set: a page cannot present the token.
+   */
+  allowedHosts?: readonly string[];
 }
 
 /** The cookie the chat page's requests carry once opened with `?access_token=` (HttpOnly, SameSite=Strict). */
@@ -32,10 +40,11 @@ export const TOKEN_COOKIE = 'durable_agents_token';
 export const MIN_TOKEN_LENGTH = 16;
 
 /**
- * Reads `AGENT_HTTP_TOKENS` (comma-separated), `AGENT_HTTP_CORS_ORIGINS` (comma-separated) and
- * `AGENT_HTTP_RATE_LIMIT` (requests per minute per client) and `AGENT_WEBHOOK_SECRET`. Throws on a
- * token or secret shorter than 16 characters, an origin that is not `scheme://host[:port]`, or a
- * limit that is not a whole number.
+ * Reads `AGENT_HTTP_TOKENS` (comma-separated), `AGENT_HTTP_CORS_ORIGINS` (comma-separated),
+ * `AGENT_HTTP_RATE_LIMIT` (requests per minute per client), `AGENT_WEBHOOK_SECRET` and
+ * `AGENT_ALLOWED_HOSTS` (comma-separated). Throws on a token or secret shorter than 16
+ * characters, an origin that is not `scheme://host[:port]`, a limit that is not a whole number, or
+ * a host that is not a name.
  */
 export function httpAccessFromEnv(env: NodeJS.ProcessEnv = process.env): HttpAccessOptions {
   const list = (raw: string | undefined) =>
@@ -55,6 +64,13 @@ export function httpAccessFromEnv(env: NodeJS.ProcessEnv = process.env): HttpAcc
       throw new Error(`AGENT_HTTP_CORS_ORIGINS: "${origin}" is not an origin like https://app.example.com`);
   }
   const options: HttpAccessOptions = { tokens, corsOrigins };
+  const hosts = list(env.AGENT_ALLOWED_HOSTS).map((h) => h.toLowerCase());
+  for (const host of hosts)
+    if (host !== '*' && !/^\.?[a-z0-9-]+(\.[a-z0-9-]+)*$|^\[[0-9a-f:.]+\]$/.test(host))
+      throw new Error(
+        `AGENT_ALLOWED_HOSTS: "${host}" is not a host name (like api.example.com, .example.com for its subdomains too, or *)`,
+      );
+  if (hosts.length) options.allowedHosts = hosts;
   const limit = env.AGENT_HTTP_RATE_LIMIT;
   if (limit !== undefined && limit !== '') {
     if (!/^\d+$/.test(limit) || Number(limit) < 1)
@@ -158,6 +174,14 @@ export class RateLimiter {
     w.count++;
     return 0;
   }
+
+  /** Like {@link take}, without counting a request: 0 when `client` may go on, else the seconds to wait. */
+  blocked(client: string): number {
+    const now = this.now();
+    const w = this.windows.get(client);
+    if (!w || now - w.start >= 60_000 || w.count < this.perMinute) return 0;
+    return Math.max(1, Math.ceil((w.start + 60_000 - now) / 1000));
+  }
 }
 
 /** Requests with a wrong or missing token an address may make per minute, when no rate limit is set. */
@@ -167,16 +191,72 @@ export const FAILED_AUTH_PER_MINUTE = 60;
 export type AccessDecision = 'allowed' | 'answered';
 
 /**
- * Applies the access rules to a request before it is routed: CORS headers (and answers a
- * preflight), the bearer token (401 with `WWW-Authenticate: Bearer`), the rate limit (429 with
- * `Retry-After`), which requests with a wrong token count against too, per address (at
- * {@link FAILED_AUTH_PER_MINUTE} a minute without a limit set). A target that is not a URL gets
- * 400. `open` paths (the health check) skip the token and the limit.
+ * Why a request's `Host` is refused, or undefined: only loopback names and `allowed` ones (see
+ * {@link HttpAccessOptions.allowedHosts}). A request without one (HTTP/1.0) is not from a browser.
+ */
+export function hostProblem(host: string | undefined, allowed: readonly string[]): string | undefined {
+  if (host === undefined || allowed.includes('*')) return undefined;
+  let name: string;
+  try {
+    name = new URL(`http://${host}`).hostname.toLowerCase();
+  } catch {
+    return `the Host header "${host}" is not a host name`;
+  }
+  const loopback = name === 'localhost' || name.endsWith('.localhost') || name === '[::1]' || isLoopback(name);
+  if (loopback || allowed.some((a) => (a.startsWith('.') ? name === a.slice(1) || name.endsWith(a) : name === a)))
+    return undefined;
+  return `this server does not answer to the name "${name}" (a web page may be trying to reach it through DNS rebinding); if that is its name, add it to AGENT_ALLOWED_HOSTS`;
+}
+
+/**
+ * Why a request's `Origin` (a web page's) is refused, or undefined: the page must be one of the
+ * CORS origins, or be served by this server itself (its origin names the request's own host).
+ */
+export function originProblem(
+  origin: string | undefined,
+  host: string | undefined,
+  corsOrigins: readonly string[],
+): string | undefined {
+  if (origin === undefined || corsOrigins.includes('*') || corsOrigins.includes(origin)) return undefined;
+  try {
+    if (origin !== 'null' && host !== undefined && new URL(origin).host === host.toLowerCase()) return undefined;
+  } catch {
+    // not a URL: refused below
+  }
+  return `requests from web pages at ${origin} are refused; to allow them, add the origin to AGENT_HTTP_CORS_ORIGINS`;
+}
+
+/** Answers 403 with a sentence. */
+function forbidden(res: ServerResponse, error: string, errorType: string): void {
+  res.writeHead(403, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify({ error, errorType }));
+}
+
+/** The access rules of one server; see {@link accessChecker}. */
+export interface AccessChecker {
+  (req: IncomingMessage, res: ServerResponse): AccessDecision;
+  /**
+   * Counts a credential a route found wrong (a webhook's bad signature) against the caller's
+   * address, as wrong tokens are: returns 0 while the address may go on, else the seconds until it
+   * may try again (answer 429).
+   */
+  failedCredential(req: IncomingMessage): number;
+}
+
+/**
+ * Applies the access rules to a request before it is routed: the `Host` (403 for a name this
+ * server does not answer to, which stops DNS rebinding) and `Origin` (403 for a page that is
+ * neither a CORS origin nor served here), CORS headers (and answers a preflight), the bearer token
+ * (401 with `WWW-Authenticate: Bearer`), the rate limit (429 with `Retry-After`), which requests
+ * with a wrong token count against too, per address (at {@link FAILED_AUTH_PER_MINUTE} a minute
+ * without a limit set). A target that is not a URL gets 400. `open` paths (the health check, a
+ * signed webhook) skip the host, the token and the limit; an address over its wrong guesses gets
+ * 429 there too.
  */
 export function accessChecker(
   options: HttpAccessOptions,
   open: (path: string, req: IncomingMessage) => boolean = () => false,
-) {
+): AccessChecker {
   const tokens = options.tokens ?? [];
   const origins = options.corsOrigins ?? [];
   const limiter = options.rateLimitPerMinute ? new RateLimiter(options.rateLimitPerMinute) : undefined;
@@ -191,8 +271,33 @@ export function accessChecker(
       }),
     );
   };
-  return function checkAccess(req: IncomingMessage, res: ServerResponse): AccessDecision {
+  // Without tokens, the host is all that tells a page on another site from the user's own tools.
+  const checkHost = tokens.length === 0 || options.allowedHosts !== undefined;
+  const allowedHosts = options.allowedHosts ?? [];
+  const address = (req: IncomingMessage) => `a:${req.socket.remoteAddress ?? '?'}`;
+  const checkAccess = (req: IncomingMessage, res: ServerResponse): AccessDecision => {
     const origin = req.headers.origin;
+    const url = requestUrl(req);
+    if (!url) {
+      sendBadTarget(res);
+      return 'answered';
+    }
+    if (open(url.pathname, req)) {
+      const retryAfter = guesses.blocked(address(req));
+      if (retryAfter === 0) return 'allowed';
+      tooMany(res, retryAfter, options.rateLimitPerMinute ?? FAILED_AUTH_PER_MINUTE);
+      return 'answered';
+    }
+    const badHost = checkHost ? hostProblem(req.headers.host, allowedHosts) : undefined;
+    if (badHost) {
+      forbidden(res, badHost, 'Http.ForbiddenHost');
+      return 'answered';
+    }
+    const badOrigin = originProblem(origin, req.headers.host, origins);
+    if (badOrigin) {
+      forbidden(res, badOrigin, 'Http.ForbiddenOrigin');
+      return 'answered';
+    }
     if (origin && (origins.includes('*') || origins.includes(origin))) {
       res.setHeader('access-control-allow-origin', origins.includes('*') ? '*' : origin);
       res.setHeader('vary', 'Origin');
@@ -210,15 +315,9 @@ export function accessChecker(
         return 'answered';
       }
     }
-    const url = requestUrl(req);
-    if (!url) {
-      sendBadTarget(res);
-      return 'answered';
-    }
-    if (open(url.pathname, req)) return 'allowed';
     const token = presentedToken(req);
     if (tokens.length > 0 && !tokenMatches(token, tokens)) {
-      const retryAfter = guesses.take(`a:${req.socket.remoteAddress ?? '?'}`);
+      const retryAfter = guesses.take(address(req));
       if (retryAfter > 0) {
         tooMany(res, retryAfter, options.rateLimitPerMinute ?? FAILED_AUTH_PER_MINUTE);
         return 'answered';
@@ -237,7 +336,7 @@ export function accessChecker(
     }
     if (limiter) {
       // Per token when there are tokens (one caller may use many addresses), else per address.
-      const client = tokens.length > 0 ? `t:${digest(token!).toString('hex')}` : `a:${req.socket.remoteAddress ?? '?'}`;
+      const client = tokens.length > 0 ? `t:${digest(token!).toString('hex')}` : address(req);
       const retryAfter = limiter.take(client);
       if (retryAfter > 0) {
         tooMany(res, retryAfter, options.rateLimitPerMinute!);
@@ -246,4 +345,5 @@ export function accessChecker(
     }
     return 'allowed';
   };
+  return Object.assign(checkAccess, { failedCredential: (req: IncomingMessage) => guesses.take(address(req)) });
 }

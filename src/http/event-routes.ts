@@ -35,7 +35,7 @@ export async function deliverEventRoute(
   req: IncomingMessage,
   res: ServerResponse,
   client: Client,
-  access: HttpAccessOptions,
+  access: HttpAccessOptions & { failedCredential: (req: IncomingMessage) => number },
   id: string,
   name: string,
   method: string,
@@ -51,7 +51,18 @@ export async function deliverEventRoute(
     const tokenHolder = (access.tokens?.length ?? 0) > 0 && tokenMatches(presentedToken(req), access.tokens!);
     if (header !== undefined || !tokenHolder) {
       const problem = signatureProblem(secret, raw, header);
-      if (problem) throw new HttpError(401, problem, 'Http.BadSignature');
+      if (problem) {
+        // A wrong signature is a wrong guess of the secret, limited like a wrong token.
+        const retryAfter = access.failedCredential(req);
+        if (retryAfter > 0)
+          throw new HttpError(
+            429,
+            `too many requests with a wrong signature or token; try again in ${retryAfter} s`,
+            'Http.RateLimited',
+            { 'retry-after': String(retryAfter) },
+          );
+        throw new HttpError(401, problem, 'Http.BadSignature');
+      }
     }
   }
   let payload: unknown = null;

@@ -85,7 +85,12 @@ export function httpApiHandler(options: HttpApiOptions): (req: IncomingMessage, 
   // Signed webhook deliveries skip the token: their route checks the signature instead.
   const checkAccess = accessChecker(access, (path, req) => path === '/healthz' || signedDelivery(path, req, access));
   const tokens = options.access?.tokens ?? [];
-  const context: RouteContext = { ...options, health: cachedHealth(options.client), agents: cachedAgents(options) };
+  const context: RouteContext = {
+    ...options,
+    health: cachedHealth(options.client),
+    agents: cachedAgents(options),
+    failedCredential: checkAccess.failedCredential,
+  };
   return (req, res) => {
     // Whatever a request holds, it is answered (4xx for the malformed) and the server goes on.
     try {
@@ -134,6 +139,8 @@ interface RouteContext extends HttpApiOptions {
   health: () => Promise<[number, unknown]>;
   /** The workers' agents, asked at most every {@link AGENTS_CACHE_MS} (each page load of the chat lists them). */
   agents: () => Promise<AgentSummary[]>;
+  /** Counts a wrong webhook signature against its address (see `AccessChecker.failedCredential`). */
+  failedCredential: (req: IncomingMessage) => number;
 }
 
 /** How long `GET /agents` reuses the workers' answer. */
@@ -280,7 +287,15 @@ async function route(
     if (parts.length === 4 && parts[2] === 'approvals') return approve(req, res, o, id, parts[3], method);
     if (parts.length === 3 && parts[2] === 'events') return events(req, res, o.client, id, 'run', url, method, gone);
     if (parts.length === 4 && parts[2] === 'events')
-      return deliverEventRoute(req, res, o.client, o.access ?? {}, id, parts[3], method);
+      return deliverEventRoute(
+        req,
+        res,
+        o.client,
+        { ...o.access, failedCredential: o.failedCredential },
+        id,
+        parts[3],
+        method,
+      );
   }
 
   if (parts[0] === 'schedules') return scheduleRoute(req, res, o.client, o.taskQueue, parts, method);
@@ -289,7 +304,15 @@ async function route(
     if (parts.length === 3 && parts[2] === 'events')
       return events(req, res, o.client, id, 'conversation', url, method, gone);
     if (parts.length === 4 && parts[2] === 'events')
-      return deliverEventRoute(req, res, o.client, o.access ?? {}, id, parts[3], method);
+      return deliverEventRoute(
+        req,
+        res,
+        o.client,
+        { ...o.access, failedCredential: o.failedCredential },
+        id,
+        parts[3],
+        method,
+      );
     if (parts.length === 2) {
       allow(method, 'GET');
       const status = await readStatus(o.client, id);

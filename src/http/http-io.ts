@@ -15,6 +15,8 @@ export class HttpError extends Error {
     readonly status: number,
     message: string,
     readonly errorType = 'Http.BadRequest',
+    /** Headers the answer carries besides its content type (`retry-after` of a 429). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -165,16 +167,21 @@ export async function readJson(req: IncomingMessage, maxBytes = MAX_BODY_BYTES):
 
 /** A request's raw body, at most `maxBytes` (413 beyond, before the rest is read). */
 export async function readBody(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<Buffer> {
+  const tooLarge = () =>
+    new HttpError(
+      413,
+      `the request body is larger than ${maxBytes} bytes${maxBytes === MAX_MESSAGE_BODY_BYTES ? ' (send large images as http(s) URLs)' : ''}`,
+      'Http.PayloadTooLarge',
+      // The rest of the body is never read: the connection cannot carry another request.
+      { connection: 'close' },
+    );
+  // A body declared too large is refused before a byte of it is read (or waited for).
+  if (Number(req.headers['content-length']) > maxBytes) throw tooLarge();
   let size = 0;
   const chunks: Buffer[] = [];
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > maxBytes)
-      throw new HttpError(
-        413,
-        `the request body is larger than ${maxBytes} bytes${maxBytes === MAX_MESSAGE_BODY_BYTES ? ' (send large images as http(s) URLs)' : ''}`,
-        'Http.PayloadTooLarge',
-      );
+    if (size > maxBytes) throw tooLarge();
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
@@ -182,15 +189,21 @@ export async function readBody(req: IncomingMessage, maxBytes = MAX_BODY_BYTES):
 
 /** Answers an error as JSON `{ error, errorType }` with its status: an {@link HttpError}'s, a client error's by its kind, else 500. */
 export function sendError(res: ServerResponse, err: unknown): void {
-  if (err instanceof HttpError) return sendJson(res, err.status, { error: err.message, errorType: err.errorType });
+  if (err instanceof HttpError)
+    return sendJson(res, err.status, { error: err.message, errorType: err.errorType }, err.headers);
   if (err instanceof ClientError)
     return sendJson(res, STATUS_OF[err.kind], { error: err.message, errorType: err.errorType });
   sendJson(res, 500, { error: err instanceof Error ? err.message : String(err), errorType: 'Http.InternalError' });
 }
 
 /** Answers JSON with a status (or just ends a response whose headers have gone out already, e.g. an event stream). */
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent) return void res.end();
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8' });
   res.end(JSON.stringify(body));
 }

@@ -1,0 +1,111 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { exampleAgents } from '../../src/examples/agents';
+import { freePort } from '../../src/connection/dev-server';
+import { cleanEnv, ROOT } from '../helpers/processes';
+import { node24 } from '../helpers/node24';
+import { answer, closeScriptedModels, startModel } from '../helpers/scripted-model';
+import { connectTestTemporal, createTestWorker, type TestTemporal } from '../helpers/temporal';
+
+/**
+ * `mcp --http` measured by the official MCP conformance suite (@modelcontextprotocol/conformance,
+ * run with a Node 24 as it needs), not only by our own tests.
+ */
+jest.setTimeout(180_000);
+afterAll(closeScriptedModels);
+
+const SUITE = join(ROOT, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+
+let t: TestTemporal;
+let server: ChildProcess;
+let url: string;
+let stopWorker: () => Promise<void>;
+
+beforeAll(async () => {
+  node24(); // installed once, before the clock of the first test starts
+  t = await connectTestTemporal();
+  const model = await startModel(() => answer('hello'));
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, agents: exampleAgents });
+  const running = worker.run();
+  stopWorker = async () => {
+    worker.shutdown();
+    await running;
+  };
+  const port = await freePort();
+  url = `http://127.0.0.1:${port}/mcp`;
+  // No tokens, on loopback: the case DNS rebinding is about.
+  server = spawn(process.execPath, ['--import', 'tsx', 'mcp.ts', '--http', '--port', String(port)], {
+    cwd: ROOT,
+    env: cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, AGENT_TASK_QUEUE: taskQueue }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  await new Promise<void>((resolve, reject) => {
+    server.stderr!.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (stderr.includes('Press Ctrl+C')) resolve();
+    });
+    server.once('exit', (code) => reject(new Error(`mcp exited with ${code}: ${stderr}`)));
+  });
+});
+
+afterAll(async () => {
+  server?.kill('SIGTERM');
+  await stopWorker?.();
+  await t?.close();
+});
+
+/**
+ * Runs server scenarios of the suite against `mcp --http`; its exit code is 0 when every check
+ * passed. (Not spawnSync: the worker in this process must go on answering meanwhile.)
+ */
+function conformance(...scenario: string[]): Promise<{ code: number | null; output: string }> {
+  const child = spawn(node24(), [SUITE, 'server', '--url', url, ...scenario.flatMap((s) => ['--scenario', s])]);
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, output })));
+}
+
+it('passes the suite’s dns-rebinding-protection and server-initialize scenarios', async () => {
+  for (const scenario of ['dns-rebinding-protection', 'server-initialize']) {
+    const { code, output } = await conformance(scenario);
+    expect({ scenario, code, failed: output.match(/\d+ failed/)?.[0] }).toEqual({
+      scenario,
+      code: 0,
+      failed: '0 failed',
+    });
+  }
+});
+
+it('answers a request naming another host 4xx, and the same with its own host', async () => {
+  const port = Number(new URL(url).port);
+  const post = (host: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/mcp',
+          headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        },
+      );
+      req.on('error', reject);
+      req.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+        }),
+      );
+    });
+  expect(await post('evil.example.com')).toBe(403);
+  expect(await post(`127.0.0.1:${port}`)).toBe(200);
+});
