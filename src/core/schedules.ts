@@ -56,7 +56,10 @@ export interface AgentScheduleRequest {
   overlap?: ScheduleOverlap;
   /** After an outage of the server, missed times within this window still run (default `"1m"`). */
   catchupWindow?: string;
-  /** Each time is moved later by a random amount up to this, e.g. `"5m"` (spreads load). */
+  /**
+   * Each time is moved later by a random amount up to this, e.g. `"5m"` (spreads load); at most
+   * the interval with `every`, a day with `cron` (a week, month or year for `@weekly`, `@monthly`, `@yearly`).
+   */
   jitter?: string;
   /** A note on the schedule, shown by `schedule describe` and the Temporal UI. */
   note?: string;
@@ -95,6 +98,23 @@ export function cronProblem(cron: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The most a schedule's times may be moved (its `jitter`): its interval with `every`; with `cron`,
+ * a day (a week, a month, a year for `@weekly`, `@monthly`, `@yearly`), since a later time
+ * would pass the next one. Undefined when the schedule itself is invalid.
+ */
+function jitterBound(request: AgentScheduleRequest): { ms: number; says: string } | undefined {
+  if (typeof request.every === 'string' && !durationProblem('every', request.every))
+    return { ms: parseDuration(request.every), says: `the interval ("${request.every}")` };
+  if (typeof request.cron !== 'string') return undefined;
+  const day = 86_400_000;
+  const keyword = request.cron.trim().toLowerCase();
+  if (keyword === '@weekly') return { ms: 7 * day, says: 'a week for @weekly' };
+  if (keyword === '@monthly') return { ms: 28 * day, says: '28 days for @monthly' };
+  if (keyword === '@yearly' || keyword === '@annually') return { ms: 365 * day, says: 'a year for @yearly' };
+  return { ms: day, says: 'a day with "cron"' };
+}
+
 /** What is wrong with a schedule request (every problem, for one error), or an empty list. */
 export function scheduleRequestProblems(request: AgentScheduleRequest): string[] {
   const problems: string[] = [];
@@ -123,6 +143,11 @@ export function scheduleRequestProblems(request: AgentScheduleRequest): string[]
   for (const key of ['catchupWindow', 'jitter'] as const) {
     const problem = request[key] === undefined ? undefined : durationProblem(key, request[key]);
     if (problem) problems.push(problem);
+    else if (key === 'jitter' && request.jitter !== undefined) {
+      const bound = jitterBound(request);
+      if (bound && parseDuration(request.jitter) > bound.ms)
+        problems.push(`"jitter" must be at most ${bound.says}, got "${request.jitter}"`);
+    }
   }
   if (request.overlap !== undefined && !SCHEDULE_OVERLAPS.includes(request.overlap))
     problems.push(`"overlap" must be one of ${SCHEDULE_OVERLAPS.join(', ')}, got ${JSON.stringify(request.overlap)}`);
