@@ -203,8 +203,17 @@ export function runMain(argv: string[] = process.argv.slice(2), host: CliHost = 
           ? `${commandName()}: ${message}\n${usageOf(argv[0] === 'help' ? undefined : argv[0])}`
           : `${commandName()}: ${message}`,
       );
+      // What the server knows of a workflow that cannot answer (its status and search attributes).
+      const lastKnown = err instanceof ClientError ? err.lastKnown : undefined;
+      if (lastKnown)
+        console.error(
+          `Last known: ${Object.entries(lastKnown)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')}`,
+        );
       // Under --json, stdout always holds exactly one JSON object, errors included.
-      if (argv.includes('--json')) console.log(JSON.stringify({ error: message, errorType: errorType(err) }));
+      if (argv.includes('--json'))
+        console.log(JSON.stringify({ error: message, errorType: errorType(err), ...(lastKnown ? { lastKnown } : {}) }));
       exitWhenFlushed(2);
     },
   );

@@ -24,7 +24,14 @@ import {
 import { ClientError } from './client-error';
 import { conversationStatus, cancelTurn } from './conversations';
 import { runOutcome } from './run-agent';
-import { closedText, explainFailure, kindProblem, lookupWorkflow, type WorkflowLookup } from './workflow-lookup';
+import {
+  cannotAnswer,
+  closedText,
+  explainFailure,
+  kindProblem,
+  lookupWorkflow,
+  type WorkflowLookup,
+} from './workflow-lookup';
 
 /**
  * Client calls that work on any agent workflow id, a one-shot run or a conversation: status,
@@ -63,16 +70,22 @@ export type StatusReport = RunStatusReport | ({ kind: 'conversation' } & Convers
 
 /** The status of a run or conversation. Closed ones are read from their result, so no worker has to replay them. */
 export async function readStatus(client: Client, workflowId: string): Promise<StatusReport> {
-  const found = await find(client, workflowId);
+  try {
+    return await statusOf(client, workflowId);
+  } catch (err) {
+    throw await explainFailure(client, workflowId, err, 'agent');
+  }
+}
+
+async function statusOf(client: Client, workflowId: string): Promise<StatusReport> {
+  const found = await findAnswering(client, workflowId);
   if (found.kind === 'conversation') {
     if (found.running) return { kind: 'conversation', ...(await conversationStatus(client, workflowId)) };
     return { kind: 'conversation', ...(await closedStatus(client, found)) };
   }
   const handle = client.workflow.getHandle<typeof agentWorkflow>(workflowId);
   if (found.running) {
-    const s = await handle
-      .query(statusQuery)
-      .catch(async (err: unknown) => Promise.reject(await explainFailure(client, workflowId, err, 'agent')));
+    const s = await handle.query(statusQuery);
     const open: RunStatusReport = {
       kind: 'run',
       workflowId,
@@ -117,7 +130,7 @@ export async function readTranscript(
   client: Client,
   workflowId: string,
 ): Promise<{ system?: string; messages: ChatMessage[] }> {
-  const found = await find(client, workflowId);
+  const found = await findAnswering(client, workflowId);
   try {
     if (found.kind === 'conversation') {
       const { system, messages: held } = await readRange(client, workflowId, undefined, 0, undefined);
@@ -196,6 +209,19 @@ async function find(client: Client, workflowId: string): Promise<WorkflowLookup 
   const wrong = kindProblem(found, 'agent');
   if (wrong) throw wrong;
   return found as WorkflowLookup & { kind: 'run' | 'conversation' };
+}
+
+/**
+ * {@link find}, for a query: a running workflow whose workers fail its tasks would leave the query
+ * waiting for them in vain (about 30 s), so why they fail is said at once instead.
+ */
+async function findAnswering(client: Client, workflowId: string): ReturnType<typeof find> {
+  const found = await find(client, workflowId);
+  if (found.running && found.failingTasks) {
+    const stuck = await cannotAnswer(client, workflowId);
+    if (stuck) throw stuck;
+  }
+  return found;
 }
 
 async function closedStatus(client: Client, found: WorkflowLookup): Promise<ConversationStatus> {

@@ -13,6 +13,7 @@
  * - `no_worker`: no worker polls the task queue, so work started there would only wait.
  * - `worker_failing`: the workers fail the workflow's tasks (bad keys, code that no longer replays),
  *   so it cannot take the request now; it goes on once a worker can run it.
+ * - `undecodable`: the workflow's payloads are encrypted and this client has no keys (or not its keys).
  * - `still_running`: the caller's bound on waiting ran out; the run goes on.
  * - `gone`: the events asked for are no longer kept (a conversation keeps its recent turns).
  * - `unsupported`: the workflow predates what was asked (e.g. event streams).
@@ -27,6 +28,7 @@ export type ClientErrorKind =
   | 'unreachable'
   | 'no_worker'
   | 'worker_failing'
+  | 'undecodable'
   | 'still_running'
   | 'gone'
   | 'unsupported';
@@ -41,6 +43,7 @@ const ERROR_TYPES: Record<ClientErrorKind, string> = {
   unreachable: 'Client.Unreachable',
   no_worker: 'Client.NoWorker',
   worker_failing: 'Client.WorkerFailing',
+  undecodable: 'Client.Undecodable',
   still_running: 'Client.StillRunning',
   gone: 'Client.Gone',
   unsupported: 'Client.Unsupported',
@@ -53,6 +56,11 @@ export class ClientError extends Error {
     message: string,
     /** The workflow concerned, when there is one. */
     readonly workflowId?: string,
+    /**
+     * What is known all the same when the workflow cannot answer (its Temporal status and search
+     * attributes): HTTP error bodies carry it as `lastKnown`.
+     */
+    readonly lastKnown?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'ClientError';

@@ -16,6 +16,11 @@ export interface WorkflowLookup {
   /** Temporal's status, e.g. `RUNNING`, `COMPLETED`, `FAILED`, `TERMINATED`. */
   status: string;
   running: boolean;
+  /**
+   * Its workers have failed its current workflow task more than once (bad keys, a missing stored
+   * payload, code that no longer replays): it answers no query until a worker can run it.
+   */
+  failingTasks: boolean;
 }
 
 /**
@@ -35,6 +40,7 @@ export async function lookupWorkflow(client: Client, workflowId: string): Promis
       type: d.type,
       status: d.status.name,
       running: d.status.name === 'RUNNING',
+      failingTasks: (d.raw.pendingWorkflowTask?.attempt ?? 0) >= 2,
     };
   } catch (err) {
     if (err instanceof WorkflowNotFoundError || (err as { code?: number }).code === 5 /* gRPC NOT_FOUND */)
@@ -94,8 +100,21 @@ export async function explainFailure(
         workflowId,
       );
   }
+  // A query no worker could answer: if its workers fail its tasks, that is why (not an outage).
+  if (/failed to query workflow/i.test(message)) {
+    const stuck = await cannotAnswer(client, workflowId);
+    if (stuck) return stuck;
+  }
   if (isServerUnreachable(err))
     return new ClientError('unreachable', `Temporal is unreachable: ${message}`, workflowId);
+  if (isUndecodable(err)) {
+    const key = await encryptionKeyOf(client, workflowId).catch(() => undefined);
+    return new ClientError(
+      'undecodable',
+      `"${workflowId}" is encrypted${key ? ` (key ${key})` : ''}, and this client has no keys: set AGENT_ENCRYPTION_KEYS to the workers' keys (id:base64key,...) where this client runs`,
+      workflowId,
+    );
+  }
   // The server refuses requests to a workflow whose workers keep failing its tasks: say why they fail.
   if (/workflow task in failed state|update-with-start could not be executed/i.test(`${message} ${cause}`)) {
     const why = await failingWorkflowTask(client, workflowId).catch(() => undefined);
@@ -106,6 +125,52 @@ export async function explainFailure(
     );
   }
   return err;
+}
+
+/**
+ * The error for a query a workflow cannot answer because its workers fail its tasks, or
+ * undefined when they do not: why they fail, what to fix, and what the server knows of it.
+ */
+export async function cannotAnswer(client: Client, workflowId: string): Promise<ClientError | undefined> {
+  const why = await failingWorkflowTask(client, workflowId).catch(() => undefined);
+  if (!why) return undefined;
+  return new ClientError(
+    'worker_failing',
+    `"${workflowId}" cannot answer now: its workers fail its workflow tasks (${why}). Fix what the reason names (the encryption keys, the payload store, the worker's code); the workflow goes on once a worker can run it.`,
+    workflowId,
+    await lastKnownState(client, workflowId).catch(() => undefined),
+  );
+}
+
+/** Whether a payload could not be decoded because it is encrypted and this client has no codec for it. */
+export function isUndecodable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++)
+    if (/Unknown encoding: binary\/encrypted/.test(e.message)) return true;
+  return false;
+}
+
+/** The id of the key a workflow's input is encrypted with (its first event), if it is. */
+async function encryptionKeyOf(client: Client, workflowId: string): Promise<string | undefined> {
+  const { history } = await client.workflowService.getWorkflowExecutionHistory({
+    namespace: client.options.namespace,
+    execution: { workflowId },
+    maximumPageSize: 1,
+  });
+  const metadata = history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.metadata;
+  const id = metadata?.['encryption-key-id'];
+  return id ? Buffer.from(id).toString() : undefined;
+}
+
+/**
+ * What the server knows of a workflow without asking its workers: its Temporal status, when it
+ * started, and the agent search attributes it last upserted (what it was doing, calls, tokens).
+ */
+export async function lastKnownState(client: Client, workflowId: string): Promise<Record<string, unknown>> {
+  const d = await client.workflow.getHandle(workflowId).describe();
+  const known: Record<string, unknown> = { status: d.status.name, startTime: d.startTime.toISOString() };
+  for (const [name, values] of Object.entries(d.searchAttributes ?? {}))
+    if (name.startsWith('Agent') && Array.isArray(values) && values.length) known[name] = values[0];
+  return known;
 }
 
 /** A `wrong_kind` error when `found` is not what the caller wanted, else undefined. */

@@ -2,6 +2,7 @@ import type { ImageInput } from '../storage/images';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
 import { parseDuration, validateAgentInput } from '../core';
+import { isUndecodable } from '../client/workflow-lookup';
 import { ClientError, type ClientErrorKind } from '../client/client-error';
 
 /**
@@ -63,7 +64,8 @@ const STATUS_OF: Record<ClientErrorKind, number> = {
   already_running: 409,
   unreachable: 503,
   no_worker: 503,
-  worker_failing: 503,
+  worker_failing: 409,
+  undecodable: 409,
   still_running: 202,
   gone: 410,
   unsupported: 501,
@@ -192,7 +194,18 @@ export function sendError(res: ServerResponse, err: unknown): void {
   if (err instanceof HttpError)
     return sendJson(res, err.status, { error: err.message, errorType: err.errorType }, err.headers);
   if (err instanceof ClientError)
-    return sendJson(res, STATUS_OF[err.kind], { error: err.message, errorType: err.errorType });
+    return sendJson(res, STATUS_OF[err.kind], {
+      error: err.message,
+      errorType: err.errorType,
+      ...(err.lastKnown ? { lastKnown: err.lastKnown } : {}),
+    });
+  // Payloads encrypted for keys this server lacks, wherever they were met: a setting, not a bug.
+  if (isUndecodable(err))
+    return sendJson(res, 409, {
+      error:
+        "the workflow's payloads are encrypted, and this server has no keys: set AGENT_ENCRYPTION_KEYS to the workers' keys",
+      errorType: 'Client.Undecodable',
+    });
   sendJson(res, 500, { error: err instanceof Error ? err.message : String(err), errorType: 'Http.InternalError' });
 }
 

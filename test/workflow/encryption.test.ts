@@ -4,7 +4,9 @@ import { temporal as proto } from '@temporalio/proto';
 import { bundleWorkflowCode, type Worker } from '@temporalio/worker';
 import { z } from 'zod';
 import { encryptingDataConverter, parseEncryptionKeys } from '../../src/codec/encryption-codec';
-import { decideApproval } from '../../src/client/agent-workflows';
+import { decideApproval, readStatus } from '../../src/client/agent-workflows';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { createAgentWorker } from '../../src/worker/create-agent-worker';
 import { createHttpApi } from '../../src/http/http-api';
 import { ClientError } from '../../src/client/client-error';
@@ -261,6 +263,60 @@ describe('payload encryption', () => {
       return sendMessage(client, id, { message: 'third' }, { taskQueue });
     });
     expect(again).toMatchObject({ status: 'completed', content: 'you said: third' });
+  });
+
+  it('a client without the keys, and a run whose tasks fail, get sentences (HTTP 409), never a raw message or a 500', async () => {
+    const model = await startModel(() => answer('SECRET-ANSWER'));
+    const t = temporal();
+    const withKeys = new Client({ connection: t.client.connection, dataConverter: encryptingDataConverter(keys) });
+    const taskQueue = `keyless-${randomBytes(4).toString('hex')}`;
+    const worker = await encryptedWorker(taskQueue, model.baseURL);
+    const api = createHttpApi({ client: t.client, taskQueue });
+    api.listen(0, '127.0.0.1');
+    await once(api, 'listening');
+    const base = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+    try {
+      await worker.runUntil(async () => {
+        // An encrypted run, finished, asked about by a client (and an API) without the keys.
+        const done = await startAgentRun(withKeys, { message: 'SECRET-MESSAGE' }, { taskQueue });
+        await runOutcome(done);
+        const keyless = await readStatus(t.client, done.workflowId).catch((err: Error) => err);
+        expect(keyless).toBeInstanceOf(ClientError);
+        expect(keyless).toMatchObject({
+          errorType: 'Client.Undecodable',
+          message: expect.stringMatching(
+            new RegExp(
+              `^"${done.workflowId}" is encrypted \\(key k2\\), and this client has no keys: set AGENT_ENCRYPTION_KEYS to the workers' keys`,
+            ),
+          ),
+        });
+        const viaHttp = await fetch(`${base}/runs/${done.workflowId}`);
+        expect(viaHttp.status).toBe(409);
+        expect(await viaHttp.json()).toMatchObject({ errorType: 'Client.Undecodable' });
+
+        // A run whose tasks the workers refuse (a keyless client started it): why, and what is known.
+        const stuck = await startAgentRun(t.client, { message: 'plaintext' }, { taskQueue });
+        while (!(await failingWorkflowTask(t.client, stuck.workflowId))) await new Promise((r) => setTimeout(r, 200));
+        const status = await readStatus(t.client, stuck.workflowId).catch((err: Error) => err);
+        expect(status).toBeInstanceOf(ClientError);
+        expect(status).toMatchObject({
+          errorType: 'Client.WorkerFailing',
+          message: expect.stringMatching(
+            new RegExp(
+              `^"${stuck.workflowId}" cannot answer now: its workers fail its workflow tasks \\(a payload is not encrypted, and this worker requires encryption`,
+            ),
+          ),
+        });
+        const stuckHttp = await fetch(`${base}/runs/${stuck.workflowId}`);
+        expect(stuckHttp.status).toBe(409);
+        const body = await stuckHttp.json();
+        expect(body).toMatchObject({ errorType: 'Client.WorkerFailing', lastKnown: { status: 'RUNNING' } });
+        expect(body.error).toMatch(/cannot answer now/);
+        await stuck.terminate('test done');
+      });
+    } finally {
+      api.close();
+    }
   });
 
   it('(control) without keys the same search finds the content, so the test above can fail', async () => {
