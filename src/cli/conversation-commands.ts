@@ -164,10 +164,16 @@ export async function runConversationCommand(
           return 0;
         }
         case 'event': {
-          const r = await deliverEvent(client, cmd.conversationId, cmd.name, cmd.payload);
+          const r = await deliverEvent(
+            client,
+            cmd.conversationId,
+            cmd.name,
+            cmd.payload,
+            cmd.eventId !== undefined ? { eventId: cmd.eventId } : {},
+          );
           print(
             r,
-            `Delivered ${r.name} to the ${r.kind} ${r.workflowId}; a wait_for_event for it gets the payload (it is kept until one waits)`,
+            `Delivered ${r.name} to the ${r.kind} ${r.workflowId}; a wait_for_event for it gets the payload (it is kept until one waits)${r.eventId !== undefined ? `; a repeat of event id ${r.eventId} is dropped` : ''}`,
           );
           return 0;
         }

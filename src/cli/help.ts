@@ -170,11 +170,13 @@ ${JSON_HELP}`,
   Rejects a tool call waiting for approval; it does not run, and the LLM reads the reason.
   --reason "..."         why; the LLM reads it as the tool's result
 ${JSON_HELP}`,
-    event: `usage: ${me} event <id> <name> ['<json>' | @file.json] [--json]
+    event: `usage: ${me} event <id> <name> ['<json>' | @file.json] [--event-id ID] [--json]
 
   Delivers an event to a run or conversation: a wait_for_event call of that name gets the JSON
   payload as its result (default null). An event that arrives before the agent waits is kept.
   Names: letters, digits and _ . : - (up to 128); payloads up to 256 KiB.
+  --event-id ID          the event's id: delivered again under the same id (a retry), it is
+                         dropped (the last 1,000 ids of a run or conversation are remembered)
 ${JSON_HELP}`,
     schedule: `${SCHEDULE_USAGE}
 

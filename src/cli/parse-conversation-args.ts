@@ -5,6 +5,7 @@ import {
   validateConversationOptions,
   workflowIdProblem,
   type ConversationOptions,
+  eventIdProblem,
 } from '../core';
 import {
   duration,
@@ -52,7 +53,7 @@ export type ConversationCommand =
     }
   | { kind: 'history' | 'status' | 'cancel' | 'end'; conversationId: string; json: boolean }
   | { kind: 'approve' | 'reject'; conversationId: string; callId: string; reason?: string; json: boolean }
-  | { kind: 'event'; conversationId: string; name: string; payload: unknown; json: boolean }
+  | { kind: 'event'; conversationId: string; name: string; payload: unknown; eventId?: string; json: boolean }
   | { kind: 'agents'; json: boolean }
   | { kind: 'list'; status?: string; agent?: string; limit: number; json: boolean };
 
@@ -136,7 +137,7 @@ export function parseConversationArgs(
       return { kind: command, conversationId, callId, ...(reason ? { reason } : {}), json: values.json ?? false };
     }
     case 'event': {
-      const { values, positionals } = parseFlags(argv, JSON_FLAG);
+      const { values, positionals } = parseFlags(argv, { ...JSON_FLAG, 'event-id': { type: 'string' } });
       if (positionals.length !== 2 && positionals.length !== 3)
         throw new UsageError(
           `event expects <id> <name> and an optional JSON payload, got ${positionals.length === 0 ? 'none' : positionals.map((p) => JSON.stringify(p)).join(' ')}`,
@@ -147,7 +148,17 @@ export function parseConversationArgs(
       const payload = positionals.length === 3 ? eventPayload(positionals[2]) : null;
       const sizeProblem = eventProblem(name, payload);
       if (sizeProblem) throw new UsageError(sizeProblem);
-      return { kind: 'event', conversationId, name, payload, json: values.json ?? false };
+      const eventId = values['event-id'];
+      const idProblem = eventId === undefined ? undefined : eventIdProblem(eventId);
+      if (idProblem) throw new UsageError(`--event-id: ${idProblem}`);
+      return {
+        kind: 'event',
+        conversationId,
+        name,
+        payload,
+        ...(eventId !== undefined ? { eventId } : {}),
+        json: values.json ?? false,
+      };
     }
     case 'agents': {
       const { values, positionals } = parseFlags(argv, JSON_FLAG);

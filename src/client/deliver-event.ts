@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { eventProblem } from '../core';
+import { eventIdProblem, eventProblem } from '../core';
 import { deliverEventSignal } from '../common/definitions';
 import { ClientError } from './client-error';
 import { closedText, explainFailure, kindProblem, lookupWorkflow } from './workflow-lookup';
@@ -8,15 +8,17 @@ import { closedText, explainFailure, kindProblem, lookupWorkflow } from './workf
  * Delivers an event to a run or conversation: a `wait_for_event` call of that name gets the
  * payload as its result. One that arrives before the agent waits is kept, not lost. The name and
  * payload are checked here (a clear error, nothing sent); the delivery is a signal, so it is
- * recorded even while every worker is down.
+ * recorded even while every worker is down. With an `eventId`, a repeated delivery is dropped.
  */
 export async function deliverEvent(
   client: Client,
   workflowId: string,
   name: string,
   payload?: unknown,
-): Promise<{ workflowId: string; name: string; kind: 'run' | 'conversation' }> {
-  const problem = eventProblem(name, payload);
+  options: DeliverEventOptions = {},
+): Promise<{ workflowId: string; name: string; kind: 'run' | 'conversation'; eventId?: string }> {
+  const { eventId } = options;
+  const problem = eventProblem(name, payload) ?? (eventId === undefined ? undefined : eventIdProblem(eventId));
   if (problem) throw new ClientError('invalid', problem, workflowId);
   let found;
   try {
@@ -34,9 +36,28 @@ export async function deliverEvent(
       workflowId,
     );
   try {
-    await client.workflow.getHandle(workflowId).signal(deliverEventSignal, { name, payload: payload ?? null });
+    await client.workflow.getHandle(workflowId).signal(deliverEventSignal, {
+      name,
+      payload: payload ?? null,
+      ...(eventId !== undefined ? { id: eventId } : {}),
+    });
   } catch (err) {
     throw await explainFailure(client, workflowId, err, 'agent');
   }
-  return { workflowId, name, kind: found.kind === 'conversation' ? 'conversation' : 'run' };
+  return {
+    workflowId,
+    name,
+    kind: found.kind === 'conversation' ? 'conversation' : 'run',
+    ...(eventId !== undefined ? { eventId } : {}),
+  };
+}
+
+/** Options of {@link deliverEvent}. */
+export interface DeliverEventOptions {
+  /**
+   * The event's id (a webhook's delivery id, an idempotency key): a delivery repeating one of the
+   * last 1,000 ids the run or conversation received is acknowledged and dropped, so a retried
+   * webhook reaches one wait. Without it, every delivery is an event of its own.
+   */
+  eventId?: string;
 }

@@ -66,7 +66,7 @@ export const decideApprovalUpdate = defineUpdate<
  * that arrives before anything waits is kept). A signal, so it is recorded even while every worker
  * is down; clients validate the name and payload first (`deliverEvent`).
  */
-export const deliverEventSignal = defineSignal<[{ name: string; payload?: unknown }]>('deliverEvent');
+export const deliverEventSignal = defineSignal<[{ name: string; payload?: unknown; id?: string }]>('deliverEvent');
 /**
  * What an agent called as a tool tells its caller while it waits for approvals: every call it (and
  * the agents it calls, at any depth) waits on, each naming its run's workflow id; `pending: []`

@@ -55,7 +55,7 @@ export type AgentEventBody =
   | { type: 'wait_started'; callId: string; kind: 'sleep' | 'event'; name?: string; reason?: string; until: string }
   | { type: 'wait_ended'; callId: string; kind: 'sleep' | 'event'; outcome: 'elapsed' | 'event' | 'timed_out' }
   /** An event was delivered to the run or conversation (kept until a `wait_for_event` takes it). */
-  | { type: 'event_received'; name: string }
+  | { type: 'event_received'; name: string; id?: string; duplicate?: true }
   /** A guardrail refused the request, the answer or a tool call: the run (turn) ends with status `guardrail_tripped`. */
   | { type: 'guardrail_tripped'; guardrail: string; kind: GuardrailKind; reason: string; callId?: string }
   /** A guardrail sent the answer back to the model (`retry`) or made a tool call wait for approval (`approve`). */

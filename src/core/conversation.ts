@@ -60,6 +60,8 @@ export type ConversationCarry = Omit<ConversationState, 'options' | 'tools' | 'p
   events?: EventLogSnapshot;
   /** Events delivered that no `wait_for_event` took yet. */
   inbox?: DeliveredEvent[];
+  /** The ids of the last events delivered, so a repeated delivery is still dropped after continue-as-new. */
+  eventIds?: string[];
 };
 
 /** One user message (the `sendMessage` Update's and `queueMessage` Signal's argument). */
@@ -237,7 +239,12 @@ export function withTurnApprovals(conv: ConversationState, turn: TurnInput): Con
 export function startConversation(input: ConversationInput): ConversationState {
   const { carry, ...options } = input;
   // The event log is the workflow's to restore; it is not conversation state.
-  const { events: _events, inbox: _inbox, ...carried } = carry ?? ({} as Partial<ConversationCarry>);
+  const {
+    events: _events,
+    inbox: _inbox,
+    eventIds: _eventIds,
+    ...carried
+  } = carry ?? ({} as Partial<ConversationCarry>);
   const base: ConversationState = {
     options,
     transcriptStart: 0,

@@ -76,6 +76,41 @@ export interface DeliveredEvent {
   payload: unknown;
   /** When it arrived (ISO 8601, workflow time). */
   at: string;
+  /** The id its sender gave it (a webhook's delivery id, `Idempotency-Key`): a second delivery under it is dropped. */
+  id?: string;
+}
+
+/**
+ * How many event ids a run or conversation remembers (conversations across continue-as-new): a
+ * delivery repeating one of the last this many ids is acknowledged and dropped. Webhook senders
+ * retry within hours, far fewer deliveries than this apart.
+ */
+export const REMEMBERED_EVENT_IDS = 1000;
+
+/** Why an event id cannot be used (it must be 1-200 printable characters), or undefined. */
+export function eventIdProblem(id: unknown): string | undefined {
+  if (typeof id !== 'string' || id.length === 0 || id.length > 200 || !/^[\x21-\x7e]+$/.test(id))
+    return `an event id must be 1 to 200 printable characters without spaces, not ${JSON.stringify(id)}`;
+  return undefined;
+}
+
+/**
+ * Receives an event: kept in the inbox unless its id is among the ids seen (a repeated delivery,
+ * such as a webhook's retry, which is dropped). Returns the inbox and the ids seen after it.
+ */
+export function receiveEvent(
+  inbox: readonly DeliveredEvent[],
+  seenIds: readonly string[],
+  event: DeliveredEvent,
+): { inbox: DeliveredEvent[]; seenIds: string[]; duplicate: boolean } {
+  if (event.id === undefined) return { inbox: withEvent(inbox, event), seenIds: [...seenIds], duplicate: false };
+  if (seenIds.includes(event.id)) return { inbox: [...inbox], seenIds: [...seenIds], duplicate: true };
+  const seen = [...seenIds, event.id];
+  return {
+    inbox: withEvent(inbox, event),
+    seenIds: seen.length > REMEMBERED_EVENT_IDS ? seen.slice(seen.length - REMEMBERED_EVENT_IDS) : seen,
+    duplicate: false,
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import { eventProblem, MAX_EVENT_PAYLOAD_BYTES } from '../core';
+import { eventIdProblem, eventProblem, MAX_EVENT_PAYLOAD_BYTES } from '../core';
 import { deliverEvent } from '../client/deliver-event';
 import { presentedToken, tokenMatches, type HttpAccessOptions } from './access';
 import { allow, HttpError, readBody, sendJson } from './http-io';
@@ -76,5 +76,26 @@ export async function deliverEventRoute(
   }
   const problem = eventProblem(name, payload);
   if (problem) throw new HttpError(/larger|bytes/.test(problem) ? 413 : 400, problem, 'Http.InvalidEvent');
-  sendJson(res, 202, await deliverEvent(client, id, name, payload));
+  const eventId = eventIdOf(req);
+  sendJson(res, 202, await deliverEvent(client, id, name, payload, eventId !== undefined ? { eventId } : {}));
+}
+
+/**
+ * The headers that give an event's id, first found first: ours, the general `Idempotency-Key`,
+ * and the delivery ids webhook senders put on every delivery (and on its retries): Standard
+ * Webhooks' and Svix's, GitHub's.
+ */
+export const EVENT_ID_HEADERS = ['x-event-id', 'idempotency-key', 'webhook-id', 'svix-id', 'x-github-delivery'];
+
+/** The event id a request gives (see {@link EVENT_ID_HEADERS}); a malformed one is refused (400). */
+function eventIdOf(req: IncomingMessage): string | undefined {
+  for (const header of EVENT_ID_HEADERS) {
+    const value = req.headers[header];
+    if (value === undefined) continue;
+    const id = Array.isArray(value) ? value[0] : value;
+    const problem = eventIdProblem(id);
+    if (problem) throw new HttpError(400, `${header}: ${problem}`, 'Http.InvalidEvent');
+    return id;
+  }
+  return undefined;
 }

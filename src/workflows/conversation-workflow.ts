@@ -134,7 +134,7 @@ export async function conversationWorkflow(original: ConversationInput): Promise
     ),
   );
   // Events for wait_for_event, kept across turns and continue-as-new until a wait takes them.
-  const inbox = new EventInbox(input.carry?.inbox);
+  const inbox = new EventInbox(input.carry?.inbox, input.carry?.eventIds);
   handleDeliveredEvents(inbox, events, () => active?.turn ?? Math.max(1, conv.turns));
 
   setHandler(
@@ -308,6 +308,7 @@ export async function conversationWorkflow(original: ConversationInput): Promise
               ...carryOver(conv, runId),
               events: events.snapshot(),
               ...(inbox.snapshot().length ? { inbox: inbox.snapshot() } : {}),
+              ...(inbox.ids().length ? { eventIds: inbox.ids() } : {}),
             },
           });
       }

@@ -1,5 +1,5 @@
 import { setHandler } from '@temporalio/workflow';
-import { eventProblem, takeEvent, withEvent, type DeliveredEvent, type EventLog } from '../core';
+import { eventIdProblem, eventProblem, receiveEvent, takeEvent, type DeliveredEvent, type EventLog } from '../core';
 import { deliverEventSignal } from '../common/definitions';
 
 /**
@@ -9,14 +9,19 @@ import { deliverEventSignal } from '../common/definitions';
  */
 export class EventInbox {
   private events: DeliveredEvent[];
+  private seenIds: string[];
 
-  constructor(initial: readonly DeliveredEvent[] = []) {
+  constructor(initial: readonly DeliveredEvent[] = [], seenIds: readonly string[] = []) {
     this.events = [...initial];
+    this.seenIds = [...seenIds];
   }
 
-  /** Keeps an event (the signal's handler). */
-  deliver(event: DeliveredEvent): void {
-    this.events = withEvent(this.events, event);
+  /** Keeps an event (the signal's handler); false when its id was seen already (a repeated delivery, dropped). */
+  deliver(event: DeliveredEvent): boolean {
+    const received = receiveEvent(this.events, this.seenIds, event);
+    this.events = received.inbox;
+    this.seenIds = received.seenIds;
+    return !received.duplicate;
   }
 
   /** Whether an event of that name is kept. */
@@ -36,6 +41,11 @@ export class EventInbox {
   snapshot(): DeliveredEvent[] {
     return [...this.events];
   }
+
+  /** The ids remembered, for continue-as-new. */
+  ids(): string[] {
+    return [...this.seenIds];
+  }
 }
 
 /**
@@ -45,12 +55,25 @@ export class EventInbox {
  */
 export function handleDeliveredEvents(inbox: EventInbox, events: EventLog, turn: () => number): void {
   setHandler(deliverEventSignal, (event) => {
-    const problem = eventProblem(event?.name, event?.payload);
+    const problem =
+      eventProblem(event?.name, event?.payload) ?? (event?.id === undefined ? undefined : eventIdProblem(event.id));
     if (problem) {
       console.warn(`event dropped: ${problem}`);
       return;
     }
-    inbox.deliver({ name: event.name, payload: event.payload ?? null, at: new Date().toISOString() });
-    events.emit(turn(), { type: 'event_received', name: event.name });
+    const { name, id } = event;
+    const kept = inbox.deliver({
+      name,
+      payload: event.payload ?? null,
+      at: new Date().toISOString(),
+      ...(id !== undefined ? { id } : {}),
+    });
+    // A repeated delivery (the same id, e.g. a webhook's retry) is shown, and no wait takes it.
+    events.emit(turn(), {
+      type: 'event_received',
+      name,
+      ...(id !== undefined ? { id } : {}),
+      ...(kept ? {} : { duplicate: true as const }),
+    });
   });
 }

@@ -257,6 +257,25 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    // An event delivered twice under one id (a webhook's retry) reaches one wait: the second wait
+    // times out although a second delivery arrived.
+    name: 'wait-for-event-deduplicated',
+    input: { message: 'Wait for the payment.', tools: ['wait_for_event'] },
+    steps: [
+      call(['wait_for_event', { name: 'payment_received' }]),
+      call(['wait_for_event', { name: 'payment_received', timeout: '1s' }]),
+      answer('Paid once.'),
+    ],
+    drive: async (client, workflowId) => {
+      await until(
+        () => readStatus(client, workflowId),
+        (s) => s.state === 'waiting',
+      );
+      await deliverEvent(client, workflowId, 'payment_received', { amount: 42 }, { eventId: 'evt_42' });
+      await deliverEvent(client, workflowId, 'payment_received', { amount: 42 }, { eventId: 'evt_42' });
+    },
+  },
+  {
     // An approval nobody decides: escalated after the timeout, rejected after the second period.
     name: 'approval-escalated',
     input: {

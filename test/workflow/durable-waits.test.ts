@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { createHttpApi } from '../../src/http/http-api';
 import { readStatus } from '../../src/client/agent-workflows';
 import { deliverEvent } from '../../src/client/deliver-event';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
@@ -157,4 +160,61 @@ it('keeps an event delivered to a conversation between turns for the turn that w
     const turn = await sendMessage(client, id, { message: 'wait for the order' }, start);
     expect(turn.content).toBe('order: {"sku":"A1"}');
   });
+});
+
+it('drops an event delivered again under the same id (a webhook retry): it reaches one wait', async () => {
+  const client = temporal().client;
+  const model = await startModel(async (req: ChatRequest) => {
+    const results = req.messages.filter((m) => m.role === 'tool').length;
+    // First a moment, so the three deliveries arrive before the first wait.
+    if (results === 0) await new Promise((r) => setTimeout(r, 1_500));
+    if (results < 2) return call(['wait_for_event', { name: 'payment' }]);
+    if (results === 2) return call(['wait_for_event', { name: 'payment', timeout: '1s' }]);
+    return answer('done');
+  });
+  const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
+  const api = createHttpApi({ client, taskQueue });
+  api.listen(0, '127.0.0.1');
+  await once(api, 'listening');
+  const base = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+  try {
+    const { outcome, events } = await worker.runUntil(async () => {
+      const handle = await startAgentRun(client, { message: 'Go.', tools: ['wait_for_event'] }, { taskQueue });
+      const id = handle.workflowId;
+      expect(await deliverEvent(client, id, 'payment', { amount: 1 }, { eventId: 'evt_1' })).toMatchObject({
+        eventId: 'evt_1',
+      });
+      // The sender retries the same delivery (Standard Webhooks' id header), then sends another.
+      const retry = await fetch(`${base}/runs/${id}/events/payment`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'webhook-id': 'evt_1' },
+        body: JSON.stringify({ amount: 1 }),
+      });
+      expect(retry.status).toBe(202);
+      expect(await retry.json()).toMatchObject({ eventId: 'evt_1' });
+      await deliverEvent(client, id, 'payment', { amount: 2 }, { eventId: 'evt_2' });
+      const outcome = await runOutcome(handle);
+      const events: AgentEvent[] = [];
+      for await (const e of streamEvents(client, id)) events.push(e);
+      return { outcome, events };
+    });
+    expect(outcome.toolExecutions.map((e) => e.result)).toEqual([
+      '{"amount":1}',
+      '{"amount":2}',
+      expect.stringMatching(/^No "payment" event arrived within 1s/),
+    ]);
+    expect(events.filter((e) => e.type === 'event_received')).toEqual([
+      expect.objectContaining({ name: 'payment', id: 'evt_1' }),
+      expect.objectContaining({ name: 'payment', id: 'evt_1', duplicate: true }),
+      expect.objectContaining({ name: 'payment', id: 'evt_2' }),
+    ]);
+    const bad = await fetch(`${base}/runs/anything/events/payment`, {
+      method: 'POST',
+      headers: { 'idempotency-key': 'has spaces' },
+      body: '{}',
+    });
+    expect(bad.status).toBe(400);
+  } finally {
+    api.close();
+  }
 });
