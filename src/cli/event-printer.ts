@@ -71,6 +71,12 @@ export class EventPrinter {
         this.out.note(`  ${event.error ? '✗' : '←'} ${event.name}: ${result.replace(/\s+/g, ' ')}`);
         break;
       }
+      case 'tool_retried':
+        this.endLine();
+        this.out.note(
+          `  ! ${event.name} runs again (attempt ${event.attempt}): ${event.reason === 'worker lost' ? 'its worker was lost' : 'it failed'}; what it did may have happened before`,
+        );
+        break;
       case 'approval_requested':
         this.endLine();
         if (this.options.approvals !== false)

@@ -23,7 +23,13 @@ export function outcomeText(
   if (outcome.toolExecutions.length) {
     lines.push('', 'Tool executions:');
     for (const e of outcome.toolExecutions) {
-      const notes = [e.immediate ? 'immediate' : '', e.approval ?? ''].filter(Boolean).join(', ');
+      const notes = [
+        e.immediate ? 'immediate' : '',
+        e.approval ?? '',
+        e.attempts ? `${e.attempts} attempts${e.workerLosses ? `, ${e.workerLosses} lost with their worker` : ''}` : '',
+      ]
+        .filter(Boolean)
+        .join(', ');
       lines.push(
         `  ${e.error ? '✗' : '✓'} ${toolCallSummary(e.name, e.arguments)} → ${shortResult(e.result)}${notes ? `  (${notes})` : ''}`,
       );

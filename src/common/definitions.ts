@@ -10,6 +10,7 @@ import type {
   EventsRequest,
   PendingApproval,
   TextBatch,
+  ToolRetry,
   TranscriptPage,
   TurnInput,
   Usage,
@@ -41,6 +42,8 @@ export const AGENT_MESSAGES_SINK = 'agentMessages';
 export const eventsQuery = defineQuery<EventPage, [EventsRequest?]>('events');
 /** Text a model call is writing, in batches, from the model-call activity (see `TextBatch`). */
 export const textBatchSignal = defineSignal<[TextBatch]>('agentText');
+/** A tool-call activity starting an attempt after the first (a lost worker, a failed tool): a `tool_retried` event. */
+export const toolRetriedSignal = defineSignal<[ToolRetry]>('toolRetried');
 
 /** A slice of messages by index. */
 export interface MessagesRange {

@@ -36,6 +36,12 @@ export type AgentEventBody =
       tokensAfter: number;
     }
   | { type: 'tool_call_finished'; id: string; name: string; result: string; error: boolean }
+  /**
+   * A tool call is being tried again: its last attempt's worker was lost (`worker lost`: a crash, a
+   * kill, a cut connection), or the tool failed (`tool failed`). Its side effects may have happened
+   * in the attempt before (the idempotency key is the same in each).
+   */
+  | { type: 'tool_retried'; id: string; name: string; attempt: number; reason: 'worker lost' | 'tool failed' }
   | {
       type: 'approval_requested';
       callId: string;
@@ -82,6 +88,7 @@ export const AGENT_EVENT_TYPES = [
   'model_fallback',
   'tool_call_started',
   'tool_call_finished',
+  'tool_retried',
   'handoff',
   'compaction',
   'approval_requested',
@@ -107,6 +114,14 @@ export interface TextBatch {
   seq: number;
   text?: string;
   failed?: string;
+}
+
+/** What a tool-call activity signals as it starts an attempt after the first (see `tool_retried`). */
+export interface ToolRetry {
+  callId: string;
+  name: string;
+  attempt: number;
+  reason: 'worker lost' | 'tool failed';
 }
 
 /** A page of events (the `events` query's result). */

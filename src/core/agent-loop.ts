@@ -223,6 +223,10 @@ export function applyToolOutcomes(state: RunState, outcomes: ToolOutcome[]): Run
     if (o.recorded) execution.resultInHistory = true;
     if (o.childWorkflowId) execution.childWorkflowId = o.childWorkflowId;
     if (o.images?.length) execution.images = o.images;
+    if (o.attempts !== undefined && o.attempts > 1) {
+      execution.attempts = o.attempts;
+      if (o.workerLosses) execution.workerLosses = o.workerLosses;
+    }
     if (c.approval) execution.approval = c.approval.status === 'rejected' ? 'rejected' : 'approved';
     return execution;
   });

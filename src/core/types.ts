@@ -53,6 +53,10 @@ export interface ToolOutcome {
   childWorkflowId?: string;
   /** Images the tool returned, stored in the blob store: they go to the model with `result`. */
   images?: ImageRef[];
+  /** Set by the tool activity when the call took more than one attempt (see {@link ToolExecution.attempts}). */
+  attempts?: number;
+  /** Set with `attempts`: the attempts whose worker was lost. */
+  workerLosses?: number;
 }
 
 /** A finished tool execution, as it appears in the run result. */
@@ -73,6 +77,13 @@ export interface ToolExecution {
   childWorkflowId?: string;
   /** Images the tool returned, by reference (they went to the model with `result`). */
   images?: ImageRef[];
+  /**
+   * How many attempts the call took, when more than one: its side effects may have happened that
+   * many times (the tool's own idempotency key is the same in each). Absent: one.
+   */
+  attempts?: number;
+  /** Of those, attempts whose worker was lost (a crash, a kill, a cut connection) before they ended. */
+  workerLosses?: number;
 }
 
 /**

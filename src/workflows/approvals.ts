@@ -12,7 +12,13 @@ import {
   type PlannedToolCall,
   type RunState,
 } from '../core';
-import { decideApprovalUpdate, eventsQuery, pendingApprovalsQuery, textBatchSignal } from '../common/definitions';
+import {
+  decideApprovalUpdate,
+  eventsQuery,
+  pendingApprovalsQuery,
+  textBatchSignal,
+  toolRetriedSignal,
+} from '../common/definitions';
 import type { RunContext, RunRef } from './run-context';
 import { ApprovalRelay } from './child-approvals';
 import { trackSearchAttributes } from './search-attributes';
@@ -97,9 +103,13 @@ function callsOf(state: RunState): PlannedToolCall[] {
  * Registers the `events` query and the text-batch signal of a workflow's event stream. The signal
  * cannot be refused; the log itself drops batches of calls and attempts that are over.
  */
-export function handleEvents(events: EventLog): void {
+export function handleEvents(events: EventLog, turn: () => number = () => 1): void {
   setHandler(eventsQuery, (request) => events.read(request));
   setHandler(textBatchSignal, (batch) => void events.applyTextBatch(batch));
+  // A tool call tried again: said on the stream as it starts (the result says how many attempts it took).
+  setHandler(toolRetriedSignal, ({ callId, name, attempt, reason }) => {
+    events.emit(turn(), { type: 'tool_retried', id: callId, name, attempt, reason });
+  });
 }
 
 /**

@@ -115,7 +115,7 @@ export async function conversationWorkflow(original: ConversationInput): Promise
   setHandler(transcriptQuery, (range) => transcriptPage(conv, active?.run.state, range ?? {}, messagesPage));
   setHandler(usageQuery, () => (active ? addUsage(conv.usage, active.run.state.usage) : conv.usage));
   const events = new EventLog(input.carry?.events);
-  handleEvents(events);
+  handleEvents(events, () => active?.turn ?? Math.max(1, conv.turns));
   const approvals = handleApprovals(
     () => active,
     events,

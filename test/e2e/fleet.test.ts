@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
+import { streamEvents } from '../../src/client/event-stream';
 import { cleanEnv, startTs, type Started } from '../helpers/processes';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
 import { connectTestTemporal, type TestTemporal } from '../helpers/temporal';
@@ -185,6 +186,17 @@ describe('a fleet of three workers on one task queue', () => {
       ]);
       expect(new Set(begins.map((b) => b.key)).size).toBe(1);
       expect(effects.map((e) => e.key)).toEqual([begins[0].key]);
+      // Said where the owner of the side effect looks: the result counts the attempts, the stream
+      // says as each one starts that the last one's worker was lost.
+      expect(outcome.toolExecutions[0]).toMatchObject({ attempts: 4, workerLosses: 3 });
+      const retried: unknown[] = [];
+      for await (const e of streamEvents(t.client, handle.workflowId))
+        if (e.type === 'tool_retried') retried.push([e.name, e.attempt, e.reason]);
+      expect(retried).toEqual([
+        ['transfer', 2, 'worker lost'],
+        ['transfer', 3, 'worker lost'],
+        ['transfer', 4, 'worker lost'],
+      ]);
     } finally {
       for (const w of workers) w.kill('SIGKILL');
       await Promise.all(workers.map((w) => w.exited));

@@ -145,6 +145,13 @@ export const scenarios: Scenario[] = [
     ],
   },
   {
+    // A tool that fails is tried again: its second attempt signals the workflow as it starts (a
+    // tool_retried event), then fails too; the model reads the error.
+    name: 'tool-retried',
+    input: { message: 'try', tools: ['flaky'] },
+    steps: [call(['flaky', { key: 'replay' }]), answer('the tool is broken')],
+  },
+  {
     // Search attributes upserted as the status changes (the `agent-search-attributes` patch, and
     // the worker's answer as a local-activity marker), with an agent whose model is named.
     name: 'search-attributes',

@@ -98,6 +98,26 @@ describe('agent loop', () => {
     expect(nextStep(s)).toMatchObject({ type: 'call_model', iteration: 2 });
   });
 
+  it('keeps how many attempts a tool call took (and how many lost their worker) when it took more than one', () => {
+    let s = startRun({ message: 'q' }, TOOLS);
+    s = applyModelReply(
+      s,
+      modelStep(s),
+      reply(null, [
+        ['add', { a: 1, b: 2 }, 'x1'],
+        ['sqrt', { x: 9 }, 'x2'],
+      ]),
+    );
+    s = applyToolOutcomes(s, [
+      { result: '3', error: false, attempts: 4, workerLosses: 3 },
+      { result: '3', error: false, attempts: 1 },
+    ]);
+    expect(s.toolExecutions.map((e) => [e.attempts, e.workerLosses])).toEqual([
+      [4, 3],
+      [undefined, undefined],
+    ]);
+  });
+
   it("leaves out of the run's result the tool outputs its history holds, but not an immediate tool's answer", () => {
     let s = startRun({ message: 'q' }, TOOLS);
     s = applyModelReply(

@@ -27,3 +27,9 @@ describe('what an activity carries from attempt to attempt', () => {
     expect([budget.remaining(), budget.exhausted()]).toEqual([0, true]);
   });
 });
+
+it('carries the attempt in which the tool last failed, so the next attempt can tell a failure from a lost worker', () => {
+  expect(ledgerOf({ toolFailures: 1, lastToolFailure: 2 })).toEqual({ toolFailures: 1, lastToolFailure: 2 });
+  expect(ledgerOf({ toolFailures: 1, lastToolFailure: 0 })).toEqual({ toolFailures: 1 });
+  expect(ledgerOf({ lastToolFailure: 'two' })).toEqual({});
+});

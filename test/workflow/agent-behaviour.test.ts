@@ -152,6 +152,13 @@ describe('tool errors go back to the LLM', () => {
       result: 'Error: flaky failed: the flux capacitor is offline',
     });
     expect(failAttempts['retries']).toBe(2);
+    // Its second attempt was announced to the workflow as it started, with why (a tool_retried event).
+    const history = await temporal().client.workflow.getHandle(outcome.workflowId).fetchHistory();
+    const retried = history
+      .events!.map((e) => e.workflowExecutionSignaledEventAttributes)
+      .filter((a) => a?.signalName === 'toolRetried')
+      .map((a) => JSON.parse(Buffer.from(a!.input!.payloads![0].data!).toString()));
+    expect(retried).toEqual([expect.objectContaining({ name: 'flaky', attempt: 2, reason: 'tool failed' })]);
   });
 
   it('gives tools a context with a stable idempotency key', async () => {

@@ -10,16 +10,20 @@ export interface AttemptLedger {
   modelMs?: number;
   /** Times the tool itself failed in earlier attempts. */
   toolFailures?: number;
+  /** The attempt in which the tool last failed: an attempt after any other ended with its worker lost. */
+  lastToolFailure?: number;
 }
 
 /** Reads heartbeat details defensively: anything but a ledger (older workers sent none) is an empty one. */
 export function ledgerOf(details: unknown): AttemptLedger {
   if (typeof details !== 'object' || details === null) return {};
-  const { modelMs, toolFailures } = details as Record<string, unknown>;
+  const { modelMs, toolFailures, lastToolFailure } = details as Record<string, unknown>;
   const ledger: AttemptLedger = {};
   if (typeof modelMs === 'number' && Number.isFinite(modelMs) && modelMs >= 0) ledger.modelMs = modelMs;
   if (typeof toolFailures === 'number' && Number.isInteger(toolFailures) && toolFailures >= 0)
     ledger.toolFailures = toolFailures;
+  if (typeof lastToolFailure === 'number' && Number.isInteger(lastToolFailure) && lastToolFailure >= 1)
+    ledger.lastToolFailure = lastToolFailure;
   return ledger;
 }
 

@@ -1,6 +1,6 @@
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { toolErrorText, type ToolOutcome } from '../../core';
+import { toolErrorText, type ToolOutcome, type ToolRetry } from '../../core';
 import { ToolError } from '../tools/tool-error';
 import type { ToolContext } from '../tools/define-tool';
 import type { McpToolSource } from '../mcp/mcp-tool-source';
@@ -11,6 +11,7 @@ import { blobStoreFromEnv } from '../../storage/blob-store-from-env';
 import { ledgerOf } from './attempt-ledger';
 import { keepHeartbeating, recordForNextAttempt } from './heartbeat';
 import type { ToolCallInput } from '../../common/activity-interface';
+import { toolRetriedSignal } from '../../common/definitions';
 import { traceToolCall } from '../../telemetry/gen-ai';
 
 /**
@@ -56,14 +57,31 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
     };
     // The tool's own failures so far. Attempts that ended because the worker was lost (a crash,
     // a kill, a cut connection) are not among them: those must not use up the tool's attempts.
-    const failures = ledgerOf(info.heartbeatDetails).toolFailures ?? 0;
+    const ledger = ledgerOf(info.heartbeatDetails);
+    const failures = ledger.toolFailures ?? 0;
+    // The attempts before this one that did not end in a failure of the tool: their worker was lost.
+    const workerLosses = info.attempt - 1 - failures;
+    if (!info.isLocal && info.attempt > 1)
+      await announceRetry(
+        input,
+        info.attempt,
+        ledger.lastToolFailure === info.attempt - 1 ? 'tool failed' : 'worker lost',
+      );
+    const carried = () => ({
+      toolFailures: failures,
+      ...(ledger.lastToolFailure ? { lastToolFailure: ledger.lastToolFailure } : {}),
+    });
     // A local activity has no heartbeats: its workflow task stands for it.
-    const stop = info.isLocal ? () => undefined : keepHeartbeating(undefined, () => ({ toolFailures: failures }));
+    const stop = info.isLocal ? () => undefined : keepHeartbeating(undefined, carried);
     try {
-      return await toolOutcomeOf(await registry.execute(input.name, prepared.args, ctx), blobs);
+      const outcome = await toolOutcomeOf(await registry.execute(input.name, prepared.args, ctx), blobs);
+      // Its side effects may have happened in each attempt: the result says how many there were.
+      if (info.attempt > 1)
+        return { ...outcome, attempts: info.attempt, ...(workerLosses > 0 ? { workerLosses } : {}) };
+      return outcome;
     } catch (err) {
       if (err instanceof ToolError) return { result: toolErrorText(err.message), error: true };
-      if (!info.isLocal) recordForNextAttempt({ toolFailures: failures + 1 });
+      if (!info.isLocal) recordForNextAttempt({ toolFailures: failures + 1, lastToolFailure: info.attempt });
       // The tool's last attempt: Temporal's own count also holds attempts of lost workers, so we say when to stop.
       const attempts = registry.info(input.name).retry.maximumAttempts;
       const last = !info.isLocal && attempts > 0 && failures + 1 >= attempts;
@@ -87,5 +105,23 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
     } finally {
       stop();
     }
+  }
+}
+
+/**
+ * Tells the call's workflow that this attempt is a retry (a `tool_retried` event on its stream),
+ * so whoever owns the tool's side effects knows they may have happened before. Best effort: a
+ * signal that cannot be sent must not fail the call.
+ */
+async function announceRetry(input: ToolCallInput, attempt: number, reason: ToolRetry['reason']): Promise<void> {
+  const ctx = Context.current();
+  const execution = ctx.info.workflowExecution;
+  if (!execution) return;
+  try {
+    await ctx.client.workflow
+      .getHandle(execution.workflowId, execution.runId)
+      .signal(toolRetriedSignal, { callId: input.toolCallId, name: input.name, attempt, reason });
+  } catch (err) {
+    log.warn('could not announce a retried tool call', { tool: input.name, error: String(err) });
   }
 }
