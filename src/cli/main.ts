@@ -2,7 +2,8 @@
  * The command-line client: one agent run, an interactive chat, and commands on conversations
  * and runs; `mcp` serves the agents as an MCP server.
  * Exit codes: 0 done, 1 the run or turn failed, 2 bad usage, a refused request or
- * Temporal unreachable, 3 `--wait` ran out (the run goes on), 130 Ctrl+C while waiting.
+ * Temporal unreachable, 3 `--wait` ran out (the run goes on) or a message was queued for a
+ * conversation that cannot answer now, 130 Ctrl+C while waiting.
  */
 import { isConversationCommand, parseConversationArgs } from './parse-conversation-args';
 import { commandHelp, HELP_COMMANDS, overviewHelp, usageOf, wantsHelp } from './help';
@@ -214,7 +215,8 @@ export function runMain(argv: string[] = process.argv.slice(2), host: CliHost = 
       // Under --json, stdout always holds exactly one JSON object, errors included.
       if (argv.includes('--json'))
         console.log(JSON.stringify({ error: message, errorType: errorType(err), ...(lastKnown ? { lastKnown } : {}) }));
-      exitWhenFlushed(2);
+      // A message queued durably is not a failure: it goes on, as after --wait.
+      exitWhenFlushed(err instanceof ClientError && err.kind === 'queued' ? 3 : 2);
     },
   );
 }

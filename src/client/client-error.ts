@@ -14,6 +14,8 @@
  * - `worker_failing`: the workers fail the workflow's tasks (bad keys, code that no longer replays),
  *   so it cannot take the request now; it goes on once a worker can run it.
  * - `undecodable`: the workflow's payloads are encrypted and this client has no keys (or not its keys).
+ * - `queued`: the conversation could not take the message now (its workers fail its tasks), so it
+ *   was queued, durably: the conversation runs it once a worker can. Its answer is not returned.
  * - `still_running`: the caller's bound on waiting ran out; the run goes on.
  * - `gone`: the events asked for are no longer kept (a conversation keeps its recent turns).
  * - `unsupported`: the workflow predates what was asked (e.g. event streams).
@@ -29,6 +31,7 @@ export type ClientErrorKind =
   | 'no_worker'
   | 'worker_failing'
   | 'undecodable'
+  | 'queued'
   | 'still_running'
   | 'gone'
   | 'unsupported';
@@ -44,6 +47,7 @@ const ERROR_TYPES: Record<ClientErrorKind, string> = {
   no_worker: 'Client.NoWorker',
   worker_failing: 'Client.WorkerFailing',
   undecodable: 'Client.Undecodable',
+  queued: 'Client.Queued',
   still_running: 'Client.StillRunning',
   gone: 'Client.Gone',
   unsupported: 'Client.Unsupported',

@@ -125,7 +125,11 @@ export async function startMessage(
       wait,
     );
   } catch (err) {
-    throw await failed(err);
+    const explained = await failed(err);
+    // Its workers fail its tasks, so it cannot accept an Update now; a Signal the server keeps.
+    if (wasOpen && explained instanceof ClientError && explained.kind === 'worker_failing')
+      throw await queueWhileFailing(client, conversationId, turn, explained);
+    throw explained;
   }
   const accepted = handle;
   return {
@@ -138,6 +142,37 @@ export async function startMessage(
       }
     },
   };
+}
+
+/**
+ * Queues a message an open conversation could not accept now because its workers fail its tasks:
+ * as the `queueMessage` Signal, which Temporal keeps whatever the workers do, so the conversation
+ * takes it once a worker can run it. Returns the `queued` error that says so (or, when even the
+ * Signal could not be sent, the original error: the message was not accepted).
+ */
+async function queueWhileFailing(
+  client: Client,
+  conversationId: string,
+  turn: TurnInput,
+  refused: ClientError,
+): Promise<ClientError> {
+  try {
+    await handle(client, conversationId).signal(queueMessageSignal, turn);
+  } catch {
+    return new ClientError(
+      'worker_failing',
+      `${refused.message.replace(/ It goes on once a worker can run it\.$/, '')} The message was not accepted: send it again later.`,
+      conversationId,
+    );
+  }
+  const why =
+    refused.message.match(/its workers fail its workflow tasks( \(.*\))?/)?.[0] ??
+    'its workers fail its workflow tasks';
+  return new ClientError(
+    'queued',
+    `"${conversationId}" cannot answer now: ${why}. The message is queued (Temporal keeps it) and the conversation takes it once a worker can run it; its answer will be in the conversation's history and event stream.`,
+    conversationId,
+  );
 }
 
 /**

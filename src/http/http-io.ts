@@ -66,6 +66,7 @@ const STATUS_OF: Record<ClientErrorKind, number> = {
   no_worker: 503,
   worker_failing: 409,
   undecodable: 409,
+  queued: 202,
   still_running: 202,
   gone: 410,
   unsupported: 501,

@@ -4,7 +4,7 @@ import { temporal as proto } from '@temporalio/proto';
 import { bundleWorkflowCode, type Worker } from '@temporalio/worker';
 import { z } from 'zod';
 import { encryptingDataConverter, parseEncryptionKeys } from '../../src/codec/encryption-codec';
-import { decideApproval, readStatus } from '../../src/client/agent-workflows';
+import { decideApproval, readStatus, readTranscript } from '../../src/client/agent-workflows';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createAgentWorker } from '../../src/worker/create-agent-worker';
@@ -243,11 +243,12 @@ describe('payload encryption', () => {
     const refused = await wrong.runUntil(
       sendMessage(client, id, { message: 'second' }, { taskQueue }, { budgetMs: 1_000 }).catch((err: Error) => err),
     );
+    // Not lost: queued durably (a Signal), to be taken once a worker can run the conversation.
     expect(refused).toBeInstanceOf(ClientError);
-    expect((refused as ClientError).errorType).toBe('Client.WorkerFailing');
+    expect((refused as ClientError).errorType).toBe('Client.Queued');
     expect((refused as Error).message).toMatch(
       new RegExp(
-        `^"${id}" cannot take this now: its workers fail its workflow tasks \\(a payload is encrypted with key "k2", which is not among the configured keys \\(k9\\)`,
+        `^"${id}" cannot answer now: its workers fail its workflow tasks \\(a payload is encrypted with key "k2", which is not among the configured keys \\(k9\\).*The message is queued`,
       ),
     );
     // Nothing under the wrong key in the history: no payload the right workers cannot decrypt.
@@ -255,14 +256,21 @@ describe('payload encryption', () => {
     expect(stored).toMatch(/encryption-key-id[\s\S]{1,3}k2/); // the right key, as a control
     expect(stored).not.toMatch(/encryption-key-id[\s\S]{1,3}k9/);
     // The right workers carry on with the conversation.
-    const again = await (
+    const { again, transcript } = await (
       await encryptedWorker(taskQueue, model.baseURL)
     ).runUntil(async () => {
       // Its failed workflow task is retried on the right workers first; then messages go through.
       while (await failingWorkflowTask(client, id)) await new Promise((r) => setTimeout(r, 200));
-      return sendMessage(client, id, { message: 'third' }, { taskQueue });
+      const again = await sendMessage(client, id, { message: 'third' }, { taskQueue });
+      return { again, transcript: await readTranscript(client, id) };
     });
     expect(again).toMatchObject({ status: 'completed', content: 'you said: third' });
+    // The queued message was answered first, in its place.
+    expect(transcript.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+      'first',
+      'second',
+      'third',
+    ]);
   });
 
   it('a client without the keys, and a run whose tasks fail, get sentences (HTTP 409), never a raw message or a 500', async () => {
