@@ -34,6 +34,8 @@ export type AgentEventBody =
       /** The request's estimated size before, and after with the summary in their place. */
       tokensBefore: number;
       tokensAfter: number;
+      /** Why no summary could be written: the messages were dropped instead, with a note in the summary's place. */
+      summaryFailed?: string;
     }
   | { type: 'tool_call_finished'; id: string; name: string; result: string; error: boolean }
   /**

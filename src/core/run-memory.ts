@@ -88,6 +88,20 @@ export function applySummary(
   };
 }
 
+/**
+ * Compaction without a summary (the model could not write one: an empty reply, a call that failed
+ * for good): the oldest messages leave the model's view all the same, whole tool groups as planned,
+ * and the summary message keeps the previous summary with a note of what was lost, so the model
+ * knows. A healthy run goes on rather than fail for its memory's sake.
+ */
+export function applyDroppedMessages(state: RunState, step: Extract<NextStep, { type: 'compact' }>): RunState {
+  const previous = state.context ? state.messages[state.context.summary]?.content : undefined;
+  const count = step.to - step.from;
+  const note = `(${count} earlier message${count === 1 ? ' was' : 's were'} dropped here: no summary of ${count === 1 ? 'it' : 'them'} could be written.)`;
+  const text = typeof previous === 'string' && previous ? `${previous}\n\n${note}` : note;
+  return applySummary(state, step, { text, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } });
+}
+
 /** The estimated size of the next request (calibrated), as a compaction event reports it. */
 export function contextTokens(state: RunState): number {
   const view = contextView(state.messages, contextRange(state));

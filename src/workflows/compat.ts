@@ -28,3 +28,12 @@ export function omitRecordedResults(state: RunState): boolean {
 export function additiveCalibration(state: RunState): boolean {
   return state.limits.maxPromptTokens !== undefined && patched('additive-prompt-calibration');
 }
+
+/**
+ * Whether a compaction whose summary could not be written drops the messages and goes on (see
+ * `applyDroppedMessages`). Runs recorded before failed there, and replay that way. Only consulted
+ * when a summary failed, so other runs get no marker.
+ */
+export function summaryFailureDropsMessages(): boolean {
+  return patched('summary-failure-drops-messages');
+}

@@ -1,5 +1,6 @@
 import { isCancellation, type ActivityOptions } from '@temporalio/workflow';
 import {
+  applyDroppedMessages,
   applyModelReply,
   applySummary,
   budgetLeft,
@@ -25,7 +26,7 @@ import { awaitApprovals } from './approvals';
 import { failureInfo } from './failure-info';
 import type { RunContext, RunRef } from './run-context';
 import { finishToolStep, startToolStep } from './tool-step';
-import { additiveCalibration } from './compat';
+import { additiveCalibration, summaryFailureDropsMessages } from './compat';
 
 export type { RunContext, RunRef } from './run-context';
 export { handleApprovals, handleEvents } from './approvals';
@@ -147,27 +148,36 @@ async function compact(run: RunRef, step: Extract<NextStep, { type: 'compact' }>
   ctx.shared.share(run.state.messages, run.state.revision);
   const { limits, agent } = run.state;
   const settings = limits.summaryModel ? { ...agent.modelSettings, model: limits.summaryModel } : agent.modelSettings;
-  const summary = await summarizeMessages.executeWithOptions(
-    modelCallOptions(run.state, `summarize messages ${step.from}-${step.to - 1}`),
-    [
-      {
-        workflowId: ctx.workflowId,
-        runId: ctx.runId,
-        from: step.from,
-        to: step.to,
-        ...(settings ? { settings } : {}),
-        ...(run.state.revision ? { revision: run.state.revision } : {}),
-        ...(limits.modelCallTimeoutMs !== undefined ? { timeoutMs: limits.modelCallTimeoutMs } : {}),
-      },
-    ],
-  );
-  run.state = applySummary(run.state, step, summary);
+  let summaryFailed: string | undefined;
+  try {
+    const summary = await summarizeMessages.executeWithOptions(
+      modelCallOptions(run.state, `summarize messages ${step.from}-${step.to - 1}`),
+      [
+        {
+          workflowId: ctx.workflowId,
+          runId: ctx.runId,
+          from: step.from,
+          to: step.to,
+          ...(settings ? { settings } : {}),
+          ...(run.state.revision ? { revision: run.state.revision } : {}),
+          ...(limits.modelCallTimeoutMs !== undefined ? { timeoutMs: limits.modelCallTimeoutMs } : {}),
+        },
+      ],
+    );
+    run.state = applySummary(run.state, step, summary);
+  } catch (err) {
+    // No summary: the messages are dropped instead of failing the run (runs before this patch failed).
+    if (isCancellation(err) || !summaryFailureDropsMessages()) throw err;
+    summaryFailed = failureInfo(err).error;
+    run.state = applyDroppedMessages(run.state, step);
+  }
   ctx.events.emit(ctx.turn, {
     type: 'compaction',
     from: step.from,
     to: step.to,
     tokensBefore: step.tokensBefore,
     tokensAfter: contextTokens(run.state),
+    ...(summaryFailed !== undefined ? { summaryFailed } : {}),
   });
 }
 

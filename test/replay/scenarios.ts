@@ -182,6 +182,17 @@ export const scenarios: Scenario[] = [
     steps: blobReaderSteps(),
   },
   {
+    // A compaction whose summary comes back empty twice: the messages are dropped instead (the
+    // patch 'summary-failure-drops-messages'), a note in the summary's place, and the run goes on.
+    name: 'compaction-summary-failed',
+    input: { message: 'Read blobs.', system: 'You read blobs.', tools: ['blob'], maxPromptTokens: 1000 },
+    steps: Array.from({ length: 12 }, () => (req: ChatRequest) => {
+      if (req.messages.length === 1 && String(req.messages[0].content).startsWith('Summarise')) return answer('');
+      if (req.messages.some((m) => String(m.content).includes('could be written'))) return answer('Done reading.');
+      return call(['blob', { n: 6000 }]);
+    }),
+  },
+  {
     // The same with token counts: each model call counts what it sent with the worker's tokenizer
     // (`counted` in its result), and the compaction decides on those counts.
     name: 'compaction-counted-run',

@@ -5,7 +5,9 @@ import { transcriptQuery } from '../../src/common/definitions';
 import type { AgentEvent } from '../../src/core';
 import type { ChatRequest } from '../../src/testing/chat-request';
 import { defineAgent } from '../../src/worker/agents/define-agent';
-import { answer, startModel } from '../helpers/scripted-model';
+import { answer, call, startModel } from '../helpers/scripted-model';
+import { runOutcome, startAgentRun } from '../../src/client/run-agent';
+import { testRegistry } from '../helpers/test-tools';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 
 /**
@@ -135,4 +137,42 @@ it('asks Claude for a summary without the agent’s extended thinking (its max_t
   expect(summary.raw).toMatchObject({ max_tokens: 1500 });
   expect(summary.raw).not.toHaveProperty('thinking');
   expect(model.requests.find((r) => !isSummaryRequest(r))!.raw).toHaveProperty('thinking');
+});
+
+it('drops the oldest messages when no summary can be written (an empty reply, twice), and the run goes on', async () => {
+  // Blobs until the note of dropped messages shows (or ten); every summary comes back empty.
+  const model = await startModel((req) => {
+    if (isSummaryRequest(req)) return answer('');
+    const read = req.messages.filter((m) => m.role === 'tool').length;
+    const dropped = req.messages.some((m) => String(m.content).includes('could be written'));
+    return dropped || read >= 10 ? answer(`done (${read} results seen)`) : call(['blob', { n: 6000 }]);
+  });
+  const { worker, taskQueue } = await createTestWorker(temporal(), {
+    baseURL: model.baseURL,
+    registry: testRegistry(),
+  });
+  const { outcome, events } = await worker.runUntil(async () => {
+    const handle = await startAgentRun(
+      temporal().client,
+      { message: 'Read three blobs.', system: 'You read blobs.', tools: ['blob'], maxPromptTokens: 1000 },
+      { taskQueue },
+    );
+    const outcome = await runOutcome(handle);
+    const events: AgentEvent[] = [];
+    for await (const e of streamEvents(temporal().client, handle.workflowId)) events.push(e);
+    return { outcome, events };
+  });
+  expect(outcome.status).toBe('completed');
+  const compaction = events.find((e) => e.type === 'compaction');
+  expect(compaction).toMatchObject({
+    summaryFailed: expect.stringMatching(/wrote an empty summary/),
+  });
+  // The summary was asked twice (one retry), not eight times.
+  expect(model.requests.filter(isSummaryRequest)).toHaveLength(2);
+  // The next request reads the note in the summary's place, and not the messages dropped.
+  const after = model.requests.filter((r) => !isSummaryRequest(r)).at(-1)!;
+  expect(after.messages.map((m) => m.role)).toEqual(expect.arrayContaining(['system']));
+  expect(after.messages.some((m) => /dropped here: no summary of them could be written/.test(String(m.content)))).toBe(
+    true,
+  );
 });

@@ -51,10 +51,13 @@ export function createSummarizeMessages(deps: {
         ...(input.timeoutMs ? { deadlineMs: input.timeoutMs } : {}),
       });
       const text = (reply.content ?? '').trim();
+      // Once more at most: a model that writes nothing twice will not write a summary (the run
+      // then drops the messages instead; eight attempts over a minute and a half would only wait).
       if (!text)
         throw ApplicationFailure.create({
           message: `the model ${model} wrote an empty summary`,
           type: 'ModelCall.InvalidResponse',
+          nonRetryable: Context.current().info.attempt >= 2,
         });
       const price = priceOf(deps.model.endpointFor?.(model).model ?? model, prices);
       if (price) reply.usage.costUsd = costOf(reply.usage, price);
