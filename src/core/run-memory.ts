@@ -98,7 +98,10 @@ export function applyDroppedMessages(state: RunState, step: Extract<NextStep, { 
   const previous = state.context ? state.messages[state.context.summary]?.content : undefined;
   const count = step.to - step.from;
   const note = `(${count} earlier message${count === 1 ? ' was' : 's were'} dropped here: no summary of ${count === 1 ? 'it' : 'them'} could be written.)`;
-  const text = typeof previous === 'string' && previous ? `${previous}\n\n${note}` : note;
+  // The previous summary's text, without its heading: the new summary message has its own.
+  const before =
+    typeof previous === 'string' ? previous.replace(/^Summary of the earlier conversation[^\n]*\n/, '') : '';
+  const text = before ? `${before}\n\n${note}` : note;
   return applySummary(state, step, { text, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } });
 }
 

@@ -1,5 +1,6 @@
 import {
   applyModelReply,
+  applyDroppedMessages,
   applySummary,
   calibration,
   carryOver,
@@ -115,6 +116,27 @@ describe('a run with maxPromptTokens', () => {
     }
     return state;
   }
+
+  it('drops the messages a summary could not be written for, keeping the previous summary and a note', () => {
+    const state = longRun();
+    const step = nextStep(state);
+    if (step.type !== 'compact') throw new Error('no compaction');
+    const dropped = applyDroppedMessages(state, step);
+    expect(dropped.messages.at(-1)).toEqual({
+      role: 'system',
+      content: `Summary of the earlier conversation (messages 1-${step.to - 1}):\n(${step.to - 1} earlier messages were dropped here: no summary of them could be written.)`,
+      summary: { from: 1, to: step.to },
+    });
+    expect(dropped.usage).toEqual(state.usage);
+    expect(contextRange(dropped)).toMatchObject({ from: step.to, summary: dropped.messages.length - 1 });
+    // A later failure keeps the earlier summary's text, under the new heading.
+    const summarised = applySummary(state, step, { text: 'They talked at length.', usage: usage(10) });
+    const later = { ...summarised, messages: [...summarised.messages, ...summarised.messages.slice(1, 9)] };
+    const next = applyDroppedMessages(later, { ...step, from: step.to, to: step.to + 2 });
+    expect(next.messages.at(-1)!.content).toBe(
+      `Summary of the earlier conversation (messages ${step.to}-${step.to + 1}):\nThey talked at length.\n\n(2 earlier messages were dropped here: no summary of them could be written.)`,
+    );
+  });
 
   it('compacts before the model call that would pass the budget, then the model sees system, summary, recent', () => {
     const state = longRun();
