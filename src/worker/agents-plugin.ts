@@ -246,6 +246,7 @@ export class AgentsPlugin extends SimplePlugin {
         streaming: options.streaming,
         mcp,
         searchAttributes,
+        payloadStore: payloads !== undefined,
         // Images are as confidential in the store as messages in the history: through the same keys.
         blobs:
           options.blobStore ??

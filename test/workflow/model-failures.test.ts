@@ -129,15 +129,27 @@ describe('bounds on a model call', () => {
   });
 });
 
-describe('a reply too large to record', () => {
-  it('fails the run at once with ModelCall.ReplyTooLarge and a sentence, without asking the model again', async () => {
+describe('a reply larger than a Temporal payload', () => {
+  it('goes by reference to the payload store, like a tool output: a 3 MB answer arrives whole', async () => {
+    const huge = 'x'.repeat(3 * 1024 * 1024);
+    model = await startScriptedModel([answer(huge)]);
+    const outcome = await runAgent(temporal(), { message: 'write a lot' }, { baseURL: model.baseURL });
+    expect(outcome.status).toBe('completed');
+    expect(outcome.content).toHaveLength(huge.length);
+  });
+
+  it('without a payload store, fails the run at once with ModelCall.ReplyTooLarge and a sentence naming the fix', async () => {
     const huge = 'x'.repeat(3 * 1024 * 1024);
     for (const reply of [answer(huge), call(['add', { a: 1, b: 2, note: huge }])]) {
       model = await startScriptedModel([reply]);
-      const outcome = await runAgent(temporal(), { message: 'write a lot' }, { baseURL: model.baseURL });
+      const t = temporal();
+      const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, payloadStorage: false });
+      const outcome = await worker.runUntil(async () =>
+        runOutcome(await startAgentRun(t.client, { message: 'write a lot' }, { taskQueue })),
+      );
       expect(outcome).toMatchObject({ status: 'failed', errorType: 'ModelCall.ReplyTooLarge' });
       expect(outcome.error).toMatch(
-        /^the model's reply is 3\.0 MB, more than a Temporal payload may hold \(2\.0 MB\), so it cannot be recorded; ask for less/,
+        /^the model's reply is 3\.0 MB, more than a Temporal payload may hold \(2\.0 MB\), and this worker has no payload store to record it by reference; give the worker one \(AGENT_PAYLOAD_STORE/,
       );
       expect(model.requests).toHaveLength(1);
       await model.close();

@@ -32,7 +32,7 @@ import { countNewMessages, textCounterFor } from '../models/tokenizer';
  *
  * What is the activity's own, whatever the provider: the conversation by reference, the model-time
  * budget across attempts, heartbeats, streaming the text to the workflow, checking a structured
- * answer, and refusing a reply too large to record.
+ * answer, and refusing a reply too large to record where no payload store takes it.
  */
 export function createCallModel(deps: {
   client?: Client;
@@ -49,6 +49,12 @@ export function createCallModel(deps: {
   mcp?: McpToolSource;
   /** Where the images of conversations are read from (default: the store `AGENT_BLOB_DIR` names). */
   blobs?: BlobStore;
+  /**
+   * Whether the worker's payloads over its threshold go to a payload store (Temporal's External
+   * Storage): a reply of any size is then recorded by reference, like a tool output. Without one,
+   * a reply over {@link MAX_REPLY_BYTES} fails at once.
+   */
+  payloadStore?: boolean;
 }) {
   const { registry, config, toolProvider, outputs } = deps;
   const blobs = deps.blobs ?? blobStoreFromEnv();
@@ -152,7 +158,7 @@ export function createCallModel(deps: {
       if (counted?.length) reply.counted = counted;
       // Later attempts void the text earlier ones streamed (the workflow announces a model_retry).
       if (info.attempt > 1) reply.attempt = info.attempt;
-      checkReplySize(reply);
+      if (!deps.payloadStore) checkReplySize(reply);
       return reply;
     } catch (err) {
       // However this attempt fails, the next one starts from the time spent so far.
@@ -165,10 +171,12 @@ export function createCallModel(deps: {
 }
 
 /**
- * The largest reply a model call returns: Temporal refuses a payload over 2 MiB (`limit.blobSize.error`,
- * also on Temporal Cloud), and the reply is this activity's result. A little is kept back for the
- * payload's metadata and encryption. Until large payloads go by reference, a reply over it fails at
- * once: every attempt would ask the model again and fail the same way.
+ * The largest reply a model call returns on a worker without a payload store: Temporal refuses a
+ * payload over 2 MiB (`limit.blobSize.error`, also on Temporal Cloud), and the reply is this
+ * activity's result. A little is kept back for the payload's metadata and encryption. A reply over
+ * it fails at once: every attempt would ask the model again and fail the same way. With a payload
+ * store (the default: `AGENT_PAYLOAD_STORE`, else `.temporal/payloads`) replies of any size go by
+ * reference, as tool outputs do.
  */
 export const MAX_REPLY_BYTES = 2 * 1024 * 1024 - 32 * 1024;
 
@@ -179,8 +187,8 @@ function checkReplySize(reply: ModelReply): void {
   const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(1)} MB`;
   throw ApplicationFailure.create({
     message:
-      `the model's reply is ${mb(bytes)}, more than a Temporal payload may hold (${mb(MAX_REPLY_BYTES)}), so it cannot be recorded; ` +
-      'ask for less (maxTokens, or the instructions), or have a tool write long content elsewhere',
+      `the model's reply is ${mb(bytes)}, more than a Temporal payload may hold (${mb(MAX_REPLY_BYTES)}), and this worker has no payload store to record it by reference; ` +
+      "give the worker one (AGENT_PAYLOAD_STORE, or leave AgentsPlugin's payloadStorage on), or ask for less (maxTokens, or the instructions)",
     type: 'ModelCall.ReplyTooLarge',
     nonRetryable: true,
   });

@@ -62,6 +62,8 @@ export interface ActivityDeps {
   blobs?: BlobStore;
   /** The worker's guardrails (default: none). */
   guardrails?: GuardrailRegistry;
+  /** Whether the worker's large payloads go to a payload store (model replies of any size are then recorded). */
+  payloadStore?: boolean;
 }
 
 /** The agent's activities (see {@link AgentActivities}, their contract), bound to a worker's tools, agents and model endpoint. */
@@ -85,6 +87,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
       streaming: deps.streaming,
       mcp: deps.mcp,
       blobs: deps.blobs,
+      payloadStore: deps.payloadStore,
     }),
     executeTool: createExecuteTool({ registry: deps.registry, mcp: deps.mcp, blobs: deps.blobs }),
     resolveTools: createResolveTools({ registry: deps.registry, mcp: deps.mcp }),
