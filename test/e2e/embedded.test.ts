@@ -107,6 +107,9 @@ describe('the embedded dev server belongs to the process that started it', () =>
     );
     // Its Web UI answers at port + 1000, so the link is given.
     expect(second.output()).toContain(`Temporal Web UI: http://localhost:${port + 1000}/namespaces/default/workflows`);
+    // A command using the running server says nothing about it: that is the usual case, not news.
+    const listed = await runTs(['client.ts', 'list'], env);
+    expect({ code: listed.code, stderr: listed.stderr }).toEqual({ code: 0, stderr: '' });
     second.kill('SIGTERM');
     await second.exited;
     expect(await listening(port)).toBe(true);

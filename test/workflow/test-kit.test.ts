@@ -1,3 +1,4 @@
+import { freePort } from '../../src/connection/dev-server';
 import { z } from 'zod';
 import { createTestEnvironment, scriptedModel, type TestEnvironment } from '../../src/test-kit';
 import { defineAgent } from '../../src/worker/agents/define-agent';
@@ -68,5 +69,16 @@ it('speaks the Anthropic wire format, runs conversations, and says when the scri
     expect(out.error).toMatch(/the scripted model has 2 steps and was asked for step 3: add a step, or a fallback/);
   } finally {
     await env.close();
+  }
+});
+
+it('listens on the port it is given', async () => {
+  const port = await freePort();
+  const model = scriptedModel([{ content: 'hi' }], { port });
+  await model.start();
+  try {
+    expect(model.config().baseURL).toBe(`http://127.0.0.1:${port}/v1`);
+  } finally {
+    await model.close();
   }
 });
