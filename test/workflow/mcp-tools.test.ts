@@ -101,6 +101,7 @@ describe('MCP tools over stdio', () => {
       const offered = model.requests[0].tools!.map((x) => x.function.name);
       expect(offered.sort()).toEqual([
         'test__add',
+        'test__big',
         'test__echo',
         'test__fail',
         'test__files_read',
