@@ -34,12 +34,18 @@ export function signedDelivery(path: string, req: IncomingMessage, access: HttpA
 export async function deliverEventRoute(
   req: IncomingMessage,
   res: ServerResponse,
-  client: Client,
-  access: HttpAccessOptions & { failedCredential: (req: IncomingMessage) => number },
+  server: {
+    client: Client;
+    access?: HttpAccessOptions;
+    /** Counts a wrong signature against the caller's address (see `AccessChecker.failedCredential`). */
+    failedCredential: (req: IncomingMessage) => number;
+  },
   id: string,
   name: string,
   method: string,
 ): Promise<void> {
+  const { client, failedCredential } = server;
+  const access = server.access ?? {};
   allow(method, 'POST');
   const nameProblem = eventProblem(name, null);
   if (nameProblem) throw new HttpError(400, nameProblem, 'Http.InvalidEvent');
@@ -53,7 +59,7 @@ export async function deliverEventRoute(
       const problem = signatureProblem(secret, raw, header);
       if (problem) {
         // A wrong signature is a wrong guess of the secret, limited like a wrong token.
-        const retryAfter = access.failedCredential(req);
+        const retryAfter = failedCredential(req);
         if (retryAfter > 0)
           throw new HttpError(
             429,

@@ -286,16 +286,7 @@ async function route(
     }
     if (parts.length === 4 && parts[2] === 'approvals') return approve(req, res, o, id, parts[3], method);
     if (parts.length === 3 && parts[2] === 'events') return events(req, res, o.client, id, 'run', url, method, gone);
-    if (parts.length === 4 && parts[2] === 'events')
-      return deliverEventRoute(
-        req,
-        res,
-        o.client,
-        { ...o.access, failedCredential: o.failedCredential },
-        id,
-        parts[3],
-        method,
-      );
+    if (parts.length === 4 && parts[2] === 'events') return deliverEventRoute(req, res, o, id, parts[3], method);
   }
 
   if (parts[0] === 'schedules') return scheduleRoute(req, res, o.client, o.taskQueue, parts, method);
@@ -303,16 +294,7 @@ async function route(
   if (parts[0] === 'conversations' && parts.length >= 2) {
     if (parts.length === 3 && parts[2] === 'events')
       return events(req, res, o.client, id, 'conversation', url, method, gone);
-    if (parts.length === 4 && parts[2] === 'events')
-      return deliverEventRoute(
-        req,
-        res,
-        o.client,
-        { ...o.access, failedCredential: o.failedCredential },
-        id,
-        parts[3],
-        method,
-      );
+    if (parts.length === 4 && parts[2] === 'events') return deliverEventRoute(req, res, o, id, parts[3], method);
     if (parts.length === 2) {
       allow(method, 'GET');
       const status = await readStatus(o.client, id);
