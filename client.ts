@@ -4,7 +4,7 @@
  * it runs the example agents in its own process while the dev server is embedded, so it works on
  * its own here.
  */
-import { demoWorker } from './src/cli/demo-worker';
+import { demoWorker } from './scripts/demo-agents/demo-worker';
 import { runMain } from './src/cli/main';
 import { runMcpMain } from './src/cli/run-mcp-main';
 

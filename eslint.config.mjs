@@ -13,17 +13,24 @@ const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}
  *   core        pure decisions: plain TypeScript, no Temporal, no IO
  *   common      the contracts: the activity interface, workflow definitions (workflow-safe)
  *   workflows   deterministic workflow code
- *   codec, schema, storage, telemetry, testing   Node-side building blocks
+ *   codec, storage, telemetry   Node-side building blocks
+ *   models      the model seam (ChatModel) and one folder per provider
+ *   tools       defineTool, the registry, MCP servers as a tool source
+ *   agents      defineAgent, defineGuardrail and their registries
+ *   activities  what workflows call: model calls, tool calls, summaries, guardrails
  *   connection  reaching Temporal: environment, dev server, Temporal CLI
+ *   worker      the plugin, createAgentWorker, the workflow bundle, replay
  *   client      runs, conversations, streams, listing: what CLI, HTTP and MCP share
- *   worker      plugin, activities, tools, agents, MCP client, model adapters
- *   http, mcp-server, codec-server   servers built on the client
- *   cli, test-kit, examples, bin, entry points
+ *   http, mcp   servers built on the client
+ *   cli, testing, bin, entry points
  */
 const deterministic = ['src/core', 'src/common', 'src/workflows'];
 
-/** A relative import of one of the folders of src/ (not a package of the same name, like `@temporalio/client`). */
-const folderImport = (folders) => `^(\\.\\.?/)+(${folders.join('|')})(/|$)`;
+/**
+ * A relative import of one of the folders of src/ from another folder (not a package of the same
+ * name, like `@temporalio/client`, nor a file of the same name in the importer's own folder).
+ */
+const folderImport = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
 
 /** A no-restricted-imports rule: files under `from` must not import from `folders` (type imports allowed where `types`). */
 function boundary(from, folders, message, types = false) {
@@ -44,6 +51,7 @@ export default tseslint.config(
       'node_modules/**',
       'dist/**',
       'examples/**',
+      '.tools/**',
       '.temporal/**',
       'coverage/**',
       'bench/peer/**',
@@ -86,19 +94,20 @@ export default tseslint.config(
           patterns: [
             {
               regex: folderImport([
+                'models',
+                'tools',
+                'agents',
+                'activities',
                 'worker',
                 'client',
                 'connection',
                 'cli',
                 'http',
-                'mcp-server',
-                'codec-server',
+                'mcp',
                 'codec',
-                'schema',
                 'storage',
                 'telemetry',
                 'testing',
-                'examples',
               ]),
               allowTypeImports: true,
               message: 'workflow-side code may only `import type` from Node-side code',
@@ -118,34 +127,56 @@ export default tseslint.config(
     },
   },
   boundary(
-    ['src/client', 'src/connection'],
-    ['worker', 'cli', 'http', 'mcp-server', 'codec-server', 'examples', 'test-kit'],
-    'clients never import worker code (not even its types: take what you need by shape) or the surfaces built on them',
-  ),
-  boundary(
-    ['src/worker'],
-    ['client', 'cli', 'http', 'mcp-server', 'codec-server', 'examples', 'test-kit'],
-    'the worker never imports client code or the surfaces',
-  ),
-  boundary(
-    ['src/codec', 'src/schema', 'src/storage', 'src/telemetry', 'src/testing'],
+    ['src/codec', 'src/storage', 'src/telemetry'],
     [
+      'models',
+      'tools',
+      'agents',
+      'activities',
+      'connection',
       'worker',
       'client',
-      'connection',
       'cli',
       'http',
-      'mcp-server',
-      'codec-server',
+      'mcp',
       'workflows',
-      'examples',
-      'test-kit',
+      'testing',
     ],
     'building blocks stay below the sides that use them',
   ),
   boundary(
-    ['src/http', 'src/mcp-server', 'src/codec-server'],
-    ['worker', 'cli', 'examples', 'test-kit'],
+    ['src/models'],
+    ['tools', 'agents', 'activities', 'connection', 'worker', 'client', 'cli', 'http', 'mcp', 'testing'],
+    'the model seam knows no tools, agents or Temporal sides: they are built on it',
+  ),
+  boundary(
+    ['src/tools'],
+    ['agents', 'activities', 'connection', 'worker', 'client', 'cli', 'http', 'mcp', 'testing'],
+    'tools are defined below the agents and activities that use them',
+  ),
+  boundary(
+    ['src/agents'],
+    ['activities', 'connection', 'worker', 'client', 'cli', 'http', 'mcp', 'testing'],
+    'agents are defined below the activities and the worker that run them',
+  ),
+  boundary(
+    ['src/activities'],
+    ['connection', 'worker', 'client', 'cli', 'http', 'mcp', 'testing'],
+    'activities are what the worker registers: they do not reach up to it',
+  ),
+  boundary(
+    ['src/client', 'src/connection'],
+    ['activities', 'agents', 'tools', 'worker', 'cli', 'http', 'mcp', 'testing'],
+    'clients never import worker code (not even its types: take what you need by shape) or the surfaces built on them',
+  ),
+  boundary(
+    ['src/worker'],
+    ['client', 'cli', 'http', 'mcp', 'testing'],
+    'the worker never imports client code or the surfaces',
+  ),
+  boundary(
+    ['src/http', 'src/mcp'],
+    ['activities', 'agents', 'tools', 'worker', 'cli', 'testing'],
     'servers are built on the client, not on the worker or the command line',
   ),
 );

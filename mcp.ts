@@ -3,7 +3,7 @@
  * tools over stdio; `npm run mcp -- --http` over streamable HTTP. See src/cli/mcp-command.ts. With
  * the embedded dev server it runs the example agents in its own process, as client.ts does.
  */
-import { demoWorker } from './src/cli/demo-worker';
+import { demoWorker } from './scripts/demo-agents/demo-worker';
 import { runMcpMain } from './src/cli/run-mcp-main';
 
 runMcpMain(process.argv.slice(2), { localWorker: demoWorker() });

@@ -7,15 +7,15 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { modelConfigFromEnv } from './src/worker/activities';
-import { exampleAgents } from './src/examples/agents';
+import { modelConfigFromEnv } from './src/activities';
+import { exampleAgents } from './scripts/demo-agents/agents';
 import { httpAccessFromEnv, isLoopback } from './src/http/access';
 import { httpApiHandler } from './src/http/http-api';
 import { defaultTaskQueue } from './src/connection/task-queue';
 import { createAgentWorker } from './src/worker/create-agent-worker';
 import { installRuntimeLogging } from './src/telemetry/logging';
 import { connectTemporal, describeTemporal } from './src/connection/temporal-env';
-import { exampleToolRegistry } from './src/examples';
+import { exampleToolRegistry } from './scripts/demo-agents';
 
 function portFromEnv(raw = process.env.PORT): number {
   if (raw === undefined || raw === '') return 8080;

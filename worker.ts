@@ -2,14 +2,14 @@
  * `npm start`: a worker for agent workflows on task queue AGENT_TASK_QUEUE (default `agents`).
  * Without TEMPORAL_ADDRESS it starts (or reuses) the embedded dev server with the Web UI.
  */
-import { modelConfigFromEnv } from './src/worker/activities';
-import { exampleAgents } from './src/examples/agents';
+import { modelConfigFromEnv } from './src/activities';
+import { exampleAgents } from './scripts/demo-agents/agents';
 import { defaultTaskQueue } from './src/connection/task-queue';
 import { createAgentWorker } from './src/worker/create-agent-worker';
 import { installRuntimeLogging } from './src/telemetry/logging';
-import { mcpServersFromEnv } from './src/worker/mcp/mcp-config';
+import { mcpServersFromEnv } from './src/tools/mcp/mcp-config';
 import { connectTemporal, describeTemporal } from './src/connection/temporal-env';
-import { exampleToolRegistry } from './src/examples';
+import { exampleToolRegistry } from './scripts/demo-agents';
 
 async function main(): Promise<void> {
   // The SDK's runtime shuts workers down gracefully on SIGINT/SIGTERM: polling stops, in-flight

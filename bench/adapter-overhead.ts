@@ -12,16 +12,12 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import type { ChatMessage } from '../src/core/types';
-import type { ChatModel, ToolSpec } from '../src/worker/models/chat-model';
-import {
-  aiSdkCallOptions,
-  createAiSdkChatModel,
-  type AiSdkLanguageModel,
-} from '../src/worker/models/ai-sdk/ai-sdk-model';
-import { createAnthropicChatModel, anthropicRequest } from '../src/worker/models/anthropic/messages';
-import { createOpenAIChatModel } from '../src/worker/models/openai/chat-completions';
-import { createOpenAIResponsesChatModel, responsesRequest } from '../src/worker/models/openai/responses';
-import type { ModelConfig } from '../src/worker/models/model-config';
+import type { ChatModel, ToolSpec } from '../src/models/chat-model';
+import { aiSdkCallOptions, createAiSdkChatModel, type AiSdkLanguageModel } from '../src/models/ai-sdk/ai-sdk-model';
+import { createAnthropicChatModel, anthropicRequest } from '../src/models/anthropic/messages';
+import { createOpenAIChatModel } from '../src/models/openai/chat-completions';
+import { createOpenAIResponsesChatModel, responsesRequest } from '../src/models/openai/responses';
+import type { ModelConfig } from '../src/models/model-config';
 import { startOpenAICompatibleServer } from '../src/testing/openai-compatible-server';
 
 const CALLS = Number(process.env.BENCH_ADAPTER_CALLS ?? 200);

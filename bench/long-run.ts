@@ -13,7 +13,7 @@ import { connectTemporal } from '../src/connection/temporal-env';
 import { startOpenAICompatibleServer } from '../src/testing/openai-compatible-server';
 import { createAgentWorker } from '../src/worker/create-agent-worker';
 import { installRuntimeLogging } from '../src/telemetry/logging';
-import { defineTool } from '../src/worker/tools/define-tool';
+import { defineTool } from '../src/tools/define-tool';
 
 const STEPS = Number(process.env.BENCH_LONG_RUN_STEPS ?? 300);
 const PAGE = 'x'.repeat(100 * 1024);

@@ -6,7 +6,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { z } from 'zod';
 import { createAgentWorker } from '../src/worker/create-agent-worker';
 import { installRuntimeLogging } from '../src/telemetry/logging';
-import { defineTool } from '../src/worker/tools';
+import { defineTool } from '../src/tools';
 
 const OUTPUT_BYTES = Number(process.env.BENCH_OUTPUT_BYTES ?? 2_000);
 

@@ -15,12 +15,11 @@ const ROOT = join(__dirname, '..');
 /** Entry points as package.json names them, with their source files. */
 export const ENTRY_POINTS: Array<[string, string]> = [
   ['durable-agents', 'src/index.ts'],
-  ['durable-agents/workflow', 'src/workflow.ts'],
-  ['durable-agents/http', 'src/http.ts'],
-  ['durable-agents/mcp', 'src/mcp.ts'],
-  ['durable-agents/codec', 'src/codec.ts'],
-  ['durable-agents/testing', 'src/test-kit/index.ts'],
-  ['durable-agents/examples', 'src/examples/index.ts'],
+  ['durable-agents/workflow', 'src/workflows/index.ts'],
+  ['durable-agents/http', 'src/http/index.ts'],
+  ['durable-agents/mcp', 'src/mcp/index.ts'],
+  ['durable-agents/codec', 'src/codec/index.ts'],
+  ['durable-agents/testing', 'src/testing/index.ts'],
 ];
 
 /** The report's text. */

@@ -3,10 +3,10 @@
  * durable workflow. Uses the configured LLM, or the bundled offline model when none is set.
  */
 import { randomBytes } from 'node:crypto';
-import { modelConfigFromEnv, modelConfiguredInEnv, type ModelConfig } from '../src/worker/activities';
+import { modelConfigFromEnv, modelConfiguredInEnv, type ModelConfig } from '../src/activities';
 import { outcomeText } from '../src/cli/format-outcome';
 import { runFromCommandLine } from '../src/cli/run-flow';
-import { demoWorker } from '../src/cli/demo-worker';
+import { demoWorker } from './demo-agents/demo-worker';
 import { installRuntimeLogging } from '../src/telemetry/logging';
 import { demoModel } from '../src/testing/demo-model';
 import { startOpenAICompatibleServer, type OpenAICompatibleServer } from '../src/testing/openai-compatible-server';

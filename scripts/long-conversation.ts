@@ -16,7 +16,7 @@ import { readTranscript } from '../src/client/agent-workflows';
 import { conversationStatus, endConversation, sendMessage } from '../src/client/conversations';
 import { installRuntimeLogging } from '../src/telemetry/logging';
 import { connectTemporal } from '../src/connection/temporal-env';
-import { exampleToolRegistry } from '../src/examples';
+import { exampleToolRegistry } from './demo-agents';
 
 /** The command line: `--turns N`, `--max-prompt-tokens N` or `--memory N` (a bare number is the turns, as before). */
 function parseArgs(argv: string[]): { turns: number; memory: { maxPromptTokens: number } | { memoryWindow: number } } {

@@ -9,7 +9,7 @@
  */
 
 // Agents and tools, declared on the worker side.
-export { defineAgent, type AgentDefinition, type AgentRef, type ToolRef } from './worker/agents/define-agent';
+export { defineAgent, type AgentDefinition, type AgentRef, type ToolRef } from './agents/define-agent';
 export {
   defineTool,
   defineJsonSchemaTool,
@@ -27,8 +27,8 @@ export {
   type RegisterOptions,
   type CheckedArguments,
   type ToolRoute,
-} from './worker/tools';
-export { toolOutput, type ToolOutput, type ToolImage } from './worker/tools/tool-output';
+} from './tools';
+export { toolOutput, type ToolOutput, type ToolImage } from './tools/tool-output';
 export {
   loadMcpConfig,
   mcpServersFromEnv,
@@ -37,7 +37,7 @@ export {
   type McpServerConfig,
   type McpStdioServer,
   type McpHttpServer,
-} from './worker/mcp/mcp-config';
+} from './tools/mcp/mcp-config';
 
 // Workers.
 export { AgentsPlugin, type AgentsPluginOptions } from './worker/agents-plugin';
@@ -49,7 +49,7 @@ export {
   type GuardrailInput,
   type GuardrailResult,
   type GuardrailRef,
-} from './worker/guardrails/define-guardrail';
+} from './agents/define-guardrail';
 export {
   GUARDRAIL_ACTIONS,
   type GuardrailKind,
@@ -64,9 +64,9 @@ export {
   type ReplayReport,
   type ReplaySource,
 } from './worker/replay-histories';
-export { modelConfigFromEnv, type ModelConfig, type NamedModels, type StreamingOptions } from './worker/activities';
-export type { AiSdkLanguageModel } from './worker/models/ai-sdk/ai-sdk-model';
-export { DEFAULT_PRICES, DEFAULT_PRICES_DATE, type ModelPrice } from './worker/models/prices';
+export { modelConfigFromEnv, type ModelConfig, type NamedModels, type StreamingOptions } from './activities';
+export type { AiSdkLanguageModel } from './models/ai-sdk/ai-sdk-model';
+export { DEFAULT_PRICES, DEFAULT_PRICES_DATE, type ModelPrice } from './models/prices';
 
 // Reaching Temporal: TEMPORAL_* settings, or the embedded dev server.
 export { connectTemporal, workflowUrl, type EmbeddedOptions, type TemporalEnv } from './connection/temporal-env';
@@ -186,13 +186,8 @@ export {
 export { installTracing, tracingFromEnv, flushTracing, type TracingOptions } from './telemetry/tracing';
 
 // Low level: one model call, one tool call, for a loop of your own outside any workflow.
-export {
-  chatModel,
-  executeToolCall,
-  type ChatModel,
-  type GenerateOptions,
-  type ToolSpec,
-} from './worker/models/low-level';
+export { executeToolCall } from './tools/tool-call';
+export { chatModel, type ChatModel, type GenerateOptions, type ToolSpec } from './models/low-level';
 
 // Types shared by workers, clients and workflows.
 export type * from './core/types';
@@ -219,7 +214,7 @@ export type {
   ToolCallInput,
   WorkerDescription,
 } from './common/activity-interface';
-export type { JsonSchema } from './schema/json-schema';
+export type { JsonSchema } from './models/json-schema';
 export type { OutageOptions } from './client/outages';
 export { AGENT_EVENT_TYPES } from './core/agent-events';
 export {

@@ -13,7 +13,7 @@ export default async function globalSetup(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'durable-agents-test-'));
   const [server, bundle] = await Promise.all([
     startDevServer({ logFile: join(dir, 'dev-server.log') }),
-    bundleWorkflowCode({ workflowsPath: require.resolve('../src/workflows'), logger: quietLogger }),
+    bundleWorkflowCode({ workflowsPath: require.resolve('../src/workflows/bundle'), logger: quietLogger }),
   ]);
   const bundlePath = join(dir, 'workflow-bundle.js');
   writeFileSync(bundlePath, bundle.code);

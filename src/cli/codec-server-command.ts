@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { httpAccessFromEnv, isLoopback } from '../http/access';
-import { createCodecServer } from '../codec-server/codec-server';
+import { createCodecServer } from '../http/codec-server';
 import { EncryptionCodec, encryptionKeysFromEnv } from '../codec/encryption-codec';
 
 /** The embedded dev server's Web UI, the default origin allowed to call the codec server. */

@@ -25,7 +25,7 @@ import { defaultTaskQueue } from '../connection/task-queue';
 import { ClientError } from '../client/client-error';
 import { installRuntimeLogging } from '../telemetry/logging';
 import { installTemporalCli } from '../connection/temporal-cli';
-import { mcpServersFromEnv } from '../worker/mcp/mcp-config';
+import { mcpServersFromEnv } from '../tools/mcp/mcp-config';
 import { commandName } from './command-name';
 import { packageVersion } from './version';
 import { exitWhenFlushed } from './exit';

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Worker } from '@temporalio/worker';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { modelConfigFromEnv } from '../worker/activities';
+import { modelConfigFromEnv } from '../activities';
 import type { AgentSummary } from '../common/activity-interface';
 import { parseFlags, taskQueueProblem, UsageError } from './option-flags';
 import { TASK_QUEUE_HINT, type LocalWorker } from './session';
@@ -14,9 +14,9 @@ import { installRuntimeLogging } from '../telemetry/logging';
 import { requireWorker } from '../client/task-queue-workers';
 import { connectTemporal, describeTemporal, workflowUrl } from '../connection/temporal-env';
 import { httpAccessFromEnv, isLoopback } from '../http/access';
-import { createAgentMcpServer } from '../mcp-server/agent-mcp-server';
-import { createMcpHttpServer } from '../mcp-server/mcp-http-server';
-import { mcpServersFromEnv } from '../worker/mcp/mcp-config';
+import { createAgentMcpServer } from '../mcp/agent-mcp-server';
+import { createMcpHttpServer } from '../mcp/mcp-http-server';
+import { mcpServersFromEnv } from '../tools/mcp/mcp-config';
 
 /** The usage line of `mcp`. */
 export const MCP_USAGE = 'usage: mcp [--http] [--port 3001] [--host 127.0.0.1] [--agents a,b] [--task-queue NAME]';

@@ -1,13 +1,13 @@
 import { setMaxListeners } from 'node:events';
 import type { Client } from '@temporalio/client';
-import type { ModelConfig } from '../worker/activities';
-import type { AgentDefinition } from '../worker/agents/define-agent';
+import type { ModelConfig } from '../activities';
+import type { AgentDefinition } from '../agents/define-agent';
 import { createAgentWorker } from '../worker/create-agent-worker';
 import { ClientError } from '../client/client-error';
 import { requireWorker } from '../client/task-queue-workers';
 import { connectTemporal, workflowUrl, type TemporalEnv } from '../connection/temporal-env';
-import type { ToolRegistry } from '../worker/tools/registry';
-import { mcpServersFromEnv, type McpServers } from '../worker/mcp/mcp-config';
+import type { ToolRegistry } from '../tools/registry';
+import { mcpServersFromEnv, type McpServers } from '../tools/mcp/mcp-config';
 
 /** A command's connection to Temporal, with a worker in this process when the server is embedded. */
 export interface Session {

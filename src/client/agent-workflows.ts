@@ -13,7 +13,7 @@ import {
   type BudgetReport,
   type MemoryReport,
 } from '../core';
-import type { agentWorkflow } from '../workflows';
+import type { agentWorkflow } from '../workflows/bundle';
 import {
   decideApprovalUpdate,
   messagesQuery,

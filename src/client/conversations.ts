@@ -16,7 +16,7 @@ import {
   type ConversationTurnResult,
   type TurnInput,
 } from '../core';
-import type { conversationWorkflow } from '../workflows';
+import type { conversationWorkflow } from '../workflows/bundle';
 import {
   cancelTurnUpdate,
   conversationStatusQuery,

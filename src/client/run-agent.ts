@@ -9,7 +9,7 @@ import {
   WorkflowExecutionAlreadyStartedError,
 } from '@temporalio/common';
 import type { ZodType } from 'zod';
-import { outputJsonSchema } from '../schema/json-schema';
+import { outputJsonSchema } from '../models/json-schema';
 import {
   agentWorkflowId,
   runSummary,

@@ -3,7 +3,7 @@
 // Plain CommonJS, bundled as it is: a static file in the package, so nothing is generated on disk.
 /* eslint-disable @typescript-eslint/no-require-imports */
 const own = require('__durable_agents_user_workflows__');
-const agents = require('../workflows');
+const agents = require('../workflows/bundle');
 
 for (const name of Object.keys(agents)) {
   if (Object.prototype.hasOwnProperty.call(own, name)) {

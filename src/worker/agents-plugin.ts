@@ -24,16 +24,16 @@ import {
   type ModelConfig,
   type NamedModels,
   type StreamingOptions,
-} from './activities';
-import type { AgentDefinition } from './agents/define-agent';
-import { AgentRegistry } from './agents/agent-registry';
-import type { AnyToolDefinition } from './tools/define-tool';
-import { ToolRegistry } from './tools/registry';
-import { GuardrailRegistry, type GuardrailDefinition } from './guardrails/define-guardrail';
-import type { ToolProvider } from './tools/tool-provider';
-import { mcpServersFromEnv, type McpServers } from './mcp/mcp-config';
-import { isAiSdkLanguageModel } from './models/ai-sdk/ai-sdk-model';
-import { McpToolSource } from './mcp/mcp-tool-source';
+} from '../activities';
+import type { AgentDefinition } from '../agents/define-agent';
+import { AgentRegistry } from '../agents/agent-registry';
+import type { AnyToolDefinition } from '../tools/define-tool';
+import { ToolRegistry } from '../tools/registry';
+import { GuardrailRegistry, type GuardrailDefinition } from '../agents/define-guardrail';
+import type { ToolProvider } from '../tools/tool-provider';
+import { mcpServersFromEnv, type McpServers } from '../tools/mcp/mcp-config';
+import { isAiSdkLanguageModel } from '../models/ai-sdk/ai-sdk-model';
+import { McpToolSource } from '../tools/mcp/mcp-tool-source';
 import type { BlobStore } from '../storage/blob-store';
 import { blobStoreFromEnv } from '../storage/blob-store-from-env';
 import { CodecBlobStore } from '../storage/codec-blob-store';
@@ -150,7 +150,7 @@ export interface AgentsPluginOptions {
 }
 
 /** The module that registers the agent and conversation workflows (workflow-safe code only). */
-const AGENT_WORKFLOWS = require.resolve('../workflows');
+const AGENT_WORKFLOWS = require.resolve('../workflows/bundle');
 
 /**
  * The Temporal plugin of durable-agents: `Worker.create({ ..., plugins: [new AgentsPlugin(...)] })`

@@ -1,12 +1,12 @@
 import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import type { ModelConfig } from './activities';
-import type { AgentDefinition } from './agents/define-agent';
+import type { ModelConfig } from '../activities';
+import type { AgentDefinition } from '../agents/define-agent';
 import { AgentsPlugin, type AgentsPluginOptions } from './agents-plugin';
-import type { ToolRegistry } from './tools/registry';
-import type { AnyToolDefinition } from './tools/define-tool';
-import type { ToolProvider } from './tools/tool-provider';
-import type { McpServers } from './mcp/mcp-config';
+import type { ToolRegistry } from '../tools/registry';
+import type { AnyToolDefinition } from '../tools/define-tool';
+import type { ToolProvider } from '../tools/tool-provider';
+import type { McpServers } from '../tools/mcp/mcp-config';
 import { defaultTaskQueue } from '../connection/task-queue';
 
 /** Options of {@link createAgentWorker}. */

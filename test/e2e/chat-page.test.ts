@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createHttpApi } from '../../src/http/http-api';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
-import { defineAgent, type AgentDefinition } from '../../src/worker/agents/define-agent';
+import { defineAgent, type AgentDefinition } from '../../src/agents/define-agent';
 import { waitForEvent } from '../../src/core';
 import { ROOT } from '../helpers/processes';
 import { CHROMIUM_PATH, describeInBrowser } from '../helpers/browser';

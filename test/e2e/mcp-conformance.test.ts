@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { exampleAgents } from '../../src/examples/agents';
+import { exampleAgents } from '../../scripts/demo-agents/agents';
 import { freePort } from '../../src/connection/dev-server';
 import { cleanEnv, ROOT } from '../helpers/processes';
 import { node24 } from '../helpers/node24';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { calculatorAgent, exampleAgents } from '../../src/examples/agents';
+import { calculatorAgent, exampleAgents } from '../../scripts/demo-agents/agents';
 import { freePort } from '../../src/connection/dev-server';
 import { cleanEnv, ROOT, runTs, devServerPort } from '../helpers/processes';
 import { answer, call, closeScriptedModels, lastOf, startModel, toolResults } from '../helpers/scripted-model';

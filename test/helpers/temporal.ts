@@ -5,15 +5,15 @@ import { connectClient } from '../../src/connection/client-connection';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { payloadStorageFromEnv } from '../../src/storage/payload-storage';
 import { installRuntimeLogging } from '../../src/telemetry/logging';
-import type { ModelConfig } from '../../src/worker/activities';
-import type { AgentDefinition } from '../../src/worker/agents/define-agent';
+import type { ModelConfig } from '../../src/activities';
+import type { AgentDefinition } from '../../src/agents/define-agent';
 import type { AgentInput } from '../../src/core';
 import { createAgentWorker, type AgentWorkerOptions } from '../../src/worker/create-agent-worker';
 import { runOutcome, startAgentRun, type RunOutcome } from '../../src/client/run-agent';
-import type { ToolRegistry } from '../../src/worker/tools/registry';
-import type { ToolProvider } from '../../src/worker/tools/tool-provider';
-import type { McpServers } from '../../src/worker/mcp/mcp-config';
-import { exampleToolRegistry } from '../../src/examples';
+import type { ToolRegistry } from '../../src/tools/registry';
+import type { ToolProvider } from '../../src/tools/tool-provider';
+import type { McpServers } from '../../src/tools/mcp/mcp-config';
+import { exampleToolRegistry } from '../../scripts/demo-agents';
 import { closeScriptedModels } from './scripted-model';
 
 /** Connections to the suite's dev server (started in global-setup). */

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { defineAgent } from '../../src/worker/agents/define-agent';
-import { exampleTools } from '../../src/examples';
-import { defineJsonSchemaTool, defineTool, ToolRegistry, type ToolProvider } from '../../src/worker/tools';
-import { toolOutput } from '../../src/worker/tools/tool-output';
+import { defineAgent } from '../../src/agents/define-agent';
+import { exampleTools } from '../../scripts/demo-agents';
+import { defineJsonSchemaTool, defineTool, ToolRegistry, type ToolProvider } from '../../src/tools';
+import { toolOutput } from '../../src/tools/tool-output';
 
 /** Tools that exercise the runtime's edges; registered next to the built-ins in workflow tests. */
 

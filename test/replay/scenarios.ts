@@ -3,8 +3,8 @@ import type { AgentInput, ConversationOptions } from '../../src/core';
 import type { ChatAnswer, ChatRequest } from '../../src/testing/openai-compatible-server';
 import { decideApproval, readStatus } from '../../src/client/agent-workflows';
 import { deliverEvent } from '../../src/client/deliver-event';
-import { defineAgent } from '../../src/worker/agents/define-agent';
-import { defineGuardrail } from '../../src/worker/guardrails/define-guardrail';
+import { defineAgent } from '../../src/agents/define-agent';
+import { defineGuardrail } from '../../src/agents/define-guardrail';
 import {
   cancelTurn,
   conversationStatus,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { AgentRegistry } from '../../src/worker/agents/agent-registry';
-import { defineAgent } from '../../src/worker/agents/define-agent';
-import { checkAnswer, OutputSchemas } from '../../src/worker/activities/structured-output';
+import { AgentRegistry } from '../../src/agents/agent-registry';
+import { defineAgent } from '../../src/agents/define-agent';
+import { checkAnswer, OutputSchemas } from '../../src/activities/structured-output';
 import {
   applyAgent,
   applyModelReply,
@@ -12,8 +12,8 @@ import {
   type RunState,
   type ToolInfo,
 } from '../../src/core';
-import { add, exampleTools, searchWeather, sqrt } from '../../src/examples';
-import { defineTool, ToolRegistry } from '../../src/worker/tools';
+import { add, exampleTools, searchWeather, sqrt } from '../../scripts/demo-agents';
+import { defineTool, ToolRegistry } from '../../src/tools';
 
 const weatherOutput = z.object({
   city: z.string(),

@@ -1,5 +1,5 @@
-import { fromAiSdkResult, toAiSdkPrompt, usageOf } from '../../src/worker/models/ai-sdk/ai-sdk-format';
-import { aiSdkCallOptions, isAiSdkLanguageModel } from '../../src/worker/models/ai-sdk/ai-sdk-model';
+import { fromAiSdkResult, toAiSdkPrompt, usageOf } from '../../src/models/ai-sdk/ai-sdk-format';
+import { aiSdkCallOptions, isAiSdkLanguageModel } from '../../src/models/ai-sdk/ai-sdk-model';
 
 /** The AI SDK specification's format both ways, without a provider. */
 

@@ -1,6 +1,6 @@
 import type { Message } from '@anthropic-ai/sdk/resources/messages/messages';
-import { anthropicRequest } from '../../src/worker/models/anthropic/messages';
-import { fromAnthropicMessage, toAnthropicPrompt } from '../../src/worker/models/anthropic/messages-format';
+import { anthropicRequest } from '../../src/models/anthropic/messages';
+import { fromAnthropicMessage, toAnthropicPrompt } from '../../src/models/anthropic/messages-format';
 import type { ChatMessage } from '../../src/core/types';
 
 /** The Messages API format both ways, without a server. */

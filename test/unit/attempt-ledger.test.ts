@@ -1,4 +1,4 @@
-import { ledgerOf, ModelTimeBudget } from '../../src/worker/activities/attempt-ledger';
+import { ledgerOf, ModelTimeBudget } from '../../src/activities/attempt-ledger';
 
 describe('what an activity carries from attempt to attempt', () => {
   it('reads heartbeat details defensively', () => {

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import { classifyModelError, retryAfterMs } from '../../src/worker/models/classify-model-error';
+import { classifyModelError, retryAfterMs } from '../../src/models/classify-model-error';
 
 const endpoint = { baseURL: 'http://llm.local/v1', model: 'm1' };
 const http = (status: number, headers: Record<string, string> = {}, code?: string) =>

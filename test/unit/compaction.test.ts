@@ -241,7 +241,7 @@ describe('a run with maxPromptTokens', () => {
 
 describe('the summary on the wire', () => {
   it('follows the instructions in Anthropic’s system, both with cache breakpoints', async () => {
-    const { toAnthropicPrompt } = await import('../../src/worker/models/anthropic/messages-format');
+    const { toAnthropicPrompt } = await import('../../src/models/anthropic/messages-format');
     const prompt = toAnthropicPrompt(
       [
         { role: 'system', content: 'Be helpful.' },

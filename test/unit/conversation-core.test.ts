@@ -25,7 +25,7 @@ import {
   type RunState,
   type ToolInfo,
 } from '../../src/core';
-import { checkJsonArguments, defineJsonSchemaTool, ToolRegistry } from '../../src/worker/tools';
+import { checkJsonArguments, defineJsonSchemaTool, ToolRegistry } from '../../src/tools';
 
 const u = (content: string): ChatMessage => ({ role: 'user', content });
 const a = (content: string): ChatMessage => ({ role: 'assistant', content });

@@ -1,5 +1,5 @@
 import { messagesPage, type ChatMessage } from '../../src/core';
-import { ConversationLoader } from '../../src/worker/activities/conversation-loader';
+import { ConversationLoader } from '../../src/activities/conversation-loader';
 
 const msg = (i: number, size = 1): ChatMessage => ({ role: 'user', content: `${i}:${'x'.repeat(size)}` });
 

@@ -8,7 +8,7 @@ import {
   type RunState,
   type ToolInfo,
 } from '../../src/core';
-import { toVerdict } from '../../src/worker/guardrails/define-guardrail';
+import { toVerdict } from '../../src/agents/define-guardrail';
 
 /** Guardrails' decisions, without a server: where they come in, and what each verdict does. */
 const tools: ToolInfo[] = [

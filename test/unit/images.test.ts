@@ -9,16 +9,16 @@ import { EncryptionCodec } from '../../src/codec/encryption-codec';
 import { BlobNotFoundError, blobRef, FileBlobStore } from '../../src/storage/blob-store';
 import { CodecBlobStore } from '../../src/storage/codec-blob-store';
 import { readImageArgument, sniffImageType, storeImages } from '../../src/storage/images';
-import { acceptsImages, imageRefusalHint, withImageUrls } from '../../src/worker/models/image-support';
-import { toAnthropicPrompt } from '../../src/worker/models/anthropic/messages-format';
-import { toResponsesInput } from '../../src/worker/models/openai/responses-format';
-import { toAiSdkPrompt } from '../../src/worker/models/ai-sdk/ai-sdk-format';
-import { userMessage, withToolImages } from '../../src/worker/models/openai/chat-images';
-import { toFunctionsMessages } from '../../src/worker/models/openai/legacy-functions';
-import { reactMessages } from '../../src/worker/models/openai/react-prompt';
-import { toolOutcomeOf } from '../../src/worker/tools/tool-call';
-import { toolOutput } from '../../src/worker/tools/tool-output';
-import { mcpToolOutput } from '../../src/worker/mcp/mcp-result';
+import { acceptsImages, imageRefusalHint, withImageUrls } from '../../src/models/image-support';
+import { toAnthropicPrompt } from '../../src/models/anthropic/messages-format';
+import { toResponsesInput } from '../../src/models/openai/responses-format';
+import { toAiSdkPrompt } from '../../src/models/ai-sdk/ai-sdk-format';
+import { userMessage, withToolImages } from '../../src/models/openai/chat-images';
+import { toFunctionsMessages } from '../../src/models/openai/legacy-functions';
+import { reactMessages } from '../../src/models/openai/react-prompt';
+import { toolOutcomeOf } from '../../src/tools/tool-call';
+import { toolOutput } from '../../src/tools/tool-output';
+import { mcpToolOutput } from '../../src/tools/mcp/mcp-result';
 
 /** Images by reference: what inputs may hold, the blob store, and each adapter's wire format. */
 

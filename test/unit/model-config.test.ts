@@ -1,7 +1,7 @@
 import { nextFallbackModel } from '../../src/core/model-fallback';
-import { defineAgent } from '../../src/worker/agents/define-agent';
+import { defineAgent } from '../../src/agents/define-agent';
 import { addUsage } from '../../src/core/usage';
-import { modelConfigFromEnv, parseModelRef } from '../../src/worker/models/model-config';
+import { modelConfigFromEnv, parseModelRef } from '../../src/models/model-config';
 
 it('splits a model name into its provider and the provider’s name; no known prefix means the OpenAI endpoint', () => {
   expect(parseModelRef('anthropic:claude-sonnet-4-5')).toEqual({ provider: 'anthropic', model: 'claude-sonnet-4-5' });

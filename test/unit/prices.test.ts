@@ -1,6 +1,6 @@
 import type { Usage } from '../../src/core/types';
 import { addUsage, usageOfReply } from '../../src/core/usage';
-import { costOf, DEFAULT_PRICES, priceOf } from '../../src/worker/models/prices';
+import { costOf, DEFAULT_PRICES, priceOf } from '../../src/models/prices';
 
 it('finds a price by the exact name, or by the name a dated one extends; none for unknown models', () => {
   expect(priceOf('gpt-4o-mini', DEFAULT_PRICES)).toEqual(DEFAULT_PRICES['gpt-4o-mini']);

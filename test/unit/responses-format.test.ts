@@ -1,6 +1,6 @@
 import type { Response } from 'openai/resources/responses/responses';
-import { responsesRequest } from '../../src/worker/models/openai/responses';
-import { fromResponse, toResponsesInput } from '../../src/worker/models/openai/responses-format';
+import { responsesRequest } from '../../src/models/openai/responses';
+import { fromResponse, toResponsesInput } from '../../src/models/openai/responses-format';
 import type { ChatMessage } from '../../src/core/types';
 
 /** The Responses API format both ways, without a server. */

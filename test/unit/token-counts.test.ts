@@ -11,7 +11,7 @@ import {
   startTurn,
   type ModelReply,
 } from '../../src/core';
-import { countNewMessages, textCounterFor } from '../../src/worker/models/tokenizer';
+import { countNewMessages, textCounterFor } from '../../src/models/tokenizer';
 
 /** Real token counts: counted once by the model-call activity, kept with the messages, used by the estimates. */
 

@@ -13,8 +13,8 @@ import {
 } from '../../src/core';
 import { FileStorageDriver } from '../../src/storage/file-storage-driver';
 import { payloadStorageFromEnv } from '../../src/storage/payload-storage';
-import { ToolRegistry } from '../../src/worker/tools/registry';
-import { defineTool } from '../../src/worker/tools/define-tool';
+import { ToolRegistry } from '../../src/tools/registry';
+import { defineTool } from '../../src/tools/define-tool';
 import { z } from 'zod';
 
 /** Tool outputs of any size: the bounded view, paging, and where large payloads are stored. */

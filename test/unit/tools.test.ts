@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { exampleToolRegistry } from '../../src/examples';
-import { defineTool, isStrictCompatible, parametersJsonSchema, ToolRegistry } from '../../src/worker/tools';
+import { exampleToolRegistry } from '../../scripts/demo-agents';
+import { defineTool, isStrictCompatible, parametersJsonSchema, ToolRegistry } from '../../src/tools';
 
 describe('tool JSON schemas', () => {
   it('carries descriptions, optional params, nested objects, enums and arrays', () => {

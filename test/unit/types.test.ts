@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { expectTypeOf } from 'expect-type';
 import { z } from 'zod';
 import { defineAgent, runOutcome, startAgentRun, type RunOutcome } from '../../src';
-import { executeAgent } from '../../src/workflow';
+import { executeAgent } from '../../src/workflows/index';
 import type { RunStatus } from '../../src/core';
 
 /**

@@ -5,8 +5,8 @@ import type {
   LanguageModelV4StreamPart,
 } from '@ai-sdk/provider';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
-import { defineAgent } from '../../src/worker/agents/define-agent';
-import { add } from '../../src/examples';
+import { defineAgent } from '../../src/agents/define-agent';
+import { add } from '../../scripts/demo-agents';
 import { answer, startScriptedModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { streamEvents } from '../../src/client/event-stream';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
-import { defineAgent } from '../../src/worker/agents/define-agent';
-import { add, sqrt } from '../../src/examples';
+import { defineAgent } from '../../src/agents/define-agent';
+import { add, sqrt } from '../../scripts/demo-agents';
 import { answer, call, startScriptedModel, toolResults } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 

@@ -3,8 +3,8 @@ import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { streamEvents } from '../../src/client/event-stream';
 import type { AgentEvent, PendingApproval } from '../../src/core';
 import type { ChatRequest } from '../../src/testing/chat-request';
-import { add } from '../../src/examples';
-import { defineAgent } from '../../src/worker/agents/define-agent';
+import { add } from '../../scripts/demo-agents';
+import { defineAgent } from '../../src/agents/define-agent';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 

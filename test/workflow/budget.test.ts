@@ -1,8 +1,8 @@
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { WRAP_UP_INSTRUCTION } from '../../src/core';
-import { defineAgent } from '../../src/worker/agents/define-agent';
-import { add } from '../../src/examples';
-import type { ModelConfig } from '../../src/worker/models/model-config';
+import { defineAgent } from '../../src/agents/define-agent';
+import { add } from '../../scripts/demo-agents';
+import type { ModelConfig } from '../../src/models/model-config';
 import type { ChatRequest } from '../../src/testing/chat-request';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';

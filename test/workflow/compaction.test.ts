@@ -4,7 +4,7 @@ import { streamEvents } from '../../src/client/event-stream';
 import { transcriptQuery } from '../../src/common/definitions';
 import type { AgentEvent } from '../../src/core';
 import type { ChatRequest } from '../../src/testing/chat-request';
-import { defineAgent } from '../../src/worker/agents/define-agent';
+import { defineAgent } from '../../src/agents/define-agent';
 import { answer, call, startModel } from '../helpers/scripted-model';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { testRegistry } from '../helpers/test-tools';

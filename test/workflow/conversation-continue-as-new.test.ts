@@ -14,8 +14,8 @@ import { installRuntimeLogging } from '../../src/telemetry/logging';
 import { answer, call, closeScriptedModels, lastOf, startModel } from '../helpers/scripted-model';
 import { modelAt } from '../helpers/temporal';
 import { testRegistry } from '../helpers/test-tools';
-import { defineAgent } from '../../src/worker/agents/define-agent';
-import { add } from '../../src/examples';
+import { defineAgent } from '../../src/agents/define-agent';
+import { add } from '../../scripts/demo-agents';
 
 /**
  * Continue-as-new is Temporal's call (`continueAsNewSuggested`); a dev server of our own with a

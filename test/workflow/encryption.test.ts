@@ -13,7 +13,7 @@ import { ClientError } from '../../src/client/client-error';
 import { failingWorkflowTask } from '../../src/client/workflow-task-failure';
 import { endConversation, sendMessage } from '../../src/client/conversations';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
-import { defineTool } from '../../src/worker/tools';
+import { defineTool } from '../../src/tools';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
 import { modelAt, useTestTemporal } from '../helpers/temporal';
 
@@ -35,7 +35,7 @@ let bundle: string;
 beforeAll(async () => {
   // Encrypting workers also encode failure messages, in workflow code too: a bundle with that converter.
   const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../../src/workflows'),
+    workflowsPath: require.resolve('../../src/workflows/bundle'),
     failureConverterPath: encryptingDataConverter(keys).failureConverterPath,
     logger: {
       log: () => undefined,

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { AgentsPlugin } from '../../src/worker/agents-plugin';
 import { endConversation, newConversationId, sendMessage } from '../../src/client/conversations';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
-import { defineTool } from '../../src/worker/tools';
+import { defineTool } from '../../src/tools';
 import { answer, call, startModel, toolResults } from '../helpers/scripted-model';
 import { modelAt, useTestTemporal } from '../helpers/temporal';
 

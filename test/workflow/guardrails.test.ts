@@ -5,9 +5,9 @@ import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { streamEvents } from '../../src/client/event-stream';
 import type { AgentEvent } from '../../src/core';
 import type { ChatRequest } from '../../src/testing/chat-request';
-import { defineAgent } from '../../src/worker/agents/define-agent';
-import { defineGuardrail } from '../../src/worker/guardrails/define-guardrail';
-import { defineTool } from '../../src/worker/tools/define-tool';
+import { defineAgent } from '../../src/agents/define-agent';
+import { defineGuardrail } from '../../src/agents/define-guardrail';
+import { defineTool } from '../../src/tools/define-tool';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 

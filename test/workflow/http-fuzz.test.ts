@@ -1,11 +1,11 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { createCodecServer } from '../../src/codec-server/codec-server';
+import { createCodecServer } from '../../src/http/codec-server';
 import { EncryptionCodec } from '../../src/codec/encryption-codec';
 import { createHttpApi } from '../../src/http/http-api';
 import type { HttpAccessOptions } from '../../src/http/access';
-import { createMcpHttpServer } from '../../src/mcp-server/mcp-http-server';
+import { createMcpHttpServer } from '../../src/mcp/mcp-http-server';
 import { useTestTemporal } from '../helpers/temporal';
 
 /**

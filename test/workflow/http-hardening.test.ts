@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { createHttpApi } from '../../src/http/http-api';
 import type { HttpAccessOptions } from '../../src/http/access';
 import { signBody } from '../../src/http/webhook-signature';
-import { createCodecServer, MAX_CODEC_PAYLOADS } from '../../src/codec-server/codec-server';
+import { createCodecServer, MAX_CODEC_PAYLOADS } from '../../src/http/codec-server';
 import { EncryptionCodec, parseEncryptionKeys } from '../../src/codec/encryption-codec';
 import { useTestTemporal } from '../helpers/temporal';
 

@@ -6,7 +6,7 @@ import { createHttpApi } from '../../src/http/http-api';
 import type { HttpAccessOptions } from '../../src/http/access';
 import { signBody } from '../../src/http/webhook-signature';
 import { waitForEvent } from '../../src/core';
-import { defineAgent } from '../../src/worker/agents/define-agent';
+import { defineAgent } from '../../src/agents/define-agent';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { eventually } from '../helpers/processes';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';

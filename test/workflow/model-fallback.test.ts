@@ -1,6 +1,6 @@
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { streamEvents } from '../../src/client/event-stream';
-import { defineAgent } from '../../src/worker/agents/define-agent';
+import { defineAgent } from '../../src/agents/define-agent';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { answer, startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';

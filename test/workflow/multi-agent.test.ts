@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { defineAgent } from '../../src/worker/agents/define-agent';
-import { AgentRegistry } from '../../src/worker/agents/agent-registry';
+import { defineAgent } from '../../src/agents/define-agent';
+import { AgentRegistry } from '../../src/agents/agent-registry';
 import type { AgentEvent } from '../../src/core';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { readStatus, readTranscript } from '../../src/client/agent-workflows';
 import { conversationStatus, sendMessage } from '../../src/client/conversations';
 import { isTurnEnd, streamEvents } from '../../src/client/event-stream';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
-import { add } from '../../src/examples';
-import { ToolRegistry } from '../../src/worker/tools';
+import { add } from '../../scripts/demo-agents';
+import { ToolRegistry } from '../../src/tools';
 import { eventually } from '../helpers/processes';
 import { answer, call, lastOf, startModel, toolResults } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';

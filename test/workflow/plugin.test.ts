@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
-import { calculatorAgent } from '../../src/examples/agents';
+import { calculatorAgent } from '../../scripts/demo-agents/agents';
 import { AgentsPlugin } from '../../src/worker/agents-plugin';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { answer, call, startModel, toolResults } from '../helpers/scripted-model';

@@ -3,8 +3,8 @@ import { divergence, messagesBefore, rerunResult, startRerun } from '../../src/c
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import type { ChatMessage } from '../../src/core';
 import type { ChatRequest } from '../../src/testing/chat-request';
-import { defineAgent } from '../../src/worker/agents/define-agent';
-import { defineTool } from '../../src/worker/tools/define-tool';
+import { defineAgent } from '../../src/agents/define-agent';
+import { defineTool } from '../../src/tools/define-tool';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 

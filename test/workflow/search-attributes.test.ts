@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
-import { defineAgent } from '../../src/worker/agents/define-agent';
+import { defineAgent } from '../../src/agents/define-agent';
 import { decideApproval } from '../../src/client/agent-workflows';
 import { endConversation, sendMessage } from '../../src/client/conversations';
 import { listAgentRuns } from '../../src/client/list-runs';
 import { startAgentRun, runOutcome } from '../../src/client/run-agent';
 import { z } from 'zod';
-import { add } from '../../src/examples';
-import { defineTool, ToolRegistry } from '../../src/worker/tools';
-import { defineGuardrail } from '../../src/worker/guardrails/define-guardrail';
+import { add } from '../../scripts/demo-agents';
+import { defineTool, ToolRegistry } from '../../src/tools';
+import { defineGuardrail } from '../../src/agents/define-guardrail';
 import type { AgentInput } from '../../src/core';
 import { eventually } from '../helpers/processes';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';

@@ -1,8 +1,8 @@
 import { freePort } from '../../src/connection/dev-server';
 import { z } from 'zod';
-import { createTestEnvironment, scriptedModel, type TestEnvironment } from '../../src/test-kit';
-import { defineAgent } from '../../src/worker/agents/define-agent';
-import { defineTool } from '../../src/worker/tools/define-tool';
+import { createTestEnvironment, scriptedModel, type TestEnvironment } from '../../src/testing';
+import { defineAgent } from '../../src/agents/define-agent';
+import { defineTool } from '../../src/tools/define-tool';
 
 /**
  * The testing kit as a user's test uses it: `createTestEnvironment` starts its own dev server (the

@@ -7,7 +7,7 @@ import { AgentsPlugin } from '../../src/worker/agents-plugin';
 import { createAgentWorker } from '../../src/worker/create-agent-worker';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { installTracing } from '../../src/telemetry/tracing';
-import { defineTool } from '../../src/worker/tools';
+import { defineTool } from '../../src/tools';
 import { answer, call, startModel } from '../helpers/scripted-model';
 import { modelAt, useTestTemporal } from '../helpers/temporal';
 
@@ -37,7 +37,7 @@ beforeAll(async () => {
   const plugin = new AgentsPlugin({ tools: [lookup, broken], tracing });
   const quiet = () => undefined;
   ({ code: bundle } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../../src/workflows'),
+    workflowsPath: require.resolve('../../src/workflows/bundle'),
     plugins: [plugin],
     logger: { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet },
   }));

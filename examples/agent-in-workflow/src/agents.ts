@@ -1,6 +1,15 @@
 import { z } from 'zod';
-import { defineAgent } from 'durable-agents';
-import { searchWeather } from 'durable-agents/examples';
+import { defineAgent, defineTool } from 'durable-agents';
+
+/** A stand-in for a weather service: a fixed temperature per city, so runs are reproducible. */
+const TEMPERATURES_C: Record<string, number> = { beijing: 30, london: 15, paris: 18 };
+
+export const searchWeather = defineTool({
+  name: 'search_weather',
+  description: 'The current temperature of a city, in degrees Celsius',
+  parameters: z.object({ city: z.string().describe('City name, e.g. Beijing') }),
+  execute: ({ city }) => TEMPERATURES_C[city.trim().toLowerCase()] ?? 20,
+});
 
 /** Reads the weather of a city and answers as JSON your workflow can branch on. */
 export const forecaster = defineAgent({

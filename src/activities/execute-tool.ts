@@ -1,0 +1,127 @@
+import { Context, log } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { toolErrorText, type ToolOutcome, type ToolRetry } from '../core';
+import { ToolError } from '../tools/tool-error';
+import type { ToolContext } from '../tools/define-tool';
+import type { McpToolSource } from '../tools/mcp/mcp-tool-source';
+import type { ToolRegistry } from '../tools/registry';
+import { prepareToolCall, toolOutcomeOf } from '../tools/tool-call';
+import type { BlobStore } from '../storage/blob-store';
+import { blobStoreFromEnv } from '../storage/blob-store-from-env';
+import { ledgerOf } from './attempt-ledger';
+import { keepHeartbeating, recordForNextAttempt } from './heartbeat';
+import type { ToolCallInput } from '../common/activity-interface';
+import { toolRetriedSignal } from '../common/definitions';
+import { traceToolCall } from '../telemetry/gen-ai';
+
+/**
+ * Builds the tool-call activity: one call, dispatched by name. Mistakes the LLM can fix (unknown
+ * tool, bad JSON, a schema violation) come back as data, without retries: the LLM reads the error
+ * and tries again. A tool that throws is retried by Temporal under the tool's retry policy; the
+ * workflow turns the final failure into an error message for the LLM. The tool's attempts count
+ * its own failures only: an attempt whose worker was lost does not use one up (the workflow allows
+ * for such losses on top, see `WORKER_LOSSES_PER_CALL`).
+ */
+export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolSource; blobs?: BlobStore }) {
+  const { registry } = deps;
+  // Images a tool returns are stored here, and only their references recorded.
+  const blobs = deps.blobs ?? blobStoreFromEnv();
+
+  return async function executeTool(input: ToolCallInput): Promise<ToolOutcome> {
+    const outcome = await traceToolCall({ name: input.name, callId: input.toolCallId }, () => run(input));
+    // A local activity's marker records no input: the result names its call, so clients can find it.
+    if (Context.current().info.isLocal) outcome.toolCallId = input.toolCallId;
+    return outcome;
+  };
+
+  async function run(input: ToolCallInput): Promise<ToolOutcome> {
+    // An MCP tool on a worker that has not listed its server yet (it just started, say).
+    if (deps.mcp && !registry.has(input.name)) await deps.mcp.ensureTools([input.name]);
+    const prepared = prepareToolCall(registry, input.name, input.arguments);
+    if (!prepared.ok) return prepared.outcome;
+
+    const info = Context.current().info;
+    // Always set for activities scheduled by a workflow; the SDK types also cover standalone activities.
+    const { workflowId, runId } = info.workflowExecution ?? { workflowId: '', runId: '' };
+    const ctx: ToolContext = {
+      // A conversation is one workflow id across continue-as-new runs: that id is the memory id.
+      conversationId: workflowId,
+      workflowId,
+      runId,
+      toolCallId: input.toolCallId,
+      // The activity id is fixed per scheduled call and survives retries; the run id keeps it unique
+      // across resets. Local activities are numbered apart from activities, hence their prefix.
+      idempotencyKey: `${workflowId}/${runId}/${info.isLocal ? 'local-' : ''}${info.activityId}`,
+      attempt: info.attempt,
+      signal: Context.current().cancellationSignal,
+    };
+    // The tool's own failures so far. Attempts that ended because the worker was lost (a crash,
+    // a kill, a cut connection) are not among them: those must not use up the tool's attempts.
+    const ledger = ledgerOf(info.heartbeatDetails);
+    const failures = ledger.toolFailures ?? 0;
+    // The attempts before this one that did not end in a failure of the tool: their worker was lost.
+    const workerLosses = info.attempt - 1 - failures;
+    if (!info.isLocal && info.attempt > 1)
+      await announceRetry(
+        input,
+        info.attempt,
+        ledger.lastToolFailure === info.attempt - 1 ? 'tool failed' : 'worker lost',
+      );
+    const carried = () => ({
+      toolFailures: failures,
+      ...(ledger.lastToolFailure ? { lastToolFailure: ledger.lastToolFailure } : {}),
+    });
+    // A local activity has no heartbeats: its workflow task stands for it.
+    const stop = info.isLocal ? () => undefined : keepHeartbeating(undefined, carried);
+    try {
+      const outcome = await toolOutcomeOf(await registry.execute(input.name, prepared.args, ctx), blobs);
+      // Its side effects may have happened in each attempt: the result says how many there were.
+      if (info.attempt > 1)
+        return { ...outcome, attempts: info.attempt, ...(workerLosses > 0 ? { workerLosses } : {}) };
+      return outcome;
+    } catch (err) {
+      if (err instanceof ToolError) return { result: toolErrorText(err.message), error: true };
+      if (!info.isLocal) recordForNextAttempt({ toolFailures: failures + 1, lastToolFailure: info.attempt });
+      // The tool's last attempt: Temporal's own count also holds attempts of lost workers, so we say when to stop.
+      const attempts = registry.info(input.name).retry.maximumAttempts;
+      const last = !info.isLocal && attempts > 0 && failures + 1 >= attempts;
+      if (err instanceof ApplicationFailure) {
+        if (!last || err.nonRetryable) throw err;
+        throw ApplicationFailure.create({
+          message: err.message,
+          type: err.type ?? undefined,
+          details: err.details ?? undefined,
+          nonRetryable: true,
+          cause: err,
+        });
+      }
+      const message = err instanceof Error ? err.message : String(err);
+      throw ApplicationFailure.create({
+        message: `${input.name} failed: ${message}`,
+        type: 'Tool.ExecutionError',
+        nonRetryable: last,
+        cause: err instanceof Error ? err : undefined,
+      });
+    } finally {
+      stop();
+    }
+  }
+}
+
+/**
+ * Tells the call's workflow that this attempt is a retry (a `tool_retried` event on its stream),
+ * so whoever owns the tool's side effects knows they may have happened before. Best effort: a
+ * signal that cannot be sent must not fail the call.
+ */
+async function announceRetry(input: ToolCallInput, attempt: number, reason: ToolRetry['reason']): Promise<void> {
+  const ctx = Context.current();
+  const execution = ctx.info.workflowExecution;
+  if (!execution) return;
+  try {
+    await ctx.client.workflow
+      .getHandle(execution.workflowId, execution.runId)
+      .signal(toolRetriedSignal, { callId: input.toolCallId, name: input.name, attempt, reason });
+  } catch (err) {
+    log.warn('could not announce a retried tool call', { tool: input.name, error: String(err) });
+  }
+}

@@ -1,0 +1,109 @@
+import type { Client } from '@temporalio/client';
+import type { AgentRegistry } from '../agents/agent-registry';
+import type { McpToolSource } from '../tools/mcp/mcp-tool-source';
+import type { ToolRegistry } from '../tools/registry';
+import type { ToolProvider } from '../tools/tool-provider';
+import type { AgentActivities } from '../common/activity-interface';
+import type { SearchAttributeSettings } from '../core';
+import { createCallModel } from './call-model';
+import { createSummarizeMessages } from './summarize';
+import { createDescribeWorker } from './describe-worker';
+import { createSendScheduledMessage } from './send-scheduled-message';
+import { createCheckGuardrails } from './check-guardrails';
+import { GuardrailRegistry } from '../agents/define-guardrail';
+import type { ConversationLoader } from './conversation-loader';
+import { createExecuteTool } from './execute-tool';
+import type { ModelConfig } from '../models/model-config';
+import type { ChatModel } from '../models/chat-model';
+import { createChatModel } from '../models/create-chat-model';
+import { createListAgents, createResolveAgent } from './resolve-agent';
+import { createResolveTools } from './resolve-tools';
+import { OutputSchemas } from './structured-output';
+import type { StreamingOptions } from './text-publisher';
+import type { BlobStore } from '../storage/blob-store';
+
+export { createConversationLoader } from './call-model';
+export { ConversationLoader } from './conversation-loader';
+export { batchInterval, DEFAULT_BATCH_INTERVAL_MS, type StreamingOptions } from './text-publisher';
+export { modelConfigFromEnv, modelConfiguredInEnv, type ModelConfig, type NamedModels } from '../models/model-config';
+export type {
+  AgentActivities,
+  ModelCallInput,
+  ToolCallInput,
+  ResolveToolsInput,
+  ResolveAgentInput,
+  ScheduledTurnInput,
+  ScheduledTurnResult,
+  GuardrailCheckInput,
+  WorkerDescription,
+} from '../common/activity-interface';
+
+/** What the activities need from the worker process. */
+export interface ActivityDeps {
+  /** Used by `callModel` to read the conversation from the workflow; default: the worker's own client. */
+  client?: Client;
+  registry: ToolRegistry;
+  /** The worker's named agents (their tools are in `registry`). */
+  agents: AgentRegistry;
+  model: ModelConfig;
+  /** The model's adapter; default: the OpenAI Chat Completions adapter for `model`. */
+  chatModel?: ChatModel;
+  /** Chooses extra (dynamic) tools for each model call. */
+  toolProvider?: ToolProvider;
+  /** The worker's conversation cache, filled by the workflows' `agentMessages` sink. */
+  conversations?: ConversationLoader;
+  /** How model calls stream their text (default: they do, in 100 ms batches). */
+  streaming?: StreamingOptions;
+  /** The worker's MCP servers, whose tools are in `registry` once listed. */
+  mcp?: McpToolSource;
+  /** Which agent search attributes the workflows keep (default: none). */
+  searchAttributes?: () => Promise<SearchAttributeSettings>;
+  /** Where images are stored by reference (default: the file store `AGENT_BLOB_DIR` names). */
+  blobs?: BlobStore;
+  /** The worker's guardrails (default: none). */
+  guardrails?: GuardrailRegistry;
+  /** Whether the worker's large payloads go to a payload store (model replies of any size are then recorded). */
+  payloadStore?: boolean;
+}
+
+/** The agent's activities (see {@link AgentActivities}, their contract), bound to a worker's tools, agents and model endpoint. */
+export function createActivities(deps: ActivityDeps): AgentActivities {
+  const model = deps.chatModel ?? createChatModel(deps.model);
+  return {
+    summarizeMessages: createSummarizeMessages({
+      client: deps.client,
+      config: deps.model,
+      model,
+      conversations: deps.conversations,
+    }),
+    callModel: createCallModel({
+      client: deps.client,
+      registry: deps.registry,
+      config: deps.model,
+      model,
+      toolProvider: deps.toolProvider,
+      outputs: new OutputSchemas(deps.agents),
+      conversations: deps.conversations,
+      streaming: deps.streaming,
+      mcp: deps.mcp,
+      blobs: deps.blobs,
+      payloadStore: deps.payloadStore,
+    }),
+    executeTool: createExecuteTool({ registry: deps.registry, mcp: deps.mcp, blobs: deps.blobs }),
+    resolveTools: createResolveTools({ registry: deps.registry, mcp: deps.mcp }),
+    resolveAgent: createResolveAgent({ agents: deps.agents, mcp: deps.mcp }),
+    listAgents: createListAgents({ agents: deps.agents, defaultModel: deps.model.model }),
+    describeWorker: createDescribeWorker({
+      searchAttributes:
+        deps.searchAttributes ?? (async () => ({ registered: [], updates: 'steps', defaultModel: deps.model.model })),
+      defaultModel: deps.model.model,
+      models: deps.model.models,
+    }),
+    sendScheduledMessage: createSendScheduledMessage({ client: deps.client }),
+    checkGuardrails: createCheckGuardrails({
+      guardrails: deps.guardrails ?? new GuardrailRegistry(),
+      client: deps.client,
+      conversations: deps.conversations,
+    }),
+  };
+}

@@ -1,0 +1,49 @@
+import { Context } from '@temporalio/activity';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { runSummary } from '../core';
+import { CONVERSATION_WORKFLOW_TYPE, sendMessageUpdate } from '../common/definitions';
+import type { ScheduledTurnInput, ScheduledTurnResult } from '../common/activity-interface';
+
+/**
+ * Builds the activity through which a schedule talks to a conversation: a schedule can only start
+ * workflows, and a conversation is one long-lived workflow, so the short `scheduledTurnWorkflow`
+ * it starts sends the message from here (Update-with-Start, as clients send messages). The update
+ * id is the scheduled workflow run's: a retried attempt never sends it twice.
+ */
+export function createSendScheduledMessage(deps: { client?: Client }) {
+  return async function sendScheduledMessage(input: ScheduledTurnInput): Promise<ScheduledTurnResult> {
+    const ctx = Context.current();
+    const client = deps.client ?? ctx.client;
+    const { conversationId, turn } = input;
+    const wasOpen = await client.workflow
+      .getHandle(conversationId)
+      .describe()
+      .then((d) => d.status.name === 'RUNNING' && d.type === CONVERSATION_WORKFLOW_TYPE)
+      .catch(() => false);
+    try {
+      await client.workflow.startUpdateWithStart(sendMessageUpdate, {
+        args: [turn],
+        // The firing's run, not only its id: two manual triggers in one second share a workflow id.
+        updateId: `${ctx.info.workflowExecution?.workflowId ?? ctx.info.activityId}-${ctx.info.workflowExecution?.runId ?? ''}`,
+        waitForStage: 'ACCEPTED',
+        startWorkflowOperation: new WithStartWorkflowOperation(CONVERSATION_WORKFLOW_TYPE, {
+          workflowId: conversationId,
+          taskQueue: ctx.info.taskQueue,
+          args: [input.options ?? {}],
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          staticSummary: runSummary(turn.message),
+        }),
+      });
+    } catch (err) {
+      // The conversation refused the message (closing, unknown tools): retrying would not change that.
+      if (err instanceof WorkflowUpdateFailedError)
+        throw ApplicationFailure.nonRetryable(
+          `the conversation "${conversationId}" refused the scheduled message: ${err.cause?.message ?? err.message}`,
+          'Schedule.MessageRefused',
+        );
+      throw err;
+    }
+    return { conversationId, wasOpen };
+  };
+}

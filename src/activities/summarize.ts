@@ -1,0 +1,69 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
+import { isSummary, summaryPrompt } from '../core/compaction';
+import type { SummarizeInput, SummaryReply } from '../common/activity-interface';
+import type { ChatModel } from '../models/chat-model';
+import type { ModelConfig } from '../models/model-config';
+import { costOf, DEFAULT_PRICES, priceOf } from '../models/prices';
+import type { ConversationLoader } from './conversation-loader';
+import { keepHeartbeating } from './heartbeat';
+import { createConversationLoader } from './call-model';
+
+/** The longest summary a compaction asks for, in tokens: room for the facts, far under any budget. */
+const SUMMARY_MAX_TOKENS = 1_500;
+
+/**
+ * Builds the summarising activity of compaction: it reads the messages to summarise by reference
+ * (as a model call does, from the worker's cache or the workflow), folds in the summary among
+ * them, and asks the model for a new one, without tools. Failures are the adapter's, classified
+ * at its edge like any model call's; Temporal retries the retryable ones.
+ */
+export function createSummarizeMessages(deps: {
+  client?: Client;
+  config: ModelConfig;
+  model: ChatModel;
+  conversations?: ConversationLoader;
+}) {
+  const prices = { ...DEFAULT_PRICES, ...deps.config.prices };
+  const conversations = deps.conversations ?? createConversationLoader(deps.client);
+  return async function summarizeMessages(input: SummarizeInput): Promise<SummaryReply> {
+    if (!deps.config.configured)
+      throw ApplicationFailure.nonRetryable('no LLM is configured on this worker', 'ModelCall.NotConfigured');
+    const stop = keepHeartbeating();
+    try {
+      const messages = await conversations.load({
+        workflowId: input.workflowId,
+        runId: input.runId,
+        messageCount: input.to,
+        pinned: 0,
+        from: input.from,
+        revision: input.revision,
+      });
+      const previous = [...messages].reverse().find(isSummary)?.content ?? undefined;
+      const model = input.settings?.model ?? deps.config.model;
+      // The run's model, without its thinking (Claude wants max_tokens above the thinking budget)
+      // or fallbacks: a summary is a short answer.
+      const { thinking: _thinking, fallbackModels: _fallbacks, ...settings } = input.settings ?? {};
+      const reply = await deps.model.generate([{ role: 'user', content: summaryPrompt(previous, messages) }], {
+        settings: { ...settings, maxTokens: SUMMARY_MAX_TOKENS },
+        signal: Context.current().cancellationSignal,
+        ...(input.timeoutMs ? { deadlineMs: input.timeoutMs } : {}),
+      });
+      const text = (reply.content ?? '').trim();
+      // Once more at most: a model that writes nothing twice will not write a summary (the run
+      // then drops the messages instead; eight attempts over a minute and a half would only wait).
+      if (!text)
+        throw ApplicationFailure.create({
+          message: `the model ${model} wrote an empty summary`,
+          type: 'ModelCall.InvalidResponse',
+          nonRetryable: Context.current().info.attempt >= 2,
+        });
+      const price = priceOf(deps.model.endpointFor?.(model).model ?? model, prices);
+      if (price) reply.usage.costUsd = costOf(reply.usage, price);
+      return { text, usage: reply.usage, model };
+    } finally {
+      stop();
+    }
+  };
+}

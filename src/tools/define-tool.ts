@@ -1,0 +1,128 @@
+import type { z } from 'zod';
+import type { JsonSchema } from '../models/json-schema';
+
+/** What a tool's `execute` gets besides its arguments. */
+export interface ToolContext {
+  /**
+   * The conversation (memory id) the call belongs to, as LangChain4j's `@ToolMemoryId` gives it:
+   * the conversation workflow's id, or the run's workflow id for a one-shot run.
+   */
+  conversationId: string;
+  /** The agent workflow (conversation) that called the tool. */
+  workflowId: string;
+  runId: string;
+  /** The LLM's id for this call. */
+  toolCallId: string;
+  /**
+   * Stable across Temporal retries of this same call, different for every other call: pass it
+   * to payment APIs and the like so a retried tool does its side effect once.
+   */
+  idempotencyKey: string;
+  /** 1 on the first try, 2 on the first retry, ... */
+  attempt: number;
+  /** Aborted when the run cancels this call (time limit, cancellation). */
+  signal: AbortSignal;
+}
+
+/** `'to_llm'`: results go back to the LLM (default). `'immediate'`: the run may end right after (see docs/agents-and-tools.md, run options). */
+export type ReturnBehavior = 'to_llm' | 'immediate';
+
+/** How a tool is scheduled and supervised; the same for zod and JSON Schema tools. */
+export interface ToolSettings {
+  name: string;
+  description: string;
+  returnBehavior?: ReturnBehavior;
+  /** Per-attempt timeout, e.g. `"30s"` or ms. Default 60s. */
+  timeout?: string | number;
+  /** Temporal retries when `execute` throws. Default: 3 attempts, 1s apart, doubling. */
+  retry?: { maximumAttempts?: number; initialInterval?: string | number };
+  /** Every call waits for a person to approve or reject it (see docs/approvals.md). */
+  needsApproval?: boolean;
+  /**
+   * Run calls as Temporal local activities: inside the workflow task, on the worker that runs the
+   * agent, with no round trip through the server. An agent step then costs one model activity
+   * instead of two activities, which makes fast tools noticeably faster and lighter on the server.
+   * Only for fast calls (well under the 10 s workflow task timeout; lookups, computations, a quick
+   * HTTP GET). The trade-off: a local call does not show as an activity in the UI (a marker
+   * does); it has no heartbeats, so a crashed worker is noticed by the workflow task timeout
+   * instead; retries run on the same worker; and it cannot be routed to another task queue.
+   * Default false (a normal activity).
+   */
+  local?: boolean;
+}
+
+/** A tool's definition. `parameters` is a zod object; its `.describe()` texts reach the LLM. */
+export interface ToolDefinition<P extends z.ZodObject = z.ZodObject, R = unknown> extends ToolSettings {
+  parameters: P;
+  execute: (args: z.infer<P>, ctx: ToolContext) => R | Promise<R>;
+}
+
+/**
+ * A tool described by a JSON Schema instead of zod (LangChain4j's `ToolSpecification` plus
+ * `ToolExecutor`), e.g. loaded from a database or configuration. Arguments are checked against
+ * the schema's `required` properties and their basic types before `execute` sees them.
+ */
+export interface JsonSchemaToolDefinition<R = unknown> extends ToolSettings {
+  parameters: JsonSchema;
+  execute: (args: Record<string, unknown>, ctx: ToolContext) => R | Promise<R>;
+}
+
+/** Either kind of tool definition. */
+export type AnyToolDefinition = ToolDefinition<any, any> | JsonSchemaToolDefinition<any>;
+
+/** A tool as the registry holds it. */
+export type Tool = ToolDefinition<z.ZodObject, unknown>;
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Defines a tool. Checks the parts the LLM depends on now, at definition time, rather than on the
+ * first call in production.
+ */
+export function defineTool<P extends z.ZodObject, R>(definition: ToolDefinition<P, R>): ToolDefinition<P, R> {
+  checkSettings(definition);
+  if (!isZodTool(definition) || definition.parameters.type !== 'object') {
+    throw new TypeError(
+      `tool "${definition.name}": "parameters" must be a zod object, e.g. z.object({ x: z.number() })`,
+    );
+  }
+  return definition;
+}
+
+/** Defines a tool from a JSON Schema and an executor, without zod. */
+export function defineJsonSchemaTool<R>(definition: JsonSchemaToolDefinition<R>): JsonSchemaToolDefinition<R> {
+  checkSettings(definition);
+  const p = definition.parameters as Record<string, unknown> | undefined;
+  if (!p || typeof p !== 'object' || Array.isArray(p) || (p.type !== undefined && p.type !== 'object')) {
+    throw new TypeError(
+      `tool "${definition.name}": "parameters" must be a JSON Schema object, e.g. { type: "object", properties: { id: { type: "string" } } }`,
+    );
+  }
+  if (p.properties !== undefined && (typeof p.properties !== 'object' || p.properties === null))
+    throw new TypeError(`tool "${definition.name}": "parameters.properties" must be an object`);
+  if (p.required !== undefined && !(Array.isArray(p.required) && p.required.every((r) => typeof r === 'string'))) {
+    throw new TypeError(`tool "${definition.name}": "parameters.required" must be an array of property names`);
+  }
+  return definition;
+}
+
+/** Whether a definition uses zod parameters. */
+export function isZodTool(definition: AnyToolDefinition): definition is ToolDefinition<any, any> {
+  return typeof (definition.parameters as { safeParse?: unknown } | undefined)?.safeParse === 'function';
+}
+
+function checkSettings(definition: ToolSettings & { execute?: unknown }): void {
+  if (!NAME.test(definition.name)) {
+    throw new TypeError(`invalid tool name "${definition.name}": use 1-64 letters, digits, "_" or "-" (OpenAI's rule)`);
+  }
+  if (!definition.description?.trim())
+    throw new TypeError(`tool "${definition.name}" needs a description: the LLM chooses tools by it`);
+  if (typeof definition.execute !== 'function')
+    throw new TypeError(`tool "${definition.name}" needs an execute function`);
+  if (definition.local !== undefined && typeof definition.local !== 'boolean')
+    throw new TypeError(`tool "${definition.name}": local must be true or false`);
+  const rb = definition.returnBehavior;
+  if (rb !== undefined && rb !== 'to_llm' && rb !== 'immediate') {
+    throw new TypeError(`tool "${definition.name}": returnBehavior must be "to_llm" or "immediate"`);
+  }
+}
