@@ -15,6 +15,8 @@ const ROOT = join(__dirname, '..');
 /** Entry points as package.json names them, with their source files. */
 export const ENTRY_POINTS: Array<[string, string]> = [
   ['durable-agents', 'src/index.ts'],
+  ['durable-agents/worker', 'src/worker/index.ts'],
+  ['durable-agents/client', 'src/client/index.ts'],
   ['durable-agents/workflow', 'src/workflows/index.ts'],
   ['durable-agents/http', 'src/http/index.ts'],
   ['durable-agents/mcp', 'src/mcp/index.ts'],

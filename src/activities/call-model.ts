@@ -1,10 +1,10 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
-import type { TextBatch } from '../core/agent-events';
-import type { ChatMessage, ModelReply, ToolInfo } from '../core/types';
-import { DEFAULT_MODEL_CALL_TIMEOUT_MS } from '../core/run-input';
-import { isSummary } from '../core/compaction';
+import type { TextBatch } from '../core/events/agent-events';
+import type { ChatMessage, ModelReply, ToolInfo } from '../core';
+import { DEFAULT_MODEL_CALL_TIMEOUT_MS } from '../core/run/run-input';
+import { isSummary } from '../core/memory/compaction';
 import type { McpToolSource } from '../tools/mcp/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolProvider } from '../tools/tool-provider';

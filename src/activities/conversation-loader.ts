@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import type { ChatMessage } from '../core/types';
+import type { ChatMessage } from '../core';
 import type { ModelCallInput } from '../common/activity-interface';
 
 /** Fetches messages `[offset, offset + limit)` of a workflow run (a page may hold fewer). */

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import type { ToolInfo } from '../core/types';
+import type { ToolInfo } from '../core';
 import type { McpToolSource } from '../tools/mcp/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
 import { resolveToolSet } from '../tools/resolve-tool-set';

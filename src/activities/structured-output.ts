@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { JsonSchemaObject } from '../core/types';
+import type { JsonSchemaObject } from '../core';
 import type { AgentRegistry } from '../agents/agent-registry';
 import { outputJsonSchema } from '../models/json-schema';
 

@@ -1,5 +1,5 @@
 import { log } from '@temporalio/activity';
-import type { TextBatch } from '../core/agent-events';
+import type { TextBatch } from '../core/events/agent-events';
 
 /** How a model call streams its text to its workflow. */
 export interface StreamingOptions {

@@ -10,7 +10,7 @@ import type { AgentRunSummary } from '../client/list-runs';
 import type { StatusReport } from '../client/agent-workflows';
 import { approvalHint } from './progress';
 import { hintCommand } from './command-name';
-import { parseToolArguments } from '../core/tool-arguments';
+import { parseToolArguments } from '../core/tool-calls/tool-arguments';
 import { outcomeJson } from '../client/outcome-json';
 import { usageText } from './usage-text';
 

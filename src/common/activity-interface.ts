@@ -1,7 +1,7 @@
-import type { ResolvedAgent } from '../core/agents';
-import type { SearchAttributeSettings } from '../core/search-attributes';
-import type { ConversationOptions, TurnInput } from '../core/conversation';
-import type { GuardrailCheck, GuardrailKind } from '../core/guardrails';
+import type { ResolvedAgent } from '../core/run/agents';
+import type { SearchAttributeSettings } from '../core/events/search-attributes';
+import type { ConversationOptions, TurnInput } from '../core/conversation/conversation';
+import type { GuardrailCheck, GuardrailKind } from '../core/guardrails/guardrails';
 import type {
   JsonSchemaObject,
   ModelReply,
@@ -10,7 +10,7 @@ import type {
   ToolInfo,
   ToolOutcome,
   Usage,
-} from '../core/types';
+} from '../core';
 
 /**
  * The contract between the workflows and the worker's activities, written out: the workflows

@@ -1,35 +1,52 @@
-/** The deterministic core: pure TypeScript, safe to import from workflow code. */
-export * from './agent-loop';
-export * from './run-result';
-export * from './run-state';
-export * from './agents';
-export * from './approvals';
-export * from './conversation';
-export * from './conversation-status';
-export * from './duration';
-export * from './immediate-return';
-export * from './memory-window';
-export * from './message-page';
-export * from './run-input';
-export * from './stop-conditions';
-export * from './summaries';
-export * from './tool-arguments';
-export * from './tool-result-text';
-export * from './types';
-export * from './usage';
-export * from './react-parser';
-export * from './agent-events';
-export * from './event-log';
-export * from './handoffs';
-export * from './agent-tools';
-export * from './search-attributes';
-export * from './model-fallback';
-export * from './images';
-export * from './budget';
-export * from './tool-output-view';
-export * from './durable-waits';
-export * from './compaction';
-export * from './run-memory';
-export * from './context-windows';
-export * from './schedules';
-export * from './guardrails';
+/**
+ * The deterministic core: pure TypeScript, safe to import from workflow code. Grouped by what it
+ * decides; every group's modules are re-exported here, the one door other layers use.
+ */
+
+// Messages: what a conversation is made of, and what the model replies.
+export * from './messages/chat-message';
+export * from './messages/model-reply';
+export * from './messages/usage';
+export * from './messages/images';
+
+// A run: its options and input, its state, the loop's next step, its limits and result.
+export * from './run/run-options';
+export * from './run/run-input';
+export * from './run/run-state';
+export * from './run/agent-loop';
+export * from './run/agents';
+export * from './run/limits';
+export * from './run/model-fallback';
+export * from './run/react-parser';
+export * from './run/run-result';
+
+// Tool calls: the tools a run has, their arguments and results, approvals, handoffs.
+export * from './tool-calls/agent-tools';
+export * from './tool-calls/tool-arguments';
+export * from './tool-calls/tool-results';
+export * from './tool-calls/approvals';
+export * from './tool-calls/handoffs';
+
+// Memory: what the model sees of a long run, summaries and the window.
+export * from './memory/context-windows';
+export * from './memory/compaction';
+export * from './memory/run-memory';
+export * from './memory/summaries';
+export * from './memory/memory-window';
+
+// Conversations: many turns of one agent, across continue-as-new.
+export * from './conversation/conversation';
+export * from './conversation/conversation-status';
+
+// Events: what subscribers see, and what the search attributes show.
+export * from './events/agent-events';
+export * from './events/event-log';
+export * from './events/search-attributes';
+
+// Guardrails: checks of the input, the answer and tool calls.
+export * from './guardrails/guardrails';
+
+// Time: durations, durable waits, schedules.
+export * from './time/duration';
+export * from './time/durable-waits';
+export * from './time/schedules';

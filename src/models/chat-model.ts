@@ -1,4 +1,4 @@
-import type { ChatMessage, JsonSchemaObject, ModelReply, ModelSettings, ToolCallingMode } from '../core/types';
+import type { ChatMessage, JsonSchemaObject, ModelReply, ModelSettings, ToolCallingMode } from '../core';
 import type { JsonSchema } from './json-schema';
 
 /**

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import type { ChatMessage, ImageRef } from '../core/types';
+import type { ChatMessage, ImageRef } from '../core';
 import { BlobNotFoundError, type BlobStore } from '../storage/blob-store';
 import { imageUrl } from '../storage/images';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { JsonSchemaObject } from '../core/types';
+import type { JsonSchemaObject } from '../core';
 
 /**
  * JSON Schema from zod, for tool parameters and structured output: used by workers (what the LLM

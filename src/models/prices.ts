@@ -1,4 +1,4 @@
-import type { Usage } from '../core/types';
+import type { Usage } from '../core';
 
 /** What a model costs, in US dollars per million tokens. */
 export interface ModelPrice {

@@ -1,4 +1,4 @@
-import type { ToolInfo } from '../core/types';
+import type { ToolInfo } from '../core';
 import type { ToolRegistry } from './registry';
 
 /** Which tools a run gets, and which of them return immediately or need approval. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseToolArguments, toolErrorText, toolResultText, type ToolCall, type ToolOutcome } from '../core';
 import type { ToolContext } from './define-tool';
-import type { ImageRef } from '../core/types';
+import type { ImageRef } from '../core';
 import { blobRef, type BlobStore } from '../storage/blob-store';
 import { ImageInputError, imageUrl, storeImages } from '../storage/images';
 import type { ToolRegistry } from './registry';

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../core/types';
+import type { ChatMessage } from '../core';
 
 /** What a tool provider sees before a model call. */
 export interface ToolProviderRequest {

@@ -27,8 +27,8 @@ export {
   textBatchSignal,
   type MessagesRange,
 } from '../common/definitions';
-export type * from '../core/types';
-export type { AgentEvent, AgentEventBody, EventPage, EventsRequest, TextBatch } from '../core/agent-events';
+export type * from '../core';
+export type { AgentEvent, AgentEventBody, EventPage, EventsRequest, TextBatch } from '../core/events/agent-events';
 export type {
   ConversationInput,
   ConversationOptions,
@@ -36,5 +36,5 @@ export type {
   ConversationStatus,
   TurnInput,
   TranscriptPage,
-} from '../core/conversation';
-export type { ConversationTurnResult } from '../core/types';
+} from '../core/conversation/conversation';
+export type { ConversationTurnResult } from '../core';

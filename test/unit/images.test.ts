@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { imagesProblem, validateAgentInput, type ChatMessage, type ImageRef } from '../../src/core';
-import { startRun } from '../../src/core/agent-loop';
+import { startRun } from '../../src/core/run/agent-loop';
 import { createHash } from 'node:crypto';
 import { EncryptionCodec } from '../../src/codec/encryption-codec';
 import { BlobNotFoundError, blobRef, FileBlobStore } from '../../src/storage/blob-store';

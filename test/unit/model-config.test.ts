@@ -1,6 +1,6 @@
-import { nextFallbackModel } from '../../src/core/model-fallback';
+import { nextFallbackModel } from '../../src/core/run/model-fallback';
 import { defineAgent } from '../../src/agents/define-agent';
-import { addUsage } from '../../src/core/usage';
+import { addUsage } from '../../src/core/messages/usage';
 import { modelConfigFromEnv, parseModelRef } from '../../src/models/model-config';
 
 it('splits a model name into its provider and the provider’s name; no known prefix means the OpenAI endpoint', () => {

@@ -1,5 +1,5 @@
-import type { Usage } from '../../src/core/types';
-import { addUsage, usageOfReply } from '../../src/core/usage';
+import type { Usage } from '../../src/core';
+import { addUsage, usageOfReply } from '../../src/core/messages/usage';
 import { costOf, DEFAULT_PRICES, priceOf } from '../../src/models/prices';
 
 it('finds a price by the exact name, or by the name a dated one extends; none for unknown models', () => {

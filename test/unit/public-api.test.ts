@@ -1,6 +1,8 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as api from '../../src';
+import * as workerApi from '../../src/worker/index';
+import * as clientApi from '../../src/client/index';
 import * as workflowApi from '../../src/workflows/index';
 import * as httpApi from '../../src/http/index';
 import * as mcpApi from '../../src/mcp/index';
@@ -40,6 +42,8 @@ it('has TSDoc on every exported declaration', () => {
 /** Each entry point and its heading on docs/api.md. */
 const ENTRY_POINTS: Array<[string, Record<string, unknown>]> = [
   ['durable-agents', api],
+  ['durable-agents/worker', workerApi],
+  ['durable-agents/client', clientApi],
   ['durable-agents/workflow', workflowApi],
   ['durable-agents/http', httpApi],
   ['durable-agents/mcp', mcpApi],
@@ -61,4 +65,14 @@ it('has an entry point in package.json for each section of docs/api.md', () => {
   const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   const subpaths = Object.keys(manifest.exports).filter((k) => k !== './package.json');
   expect(subpaths.map((k) => k.replace(/^\./, 'durable-agents'))).toEqual(ENTRY_POINTS.map(([entry]) => entry));
+});
+
+it('keeps the root entry point small: what both sides need, at most 60 names', () => {
+  const report = readFileSync(join(ROOT, 'etc', 'api-report.md'), 'utf8');
+  const section = report.slice(report.indexOf('## durable-agents\n'), report.indexOf('## durable-agents/'));
+  const names = section
+    .split('\n')
+    .filter((line) => /^(function|const|class|interface|type|abstract class) /.test(line));
+  expect(names.length).toBeGreaterThan(20);
+  expect(names.length).toBeLessThanOrEqual(60);
 });

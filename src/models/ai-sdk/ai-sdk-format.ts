@@ -7,7 +7,7 @@ import type {
   LanguageModelV4Prompt,
   LanguageModelV4ToolResultOutput,
 } from '@ai-sdk/provider';
-import type { ChatMessage, ImageRef, ModelReply, ReasoningPart, ToolCall, Usage } from '../../core/types';
+import type { ChatMessage, ImageRef, ModelReply, ReasoningPart, ToolCall, Usage } from '../../core';
 import { dataUrlParts, imageUrlOf } from '../image-support';
 import type { ToolSpec } from '../chat-model';
 

@@ -7,7 +7,7 @@ import type {
   TextBlockParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { ChatMessage, ImageRef, ModelReply, ReasoningPart, ToolCall } from '../../core/types';
+import type { ChatMessage, ImageRef, ModelReply, ReasoningPart, ToolCall } from '../../core';
 import { dataUrlParts, imageUrlOf } from '../image-support';
 import type { ToolSpec } from '../chat-model';
 

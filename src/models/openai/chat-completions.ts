@@ -8,7 +8,7 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { Stream } from 'openai/streaming';
-import type { ChatMessage, JsonSchemaObject, ModelReply, ToolCall } from '../../core/types';
+import type { ChatMessage, JsonSchemaObject, ModelReply, ToolCall } from '../../core';
 import { isStrictCompatible } from '../json-schema';
 import type { ChatModel, ToolSpec } from '../chat-model';
 import type { ModelConfig } from '../model-config';

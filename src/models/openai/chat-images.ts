@@ -3,7 +3,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionUserMessageParam,
 } from 'openai/resources/chat/completions';
-import type { ChatMessage, ImageRef } from '../../core/types';
+import type { ChatMessage, ImageRef } from '../../core';
 import { imageUrlOf } from '../image-support';
 
 /**

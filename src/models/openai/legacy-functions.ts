@@ -1,5 +1,5 @@
 import type { ChatCompletionCreateParams, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { ChatMessage } from '../../core/types';
+import type { ChatMessage } from '../../core';
 import type { ToolSpec } from '../chat-model';
 import { userMessage, withToolImages } from './chat-images';
 

@@ -5,7 +5,7 @@ import type {
   ResponseInputItem,
   ResponseReasoningItem,
 } from 'openai/resources/responses/responses';
-import type { ChatMessage, ImageRef, ModelReply, ReasoningPart, ToolCall } from '../../core/types';
+import type { ChatMessage, ImageRef, ModelReply, ReasoningPart, ToolCall } from '../../core';
 import { imageUrlOf } from '../image-support';
 import type { ToolSpec } from '../chat-model';
 

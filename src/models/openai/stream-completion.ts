@@ -1,5 +1,5 @@
 import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { FINAL_ANSWER_ACTION } from '../../core/react-parser';
+import { FINAL_ANSWER_ACTION } from '../../core/run/react-parser';
 
 /**
  * Assembles streamed Chat Completions chunks into the completion a non-streaming call returns

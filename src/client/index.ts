@@ -1,0 +1,157 @@
+/**
+ * `durable-agents/client`: everything a service, script or browser backend calls, beside the
+ * main calls the root holds too: runs, conversations, any run or conversation by its id, events,
+ * listing, schedules, evals and re-runs, and the stores large inputs go to. Clients never load
+ * worker code: it is safe in a web server with no worker in it.
+ */
+
+// Reaching Temporal.
+export { connectTemporal, workflowUrl, type EmbeddedOptions, type TemporalEnv } from '../connection/temporal-env';
+export { defaultTaskQueue } from '../connection/task-queue';
+
+// One-shot runs.
+export {
+  startAgentRun,
+  runOutcome,
+  type AgentRunHandle,
+  type AgentRunWorkflow,
+  type NamedAgent,
+  type RunOutcome,
+  type RunRequest,
+  type StartRunOptions,
+} from './run-agent';
+
+// Conversations.
+export {
+  sendMessage,
+  startMessage,
+  queueMessage,
+  conversationStatus,
+  cancelTurn,
+  endConversation,
+  newConversationId,
+  type ConversationStart,
+  type MessageRequest,
+  type SentMessage,
+} from './conversations';
+
+// Any run or conversation by its id.
+export {
+  readStatus,
+  readTranscript,
+  decideApproval,
+  cancelWork,
+  type StatusReport,
+  type RunStatusReport,
+} from './agent-workflows';
+export { streamEvents, isTurnEnd, type StreamEventsOptions } from './event-stream';
+export { deliverEvent, type DeliverEventOptions } from './deliver-event';
+export { restoreToolResults, toolOutcomesInHistory } from './tool-results';
+export { ClientError, type ClientErrorKind } from './client-error';
+export type { OutageOptions } from './outages';
+
+// Listing runs and agents.
+export { listAgents } from './list-agents';
+export { listAgentRuns, type AgentRunSummary } from './list-runs';
+export { agentListQuery, type AgentListFilter } from '../core';
+
+// Schedules (Temporal Schedules) of runs and conversation turns.
+export {
+  scheduleAgent,
+  listSchedules,
+  describeSchedule,
+  pauseSchedule,
+  unpauseSchedule,
+  triggerSchedule,
+  deleteSchedule,
+  type AgentSchedule,
+  type ScheduleAgentOptions,
+} from './schedules';
+export { SCHEDULE_OVERLAPS, type AgentScheduleRequest, type ScheduleOverlap } from '../core';
+
+// Evals: datasets of cases run as real agent runs and scored.
+export {
+  parseDataset,
+  expectationFailures,
+  type EvalCase,
+  type EvalExpectation,
+  type NumberedCase,
+  type ScoredOutcome,
+} from './eval-cases';
+export {
+  runEval,
+  newEvalId,
+  summarize as summarizeEval,
+  EVAL_SEARCH_ATTRIBUTE,
+  type EvalOptions,
+  type EvalReport,
+  type EvalCaseResult,
+  type EvalSummary,
+} from './run-eval';
+export { casesFromRuns } from './eval-from-runs';
+
+// Re-running recorded runs with a change.
+export {
+  startRerun,
+  rerunResult,
+  divergence,
+  messagesBefore,
+  type Rerun,
+  type RerunOptions,
+  type Divergence,
+} from './rerun';
+
+// Images and payloads by reference: the stores clients write and workers read.
+export { storeImages, ImageInputError, MAX_IMAGE_BYTES, type ImageInput } from '../storage/images';
+export { FileBlobStore, BlobNotFoundError, defaultBlobDir, type BlobStore } from '../storage/blob-store';
+export { blobStoreFromEnv } from '../storage/blob-store-from-env';
+export { payloadStorageFromEnv, type PayloadStore } from '../storage/payload-storage';
+export { installTracing, tracingFromEnv, flushTracing, type TracingOptions } from '../telemetry/tracing';
+
+// The shapes runs, conversations and events take.
+export {
+  AGENT_EVENT_TYPES,
+  MAX_EVENT_PAYLOAD_BYTES,
+  parseDuration,
+  validateAgentInput,
+  type ActiveWait,
+  type AgentEvent,
+  type AgentEventBody,
+  type AgentInput,
+  type AgentResult,
+  type AgentState,
+  type AgentStatus,
+  type AgentWorkflowResult,
+  type ApprovalDecision,
+  type Budget,
+  type BudgetReport,
+  type ChatMessage,
+  type CloseReason,
+  type ConversationOptions,
+  type ConversationResult,
+  type ConversationStatus,
+  type ConversationTurnResult,
+  type DeliveredEvent,
+  type EventPage,
+  type EventsRequest,
+  type ImageRef,
+  type MemoryReport,
+  type ModelSettings,
+  type OnApprovalTimeout,
+  type OnBudget,
+  type OnLimit,
+  type PendingApproval,
+  type RecordedToolExecution,
+  type RecordedTurnResult,
+  type RejectedMessages,
+  type RerunSeed,
+  type RunOptions,
+  type RunStatus,
+  type TextBatch,
+  type ToolCallingMode,
+  type ToolExecution,
+  type TranscriptPage,
+  type TurnInput,
+  type TurnResult,
+  type Usage,
+} from '../core';

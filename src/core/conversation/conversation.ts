@@ -1,0 +1,411 @@
+import { nextStep, startRun } from '../run/agent-loop';
+import { withoutHistoryMark } from '../run/run-result';
+import type { RunState } from '../run/run-state';
+import { DEFAULT_MEMORY_WINDOW, memoryWindowStart, MIN_MEMORY_WINDOW } from '../memory/memory-window';
+import { durationProblem, isToolList, messageProblem, runOptionProblems } from '../run/run-input';
+import { addUsage, noUsage } from '../messages/usage';
+import { imagesProblem } from '../messages/images';
+import { budgetExhausted, budgetReport, budgetSpent } from '../run/limits';
+import { isInstructions } from '../memory/compaction';
+import type { EventLogSnapshot } from '../events/event-log';
+import type { DeliveredEvent } from '../time/durable-waits';
+import type { ActiveWait } from '../time/durable-waits';
+import type { AgentInput } from '../run/run-options';
+import type { AgentState, ConversationTurnResult } from '../run/run-result';
+import type { BudgetReport } from '../run/limits';
+import type { MemoryReport } from '../memory/run-memory';
+import type { ChatMessage, ImageRef, Usage } from '../messages/chat-message';
+import type { PendingApproval } from '../tool-calls/approvals';
+import type { ToolInfo } from '../tool-calls/agent-tools';
+
+/**
+ * A conversation: many turns on one workflow, each turn one run of the agent loop over the chat
+ * memory. This module holds the conversation's bookkeeping as pure functions; the workflow only
+ * queues messages and runs turns.
+ */
+
+/** How long an idle conversation stays open by default. */
+export const DEFAULT_IDLE_TIMEOUT = '24h';
+
+/** A conversation's settings, fixed when it starts; every turn uses them. */
+export interface ConversationOptions extends Omit<AgentInput, 'message'> {
+  /**
+   * A window of messages (besides the system message) instead of memory by tokens: the LLM sees
+   * the last N, at least 3. Unset: `maxPromptTokens` bounds the requests (its default: from the
+   * model's context window) and older messages are summarised.
+   */
+  memoryWindow?: number;
+  /** The conversation closes after this long without a message, e.g. `"24h"` (default). */
+  idleTimeout?: string | number;
+}
+
+/** The conversation workflow's input: its options, plus the state carried over by continue-as-new. */
+export interface ConversationInput extends ConversationOptions {
+  carry?: ConversationCarry;
+}
+
+/**
+ * What a continued-as-new run starts from: the conversation state with only the memory window
+ * of messages, never the whole transcript, so every run's history stays bounded.
+ */
+export type ConversationCarry = Omit<ConversationState, 'options' | 'tools' | 'previousRunId'> & {
+  tools: ToolInfo[];
+  previousRunId: string;
+  /** The event stream's offsets and its last turns, so subscribers see one stream across runs. */
+  events?: EventLogSnapshot;
+  /** Events delivered that no `wait_for_event` took yet. */
+  inbox?: DeliveredEvent[];
+  /** The ids of the last events delivered, so a repeated delivery is still dropped after continue-as-new. */
+  eventIds?: string[];
+};
+
+/** One user message (the `sendMessage` Update's and `queueMessage` Signal's argument). */
+export interface TurnInput {
+  message: string;
+  /** Images sent with the message, by reference (clients store the bytes: see {@link ImageRef}). */
+  images?: ImageRef[];
+  /** Limit this turn to some of the conversation's tools. */
+  tools?: string[];
+  /**
+   * Tools whose calls need a person's approval from this turn on. They are added to the
+   * conversation's approval tools (never removed), so a safety option given to an open
+   * conversation is applied, not silently dropped with the start options.
+   */
+  approvalTools?: string[];
+}
+
+/** Signalled messages that were invalid (signals cannot be refused, so they are counted and reported). */
+export interface RejectedMessages {
+  count: number;
+  lastError?: string;
+}
+
+/** Everything a conversation workflow keeps between turns. Plain JSON. */
+export interface ConversationState {
+  options: ConversationOptions;
+  /** Resolved at the start; carried over continue-as-new so a registry change cannot break an open conversation. */
+  tools?: ToolInfo[];
+  /** Transcript index of `messages[0]`; earlier messages stay readable from earlier runs. */
+  transcriptStart: number;
+  /** The transcript this run holds, without the system message. */
+  messages: ChatMessage[];
+  turns: number;
+  usage: Usage;
+  toolExecutionCount: number;
+  /** 1 + how many times the conversation continued as new. */
+  runs: number;
+  previousRunId?: string;
+  rejectedMessages: RejectedMessages;
+  /** How many times a handoff changed the system message (see `RunState.revision`). */
+  revision?: number;
+  /** With a budget: the size of the last model call, which the next turn's first call will at least be. */
+  lastCall?: RunState['lastCall'];
+  /** With `maxPromptTokens`: the summary and where the model's view starts (indices into `messages`). */
+  context?: RunState['context'];
+  /** With `maxPromptTokens`: the last request's size, calibrating the estimates of the next turn. */
+  lastPrompt?: RunState['lastPrompt'];
+  /** With `maxPromptTokens`: the compactions of all turns so far. */
+  compactions?: number;
+}
+
+/** Why a conversation closed. */
+export type CloseReason = 'ended' | 'idle_timeout';
+
+/** The conversation workflow's result. */
+export interface ConversationResult {
+  conversationId: string;
+  reason: CloseReason;
+  turns: number;
+  messageCount: number;
+  usage: Usage;
+  runs: number;
+  /** Absent in results of conversations closed before it was added. */
+  toolExecutionCount?: number;
+  rejectedMessages?: RejectedMessages;
+}
+
+/** What a conversation is doing, for the `status` query. */
+export interface ConversationStatus {
+  conversationId: string;
+  state: Extract<
+    AgentState,
+    'idle' | 'thinking' | 'running_tools' | 'awaiting_approval' | 'escalated' | 'waiting' | 'closed'
+  >;
+  /** Turns finished so far. */
+  turns: number;
+  /** Messages waiting for the current turn to finish. */
+  queuedMessages: number;
+  currentTurn?: {
+    turn: number;
+    iteration: number;
+    maxIterations: number;
+    pendingToolCalls: Array<{ id: string; name: string; arguments: Record<string, unknown> }>;
+  };
+  pendingApprovals: PendingApproval[];
+  /** The durable waits under way (`sleep`, `wait_for_event`): what for, and until when. */
+  waits?: ActiveWait[];
+  usage: Usage;
+  /** Transcript length, system message excluded. */
+  messageCount: number;
+  toolExecutionCount: number;
+  runs: number;
+  /** The agent the conversation is with: the one it started with, or the last one it was handed off to. */
+  agent?: string;
+  /** Why it closed; clients report `terminated`, `cancelled`, `failed` or `timed_out` for conversations Temporal closed. */
+  closeReason?: CloseReason | 'terminated' | 'cancelled' | 'failed' | 'timed_out';
+  rejectedMessages: RejectedMessages;
+  /** With a budget: its limits, what the conversation spent and what is left. */
+  budget?: BudgetReport;
+  /** With memory by tokens: the bound, the next request's estimated size, what summaries took in. */
+  memory?: MemoryReport;
+}
+
+/** One page of the transcript (the `transcript` query's answer). */
+export interface TranscriptPage {
+  system?: string;
+  /** Transcript index of `messages[0]`. */
+  offset: number;
+  messages: ChatMessage[];
+  /** Messages in the whole transcript. */
+  total: number;
+  /** The first index this run holds; earlier ones are read from `previousRunId`. */
+  heldFrom: number;
+  previousRunId?: string;
+}
+
+/** Checks a conversation's options; one readable line per problem. */
+export function validateConversationOptions(input: unknown): string[] {
+  if (input === null || typeof input !== 'object') return ['the conversation options must be an object'];
+  const i = input as Record<string, unknown>;
+  const problems = runOptionProblems(i);
+  if (i.rerun !== undefined) problems.push('"rerun" applies to one-shot runs, not conversations');
+  if (
+    i.memoryWindow !== undefined &&
+    !(Number.isInteger(i.memoryWindow) && (i.memoryWindow as number) >= MIN_MEMORY_WINDOW)
+  ) {
+    problems.push(
+      `"memoryWindow" must be an integer >= ${MIN_MEMORY_WINDOW} (a tool call needs the question, the call and its result), got ${JSON.stringify(i.memoryWindow)}`,
+    );
+  }
+  if (i.memoryWindow !== undefined && i.maxPromptTokens !== undefined)
+    problems.push(
+      '"memoryWindow" and "maxPromptTokens" exclude each other: a window of messages, or memory by tokens with summaries',
+    );
+  const idle = durationProblem('idleTimeout', i.idleTimeout);
+  if (idle) problems.push(idle);
+  return problems;
+}
+
+/**
+ * What is wrong with a user message for this conversation, or undefined when it can be queued.
+ * `tools` is the conversation's tool set, unknown until resolved at its start.
+ */
+export function turnProblem(
+  turn: unknown,
+  tools: readonly ToolInfo[] | undefined,
+  closing: boolean,
+): string | undefined {
+  if (closing) return 'the conversation is ending and accepts no more messages';
+  if (turn === null || typeof turn !== 'object') return 'the message must be an object {"message": "..."}';
+  const t = turn as Record<string, unknown>;
+  const problem = messageProblem(t.message) ?? imagesProblem(t.images);
+  if (problem) return problem;
+  for (const key of ['tools', 'approvalTools'] as const) {
+    const names = t[key];
+    if (names === undefined) continue;
+    if (!isToolList(names)) return `"${key}" must be an array of tool names`;
+    if (!tools) continue;
+    const unknown = names.filter((n) => !tools.some((k) => k.name === n));
+    if (unknown.length > 0) {
+      return `unknown tool${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}${key === 'approvalTools' ? ' in "approvalTools"' : ''}; this conversation's tools: ${tools.map((k) => k.name).join(', ') || 'none'}`;
+    }
+  }
+  return undefined;
+}
+
+/** The conversation with the turn's `approvalTools` (if any) needing approval from now on. */
+export function withTurnApprovals(conv: ConversationState, turn: TurnInput): ConversationState {
+  const names = turn.approvalTools ?? [];
+  if (!conv.tools || !conv.tools.some((t) => names.includes(t.name) && !t.needsApproval)) return conv;
+  return { ...conv, tools: conv.tools.map((t) => (names.includes(t.name) ? { ...t, needsApproval: true } : t)) };
+}
+
+/** A new conversation, or the continuation of one (from `input.carry`). */
+export function startConversation(input: ConversationInput): ConversationState {
+  const { carry, ...options } = input;
+  // The event log is the workflow's to restore; it is not conversation state.
+  const {
+    events: _events,
+    inbox: _inbox,
+    eventIds: _eventIds,
+    ...carried
+  } = carry ?? ({} as Partial<ConversationCarry>);
+  const base: ConversationState = {
+    options,
+    transcriptStart: 0,
+    messages: [],
+    turns: 0,
+    usage: noUsage(),
+    toolExecutionCount: 0,
+    runs: 1,
+    rejectedMessages: { count: 0 },
+  };
+  return carry ? { ...base, ...(carried as ConversationCarry) } : base;
+}
+
+/** The window size in effect. */
+export function memoryWindow(conv: ConversationState): number {
+  return conv.options.memoryWindow ?? DEFAULT_MEMORY_WINDOW;
+}
+
+/** Starts a turn: a run over the conversation so far plus the new message, seeing the memory window. */
+export function startTurn(conv: ConversationState, turn: TurnInput): RunState {
+  const tools = conv.tools ?? [];
+  const run = startRun(
+    { ...conv.options, message: turn.message, ...(turn.images?.length ? { images: turn.images } : {}) },
+    turn.tools ? tools.filter((t) => turn.tools!.includes(t.name)) : tools,
+  );
+  const system = run.messages[0]?.role === 'system' ? [run.messages[0]] : [];
+  const state: RunState = {
+    ...run,
+    messages: [...system, ...conv.messages, ...run.messages.slice(system.length)],
+  };
+  // A token budget replaces the message window: summaries keep the conversation in it.
+  if (run.limits.maxPromptTokens === undefined) state.memoryWindow = memoryWindow(conv);
+  else {
+    const shift = system.length;
+    if (conv.context) state.context = { from: conv.context.from + shift, summary: conv.context.summary + shift };
+    if (conv.lastPrompt) state.lastPrompt = conv.lastPrompt;
+  }
+  // The conversation's budget covers every turn: this one starts from what the others spent.
+  if (run.limits.budget) {
+    state.spentBefore = {
+      totalTokens: conv.usage.totalTokens,
+      ...(conv.usage.costUsd !== undefined ? { costUsd: conv.usage.costUsd } : {}),
+    };
+    if (conv.lastCall) state.lastCall = conv.lastCall;
+  }
+  return conv.revision ? { ...state, revision: conv.revision } : state;
+}
+
+/**
+ * Whether a turn starts with its conversation's budget spent under `onBudget: 'wrap_up'`: then
+ * it ends without a model call (see `RunState.spentBudgetStops`), which workflows apply under a patch.
+ */
+export function turnFindsBudgetSpent(state: RunState): boolean {
+  const { budget, onBudget } = state.limits;
+  return onBudget === 'wrap_up' && budget !== undefined && budgetExhausted(budget, state.spentBefore ?? noUsage());
+}
+
+/** Folds a finished (or failed) turn into the conversation. */
+export function finishTurn(conv: ConversationState, run: RunState): ConversationState {
+  const pinned = isInstructions(run.messages[0]) ? 1 : 0;
+  const next: ConversationState = {
+    ...conv,
+    messages: run.messages.slice(pinned),
+    turns: conv.turns + 1,
+    usage: addUsage(conv.usage, run.usage),
+    toolExecutionCount: conv.toolExecutionCount + run.toolExecutions.length,
+  };
+  if (run.revision) next.revision = run.revision;
+  if (run.lastCall) next.lastCall = run.lastCall;
+  if (run.lastPrompt) next.lastPrompt = run.lastPrompt;
+  if (run.compactions) next.compactions = (conv.compactions ?? 0) + run.compactions;
+  if (run.context) next.context = { from: run.context.from - pinned, summary: run.context.summary - pinned };
+  if (!run.handedOff) return next;
+  // Handed off during the turn: the next turns (and continue-as-new) are the new agent's.
+  const { modelSettings: _m, toolCalling: _t, ...options } = conv.options;
+  // applyHandoff always leaves a system message first: the new agent's instructions.
+  next.options = { ...options, agent: run.agent.name!, system: String(run.messages[0].content ?? '') };
+  if (run.agent.modelSettings) next.options.modelSettings = run.agent.modelSettings;
+  if (run.agent.toolCalling) next.options.toolCalling = run.agent.toolCalling;
+  next.tools = run.tools;
+  return next;
+}
+
+/** The result of the turn `run`, numbered `turn`. `failure` is set when the model call failed for good. */
+export function turnResult(
+  run: RunState,
+  conversationId: string,
+  turn: number,
+  failure?: { error: string; errorType: string },
+): ConversationTurnResult {
+  const common = {
+    workflowId: conversationId,
+    toolExecutions: run.toolExecutions.map(withoutHistoryMark),
+    iterations: run.iterations,
+    usage: run.usage,
+    turn,
+  };
+  if (failure) return { ...common, status: 'failed', content: null, ...failure };
+  const step = nextStep(run);
+  if (step.type !== 'finish') throw new Error(`turnResult: the turn is not finished (next step: ${step.type})`);
+  const result: ConversationTurnResult = { ...common, status: step.status, content: step.content };
+  if (run.output !== undefined) result.output = run.output;
+  if (run.limits.budget) result.budget = budgetReport(run.limits.budget, budgetSpent(run));
+  return result;
+}
+
+/** Records a signalled message that could not be accepted. */
+export function rejectMessage(conv: ConversationState, error: string): ConversationState {
+  return { ...conv, rejectedMessages: { count: conv.rejectedMessages.count + 1, lastError: error } };
+}
+
+/** What continue-as-new carries: the memory window (whole tool groups) and the counters. */
+export function carryOver(conv: ConversationState, runId: string): ConversationCarry {
+  // With a token budget: the summary and what the model sees after it; else the message window.
+  const start =
+    conv.options.maxPromptTokens === undefined
+      ? memoryWindowStart(conv.messages, memoryWindow(conv))
+      : conv.context
+        ? Math.min(conv.context.from, conv.context.summary)
+        : 0;
+  const context = conv.context && { from: conv.context.from - start, summary: conv.context.summary - start };
+  return {
+    tools: conv.tools ?? [],
+    transcriptStart: conv.transcriptStart + start,
+    messages: conv.messages.slice(start),
+    turns: conv.turns,
+    usage: conv.usage,
+    toolExecutionCount: conv.toolExecutionCount,
+    runs: conv.runs + 1,
+    previousRunId: runId,
+    rejectedMessages: conv.rejectedMessages,
+    ...(conv.revision ? { revision: conv.revision } : {}),
+    ...(conv.lastCall ? { lastCall: conv.lastCall } : {}),
+    ...(context ? { context } : {}),
+    ...(conv.lastPrompt ? { lastPrompt: conv.lastPrompt } : {}),
+    ...(conv.compactions ? { compactions: conv.compactions } : {}),
+  };
+}
+
+/** The messages a model call of this run reads (the `messages` query): system message first. */
+export function runMessages(conv: ConversationState, active: RunState | undefined): ChatMessage[] {
+  if (active) return active.messages;
+  return conv.options.system ? [{ role: 'system', content: conv.options.system }, ...conv.messages] : conv.messages;
+}
+
+/** The transcript page for `{ offset, limit }` (transcript indices), from what this run holds. */
+export function transcriptPage(
+  conv: ConversationState,
+  active: RunState | undefined,
+  range: { offset?: number; limit?: number },
+  page: (messages: ChatMessage[], range: { offset: number; limit?: number }) => ChatMessage[],
+): TranscriptPage {
+  const all = runMessages(conv, active);
+  const held = isInstructions(all[0]) ? all.slice(1) : all;
+  const total = conv.transcriptStart + held.length;
+  const offset = Math.min(Math.max(range.offset ?? 0, conv.transcriptStart), total);
+  const limit = range.limit === undefined ? undefined : Math.max(0, range.limit - (offset - (range.offset ?? 0)));
+  const result: TranscriptPage = {
+    offset,
+    messages: page(held, { offset: offset - conv.transcriptStart, limit }),
+    total,
+    heldFrom: conv.transcriptStart,
+  };
+  // The active turn's system message: a handoff during the turn has changed it already.
+  const system = isInstructions(all[0]) ? all[0].content : conv.options.system;
+  if (system) result.system = system;
+  if (conv.previousRunId) result.previousRunId = conv.previousRunId;
+  return result;
+}

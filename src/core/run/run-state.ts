@@ -1,0 +1,142 @@
+import type { RunLimits } from './run-input';
+import type { GuardrailStep, GuardrailTrip, RunGuardrails } from '../guardrails/guardrail-types';
+import type { ActiveWait } from '../time/durable-waits';
+import type { ChatMessage, ToolCall, Usage } from '../messages/chat-message';
+import type { JsonSchemaObject, ModelSettings, ToolCallingMode, RerunSeed } from './run-options';
+import type { PendingApproval } from '../tool-calls/approvals';
+import type { RunStatus } from './run-result';
+import type { ToolExecution, ToolOutcome } from '../tool-calls/tool-results';
+import type { ToolInfo } from '../tool-calls/agent-tools';
+
+/**
+ * The state of one run, as the agent loop (`agent-loop.ts`), approvals and handoffs share it:
+ * types only, so those modules depend on it and not on each other. Plain JSON throughout.
+ */
+
+/** Where a call that needs approval stands. */
+export type ApprovalState =
+  | {
+      status: 'pending';
+      /** When the approval timeout applies (ISO 8601), once the run waits with one. */
+      deadline?: string;
+      /** Set once the timeout escalated it (`onApprovalTimeout: 'escalate'`). */
+      escalated?: true;
+    }
+  | { status: 'approved' }
+  | { status: 'rejected'; reason?: string };
+
+/**
+ * The agent a run speaks as: the one it started as, or after a handoff the one it was handed to.
+ * Model calls take their agent name, model settings, tool-calling mode and output schema from it.
+ * Plain JSON.
+ */
+export interface CurrentAgent {
+  /** Unset for a run of no named agent. */
+  name?: string;
+  modelSettings?: ModelSettings;
+  toolCalling?: ToolCallingMode;
+  /** The run's structured-output schema (a handoff keeps it). */
+  output?: JsonSchemaObject;
+}
+
+/**
+ * A tool call from the last LLM reply: either one to run with its tool's settings, or one already
+ * answered without an activity (the LLM named a tool this run was not given).
+ */
+export type PlannedToolCall = {
+  call: ToolCall;
+  /** The parsed arguments, or `{}` when they don't parse (the tool activity reports that error). */
+  arguments: Record<string, unknown>;
+  immediate: boolean;
+  /** Present when the tool needs a human's approval before it runs. */
+  approval?: ApprovalState;
+} & ({ tool: ToolInfo; resolved?: undefined } | { tool?: undefined; resolved: ToolOutcome });
+
+/** What the workflow should do next. */
+export type NextStep =
+  | {
+      type: 'call_model';
+      iteration: number;
+      toolNames: string[];
+      final: boolean;
+      /** A final call because the budget would be passed (`onBudget: 'wrap_up'`): the model is told so. */
+      wrapUp?: true;
+    }
+  | {
+      type: 'compact';
+      /** The messages to summarise, `[from, to)`; `previous` is the summary they include, if any. */
+      from: number;
+      to: number;
+      previous?: number;
+      tokensBefore: number;
+    }
+  | GuardrailStep
+  | { type: 'await_approval'; pending: PendingApproval[] }
+  | { type: 'run_tools'; calls: PlannedToolCall[] }
+  | { type: 'finish'; status: Exclude<RunStatus, 'failed'>; content: string | null };
+
+/** Where a run is: waiting for the model, running (or awaiting approval of) tool calls, or done. */
+export type RunPhase =
+  | { kind: 'model' }
+  /** A final answer that output guardrails check before the run ends with it. */
+  | { kind: 'answered'; content: string; output?: unknown }
+  /** `guarded`: the tool guardrails have checked these calls. */
+  | { kind: 'tools'; calls: PlannedToolCall[]; guarded?: true }
+  | { kind: 'done'; status: Exclude<RunStatus, 'failed'>; content: string | null };
+
+/** Everything the workflow keeps for one run. Plain JSON. */
+export interface RunState {
+  limits: RunLimits;
+  tools: ToolInfo[];
+  messages: ChatMessage[];
+  /** LLM calls made so far. */
+  iterations: number;
+  toolExecutions: ToolExecution[];
+  usage: Usage;
+  phase: RunPhase;
+  /**
+   * Conversations only: how many messages (besides the system message) the LLM sees. Unset: the
+   * whole run.
+   */
+  memoryWindow?: number;
+  /** Structured output: the final answer, parsed and valid under the output schema. */
+  output?: unknown;
+  /** The agent the run speaks as now. */
+  agent: CurrentAgent;
+  /** Set once the run was handed off (see `applyHandoff`). */
+  handedOff?: true;
+  /** How many times the system message changed (handoffs); model calls name it so caches stay right. */
+  revision?: number;
+  /** The model that answered each model call, in order (replies that name it: runs of older workers have none). */
+  models?: string[];
+  /** The size of the last model call (with a budget: the next one is at least as large). */
+  lastCall?: { tokens: number; costUsd?: number };
+  /** With `maxPromptTokens`: where the model's view starts after the last compaction, and the summary message's index. */
+  context?: { from: number; summary: number };
+  /** With `maxPromptTokens`: how many compactions the run made. */
+  compactions?: number;
+  /**
+   * With `maxPromptTokens`: the last request's prompt tokens as the provider counted them, and as
+   * estimated; `additive` when the difference corrects estimates by addition (see `calibration`).
+   */
+  lastPrompt?: { tokens: number; estimated: number; additive?: true };
+  /** The durable waits under way (`sleep`, `wait_for_event` calls), while there are any. */
+  waits?: ActiveWait[];
+  /** With a budget: what was spent toward it before this run (a conversation's earlier turns). */
+  spentBefore?: { totalTokens: number; costUsd?: number };
+  /**
+   * The earlier turns of the conversation spent its budget (see `turnFindsBudgetSpent`): the turn
+   * ends without a model call, even with `onBudget: 'wrap_up'` (whose one last call is for the
+   * turn that reaches the budget). Set by the workflow under a patch: turns recorded before made
+   * a wrap-up call each.
+   */
+  spentBudgetStops?: true;
+  /** The guardrails the run applies (absent: none). */
+  guardrails?: RunGuardrails;
+  /** What the guardrails already checked: the input, once. */
+  guarded?: { input?: true };
+  /** Why the run ended at a guardrail (status `guardrail_tripped`). */
+  tripped?: GuardrailTrip;
+  /** A re-run: recorded tool calls not yet matched, whose outputs answer identical calls. */
+  recorded?: NonNullable<RerunSeed['toolCalls']>;
+}

@@ -1,0 +1,135 @@
+/**
+ * `durable-agents/worker`: what runs in a worker beside `AgentsPlugin` (root): tool registries
+ * and providers, MCP servers as tool sources, guardrail registries, the models and their prices,
+ * the stores of large payloads and images, tracing, the activity contract, and the replay gate
+ * for deploys. Node.js only; workflow code imports `durable-agents/workflow`.
+ */
+
+// Serving agents.
+export { AgentsPlugin, type AgentsPluginOptions } from './agents-plugin';
+export { createAgentWorker, type AgentWorkerOptions } from './create-agent-worker';
+
+// Agents, tools and guardrails: definitions and registries.
+export { defineAgent, type AgentDefinition, type AgentRef, type ToolRef } from '../agents/define-agent';
+export {
+  defineGuardrail,
+  GuardrailRegistry,
+  type GuardrailDefinition,
+  type GuardrailInput,
+  type GuardrailResult,
+  type GuardrailRef,
+} from '../agents/define-guardrail';
+export {
+  defineTool,
+  defineJsonSchemaTool,
+  ToolRegistry,
+  ToolError,
+  type AnyToolDefinition,
+  type JsonSchemaToolDefinition,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolSettings,
+  type ReturnBehavior,
+  type ToolProvider,
+  type ToolProviderRequest,
+  type OpenAIToolSpec,
+  type RegisterOptions,
+  type CheckedArguments,
+  type ToolRoute,
+} from '../tools';
+export { toolOutput, type ToolOutput, type ToolImage } from '../tools/tool-output';
+export { executeToolCall } from '../tools/tool-call';
+export type { JsonSchema } from '../models/json-schema';
+export {
+  sleep,
+  waitForEvent,
+  SLEEP,
+  WAIT_FOR_EVENT,
+  READ_TOOL_OUTPUT,
+  DEFAULT_MAX_WAIT_MS,
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_MAX_TOOL_RESULT_TOKENS,
+} from '../core';
+
+// MCP servers as a source of tools.
+export {
+  loadMcpConfig,
+  mcpServersFromEnv,
+  parseMcpServers,
+  type McpServers,
+  type McpServerConfig,
+  type McpStdioServer,
+  type McpHttpServer,
+} from '../tools/mcp/mcp-config';
+
+// Models: settings, the seam, one model call outside a workflow, prices.
+export { modelConfigFromEnv, type ModelConfig, type NamedModels } from '../models/model-config';
+export type { StreamingOptions } from '../activities/text-publisher';
+export type { AiSdkLanguageModel } from '../models/ai-sdk/ai-sdk-model';
+export { chatModel, type ChatModel, type GenerateOptions, type ToolSpec } from '../models/low-level';
+export { DEFAULT_PRICES, DEFAULT_PRICES_DATE, type ModelPrice } from '../models/prices';
+
+// Large payloads and images: the stores workers and clients share.
+export { FileBlobStore, BlobNotFoundError, defaultBlobDir, type BlobStore } from '../storage/blob-store';
+export { blobStoreFromEnv } from '../storage/blob-store-from-env';
+export { CodecBlobStore } from '../storage/codec-blob-store';
+export {
+  payloadStorageFromEnv,
+  defaultPayloadDir,
+  DEFAULT_PAYLOAD_THRESHOLD,
+  type PayloadStore,
+} from '../storage/payload-storage';
+export { FileStorageDriver } from '../storage/file-storage-driver';
+
+// Traces (OpenTelemetry, GenAI spans).
+export { installTracing, tracingFromEnv, flushTracing, type TracingOptions } from '../telemetry/tracing';
+
+// Search attributes the workflows keep.
+export {
+  AGENT_SEARCH_ATTRIBUTES,
+  AGENT_SEARCH_STATUSES,
+  type AgentSearchStatus,
+  type SearchAttributeUpdates,
+  type SearchAttributeSettings,
+} from '../core';
+
+// The deploy gate: replay recorded histories against this code.
+export {
+  replayAgentHistories,
+  replayQuery,
+  REPLAYED_WORKFLOW_TYPES,
+  type ReplayReport,
+  type ReplaySource,
+} from './replay-histories';
+
+// The activity contract (what the workflows call, in plain JSON).
+export type {
+  AgentActivities,
+  AgentSummary,
+  ModelCallInput,
+  ScheduledTurnInput,
+  ScheduledTurnResult,
+  GuardrailCheckInput,
+  ResolveAgentInput,
+  ResolveToolsInput,
+  ToolCallInput,
+  WorkerDescription,
+} from '../common/activity-interface';
+export type {
+  AgentSettings,
+  ResolvedAgent,
+  GuardrailKind,
+  GuardrailVerdict,
+  GuardrailCheck,
+  GuardrailTrip,
+  ModelReply,
+  ToolCall,
+  ToolInfo,
+  ToolOutcome,
+  BuiltinTool,
+  ReasoningPart,
+  ImageRef,
+  JsonSchemaObject,
+  ToolCallingMode,
+} from '../core';
+export { GUARDRAIL_ACTIONS } from '../core';
