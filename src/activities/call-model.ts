@@ -10,7 +10,8 @@ import type { ToolRegistry } from '../tools/registry';
 import type { ToolProvider } from '../tools/tool-provider';
 import { messagesQuery, textBatchSignal } from '../common/definitions';
 import type { ModelCallInput } from '../common/activity-interface';
-import type { ChatModel } from '../models/chat-model';
+import type { ChatModel, ModelRoute } from '../models/chat-model';
+import { modelCallFailure } from './model-failure';
 import type { ModelConfig } from '../models/model-config';
 import { costOf, DEFAULT_PRICES, priceOf } from '../models/prices';
 import { ConversationLoader } from './conversation-loader';
@@ -63,14 +64,15 @@ export function createCallModel(deps: {
 
   // Each call in its GenAI span, with its latency and tokens counted (see telemetry/gen-ai.ts).
   return (input: ModelCallInput): Promise<ModelReply> => {
-    const model = input.settings?.model ?? deps.model.endpoint.model;
-    const endpoint = deps.model.endpointFor?.(model) ?? deps.model.endpoint;
-    return traceModelCall({ model, baseURL: endpoint.baseURL, provider: endpoint.provider, agent: input.agent }, () =>
-      callModelOnce(input),
+    // Where this call goes, resolved once: everything that depends on the model goes by it.
+    const route = deps.model.route(input.settings?.model);
+    return traceModelCall(
+      { model: route.name, baseURL: route.baseURL, provider: route.provider, agent: input.agent },
+      () => callModelOnce(input, route),
     );
   };
 
-  async function callModelOnce(input: ModelCallInput): Promise<ModelReply> {
+  async function callModelOnce(input: ModelCallInput, route: ModelRoute): Promise<ModelReply> {
     if (!config.configured) {
       throw ApplicationFailure.nonRetryable(
         'no LLM is configured on this worker: set OPENAI_API_KEY (OpenAI), OPENAI_BASE_URL (any OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama) or ANTHROPIC_API_KEY (Claude, with AGENT_MODEL=anthropic:<model>), and AGENT_MODEL',
@@ -87,17 +89,16 @@ export function createCallModel(deps: {
     const stop = keepHeartbeating(undefined, () => ({ modelMs: budget.spent() }));
     try {
       const loaded = await conversations.load(input);
-      const model = input.settings?.model ?? config.model;
-      const counted = countTokens(loaded, input, deps.model.endpointFor?.(model).model ?? model);
+      const counted = countTokens(loaded, input, route.model);
       const messages = withSummaryFirst(loaded, input.pinned ?? 0);
       // Images go by reference in the conversation; the request carries them (blobs inlined).
-      const sent = await withImageUrls(messages, model, blobs, deps.model.endpointFor?.(model).model);
+      const sent = await withImageUrls(messages, route.name, blobs, route.model);
       // The run's last word to the model (wrapping up under its budget): sent, never kept.
       if (input.instruction) sent.push({ role: 'user', content: input.instruction });
-      const price = priceOf(deps.model.endpointFor?.(model).model ?? model, prices);
+      const price = priceOf(route.model, prices);
       if (input.needsCost && !price)
         throw ApplicationFailure.nonRetryable(
-          `the run has a cost budget, but the model ${model} has no price, so its calls cannot be counted: add its price to the worker's prices (AgentsPlugin's "prices", USD per million tokens), or give the run a token budget instead`,
+          `the run has a cost budget, but the model ${route.name} has no price, so its calls cannot be counted: add its price to the worker's prices (AgentsPlugin's "prices", USD per million tokens), or give the run a token budget instead`,
           'ModelCall.NoPrice',
         );
       // No tools means the final `generate` pass: the provider must not add any either.
@@ -121,6 +122,7 @@ export function createCallModel(deps: {
       budget.start();
       try {
         reply = await deps.model.generate(sent, {
+          route,
           tools: registry.specs(toolNames),
           settings: input.settings,
           toolCalling: input.toolCalling,
@@ -132,12 +134,13 @@ export function createCallModel(deps: {
           deadlineMs: budget.remaining(),
         });
         await publisher?.close();
-      } catch (caught) {
+      } catch (thrown) {
+        const caught = modelCallFailure(imageRefusalHint(thrown, sent, route.name));
         // With no time left there is no next attempt, whatever the failure.
         const err =
           budget.exhausted() && !(caught instanceof ApplicationFailure && caught.nonRetryable) && !signal.aborted
             ? modelCallTimedOut(budget, info.attempt, caught)
-            : overloadedWithFallback(imageRefusalHint(caught, sent, model), input.settings);
+            : overloadedWithFallback(caught, input.settings);
         // Temporal may retry this attempt: the workflow tells subscribers why when the next one speaks.
         if (publisher && !(err instanceof ApplicationFailure && err.nonRetryable) && !signal.aborted)
           await publisher.fail(err instanceof Error ? err.message : String(err));
@@ -153,7 +156,7 @@ export function createCallModel(deps: {
       }
       if (provided.length > 0) reply.providedTools = provided;
       // Who answered, and what it cost: the run counts its usage per model.
-      reply.model = model;
+      reply.model = route.name;
       if (price) reply.usage.costUsd = costOf(reply.usage, price);
       if (counted?.length) reply.counted = counted;
       // Later attempts void the text earlier ones streamed (the workflow announces a model_retry).
@@ -163,7 +166,7 @@ export function createCallModel(deps: {
     } catch (err) {
       // However this attempt fails, the next one starts from the time spent so far.
       recordForNextAttempt({ modelMs: budget.spent() });
-      throw err;
+      throw modelCallFailure(err);
     } finally {
       stop();
     }

@@ -8,6 +8,7 @@ import type { ModelConfig } from '../models/model-config';
 import { costOf, DEFAULT_PRICES, priceOf } from '../models/prices';
 import type { ConversationLoader } from './conversation-loader';
 import { keepHeartbeating } from './heartbeat';
+import { modelCallFailure } from './model-failure';
 import { createConversationLoader } from './call-model';
 
 /** The longest summary a compaction asks for, in tokens: room for the facts, far under any budget. */
@@ -41,11 +42,12 @@ export function createSummarizeMessages(deps: {
         revision: input.revision,
       });
       const previous = [...messages].reverse().find(isSummary)?.content ?? undefined;
-      const model = input.settings?.model ?? deps.config.model;
+      const route = deps.model.route(input.settings?.model);
       // The run's model, without its thinking (Claude wants max_tokens above the thinking budget)
       // or fallbacks: a summary is a short answer.
       const { thinking: _thinking, fallbackModels: _fallbacks, ...settings } = input.settings ?? {};
       const reply = await deps.model.generate([{ role: 'user', content: summaryPrompt(previous, messages) }], {
+        route,
         settings: { ...settings, maxTokens: SUMMARY_MAX_TOKENS },
         signal: Context.current().cancellationSignal,
         ...(input.timeoutMs ? { deadlineMs: input.timeoutMs } : {}),
@@ -55,13 +57,15 @@ export function createSummarizeMessages(deps: {
       // then drops the messages instead; eight attempts over a minute and a half would only wait).
       if (!text)
         throw ApplicationFailure.create({
-          message: `the model ${model} wrote an empty summary`,
+          message: `the model ${route.name} wrote an empty summary`,
           type: 'ModelCall.InvalidResponse',
           nonRetryable: Context.current().info.attempt >= 2,
         });
-      const price = priceOf(deps.model.endpointFor?.(model).model ?? model, prices);
+      const price = priceOf(route.model, prices);
       if (price) reply.usage.costUsd = costOf(reply.usage, price);
-      return { text, usage: reply.usage, model };
+      return { text, usage: reply.usage, model: route.name };
+    } catch (err) {
+      throw modelCallFailure(err);
     } finally {
       stop();
     }

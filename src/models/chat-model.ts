@@ -3,8 +3,10 @@ import type { JsonSchema } from './json-schema';
 
 /**
  * The seam between model calls and model providers: the model-call activity and the low-level
- * API talk to a `ChatModel`, and an adapter per provider speaks its wire format (today the
- * OpenAI-compatible Chat Completions API, see `openai/chat-completions.ts`).
+ * API talk to a `ChatModel`, and an adapter per provider speaks its wire format, one folder each
+ * (`openai/` for Chat Completions and the Responses API, `anthropic/`, `ai-sdk/` for any AI SDK
+ * provider); `create-chat-model.ts` routes each call to its adapter. No Temporal here: failures
+ * are `ModelCallError`s (model-error.ts), turned into Temporal failures by the activity.
  */
 
 /**
@@ -44,22 +46,41 @@ export interface GenerateOptions {
   timeoutMs?: number;
   /** How long the whole call may take, a streamed answer's end included (default: no more than `timeoutMs` allows). */
   deadlineMs?: number;
+  /** Where the call goes, resolved already (see {@link ChatModel.route}); else `settings.model`'s route, else the default. */
+  route?: ModelRoute;
+}
+
+/**
+ * Where one model call goes, resolved once from the name a run gives: the model-call activity
+ * asks for it first and goes by it for everything that depends on the model (prices, tokenizer,
+ * images, spans, the request).
+ *
+ * @experimental The provider seam grows with the adapters for other providers.
+ */
+export interface ModelRoute {
+  /** The model as runs name it (`smart`, `anthropic:claude-sonnet-4-5`): usage and fallbacks count under it. */
+  name: string;
+  /** The provider's own model id (`claude-sonnet-4-5`): the request, prices, tokenizers and image support go by it. */
+  model: string;
+  /** `openai`, `openai-responses`, `anthropic`, or `ai-sdk:<provider>`. */
+  provider: string;
+  /** The endpoint (for an AI SDK model, its provider's name). */
+  baseURL: string;
 }
 
 /**
  * A model behind its provider's API. `generate` sends one request and returns the assistant's
- * reply in the core's terms: text and/or tool calls, with usage. Failures are thrown as Temporal
- * `ApplicationFailure`s, classified once here at the edge (`ModelCall.Auth`, `ModelCall.RateLimit`,
- * ...; `nonRetryable` says whether another attempt could succeed). There are no retries here: in
- * a workflow they are Temporal's, outside one they are your loop's.
+ * reply in the core's terms: text and/or tool calls, with usage. Failures are thrown as
+ * `ModelCallError`s (model-error.ts), classified once by the adapter (`auth`, `rate_limited`, ...; `retryable`
+ * says whether another attempt could succeed). There are no retries here: in a workflow they are
+ * Temporal's (the model-call activity turns the error into a Temporal failure), outside one they
+ * are your loop's.
  *
  * @experimental The provider seam grows with the adapters for other providers (messages as
  * content parts, reasoning).
  */
 export interface ChatModel {
-  /** The provider and endpoint, for spans and messages: `{ provider: 'openai', baseURL, model }` (the default model). */
-  readonly endpoint: { provider: string; baseURL: string; model: string };
-  /** Where a call of `model` goes (a model that routes calls by provider answers per model). */
-  endpointFor?(model: string): { provider: string; baseURL: string; model: string };
+  /** Where calls of a model go (by the name runs give it; absent: the default model). */
+  route(name?: string): ModelRoute;
   generate(messages: readonly ChatMessage[], options?: GenerateOptions): Promise<ModelReply>;
 }

@@ -1,4 +1,4 @@
-import type { ChatModel } from './chat-model';
+import type { ChatModel, ModelRoute } from './chat-model';
 import { createAiSdkChatModel } from './ai-sdk/ai-sdk-model';
 import { createAnthropicChatModel } from './anthropic/messages';
 import { parseModelRef, type ModelConfig, type ModelProvider } from './model-config';
@@ -40,17 +40,20 @@ export function createChatModel(config: ModelConfig): ChatModel {
     }
     return adapter;
   };
+  // The adapter of each route this model gave: a call goes where its route was resolved to.
+  const adapterOf = new WeakMap<ModelRoute, ChatModel>();
+  const route = (name: string = config.model): ModelRoute => {
+    const { adapter, model } = resolve(name);
+    const resolved = { ...adapter.route(model), name };
+    adapterOf.set(resolved, adapter);
+    return resolved;
+  };
   return {
-    get endpoint() {
-      return { ...resolve(config.model).adapter.endpoint, model: config.model };
-    },
-    endpointFor(model) {
-      const { adapter, model: name } = resolve(model);
-      return { ...adapter.endpoint, model: name };
-    },
+    route,
     generate(messages, options = {}) {
-      const { adapter, model } = resolve(options.settings?.model ?? config.model);
-      return adapter.generate(messages, { ...options, settings: { ...options.settings, model } });
+      const resolved = options.route ?? route(options.settings?.model);
+      const adapter = adapterOf.get(resolved) ?? resolve(resolved.name).adapter;
+      return adapter.generate(messages, { ...options, route: resolved });
     },
   };
 }

@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/common';
+import { isModelCallError, ModelCallError } from './model-error';
 import type { ChatMessage, ImageRef } from '../core';
 import { BlobNotFoundError, type BlobStore } from '../storage/blob-store';
 import { imageUrl } from '../storage/images';
@@ -52,9 +52,9 @@ export async function withImageUrls(
   if (!hasImages(messages)) return [...messages];
   const accepts = acceptsImages(providerModel);
   if (!accepts && messages.some((m) => m.role === 'user' && m.images?.length)) {
-    throw ApplicationFailure.nonRetryable(
+    throw new ModelCallError(
+      'images_unsupported',
       `the model ${model} does not take images, and the conversation has some: use a model that does (e.g. openai:gpt-4.1, anthropic:claude-sonnet-4-5, a vision model of your server), or send the message without images`,
-      'ModelCall.ImagesUnsupported',
     );
   }
   const inline = new Map<string, Promise<string>>();
@@ -77,8 +77,7 @@ export async function withImageUrls(
       try {
         images = await Promise.all(m.images.map(async (image) => ({ ...image, url: await urlOf(image) })));
       } catch (err) {
-        if (err instanceof BlobNotFoundError)
-          throw ApplicationFailure.nonRetryable(err.message, 'ModelCall.ImageNotFound');
+        if (err instanceof BlobNotFoundError) throw new ModelCallError('image_not_found', err.message, { cause: err });
         throw err;
       }
       return { ...m, images };
@@ -91,14 +90,12 @@ export async function withImageUrls(
  * such a request are a model that takes no images, or an image it cannot read.
  */
 export function imageRefusalHint(err: unknown, messages: readonly ChatMessage[], model: string): unknown {
-  if (!(err instanceof ApplicationFailure) || err.type !== 'ModelCall.BadRequest' || !hasImages(messages)) return err;
-  return ApplicationFailure.create({
-    message: `${err.message} (the request carried images: does ${model} take images? If not, use a model that does)`,
-    type: err.type,
-    nonRetryable: err.nonRetryable ?? undefined,
-    details: err.details ?? undefined,
-    cause: err,
-  });
+  if (!isModelCallError(err) || err.kind !== 'bad_request' || !hasImages(messages)) return err;
+  return new ModelCallError(
+    'bad_request',
+    `${err.message} (the request carried images: does ${model} take images? If not, use a model that does)`,
+    { cause: err },
+  );
 }
 
 /** The media type and base64 data of a `data:` URL, or undefined for another URL. */

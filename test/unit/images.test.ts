@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApplicationFailure } from '@temporalio/common';
+import { ModelCallError } from '../../src/models/model-error';
 import { imagesProblem, validateAgentInput, type ChatMessage, type ImageRef } from '../../src/core';
 import { startRun } from '../../src/core/run/agent-loop';
 import { createHash } from 'node:crypto';
@@ -140,8 +140,8 @@ describe('images on their way to a model', () => {
     const [ref] = (await storeImages([{ data: PNG }], s))!;
     const user: ChatMessage = { role: 'user', content: 'look', images: [ref] };
     const err = await withImageUrls([user], 'openai:gpt-3.5-turbo', s).catch((e) => e);
-    expect(err).toBeInstanceOf(ApplicationFailure);
-    expect(err).toMatchObject({ type: 'ModelCall.ImagesUnsupported', nonRetryable: true });
+    expect(err).toBeInstanceOf(ModelCallError);
+    expect(err).toMatchObject({ kind: 'images_unsupported', type: 'ModelCall.ImagesUnsupported', retryable: false });
     expect(err.message).toMatch(/does not take images.*use a model that does/);
     const tool: ChatMessage = { role: 'tool', tool_call_id: 'c1', content: 'chart drawn', images: [ref] };
     const [sent] = await withImageUrls([tool], 'deepseek-chat', s);
@@ -155,12 +155,12 @@ describe('images on their way to a model', () => {
     const err = await withImageUrls([{ role: 'user', content: 'x', images: [ref] }], 'gpt-4.1', store()).catch(
       (e) => e,
     );
-    expect(err).toMatchObject({ type: 'ModelCall.ImageNotFound', nonRetryable: true });
+    expect(err).toMatchObject({ type: 'ModelCall.ImageNotFound', retryable: false });
     expect(err.message).toMatch(/clients and workers must share one store/);
   });
 
   it('adds the likely reason to a 400 on a request with images', () => {
-    const bad = ApplicationFailure.nonRetryable('invalid content type', 'ModelCall.BadRequest');
+    const bad = new ModelCallError('bad_request', 'invalid content type');
     const withImages: ChatMessage[] = [{ role: 'user', content: 'x', images: [{ url: 'https://x/y.png' }] }];
     expect((imageRefusalHint(bad, withImages, 'llama3') as Error).message).toMatch(/does llama3 take images/);
     expect(imageRefusalHint(bad, [{ role: 'user', content: 'x' }], 'llama3')).toBe(bad);

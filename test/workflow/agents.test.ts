@@ -298,8 +298,9 @@ describe('the low-level API', () => {
       await executeToolCall(registry, { id: 'c3', type: 'function', function: { name: 'explode', arguments: '{}' } }),
     ).toEqual({ result: 'Error: explode failed: boom', error: true });
     await expect(llm.generate([{ role: 'user', content: 'hi' }])).rejects.toMatchObject({
+      kind: 'auth',
       type: 'ModelCall.Auth',
-      nonRetryable: true,
+      retryable: false,
     });
   });
 });

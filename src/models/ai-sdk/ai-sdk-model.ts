@@ -1,8 +1,7 @@
 // Types only: @ai-sdk/provider is ESM-only, and this package loads as CommonJS on every Node 20.
 import type { LanguageModelV2, LanguageModelV3, LanguageModelV4 } from '@ai-sdk/provider';
-import { ApplicationFailure } from '@temporalio/common';
 import type { ChatModel, GenerateOptions } from '../chat-model';
-import { classifyModelError, type ModelEndpoint, type ProviderErrors } from '../classify-model-error';
+import { classifyModelError, ModelCallError, type ModelEndpoint, type ProviderErrors } from '../model-error';
 import { fromAiSdkResult, toAiSdkPrompt, toAiSdkTools, type AiSdkCallOptions } from './ai-sdk-format';
 
 /**
@@ -54,14 +53,19 @@ const AI_SDK_ERRORS = (provider: string): ProviderErrors => ({
  * metadata (where providers keep signatures) and go back with it; text streams through `doStream`.
  */
 export function createAiSdkChatModel(model: AiSdkLanguageModel): ChatModel {
-  const endpoint = { provider: `ai-sdk:${model.provider}`, baseURL: model.provider, model: model.modelId };
   return {
-    endpoint,
+    // The model is the one it was made for, whatever the name a run gives it.
+    route: (name = model.modelId) => ({
+      name,
+      model: model.modelId,
+      provider: `ai-sdk:${model.provider}`,
+      baseURL: model.provider,
+    }),
     async generate(messages, options = {}) {
       if (options.toolCalling && options.toolCalling !== 'tools') {
-        throw ApplicationFailure.nonRetryable(
+        throw new ModelCallError(
+          'unsupported',
           `toolCalling "${options.toolCalling}" is for OpenAI-compatible models without tool calling; AI SDK models call tools themselves: use "tools"`,
-          'ModelCall.Unsupported',
         );
       }
       const call = aiSdkCallOptions(messages, options, String(model.specificationVersion));

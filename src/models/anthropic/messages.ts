@@ -5,9 +5,8 @@ import Anthropic, {
   APIUserAbortError,
 } from '@anthropic-ai/sdk';
 import type { Message, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
-import { ApplicationFailure } from '@temporalio/common';
 import type { ChatModel, GenerateOptions } from '../chat-model';
-import { classifyModelError, type ProviderErrors } from '../classify-model-error';
+import { classifyModelError, ModelCallError, type ProviderErrors } from '../model-error';
 import { ANTHROPIC_BASE_URL_DEFAULT, parseModelRef, type ModelConfig } from '../model-config';
 import { withDeadline } from '../deadline';
 import { fromAnthropicMessage, toAnthropicPrompt } from './messages-format';
@@ -49,20 +48,21 @@ export function createAnthropicChatModel(config: ModelConfig): ChatModel {
       })
     : undefined;
 
+  const route = (name = config.model) => ({ name, model: parseModelRef(name).model, provider: 'anthropic', baseURL });
   return {
-    endpoint: { provider: 'anthropic', baseURL, model: parseModelRef(config.model).model },
+    route,
     async generate(messages, options = {}) {
-      const model = parseModelRef(options.settings?.model ?? config.model).model;
+      const { model } = options.route ?? route(options.settings?.model);
       if (!client) {
-        throw ApplicationFailure.nonRetryable(
+        throw new ModelCallError(
+          'not_configured',
           `model "anthropic:${model}" needs Anthropic's API: set ANTHROPIC_API_KEY on the worker (and ANTHROPIC_BASE_URL for a proxy or a compatible server)`,
-          'ModelCall.NotConfigured',
         );
       }
       if (options.toolCalling && options.toolCalling !== 'tools') {
-        throw ApplicationFailure.nonRetryable(
+        throw new ModelCallError(
+          'unsupported',
           `toolCalling "${options.toolCalling}" is for OpenAI-compatible models without tool calling; Claude calls tools itself: use "tools"`,
-          'ModelCall.Unsupported',
         );
       }
       const params = anthropicRequest(model, messages, options);

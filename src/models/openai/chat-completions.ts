@@ -1,4 +1,3 @@
-import { ApplicationFailure } from '@temporalio/common';
 import OpenAI, { APIConnectionTimeoutError } from 'openai';
 import type {
   ChatCompletion,
@@ -12,7 +11,8 @@ import type { ChatMessage, JsonSchemaObject, ModelReply, ToolCall } from '../../
 import { isStrictCompatible } from '../json-schema';
 import type { ChatModel, ToolSpec } from '../chat-model';
 import type { ModelConfig } from '../model-config';
-import { classifyModelError } from '../classify-model-error';
+import { classifyModelError, isModelCallError, ModelCallError } from '../model-error';
+import { OPENAI_ERRORS } from './openai-errors';
 import { withDeadline } from '../deadline';
 import { functionsFromSpecs, toFunctionsMessages } from './legacy-functions';
 import { REACT_STOP, reactMessages, reactReply } from './react-prompt';
@@ -40,10 +40,11 @@ export function createOpenAIChatModel(config: ModelConfig): ChatModel {
   // Models of this endpoint that refused a streaming request: asked without streaming from then on.
   const noStreaming = new Set<string>();
 
+  const route = (name = config.model) => ({ name, model: name, provider: 'openai', baseURL: config.baseURL });
   return {
-    endpoint: { provider: 'openai', baseURL: config.baseURL, model: config.model },
+    route,
     async generate(messages, options = {}) {
-      const model = options.settings?.model ?? config.model;
+      const { model } = options.route ?? route(options.settings?.model);
       const specs = options.tools ?? [];
       const mode = options.toolCalling ?? 'tools';
       const request: ChatCompletionCreateParamsNonStreaming = {
@@ -83,7 +84,7 @@ export function createOpenAIChatModel(config: ModelConfig): ChatModel {
         try {
           return await streamCompletion(openai, request, call, onText);
         } catch (err) {
-          if (!refusedStreaming(classifyModelError(err, where))) throw err;
+          if (!refusedStreaming(classifyModelError(err, where, OPENAI_ERRORS))) throw err;
           noStreaming.add(model);
           return openai.chat.completions.create(request, { signal: call.signal, timeout: call.timeout });
         }
@@ -92,7 +93,7 @@ export function createOpenAIChatModel(config: ModelConfig): ChatModel {
       try {
         completion = await ask();
       } catch (err) {
-        const failure = classifyModelError(err, where);
+        const failure = classifyModelError(err, where, OPENAI_ERRORS);
         if (!(request.response_format && refusedResponseFormat(failure))) throw failure;
         // This endpoint has no structured outputs: ask for the JSON in the prompt from now on.
         noResponseFormat.add(model);
@@ -101,7 +102,7 @@ export function createOpenAIChatModel(config: ModelConfig): ChatModel {
         try {
           completion = await ask();
         } catch (retryErr) {
-          throw classifyModelError(retryErr, where);
+          throw classifyModelError(retryErr, where, OPENAI_ERRORS);
         }
       }
       const reply = toModelReply(completion, config.baseURL);
@@ -158,17 +159,15 @@ function withInstruction(messages: ChatCompletionMessageParam[], text: string): 
 /** A 400 that names `response_format`: the endpoint cannot do structured outputs. */
 function refusedResponseFormat(failure: unknown): boolean {
   return (
-    failure instanceof ApplicationFailure &&
-    failure.type === 'ModelCall.BadRequest' &&
+    isModelCallError(failure) &&
+    failure.kind === 'bad_request' &&
     /response_format|json_schema|structured/i.test(failure.message)
   );
 }
 
 /** A 400 that names streaming: the endpoint cannot stream (or does not know `stream_options`). */
 function refusedStreaming(failure: unknown): boolean {
-  return (
-    failure instanceof ApplicationFailure && failure.type === 'ModelCall.BadRequest' && /stream/i.test(failure.message)
-  );
+  return isModelCallError(failure) && failure.kind === 'bad_request' && /stream/i.test(failure.message);
 }
 
 /**
@@ -214,9 +213,9 @@ export function toModelReply(completion: ChatCompletion, baseURL: string): Model
   const choice = completion?.choices?.[0];
   const message = choice?.message;
   if (!message) {
-    throw ApplicationFailure.retryable(
+    throw new ModelCallError(
+      'invalid_response',
       `the model server at ${baseURL} returned no message: ${JSON.stringify(completion).slice(0, 300)}`,
-      'ModelCall.InvalidResponse',
     );
   }
   const toolCalls: ToolCall[] = [];
@@ -239,9 +238,9 @@ export function toModelReply(completion: ChatCompletion, baseURL: string): Model
     choice.finish_reason !== 'stop' &&
     choice.finish_reason !== 'length'
   ) {
-    throw ApplicationFailure.retryable(
+    throw new ModelCallError(
+      'invalid_response',
       `the model server at ${baseURL} returned neither text nor tool calls (finish_reason ${choice.finish_reason})`,
-      'ModelCall.InvalidResponse',
     );
   }
   const u = completion.usage;

@@ -1,9 +1,9 @@
-import { ApplicationFailure } from '@temporalio/common';
 import OpenAI, { APIConnectionTimeoutError } from 'openai';
 import type { Response, ResponseCreateParamsNonStreaming } from 'openai/resources/responses/responses';
 import { isStrictCompatible } from '../json-schema';
 import type { ChatModel, GenerateOptions } from '../chat-model';
-import { classifyModelError, OPENAI_ERRORS } from '../classify-model-error';
+import { classifyModelError, ModelCallError } from '../model-error';
+import { OPENAI_ERRORS } from './openai-errors';
 import { parseModelRef, type ModelConfig } from '../model-config';
 import { withDeadline } from '../deadline';
 import { fromResponse, toResponsesInput, toResponsesTools } from './responses-format';
@@ -25,14 +25,20 @@ export function createOpenAIResponsesChatModel(config: ModelConfig): ChatModel {
     maxRetries: 0,
     timeout: config.requestTimeoutMs,
   });
+  const route = (name = config.model) => ({
+    name,
+    model: parseModelRef(name).model,
+    provider: 'openai-responses',
+    baseURL: config.baseURL,
+  });
   return {
-    endpoint: { provider: 'openai-responses', baseURL: config.baseURL, model: parseModelRef(config.model).model },
+    route,
     async generate(messages, options = {}) {
-      const model = parseModelRef(options.settings?.model ?? config.model).model;
+      const { model } = options.route ?? route(options.settings?.model);
       if (options.toolCalling && options.toolCalling !== 'tools') {
-        throw ApplicationFailure.nonRetryable(
+        throw new ModelCallError(
+          'unsupported',
           `toolCalling "${options.toolCalling}" is for models without tool calling; the Responses API calls tools itself: use "tools"`,
-          'ModelCall.Unsupported',
         );
       }
       const request = responsesRequest(model, messages, options);
@@ -48,9 +54,9 @@ export function createOpenAIResponsesChatModel(config: ModelConfig): ChatModel {
             })
           : await openai.responses.create(request, { signal, timeout });
         if (response.status === 'failed' || response.error) {
-          throw ApplicationFailure.retryable(
+          throw new ModelCallError(
+            'server_error',
             `the model at ${config.baseURL} failed its response: ${response.error?.message ?? response.status}`,
-            'ModelCall.ServerError',
           );
         }
         return fromResponse(response);
@@ -115,13 +121,10 @@ async function streamResponse(
         else if (event.type === 'response.completed' || event.type === 'response.incomplete') done = event.response;
         else if (event.type === 'response.failed') done = event.response;
         else if (event.type === 'error')
-          throw ApplicationFailure.retryable(`the model's stream failed: ${event.message}`, 'ModelCall.ServerError');
+          throw new ModelCallError('server_error', `the model's stream failed: ${event.message}`);
       }
       if (!done)
-        throw ApplicationFailure.retryable(
-          'the response stream ended before the response completed',
-          'ModelCall.InvalidResponse',
-        );
+        throw new ModelCallError('invalid_response', 'the response stream ended before the response completed');
       return done;
     },
     () => new APIConnectionTimeoutError(),

@@ -2,15 +2,18 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import { classifyModelError, retryAfterMs } from '../../src/models/classify-model-error';
+import { classifyModelError, ModelCallError, MODEL_ERROR_KINDS, retryAfterMs } from '../../src/models/model-error';
+import { OPENAI_ERRORS } from '../../src/models/openai/openai-errors';
+import { modelCallFailure } from '../../src/activities/model-failure';
+
+/** What the model-call activity makes of an SDK error: the adapter's classification, then the activity edge's failure. */
+const failureOf = (err: unknown, where = endpoint) =>
+  modelCallFailure(classifyModelError(err, where, OPENAI_ERRORS)) as ApplicationFailure;
 
 const endpoint = { baseURL: 'http://llm.local/v1', model: 'm1' };
 const http = (status: number, headers: Record<string, string> = {}, code?: string) =>
   // `generate` takes the whole response body, as the client does.
-  classifyModelError(
-    APIError.generate(status, { error: { message: 'nope', code } }, undefined, new Headers(headers)),
-    endpoint,
-  ) as ApplicationFailure;
+  failureOf(APIError.generate(status, { error: { message: 'nope', code } }, undefined, new Headers(headers)));
 
 describe('classifyModelError', () => {
   it.each([
@@ -50,29 +53,50 @@ describe('classifyModelError', () => {
 
   it('names the socket error behind "fetch failed"', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
-    const conn = classifyModelError(
+    const conn = failureOf(
       new APIConnectionError({
         message: 'Connection error.',
         cause: new TypeError('fetch failed', { cause: refused }),
       }),
-      endpoint,
-    ) as ApplicationFailure;
+    );
     expect(conn.message).toBe(
       'could not reach the model server at http://llm.local/v1 (connection refused); check OPENAI_BASE_URL and that the server is running',
     );
   });
 
   it('retries connection failures and timeouts, naming the server', () => {
-    const conn = classifyModelError(
-      new APIConnectionError({ message: 'Connection error.', cause: new Error('ECONNREFUSED') }),
-      endpoint,
-    ) as ApplicationFailure;
+    const conn = failureOf(new APIConnectionError({ message: 'Connection error.', cause: new Error('ECONNREFUSED') }));
     expect(conn).toMatchObject({ type: 'ModelCall.Connection', nonRetryable: false });
     expect(conn.message).toContain('could not reach the model server at http://llm.local/v1 (ECONNREFUSED)');
-    expect(classifyModelError(new APIConnectionTimeoutError(), endpoint)).toMatchObject({
+    expect(failureOf(new APIConnectionTimeoutError())).toMatchObject({
       type: 'ModelCall.Timeout',
       nonRetryable: false,
     });
+  });
+});
+
+describe("ModelCallError, the seam's failure", () => {
+  it('knows no Temporal: each kind says its errorType and whether to try again; the activity edge makes the failure', () => {
+    const err = new ModelCallError('rate_limited', 'slow down', { retryAfterMs: 1500 });
+    expect(err).not.toBeInstanceOf(ApplicationFailure);
+    expect({ type: err.type, retryable: err.retryable, retryAfterMs: err.retryAfterMs }).toEqual({
+      type: 'ModelCall.RateLimit',
+      retryable: true,
+      retryAfterMs: 1500,
+    });
+    expect(modelCallFailure(err)).toMatchObject({
+      type: 'ModelCall.RateLimit',
+      nonRetryable: false,
+      nextRetryDelay: 1500,
+    });
+    expect(modelCallFailure(new ModelCallError('auth', 'bad key'))).toMatchObject({
+      type: 'ModelCall.Auth',
+      nonRetryable: true,
+    });
+    // Every kind's errorType is a ModelCall.* type, once.
+    const types = Object.values(MODEL_ERROR_KINDS).map((k) => k.type);
+    expect(new Set(types).size).toBe(types.length);
+    expect(types.every((t) => t.startsWith('ModelCall.'))).toBe(true);
   });
 });
 
@@ -97,7 +121,7 @@ describe('classifyModelError on replies the real client cannot read', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    return classifyModelError(err, { baseURL, model: 'm' }) as ApplicationFailure;
+    return failureOf(err, { baseURL, model: 'm' });
   };
 
   it('classifies malformed JSON as ModelCall.InvalidResponse, retryable', async () => {
