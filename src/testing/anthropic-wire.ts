@@ -107,7 +107,11 @@ export async function sendAnthropicAnswer(
   const cached = answer.usage?.cachedPromptTokens ?? 0;
   const written = answer.usage?.cacheWriteTokens ?? 0;
   const usage = {
-    input_tokens: answer.usage?.promptTokens ?? Math.max(1, Math.ceil(raw.length / 4) - cached - written),
+    // A scripted count is all input tokens (the seam's meaning); Anthropic's input_tokens leaves the cache out.
+    input_tokens: Math.max(
+      answer.usage?.promptTokens === undefined ? 1 : 0,
+      (answer.usage?.promptTokens ?? Math.ceil(raw.length / 4)) - cached - written,
+    ),
     output_tokens: answer.usage?.completionTokens ?? Math.ceil(JSON.stringify(blocks).length / 4),
     cache_read_input_tokens: cached,
     cache_creation_input_tokens: written,
