@@ -20,16 +20,8 @@ import { omitRecordedResults, withDurationUnitsRequired } from './compat';
 import { messagesQuery, statusQuery } from '../common/definitions';
 import { SharedMessages } from './message-sink';
 import { failureInfo } from './failure-info';
-import {
-  handleApprovals,
-  handleEvents,
-  resolveAgent,
-  resolveTools,
-  runLoop,
-  trackSearchAttributes,
-  type RunRef,
-} from './run-loop';
-import { SearchAttributes } from './search-attributes';
+import { handleApprovals, handleEvents, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
+import { followSearchAttributes, SearchAttributes } from './search-attributes';
 import { countRun } from './run-metrics';
 import { EventInbox, handleDeliveredEvents } from './event-inbox';
 import { TimeLimit } from './time-limit';
@@ -61,6 +53,7 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
   const { workflowId, runId } = workflowInfo();
   const shared = new SharedMessages();
   const searchAttributes = await SearchAttributes.open();
+  followSearchAttributes(events, searchAttributes, { run: () => run.state });
   const loopWith = (effective: AgentInput) =>
     runLoop(run, {
       workflowId,
@@ -69,7 +62,6 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
       events,
       turn: 1,
       stream: effective.stream !== false,
-      searchAttributes,
       inbox,
       timeLimit,
       approvals,
@@ -111,12 +103,9 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
       ? { error: 'the run was cancelled', errorType: 'Cancelled' }
       : failureInfo(err);
     events.emit(1, { type: 'turn_failed', error, errorType });
-    const ended = isCancellation(err) ? 'cancelled' : 'failed';
-    trackSearchAttributes(run.state, { searchAttributes }, { status: ended });
-    countRun('run', ended, run.state.agent.name);
+    countRun('run', isCancellation(err) ? 'cancelled' : 'failed', run.state.agent.name);
     throw failure;
   }
-  trackSearchAttributes(run.state, { searchAttributes });
   const result = runResult(run.state, workflowId);
   countRun('run', result.status, run.state.agent.name);
   events.emit(1, { type: 'turn_completed', result });

@@ -21,7 +21,6 @@ import {
 } from '../common/definitions';
 import type { RunContext, RunRef } from './run-context';
 import { ApprovalRelay } from './child-approvals';
-import { trackSearchAttributes } from './search-attributes';
 
 /** The handlers of a workflow's event stream and approvals, and the wait for a decision. */
 
@@ -49,7 +48,6 @@ export async function awaitApprovals(run: RunRef, pending: PendingApproval[], ct
       const deadline = new Date(Date.now() + timeoutMs).toISOString();
       run.state = setApprovalDeadline(run.state, deadline, true);
       for (const p of late) ctx.events.emit(ctx.turn, { type: 'approval_escalated', callId: p.callId, deadline });
-      trackSearchAttributes(run.state, ctx);
       setCurrentDetails(approvalDetails(pendingApprovals(callsOf(run.state)), true));
       const self = workflowInfo().workflowId;
       ctx.approvals?.notifyParent({ escalated: late.map((p) => ({ callId: p.callId, deadline, workflowId: self })) });

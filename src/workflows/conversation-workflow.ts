@@ -18,7 +18,6 @@ import {
   applyInterruption,
   carryOver,
   conversationResult,
-  conversationSearchValues,
   conversationStatus,
   withChildApprovals,
   DEFAULT_IDLE_TIMEOUT,
@@ -55,7 +54,7 @@ import {
 } from '../common/definitions';
 import { withDurationUnitsRequired } from './compat';
 import { SharedMessages } from './message-sink';
-import { SearchAttributes } from './search-attributes';
+import { followSearchAttributes, SearchAttributes } from './search-attributes';
 import { countRun } from './run-metrics';
 import { failureInfo } from './failure-info';
 import { handleApprovals, handleEvents, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
@@ -184,18 +183,15 @@ export async function conversationWorkflow(original: ConversationInput): Promise
 
   const searchAttributes = await SearchAttributes.open();
   let lastTurnIterations = 0;
-  const showEnd = (status: 'idle' | 'closed' | 'cancelled' | 'failed') =>
-    searchAttributes.update(
-      conversationSearchValues(
-        status,
-        { usage: conv.usage, lastTurnIterations },
-        {
-          agent: conv.options.agent,
-          model: conv.options.modelSettings?.model,
-          defaultModel: searchAttributes.defaultModel,
-        },
-      ),
-    );
+  followSearchAttributes(events, searchAttributes, {
+    run: () => active?.run.state,
+    conversation: () => ({
+      totals: { usage: conv.usage, lastTurnIterations },
+      agent: conv.options.agent,
+      model: conv.options.modelSettings?.model,
+    }),
+  });
+  const showEnd = (state: 'idle' | 'closed' | 'cancelled' | 'failed') => events.conversationState(state);
 
   try {
     if (!conv.tools) {
@@ -255,7 +251,6 @@ export async function conversationWorkflow(original: ConversationInput): Promise
             turn: turn.turn,
             stream,
             conversation: true,
-            searchAttributes,
             inbox,
             timeLimit,
             approvals,

@@ -10,7 +10,6 @@ import {
   type ToolOutcome,
 } from '../core';
 import type { RunContext, RunRef } from './run-context';
-import { trackSearchAttributes } from './search-attributes';
 
 /**
  * Carries out a durable wait the model asked for: `sleep` as a workflow timer (its reason the
@@ -32,7 +31,6 @@ export async function runWait(planned: PlannedToolCall, run: RunRef, ctx: RunCon
     ...(plan.kind === 'event' ? { name: plan.name } : { reason: plan.reason }),
     until: plan.until,
   });
-  trackSearchAttributes(run.state, ctx);
   const countsToward = run.state.limits.waitsCountTowardTimeLimit === true;
   if (!countsToward) ctx.timeLimit?.pause();
   let event: DeliveredEvent | undefined;
@@ -53,6 +51,5 @@ export async function runWait(planned: PlannedToolCall, run: RunRef, ctx: RunCon
     run.state = endWaiting(run.state, callId);
   }
   ctx.events.emit(ctx.turn, { type: 'wait_ended', callId, kind: plan.kind, outcome });
-  trackSearchAttributes(run.state, ctx);
   return waitOutcome(plan, event);
 }

@@ -1,6 +1,5 @@
 import type { EventLog, RunState } from '../core';
 import type { SharedMessages } from './message-sink';
-import type { SearchAttributes } from './search-attributes';
 import type { EventInbox } from './event-inbox';
 import type { TimeLimit } from './time-limit';
 import type { ApprovalRelay } from './child-approvals';
@@ -22,8 +21,6 @@ export interface RunContext {
   stream: boolean;
   /** A conversation (its agents called as tools get the turn in their workflow ids). */
   conversation?: boolean;
-  /** The run's search attributes, upserted as its status changes. */
-  searchAttributes?: SearchAttributes;
   /** The events delivered to the workflow, for `wait_for_event`. */
   inbox?: EventInbox;
   /** The run's `maxExecutionTime`, which durable waits pause. */

@@ -30,8 +30,6 @@ import { additiveCalibration, summaryFailureDropsMessages } from './compat';
 
 export type { RunContext, RunRef } from './run-context';
 export { handleApprovals, handleEvents } from './approvals';
-import { trackSearchAttributes } from './search-attributes';
-export { trackSearchAttributes };
 export { MODEL_CALL_ATTEMPTS, resolveAgent, resolveTools } from './activity-proxies';
 
 /**
@@ -41,7 +39,8 @@ export { MODEL_CALL_ATTEMPTS, resolveAgent, resolveTools } from './activity-prox
  */
 export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
   for (let step = nextStep(run.state); step.type !== 'finish'; step = nextStep(run.state)) {
-    trackSearchAttributes(run.state, ctx, { step });
+    // The run's observers (its search attributes) see each step begin.
+    ctx.events.stepStarted(ctx.turn, step);
     if (step.type === 'call_model') {
       // The model call reads them from its worker's cache instead of querying the workflow.
       ctx.shared.share(run.state.messages, run.state.revision);

@@ -3,6 +3,7 @@ import { isCancellation, patched, proxyLocalActivities, upsertSearchAttributes }
 import type { AgentActivities, WorkerDescription } from '../common/activity-interface';
 import {
   AGENT_SEARCH_ATTRIBUTES,
+  conversationSearchValues,
   searchAttributeChanges,
   stepStaysInWorkflowTask,
   type AgentSearchAttributeName,
@@ -12,6 +13,8 @@ import {
   type RunState,
   type SearchAttributeSettings,
   type SearchAttributeTrigger,
+  type EventLog,
+  type Usage,
 } from '../core';
 
 const { describeWorker } = proxyLocalActivities<AgentActivities>({
@@ -91,18 +94,45 @@ export class SearchAttributes {
   }
 }
 
+/** What a conversation shows between turns (see `conversationSearchValues`). */
+export interface ConversationValues {
+  totals: { usage: Usage; lastTurnIterations: number };
+  agent?: string;
+  model?: string;
+}
+
 /**
- * Upserts the run's search attributes as they are now (what changed, if anything). `status`
- * overrides the state's for runs that end by failing or being cancelled; `step` is the step the
- * run is about to take.
+ * Makes the workflow's search attributes follow its event log: the log's one observer for them
+ * (see `EventLog.observe`). A run's status is upserted as each step begins, as a durable wait
+ * starts and ends, as an approval is escalated, and (a one-shot run) as the run ends; a
+ * conversation's between turns and at its end. `run` reads the run (a conversation: its current
+ * turn's) as it is now; `conversation` is given for conversations.
  */
-export function trackSearchAttributes(
-  state: RunState,
-  ctx: { searchAttributes?: SearchAttributes },
-  options: { status?: 'failed' | 'cancelled'; step?: NextStep } = {},
+export function followSearchAttributes(
+  events: EventLog,
+  attributes: SearchAttributes,
+  read: { run: () => RunState | undefined; conversation?: () => ConversationValues },
 ): void {
-  const attributes = ctx.searchAttributes;
-  if (!attributes) return;
-  const values = runSearchValues(state, { defaultModel: attributes.defaultModel, endStatus: attributes.endStatus });
-  attributes.update(options.status ? { ...values, AgentStatus: options.status } : values, options.step);
+  const base = () => ({ defaultModel: attributes.defaultModel, endStatus: attributes.endStatus });
+  events.observe((note) => {
+    if (note.kind === 'conversation') {
+      const c = read.conversation?.();
+      if (c) attributes.update(conversationSearchValues(note.state, c.totals, { ...c, ...base() }));
+      return;
+    }
+    const state = read.run();
+    if (!state) return;
+    if (note.kind === 'step') return attributes.update(runSearchValues(state, base()), note.step);
+    const { event } = note;
+    if (event.type === 'wait_started' || event.type === 'wait_ended' || event.type === 'approval_escalated')
+      return attributes.update(runSearchValues(state, base()));
+    // A one-shot run's end (a conversation's turns end in its `idle`).
+    if (read.conversation) return;
+    if (event.type === 'turn_completed') attributes.update(runSearchValues(state, base()));
+    else if (event.type === 'turn_failed')
+      attributes.update({
+        ...runSearchValues(state, base()),
+        AgentStatus: event.errorType === 'Cancelled' ? 'cancelled' : 'failed',
+      });
+  });
 }

@@ -1,3 +1,4 @@
+import type { NextStep } from '../run/run-state';
 import {
   MAX_EVENTS_PER_PAGE,
   MAX_EVENT_PAGE_CHARS,
@@ -21,6 +22,17 @@ export const MAX_KEPT_EVENTS = 5000;
 export const MAX_KEPT_CHARS = 2_000_000;
 /** Characters of events continue-as-new carries at most (its input must stay well under Temporal's 2 MB payload limit). */
 export const MAX_CARRIED_CHARS = 256_000;
+
+/**
+ * What the log tells the workflow's own observers (see {@link EventLog.observe}), beside what
+ * subscribers read: each event as it is appended, each step of a run as it begins, and a
+ * conversation between turns or ended. Observers see these in order, synchronously; the run's
+ * search attributes follow from them.
+ */
+export type LogNote =
+  | { kind: 'event'; turn: number; event: AgentEventBody }
+  | { kind: 'step'; turn: number; step: NextStep }
+  | { kind: 'conversation'; state: 'idle' | 'closed' | 'cancelled' | 'failed' };
 
 /** The model call whose text is arriving. */
 interface OpenCall {
@@ -54,6 +66,7 @@ export class EventLog {
   /** JSON length of each kept event, same order. */
   private sizes: number[];
   private open?: OpenCall;
+  private observers: Array<(note: LogNote) => void> = [];
 
   constructor(snapshot?: EventLogSnapshot) {
     this.next = snapshot?.next ?? 0;
@@ -83,7 +96,31 @@ export class EventLog {
     const event = { ...body, offset: this.next++, turn } as AgentEvent;
     this.events.push(event);
     this.sizes.push(JSON.stringify(event).length);
+    this.tell({ kind: 'event', turn, event: body });
     return event;
+  }
+
+  /** A step of the run is about to be taken (not an event subscribers read: the events of the step follow). */
+  stepStarted(turn: number, step: NextStep): void {
+    this.tell({ kind: 'step', turn, step });
+  }
+
+  /** A conversation is between turns, or has ended (not an event subscribers read). */
+  conversationState(state: Extract<LogNote, { kind: 'conversation' }>['state']): void {
+    this.tell({ kind: 'conversation', state });
+  }
+
+  /**
+   * Calls `observer` with every note from now on, in order, before the call that made it returns
+   * (the workflow's own bookkeeping: search attributes). Observers are not carried across
+   * continue-as-new; the new run observes anew.
+   */
+  observe(observer: (note: LogNote) => void): void {
+    this.observers.push(observer);
+  }
+
+  private tell(note: LogNote): void {
+    for (const observer of this.observers) observer(note);
   }
 
   /**
