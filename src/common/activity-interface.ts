@@ -1,12 +1,11 @@
 import type { ResolvedAgent } from '../core/run/agents';
+import type { ModelCallInput } from '../core/run/model-call-input';
 import type { SearchAttributeSettings } from '../core/events/search-attributes';
 import type { ConversationOptions, TurnInput } from '../core/conversation/conversation';
 import type { GuardrailCheck, GuardrailKind } from '../core/guardrails/guardrails';
 import type {
-  JsonSchemaObject,
   ModelReply,
   ModelSettings,
-  ToolCallingMode,
   ToolInfo,
   ToolOutcome,
   Usage,
@@ -123,43 +122,8 @@ export interface AgentSummary {
   handoffs?: string[];
 }
 
-/** Input of `callModel`: where to read the conversation, and what to offer the model. */
-export interface ModelCallInput {
-  workflowId: string;
-  runId: string;
-  /** Use exactly the first `messageCount` messages; later ones (if any) belong to a later step. */
-  messageCount: number;
-  /** Conversations: the first `pinned` messages (the system message) and those from `from` on form the memory window. Default: all. */
-  pinned?: number;
-  from?: number;
-  toolNames: string[];
-  settings?: ModelSettings;
-  /** Default `tools`. */
-  toolCalling?: ToolCallingMode;
-  /** The run's named agent: its output schema (if any) checks the final answer. */
-  agent?: string;
-  /** The run's own output schema (overrides the agent's). */
-  output?: JsonSchemaObject;
-  /** Stream the text to the workflow as it is written, as batches of this call (see `TextBatch`). */
-  stream?: { call: number };
-  /** How many times a handoff replaced the system message so far; set from the first. */
-  revision?: number;
-  /**
-   * The run's `modelCallTimeout` in ms, when it chose one (default 5 minutes): the most time this
-   * call may spend waiting for the model, over all its attempts. Time the Temporal server was
-   * unreachable does not count.
-   */
-  timeoutMs?: number;
-  /** A last word to the model after the conversation (a user message, not kept in it): the run is wrapping up under its budget. */
-  instruction?: string;
-  /** The run has a cost budget: a model without a price cannot be counted against it, and fails the call. */
-  needsCost?: true;
-  /**
-   * Memory by tokens: count the tokens of the messages sent whose run index is at least this (those
-   * no earlier call counted), and of the pinned head, and return them in `counted`. Absent: count nothing.
-   */
-  countFrom?: number;
-}
+/** Input of `callModel`: see `ModelCallInput` in the core (core/run/model-call-input.ts), which builds it from a run's state. */
+export type { ModelCallInput };
 
 /** Input of `summarizeMessages`: a range of the run's messages, by reference. */
 export interface SummarizeInput {

@@ -14,6 +14,7 @@ export * from './run/run-options';
 export * from './run/run-input';
 export * from './run/run-state';
 export * from './run/agent-loop';
+export * from './run/model-call-input';
 export * from './run/agents';
 export * from './run/limits';
 export * from './run/model-fallback';

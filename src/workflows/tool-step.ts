@@ -17,6 +17,7 @@ import {
   type AgentInput,
   type PlannedToolCall,
   type ResolvedAgent,
+  type RunState,
   type ToolOutcome,
 } from '../core';
 import {
@@ -32,18 +33,18 @@ import { failureInfo, toolFailureMessage } from './failure-info';
 import type { RunContext, RunRef } from './run-context';
 
 /**
- * Starts a step's tool calls: announces them, and gives `finished`, which runs one call (a tool
- * activity, an agent's child run, or a handoff) and announces its end. The loop awaits the calls
- * itself and then folds them in with {@link finishToolStep}: the fewer promises workflow code
- * makes, the shorter its task (see {@link runTool}).
+ * Carries out a step's tool calls and returns the run's next state: announces them, runs each (a
+ * tool activity, an agent's child run, a durable wait, or a handoff), announces each end, then
+ * folds the outcomes in, and the handoff when one went ahead. Durable waits show in `run.state`
+ * while they last (queries read it), so the outcomes are folded into the state as it is then.
  */
-export function startToolStep(
+export function toolStep(
   run: RunRef,
   calls: PlannedToolCall[],
   ctx: RunContext,
   /** What agents called as tools may spend (what is left of the run's budget). */
   budget?: Pick<AgentInput, 'budget' | 'onBudget'>,
-): ToolStep {
+): Promise<RunState> {
   for (const c of calls) {
     const child = c.tool?.agent ? { childWorkflowId: childWorkflowIdOf(c, ctx) } : {};
     ctx.events.emit(ctx.turn, {
@@ -94,26 +95,16 @@ export function startToolStep(
         throw err;
       },
     );
-  return { finished, target: () => target };
-}
-
-/** A step's tool calls under way (see {@link startToolStep}). */
-export interface ToolStep {
-  /** Runs call `i` of the step and announces its end. */
-  finished(planned: PlannedToolCall, i: number): Promise<ToolOutcome>;
-  /** The agent a handoff of this step went to, once its call finished. */
-  target(): ResolvedAgent | undefined;
-}
-
-/** Folds a step's finished calls into the run, and the handoff, when one went ahead. */
-export function finishToolStep(run: RunRef, step: ToolStep, outcomes: ToolOutcome[], ctx: RunContext): void {
-  run.state = applyToolOutcomes(run.state, outcomes);
-  const target = step.target();
-  if (target) {
-    const from = run.state.agent.name;
-    run.state = applyHandoff(run.state, target);
+  const fold = (outcomes: ToolOutcome[]): RunState => {
+    const next = applyToolOutcomes(run.state, outcomes);
+    if (!target) return next;
+    const from = next.agent.name;
     ctx.events.emit(ctx.turn, { type: 'handoff', ...(from ? { from } : {}), to: target.settings.name });
-  }
+    return applyHandoff(next, target);
+  };
+  // Most replies call one tool, which needs no Promise.all (see runTool on what promises cost here).
+  if (calls.length === 1) return finished(calls[0], 0).then((outcome) => fold([outcome]));
+  return Promise.all(calls.map(finished)).then(fold);
 }
 
 /**

@@ -3,6 +3,8 @@ import {
   applyInterruption,
   applyToolOutcomes,
   LIMIT_STOP_MESSAGE,
+  modelCallInput,
+  WRAP_UP_INSTRUCTION,
   nextStep,
   runResult,
   runStatus,
@@ -337,5 +339,48 @@ describe('which model answered', () => {
     old = applyModelReply(old, modelStep(old), reply('hi'));
     expect(old.models).toBeUndefined();
     expect(runResult(old, 'wf').usage).toEqual(usage);
+  });
+});
+
+describe('modelCallInput: the model call a step asks for, by reference', () => {
+  const site = { workflowId: 'wf', runId: 'r1' };
+  it('gives the range of messages, the tools, and only the settings a run has', () => {
+    const s = startRun({ message: 'q', system: 'Be brief.' }, TOOLS);
+    const step = modelStep(s);
+    expect(modelCallInput(s, step, site)).toEqual({
+      workflowId: 'wf',
+      runId: 'r1',
+      messageCount: 2,
+      pinned: 1,
+      from: 1,
+      toolNames: TOOLS.map((t) => t.name),
+    });
+  });
+
+  it('names the agent, its output schema, the stream, the time budget, a wrap-up, a cost budget and a fallback model', () => {
+    const s = startRun(
+      {
+        message: 'q',
+        agent: 'clerk',
+        modelSettings: { model: 'main' },
+        output: { type: 'object' },
+        modelCallTimeout: '2m',
+        budget: { costUsd: 1 },
+        onBudget: 'wrap_up',
+      },
+      TOOLS,
+    );
+    const step = { ...modelStep(s), wrapUp: true as const, toolNames: [] };
+    expect(modelCallInput(s, step, { ...site, streamCall: 3, model: 'backup' })).toMatchObject({
+      agent: 'clerk',
+      output: { type: 'object' },
+      settings: { model: 'backup' },
+      stream: { call: 3 },
+      timeoutMs: 120_000,
+      instruction: WRAP_UP_INSTRUCTION,
+      needsCost: true,
+      toolNames: [],
+    });
+    expect(modelCallInput(s, modelStep(s), site).settings).toEqual({ model: 'main' });
   });
 });
