@@ -3,13 +3,7 @@ import type { ModelCallInput } from '../core/run/model-call-input';
 import type { SearchAttributeSettings } from '../core/events/search-attributes';
 import type { ConversationOptions, TurnInput } from '../core/conversation/conversation';
 import type { GuardrailCheck, GuardrailKind } from '../core/guardrails/guardrails';
-import type {
-  ModelReply,
-  ModelSettings,
-  ToolInfo,
-  ToolOutcome,
-  Usage,
-} from '../core';
+import type { ModelReply, ModelSettings, ToolInfo, ToolOutcome, Usage } from '../core';
 
 /**
  * The contract between the workflows and the worker's activities, written out: the workflows

@@ -1,6 +1,5 @@
-import { proxyActivities, proxyLocalActivities, type ActivityOptions } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { AgentActivities } from '../common/activity-interface';
-import { modelCallTimeoutMs, type RunState } from '../core';
 
 /** The workflows' activities (see `AgentActivities`, their contract), and the options they are scheduled with. */
 
@@ -12,31 +11,6 @@ import { modelCallTimeoutMs, type RunState } from '../core';
  * thread for heavy CPU work).
  */
 export const HEARTBEAT_TIMEOUT = '8s';
-
-/**
- * Model calls: LLMs can take minutes, and 429/5xx/connection failures are worth retrying with
- * back-off. Two bounds end a call that cannot succeed: at most 8 attempts, and the run's
- * `modelCallTimeout` (default 5 minutes) of time spent waiting for the model, all attempts
- * together, which the activity counts (see `ModelTimeBudget`), so a hung LLM cannot hold a run
- * for 8 × the request timeout. Not a schedule-to-close timeout, which counts wall-clock time: an
- * outage of the Temporal server used it up, and every run in flight failed when the server came
- * back. Each attempt is bounded by its heartbeats (a lost worker) and start-to-close.
- */
-export function modelCallOptions(state: RunState, summary: string): ActivityOptions {
-  return {
-    startToCloseTimeout: Math.max(FIVE_MINUTES, modelCallTimeoutMs(state.limits)),
-    heartbeatTimeout: HEARTBEAT_TIMEOUT,
-    retry: {
-      initialInterval: '1s',
-      backoffCoefficient: 2,
-      maximumInterval: '30s',
-      maximumAttempts: MODEL_CALL_ATTEMPTS,
-    },
-    summary,
-  };
-}
-
-const FIVE_MINUTES = 5 * 60_000;
 
 /** Attempts of one model call; clients show it in progress messages. */
 export const MODEL_CALL_ATTEMPTS = 8;

@@ -1,4 +1,4 @@
-import { ApplicationFailure, CancellationScope, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
   applyAgent,
   withDefaultMemory,
@@ -23,8 +23,8 @@ import { failureInfo } from './failure-info';
 import { handleApprovals, handleEvents, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
 import { followSearchAttributes, SearchAttributes } from './search-attributes';
 import { countRun } from './run-metrics';
-import { EventInbox, handleDeliveredEvents } from './event-inbox';
-import { TimeLimit } from './time-limit';
+import { EventInbox, handleDeliveredEvents } from './events';
+import { timeLimited, type TimeLimit } from './time-limit';
 
 /**
  * One agent run: the LLM sees the conversation and the tools, asks for tool calls, they run as
@@ -111,34 +111,6 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
   events.emit(1, { type: 'turn_completed', result });
   // Tool outputs are in history as activity results already: clients read them from there.
   return runResult(run.state, workflowId, { omitRecordedResults: omitRecordedResults(run.state) });
-}
-
-/**
- * Runs `body` under a durable timer. When the timer wins, the scope is cancelled, which cancels
- * in-flight activities; returns true in that case. The timer lives in history, so it fires on
- * time even if every worker was down in between.
- */
-async function timeLimited(
-  body: () => Promise<void>,
-  ms: number,
-  started: (limit: TimeLimit) => void,
-): Promise<boolean> {
-  const scope = new CancellationScope();
-  let expired = false;
-  // Durable waits pause it (see TimeLimit); without them it is one timer, as it always was.
-  started(
-    new TimeLimit(ms, () => {
-      expired = true;
-      scope.cancel();
-    }),
-  );
-  try {
-    await scope.run(body);
-    return false;
-  } catch (err) {
-    if (expired && isCancellation(err)) return true;
-    throw err;
-  }
 }
 
 /**

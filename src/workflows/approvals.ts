@@ -1,4 +1,11 @@
-import { condition, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  condition,
+  getExternalWorkflowHandle,
+  patched,
+  setCurrentDetails,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import {
   approvalProblem,
   approveExpired,
@@ -8,19 +15,18 @@ import {
   setApprovalDeadline,
   pendingApprovals,
   type EventLog,
+  type NextStep,
   type PendingApproval,
   type PlannedToolCall,
   type RunState,
 } from '../core';
 import {
+  childApprovalsSignal,
   decideApprovalUpdate,
-  eventsQuery,
   pendingApprovalsQuery,
-  textBatchSignal,
-  toolRetriedSignal,
+  type ChildApprovals,
 } from '../common/definitions';
 import type { RunContext, RunRef } from './run-context';
-import { ApprovalRelay } from './child-approvals';
 
 /** The handlers of a workflow's event stream and approvals, and the wait for a decision. */
 
@@ -98,19 +104,6 @@ function callsOf(state: RunState): PlannedToolCall[] {
 }
 
 /**
- * Registers the `events` query and the text-batch signal of a workflow's event stream. The signal
- * cannot be refused; the log itself drops batches of calls and attempts that are over.
- */
-export function handleEvents(events: EventLog, turn: () => number = () => 1): void {
-  setHandler(eventsQuery, (request) => events.read(request));
-  setHandler(textBatchSignal, (batch) => void events.applyTextBatch(batch));
-  // A tool call tried again: said on the stream as it starts (the result says how many attempts it took).
-  setHandler(toolRetriedSignal, ({ callId, name, attempt, reason }) => {
-    events.emit(turn(), { type: 'tool_retried', id: callId, name, attempt, reason });
-  });
-}
-
-/**
  * Registers the approval Update and query on a run that may be absent (a conversation between
  * turns); each decision is also an `approval_decided` event of the run's turn. The validator
  * rejects unknown call ids before anything reaches history. The query lists, after the run's own,
@@ -164,4 +157,128 @@ export function handleApprovals(
     },
   );
   return relay;
+}
+
+/**
+ * Approvals across agents called as tools. A child run (an agent called as a tool) tells its
+ * caller, by signal, every call it waits on (its own and, at any depth, its children's, each naming
+ * its run's workflow id), whenever that list changes; the caller lists them with its own
+ * (`pendingApprovals`, `status`) and announces them on its event stream, so a person watching the
+ * top run sees and decides them there. Deciding goes to the run that asked: clients look the call
+ * up in the caller's list (`decideApproval`), at any depth. A signal, not a query: a workflow
+ * cannot query another, and the caller's list must be right while no client is asking.
+ */
+export class ApprovalRelay {
+  private readonly children = new Map<string, PendingApproval[]>();
+  private lastSent = '[]';
+  private readonly parent = workflowInfo().parent;
+
+  constructor(
+    private readonly events: EventLog,
+    private readonly turn: () => number,
+    /** The run's own pending approvals, and the agent it speaks as. */
+    private readonly own: () => { pending: PendingApproval[]; agent?: string },
+  ) {
+    setHandler(childApprovalsSignal, (message) => this.receive(message));
+  }
+
+  /** The calls waiting in agents this run called (at any depth), each naming its run. */
+  fromChildren(): PendingApproval[] {
+    return [...this.children.values()].flat();
+  }
+
+  /**
+   * Tells the caller (when this run is an agent called as a tool) what is pending here now, with
+   * what was decided or escalated since; nothing when the list did not change and nothing happened.
+   */
+  notifyParent(changes: Pick<ChildApprovals, 'decided' | 'escalated'> = {}): void {
+    if (!this.parent) return;
+    const pending = [...this.own().pending.map((p) => this.named(p)), ...this.fromChildren()];
+    const text = JSON.stringify(pending);
+    if (text === this.lastSent && !changes.decided?.length && !changes.escalated?.length) return;
+    // Runs recorded before the relay did not signal their caller: they replay without it.
+    if (!patched('child-approvals-relay')) return;
+    this.lastSent = text;
+    const { agent } = this.own();
+    const message: ChildApprovals = { workflowId: workflowInfo().workflowId, pending, ...changes };
+    if (agent) message.agent = agent;
+    // The caller may have ended meanwhile (cancelled): nothing is left to tell.
+    getExternalWorkflowHandle(this.parent.workflowId, this.parent.runId)
+      .signal(childApprovalsSignal, message)
+      .catch(() => undefined);
+  }
+
+  /** A run of ours waits on the approvals of an agent it called: list them, announce them, pass them up. */
+  private receive(message: ChildApprovals): void {
+    const before = new Set((this.children.get(message.workflowId) ?? []).map(key));
+    const turn = this.turn();
+    for (const p of message.pending) {
+      if (before.has(key(p))) continue;
+      this.events.emit(turn, {
+        type: 'approval_requested',
+        callId: p.callId,
+        tool: p.name,
+        arguments: p.arguments,
+        summary: p.summary,
+        ...(p.deadline ? { deadline: p.deadline } : {}),
+        workflowId: p.workflowId ?? message.workflowId,
+        ...((p.agent ?? message.agent) ? { agent: p.agent ?? message.agent } : {}),
+      });
+    }
+    for (const d of message.decided ?? [])
+      this.events.emit(turn, {
+        type: 'approval_decided',
+        callId: d.callId,
+        approved: d.approved,
+        ...(d.reason ? { reason: d.reason } : {}),
+        workflowId: d.workflowId,
+      });
+    for (const e of message.escalated ?? [])
+      this.events.emit(turn, {
+        type: 'approval_escalated',
+        callId: e.callId,
+        deadline: e.deadline,
+        workflowId: e.workflowId,
+      });
+    if (message.pending.length > 0) this.children.set(message.workflowId, message.pending);
+    else this.children.delete(message.workflowId);
+    this.notifyParent({ decided: message.decided, escalated: message.escalated });
+  }
+
+  /** A pending call of this run, named as its callers see it. */
+  private named(p: PendingApproval): PendingApproval {
+    const agent = this.own().agent;
+    return { ...p, workflowId: workflowInfo().workflowId, ...(agent ? { agent } : {}) };
+  }
+}
+
+function key(p: PendingApproval): string {
+  return `${p.workflowId ?? ''}\u0000${p.callId}`;
+}
+
+/**
+ * Asks for the pending approvals (with their deadline, under an approval timeout) and waits,
+ * durably, until they are decided; the decisions arrive through the approval Update's handler.
+ */
+export async function approvalStep(
+  run: RunRef,
+  step: Extract<NextStep, { type: 'await_approval' }>,
+  ctx: RunContext,
+): Promise<RunState> {
+  // With a timeout, people see when it applies (the calls keep their deadline).
+  const timeoutMs = run.state.limits.approvalTimeoutMs;
+  if (timeoutMs !== undefined)
+    run.state = setApprovalDeadline(run.state, new Date(Date.now() + timeoutMs).toISOString());
+  const pending = run.state.phase.kind === 'tools' ? pendingApprovals(run.state.phase.calls) : step.pending;
+  for (const p of pending)
+    ctx.events.emit(ctx.turn, {
+      type: 'approval_requested',
+      callId: p.callId,
+      tool: p.name,
+      arguments: p.arguments,
+      summary: p.summary,
+      ...(p.deadline ? { deadline: p.deadline } : {}),
+    });
+  await awaitApprovals(run, pending, ctx);
+  return run.state;
 }

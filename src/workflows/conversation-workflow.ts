@@ -58,7 +58,7 @@ import { followSearchAttributes, SearchAttributes } from './search-attributes';
 import { countRun } from './run-metrics';
 import { failureInfo } from './failure-info';
 import { handleApprovals, handleEvents, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
-import { EventInbox, handleDeliveredEvents } from './event-inbox';
+import { EventInbox, handleDeliveredEvents } from './events';
 import { TimeLimit } from './time-limit';
 
 interface QueuedTurn {

@@ -7,6 +7,7 @@ import {
   contextTokens,
   modelCallInput,
   modelCallSummary,
+  modelCallTimeoutMs,
   nextFallbackModel,
   type GuardrailCheck,
   type GuardrailStep,
@@ -15,7 +16,13 @@ import {
   type RunState,
   type ToolCallingMode,
 } from '../core';
-import { callModel, checkGuardrails, HEARTBEAT_TIMEOUT, modelCallOptions, summarizeMessages } from './activity-proxies';
+import {
+  callModel,
+  checkGuardrails,
+  HEARTBEAT_TIMEOUT,
+  MODEL_CALL_ATTEMPTS,
+  summarizeMessages,
+} from './activity-proxies';
 import { additiveCalibration, summaryFailureDropsMessages } from './compat';
 import { failureInfo } from './failure-info';
 import type { RunContext } from './run-context';
@@ -181,3 +188,28 @@ function shownText(reply: ModelReply, toolCalling: ToolCallingMode | undefined):
   if (toolCalling === 'react' && reply.toolCalls.length > 0) return '';
   return reply.content ?? '';
 }
+
+/**
+ * Model calls: LLMs can take minutes, and 429/5xx/connection failures are worth retrying with
+ * back-off. Two bounds end a call that cannot succeed: at most 8 attempts, and the run's
+ * `modelCallTimeout` (default 5 minutes) of time spent waiting for the model, all attempts
+ * together, which the activity counts (see `ModelTimeBudget`), so a hung LLM cannot hold a run
+ * for 8 × the request timeout. Not a schedule-to-close timeout, which counts wall-clock time: an
+ * outage of the Temporal server used it up, and every run in flight failed when the server came
+ * back. Each attempt is bounded by its heartbeats (a lost worker) and start-to-close.
+ */
+function modelCallOptions(state: RunState, summary: string): ActivityOptions {
+  return {
+    startToCloseTimeout: Math.max(FIVE_MINUTES, modelCallTimeoutMs(state.limits)),
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
+    retry: {
+      initialInterval: '1s',
+      backoffCoefficient: 2,
+      maximumInterval: '30s',
+      maximumAttempts: MODEL_CALL_ATTEMPTS,
+    },
+    summary,
+  };
+}
+
+const FIVE_MINUTES = 5 * 60_000;

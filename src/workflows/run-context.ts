@@ -1,8 +1,8 @@
 import type { EventLog, RunState } from '../core';
 import type { SharedMessages } from './message-sink';
-import type { EventInbox } from './event-inbox';
+import type { EventInbox } from './events';
 import type { TimeLimit } from './time-limit';
-import type { ApprovalRelay } from './child-approvals';
+import type { ApprovalRelay } from './approvals';
 
 /** The run being driven; the loop replaces `state` after every step, handlers and queries read it. */
 export interface RunRef {

@@ -1,19 +1,12 @@
-import {
-  budgetLeft,
-  budgetSpent,
-  nextStep,
-  pendingApprovals,
-  setApprovalDeadline,
-  type NextStep,
-  type RunState,
-} from '../core';
-import { awaitApprovals } from './approvals';
+import { budgetLeft, budgetSpent, nextStep, type NextStep, type RunState } from '../core';
+import { approvalStep } from './approvals';
 import { compactStep, guardrailStep, modelStep } from './model-steps';
 import type { RunContext, RunRef } from './run-context';
 import { toolStep } from './tool-step';
 
 export type { RunContext, RunRef } from './run-context';
-export { handleApprovals, handleEvents } from './approvals';
+export { handleApprovals } from './approvals';
+export { handleEvents } from './events';
 export { MODEL_CALL_ATTEMPTS, resolveAgent, resolveTools } from './activity-proxies';
 
 /**
@@ -53,31 +46,4 @@ function takeStep(run: RunRef, step: Exclude<NextStep, { type: 'finish' }>, ctx:
       return toolStep(run, step.calls, ctx, left);
     }
   }
-}
-
-/**
- * Asks for the pending approvals (with their deadline, under an approval timeout) and waits,
- * durably, until they are decided; the decisions arrive through the approval Update's handler.
- */
-async function approvalStep(
-  run: RunRef,
-  step: Extract<NextStep, { type: 'await_approval' }>,
-  ctx: RunContext,
-): Promise<RunState> {
-  // With a timeout, people see when it applies (the calls keep their deadline).
-  const timeoutMs = run.state.limits.approvalTimeoutMs;
-  if (timeoutMs !== undefined)
-    run.state = setApprovalDeadline(run.state, new Date(Date.now() + timeoutMs).toISOString());
-  const pending = run.state.phase.kind === 'tools' ? pendingApprovals(run.state.phase.calls) : step.pending;
-  for (const p of pending)
-    ctx.events.emit(ctx.turn, {
-      type: 'approval_requested',
-      callId: p.callId,
-      tool: p.name,
-      arguments: p.arguments,
-      summary: p.summary,
-      ...(p.deadline ? { deadline: p.deadline } : {}),
-    });
-  await awaitApprovals(run, pending, ctx);
-  return run.state;
 }

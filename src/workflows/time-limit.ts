@@ -1,4 +1,4 @@
-import { CancellationScope, sleep } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
 
 /**
  * A run's `maxExecutionTime` as a durable timer that durable waits can pause: while a `sleep` or
@@ -53,5 +53,33 @@ export class TimeLimit {
         },
         () => undefined, // cancelled: paused, or the run ended
       );
+  }
+}
+
+/**
+ * Runs `body` under a durable timer. When the timer wins, the scope is cancelled, which cancels
+ * in-flight activities; returns true in that case. The timer lives in history, so it fires on
+ * time even if every worker was down in between.
+ */
+export async function timeLimited(
+  body: () => Promise<void>,
+  ms: number,
+  started: (limit: TimeLimit) => void,
+): Promise<boolean> {
+  const scope = new CancellationScope();
+  let expired = false;
+  // Durable waits pause it (see TimeLimit); without them it is one timer, as it always was.
+  started(
+    new TimeLimit(ms, () => {
+      expired = true;
+      scope.cancel();
+    }),
+  );
+  try {
+    await scope.run(body);
+    return false;
+  } catch (err) {
+    if (expired && isCancellation(err)) return true;
+    throw err;
   }
 }

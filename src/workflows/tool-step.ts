@@ -1,4 +1,4 @@
-import { isCancellation, ParentClosePolicy } from '@temporalio/workflow';
+import { condition, isCancellation, ParentClosePolicy, sleep } from '@temporalio/workflow';
 import {
   agentToolMessage,
   agentToolOutcome,
@@ -6,6 +6,12 @@ import {
   applyHandoff,
   applyToolOutcomes,
   chosenHandoff,
+  endWaiting,
+  planWait,
+  startWaiting,
+  waitOutcome,
+  waitSummary,
+  type DeliveredEvent,
   handoffOutcome,
   runSummary,
   toolCallSummary,
@@ -28,7 +34,6 @@ import {
   WORKER_LOSSES_PER_CALL,
 } from './activity-proxies';
 import { executeAgent } from './execute-agent';
-import { runWait } from './durable-waits';
 import { failureInfo, toolFailureMessage } from './failure-info';
 import type { RunContext, RunRef } from './run-context';
 
@@ -198,4 +203,47 @@ function childWorkflowIdOf(planned: PlannedToolCall, ctx: RunContext): string {
     planned.call.id,
     ctx.conversation ? ctx.turn : undefined,
   );
+}
+
+/**
+ * Carries out a durable wait the model asked for: `sleep` as a workflow timer (its reason the
+ * timer's summary in the Temporal UI), `wait_for_event` as a condition on the run's event inbox,
+ * with the timeout as its timer. No activity, no worker held; a restart resumes the wait. While it
+ * lasts, `status` and `AgentStatus` say `waiting`, and the time limit's clock stops unless the run
+ * counts waits.
+ */
+export async function runWait(planned: PlannedToolCall, run: RunRef, ctx: RunContext): Promise<ToolOutcome> {
+  const planning = planWait(planned.call.function.name, planned.arguments, Date.now(), run.state.limits.maxWaitMs);
+  if ('resolved' in planning) return planning.resolved;
+  const { plan } = planning;
+  const callId = planned.call.id;
+  run.state = startWaiting(run.state, callId, plan);
+  ctx.events.emit(ctx.turn, {
+    type: 'wait_started',
+    callId,
+    kind: plan.kind,
+    ...(plan.kind === 'event' ? { name: plan.name } : { reason: plan.reason }),
+    until: plan.until,
+  });
+  const countsToward = run.state.limits.waitsCountTowardTimeLimit === true;
+  if (!countsToward) ctx.timeLimit?.pause();
+  let event: DeliveredEvent | undefined;
+  let outcome: 'elapsed' | 'event' | 'timed_out' = 'elapsed';
+  try {
+    if (plan.kind === 'sleep') {
+      if (plan.ms > 0) await sleep(plan.ms, { summary: waitSummary(plan) });
+    } else {
+      const inbox = ctx.inbox;
+      const arrived = inbox
+        ? await condition(() => inbox.has(plan.name), plan.timeoutMs, { summary: waitSummary(plan) })
+        : false;
+      event = arrived ? inbox?.take(plan.name) : undefined;
+      outcome = event ? 'event' : 'timed_out';
+    }
+  } finally {
+    if (!countsToward) ctx.timeLimit?.resume();
+    run.state = endWaiting(run.state, callId);
+  }
+  ctx.events.emit(ctx.turn, { type: 'wait_ended', callId, kind: plan.kind, outcome });
+  return waitOutcome(plan, event);
 }

@@ -1,6 +1,6 @@
 import { setHandler } from '@temporalio/workflow';
 import { eventIdProblem, eventProblem, receiveEvent, takeEvent, type DeliveredEvent, type EventLog } from '../core';
-import { deliverEventSignal } from '../common/definitions';
+import { deliverEventSignal, eventsQuery, textBatchSignal, toolRetriedSignal } from '../common/definitions';
 
 /**
  * The events delivered to a run or conversation, kept until a `wait_for_event` call takes one of
@@ -75,5 +75,18 @@ export function handleDeliveredEvents(inbox: EventInbox, events: EventLog, turn:
       ...(id !== undefined ? { id } : {}),
       ...(kept ? {} : { duplicate: true as const }),
     });
+  });
+}
+
+/**
+ * Registers the `events` query and the text-batch signal of a workflow's event stream. The signal
+ * cannot be refused; the log itself drops batches of calls and attempts that are over.
+ */
+export function handleEvents(events: EventLog, turn: () => number = () => 1): void {
+  setHandler(eventsQuery, (request) => events.read(request));
+  setHandler(textBatchSignal, (batch) => void events.applyTextBatch(batch));
+  // A tool call tried again: said on the stream as it starts (the result says how many attempts it took).
+  setHandler(toolRetriedSignal, ({ callId, name, attempt, reason }) => {
+    events.emit(turn(), { type: 'tool_retried', id: callId, name, attempt, reason });
   });
 }
