@@ -4,7 +4,6 @@ import type { Client } from '@temporalio/client';
 import type { TextBatch } from '../core/events/agent-events';
 import type { ChatMessage, ModelReply, ToolInfo } from '../core';
 import { DEFAULT_MODEL_CALL_TIMEOUT_MS } from '../core/run/run-input';
-import { isSummary } from '../core/memory/compaction';
 import type { McpToolSource } from '../tools/mcp/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolProvider } from '../tools/tool-provider';
@@ -12,6 +11,7 @@ import { messagesQuery, textBatchSignal } from '../common/definitions';
 import type { ModelCallInput } from '../common/activity-interface';
 import type { ChatModel, ModelRoute } from '../models/chat-model';
 import { modelCallFailure } from './model-failure';
+import { modelRequest } from './model-request';
 import type { ModelConfig } from '../models/model-config';
 import { costOf, DEFAULT_PRICES, priceOf } from '../models/prices';
 import { ConversationLoader } from './conversation-loader';
@@ -22,8 +22,6 @@ import { TextPublisher, type StreamingOptions } from './text-publisher';
 import { traceModelCall } from '../telemetry/gen-ai';
 import type { BlobStore } from '../storage/blob-store';
 import { blobStoreFromEnv } from '../storage/blob-store-from-env';
-import { imageRefusalHint, withImageUrls } from '../models/image-support';
-import { countNewMessages, textCounterFor } from '../models/tokenizer';
 
 /**
  * Builds the model-call activity. It receives a reference to the conversation, reads the messages
@@ -88,13 +86,7 @@ export function createCallModel(deps: {
     if (budget.exhausted()) throw modelCallTimedOut(budget, info.attempt);
     const stop = keepHeartbeating(undefined, () => ({ modelMs: budget.spent() }));
     try {
-      const loaded = await conversations.load(input);
-      const counted = countTokens(loaded, input, route.model);
-      const messages = withSummaryFirst(loaded, input.pinned ?? 0);
-      // Images go by reference in the conversation; the request carries them (blobs inlined).
-      const sent = await withImageUrls(messages, route.name, blobs, route.model);
-      // The run's last word to the model (wrapping up under its budget): sent, never kept.
-      if (input.instruction) sent.push({ role: 'user', content: input.instruction });
+      const { messages, sent, counted } = await modelRequest(input, route, { conversations, blobs });
       const price = priceOf(route.model, prices);
       if (input.needsCost && !price)
         throw ApplicationFailure.nonRetryable(
@@ -135,7 +127,7 @@ export function createCallModel(deps: {
         });
         await publisher?.close();
       } catch (thrown) {
-        const caught = modelCallFailure(imageRefusalHint(thrown, sent, route.name));
+        const caught = modelCallFailure(thrown, { sent, route });
         // With no time left there is no next attempt, whatever the failure.
         const err =
           budget.exhausted() && !(caught instanceof ApplicationFailure && caught.nonRetryable) && !signal.aborted
@@ -273,31 +265,4 @@ async function provideTools(
     );
   }
   return extra.map((n) => registry.info(n));
-}
-
-/**
- * The messages as the model reads them after a compaction: the pinned head, the newest summary
- * (appended where it was written), then the other messages without any summary.
- */
-/** Memory by tokens: the messages no earlier call counted, by the model's tokenizer (none without `gpt-tokenizer`). */
-function countTokens(
-  messages: ChatMessage[],
-  input: ModelCallInput,
-  model: string,
-): Array<[number, number]> | undefined {
-  if (input.countFrom === undefined) return undefined;
-  const countText = textCounterFor(model);
-  if (!countText) return undefined;
-  const pinned = input.pinned ?? 0;
-  return countNewMessages(
-    messages,
-    { pinned, from: Math.max(input.from ?? 0, pinned), countFrom: input.countFrom },
-    countText,
-  );
-}
-
-function withSummaryFirst(messages: ChatMessage[], pinned: number): ChatMessage[] {
-  const rest = messages.slice(pinned);
-  const summary = rest.filter(isSummary).at(-1);
-  return summary ? [...messages.slice(0, pinned), summary, ...rest.filter((m) => !isSummary(m))] : messages;
 }

@@ -1,4 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
+import type { ChatMessage } from '../core';
+import type { ModelRoute } from '../models/chat-model';
+import { imageRefusalHint } from '../models/image-support';
 import { isModelCallError } from '../models/model-error';
 
 /**
@@ -8,7 +11,12 @@ import { isModelCallError } from '../models/model-error';
  * attempt would fail the same way, with the server's Retry-After as the next retry's delay.
  * Anything else (a cancellation, a failure made here) is returned as it is.
  */
-export function modelCallFailure(err: unknown): unknown {
+export function modelCallFailure(
+  thrown: unknown,
+  /** The request that failed, for the likely reason of a refusal (a model that takes no images). */
+  request?: { sent: readonly ChatMessage[]; route: ModelRoute },
+): unknown {
+  const err = request ? imageRefusalHint(thrown, request.sent, request.route.name) : thrown;
   if (!isModelCallError(err)) return err;
   return ApplicationFailure.create({
     message: err.message,
