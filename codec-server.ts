@@ -5,7 +5,7 @@
 import { serveCodec } from './src/cli/codec-server-command';
 import { exitWhenFlushed } from './src/cli/exit';
 
-serveCodec().then(
+serveCodec(process.env).then(
   () => exitWhenFlushed(0),
   (err: Error) => {
     console.error(`codec-server: ${err.message}`);

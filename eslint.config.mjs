@@ -126,6 +126,23 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Settings are read once, at the edge: the settings modules and the program entry points read
+    // the environment; everything below them is given what they read.
+    files: ['src/**/*.ts'],
+    ignores: ['src/worker/settings.ts', 'src/connection/settings.ts', 'src/bin/**'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message:
+            'read the environment in workerSettings (src/worker/settings.ts) or clientSettings (src/connection/settings.ts) and pass what it says down',
+        },
+      ],
+    },
+  },
   boundary(
     ['src/codec', 'src/storage', 'src/telemetry'],
     [

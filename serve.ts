@@ -7,11 +7,11 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { modelConfigFromEnv } from './src/activities';
 import { exampleAgents } from './scripts/demo-agents/agents';
 import { httpAccessFromEnv, isLoopback } from './src/http/access';
 import { httpApiHandler } from './src/http/http-api';
-import { defaultTaskQueue } from './src/connection/task-queue';
+import { workerSettings } from './src/worker/settings';
+import { clientSettings } from './src/connection/settings';
 import { createAgentWorker } from './src/worker/create-agent-worker';
 import { installRuntimeLogging } from './src/telemetry/logging';
 import { connectTemporal, describeTemporal } from './src/connection/temporal-env';
@@ -39,14 +39,17 @@ async function listen(server: Server, port: number, host: string): Promise<void>
 async function main(): Promise<void> {
   const port = portFromEnv();
   const host = process.env.HOST || '127.0.0.1';
-  const access = httpAccessFromEnv();
+  const access = httpAccessFromEnv(process.env);
+  // The environment, read once: the client's side (connection, keys, stores) and the worker's (model, tools).
+  const client = clientSettings();
+  const settings = workerSettings();
   const open = (access.tokens ?? []).length === 0;
   if (open && !isLoopback(host)) {
     throw new Error(
       `HOST=${host} would expose the API to the network without authentication: set AGENT_HTTP_TOKENS (comma-separated bearer tokens) or listen on 127.0.0.1`,
     );
   }
-  installRuntimeLogging('WARN');
+  installRuntimeLogging('WARN', client.logging);
   // Listen before anything else starts, so a busy port is reported as such and nothing is left running.
   let handler: ReturnType<typeof httpApiHandler> | undefined;
   const server = createServer((req, res) => {
@@ -56,10 +59,9 @@ async function main(): Promise<void> {
   });
   await listen(server, port, host);
   try {
-    const temporal = await connectTemporal({ persistent: true, announce: false });
+    const temporal = await connectTemporal({ persistent: true, announce: false }, client);
     try {
-      const taskQueue = defaultTaskQueue();
-      const model = modelConfigFromEnv();
+      const { taskQueue, model } = settings;
       const workflowUrlPrefix = temporal.uiUrl
         ? `${temporal.uiUrl}/namespaces/${encodeURIComponent(temporal.namespace)}/workflows/`
         : undefined;
@@ -68,9 +70,9 @@ async function main(): Promise<void> {
         connection: temporal.nativeConnection,
         namespace: temporal.namespace,
         taskQueue,
-        model,
         registry: exampleToolRegistry(),
         agents: exampleAgents,
+        settings,
       });
       const address = server.address() as AddressInfo;
       console.log(

@@ -2,33 +2,30 @@
  * `npm start`: a worker for agent workflows on task queue AGENT_TASK_QUEUE (default `agents`).
  * Without TEMPORAL_ADDRESS it starts (or reuses) the embedded dev server with the Web UI.
  */
-import { modelConfigFromEnv } from './src/activities';
 import { exampleAgents } from './scripts/demo-agents/agents';
-import { defaultTaskQueue } from './src/connection/task-queue';
 import { createAgentWorker } from './src/worker/create-agent-worker';
+import { workerSettings } from './src/worker/settings';
 import { installRuntimeLogging } from './src/telemetry/logging';
-import { mcpServersFromEnv } from './src/tools/mcp/mcp-config';
 import { connectTemporal, describeTemporal } from './src/connection/temporal-env';
 import { exampleToolRegistry } from './scripts/demo-agents';
 
 async function main(): Promise<void> {
   // The SDK's runtime shuts workers down gracefully on SIGINT/SIGTERM: polling stops, in-flight
   // activities get the grace time, then run() resolves and we stop the embedded server.
-  installRuntimeLogging('WARN');
+  // The environment, read once: the model, MCP servers, stores, keys, tracing, the task queue.
+  const settings = workerSettings();
+  const { taskQueue, model, mcpServers } = settings;
+  installRuntimeLogging('WARN', settings.logging);
   const temporal = await connectTemporal({ persistent: true, announce: false });
   try {
-    const taskQueue = defaultTaskQueue();
-    const model = modelConfigFromEnv();
     const registry = exampleToolRegistry();
-    const mcpServers = mcpServersFromEnv();
     const worker = await createAgentWorker({
       connection: temporal.nativeConnection,
       namespace: temporal.namespace,
       taskQueue,
-      model,
       registry,
       agents: exampleAgents,
-      mcpServers,
+      settings,
     });
     console.log(
       `durable-agents worker on task queue "${taskQueue}", namespace "${temporal.namespace}" at ${temporal.address}`,

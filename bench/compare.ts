@@ -81,7 +81,7 @@ async function main(): Promise<void> {
   installRuntimeLogging('ERROR');
   ensurePeerInstalled();
   const metricsPort = await freePort();
-  const server = await startDevServer({ metricsPort });
+  const server = await startDevServer({ metricsPort }, process.env);
   const serverPid = childOf(server.pid!);
   const model = await startOpenAICompatibleServer(scriptedModel);
   // Histories of the peer's long runs pass gRPC's default 4 MB message limit.

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { runOutcome, startAgentRun } from '../src/client/run-agent';
 import { connectTemporal } from '../src/connection/temporal-env';
+import { clientSettings } from '../src/connection/settings';
 import { startOpenAICompatibleServer } from '../src/testing/openai-compatible-server';
 import { createAgentWorker } from '../src/worker/create-agent-worker';
 import { installRuntimeLogging } from '../src/telemetry/logging';
@@ -38,7 +39,10 @@ export async function longRun(): Promise<void> {
     parameters: z.object({ page: z.number() }),
     execute: async ({ page }) => `page ${page}\n${PAGE}`,
   });
-  const temporal = await connectTemporal({ port: 0, persistent: false }, { ...process.env, TEMPORAL_ADDRESS: '' });
+  const temporal = await connectTemporal(
+    { port: 0, persistent: false },
+    clientSettings({ ...process.env, TEMPORAL_ADDRESS: '' }),
+  );
   const taskQueue = `long-run-${randomUUID()}`;
   const worker = await createAgentWorker({
     connection: temporal.nativeConnection,

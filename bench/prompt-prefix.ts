@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { sendMessage } from '../src/client/conversations';
 import { connectTemporal } from '../src/connection/temporal-env';
+import { clientSettings } from '../src/connection/settings';
 import type { ConversationOptions } from '../src/core';
 import { startOpenAICompatibleServer, type ChatRequest } from '../src/testing/openai-compatible-server';
 import { createAgentWorker } from '../src/worker/create-agent-worker';
@@ -47,7 +48,10 @@ async function conversation(options: ConversationOptions) {
     requests.push(req);
     return { content: `Noted. ${'and understood '.repeat(20)}` };
   });
-  const temporal = await connectTemporal({ port: 0, persistent: false }, { ...process.env, TEMPORAL_ADDRESS: '' });
+  const temporal = await connectTemporal(
+    { port: 0, persistent: false },
+    clientSettings({ ...process.env, TEMPORAL_ADDRESS: '' }),
+  );
   const taskQueue = `prefix-${randomUUID()}`;
   const worker = await createAgentWorker({
     connection: temporal.nativeConnection,

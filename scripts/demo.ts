@@ -3,7 +3,9 @@
  * durable workflow. Uses the configured LLM, or the bundled offline model when none is set.
  */
 import { randomBytes } from 'node:crypto';
-import { modelConfigFromEnv, modelConfiguredInEnv, type ModelConfig } from '../src/activities';
+import type { ModelConfig } from '../src/activities';
+import { workerSettings } from '../src/worker/settings';
+import { clientSettings } from '../src/connection/settings';
 import { outcomeText } from '../src/cli/format-outcome';
 import { runFromCommandLine } from '../src/cli/run-flow';
 import { demoWorker } from './demo-agents/demo-worker';
@@ -15,10 +17,11 @@ import { exitWhenFlushed } from '../src/cli/exit';
 const DEMO_QUESTION = 'What is the square root of the sum of the numbers of letters in the words "hello" and "world"?';
 
 async function main(): Promise<number> {
-  installRuntimeLogging('ERROR');
+  const settings = clientSettings();
+  installRuntimeLogging('ERROR', settings.logging);
   let offline: OpenAICompatibleServer | undefined;
-  let model: ModelConfig = modelConfigFromEnv();
-  if (!modelConfiguredInEnv()) {
+  let model: ModelConfig = workerSettings().model;
+  if (!model.configured) {
     // AGENT_DEMO_MODEL_PORT: where the offline model listens (default: any free port).
     const given = process.env.AGENT_DEMO_MODEL_PORT;
     const port = given ? Number(given) : undefined;
@@ -38,6 +41,7 @@ async function main(): Promise<number> {
     const r = await runFromCommandLine({
       input: { message: DEMO_QUESTION },
       taskQueue: `demo-${randomBytes(3).toString('hex')}`,
+      settings,
       localWorker: { ...demoWorker(), model },
       note: (line) => console.log(line),
     });

@@ -6,9 +6,9 @@
  */
 import { hasTemporalCli, HOW_TO_GET_THE_CLI, installTemporalCli } from '../src/connection/temporal-cli';
 
-if (!process.env.TEMPORAL_ADDRESS && !hasTemporalCli()) {
+if (!process.env.TEMPORAL_ADDRESS && !hasTemporalCli(process.env)) {
   try {
-    installTemporalCli({ log: (line) => console.error(`[durable-agents] ${line}`) });
+    installTemporalCli({ env: process.env, log: (line) => console.error(`[durable-agents] ${line}`) });
   } catch (err) {
     // Not fatal here: a command that needs the CLI says so itself, and TEMPORAL_ADDRESS needs none.
     console.error(`[durable-agents] ${(err as Error).message}`);

@@ -16,6 +16,7 @@ import { readTranscript } from '../src/client/agent-workflows';
 import { conversationStatus, endConversation, sendMessage } from '../src/client/conversations';
 import { installRuntimeLogging } from '../src/telemetry/logging';
 import { connectTemporal } from '../src/connection/temporal-env';
+import { clientSettings } from '../src/connection/settings';
 import { exampleToolRegistry } from './demo-agents';
 
 /** The command line: `--turns N`, `--max-prompt-tokens N` or `--memory N` (a bare number is the turns, as before). */
@@ -53,7 +54,10 @@ async function main(argv: string[]): Promise<void> {
     if (n > 1 && !req.messages.some((m) => m.content === `ack ${n - 1}`)) memoryIntact = false;
     return { content: `ack ${n}` };
   });
-  const temporal = await connectTemporal({ port: 0, persistent: false }, { ...process.env, TEMPORAL_ADDRESS: '' });
+  const temporal = await connectTemporal(
+    { port: 0, persistent: false },
+    clientSettings({ ...process.env, TEMPORAL_ADDRESS: '' }),
+  );
   const taskQueue = `long-${randomUUID()}`;
   const worker = await createAgentWorker({
     connection: temporal.nativeConnection,

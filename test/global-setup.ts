@@ -12,7 +12,7 @@ import { CHROMIUM_PATH } from './helpers/browser';
 export default async function globalSetup(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'durable-agents-test-'));
   const [server, bundle] = await Promise.all([
-    startDevServer({ logFile: join(dir, 'dev-server.log') }),
+    startDevServer({ logFile: join(dir, 'dev-server.log') }, process.env),
     bundleWorkflowCode({ workflowsPath: require.resolve('../src/workflows/bundle'), logger: quietLogger }),
   ]);
   const bundlePath = join(dir, 'workflow-bundle.js');

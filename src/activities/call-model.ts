@@ -21,7 +21,6 @@ import { checkAnswer, type OutputSchemas } from './structured-output';
 import { TextPublisher, type StreamingOptions } from './text-publisher';
 import { traceModelCall } from '../telemetry/gen-ai';
 import type { BlobStore } from '../storage/blob-store';
-import { blobStoreFromEnv } from '../storage/blob-store-from-env';
 
 /**
  * Builds the model-call activity. It receives a reference to the conversation, reads the messages
@@ -46,8 +45,8 @@ export function createCallModel(deps: {
   conversations?: ConversationLoader;
   streaming?: StreamingOptions;
   mcp?: McpToolSource;
-  /** Where the images of conversations are read from (default: the store `AGENT_BLOB_DIR` names). */
-  blobs?: BlobStore;
+  /** Where the images of conversations are read from (the worker's blob store). */
+  blobs: BlobStore;
   /**
    * Whether the worker's payloads over its threshold go to a payload store (Temporal's External
    * Storage): a reply of any size is then recorded by reference, like a tool output. Without one,
@@ -55,8 +54,7 @@ export function createCallModel(deps: {
    */
   payloadStore?: boolean;
 }) {
-  const { registry, config, toolProvider, outputs } = deps;
-  const blobs = deps.blobs ?? blobStoreFromEnv();
+  const { registry, config, toolProvider, outputs, blobs } = deps;
   const prices = { ...DEFAULT_PRICES, ...config.prices };
   const conversations = deps.conversations ?? createConversationLoader(deps.client);
 

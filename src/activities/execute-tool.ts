@@ -7,7 +7,6 @@ import type { McpToolSource } from '../tools/mcp/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
 import { prepareToolCall, toolOutcomeOf } from '../tools/tool-call';
 import type { BlobStore } from '../storage/blob-store';
-import { blobStoreFromEnv } from '../storage/blob-store-from-env';
 import { ledgerOf } from './attempt-ledger';
 import { keepHeartbeating, recordForNextAttempt } from './heartbeat';
 import type { ToolCallInput } from '../common/activity-interface';
@@ -22,10 +21,9 @@ import { traceToolCall } from '../telemetry/gen-ai';
  * its own failures only: an attempt whose worker was lost does not use one up (the workflow allows
  * for such losses on top, see `WORKER_LOSSES_PER_CALL`).
  */
-export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolSource; blobs?: BlobStore }) {
-  const { registry } = deps;
-  // Images a tool returns are stored here, and only their references recorded.
-  const blobs = deps.blobs ?? blobStoreFromEnv();
+export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolSource; blobs: BlobStore }) {
+  // Images a tool returns are stored in `blobs`, and only their references recorded.
+  const { registry, blobs } = deps;
 
   return async function executeTool(input: ToolCallInput): Promise<ToolOutcome> {
     const outcome = await traceToolCall({ name: input.name, callId: input.toolCallId }, () => run(input));

@@ -25,7 +25,7 @@ import type { BlobStore } from '../storage/blob-store';
 export { createConversationLoader } from './call-model';
 export { ConversationLoader } from './conversation-loader';
 export { batchInterval, DEFAULT_BATCH_INTERVAL_MS, type StreamingOptions } from './text-publisher';
-export { modelConfigFromEnv, modelConfiguredInEnv, type ModelConfig, type NamedModels } from '../models/model-config';
+export type { ModelConfig, NamedModels } from '../models/model-config';
 export type {
   AgentActivities,
   ModelCallInput,
@@ -58,8 +58,8 @@ export interface ActivityDeps {
   mcp?: McpToolSource;
   /** Which agent search attributes the workflows keep (default: none). */
   searchAttributes?: () => Promise<SearchAttributeSettings>;
-  /** Where images are stored by reference (default: the file store `AGENT_BLOB_DIR` names). */
-  blobs?: BlobStore;
+  /** Where images are stored by reference (the worker's settings say which: `AGENT_BLOB_DIR`, ...). */
+  blobs: BlobStore;
   /** The worker's guardrails (default: none). */
   guardrails?: GuardrailRegistry;
   /** Whether the worker's large payloads go to a payload store (model replies of any size are then recorded). */

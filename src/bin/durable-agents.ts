@@ -15,7 +15,7 @@ import { exitWhenFlushed } from '../cli/exit';
 const [command, ...args] = process.argv.slice(2);
 if (command === 'mcp') runMcpMain(args);
 else if (command === 'codec-server' && !wantsHelp(args)) {
-  serveCodec().then(
+  serveCodec(process.env).then(
     () => exitWhenFlushed(0),
     (err: Error) => {
       console.error(`durable-agents codec-server: ${err.message}`);

@@ -13,7 +13,7 @@ const EMBEDDED_UI_ORIGIN = 'http://localhost:8233';
  * (127.0.0.1); tokens from `AGENT_CODEC_TOKENS` (its own, not the HTTP API's); allowed UI
  * origins from `AGENT_CODEC_CORS_ORIGINS` (default the embedded UI, http://localhost:8233).
  */
-export async function serveCodec(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function serveCodec(env: NodeJS.ProcessEnv): Promise<void> {
   const keys = encryptionKeysFromEnv(env);
   if (!keys)
     throw new Error(

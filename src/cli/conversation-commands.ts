@@ -18,7 +18,7 @@ import { stopWaiting } from './interrupt';
 import { startOnlyWarning } from './option-flags';
 import type { ConversationCommand } from './parse-conversation-args';
 import { retryText, watchProgress } from './progress';
-import { openSession, type LocalWorker } from './session';
+import { inSession, type CommandTarget } from './session';
 import { requireWorkerFor } from '../client/task-queue-workers';
 import { hintCommand } from './command-name';
 import { usageText } from './usage-text';
@@ -39,21 +39,16 @@ export interface CommandIO {
  */
 export async function runConversationCommand(
   cmd: ConversationCommand,
-  taskQueue: string,
+  target: CommandTarget,
   io: CommandIO,
-  localWorker?: LocalWorker,
 ): Promise<number> {
+  const { taskQueue } = target;
   // Commands that start work on the task queue need a worker there; the others act on a workflow by its id.
   const needsWorker = cmd.kind === 'chat' || cmd.kind === 'send' || cmd.kind === 'agents';
-  const session = await openSession({
-    taskQueue,
-    localWorker,
-    needsWorker,
-    note: (line) => (cmd.json ? undefined : io.stderr(line)),
-  });
   const print = (json: unknown, text: string) => io.stdout(cmd.json ? JSON.stringify(json) : text);
-  try {
-    return await session.run(async () => {
+  return inSession(
+    { ...target, needsWorker, note: (line) => (cmd.json ? undefined : io.stderr(line)) },
+    async (session) => {
       const { client } = session;
       // Commands on an existing workflow are answered by a worker on its own task queue.
       if (
@@ -221,8 +216,6 @@ export async function runConversationCommand(
           return 0;
         }
       }
-    });
-  } finally {
-    await session.close();
-  }
+    },
+  );
 }

@@ -6,7 +6,7 @@ import { listAgents } from '../client/list-agents';
 import { casesFromRuns } from '../client/eval-from-runs';
 import { commandName } from './command-name';
 import { parseFlags, RUN_OPTION_FLAGS, runOptionsFromFlags, UsageError, wholeNumber } from './option-flags';
-import { openSession, type LocalWorker } from './session';
+import { inSession, type CommandTarget } from './session';
 import { usageText } from './usage-text';
 
 /** The usage line of `eval`. */
@@ -110,19 +110,14 @@ export function parseEvalArgs(argv: string[], registeredTools: readonly string[]
  */
 export async function runEvalCommand(
   given: EvalCommand,
-  taskQueue: string,
+  target: CommandTarget,
   io: { stdout: (text: string) => void; stderr: (line: string) => void },
-  localWorker?: LocalWorker,
 ): Promise<number> {
   let cmd = given;
-  const session = await openSession({
-    taskQueue,
-    localWorker,
-    needsWorker: true,
-    note: (line) => (cmd.json ? undefined : io.stderr(line)),
-  });
-  try {
-    return await session.run(async () => {
+  const { taskQueue } = target;
+  return inSession(
+    { ...target, needsWorker: true, note: (line) => (cmd.json ? undefined : io.stderr(line)) },
+    async (session) => {
       const { client } = session;
       if (cmd.fromRuns) {
         const found = await casesFromRuns(client, cmd.fromRuns.query, cmd.fromRuns.limit);
@@ -190,10 +185,8 @@ export async function runEvalCommand(
           ),
         );
       return main.summary.passRate < cmd.minPass ? 1 : 0;
-    });
-  } finally {
-    await session.close();
-  }
+    },
+  );
 }
 
 function describe(run: Omit<AgentInput, 'message'>): string {

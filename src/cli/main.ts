@@ -16,12 +16,12 @@ import { outcomeJson } from '../client/outcome-json';
 import { outcomeText } from './format-outcome';
 import { parseFlags, takeTaskQueue } from './option-flags';
 import { parseRunArgs, UsageError } from './parse-run-args';
-import { TASK_QUEUE_HINT, type LocalWorker } from './session';
+import { TASK_QUEUE_HINT, type CommandTarget, type LocalWorker } from './session';
 import { runFromCommandLine } from './run-flow';
 import { readImageArguments } from './image-arguments';
 import { EventPrinter } from './event-printer';
 import { READ_TOOL_OUTPUT, SLEEP, WAIT_FOR_EVENT, type AgentEvent } from '../core';
-import { defaultTaskQueue } from '../connection/task-queue';
+import { clientSettings, type ClientSettings } from '../connection/settings';
 import { ClientError } from '../client/client-error';
 import { installRuntimeLogging } from '../telemetry/logging';
 import { installTemporalCli } from '../connection/temporal-cli';
@@ -34,6 +34,8 @@ import { exitWhenFlushed } from './exit';
 export interface CliHost {
   /** A worker to run in the command's process while the dev server is embedded; the package's bin has none. */
   localWorker?: LocalWorker;
+  /** What the environment says; default: `clientSettings()` of the process's environment, read once per command. */
+  settings?: ClientSettings;
 }
 
 /** Runs one command line and returns its exit code; failures people can act on are thrown. */
@@ -54,15 +56,22 @@ export async function main(argv: string[], host: CliHost = {}): Promise<number> 
     console.log(packageVersion());
     return 0;
   }
-  if (command === 'install-temporal') return installTemporal(afterCommand);
-  const { taskQueue = defaultTaskQueue(), rest } = takeTaskQueue(afterCommand);
+  let settings: ClientSettings;
+  try {
+    settings = host.settings ?? clientSettings();
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (command === 'install-temporal') return installTemporal(afterCommand, settings.env);
+  const { taskQueue = settings.taskQueue, rest } = takeTaskQueue(afterCommand);
+  const target: CommandTarget = { taskQueue, settings, localWorker: host.localWorker };
   // The tools are known here only when a worker runs in this process (never against TEMPORAL_ADDRESS:
   // the workers are elsewhere, with tools of their own); otherwise the worker checks them.
   let registered: string[] | undefined;
-  if (host.localWorker && !process.env.TEMPORAL_ADDRESS) {
+  if (host.localWorker && !settings.address) {
     let mcpServers: string[];
     try {
-      mcpServers = Object.keys(host.localWorker.mcpServers ?? mcpServersFromEnv());
+      mcpServers = Object.keys(host.localWorker.mcpServers ?? mcpServersFromEnv(settings.env));
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
@@ -75,59 +84,36 @@ export async function main(argv: string[], host: CliHost = {}): Promise<number> 
     ];
   }
   // Ctrl+C is ours: it cancels a chat turn or stops waiting; the SDK must not stop the in-process worker.
-  const logging = () => installRuntimeLogging('ERROR', { handleSignals: false });
+  const logging = () => installRuntimeLogging('ERROR', { ...settings.logging, handleSignals: false });
+  const io = { stdout: (text: string) => console.log(text), stderr: (line: string) => console.error(line) };
   if (isConversationCommand(command)) {
     const cmd = parseConversationArgs(command, rest, registered);
     logging();
-    return runConversationCommand(
-      cmd,
-      taskQueue,
-      {
-        stdin: process.stdin,
-        stdout: (text) => console.log(text),
-        stderr: (line) => console.error(line),
-        write: (text, toStderr) => (toStderr ? process.stderr : process.stdout).write(text),
-      },
-      host.localWorker,
-    );
+    return runConversationCommand(cmd, target, {
+      ...io,
+      stdin: process.stdin,
+      write: (text, toStderr) => (toStderr ? process.stderr : process.stdout).write(text),
+    });
   }
   if (command === 'rerun') {
     const cmd = parseRerunArgs(rest);
     logging();
-    return runRerunCommand(
-      cmd,
-      taskQueue,
-      { stdout: (text) => console.log(text), stderr: (line) => console.error(line) },
-      host.localWorker,
-    );
+    return runRerunCommand(cmd, target, io);
   }
   if (command === 'eval') {
     const cmd = parseEvalArgs(rest, registered);
     logging();
-    return runEvalCommand(
-      cmd,
-      taskQueue,
-      { stdout: (text) => console.log(text), stderr: (line) => console.error(line) },
-      host.localWorker,
-    );
+    return runEvalCommand(cmd, target, io);
   }
   if (command === 'replay') {
     const cmd = parseReplayArgs(rest);
     logging();
-    return runReplayCommand(cmd, taskQueue, {
-      stdout: (text) => console.log(text),
-      stderr: (line) => console.error(line),
-    });
+    return runReplayCommand(cmd, target, io);
   }
   if (command === 'schedule') {
     const cmd = parseScheduleArgs(rest, registered);
     logging();
-    return runScheduleCommand(
-      cmd,
-      taskQueue,
-      { stdout: (text) => console.log(text), stderr: (line) => console.error(line) },
-      host.localWorker,
-    );
+    return runScheduleCommand(cmd, target, io);
   }
   if (command !== 'run')
     throw new UsageError(`unknown command "${command}" (the commands: ${HELP_COMMANDS.join(', ')})`);
@@ -147,8 +133,7 @@ export async function main(argv: string[], host: CliHost = {}): Promise<number> 
     images: await readImageArguments(images),
     workflowId,
     waitMs,
-    taskQueue,
-    localWorker: host.localWorker,
+    ...target,
     note: json || events ? () => undefined : note,
     alert: note,
     onEvent,
@@ -175,10 +160,10 @@ export async function main(argv: string[], host: CliHost = {}): Promise<number> 
 }
 
 /** `install-temporal [--dir DIR]`: the Temporal CLI for the embedded dev server, on request. */
-function installTemporal(argv: string[]): number {
+function installTemporal(argv: string[], env: NodeJS.ProcessEnv): number {
   const { values, positionals } = parseFlags(argv, { dir: { type: 'string' } });
   if (positionals.length) throw new UsageError(`install-temporal takes no arguments, got ${positionals.join(' ')}`);
-  installTemporalCli({ dir: values.dir, log: (line) => console.log(line) });
+  installTemporalCli({ dir: values.dir, log: (line) => console.log(line), env });
   console.log('The embedded dev server finds it there when run from this directory (or set TEMPORAL_CLI_PATH to it).');
   return 0;
 }

@@ -3,11 +3,10 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Worker } from '@temporalio/worker';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { modelConfigFromEnv } from '../activities';
 import type { AgentSummary } from '../common/activity-interface';
 import { parseFlags, taskQueueProblem, UsageError } from './option-flags';
 import { TASK_QUEUE_HINT, type LocalWorker } from './session';
-import { defaultTaskQueue } from '../connection/task-queue';
+import { clientSettings, type ClientSettings } from '../connection/settings';
 import { createAgentWorker } from '../worker/create-agent-worker';
 import { listAgents } from '../client/list-agents';
 import { installRuntimeLogging } from '../telemetry/logging';
@@ -68,20 +67,27 @@ export function parseMcpArgs(argv: string[]): McpCommand {
  * worker in this process, as `client.ts` does; otherwise it is a client of the user's workers.
  * Everything it says goes to stderr: on stdio, stdout belongs to the protocol.
  */
-export async function serveMcp(argv: string[], localWorker?: LocalWorker): Promise<void> {
+export async function serveMcp(
+  argv: string[],
+  localWorker?: LocalWorker,
+  settings: ClientSettings = clientSettings(),
+): Promise<void> {
   const command = parseMcpArgs(argv);
   // The same bearer tokens, CORS origins and rate limit as the HTTP API (AGENT_HTTP_*).
-  const access = command.transport === 'http' ? httpAccessFromEnv() : {};
+  const access = command.transport === 'http' ? httpAccessFromEnv(settings.env) : {};
   if (command.transport === 'http' && !access.tokens?.length && !isLoopback(command.host)) {
     throw new UsageError(
       `--host ${command.host} would expose the agents to the network without authentication: set AGENT_HTTP_TOKENS (comma-separated bearer tokens) or keep the default 127.0.0.1`,
     );
   }
   const note = (line: string) => process.stderr.write(`${line}\n`);
-  installRuntimeLogging('WARN', { handleSignals: false });
-  const mcpServers = localWorker ? (localWorker.mcpServers ?? mcpServersFromEnv()) : {};
-  const temporal = await connectTemporal({ persistent: true, start: localWorker !== undefined, announce: false });
-  const taskQueue = command.taskQueue ?? defaultTaskQueue();
+  installRuntimeLogging('WARN', { ...settings.logging, handleSignals: false });
+  const mcpServers = localWorker ? (localWorker.mcpServers ?? mcpServersFromEnv(settings.env)) : {};
+  const temporal = await connectTemporal(
+    { persistent: true, start: localWorker !== undefined, announce: false },
+    settings,
+  );
+  const taskQueue = command.taskQueue ?? settings.taskQueue;
   let worker: Worker | undefined;
   let workerDone: Promise<void> | undefined;
   let http: Server | undefined;
@@ -96,7 +102,7 @@ export async function serveMcp(argv: string[], localWorker?: LocalWorker): Promi
         connection: temporal.nativeConnection,
         namespace: temporal.namespace,
         taskQueue,
-        model: localWorker.model ?? modelConfigFromEnv(),
+        model: localWorker.model,
         registry: localWorker.registry,
         agents: localWorker.agents,
         mcpServers,

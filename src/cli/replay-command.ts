@@ -2,7 +2,7 @@ import { replayAgentHistories, type ReplayReport } from '../worker/replay-histor
 import { queryRefused } from '../client/client-error';
 import { durationMs, parseFlags, UsageError, wholeNumber } from './option-flags';
 import { commandName } from './command-name';
-import { openSession } from './session';
+import { openSession, type CommandTarget } from './session';
 
 /** The usage line of `replay`. */
 export const REPLAY_USAGE = `usage: ${commandName()} replay [--since 7d | --query "<visibility query>"] [--limit N] [--histories <dir or file>] [--json]`;
@@ -50,7 +50,7 @@ export function parseReplayArgs(argv: string[]): ReplayCommand {
  */
 export async function runReplayCommand(
   cmd: ReplayCommand,
-  taskQueue: string,
+  target: CommandTarget,
   io: { stdout: (text: string) => void; stderr: (line: string) => void },
 ): Promise<number> {
   const line = (r: { workflowId: string; file?: string; error?: string }) => {
@@ -64,7 +64,11 @@ export async function runReplayCommand(
       throw new UsageError((err as Error).message);
     }
   } else {
-    const session = await openSession({ taskQueue, note: (l) => (cmd.json ? undefined : io.stderr(l)) });
+    const session = await openSession({
+      taskQueue: target.taskQueue,
+      settings: target.settings,
+      note: (l) => (cmd.json ? undefined : io.stderr(l)),
+    });
     try {
       report = await replayAgentHistories(
         { client: session.client, since: cmd.since, query: cmd.query, limit: cmd.limit },

@@ -3,7 +3,7 @@ import { outcomeJson } from '../client/outcome-json';
 import { commandName } from './command-name';
 import { parseFlags, UsageError, wholeNumber } from './option-flags';
 import { approvalHint, retryText, watchProgress } from './progress';
-import { openSession, type LocalWorker } from './session';
+import { inSession, type CommandTarget } from './session';
 
 /** The usage line of `rerun`. */
 export const RERUN_USAGE = `usage: ${commandName()} rerun <workflowId> [--from-step k] [--model NAME] [--system "..."] [--live-tools] [--id <new id>] [--json]`;
@@ -43,19 +43,13 @@ export function parseRerunArgs(argv: string[]): RerunCommand {
 /** Re-runs a recorded run and prints its outcome and where it diverged from the recording. */
 export async function runRerunCommand(
   cmd: RerunCommand,
-  taskQueue: string,
+  target: CommandTarget,
   io: { stdout: (text: string) => void; stderr: (line: string) => void },
-  localWorker?: LocalWorker,
 ): Promise<number> {
-  const session = await openSession({
-    taskQueue,
-    localWorker,
-    needsWorker: true,
-    note: (line) => (cmd.json ? undefined : io.stderr(line)),
-  });
-  try {
-    return await session.run(async () => {
-      const rerun = await startRerun(session.client, cmd.workflowId, { ...cmd.options, taskQueue });
+  return inSession(
+    { ...target, needsWorker: true, note: (line) => (cmd.json ? undefined : io.stderr(line)) },
+    async (session) => {
+      const rerun = await startRerun(session.client, cmd.workflowId, { ...cmd.options, taskQueue: target.taskQueue });
       if (!cmd.json)
         io.stderr(
           `Re-running ${rerun.of} from model call ${rerun.fromStep} as ${rerun.handle.workflowId}${cmd.options.liveTools ? ' (tools run live)' : ' (identical tool calls get the recorded outputs)'}`,
@@ -79,8 +73,6 @@ export async function runRerunCommand(
       ].join('\n');
       io.stdout(cmd.json ? JSON.stringify(json) : text);
       return outcome.status === 'failed' ? 1 : 0;
-    });
-  } finally {
-    await session.close();
-  }
+    },
+  );
 }

@@ -5,19 +5,16 @@ import { DEFAULT_OUTAGE_BUDGET_MS, isServerUnreachable } from '../client/outages
 import { runOutcome, startAgentRun, type RunOutcome } from '../client/run-agent';
 import { stopWaiting, type StopReason } from './interrupt';
 import { approvalHint, retryText, watchProgress } from './progress';
-import { openSession, type LocalWorker, type Session } from './session';
+import { openSession, type CommandTarget, type Session } from './session';
 import { hintCommand } from './command-name';
 import type { ImageInput } from '../storage/images';
 
-/** Options of {@link runFromCommandLine}. */
-export interface RunFlowOptions {
+/** Options of {@link runFromCommandLine}: where it runs (the task queue, the settings, a worker of its own when the dev server is embedded) and what. */
+export interface RunFlowOptions extends CommandTarget {
   input: AgentInput;
   /** Images sent with the message (stored in the blob store when the run starts). */
   images?: ImageInput[];
   workflowId?: string;
-  taskQueue: string;
-  /** A worker to run in this process while the dev server is embedded (this repository's client.ts and demo). */
-  localWorker?: LocalWorker;
   /** Progress notes for people (where it runs, the run id); commands send them to stderr. */
   note: (line: string) => void;
   /**

@@ -19,7 +19,7 @@ import {
 import { liveWorkers } from '../client/task-queue-workers';
 import { commandName, hintCommand } from './command-name';
 import { duration, parseFlags, RUN_OPTION_FLAGS, runOptionsFromFlags, UsageError, wholeNumber } from './option-flags';
-import { openSession, type LocalWorker } from './session';
+import { inSession, type CommandTarget } from './session';
 
 /** The usage lines of `schedule`. */
 export const SCHEDULE_USAGE = `usage: ${commandName()} schedule create <id> (--every 4s | --cron "0 8 * * *" [--timezone Europe/Berlin]) [--conversation <id>] [options] "<message>" [--json]
@@ -148,67 +148,63 @@ function scheduleIdArg(action: string, positionals: string[]): string {
 /** Runs a `schedule` command and returns its exit code; failures people can act on throw a `ClientError`. */
 export async function runScheduleCommand(
   cmd: ScheduleCommand,
-  taskQueue: string,
+  target: CommandTarget,
   io: { stdout: (text: string) => void; stderr: (line: string) => void },
-  localWorker?: LocalWorker,
 ): Promise<number> {
-  // A schedule lives in the server; its runs need a worker there, not in this (short) process.
-  const session = await openSession({
-    taskQueue,
-    localWorker,
-    note: (line) => (cmd.json ? undefined : io.stderr(line)),
-  });
+  const { taskQueue } = target;
   const print = (json: unknown, text: string) => io.stdout(cmd.json ? JSON.stringify(json) : text);
-  try {
-    const { client } = session;
-    switch (cmd.action) {
-      case 'create': {
-        const created = await scheduleAgent(client, cmd.request, { taskQueue });
-        print(created, `Created schedule ${created.scheduleId}\n${scheduleText(created)}`);
-        if (session.mode === 'embedded-started')
-          io.stderr(
-            `Note: the dev server this command started stops when it ends; the schedule acts while a dev server with this data runs (npm start, or ${hintCommand()} with your worker).`,
-          );
-        else if ((await liveWorkers(client, taskQueue).catch(() => ['?'])).length === 0)
-          io.stderr(
-            `Note: no worker polls task queue "${taskQueue}" yet; the scheduled runs wait until one does (start your worker).`,
-          );
-        return 0;
+  // A schedule lives in the server; its runs need a worker there, not in this (short) process.
+  return inSession(
+    { ...target, serve: false, note: (line) => (cmd.json ? undefined : io.stderr(line)) },
+    async (session) => {
+      const { client } = session;
+      switch (cmd.action) {
+        case 'create': {
+          const created = await scheduleAgent(client, cmd.request, { taskQueue });
+          print(created, `Created schedule ${created.scheduleId}\n${scheduleText(created)}`);
+          if (session.mode === 'embedded-started')
+            io.stderr(
+              `Note: the dev server this command started stops when it ends; the schedule acts while a dev server with this data runs (npm start, or ${hintCommand()} with your worker).`,
+            );
+          else if ((await liveWorkers(client, taskQueue).catch(() => ['?'])).length === 0)
+            io.stderr(
+              `Note: no worker polls task queue "${taskQueue}" yet; the scheduled runs wait until one does (start your worker).`,
+            );
+          return 0;
+        }
+        case 'list': {
+          const schedules = await listSchedules(client);
+          print(schedules, schedulesText(schedules));
+          return 0;
+        }
+        case 'describe': {
+          const s = await describeSchedule(client, cmd.scheduleId);
+          print(s, scheduleText(s));
+          return 0;
+        }
+        case 'pause': {
+          const s = await pauseSchedule(client, cmd.scheduleId, cmd.note);
+          print(s, `Paused ${s.scheduleId}; ${hintCommand()} schedule unpause ${s.scheduleId} resumes it`);
+          return 0;
+        }
+        case 'unpause': {
+          const s = await unpauseSchedule(client, cmd.scheduleId);
+          print(s, `Unpaused ${s.scheduleId}${s.nextRuns[0] ? `; next run ${s.nextRuns[0]}` : ''}`);
+          return 0;
+        }
+        case 'trigger': {
+          const r = await triggerSchedule(client, cmd.scheduleId);
+          print(r, `Triggered ${r.scheduleId}: one run starts now`);
+          return 0;
+        }
+        case 'delete': {
+          const r = await deleteSchedule(client, cmd.scheduleId);
+          print(r, `Deleted ${r.scheduleId}; runs it started go on`);
+          return 0;
+        }
       }
-      case 'list': {
-        const schedules = await listSchedules(client);
-        print(schedules, schedulesText(schedules));
-        return 0;
-      }
-      case 'describe': {
-        const s = await describeSchedule(client, cmd.scheduleId);
-        print(s, scheduleText(s));
-        return 0;
-      }
-      case 'pause': {
-        const s = await pauseSchedule(client, cmd.scheduleId, cmd.note);
-        print(s, `Paused ${s.scheduleId}; ${hintCommand()} schedule unpause ${s.scheduleId} resumes it`);
-        return 0;
-      }
-      case 'unpause': {
-        const s = await unpauseSchedule(client, cmd.scheduleId);
-        print(s, `Unpaused ${s.scheduleId}${s.nextRuns[0] ? `; next run ${s.nextRuns[0]}` : ''}`);
-        return 0;
-      }
-      case 'trigger': {
-        const r = await triggerSchedule(client, cmd.scheduleId);
-        print(r, `Triggered ${r.scheduleId}: one run starts now`);
-        return 0;
-      }
-      case 'delete': {
-        const r = await deleteSchedule(client, cmd.scheduleId);
-        print(r, `Deleted ${r.scheduleId}; runs it started go on`);
-        return 0;
-      }
-    }
-  } finally {
-    await session.close();
-  }
+    },
+  );
 }
 
 /** The schedules as a table. */

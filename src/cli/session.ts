@@ -6,6 +6,7 @@ import { createAgentWorker } from '../worker/create-agent-worker';
 import { ClientError } from '../client/client-error';
 import { requireWorker } from '../client/task-queue-workers';
 import { connectTemporal, workflowUrl, type TemporalEnv } from '../connection/temporal-env';
+import type { ClientSettings } from '../connection/settings';
 import type { ToolRegistry } from '../tools/registry';
 import { mcpServersFromEnv, type McpServers } from '../tools/mcp/mcp-config';
 
@@ -54,13 +55,19 @@ export interface LocalWorker {
   mcpServers?: McpServers;
 }
 
-/** Options of {@link openSession}. */
-export interface SessionOptions {
+/** What a command that talks to Temporal works with: the task queue, the settings, and maybe a worker of its own. */
+export interface CommandTarget {
   taskQueue: string;
-  /** Progress notes for people; commands send them to stderr. */
-  note: (line: string) => void;
+  /** What the environment says (read once, by the program's `main`). */
+  settings: ClientSettings;
   /** Run this worker in the command's process when the dev server is embedded (see {@link LocalWorker}). */
   localWorker?: LocalWorker;
+}
+
+/** Options of {@link openSession}. */
+export interface SessionOptions extends CommandTarget {
+  /** Progress notes for people; commands send them to stderr. */
+  note: (line: string) => void;
   /**
    * The command starts work on `taskQueue`: without a worker of its own, it fails at once when no
    * worker polls the queue, instead of waiting for one that may never come.
@@ -82,13 +89,18 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   // Read first: a broken AGENT_MCP_CONFIG is the user's to fix, whatever Temporal does.
   let mcpServers: McpServers | undefined;
   try {
-    mcpServers = options.localWorker ? (options.localWorker.mcpServers ?? mcpServersFromEnv()) : undefined;
+    mcpServers = options.localWorker
+      ? (options.localWorker.mcpServers ?? mcpServersFromEnv(options.settings.env))
+      : undefined;
   } catch (err) {
     throw new ClientError('invalid', (err as Error).message);
   }
   let env: TemporalEnv;
   try {
-    env = await connectTemporal({ persistent: true, start: options.localWorker !== undefined, announce: false });
+    env = await connectTemporal(
+      { persistent: true, start: options.localWorker !== undefined, announce: false },
+      options.settings,
+    );
   } catch (err) {
     throw new ClientError('unreachable', (err as Error).message);
   }
@@ -136,6 +148,23 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       await env.close().catch(() => undefined);
     },
   };
+}
+
+/**
+ * Runs a command's `body` in a session (see {@link openSession}) and closes it after: while its
+ * in-process worker (if any) serves, unless `serve` is false (a schedule's runs need a worker that
+ * outlives the command, not one that stops with it).
+ */
+export async function inSession<T>(
+  options: SessionOptions & { serve?: boolean },
+  body: (session: Session) => Promise<T>,
+): Promise<T> {
+  const session = await openSession(options);
+  try {
+    return await (options.serve === false ? body(session) : session.run(() => body(session)));
+  } finally {
+    await session.close();
+  }
 }
 
 function describeConnection(env: TemporalEnv, note: (line: string) => void, localWorker: boolean): void {

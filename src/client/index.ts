@@ -7,7 +7,7 @@
 
 // Reaching Temporal.
 export { connectTemporal, workflowUrl, type EmbeddedOptions, type TemporalEnv } from '../connection/temporal-env';
-export { defaultTaskQueue } from '../connection/task-queue';
+export { clientSettings, type ClientSettings } from '../connection/settings';
 
 // One-shot runs.
 export {
@@ -103,10 +103,9 @@ export {
 
 // Images and payloads by reference: the stores clients write and workers read.
 export { storeImages, ImageInputError, MAX_IMAGE_BYTES, type ImageInput } from '../storage/images';
-export { FileBlobStore, BlobNotFoundError, defaultBlobDir, type BlobStore } from '../storage/blob-store';
-export { blobStoreFromEnv } from '../storage/blob-store-from-env';
-export { payloadStorageFromEnv, type PayloadStore } from '../storage/payload-storage';
-export { installTracing, tracingFromEnv, flushTracing, type TracingOptions } from '../telemetry/tracing';
+export { FileBlobStore, BlobNotFoundError, type BlobStore } from '../storage/blob-store';
+export type { PayloadStore } from '../storage/payload-storage';
+export { installTracing, flushTracing, type TracingOptions } from '../telemetry/tracing';
 
 // The shapes runs, conversations and events take.
 export {

@@ -1,6 +1,6 @@
 import type { ImageRef } from '../core';
 import type { BlobStore } from '../storage/blob-store';
-import { blobStoreFromEnv } from '../storage/blob-store-from-env';
+import { clientSettings } from '../connection/settings';
 import { ImageInputError, storeImages, type ImageInput } from '../storage/images';
 import { ClientError } from './client-error';
 import { CodecBlobStore } from '../storage/codec-blob-store';
@@ -27,12 +27,13 @@ export async function storedImages(
 }
 
 /**
- * The blob store a client writes by default: the file store `AGENT_BLOB_DIR` names, through the
+ * The blob store a client writes by default: the store its settings name (`AGENT_BLOB_DIR`, see
+ * `clientSettings`; the process's environment is read when a message brings images), through the
  * client's payload codecs (encryption), so an image is as confidential as the message it came
  * with. Workers with the same keys read it (`AgentsPlugin`).
  */
 export function clientBlobStore(client: Client): BlobStore {
   const codecs = client.options.dataConverter?.payloadCodecs ?? [];
-  const files = blobStoreFromEnv();
+  const files = clientSettings().blobStore;
   return codecs.length ? new CodecBlobStore(files, codecs) : files;
 }

@@ -51,7 +51,7 @@ export function parseEncryptionKeys(raw: string, name = 'AGENT_ENCRYPTION_KEYS')
 }
 
 /** The keys of `AGENT_ENCRYPTION_KEYS`, or undefined when it is not set (no encryption). */
-export function encryptionKeysFromEnv(env: NodeJS.ProcessEnv = process.env): EncryptionKey[] | undefined {
+export function encryptionKeysFromEnv(env: NodeJS.ProcessEnv): EncryptionKey[] | undefined {
   const raw = env.AGENT_ENCRYPTION_KEYS;
   return raw === undefined || raw.trim() === '' ? undefined : parseEncryptionKeys(raw);
 }
@@ -152,7 +152,7 @@ export function encryptingDataConverter(
 }
 
 /** Whether `AGENT_ENCRYPTION_ALLOW_PLAINTEXT` lets encrypting workers accept unencrypted payloads (a migration period). */
-export function plaintextAllowedFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+export function plaintextAllowedFromEnv(env: NodeJS.ProcessEnv): boolean {
   return /^(1|true|yes)$/i.test(env.AGENT_ENCRYPTION_ALLOW_PLAINTEXT ?? '');
 }
 

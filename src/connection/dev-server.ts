@@ -55,10 +55,7 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number>> = {
  * We spawn it ourselves rather than through the SDK's test environment so its banner and logs go
  * to a file, and so its lifetime is tied to ours however this process ends (see GUARDIAN).
  */
-export async function startDevServer(
-  options: DevServerOptions = {},
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<DevServer> {
+export async function startDevServer(options: DevServerOptions = {}, env: NodeJS.ProcessEnv): Promise<DevServer> {
   // The CLI picks the ports of its internal services (history, matching, ...) itself, and one of
   // them is sometimes taken by the time it binds: it then exits at once with "address already in
   // use". A fresh attempt picks other ports, so such a start is tried again, up to three times.

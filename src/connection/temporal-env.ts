@@ -3,10 +3,8 @@ import { join } from 'node:path';
 import { Client, type ConnectionOptions } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
-import { encryptingDataConverter, encryptionKeysFromEnv, type EncryptionKey } from '../codec/encryption-codec';
-import { payloadStorageFromEnv } from '../storage/payload-storage';
-import type { ExternalStorage } from '@temporalio/common';
-import { flushTracing, installTracing, tracingFromEnv, type TracingOptions } from '../telemetry/tracing';
+import { flushTracing, installTracing } from '../telemetry/tracing';
+import { clientSettings, type ClientSettings } from './settings';
 import { connectClient } from './client-connection';
 import { startDevServer } from './dev-server';
 import { dataDir } from './temporal-cli';
@@ -56,31 +54,28 @@ const DEFAULT_DEV_PORT = 7233;
  * `TEMPORAL_*` environment configuration (`@temporalio/envconfig`). Without it: reuses a dev
  * server already listening on the dev port (e.g. one `npm start` runs), or starts one from the
  * Temporal CLI with its data in a git-ignored SQLite file and the Web UI on port + 1000.
+ * `settings` are what the environment says (default: {@link clientSettings} of the process's).
  */
 export async function connectTemporal(
   options: EmbeddedOptions = {},
-  env: NodeJS.ProcessEnv = process.env,
+  settings: ClientSettings = clientSettings(),
 ): Promise<TemporalEnv> {
-  // Read first: bad keys are the user's to fix, and must not leave a dev server running.
-  const keys = encryptionKeysFromEnv(env);
-  uiPortFromEnv(env);
-  const payloads = payloadStorageFromEnv(env)?.storage;
-  const tracing = tracingFromEnv(env);
+  const { env } = settings;
   const open = (
     connectionOptions: NativeConnectionOptions,
     meta: Pick<TemporalEnv, 'namespace' | 'address' | 'mode' | 'uiUrl' | 'dbFilename'>,
     afterClose?: () => Promise<void>,
-  ) => openConnections(connectionOptions, meta, { keys, payloads, tracing }, afterClose);
-  if (env.TEMPORAL_ADDRESS) {
+  ) => openConnections(connectionOptions, meta, settings, afterClose);
+  if (settings.address) {
     const config = loadClientConnectConfig({ overrideEnvVars: env as Record<string, string> });
     const namespace = config.namespace ?? 'default';
-    const address = config.connectionOptions.address ?? env.TEMPORAL_ADDRESS;
+    const address = config.connectionOptions.address ?? settings.address;
     try {
       return await open(config.connectionOptions, {
         namespace,
         address,
         mode: 'configured',
-        uiUrl: uiBaseUrl(address, env),
+        uiUrl: uiBaseUrl(address, settings.uiUrl),
       });
     } catch (err) {
       throw new Error(
@@ -88,8 +83,8 @@ export async function connectTemporal(
       );
     }
   }
-  const port = options.port ?? (Number(env.AGENT_DEV_SERVER_PORT) || DEFAULT_DEV_PORT);
-  const uiPort = uiPortFromEnv(env) ?? port + 1000;
+  const port = options.port ?? (settings.devServer.port || DEFAULT_DEV_PORT);
+  const uiPort = settings.devServer.uiPort ?? port + 1000;
   const announce =
     options.announce === false
       ? undefined
@@ -112,7 +107,8 @@ export async function connectTemporal(
     );
   }
   const persistent = options.persistent ?? true;
-  const dbFilename = persistent && port !== 0 ? (env.AGENT_DEV_SERVER_DB ?? join(dataDir(), 'dev.db')) : undefined;
+  const dbFilename =
+    persistent && port !== 0 ? (settings.devServer.dbFilename ?? join(dataDir(), 'dev.db')) : undefined;
   const server = await startDevServer({ port, uiPort: port !== 0 ? uiPort : undefined, dbFilename }, env);
   try {
     const started = await open(
@@ -132,38 +128,27 @@ export async function connectTemporal(
 async function openConnections(
   connectionOptions: NativeConnectionOptions,
   meta: Pick<TemporalEnv, 'namespace' | 'address' | 'mode' | 'uiUrl' | 'dbFilename'>,
-  {
-    keys,
-    payloads,
-    tracing,
-  }: { keys: EncryptionKey[] | undefined; payloads: ExternalStorage | undefined; tracing: TracingOptions | undefined },
+  settings: ClientSettings,
   afterClose?: () => Promise<void>,
 ): Promise<TemporalEnv> {
   // The SDK's logs one line each (unless the program installed its Runtime already): a failed
   // model call is a warning to read, not a 40-line stack trace. Installed only now, as the native
   // connection would create the Runtime anyway: one with nothing to serve keeps the process alive.
-  installRuntimeLogging('WARN');
+  installRuntimeLogging('WARN', settings.logging);
   const [clientConnection, nativeConnection] = await Promise.all([
     connectClient(connectionOptions as ConnectionOptions),
     NativeConnection.connect(connectionOptions),
   ]);
   return {
     ...meta,
-    encrypted: keys !== undefined,
+    encrypted: settings.encryptionKeys !== undefined,
     client: new Client({
       connection: clientConnection.connection,
       namespace: meta.namespace,
       // The workers' encryption and payload store: what one side writes, the other reads.
-      ...(keys || payloads
-        ? {
-            dataConverter: {
-              ...(keys ? encryptingDataConverter(keys) : {}),
-              ...(payloads ? { externalStorage: payloads } : {}),
-            },
-          }
-        : {}),
+      ...(settings.dataConverter ? { dataConverter: settings.dataConverter } : {}),
       // Traced clients start the trace that the run's workflow and activities continue.
-      ...(tracing ? { plugins: [installTracing(tracing)] } : {}),
+      ...(settings.tracing ? { plugins: [installTracing(settings.tracing)] } : {}),
     }),
     nativeConnection,
     close: async () => {
@@ -211,18 +196,6 @@ function connectProblem(err: unknown): string {
 }
 
 /**
- * `TEMPORAL_UI_PORT`: the Web UI port of the embedded dev server (default: its port + 1000, as the
- * Temporal CLI does), and where to look for the UI of a dev server someone else started.
- */
-export function uiPortFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
-  const value = env.TEMPORAL_UI_PORT;
-  if (value === undefined || value === '') return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 65535)
-    throw new Error(`TEMPORAL_UI_PORT must be a port number (1-65535), got "${value}"`);
-  return Number(value);
-}
-
-/**
  * The Temporal Web UI's address on a local port, if a Temporal UI answers there (its settings
  * route); undefined otherwise, so a dev server started by someone else on other ports gets no
  * link that leads nowhere.
@@ -239,9 +212,9 @@ export async function temporalUiAt(port: number): Promise<string | undefined> {
   }
 }
 
-/** `TEMPORAL_UI_URL` if set; Temporal Cloud's UI for `*.tmprl.cloud` addresses; otherwise unknown. */
-export function uiBaseUrl(address: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (env.TEMPORAL_UI_URL) return env.TEMPORAL_UI_URL.replace(/\/+$/, '');
+/** `configured` (`TEMPORAL_UI_URL`) if set; Temporal Cloud's UI for `*.tmprl.cloud` addresses; otherwise unknown. */
+export function uiBaseUrl(address: string, configured: string | undefined): string | undefined {
+  if (configured) return configured;
   if (/\.tmprl\.cloud(:\d+)?$/.test(address)) return 'https://cloud.temporal.io';
   return undefined;
 }

@@ -46,7 +46,7 @@ export const MIN_TOKEN_LENGTH = 16;
  * characters, an origin that is not `scheme://host[:port]`, a limit that is not a whole number, or
  * a host that is not a name.
  */
-export function httpAccessFromEnv(env: NodeJS.ProcessEnv = process.env): HttpAccessOptions {
+export function httpAccessFromEnv(env: NodeJS.ProcessEnv): HttpAccessOptions {
   const list = (raw: string | undefined) =>
     (raw ?? '')
       .split(',')

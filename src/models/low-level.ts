@@ -1,4 +1,4 @@
-import { modelConfigFromEnv, type ModelConfig } from './model-config';
+import type { ModelConfig } from './model-config';
 import type { ChatModel } from './chat-model';
 import { createChatModel } from './create-chat-model';
 
@@ -16,6 +16,6 @@ export type { ChatModel, GenerateOptions, ToolSpec } from './chat-model';
  * `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `AGENT_MODEL`.
  * Offer tools with `registry.specs(names)`.
  */
-export function chatModel(config: ModelConfig = modelConfigFromEnv()): ChatModel {
+export function chatModel(config: ModelConfig): ChatModel {
   return createChatModel(config);
 }

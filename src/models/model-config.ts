@@ -62,7 +62,7 @@ export function parseModelRef(name: string): ModelRef {
 }
 
 /** True when the environment names an LLM endpoint at all. */
-export function modelConfiguredInEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+export function modelConfiguredInEnv(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env.OPENAI_API_KEY || env.OPENAI_BASE_URL || env.ANTHROPIC_API_KEY || env.ANTHROPIC_BASE_URL);
 }
 
@@ -72,7 +72,7 @@ export function modelConfiguredInEnv(env: NodeJS.ProcessEnv = process.env): bool
  * key against a provider surfaces as a 401 (`ModelCall.Auth`) on the first call, which fails the
  * run at once.
  */
-export function modelConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ModelConfig {
+export function modelConfigFromEnv(env: NodeJS.ProcessEnv): ModelConfig {
   const timeout = Number(env.AGENT_MODEL_TIMEOUT_MS);
   const config: ModelConfig = {
     baseURL: env.OPENAI_BASE_URL || OPENAI_BASE_URL_DEFAULT,

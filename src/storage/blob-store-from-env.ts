@@ -6,7 +6,7 @@ import { s3BlobStore } from './s3-storage';
  * without it, the S3 bucket of `AGENT_PAYLOAD_STORE=s3://...` (images go where large payloads
  * go); else a {@link FileBlobStore} in {@link defaultBlobDir}.
  */
-export function blobStoreFromEnv(env: NodeJS.ProcessEnv = process.env): BlobStore {
+export function blobStoreFromEnv(env: NodeJS.ProcessEnv): BlobStore {
   const payloads = (env.AGENT_PAYLOAD_STORE ?? '').trim();
   if (!env.AGENT_BLOB_DIR && payloads.startsWith('s3://')) {
     const url = new URL(payloads);

@@ -94,6 +94,6 @@ export class FileBlobStore implements BlobStore {
 }
 
 /** The blob store's directory unless `AGENT_BLOB_DIR` says otherwise: `~/.durable-agents/blobs`. */
-export function defaultBlobDir(env: NodeJS.ProcessEnv = process.env): string {
+export function defaultBlobDir(env: NodeJS.ProcessEnv): string {
   return env.AGENT_BLOB_DIR || join(env.HOME || homedir(), '.durable-agents', 'blobs');
 }

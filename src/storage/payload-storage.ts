@@ -41,7 +41,7 @@ export interface PayloadStore {
  * The External Storage configuration of `AGENT_PAYLOAD_STORE` and `AGENT_PAYLOAD_THRESHOLD`, or
  * undefined for `off`. Throws, naming the variable, on a value it cannot use.
  */
-export function payloadStorageFromEnv(env: NodeJS.ProcessEnv = process.env): PayloadStore | undefined {
+export function payloadStorageFromEnv(env: NodeJS.ProcessEnv): PayloadStore | undefined {
   const raw = (env.AGENT_PAYLOAD_STORE ?? '').trim();
   if (raw === 'off') return undefined;
   const threshold = payloadThreshold(env.AGENT_PAYLOAD_THRESHOLD);

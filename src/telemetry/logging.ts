@@ -11,29 +11,34 @@ export interface RuntimeLoggingOptions {
    * run, and the SDK must not shut their in-process worker down underneath them.
    */
   handleSignals?: boolean;
+  /** The level asked for (`AGENT_LOG_LEVEL`, see {@link runtimeLoggingFromEnv}); default: the caller's default level. */
+  level?: LogLevel;
+  /** Where the Prometheus endpoint listens (`AGENT_METRICS_PORT`, see {@link metricsFromEnv}); default: none. */
+  metrics?: string;
+}
+
+/** `AGENT_LOG_LEVEL` and `AGENT_METRICS_PORT`/`AGENT_METRICS_HOST`; throws, naming the variable, on a value it cannot use. */
+export function runtimeLoggingFromEnv(env: NodeJS.ProcessEnv): Pick<RuntimeLoggingOptions, 'level' | 'metrics'> {
+  const requested = env.AGENT_LOG_LEVEL?.toUpperCase();
+  if (requested && !LEVELS.includes(requested as LogLevel)) {
+    throw new Error(`AGENT_LOG_LEVEL must be one of ${LEVELS.join(', ')}, got "${env.AGENT_LOG_LEVEL}"`);
+  }
+  const metrics = metricsFromEnv(env);
+  return { ...(requested ? { level: requested as LogLevel } : {}), ...(metrics ? { metrics } : {}) };
 }
 
 /**
  * Sends the SDK's logs (and the Rust core's) to stderr, one line each, so stdout carries only what
  * our commands print (`--json` must be exactly one object) and a failed activity is a line to read,
- * not a stack trace. The level is `AGENT_LOG_LEVEL` when set, else `defaultLevel`. Call before any
- * connection is made; a Runtime the program installed (or the SDK created) already is left as it is.
+ * not a stack trace. The level is `options.level` (the settings' `AGENT_LOG_LEVEL`) when set, else
+ * `defaultLevel`. Call before any connection is made; a Runtime the program installed (or the SDK
+ * created) already is left as it is.
  */
-export function installRuntimeLogging(
-  defaultLevel: LogLevel,
-  options: RuntimeLoggingOptions = {},
-  env: NodeJS.ProcessEnv = process.env,
-): void {
+export function installRuntimeLogging(defaultLevel: LogLevel, options: RuntimeLoggingOptions = {}): void {
   if (installed) return;
-  const requested = env.AGENT_LOG_LEVEL?.toUpperCase();
-  if (requested && !LEVELS.includes(requested as LogLevel)) {
-    throw new Error(`AGENT_LOG_LEVEL must be one of ${LEVELS.join(', ')}, got "${env.AGENT_LOG_LEVEL}"`);
-  }
-  const level = (requested as LogLevel | undefined) ?? defaultLevel;
-  const metrics = metricsFromEnv(env);
   installed = true;
   try {
-    installRuntime(level, metrics, options);
+    installRuntime(options.level ?? defaultLevel, options.metrics, options);
   } catch (err) {
     // Only the first Runtime counts: the program's own, or the SDK's default once a connection exists.
     if ((err as Error)?.name !== 'IllegalStateError') throw err;
@@ -56,7 +61,7 @@ function installRuntime(level: LogLevel, metrics: string | undefined, options: R
  * `AGENT_METRICS_PORT` (with `AGENT_METRICS_HOST`, default 0.0.0.0, so a scraper elsewhere can
  * reach it): where the Prometheus endpoint (`/metrics`) listens; off when unset.
  */
-export function metricsFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function metricsFromEnv(env: NodeJS.ProcessEnv): string | undefined {
   const port = env.AGENT_METRICS_PORT;
   if (port === undefined || port === '') return undefined;
   if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535)

@@ -8,7 +8,7 @@ import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
 /** Where spans go: a span processor (with its exporter) and the resource naming this service. */
 export interface TracingOptions {
   spanProcessor: SpanProcessor;
-  /** Default: `service.name` = `OTEL_SERVICE_NAME`, else `durable-agents`. */
+  /** Default: `service.name` = `durable-agents` ({@link tracingFromEnv} takes `OTEL_SERVICE_NAME`). */
   resource?: Resource;
 }
 
@@ -25,8 +25,7 @@ let provider: NodeTracerProvider | undefined;
  * `tracing` to `AgentsPlugin`, which does both.
  */
 export function installTracing(options: TracingOptions): OpenTelemetryPlugin {
-  const resource =
-    options.resource ?? new Resource({ 'service.name': process.env.OTEL_SERVICE_NAME || 'durable-agents' });
+  const resource = options.resource ?? serviceResource(undefined);
   // A process has one global provider: the first call's processor receives the spans of the
   // clients, activities and GenAI calls; each plugin exports its workflows' spans to its own.
   if (!provider) {
@@ -42,16 +41,27 @@ export function installTracing(options: TracingOptions): OpenTelemetryPlugin {
  * exporter's standard variables (headers, timeout); undefined otherwise, and then nothing is
  * installed: no provider, no interceptors, no cost.
  */
-export function tracingFromEnv(env: NodeJS.ProcessEnv = process.env): TracingOptions | undefined {
+export function tracingFromEnv(env: NodeJS.ProcessEnv): TracingOptions | undefined {
   if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return undefined;
   if (env.OTEL_SDK_DISABLED === 'true') return undefined;
-  // One exporter per process: the worker and the client of one process share it.
-  if (env === process.env)
-    return (fromProcessEnv ??= { spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter()) });
-  return { spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter()) };
+  // One exporter per environment: the worker and the client of one process share it. (The
+  // exporter reads its endpoint, headers and timeout from the process's OTEL_* variables itself.)
+  let tracing = fromEnv.get(env);
+  if (!tracing) {
+    tracing = {
+      spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter()),
+      resource: serviceResource(env.OTEL_SERVICE_NAME),
+    };
+    fromEnv.set(env, tracing);
+  }
+  return tracing;
 }
 
-let fromProcessEnv: TracingOptions | undefined;
+const fromEnv = new WeakMap<NodeJS.ProcessEnv, TracingOptions>();
+
+function serviceResource(name: string | undefined): Resource {
+  return new Resource({ 'service.name': name || 'durable-agents' });
+}
 
 /** Sends spans still buffered (before a process exits). */
 export async function flushTracing(): Promise<void> {

@@ -9,6 +9,7 @@ import { sendMessage, type MessageRequest } from '../client/conversations';
 import { runOutcome, startAgentRun, type AgentRunHandle, type RunOutcome, type RunRequest } from '../client/run-agent';
 import { startDevServer, type DevServer } from '../connection/dev-server';
 import { installRuntimeLogging } from '../telemetry/logging';
+import { clientSettings } from '../connection/settings';
 import { payloadStorageFromEnv } from '../storage/payload-storage';
 import { AgentsPlugin } from '../worker/agents-plugin';
 import { createAgentWorker } from '../worker/create-agent-worker';
@@ -96,7 +97,9 @@ function workflowBundle(): Promise<{ code: string }> {
  * ```
  */
 export async function createTestEnvironment(options: TestEnvironmentOptions): Promise<TestEnvironment> {
-  installRuntimeLogging('ERROR', { handleSignals: false });
+  // The environment's log level and Temporal CLI (AGENT_LOG_LEVEL, TEMPORAL_CLI_PATH); nothing else of it.
+  const settings = clientSettings();
+  installRuntimeLogging('ERROR', { ...settings.logging, handleSignals: false });
   const scripted = isScripted(options.model) ? options.model : undefined;
   let server: DevServer | undefined;
   let nativeConnection: NativeConnection | undefined;
@@ -111,7 +114,7 @@ export async function createTestEnvironment(options: TestEnvironmentOptions): Pr
       cleanups.push(() => scripted.close());
     }
     const [started, code] = await Promise.all([
-      options.address ? Promise.resolve(undefined) : startDevServer({ readyTimeoutMs: 30_000 }),
+      options.address ? Promise.resolve(undefined) : startDevServer({ readyTimeoutMs: 30_000 }, settings.env),
       workflowBundle(),
     ]);
     server = started;

@@ -7,7 +7,7 @@ import type { ToolRegistry } from '../tools/registry';
 import type { AnyToolDefinition } from '../tools/define-tool';
 import type { ToolProvider } from '../tools/tool-provider';
 import type { McpServers } from '../tools/mcp/mcp-config';
-import { defaultTaskQueue } from '../connection/task-queue';
+import { workerSettings, type WorkerSettings } from './settings';
 
 /** Options of {@link createAgentWorker}. */
 export interface AgentWorkerOptions {
@@ -43,6 +43,11 @@ export interface AgentWorkerOptions {
   blobStore?: AgentsPluginOptions['blobStore'];
   /** Where payloads too large for a history go (see `AgentsPluginOptions.payloadStorage`). Default: `AGENT_PAYLOAD_STORE`, else `.temporal/payloads`. */
   payloadStorage?: AgentsPluginOptions['payloadStorage'];
+  /**
+   * What the options and the environment say, read already (see `workerSettings`); default: read
+   * here from these options, the environment filling in the rest.
+   */
+  settings?: WorkerSettings;
   /** A prebuilt workflow bundle (tests); default: bundle the agent workflows at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** How long in-flight activities may finish on shutdown (default 10 s). */
@@ -63,7 +68,7 @@ export interface AgentWorkerOptions {
  * To add agents to a worker of your own, pass the plugin to `Worker.create` instead.
  */
 export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  const plugin = new AgentsPlugin({
+  const pluginOptions: AgentsPluginOptions = {
     agents: options.agents,
     tools: options.registry,
     model: options.model,
@@ -73,19 +78,21 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     client: options.client,
     mcpServers: options.mcpServers,
     searchAttributes: options.searchAttributes,
-    // Unset, the plugin reads AGENT_ENCRYPTION_KEYS, AGENT_ENCRYPTION_ALLOW_PLAINTEXT and OTEL_* itself.
+    // Unset, the settings read AGENT_ENCRYPTION_KEYS, AGENT_ENCRYPTION_ALLOW_PLAINTEXT and OTEL_* instead.
     encryptionKeys: options.encryptionKeys,
     allowPlaintext: options.allowPlaintext,
     tracing: options.tracing,
     blobStore: options.blobStore,
     payloadStorage: options.payloadStorage,
-  });
+  };
+  // Read once: the task queue comes from the same settings as the plugin's model, stores and keys.
+  const settings = options.settings ?? workerSettings({ ...pluginOptions, taskQueue: options.taskQueue });
   return Worker.create({
     ...options.workerOptions,
     connection: options.connection,
     namespace: options.namespace ?? 'default',
-    taskQueue: options.taskQueue ?? defaultTaskQueue(),
-    plugins: [plugin],
+    taskQueue: settings.taskQueue,
+    plugins: [new AgentsPlugin(pluginOptions, settings)],
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
     shutdownGraceTime: options.shutdownGraceTime ?? '10s',
   });

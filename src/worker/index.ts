@@ -8,6 +8,7 @@
 // Serving agents.
 export { AgentsPlugin, type AgentsPluginOptions } from './agents-plugin';
 export { createAgentWorker, type AgentWorkerOptions } from './create-agent-worker';
+export { workerSettings, type WorkerSettings } from './settings';
 
 // Agents, tools and guardrails: definitions and registries.
 export { defineAgent, type AgentDefinition, type AgentRef, type ToolRef } from '../agents/define-agent';
@@ -54,7 +55,6 @@ export {
 // MCP servers as a source of tools.
 export {
   loadMcpConfig,
-  mcpServersFromEnv,
   parseMcpServers,
   type McpServers,
   type McpServerConfig,
@@ -63,7 +63,7 @@ export {
 } from '../tools/mcp/mcp-config';
 
 // Models: settings, the seam, one model call outside a workflow, prices.
-export { modelConfigFromEnv, type ModelConfig, type NamedModels } from '../models/model-config';
+export type { ModelConfig, NamedModels } from '../models/model-config';
 export type { StreamingOptions } from '../activities/text-publisher';
 export type { AiSdkLanguageModel } from '../models/ai-sdk/ai-sdk-model';
 export { chatModel, type ChatModel, type GenerateOptions, type ToolSpec } from '../models/low-level';
@@ -72,19 +72,13 @@ export { ModelCallError, MODEL_ERROR_KINDS, type ModelCallErrorKind } from '../m
 export { DEFAULT_PRICES, DEFAULT_PRICES_DATE, type ModelPrice } from '../models/prices';
 
 // Large payloads and images: the stores workers and clients share.
-export { FileBlobStore, BlobNotFoundError, defaultBlobDir, type BlobStore } from '../storage/blob-store';
-export { blobStoreFromEnv } from '../storage/blob-store-from-env';
+export { FileBlobStore, BlobNotFoundError, type BlobStore } from '../storage/blob-store';
 export { CodecBlobStore } from '../storage/codec-blob-store';
-export {
-  payloadStorageFromEnv,
-  defaultPayloadDir,
-  DEFAULT_PAYLOAD_THRESHOLD,
-  type PayloadStore,
-} from '../storage/payload-storage';
+export { defaultPayloadDir, DEFAULT_PAYLOAD_THRESHOLD, type PayloadStore } from '../storage/payload-storage';
 export { FileStorageDriver } from '../storage/file-storage-driver';
 
 // Traces (OpenTelemetry, GenAI spans).
-export { installTracing, tracingFromEnv, flushTracing, type TracingOptions } from '../telemetry/tracing';
+export { installTracing, flushTracing, type TracingOptions } from '../telemetry/tracing';
 
 // Search attributes the workflows keep.
 export {

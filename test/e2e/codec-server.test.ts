@@ -44,7 +44,7 @@ describe('encrypted payloads and the codec server', () => {
       const out = JSON.parse(r.stdout);
       expect(out).toMatchObject({ status: 'completed', content: 'PLAIN-ANSWER 42' });
       expect(out.workflowId).toMatch(/^agent-[0-9a-f]{12}$/);
-      const cli = findTemporalCli();
+      const cli = findTemporalCli(process.env);
       // The history as the CLI prints it (JSON, payload data in base64), with every payload's data decoded.
       const show = (...extra: string[]) =>
         run(cli, ['workflow', 'show', '--address', address, '-w', out.workflowId, '--output', 'json', ...extra]).then(

@@ -113,7 +113,7 @@ describe.each(MODES)('as %s', (mode) => {
       const llm = await startModel(docsModel);
       const port = await devServerPort();
       const env = cleanEnv({
-        TEMPORAL_CLI_PATH: findTemporalCli(),
+        TEMPORAL_CLI_PATH: findTemporalCli(process.env),
         AGENT_DEV_SERVER_PORT: String(port),
         AGENT_DEV_SERVER_DB: join(work, `${mode}-${pageDir(page)}.db`),
         OPENAI_BASE_URL: llm.baseURL,
@@ -156,7 +156,7 @@ it("the README's example with no model configured says why in a sentence and exi
     join(work, 'cjs'),
     join('dist', pageDir('README.md'), 'agent.js'),
     cleanEnv({
-      TEMPORAL_CLI_PATH: findTemporalCli(),
+      TEMPORAL_CLI_PATH: findTemporalCli(process.env),
       AGENT_DEV_SERVER_PORT: String(port),
       AGENT_DEV_SERVER_DB: join(work, 'no-model.db'),
     }),

@@ -5,7 +5,8 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startDevServer } from '../../src/connection/dev-server';
-import { connectTemporal, temporalUiAt, uiPortFromEnv } from '../../src/connection/temporal-env';
+import { connectTemporal, temporalUiAt } from '../../src/connection/temporal-env';
+import { clientSettings, uiPortFromEnv } from '../../src/connection/settings';
 import { findTemporalCli } from '../../src/connection/temporal-cli';
 import { cleanEnv, eventually, listening, runTs, startInteractive, startTs, devServerPort } from '../helpers/processes';
 import { answer, call, closeScriptedModels, lastOf, startModel } from '../helpers/scripted-model';
@@ -125,7 +126,9 @@ describe('starting the embedded dev server', () => {
     const port = await devServerPort();
     const uiPort = await freePort();
     const env = (extra: Record<string, string> = {}) =>
-      cleanEnv({ AGENT_DEV_SERVER_PORT: String(port), AGENT_DEV_SERVER_DB: `/tmp/ui-${randomUUID()}.db`, ...extra });
+      clientSettings(
+        cleanEnv({ AGENT_DEV_SERVER_PORT: String(port), AGENT_DEV_SERVER_DB: `/tmp/ui-${randomUUID()}.db`, ...extra }),
+      );
     const lines: string[] = [];
     const ours = await connectTemporal(
       { announce: (line) => lines.push(line) },
@@ -159,7 +162,7 @@ describe('starting the embedded dev server', () => {
     const marker = join(dir, 'started-once');
     writeFileSync(
       cli,
-      `#!/bin/sh\nif [ ! -e ${marker} ]; then touch ${marker}; echo 'level=ERROR msg="Failed to start gRPC listener" error="listen tcp 127.0.0.1:1: bind: address already in use"'; exit 2; fi\nexec ${JSON.stringify(findTemporalCli())} "$@"\n`,
+      `#!/bin/sh\nif [ ! -e ${marker} ]; then touch ${marker}; echo 'level=ERROR msg="Failed to start gRPC listener" error="listen tcp 127.0.0.1:1: bind: address already in use"'; exit 2; fi\nexec ${JSON.stringify(findTemporalCli(process.env))} "$@"\n`,
     );
     chmodSync(cli, 0o755);
     const logFile = join(dir, 'dev-server.log');

@@ -22,7 +22,7 @@ describe('a Temporal server outage', () => {
   it('fails no run and ends no waiting client: the model-call budget does not count the outage, and the client notices the return at once', async () => {
     const port = await freePort();
     const dbFilename = `/tmp/durable-agents-outage-${randomUUID()}.db`;
-    let server: DevServer = await startDevServer({ port, dbFilename });
+    let server: DevServer = await startDevServer({ port, dbFilename }, process.env);
     const llm = await slowModel(6_000);
     const env = cleanEnv({
       TEMPORAL_ADDRESS: server.address,
@@ -39,7 +39,7 @@ describe('a Temporal server outage', () => {
       await server.stop();
       // Longer than the SDK's own gRPC retries (about 20 s), which used to end the client here.
       await new Promise((r) => setTimeout(r, 30_000));
-      server = await startDevServer({ port, dbFilename });
+      server = await startDevServer({ port, dbFilename }, process.env);
       // grpc-js backed off for up to 2 minutes between reconnects; now a few seconds (see the bench for timings).
       await run.waitFor(/Temporal is reachable again\./, 60_000);
       const finished = await run.exited;

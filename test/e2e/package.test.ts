@@ -218,7 +218,7 @@ it('support-agent: a custom tool and a structured agent in its own worker, asked
 
     // The example's own tests, as its users run them: `npm test` (node --test) with the testing
     // kit, no model server and no TEMPORAL_ADDRESS (the kit starts a dev server of its own).
-    const tested = await exec('npm', ['test'], dir, cleanEnv({ TEMPORAL_CLI_PATH: findTemporalCli() }));
+    const tested = await exec('npm', ['test'], dir, cleanEnv({ TEMPORAL_CLI_PATH: findTemporalCli(process.env) }));
     expect({ code: tested.code, output: `${tested.stdout}${tested.stderr}` }).toEqual({
       code: 0,
       output: expect.stringMatching(/# pass 2\n# fail 0/),
@@ -257,7 +257,7 @@ it("the user's own worker with the embedded dev server says where it is, and sto
   const dir = join(work, 'support-agent');
   const port = await devServerPort();
   const env = cleanEnv({
-    TEMPORAL_CLI_PATH: findTemporalCli(),
+    TEMPORAL_CLI_PATH: findTemporalCli(process.env),
     AGENT_DEV_SERVER_PORT: String(port),
     OPENAI_BASE_URL: 'http://127.0.0.1:1/v1',
   });

@@ -13,7 +13,7 @@ import { answer, call, startModel } from '../helpers/scripted-model';
 let server: DevServer;
 let dir: string;
 beforeAll(async () => {
-  server = await startDevServer();
+  server = await startDevServer({}, process.env);
   dir = mkdtempSync(join(tmpdir(), 'durable-agents-replay-'));
 });
 afterAll(async () => {

@@ -48,7 +48,7 @@ describe('client.ts schedule and event against a Temporal server', () => {
     expect(created.stdout).toContain('every 4s, active');
     const query = `TemporalScheduledById='${id}'`;
     const listed = async () => {
-      const r = await run(findTemporalCli(), [
+      const r = await run(findTemporalCli(process.env), [
         'workflow',
         'list',
         '--address',

@@ -40,7 +40,7 @@ describeInBrowser('the Temporal Web UI', () => {
       req.messages[req.messages.length - 1].role === 'tool' ? answer('UI-ANSWER done') : call(['add', { a: 2, b: 3 }]),
     );
     try {
-      server = await startDevServer({ uiPort, uiCodecEndpoint: codecEndpoint });
+      server = await startDevServer({ uiPort, uiCodecEndpoint: codecEndpoint }, process.env);
       const connection = await connectClient({ address: server.address });
       const native = await NativeConnection.connect({ address: server.address });
       const client = new Client({ connection: connection.connection, dataConverter: encryptingDataConverter(keys) });

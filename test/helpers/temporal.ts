@@ -34,7 +34,7 @@ export async function connectTestTemporal(): Promise<TestTemporal> {
     // The workers' payload store (AGENT_PAYLOAD_STORE, set by the global setup): clients read what they stored.
     client: new Client({
       connection: connection.connection,
-      dataConverter: { externalStorage: payloadStorageFromEnv()?.storage },
+      dataConverter: { externalStorage: payloadStorageFromEnv(process.env)?.storage },
     }),
     nativeConnection,
     close: async () => {

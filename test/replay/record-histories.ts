@@ -24,7 +24,10 @@ async function main(only: string[]): Promise<void> {
   installRuntimeLogging('ERROR');
   const wanted = (name: string) => only.length === 0 || only.includes(name);
   // A low continue-as-new threshold: the longer conversation scenario continues as new on its own.
-  const server = await startDevServer({ dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 60 } });
+  const server = await startDevServer(
+    { dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 60 } },
+    process.env,
+  );
   const connection = await connectClient({ address: server.address });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const client = new Client({ connection: connection.connection });

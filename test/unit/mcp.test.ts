@@ -78,10 +78,10 @@ describe('MCP configuration', () => {
     expect(mcpServersFromEnv({})).toEqual({});
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, '{"mcpServers": ');
-    expect(() => loadMcpConfig(bad)).toThrow(`the MCP configuration ${bad} is not valid JSON`);
+    expect(() => loadMcpConfig(bad, {})).toThrow(`the MCP configuration ${bad} is not valid JSON`);
     writeFileSync(bad, '{"servers": {}}');
-    expect(() => loadMcpConfig(bad)).toThrow(`the MCP configuration ${bad} must be an object with "mcpServers"`);
-    expect(() => loadMcpConfig(join(dir, 'missing.json'))).toThrow(
+    expect(() => loadMcpConfig(bad, {})).toThrow(`the MCP configuration ${bad} must be an object with "mcpServers"`);
+    expect(() => loadMcpConfig(join(dir, 'missing.json'), {})).toThrow(
       `cannot read the MCP configuration ${join(dir, 'missing.json')}`,
     );
   });

@@ -11,7 +11,7 @@ it('ends a call that is retrying when the connection closes as a rejected call, 
   const uncaught: unknown[] = [];
   const record = (err: unknown) => uncaught.push(err);
   process.on('uncaughtException', record);
-  const server = await startDevServer();
+  const server = await startDevServer({}, process.env);
   const guarded = await connectClient({ address: server.address });
   try {
     await server.stop(); // every call now fails with UNAVAILABLE, which the SDK retries after a delay

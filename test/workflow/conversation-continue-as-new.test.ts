@@ -27,10 +27,13 @@ let native: NativeConnection;
 
 beforeAll(async () => {
   installRuntimeLogging('ERROR');
-  server = await startDevServer({
-    logFile: join(tmpdir(), `can-${randomUUID()}.log`),
-    dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 30 },
-  });
+  server = await startDevServer(
+    {
+      logFile: join(tmpdir(), `can-${randomUUID()}.log`),
+      dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 30 },
+    },
+    process.env,
+  );
   connection = await connectClient({ address: server.address });
   native = await NativeConnection.connect({ address: server.address });
 });

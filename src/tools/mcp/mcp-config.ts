@@ -42,7 +42,7 @@ const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
  * `headers`) from `env`, so secrets stay in the environment rather than in the file. Every
  * problem is reported at once, naming the server and field.
  */
-export function parseMcpServers(value: unknown, source: string, env: NodeJS.ProcessEnv = process.env): McpServers {
+export function parseMcpServers(value: unknown, source: string, env: NodeJS.ProcessEnv): McpServers {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw new Error(`${source}: "mcpServers" must be an object of servers by name`);
   const problems: string[] = [];
@@ -122,7 +122,7 @@ export function parseMcpServers(value: unknown, source: string, env: NodeJS.Proc
 }
 
 /** Reads an MCP configuration file: `{"mcpServers": {...}}`, the format other MCP clients use. */
-export function loadMcpConfig(path: string, env: NodeJS.ProcessEnv = process.env): McpServers {
+export function loadMcpConfig(path: string, env: NodeJS.ProcessEnv): McpServers {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -141,7 +141,7 @@ export function loadMcpConfig(path: string, env: NodeJS.ProcessEnv = process.env
 }
 
 /** The MCP servers of `AGENT_MCP_CONFIG` (a path), or none when it is not set. */
-export function mcpServersFromEnv(env: NodeJS.ProcessEnv = process.env): McpServers {
+export function mcpServersFromEnv(env: NodeJS.ProcessEnv): McpServers {
   return env.AGENT_MCP_CONFIG ? loadMcpConfig(env.AGENT_MCP_CONFIG, env) : {};
 }
 

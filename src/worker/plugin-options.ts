@@ -1,0 +1,122 @@
+import type { Client } from '@temporalio/client';
+import type { ExternalStorage } from '@temporalio/common';
+import type { EncryptionKey } from '../codec/encryption-codec';
+import type { SearchAttributeUpdates } from '../core';
+import type { ModelConfig, NamedModels, StreamingOptions } from '../activities';
+import type { AgentDefinition } from '../agents/define-agent';
+import type { AnyToolDefinition } from '../tools/define-tool';
+import type { ToolRegistry } from '../tools/registry';
+import type { GuardrailDefinition } from '../agents/define-guardrail';
+import type { ToolProvider } from '../tools/tool-provider';
+import type { McpServers } from '../tools/mcp/mcp-config';
+import type { BlobStore } from '../storage/blob-store';
+import type { TracingOptions } from '../telemetry/tracing';
+
+/** What the plugin brings into a worker. */
+export interface AgentsPluginOptions {
+  /** Named agents this worker serves (see `defineAgent`). Their tools are registered with them. */
+  agents?: readonly AgentDefinition<any>[];
+  /**
+   * Tools besides the agents' own (a registry, or definitions). A run without a named agent may
+   * use all of them. Default: none besides the agents' own.
+   */
+  tools?: ToolRegistry | readonly AnyToolDefinition[];
+  /** The LLM endpoint. Default: `OPENAI_BASE_URL`, `OPENAI_API_KEY` and `AGENT_MODEL` from the environment. */
+  model?: ModelConfig;
+  /** Picks extra (dynamic) tools for each model call (LangChain4j's `ToolProvider`). */
+  toolProvider?: ToolProvider;
+  /**
+   * Guardrails runs may name (`inputGuardrails: ['no-pii']`), besides those the agents declare
+   * (see `defineGuardrail`).
+   */
+  guardrails?: readonly GuardrailDefinition[];
+  /** The client activities read conversations with. Default: the worker's own client. */
+  client?: Client;
+  /**
+   * `false`: the worker gets the agents' activities but not their workflows, for a pool of
+   * workers that only call models and tools (pair it with workflow workers that set
+   * `enableNonLocalActivities: false`). Its model calls then read conversations by query, since
+   * no workflow on it hands them over. Default true.
+   */
+  workflows?: boolean;
+  /**
+   * How model calls stream their text to subscribers: `{ enabled: false }` turns it off on this
+   * worker (text then arrives in one piece per model call), `batchIntervalMs` spaces the batches
+   * (default 100 ms; each batch is one signal). Runs can also opt out with `stream: false`.
+   */
+  streaming?: StreamingOptions;
+  /**
+   * Named models: agents pick one with `model: "smart"` (so can `AGENT_MODEL`). Each is a
+   * provider-prefixed name (`"anthropic:claude-sonnet-4-5"`, `"openai-responses:gpt-5"`) or a
+   * language model of any AI SDK provider package (`google("gemini-2.5-pro")` from
+   * `@ai-sdk/google`). Keys and endpoints stay on the worker: runs only name models.
+   */
+  models?: NamedModels;
+  /**
+   * Model prices (USD per million tokens: `{ input, output, cachedInput?, cacheWrite? }`) by the
+   * provider's model name, over the dated defaults (`DEFAULT_PRICES`); they give every reply's
+   * `usage.costUsd`. A model without a price gets no cost, never a guess.
+   */
+  prices?: ModelConfig['prices'];
+  /**
+   * MCP servers whose tools the worker's agents may use, by name (`{ files: { command: "npx",
+   * args: [...] }, search: { url: "https://...", headers: {...} } }`; see `loadMcpConfig` for the
+   * file format other MCP clients use). Tool names are `<server>__<tool>`. Agents opt in with
+   * `mcpServers`; runs without a named agent and without a tool list get every tool, these too.
+   * Servers are listed when the worker starts and connections close when it stops.
+   * Default: the file `AGENT_MCP_CONFIG` names, if set; else none.
+   */
+  mcpServers?: McpServers;
+  /**
+   * Where images are kept by reference (the bytes never enter a history): the images users send
+   * and those tools return. Clients must reach the same store. Default: a directory,
+   * `AGENT_BLOB_DIR` or `~/.durable-agents/blobs` (see `FileBlobStore`), encrypted with
+   * `encryptionKeys` when there are some (see `CodecBlobStore`; clients encrypt with theirs).
+   */
+  blobStore?: BlobStore;
+  /**
+   * Where payloads too large for a history go (Temporal's External Storage): a tool output of
+   * megabytes, say. Default: `AGENT_PAYLOAD_STORE` (`s3://bucket/prefix`, a directory, or `off`),
+   * else files in `.temporal/payloads` (see `payloadStorageFromEnv`); `false`: none. Clients need
+   * the same store (`connectTemporal()` reads the same variable).
+   */
+  payloadStorage?: ExternalStorage | false;
+  /**
+   * The agent search attributes (`AgentName`, `AgentStatus`, `AgentIterations`,
+   * `AgentTotalTokens`, `AgentModel`) the workflows upsert: on every change of status the server
+   * can see (`'steps'`, the default: two upserts for a step whose tools are activities, none for
+   * one whose tools are all local), only at milestones (`'milestones'`: start, approvals, idle,
+   * the end), or not at all (`false`). The counters ride along with the status. Each upsert is a
+   * billable action on Temporal Cloud. The worker checks at start which are registered in its
+   * namespace and says how to add missing ones; only registered ones are upserted.
+   */
+  searchAttributes?: SearchAttributeUpdates | false;
+  /**
+   * Encrypt every payload (messages, tool arguments and results, failures) with these AES-256-GCM
+   * keys, the first encrypting and all decrypting (see `parseEncryptionKeys`). Default:
+   * `AGENT_ENCRYPTION_KEYS`, else none (`[]` turns encryption off whatever the environment says).
+   * Clients need the same keys (`connectTemporal()` reads the same variable): `encryptingDataConverter(keys)`,
+   * or this plugin in `new Client({ plugins })`. A worker with keys refuses payloads that are not
+   * encrypted: its workflow tasks fail, naming the setting, so nothing a client without the keys
+   * sent runs (or has its content copied into activity inputs).
+   */
+  encryptionKeys?: readonly EncryptionKey[];
+  /**
+   * With `encryptionKeys`: accept payloads that are not encrypted too, for a migration period
+   * while clients get the keys. Default: `AGENT_ENCRYPTION_ALLOW_PLAINTEXT=1`.
+   */
+  allowPlaintext?: boolean;
+  /**
+   * Trace clients, workflows and activities (`@temporalio/interceptors-opentelemetry`) and each
+   * model and tool call (GenAI spans) into this span processor: one trace from a client's start
+   * through every step. Default: OTLP over HTTP when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (see
+   * `tracingFromEnv`); unset, or `false`, nothing is traced and nothing is installed.
+   */
+  tracing?: TracingOptions | false;
+  /**
+   * How much of webpack's report on the workflow bundle the worker logs: `'summary'` (default),
+   * one line, or its errors and warnings when there are any; `'full'`, the whole report the SDK
+   * logs at INFO (about 20 lines of module paths).
+   */
+  bundlerReport?: 'summary' | 'full';
+}

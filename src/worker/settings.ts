@@ -1,0 +1,101 @@
+import type { ExternalStorage } from '@temporalio/common';
+import {
+  EncryptionCodec,
+  encryptionKeysFromEnv,
+  plaintextAllowedFromEnv,
+  type EncryptionKey,
+} from '../codec/encryption-codec';
+import { modelConfigFromEnv, type ModelConfig } from '../models/model-config';
+import { isAiSdkLanguageModel } from '../models/ai-sdk/ai-sdk-model';
+import { mcpServersFromEnv, type McpServers } from '../tools/mcp/mcp-config';
+import type { BlobStore } from '../storage/blob-store';
+import { blobStoreFromEnv } from '../storage/blob-store-from-env';
+import { CodecBlobStore } from '../storage/codec-blob-store';
+import { payloadStorageFromEnv } from '../storage/payload-storage';
+import { runtimeLoggingFromEnv, type RuntimeLoggingOptions } from '../telemetry/logging';
+import { tracingFromEnv, type TracingOptions } from '../telemetry/tracing';
+import { defaultTaskQueue } from '../connection/task-queue';
+import type { AgentsPluginOptions } from './plugin-options';
+
+/**
+ * Everything a worker takes from its options and, where they are silent, its environment, read in
+ * one place: the plugin is built from these, and its activities receive them as dependencies
+ * (nothing below reads `process.env`).
+ */
+export interface WorkerSettings {
+  /** The model endpoint and named models (`OPENAI_*`, `ANTHROPIC_*`, `AGENT_MODEL`), with the options' models and prices over them. */
+  model: ModelConfig;
+  /** The MCP servers whose tools agents may use (`AGENT_MCP_CONFIG`). */
+  mcpServers: McpServers;
+  /** `AGENT_TASK_QUEUE`, else `agents` (the task queue `createAgentWorker` polls). */
+  taskQueue: string;
+  /** Payload encryption keys (`AGENT_ENCRYPTION_KEYS`); none: payloads are not encrypted. */
+  encryptionKeys?: readonly EncryptionKey[];
+  /** With keys: whether payloads that are not encrypted are accepted (`AGENT_ENCRYPTION_ALLOW_PLAINTEXT`). */
+  allowPlaintext: boolean;
+  /** Where payloads too large for a history go (`AGENT_PAYLOAD_STORE`); none: nowhere. */
+  payloadStorage?: ExternalStorage;
+  /** Where images are kept by reference (`AGENT_BLOB_DIR`), through the encryption keys when there are some. */
+  blobStore: BlobStore;
+  /** Where spans go (`OTEL_EXPORTER_OTLP_ENDPOINT`); none: nothing is traced. */
+  tracing?: TracingOptions;
+  /** The SDK's log level and Prometheus endpoint (`AGENT_LOG_LEVEL`, `AGENT_METRICS_PORT`), for `installRuntimeLogging`. */
+  logging: Pick<RuntimeLoggingOptions, 'level' | 'metrics'>;
+  /** What the worker should tell its operator as it starts (a payload store other machines cannot reach, say). */
+  notes: string[];
+}
+
+/**
+ * Reads a worker's settings: each option given wins, and the environment (`env`, default the
+ * process's) fills in the rest. Throws, naming the option or variable and what it takes, on a
+ * value it cannot use, before anything connects.
+ */
+export function workerSettings(
+  options: AgentsPluginOptions & { taskQueue?: string } = {},
+  env: NodeJS.ProcessEnv = process.env,
+): WorkerSettings {
+  const mcpServers = options.mcpServers ?? mcpServersFromEnv(env);
+  const base = options.model ?? modelConfigFromEnv(env);
+  const named = options.models ?? base.models;
+  for (const [name, m] of Object.entries(named ?? {})) {
+    if (!(typeof m === 'string' ? m.trim() !== '' : isAiSdkLanguageModel(m)))
+      throw new TypeError(
+        `AgentsPlugin: models.${name} must be a model name ("anthropic:claude-sonnet-4-5") or an AI SDK language model (an @ai-sdk/* provider's model, specification v2 to v4)`,
+      );
+  }
+  const model: ModelConfig = {
+    ...base,
+    ...(named ? { models: named, configured: base.configured || Object.keys(named).length > 0 } : {}),
+    ...(options.prices ? { prices: { ...base.prices, ...options.prices } } : {}),
+  };
+  const keys = options.encryptionKeys ?? encryptionKeysFromEnv(env);
+  const allowPlaintext = options.allowPlaintext ?? plaintextAllowedFromEnv(env);
+  const notes: string[] = [];
+  // Payloads over the threshold (a 4 MB tool output) go to the payload store, a claim to the history.
+  const fromEnv = options.payloadStorage === undefined ? payloadStorageFromEnv(env) : undefined;
+  const payloadStorage = fromEnv ? fromEnv.storage : options.payloadStorage || undefined;
+  // On a cluster, workers and clients usually run on several machines: a local directory would not reach them.
+  if (fromEnv && !fromEnv.shared && env.TEMPORAL_ADDRESS && !env.AGENT_PAYLOAD_STORE)
+    notes.push(
+      `payloads over ${Math.round(fromEnv.storage.payloadSizeThreshold / 1024)} KiB go to ${fromEnv.where} on this machine; with workers and clients on several machines set AGENT_PAYLOAD_STORE=s3://bucket/prefix (or a shared directory)`,
+    );
+  // Images are as confidential in the store as messages in the history: through the same keys.
+  const blobStore =
+    options.blobStore ??
+    (keys?.length
+      ? new CodecBlobStore(blobStoreFromEnv(env), [new EncryptionCodec(keys, !allowPlaintext)])
+      : blobStoreFromEnv(env));
+  const tracing = options.tracing === undefined ? tracingFromEnv(env) : options.tracing || undefined;
+  return {
+    model,
+    mcpServers,
+    taskQueue: options.taskQueue ?? defaultTaskQueue(env),
+    ...(keys?.length ? { encryptionKeys: keys } : {}),
+    allowPlaintext,
+    ...(payloadStorage ? { payloadStorage } : {}),
+    blobStore,
+    ...(tracing ? { tracing } : {}),
+    logging: runtimeLoggingFromEnv(env),
+    notes,
+  };
+}
