@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, defaultFailureConverter, defaultPayloadConverter } from '@temporalio/common';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { classifyModelError, ModelCallError, MODEL_ERROR_KINDS, retryAfterMs } from '../../src/models/model-error';
 import { OPENAI_ERRORS } from '../../src/models/openai/openai-errors';
@@ -97,6 +97,24 @@ describe("ModelCallError, the seam's failure", () => {
     const types = Object.values(MODEL_ERROR_KINDS).map((k) => k.type);
     expect(new Set(types).size).toBe(types.length);
     expect(types.every((t) => t.startsWith('ModelCall.'))).toBe(true);
+  });
+
+  it("keeps the failure within the server's 4 KB for an activity failure: the SDK's error chain stays out", () => {
+    // The server replaces a larger activity failure with "Failure exceeds size limit.", and the
+    // person watching a retrying run would never learn that the model server is unreachable.
+    let cause: Error = new Error('bad port');
+    for (let i = 0; i < 5; i++) {
+      const wrapped = new Error(`layer ${i}`, { cause });
+      wrapped.stack = `${wrapped.message}\n${'    at somewhere (/a/long/path/to/node_modules/sdk/src/client.ts:845:13)\n'.repeat(20)}`;
+      cause = wrapped;
+    }
+    const err = new ModelCallError('connection', 'could not reach the model server at http://127.0.0.1:1/v1', {
+      cause,
+    });
+    const failure = defaultFailureConverter.errorToFailure(modelCallFailure(err), defaultPayloadConverter);
+    expect(failure.message).toBe('could not reach the model server at http://127.0.0.1:1/v1');
+    expect(failure.applicationFailureInfo?.type).toBe('ModelCall.Connection');
+    expect(JSON.stringify(failure).length).toBeLessThan(4096);
   });
 });
 
