@@ -8,6 +8,7 @@ import { commandName } from './command-name';
 import { parseFlags, RUN_OPTION_FLAGS, runOptionsFromFlags, UsageError, wholeNumber } from './option-flags';
 import { inSession, type CommandTarget } from './session';
 import { usageText } from './usage-text';
+import { tableText } from './table';
 
 /** The usage line of `eval`. */
 export const EVAL_USAGE = `usage: ${commandName()} eval (<dataset.jsonl> | --from-runs "<query>" [--limit N] [--save-dataset F]) [--agent name] [run options] [--concurrency 4] [--min-pass 1] [--compare <named model or agent>] [--judge-model NAME] [--json]`;
@@ -207,17 +208,11 @@ export function reportText(reports: readonly EvalReport[], labels: readonly stri
     c.name,
     ...reports.map((r) => clip(cell(r.cases[i]), reports.length > 1 ? 50 : 90)),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]))
-      .join('  ')
-      .trimEnd();
   const totals = reports.map((r, i) => {
     const s = r.summary;
     return `${reports.length > 1 ? `${'AB'[i]} (${labels[i]}): ` : ''}${s.passed}/${s.total} passed (${Math.round(s.passRate * 100)}%), ${usageText({ ...s.usage, ...(s.costUsd !== undefined ? { costUsd: s.costUsd } : {}) })}`;
   });
-  return [line(header), ...rows.map(line), '', ...totals].join('\n');
+  return [tableText(header, rows), '', ...totals].join('\n');
 }
 
 function answerOf(r: EvalReport['cases'][number]): string {

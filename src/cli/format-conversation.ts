@@ -13,6 +13,7 @@ import { hintCommand } from './command-name';
 import { parseToolArguments } from '../core/tool-calls/tool-arguments';
 import { outcomeJson } from '../client/outcome-json';
 import { usageText } from './usage-text';
+import { tableText } from './table';
 
 /** A turn's `--json` object: the run contract plus the conversation and turn number. */
 export function turnJson(result: ConversationTurnResult): Record<string, unknown> {
@@ -120,13 +121,7 @@ export function listText(runs: AgentRunSummary[], query: string): string {
     r.startTime.replace('T', ' ').slice(0, 19),
   ]);
   const header = ['ID', 'KIND', 'STATUS', 'AGENT', 'MODEL', 'CALLS', 'TOKENS', 'STARTED (UTC)'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line), '', `(query: ${query})`].join('\n');
+  return [tableText(header, rows), '', `(query: ${query})`].join('\n');
 }
 
 /** A message's images as people read them: ` [image photo.png]`. */

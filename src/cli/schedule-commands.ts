@@ -20,6 +20,7 @@ import { liveWorkers } from '../client/task-queue-workers';
 import { commandName, hintCommand } from './command-name';
 import { duration, parseFlags, RUN_OPTION_FLAGS, runOptionsFromFlags, UsageError, wholeNumber } from './option-flags';
 import { inSession, type CommandTarget } from './session';
+import { tableText } from './table';
 
 /** The usage lines of `schedule`. */
 export const SCHEDULE_USAGE = `usage: ${commandName()} schedule create <id> (--every 4s | --cron "0 8 * * *" [--timezone Europe/Berlin]) [--conversation <id>] [options] "<message>" [--json]
@@ -220,13 +221,7 @@ export function schedulesText(schedules: readonly AgentSchedule[]): string {
     s.recentRuns.at(-1)?.workflowId ?? '-',
   ]);
   const header = ['ID', 'WHEN', 'STATE', 'AGENT / TARGET', 'NEXT (UTC)', 'LAST RUN'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n');
+  return tableText(header, rows);
 }
 
 /** One schedule, as `schedule describe` prints it. */
