@@ -29,12 +29,6 @@ export {
 } from '../common/definitions';
 export type * from '../core';
 export type { AgentEvent, AgentEventBody, EventPage, EventsRequest, TextBatch } from '../core/events/agent-events';
-export type {
-  ConversationInput,
-  ConversationOptions,
-  ConversationResult,
-  ConversationStatus,
-  TurnInput,
-  TranscriptPage,
-} from '../core/conversation/conversation';
+export type { ConversationInput, ConversationOptions, TurnInput } from '../core/conversation/conversation';
+export type { ConversationResult, ConversationStatus, TranscriptPage } from '../core/conversation/conversation-status';
 export type { ConversationTurnResult } from '../core';

@@ -9,13 +9,9 @@ import { budgetExhausted, budgetReport, budgetSpent } from '../run/limits';
 import { isInstructions } from '../memory/compaction';
 import type { EventLogSnapshot } from '../events/event-log';
 import type { DeliveredEvent } from '../time/durable-waits';
-import type { ActiveWait } from '../time/durable-waits';
 import type { AgentInput } from '../run/run-options';
-import type { AgentState, ConversationTurnResult } from '../run/run-result';
-import type { BudgetReport } from '../run/limits';
-import type { MemoryReport } from '../memory/run-memory';
+import type { ConversationTurnResult } from '../run/run-result';
 import type { ChatMessage, ImageRef, Usage } from '../messages/chat-message';
-import type { PendingApproval } from '../tool-calls/approvals';
 import type { ToolInfo } from '../tool-calls/agent-tools';
 
 /**
@@ -106,71 +102,6 @@ export interface ConversationState {
   lastPrompt?: RunState['lastPrompt'];
   /** With `maxPromptTokens`: the compactions of all turns so far. */
   compactions?: number;
-}
-
-/** Why a conversation closed. */
-export type CloseReason = 'ended' | 'idle_timeout';
-
-/** The conversation workflow's result. */
-export interface ConversationResult {
-  conversationId: string;
-  reason: CloseReason;
-  turns: number;
-  messageCount: number;
-  usage: Usage;
-  runs: number;
-  /** Absent in results of conversations closed before it was added. */
-  toolExecutionCount?: number;
-  rejectedMessages?: RejectedMessages;
-}
-
-/** What a conversation is doing, for the `status` query. */
-export interface ConversationStatus {
-  conversationId: string;
-  state: Extract<
-    AgentState,
-    'idle' | 'thinking' | 'running_tools' | 'awaiting_approval' | 'escalated' | 'waiting' | 'closed'
-  >;
-  /** Turns finished so far. */
-  turns: number;
-  /** Messages waiting for the current turn to finish. */
-  queuedMessages: number;
-  currentTurn?: {
-    turn: number;
-    iteration: number;
-    maxIterations: number;
-    pendingToolCalls: Array<{ id: string; name: string; arguments: Record<string, unknown> }>;
-  };
-  pendingApprovals: PendingApproval[];
-  /** The durable waits under way (`sleep`, `wait_for_event`): what for, and until when. */
-  waits?: ActiveWait[];
-  usage: Usage;
-  /** Transcript length, system message excluded. */
-  messageCount: number;
-  toolExecutionCount: number;
-  runs: number;
-  /** The agent the conversation is with: the one it started with, or the last one it was handed off to. */
-  agent?: string;
-  /** Why it closed; clients report `terminated`, `cancelled`, `failed` or `timed_out` for conversations Temporal closed. */
-  closeReason?: CloseReason | 'terminated' | 'cancelled' | 'failed' | 'timed_out';
-  rejectedMessages: RejectedMessages;
-  /** With a budget: its limits, what the conversation spent and what is left. */
-  budget?: BudgetReport;
-  /** With memory by tokens: the bound, the next request's estimated size, what summaries took in. */
-  memory?: MemoryReport;
-}
-
-/** One page of the transcript (the `transcript` query's answer). */
-export interface TranscriptPage {
-  system?: string;
-  /** Transcript index of `messages[0]`. */
-  offset: number;
-  messages: ChatMessage[];
-  /** Messages in the whole transcript. */
-  total: number;
-  /** The first index this run holds; earlier ones are read from `previousRunId`. */
-  heldFrom: number;
-  previousRunId?: string;
 }
 
 /** Checks a conversation's options; one readable line per problem. */
@@ -377,35 +308,4 @@ export function carryOver(conv: ConversationState, runId: string): ConversationC
     ...(conv.lastPrompt ? { lastPrompt: conv.lastPrompt } : {}),
     ...(conv.compactions ? { compactions: conv.compactions } : {}),
   };
-}
-
-/** The messages a model call of this run reads (the `messages` query): system message first. */
-export function runMessages(conv: ConversationState, active: RunState | undefined): ChatMessage[] {
-  if (active) return active.messages;
-  return conv.options.system ? [{ role: 'system', content: conv.options.system }, ...conv.messages] : conv.messages;
-}
-
-/** The transcript page for `{ offset, limit }` (transcript indices), from what this run holds. */
-export function transcriptPage(
-  conv: ConversationState,
-  active: RunState | undefined,
-  range: { offset?: number; limit?: number },
-  page: (messages: ChatMessage[], range: { offset: number; limit?: number }) => ChatMessage[],
-): TranscriptPage {
-  const all = runMessages(conv, active);
-  const held = isInstructions(all[0]) ? all.slice(1) : all;
-  const total = conv.transcriptStart + held.length;
-  const offset = Math.min(Math.max(range.offset ?? 0, conv.transcriptStart), total);
-  const limit = range.limit === undefined ? undefined : Math.max(0, range.limit - (offset - (range.offset ?? 0)));
-  const result: TranscriptPage = {
-    offset,
-    messages: page(held, { offset: offset - conv.transcriptStart, limit }),
-    total,
-    heldFrom: conv.transcriptStart,
-  };
-  // The active turn's system message: a handoff during the turn has changed it already.
-  const system = isInstructions(all[0]) ? all[0].content : conv.options.system;
-  if (system) result.system = system;
-  if (conv.previousRunId) result.previousRunId = conv.previousRunId;
-  return result;
 }
