@@ -99,7 +99,8 @@ function describe(checker: ts.TypeChecker, exported: ts.Symbol): string {
     if (keyword === 'interface') {
       const props = checker
         .getPropertiesOfType(type)
-        .map((p) => `${p.name}${p.flags & ts.SymbolFlags.Optional ? '?' : ''}`)
+        // A unique-symbol key's internal name carries a number that changes with unrelated files.
+        .map((p) => `${p.name.replace(/^(__@\w+)@\d+$/, '$1')}${p.flags & ts.SymbolFlags.Optional ? '?' : ''}`)
         .sort();
       return `interface ${name} { ${props.join('; ')} }${experimental}`;
     }

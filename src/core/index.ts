@@ -22,6 +22,7 @@ export * from './run/react-parser';
 export * from './run/run-result';
 
 // Tool calls: the tools a run has, their arguments and results, approvals, handoffs.
+export * from './tool-calls/tool-info';
 export * from './tool-calls/agent-tools';
 export * from './tool-calls/tool-arguments';
 export * from './tool-calls/tool-results';

@@ -26,7 +26,7 @@ import {
   pendingApprovalsQuery,
   type ChildApprovals,
 } from '../common/definitions';
-import type { RunContext, RunRef } from './run-context';
+import type { ApprovalNotifier, RunContext, RunRef } from './run-context';
 
 /** The handlers of a workflow's event stream and approvals, and the wait for a decision. */
 
@@ -168,7 +168,7 @@ export function handleApprovals(
  * up in the caller's list (`decideApproval`), at any depth. A signal, not a query: a workflow
  * cannot query another, and the caller's list must be right while no client is asking.
  */
-export class ApprovalRelay {
+export class ApprovalRelay implements ApprovalNotifier {
   private readonly children = new Map<string, PendingApproval[]>();
   private lastSent = '[]';
   private readonly parent = workflowInfo().parent;

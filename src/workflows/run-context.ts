@@ -2,11 +2,19 @@ import type { EventLog, RunState } from '../core';
 import type { SharedMessages } from './message-sink';
 import type { EventInbox } from './events';
 import type { TimeLimit } from './time-limit';
-import type { ApprovalRelay } from './approvals';
+import type { ChildApprovals } from '../common/definitions';
 
 /** The run being driven; the loop replaces `state` after every step, handlers and queries read it. */
 export interface RunRef {
   state: RunState;
+}
+
+/**
+ * What a run tells its caller about approvals when it is an agent called as a tool (the
+ * ApprovalRelay of approvals.ts): what is pending now, with what was decided or escalated since.
+ */
+export interface ApprovalNotifier {
+  notifyParent(changes?: Pick<ChildApprovals, 'decided' | 'escalated'>): void;
 }
 
 /** What {@link runLoop} needs besides the run (whose state holds the agent it speaks as): where it runs and where events go. */
@@ -25,6 +33,6 @@ export interface RunContext {
   inbox?: EventInbox;
   /** The run's `maxExecutionTime`, which durable waits pause. */
   timeLimit?: TimeLimit;
-  /** Tells the caller of an agent called as a tool what it waits on (see ApprovalRelay). */
-  approvals?: ApprovalRelay;
+  /** Tells the caller of an agent called as a tool what it waits on. */
+  approvals?: ApprovalNotifier;
 }

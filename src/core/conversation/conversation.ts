@@ -12,7 +12,7 @@ import type { DeliveredEvent } from '../time/durable-waits';
 import type { AgentInput } from '../run/run-options';
 import type { ConversationTurnResult } from '../run/run-result';
 import type { ChatMessage, ImageRef, Usage } from '../messages/chat-message';
-import type { ToolInfo } from '../tool-calls/agent-tools';
+import type { ToolInfo } from '../tool-calls/tool-info';
 
 /**
  * A conversation: many turns on one workflow, each turn one run of the agent loop over the chat

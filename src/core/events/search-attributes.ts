@@ -1,6 +1,6 @@
 import { runActivity, runStatus } from '../run/run-result';
 import type { NextStep, RunState } from '../run/run-state';
-import type { RunStatus } from '../run/run-result';
+import type { RunStatus } from '../run/run-state';
 import type { Usage } from '../messages/chat-message';
 
 /**

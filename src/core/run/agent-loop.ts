@@ -16,7 +16,7 @@ import type { AgentInput } from './run-options';
 import type { ChatMessage, ToolCall } from '../messages/chat-message';
 import type { ModelReply } from '../messages/model-reply';
 import type { ToolExecution, ToolOutcome } from '../tool-calls/tool-results';
-import type { ToolInfo } from '../tool-calls/agent-tools';
+import type { ToolInfo } from '../tool-calls/tool-info';
 
 /**
  * The agent loop as a pure state machine. The workflow asks {@link nextStep} what to do, does it

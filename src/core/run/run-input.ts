@@ -5,8 +5,8 @@ import { budgetProblem } from './limits';
 import { DEFAULT_MAX_TOOL_RESULT_TOKENS } from '../tool-calls/tool-results';
 import { MIN_PROMPT_TOKENS } from '../memory/compaction';
 import { DEFAULT_MAX_ITERATIONS } from './limits';
-import type { AgentInput, OnApprovalTimeout, OnLimit, ToolCallingMode } from './run-options';
-import type { Budget, OnBudget } from './limits';
+import type { AgentInput, ToolCallingMode } from './run-options';
+import type { RunLimits } from './run-state';
 
 /** The ways tools can reach a model. */
 export const TOOL_CALLING_MODES: readonly ToolCallingMode[] = ['tools', 'functions', 'react'];
@@ -18,30 +18,6 @@ export const MAX_MESSAGE_CHARS = 100_000;
 export const DEFAULT_MODEL_CALL_TIMEOUT = '5m';
 /** {@link DEFAULT_MODEL_CALL_TIMEOUT} in milliseconds. */
 export const DEFAULT_MODEL_CALL_TIMEOUT_MS = 5 * 60_000;
-
-/** The run limits after defaults are applied. */
-export interface RunLimits {
-  maxIterations: number;
-  maxExecutionTimeMs?: number;
-  onLimit: OnLimit;
-  /** A pending approval counts as rejected (or what `onApprovalTimeout` says) after this long; unset: it waits forever. */
-  approvalTimeoutMs?: number;
-  onApprovalTimeout?: OnApprovalTimeout;
-  /** The longest durable wait; unset: {@link DEFAULT_MAX_WAIT_MS}. */
-  maxWaitMs?: number;
-  /** Durable waits count toward `maxExecutionTimeMs` (they do not unless set). */
-  waitsCountTowardTimeLimit?: true;
-  /** Set only when the run chose one; {@link modelCallTimeoutMs} applies the default. */
-  modelCallTimeoutMs?: number;
-  /** What this run may spend (a conversation: all its turns together). */
-  budget?: Budget;
-  onBudget?: OnBudget;
-  /** Set only when the run chose one ({@link DEFAULT_MAX_TOOL_RESULT_TOKENS} applies otherwise). */
-  maxToolResultTokens?: number;
-  /** Summarise old messages when a request would pass this many tokens. */
-  maxPromptTokens?: number;
-  summaryModel?: string;
-}
 
 /**
  * Checks an {@link AgentInput} and returns one readable line per problem (empty when valid).

@@ -1,29 +1,13 @@
-import type { ActiveWait } from '../time/durable-waits';
 import type { BudgetReport } from './limits';
 import type { GuardrailTrip } from '../guardrails/guardrail-types';
 import type { MemoryReport } from '../memory/run-memory';
-import type { PendingApproval } from '../tool-calls/approvals';
 import type { Usage } from '../messages/chat-message';
 import { pendingApprovals } from '../tool-calls/approvals';
 import { budgetReport, budgetSpent } from './limits';
 import { nextStep } from './agent-loop';
 import { memoryReport } from '../memory/run-memory';
-import type { RunState } from './run-state';
+import type { ActiveWait, PendingApproval, RunState, RunStatus } from './run-state';
 import type { RecordedToolExecution, ToolExecution } from '../tool-calls/tool-results';
-
-/**
- * How a run (or a conversation turn) ended. `cancelled`: a client cancelled the turn. `failed`:
- * the model could not be reached or refused; reported by clients, and by conversations per turn.
- */
-export type RunStatus =
-  | 'completed'
-  | 'immediate'
-  | 'max_iterations'
-  | 'time_limit'
-  | 'budget_exceeded'
-  | 'guardrail_tripped'
-  | 'cancelled'
-  | 'failed';
 
 /**
  * The agent workflow's result. `O` is the type of the structured output, when the client knows

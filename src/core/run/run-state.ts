@@ -1,17 +1,91 @@
-import type { RunLimits } from './run-input';
 import type { GuardrailStep, GuardrailTrip, RunGuardrails } from '../guardrails/guardrail-types';
-import type { ActiveWait } from '../time/durable-waits';
 import type { ChatMessage, ToolCall, Usage } from '../messages/chat-message';
-import type { JsonSchemaObject, ModelSettings, ToolCallingMode, RerunSeed } from './run-options';
-import type { PendingApproval } from '../tool-calls/approvals';
-import type { RunStatus } from './run-result';
+import type {
+  JsonSchemaObject,
+  ModelSettings,
+  OnApprovalTimeout,
+  OnLimit,
+  ToolCallingMode,
+  RerunSeed,
+} from './run-options';
+import type { Budget, OnBudget } from './limits';
 import type { ToolExecution, ToolOutcome } from '../tool-calls/tool-results';
-import type { ToolInfo } from '../tool-calls/agent-tools';
+import type { ToolInfo } from '../tool-calls/tool-info';
 
 /**
  * The state of one run, as the agent loop (`agent-loop.ts`), approvals and handoffs share it:
- * types only, so those modules depend on it and not on each other. Plain JSON throughout.
+ * types only, so those modules depend on it and not on each other. Plain JSON throughout. It
+ * imports only other types-only modules, so no import of the core leads back to it.
  */
+
+/** The run limits after defaults are applied. */
+export interface RunLimits {
+  maxIterations: number;
+  maxExecutionTimeMs?: number;
+  onLimit: OnLimit;
+  /** A pending approval counts as rejected (or what `onApprovalTimeout` says) after this long; unset: it waits forever. */
+  approvalTimeoutMs?: number;
+  onApprovalTimeout?: OnApprovalTimeout;
+  /** The longest durable wait; unset: {@link DEFAULT_MAX_WAIT_MS}. */
+  maxWaitMs?: number;
+  /** Durable waits count toward `maxExecutionTimeMs` (they do not unless set). */
+  waitsCountTowardTimeLimit?: true;
+  /** Set only when the run chose one; {@link modelCallTimeoutMs} applies the default. */
+  modelCallTimeoutMs?: number;
+  /** What this run may spend (a conversation: all its turns together). */
+  budget?: Budget;
+  onBudget?: OnBudget;
+  /** Set only when the run chose one ({@link DEFAULT_MAX_TOOL_RESULT_TOKENS} applies otherwise). */
+  maxToolResultTokens?: number;
+  /** Summarise old messages when a request would pass this many tokens. */
+  maxPromptTokens?: number;
+  summaryModel?: string;
+}
+
+/** A tool call waiting for a human's decision. */
+export interface PendingApproval {
+  callId: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  /** `send_email(to="bob@example.com")`: what a person is asked to approve. */
+  summary: string;
+  /** When the approval timeout applies (ISO 8601), with one. */
+  deadline?: string;
+  /** The timeout escalated it: a second period runs until `deadline`. */
+  escalated?: true;
+  /**
+   * An agent called as a tool asks it (at any depth): its run's workflow id and agent. Deciding it
+   * through the caller's id (`approve <callerId> <callId>`) reaches that run.
+   */
+  workflowId?: string;
+  agent?: string;
+}
+
+/** A durable wait under way, as `status` shows it. */
+export interface ActiveWait {
+  callId: string;
+  kind: 'sleep' | 'event';
+  /** The event waited for. */
+  name?: string;
+  /** Why the model sleeps. */
+  reason?: string;
+  /** When it ends at the latest (ISO 8601). */
+  until: string;
+}
+
+/**
+ * How a run (or a conversation turn) ended. `cancelled`: a client cancelled the turn. `failed`:
+ * the model could not be reached or refused; reported by clients, and by conversations per turn.
+ */
+export type RunStatus =
+  | 'completed'
+  | 'immediate'
+  | 'max_iterations'
+  | 'time_limit'
+  | 'budget_exceeded'
+  | 'guardrail_tripped'
+  | 'cancelled'
+  | 'failed';
 
 /** Where a call that needs approval stands. */
 export type ApprovalState =

@@ -1,19 +1,7 @@
 import { formatDuration, parseDuration } from './duration';
 import { toolErrorText } from '../tool-calls/tool-results';
-import type { RunState } from '../run/run-state';
+import type { ActiveWait, RunState } from '../run/run-state';
 import type { ToolOutcome } from '../tool-calls/tool-results';
-
-/** A durable wait under way, as `status` shows it. */
-export interface ActiveWait {
-  callId: string;
-  kind: 'sleep' | 'event';
-  /** The event waited for. */
-  name?: string;
-  /** Why the model sleeps. */
-  reason?: string;
-  /** When it ends at the latest (ISO 8601). */
-  until: string;
-}
 
 /**
  * Durable waits as built-in tools: `sleep` (a workflow timer) and `wait_for_event` (a workflow

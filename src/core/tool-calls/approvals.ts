@@ -1,26 +1,7 @@
-import type { ApprovalState, PlannedToolCall, RunState } from '../run/run-state';
+import type { ApprovalState, PendingApproval, PlannedToolCall, RunState } from '../run/run-state';
 import { toolCallSummary } from '../memory/summaries';
 import { toolErrorText } from './tool-results';
-import type { ToolInfo } from './agent-tools';
-
-/** A tool call waiting for a human's decision. */
-export interface PendingApproval {
-  callId: string;
-  name: string;
-  arguments: Record<string, unknown>;
-  /** `send_email(to="bob@example.com")`: what a person is asked to approve. */
-  summary: string;
-  /** When the approval timeout applies (ISO 8601), with one. */
-  deadline?: string;
-  /** The timeout escalated it: a second period runs until `deadline`. */
-  escalated?: true;
-  /**
-   * An agent called as a tool asks it (at any depth): its run's workflow id and agent. Deciding it
-   * through the caller's id (`approve <callerId> <callId>`) reaches that run.
-   */
-  workflowId?: string;
-  agent?: string;
-}
+import type { ToolInfo } from './tool-info';
 
 /** A human's decision on a pending tool call (the approve/reject Update's argument). */
 export interface ApprovalDecision {

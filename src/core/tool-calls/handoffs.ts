@@ -1,7 +1,7 @@
 import { isInstructions } from '../memory/compaction';
 import type { AgentSettings, ResolvedAgent } from '../run/agents';
 import type { CurrentAgent, PlannedToolCall, RunState } from '../run/run-state';
-import type { ToolInfo } from './agent-tools';
+import type { ToolInfo } from './tool-info';
 import type { ToolOutcome } from './tool-results';
 
 /**
