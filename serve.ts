@@ -2,7 +2,8 @@
  * `npm run serve`: the HTTP API (see src/http/http-api.ts) on HOST:PORT (default 127.0.0.1:8080),
  * with a worker in the same process. Without TEMPORAL_ADDRESS it starts (or reuses) the embedded
  * dev server. With AGENT_HTTP_TOKENS every request but GET /healthz needs one of the tokens;
- * without tokens it refuses to listen anywhere but on loopback.
+ * without tokens it refuses to listen anywhere but on loopback. AGENT_SERVE_WORKER=false serves
+ * the API alone, for deployments whose workers run in processes of their own.
  */
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
@@ -36,8 +37,23 @@ async function listen(server: Server, port: number, host: string): Promise<void>
   throw new Error(`cannot listen on ${host}:${port}: ${(err as Error).message}`);
 }
 
+function withWorkerFromEnv(raw = process.env.AGENT_SERVE_WORKER): boolean {
+  if (raw === undefined || raw === '' || raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new Error(`AGENT_SERVE_WORKER must be true or false, got "${raw}"`);
+}
+
+/** Resolves on the first SIGINT or SIGTERM (the API alone has no worker whose runtime handles them). */
+function stopSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+}
+
 async function main(): Promise<void> {
   const port = portFromEnv();
+  const withWorker = withWorkerFromEnv();
   const host = process.env.HOST || '127.0.0.1';
   const access = httpAccessFromEnv(process.env);
   // The environment, read once: the client's side (connection, keys, stores) and the worker's (model, tools).
@@ -66,14 +82,16 @@ async function main(): Promise<void> {
         ? `${temporal.uiUrl}/namespaces/${encodeURIComponent(temporal.namespace)}/workflows/`
         : undefined;
       handler = httpApiHandler({ client: temporal.client, taskQueue, workflowUrlPrefix, access });
-      const worker = await createAgentWorker({
-        connection: temporal.nativeConnection,
-        namespace: temporal.namespace,
-        taskQueue,
-        registry: exampleToolRegistry(),
-        agents: exampleAgents,
-        settings,
-      });
+      const worker = !withWorker
+        ? undefined
+        : await createAgentWorker({
+            connection: temporal.nativeConnection,
+            namespace: temporal.namespace,
+            taskQueue,
+            registry: exampleToolRegistry(),
+            agents: exampleAgents,
+            settings,
+          });
       const address = server.address() as AddressInfo;
       console.log(
         `durable-agents HTTP API on http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port} (task queue "${taskQueue}")`,
@@ -89,11 +107,13 @@ async function main(): Promise<void> {
       if (access.rateLimitPerMinute)
         console.log(`Rate limit: ${access.rateLimitPerMinute} requests a minute per client`);
       for (const line of describeTemporal(temporal)) console.log(line);
-      if (!model.configured)
+      if (!worker)
+        console.log(`No worker here (AGENT_SERVE_WORKER=false): workers of task queue "${taskQueue}" run elsewhere.`);
+      else if (!model.configured)
         console.log('Warning: no OPENAI_API_KEY or OPENAI_BASE_URL set; model calls will fail until one is.');
       console.log('Press Ctrl+C to stop.');
       // SIGINT/SIGTERM stop the worker gracefully (the SDK's runtime handles them); then the HTTP server.
-      await worker.run();
+      await (worker ? worker.run() : stopSignal());
       console.log('Stopped.');
     } finally {
       // Requests first: closing their connections cancels their Temporal calls (see httpApiHandler).

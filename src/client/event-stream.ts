@@ -96,6 +96,20 @@ export async function eventsPosition(client: Client, workflowId: string): Promis
   }
 }
 
+/**
+ * The events of the current (or, between turns, the last) turn recorded so far, without waiting
+ * for more: what a client needs to pick up a turn it showed part of.
+ */
+export async function currentTurnEvents(client: Client, workflowId: string): Promise<AgentEvent[]> {
+  const handle = client.workflow.getHandle(workflowId);
+  const events: AgentEvent[] = [];
+  for (let page = await handle.query(eventsQuery, {}); ;) {
+    events.push(...page.events);
+    if (!page.more || page.events.length === 0) return events;
+    page = await handle.query(eventsQuery, { after: page.events[page.events.length - 1].offset });
+  }
+}
+
 /** Whether an event ends a turn (`turn_completed` or `turn_failed`), optionally a given one. */
 export function isTurnEnd(event: AgentEvent, turn?: number): boolean {
   return (

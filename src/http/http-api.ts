@@ -15,6 +15,7 @@ import { accessChecker, requestUrl, sendBadTarget, tokenMatches, TOKEN_COOKIE, t
 import { events, sendEvents, streamTurn, wantsEventStream } from './event-stream-routes';
 import { deliverEventRoute, signedDelivery } from './event-routes';
 import { scheduleRoute } from './schedule-routes';
+import { chatRoute } from './ai-sdk/chat-routes';
 import {
   allow,
   boundedWait,
@@ -65,6 +66,7 @@ export interface HttpApiOptions {
  *   POST /conversations/:id/cancel              cancels the running turn
  *   GET  /runs/:id/events, /conversations/:id/events   the live events (Server-Sent Events)
  *   POST /runs/:id/events/:name, /conversations/:id/events/:name   deliver an event (the body: its JSON payload) to a wait_for_event; signed webhooks with `access.webhookSecret`
+ *   POST /api/chat, GET /api/chat/:id/stream, GET /api/chat/:id/messages   the AI SDK's chat protocol (useChat; see ai-sdk/chat-routes.ts)
  *   GET|POST /schedules, GET|DELETE /schedules/:id, POST /schedules/:id/pause|unpause|trigger   schedules (see `schedule-routes.ts`)
  *
  * Event streams: each SSE message has `id:` = the event's offset and `data:` = the event as JSON
@@ -204,6 +206,12 @@ async function route(
   if (id !== undefined && (parts[0] === 'runs' || parts[0] === 'conversations')) {
     const problem = workflowIdProblem(id, `the ${parts[0] === 'runs' ? 'run' : 'conversation'} id`);
     if (problem) throw new HttpError(400, problem);
+  }
+  if (parts[0] === 'api' && parts[1] === 'chat') {
+    const chatId = parts[2];
+    const problem = chatId === undefined ? undefined : workflowIdProblem(chatId, 'the chat id');
+    if (problem) throw new HttpError(400, problem);
+    return chatRoute(req, res, o, parts, method, gone);
   }
 
   if (parts.length === 1 && parts[0] === 'healthz') {

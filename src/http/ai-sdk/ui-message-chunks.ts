@@ -1,0 +1,300 @@
+import type { AgentEvent, BudgetReport, RunStatus, Usage } from '../../core';
+
+/**
+ * The AI SDK's UI message stream (what `useChat` reads), written from our event log: one turn of a
+ * conversation is one assistant message; each model call is a step; tool calls are static tool
+ * parts (`tool-<name>`); our own events are `data-*` parts.
+ *
+ * Why hand-written and not `ai`'s `createUIMessageStream`: the stream is one JSON object per SSE
+ * `data:` line, and what we need is the mapping from our events, which no library has; the `ai`
+ * package (with its gateway and provider packages, ESM-only, Node 22+) would be a runtime
+ * dependency of every worker and server for one `JSON.stringify`. The chunk types below are
+ * checked against `ai`'s own `UIMessageChunk` in the tests, and the tests read our streams with
+ * `ai`'s `DefaultChatTransport` and `readUIMessageStream`.
+ */
+
+/** What `finish` (and an approval pause) carries as the message's metadata. */
+export interface UiTurnMetadata {
+  /** The conversation's workflow id (its id in the Temporal UI). */
+  workflowId: string;
+  turn: number;
+  /** How the turn ended, or `awaiting_approval` when it paused for a person. */
+  status: RunStatus | 'awaiting_approval';
+  usage?: Usage;
+  costUsd?: number;
+  budget?: BudgetReport;
+  /** The agent that answered, when the turn was handed off. */
+  agent?: string;
+}
+
+/** The chunks we write (a subset of the AI SDK's `UIMessageChunk`). */
+export type UiMessageChunk =
+  | { type: 'start'; messageId: string; messageMetadata?: UiTurnMetadata }
+  | { type: 'start-step' }
+  | { type: 'finish-step' }
+  | { type: 'reset-step' }
+  | { type: 'text-start'; id: string }
+  | { type: 'text-delta'; id: string; delta: string }
+  | { type: 'text-end'; id: string }
+  | { type: 'tool-input-available'; toolCallId: string; toolName: string; input: unknown; title?: string }
+  | { type: 'tool-approval-request'; approvalId: string; toolCallId: string; reason?: string }
+  | { type: 'tool-approval-response'; approvalId: string; approved: boolean; reason?: string }
+  | { type: 'tool-output-available'; toolCallId: string; output: unknown }
+  | { type: 'tool-output-error'; toolCallId: string; errorText: string }
+  | { type: 'tool-output-denied'; toolCallId: string }
+  | { type: `data-${string}`; id?: string; data: unknown; transient?: boolean }
+  | {
+      type: 'finish';
+      finishReason: 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other';
+      messageMetadata: UiTurnMetadata;
+    }
+  | { type: 'error'; errorText: string };
+
+/** The assistant message id of a conversation's turn: the same in streams, resumes and the history. */
+export function turnMessageId(conversationId: string, turn: number): string {
+  return `${conversationId}-turn-${turn}`;
+}
+
+const FINISH_REASON: Record<RunStatus, Extract<UiMessageChunk, { type: 'finish' }>['finishReason']> = {
+  completed: 'stop',
+  immediate: 'stop',
+  max_iterations: 'length',
+  time_limit: 'length',
+  budget_exceeded: 'length',
+  guardrail_tripped: 'content-filter',
+  cancelled: 'other',
+  failed: 'error',
+};
+
+/**
+ * Turns one turn's events, in order, into UI message chunks. Pure and deterministic: the same
+ * events always give the same chunks, so a resumed stream (a replay from the turn's first event,
+ * which is what `DefaultChatTransport` expects) rebuilds exactly the message the client had.
+ */
+export class UiMessageEncoder {
+  private step = false;
+  private text?: { id: string; call: number };
+  /** Text written since the last model call started (an answer not streamed is written at the end). */
+  private stepText = false;
+  private texts = 0;
+  private readonly shown = new Set<string>();
+  private readonly denied = new Set<string>();
+  private readonly pending = new Set<string>();
+  private ended = false;
+
+  constructor(
+    private readonly conversationId: string,
+    private readonly turn: number,
+  ) {}
+
+  /** The message's first chunk. */
+  start(): UiMessageChunk[] {
+    return [{ type: 'start', messageId: turnMessageId(this.conversationId, this.turn) }];
+  }
+
+  /** Whether the turn ended (`finish` or `error` was written). */
+  get done(): boolean {
+    return this.ended;
+  }
+
+  /** Whether the turn waits for a person to decide tool calls it showed. */
+  get awaitingApproval(): boolean {
+    return !this.ended && this.pending.size > 0;
+  }
+
+  /** The chunks of one event. */
+  encode(e: AgentEvent): UiMessageChunk[] {
+    if (this.ended || e.turn !== this.turn) return [];
+    const out: UiMessageChunk[] = [];
+    switch (e.type) {
+      case 'model_call_started':
+        this.endText(out);
+        if (this.step) out.push({ type: 'finish-step' });
+        out.push({ type: 'start-step' });
+        this.step = true;
+        this.stepText = false;
+        break;
+      case 'text_delta':
+        if (!e.delta) break;
+        this.openStep(out);
+        if (!this.text || this.text.call !== e.call) {
+          this.endText(out);
+          this.text = { id: `text-${++this.texts}`, call: e.call };
+          out.push({ type: 'text-start', id: this.text.id });
+        }
+        out.push({ type: 'text-delta', id: this.text.id, delta: e.delta });
+        this.stepText = true;
+        break;
+      case 'model_retry':
+      case 'model_fallback':
+        // The text written so far for this call is void: the new attempt (or model) starts over.
+        if (this.step) out.push({ type: 'reset-step' });
+        this.text = undefined;
+        this.stepText = false;
+        out.push(
+          e.type === 'model_retry'
+            ? { type: 'data-model-retry', data: { call: e.call, attempt: e.attempt, error: e.error }, transient: true }
+            : { type: 'data-model-fallback', data: { call: e.call, from: e.from, to: e.to, error: e.error } },
+        );
+        break;
+      case 'tool_call_started':
+        this.endText(out);
+        this.showInput(out, e.id, e.name, e.arguments);
+        break;
+      case 'tool_call_finished':
+        if (this.denied.has(e.id)) break;
+        this.endText(out);
+        this.showInput(out, e.id, e.name, {});
+        out.push(
+          e.error
+            ? { type: 'tool-output-error', toolCallId: e.id, errorText: e.result }
+            : { type: 'tool-output-available', toolCallId: e.id, output: e.result },
+        );
+        break;
+      case 'approval_requested':
+        this.endText(out);
+        this.showInput(out, e.callId, e.tool, e.arguments);
+        out.push({ type: 'tool-approval-request', approvalId: e.callId, toolCallId: e.callId });
+        this.pending.add(e.callId);
+        break;
+      case 'approval_decided':
+        this.pending.delete(e.callId);
+        out.push({
+          type: 'tool-approval-response',
+          approvalId: e.callId,
+          approved: e.approved,
+          ...(e.reason ? { reason: e.reason } : {}),
+        });
+        if (!e.approved) {
+          this.denied.add(e.callId);
+          out.push({ type: 'tool-output-denied', toolCallId: e.callId });
+        }
+        break;
+      case 'approval_escalated':
+        out.push({ type: 'data-approval-escalated', id: e.callId, data: { callId: e.callId, deadline: e.deadline } });
+        break;
+      case 'tool_retried':
+        out.push({
+          type: 'data-tool-retry',
+          data: { callId: e.id, attempt: e.attempt, reason: e.reason },
+          transient: true,
+        });
+        break;
+      case 'wait_started':
+      case 'wait_ended': {
+        // One part per wait (same id), updated when it ends.
+        const { type: _type, offset: _offset, turn: _turn, ...data } = e;
+        out.push({
+          type: 'data-wait',
+          id: e.callId,
+          data: { ...data, state: e.type === 'wait_started' ? 'waiting' : 'ended' },
+        });
+        break;
+      }
+      case 'handoff':
+      case 'compaction':
+      case 'guardrail_tripped':
+      case 'guardrail_intervened':
+      case 'event_received': {
+        const { type, offset: _offset, turn: _turn, ...data } = e;
+        out.push({
+          type: `data-${type.replace(/_/g, '-')}`,
+          data,
+          ...(type === 'event_received' ? { transient: true } : {}),
+        });
+        break;
+      }
+      case 'turn_completed': {
+        const result = e.result;
+        this.endText(out);
+        // An answer that was not streamed (streaming off, an immediate tool's result, structured output).
+        const answer = result.content ?? (result.output !== undefined ? JSON.stringify(result.output) : null);
+        if (!this.stepText && answer && result.status !== 'immediate') {
+          this.openStep(out);
+          const id = `text-${++this.texts}`;
+          out.push({ type: 'text-start', id }, { type: 'text-delta', id, delta: answer }, { type: 'text-end', id });
+        }
+        if (this.step) out.push({ type: 'finish-step' });
+        this.step = false;
+        out.push({
+          type: 'finish',
+          finishReason: FINISH_REASON[result.status],
+          messageMetadata: this.metadata(result.status, result),
+        });
+        this.ended = true;
+        break;
+      }
+      case 'turn_failed':
+        this.endText(out);
+        out.push({ type: 'error', errorText: e.error });
+        this.ended = true;
+        break;
+      case 'turn_started':
+        break;
+    }
+    return out;
+  }
+
+  /**
+   * The turn waits for a person: the message ends here (`finish` with `tool-calls`), so that the
+   * client can answer the approval requests; the answer's request continues the same message.
+   */
+  pauseForApproval(): UiMessageChunk[] {
+    const out: UiMessageChunk[] = [];
+    this.endText(out);
+    if (this.step) out.push({ type: 'finish-step' });
+    this.step = false;
+    out.push({ type: 'finish', finishReason: 'tool-calls', messageMetadata: this.metadata('awaiting_approval') });
+    return out;
+  }
+
+  private metadata(
+    status: UiTurnMetadata['status'],
+    result?: { usage?: Usage; budget?: BudgetReport; agent?: string },
+  ): UiTurnMetadata {
+    const meta: UiTurnMetadata = { workflowId: this.conversationId, turn: this.turn, status };
+    if (result?.usage) {
+      meta.usage = result.usage;
+      if (result.usage.costUsd !== undefined) meta.costUsd = result.usage.costUsd;
+    }
+    if (result?.budget) meta.budget = result.budget;
+    if (result?.agent) meta.agent = result.agent;
+    return meta;
+  }
+
+  private openStep(out: UiMessageChunk[]): void {
+    if (this.step) return;
+    out.push({ type: 'start-step' });
+    this.step = true;
+  }
+
+  private endText(out: UiMessageChunk[]): void {
+    if (!this.text) return;
+    out.push({ type: 'text-end', id: this.text.id });
+    this.text = undefined;
+  }
+
+  private showInput(out: UiMessageChunk[], id: string, name: string, input: Record<string, unknown>): void {
+    if (this.shown.has(id)) return;
+    this.openStep(out);
+    this.shown.add(id);
+    out.push({ type: 'tool-input-available', toolCallId: id, toolName: name, input });
+  }
+}
+
+/** One chunk as a Server-Sent Event, as the AI SDK writes them (`data: <json>`, a blank line). */
+export function sseChunk(chunk: UiMessageChunk): string {
+  return `data: ${JSON.stringify(chunk)}\n\n`;
+}
+
+/** The last line of a UI message stream. */
+export const SSE_DONE = 'data: [DONE]\n\n';
+
+/** The headers of a UI message stream response (the AI SDK's `UI_MESSAGE_STREAM_HEADERS`). */
+export const UI_MESSAGE_STREAM_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  'x-vercel-ai-ui-message-stream': 'v1',
+  'x-accel-buffering': 'no',
+} as const;

@@ -1,0 +1,185 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHttpApi } from '../../src/http/http-api';
+import type { ChatRequest } from '../../src/testing/openai-compatible-server';
+import { aiSdkChat } from '../helpers/ai-sdk-client';
+import { cleanEnv, startTs, type Started } from '../helpers/processes';
+import { call, lastOf, startModel } from '../helpers/scripted-model';
+import { createTestWorker, useTestTemporal } from '../helpers/temporal';
+import { testRegistry, transfers } from '../helpers/test-tools';
+
+/**
+ * `useChat`'s protocol, spoken to the AI SDK's own client: `ai`'s AbstractChat (the state
+ * `useChat` keeps) with DefaultChatTransport and its default routes, in a Node 24 process.
+ */
+const temporal = useTestTemporal();
+
+const STORY = Array.from({ length: 100 }, (_, i) => `word${i}`).join(' ');
+
+function model(req: ChatRequest) {
+  const last = req.messages[req.messages.length - 1];
+  const user = lastOf(req, 'user');
+  if (last.role === 'tool') return { content: `tool said: ${last.content}` };
+  if (user === 'price of ACME') return call(['stock_quote', { symbol: 'ACME' }]);
+  if (user === 'pay bob') return call(['transfer', { to: 'bob', amount: 5 }]);
+  return { content: STORY, chunkDelayMs: 80 };
+}
+
+const textOf = (m: { parts: any[] }) =>
+  m.parts
+    .filter((p) => p.type === 'text')
+    .map((p) => p.text)
+    .join('');
+
+it('runs tool-calling turns and an approval round trip through DefaultChatTransport, and loads the same chat back', async () => {
+  const m = await startModel(model);
+  const t = temporal();
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
+  const server = createHttpApi({ client: t.client, taskQueue });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const id = `ui-chat-${randomUUID()}`;
+  const chat = aiSdkChat(`${base}/api/chat`, id);
+  try {
+    await worker.runUntil(async () => {
+      // No turn in progress: resume finds nothing (204), as the transport expects.
+      expect((await fetch(`${base}/api/chat/${id}/stream`)).status).toBe(204);
+
+      const priced = await chat.command({ send: 'price of ACME' });
+      expect([priced.status, priced.error]).toEqual(['ready', undefined]);
+      const reply = priced.messages[1];
+      expect(reply).toMatchObject({ id: `${id}-turn-1`, role: 'assistant' });
+      expect(reply.parts.map((p) => p.type)).toEqual(['step-start', 'tool-stock_quote', 'step-start', 'text']);
+      expect(reply.parts[1]).toMatchObject({
+        state: 'output-available',
+        input: { symbol: 'ACME' },
+        output: expect.stringContaining('42.5'),
+      });
+      expect(textOf(reply)).toContain('tool said:');
+      expect(priced.finish).toMatchObject({
+        workflowId: id,
+        turn: 1,
+        status: 'completed',
+        usage: { totalTokens: expect.any(Number) },
+      });
+
+      // A tool that needs approval: the message pauses at the request; the answer continues it.
+      const asked = await chat.command({ send: 'pay bob' });
+      expect(asked.status).toBe('ready');
+      expect(asked.messages).toHaveLength(4);
+      expect(asked.messages[3].parts.find((p) => p.type === 'tool-transfer')).toMatchObject({
+        state: 'approval-requested',
+        input: { to: 'bob', amount: 5 },
+        approval: { id: expect.any(String) },
+      });
+      expect(asked.finish).toMatchObject({ status: 'awaiting_approval', turn: 2 });
+      // A second browser loads the chat and resumes the turn: it sees the same request, paused.
+      const second = aiSdkChat(`${base}/api/chat`, id);
+      try {
+        await second.command({ load: true });
+        const picked = await second.command({ resume: true });
+        expect(picked.messages.map((x) => x.id)).toEqual(
+          asked.messages.map((x) => (x.role === 'user' ? expect.any(String) : x.id)),
+        );
+        expect(picked.messages[3].parts).toEqual(asked.messages[3].parts);
+      } finally {
+        await second.close();
+      }
+      const paid = transfers.length;
+      const approved = await chat.command({ approve: true });
+      expect([approved.status, approved.error]).toEqual(['ready', undefined]);
+      expect(approved.messages).toHaveLength(4);
+      const continued = approved.messages[3];
+      expect(continued.parts.filter((p) => p.type === 'tool-transfer')).toEqual([
+        expect.objectContaining({ state: 'output-available', output: 'sent 5 to bob' }),
+      ]);
+      expect(textOf(continued)).toBe('tool said: sent 5 to bob');
+      expect(approved.finish).toMatchObject({ status: 'completed', turn: 2 });
+      expect(transfers.length).toBe(paid + 1);
+
+      // A denial: the tool does not run, the part says so, and the model hears of it.
+      await chat.command({ send: 'pay bob' });
+      const denied = await chat.command({ approve: false, reason: 'not today' });
+      const refused = denied.messages[5];
+      expect(refused.parts.find((p) => p.type === 'tool-transfer')).toMatchObject({ state: 'output-denied' });
+      expect(textOf(refused)).toMatch(/tool said: .*rejected.*not today/);
+      expect(transfers.length).toBe(paid + 1);
+
+      // Another browser loads the conversation from the workflow: the same messages and parts.
+      const loaded = await chat.command({ load: true });
+      expect(loaded.messages.map((x) => x.id)).toEqual([
+        expect.any(String),
+        `${id}-turn-1`,
+        expect.any(String),
+        `${id}-turn-2`,
+        expect.any(String),
+        `${id}-turn-3`,
+      ]);
+      const states = (msgs: typeof loaded.messages) =>
+        msgs.filter((x) => x.role === 'assistant').map((x) => x.parts.map((p) => `${p.type}:${p.state ?? ''}`));
+      expect(states(loaded.messages)).toEqual(states(denied.messages));
+      expect(loaded.messages.map(textOf)).toEqual(denied.messages.map(textOf));
+    });
+  } finally {
+    await chat.close();
+    server.closeAllConnections();
+    server.close();
+  }
+}, 120_000);
+
+async function freePort(): Promise<number> {
+  const s: Server = createServer();
+  s.listen(0, '127.0.0.1');
+  await once(s, 'listening');
+  const { port } = s.address() as AddressInfo;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+it('resumes a turn after the serve process is killed mid-answer and started again: the whole answer, once, from the durable log', async () => {
+  const m = await startModel(model);
+  const t = temporal();
+  const port = await freePort();
+  // The API alone: the worker (here, in the test) writes the answer on while the API is down.
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
+  const env = cleanEnv({
+    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
+    AGENT_TASK_QUEUE: taskQueue,
+    AGENT_SERVE_WORKER: 'false',
+    PORT: String(port),
+  });
+  const id = `ui-resume-${randomUUID()}`;
+  let serve: Started = await startTs(['serve.ts'], env, /Press Ctrl\+C/, 120_000);
+  const chat = aiSdkChat(`http://127.0.0.1:${port}/api/chat`, id);
+  try {
+    await worker.runUntil(async () => {
+      const sending = chat.command({ send: 'tell me a story' });
+      await chat.textReaches(12);
+      serve.kill('SIGKILL');
+      await serve.exited;
+      const cut = await sending;
+      expect(cut.status).toBe('error');
+      const shown = textOf(cut.messages[1]).length;
+      expect(shown).toBeLessThan(STORY.length / 4);
+
+      // The model writes on (about 8 s in all); the new server finds what it wrote in the conversation's event log.
+      serve = await startTs(['serve.ts'], env, /Press Ctrl\+C/, 120_000);
+      const resumed = await chat.command({ resume: true });
+      expect([resumed.status, resumed.error]).toEqual(['ready', undefined]);
+      expect(resumed.messages.map((x) => x.role)).toEqual(['user', 'assistant']);
+      const answer = resumed.messages[1];
+      expect(answer.id).toBe(`${id}-turn-1`);
+      expect(answer.parts.filter((p) => p.type === 'text')).toEqual([expect.objectContaining({ text: STORY })]);
+      expect(resumed.finish).toMatchObject({ workflowId: id, turn: 1, status: 'completed' });
+      // One model call: nothing was written twice.
+      expect(m.requests.length).toBe(1);
+    });
+  } finally {
+    await chat.close();
+    serve.kill('SIGKILL');
+    await serve.exited;
+  }
+}, 240_000);
