@@ -37,3 +37,12 @@ export function additiveCalibration(state: RunState): boolean {
 export function summaryFailureDropsMessages(): boolean {
   return patched('summary-failure-drops-messages');
 }
+
+/**
+ * Whether a model call's readable reasoning is told to subscribers (a `reasoning` event). Events
+ * are not history, but their offsets are what subscribers resume from: a run recorded before
+ * keeps the offsets it gave them. Only consulted for replies with reasoning.
+ */
+export function reasoningEvents(): boolean {
+  return patched('reasoning-events');
+}

@@ -23,7 +23,7 @@ import {
   MODEL_CALL_ATTEMPTS,
   summarizeMessages,
 } from './activity-proxies';
-import { additiveCalibration, summaryFailureDropsMessages } from './compat';
+import { additiveCalibration, reasoningEvents, summaryFailureDropsMessages } from './compat';
 import { failureInfo } from './failure-info';
 import type { RunContext } from './run-context';
 
@@ -74,6 +74,11 @@ export async function modelStep(
     }
   }
   ctx.events.finishModelCall(call, shownText(reply, toolCalling), reply.attempt);
+  const thought = reply.reasoning
+    ?.map((r) => r.text)
+    .filter(Boolean)
+    .join('\n\n');
+  if (thought && reasoningEvents()) ctx.events.emit(ctx.turn, { type: 'reasoning', call, text: thought });
   return applyModelReply(state, step, reply, { additiveCalibration: additiveCalibration(state) });
 }
 

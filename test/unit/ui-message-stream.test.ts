@@ -88,6 +88,30 @@ describe('UiMessageEncoder', () => {
     ]);
   });
 
+  it("resets the failed call's step when a fallback model answers, and shows reasoning in its step", () => {
+    const chunks = encodeAll(
+      turn([
+        { type: 'model_call_started', call: 1, iteration: 1 },
+        { type: 'text_delta', call: 1, delta: 'Half an ans' },
+        { type: 'model_call_started', call: 2, iteration: 1 },
+        { type: 'model_fallback', call: 2, from: 'a', to: 'b', error: 'overloaded' },
+        { type: 'text_delta', call: 2, delta: 'Whole answer.' },
+        { type: 'reasoning', call: 2, text: 'I thought.' },
+      ]),
+    );
+    expect(chunks.slice(4)).toEqual([
+      { type: 'text-end', id: 'text-1' },
+      { type: 'reset-step' },
+      { type: 'data-model-fallback', data: { call: 2, from: 'a', to: 'b', error: 'overloaded' } },
+      { type: 'text-start', id: 'text-2' },
+      { type: 'text-delta', id: 'text-2', delta: 'Whole answer.' },
+      { type: 'text-end', id: 'text-2' },
+      { type: 'reasoning-start', id: 'reasoning-2' },
+      { type: 'reasoning-delta', id: 'reasoning-2', delta: 'I thought.' },
+      { type: 'reasoning-end', id: 'reasoning-2' },
+    ]);
+  });
+
   it('asks for approval, pauses the message there, and a denial shows as output-denied without the error text', () => {
     const encoder = new UiMessageEncoder('chat-1', 2);
     const asked = encodeAll(

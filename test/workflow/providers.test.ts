@@ -113,6 +113,10 @@ describe.each(PROVIDERS)('$name, through the workflow', (provider) => {
     expect(Object.keys(first.usage.byModel ?? {})).toEqual([provider.modelName]);
     // The next turn's request carries the reasoning as the provider wrote it.
     if (provider.reasoning) expect(JSON.stringify(model.requests.at(-1)!.raw)).toContain('sig-kept-1');
+    // Its readable part is told to subscribers, once, for the call that gave it.
+    expect(events.filter((e) => e.type === 'reasoning')).toEqual(
+      provider.reasoning ? [expect.objectContaining({ call: 1, text: 'Two tools at once.' })] : [],
+    );
   });
 });
 

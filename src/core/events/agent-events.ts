@@ -17,6 +17,8 @@ export type AgentEventBody =
   | { type: 'model_call_started'; call: number; iteration: number }
   | { type: 'text_delta'; call: number; delta: string }
   | { type: 'model_retry'; call: number; attempt: number; error: string }
+  /** The readable reasoning the model gave with a call's reply (thinking text, a reasoning summary), after its text. */
+  | { type: 'reasoning'; call: number; text: string }
   | { type: 'model_fallback'; call: number; from: string; to: string; error: string }
   | {
       type: 'tool_call_started';
@@ -87,6 +89,7 @@ export const AGENT_EVENT_TYPES = [
   'model_call_started',
   'text_delta',
   'model_retry',
+  'reasoning',
   'model_fallback',
   'tool_call_started',
   'tool_call_finished',

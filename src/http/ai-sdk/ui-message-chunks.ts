@@ -36,6 +36,9 @@ export type UiMessageChunk =
   | { type: 'text-start'; id: string }
   | { type: 'text-delta'; id: string; delta: string }
   | { type: 'text-end'; id: string }
+  | { type: 'reasoning-start'; id: string }
+  | { type: 'reasoning-delta'; id: string; delta: string }
+  | { type: 'reasoning-end'; id: string }
   | { type: 'tool-input-available'; toolCallId: string; toolName: string; input: unknown; title?: string }
   | { type: 'tool-approval-request'; approvalId: string; toolCallId: string; reason?: string }
   | { type: 'tool-approval-response'; approvalId: string; approved: boolean; reason?: string }
@@ -73,6 +76,8 @@ const FINISH_REASON: Record<RunStatus, Extract<UiMessageChunk, { type: 'finish' 
  */
 export class UiMessageEncoder {
   private step = false;
+  /** A model call started after a step with content: its step opens with its first content. */
+  private nextStep = false;
   private text?: { id: string; call: number };
   /** Text written since the last model call started (an answer not streamed is written at the end). */
   private stepText = false;
@@ -108,10 +113,11 @@ export class UiMessageEncoder {
     const out: UiMessageChunk[] = [];
     switch (e.type) {
       case 'model_call_started':
+        // A fallback model answers as a new call: its step must not open before the failed call's
+        // step is reset, so a new step opens with the call's first content (see openStep).
         this.endText(out);
-        if (this.step) out.push({ type: 'finish-step' });
-        out.push({ type: 'start-step' });
-        this.step = true;
+        if (this.step) this.nextStep = true;
+        else this.openStep(out);
         this.stepText = false;
         break;
       case 'text_delta':
@@ -127,8 +133,10 @@ export class UiMessageEncoder {
         break;
       case 'model_retry':
       case 'model_fallback':
-        // The text written so far for this call is void: the new attempt (or model) starts over.
+        // The text written so far for this call is void: the new attempt (or model) starts over,
+        // in the same step.
         if (this.step) out.push({ type: 'reset-step' });
+        this.nextStep = false;
         this.text = undefined;
         this.stepText = false;
         out.push(
@@ -137,6 +145,17 @@ export class UiMessageEncoder {
             : { type: 'data-model-fallback', data: { call: e.call, from: e.from, to: e.to, error: e.error } },
         );
         break;
+      case 'reasoning': {
+        this.endText(out);
+        this.openStep(out);
+        const id = `reasoning-${e.call}`;
+        out.push(
+          { type: 'reasoning-start', id },
+          { type: 'reasoning-delta', id, delta: e.text },
+          { type: 'reasoning-end', id },
+        );
+        break;
+      }
       case 'tool_call_started':
         this.endText(out);
         this.showInput(out, e.id, e.name, e.arguments);
@@ -216,6 +235,7 @@ export class UiMessageEncoder {
         }
         if (this.step) out.push({ type: 'finish-step' });
         this.step = false;
+        this.nextStep = false;
         out.push({
           type: 'finish',
           finishReason: FINISH_REASON[result.status],
@@ -244,6 +264,7 @@ export class UiMessageEncoder {
     this.endText(out);
     if (this.step) out.push({ type: 'finish-step' });
     this.step = false;
+    this.nextStep = false;
     out.push({ type: 'finish', finishReason: 'tool-calls', messageMetadata: this.metadata('awaiting_approval') });
     return out;
   }
@@ -263,9 +284,11 @@ export class UiMessageEncoder {
   }
 
   private openStep(out: UiMessageChunk[]): void {
-    if (this.step) return;
+    if (this.step && !this.nextStep) return;
+    if (this.nextStep) out.push({ type: 'finish-step' });
     out.push({ type: 'start-step' });
     this.step = true;
+    this.nextStep = false;
   }
 
   private endText(out: UiMessageChunk[]): void {
