@@ -1,0 +1,126 @@
+/// <reference lib="dom" />
+import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { extname, join, normalize } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { httpApiHandler } from '../../src/http/http-api';
+import type { ChatRequest } from '../../src/testing/openai-compatible-server';
+import { CHROMIUM_PATH, describeInBrowser } from '../helpers/browser';
+import { ROOT } from '../helpers/processes';
+import { call, lastOf, startModel } from '../helpers/scripted-model';
+import { createTestWorker, useTestTemporal } from '../helpers/temporal';
+import { testRegistry, transfers } from '../helpers/test-tools';
+
+/**
+ * The React example (examples/react-chat: `useChat` from `@ai-sdk/react`), built with Vite as its
+ * README says, served beside the HTTP API and driven in a real browser.
+ */
+const temporal = useTestTemporal();
+const EXAMPLE = join(ROOT, 'examples', 'react-chat');
+const TYPES: Record<string, string> = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+};
+
+function model(req: ChatRequest) {
+  const last = req.messages[req.messages.length - 1];
+  if (last.role === 'tool') return { content: `tool said: ${last.content}`, chunkDelayMs: 30 };
+  if (lastOf(req, 'user') === 'pay bob') return call(['transfer', { to: 'bob', amount: 7 }]);
+  return call(['stock_quote', { symbol: 'ACME' }]);
+}
+
+it('type-checks as its tsconfig says (strict, the AI SDK and React types)', () => {
+  const checked = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', EXAMPLE], {
+    encoding: 'utf8',
+  });
+  expect(checked.stdout + checked.stderr).toBe('');
+  expect(checked.status).toBe(0);
+}, 60_000);
+
+describeInBrowser('the React example on useChat', () => {
+  let browser: Browser;
+  let dist: string;
+  beforeAll(async () => {
+    dist = mkdtempSync(join(tmpdir(), 'react-chat-'));
+    // `vite build`, as the example's README runs it (in a process of its own: Vite is ESM-only).
+    const built = spawnSync(
+      process.execPath,
+      [
+        join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'),
+        'build',
+        EXAMPLE,
+        '--outDir',
+        dist,
+        '--emptyOutDir',
+        '--logLevel',
+        'warn',
+      ],
+      { cwd: EXAMPLE, encoding: 'utf8' },
+    );
+    if (built.status !== 0) throw new Error(`vite build failed:\n${built.stdout}\n${built.stderr}`);
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox'] });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    rmSync(dist, { recursive: true, force: true });
+  });
+
+  it('runs a tool-calling turn and an approval in the page, and a reload shows the same conversation', async () => {
+    const m = await startModel(model);
+    const t = temporal();
+    const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
+    const api = httpApiHandler({ client: t.client, taskQueue, chatPage: false });
+    // The built page, with /api going to the HTTP API: what `vite` proxies in development.
+    const server: Server = createServer((req, res) => {
+      if (req.url?.startsWith('/api/')) return api(req, res);
+      const path = normalize(req.url === '/' || !req.url ? '/index.html' : req.url.split('?')[0]);
+      readFile(join(dist, path)).then(
+        (body) => res.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' }).end(body),
+        () => res.writeHead(404).end(),
+      );
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    try {
+      await worker.runUntil(async () => {
+        await page.goto(base);
+        const input = page.getByPlaceholder('Ask the agent…');
+        await input.fill('price of ACME');
+        await input.press('Enter');
+        const reply = page.locator('li.assistant').first();
+        await reply.locator('.tool[data-state="output-available"]', { hasText: 'stock_quote' }).waitFor();
+        await reply.getByText(/tool said: .*42\.5/).waitFor();
+        await reply.getByText(/completed · \d+ tokens/).waitFor();
+
+        await input.fill('pay bob');
+        await input.press('Enter');
+        const before = transfers.length;
+        await page.getByRole('button', { name: 'Approve' }).click();
+        const paid = page.locator('li.assistant').nth(1);
+        await paid.locator('.tool[data-state="output-available"]', { hasText: 'sent 7 to bob' }).waitFor();
+        await paid.getByText('tool said: sent 7 to bob').waitFor();
+        expect(transfers.length).toBe(before + 1);
+
+        // A reload (the id is in the URL) loads the conversation from the workflow.
+        await page.reload();
+        await page.locator('li.assistant').nth(1).getByText('tool said: sent 7 to bob').waitFor();
+        expect(await page.locator('li.user').allTextContents()).toEqual(['price of ACME', 'pay bob']);
+      });
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  }, 120_000);
+});
