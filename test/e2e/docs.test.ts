@@ -48,6 +48,8 @@ function dependencies(tarball: string): Record<string, string> {
     zod: all.zod,
     // An AI SDK provider package, as a user adds one (docs/models.md).
     '@ai-sdk/openai-compatible': '^3.0.0',
+    // The AI SDK's client side (docs/use-chat.md).
+    ai: all.ai,
     '@types/node': '^20.19.0',
     // Today's TypeScript, whatever this repository compiles itself with.
     typescript: '^7.0.2',
