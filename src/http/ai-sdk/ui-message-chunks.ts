@@ -1,4 +1,5 @@
 import type { AgentEvent, BudgetReport, RunStatus, Usage } from '../../core';
+import type { TurnEncoder } from '../turn-stream';
 
 /**
  * The AI SDK's UI message stream (what `useChat` reads), written from our event log: one turn of a
@@ -74,7 +75,7 @@ const FINISH_REASON: Record<RunStatus, Extract<UiMessageChunk, { type: 'finish' 
  * events always give the same chunks, so a resumed stream (a replay from the turn's first event,
  * which is what `DefaultChatTransport` expects) rebuilds exactly the message the client had.
  */
-export class UiMessageEncoder {
+export class UiMessageEncoder implements TurnEncoder {
   private step = false;
   /** A model call started after a step with content: its step opens with its first content. */
   private nextStep = false;
@@ -84,7 +85,6 @@ export class UiMessageEncoder {
   private texts = 0;
   private readonly shown = new Set<string>();
   private readonly denied = new Set<string>();
-  private readonly pending = new Set<string>();
   private ended = false;
 
   constructor(
@@ -93,18 +93,13 @@ export class UiMessageEncoder {
   ) {}
 
   /** The message's first chunk. */
-  start(): UiMessageChunk[] {
+  begin(): UiMessageChunk[] {
     return [{ type: 'start', messageId: turnMessageId(this.conversationId, this.turn) }];
   }
 
   /** Whether the turn ended (`finish` or `error` was written). */
   get done(): boolean {
     return this.ended;
-  }
-
-  /** Whether the turn waits for a person to decide tool calls it showed. */
-  get awaitingApproval(): boolean {
-    return !this.ended && this.pending.size > 0;
   }
 
   /** The chunks of one event. */
@@ -174,10 +169,8 @@ export class UiMessageEncoder {
         this.endText(out);
         this.showInput(out, e.callId, e.tool, e.arguments);
         out.push({ type: 'tool-approval-request', approvalId: e.callId, toolCallId: e.callId });
-        this.pending.add(e.callId);
         break;
       case 'approval_decided':
-        this.pending.delete(e.callId);
         out.push({
           type: 'tool-approval-response',
           approvalId: e.callId,
@@ -259,7 +252,7 @@ export class UiMessageEncoder {
    * The turn waits for a person: the message ends here (`finish` with `tool-calls`), so that the
    * client can answer the approval requests; the answer's request continues the same message.
    */
-  pauseForApproval(): UiMessageChunk[] {
+  pause(): UiMessageChunk[] {
     const out: UiMessageChunk[] = [];
     this.endText(out);
     if (this.step) out.push({ type: 'finish-step' });
@@ -267,6 +260,11 @@ export class UiMessageEncoder {
     this.nextStep = false;
     out.push({ type: 'finish', finishReason: 'tool-calls', messageMetadata: this.metadata('awaiting_approval') });
     return out;
+  }
+
+  /** The stream broke: the client shows the reason (the turn itself goes on in its workflow). */
+  failure(message: string): UiMessageChunk[] {
+    return [{ type: 'error', errorText: message }];
   }
 
   private metadata(
@@ -303,11 +301,6 @@ export class UiMessageEncoder {
     this.shown.add(id);
     out.push({ type: 'tool-input-available', toolCallId: id, toolName: name, input });
   }
-}
-
-/** One chunk as a Server-Sent Event, as the AI SDK writes them (`data: <json>`, a blank line). */
-export function sseChunk(chunk: UiMessageChunk): string {
-  return `data: ${JSON.stringify(chunk)}\n\n`;
 }
 
 /** The last line of a UI message stream. */
