@@ -16,6 +16,7 @@ import { events, sendEvents, streamTurn, wantsEventStream } from './event-stream
 import { deliverEventRoute, signedDelivery } from './event-routes';
 import { scheduleRoute } from './schedule-routes';
 import { chatRoute } from './ai-sdk/chat-routes';
+import { agUiRoute } from './ag-ui/ag-ui-routes';
 import {
   allow,
   boundedWait,
@@ -67,6 +68,7 @@ export interface HttpApiOptions {
  *   GET  /runs/:id/events, /conversations/:id/events   the live events (Server-Sent Events)
  *   POST /runs/:id/events/:name, /conversations/:id/events/:name   deliver an event (the body: its JSON payload) to a wait_for_event; signed webhooks with `access.webhookSecret`
  *   POST /api/chat, GET /api/chat/:id/stream, GET /api/chat/:id/messages   the AI SDK's chat protocol (useChat; see ai-sdk/chat-routes.ts)
+ *   POST /ag-ui, POST /ag-ui/:agent           AG-UI runs (RunAgentInput; see ag-ui/ag-ui-routes.ts)
  *   GET|POST /schedules, GET|DELETE /schedules/:id, POST /schedules/:id/pause|unpause|trigger   schedules (see `schedule-routes.ts`)
  *
  * Event streams: each SSE message has `id:` = the event's offset and `data:` = the event as JSON
@@ -213,6 +215,7 @@ async function route(
     if (problem) throw new HttpError(400, problem);
     return chatRoute(req, res, o, parts, method, gone);
   }
+  if (parts[0] === 'ag-ui') return agUiRoute(req, res, o, parts, method, gone);
 
   if (parts.length === 1 && parts[0] === 'healthz') {
     allow(method, 'GET');

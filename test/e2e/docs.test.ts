@@ -50,6 +50,8 @@ function dependencies(tarball: string): Record<string, string> {
     '@ai-sdk/openai-compatible': '^3.0.0',
     // The AI SDK's client side (docs/use-chat.md).
     ai: all.ai,
+    // AG-UI's client (docs/ag-ui.md).
+    '@ag-ui/client': all['@ag-ui/client'],
     '@types/node': '^20.19.0',
     // Today's TypeScript, whatever this repository compiles itself with.
     typescript: '^7.0.2',

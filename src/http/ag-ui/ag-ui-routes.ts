@@ -1,0 +1,127 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RunAgentInput } from '@ag-ui/core';
+import { agentNameProblem, workflowIdProblem, type ApprovalDecision, type ConversationOptions } from '../../core';
+import { startMessage, type MessageRequest } from '../../client/conversations';
+import { eventsPosition } from '../../client/event-stream';
+import type { ImageInput } from '../../storage/images';
+import type { ChatRouteOptions } from '../ai-sdk/chat-routes';
+import { allow, HttpError, MAX_MESSAGE_BODY_BYTES, readJson } from '../http-io';
+import { decideAnswered, followTurn, pausedTurn, writeTurnStream } from '../turn-stream';
+import { AgUiEncoder } from './ag-ui-events';
+
+/**
+ * AG-UI's HTTP transport, as `@ag-ui/client`'s `HttpAgent` speaks it:
+ *
+ *   POST /ag-ui            a run of the default agent
+ *   POST /ag-ui/:agent     a run of the named agent (it applies when the thread starts)
+ *
+ * The body is a `RunAgentInput`; `threadId` is the conversation id, and the newest user message
+ * is the turn's. A run that waits for approvals finishes with outcome `interrupt`; the next run's
+ * `resume` entries answer them (`payload: {"approved", "reason"?}`) and the turn goes on. The
+ * client's own tools, state and context are not used: tools run in the workers.
+ */
+export async function agUiRoute(
+  req: IncomingMessage,
+  res: ServerResponse,
+  o: ChatRouteOptions,
+  parts: readonly string[],
+  method: string,
+  gone: AbortSignal,
+): Promise<void> {
+  if (parts.length > 2) throw new HttpError(404, `no route ${method} /${parts.join('/')}`, 'Http.NotFound');
+  allow(method, 'POST');
+  const agent = parts[1];
+  const agentProblem = agent === undefined ? undefined : agentNameProblem(agent);
+  if (agentProblem) throw new HttpError(400, agentProblem);
+  const input = runAgentInput(await readJson(req, MAX_MESSAGE_BODY_BYTES));
+  const { threadId: id, runId } = input;
+  const stream = { headers: AG_UI_HEADERS, gone };
+  if (input.resume?.length) {
+    const paused = await pausedTurn(o.client, id);
+    if (!paused) throw new HttpError(409, `the thread "${id}" has no interrupt to resume: its turn waits for nothing`);
+    const encoder = new AgUiEncoder(id, runId, input);
+    for (const e of paused.events) encoder.encode(e);
+    encoder.pause();
+    const decided = await decideAnswered(o.client, id, answers(input.resume));
+    const pending = paused.pending.filter((callId) => !decided.has(callId));
+    return writeTurnStream(res, {
+      ...stream,
+      encoder,
+      steps: followTurn(o.client, id, { after: paused.after, turn: paused.turn, pending, signal: gone }),
+    });
+  }
+  const message = userMessage(input);
+  const after = await eventsPosition(o.client, id);
+  const options: ConversationOptions = { stream: true, ...o.conversationOptions, ...(agent ? { agent } : {}) };
+  const sent = await startMessage(o.client, id, message, { taskQueue: o.taskQueue, options });
+  sent.result().catch(() => undefined);
+  return writeTurnStream(res, {
+    ...stream,
+    encoder: new AgUiEncoder(id, runId, input),
+    steps: followTurn(o.client, id, { after, signal: gone }),
+  });
+}
+
+/** AG-UI's Server-Sent Events. */
+const AG_UI_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+
+/** Checks what matters of a `RunAgentInput`; a clear 400 otherwise. */
+function runAgentInput(body: Record<string, unknown>): RunAgentInput {
+  const { threadId, runId, messages, resume } = body;
+  if (typeof threadId !== 'string')
+    throw new HttpError(400, '"threadId" must be the thread\'s id (the conversation id)');
+  const problem = workflowIdProblem(threadId, 'the thread id');
+  if (problem) throw new HttpError(400, problem);
+  if (typeof runId !== 'string' || runId === '') throw new HttpError(400, '"runId" must identify the run');
+  if (!Array.isArray(messages)) throw new HttpError(400, '"messages" must be the thread\'s messages (an array)');
+  if (resume !== undefined && !Array.isArray(resume))
+    throw new HttpError(400, '"resume" must be a list of {"interruptId", "status", "payload"?}');
+  return body as unknown as RunAgentInput;
+}
+
+/** The decisions in `resume` entries: `resolved` with `{approved}`, or `cancelled` (a rejection). */
+function answers(resume: NonNullable<RunAgentInput['resume']>): ApprovalDecision[] {
+  return resume.map((entry) => {
+    if (typeof entry?.interruptId !== 'string')
+      throw new HttpError(400, 'each "resume" entry needs the "interruptId" it answers');
+    if (entry.status === 'cancelled') return { callId: entry.interruptId, approve: false, reason: 'cancelled' };
+    const payload = entry.payload as { approved?: unknown; reason?: unknown } | undefined;
+    if (entry.status !== 'resolved' || typeof payload?.approved !== 'boolean')
+      throw new HttpError(
+        400,
+        `resume entry "${entry.interruptId}" must be {"status": "resolved", "payload": {"approved": true|false, "reason"?}} or {"status": "cancelled"}`,
+      );
+    return {
+      callId: entry.interruptId,
+      approve: payload.approved,
+      ...(typeof payload.reason === 'string' && payload.reason ? { reason: payload.reason } : {}),
+    };
+  });
+}
+
+/** The newest user message of the input: its text and images. */
+function userMessage(input: RunAgentInput): MessageRequest {
+  const last = [...input.messages].reverse().find((m) => m?.role === 'user');
+  if (!last || last.role !== 'user') throw new HttpError(400, '"messages" holds no user message to send');
+  if (typeof last.content === 'string') {
+    if (!last.content.trim()) throw new HttpError(400, 'the newest user message is empty');
+    return { message: last.content };
+  }
+  if (!Array.isArray(last.content)) throw new HttpError(400, 'a user message\'s "content" must be text or parts');
+  const text: string[] = [];
+  const images: ImageInput[] = [];
+  for (const part of last.content) {
+    if (part?.type === 'text') text.push(part.text);
+    else if (part?.type === 'image' && part.source?.type === 'url') images.push(part.source.value);
+    else if (part?.type === 'image' && part.source?.type === 'data')
+      images.push(`data:${part.source.mimeType};base64,${part.source.value}`);
+    else throw new HttpError(400, `content parts of type "${part?.type}" are not supported: send text and images`);
+  }
+  if (!text.join('').trim() && images.length === 0) throw new HttpError(400, 'the newest user message is empty');
+  return images.length ? { message: text.join('\n'), images } : { message: text.join('\n') };
+}

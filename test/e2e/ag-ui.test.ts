@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { HttpAgent } from '@ag-ui/client';
+import { createHttpApi } from '../../src/http/http-api';
+import type { ChatRequest } from '../../src/testing/openai-compatible-server';
+import { call, lastOf, startModel } from '../helpers/scripted-model';
+import { createTestWorker, useTestTemporal } from '../helpers/temporal';
+import { testRegistry, transfers } from '../helpers/test-tools';
+
+/** AG-UI, spoken to the protocol's own client: `@ag-ui/client`'s HttpAgent, which checks the event order as it reads. */
+const temporal = useTestTemporal();
+
+function model(req: ChatRequest) {
+  const last = req.messages[req.messages.length - 1];
+  if (last.role === 'tool')
+    return {
+      content: `tool said: ${String(last.content)}`,
+      chunks: ['tool said: ', String(last.content)],
+      chunkDelayMs: 300,
+    };
+  if (lastOf(req, 'user') === 'pay bob') return call(['transfer', { to: 'bob', amount: 9 }]);
+  return call(['stock_quote', { symbol: 'ACME' }]);
+}
+
+it('runs turns of a thread through HttpAgent: text and tool events, state, and an approval as an interrupt resumed by the next run', async () => {
+  const m = await startModel(model);
+  const t = temporal();
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
+  const server = createHttpApi({ client: t.client, taskQueue });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const threadId = `ag-ui-${randomUUID()}`;
+  try {
+    await worker.runUntil(async () => {
+      const agent = new HttpAgent({ url: `${base}/ag-ui`, threadId });
+      agent.addMessage({ id: 'u1', role: 'user', content: 'price of ACME' });
+      const events: Array<{ type: string; [k: string]: unknown }> = [];
+      const first = await agent.runAgent({ runId: 'run-1' }, { onEvent: ({ event }) => void events.push(event) });
+      const types = events.map((e) => e.type);
+      expect(types[0]).toBe('RUN_STARTED');
+      expect(types.at(-1)).toBe('RUN_FINISHED');
+      expect(types).toEqual(
+        expect.arrayContaining([
+          'STEP_STARTED',
+          'TOOL_CALL_START',
+          'TOOL_CALL_ARGS',
+          'TOOL_CALL_END',
+          'TOOL_CALL_RESULT',
+          'TEXT_MESSAGE_START',
+          'TEXT_MESSAGE_CONTENT',
+          'TEXT_MESSAGE_END',
+          'STEP_FINISHED',
+          'STATE_SNAPSHOT',
+        ]),
+      );
+      expect(events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').length).toBeGreaterThan(1);
+      expect(first.result).toMatchObject({ status: 'completed', content: expect.stringContaining('tool said:') });
+      // The client built the thread's messages from the events: the call, its result, the answer.
+      const assistant = agent.messages.find((x) => x.role === 'assistant' && x.toolCalls?.length);
+      expect(assistant).toMatchObject({
+        toolCalls: [{ function: { name: 'stock_quote', arguments: JSON.stringify({ symbol: 'ACME' }) } }],
+      });
+      expect(agent.messages.find((x) => x.role === 'tool')?.content).toContain('42.5');
+      expect(agent.messages.at(-1)).toMatchObject({
+        role: 'assistant',
+        content: expect.stringMatching(/^tool said: .*42\.5/),
+      });
+      expect(agent.state).toMatchObject({ workflowId: threadId, turn: 1, status: 'completed' });
+
+      // A tool that needs approval: the run finishes with an interrupt; the next run resumes it.
+      const paid = transfers.length;
+      agent.addMessage({ id: 'u2', role: 'user', content: 'pay bob' });
+      const asked = await agent.runAgent({ runId: 'run-2' });
+      expect(asked.result).toBeUndefined();
+      expect(agent.pendingInterrupts).toEqual([
+        expect.objectContaining({ reason: 'tool_approval', toolCallId: expect.any(String), id: expect.any(String) }),
+      ]);
+      expect(agent.state).toMatchObject({
+        status: 'awaiting_approval',
+        pendingApprovals: [agent.pendingInterrupts[0].id],
+      });
+      expect(transfers.length).toBe(paid);
+      const interrupt = agent.pendingInterrupts[0];
+      const resumed = await agent.runAgent({
+        runId: 'run-3',
+        resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { approved: true } }],
+      });
+      expect(resumed.result).toMatchObject({ status: 'completed', content: 'tool said: sent 9 to bob' });
+      expect(transfers.length).toBe(paid + 1);
+      expect(agent.pendingInterrupts).toEqual([]);
+      expect(agent.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'tool said: sent 9 to bob' });
+
+      // Hostile input is a clear 400, and the server goes on.
+      const bad = await fetch(`${base}/ag-ui`, { method: 'POST', body: JSON.stringify({ threadId, runId: 'x' }) });
+      expect(bad.status).toBe(400);
+      expect(await bad.json()).toMatchObject({ error: expect.stringContaining('"messages"') });
+    });
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+}, 120_000);
