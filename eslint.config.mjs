@@ -21,7 +21,8 @@ const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}
  *   connection  reaching Temporal: environment, dev server, Temporal CLI
  *   worker      the plugin, createAgentWorker, the workflow bundle, replay
  *   client      runs, conversations, streams, listing: what CLI, HTTP and MCP share
- *   http, mcp   servers built on the client
+ *   a2a         the agents as A2A agents, built on the client
+ *   http, mcp   servers built on the client (the HTTP API mounts the A2A routes)
  *   cli, testing, bin, entry points
  */
 const deterministic = ['src/core', 'src/common', 'src/workflows'];
@@ -104,6 +105,7 @@ export default tseslint.config(
                 'cli',
                 'http',
                 'mcp',
+                'a2a',
                 'codec',
                 'storage',
                 'telemetry',
@@ -156,6 +158,7 @@ export default tseslint.config(
       'cli',
       'http',
       'mcp',
+      'a2a',
       'workflows',
       'testing',
     ],
@@ -163,33 +166,38 @@ export default tseslint.config(
   ),
   boundary(
     ['src/models'],
-    ['tools', 'agents', 'activities', 'connection', 'worker', 'client', 'cli', 'http', 'mcp', 'testing'],
+    ['tools', 'agents', 'activities', 'connection', 'worker', 'client', 'cli', 'http', 'mcp', 'a2a', 'testing'],
     'the model seam knows no tools, agents or Temporal sides: they are built on it',
   ),
   boundary(
     ['src/tools'],
-    ['agents', 'activities', 'connection', 'worker', 'client', 'cli', 'http', 'mcp', 'testing'],
+    ['agents', 'activities', 'connection', 'worker', 'client', 'cli', 'http', 'mcp', 'a2a', 'testing'],
     'tools are defined below the agents and activities that use them',
   ),
   boundary(
     ['src/agents'],
-    ['activities', 'connection', 'worker', 'client', 'cli', 'http', 'mcp', 'testing'],
+    ['activities', 'connection', 'worker', 'client', 'cli', 'http', 'mcp', 'a2a', 'testing'],
     'agents are defined below the activities and the worker that run them',
   ),
   boundary(
     ['src/activities'],
-    ['connection', 'worker', 'client', 'cli', 'http', 'mcp', 'testing'],
+    ['connection', 'worker', 'client', 'cli', 'http', 'mcp', 'a2a', 'testing'],
     'activities are what the worker registers: they do not reach up to it',
   ),
   boundary(
     ['src/client', 'src/connection'],
-    ['activities', 'agents', 'tools', 'worker', 'cli', 'http', 'mcp', 'testing'],
+    ['activities', 'agents', 'tools', 'worker', 'cli', 'http', 'mcp', 'a2a', 'testing'],
     'clients never import worker code (not even its types: take what you need by shape) or the surfaces built on them',
   ),
   boundary(
     ['src/worker'],
-    ['client', 'cli', 'http', 'mcp', 'testing'],
+    ['client', 'cli', 'http', 'mcp', 'a2a', 'testing'],
     'the worker never imports client code or the surfaces',
+  ),
+  boundary(
+    ['src/a2a'],
+    ['activities', 'agents', 'tools', 'worker', 'cli', 'http', 'mcp', 'testing'],
+    'the A2A server is built on the client, not on the worker, the command line or the HTTP API that mounts it',
   ),
   boundary(
     ['src/http', 'src/mcp'],

@@ -3,7 +3,13 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': 'ts-jest' },
+  transform: {
+    '^.+\\.ts$': 'ts-jest',
+    // jose (under @a2a-js/sdk) is ESM-only: Node 20.19+ requires it as it is, Jest's module system
+    // cannot, so Jest gets it as CommonJS.
+    '/node_modules/jose/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true }, isolatedModules: true }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   // One in-memory Temporal dev server and one workflow bundle for the whole suite.
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',

@@ -27,7 +27,7 @@ import { installRuntimeLogging } from '../telemetry/logging';
 import { installTemporalCli } from '../connection/temporal-cli';
 import { mcpServersFromEnv } from '../tools/mcp/mcp-config';
 import { commandName } from './command-name';
-import { packageVersion } from './version';
+import { packageVersion } from '../connection/package-version';
 import { exitWhenFlushed } from './exit';
 
 /** What the program that runs the command line brings (see {@link LocalWorker}). */

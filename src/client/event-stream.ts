@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
-import type { AgentEvent, EventPage } from '../core';
+import type { AgentEvent, EventPage, EventsRequest } from '../core';
 import { eventsQuery } from '../common/definitions';
 import { ClientError } from './client-error';
 import { isServerUnreachable } from './outages';
@@ -101,9 +101,18 @@ export async function eventsPosition(client: Client, workflowId: string): Promis
  * for more: what a client needs to pick up a turn it showed part of.
  */
 export async function currentTurnEvents(client: Client, workflowId: string): Promise<AgentEvent[]> {
+  return eventsSoFar(client, workflowId, {});
+}
+
+/** Every event still kept (a conversation keeps its recent turns), without waiting for more. */
+export async function keptEvents(client: Client, workflowId: string): Promise<AgentEvent[]> {
+  return eventsSoFar(client, workflowId, { after: -1 });
+}
+
+async function eventsSoFar(client: Client, workflowId: string, first: EventsRequest): Promise<AgentEvent[]> {
   const handle = client.workflow.getHandle(workflowId);
   const events: AgentEvent[] = [];
-  for (let page = await handle.query(eventsQuery, {}); ;) {
+  for (let page = await handle.query(eventsQuery, first); ;) {
     events.push(...page.events);
     if (!page.more || page.events.length === 0) return events;
     page = await handle.query(eventsQuery, { after: page.events[page.events.length - 1].offset });

@@ -102,3 +102,18 @@ export const conversationStatusQuery = defineQuery<ConversationStatus>('status')
 export const transcriptQuery = defineQuery<TranscriptPage, [MessagesRange?]>('transcript');
 /** Tokens used so far, all turns. */
 export const usageQuery = defineQuery<Usage>('usage');
+
+/**
+ * The workflow that keeps one A2A task (see `a2a/task-store.ts`): the task as the A2A server last
+ * saved it, in plain JSON, until the task ends. Temporal is the A2A task store.
+ */
+export const A2A_TASK_WORKFLOW_TYPE = 'a2aTaskWorkflow';
+/** What an A2A task record holds: the task, and whether it has ended (the record then closes). */
+export interface A2ATaskRecord {
+  task: unknown;
+  final: boolean;
+}
+/** Saves the task (the record's latest state). A signal: saving never waits for a worker. */
+export const a2aTaskSaveSignal = defineSignal<[A2ATaskRecord]>('a2aTaskSave');
+/** The task as last saved. */
+export const a2aTaskQuery = defineQuery<unknown>('a2aTask');

@@ -17,6 +17,7 @@ import { deliverEventRoute, signedDelivery } from './event-routes';
 import { scheduleRoute } from './schedule-routes';
 import { chatRoute } from './ai-sdk/chat-routes';
 import { agUiRoute } from './ag-ui/ag-ui-routes';
+import { packageVersion } from '../connection/package-version';
 import {
   allow,
   boundedWait,
@@ -69,6 +70,7 @@ export interface HttpApiOptions {
  *   POST /runs/:id/events/:name, /conversations/:id/events/:name   deliver an event (the body: its JSON payload) to a wait_for_event; signed webhooks with `access.webhookSecret`
  *   POST /api/chat, GET /api/chat/:id/stream, GET /api/chat/:id/messages   the AI SDK's chat protocol (useChat; see ai-sdk/chat-routes.ts)
  *   POST /ag-ui, POST /ag-ui/:agent           AG-UI runs (RunAgentInput; see ag-ui/ag-ui-routes.ts)
+ *   /a2a/:agent/...                             the named agents as A2A agents (see a2a/a2a-server.ts)
  *   GET|POST /schedules, GET|DELETE /schedules/:id, POST /schedules/:id/pause|unpause|trigger   schedules (see `schedule-routes.ts`)
  *
  * Event streams: each SSE message has `id:` = the event's offset and `data:` = the event as JSON
@@ -94,6 +96,18 @@ export function httpApiHandler(options: HttpApiOptions): (req: IncomingMessage, 
     health: cachedHealth(options.client),
     agents: cachedAgents(options),
     failedCredential: checkAccess.failedCredential,
+    // The A2A SDK and Express load only when an A2A route is asked for: a server (or a test)
+    // that never serves A2A does not pay for them at start.
+    a2a: once(async () =>
+      (await import('../a2a/a2a-server')).a2aHandler({
+        client: options.client,
+        taskQueue: options.taskQueue,
+        agents: () => context.agents(),
+        bearer: tokens.length > 0,
+        version: packageVersion(),
+        ...(options.conversationOptions ? { conversationOptions: options.conversationOptions } : {}),
+      }),
+    ),
   };
   return (req, res) => {
     // Whatever a request holds, it is answered (4xx for the malformed) and the server goes on.
@@ -145,6 +159,8 @@ interface RouteContext extends HttpApiOptions {
   agents: () => Promise<AgentSummary[]>;
   /** Counts a wrong webhook signature against its address (see `AccessChecker.failedCredential`). */
   failedCredential: (req: IncomingMessage) => number;
+  /** The A2A routes (`/a2a/<agent>/...`), loaded on their first request. */
+  a2a: () => Promise<(req: IncomingMessage, res: ServerResponse) => void>;
 }
 
 /** How long `GET /agents` reuses the workers' answer. */
@@ -175,6 +191,18 @@ function cachedHealth(client: Client): () => Promise<[number, unknown]> {
 /** The workers' agents, reused for {@link AGENTS_CACHE_MS}; a failed listing is not kept. */
 function cachedAgents(o: HttpApiOptions): () => Promise<AgentSummary[]> {
   return reuseFor(AGENTS_CACHE_MS, () => listAgents(o.client, { taskQueue: o.taskQueue }), true);
+}
+
+/** `load`, called once; a failure is forgotten, so the next call tries again. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let kept: Promise<T> | undefined;
+  return () => {
+    kept ??= load().catch((err: unknown) => {
+      kept = undefined;
+      throw err;
+    });
+    return kept;
+  };
 }
 
 /** `load`, called at most once per `ms` (concurrent callers share one call); failures are forgotten at once when `forgetFailures`. */
@@ -216,6 +244,14 @@ async function route(
     return chatRoute(req, res, o, parts, method, gone);
   }
   if (parts[0] === 'ag-ui') return agUiRoute(req, res, o, parts, method, gone);
+  if (parts[0] === 'a2a' && parts.length >= 2)
+    return o.a2a().then(
+      (a2a) =>
+        new Promise<void>((resolve) => {
+          res.on('close', resolve);
+          a2a(req, res);
+        }),
+    );
 
   if (parts.length === 1 && parts[0] === 'healthz') {
     allow(method, 'GET');

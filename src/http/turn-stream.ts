@@ -1,20 +1,11 @@
 import type { ServerResponse } from 'node:http';
-import type { Client } from '@temporalio/client';
-import type { AgentEvent, ApprovalDecision } from '../core';
-import { decideApproval, readStatus } from '../client/agent-workflows';
-import { currentTurnEvents, isTurnEnd, streamEvents } from '../client/event-stream';
-import { lookupWorkflow } from '../client/workflow-lookup';
+import type { AgentEvent } from '../core';
+import type { TurnStep } from '../client/turn-follow';
 
 /**
- * One turn of a conversation, as the protocol adapters (the AI SDK's UI message stream, AG-UI)
- * read it: the one event source they share. The turn's events come from the conversation's
- * durable event log, in order, and the turn ends where the protocols end a response: when it
- * completes or fails, or when it waits for a person to decide tool calls (a pause, which the
- * protocols answer with a new request). Each adapter is an encoder of these steps, nothing more.
+ * A followed turn (see `client/turn-follow.ts`) written as Server-Sent Events by a protocol's
+ * encoder: the HTTP side the UI message stream and AG-UI share.
  */
-
-/** One step of a followed turn. */
-export type TurnStep = { kind: 'event'; event: AgentEvent } | { kind: 'paused' };
 
 /** What an adapter writes for a turn: chunks of its protocol, each one SSE `data:` line. */
 export interface TurnEncoder {
@@ -26,116 +17,6 @@ export interface TurnEncoder {
   pause(): unknown[];
   /** The stream broke (the conversation could not be read): the response ends with this. */
   failure(message: string): unknown[];
-}
-
-/** Options of {@link followTurn}. */
-export interface FollowTurnOptions {
-  /** The last offset already told; absent: from the current turn's first event. */
-  after?: number;
-  /** The turn to follow; absent: the first to start after `after`. */
-  turn?: number;
-  /** Approvals the turn already waits on (a response that goes on after a pause). */
-  pending?: Iterable<string>;
-  signal: AbortSignal;
-}
-
-/** How long the turn may stay quiet before a wait for approval counts as a pause. */
-const SETTLE_MS = 50;
-
-/**
- * Follows one turn of a conversation: its events until it ends, or `paused` once it waits for
- * approvals and nothing else is happening (the requests of one step are recorded together, so a
- * short quiet after them means the turn waits).
- */
-export async function* followTurn(client: Client, id: string, options: FollowTurnOptions): AsyncGenerator<TurnStep> {
-  const stop = new AbortController();
-  const events = streamEvents(client, id, {
-    after: options.after,
-    signal: AbortSignal.any([options.signal, stop.signal]),
-  });
-  let turn = options.turn;
-  const pending = new Set(options.pending ?? []);
-  try {
-    for (let next = events.next(); ; next = events.next()) {
-      let step = await settled(next);
-      if (step === 'quiet') {
-        if (turn !== undefined && pending.size > 0) {
-          next.catch(() => undefined); // ended by `stop`
-          yield { kind: 'paused' };
-          return;
-        }
-        step = await next;
-      }
-      if (step.done) return;
-      const e = step.value;
-      if (turn === undefined) {
-        if (e.type !== 'turn_started') continue;
-        turn = e.turn;
-      }
-      if (e.turn !== turn) continue;
-      if (e.type === 'approval_requested') pending.add(e.callId);
-      if (e.type === 'approval_decided') pending.delete(e.callId);
-      yield { kind: 'event', event: e };
-      if (isTurnEnd(e, turn)) return;
-    }
-  } finally {
-    stop.abort();
-    events.return(undefined).catch(() => undefined);
-  }
-}
-
-/** Where a turn paused for approvals: its events through the last request, and what it waits on. */
-export interface PausedTurn {
-  turn: number;
-  /** The turn's events up to and including its last approval request. */
-  events: AgentEvent[];
-  /** That request's offset: the response that goes on reads from there. */
-  after: number;
-  pending: string[];
-}
-
-/** The current turn's last pause for approvals, or undefined when it has none. */
-export async function pausedTurn(client: Client, id: string): Promise<PausedTurn | undefined> {
-  const events = await currentTurnEvents(client, id);
-  let last = events.length - 1;
-  while (last >= 0 && events[last].type !== 'approval_requested') last--;
-  if (last < 0) return undefined;
-  const told = events.slice(0, last + 1);
-  const pending = new Set<string>();
-  for (const e of told) {
-    if (e.type === 'approval_requested') pending.add(e.callId);
-    if (e.type === 'approval_decided') pending.delete(e.callId);
-  }
-  return { turn: told[last].turn, events: told, after: told[last].offset, pending: [...pending] };
-}
-
-/** Whether the conversation `id` has a turn running (or waiting for a person). */
-export async function turnInProgress(client: Client, id: string): Promise<boolean> {
-  const found = await lookupWorkflow(client, id);
-  if (!found?.running || found.kind !== 'conversation') return false;
-  const status = await readStatus(client, id);
-  return status.state !== 'idle' && status.state !== 'closed';
-}
-
-/**
- * Decides the answered approvals that are still pending, and says which it decided. Answers to
- * calls no longer pending (decided in another window, timed out) change nothing: the stream that
- * follows shows what happened to them.
- */
-export async function decideAnswered(
-  client: Client,
-  id: string,
-  decisions: readonly ApprovalDecision[],
-): Promise<Set<string>> {
-  const status = await readStatus(client, id);
-  const pending = new Set(status.pendingApprovals.map((p) => p.callId));
-  const decided = new Set<string>();
-  for (const decision of decisions) {
-    if (!pending.has(decision.callId)) continue;
-    await decideApproval(client, id, decision);
-    decided.add(decision.callId);
-  }
-  return decided;
 }
 
 /** Options of {@link writeTurnStream}. */
@@ -180,13 +61,4 @@ export async function writeTurnStream(res: ServerResponse, o: WriteTurnOptions):
     if (!o.gone.aborted && o.trailer) res.write(o.trailer);
     res.end();
   }
-}
-
-/** The next event if it comes within {@link SETTLE_MS}, else `quiet`. */
-function settled<T>(next: Promise<T>): Promise<T | 'quiet'> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    next,
-    new Promise<'quiet'>((resolve) => (timer = setTimeout(() => resolve('quiet'), SETTLE_MS))),
-  ]).finally(() => clearTimeout(timer));
 }

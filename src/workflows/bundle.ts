@@ -3,3 +3,4 @@ export { agentWorkflow } from './agent-workflow';
 export { conversationWorkflow } from './conversation-workflow';
 export { listAgentsWorkflow } from './list-agents-workflow';
 export { scheduledTurnWorkflow } from './scheduled-turn-workflow';
+export { a2aTaskWorkflow } from './a2a-task-workflow';

@@ -6,7 +6,8 @@ import { eventsPosition } from '../../client/event-stream';
 import type { ImageInput } from '../../storage/images';
 import type { ChatRouteOptions } from '../ai-sdk/chat-routes';
 import { allow, HttpError, MAX_MESSAGE_BODY_BYTES, readJson } from '../http-io';
-import { decideAnswered, followTurn, pausedTurn, writeTurnStream } from '../turn-stream';
+import { decideAnswered, followTurn, pausedTurn } from '../../client/turn-follow';
+import { writeTurnStream } from '../turn-stream';
 import { AgUiEncoder } from './ag-ui-events';
 
 /**

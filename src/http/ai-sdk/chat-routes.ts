@@ -7,7 +7,8 @@ import { startMessage } from '../../client/conversations';
 import { eventsPosition } from '../../client/event-stream';
 import { lookupWorkflow } from '../../client/workflow-lookup';
 import { allow, HttpError, MAX_MESSAGE_BODY_BYTES, readJson, sendJson } from '../http-io';
-import { decideAnswered, followTurn, pausedTurn, turnInProgress, writeTurnStream } from '../turn-stream';
+import { decideAnswered, followTurn, pausedTurn, turnInProgress } from '../../client/turn-follow';
+import { writeTurnStream } from '../turn-stream';
 import { SSE_DONE, UiMessageEncoder, UI_MESSAGE_STREAM_HEADERS } from './ui-message-chunks';
 import { chatRequest, uiMessages } from './ui-messages';
 

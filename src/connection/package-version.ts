@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../connection/temporal-cli';
+import { PACKAGE_ROOT } from './temporal-cli';
 
 /** This package's version, from its package.json. */
 export function packageVersion(): string {

@@ -1,0 +1,57 @@
+import { AgentCard } from '@a2a-js/sdk';
+import type { AgentSummary } from '../common/activity-interface';
+
+/** What an agent's card says besides the agent itself. */
+export interface AgentCardOptions {
+  /** The agent's A2A base URL (`<host>/a2a/<agent>`), where its interfaces answer. */
+  url: string;
+  /** The package's version, the card's `version`. */
+  version: string;
+  /** Whether the server asks for bearer tokens (AGENT_HTTP_TOKENS): the card says so. */
+  bearer: boolean;
+}
+
+/**
+ * A named agent's A2A Agent Card (protocol 1.0): JSON-RPC and HTTP+JSON at the agent's base URL,
+ * streaming, one skill (the agent, with its description and examples), and the bearer scheme of
+ * the HTTP API when tokens are required. Returned in the SDK's typed form; `AgentCard.toJSON`
+ * writes it as the wire has it.
+ */
+export function agentCard(agent: AgentSummary, o: AgentCardOptions): AgentCard {
+  const description = agent.description ?? `The durable-agents agent "${agent.name}"`;
+  return AgentCard.fromJSON({
+    name: agent.name,
+    description,
+    version: o.version,
+    supportedInterfaces: [
+      { url: o.url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: o.url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+    ],
+    provider: { organization: 'durable-agents', url: 'https://github.com/durable-agents/durable-agents' },
+    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+    ...(o.bearer
+      ? {
+          securitySchemes: {
+            bearer: {
+              httpAuthSecurityScheme: {
+                scheme: 'Bearer',
+                description: 'One of the server\'s AGENT_HTTP_TOKENS, as "Authorization: Bearer <token>"',
+              },
+            },
+          },
+          securityRequirements: [{ schemes: { bearer: { list: [] } } }],
+        }
+      : {}),
+    defaultInputModes: ['text/plain', 'application/json', 'image/png', 'image/jpeg', 'image/gif', 'image/webp'],
+    defaultOutputModes: agent.structuredOutput ? ['application/json'] : ['text/plain'],
+    skills: [
+      {
+        id: agent.name,
+        name: agent.name,
+        description,
+        tags: ['durable-agents', ...agent.tools.slice(0, 20)],
+        examples: agent.examples ?? [],
+      },
+    ],
+  });
+}

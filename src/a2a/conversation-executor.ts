@@ -1,0 +1,224 @@
+import type { Client } from '@temporalio/client';
+import { TaskState, type Message, type Task } from '@a2a-js/sdk';
+import {
+  AgentEvent as A2AEvent,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+} from '@a2a-js/sdk/server';
+import { workflowIdProblem, type ApprovalDecision, type ConversationOptions } from '../core';
+import { cancelTurn, startMessage, type MessageRequest } from '../client/conversations';
+import { eventsPosition, isTurnEnd } from '../client/event-stream';
+import { decideAnswered, followTurn, pausedTurn, type TurnStep } from '../client/turn-follow';
+import type { ImageInput } from '../storage/images';
+import { agentMessage, status, turnOutcome } from './task-events';
+import type { TemporalTaskStore } from './task-store';
+
+/** What {@link ConversationExecutor} needs. */
+export interface ConversationExecutorOptions {
+  client: Client;
+  taskQueue: string;
+  /** The named agent this A2A agent is (it applies when a context's conversation starts). */
+  agent?: string;
+  conversationOptions?: ConversationOptions;
+  store: TemporalTaskStore;
+}
+
+/**
+ * The A2A agent executor: a task is one turn of the durable conversation its `contextId` names
+ * (started on the first message of a context). The executor sends the message, follows the turn
+ * from the conversation's event log and tells the A2A server how the task goes: `working` as the
+ * turn runs and calls tools, `input-required` when a tool call waits for approval (a message on
+ * the same task answers it: "yes", "no, because ...", or a data part `{"approved", "reason"?}`),
+ * then the answer as the `answer` artifact and the final state.
+ */
+export class ConversationExecutor implements AgentExecutor {
+  constructor(private readonly o: ConversationExecutorOptions) {}
+
+  async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const ids = { id: ctx.taskId, contextId: ctx.contextId };
+    const update = (state: TaskState, text?: string, turn?: number) =>
+      bus.publish(
+        A2AEvent.statusUpdate({
+          taskId: ids.id,
+          contextId: ids.contextId,
+          status: status(state, text ? agentMessage(ids, text) : undefined),
+          metadata: turn === undefined ? undefined : { workflowId: ids.contextId, turn },
+        }),
+      );
+    const signal = new AbortController().signal;
+    try {
+      const problem = workflowIdProblem(ctx.contextId, 'the contextId');
+      if (problem) throw new Error(problem);
+      let steps: AsyncGenerator<TurnStep>;
+      let task: Task;
+      if (ctx.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
+        task = ctx.task;
+        const paused = await pausedTurn(this.o.client, ids.contextId);
+        const turn = (task.metadata as { turn?: number } | undefined)?.turn;
+        if (!paused || paused.turn !== turn) {
+          steps = followTurn(this.o.client, ids.contextId, { turn, signal });
+        } else {
+          const answer = approvalAnswer(ctx.userMessage, paused.pending);
+          if (!answer) {
+            update(
+              TaskState.TASK_STATE_INPUT_REQUIRED,
+              'Please answer "yes" or "no" (or send {"approved": true|false}).',
+              turn,
+            );
+            return;
+          }
+          const decided = await decideAnswered(this.o.client, ids.contextId, answer);
+          const pending = paused.pending.filter((c) => !decided.has(c));
+          update(TaskState.TASK_STATE_WORKING, undefined, turn);
+          steps = followTurn(this.o.client, ids.contextId, { after: paused.after, turn, pending, signal });
+        }
+      } else {
+        const after = await eventsPosition(this.o.client, ids.contextId);
+        const options: ConversationOptions = {
+          stream: true,
+          ...this.o.conversationOptions,
+          ...(this.o.agent ? { agent: this.o.agent } : {}),
+        };
+        const sent = await startMessage(this.o.client, ids.contextId, userMessage(ctx.userMessage), {
+          taskQueue: this.o.taskQueue,
+          options,
+        });
+        sent.result().catch(() => undefined);
+        task = {
+          id: ids.id,
+          contextId: ids.contextId,
+          status: status(TaskState.TASK_STATE_SUBMITTED),
+          artifacts: [],
+          history: [ctx.userMessage],
+          metadata: { workflowId: ids.contextId },
+        };
+        bus.publish(A2AEvent.task(task));
+        steps = followTurn(this.o.client, ids.contextId, { after, signal });
+      }
+      const asked = new Map<string, string>();
+      let turn = (task.metadata as { turn?: number } | undefined)?.turn;
+      for await (const step of steps) {
+        if (step.kind === 'paused') {
+          const what = [...asked.values()].join('; ');
+          update(
+            TaskState.TASK_STATE_INPUT_REQUIRED,
+            `Approve ${what || 'the pending tool calls'}? Answer "yes" or "no".`,
+            turn,
+          );
+          return;
+        }
+        const e = step.event;
+        if (e.type === 'turn_started') {
+          turn = e.turn;
+          // The task records its turn (in its metadata), so the store can tell how it ended even
+          // without this server.
+          update(TaskState.TASK_STATE_WORKING, undefined, turn);
+        } else if (e.type === 'tool_call_started') update(TaskState.TASK_STATE_WORKING, `calling ${e.name}`, turn);
+        else if (e.type === 'approval_requested') asked.set(e.callId, e.summary);
+        else if (e.type === 'approval_decided') asked.delete(e.callId);
+        else if (isTurnEnd(e)) {
+          const outcome = turnOutcome(ids, e);
+          for (const artifact of outcome.artifacts)
+            bus.publish(
+              A2AEvent.artifactUpdate({
+                taskId: ids.id,
+                contextId: ids.contextId,
+                artifact,
+                append: false,
+                lastChunk: true,
+                metadata: undefined,
+              }),
+            );
+          bus.publish(
+            A2AEvent.statusUpdate({
+              taskId: ids.id,
+              contextId: ids.contextId,
+              status: outcome.status,
+              metadata: { workflowId: ids.contextId, turn },
+            }),
+          );
+          return;
+        }
+      }
+    } catch (err) {
+      update(TaskState.TASK_STATE_FAILED, err instanceof Error ? err.message : String(err));
+    } finally {
+      bus.finished();
+    }
+  }
+
+  async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
+    try {
+      const task = await this.o.store.load(taskId, undefined as never);
+      if (task) {
+        await cancelTurn(this.o.client, task.contextId).catch(() => undefined);
+        bus.publish(
+          A2AEvent.statusUpdate({
+            taskId,
+            contextId: task.contextId,
+            status: status(TaskState.TASK_STATE_CANCELED, agentMessage(task, 'the task was cancelled')),
+            metadata: undefined,
+          }),
+        );
+      }
+    } finally {
+      bus.finished();
+    }
+  }
+}
+
+/** The user's message as a turn: its text parts, and its images (URLs, or bytes as data URLs). */
+function userMessage(message: Message): MessageRequest {
+  const text: string[] = [];
+  const images: ImageInput[] = [];
+  for (const part of message.parts) {
+    const content = part.content;
+    if (content?.$case === 'text') text.push(content.value);
+    else if (content?.$case === 'url' && part.mediaType.startsWith('image/'))
+      images.push(part.filename ? { url: content.value, name: part.filename } : content.value);
+    else if (content?.$case === 'raw' && part.mediaType.startsWith('image/'))
+      images.push({
+        data: new Uint8Array(content.value),
+        mediaType: part.mediaType,
+        ...(part.filename ? { name: part.filename } : {}),
+      });
+    else if (content?.$case === 'data') text.push(JSON.stringify(content.value));
+    else if (content)
+      throw new Error(`parts of type ${part.mediaType || content.$case} are not supported: send text, data or images`);
+  }
+  if (!text.join('').trim() && images.length === 0) throw new Error('the message has no text and no image');
+  return images.length ? { message: text.join('\n'), images } : { message: text.join('\n') };
+}
+
+/**
+ * A person's answer to the pending approvals, from a message: a data part `{"approved", "reason"?,
+ * "callId"?}`, or text that starts with yes or no (the rest of a "no" is the reason). Undefined
+ * when the message says neither.
+ */
+export function approvalAnswer(message: Message, pending: readonly string[]): ApprovalDecision[] | undefined {
+  for (const part of message.parts) {
+    const content = part.content;
+    if (content?.$case === 'data' && typeof content.value?.approved === 'boolean') {
+      const { approved, reason, callId } = content.value as { approved: boolean; reason?: unknown; callId?: unknown };
+      const calls = typeof callId === 'string' ? [callId] : pending;
+      return calls.map((c) => ({
+        callId: c,
+        approve: approved,
+        ...(typeof reason === 'string' && reason ? { reason } : {}),
+      }));
+    }
+  }
+  const text = message.parts
+    .flatMap((p) => (p.content?.$case === 'text' ? [p.content.value] : []))
+    .join(' ')
+    .trim();
+  const yes = /^(yes|y|approve[d]?|ok(ay)?|sure|go ahead)\b/i.exec(text);
+  if (yes) return pending.map((callId) => ({ callId, approve: true }));
+  const no = /^(no|n|deny|denied|reject(ed)?|don'?t)\b[\s,.:;-]*/i.exec(text);
+  if (no) {
+    const reason = text.slice(no[0].length).trim();
+    return pending.map((callId) => ({ callId, approve: false, ...(reason ? { reason } : {}) }));
+  }
+  return undefined;
+}

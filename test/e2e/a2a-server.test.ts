@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Message, TaskState, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import { defineAgent } from '../../src/agents/define-agent';
+import { createHttpApi } from '../../src/http/http-api';
+import type { ChatRequest } from '../../src/testing/openai-compatible-server';
+import { call, lastOf, startModel } from '../helpers/scripted-model';
+import { createTestWorker, useTestTemporal, type TestTemporal } from '../helpers/temporal';
+import { testRegistry, transfers } from '../helpers/test-tools';
+
+/** The agents as A2A agents, spoken to by the official `@a2a-js/sdk` client (protocol 1.0). */
+const temporal = useTestTemporal();
+
+const cashier = defineAgent({
+  name: 'cashier',
+  description: 'Quotes prices and pays people',
+  examples: ['What does ACME cost?'],
+  instructions: 'Use the tools.',
+  tools: ['stock_quote', 'transfer'],
+});
+
+function model(req: ChatRequest) {
+  const last = req.messages[req.messages.length - 1];
+  if (last.role === 'tool') return { content: `tool said: ${String(last.content)}` };
+  if (lastOf(req, 'user') === 'pay bob') return call(['transfer', { to: 'bob', amount: 3 }]);
+  return call(['stock_quote', { symbol: 'ACME' }]);
+}
+
+async function listen(t: TestTemporal, taskQueue: string): Promise<{ server: Server; base: string }> {
+  const server = createHttpApi({ client: t.client, taskQueue });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+function request(text: string, ids: { contextId?: string; taskId?: string } = {}): SendMessageRequest {
+  const message = Message.fromJSON({
+    messageId: randomUUID(),
+    role: 'ROLE_USER',
+    parts: [{ text }],
+    ...(ids.contextId ? { contextId: ids.contextId } : {}),
+    ...(ids.taskId ? { taskId: ids.taskId } : {}),
+  });
+  return { tenant: '', message, configuration: undefined, metadata: undefined };
+}
+
+const answerOf = (task: Task) =>
+  task.artifacts
+    .flatMap((a) => a.parts.flatMap((p) => (p.content?.$case === 'text' ? [p.content.value] : [])))
+    .join('');
+
+it('serves an agent over A2A: its card, a task answered as an artifact, a streamed task that waits for approval and is approved by a message, and tasks read back by a new server', async () => {
+  const m = await startModel(model);
+  const t = temporal();
+  const { worker, taskQueue } = await createTestWorker(t, {
+    baseURL: m.baseURL,
+    registry: testRegistry(),
+    agents: [cashier],
+  });
+  let { server, base } = await listen(t, taskQueue);
+  try {
+    await worker.runUntil(async () => {
+      // The card, where the SDK looks for it relative to the agent's URL.
+      const card = await (await fetch(`${base}/a2a/cashier/.well-known/agent-card.json`)).json();
+      expect(card).toMatchObject({
+        name: 'cashier',
+        description: 'Quotes prices and pays people',
+        supportedInterfaces: expect.arrayContaining([
+          expect.objectContaining({ url: `${base}/a2a/cashier`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }),
+        ]),
+        capabilities: { streaming: true },
+        skills: [expect.objectContaining({ id: 'cashier', examples: ['What does ACME cost?'] })],
+      });
+      expect((await fetch(`${base}/a2a/nobody/.well-known/agent-card.json`)).status).toBe(404);
+
+      const client = await new ClientFactory().createFromUrl(`${base}/a2a/cashier/`);
+      const first = (await client.sendMessage(request('price of ACME'))) as Task;
+      expect(first.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(answerOf(first)).toMatch(/^tool said: .*42\.5/);
+      const contextId = first.contextId;
+
+      // Streaming, in the same context (the same durable conversation): the task waits for approval.
+      const updates: StreamResponse[] = [];
+      for await (const u of client.sendMessageStream(request('pay bob', { contextId }))) updates.push(u);
+      const states = updates.flatMap((u) =>
+        u.payload?.$case === 'statusUpdate'
+          ? [u.payload.value.status?.state]
+          : u.payload?.$case === 'task'
+            ? [u.payload.value.status?.state]
+            : [],
+      );
+      expect(states[0]).toBe(TaskState.TASK_STATE_SUBMITTED);
+      expect(states).toContain(TaskState.TASK_STATE_WORKING);
+      expect(states.at(-1)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      const last = updates.at(-1)!.payload!;
+      const taskId = last.$case === 'statusUpdate' ? last.value.taskId : '';
+      expect(last.$case === 'statusUpdate' && last.value.status?.message?.parts[0].content).toMatchObject({
+        value: expect.stringMatching(/^Approve transfer\(.*bob.*\)\? Answer "yes" or "no"\.$/),
+      });
+      const paid = transfers.length;
+      expect((await client.getTask({ tenant: '', id: taskId, historyLength: undefined })).status?.state).toBe(
+        TaskState.TASK_STATE_INPUT_REQUIRED,
+      );
+
+      // A message on the task answers it; the turn goes on in the workflow.
+      const approved = (await client.sendMessage(request('yes', { contextId, taskId }))) as Task;
+      expect(approved.id).toBe(taskId);
+      expect(approved.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(answerOf(approved)).toBe('tool said: sent 3 to bob');
+      expect(transfers.length).toBe(paid + 1);
+
+      // A new server (nothing in memory) reads the tasks back from Temporal.
+      server.closeAllConnections();
+      server.close();
+      ({ server, base } = await listen(t, taskQueue));
+      const again = await new ClientFactory().createFromUrl(`${base}/a2a/cashier/`);
+      const read = await again.getTask({ tenant: '', id: taskId, historyLength: undefined });
+      expect(read.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(answerOf(read)).toBe('tool said: sent 3 to bob');
+      expect((await again.getTask({ tenant: '', id: first.id, historyLength: undefined })).contextId).toBe(contextId);
+    });
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+}, 120_000);
