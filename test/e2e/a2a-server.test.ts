@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Message, TaskState, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
-import { ClientFactory } from '@a2a-js/sdk/client';
+import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { defineAgent } from '../../src/agents/define-agent';
 import { createHttpApi } from '../../src/http/http-api';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
@@ -121,6 +121,14 @@ it('serves an agent over A2A: its card, a task answered as an artifact, a stream
       expect(read.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
       expect(answerOf(read)).toBe('tool said: sent 3 to bob');
       expect((await again.getTask({ tenant: '', id: first.id, historyLength: undefined })).contextId).toBe(contextId);
+
+      // The HTTP+JSON interface of the card, through the SDK's REST transport.
+      const rest = await new ClientFactory(
+        ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: ['HTTP+JSON'] }),
+      ).createFromUrl(`${base}/a2a/cashier/`);
+      const viaRest = (await rest.sendMessage(request('price of ACME', { contextId }))) as Task;
+      expect(viaRest.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect((await rest.getTask({ tenant: '', id: viaRest.id, historyLength: undefined })).id).toBe(viaRest.id);
     });
   } finally {
     server.closeAllConnections();

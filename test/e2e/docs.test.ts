@@ -52,6 +52,8 @@ function dependencies(tarball: string): Record<string, string> {
     ai: all.ai,
     // AG-UI's client (docs/ag-ui.md).
     '@ag-ui/client': all['@ag-ui/client'],
+    // A2A's SDK (docs/a2a.md).
+    '@a2a-js/sdk': all['@a2a-js/sdk'],
     '@types/node': '^20.19.0',
     // Today's TypeScript, whatever this repository compiles itself with.
     typescript: '^7.0.2',
