@@ -6,7 +6,8 @@
  */
 import { demoWorker } from './scripts/demo-agents/demo-worker';
 import { runMain } from './src/cli/main';
-import { runMcpMain } from './src/cli/run-mcp-main';
+import { runMcpMain, runServerMain } from './src/cli/run-mcp-main';
 
 if (process.argv[2] === 'mcp') runMcpMain(process.argv.slice(3), { localWorker: demoWorker() });
+else if (process.argv[2] === 'a2a') runServerMain('a2a', process.argv.slice(3), { localWorker: demoWorker() });
 else runMain(process.argv.slice(2), { localWorker: demoWorker() });

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
 import express from 'express';
-import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
+import { AGENT_CARD_PATH } from '@a2a-js/sdk';
 import { DefaultRequestHandler } from '@a2a-js/sdk/server';
-import { jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { agentNameProblem, type ConversationOptions } from '../core';
 import type { AgentSummary } from '../common/activity-interface';
 import { agentCard } from './agent-card';
@@ -53,8 +53,16 @@ export function a2aHandler(o: A2AOptions): (req: IncomingMessage, res: ServerRes
           });
         const base = `${req.protocol}://${req.get('host')}/a2a/${encodeURIComponent(name)}`;
         const card = agentCard(agent, { url: base, version: o.version, bearer: o.bearer ?? false });
-        if (req.method === 'GET' && req.path === `/${AGENT_CARD_PATH}`)
-          return void res.type('application/json').send(JSON.stringify(AgentCard.toJSON(card)));
+        // The SDK writes the card as each protocol version reads it (1.0, and 0.3 for older clients).
+        if (req.path === `/${AGENT_CARD_PATH}`)
+          return void express.Router().use(
+            `/${AGENT_CARD_PATH}`,
+            agentCardHandler({
+              agentCardProvider: async () => card,
+              legacyCompat: { enabled: true },
+              cache: { maxAge: 60 },
+            }),
+          )(req, res, next);
         let router = routers.get(name);
         if (!router) {
           const executor = new ConversationExecutor({
@@ -66,8 +74,14 @@ export function a2aHandler(o: A2AOptions): (req: IncomingMessage, res: ServerRes
           });
           const handler = new DefaultRequestHandler(card, store, executor);
           router = express.Router();
-          router.use(restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
-          router.use(jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+          // Clients of protocol 0.3 (no A2A-Version header) are answered too, as the SDK translates.
+          const transport = {
+            requestHandler: handler,
+            userBuilder: UserBuilder.noAuthentication,
+            legacyCompat: { enabled: true },
+          };
+          router.use(restHandler(transport));
+          router.use(jsonRpcHandler(transport));
           routers.set(name, router);
         }
         router(req, res, next);

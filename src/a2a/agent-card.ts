@@ -12,7 +12,7 @@ export interface AgentCardOptions {
 }
 
 /**
- * A named agent's A2A Agent Card (protocol 1.0): JSON-RPC and HTTP+JSON at the agent's base URL,
+ * A named agent's A2A Agent Card (protocol 1.0, and 0.3 for older clients): JSON-RPC and HTTP+JSON at the agent's base URL,
  * streaming, one skill (the agent, with its description and examples), and the bearer scheme of
  * the HTTP API when tokens are required. Returned in the SDK's typed form; `AgentCard.toJSON`
  * writes it as the wire has it.
@@ -26,8 +26,10 @@ export function agentCard(agent: AgentSummary, o: AgentCardOptions): AgentCard {
     supportedInterfaces: [
       { url: o.url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url: o.url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      // Clients of protocol 0.3 (which send no A2A-Version header) at the same URL.
+      { url: o.url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      { url: o.url, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
     ],
-    provider: { organization: 'durable-agents', url: 'https://github.com/durable-agents/durable-agents' },
     capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
     ...(o.bearer
       ? {

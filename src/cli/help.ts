@@ -2,6 +2,7 @@ import { AGENT_SEARCH_STATUSES } from '../core';
 import { TEMPORAL_CLI_PYPI_PACKAGE } from '../connection/temporal-cli';
 import { commandName } from './command-name';
 import { MCP_USAGE } from './mcp-command';
+import { A2A_USAGE } from './a2a-command';
 import { CONVERSATION_OPTION_HELP } from './parse-conversation-args';
 import { RUN_USAGE } from './parse-run-args';
 import { SCHEDULE_HELP, SCHEDULE_USAGE } from './schedule-commands';
@@ -59,6 +60,7 @@ const SUMMARIES: [group: string, commands: [name: string, synopsis: string, summ
     [
       ['agents', 'agents', "the named agents of the task queue's workers"],
       ['mcp', 'mcp', 'serve the agents as MCP tools (stdio or HTTP)'],
+      ['a2a', 'a2a', 'serve the agents as A2A agents (HTTP, /a2a/<agent>)'],
       ['codec-server', 'codec-server', 'decrypt payloads for the Temporal UI (AGENT_ENCRYPTION_KEYS)'],
       ['install-temporal', 'install-temporal', 'install the Temporal CLI for the embedded dev server'],
     ],
@@ -246,6 +248,14 @@ ${JSON_HELP}`,
   --port 3001            the HTTP port
   --host 127.0.0.1       the HTTP host (another than loopback needs AGENT_HTTP_TOKENS)
   --agents a,b           offer only these agents`,
+    a2a: `${A2A_USAGE.replace('usage: ', `usage: ${me} `)}
+
+  Serves the named agents of the task queue's workers as A2A agents (protocol 1.0), each at
+  /a2a/<agent> with its Agent Card at /a2a/<agent>/.well-known/agent-card.json, behind
+  AGENT_HTTP_TOKENS. A task is a turn of the durable conversation its contextId names; tasks are
+  kept in Temporal. \`serve\` has the same routes.
+  --port 3002            the port
+  --host 127.0.0.1       the host (another than loopback needs AGENT_HTTP_TOKENS)`,
     'codec-server': `usage: ${me} codec-server
 
   Decrypts payloads encrypted with AGENT_ENCRYPTION_KEYS for the Temporal UI and CLI (point the

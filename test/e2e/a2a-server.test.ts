@@ -64,7 +64,9 @@ it('serves an agent over A2A: its card, a task answered as an artifact, a stream
   try {
     await worker.runUntil(async () => {
       // The card, where the SDK looks for it relative to the agent's URL.
-      const card = await (await fetch(`${base}/a2a/cashier/.well-known/agent-card.json`)).json();
+      const card = await (
+        await fetch(`${base}/a2a/cashier/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0' } })
+      ).json();
       expect(card).toMatchObject({
         name: 'cashier',
         description: 'Quotes prices and pays people',
@@ -75,6 +77,13 @@ it('serves an agent over A2A: its card, a task answered as an artifact, a stream
         skills: [expect.objectContaining({ id: 'cashier', examples: ['What does ACME cost?'] })],
       });
       expect((await fetch(`${base}/a2a/nobody/.well-known/agent-card.json`)).status).toBe(404);
+      // A client of protocol 0.3 (no A2A-Version header) gets the card as 0.3 has it.
+      const legacy = await (await fetch(`${base}/a2a/cashier/.well-known/agent-card.json`)).json();
+      expect(legacy).toMatchObject({
+        name: 'cashier',
+        protocolVersion: expect.stringMatching(/^0\.3/),
+        url: `${base}/a2a/cashier`,
+      });
 
       const client = await new ClientFactory().createFromUrl(`${base}/a2a/cashier/`);
       const first = (await client.sendMessage(request('price of ACME'))) as Task;
@@ -121,6 +130,26 @@ it('serves an agent over A2A: its card, a task answered as an artifact, a stream
       expect(read.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
       expect(answerOf(read)).toBe('tool said: sent 3 to bob');
       expect((await again.getTask({ tenant: '', id: first.id, historyLength: undefined })).contextId).toBe(contextId);
+
+      // A client of protocol 0.3 (its method names, no A2A-Version header), as older agents send.
+      const old = await fetch(`${base}/a2a/cashier`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'message/send',
+          params: {
+            message: {
+              kind: 'message',
+              messageId: randomUUID(),
+              role: 'user',
+              parts: [{ kind: 'text', text: 'price of ACME' }],
+            },
+          },
+        }),
+      });
+      expect(await old.json()).toMatchObject({ result: { kind: 'task', status: { state: 'completed' } } });
 
       // The HTTP+JSON interface of the card, through the SDK's REST transport.
       const rest = await new ClientFactory(

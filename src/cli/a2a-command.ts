@@ -1,0 +1,108 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseFlags, taskQueueProblem, UsageError } from './option-flags';
+import { inSession, type LocalWorker } from './session';
+import { clientSettings, type ClientSettings } from '../connection/settings';
+import { listAgents } from '../client/list-agents';
+import { installRuntimeLogging } from '../telemetry/logging';
+import { httpAccessFromEnv, isLoopback } from '../http/access';
+import { httpApiHandler } from '../http/http-api';
+
+/** The usage line of `a2a`. */
+export const A2A_USAGE = 'usage: a2a [--port 3002] [--host 127.0.0.1] [--task-queue NAME]';
+
+/** A parsed `a2a` command line. */
+export interface A2ACommand {
+  port: number;
+  host: string;
+  taskQueue?: string;
+}
+
+/** Parses `a2a` arguments. */
+export function parseA2aArgs(argv: string[]): A2ACommand {
+  const { values, positionals } = parseFlags(argv, {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'task-queue': { type: 'string' },
+  });
+  if (positionals.length) throw new UsageError(`a2a takes no arguments, got ${positionals.join(' ')}`);
+  const port = values.port === undefined ? 3002 : Number(values.port);
+  if (!/^\d+$/.test(values.port ?? '3002') || port > 65535)
+    throw new UsageError(`--port must be a port number (0-65535), got "${values.port}"`);
+  const command: A2ACommand = { port, host: values.host ?? '127.0.0.1' };
+  if (values['task-queue'] !== undefined) {
+    const problem = taskQueueProblem(values['task-queue']);
+    if (problem) throw new UsageError(problem);
+    command.taskQueue = values['task-queue'];
+  }
+  return command;
+}
+
+/**
+ * `durable-agents a2a`: serves the named agents of the task queue's workers as A2A agents, at
+ * `/a2a/<agent>` (the routes `serve` has too; see `a2a/a2a-server.ts`), behind the HTTP API's
+ * access rules (AGENT_HTTP_TOKENS, CORS, rate limits). With the embedded dev server and a
+ * `localWorker` (this repository's `client.ts`) it runs that worker in this process; otherwise it
+ * is a client of the user's workers.
+ */
+export async function serveA2a(
+  argv: string[],
+  localWorker?: LocalWorker,
+  settings: ClientSettings = clientSettings(),
+): Promise<void> {
+  const command = parseA2aArgs(argv);
+  const access = httpAccessFromEnv(settings.env);
+  if (!access.tokens?.length && !isLoopback(command.host))
+    throw new UsageError(
+      `--host ${command.host} would expose the agents to the network without authentication: set AGENT_HTTP_TOKENS (comma-separated bearer tokens) or keep the default 127.0.0.1`,
+    );
+  const note = (line: string) => process.stderr.write(`${line}\n`);
+  installRuntimeLogging('WARN', { ...settings.logging, handleSignals: false });
+  const taskQueue = command.taskQueue ?? settings.taskQueue;
+  const stopped = new AbortController();
+  const stop = () => stopped.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    await inSession({ taskQueue, settings, localWorker, note, needsWorker: true }, async (session) => {
+      const agents = await listAgents(session.client, { taskQueue });
+      const api = httpApiHandler({ client: session.client, taskQueue, access, chatPage: false });
+      const http = createServer((req, res) => {
+        const path = (req.url ?? '/').split('?')[0];
+        if (path.startsWith('/a2a/') || path === '/healthz') return api(req, res);
+        res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(
+          JSON.stringify({
+            error: `no route ${req.method} ${path}: this server has the A2A agents at /a2a/<agent> (${agents.map((a) => a.name).join(', ') || 'none'})`,
+            errorType: 'Http.NotFound',
+          }),
+        );
+      });
+      try {
+        http.listen(command.port, command.host);
+        const [err] = await Promise.race([once(http, 'listening').then(() => [undefined]), once(http, 'error')]);
+        if (err) throw new Error(`cannot listen on ${command.host}:${command.port}: ${(err as Error).message}`);
+        const address = http.address() as AddressInfo;
+        const base = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+        note(`durable-agents A2A server on ${base} (task queue "${taskQueue}"):`);
+        for (const a of agents)
+          note(`  ${a.name}: ${base}/a2a/${encodeURIComponent(a.name)}/.well-known/agent-card.json`);
+        if (agents.length === 0) note(`Warning: the workers of task queue "${taskQueue}" serve no named agents.`);
+        note(
+          access.tokens?.length
+            ? `Bearer tokens required (${access.tokens.length} configured).`
+            : 'No AGENT_HTTP_TOKENS: loopback only, without authentication.',
+        );
+        note('Press Ctrl+C to stop.');
+        await once(stopped.signal, 'abort');
+      } finally {
+        http.close();
+        http.closeAllConnections();
+      }
+    });
+  } finally {
+    process.removeListener('SIGINT', stop);
+    process.removeListener('SIGTERM', stop);
+  }
+}
