@@ -31,6 +31,7 @@ import { startAgentRun } from '../src/client/run-agent';
 import { adapterOverhead } from './adapter-overhead';
 import { promptPrefix } from './prompt-prefix';
 import { longRun } from './long-run';
+import { protocolLatency, type ProtocolLatencies } from './protocol-latency';
 import { isTurnEnd, streamEvents } from '../src/client/event-stream';
 
 const ROOT = join(__dirname, '..');
@@ -154,6 +155,7 @@ async function main(): Promise<void> {
   const floorHttpResults: LatencyFigures[] = [];
   const results = new Map<string, Figures[]>(systems.map((s) => [s.name, []]));
   const streaming: StreamFigures[] = [];
+  const protocols: ProtocolLatencies[] = [];
   try {
     for (let round = 0; round < REPEATS; round++) {
       const order = round % 2 === 0 ? systems : [...systems].reverse();
@@ -175,6 +177,8 @@ async function main(): Promise<void> {
       }
       process.stderr.write(`round ${round + 1}/${REPEATS}: streaming...\n`);
       streaming.push(await measureStreaming(client, env));
+      process.stderr.write(`round ${round + 1}/${REPEATS}: the HTTP API's streams (SSE, useChat, AG-UI)...\n`);
+      protocols.push(await protocolLatency(client, 'bench-ours', STREAM_WORDS, (tag) => piecesSent[tag]));
     }
   } finally {
     for (const s of [...systems, floor]) s.worker.kill('SIGKILL'); // floorHttp shares floor's worker
@@ -189,6 +193,7 @@ async function main(): Promise<void> {
     floorHttpResults,
   );
   reportStreaming(streaming);
+  reportProtocols(protocols);
   await adapterOverhead();
   await promptPrefix();
   longConversation();
@@ -475,6 +480,36 @@ function reportStreaming(rounds: StreamFigures[]): void {
   );
   console.log(`| our history overhead per batch beyond its text | ${overhead.toFixed(0)} bytes | |`);
   console.log(`| piece written → subscriber has it, p50 / p95 | ${ms(ours)} | ${ms(peer)} |`);
+}
+
+function reportProtocols(rounds: ProtocolLatencies[]): void {
+  type Door = 'sse' | 'ui' | 'agui';
+  const all = (kind: Door) => rounds.flatMap((r) => r[kind]);
+  const p = (kind: Door, q: number) => percentile(all(kind), q);
+  const row = (name: string, kind: Door) => {
+    const vs = p(kind, 50) / Math.max(1, p('sse', 50));
+    console.log(
+      `| ${name} | ${p(kind, 50).toFixed(0)} ms | ${p(kind, 95).toFixed(0)} ms | ${kind === 'sse' ? '' : `${vs.toFixed(2)} ${vs <= 1.1 ? 'met' : 'NOT MET'}`} |`,
+    );
+  };
+  console.log(
+    `\nThe HTTP API's streams: the same ${STREAM_WORDS}-word answer in a new conversation through each door; a word written by the model → the client has it (all rounds). Target: each protocol within 10% of our own SSE (p50).`,
+  );
+  console.log('| door | p50 | p95 | p50 / our SSE (≤ 1.10) |\n|---|---|---|---|');
+  row('our SSE (`POST /conversations/:id/messages`)', 'sse');
+  row('AI SDK UI message stream (`POST /api/chat`)', 'ui');
+  row('AG-UI (`POST /ag-ui`)', 'agui');
+  const runs = rounds.flatMap((r) => r.roundTrip.runs);
+  const a2a = rounds.flatMap((r) => r.roundTrip.a2a);
+  const vs = percentile(a2a, 50) / Math.max(1, percentile(runs, 50));
+  console.log(
+    `\nA one-step run of a named agent, request to answer (${runs.length} each, taking turns). Target: A2A within 10% of \`POST /runs\` (p50).`,
+  );
+  console.log('| door | p50 | p95 | p50 / `POST /runs` (≤ 1.10) |\n|---|---|---|---|');
+  console.log(`| \`POST /runs\` | ${percentile(runs, 50).toFixed(0)} ms | ${percentile(runs, 95).toFixed(0)} ms | |`);
+  console.log(
+    `| A2A \`SendMessage\` (JSON-RPC) | ${percentile(a2a, 50).toFixed(0)} ms | ${percentile(a2a, 95).toFixed(0)} ms | ${vs.toFixed(2)} ${vs <= 1.1 ? 'met' : 'NOT MET'} |`,
+  );
 }
 
 /** The tool a bench message asks for. */

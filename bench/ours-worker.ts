@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { createAgentWorker } from '../src/worker/create-agent-worker';
 import { installRuntimeLogging } from '../src/telemetry/logging';
 import { defineTool } from '../src/tools';
+import { defineAgent } from '../src/agents/define-agent';
 
 const OUTPUT_BYTES = Number(process.env.BENCH_OUTPUT_BYTES ?? 2_000);
 
@@ -43,6 +44,8 @@ async function main(): Promise<void> {
     connection,
     taskQueue: process.env.TASK_QUEUE!,
     registry: [fetchDoc, fetchDocActivity],
+    // A named agent, for the A2A round trip (A2A serves named agents).
+    agents: [defineAgent({ name: 'reader', instructions: 'Read the pages asked for.', tools: ['fetch_doc'] })],
     model: {
       baseURL: process.env.OPENAI_BASE_URL!,
       apiKey: 'bench',

@@ -88,8 +88,7 @@ ${groups.join('\n\n')}
 
 Every command takes --task-queue NAME (the task queue your worker polls; default AGENT_TASK_QUEUE,
 else agents) and TEMPORAL_* settings (no TEMPORAL_ADDRESS: the local dev server).
-  ${me} help <command>   a command's page (or: ${me} <command> --help)
-  ${me} --version        the package's version
+  ${me} help <command>   a command's page (or: ${me} <command> --help); ${me} --version: the version
 
 ${EXIT_CODES}`;
 }
