@@ -25,20 +25,47 @@ export class TemporalTaskStore implements TaskStore {
     private readonly taskQueue: string,
   ) {}
 
+  /** Per task: the saves on their way to its workflow, in order, and what was last sent. */
+  private readonly writes = new Map<string, { chain: Promise<void>; sent?: string }>();
+
+  /**
+   * Saves the task. The SDK saves after every event; what reaches the workflow is what a reader
+   * after a restart needs: the first save, every change of state or metadata (the turn the task
+   * follows), and the rest is kept here. The writes go out in order, without holding the
+   * response up, except a task that waits for input or has ended: that one is in Temporal before
+   * the caller is answered.
+   */
   async save(task: Task, _context: ServerCallContext): Promise<void> {
     const state = task.status?.state;
     this.recent.delete(task.id);
     this.recent.set(task.id, structuredClone(task));
     if (this.recent.size > RECENT_TASKS) this.recent.delete(this.recent.keys().next().value!);
-    await this.client.workflow.signalWithStart(A2A_TASK_WORKFLOW_TYPE, {
-      workflowId: taskWorkflowId(task.id),
-      taskQueue: this.taskQueue,
-      args: [],
-      signal: a2aTaskSaveSignal,
-      signalArgs: [{ task: Task.toJSON(task), final: state !== undefined && FINAL.has(state) }],
-      memo: { contextId: task.contextId },
-      staticSummary: `A2A task of conversation ${task.contextId}`,
-    });
+    const final = state !== undefined && FINAL.has(state);
+    const key = JSON.stringify([state, task.metadata, task.artifacts.length]);
+    const write = this.writes.get(task.id) ?? { chain: Promise.resolve() };
+    this.writes.set(task.id, write);
+    if (write.sent === key && !final) return;
+    write.sent = key;
+    const json = Task.toJSON(task);
+    write.chain = write.chain
+      .catch(() => undefined)
+      .then(() =>
+        this.client.workflow
+          .signalWithStart(A2A_TASK_WORKFLOW_TYPE, {
+            workflowId: taskWorkflowId(task.id),
+            taskQueue: this.taskQueue,
+            args: [],
+            signal: a2aTaskSaveSignal,
+            signalArgs: [{ task: json, final }],
+            memo: { contextId: task.contextId },
+            staticSummary: `A2A task of conversation ${task.contextId}`,
+          })
+          .then(() => undefined),
+      );
+    if (final) this.writes.delete(task.id);
+    if (final || state === TaskState.TASK_STATE_INPUT_REQUIRED) await write.chain;
+    // A failed write is made good by the next, which carries the whole task.
+    else write.chain.catch(() => undefined);
   }
 
   async load(taskId: string, _context: ServerCallContext): Promise<Task | undefined> {

@@ -15,7 +15,7 @@ import { startDevServer } from '../../src/connection/dev-server';
 import { installRuntimeLogging } from '../../src/telemetry/logging';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { answer, startModel, startScriptedModel } from '../helpers/scripted-model';
-import { SCHEDULED_TURN_WORKFLOW_TYPE } from '../../src/common/definitions';
+import { A2A_TASK_WORKFLOW_TYPE, a2aTaskSaveSignal, SCHEDULED_TURN_WORKFLOW_TYPE } from '../../src/common/definitions';
 import { modelAt } from '../helpers/temporal';
 import { bookingToolProvider, testAgents, testRegistry } from '../helpers/test-tools';
 import { conversationScenarios, replayAgents, replayGuardrails, scenarios } from './scenarios';
@@ -102,6 +102,26 @@ async function main(only: string[]): Promise<void> {
       );
       await model.close();
       write('scheduled-turn', await client.workflow.getHandle(id).fetchHistory());
+    }
+    // An A2A task's record: saved as working, then saved final (and so ended).
+    if (wanted('a2a-task')) {
+      const model = await startModel(() => answer('unused'));
+      const w = await worker('a2a-task', model.baseURL);
+      const id = 'replay-a2a-task';
+      const task = (state: string) => ({ id: 't1', contextId: 'c1', status: { state }, metadata: { turn: 1 } });
+      await w.runUntil(async () => {
+        const handle = await client.workflow.signalWithStart(A2A_TASK_WORKFLOW_TYPE, {
+          taskQueue: 'record-a2a-task',
+          workflowId: id,
+          args: [],
+          signal: a2aTaskSaveSignal,
+          signalArgs: [{ task: task('TASK_STATE_WORKING'), final: false }],
+        });
+        await handle.signal(a2aTaskSaveSignal, { task: task('TASK_STATE_COMPLETED'), final: true });
+        await handle.result();
+      });
+      await model.close();
+      write('a2a-task', await client.workflow.getHandle(id).fetchHistory());
     }
   } finally {
     await connection.close();
