@@ -1,23 +1,20 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseFlags, taskQueueProblem, UsageError } from './option-flags';
+import { parseFlags, UsageError } from './option-flags';
+import { refuseOpenExposure, serverFlags, type ServerFlags } from './server-flags';
 import { inSession, type LocalWorker } from './session';
 import { clientSettings, type ClientSettings } from '../connection/settings';
 import { listAgents } from '../client/list-agents';
 import { installRuntimeLogging } from '../telemetry/logging';
-import { httpAccessFromEnv, isLoopback } from '../http/access';
+import { httpAccessFromEnv } from '../http/access';
 import { httpApiHandler } from '../http/http-api';
 
 /** The usage line of `a2a`. */
 export const A2A_USAGE = 'usage: a2a [--port 3002] [--host 127.0.0.1] [--task-queue NAME]';
 
 /** A parsed `a2a` command line. */
-export interface A2ACommand {
-  port: number;
-  host: string;
-  taskQueue?: string;
-}
+export type A2ACommand = ServerFlags;
 
 /** Parses `a2a` arguments. */
 export function parseA2aArgs(argv: string[]): A2ACommand {
@@ -27,15 +24,7 @@ export function parseA2aArgs(argv: string[]): A2ACommand {
     'task-queue': { type: 'string' },
   });
   if (positionals.length) throw new UsageError(`a2a takes no arguments, got ${positionals.join(' ')}`);
-  const port = values.port === undefined ? 3002 : Number(values.port);
-  if (!/^\d+$/.test(values.port ?? '3002') || port > 65535)
-    throw new UsageError(`--port must be a port number (0-65535), got "${values.port}"`);
-  const command: A2ACommand = { port, host: values.host ?? '127.0.0.1' };
-  if (values['task-queue'] !== undefined) {
-    const problem = taskQueueProblem(values['task-queue']);
-    if (problem) throw new UsageError(problem);
-    command.taskQueue = values['task-queue'];
-  }
+  const command: A2ACommand = serverFlags(values, 3002);
   return command;
 }
 
@@ -53,10 +42,7 @@ export async function serveA2a(
 ): Promise<void> {
   const command = parseA2aArgs(argv);
   const access = httpAccessFromEnv(settings.env);
-  if (!access.tokens?.length && !isLoopback(command.host))
-    throw new UsageError(
-      `--host ${command.host} would expose the agents to the network without authentication: set AGENT_HTTP_TOKENS (comma-separated bearer tokens) or keep the default 127.0.0.1`,
-    );
+  refuseOpenExposure(command.host, access);
   const note = (line: string) => process.stderr.write(`${line}\n`);
   installRuntimeLogging('WARN', { ...settings.logging, handleSignals: false });
   const taskQueue = command.taskQueue ?? settings.taskQueue;

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { Worker } from '@temporalio/worker';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { AgentSummary } from '../common/activity-interface';
-import { parseFlags, taskQueueProblem, UsageError } from './option-flags';
+import { parseFlags, UsageError } from './option-flags';
+import { refuseOpenExposure, serverFlags } from './server-flags';
 import { TASK_QUEUE_HINT, type LocalWorker } from './session';
 import { clientSettings, type ClientSettings } from '../connection/settings';
 import { createAgentWorker } from '../worker/create-agent-worker';
@@ -12,7 +13,7 @@ import { listAgents } from '../client/list-agents';
 import { installRuntimeLogging } from '../telemetry/logging';
 import { requireWorker } from '../client/task-queue-workers';
 import { connectTemporal, describeTemporal, workflowUrl } from '../connection/temporal-env';
-import { httpAccessFromEnv, isLoopback } from '../http/access';
+import { httpAccessFromEnv } from '../http/access';
 import { createAgentMcpServer } from '../mcp/agent-mcp-server';
 import { createMcpHttpServer } from '../mcp/mcp-http-server';
 import { mcpServersFromEnv } from '../tools/mcp/mcp-config';
@@ -41,22 +42,14 @@ export function parseMcpArgs(argv: string[]): McpCommand {
     'task-queue': { type: 'string' },
   });
   if (positionals.length) throw new UsageError(`mcp takes no arguments, got ${positionals.join(' ')}`);
-  const port = values.port === undefined ? 3001 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new UsageError(`--port must be a port number (0-65535), got "${values.port}"`);
   if (!values.http && (values.port !== undefined || values.host !== undefined))
     throw new UsageError('--port and --host go with --http (stdio needs neither)');
-  const command: McpCommand = { transport: values.http ? 'http' : 'stdio', port, host: values.host ?? '127.0.0.1' };
+  const command: McpCommand = { transport: values.http ? 'http' : 'stdio', ...serverFlags(values, 3001) };
   if (values.agents !== undefined)
     command.agents = values.agents
       .split(',')
       .map((a) => a.trim())
       .filter(Boolean);
-  if (values['task-queue'] !== undefined) {
-    const problem = taskQueueProblem(values['task-queue']);
-    if (problem) throw new UsageError(problem);
-    command.taskQueue = values['task-queue'];
-  }
   return command;
 }
 
@@ -75,11 +68,7 @@ export async function serveMcp(
   const command = parseMcpArgs(argv);
   // The same bearer tokens, CORS origins and rate limit as the HTTP API (AGENT_HTTP_*).
   const access = command.transport === 'http' ? httpAccessFromEnv(settings.env) : {};
-  if (command.transport === 'http' && !access.tokens?.length && !isLoopback(command.host)) {
-    throw new UsageError(
-      `--host ${command.host} would expose the agents to the network without authentication: set AGENT_HTTP_TOKENS (comma-separated bearer tokens) or keep the default 127.0.0.1`,
-    );
-  }
+  if (command.transport === 'http') refuseOpenExposure(command.host, access);
   const note = (line: string) => process.stderr.write(`${line}\n`);
   installRuntimeLogging('WARN', { ...settings.logging, handleSignals: false });
   const mcpServers = localWorker ? (localWorker.mcpServers ?? mcpServersFromEnv(settings.env)) : {};

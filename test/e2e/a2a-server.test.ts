@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Message, TaskState, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { defineAgent } from '../../src/agents/define-agent';
-import { createHttpApi } from '../../src/http/http-api';
+import { startHttpApi } from '../helpers/http-api';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { call, lastOf, startModel } from '../helpers/scripted-model';
-import { createTestWorker, useTestTemporal, type TestTemporal } from '../helpers/temporal';
+import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 import { testRegistry, transfers } from '../helpers/test-tools';
 
 /** The agents as A2A agents, spoken to by the official `@a2a-js/sdk` client (protocol 1.0). */
@@ -27,13 +24,6 @@ function model(req: ChatRequest) {
   if (last.role === 'tool') return { content: `tool said: ${String(last.content)}` };
   if (lastOf(req, 'user') === 'pay bob') return call(['transfer', { to: 'bob', amount: 3 }]);
   return call(['stock_quote', { symbol: 'ACME' }]);
-}
-
-async function listen(t: TestTemporal, taskQueue: string): Promise<{ server: Server; base: string }> {
-  const server = createHttpApi({ client: t.client, taskQueue });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 function request(text: string, ids: { contextId?: string; taskId?: string } = {}): SendMessageRequest {
@@ -60,7 +50,8 @@ it('serves an agent over A2A: its card, a task answered as an artifact, a stream
     registry: testRegistry(),
     agents: [cashier],
   });
-  let { server, base } = await listen(t, taskQueue);
+  let api = await startHttpApi({ client: t.client, taskQueue });
+  let base = api.base;
   try {
     await worker.runUntil(async () => {
       // The card, where the SDK looks for it relative to the agent's URL.
@@ -122,9 +113,9 @@ it('serves an agent over A2A: its card, a task answered as an artifact, a stream
       expect(transfers.length).toBe(paid + 1);
 
       // A new server (nothing in memory) reads the tasks back from Temporal.
-      server.closeAllConnections();
-      server.close();
-      ({ server, base } = await listen(t, taskQueue));
+      api.close();
+      api = await startHttpApi({ client: t.client, taskQueue });
+      base = api.base;
       const again = await new ClientFactory().createFromUrl(`${base}/a2a/cashier/`);
       const read = await again.getTask({ tenant: '', id: taskId, historyLength: undefined });
       expect(read.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -160,7 +151,6 @@ it('serves an agent over A2A: its card, a task answered as an artifact, a stream
       expect((await rest.getTask({ tenant: '', id: viaRest.id, historyLength: undefined })).id).toBe(viaRest.id);
     });
   } finally {
-    server.closeAllConnections();
-    server.close();
+    api.close();
   }
 }, 120_000);

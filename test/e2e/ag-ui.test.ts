@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { HttpAgent } from '@ag-ui/client';
-import { createHttpApi } from '../../src/http/http-api';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { call, lastOf, startModel } from '../helpers/scripted-model';
+import { startHttpApi } from '../helpers/http-api';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 import { testRegistry, transfers } from '../helpers/test-tools';
 
@@ -27,10 +25,8 @@ it('runs turns of a thread through HttpAgent: text and tool events, state, and a
   const m = await startModel(model);
   const t = temporal();
   const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
-  const server = createHttpApi({ client: t.client, taskQueue });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const api = await startHttpApi({ client: t.client, taskQueue });
+  const base = api.base;
   const threadId = `ag-ui-${randomUUID()}`;
   try {
     await worker.runUntil(async () => {
@@ -98,7 +94,6 @@ it('runs turns of a thread through HttpAgent: text and tool events, state, and a
       expect(await bad.json()).toMatchObject({ error: expect.stringContaining('"messages"') });
     });
   } finally {
-    server.closeAllConnections();
-    server.close();
+    api.close();
   }
 }, 120_000);

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHttpApi } from '../../src/http/http-api';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { aiSdkChat } from '../helpers/ai-sdk-client';
 import { cleanEnv, startTs, type Started } from '../helpers/processes';
 import { call, lastOf, startModel } from '../helpers/scripted-model';
+import { startHttpApi } from '../helpers/http-api';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 import { testRegistry, transfers } from '../helpers/test-tools';
 
@@ -37,10 +37,8 @@ it('runs tool-calling turns and an approval round trip through DefaultChatTransp
   const m = await startModel(model);
   const t = temporal();
   const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
-  const server = createHttpApi({ client: t.client, taskQueue });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const api = await startHttpApi({ client: t.client, taskQueue });
+  const base = api.base;
   const id = `ui-chat-${randomUUID()}`;
   const chat = aiSdkChat(`${base}/api/chat`, id);
   try {
@@ -125,8 +123,7 @@ it('runs tool-calling turns and an approval round trip through DefaultChatTransp
     });
   } finally {
     await chat.close();
-    server.closeAllConnections();
-    server.close();
+    api.close();
   }
 }, 120_000);
 
