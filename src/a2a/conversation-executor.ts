@@ -6,7 +6,13 @@ import {
   type ExecutionEventBus,
   type RequestContext,
 } from '@a2a-js/sdk/server';
-import { workflowIdProblem, type ApprovalDecision, type ConversationOptions } from '../core';
+import {
+  workflowIdProblem,
+  type AgentEvent,
+  type ApprovalDecision,
+  type ConversationOptions,
+  type ConversationTurnResult,
+} from '../core';
 import { cancelTurn, startMessage, type MessageRequest } from '../client/conversations';
 import { eventsPosition, isTurnEnd } from '../client/event-stream';
 import { decideAnswered, followTurn, pausedTurn, type TurnStep } from '../client/turn-follow';
@@ -46,7 +52,11 @@ export class ConversationExecutor implements AgentExecutor {
           metadata: turn === undefined ? undefined : { workflowId: ids.contextId, turn },
         }),
       );
-    const signal = new AbortController().signal;
+    // The turn's result, once its Update answers: it ends the task without waiting for the
+    // event stream to catch up (the stream still tells what happens before: tools, approvals).
+    const answered = new AbortController();
+    const signal = answered.signal;
+    let result: ConversationTurnResult | undefined;
     try {
       const problem = workflowIdProblem(ctx.contextId, 'the contextId');
       if (problem) throw new Error(problem);
@@ -84,7 +94,13 @@ export class ConversationExecutor implements AgentExecutor {
           taskQueue: this.o.taskQueue,
           options,
         });
-        sent.result().catch(() => undefined);
+        sent.result().then(
+          (r) => {
+            result = r;
+            answered.abort();
+          },
+          () => undefined,
+        );
         task = {
           id: ids.id,
           contextId: ids.contextId,
@@ -98,6 +114,28 @@ export class ConversationExecutor implements AgentExecutor {
       }
       const asked = new Map<string, string>();
       let turn = (task.metadata as { turn?: number } | undefined)?.turn;
+      const finish = (end: AgentEvent) => {
+        const outcome = turnOutcome(ids, end);
+        for (const artifact of outcome.artifacts)
+          bus.publish(
+            A2AEvent.artifactUpdate({
+              taskId: ids.id,
+              contextId: ids.contextId,
+              artifact,
+              append: false,
+              lastChunk: true,
+              metadata: undefined,
+            }),
+          );
+        bus.publish(
+          A2AEvent.statusUpdate({
+            taskId: ids.id,
+            contextId: ids.contextId,
+            status: outcome.status,
+            metadata: { workflowId: ids.contextId, turn: turn ?? end.turn },
+          }),
+        );
+      };
       for await (const step of steps) {
         if (step.kind === 'paused') {
           const what = [...asked.values()].join('; ');
@@ -117,30 +155,9 @@ export class ConversationExecutor implements AgentExecutor {
         } else if (e.type === 'tool_call_started') update(TaskState.TASK_STATE_WORKING, `calling ${e.name}`, turn);
         else if (e.type === 'approval_requested') asked.set(e.callId, e.summary);
         else if (e.type === 'approval_decided') asked.delete(e.callId);
-        else if (isTurnEnd(e)) {
-          const outcome = turnOutcome(ids, e);
-          for (const artifact of outcome.artifacts)
-            bus.publish(
-              A2AEvent.artifactUpdate({
-                taskId: ids.id,
-                contextId: ids.contextId,
-                artifact,
-                append: false,
-                lastChunk: true,
-                metadata: undefined,
-              }),
-            );
-          bus.publish(
-            A2AEvent.statusUpdate({
-              taskId: ids.id,
-              contextId: ids.contextId,
-              status: outcome.status,
-              metadata: { workflowId: ids.contextId, turn },
-            }),
-          );
-          return;
-        }
+        else if (isTurnEnd(e)) return finish(e);
       }
+      if (result) finish({ type: 'turn_completed', result, offset: -1, turn: result.turn });
     } catch (err) {
       update(TaskState.TASK_STATE_FAILED, err instanceof Error ? err.message : String(err));
     } finally {

@@ -25,15 +25,14 @@ export class TemporalTaskStore implements TaskStore {
     private readonly taskQueue: string,
   ) {}
 
-  /** Per task: the saves on their way to its workflow, in order, and what was last sent. */
-  private readonly writes = new Map<string, { chain: Promise<void>; sent?: string }>();
+  /** Per task: the write on its way to its workflow, and the save waiting for its turn. */
+  private readonly writes = new Map<string, { chain: Promise<void>; waiting?: NodeJS.Timeout }>();
 
   /**
-   * Saves the task. The SDK saves after every event; what reaches the workflow is what a reader
-   * after a restart needs: the first save, every change of state or metadata (the turn the task
-   * follows), and the rest is kept here. The writes go out in order, without holding the
-   * response up, except a task that waits for input or has ended: that one is in Temporal before
-   * the caller is answered.
+   * Saves the task. The SDK saves after every event; a working task's saves are coalesced (at
+   * most one write a {@link WORKING_WRITE_MS}, the latest), so a task that ends quickly costs
+   * its workflow one write. A task that waits for input or has ended is written at once, and is
+   * in Temporal before the caller is answered. Writes go out in order, each the whole task.
    */
   async save(task: Task, _context: ServerCallContext): Promise<void> {
     const state = task.status?.state;
@@ -41,31 +40,37 @@ export class TemporalTaskStore implements TaskStore {
     this.recent.set(task.id, structuredClone(task));
     if (this.recent.size > RECENT_TASKS) this.recent.delete(this.recent.keys().next().value!);
     const final = state !== undefined && FINAL.has(state);
-    const key = JSON.stringify([state, task.metadata, task.artifacts.length]);
     const write = this.writes.get(task.id) ?? { chain: Promise.resolve() };
     this.writes.set(task.id, write);
-    if (write.sent === key && !final) return;
-    write.sent = key;
-    const json = Task.toJSON(task);
-    write.chain = write.chain
-      .catch(() => undefined)
-      .then(() =>
-        this.client.workflow
-          .signalWithStart(A2A_TASK_WORKFLOW_TYPE, {
-            workflowId: taskWorkflowId(task.id),
-            taskQueue: this.taskQueue,
-            args: [],
-            signal: a2aTaskSaveSignal,
-            signalArgs: [{ task: json, final }],
-            memo: { contextId: task.contextId },
-            staticSummary: `A2A task of conversation ${task.contextId}`,
-          })
-          .then(() => undefined),
-      );
-    if (final) this.writes.delete(task.id);
-    if (final || state === TaskState.TASK_STATE_INPUT_REQUIRED) await write.chain;
-    // A failed write is made good by the next, which carries the whole task.
-    else write.chain.catch(() => undefined);
+    clearTimeout(write.waiting);
+    const send = () => {
+      write.waiting = undefined;
+      const latest = this.recent.get(task.id) ?? task;
+      const json = Task.toJSON(latest);
+      const ended = latest.status?.state !== undefined && FINAL.has(latest.status.state);
+      write.chain = write.chain
+        .catch(() => undefined)
+        .then(() =>
+          this.client.workflow
+            .signalWithStart(A2A_TASK_WORKFLOW_TYPE, {
+              workflowId: taskWorkflowId(latest.id),
+              taskQueue: this.taskQueue,
+              args: [],
+              signal: a2aTaskSaveSignal,
+              signalArgs: [{ task: json, final: ended }],
+              memo: { contextId: latest.contextId },
+              staticSummary: `A2A task of conversation ${latest.contextId}`,
+            })
+            .then(() => undefined),
+        );
+      return write.chain;
+    };
+    if (final || state === TaskState.TASK_STATE_INPUT_REQUIRED) {
+      if (final) this.writes.delete(task.id);
+      await send();
+      return;
+    }
+    write.waiting = setTimeout(() => void send().catch(() => undefined), WORKING_WRITE_MS);
   }
 
   async load(taskId: string, _context: ServerCallContext): Promise<Task | undefined> {
@@ -125,6 +130,12 @@ export function taskWorkflowId(taskId: string): string {
 }
 
 const PREFIX = 'a2a-task-';
+
+/**
+ * How long a working task's save waits for the next (see `TemporalTaskStore.save`): what a reader
+ * after a crash of this server may miss of a task still working, at most.
+ */
+const WORKING_WRITE_MS = 1000;
 
 /** How many tasks a server remembers as it saved them (see `TemporalTaskStore.recent`). */
 const RECENT_TASKS = 1000;
