@@ -9,6 +9,7 @@ import type { AgentSummary } from '../common/activity-interface';
 import { agentCard } from './agent-card';
 import { ConversationExecutor } from './conversation-executor';
 import { TemporalTaskStore } from './task-store';
+import { TemporalPushStore } from './push-store';
 
 /** Options of {@link a2aHandler}. */
 export interface A2AOptions {
@@ -35,6 +36,10 @@ export function a2aHandler(o: A2AOptions): (req: IncomingMessage, res: ServerRes
   const app = express();
   app.disable('x-powered-by');
   const store = new TemporalTaskStore(o.client, o.taskQueue);
+  const pushes = new TemporalPushStore(o.client, o.taskQueue);
+  // Push notifications are delivered by each task's record workflow (see a2aTaskWorkflow), not
+  // by this server: the SDK's sender has nothing to do.
+  const sender = { send: async () => undefined };
   const routers = new Map<string, express.Router>();
 
   const known = async (name: string): Promise<AgentSummary | undefined> =>
@@ -72,7 +77,7 @@ export function a2aHandler(o: A2AOptions): (req: IncomingMessage, res: ServerRes
             ...(o.conversationOptions ? { conversationOptions: o.conversationOptions } : {}),
             store,
           });
-          const handler = new DefaultRequestHandler(card, store, executor);
+          const handler = new DefaultRequestHandler(card, store, executor, undefined, pushes, sender);
           router = express.Router();
           // Clients of protocol 0.3 (no A2A-Version header) are answered too, as the SDK translates.
           const transport = {

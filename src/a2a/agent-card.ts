@@ -30,7 +30,7 @@ export function agentCard(agent: AgentSummary, o: AgentCardOptions): AgentCard {
       { url: o.url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
       { url: o.url, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
     ],
-    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: false },
     ...(o.bearer
       ? {
           securitySchemes: {

@@ -1,4 +1,4 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { A2A_TASK_WORKFLOW_TYPE, a2aTaskQuery, a2aTaskSaveSignal } from '../common/definitions';
@@ -56,12 +56,19 @@ export class TemporalTaskStore implements TaskStore {
               workflowId: taskWorkflowId(latest.id),
               taskQueue: this.taskQueue,
               args: [],
+              // A task that ended is not started again by a late save.
+              workflowIdReusePolicy: 'REJECT_DUPLICATE',
               signal: a2aTaskSaveSignal,
               signalArgs: [{ task: json, final: ended }],
               memo: { contextId: latest.contextId },
               staticSummary: `A2A task of conversation ${latest.contextId}`,
             })
-            .then(() => undefined),
+            .then(
+              () => undefined,
+              (err: unknown) => {
+                if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+              },
+            ),
         );
       return write.chain;
     };

@@ -9,6 +9,7 @@ import { createCallModel } from './call-model';
 import { createSummarizeMessages } from './summarize';
 import { createDescribeWorker } from './describe-worker';
 import { createSendScheduledMessage } from './send-scheduled-message';
+import { createDeliverWebhook } from './deliver-webhook';
 import { createCheckGuardrails } from './check-guardrails';
 import { GuardrailRegistry } from '../agents/define-guardrail';
 import type { ConversationLoader } from './conversation-loader';
@@ -100,6 +101,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
       models: deps.model.models,
     }),
     sendScheduledMessage: createSendScheduledMessage({ client: deps.client }),
+    deliverWebhook: createDeliverWebhook(),
     checkGuardrails: createCheckGuardrails({
       guardrails: deps.guardrails ?? new GuardrailRegistry(),
       client: deps.client,

@@ -53,6 +53,21 @@ export interface AgentActivities {
    * one that cannot decide as refusing.
    */
   checkGuardrails(input: GuardrailCheckInput): Promise<GuardrailCheck[]>;
+  /**
+   * POSTs a notification to a webhook (an A2A task's push notification). Fails the attempt when
+   * the webhook cannot be reached or answers with an error, so the workflow's retries deliver it
+   * later; a 4xx other than 408 and 429 fails it for good (`Webhook.Refused`).
+   */
+  deliverWebhook(input: WebhookDelivery): Promise<void>;
+}
+
+/** Input of `deliverWebhook`. */
+export interface WebhookDelivery {
+  url: string;
+  /** Authentication headers (`authorization`, `X-A2A-Notification-Token`). */
+  headers: Record<string, string>;
+  contentType: string;
+  body: string;
 }
 
 /** Input of `checkGuardrails`. */

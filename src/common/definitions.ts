@@ -117,3 +117,14 @@ export interface A2ATaskRecord {
 export const a2aTaskSaveSignal = defineSignal<[A2ATaskRecord]>('a2aTaskSave');
 /** The task as last saved. */
 export const a2aTaskQuery = defineQuery<unknown>('a2aTask');
+/** A webhook an A2A task's changes go to (its auth headers ready), with the A2A config it came from. */
+export interface A2APushTarget {
+  id: string;
+  url: string;
+  headers: Record<string, string>;
+  config: unknown;
+}
+/** Sets a task's push notification config (`set`), or removes one (`remove`: its id, `*` for all). */
+export const a2aTaskPushSignal = defineSignal<[{ set?: A2APushTarget; remove?: string }]>('a2aTaskPush');
+/** The task's push notification configs, as the A2A server saved them. */
+export const a2aTaskPushQuery = defineQuery<unknown[]>('a2aTaskPushConfigs');
