@@ -15,7 +15,15 @@ import { startDevServer } from '../../src/connection/dev-server';
 import { installRuntimeLogging } from '../../src/telemetry/logging';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { answer, startModel, startScriptedModel } from '../helpers/scripted-model';
-import { A2A_TASK_WORKFLOW_TYPE, a2aTaskSaveSignal, SCHEDULED_TURN_WORKFLOW_TYPE } from '../../src/common/definitions';
+import {
+  A2A_TASK_WORKFLOW_TYPE,
+  a2aTaskPushSignal,
+  a2aTaskSaveSignal,
+  SCHEDULED_TURN_WORKFLOW_TYPE,
+} from '../../src/common/definitions';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { modelAt } from '../helpers/temporal';
 import { bookingToolProvider, testAgents, testRegistry } from '../helpers/test-tools';
 import { conversationScenarios, replayAgents, replayGuardrails, scenarios } from './scenarios';
@@ -122,6 +130,32 @@ async function main(only: string[]): Promise<void> {
       });
       await model.close();
       write('a2a-task', await client.workflow.getHandle(id).fetchHistory());
+    }
+    // The same with a push notification config: each change of state goes to the webhook by an activity.
+    if (wanted('a2a-task-push')) {
+      const hook = createServer((_req, res) => res.writeHead(200).end());
+      hook.listen(0, '127.0.0.1');
+      await once(hook, 'listening');
+      const url = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
+      const model = await startModel(() => answer('unused'));
+      const w = await worker('a2a-task-push', model.baseURL);
+      const id = 'replay-a2a-task-push';
+      const task = (state: string) => ({ id: 't2', contextId: 'c2', status: { state }, metadata: { turn: 1 } });
+      await w.runUntil(async () => {
+        const handle = await client.workflow.signalWithStart(A2A_TASK_WORKFLOW_TYPE, {
+          taskQueue: 'record-a2a-task-push',
+          workflowId: id,
+          args: [],
+          signal: a2aTaskPushSignal,
+          signalArgs: [{ set: { id: 'hook', url, headers: { 'X-A2A-Notification-Token': 't' }, config: { url } } }],
+        });
+        await handle.signal(a2aTaskSaveSignal, { task: task('TASK_STATE_WORKING'), final: false });
+        await handle.signal(a2aTaskSaveSignal, { task: task('TASK_STATE_COMPLETED'), final: true });
+        await handle.result();
+      });
+      await model.close();
+      hook.close();
+      write('a2a-task-push', await client.workflow.getHandle(id).fetchHistory());
     }
   } finally {
     await connection.close();
