@@ -12,6 +12,8 @@ export interface AttemptLedger {
   toolFailures?: number;
   /** The attempt in which the tool last failed: an attempt after any other ended with its worker lost. */
   lastToolFailure?: number;
+  /** What the tool saved with `checkpoint` (see `ToolContext`). */
+  toolProgress?: unknown;
 }
 
 /** Reads heartbeat details defensively: anything but a ledger (older workers sent none) is an empty one. */
@@ -24,6 +26,8 @@ export function ledgerOf(details: unknown): AttemptLedger {
     ledger.toolFailures = toolFailures;
   if (typeof lastToolFailure === 'number' && Number.isInteger(lastToolFailure) && lastToolFailure >= 1)
     ledger.lastToolFailure = lastToolFailure;
+  const { toolProgress } = details as Record<string, unknown>;
+  if (toolProgress !== undefined) ledger.toolProgress = toolProgress;
   return ledger;
 }
 

@@ -7,7 +7,7 @@ import type { McpToolSource } from '../tools/mcp/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
 import { prepareToolCall, toolOutcomeOf } from '../tools/tool-call';
 import type { BlobStore } from '../storage/blob-store';
-import { ledgerOf } from './attempt-ledger';
+import { ledgerOf, type AttemptLedger } from './attempt-ledger';
 import { keepHeartbeating, recordForNextAttempt } from './heartbeat';
 import type { ToolCallInput } from '../common/activity-interface';
 import { toolRetriedSignal } from '../common/definitions';
@@ -41,6 +41,9 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
     const info = Context.current().info;
     // Always set for activities scheduled by a workflow; the SDK types also cover standalone activities.
     const { workflowId, runId } = info.workflowExecution ?? { workflowId: '', runId: '' };
+    // What the tool saved with `checkpoint` in an earlier attempt, and what this one saves.
+    const ledger = ledgerOf(info.heartbeatDetails);
+    let progress = ledger.toolProgress;
     const ctx: ToolContext = {
       // A conversation is one workflow id across continue-as-new runs: that id is the memory id.
       conversationId: workflowId,
@@ -52,10 +55,14 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
       idempotencyKey: `${workflowId}/${runId}/${info.isLocal ? 'local-' : ''}${info.activityId}`,
       attempt: info.attempt,
       signal: Context.current().cancellationSignal,
+      ...(progress !== undefined ? { resumeFrom: progress } : {}),
+      checkpoint: (next) => {
+        progress = next;
+        if (!info.isLocal) Context.current().heartbeat(carried());
+      },
     };
     // The tool's own failures so far. Attempts that ended because the worker was lost (a crash,
     // a kill, a cut connection) are not among them: those must not use up the tool's attempts.
-    const ledger = ledgerOf(info.heartbeatDetails);
     const failures = ledger.toolFailures ?? 0;
     // The attempts before this one that did not end in a failure of the tool: their worker was lost.
     const workerLosses = info.attempt - 1 - failures;
@@ -65,10 +72,13 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
         info.attempt,
         ledger.lastToolFailure === info.attempt - 1 ? 'tool failed' : 'worker lost',
       );
-    const carried = () => ({
-      toolFailures: failures,
-      ...(ledger.lastToolFailure ? { lastToolFailure: ledger.lastToolFailure } : {}),
-    });
+    function carried(): AttemptLedger {
+      return {
+        toolFailures: failures,
+        ...(ledger.lastToolFailure ? { lastToolFailure: ledger.lastToolFailure } : {}),
+        ...(progress !== undefined ? { toolProgress: progress } : {}),
+      };
+    }
     // A local activity has no heartbeats: its workflow task stands for it.
     const stop = info.isLocal ? () => undefined : keepHeartbeating(undefined, carried);
     try {
@@ -79,7 +89,12 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
       return outcome;
     } catch (err) {
       if (err instanceof ToolError) return { result: toolErrorText(err.message), error: true };
-      if (!info.isLocal) recordForNextAttempt({ toolFailures: failures + 1, lastToolFailure: info.attempt });
+      if (!info.isLocal)
+        recordForNextAttempt({
+          toolFailures: failures + 1,
+          lastToolFailure: info.attempt,
+          ...(progress !== undefined ? { toolProgress: progress } : {}),
+        });
       // The tool's last attempt: Temporal's own count also holds attempts of lost workers, so we say when to stop.
       const attempts = registry.info(input.name).retry.maximumAttempts;
       const last = !info.isLocal && attempts > 0 && failures + 1 >= attempts;

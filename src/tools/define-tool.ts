@@ -22,6 +22,17 @@ export interface ToolContext {
   attempt: number;
   /** Aborted when the run cancels this call (time limit, cancellation). */
   signal: AbortSignal;
+  /**
+   * What this call saved with {@link ToolContext.checkpoint} in an earlier attempt, so that an
+   * attempt after a crash picks up where that one was (a remote task it follows, say) instead of
+   * starting over; undefined on a first attempt.
+   */
+  resumeFrom?: unknown;
+  /**
+   * Saves where the call stands, durably (with the activity's heartbeat): a later attempt of the
+   * same call gets it as `resumeFrom`. Small plain JSON. Does nothing in a local tool.
+   */
+  checkpoint(progress: unknown): void;
 }
 
 /** `'to_llm'`: results go back to the LLM (default). `'immediate'`: the run may end right after (see docs/agents-and-tools.md, run options). */

@@ -129,6 +129,8 @@ export async function executeToolCall(
     idempotencyKey: context.idempotencyKey ?? `${id}/${call.id}`,
     attempt: context.attempt ?? 1,
     signal: context.signal ?? new AbortController().signal,
+    ...(context.resumeFrom !== undefined ? { resumeFrom: context.resumeFrom } : {}),
+    checkpoint: context.checkpoint ?? (() => undefined),
   };
   try {
     return await toolOutcomeOf(await registry.execute(call.function.name, prepared.args, ctx));

@@ -23,6 +23,8 @@ export {
 export {
   defineTool,
   defineJsonSchemaTool,
+  a2aAgent,
+  type A2AAgentOptions,
   ToolRegistry,
   ToolError,
   type AnyToolDefinition,

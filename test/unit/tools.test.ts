@@ -108,6 +108,7 @@ describe('built-in tools', () => {
     idempotencyKey: 'k',
     attempt: 1,
     signal: new AbortController().signal,
+    checkpoint: () => undefined,
   };
   const run = (name: string, args: unknown) =>
     exampleToolRegistry()
