@@ -11,6 +11,7 @@ import { AGENT_MESSAGES_SINK } from '../common/definitions';
 import { createActivities, createConversationLoader, type ConversationLoader } from '../activities';
 import { AgentRegistry } from '../agents/agent-registry';
 import { ToolRegistry } from '../tools/registry';
+import { a2aAgent } from '../tools/a2a-agent';
 import { GuardrailRegistry } from '../agents/define-guardrail';
 import { McpToolSource } from '../tools/mcp/mcp-tool-source';
 import { checkSearchAttributes } from './search-attribute-check';
@@ -56,6 +57,14 @@ export class AgentsPlugin extends SimplePlugin {
    */
   constructor(options: AgentsPluginOptions = {}, settings: WorkerSettings = workerSettings(options)) {
     const registry = options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools ?? []);
+    for (const remote of settings.a2aAgents) {
+      const tool = a2aAgent(remote);
+      if (registry.has(tool.name))
+        throw new Error(
+          `AgentsPlugin: the remote A2A agent "${tool.name}" has the name of a tool already registered; give it another in AGENT_A2A_CONFIG (or "a2aAgents")`,
+        );
+      registry.register(tool);
+    }
     const agents = new AgentRegistry(options.agents ?? [], registry);
     const guardrails = new GuardrailRegistry([...(options.guardrails ?? []), ...agents.guardrails()]);
     const missing = agents.unknownGuardrails(guardrails);

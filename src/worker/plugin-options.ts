@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { A2AAgentOptions } from '../tools/a2a-agent';
 import type { ExternalStorage } from '@temporalio/common';
 import type { EncryptionKey } from '../codec/encryption-codec';
 import type { SearchAttributeUpdates } from '../core';
@@ -67,6 +68,11 @@ export interface AgentsPluginOptions {
    * Default: the file `AGENT_MCP_CONFIG` names, if set; else none.
    */
   mcpServers?: McpServers;
+  /**
+   * Remote A2A agents as tools (see `a2aAgent`), by tool name; default: `AGENT_A2A_CONFIG`, a
+   * JSON file `{"a2aAgents": {"research": {"url", "description"?, "headers"?, "timeout"?}}}`.
+   */
+  a2aAgents?: A2AAgentOptions[];
   /**
    * Where images are kept by reference (the bytes never enter a history): the images users send
    * and those tools return. Clients must reach the same store. Default: a directory,

@@ -8,6 +8,8 @@ import {
 import { modelConfigFromEnv, type ModelConfig } from '../models/model-config';
 import { isAiSdkLanguageModel } from '../models/ai-sdk/ai-sdk-model';
 import { mcpServersFromEnv, type McpServers } from '../tools/mcp/mcp-config';
+import { a2aAgentsFromEnv } from '../tools/a2a-config';
+import type { A2AAgentOptions } from '../tools/a2a-agent';
 import type { BlobStore } from '../storage/blob-store';
 import { blobStoreFromEnv } from '../storage/blob-store-from-env';
 import { CodecBlobStore } from '../storage/codec-blob-store';
@@ -27,6 +29,8 @@ export interface WorkerSettings {
   model: ModelConfig;
   /** The MCP servers whose tools agents may use (`AGENT_MCP_CONFIG`). */
   mcpServers: McpServers;
+  /** Remote A2A agents as tools (`AGENT_A2A_CONFIG`). */
+  a2aAgents: A2AAgentOptions[];
   /** `AGENT_TASK_QUEUE`, else `agents` (the task queue `createAgentWorker` polls). */
   taskQueue: string;
   /** Payload encryption keys (`AGENT_ENCRYPTION_KEYS`); none: payloads are not encrypted. */
@@ -55,6 +59,7 @@ export function workerSettings(
   env: NodeJS.ProcessEnv = process.env,
 ): WorkerSettings {
   const mcpServers = options.mcpServers ?? mcpServersFromEnv(env);
+  const a2aAgents = options.a2aAgents ?? a2aAgentsFromEnv(env);
   const base = options.model ?? modelConfigFromEnv(env);
   const named = options.models ?? base.models;
   for (const [name, m] of Object.entries(named ?? {})) {
@@ -89,6 +94,7 @@ export function workerSettings(
   return {
     model,
     mcpServers,
+    a2aAgents,
     taskQueue: options.taskQueue ?? defaultTaskQueue(env),
     ...(keys?.length ? { encryptionKeys: keys } : {}),
     allowPlaintext,

@@ -13,6 +13,35 @@ import { CodecBlobStore } from '../../src/storage/codec-blob-store';
 const KEYS = `k1:${randomBytes(32).toString('base64')}`;
 
 describe('workerSettings', () => {
+  it('takes remote A2A agents from AGENT_A2A_CONFIG, and the plugin offers them as tools', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'settings-'));
+    const file = join(dir, 'a2a.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        a2aAgents: {
+          research: { url: 'https://agents.example.com/a2a/research', headers: { authorization: 'Bearer ${T}' } },
+        },
+      }),
+    );
+    const env = {
+      OPENAI_BASE_URL: 'http://models.internal/v1',
+      AGENT_A2A_CONFIG: file,
+      T: 'tok',
+      AGENT_BLOB_DIR: join(dir, 'b'),
+    };
+    const s = workerSettings({}, env);
+    expect(s.a2aAgents).toEqual([
+      { name: 'research', url: 'https://agents.example.com/a2a/research', headers: { authorization: 'Bearer tok' } },
+    ]);
+    const plugin = new AgentsPlugin({}, s);
+    expect(plugin.tools.has('research')).toBe(true);
+    expect(plugin.tools.info('research').timeoutMs).toBe(24 * 3600_000);
+    expect(() => workerSettings({}, { ...env, T: undefined })).toThrow(
+      /a2aAgents\.research\.headers\.authorization uses \$\{T\}, which is not set/,
+    );
+  });
+
   it('takes the model, MCP servers, task queue and stores from the environment given', () => {
     const dir = mkdtempSync(join(tmpdir(), 'settings-'));
     const mcp = join(dir, 'mcp.json');

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { expandReferences } from '../env-references';
 import { parseDuration } from '../../core';
 
 /** Settings every MCP server takes, whatever its transport. */
@@ -63,11 +64,9 @@ export function parseMcpServers(value: unknown, source: string, env: NodeJS.Proc
         problems.push(`${at}.${field} must be a string`);
         return '';
       }
-      return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, variable: string) => {
-        const v = env[variable];
-        if (v === undefined) problems.push(`${at}.${field} uses \${${variable}}, which is not set in the environment`);
-        return v ?? '';
-      });
+      return expandReferences(text, env, (variable) =>
+        problems.push(`${at}.${field} uses \${${variable}}, which is not set in the environment`),
+      );
     };
     const stringMap = (field: 'env' | 'headers'): Record<string, string> | undefined => {
       const m = s[field];
