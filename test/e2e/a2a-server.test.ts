@@ -5,6 +5,7 @@ import { defineAgent } from '../../src/agents/define-agent';
 import { startHttpApi } from '../helpers/http-api';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { call, lastOf, startModel } from '../helpers/scripted-model';
+import { eventually } from '../helpers/processes';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 import { testRegistry, transfers } from '../helpers/test-tools';
 
@@ -121,6 +122,18 @@ it('serves an agent over A2A: its card, a task answered as an artifact, a stream
       expect(read.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
       expect(answerOf(read)).toBe('tool said: sent 3 to bob');
       expect((await again.getTask({ tenant: '', id: first.id, historyLength: undefined })).contextId).toBe(contextId);
+
+      // The context's tasks, listed from Temporal's visibility.
+      const list = () =>
+        again.listTasks({
+          tenant: '',
+          contextId,
+          status: TaskState.TASK_STATE_UNSPECIFIED,
+          pageToken: '',
+          statusTimestampAfter: undefined,
+        });
+      expect(await eventually(async () => (await list()).tasks.length === 2, 10_000)).toBe(true);
+      expect((await list()).tasks.map((x) => x.id).sort()).toEqual([first.id, taskId].sort());
 
       // A client of protocol 0.3 (its method names, no A2A-Version header), as older agents send.
       const old = await fetch(`${base}/a2a/cashier`, {
