@@ -24,8 +24,7 @@ export function parseA2aArgs(argv: string[]): A2ACommand {
     'task-queue': { type: 'string' },
   });
   if (positionals.length) throw new UsageError(`a2a takes no arguments, got ${positionals.join(' ')}`);
-  const command: A2ACommand = serverFlags(values, 3002);
-  return command;
+  return serverFlags(values, 3002);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseDuration } from '../core';
 import type { A2AAgentOptions } from './a2a-agent';
-import { expandReferences } from './env-references';
+import { fieldExpander } from './env-references';
 
 /** Tool names: what the LLM calls (OpenAI's rule). */
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -24,15 +24,7 @@ export function parseA2AAgents(value: unknown, source: string, env: NodeJS.Proce
       continue;
     }
     const a = raw as Record<string, unknown>;
-    const expand = (field: string, text: unknown): string => {
-      if (typeof text !== 'string') {
-        problems.push(`${at}.${field} must be a string`);
-        return '';
-      }
-      return expandReferences(text, env, (v) =>
-        problems.push(`${at}.${field} uses \${${v}}, which is not set in the environment`),
-      );
-    };
+    const expand = fieldExpander(at, env, problems);
     const url = expand('url', a.url);
     if (url && !/^https?:\/\//.test(url)) problems.push(`${at}.url must be an http(s) URL, got ${JSON.stringify(url)}`);
     const agent: A2AAgentOptions = { name, url };

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { expandReferences } from '../env-references';
+import { fieldExpander } from '../env-references';
 import { parseDuration } from '../../core';
 
 /** Settings every MCP server takes, whatever its transport. */
@@ -59,15 +59,7 @@ export function parseMcpServers(value: unknown, source: string, env: NodeJS.Proc
       continue;
     }
     const s = raw as Record<string, unknown>;
-    const expand = (field: string, text: unknown): string => {
-      if (typeof text !== 'string') {
-        problems.push(`${at}.${field} must be a string`);
-        return '';
-      }
-      return expandReferences(text, env, (variable) =>
-        problems.push(`${at}.${field} uses \${${variable}}, which is not set in the environment`),
-      );
-    };
+    const expand = fieldExpander(at, env, problems);
     const stringMap = (field: 'env' | 'headers'): Record<string, string> | undefined => {
       const m = s[field];
       if (m === undefined) return undefined;
