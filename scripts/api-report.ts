@@ -22,6 +22,7 @@ export const ENTRY_POINTS: Array<[string, string]> = [
   ['durable-agents/mcp', 'src/mcp/index.ts'],
   ['durable-agents/codec', 'src/codec/index.ts'],
   ['durable-agents/testing', 'src/testing/index.ts'],
+  ['durable-agents/a2a', 'src/a2a/index.ts'],
 ];
 
 /** The report's text. */

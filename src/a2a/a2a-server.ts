@@ -2,26 +2,38 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
 import express from 'express';
 import { AGENT_CARD_PATH } from '@a2a-js/sdk';
-import { DefaultRequestHandler } from '@a2a-js/sdk/server';
+import type { StreamResponse, SubscribeToTaskRequest } from '@a2a-js/sdk';
+import { DefaultExecutionEventBusManager, DefaultRequestHandler, type ServerCallContext } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { agentNameProblem, type ConversationOptions } from '../core';
 import type { AgentSummary } from '../common/activity-interface';
+import { listAgents } from '../client/list-agents';
+import { packageVersion } from '../connection/package-version';
 import { agentCard } from './agent-card';
 import { ConversationExecutor } from './conversation-executor';
-import { TemporalTaskStore } from './task-store';
+import { FINAL, TemporalTaskStore } from './task-store';
 import { TemporalPushStore } from './push-store';
 
 /** Options of {@link a2aHandler}. */
 export interface A2AOptions {
   client: Client;
   taskQueue: string;
-  /** The workers' named agents (the HTTP API's cached listing). */
-  agents: () => Promise<AgentSummary[]>;
+  /** The workers' named agents; default: the task queue's, asked of its workers every 30 s. */
+  agents?: () => Promise<AgentSummary[]>;
+  /** Options of the conversations the tasks start (a memory window, limits, ...). */
   conversationOptions?: ConversationOptions;
-  /** Whether requests need bearer tokens: the cards say so (the HTTP API checks them before this). */
+  /**
+   * Whether requests need bearer tokens: the cards declare the scheme. The handler does not check
+   * them: put it behind your authentication (the HTTP API puts it behind its tokens).
+   */
   bearer?: boolean;
-  /** The package's version, for the cards. */
-  version: string;
+  /**
+   * The base URL clients reach this server at (`https://agents.example.com`), when it is behind
+   * a proxy: the cards advertise `<publicUrl>/a2a/<agent>`. Default: the request's own host.
+   */
+  publicUrl?: string;
+  /** The version the cards give; default: this package's. */
+  version?: string;
 }
 
 /**
@@ -32,7 +44,9 @@ export interface A2AOptions {
  * {@link TemporalTaskStore} keeps tasks in Temporal. Mounted by the HTTP API (`serve`), behind
  * its access rules.
  */
-export function a2aHandler(o: A2AOptions): (req: IncomingMessage, res: ServerResponse) => void {
+export function a2aHandler(
+  o: A2AOptions,
+): (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void {
   const app = express();
   app.disable('x-powered-by');
   const store = new TemporalTaskStore(o.client, o.taskQueue);
@@ -42,8 +56,10 @@ export function a2aHandler(o: A2AOptions): (req: IncomingMessage, res: ServerRes
   const sender = { send: async () => undefined };
   const routers = new Map<string, express.Router>();
 
+  const agents = o.agents ?? agentsOf(o.client, o.taskQueue);
+  const version = o.version ?? packageVersion();
   const known = async (name: string): Promise<AgentSummary | undefined> =>
-    (await o.agents()).find((a) => a.name === name);
+    (await agents()).find((a) => a.name === name);
 
   app.use('/a2a/:agent', (req, res, next) => {
     const name = req.params.agent;
@@ -56,8 +72,9 @@ export function a2aHandler(o: A2AOptions): (req: IncomingMessage, res: ServerRes
             error: `no agent "${name}" on task queue "${o.taskQueue}"; GET /agents lists them`,
             errorType: 'Http.NotFound',
           });
-        const base = `${req.protocol}://${req.get('host')}/a2a/${encodeURIComponent(name)}`;
-        const card = agentCard(agent, { url: base, version: o.version, bearer: o.bearer ?? false });
+        // Where the card says the agent is: behind the prefix this handler may be mounted at.
+        const base = `${o.publicUrl?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host')}`}${req.baseUrl}`;
+        const card = agentCard(agent, { url: base, version, bearer: o.bearer ?? false });
         // The SDK writes the card as each protocol version reads it (1.0, and 0.3 for older clients).
         if (req.path === `/${AGENT_CARD_PATH}`)
           return void express.Router().use(
@@ -77,7 +94,7 @@ export function a2aHandler(o: A2AOptions): (req: IncomingMessage, res: ServerRes
             ...(o.conversationOptions ? { conversationOptions: o.conversationOptions } : {}),
             store,
           });
-          const handler = new DefaultRequestHandler(card, store, executor, undefined, pushes, sender);
+          const handler = new DurableRequestHandler(card, store, executor, pushes, sender);
           router = express.Router();
           // Clients of protocol 0.3 (no A2A-Version header) are answered too, as the SDK translates.
           const transport = {
@@ -95,4 +112,67 @@ export function a2aHandler(o: A2AOptions): (req: IncomingMessage, res: ServerRes
     );
   });
   return app;
+}
+
+/** The task queue's named agents, asked of its workers at most every 30 s (a failure is not kept). */
+function agentsOf(client: Client, taskQueue: string): () => Promise<AgentSummary[]> {
+  let kept: { at: number; agents: Promise<AgentSummary[]> } | undefined;
+  return () => {
+    if (!kept || Date.now() - kept.at > 30_000) {
+      const agents = listAgents(client, { taskQueue });
+      kept = { at: Date.now(), agents };
+      agents.catch(() => (kept = undefined));
+    }
+    return kept.agents;
+  };
+}
+
+/**
+ * The SDK's request handler, with one change: a resubscription (`SubscribeToTask`) to a task
+ * that no execution on this server is following (its server restarted, or another replica ran
+ * it) follows the task's turn from its conversation's durable event log, instead of answering
+ * the task as stored and ending. Its final state is saved, as the execution would have.
+ */
+class DurableRequestHandler extends DefaultRequestHandler {
+  private readonly buses: DefaultExecutionEventBusManager;
+
+  constructor(
+    card: ConstructorParameters<typeof DefaultRequestHandler>[0],
+    private readonly tasks: TemporalTaskStore,
+    private readonly follower: ConversationExecutor,
+    pushes: TemporalPushStore,
+    sender: ConstructorParameters<typeof DefaultRequestHandler>[5],
+  ) {
+    const buses = new DefaultExecutionEventBusManager();
+    super(card, tasks, follower, buses, pushes, sender);
+    this.buses = buses;
+  }
+
+  override async *resubscribe(
+    params: SubscribeToTaskRequest,
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
+    const task = this.buses.getByTaskId(params.id, context) ? undefined : await this.tasks.load(params.id, context);
+    const state = task?.status?.state;
+    // A live execution, an unknown task or a finished one: the SDK answers as it does.
+    if (!task || state === undefined || FINAL.has(state)) return yield* super.resubscribe(params, context);
+    yield { payload: { $case: 'task', value: task } };
+    const stop = new AbortController();
+    try {
+      let latest = task;
+      for await (const event of this.follower.follow(task, stop.signal)) {
+        if (event.kind === 'statusUpdate') {
+          latest = { ...latest, status: event.data.status, metadata: event.data.metadata ?? latest.metadata };
+          yield { payload: { $case: 'statusUpdate', value: event.data } };
+        } else if (event.kind === 'artifactUpdate') {
+          latest = { ...latest, artifacts: [...latest.artifacts, event.data.artifact!] };
+          yield { payload: { $case: 'artifactUpdate', value: event.data } };
+        }
+      }
+      const ended = latest.status?.state;
+      if (ended !== undefined && ended !== state) await this.tasks.save(latest, context);
+    } finally {
+      stop.abort();
+    }
+  }
 }

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import { TaskState, type Message, type Task } from '@a2a-js/sdk';
 import {
   AgentEvent as A2AEvent,
+  type AgentExecutionEvent,
   type AgentExecutor,
   type ExecutionEventBus,
   type RequestContext,
@@ -69,7 +70,7 @@ export class ConversationExecutor implements AgentExecutor {
         if (!paused || paused.turn !== turn) {
           steps = followTurn(this.o.client, ids.contextId, { turn, signal });
         } else {
-          const answer = approvalAnswer(ctx.userMessage, paused.pending);
+          const answer = approvalAnswer(ctx.userMessage, paused.pending, paused.questions);
           if (!answer) {
             update(
               TaskState.TASK_STATE_INPUT_REQUIRED,
@@ -112,57 +113,24 @@ export class ConversationExecutor implements AgentExecutor {
         bus.publish(A2AEvent.task(task));
         steps = followTurn(this.o.client, ids.contextId, { after, signal });
       }
-      const asked = new Map<string, string>();
-      let turn = (task.metadata as { turn?: number } | undefined)?.turn;
-      const finish = (end: AgentEvent) => {
-        const outcome = turnOutcome(ids, end);
-        for (const artifact of outcome.artifacts)
-          bus.publish(
-            A2AEvent.artifactUpdate({
-              taskId: ids.id,
-              contextId: ids.contextId,
-              artifact,
-              append: false,
-              lastChunk: true,
-              metadata: undefined,
-            }),
-          );
-        bus.publish(
-          A2AEvent.statusUpdate({
-            taskId: ids.id,
-            contextId: ids.contextId,
-            status: outcome.status,
-            metadata: { workflowId: ids.contextId, turn: turn ?? end.turn },
-          }),
-        );
-      };
-      for await (const step of steps) {
-        if (step.kind === 'paused') {
-          const what = [...asked.values()].join('; ');
-          update(
-            TaskState.TASK_STATE_INPUT_REQUIRED,
-            `Approve ${what || 'the pending tool calls'}? Answer "yes" or "no".`,
-            turn,
-          );
-          return;
-        }
-        const e = step.event;
-        if (e.type === 'turn_started') {
-          turn = e.turn;
-          // The task records its turn (in its metadata), so the store can tell how it ended even
-          // without this server.
-          update(TaskState.TASK_STATE_WORKING, undefined, turn);
-        } else if (e.type === 'tool_call_started') update(TaskState.TASK_STATE_WORKING, `calling ${e.name}`, turn);
-        else if (e.type === 'approval_requested') asked.set(e.callId, e.summary);
-        else if (e.type === 'approval_decided') asked.delete(e.callId);
-        else if (isTurnEnd(e)) return finish(e);
-      }
-      if (result) finish({ type: 'turn_completed', result, offset: -1, turn: result.turn });
+      const turn = (task.metadata as { turn?: number } | undefined)?.turn;
+      for await (const event of taskUpdates(ids, steps, turn, () => result)) bus.publish(event);
     } catch (err) {
       update(TaskState.TASK_STATE_FAILED, err instanceof Error ? err.message : String(err));
     } finally {
       bus.finished();
     }
+  }
+
+  /**
+   * The updates of a task that is not finished, followed from its conversation without the
+   * server that ran it (a resubscription after that server restarted): from its turn's first
+   * event to its end, or to `input-required` when the turn waits for approval.
+   */
+  async *follow(task: Task, signal: AbortSignal): AsyncGenerator<AgentExecutionEvent> {
+    const ids = { id: task.id, contextId: task.contextId };
+    const turn = (task.metadata as { turn?: number } | undefined)?.turn;
+    yield* taskUpdates(ids, followTurn(this.o.client, ids.contextId, { turn, signal }), turn, () => undefined);
   }
 
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
@@ -183,6 +151,74 @@ export class ConversationExecutor implements AgentExecutor {
       bus.finished();
     }
   }
+}
+
+/**
+ * A followed turn as the task's updates: `working` as it runs and calls tools, `input-required`
+ * when it pauses for approvals, then the answer as the `answer` artifact and the final state.
+ * `result` is the turn's result when its Update answered before the event stream told its end.
+ */
+async function* taskUpdates(
+  ids: { id: string; contextId: string },
+  steps: AsyncIterable<TurnStep>,
+  turnAtStart: number | undefined,
+  result: () => ConversationTurnResult | undefined,
+): AsyncGenerator<AgentExecutionEvent> {
+  let turn = turnAtStart;
+  const asked = new Map<string, string>();
+  const questions = new Map<string, string>();
+  const update = (state: TaskState, text?: string) =>
+    A2AEvent.statusUpdate({
+      taskId: ids.id,
+      contextId: ids.contextId,
+      status: status(state, text ? agentMessage(ids, text) : undefined),
+      metadata: turn === undefined ? undefined : { workflowId: ids.contextId, turn },
+    });
+  function* finish(end: AgentEvent): Generator<AgentExecutionEvent> {
+    const outcome = turnOutcome(ids, end);
+    for (const artifact of outcome.artifacts)
+      yield A2AEvent.artifactUpdate({
+        taskId: ids.id,
+        contextId: ids.contextId,
+        artifact,
+        append: false,
+        lastChunk: true,
+        metadata: undefined,
+      });
+    yield A2AEvent.statusUpdate({
+      taskId: ids.id,
+      contextId: ids.contextId,
+      status: outcome.status,
+      metadata: { workflowId: ids.contextId, turn: turn ?? end.turn },
+    });
+  }
+  for await (const step of steps) {
+    if (step.kind === 'paused') {
+      const what = [...asked.values()].join('; ');
+      const question = [...questions.values()].join('; ');
+      yield update(
+        TaskState.TASK_STATE_INPUT_REQUIRED,
+        question
+          ? `${question}${what ? ` (and approve ${what}? Answer "yes" or "no".)` : ''}`
+          : `Approve ${what || 'the pending tool calls'}? Answer "yes" or "no".`,
+      );
+      return;
+    }
+    const e = step.event;
+    if (e.type === 'turn_started') {
+      turn = e.turn;
+      // The task records its turn (in its metadata), so the store can tell how it ended even
+      // without this server.
+      yield update(TaskState.TASK_STATE_WORKING);
+    } else if (e.type === 'tool_call_started') yield update(TaskState.TASK_STATE_WORKING, `calling ${e.name}`);
+    else if (e.type === 'approval_requested') (e.question !== undefined ? questions : asked).set(e.callId, e.summary);
+    else if (e.type === 'approval_decided') {
+      asked.delete(e.callId);
+      questions.delete(e.callId);
+    } else if (isTurnEnd(e)) return yield* finish(e);
+  }
+  const answered = result();
+  if (answered) yield* finish({ type: 'turn_completed', result: answered, offset: -1, turn: answered.turn });
 }
 
 /** The user's message as a turn: its text parts, and its images (URLs, or bytes as data URLs). */
@@ -210,10 +246,14 @@ function userMessage(message: Message): MessageRequest {
 
 /**
  * A person's answer to the pending approvals, from a message: a data part `{"approved", "reason"?,
- * "callId"?}`, or text that starts with yes or no (the rest of a "no" is the reason). Undefined
- * when the message says neither.
+ * "callId"?}`, or text that starts with yes or no (the rest is the reason). A tool's question
+ * (`questions`) takes any other text as its answer. Undefined when the message answers nothing.
  */
-export function approvalAnswer(message: Message, pending: readonly string[]): ApprovalDecision[] | undefined {
+export function approvalAnswer(
+  message: Message,
+  pending: readonly string[],
+  questions: readonly string[] = [],
+): ApprovalDecision[] | undefined {
   for (const part of message.parts) {
     const content = part.content;
     if (content?.$case === 'data' && typeof content.value?.approved === 'boolean') {
@@ -230,12 +270,16 @@ export function approvalAnswer(message: Message, pending: readonly string[]): Ap
     .flatMap((p) => (p.content?.$case === 'text' ? [p.content.value] : []))
     .join(' ')
     .trim();
-  const yes = /^(yes|y|approve[d]?|ok(ay)?|sure|go ahead)\b/i.exec(text);
-  if (yes) return pending.map((callId) => ({ callId, approve: true }));
+  const yes = /^(yes|y|approve[d]?|ok(ay)?|sure|go ahead)\b[\s,.:;-]*/i.exec(text);
+  if (yes) {
+    const said = text.slice(yes[0].length).trim() || (questions.length ? text : '');
+    return pending.map((callId) => ({ callId, approve: true, ...(said ? { reason: said } : {}) }));
+  }
   const no = /^(no|n|deny|denied|reject(ed)?|don'?t)\b[\s,.:;-]*/i.exec(text);
   if (no) {
     const reason = text.slice(no[0].length).trim();
     return pending.map((callId) => ({ callId, approve: false, ...(reason ? { reason } : {}) }));
   }
+  if (text && questions.length) return questions.map((callId) => ({ callId, approve: true, reason: text }));
   return undefined;
 }

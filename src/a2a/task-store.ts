@@ -29,9 +29,9 @@ export class TemporalTaskStore implements TaskStore {
   private readonly writes = new Map<string, { chain: Promise<void>; waiting?: NodeJS.Timeout }>();
 
   /**
-   * Saves the task. The SDK saves after every event; a working task's saves are coalesced (at
-   * most one write a {@link WORKING_WRITE_MS}, the latest), so a task that ends quickly costs
-   * its workflow one write. A task that waits for input or has ended is written at once, and is
+   * Saves the task. The SDK saves after every event; a task's first save is written at once, the
+   * saves of a working task after it are coalesced (at most one write a {@link WORKING_WRITE_MS},
+   * the latest), so a task that ends quickly costs its workflow two writes. A task that waits for input or has ended is written at once, and is
    * in Temporal before the caller is answered. Writes go out in order, each the whole task.
    */
   async save(task: Task, _context: ServerCallContext): Promise<void> {
@@ -40,7 +40,8 @@ export class TemporalTaskStore implements TaskStore {
     this.recent.set(task.id, structuredClone(task));
     if (this.recent.size > RECENT_TASKS) this.recent.delete(this.recent.keys().next().value!);
     const final = state !== undefined && FINAL.has(state);
-    const write = this.writes.get(task.id) ?? { chain: Promise.resolve() };
+    const queued = this.writes.get(task.id);
+    const write = queued ?? { chain: Promise.resolve() };
     this.writes.set(task.id, write);
     clearTimeout(write.waiting);
     const send = () => {
@@ -70,13 +71,23 @@ export class TemporalTaskStore implements TaskStore {
               },
             ),
         );
-      return write.chain;
+      const chain = write.chain;
+      // A task whose writes are all out is forgotten here (one waiting for days costs nothing).
+      void chain
+        .finally(() => {
+          if (write.chain === chain && !write.waiting && this.writes.get(latest.id) === write)
+            this.writes.delete(latest.id);
+        })
+        .catch(() => undefined);
+      return chain;
     };
     if (final || state === TaskState.TASK_STATE_INPUT_REQUIRED) {
-      if (final) this.writes.delete(task.id);
       await send();
       return;
     }
+    // A task's first save goes out at once (unawaited), so a task its client was told of is in
+    // Temporal even if this server dies in the next second.
+    if (!queued) return void send().catch(() => undefined);
     write.waiting = setTimeout(() => void send().catch(() => undefined), WORKING_WRITE_MS);
   }
 

@@ -2,7 +2,7 @@ import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { toolErrorText, type ToolOutcome, type ToolRetry } from '../core';
 import { ToolError } from '../tools/tool-error';
-import type { ToolContext } from '../tools/define-tool';
+import { PersonAsked, type ToolContext } from '../tools/define-tool';
 import type { McpToolSource } from '../tools/mcp/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
 import { prepareToolCall, toolOutcomeOf } from '../tools/tool-call';
@@ -43,7 +43,8 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
     const { workflowId, runId } = info.workflowExecution ?? { workflowId: '', runId: '' };
     // What the tool saved with `checkpoint` in an earlier attempt, and what this one saves.
     const ledger = ledgerOf(info.heartbeatDetails);
-    let progress = ledger.toolProgress;
+    // A call again after its tool asked a person starts from the progress it asked with.
+    let progress = ledger.toolProgress ?? input.answer?.progress;
     const ctx: ToolContext = {
       // A conversation is one workflow id across continue-as-new runs: that id is the memory id.
       conversationId: workflowId,
@@ -60,6 +61,12 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
         progress = next;
         if (!info.isLocal) Context.current().heartbeat(carried());
       },
+      askPerson: (question, asked = progress) => {
+        throw new PersonAsked(String(question), asked);
+      },
+      ...(input.answer
+        ? { answer: { approved: input.answer.approved, ...(input.answer.text ? { text: input.answer.text } : {}) } }
+        : {}),
     };
     // The tool's own failures so far. Attempts that ended because the worker was lost (a crash,
     // a kill, a cut connection) are not among them: those must not use up the tool's attempts.
@@ -89,6 +96,9 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
       return outcome;
     } catch (err) {
       if (err instanceof ToolError) return { result: toolErrorText(err.message), error: true };
+      // Plain JSON across the edge: the question, and where the tool stands.
+      if (err instanceof PersonAsked)
+        return { result: '', error: false, asked: { question: err.question, ...jsonProgress(err.progress) } };
       if (!info.isLocal)
         recordForNextAttempt({
           toolFailures: failures + 1,
@@ -136,5 +146,15 @@ async function announceRetry(input: ToolCallInput, attempt: number, reason: Tool
       .signal(toolRetriedSignal, { callId: input.toolCallId, name: input.name, attempt, reason });
   } catch (err) {
     log.warn('could not announce a retried tool call', { tool: input.name, error: String(err) });
+  }
+}
+
+/** The progress a tool asked with, as plain JSON (absent when it has none or it is not JSON). */
+function jsonProgress(progress: unknown): { progress?: unknown } {
+  if (progress === undefined) return {};
+  try {
+    return { progress: JSON.parse(JSON.stringify(progress)) as unknown };
+  } catch {
+    return {};
   }
 }

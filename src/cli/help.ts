@@ -162,9 +162,10 @@ ${JSON_HELP}`,
       'Prints the messages of the run or conversation (a conversation: its whole transcript).',
     ),
     cancel: idCommand('cancel', 'Cancels a one-shot run, or the turn under way in a conversation (which stays open).'),
-    approve: `usage: ${me} approve <id> <callId> [--json]
+    approve: `usage: ${me} approve <id> <callId> [--reason "..."] [--json]
 
   Approves a tool call waiting for approval (status lists them with their call ids); the tool runs.
+  --reason "..."         the answer, when a running tool asked a question (status shows it)
 ${JSON_HELP}`,
     reject: `usage: ${me} reject <id> <callId> [--reason "..."] [--json]
 

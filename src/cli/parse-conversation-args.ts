@@ -26,8 +26,7 @@ export const CONVERSATION_USAGE = `usage: ${commandName()} chat [--conversation 
        ${commandName()} send <id> "<message>" [options] [--image <file or URL>]... [--no-wait | --wait 2m] [--json]
        ${commandName()} end <id> [--json]
        ${commandName()} history|status|cancel <id> [--json]               (a conversation or a one-shot run)
-       ${commandName()} approve <id> <callId> [--json]                     (a conversation or a one-shot run)
-       ${commandName()} reject <id> <callId> [--reason "..."] [--json]
+       ${commandName()} approve|reject <id> <callId> [--reason "..."] [--json] (a conversation or a one-shot run)
        ${commandName()} event <id> <name> ['<json>' | @file.json] [--json]        (a conversation or a one-shot run)
        ${commandName()} agents [--json]                                  (the worker's named agents)
        ${commandName()} list [--status S] [--agent NAME] [--limit 20] [--json]  (runs and conversations, newest first)`;
@@ -130,7 +129,7 @@ export function parseConversationArgs(
     case 'reject': {
       const { values, positionals } = parseFlags(argv, {
         ...JSON_FLAG,
-        ...(command === 'reject' ? { reason: { type: 'string' } } : {}),
+        reason: { type: 'string' },
       });
       const [conversationId, callId] = expectPositionals(command, positionals, ['<id>', '<callId>']);
       const reason = (values as { reason?: string }).reason;

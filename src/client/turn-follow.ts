@@ -79,6 +79,8 @@ export interface PausedTurn {
   /** That request's offset: the response that goes on reads from there. */
   after: number;
   pending: string[];
+  /** Those of `pending` that are a running tool's question to a person (answered in words). */
+  questions: string[];
 }
 
 /** The current turn's last pause for approvals, or undefined when it has none. */
@@ -88,12 +90,18 @@ export async function pausedTurn(client: Client, id: string): Promise<PausedTurn
   while (last >= 0 && events[last].type !== 'approval_requested') last--;
   if (last < 0) return undefined;
   const told = events.slice(0, last + 1);
-  const pending = new Set<string>();
+  const pending = new Map<string, boolean>();
   for (const e of told) {
-    if (e.type === 'approval_requested') pending.add(e.callId);
+    if (e.type === 'approval_requested') pending.set(e.callId, e.question !== undefined);
     if (e.type === 'approval_decided') pending.delete(e.callId);
   }
-  return { turn: told[last].turn, events: told, after: told[last].offset, pending: [...pending] };
+  return {
+    turn: told[last].turn,
+    events: told,
+    after: told[last].offset,
+    pending: [...pending.keys()],
+    questions: [...pending].filter(([, question]) => question).map(([callId]) => callId),
+  };
 }
 
 /** Whether the conversation `id` has a turn running (or waiting for a person). */

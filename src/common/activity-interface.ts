@@ -163,6 +163,11 @@ export interface ToolCallInput {
   toolCallId: string;
   /** The raw JSON arguments string; parsed and validated inside the activity. */
   arguments: string;
+  /**
+   * The call again, after its tool asked a person (its outcome's `asked`): the person's answer
+   * (`approved` false: declined; `text`: what they said) and the progress the tool asked with.
+   */
+  answer?: { approved: boolean; text?: string; progress?: unknown };
 }
 
 /** Input of `resolveTools`. */

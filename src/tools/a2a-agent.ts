@@ -15,11 +15,21 @@ export interface A2AAgentOptions {
   timeout?: string | number;
   /** How often the remote task is asked how it goes, at most (ms; default 10 s, starting at 250 ms). */
   maxPollMs?: number;
+  /**
+   * Who answers when the remote agent needs input (`input-required`): `'person'` (default) asks
+   * a person in our run, as an approval with the remote agent's question (approve with the
+   * answer as the reason, or reject), and sends the answer to the remote task; `'model'` returns
+   * the question to the LLM, which answers by calling the tool again with the task id.
+   */
+  inputRequired?: 'person' | 'model';
 }
 
-/** What a call saves to pick up after a crash: the remote task it follows. */
+/** What a call saves to pick up after a crash: the remote task it follows, and whether the person's answer went out. */
 interface Progress {
   taskId: string;
+  answered?: true;
+  /** The status (its timestamp) the person answered: until the remote task moves on, it is not asked again. */
+  asked?: string;
 }
 
 /**
@@ -28,8 +38,9 @@ interface Progress {
  * (its artifacts) is the tool's result. The call is a durable activity: it may last hours
  * (heartbeating), and an attempt after a crash of its worker follows the same remote task (saved
  * with `checkpoint`) instead of sending the message again. A task that needs input from us
- * (`input-required`) comes back to the LLM with the remote agent's question and its task id: the
- * LLM answers by calling the tool again with that `taskId`.
+ * (`input-required`) asks a person in our run (`ToolContext.askPerson`: an approval with the remote
+ * agent's question, for as long as it takes), and their answer goes to the remote task; with
+ * `inputRequired: 'model'` the question goes back to the LLM instead, with the task id to answer.
  */
 export function a2aAgent(options: A2AAgentOptions): JsonSchemaToolDefinition<string> {
   const base = options.url.replace(/\/+$/, '');
@@ -60,13 +71,11 @@ export function a2aAgent(options: A2AAgentOptions): JsonSchemaToolDefinition<str
       required: ['message'],
     },
     execute: async (args, ctx) =>
-      follow(
-        await connect(),
-        ctx,
-        String(args.message),
-        args.taskId as string | undefined,
-        options.maxPollMs ?? 10_000,
-      ),
+      follow(await connect(), ctx, String(args.message), args.taskId as string | undefined, {
+        maxPollMs: options.maxPollMs ?? 10_000,
+        askPerson: (options.inputRequired ?? 'person') === 'person',
+        name,
+      }),
   });
 }
 
@@ -95,20 +104,19 @@ async function follow(
   ctx: ToolContext,
   message: string,
   answering: string | undefined,
-  maxPollMs: number,
+  o: { maxPollMs: number; askPerson: boolean; name: string },
 ): Promise<string> {
   const { client, sdk } = remote;
   const { TaskState } = sdk;
-  let progress = ctx.resumeFrom as Progress | undefined;
-  if (!progress) {
-    const sent = await client.sendMessage({
+  const send = (text: string, taskId?: string) =>
+    client.sendMessage({
       tenant: '',
       message: sdk.Message.fromJSON({
         // Stable across attempts: a server that has it already may tell the send apart.
         messageId: ctx.idempotencyKey,
         role: 'ROLE_USER',
-        parts: [{ text: message }],
-        ...(answering ? { taskId: answering } : {}),
+        parts: [{ text }],
+        ...(taskId ? { taskId } : {}),
       }),
       configuration: {
         acceptedOutputModes: ['text/plain', 'application/json'],
@@ -117,12 +125,21 @@ async function follow(
       },
       metadata: undefined,
     });
+  let progress = ctx.resumeFrom as Progress | undefined;
+  if (!progress) {
+    const sent = await send(message, answering);
     // A plain message back: the agent answered without a task.
     if (!('status' in sent)) return textOf(sent.parts);
     progress = { taskId: sent.id };
     ctx.checkpoint(progress);
+  } else if (ctx.answer && !progress.answered) {
+    // A person answered the remote agent's question (see askPerson below): it goes to its task once.
+    const { approved, text } = ctx.answer;
+    await send(approved ? text || 'yes' : `no${text ? `, ${text}` : ''}`, progress.taskId);
+    progress = { ...progress, answered: true };
+    ctx.checkpoint(progress);
   }
-  for (let wait = 250; ; wait = Math.min(wait * 2, maxPollMs)) {
+  for (let wait = 250; ; wait = Math.min(wait * 2, o.maxPollMs)) {
     const task = await client.getTask({ tenant: '', id: progress.taskId, historyLength: undefined });
     const state = task.status?.state;
     const said = task.status?.message ? textOf(task.status.message.parts) : '';
@@ -132,6 +149,15 @@ async function follow(
         said ||
         '(the remote agent completed without an answer)'
       );
+    if (state === TaskState.TASK_STATE_INPUT_REQUIRED && o.askPerson) {
+      const asked = task.status?.timestamp ?? '';
+      // The question just answered, still shown until the remote agent takes the answer: wait.
+      if (progress.answered && progress.asked === asked) {
+        await sleep(wait, ctx.signal);
+        continue;
+      }
+      ctx.askPerson(`${o.name} asks: ${said || 'more information'}`, { taskId: task.id, asked });
+    }
     if (state === TaskState.TASK_STATE_INPUT_REQUIRED || state === TaskState.TASK_STATE_AUTH_REQUIRED)
       return `The remote agent needs input (taskId ${task.id}): ${said || 'it asks for more information'}. To answer, call this tool again with that taskId and your answer as the message.`;
     if (

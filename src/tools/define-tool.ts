@@ -33,6 +33,41 @@ export interface ToolContext {
    * same call gets it as `resumeFrom`. Small plain JSON. Does nothing in a local tool.
    */
   checkpoint(progress: unknown): void;
+  /**
+   * Asks a person, in the middle of the call, and suspends the call until they answer (a remote
+   * agent needs a detail, a payment needs a second yes). The question waits in the run like an
+   * approval (`approval_requested` with `question`; answered with an approval and its reason, or
+   * declined with a rejection) and durably, for days if need be; then the tool is called again,
+   * with the answer in {@link ToolContext.answer} and `progress` (default: what it saved with
+   * `checkpoint`) in {@link ToolContext.resumeFrom}. Never returns. Outside a durable run (a tool
+   * run directly), the call ends with an error saying what it asked.
+   */
+  askPerson(question: string, progress?: unknown): never;
+  /**
+   * A person's answer to what this call asked with {@link ToolContext.askPerson}: `approved`
+   * false when they declined, `text` what they said (an approval's or rejection's reason).
+   */
+  answer?: PersonAnswer;
+}
+
+/** A person's answer to a tool's question (see {@link ToolContext.askPerson}). */
+export interface PersonAnswer {
+  approved: boolean;
+  text?: string;
+}
+
+/**
+ * Thrown by {@link ToolContext.askPerson}: the call stops here and its run asks a person. Tools
+ * must let it through (a `catch` that swallows every error would keep the call from asking).
+ */
+export class PersonAsked extends Error {
+  constructor(
+    readonly question: string,
+    readonly progress?: unknown,
+  ) {
+    super(`the tool asks a person: ${question}`);
+    this.name = 'PersonAsked';
+  }
 }
 
 /** `'to_llm'`: results go back to the LLM (default). `'immediate'`: the run may end right after (see docs/agents-and-tools.md, run options). */

@@ -8,6 +8,8 @@ export {
   type ToolSettings,
   type ReturnBehavior,
   type Tool,
+  PersonAsked,
+  type PersonAnswer,
 } from './define-tool';
 export { ToolError } from './tool-error';
 export { a2aAgent, type A2AAgentOptions } from './a2a-agent';

@@ -131,6 +131,9 @@ export async function executeToolCall(
     signal: context.signal ?? new AbortController().signal,
     ...(context.resumeFrom !== undefined ? { resumeFrom: context.resumeFrom } : {}),
     checkpoint: context.checkpoint ?? (() => undefined),
+    askPerson: (question) => {
+      throw new Error(`it asked a person "${question}", which only a durable run can do`);
+    },
   };
   try {
     return await toolOutcomeOf(await registry.execute(call.function.name, prepared.args, ctx));

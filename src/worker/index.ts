@@ -27,6 +27,8 @@ export {
   type A2AAgentOptions,
   ToolRegistry,
   ToolError,
+  PersonAsked,
+  type PersonAnswer,
   type AnyToolDefinition,
   type JsonSchemaToolDefinition,
   type ToolContext,

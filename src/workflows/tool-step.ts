@@ -25,7 +25,14 @@ import {
   type ResolvedAgent,
   type RunState,
   type ToolOutcome,
+  askPerson,
+  pendingApprovals,
+  personAnswer,
+  setApprovalDeadline,
+  settleQuestion,
 } from '../core';
+import type { ToolCallInput } from '../common/activity-interface';
+import { awaitApprovals } from './approvals';
 import {
   executeTool,
   executeToolLocally,
@@ -126,6 +133,8 @@ function runTool(
   run: RunRef,
   ctx: RunContext,
   budget?: Pick<AgentInput, 'budget' | 'onBudget'>,
+  /** The call again after its tool asked a person: their answer. */
+  answer?: ToolCallInput['answer'],
 ): Promise<ToolOutcome> | ToolOutcome {
   if (planned.resolved) return planned.resolved;
   if (planned.tool.builtin === SLEEP || planned.tool.builtin === WAIT_FOR_EVENT) return runWait(planned, run, ctx);
@@ -137,7 +146,12 @@ function runTool(
     backoffCoefficient: 2,
   };
   const summary = toolCallSummary(call.function.name, planned.arguments);
-  const input = { name: call.function.name, toolCallId: call.id, arguments: call.function.arguments };
+  const input: ToolCallInput = {
+    name: call.function.name,
+    toolCallId: call.id,
+    arguments: call.function.arguments,
+    ...(answer ? { answer } : {}),
+  };
   // Temporal counts every attempt; the activity counts the tool's own failures and stops at the
   // tool's limit, so attempts whose worker was lost get an allowance of their own here.
   const withLosses = {
@@ -151,12 +165,52 @@ function runTool(
         [input],
       );
   return execution.then(
-    ({ toolCallId: _, ...recorded }) => ({ ...recorded, recorded: true }), // the activity's result is in history: the run's final result can leave it out
+    ({ toolCallId: _, ...recorded }) =>
+      recorded.asked
+        ? askPersonFor(planned, run, ctx, recorded.asked).then((answered) =>
+            runTool(planned, run, ctx, budget, answered),
+          )
+        : { ...recorded, recorded: true }, // the activity's result is in history: the run's final result can leave it out
     (err) => {
       if (isCancellation(err)) throw err;
       return { result: toolErrorText(toolFailureMessage(err, tool.timeoutMs, HEARTBEAT_TIMEOUT)), error: true };
     },
   );
+}
+
+/**
+ * A tool asked a person (`ToolContext.askPerson`): the question waits in the run as an approval
+ * of its call does (an `approval_requested` event with the question, the approval Update, the
+ * approval timeout), and the answer goes back to the tool, with the progress it asked with.
+ */
+async function askPersonFor(
+  planned: PlannedToolCall,
+  run: RunRef,
+  ctx: RunContext,
+  asked: NonNullable<ToolOutcome['asked']>,
+): Promise<NonNullable<ToolCallInput['answer']>> {
+  const callId = planned.call.id;
+  const calls = run.state.phase.kind === 'tools' ? run.state.phase.calls : [];
+  const before = calls.find((c) => c.call.id === callId)?.approval;
+  run.state = askPerson(run.state, callId, asked.question);
+  const timeoutMs = run.state.limits.approvalTimeoutMs;
+  if (timeoutMs !== undefined)
+    run.state = setApprovalDeadline(run.state, new Date(Date.now() + timeoutMs).toISOString());
+  const pending = pendingApprovals(run.state.phase.kind === 'tools' ? run.state.phase.calls : []);
+  const mine = pending.find((p) => p.callId === callId)!;
+  ctx.events.emit(ctx.turn, {
+    type: 'approval_requested',
+    callId,
+    tool: mine.name,
+    arguments: mine.arguments,
+    summary: mine.summary,
+    question: asked.question,
+    ...(mine.deadline ? { deadline: mine.deadline } : {}),
+  });
+  await awaitApprovals(run, pending, ctx);
+  const answer = personAnswer(run.state, callId) ?? { approved: false, text: 'no answer' };
+  run.state = settleQuestion(run.state, callId, before);
+  return { ...answer, ...(asked.progress !== undefined ? { progress: asked.progress } : {}) };
 }
 
 /**

@@ -72,7 +72,7 @@ export interface Started {
   kill(signal: NodeJS.Signals): void;
 }
 
-/** Starts a long-running TypeScript entry point (in its own process group) and resolves once its stdout matches `ready`. */
+/** Starts a long-running TypeScript entry point (in its own process group) and resolves once its stdout or stderr matches `ready`. */
 export function startTs(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 60_000): Promise<Started> {
   const child = spawnTs(args, env);
   const kill = (signal: NodeJS.Signals) => {
@@ -95,12 +95,13 @@ export function startTs(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, t
       reject(new Error(`not ready in ${timeoutMs} ms:\n${out}\n${err}`));
     }, timeoutMs);
     const check = () => {
-      if (ready.test(out)) {
+      if (ready.test(out) || ready.test(err)) {
         clearTimeout(timer);
         resolve({ child, output: () => out, exited, kill });
       }
     };
     child.stdout!.on('data', check);
+    child.stderr!.on('data', check);
     void exited.then((f) => {
       clearTimeout(timer);
       reject(new Error(`exited with ${f.code} before ready:\n${f.stdout}\n${f.stderr}`));

@@ -72,6 +72,17 @@ export const transfer = defineTool({
   },
 });
 
+/** A tool that asks a person mid-call which account to pay from (`ctx.askPerson`), then pays from it. */
+export const payFromAccount = defineTool({
+  name: 'pay_from_account',
+  description: 'Pays an amount from an account a person names',
+  parameters: z.object({ amount: z.number() }),
+  execute: (args, ctx) => {
+    if (!ctx.answer) return ctx.askPerson(`Pay ${args.amount} from which account?`);
+    return ctx.answer.approved ? `paid ${args.amount} from ${ctx.answer.text ?? 'the usual account'}` : 'not paid';
+  },
+});
+
 /** The documents' programmatic tool: a JSON Schema and an executor, no zod. */
 export const bookingLookups: Array<{ bookingNumber: string; conversationId: string }> = [];
 export const getBookingDetails = defineJsonSchemaTool({
@@ -118,10 +129,17 @@ export const bookingToolProvider: ToolProvider = ({ userMessage }) =>
   userMessage.includes('booking') ? ['get_booking_details'] : [];
 
 export function testRegistry(): ToolRegistry {
-  return new ToolRegistry([...exampleTools, notify, flaky, slow, blob, transfer, stockQuote, snapshot]).register(
-    getBookingDetails,
-    { dynamic: true },
-  );
+  return new ToolRegistry([
+    ...exampleTools,
+    notify,
+    flaky,
+    slow,
+    blob,
+    transfer,
+    stockQuote,
+    snapshot,
+    payFromAccount,
+  ]).register(getBookingDetails, { dynamic: true });
 }
 
 /** Named agents of the recorded histories: one with structured output, one for conversations. */

@@ -252,6 +252,23 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    // A tool that asks a person mid-call (ctx.askPerson): the answer goes back to the tool.
+    name: 'tool-asks-person',
+    input: { message: 'Pay 30.', tools: ['pay_from_account'] },
+    steps: [call(['pay_from_account', { amount: 30 }]), answer('Paid.')],
+    drive: async (client, workflowId) => {
+      const s = await until(
+        () => readStatus(client, workflowId),
+        (x) => x.pendingApprovals.length > 0,
+      );
+      await decideApproval(client, workflowId, {
+        callId: s.pendingApprovals[0].callId,
+        approve: true,
+        reason: 'account 7',
+      });
+    },
+  },
+  {
     // A durable sleep: a workflow timer with the reason as its summary, no activity.
     name: 'durable-sleep',
     input: { message: 'Follow up in a second.', tools: ['sleep'] },

@@ -3,6 +3,10 @@ import {
   applyModelReply,
   applyToolOutcomes,
   approvalProblem,
+  askPerson,
+  pendingApprovals,
+  personAnswer,
+  settleQuestion,
   carryOver,
   conversationStatus,
   decideApproval,
@@ -284,6 +288,37 @@ describe('approvals', () => {
     const expired = expireApprovals(run, 'no decision within 1 h');
     const step = nextStep(expired);
     expect(step.type === 'run_tools' && step.calls[0].resolved?.result).toMatch(/Reason: no decision within 1 h/);
+  });
+
+  describe('a running tool that asks a person', () => {
+    const calls = (r: RunState) => (r.phase.kind === 'tools' ? r.phase.calls : []);
+    it('waits like an approval, with the question as its summary, and keeps the call for the tool', () => {
+      let { run } = awaiting();
+      run = decideApproval(run, { callId: 'p1', approve: true });
+      const before = calls(run)[0].approval;
+      run = askPerson(run, 'a1', 'Which account?');
+      expect(pendingApprovals(calls(run))).toEqual([
+        { callId: 'a1', name: 'add', arguments: { a: 1 }, summary: 'Which account?', question: 'Which account?' },
+      ]);
+      expect(personAnswer(run, 'a1')).toBeUndefined();
+      run = decideApproval(run, { callId: 'a1', approve: true, reason: 'account 42' });
+      // Answered, not resolved: the tool runs again with the answer.
+      expect(calls(run)[1].resolved).toBeUndefined();
+      expect(personAnswer(run, 'a1')).toEqual({ approved: true, text: 'account 42' });
+      run = settleQuestion(run, 'a1', undefined);
+      expect(calls(run)[1].approval).toBeUndefined();
+      expect(calls(run)[0].approval).toEqual(before);
+    });
+
+    it('gives the tool a decline, and a timeout as a decline with its reason', () => {
+      const { run } = awaiting();
+      const asked = askPerson(run, 'a1', 'Which account?');
+      expect(personAnswer(decideApproval(asked, { callId: 'a1', approve: false }), 'a1')).toEqual({ approved: false });
+      const expired = expireApprovals(asked, 'no decision within 1 h');
+      expect(personAnswer(expired, 'a1')).toEqual({ approved: false, text: 'no decision within 1 h' });
+      // The call that needed approval is rejected by the timeout, as before.
+      expect(calls(expired)[0].resolved?.result).toMatch(/rejected this call to pay/);
+    });
   });
 });
 

@@ -8,6 +8,7 @@ import * as httpApi from '../../src/http/index';
 import * as mcpApi from '../../src/mcp/index';
 import * as codecApi from '../../src/codec/index';
 import * as testingApi from '../../src/testing/index';
+import * as a2aApi from '../../src/a2a/index';
 
 /** The public API is documented: TSDoc on every export in the source, every export of every entry point on docs/api.md. */
 const ROOT = join(__dirname, '..', '..');
@@ -49,6 +50,7 @@ const ENTRY_POINTS: Array<[string, Record<string, unknown>]> = [
   ['durable-agents/mcp', mcpApi],
   ['durable-agents/codec', codecApi],
   ['durable-agents/testing', testingApi],
+  ['durable-agents/a2a', a2aApi],
 ];
 
 it.each(ENTRY_POINTS)('lists every runtime export of %s in its section of docs/api.md', (entry, module) => {

@@ -109,6 +109,9 @@ describe('built-in tools', () => {
     attempt: 1,
     signal: new AbortController().signal,
     checkpoint: () => undefined,
+    askPerson: () => {
+      throw new Error('no person here');
+    },
   };
   const run = (name: string, args: unknown) =>
     exampleToolRegistry()

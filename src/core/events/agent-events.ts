@@ -52,6 +52,8 @@ export type AgentEventBody =
       tool: string;
       arguments: Record<string, unknown>;
       summary: string;
+      /** The running tool asks a person this (see `PendingApproval.question`). */
+      question?: string;
       /** When the approval timeout applies (ISO 8601), with one. */
       deadline?: string;
       /** Asked by an agent called as a tool (at any depth): its run's workflow id and agent. */

@@ -47,8 +47,13 @@ export interface PendingApproval {
   callId: string;
   name: string;
   arguments: Record<string, unknown>;
-  /** `send_email(to="bob@example.com")`: what a person is asked to approve. */
+  /** `send_email(to="bob@example.com")`: what a person is asked to approve (or the tool's question). */
   summary: string;
+  /**
+   * The running tool asks a person this (`ToolContext.askPerson`), rather than asking to run: an
+   * approval with a reason answers it ("yes", or what the tool asked for), a rejection declines.
+   */
+  question?: string;
   /** When the approval timeout applies (ISO 8601), with one. */
   deadline?: string;
   /** The timeout escalated it: a second period runs until `deadline`. */
@@ -95,9 +100,13 @@ export type ApprovalState =
       deadline?: string;
       /** Set once the timeout escalated it (`onApprovalTimeout: 'escalate'`). */
       escalated?: true;
+      /** The running tool asked a person this (`ToolContext.askPerson`): the answer goes back to it. */
+      question?: string;
     }
   | { status: 'approved' }
-  | { status: 'rejected'; reason?: string };
+  | { status: 'rejected'; reason?: string }
+  /** A person answered the running tool's question: the tool gets the answer. */
+  | { status: 'answered'; approved: boolean; reason?: string };
 
 /**
  * The agent a run speaks as: the one it started as, or after a handoff the one it was handed to.

@@ -27,11 +27,13 @@ export function pendingApprovals(calls: readonly PlannedToolCall[]): PendingAppr
   return calls
     .filter((c) => c.approval?.status === 'pending')
     .map((c) => {
+      const question = c.approval?.status === 'pending' ? c.approval.question : undefined;
       const pending: PendingApproval = {
         callId: c.call.id,
         name: c.call.function.name,
         arguments: c.arguments,
-        summary: toolCallSummary(c.call.function.name, c.arguments),
+        summary: question ?? toolCallSummary(c.call.function.name, c.arguments),
+        ...(question !== undefined ? { question } : {}),
       };
       if (c.approval?.status === 'pending' && c.approval.deadline) pending.deadline = c.approval.deadline;
       if (c.approval?.status === 'pending' && c.approval.escalated) pending.escalated = true;
@@ -46,7 +48,7 @@ export function setApprovalDeadline(state: RunState, deadline: string, escalated
       ? {
           ...c,
           approval: {
-            status: 'pending',
+            ...c.approval,
             deadline,
             ...(escalated || c.approval.escalated ? { escalated: true as const } : {}),
           },
@@ -100,6 +102,9 @@ function updatePending(state: RunState, update: (c: PlannedToolCall) => PlannedT
 }
 
 function decided(call: PlannedToolCall, approve: boolean, reason: string | undefined): PlannedToolCall {
+  // A running tool's question: the answer goes back to the tool, which decides what it means.
+  if (call.approval?.status === 'pending' && call.approval.question !== undefined)
+    return { ...call, approval: { status: 'answered', approved: approve, ...(reason ? { reason } : {}) } };
   if (approve) return { ...call, approval: { status: 'approved' } };
   const text = `the user rejected this call to ${call.call.function.name}${reason ? `. Reason: ${reason}` : ''}`;
   // Resolved without an activity; an error, so an immediate tool that was refused does not end the run.
@@ -124,4 +129,32 @@ export function withChildApprovals<T extends { state: string; pendingApprovals: 
   const waiting = status.state === 'running_tools' || status.state === 'waiting';
   const state = waiting ? (children.some((c) => c.escalated) ? 'escalated' : 'awaiting_approval') : status.state;
   return { ...status, state, pendingApprovals: [...status.pendingApprovals, ...children] };
+}
+
+/**
+ * A person's answer to a running tool's question (see `ToolContext.askPerson`): the call waits
+ * for it as for an approval, under the same timeout rules, while its tool is suspended.
+ */
+export function askPerson(state: RunState, callId: string, question: string): RunState {
+  return updateCall(state, callId, (c) => ({ ...c, approval: { status: 'pending', question } }));
+}
+
+/** The answer a person gave the call's question, once given. */
+export function personAnswer(state: RunState, callId: string): { approved: boolean; text?: string } | undefined {
+  const call = state.phase.kind === 'tools' ? state.phase.calls.find((c) => c.call.id === callId) : undefined;
+  if (call?.approval?.status !== 'answered') return undefined;
+  return { approved: call.approval.approved, ...(call.approval.reason ? { text: call.approval.reason } : {}) };
+}
+
+/** Puts back the call's approval as it was before its tool asked (the tool has its answer). */
+export function settleQuestion(state: RunState, callId: string, before: ApprovalState | undefined): RunState {
+  return updateCall(state, callId, (c) => {
+    if (before) return { ...c, approval: before };
+    const { approval: _, ...rest } = c;
+    return rest as PlannedToolCall;
+  });
+}
+
+function updateCall(state: RunState, callId: string, update: (c: PlannedToolCall) => PlannedToolCall): RunState {
+  return updatePending(state, (c) => (c.call.id === callId ? update(c) : c));
 }

@@ -21,6 +21,11 @@ export interface ToolOutcome {
   attempts?: number;
   /** Set with `attempts`: the attempts whose worker was lost. */
   workerLosses?: number;
+  /**
+   * The tool asked a person (`ToolContext.askPerson`) instead of finishing: the run asks, then
+   * calls the tool again with the answer and this progress. `result` is empty.
+   */
+  asked?: { question: string; progress?: unknown };
 }
 
 /** A finished tool execution, as it appears in the run result. */
