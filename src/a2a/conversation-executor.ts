@@ -85,9 +85,11 @@ export class ConversationExecutor implements AgentExecutor {
           steps = followTurn(this.o.client, ids.contextId, { after: paused.after, turn, pending, signal });
         }
       } else {
-        const after = await eventsPosition(this.o.client, ids.contextId);
+        // A context the client did not name is a new conversation: its events start with this turn.
+        const after = ctx.userMessage.contextId ? await eventsPosition(this.o.client, ids.contextId) : undefined;
+        // Not streamed: a task's updates are its states and its answer, not the answer's words
+        // (streaming them would cost every turn its deltas' events).
         const options: ConversationOptions = {
-          stream: true,
           ...this.o.conversationOptions,
           ...(this.o.agent ? { agent: this.o.agent } : {}),
         };
@@ -114,7 +116,7 @@ export class ConversationExecutor implements AgentExecutor {
         steps = followTurn(this.o.client, ids.contextId, { after, signal });
       }
       const turn = (task.metadata as { turn?: number } | undefined)?.turn;
-      for await (const event of taskUpdates(ids, steps, turn, () => result)) bus.publish(event);
+      for await (const event of taskUpdates(ids, steps, turn, () => result, signal)) bus.publish(event);
     } catch (err) {
       update(TaskState.TASK_STATE_FAILED, err instanceof Error ? err.message : String(err));
     } finally {
@@ -156,13 +158,15 @@ export class ConversationExecutor implements AgentExecutor {
 /**
  * A followed turn as the task's updates: `working` as it runs and calls tools, `input-required`
  * when it pauses for approvals, then the answer as the `answer` artifact and the final state.
- * `result` is the turn's result when its Update answered before the event stream told its end.
+ * `result` is the turn's result once its Update answered; `answered` aborts then, and the task
+ * ends with it at once, without waiting for the event stream to tell the same.
  */
 async function* taskUpdates(
   ids: { id: string; contextId: string },
   steps: AsyncIterable<TurnStep>,
   turnAtStart: number | undefined,
   result: () => ConversationTurnResult | undefined,
+  answered?: AbortSignal,
 ): AsyncGenerator<AgentExecutionEvent> {
   let turn = turnAtStart;
   const asked = new Map<string, string>();
@@ -192,7 +196,18 @@ async function* taskUpdates(
       metadata: { workflowId: ids.contextId, turn: turn ?? end.turn },
     });
   }
-  for await (const step of steps) {
+  const iterator = steps[Symbol.asyncIterator]();
+  const ended = new Promise<'answered'>((resolve) =>
+    answered?.aborted ? resolve('answered') : answered?.addEventListener('abort', () => resolve('answered')),
+  );
+  for (;;) {
+    const next = await Promise.race([iterator.next(), ended]);
+    if (next === 'answered') {
+      void iterator.return?.(undefined)?.catch(() => undefined);
+      break;
+    }
+    if (next.done) break;
+    const step = next.value;
     if (step.kind === 'paused') {
       const what = [...asked.values()].join('; ');
       const question = [...questions.values()].join('; ');
@@ -217,8 +232,8 @@ async function* taskUpdates(
       questions.delete(e.callId);
     } else if (isTurnEnd(e)) return yield* finish(e);
   }
-  const answered = result();
-  if (answered) yield* finish({ type: 'turn_completed', result: answered, offset: -1, turn: answered.turn });
+  const done = result();
+  if (done) yield* finish({ type: 'turn_completed', result: done, offset: -1, turn: done.turn });
 }
 
 /** The user's message as a turn: its text parts, and its images (URLs, or bytes as data URLs). */
