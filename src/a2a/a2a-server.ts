@@ -34,6 +34,8 @@ export interface A2AOptions {
   publicUrl?: string;
   /** The version the cards give; default: this package's. */
   version?: string;
+  /** The largest request body (messages may carry images as bytes); default 32 MB. */
+  maxBodyBytes?: number;
 }
 
 /**
@@ -102,8 +104,12 @@ export function a2aHandler(
             userBuilder: UserBuilder.noAuthentication,
             legacyCompat: { enabled: true },
           };
-          router.use(restHandler(transport));
-          router.use(jsonRpcHandler(transport));
+          // Each transport parses every body it is given: each gets its own paths only, so a
+          // malformed JSON-RPC request is answered as JSON-RPC (-32700), not as HTTP+JSON.
+          const rest = restHandler(transport);
+          const rpc = jsonRpcHandler(transport);
+          router.use(bodies(o.maxBodyBytes ?? 32_000_000));
+          router.use((req, res, next) => (REST_PATH.test(req.path) ? rest : rpc)(req, res, next));
           routers.set(name, router);
         }
         router(req, res, next);
@@ -112,6 +118,30 @@ export function a2aHandler(
     );
   });
   return app;
+}
+
+/** The paths of the HTTP+JSON transport (`/message:send`, `/tasks/<id>`, 0.3's `/v1/...`): all but JSON-RPC's `/`. */
+const REST_PATH = /^\/./;
+
+/**
+ * JSON bodies up to the HTTP API's limit for messages (images may come as bytes), parsed before the
+ * SDK's transports, whose parser would stop at 100 KB (it leaves a parsed body alone). A body that
+ * is not JSON is answered in the protocol of its path.
+ */
+function bodies(limit: number): express.RequestHandler {
+  const parse = express.json({ limit, strict: false, type: () => true });
+  return (req, res, next) =>
+    parse(req, res, (err?: unknown) => {
+      if (!err) return next();
+      const status = (err as { status?: number }).status ?? 400;
+      const message = status === 413 ? `the request is larger than ${limit} bytes` : 'the request body is not JSON';
+      if (REST_PATH.test(req.path)) return void res.status(status).json({ error: { code: status, message } });
+      res.status(status === 413 ? 413 : 200).json({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: status === 413 ? -32600 : -32700, message },
+      });
+    });
 }
 
 /** The task queue's named agents, asked of its workers at most every 30 s (a failure is not kept). */

@@ -58,6 +58,7 @@ export class ConversationExecutor implements AgentExecutor {
     const answered = new AbortController();
     const signal = answered.signal;
     let result: ConversationTurnResult | undefined;
+    let published = false;
     try {
       const problem = workflowIdProblem(ctx.contextId, 'the contextId');
       if (problem) throw new Error(problem);
@@ -65,6 +66,9 @@ export class ConversationExecutor implements AgentExecutor {
       let task: Task;
       if (ctx.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
         task = ctx.task;
+        // A follow-up's first event is its task too (the SDK's rule for every execution).
+        bus.publish(A2AEvent.task(task));
+        published = true;
         const paused = await pausedTurn(this.o.client, ids.contextId);
         const turn = (task.metadata as { turn?: number } | undefined)?.turn;
         if (!paused || paused.turn !== turn) {
@@ -113,12 +117,26 @@ export class ConversationExecutor implements AgentExecutor {
           metadata: { workflowId: ids.contextId },
         };
         bus.publish(A2AEvent.task(task));
+        published = true;
         steps = followTurn(this.o.client, ids.contextId, { after, signal });
       }
       const turn = (task.metadata as { turn?: number } | undefined)?.turn;
       for await (const event of taskUpdates(ids, steps, turn, () => result, signal)) bus.publish(event);
     } catch (err) {
-      update(TaskState.TASK_STATE_FAILED, err instanceof Error ? err.message : String(err));
+      const why = err instanceof Error ? err.message : String(err);
+      // Refused before it started (a bad contextId, a message without text): a task that failed.
+      if (!published)
+        bus.publish(
+          A2AEvent.task({
+            id: ids.id,
+            contextId: ids.contextId,
+            status: status(TaskState.TASK_STATE_FAILED, agentMessage(ids, why)),
+            artifacts: [],
+            history: [ctx.userMessage],
+            metadata: undefined,
+          }),
+        );
+      else update(TaskState.TASK_STATE_FAILED, why);
     } finally {
       bus.finished();
     }

@@ -167,3 +167,93 @@ it('serves an agent over A2A: its card, a task answered as an artifact, a stream
     api.close();
   }
 }, 120_000);
+
+it('asks for the HTTP API tokens, and answers hostile requests with errors while it goes on serving', async () => {
+  const m = await startModel(model);
+  const t = temporal();
+  const { worker, taskQueue } = await createTestWorker(t, {
+    baseURL: m.baseURL,
+    registry: testRegistry(),
+    agents: [cashier],
+  });
+  const token = 'a2a-test-token-0123456789';
+  const api = await startHttpApi({ client: t.client, taskQueue, access: { tokens: [token] } });
+  const auth = { authorization: `Bearer ${token}` };
+  const rpc = (body: string, headers: Record<string, string> = auth) =>
+    fetch(`${api.base}/a2a/cashier`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers },
+      body,
+    });
+  try {
+    await worker.runUntil(async () => {
+      const card = `${api.base}/a2a/cashier/.well-known/agent-card.json`;
+      expect((await fetch(card)).status).toBe(401);
+      const described = await (await fetch(card, { headers: { ...auth, 'a2a-version': '1.0' } })).json();
+      // The card says how to authenticate.
+      expect(JSON.stringify(described.securitySchemes)).toContain('bearer');
+      const send = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'price of ACME' }] } },
+      });
+      expect((await rpc(send, {})).status).toBe(401);
+
+      // Malformed JSON, an unknown method, a message without parts, an unknown task, a huge body.
+      expect((await (await rpc('{"jsonrpc": "2.0", "id": 1, "method": ')).json()).error.code).toBe(-32700);
+      expect((await (await rpc('{"jsonrpc":"2.0","id":2,"method":"Nope","params":{}}')).json()).error.code).toBe(
+        -32601,
+      );
+      const empty = await (
+        await rpc(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: 3,
+            method: 'SendMessage',
+            params: { message: { messageId: 'x', role: 'ROLE_USER', parts: [] } },
+          }),
+        )
+      ).json();
+      expect(empty.error ?? empty.result?.task?.status?.state).toBeTruthy();
+      const unknown = await (
+        await rpc(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'GetTask', params: { id: 'no-such-task' } }))
+      ).json();
+      expect(unknown.error.message).toMatch(/not found/i);
+      const huge = await rpc(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 5,
+          method: 'SendMessage',
+          params: { message: { messageId: 'h', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(40_000_000) }] } },
+        }),
+      );
+      expect(huge.status).toBeGreaterThanOrEqual(400);
+      // A bad context id (not a workflow id) fails the task with the reason, not the server.
+      const badContext = await (
+        await rpc(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: 6,
+            method: 'SendMessage',
+            params: {
+              message: {
+                messageId: randomUUID(),
+                role: 'ROLE_USER',
+                contextId: 'x'.repeat(2000),
+                parts: [{ text: 'hi' }],
+              },
+            },
+          }),
+        )
+      ).json();
+      expect(JSON.stringify(badContext)).toMatch(/contextId|context/i);
+
+      // Still serving.
+      const ok = await (await rpc(send)).json();
+      expect(ok.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    });
+  } finally {
+    api.close();
+  }
+}, 120_000);
