@@ -1,6 +1,14 @@
 import type { Client } from '@temporalio/client';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CompleteRequestSchema,
+  LoggingLevelSchema,
+  SetLevelRequestSchema,
+  type CallToolResult,
+  type LoggingLevel,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { z } from 'zod';
 import type { AgentSummary } from '../common/activity-interface';
@@ -9,6 +17,8 @@ import { cancelWork } from '../client/agent-workflows';
 import { startMessage } from '../client/conversations';
 import { isTurnEnd, streamEvents } from '../client/event-stream';
 import { runOutcome, startAgentRun } from '../client/run-agent';
+import { listAgentRuns } from '../client/list-runs';
+import { registerResources } from './mcp-resources';
 
 /** Options of {@link createAgentMcpServer}. */
 export interface AgentMcpServerOptions {
@@ -38,8 +48,23 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer {
   const server = new McpServer(
     { name: options.name ?? 'durable-agents', version: '0.1.0' },
-    { instructions: 'Each tool is a durable agent that runs as a Temporal workflow; results name the workflow id.' },
+    {
+      instructions:
+        'Each tool is a durable agent that runs as a Temporal workflow; results name the workflow id. Runs and conversations are resources (durable-agents://runs/{id}, durable-agents://conversations/{id}); each agent has a prompt with its examples.',
+      capabilities: { logging: {}, completions: {}, prompts: {}, resources: { subscribe: true } },
+    },
   );
+  // The client's log level (this server is one client's session): run progress is logged at `info`.
+  const session: Session = { level: 'info' };
+  server.server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    session.level = request.params.level;
+    return {};
+  });
+  registerResources(server, options.client);
+  registerPrompts(server, options.agents);
+  server.server.setRequestHandler(CompleteRequestSchema, async (request) => ({
+    completion: await complete(options, request.params),
+  }));
   for (const agent of options.agents) {
     server.registerTool(
       agent.name,
@@ -57,7 +82,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
       },
       async ({ message, conversationId }, extra) => {
         try {
-          return await callAgent(options, agent.name, message, conversationId, extra);
+          return await callAgent(options, agent.name, message, conversationId, extra, session);
         } catch (err) {
           return { isError: true, content: [{ type: 'text', text: err instanceof Error ? err.message : String(err) }] };
         }
@@ -73,6 +98,7 @@ async function callAgent(
   message: string,
   conversationId: string | undefined,
   extra: Extra,
+  session: Session,
 ): Promise<CallToolResult> {
   const { client, taskQueue } = options;
   let workflowId: string;
@@ -89,7 +115,7 @@ async function callAgent(
   // A cancelled MCP request cancels the work it started.
   const cancel = () => void cancelWork(client, workflowId).catch(() => undefined);
   extra.signal.addEventListener('abort', cancel);
-  const progress = reportProgress(client, workflowId, extra);
+  const progress = reportProgress(client, workflowId, extra, session, agent);
   try {
     const result = await outcome;
     return toolResult(result, workflowId, options.workflowUrl?.(workflowId));
@@ -99,21 +125,39 @@ async function callAgent(
   }
 }
 
-/** Sends the run's events as MCP progress notifications, when the client asked for them. */
-function reportProgress(client: Client, workflowId: string, extra: Extra): { stop: () => void } {
+/**
+ * Sends the run's events as MCP progress notifications (when the client asked for them with a
+ * progress token) and as log messages (`notifications/message`, logger: the agent) at the
+ * client's log level: progress at `info`, waits for a person at `notice`, refusals and failures
+ * at `warning`.
+ */
+function reportProgress(
+  client: Client,
+  workflowId: string,
+  extra: Extra,
+  session: Session,
+  agent: string,
+): { stop: () => void } {
   const token = extra._meta?.progressToken;
   const stopped = new AbortController();
-  if (token === undefined) return { stop: () => undefined };
+  if (token === undefined && !logs(session, 'warning')) return { stop: () => undefined };
   void (async () => {
     let step = 0;
     try {
       for await (const event of streamEvents(client, workflowId, { until: isTurnEnd, signal: stopped.signal })) {
         const text = progressText(event);
         if (text === undefined) continue;
-        await extra.sendNotification({
-          method: 'notifications/progress',
-          params: { progressToken: token, progress: ++step, message: text },
-        });
+        const level = levelOf(event);
+        if (logs(session, level))
+          await extra.sendNotification({
+            method: 'notifications/message',
+            params: { level, logger: agent, data: { workflowId, event: event.type, message: text } },
+          });
+        if (token !== undefined)
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: ++step, message: text },
+          });
       }
     } catch {
       // Progress is a courtesy: the result still arrives without it.
@@ -186,4 +230,95 @@ export function toolResult(result: TurnResult, workflowId: string, url?: string)
     ],
     structuredContent: structured,
   };
+}
+
+/** One client's session of the server. */
+interface Session {
+  level: LoggingLevel;
+}
+
+const LEVELS = LoggingLevelSchema.options;
+
+/** Whether the session's client wants messages of `level`. */
+function logs(session: Session, level: LoggingLevel): boolean {
+  return LEVELS.indexOf(level) >= LEVELS.indexOf(session.level);
+}
+
+function levelOf(event: AgentEvent): LoggingLevel {
+  switch (event.type) {
+    case 'approval_requested':
+    case 'approval_escalated':
+    case 'wait_started':
+      return 'notice';
+    case 'guardrail_tripped':
+    case 'model_retry':
+      return 'warning';
+    case 'tool_call_finished':
+      return event.error ? 'warning' : 'info';
+    default:
+      return 'info';
+  }
+}
+
+/**
+ * Each agent as a prompt: its description and examples, and an optional `message` (completed from
+ * the examples) that asks the agent, through its tool, what the person wants.
+ */
+function registerPrompts(server: McpServer, agents: readonly AgentSummary[]): void {
+  for (const agent of agents) {
+    const examples = agent.examples ?? [];
+    server.registerPrompt(
+      agent.name,
+      {
+        title: `Ask ${agent.name}`,
+        description: `${agent.description ?? `The ${agent.name} agent.`}${examples.length ? ` For example: ${examples.map((e) => JSON.stringify(e)).join(', ')}.` : ''}`,
+        argsSchema: { message: z.string().max(MAX_MESSAGE_CHARS).optional().describe('What to ask the agent') },
+      },
+      ({ message }) => {
+        const ask = message?.trim() || examples[0] || `What can you do?`;
+        return {
+          description: `Ask the ${agent.name} agent`,
+          messages: [
+            {
+              role: 'user',
+              content: { type: 'text', text: `Ask the ${agent.name} agent (the tool "${agent.name}"): ${ask}` },
+            },
+          ],
+        };
+      },
+    );
+  }
+}
+
+/**
+ * Completions: an agent prompt's `message` from the agent's examples, a run's or conversation's
+ * id from the recent ones (open first). Anything else completes to nothing.
+ */
+async function complete(
+  options: AgentMcpServerOptions,
+  params: { ref: { type: string; name?: string; uri?: string }; argument: { name: string; value: string } },
+): Promise<{ values: string[]; total?: number; hasMore?: boolean }> {
+  const { ref, argument } = params;
+  const prefix = argument.value.toLowerCase();
+  let values: string[] = [];
+  if (ref.type === 'ref/prompt' && argument.name === 'message') {
+    const agent = options.agents.find((a) => a.name === ref.name);
+    values = (agent?.examples ?? []).filter((e) => e.toLowerCase().startsWith(prefix));
+  } else if (ref.type === 'ref/resource' && argument.name === 'id' && ref.uri) {
+    const kind = ref.uri.startsWith('durable-agents://runs/')
+      ? 'run'
+      : ref.uri.startsWith('durable-agents://conversations/')
+        ? 'conversation'
+        : undefined;
+    // The template itself (`durable-agents://runs/{id}`): its id completes.
+    if (kind && ref.uri.endsWith('{id}')) {
+      const { runs } = await listAgentRuns(options.client, { limit: 100 }).catch(() => ({ runs: [] }));
+      values = runs
+        .filter((r) => r.kind === kind && r.workflowId.toLowerCase().startsWith(prefix))
+        .sort((a, b) => Number(!!a.closeTime) - Number(!!b.closeTime))
+        .map((r) => r.workflowId);
+    }
+  }
+  // The protocol's limit: 100 values a reply.
+  return { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 };
 }

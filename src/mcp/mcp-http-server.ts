@@ -4,22 +4,48 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { accessChecker, type HttpAccessOptions } from '../http/access';
 import { createAgentMcpServer, type AgentMcpServerOptions } from './agent-mcp-server';
 
+/** How many MCP sessions a server keeps at once; the least recently used goes beyond. */
+export const MAX_MCP_SESSIONS = 1000;
+
+/** How long a session may stay unused before it is closed (its client starts a new one). */
+const SESSION_IDLE_MS = 30 * 60_000;
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  close(): Promise<void>;
+  used: number;
+}
+
 /**
- * The agents as an MCP server over streamable HTTP, at `/mcp`, stateless, behind the HTTP API's
- * access rules (tokens, CORS, rate limit). Every request is answered, whatever it holds, and
- * none ends the server.
+ * The agents as an MCP server over streamable HTTP, at `/mcp`, behind the HTTP API's access rules
+ * (tokens, CORS, rate limit). A client's session (its log level, its resource subscriptions, its
+ * server-sent event stream) lives in this process; what it starts lives in Temporal, so a client
+ * whose session this server no longer knows (a restart, another replica) starts a new session and
+ * finds its runs, conversations and tasks where they were. Every request is answered, whatever it
+ * holds, and none ends the server. Behind a load balancer, route a session's requests (its
+ * `Mcp-Session-Id` header) to one replica.
  */
 export function createMcpHttpServer(options: AgentMcpServerOptions, access: HttpAccessOptions): Server {
   const checkAccess = accessChecker(access);
-  return createServer((req, res) => {
+  const sessions = new Map<string, Session>();
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const s of sessions.values()) if (now - s.used > SESSION_IDLE_MS) void s.close();
+  }, 60_000);
+  sweep.unref();
+  const server = createServer((req, res) => {
     try {
-      if (checkAccess(req, res) === 'allowed') {
-        handleHttp(req, res, () => createAgentMcpServer(options)).catch((err: unknown) => internalError(res, err));
-      }
+      if (checkAccess(req, res) === 'allowed')
+        handleHttp(req, res, options, sessions).catch((err: unknown) => internalError(res, err));
     } catch (err) {
       internalError(res, err);
     }
   });
+  server.on('close', () => {
+    clearInterval(sweep);
+    for (const s of sessions.values()) void s.close();
+  });
+  return server;
 }
 
 function internalError(res: ServerResponse, err: unknown): void {
@@ -33,14 +59,21 @@ function internalError(res: ServerResponse, err: unknown): void {
   );
 }
 
+function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  res
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
 /**
- * One HTTP request, stateless: a server and transport of its own (no sessions to keep across
- * requests or processes). Calls are the only requests a client needs to keep.
+ * One HTTP request: to the session it names, or (an `initialize` without a session) to a new
+ * session with a server and transport of its own.
  */
 async function handleHttp(
   req: IncomingMessage,
   res: ServerResponse,
-  server: () => ReturnType<typeof createAgentMcpServer>,
+  options: AgentMcpServerOptions,
+  sessions: Map<string, Session>,
 ): Promise<void> {
   const path = (req.url ?? '').split('?')[0];
   if (path !== '/mcp') {
@@ -49,33 +82,42 @@ async function handleHttp(
       .end(JSON.stringify({ error: 'not found: the MCP endpoint is /mcp' }));
     return;
   }
-  if (req.method !== 'POST') {
-    res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        error: { code: -32000, message: 'Method not allowed: this server is stateless (POST only)' },
-        id: null,
-      }),
-    );
-    return;
+  const named = req.headers['mcp-session-id'];
+  const id = Array.isArray(named) ? named[0] : named;
+  if (id) {
+    const session = sessions.get(id);
+    // Unknown: this server restarted, or the session ended; the client starts a new one (the spec's 404).
+    if (!session) return jsonRpcError(res, 404, -32001, `no session ${id} here: start a new one with initialize`);
+    session.used = Date.now();
+    sessions.delete(id);
+    sessions.set(id, session); // the most recently used last
+    return session.transport.handleRequest(req, res);
   }
-  const mcp = server();
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-  res.on('close', () => {
-    void transport.close();
-    void mcp.close();
+  if (req.method !== 'POST')
+    return jsonRpcError(res, 400, -32000, 'no Mcp-Session-Id: start a session with an initialize request (POST)');
+  // A new session: the transport checks that the request is an initialize.
+  const mcp = createAgentMcpServer(options);
+  let closing: Promise<void> | undefined;
+  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (sessionId) => {
+      const close = () =>
+        (closing ??=
+          (sessions.delete(sessionId),
+          Promise.all([transport.close(), mcp.close()]).then(
+            () => undefined,
+            () => undefined,
+          )));
+      sessions.set(sessionId, { transport, close, used: Date.now() });
+      while (sessions.size > MAX_MCP_SESSIONS) void sessions.values().next().value!.close();
+    },
+    onsessionclosed: (sessionId) => void sessions.get(sessionId)?.close(),
   });
-  try {
-    await mcp.connect(transport);
-    await transport.handleRequest(req, res);
-  } catch (err) {
-    if (!res.headersSent)
-      res.writeHead(500, { 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          error: { code: -32603, message: (err as Error).message },
-          id: randomUUID(),
-        }),
-      );
-  }
+  transport.onclose = () => {
+    if (transport.sessionId) sessions.delete(transport.sessionId);
+  };
+  await mcp.connect(transport);
+  await transport.handleRequest(req, res);
+  // Not an initialize (so no session began): nothing to keep.
+  if (!transport.sessionId) void Promise.all([transport.close(), mcp.close()]).catch(() => undefined);
 }

@@ -1,0 +1,148 @@
+import type { Client } from '@temporalio/client';
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import {
+  ErrorCode,
+  McpError,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type ReadResourceResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { readStatus, readTranscript } from '../client/agent-workflows';
+import { streamEvents } from '../client/event-stream';
+import { listAgentRuns } from '../client/list-runs';
+
+/**
+ * Runs and conversations as MCP resources: `durable-agents://runs/{id}` and
+ * `durable-agents://conversations/{id}` (templates, so any id can be read, and the recent ones
+ * are listed), each read as JSON (its status and its latest messages, from Temporal). A client
+ * that subscribes to one gets `notifications/resources/updated` as it changes (from its durable
+ * event log, at most twice a second) until it closes or the client unsubscribes.
+ */
+
+/** The resource URI of a run or conversation. */
+export function resourceUri(kind: 'run' | 'conversation', workflowId: string): string {
+  return `${SCHEME}${kind === 'run' ? 'runs' : 'conversations'}/${encodeURIComponent(workflowId)}`;
+}
+
+const SCHEME = 'durable-agents://';
+
+/** The newest messages a resource shows (the whole transcript is `durable-agents history <id>`). */
+const MESSAGES_SHOWN = 50;
+
+/** How often, at most, a subscriber is told that a resource changed. */
+const UPDATE_EVERY_MS = 500;
+
+/** Registers the resources and their subscriptions on `server` (one client's session); `complete` in agent-mcp-server completes their ids. */
+export function registerResources(server: McpServer, client: Client): void {
+  const recent = async (kind: 'run' | 'conversation') =>
+    (await listAgentRuns(client, { limit: 50 })).runs.filter((r) => r.kind === kind);
+  for (const kind of ['run', 'conversation'] as const) {
+    const plural = kind === 'run' ? 'runs' : 'conversations';
+    server.registerResource(
+      plural,
+      new ResourceTemplate(`${SCHEME}${plural}/{id}`, {
+        list: async () => ({
+          resources: (await recent(kind)).map((r) => ({
+            uri: resourceUri(kind, r.workflowId),
+            name: r.workflowId,
+            title: `${kind} ${r.workflowId}${r.agent ? ` (${r.agent})` : ''}`,
+            description: `${r.agentStatus ?? r.executionStatus}, started ${r.startTime}`,
+            mimeType: 'application/json',
+          })),
+        }),
+      }),
+      {
+        title: kind === 'run' ? 'Agent runs' : 'Conversations',
+        description: `A durable agent ${kind}: its status and latest messages (JSON)`,
+        mimeType: 'application/json',
+      },
+      async (uri, { id }) => readAgentResource(client, uri.href, String(id)),
+    );
+  }
+  const watching = new Map<string, AbortController>();
+  server.server.registerCapabilities({ resources: { subscribe: true } });
+  server.server.setRequestHandler(SubscribeRequestSchema, (request) => {
+    const { uri } = request.params;
+    // A URI that is not ours never changes: the subscription is kept, and never fires.
+    if (watching.has(uri)) return {};
+    const stop = new AbortController();
+    watching.set(uri, stop);
+    const id = workflowIdOf(uri);
+    if (id) void watch(id, uri, stop.signal);
+    return {};
+  });
+  server.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    watching.get(request.params.uri)?.abort();
+    watching.delete(request.params.uri);
+    return {};
+  });
+  const closed = server.server.onclose;
+  server.server.onclose = () => {
+    for (const stop of watching.values()) stop.abort();
+    watching.clear();
+    closed?.();
+  };
+
+  async function watch(workflowId: string, uri: string, signal: AbortSignal): Promise<void> {
+    let last = 0;
+    let pending: NodeJS.Timeout | undefined;
+    const tell = () => {
+      pending = undefined;
+      last = Date.now();
+      server.server.sendResourceUpdated({ uri }).catch(() => undefined);
+    };
+    try {
+      const events = streamEvents(client, workflowId, { signal });
+      for (let next = await events.next(); !next.done; next = await events.next()) {
+        if (pending) continue;
+        const wait = last + UPDATE_EVERY_MS - Date.now();
+        if (wait <= 0) tell();
+        else pending = setTimeout(tell, wait);
+      }
+    } catch {
+      // Gone or never there: nothing more will change.
+    } finally {
+      if (pending) {
+        clearTimeout(pending);
+        if (!signal.aborted) tell();
+      }
+    }
+  }
+}
+
+/** The workflow id a resource URI of ours names, or undefined. */
+export function workflowIdOf(uri: string): string | undefined {
+  const m = /^durable-agents:\/\/(runs|conversations)\/([^/?#]+)$/.exec(uri);
+  if (!m) return undefined;
+  try {
+    return decodeURIComponent(m[2]);
+  } catch {
+    return undefined;
+  }
+}
+
+async function readAgentResource(client: Client, uri: string, id: string): Promise<ReadResourceResult> {
+  const workflowId = decodeURIComponent(id);
+  let status;
+  try {
+    status = await readStatus(client, workflowId);
+  } catch (err) {
+    throw new McpError(ErrorCode.InvalidParams, `${uri}: ${(err as Error).message}`);
+  }
+  const expected = uri.includes('://runs/') ? 'run' : 'conversation';
+  if (status.kind !== expected)
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `${workflowId} is a ${status.kind}: read ${resourceUri(status.kind, workflowId)}`,
+    );
+  const transcript = await readTranscript(client, workflowId).catch(() => ({ messages: [] }));
+  const messages = transcript.messages.slice(-MESSAGES_SHOWN);
+  const body = {
+    status,
+    messages,
+    ...(transcript.messages.length > messages.length
+      ? { earlierMessages: transcript.messages.length - messages.length }
+      : {}),
+  };
+  return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(body, null, 2) }] };
+}
