@@ -40,7 +40,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
     },
   );
   // The client's log level (this server is one client's session): run progress is logged at `info`.
-  const session: Session = { level: 'info' };
+  const session: Session = { level: 'info', elicits: () => !!server.server.getClientCapabilities()?.elicitation };
   server.server.setRequestHandler(SetLevelRequestSchema, (request) => {
     session.level = request.params.level;
     return {};

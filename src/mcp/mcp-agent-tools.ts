@@ -20,6 +20,7 @@ import { startMessage } from '../client/conversations';
 import { isTurnEnd, streamEvents } from '../client/event-stream';
 import { runOutcome, startAgentRun } from '../client/run-agent';
 import type { AgentMcpServerOptions } from './mcp-server-options';
+import { askByElicitation } from './mcp-elicitation';
 import { MCP_TASK_PREFIX, taskOf } from './mcp-tasks';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -73,11 +74,13 @@ function reportProgress(
 ): { stop: () => void } {
   const token = extra._meta?.progressToken;
   const stopped = new AbortController();
-  if (token === undefined && !logs(session, 'warning')) return { stop: () => undefined };
+  const elicits = session.elicits?.() ?? false;
+  if (token === undefined && !logs(session, 'warning') && !elicits) return { stop: () => undefined };
   void (async () => {
     let step = 0;
     try {
       for await (const event of streamEvents(client, workflowId, { until: isTurnEnd, signal: stopped.signal })) {
+        if (elicits && event.type === 'approval_requested') void askByElicitation(client, workflowId, event, extra);
         const text = progressText(event);
         if (text === undefined) continue;
         const level = levelOf(event);
@@ -168,6 +171,8 @@ export function toolResult(result: TurnResult, workflowId: string, url?: string)
 /** One client's session of the server. */
 export interface Session {
   level: LoggingLevel;
+  /** Whether the client declared `elicitation`: approvals are then asked of it (see askByElicitation). */
+  elicits?: () => boolean;
 }
 
 const LEVELS = LoggingLevelSchema.options;

@@ -4,10 +4,15 @@ import type { AddressInfo } from 'node:net';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
+  ElicitRequestSchema,
   LoggingMessageNotificationSchema,
   ResourceUpdatedNotificationSchema,
+  type ElicitRequest,
+  type ElicitResult,
   type LoggingMessageNotification,
 } from '@modelcontextprotocol/sdk/types.js';
+import { decideApproval, readStatus } from '../../src/client/agent-workflows';
+import { listAgentRuns } from '../../src/client/list-runs';
 import { defineAgent } from '../../src/agents/define-agent';
 import { listAgents } from '../../src/client/list-agents';
 import { createMcpHttpServer } from '../../src/mcp/mcp-http-server';
@@ -152,6 +157,68 @@ it('logs progress at the client level, serves runs and conversations as resource
       await again.close();
     } finally {
       await client.close().catch(() => undefined);
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+}, 120_000);
+
+it("asks an elicitation-capable client to decide the agent's approvals, and leaves other clients' approvals to other channels", async () => {
+  const m = await startModel((req) => {
+    const last = req.messages.at(-1)!;
+    if (last.role === 'tool') return answer(`tool said: ${String(last.content)}`);
+    return call(['transfer', { to: 'bob', amount: Number(/\d+/.exec(lastOf(req, 'user'))?.[0] ?? 1) }]);
+  });
+  const t = temporal();
+  const payer = defineAgent({ name: 'mcp_elicit_payer', instructions: 'Pay.', tools: ['transfer'] });
+  const { worker, taskQueue } = await createTestWorker(t, {
+    baseURL: m.baseURL,
+    registry: testRegistry(),
+    agents: [payer],
+  });
+  await worker.runUntil(async () => {
+    const agents = await listAgents(t.client, { taskQueue });
+    const server = createMcpHttpServer({ client: t.client, taskQueue, agents }, {});
+    const url = new URL(await listen(server));
+    const asked: ElicitRequest['params'][] = [];
+    let reply: ElicitResult = { action: 'accept', content: { approve: true } };
+    const eliciting = new McpClient({ name: 'eliciting', version: '1' }, { capabilities: { elicitation: {} } });
+    eliciting.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params);
+      return reply;
+    });
+    await eliciting.connect(new StreamableHTTPClientTransport(url));
+    const plain = new McpClient({ name: 'plain', version: '1' });
+    await plain.connect(new StreamableHTTPClientTransport(url));
+    try {
+      const paid = await eliciting.callTool({ name: 'mcp_elicit_payer', arguments: { message: 'pay bob 3' } });
+      expect((paid.content as Array<{ text: string }>)[0].text).toBe('tool said: sent 3 to bob');
+      expect(asked[0]).toMatchObject({
+        message: expect.stringMatching(/^Approve transfer\(.*bob.*\)\?/),
+        requestedSchema: { properties: { approve: { type: 'boolean' } }, required: ['approve'] },
+      });
+
+      reply = { action: 'decline' };
+      const refused = await eliciting.callTool({ name: 'mcp_elicit_payer', arguments: { message: 'pay bob 4' } });
+      expect((refused.content as Array<{ text: string }>)[0].text).toMatch(/rejected this call to transfer/);
+
+      // A client without elicitation: the approval waits for another channel (here, the client library).
+      const calling = plain.callTool({ name: 'mcp_elicit_payer', arguments: { message: 'pay bob 5' } });
+      const { runs } = await (async () => {
+        for (;;) {
+          const r = await listAgentRuns(t.client, { agent: 'mcp_elicit_payer', status: 'awaiting_approval', limit: 5 });
+          const waiting = r.runs[0];
+          if (waiting) return { runs: [waiting] };
+          await new Promise((res) => setTimeout(res, 200));
+        }
+      })();
+      const status = await readStatus(t.client, runs[0].workflowId);
+      await decideApproval(t.client, runs[0].workflowId, { callId: status.pendingApprovals[0].callId, approve: true });
+      expect(((await calling).content as Array<{ text: string }>)[0].text).toBe('tool said: sent 5 to bob');
+      expect(asked).toHaveLength(2);
+    } finally {
+      await eliciting.close();
+      await plain.close();
       server.closeAllConnections();
       server.close();
     }
