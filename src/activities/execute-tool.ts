@@ -1,6 +1,6 @@
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { toolErrorText, type ToolOutcome, type ToolRetry } from '../core';
+import { toolErrorText, type ToolOutcome, type ToolProgress, type ToolRetry } from '../core';
 import { ToolError } from '../tools/tool-error';
 import { PersonAsked, type ToolContext } from '../tools/define-tool';
 import type { McpToolSource } from '../tools/mcp/mcp-tool-source';
@@ -10,7 +10,7 @@ import type { BlobStore } from '../storage/blob-store';
 import { ledgerOf, type AttemptLedger } from './attempt-ledger';
 import { keepHeartbeating, recordForNextAttempt } from './heartbeat';
 import type { ToolCallInput } from '../common/activity-interface';
-import { toolRetriedSignal } from '../common/definitions';
+import { toolProgressSignal, toolRetriedSignal } from '../common/definitions';
 import { traceToolCall } from '../telemetry/gen-ai';
 
 /**
@@ -38,7 +38,10 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
     const prepared = prepareToolCall(registry, input.name, input.arguments);
     if (!prepared.ok) return prepared.outcome;
 
-    const info = Context.current().info;
+    // Held, not looked up at each use: a tool's callbacks (an MCP server's progress over stdio,
+    // say) may run outside this activity's async context.
+    const activity = Context.current();
+    const info = activity.info;
     // Always set for activities scheduled by a workflow; the SDK types also cover standalone activities.
     const { workflowId, runId } = info.workflowExecution ?? { workflowId: '', runId: '' };
     // What the tool saved with `checkpoint` in an earlier attempt, and what this one saves.
@@ -55,11 +58,16 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
       // across resets. Local activities are numbered apart from activities, hence their prefix.
       idempotencyKey: `${workflowId}/${runId}/${info.isLocal ? 'local-' : ''}${info.activityId}`,
       attempt: info.attempt,
-      signal: Context.current().cancellationSignal,
+      signal: activity.cancellationSignal,
       ...(progress !== undefined ? { resumeFrom: progress } : {}),
       checkpoint: (next) => {
         progress = next;
-        if (!info.isLocal) Context.current().heartbeat(carried());
+        if (!info.isLocal) activity.heartbeat(carried());
+      },
+      reportProgress: (report) => {
+        if (info.isLocal) return;
+        activity.heartbeat(carried());
+        progressSignal.send(report);
       },
       askPerson: (question, asked = progress) => {
         throw new PersonAsked(String(question), asked);
@@ -86,6 +94,7 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
         ...(progress !== undefined ? { toolProgress: progress } : {}),
       };
     }
+    const progressSignal = throttledProgress(input);
     // A local activity has no heartbeats: its workflow task stands for it.
     const stop = info.isLocal ? () => undefined : keepHeartbeating(undefined, carried);
     try {
@@ -127,9 +136,59 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
       });
     } finally {
       stop();
+      progressSignal.stop();
     }
   }
 }
+
+/**
+ * Sends a tool's progress to its workflow as the `toolProgress` signal: the first at once, then at
+ * most one a second (the latest), so a chatty tool cannot flood the run's history. Best effort.
+ */
+function throttledProgress(input: ToolCallInput): {
+  send(report: { progress: number; total?: number; message?: string }): void;
+  stop(): void;
+} {
+  const ctx = Context.current();
+  const execution = ctx.info.workflowExecution;
+  let last = 0;
+  let waiting: { progress: number; total?: number; message?: string } | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    timer = undefined;
+    if (!waiting || !execution) return;
+    const report = waiting;
+    waiting = undefined;
+    last = Date.now();
+    const progress: ToolProgress = {
+      callId: input.toolCallId,
+      name: input.name,
+      progress: Number(report.progress) || 0,
+      ...(typeof report.total === 'number' ? { total: report.total } : {}),
+      ...(typeof report.message === 'string' && report.message ? { message: report.message } : {}),
+    };
+    ctx.client.workflow
+      .getHandle(execution.workflowId, execution.runId)
+      .signal(toolProgressSignal, progress)
+      .catch((err: unknown) =>
+        log.warn("could not report a tool's progress", { tool: input.name, error: String(err) }),
+      );
+  };
+  return {
+    send(report) {
+      waiting = report;
+      if (timer) return;
+      timer = setTimeout(flush, Math.max(0, last + PROGRESS_EVERY_MS - Date.now()));
+    },
+    stop() {
+      clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
+
+/** How often, at most, a call's progress reaches its run. */
+const PROGRESS_EVERY_MS = 1000;
 
 /**
  * Tells the call's workflow that this attempt is a retry (a `tool_retried` event on its stream),

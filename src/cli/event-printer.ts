@@ -71,6 +71,12 @@ export class EventPrinter {
         this.out.note(`  ${event.error ? '✗' : '←'} ${event.name}: ${result.replace(/\s+/g, ' ')}`);
         break;
       }
+      case 'tool_progress':
+        this.endLine();
+        this.out.note(
+          `  … ${event.name}: ${event.progress}${event.total !== undefined ? `/${event.total}` : ''}${event.message ? ` ${event.message}` : ''}`,
+        );
+        break;
       case 'tool_retried':
         this.endLine();
         this.out.note(

@@ -10,6 +10,7 @@ import type {
   EventsRequest,
   PendingApproval,
   TextBatch,
+  ToolProgress,
   ToolRetry,
   TranscriptPage,
   TurnInput,
@@ -44,6 +45,8 @@ export const eventsQuery = defineQuery<EventPage, [EventsRequest?]>('events');
 export const textBatchSignal = defineSignal<[TextBatch]>('agentText');
 /** A tool-call activity starting an attempt after the first (a lost worker, a failed tool): a `tool_retried` event. */
 export const toolRetriedSignal = defineSignal<[ToolRetry]>('toolRetried');
+/** A running tool's progress, from its tool-call activity (at most one a second): a `tool_progress` event. */
+export const toolProgressSignal = defineSignal<[ToolProgress]>('toolProgress');
 
 /** A slice of messages by index. */
 export interface MessagesRange {

@@ -113,6 +113,8 @@ export function progressText(event: AgentEvent): string | undefined {
       return `calling ${event.name}${event.childWorkflowId ? ` (agent run ${event.childWorkflowId})` : ''}`;
     case 'tool_call_finished':
       return `${event.name} ${event.error ? 'failed' : 'done'}`;
+    case 'tool_progress':
+      return `${event.name}: ${event.progress}${event.total !== undefined ? ` of ${event.total}` : ''}${event.message ? ` (${event.message})` : ''}`;
     case 'approval_requested':
       return `waiting for approval: ${event.summary}${event.agent ? ` (asked by agent ${event.agent})` : ''}${event.deadline ? `, decide by ${event.deadline}` : ''}`;
     case 'approval_decided':

@@ -44,6 +44,12 @@ export interface ToolContext {
    */
   askPerson(question: string, progress?: unknown): never;
   /**
+   * Tells the run how far the call is: a `tool_progress` event on its stream (at most one a
+   * second reaches it; the latest wins), and a heartbeat, so a long call shows it is alive. MCP
+   * tools report their server's progress notifications this way. Does nothing in a local tool.
+   */
+  reportProgress(progress: { progress: number; total?: number; message?: string }): void;
+  /**
    * A person's answer to what this call asked with {@link ToolContext.askPerson}: `approved`
    * false when they declined, `text` what they said (an approval's or rejection's reason).
    */

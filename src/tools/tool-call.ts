@@ -134,6 +134,7 @@ export async function executeToolCall(
     askPerson: (question) => {
       throw new Error(`it asked a person "${question}", which only a durable run can do`);
     },
+    reportProgress: () => undefined,
   };
   try {
     return await toolOutcomeOf(await registry.execute(call.function.name, prepared.args, ctx));

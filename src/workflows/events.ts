@@ -1,6 +1,12 @@
 import { setHandler } from '@temporalio/workflow';
 import { eventIdProblem, eventProblem, receiveEvent, takeEvent, type DeliveredEvent, type EventLog } from '../core';
-import { deliverEventSignal, eventsQuery, textBatchSignal, toolRetriedSignal } from '../common/definitions';
+import {
+  deliverEventSignal,
+  eventsQuery,
+  textBatchSignal,
+  toolProgressSignal,
+  toolRetriedSignal,
+} from '../common/definitions';
 
 /**
  * The events delivered to a run or conversation, kept until a `wait_for_event` call takes one of
@@ -88,5 +94,16 @@ export function handleEvents(events: EventLog, turn: () => number = () => 1): vo
   // A tool call tried again: said on the stream as it starts (the result says how many attempts it took).
   setHandler(toolRetriedSignal, ({ callId, name, attempt, reason }) => {
     events.emit(turn(), { type: 'tool_retried', id: callId, name, attempt, reason });
+  });
+  // A running tool's progress: said on the stream (the activity sends at most one a second).
+  setHandler(toolProgressSignal, ({ callId, name, progress, total, message }) => {
+    events.emit(turn(), {
+      type: 'tool_progress',
+      id: callId,
+      name,
+      progress,
+      ...(total !== undefined ? { total } : {}),
+      ...(message ? { message: message.slice(0, 500) } : {}),
+    });
   });
 }

@@ -112,6 +112,7 @@ describe('built-in tools', () => {
     askPerson: () => {
       throw new Error('no person here');
     },
+    reportProgress: () => undefined,
   };
   const run = (name: string, args: unknown) =>
     exampleToolRegistry()

@@ -46,6 +46,11 @@ export type AgentEventBody =
    * in the attempt before (the idempotency key is the same in each).
    */
   | { type: 'tool_retried'; id: string; name: string; attempt: number; reason: 'worker lost' | 'tool failed' }
+  /**
+   * A running tool told how far it is (`ToolContext.reportProgress`; an MCP server's progress
+   * notifications): `progress` of `total` when it knows the total. At most one a second per call.
+   */
+  | { type: 'tool_progress'; id: string; name: string; progress: number; total?: number; message?: string }
   | {
       type: 'approval_requested';
       callId: string;
@@ -96,6 +101,7 @@ export const AGENT_EVENT_TYPES = [
   'tool_call_started',
   'tool_call_finished',
   'tool_retried',
+  'tool_progress',
   'handoff',
   'compaction',
   'approval_requested',
@@ -129,6 +135,15 @@ export interface ToolRetry {
   name: string;
   attempt: number;
   reason: 'worker lost' | 'tool failed';
+}
+
+/** What a tool-call activity signals as its tool reports progress (see `tool_progress`). */
+export interface ToolProgress {
+  callId: string;
+  name: string;
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 /** A page of events (the `events` query's result). */

@@ -185,6 +185,19 @@ export class UiMessageEncoder implements TurnEncoder {
       case 'approval_escalated':
         out.push({ type: 'data-approval-escalated', id: e.callId, data: { callId: e.callId, deadline: e.deadline } });
         break;
+      case 'tool_progress':
+        // One part per call, updated in place (the same id) as the tool goes on.
+        out.push({
+          type: 'data-tool-progress',
+          id: e.id,
+          data: {
+            callId: e.id,
+            progress: e.progress,
+            ...(e.total !== undefined ? { total: e.total } : {}),
+            ...(e.message ? { message: e.message } : {}),
+          },
+        });
+        break;
       case 'tool_retried':
         out.push({
           type: 'data-tool-retry',

@@ -273,7 +273,15 @@ export class McpToolSource {
     state.inflight.add(fail);
     try {
       const result = await Promise.race([
-        client.callTool({ name: tool, arguments: args }, undefined, { signal: ctx.signal, timeout: timeoutMs }),
+        client.callTool({ name: tool, arguments: args }, undefined, {
+          signal: ctx.signal,
+          timeout: timeoutMs,
+          // The server's progress notifications: events on the run's stream, and a call that
+          // reports progress is not timed out by the SDK for being long (the tool's timeout holds).
+          onprogress: (p) => ctx.reportProgress({ progress: p.progress, total: p.total, message: p.message }),
+          resetTimeoutOnProgress: true,
+          maxTotalTimeout: timeoutMs,
+        }),
         lost,
       ]);
       // `toolResult` is the pre-2024-11-05 protocol's shape.
