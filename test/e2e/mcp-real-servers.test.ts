@@ -9,7 +9,8 @@ import { freePort } from '../../src/connection/dev-server';
 import type { McpServers } from '../../src/tools/mcp/mcp-config';
 import { ToolRegistry } from '../../src/tools/registry';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
-import { ROOT } from '../helpers/processes';
+import { cleanEnv, ROOT, runTs } from '../helpers/processes';
+import { readStatus } from '../../src/client/agent-workflows';
 import { answer, call, startModel, toolResults } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 
@@ -115,3 +116,76 @@ it.each(['stdio', 'http'] as const)(
   },
   120_000,
 );
+
+it("waits in the run for a person to answer a server's elicitation, across a worker restart, answered from the CLI", async () => {
+  const m = await startModel((req) =>
+    toolResults(req).length === 0 ? call(['everything__trigger-elicitation-request', {}]) : answer(toolResults(req)[0]),
+  );
+  const t = temporal();
+  const agent = defineAgent({ name: 'form_filler', instructions: 'Fill it.', tools: [], mcpServers: ['everything'] });
+  const mcpServers: McpServers = { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } };
+  const first = await createTestWorker(t, {
+    baseURL: m.baseURL,
+    registry: new ToolRegistry(),
+    agents: [agent],
+    mcpServers,
+  });
+  const { handle, status } = await first.worker.runUntil(async () => {
+    const h = await startAgentRun(
+      t.client,
+      { agent: 'form_filler', message: 'fill in the form' },
+      { taskQueue: first.taskQueue },
+    );
+    // The server's form is a question in the run.
+    await eventuallyWaiting(h.workflowId);
+    return { handle: h, status: await readStatus(t.client, h.workflowId) };
+  });
+  expect(status.pendingApprovals[0]).toMatchObject({
+    name: 'everything__trigger-elicitation-request',
+    question: expect.stringMatching(
+      /^everything asks: Please provide inputs for the following fields: .*"name" \(string, required\)/,
+    ),
+  });
+  // The worker is gone (restarted); a new one carries on, and a person answers from the CLI.
+  const second = await createTestWorker(t, {
+    baseURL: m.baseURL,
+    registry: new ToolRegistry(),
+    agents: [agent],
+    mcpServers,
+    taskQueue: first.taskQueue,
+  });
+  const env = cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, AGENT_TASK_QUEUE: first.taskQueue });
+  await second.worker.runUntil(async () => {
+    const callId = status.pendingApprovals[0].callId;
+    const bad = await runTs(['client.ts', 'approve', handle.workflowId, callId, '--reason', '{"integer": 500}'], env);
+    expect([bad.code, bad.stdout]).toEqual([0, `Approved ${callId}\n`]);
+    // An answer that does not fit the form is asked again, saying why.
+    let again = await readStatus(t.client, handle.workflowId);
+    for (let i = 0; i < 150 && !again.pendingApprovals[0]?.question?.includes('did not fit'); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      again = await readStatus(t.client, handle.workflowId);
+    }
+    expect(again.pendingApprovals[0].question).toMatch(
+      /The last answer did not fit: the answer does not fit the form: .*integer/,
+    );
+    const good = await runTs(
+      ['client.ts', 'approve', handle.workflowId, callId, '--reason', '{"name": "Ada Lovelace", "check": true}'],
+      env,
+    );
+    expect(good.code).toBe(0);
+    const outcome = await runOutcome(handle);
+    expect(outcome.status).toBe('completed');
+    // The server got the answer, with the form's defaults filled in by the SDK.
+    expect(outcome.content).toContain('"name": "Ada Lovelace"');
+    expect(outcome.content).toContain('"integer": 42');
+  });
+
+  async function eventuallyWaiting(id: string): Promise<void> {
+    for (let i = 0; i < 150; i++) {
+      const s = await readStatus(t.client, id);
+      if (s.pendingApprovals.length) return;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error('the run did not come to wait for a person');
+  }
+}, 180_000);

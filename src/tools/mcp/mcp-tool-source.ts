@@ -3,9 +3,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
+  ElicitRequestSchema,
   ErrorCode,
   McpError,
   ToolListChangedNotificationSchema,
+  type ElicitResult,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { parseDuration } from '../../core';
@@ -17,6 +19,7 @@ import { isHttpServer, type McpServerConfig, type McpServers } from './mcp-confi
 import { mcpToolOutput } from './mcp-result';
 import type { ToolOutput } from '../tool-output';
 import { mcpToolNames } from './mcp-tool-names';
+import { elicitationAnswer, elicitationQuestion } from './mcp-elicitation';
 
 /** How long connecting to a server (spawn or HTTP, plus the MCP handshake) may take. */
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -44,6 +47,24 @@ interface ServerState {
   discovering?: Promise<void>;
   /** Fails the calls in flight on this connection (see `connect`). */
   inflight: Set<(err: Error) => void>;
+  /** The calls in flight, oldest first: a server's elicitation is asked for the oldest (see `connect`). */
+  calls: Set<InFlightCall>;
+}
+
+/** A tool call in flight, as a server's elicitation during it needs it. */
+interface InFlightCall {
+  ctx: ToolContext;
+  /** Whether the person's answer (`ctx.answer`) went to the server already. */
+  answered: boolean;
+  /** Ends the call by asking a person this (the call is made again with their answer). */
+  ask(question: string): void;
+}
+
+/** How a call that must ask a person ends its wait for the server. */
+class AskPerson extends Error {
+  constructor(readonly question: string) {
+    super(question);
+  }
 }
 
 /** Where log lines go (the worker's logger by default). */
@@ -73,7 +94,14 @@ export class McpToolSource {
     private readonly logger: McpLogger = { warn: (message) => process.stderr.write(`durable-agents: ${message}\n`) },
   ) {
     for (const [name, config] of Object.entries(servers))
-      this.servers.set(name, { config, registered: [], discovered: false, stale: false, inflight: new Set() });
+      this.servers.set(name, {
+        config,
+        registered: [],
+        discovered: false,
+        stale: false,
+        inflight: new Set(),
+        calls: new Set(),
+      });
   }
 
   /** The configured server names. */
@@ -217,7 +245,12 @@ export class McpToolSource {
   }
 
   private async connect(server: string, state: ServerState): Promise<Client> {
-    const client = new Client({ name: 'durable-agents', version: '0.1.0' });
+    // Elicitation: a server's questions go to a person in the run (see `elicit`); the SDK fills
+    // in the form's defaults for what the answer leaves out.
+    const client = new Client(
+      { name: 'durable-agents', version: '0.1.0' },
+      { capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } } },
+    );
     const { config } = state;
     const transport = isHttpServer(config)
       ? new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } })
@@ -241,6 +274,7 @@ export class McpToolSource {
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       state.stale = true;
     });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => elicit(server, state, request.params));
     await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
     state.client = client;
     return client;
@@ -271,19 +305,30 @@ export class McpToolSource {
     const lost = new Promise<never>((_, reject) => (fail = reject));
     lost.catch(() => undefined);
     state.inflight.add(fail);
+    // A server's elicitation during the call that a person must answer ends the wait (and the
+    // call at the server: it is made again with the answer).
+    const asking = new AbortController();
+    const inFlight: InFlightCall = {
+      ctx,
+      answered: false,
+      ask: (question) => {
+        fail(new AskPerson(question));
+        asking.abort();
+      },
+    };
+    state.calls.add(inFlight);
     try {
-      const result = await Promise.race([
-        client.callTool({ name: tool, arguments: args }, undefined, {
-          signal: ctx.signal,
-          timeout: timeoutMs,
-          // The server's progress notifications: events on the run's stream, and a call that
-          // reports progress is not timed out by the SDK for being long (the tool's timeout holds).
-          onprogress: (p) => ctx.reportProgress({ progress: p.progress, total: p.total, message: p.message }),
-          resetTimeoutOnProgress: true,
-          maxTotalTimeout: timeoutMs,
-        }),
-        lost,
-      ]);
+      const calling = client.callTool({ name: tool, arguments: args }, undefined, {
+        signal: AbortSignal.any([ctx.signal, asking.signal]),
+        timeout: timeoutMs,
+        // The server's progress notifications: events on the run's stream, and a call that
+        // reports progress is not timed out by the SDK for being long (the tool's timeout holds).
+        onprogress: (p) => ctx.reportProgress({ progress: p.progress, total: p.total, message: p.message }),
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: timeoutMs,
+      });
+      calling.catch(() => undefined); // abandoned when a person is asked
+      const result = await Promise.race([calling, lost]);
       // `toolResult` is the pre-2024-11-05 protocol's shape.
       const output =
         'toolResult' in result && !('content' in result)
@@ -293,14 +338,36 @@ export class McpToolSource {
       if (result.isError) throw new ToolError(text || `${tool} failed`);
       return output;
     } catch (err) {
+      if (err instanceof AskPerson) return ctx.askPerson(err.question);
       if (err instanceof ToolError || ctx.signal.aborted) throw err;
       if (err instanceof McpError && CALL_ERRORS.has(err.code)) throw new ToolError(`${tool}: ${err.message}`);
       this.reset(server, client);
       throw unavailable(server, err);
     } finally {
       state.inflight.delete(fail);
+      state.calls.delete(inFlight);
     }
   }
+}
+
+/**
+ * A server's elicitation, for the oldest call in flight on its connection (MCP does not say which
+ * call a request belongs to over stdio; one call at a time is the common case): with the person's
+ * answer (the call made again after they answered), the server gets it; without, the call asks
+ * the person and ends its wait, and the server is told `cancel`. No call in flight: `decline`.
+ */
+function elicit(server: string, state: ServerState, params: Parameters<typeof elicitationQuestion>[1]): ElicitResult {
+  const call = state.calls.values().next().value;
+  if (!call) return { action: 'decline' };
+  if (call.ctx.answer && !call.answered) {
+    call.answered = true;
+    const answer = elicitationAnswer(params, call.ctx.answer);
+    if ('result' in answer) return answer.result;
+    call.ask(`${elicitationQuestion(server, params)} (The last answer did not fit: ${answer.problem}.)`);
+    return { action: 'cancel' };
+  }
+  call.ask(elicitationQuestion(server, params));
+  return { action: 'cancel' };
 }
 
 /** A server that could not be reached, or went away during the call: Temporal tries again. */
