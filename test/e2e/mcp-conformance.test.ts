@@ -131,3 +131,24 @@ it('answers a request naming another host 4xx, and the same with its own host', 
   expect(await post('evil.example.com')).toBe(403);
   expect(await post(`127.0.0.1:${port}`)).toBe(200);
 });
+
+/** Client scenarios: our MCP client (the driver runs it as runs do) against the suite's servers. */
+const CLIENT_SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
+
+it.each(CLIENT_SCENARIOS)('our MCP client passes the suite’s client scenario %s', async (scenario) => {
+  const driver = `${process.execPath} --import tsx ${join(ROOT, 'test', 'fixtures', 'mcp-conformance-client.ts')}`;
+  const child = spawn(node24(), [SUITE, 'client', '--command', driver, '--scenario', scenario], { cwd: ROOT });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  expect({
+    code,
+    summary: /Passed: \d+\/\d+, (\d+) failed/.exec(output)?.[1],
+    output: code === 0 ? '' : output,
+  }).toEqual({
+    code: 0,
+    summary: '0',
+    output: '',
+  });
+});

@@ -274,7 +274,9 @@ export class McpToolSource {
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       state.stale = true;
     });
-    client.setRequestHandler(ElicitRequestSchema, async (request) => elicit(server, state, request.params));
+    client.setRequestHandler(ElicitRequestSchema, async (request, extra) =>
+      elicit(server, state, request.params, extra.signal),
+    );
     await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
     state.client = client;
     return client;
@@ -354,9 +356,16 @@ export class McpToolSource {
  * A server's elicitation, for the oldest call in flight on its connection (MCP does not say which
  * call a request belongs to over stdio; one call at a time is the common case): with the person's
  * answer (the call made again after they answered), the server gets it; without, the call asks
- * the person and ends its wait, and the server is told `cancel`. No call in flight: `decline`.
+ * the person and is cancelled (`notifications/cancelled`), and the elicitation is left unanswered
+ * (the server cancels it with its call; it is not the person's `cancel`). No call in flight:
+ * `decline`.
  */
-function elicit(server: string, state: ServerState, params: Parameters<typeof elicitationQuestion>[1]): ElicitResult {
+async function elicit(
+  server: string,
+  state: ServerState,
+  params: Parameters<typeof elicitationQuestion>[1],
+  cancelled: AbortSignal,
+): Promise<ElicitResult> {
   const call = state.calls.values().next().value;
   if (!call) return { action: 'decline' };
   if (call.ctx.answer && !call.answered) {
@@ -364,10 +373,14 @@ function elicit(server: string, state: ServerState, params: Parameters<typeof el
     const answer = elicitationAnswer(params, call.ctx.answer);
     if ('result' in answer) return answer.result;
     call.ask(`${elicitationQuestion(server, params)} (The last answer did not fit: ${answer.problem}.)`);
-    return { action: 'cancel' };
-  }
-  call.ask(elicitationQuestion(server, params));
-  return { action: 'cancel' };
+  } else call.ask(elicitationQuestion(server, params));
+  // Unanswered until the server cancels it (with the call), or a minute has passed.
+  return new Promise((resolve) => {
+    const done = () => resolve({ action: 'cancel' });
+    const timer = setTimeout(done, 60_000);
+    timer.unref();
+    cancelled.addEventListener('abort', () => (clearTimeout(timer), done()), { once: true });
+  });
 }
 
 /** A server that could not be reached, or went away during the call: Temporal tries again. */
