@@ -247,7 +247,12 @@ ${JSON_HELP}`,
   --http                 serve streamable HTTP instead of stdio
   --port 3001            the HTTP port
   --host 127.0.0.1       the HTTP host (another than loopback needs AGENT_HTTP_TOKENS)
-  --agents a,b           offer only these agents`,
+  --agents a,b           offer only these agents
+
+  mcp login <server> logs in, once, to a remote MCP server the workers use that needs OAuth (the
+  server as AGENT_MCP_CONFIG or --config names it): it prints a link to open, takes the redirect
+  on a loopback port, and keeps the login in the workers' token file (AGENT_MCP_TOKENS, default
+  ~/.durable-agents/mcp-tokens.json; encrypted with AGENT_ENCRYPTION_KEYS when set).`,
     a2a: `${A2A_USAGE.replace('usage: ', `usage: ${me} `)}
 
   Serves the named agents of the task queue's workers as A2A agents (protocol 1.0), each at

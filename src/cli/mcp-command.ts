@@ -17,9 +17,10 @@ import { httpAccessFromEnv } from '../http/access';
 import { createAgentMcpServer } from '../mcp/agent-mcp-server';
 import { createMcpHttpServer } from '../mcp/mcp-http-server';
 import { mcpServersFromEnv } from '../tools/mcp/mcp-config';
+import { mcpLogin, MCP_LOGIN_USAGE } from './mcp-login-command';
 
 /** The usage line of `mcp`. */
-export const MCP_USAGE = 'usage: mcp [--http] [--port 3001] [--host 127.0.0.1] [--agents a,b] [--task-queue NAME]';
+export const MCP_USAGE = `usage: mcp [--http] [--port 3001] [--host 127.0.0.1] [--agents a,b] [--task-queue NAME]\n       ${MCP_LOGIN_USAGE.replace('usage: ', '')}`;
 
 /** A parsed `mcp` command line. */
 export interface McpCommand {
@@ -65,6 +66,7 @@ export async function serveMcp(
   localWorker?: LocalWorker,
   settings: ClientSettings = clientSettings(),
 ): Promise<void> {
+  if (argv[0] === 'login') return mcpLogin(argv.slice(1), settings.env);
   const command = parseMcpArgs(argv);
   // The same bearer tokens, CORS origins and rate limit as the HTTP API (AGENT_HTTP_*).
   const access = command.transport === 'http' ? httpAccessFromEnv(settings.env) : {};

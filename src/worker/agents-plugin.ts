@@ -75,7 +75,9 @@ export class AgentsPlugin extends SimplePlugin {
     const conversations = createConversationLoader(options.client);
     agents.checkMcpServers(Object.keys(settings.mcpServers));
     const mcp =
-      Object.keys(settings.mcpServers).length > 0 ? new McpToolSource(settings.mcpServers, registry) : undefined;
+      Object.keys(settings.mcpServers).length > 0
+        ? new McpToolSource(settings.mcpServers, registry, { tokens: settings.mcpTokens })
+        : undefined;
     const { model, encryptionKeys: keys, payloadStorage: payloads } = settings;
     // Filled in when a worker is configured (the check needs its connection); read by describeWorker.
     const check: { registered?: Promise<AgentSearchAttributeName[]> } = {};

@@ -31,6 +31,8 @@ export interface AgentWorkerOptions {
   models?: AgentsPluginOptions['models'];
   /** MCP servers whose tools agents may use (see `AgentsPluginOptions.mcpServers`). */
   mcpServers?: McpServers;
+  /** Where logins to MCP servers are kept (see `AgentsPluginOptions.mcpTokenFile`). */
+  mcpTokenFile?: string;
   /** How the workflows keep their search attributes (see `AgentsPluginOptions.searchAttributes`); default `'steps'`. */
   searchAttributes?: AgentsPluginOptions['searchAttributes'];
   /** Payload encryption keys (see `AgentsPluginOptions.encryptionKeys`). Default: `AGENT_ENCRYPTION_KEYS`, else none. */
@@ -77,6 +79,7 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     guardrails: options.guardrails,
     client: options.client,
     mcpServers: options.mcpServers,
+    ...(options.mcpTokenFile ? { mcpTokenFile: options.mcpTokenFile } : {}),
     searchAttributes: options.searchAttributes,
     // Unset, the settings read AGENT_ENCRYPTION_KEYS, AGENT_ENCRYPTION_ALLOW_PLAINTEXT and OTEL_* instead.
     encryptionKeys: options.encryptionKeys,

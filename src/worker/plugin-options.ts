@@ -69,6 +69,11 @@ export interface AgentsPluginOptions {
    */
   mcpServers?: McpServers;
   /**
+   * Where logins to MCP servers with `oauth` are kept (`durable-agents mcp login` writes them):
+   * default `AGENT_MCP_TOKENS`, else `~/.durable-agents/mcp-tokens.json`.
+   */
+  mcpTokenFile?: string;
+  /**
    * Remote A2A agents as tools (see `a2aAgent`), by tool name; default: `AGENT_A2A_CONFIG`, a
    * JSON file `{"a2aAgents": {"research": {"url", "description"?, "headers"?, "timeout"?}}}`.
    */

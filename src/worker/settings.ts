@@ -8,6 +8,7 @@ import {
 import { modelConfigFromEnv, type ModelConfig } from '../models/model-config';
 import { isAiSdkLanguageModel } from '../models/ai-sdk/ai-sdk-model';
 import { mcpServersFromEnv, type McpServers } from '../tools/mcp/mcp-config';
+import { defaultTokenPath, McpTokenStore } from '../tools/mcp/mcp-oauth';
 import { a2aAgentsFromEnv } from '../tools/a2a-config';
 import type { A2AAgentOptions } from '../tools/a2a-agent';
 import type { BlobStore } from '../storage/blob-store';
@@ -29,6 +30,8 @@ export interface WorkerSettings {
   model: ModelConfig;
   /** The MCP servers whose tools agents may use (`AGENT_MCP_CONFIG`). */
   mcpServers: McpServers;
+  /** Where logins to MCP servers are kept (`AGENT_MCP_TOKENS`; `mcp login` writes them). */
+  mcpTokens: McpTokenStore;
   /** Remote A2A agents as tools (`AGENT_A2A_CONFIG`). */
   a2aAgents: A2AAgentOptions[];
   /** `AGENT_TASK_QUEUE`, else `agents` (the task queue `createAgentWorker` polls). */
@@ -94,6 +97,7 @@ export function workerSettings(
   return {
     model,
     mcpServers,
+    mcpTokens: new McpTokenStore(options.mcpTokenFile ?? defaultTokenPath(env), keys),
     a2aAgents,
     taskQueue: options.taskQueue ?? defaultTaskQueue(env),
     ...(keys?.length ? { encryptionKeys: keys } : {}),

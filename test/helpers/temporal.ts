@@ -76,6 +76,7 @@ export async function createTestWorker(
     toolProvider?: ToolProvider;
     agents?: AgentDefinition<any>[];
     mcpServers?: McpServers;
+    mcpTokenFile?: string;
     namespace?: string;
     searchAttributes?: AgentWorkerOptions['searchAttributes'];
     /** Model settings over the scripted OpenAI endpoint's (another provider, another default model). */
@@ -97,6 +98,7 @@ export async function createTestWorker(
     agents: options.agents,
     toolProvider: options.toolProvider,
     mcpServers: options.mcpServers,
+    ...(options.mcpTokenFile ? { mcpTokenFile: options.mcpTokenFile } : {}),
     namespace: options.namespace,
     searchAttributes: options.searchAttributes,
     model: { ...modelAt(options.baseURL), ...options.model },

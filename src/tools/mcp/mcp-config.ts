@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fieldExpander } from '../env-references';
 import { parseDuration } from '../../core';
+import type { McpOAuthConfig } from './mcp-oauth';
 
 /** Settings every MCP server takes, whatever its transport. */
 interface McpServerCommon {
@@ -27,6 +28,12 @@ export interface McpHttpServer extends McpServerCommon {
   url: string;
   /** Sent with every request, e.g. `{ "Authorization": "Bearer ${FILES_TOKEN}" }`. */
   headers?: Record<string, string>;
+  /**
+   * OAuth 2.1 (servers that answer 401 with a login to do): `{}` for a person's login with
+   * `durable-agents mcp login <server>`, or `{"grant": "client_credentials", "clientId",
+   * "clientSecret"}` for a machine client (see docs/mcp.md).
+   */
+  oauth?: McpOAuthConfig;
 }
 
 /** One MCP server, as the `mcpServers` map of other MCP clients spells it. */
@@ -104,6 +111,32 @@ export function parseMcpServers(value: unknown, source: string, env: NodeJS.Proc
       const server: McpHttpServer = { ...common, url };
       const h = stringMap('headers');
       if (h) server.headers = h;
+      if (s.oauth !== undefined) {
+        const o = s.oauth as Record<string, unknown>;
+        if (o === null || typeof o !== 'object' || Array.isArray(o)) problems.push(`${at}.oauth must be an object`);
+        else {
+          const oauth: McpOAuthConfig = {};
+          if (o.grant !== undefined) {
+            if (o.grant === 'authorization_code' || o.grant === 'client_credentials') oauth.grant = o.grant;
+            else problems.push(`${at}.oauth.grant must be "authorization_code" or "client_credentials"`);
+          }
+          for (const field of [
+            'clientId',
+            'clientSecret',
+            'privateKey',
+            'signingAlgorithm',
+            'scope',
+            'redirectUrl',
+            'clientMetadataUrl',
+          ] as const)
+            if (o[field] !== undefined) oauth[field] = expand(`oauth.${field}`, o[field]);
+          if (oauth.grant === 'client_credentials' && (!oauth.clientId || !(oauth.clientSecret || oauth.privateKey)))
+            problems.push(
+              `${at}.oauth: the client_credentials grant needs "clientId" and "clientSecret" (or "privateKey")`,
+            );
+          server.oauth = oauth;
+        }
+      }
       servers[name] = server;
     } else
       problems.push(`${at}: needs "command" (a stdio server the worker starts) or "url" (a streamable HTTP server)`);

@@ -20,6 +20,7 @@ import { mcpToolOutput } from './mcp-result';
 import type { ToolOutput } from '../tool-output';
 import { mcpToolNames } from './mcp-tool-names';
 import { elicitationAnswer, elicitationQuestion } from './mcp-elicitation';
+import { loginNeeded, mcpAuthProvider, McpTokenStore } from './mcp-oauth';
 
 /** How long connecting to a server (spawn or HTTP, plus the MCP handshake) may take. */
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -88,11 +89,17 @@ export interface McpLogger {
 export class McpToolSource {
   private readonly servers = new Map<string, ServerState>();
 
+  private readonly logger: McpLogger;
+  private readonly tokens: McpTokenStore;
+
   constructor(
     servers: McpServers,
     private readonly registry: ToolRegistry,
-    private readonly logger: McpLogger = { warn: (message) => process.stderr.write(`durable-agents: ${message}\n`) },
+    /** Where log lines go; where logins to servers with `oauth` are kept (see mcp-oauth.ts). */
+    options: { logger?: McpLogger; tokens?: McpTokenStore } = {},
   ) {
+    this.logger = options.logger ?? { warn: (message) => process.stderr.write(`durable-agents: ${message}\n`) };
+    this.tokens = options.tokens ?? new McpTokenStore();
     for (const [name, config] of Object.entries(servers))
       this.servers.set(name, {
         config,
@@ -253,7 +260,10 @@ export class McpToolSource {
     );
     const { config } = state;
     const transport = isHttpServer(config)
-      ? new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } })
+      ? new StreamableHTTPClientTransport(new URL(config.url), {
+          requestInit: { headers: config.headers ?? {} },
+          ...(config.oauth ? { authProvider: mcpAuthProvider(server, config.url, config.oauth, this.tokens) } : {}),
+        })
       : new StdioClientTransport({
           command: config.command,
           args: config.args,
@@ -300,6 +310,9 @@ export class McpToolSource {
     try {
       client = await this.connection(server);
     } catch (err) {
+      const login = loginNeeded(err);
+      // A person logs in (mcp login), then approves: the call is made again with their login.
+      if (login) return ctx.askPerson(`${login.message}. Then approve this call to try again.`);
       throw unavailable(server, err);
     }
     const state = this.state(server);
@@ -341,6 +354,11 @@ export class McpToolSource {
       return output;
     } catch (err) {
       if (err instanceof AskPerson) return ctx.askPerson(err.question);
+      const login = loginNeeded(err);
+      if (login) {
+        this.reset(server, client);
+        return ctx.askPerson(`${login.message}. Then approve this call to try again.`);
+      }
       if (err instanceof ToolError || ctx.signal.aborted) throw err;
       if (err instanceof McpError && CALL_ERRORS.has(err.code)) throw new ToolError(`${tool}: ${err.message}`);
       this.reset(server, client);

@@ -1,0 +1,263 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Payload } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { ClientCredentialsProvider, PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import { EncryptionCodec, type EncryptionKey } from '../../codec/encryption-codec';
+
+/**
+ * OAuth 2.1 for remote MCP servers, on the SDK's auth (discovery of the protected resource and its
+ * authorization server, dynamic client registration or a pre-registered client, PKCE, refresh):
+ * what we add is where a worker keeps what a person's login gave it, and the login itself.
+ *
+ * - `grant: 'client_credentials'` (machine clients): the worker gets its own tokens with the
+ *   configured client id and secret, as the server asks (the SDK's ClientCredentialsProvider).
+ * - The authorization code grant (a person's account): `durable-agents mcp login <server>` runs it
+ *   once (a link to open, a loopback redirect) and stores the client registration and tokens in
+ *   the token file, where workers find them and refresh them. A worker never opens a browser: a
+ *   server that needs a login it lacks fails the call with the command to run.
+ *
+ * Tokens live in the token file (encrypted with the payload keys when AGENT_ENCRYPTION_KEYS is
+ * set) and in memory, never in a workflow's history: tool results and errors do not carry them.
+ */
+
+/** How a remote MCP server is logged in to (`oauth` in its config). */
+export interface McpOAuthConfig {
+  /** `client_credentials` for a machine client; default: the authorization code grant (`mcp login`). */
+  grant?: 'authorization_code' | 'client_credentials';
+  /** A pre-registered client; without one, the client registers itself (dynamic registration). */
+  clientId?: string;
+  clientSecret?: string;
+  /**
+   * A machine client that proves itself with a signed JWT instead of a secret (`private_key_jwt`):
+   * its private key (PEM), and the signing algorithm (default `ES256`).
+   */
+  privateKey?: string;
+  signingAlgorithm?: string;
+  /** The scopes to ask for (default: what the server says it supports). */
+  scope?: string;
+  /** Where the login's redirect lands (default: a loopback port `mcp login` picks). */
+  redirectUrl?: string;
+  /**
+   * An HTTPS URL where you host this client's metadata document (a Client ID Metadata Document:
+   * `client_name`, `redirect_uris`, ...): used as the client id by authorization servers that
+   * support them, instead of registering a client.
+   */
+  clientMetadataUrl?: string;
+}
+
+/** What the token file keeps for one server. */
+interface StoredLogin {
+  client?: OAuthClientInformationMixed;
+  tokens?: OAuthTokens;
+  /** When the tokens were saved (ms), to tell an expired access token. */
+  savedAt?: number;
+  codeVerifier?: string;
+}
+
+/**
+ * The token file: logins by server URL, written atomically (mode 0600), encrypted with the payload
+ * keys when there are any (so a copied file is no use without them). Without a path, in memory
+ * (a test, a process that logs in for itself).
+ */
+export class McpTokenStore {
+  private memory: Record<string, StoredLogin> = {};
+
+  constructor(
+    readonly path?: string,
+    private readonly keys?: readonly EncryptionKey[],
+  ) {}
+
+  async get(server: string): Promise<StoredLogin> {
+    return (await this.readAll())[server] ?? {};
+  }
+
+  async update(server: string, change: (login: StoredLogin) => StoredLogin): Promise<void> {
+    const all = await this.readAll();
+    all[server] = change(all[server] ?? {});
+    await this.writeAll(all);
+  }
+
+  private async readAll(): Promise<Record<string, StoredLogin>> {
+    if (!this.path) return structuredClone(this.memory);
+    if (!existsSync(this.path)) return {};
+    const raw = readFileSync(this.path, 'utf8').trim();
+    if (!raw) return {};
+    if (raw.startsWith('{')) return JSON.parse(raw) as Record<string, StoredLogin>;
+    if (!this.keys?.length)
+      throw new Error(
+        `${this.path} is encrypted: set AGENT_ENCRYPTION_KEYS to the keys it was written with (or log in again: durable-agents mcp login <server>)`,
+      );
+    const payload = temporal.api.common.v1.Payload.decode(Buffer.from(raw, 'base64')) as Payload;
+    const [plain] = await new EncryptionCodec(this.keys).decode([payload]);
+    return JSON.parse(Buffer.from(plain.data ?? []).toString('utf8')) as Record<string, StoredLogin>;
+  }
+
+  private async writeAll(all: Record<string, StoredLogin>): Promise<void> {
+    if (!this.path) return void (this.memory = structuredClone(all));
+    let text = JSON.stringify(all, null, 2);
+    if (this.keys?.length) {
+      const plain: Payload = { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(text) };
+      const [sealed] = await new EncryptionCodec(this.keys).encode([plain]);
+      text = Buffer.from(temporal.api.common.v1.Payload.encode(sealed).finish()).toString('base64');
+    }
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    const temp = `${this.path}.${randomBytes(4).toString('hex')}.tmp`;
+    writeFileSync(temp, `${text}\n`, { mode: 0o600 });
+    renameSync(temp, this.path);
+    chmodSync(this.path, 0o600);
+  }
+}
+
+/** Where workers and `mcp login` keep logins: AGENT_MCP_TOKENS, else ~/.durable-agents/mcp-tokens.json. */
+export function defaultTokenPath(env: NodeJS.ProcessEnv): string {
+  return env.AGENT_MCP_TOKENS || join(homedir(), '.durable-agents', 'mcp-tokens.json');
+}
+
+/** The auth provider of a remote MCP server with `oauth` configured (its transport's `authProvider`). */
+export function mcpAuthProvider(
+  name: string,
+  url: string,
+  oauth: McpOAuthConfig,
+  store: McpTokenStore,
+  login?: LoginHooks,
+): OAuthClientProvider {
+  if (oauth.grant === 'client_credentials') {
+    if (oauth.clientId && oauth.privateKey)
+      return new PrivateKeyJwtProvider({
+        clientId: oauth.clientId,
+        privateKey: oauth.privateKey,
+        algorithm: oauth.signingAlgorithm ?? 'ES256',
+        clientName: 'durable-agents',
+        ...(oauth.scope ? { scope: oauth.scope } : {}),
+      });
+    if (!oauth.clientId || !oauth.clientSecret)
+      throw new Error(
+        `mcpServers.${name}.oauth: the client_credentials grant needs "clientId" and "clientSecret" (or "privateKey")`,
+      );
+    return new ClientCredentialsProvider({
+      clientId: oauth.clientId,
+      clientSecret: oauth.clientSecret,
+      clientName: 'durable-agents',
+      ...(oauth.scope ? { scope: oauth.scope } : {}),
+    });
+  }
+  return new StoredLoginProvider(name, url, oauth, store, login);
+}
+
+/** What `mcp login` adds to a provider: the redirect it listens on, and how the person is sent to log in. */
+export interface LoginHooks {
+  redirectUrl: string;
+  openAuthorization(url: URL): void | Promise<void>;
+}
+
+/** The authorization code grant with the token file: `mcp login` fills it, workers use and refresh it. */
+class StoredLoginProvider implements OAuthClientProvider {
+  private readonly expected = randomBytes(16).toString('hex');
+
+  constructor(
+    private readonly name: string,
+    private readonly url: string,
+    private readonly oauth: McpOAuthConfig,
+    private readonly store: McpTokenStore,
+    private readonly login?: LoginHooks,
+  ) {}
+
+  get clientMetadataUrl(): string | undefined {
+    return this.oauth.clientMetadataUrl;
+  }
+
+  get redirectUrl(): string {
+    return this.login?.redirectUrl ?? this.oauth.redirectUrl ?? 'http://127.0.0.1/callback';
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'durable-agents',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: this.oauth.clientSecret ? 'client_secret_post' : 'none',
+      ...(this.oauth.scope ? { scope: this.oauth.scope } : {}),
+    };
+  }
+
+  state(): string {
+    return this.expected;
+  }
+
+  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    if (this.oauth.clientId)
+      return {
+        client_id: this.oauth.clientId,
+        ...(this.oauth.clientSecret ? { client_secret: this.oauth.clientSecret } : {}),
+      };
+    return (await this.store.get(this.url)).client;
+  }
+
+  async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
+    await this.store.update(this.url, (login) => ({ ...login, client }));
+  }
+
+  async tokens(): Promise<OAuthTokens | undefined> {
+    return (await this.store.get(this.url)).tokens;
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    await this.store.update(this.url, (login) => ({ ...login, tokens, savedAt: Date.now() }));
+  }
+
+  async redirectToAuthorization(url: URL): Promise<void> {
+    if (!this.login)
+      throw new McpLoginNeeded(
+        `the MCP server "${this.name}" (${this.url}) needs a login: run \`durable-agents mcp login ${this.name}\` with the workers' AGENT_MCP_CONFIG and token file (${this.store.path ?? 'AGENT_MCP_TOKENS'})`,
+      );
+    await this.login.openAuthorization(url);
+  }
+
+  async saveCodeVerifier(codeVerifier: string): Promise<void> {
+    await this.store.update(this.url, (login) => ({ ...login, codeVerifier }));
+  }
+
+  async codeVerifier(): Promise<string> {
+    const verifier = (await this.store.get(this.url)).codeVerifier;
+    if (!verifier) throw new Error(`no login under way for ${this.url}: run durable-agents mcp login ${this.name}`);
+    return verifier;
+  }
+
+  async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
+    await this.store.update(this.url, (login) => {
+      if (scope === 'all') return {};
+      if (scope === 'client') return { ...login, client: undefined };
+      if (scope === 'tokens') return { ...login, tokens: undefined };
+      if (scope === 'verifier') return { ...login, codeVerifier: undefined };
+      return login;
+    });
+  }
+}
+
+/**
+ * A worker met a server that needs a (new) login: none was made, it expired for good, or the
+ * server asks for more scopes. The tool call asks a person to run `mcp login` (see McpToolSource).
+ */
+export class McpLoginNeeded extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'McpLoginNeeded';
+  }
+}
+
+/** The {@link McpLoginNeeded} in an error or its causes. */
+export function loginNeeded(err: unknown): McpLoginNeeded | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = (e as { cause?: unknown }).cause, depth++)
+    if (e instanceof McpLoginNeeded) return e;
+  return undefined;
+}

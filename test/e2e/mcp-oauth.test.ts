@@ -1,0 +1,98 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defineAgent } from '../../src/agents/define-agent';
+import { runOutcome, startAgentRun } from '../../src/client/run-agent';
+import { freePort } from '../../src/connection/dev-server';
+import { ToolRegistry } from '../../src/tools/registry';
+import { cleanEnv, ROOT, startTs, type Started } from '../helpers/processes';
+import { answer, call, startModel, toolResults } from '../helpers/scripted-model';
+import { createTestWorker, useTestTemporal } from '../helpers/temporal';
+
+/**
+ * A remote MCP server behind OAuth: `durable-agents mcp login` logs in once (a link, a loopback
+ * redirect), the workers' token file keeps the login, and a worker's run calls the server's tool
+ * with it.
+ */
+const temporal = useTestTemporal();
+
+it('logs in to an OAuth MCP server with `mcp login`, and a worker calls its tool with the stored login', async () => {
+  const [mcpPort, authPort] = [await freePort(), await freePort()];
+  const vault: Started = await startTs(
+    ['test/fixtures/oauth-mcp-server.ts', String(mcpPort), String(authPort)],
+    cleanEnv(),
+    /^ready /m,
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-oauth-'));
+  const config = join(dir, 'mcp.json');
+  const tokens = join(dir, 'tokens.json');
+  writeFileSync(
+    config,
+    JSON.stringify({ mcpServers: { vault: { url: `http://localhost:${mcpPort}/mcp`, oauth: {} } } }),
+  );
+  try {
+    // Without a login, the server refuses the worker's client: the run would ask a person to log in.
+    const login = spawn(process.execPath, ['--import', 'tsx', 'client.ts', 'mcp', 'login', 'vault'], {
+      cwd: ROOT,
+      env: cleanEnv({ AGENT_MCP_CONFIG: config, AGENT_MCP_TOKENS: tokens }),
+    });
+    let said = '';
+    login.stderr.on('data', (d) => (said += d));
+    login.stdout.on('data', (d) => (said += d));
+    const link = await new Promise<string>((resolve, reject) => {
+      const look = () => {
+        const m = /Open this link to log in to "vault".*:\n\n {2}(\S+)/.exec(said);
+        if (m) resolve(m[1]);
+      };
+      login.stderr.on('data', look);
+      login.once('exit', (code) => reject(new Error(`mcp login exited with ${code}: ${said}`)));
+    });
+    expect(new URL(link).searchParams.get('code_challenge_method')).toBe('S256');
+    // The person's browser: the authorization server redirects to the loopback callback.
+    const authorized = await fetch(link, { redirect: 'manual' });
+    const callback = authorized.headers.get('location')!;
+    expect(callback).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback\?code=/);
+    expect(await (await fetch(callback)).text()).toMatch(/^Logged in/);
+    const code = await new Promise<number | null>((resolve) => login.once('exit', resolve));
+    expect([code, said]).toEqual([0, expect.stringContaining('Logged in to "vault": 1 tools. The login is in')]);
+    // The token file: only its owner reads it.
+    expect(statSync(tokens).mode & 0o777).toBe(0o600);
+    expect(Object.keys(JSON.parse(readFileSync(tokens, 'utf8')))).toEqual([`http://localhost:${mcpPort}/mcp`]);
+
+    // A worker with the same configuration and token file calls the tool.
+    const m = await startModel((req) =>
+      toolResults(req).length ? answer(toolResults(req)[0]) : call(['vault__secret_note', {}]),
+    );
+    const t = temporal();
+    const { worker, taskQueue } = await createTestWorker(t, {
+      baseURL: m.baseURL,
+      registry: new ToolRegistry(),
+      agents: [defineAgent({ name: 'vault_reader', instructions: 'Read it.', tools: [], mcpServers: ['vault'] })],
+      mcpServers: JSON.parse(readFileSync(config, 'utf8')).mcpServers,
+      mcpTokenFile: tokens,
+    });
+    await worker.runUntil(async () => {
+      const handle = await startAgentRun(t.client, { agent: 'vault_reader', message: 'the note?' }, { taskQueue });
+      const outcome = await runOutcome(handle);
+      expect(outcome).toMatchObject({ status: 'completed', content: 'the vault code is 1234' });
+      // The token is in no history: the run's workflow history never holds it.
+      // (Payloads as their text: the history's bytes decoded.)
+      const history = JSON.stringify(
+        await t.client.workflow.getHandle(handle.workflowId).fetchHistory(),
+        (_: string, v: unknown) =>
+          v instanceof Uint8Array
+            ? Buffer.from(v).toString('utf8')
+            : typeof v === 'string' && _ === 'data'
+              ? Buffer.from(v, 'base64').toString('utf8')
+              : v,
+      );
+      expect(history).toContain('the vault code is 1234');
+      const stored = JSON.parse(readFileSync(tokens, 'utf8'))[`http://localhost:${mcpPort}/mcp`];
+      expect(history).not.toContain(stored.tokens.access_token);
+    });
+  } finally {
+    vault.kill('SIGKILL');
+    await vault.exited;
+  }
+}, 180_000);

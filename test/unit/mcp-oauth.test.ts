@@ -1,0 +1,66 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseEncryptionKeys } from '../../src/codec/encryption-codec';
+import { parseMcpServers } from '../../src/tools/mcp/mcp-config';
+import { defaultTokenPath, mcpAuthProvider, McpTokenStore } from '../../src/tools/mcp/mcp-oauth';
+
+/** Where logins to OAuth MCP servers are kept, and how a server's `oauth` is read. */
+const keys = parseEncryptionKeys(`k1:${Buffer.alloc(32, 7).toString('base64')}`);
+const tokens = { access_token: 'secret-access-token', token_type: 'Bearer', refresh_token: 'r1' };
+
+it('keeps logins in a file only its owner reads, encrypted with the payload keys when there are some', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-tokens-'));
+  const sealed = new McpTokenStore(join(dir, 'sealed.json'), keys);
+  await sealed.update('https://a.example/mcp', (l) => ({ ...l, tokens }));
+  const text = readFileSync(join(dir, 'sealed.json'), 'utf8');
+  expect(text).not.toContain('secret-access-token');
+  expect(statSync(join(dir, 'sealed.json')).mode & 0o777).toBe(0o600);
+  expect((await sealed.get('https://a.example/mcp')).tokens).toEqual(tokens);
+  // Without the keys: a clear error naming the fix.
+  await expect(new McpTokenStore(join(dir, 'sealed.json')).get('https://a.example/mcp')).rejects.toThrow(
+    /is encrypted: set AGENT_ENCRYPTION_KEYS/,
+  );
+  const plain = new McpTokenStore(join(dir, 'plain.json'));
+  await plain.update('https://b.example/mcp', (l) => ({ ...l, tokens }));
+  expect(JSON.parse(readFileSync(join(dir, 'plain.json'), 'utf8'))['https://b.example/mcp'].tokens).toEqual(tokens);
+  expect(await plain.get('https://nowhere.example/mcp')).toEqual({});
+});
+
+it('reads a server’s oauth settings, with ${VAR} from the environment, and refuses what cannot work', () => {
+  const servers = parseMcpServers(
+    {
+      crm: {
+        url: 'https://crm.example/mcp',
+        oauth: { grant: 'client_credentials', clientId: 'c', clientSecret: '${CRM_SECRET}' },
+      },
+      docs: { url: 'https://docs.example/mcp', oauth: {} },
+    },
+    'mcp.json',
+    { CRM_SECRET: 's3' },
+  );
+  expect(servers.crm).toMatchObject({ oauth: { grant: 'client_credentials', clientId: 'c', clientSecret: 's3' } });
+  expect(() =>
+    parseMcpServers(
+      { crm: { url: 'https://crm.example/mcp', oauth: { grant: 'client_credentials' } } },
+      'mcp.json',
+      {},
+    ),
+  ).toThrow(
+    /mcpServers.crm.oauth: the client_credentials grant needs "clientId" and "clientSecret" \(or "privateKey"\)/,
+  );
+  expect(() =>
+    parseMcpServers({ crm: { url: 'https://crm.example/mcp', oauth: { grant: 'magic' } } }, 'mcp.json', {}),
+  ).toThrow(/oauth.grant must be "authorization_code" or "client_credentials"/);
+});
+
+it('never opens a browser in a worker: a login it lacks names the command that makes it', async () => {
+  const provider = mcpAuthProvider('docs', 'https://docs.example/mcp', {}, new McpTokenStore());
+  await expect(
+    Promise.resolve(provider.redirectToAuthorization(new URL('https://as.example/authorize'))),
+  ).rejects.toThrow(
+    /the MCP server "docs" \(https:\/\/docs.example\/mcp\) needs a login: run `durable-agents mcp login docs`/,
+  );
+  expect(defaultTokenPath({ AGENT_MCP_TOKENS: '/srv/tokens.json' })).toBe('/srv/tokens.json');
+  expect(defaultTokenPath({})).toMatch(/\.durable-agents\/mcp-tokens\.json$/);
+});
