@@ -2,7 +2,8 @@ import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { toolErrorText, type ToolOutcome, type ToolProgress, type ToolRetry } from '../core';
 import { ToolError } from '../tools/tool-error';
-import { PersonAsked, type ToolContext } from '../tools/define-tool';
+import { ModelAsked, PersonAsked, type ToolContext } from '../tools/define-tool';
+import type { ModelQuestion } from '../common/activity-interface';
 import type { McpToolSource } from '../tools/mcp/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
 import { prepareToolCall, toolOutcomeOf } from '../tools/tool-call';
@@ -72,8 +73,17 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
       askPerson: (question, asked = progress) => {
         throw new PersonAsked(String(question), asked);
       },
+      askModel: (question, asked = progress) => {
+        throw new ModelAsked(question, asked);
+      },
       ...(input.answer
-        ? { answer: { approved: input.answer.approved, ...(input.answer.text ? { text: input.answer.text } : {}) } }
+        ? {
+            answer: {
+              approved: input.answer.approved,
+              ...(input.answer.text ? { text: input.answer.text } : {}),
+              ...(input.answer.model ? { model: input.answer.model } : {}),
+            },
+          }
         : {}),
     };
     // The tool's own failures so far. Attempts that ended because the worker was lost (a crash,
@@ -108,6 +118,12 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
       // Plain JSON across the edge: the question, and where the tool stands.
       if (err instanceof PersonAsked)
         return { result: '', error: false, asked: { question: err.question, ...jsonProgress(err.progress) } };
+      if (err instanceof ModelAsked)
+        return {
+          result: '',
+          error: false,
+          asked: { sample: modelQuestion(err.question), ...jsonProgress(err.progress) },
+        };
       if (!info.isLocal)
         recordForNextAttempt({
           toolFailures: failures + 1,
@@ -217,3 +233,20 @@ function jsonProgress(progress: unknown): { progress?: unknown } {
     return {};
   }
 }
+
+/** What a tool asks the model, as plain JSON of the contract's shape (text only, bounded). */
+function modelQuestion(q: ModelQuestion): ModelQuestion {
+  const messages = (q.messages ?? []).slice(-MAX_SAMPLE_MESSAGES).map((m) => ({
+    role: m.role === 'assistant' ? ('assistant' as const) : ('user' as const),
+    content: String(m.content ?? '').slice(0, MAX_SAMPLE_CHARS),
+  }));
+  return {
+    messages,
+    ...(q.system ? { system: String(q.system).slice(0, MAX_SAMPLE_CHARS) } : {}),
+    ...(typeof q.maxTokens === 'number' ? { maxTokens: q.maxTokens } : {}),
+  };
+}
+
+/** A tool's question to the model stays small in the history: its last messages, each bounded. */
+const MAX_SAMPLE_MESSAGES = 20;
+const MAX_SAMPLE_CHARS = 20_000;

@@ -7,6 +7,7 @@ import type { AgentActivities } from '../common/activity-interface';
 import type { SearchAttributeSettings } from '../core';
 import { createCallModel } from './call-model';
 import { createSummarizeMessages } from './summarize';
+import { createSampleModel } from './sample-model';
 import { createDescribeWorker } from './describe-worker';
 import { createSendScheduledMessage } from './send-scheduled-message';
 import { createDeliverWebhook } from './deliver-webhook';
@@ -71,6 +72,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps): AgentActivities {
   const model = deps.chatModel ?? createChatModel(deps.model);
   return {
+    sampleModel: createSampleModel({ config: deps.model, model }),
     summarizeMessages: createSummarizeMessages({
       client: deps.client,
       config: deps.model,

@@ -26,6 +26,12 @@ export interface AgentActivities {
    */
   summarizeMessages(input: SummarizeInput): Promise<SummaryReply>;
   /**
+   * A model call a running tool asked for (an MCP server's sampling request): the messages it
+   * gave, to the run's model, without tools; the reply's text and what it cost. Retried and
+   * classified like a model call.
+   */
+  sampleModel(input: SampleInput): Promise<SummaryReply>;
+  /**
    * One tool call, as the LLM wrote it. Mistakes the LLM can fix come back as an outcome with
    * `error: true`; a tool that throws fails the attempt (`Tool.ExecutionError`) for Temporal to retry.
    */
@@ -149,6 +155,24 @@ export interface SummarizeInput {
   timeoutMs?: number;
 }
 
+/** Input of `sampleModel`: a tool's own short exchange (not the run's conversation). */
+export interface SampleInput {
+  messages: ModelQuestion['messages'];
+  system?: string;
+  maxTokens?: number;
+  /** The run's model and its settings. */
+  settings?: ModelSettings;
+  /** See `ModelCallInput.timeoutMs`. */
+  timeoutMs?: number;
+}
+
+/** What a running tool asks the run's model (`ToolContext.askModel`): a short exchange of text. */
+export interface ModelQuestion {
+  messages: Array<{ role: 'user' | 'assistant'; content: string }>;
+  system?: string;
+  maxTokens?: number;
+}
+
 /** What `summarizeMessages` returns: the summary's text and what writing it cost. */
 export interface SummaryReply {
   text: string;
@@ -164,10 +188,11 @@ export interface ToolCallInput {
   /** The raw JSON arguments string; parsed and validated inside the activity. */
   arguments: string;
   /**
-   * The call again, after its tool asked a person (its outcome's `asked`): the person's answer
-   * (`approved` false: declined; `text`: what they said) and the progress the tool asked with.
+   * The call again, after its tool asked a person or the model (its outcome's `asked`): the
+   * answer (`approved` false: declined; `text`: what they said, or what the model `model` wrote)
+   * and the progress the tool asked with.
    */
-  answer?: { approved: boolean; text?: string; progress?: unknown };
+  answer?: { approved: boolean; text?: string; progress?: unknown; model?: string };
 }
 
 /** Input of `resolveTools`. */

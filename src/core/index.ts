@@ -27,6 +27,7 @@ export * from './tool-calls/agent-tools';
 export * from './tool-calls/tool-arguments';
 export * from './tool-calls/tool-results';
 export * from './tool-calls/approvals';
+export * from './tool-calls/tool-questions';
 export * from './tool-calls/handoffs';
 
 // Memory: what the model sees of a long run, summaries and the window.

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { JsonSchema } from '../models/json-schema';
+import type { ModelQuestion } from '../common/activity-interface';
 
 /** What a tool's `execute` gets besides its arguments. */
 export interface ToolContext {
@@ -44,6 +45,12 @@ export interface ToolContext {
    */
   askPerson(question: string, progress?: unknown): never;
   /**
+   * Asks the run's model, in the middle of the call (an MCP server's sampling request): the run
+   * makes the model call (recorded, counted in its usage and budget), then calls the tool again
+   * with the reply in {@link ToolContext.answer} (`text`, and `model`). Never returns.
+   */
+  askModel(question: ModelQuestion, progress?: unknown): never;
+  /**
    * Tells the run how far the call is: a `tool_progress` event on its stream (at most one a
    * second reaches it; the latest wins), and a heartbeat, so a long call shows it is alive. MCP
    * tools report their server's progress notifications this way. Does nothing in a local tool.
@@ -60,6 +67,8 @@ export interface ToolContext {
 export interface PersonAnswer {
   approved: boolean;
   text?: string;
+  /** Set when the model answered (see {@link ToolContext.askModel}): the model that wrote `text`. */
+  model?: string;
 }
 
 /**
@@ -73,6 +82,17 @@ export class PersonAsked extends Error {
   ) {
     super(`the tool asks a person: ${question}`);
     this.name = 'PersonAsked';
+  }
+}
+
+/** Thrown by {@link ToolContext.askModel}: the call stops here and its run asks the model. */
+export class ModelAsked extends Error {
+  constructor(
+    readonly question: ModelQuestion,
+    readonly progress?: unknown,
+  ) {
+    super('the tool asks the model');
+    this.name = 'ModelAsked';
   }
 }
 

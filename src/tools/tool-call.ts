@@ -135,6 +135,9 @@ export async function executeToolCall(
       throw new Error(`it asked a person "${question}", which only a durable run can do`);
     },
     reportProgress: () => undefined,
+    askModel: () => {
+      throw new Error('it asked the model, which only a durable run can do');
+    },
   };
   try {
     return await toolOutcomeOf(await registry.execute(call.function.name, prepared.args, ctx));

@@ -21,10 +21,11 @@ export const { resolveTools, resolveAgent } = proxyLocalActivities<AgentActiviti
   retry: { maximumAttempts: 3 },
 });
 
-// All four are always called with per-call options (a summary, the tool's timeout) via executeWithOptions.
-export const { callModel, executeTool, summarizeMessages, checkGuardrails } = proxyActivities<AgentActivities>({
-  startToCloseTimeout: '5m',
-});
+// All five are always called with per-call options (a summary, the tool's timeout) via executeWithOptions.
+export const { callModel, executeTool, summarizeMessages, sampleModel, checkGuardrails } =
+  proxyActivities<AgentActivities>({
+    startToCloseTimeout: '5m',
+  });
 // Tools declared `local: true`; also always called with per-call options.
 export const { executeTool: executeToolLocally } = proxyLocalActivities<AgentActivities>({ startToCloseTimeout: '1m' });
 

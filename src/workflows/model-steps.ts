@@ -203,7 +203,7 @@ function shownText(reply: ModelReply, toolCalling: ToolCallingMode | undefined):
  * outage of the Temporal server used it up, and every run in flight failed when the server came
  * back. Each attempt is bounded by its heartbeats (a lost worker) and start-to-close.
  */
-function modelCallOptions(state: RunState, summary: string): ActivityOptions {
+export function modelCallOptions(state: RunState, summary: string): ActivityOptions {
   return {
     startToCloseTimeout: Math.max(FIVE_MINUTES, modelCallTimeoutMs(state.limits)),
     heartbeatTimeout: HEARTBEAT_TIMEOUT,

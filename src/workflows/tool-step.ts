@@ -26,6 +26,7 @@ import {
   type RunState,
   type ToolOutcome,
   askPerson,
+  countModelAnswer,
   pendingApprovals,
   personAnswer,
   setApprovalDeadline,
@@ -33,10 +34,12 @@ import {
 } from '../core';
 import type { ToolCallInput } from '../common/activity-interface';
 import { awaitApprovals } from './approvals';
+import { modelCallOptions } from './model-steps';
 import {
   executeTool,
   executeToolLocally,
   HEARTBEAT_TIMEOUT,
+  sampleModel,
   resolveAgent,
   WORKER_LOSSES_PER_CALL,
 } from './activity-proxies';
@@ -167,9 +170,10 @@ function runTool(
   return execution.then(
     ({ toolCallId: _, ...recorded }) =>
       recorded.asked
-        ? askPersonFor(planned, run, ctx, recorded.asked).then((answered) =>
-            runTool(planned, run, ctx, budget, answered),
-          )
+        ? (recorded.asked.sample
+            ? askModelFor(planned, run, recorded.asked)
+            : askPersonFor(planned, run, ctx, recorded.asked)
+          ).then((answered) => runTool(planned, run, ctx, budget, answered))
         : { ...recorded, recorded: true }, // the activity's result is in history: the run's final result can leave it out
     (err) => {
       if (isCancellation(err)) throw err;
@@ -192,7 +196,8 @@ async function askPersonFor(
   const callId = planned.call.id;
   const calls = run.state.phase.kind === 'tools' ? run.state.phase.calls : [];
   const before = calls.find((c) => c.call.id === callId)?.approval;
-  run.state = askPerson(run.state, callId, asked.question);
+  const question = asked.question ?? 'the tool asks for an answer';
+  run.state = askPerson(run.state, callId, question);
   const timeoutMs = run.state.limits.approvalTimeoutMs;
   if (timeoutMs !== undefined)
     run.state = setApprovalDeadline(run.state, new Date(Date.now() + timeoutMs).toISOString());
@@ -204,13 +209,50 @@ async function askPersonFor(
     tool: mine.name,
     arguments: mine.arguments,
     summary: mine.summary,
-    question: asked.question,
+    question,
     ...(mine.deadline ? { deadline: mine.deadline } : {}),
   });
   await awaitApprovals(run, pending, ctx);
   const answer = personAnswer(run.state, callId) ?? { approved: false, text: 'no answer' };
   run.state = settleQuestion(run.state, callId, before);
   return { ...answer, ...(asked.progress !== undefined ? { progress: asked.progress } : {}) };
+}
+
+/**
+ * A tool asked the run's model (`ToolContext.askModel`; an MCP server's sampling request): one
+ * model call with the tool's own messages and the run's model settings, recorded as an activity,
+ * its usage counted in the run's (and so in its budget). A call that fails for good is the
+ * tool's declined answer, with the reason.
+ */
+async function askModelFor(
+  planned: PlannedToolCall,
+  run: RunRef,
+  asked: NonNullable<ToolOutcome['asked']>,
+): Promise<NonNullable<ToolCallInput['answer']>> {
+  const sample = asked.sample!;
+  const progress = asked.progress !== undefined ? { progress: asked.progress } : {};
+  const settings = run.state.agent.modelSettings;
+  try {
+    const reply = await sampleModel.executeWithOptions(
+      modelCallOptions(run.state, `${planned.call.function.name} asks the model`),
+      [
+        {
+          messages: sample.messages,
+          ...(sample.system ? { system: sample.system } : {}),
+          ...(sample.maxTokens ? { maxTokens: sample.maxTokens } : {}),
+          ...(settings ? { settings } : {}),
+          ...(run.state.limits.modelCallTimeoutMs !== undefined
+            ? { timeoutMs: run.state.limits.modelCallTimeoutMs }
+            : {}),
+        },
+      ],
+    );
+    run.state = countModelAnswer(run.state, reply);
+    return { approved: true, text: reply.text, ...(reply.model ? { model: reply.model } : {}), ...progress };
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    return { approved: false, text: failureInfo(err).error, ...progress };
+  }
 }
 
 /**

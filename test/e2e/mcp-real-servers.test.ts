@@ -189,3 +189,39 @@ it("waits in the run for a person to answer a server's elicitation, across a wor
     throw new Error('the run did not come to wait for a person');
   }
 }, 180_000);
+
+it("answers a server's sampling request with the run's model, as a recorded model call of the run", async () => {
+  const m = await startModel((req) => {
+    const user = String(req.messages.at(-1)!.content);
+    if (user.startsWith('Resource trigger-sampling-request context:')) return answer('sampled: 42');
+    const results = toolResults(req);
+    return results.length
+      ? answer(results[0])
+      : call(['everything__trigger-sampling-request', { prompt: 'what is 6 times 7?', maxTokens: 50 }]);
+  });
+  const t = temporal();
+  const agent = defineAgent({ name: 'sampler', instructions: 'Ask.', tools: [], mcpServers: ['everything'] });
+  const { worker, taskQueue } = await createTestWorker(t, {
+    baseURL: m.baseURL,
+    registry: new ToolRegistry(),
+    agents: [agent],
+    mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } },
+  });
+  await worker.runUntil(async () => {
+    const handle = await startAgentRun(t.client, { agent: 'sampler', message: 'sample it' }, { taskQueue });
+    const outcome = await runOutcome(handle);
+    expect(outcome.status).toBe('completed');
+    // The server got the model's reply.
+    expect(outcome.content).toContain('"text": "sampled: 42"');
+    // The sampling request went to the model once, with the server's system prompt and no tools.
+    const sampled = m.requests.filter((r) => String(r.messages.at(-1)!.content).startsWith('Resource trigger'));
+    expect(sampled).toHaveLength(1);
+    expect(sampled[0].messages[0]).toMatchObject({ role: 'system', content: 'You are a helpful test server.' });
+    expect(sampled[0].tools ?? []).toEqual([]);
+    // A model call of the run: an activity in its history, its usage counted in the run's.
+    const history = await t.client.workflow.getHandle(handle.workflowId).fetchHistory();
+    const activities = history.events!.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(activities.filter((a) => a === 'sampleModel')).toHaveLength(1);
+    expect(outcome.usage.totalTokens).toBeGreaterThan(0);
+  });
+}, 120_000);

@@ -83,6 +83,17 @@ export const payFromAccount = defineTool({
   },
 });
 
+/** A tool that asks the run's model mid-call (`ctx.askModel`, as an MCP server's sampling does). */
+export const askTheModel = defineTool({
+  name: 'ask_the_model',
+  description: "Asks the run's model a side question",
+  parameters: z.object({ question: z.string() }),
+  execute: (args, ctx) => {
+    if (!ctx.answer) return ctx.askModel({ messages: [{ role: 'user', content: args.question }], maxTokens: 50 });
+    return ctx.answer.approved ? `the model said: ${ctx.answer.text}` : `no answer: ${ctx.answer.text}`;
+  },
+});
+
 /** The documents' programmatic tool: a JSON Schema and an executor, no zod. */
 export const bookingLookups: Array<{ bookingNumber: string; conversationId: string }> = [];
 export const getBookingDetails = defineJsonSchemaTool({
@@ -139,6 +150,7 @@ export function testRegistry(): ToolRegistry {
     stockQuote,
     snapshot,
     payFromAccount,
+    askTheModel,
   ]).register(getBookingDetails, { dynamic: true });
 }
 

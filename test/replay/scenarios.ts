@@ -269,6 +269,18 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    // A tool that asks the run's model mid-call (ctx.askModel): a sampleModel activity, then the tool again.
+    name: 'tool-asks-model',
+    input: { message: 'Ask it.', tools: ['ask_the_model'] },
+    steps: [
+      (req) =>
+        String(req.messages.at(-1)?.content) === 'what is 6 times 7?'
+          ? answer('42')
+          : call(['ask_the_model', { question: 'what is 6 times 7?' }]),
+      answer('It says 42.'),
+    ],
+  },
+  {
     // A durable sleep: a workflow timer with the reason as its summary, no activity.
     name: 'durable-sleep',
     input: { message: 'Follow up in a second.', tools: ['sleep'] },

@@ -4,6 +4,7 @@ import {
   applyToolOutcomes,
   approvalProblem,
   askPerson,
+  countModelAnswer,
   pendingApprovals,
   personAnswer,
   settleQuestion,
@@ -308,6 +309,16 @@ describe('approvals', () => {
       run = settleQuestion(run, 'a1', undefined);
       expect(calls(run)[1].approval).toBeUndefined();
       expect(calls(run)[0].approval).toEqual(before);
+    });
+
+    it("counts a tool's question to the model in the run's usage", () => {
+      const { run } = awaiting();
+      const after = countModelAnswer(run, {
+        usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 },
+        model: 'm',
+      });
+      expect(after.usage.totalTokens).toBe(run.usage.totalTokens + 15);
+      expect(after.usage.byModel?.m).toMatchObject({ totalTokens: 15 });
     });
 
     it('gives the tool a decline, and a timeout as a decline with its reason', () => {

@@ -113,6 +113,9 @@ describe('built-in tools', () => {
       throw new Error('no person here');
     },
     reportProgress: () => undefined,
+    askModel: () => {
+      throw new Error('it asked the model, which only a durable run can do');
+    },
   };
   const run = (name: string, args: unknown) =>
     exampleToolRegistry()

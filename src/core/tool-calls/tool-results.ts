@@ -25,7 +25,12 @@ export interface ToolOutcome {
    * The tool asked a person (`ToolContext.askPerson`) instead of finishing: the run asks, then
    * calls the tool again with the answer and this progress. `result` is empty.
    */
-  asked?: { question: string; progress?: unknown };
+  asked?: {
+    question?: string;
+    /** The tool asked the run's model instead (`ToolContext.askModel`; an MCP server's sampling). */
+    sample?: { messages: Array<{ role: 'user' | 'assistant'; content: string }>; system?: string; maxTokens?: number };
+    progress?: unknown;
+  };
 }
 
 /** A finished tool execution, as it appears in the run result. */

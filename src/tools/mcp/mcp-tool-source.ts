@@ -3,15 +3,19 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
+  CreateMessageRequestSchema,
   ElicitRequestSchema,
   ErrorCode,
   McpError,
   ToolListChangedNotificationSchema,
+  type CreateMessageRequest,
+  type CreateMessageResult,
   type ElicitResult,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { parseDuration } from '../../core';
 import { defineJsonSchemaTool, type ToolContext } from '../define-tool';
+import type { ModelQuestion } from '../../common/activity-interface';
 import type { JsonSchema } from '../../models/json-schema';
 import type { ToolRegistry } from '../registry';
 import { ToolError } from '../tool-error';
@@ -59,12 +63,21 @@ interface InFlightCall {
   answered: boolean;
   /** Ends the call by asking a person this (the call is made again with their answer). */
   ask(question: string): void;
+  /** Ends the call by asking the run's model (a server's sampling request; made again with the reply). */
+  askModel(question: ModelQuestion): void;
 }
 
 /** How a call that must ask a person ends its wait for the server. */
 class AskPerson extends Error {
   constructor(readonly question: string) {
     super(question);
+  }
+}
+
+/** How a call that must ask the run's model ends its wait for the server. */
+class AskModel extends Error {
+  constructor(readonly question: ModelQuestion) {
+    super('the server asks the model');
   }
 }
 
@@ -256,7 +269,7 @@ export class McpToolSource {
     // in the form's defaults for what the answer leaves out.
     const client = new Client(
       { name: 'durable-agents', version: '0.1.0' },
-      { capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } } },
+      { capabilities: { elicitation: { form: { applyDefaults: true }, url: {} }, sampling: {} } },
     );
     const { config } = state;
     const transport = isHttpServer(config)
@@ -286,6 +299,9 @@ export class McpToolSource {
     });
     client.setRequestHandler(ElicitRequestSchema, async (request, extra) =>
       elicit(server, state, request.params, extra.signal),
+    );
+    client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) =>
+      sample(state, request.params, extra.signal),
     );
     await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
     state.client = client;
@@ -330,6 +346,10 @@ export class McpToolSource {
         fail(new AskPerson(question));
         asking.abort();
       },
+      askModel: (question) => {
+        fail(new AskModel(question));
+        asking.abort();
+      },
     };
     state.calls.add(inFlight);
     try {
@@ -354,6 +374,7 @@ export class McpToolSource {
       return output;
     } catch (err) {
       if (err instanceof AskPerson) return ctx.askPerson(err.question);
+      if (err instanceof AskModel) return ctx.askModel(err.question);
       const login = loginNeeded(err);
       if (login) {
         this.reset(server, client);
@@ -392,13 +413,66 @@ async function elicit(
     if ('result' in answer) return answer.result;
     call.ask(`${elicitationQuestion(server, params)} (The last answer did not fit: ${answer.problem}.)`);
   } else call.ask(elicitationQuestion(server, params));
-  // Unanswered until the server cancels it (with the call), or a minute has passed.
+  return unanswered(cancelled, { action: 'cancel' });
+}
+
+/** Unanswered until the server cancels it (with the call), or a minute has passed. */
+function unanswered<T>(cancelled: AbortSignal, last: T): Promise<T> {
   return new Promise((resolve) => {
-    const done = () => resolve({ action: 'cancel' });
+    const done = () => resolve(last);
     const timer = setTimeout(done, 60_000);
     timer.unref();
     cancelled.addEventListener('abort', () => (clearTimeout(timer), done()), { once: true });
   });
+}
+
+/**
+ * A server's sampling request (`sampling/createMessage`), for the oldest call in flight on its
+ * connection: with the model's reply (the call made again after the run asked its model), the
+ * server gets it; without, the call asks the run's model (`askModel`: a recorded model call,
+ * counted in the run's usage and budget) and is cancelled meanwhile. No call in flight: an error.
+ */
+async function sample(
+  state: ServerState,
+  params: CreateMessageRequest['params'],
+  cancelled: AbortSignal,
+): Promise<CreateMessageResult> {
+  const call = state.calls.values().next().value;
+  if (!call) throw new McpError(ErrorCode.InvalidRequest, 'sampling is answered during a tool call only');
+  const answer = call.ctx.answer;
+  if (answer?.model !== undefined && !call.answered) {
+    call.answered = true;
+    if (!answer.approved)
+      throw new McpError(ErrorCode.InternalError, `the model could not answer: ${answer.text ?? ''}`);
+    return {
+      role: 'assistant',
+      content: { type: 'text', text: answer.text ?? '' },
+      model: answer.model,
+      stopReason: 'endTurn',
+    };
+  }
+  call.askModel(samplingQuestion(params));
+  return unanswered(cancelled, { role: 'assistant', content: { type: 'text', text: '' }, model: 'none' });
+}
+
+/** A sampling request as the run's model gets it: text, with other content described. */
+function samplingQuestion(params: CreateMessageRequest['params']): ModelQuestion {
+  const text = (content: unknown): string => {
+    const parts = Array.isArray(content) ? content : [content];
+    return parts
+      .map((c: { type?: string; text?: string; mimeType?: string }) =>
+        c?.type === 'text' ? (c.text ?? '') : `[${c?.type ?? 'content'}${c?.mimeType ? `: ${c.mimeType}` : ''}]`,
+      )
+      .join('\n');
+  };
+  return {
+    messages: params.messages.map((m) => ({
+      role: m.role === 'assistant' ? 'assistant' : 'user',
+      content: text(m.content),
+    })),
+    ...(params.systemPrompt ? { system: params.systemPrompt } : {}),
+    ...(params.maxTokens ? { maxTokens: params.maxTokens } : {}),
+  };
 }
 
 /** A server that could not be reached, or went away during the call: Temporal tries again. */

@@ -1,0 +1,47 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { SampleInput, SummaryReply } from '../common/activity-interface';
+import type { ChatModel } from '../models/chat-model';
+import type { ModelConfig } from '../models/model-config';
+import { costOf, DEFAULT_PRICES, priceOf } from '../models/prices';
+import { keepHeartbeating } from './heartbeat';
+import { modelCallFailure } from './model-failure';
+
+/** The most a tool's question may have the model write, in tokens, whatever it asks. */
+const SAMPLE_MAX_TOKENS = 4_000;
+
+/**
+ * Builds the activity that answers a running tool's question to the model (an MCP server's
+ * sampling request): the tool's own short exchange goes to the run's model with no tools, and
+ * the reply's text comes back with its usage and cost, which the run counts. Failures are the
+ * adapter's, classified at its edge like any model call's.
+ */
+export function createSampleModel(deps: { config: ModelConfig; model: ChatModel }) {
+  const prices = { ...DEFAULT_PRICES, ...deps.config.prices };
+  return async function sampleModel(input: SampleInput): Promise<SummaryReply> {
+    if (!deps.config.configured)
+      throw ApplicationFailure.nonRetryable('no LLM is configured on this worker', 'ModelCall.NotConfigured');
+    const stop = keepHeartbeating();
+    try {
+      const route = deps.model.route(input.settings?.model);
+      const { thinking: _thinking, fallbackModels: _fallbacks, ...settings } = input.settings ?? {};
+      const messages = [
+        ...(input.system ? [{ role: 'system' as const, content: input.system }] : []),
+        ...input.messages.map((m) => ({ role: m.role, content: m.content })),
+      ];
+      const reply = await deps.model.generate(messages, {
+        route,
+        settings: { ...settings, maxTokens: Math.min(input.maxTokens ?? SAMPLE_MAX_TOKENS, SAMPLE_MAX_TOKENS) },
+        signal: Context.current().cancellationSignal,
+        ...(input.timeoutMs ? { deadlineMs: input.timeoutMs } : {}),
+      });
+      const price = priceOf(route.model, prices);
+      if (price) reply.usage.costUsd = costOf(reply.usage, price);
+      return { text: (reply.content ?? '').trim(), usage: reply.usage, model: route.name };
+    } catch (err) {
+      throw modelCallFailure(err);
+    } finally {
+      stop();
+    }
+  };
+}
