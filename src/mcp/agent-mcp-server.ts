@@ -45,7 +45,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
     session.level = request.params.level;
     return {};
   });
-  registerResources(server, options.client);
+  registerResources(server, options.client, options.taskQueue);
   registerPrompts(server, options.agents);
   server.server.setRequestHandler(CompleteRequestSchema, async (request) => ({
     completion: await complete(options, request.params),

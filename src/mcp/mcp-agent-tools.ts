@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   CallToolRequestSchema,
+  ListToolsRequestSchema,
   LoggingLevelSchema,
   McpError,
   ErrorCode,
@@ -235,6 +236,11 @@ export function registerAgentTools(server: McpServer, options: AgentMcpServerOpt
           runOutcome(options.client.workflow.getHandle(extra.taskId)).then((r) => toolResult(r, extra.taskId)),
       },
     );
+  }
+  // Without agents the SDK registers no tools: the server still has tools (none), and answers calls.
+  if (options.agents.length === 0) {
+    server.server.registerCapabilities({ tools: {} });
+    server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
   }
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const agent = options.agents.find((a) => a.name === request.params.name);

@@ -57,7 +57,9 @@ export async function complete(
         : undefined;
     // The template itself (`durable-agents://runs/{id}`): its id completes.
     if (kind && ref.uri.endsWith('{id}')) {
-      const { runs } = await listAgentRuns(options.client, { limit: 100 }).catch(() => ({ runs: [] }));
+      const { runs } = await listAgentRuns(options.client, { limit: 100, taskQueue: options.taskQueue }).catch(() => ({
+        runs: [],
+      }));
       values = runs
         .filter((r) => r.kind === kind && r.workflowId.toLowerCase().startsWith(prefix))
         .sort((a, b) => Number(!!a.closeTime) - Number(!!b.closeTime))

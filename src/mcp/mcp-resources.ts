@@ -33,9 +33,10 @@ const MESSAGES_SHOWN = 50;
 const UPDATE_EVERY_MS = 500;
 
 /** Registers the resources and their subscriptions on `server` (one client's session); `complete` in agent-mcp-server completes their ids. */
-export function registerResources(server: McpServer, client: Client): void {
+export function registerResources(server: McpServer, client: Client, taskQueue: string): void {
+  // The recent ones of the task queue this server serves (the namespace may hold other teams').
   const recent = async (kind: 'run' | 'conversation') =>
-    (await listAgentRuns(client, { limit: 50 })).runs.filter((r) => r.kind === kind);
+    (await listAgentRuns(client, { limit: 50, taskQueue })).runs.filter((r) => r.kind === kind);
   for (const kind of ['run', 'conversation'] as const) {
     const plural = kind === 'run' ? 'runs' : 'conversations';
     server.registerResource(

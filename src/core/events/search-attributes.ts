@@ -228,6 +228,8 @@ export function searchAttributeCreateCommands(
 export interface AgentListFilter {
   status?: string;
   agent?: string;
+  /** Only the runs and conversations of this task queue. */
+  taskQueue?: string;
 }
 
 /** Why a list filter cannot be used, or undefined. */
@@ -235,6 +237,8 @@ export function agentListFilterProblem(filter: AgentListFilter): string | undefi
   if (filter.status !== undefined && !(AGENT_SEARCH_STATUSES as readonly string[]).includes(filter.status)) {
     return `unknown status "${filter.status}"; one of: ${AGENT_SEARCH_STATUSES.join(', ')}`;
   }
+  if (filter.taskQueue !== undefined && !/^[A-Za-z0-9_.:/-]{1,200}$/.test(filter.taskQueue))
+    return `"${filter.taskQueue}" is not a task queue name (letters, digits, _ . : / -)`;
   if (filter.agent !== undefined && !/^[A-Za-z0-9_.-]{1,64}$/.test(filter.agent))
     return `"${filter.agent}" is not an agent name (letters, digits, _ . -)`;
   return undefined;
@@ -250,5 +254,6 @@ export function agentListQuery(filter: AgentListFilter, workflowTypes: readonly 
   const parts = [`WorkflowType IN (${workflowTypes.map((t) => `'${t}'`).join(', ')})`];
   if (filter.status) parts.push(`AgentStatus = '${filter.status}'`);
   if (filter.agent) parts.push(`AgentName = '${filter.agent}'`);
+  if (filter.taskQueue) parts.push(`TaskQueue = '${filter.taskQueue}'`);
   return parts.join(' AND ');
 }
