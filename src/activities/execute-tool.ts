@@ -70,8 +70,8 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
         activity.heartbeat(carried());
         progressSignal.send(report);
       },
-      askPerson: (question, asked = progress) => {
-        throw new PersonAsked(String(question), asked);
+      askPerson: (question, asked = progress, form) => {
+        throw new PersonAsked(String(question), asked, form);
       },
       askModel: (question, asked = progress) => {
         throw new ModelAsked(question, asked);
@@ -117,7 +117,17 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
       if (err instanceof ToolError) return { result: toolErrorText(err.message), error: true };
       // Plain JSON across the edge: the question, and where the tool stands.
       if (err instanceof PersonAsked)
-        return { result: '', error: false, asked: { question: err.question, ...jsonProgress(err.progress) } };
+        return {
+          result: '',
+          error: false,
+          asked: {
+            question: err.question,
+            ...jsonProgress(err.progress),
+            ...(err.form
+              ? { form: JSON.parse(JSON.stringify(err.form)) as NonNullable<ToolOutcome['asked']>['form'] }
+              : {}),
+          },
+        };
       if (err instanceof ModelAsked)
         return {
           result: '',

@@ -71,6 +71,10 @@ export class EventPrinter {
         this.out.note(`  ${event.error ? '✗' : '←'} ${event.name}: ${result.replace(/\s+/g, ' ')}`);
         break;
       }
+      case 'mcp_elicitation':
+        this.endLine();
+        this.out.note(`  ? ${event.server} asks (${event.tool}): ${event.message}${event.url ? ` ${event.url}` : ''}`);
+        break;
       case 'tool_progress':
         this.endLine();
         this.out.note(

@@ -114,6 +114,8 @@ export function progressText(event: AgentEvent): string | undefined {
       return `calling ${event.name}${event.childWorkflowId ? ` (agent run ${event.childWorkflowId})` : ''}`;
     case 'tool_call_finished':
       return `${event.name} ${event.error ? 'failed' : 'done'}`;
+    case 'mcp_elicitation':
+      return `${event.server} asks: ${event.message}`;
     case 'tool_progress':
       return `${event.name}: ${event.progress}${event.total !== undefined ? ` of ${event.total}` : ''}${event.message ? ` (${event.message})` : ''}`;
     case 'approval_requested':

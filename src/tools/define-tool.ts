@@ -43,7 +43,7 @@ export interface ToolContext {
    * `checkpoint`) in {@link ToolContext.resumeFrom}. Never returns. Outside a durable run (a tool
    * run directly), the call ends with an error saying what it asked.
    */
-  askPerson(question: string, progress?: unknown): never;
+  askPerson(question: string, progress?: unknown, form?: PersonForm): never;
   /**
    * Asks the run's model, in the middle of the call (an MCP server's sampling request): the run
    * makes the model call (recorded, counted in its usage and budget), then calls the tool again
@@ -63,6 +63,19 @@ export interface ToolContext {
   answer?: PersonAnswer;
 }
 
+/**
+ * What a person is asked to fill in, when a tool's question is a form (an MCP server's
+ * elicitation): the run announces it as an `mcp_elicitation` event, for clients that draw it.
+ */
+export interface PersonForm {
+  server: string;
+  message: string;
+  /** The form's fields (a JSON Schema object of flat properties). */
+  requestedSchema?: Record<string, unknown>;
+  /** A URL to open instead (URL elicitation). */
+  url?: string;
+}
+
 /** A person's answer to a tool's question (see {@link ToolContext.askPerson}). */
 export interface PersonAnswer {
   approved: boolean;
@@ -79,6 +92,7 @@ export class PersonAsked extends Error {
   constructor(
     readonly question: string,
     readonly progress?: unknown,
+    readonly form?: PersonForm,
   ) {
     super(`the tool asks a person: ${question}`);
     this.name = 'PersonAsked';

@@ -10,6 +10,7 @@ export {
   type Tool,
   PersonAsked,
   type PersonAnswer,
+  type PersonForm,
 } from './define-tool';
 export { ToolError } from './tool-error';
 export { a2aAgent, type A2AAgentOptions } from './a2a-agent';

@@ -29,6 +29,7 @@ export {
   ToolError,
   PersonAsked,
   type PersonAnswer,
+  type PersonForm,
   type AnyToolDefinition,
   type JsonSchemaToolDefinition,
   type ToolContext,

@@ -203,6 +203,16 @@ async function askPersonFor(
     run.state = setApprovalDeadline(run.state, new Date(Date.now() + timeoutMs).toISOString());
   const pending = pendingApprovals(run.state.phase.kind === 'tools' ? run.state.phase.calls : []);
   const mine = pending.find((p) => p.callId === callId)!;
+  if (asked.form)
+    ctx.events.emit(ctx.turn, {
+      type: 'mcp_elicitation',
+      callId,
+      tool: mine.name,
+      server: asked.form.server,
+      message: asked.form.message,
+      ...(asked.form.requestedSchema ? { requestedSchema: asked.form.requestedSchema } : {}),
+      ...(asked.form.url ? { url: asked.form.url } : {}),
+    });
   ctx.events.emit(ctx.turn, {
     type: 'approval_requested',
     callId,

@@ -130,7 +130,7 @@ it("waits in the run for a person to answer a server's elicitation, across a wor
     agents: [agent],
     mcpServers,
   });
-  const { handle, status } = await first.worker.runUntil(async () => {
+  const { handle, status, events } = await first.worker.runUntil(async () => {
     const h = await startAgentRun(
       t.client,
       { agent: 'form_filler', message: 'fill in the form' },
@@ -138,13 +138,22 @@ it("waits in the run for a person to answer a server's elicitation, across a wor
     );
     // The server's form is a question in the run.
     await eventuallyWaiting(h.workflowId);
-    return { handle: h, status: await readStatus(t.client, h.workflowId) };
+    const events = await keptEvents(t.client, h.workflowId);
+    return { handle: h, status: await readStatus(t.client, h.workflowId), events };
   });
   expect(status.pendingApprovals[0]).toMatchObject({
     name: 'everything__trigger-elicitation-request',
     question: expect.stringMatching(
       /^everything asks: Please provide inputs for the following fields: .*"name" \(string, required\)/,
     ),
+  });
+  // The form itself, for clients that draw it.
+  const asked = events.find((e) => e.type === 'mcp_elicitation');
+  expect(asked).toMatchObject({
+    tool: 'everything__trigger-elicitation-request',
+    server: 'everything',
+    message: 'Please provide inputs for the following fields:',
+    requestedSchema: { type: 'object', properties: expect.objectContaining({ name: expect.anything() }) },
   });
   // The worker is gone (restarted); a new one carries on, and a person answers from the CLI.
   const second = await createTestWorker(t, {

@@ -66,6 +66,20 @@ export type AgentEventBody =
       agent?: string;
     }
   | { type: 'approval_decided'; callId: string; approved: boolean; reason?: string; workflowId?: string }
+  /**
+   * An MCP server asks for input in the middle of a tool call (elicitation): the form it sent (or
+   * the URL to open), for clients that draw it. The `approval_requested` that follows is how it is
+   * answered (an approval with the answer as its reason, a rejection to decline).
+   */
+  | {
+      type: 'mcp_elicitation';
+      callId: string;
+      tool: string;
+      server: string;
+      message: string;
+      requestedSchema?: Record<string, unknown>;
+      url?: string;
+    }
   /** The approval timeout ran out with `onApprovalTimeout: 'escalate'`: a second period runs until `deadline`. */
   | { type: 'approval_escalated'; callId: string; deadline: string; workflowId?: string }
   /** A durable wait began: a `sleep` (with its reason) or a `wait_for_event` (with the event's name), until `until` at the latest. */
@@ -106,6 +120,7 @@ export const AGENT_EVENT_TYPES = [
   'compaction',
   'approval_requested',
   'approval_decided',
+  'mcp_elicitation',
   'approval_escalated',
   'wait_started',
   'wait_ended',

@@ -29,6 +29,8 @@ export interface ToolOutcome {
     question?: string;
     /** The tool asked the run's model instead (`ToolContext.askModel`; an MCP server's sampling). */
     sample?: { messages: Array<{ role: 'user' | 'assistant'; content: string }>; system?: string; maxTokens?: number };
+    /** The question is a form to fill (an MCP server's elicitation): announced as `mcp_elicitation`. */
+    form?: { server: string; message: string; requestedSchema?: Record<string, unknown>; url?: string };
     progress?: unknown;
   };
 }

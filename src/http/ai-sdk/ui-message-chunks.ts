@@ -185,6 +185,20 @@ export class UiMessageEncoder implements TurnEncoder {
       case 'approval_escalated':
         out.push({ type: 'data-approval-escalated', id: e.callId, data: { callId: e.callId, deadline: e.deadline } });
         break;
+      case 'mcp_elicitation':
+        // The form to draw; the tool-approval-request that follows is how it is answered.
+        out.push({
+          type: 'data-mcp-elicitation',
+          id: e.callId,
+          data: {
+            callId: e.callId,
+            server: e.server,
+            message: e.message,
+            ...(e.requestedSchema ? { requestedSchema: e.requestedSchema } : {}),
+            ...(e.url ? { url: e.url } : {}),
+          },
+        });
+        break;
       case 'tool_progress':
         // One part per call, updated in place (the same id) as the tool goes on.
         out.push({

@@ -8,14 +8,10 @@ import {
   ErrorCode,
   McpError,
   ToolListChangedNotificationSchema,
-  type CreateMessageRequest,
-  type CreateMessageResult,
-  type ElicitResult,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { parseDuration } from '../../core';
 import { defineJsonSchemaTool, type ToolContext } from '../define-tool';
-import type { ModelQuestion } from '../../common/activity-interface';
 import type { JsonSchema } from '../../models/json-schema';
 import type { ToolRegistry } from '../registry';
 import { ToolError } from '../tool-error';
@@ -23,7 +19,7 @@ import { isHttpServer, type McpServerConfig, type McpServers } from './mcp-confi
 import { mcpToolOutput } from './mcp-result';
 import type { ToolOutput } from '../tool-output';
 import { mcpToolNames } from './mcp-tool-names';
-import { elicitationAnswer, elicitationQuestion } from './mcp-elicitation';
+import { AskModel, AskPerson, elicit, sample, type InFlightCall } from './mcp-server-requests';
 import { loginNeeded, mcpAuthProvider, McpTokenStore } from './mcp-oauth';
 
 /** How long connecting to a server (spawn or HTTP, plus the MCP handshake) may take. */
@@ -54,31 +50,6 @@ interface ServerState {
   inflight: Set<(err: Error) => void>;
   /** The calls in flight, oldest first: a server's elicitation is asked for the oldest (see `connect`). */
   calls: Set<InFlightCall>;
-}
-
-/** A tool call in flight, as a server's elicitation during it needs it. */
-interface InFlightCall {
-  ctx: ToolContext;
-  /** Whether the person's answer (`ctx.answer`) went to the server already. */
-  answered: boolean;
-  /** Ends the call by asking a person this (the call is made again with their answer). */
-  ask(question: string): void;
-  /** Ends the call by asking the run's model (a server's sampling request; made again with the reply). */
-  askModel(question: ModelQuestion): void;
-}
-
-/** How a call that must ask a person ends its wait for the server. */
-class AskPerson extends Error {
-  constructor(readonly question: string) {
-    super(question);
-  }
-}
-
-/** How a call that must ask the run's model ends its wait for the server. */
-class AskModel extends Error {
-  constructor(readonly question: ModelQuestion) {
-    super('the server asks the model');
-  }
 }
 
 /** Where log lines go (the worker's logger by default). */
@@ -342,8 +313,8 @@ export class McpToolSource {
     const inFlight: InFlightCall = {
       ctx,
       answered: false,
-      ask: (question) => {
-        fail(new AskPerson(question));
+      ask: (question, form) => {
+        fail(new AskPerson(question, form));
         asking.abort();
       },
       askModel: (question) => {
@@ -373,7 +344,7 @@ export class McpToolSource {
       if (result.isError) throw new ToolError(text || `${tool} failed`);
       return output;
     } catch (err) {
-      if (err instanceof AskPerson) return ctx.askPerson(err.question);
+      if (err instanceof AskPerson) return ctx.askPerson(err.question, undefined, err.form);
       if (err instanceof AskModel) return ctx.askModel(err.question);
       const login = loginNeeded(err);
       if (login) {
@@ -389,90 +360,6 @@ export class McpToolSource {
       state.calls.delete(inFlight);
     }
   }
-}
-
-/**
- * A server's elicitation, for the oldest call in flight on its connection (MCP does not say which
- * call a request belongs to over stdio; one call at a time is the common case): with the person's
- * answer (the call made again after they answered), the server gets it; without, the call asks
- * the person and is cancelled (`notifications/cancelled`), and the elicitation is left unanswered
- * (the server cancels it with its call; it is not the person's `cancel`). No call in flight:
- * `decline`.
- */
-async function elicit(
-  server: string,
-  state: ServerState,
-  params: Parameters<typeof elicitationQuestion>[1],
-  cancelled: AbortSignal,
-): Promise<ElicitResult> {
-  const call = state.calls.values().next().value;
-  if (!call) return { action: 'decline' };
-  if (call.ctx.answer && !call.answered) {
-    call.answered = true;
-    const answer = elicitationAnswer(params, call.ctx.answer);
-    if ('result' in answer) return answer.result;
-    call.ask(`${elicitationQuestion(server, params)} (The last answer did not fit: ${answer.problem}.)`);
-  } else call.ask(elicitationQuestion(server, params));
-  return unanswered(cancelled, { action: 'cancel' });
-}
-
-/** Unanswered until the server cancels it (with the call), or a minute has passed. */
-function unanswered<T>(cancelled: AbortSignal, last: T): Promise<T> {
-  return new Promise((resolve) => {
-    const done = () => resolve(last);
-    const timer = setTimeout(done, 60_000);
-    timer.unref();
-    cancelled.addEventListener('abort', () => (clearTimeout(timer), done()), { once: true });
-  });
-}
-
-/**
- * A server's sampling request (`sampling/createMessage`), for the oldest call in flight on its
- * connection: with the model's reply (the call made again after the run asked its model), the
- * server gets it; without, the call asks the run's model (`askModel`: a recorded model call,
- * counted in the run's usage and budget) and is cancelled meanwhile. No call in flight: an error.
- */
-async function sample(
-  state: ServerState,
-  params: CreateMessageRequest['params'],
-  cancelled: AbortSignal,
-): Promise<CreateMessageResult> {
-  const call = state.calls.values().next().value;
-  if (!call) throw new McpError(ErrorCode.InvalidRequest, 'sampling is answered during a tool call only');
-  const answer = call.ctx.answer;
-  if (answer?.model !== undefined && !call.answered) {
-    call.answered = true;
-    if (!answer.approved)
-      throw new McpError(ErrorCode.InternalError, `the model could not answer: ${answer.text ?? ''}`);
-    return {
-      role: 'assistant',
-      content: { type: 'text', text: answer.text ?? '' },
-      model: answer.model,
-      stopReason: 'endTurn',
-    };
-  }
-  call.askModel(samplingQuestion(params));
-  return unanswered(cancelled, { role: 'assistant', content: { type: 'text', text: '' }, model: 'none' });
-}
-
-/** A sampling request as the run's model gets it: text, with other content described. */
-function samplingQuestion(params: CreateMessageRequest['params']): ModelQuestion {
-  const text = (content: unknown): string => {
-    const parts = Array.isArray(content) ? content : [content];
-    return parts
-      .map((c: { type?: string; text?: string; mimeType?: string }) =>
-        c?.type === 'text' ? (c.text ?? '') : `[${c?.type ?? 'content'}${c?.mimeType ? `: ${c.mimeType}` : ''}]`,
-      )
-      .join('\n');
-  };
-  return {
-    messages: params.messages.map((m) => ({
-      role: m.role === 'assistant' ? 'assistant' : 'user',
-      content: text(m.content),
-    })),
-    ...(params.systemPrompt ? { system: params.systemPrompt } : {}),
-    ...(params.maxTokens ? { maxTokens: params.maxTokens } : {}),
-  };
 }
 
 /** A server that could not be reached, or went away during the call: Temporal tries again. */
