@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseFlags, UsageError } from './option-flags';
-import { refuseOpenExposure, serverFlags, type ServerFlags } from './server-flags';
+import { accessNotes, refuseOpenExposure, serverFlags, type ServerFlags } from './server-flags';
 import { inSession, type LocalWorker } from './session';
 import { clientSettings, type ClientSettings } from '../connection/settings';
 import { listAgents } from '../client/list-agents';
@@ -74,12 +74,7 @@ export async function serveA2a(
         for (const a of agents)
           note(`  ${a.name}: ${base}/a2a/${encodeURIComponent(a.name)}/.well-known/agent-card.json`);
         if (agents.length === 0) note(`Warning: the workers of task queue "${taskQueue}" serve no named agents.`);
-        note(
-          access.tokens?.length
-            ? `Bearer tokens required (${access.tokens.length} configured).`
-            : 'No AGENT_HTTP_TOKENS: loopback only, without authentication.',
-        );
-        note('Press Ctrl+C to stop.');
+        for (const line of accessNotes(access)) note(line);
         await once(stopped.signal, 'abort');
       } finally {
         http.close();

@@ -5,7 +5,7 @@ import type { Worker } from '@temporalio/worker';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { AgentSummary } from '../common/activity-interface';
 import { parseFlags, UsageError } from './option-flags';
-import { refuseOpenExposure, serverFlags } from './server-flags';
+import { accessNotes, refuseOpenExposure, serverFlags } from './server-flags';
 import { TASK_QUEUE_HINT, type LocalWorker } from './session';
 import { clientSettings, type ClientSettings } from '../connection/settings';
 import { createAgentWorker } from '../worker/create-agent-worker';
@@ -137,12 +137,7 @@ export async function serveMcp(
       note(
         `durable-agents MCP server on http://${address.address}:${address.port}/mcp (streamable HTTP): agents ${agents.map((a) => a.name).join(', ') || 'none'} (task queue "${taskQueue}")`,
       );
-      note(
-        access.tokens?.length
-          ? `Bearer tokens required (${access.tokens.length} configured).`
-          : 'No AGENT_HTTP_TOKENS: loopback only, without authentication.',
-      );
-      note('Press Ctrl+C to stop.');
+      for (const line of accessNotes(access)) note(line);
       await once(stopped.signal, 'abort');
     }
   } finally {

@@ -33,3 +33,13 @@ export function refuseOpenExposure(host: string, access: HttpAccessOptions): voi
       `--host ${host} would expose the agents to the network without authentication: set AGENT_HTTP_TOKENS (comma-separated bearer tokens) or keep the default 127.0.0.1`,
     );
 }
+
+/** What a server command says about its access as it starts, then how to stop it. */
+export function accessNotes(access: HttpAccessOptions): string[] {
+  return [
+    access.tokens?.length
+      ? `Bearer tokens required (${access.tokens.length} configured).`
+      : 'No AGENT_HTTP_TOKENS: loopback only, without authentication.',
+    'Press Ctrl+C to stop.',
+  ];
+}
