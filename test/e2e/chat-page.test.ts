@@ -29,6 +29,7 @@ function model(req: ChatRequest) {
   const user = lastOf(req, 'user');
   if (last.role === 'tool') return { content: `tool said: ${last.content}` };
   if (user === 'pay bob') return call(['transfer', { to: 'bob', amount: 5 }]);
+  if (user === 'pay 30') return call(['pay_from_account', { amount: 30 }]);
   if (user === 'wait for it') return call(['slow', { key: 'chat-page' }]);
   if (user === 'wait for the payment') return call(['wait_for_event', { name: 'payment_received' }]);
   return { content: STORY, chunkDelayMs: 60 };
@@ -108,6 +109,13 @@ describeInBrowser('the chat page', () => {
       await tool.locator('summary').click();
       expect(await tool.locator('pre.result').textContent()).toBe('sent 5 to bob');
       await page.locator('.agent .text', { hasText: 'tool said: sent 5 to bob' }).waitFor();
+
+      // A tool that asks a person mid-call: its question, answered in words.
+      await send(page, 'pay 30');
+      const question = page.locator('.approval', { hasText: 'Pay 30 from which account?' });
+      await question.locator('input.answer').fill('account 9');
+      await question.locator('button.approve', { hasText: 'Answer' }).click();
+      await page.locator('.agent .text', { hasText: 'tool said: paid 30 from account 9' }).waitFor();
       await page.locator('.agent .done').nth(1).waitFor();
 
       // A turn stuck in a slow tool: Cancel ends it; the conversation stays open.
