@@ -94,7 +94,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
     }),
     executeTool: createExecuteTool({ registry: deps.registry, mcp: deps.mcp, blobs: deps.blobs }),
     resolveTools: createResolveTools({ registry: deps.registry, mcp: deps.mcp }),
-    resolveAgent: createResolveAgent({ agents: deps.agents, mcp: deps.mcp }),
+    resolveAgent: createResolveAgent({ agents: deps.agents, mcp: deps.mcp, registry: deps.registry }),
     listAgents: createListAgents({ agents: deps.agents, defaultModel: deps.model.model }),
     describeWorker: createDescribeWorker({
       searchAttributes:

@@ -1,9 +1,10 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AgentRegistry, AgentSummary } from '../agents/agent-registry';
-import type { ResolvedAgent } from '../core';
+import { agentVersion, type ResolvedAgent } from '../core';
 import type { McpToolSource } from '../tools/mcp/mcp-tool-source';
 import type { ResolveAgentInput } from '../common/activity-interface';
+import type { ToolRegistry } from '../tools/registry';
 
 /**
  * Builds the activity that resolves a named agent once, at the start of a run or conversation:
@@ -11,7 +12,7 @@ import type { ResolveAgentInput } from '../common/activity-interface';
  * history, so a replay never asks the worker again, and a changed agent declaration cannot change
  * a run already under way.
  */
-export function createResolveAgent(deps: { agents: AgentRegistry; mcp?: McpToolSource }) {
+export function createResolveAgent(deps: { agents: AgentRegistry; mcp?: McpToolSource; registry?: ToolRegistry }) {
   return async function resolveAgent(input: ResolveAgentInput): Promise<ResolvedAgent> {
     const { mcp } = deps;
     const servers = deps.agents.mcpServersOf(input.agent, mcp?.serverNames() ?? []);
@@ -29,7 +30,11 @@ export function createResolveAgent(deps: { agents: AgentRegistry; mcp?: McpToolS
     const mcpTools = mcp ? servers.flatMap((s) => mcp.listedTools(s)) : [];
     const result = deps.agents.resolve(input.agent, input, mcpTools, Context.current().info.taskQueue);
     if (!result.ok) throw ApplicationFailure.nonRetryable(result.message, result.type);
-    return result.resolved;
+    const { settings, tools } = result.resolved;
+    // Each tool as the model sees it (description, parameters) and as the run treats it.
+    const specs = deps.registry?.specs(tools.map((t) => t.name).filter((n) => deps.registry!.has(n))) ?? [];
+    const version = agentVersion({ settings, tools, specs });
+    return { ...result.resolved, version };
   };
 }
 

@@ -63,6 +63,8 @@ export interface RunStatusReport {
   memory?: MemoryReport;
   /** The durable waits under way (`sleep`, `wait_for_event`): what for, and until when. */
   waits?: ActiveWait[];
+  /** A named agent's version (see `agentVersion`). */
+  agentVersion?: string;
 }
 
 /** A run's or a conversation's status (`kind` tells which). */
@@ -102,6 +104,7 @@ async function statusOf(client: Client, workflowId: string): Promise<StatusRepor
     if (s.budget) open.budget = s.budget;
     if (s.memory) open.memory = s.memory;
     if (s.waits) open.waits = s.waits;
+    if (s.agentVersion) open.agentVersion = s.agentVersion;
     return open;
   }
   const outcome = await runOutcome(handle);
@@ -119,6 +122,7 @@ async function statusOf(client: Client, workflowId: string): Promise<StatusRepor
   if (outcome.error !== undefined) report.error = outcome.error;
   if (outcome.errorType !== undefined) report.errorType = outcome.errorType;
   if (outcome.budget) report.budget = outcome.budget;
+  if (outcome.agentVersion) report.agentVersion = outcome.agentVersion;
   return report;
 }
 

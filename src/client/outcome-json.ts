@@ -24,6 +24,7 @@ export function outcomeJson(outcome: RunOutcome): Record<string, unknown> {
     usage: outcome.usage,
     ...(outcome.models ? { models: outcome.models } : {}),
     ...(outcome.budget ? { budget: outcome.budget } : {}),
+    ...(outcome.agentVersion ? { agentVersion: outcome.agentVersion } : {}),
   };
   if (outcome.error !== undefined) json.error = outcome.error;
   if (outcome.errorType !== undefined) json.errorType = outcome.errorType;

@@ -16,6 +16,7 @@ export * from './run/run-state';
 export * from './run/agent-loop';
 export * from './run/model-call-input';
 export * from './run/agents';
+export * from './run/agent-version';
 export * from './run/limits';
 export * from './run/model-fallback';
 export * from './run/react-parser';

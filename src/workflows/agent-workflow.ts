@@ -79,7 +79,7 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
       });
       // The default memory (maxPromptTokens by the model's context window) unless the run or agent set one.
       const effective = withDefaultMemory(applyAgent(input, agent.settings), searchAttributes.worker);
-      run.state = startRun(effective, agent.tools);
+      run.state = startRun(effective, agent.tools, agent.version);
       limitMs = run.state.limits.maxExecutionTimeMs;
       loop = () => loopWith(effective);
     } else {

@@ -200,7 +200,12 @@ export async function conversationWorkflow(original: ConversationInput): Promise
         if (input.agent) {
           // Resolved once per conversation; continue-as-new carries the merged options and the tools.
           const agent = await resolveAgent({ agent: input.agent, ...request });
-          conv = { ...conv, options: applyAgent(conv.options, agent.settings), tools: agent.tools };
+          conv = {
+            ...conv,
+            options: applyAgent(conv.options, agent.settings),
+            tools: agent.tools,
+            ...(agent.version ? { agentVersion: agent.version } : {}),
+          };
         } else conv = { ...conv, tools: await resolveTools(request) };
       } catch (err) {
         // Conversations started before this patch failed at once, leaving their first message's

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineAgent } from '../../src/agents/define-agent';
 import { calculatorAgent, weatherAgent } from '../../scripts/demo-agents/agents';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
-import { readTranscript } from '../../src/client/agent-workflows';
+import { readStatus, readTranscript } from '../../src/client/agent-workflows';
 import { sendMessage } from '../../src/client/conversations';
 import { listAgents } from '../../src/client/list-agents';
 import { requireWorkerFor } from '../../src/client/task-queue-workers';
@@ -110,6 +110,11 @@ describe('named agents', () => {
       ).toMatchObject({ content: '(You are a clerk.) hello' });
       const gated = await sendMessage(t.client, id, { message: 'add them' }, { taskQueue });
       expect(gated.toolExecutions[0]).toMatchObject({ name: 'add', approval: 'rejected' });
+      // Each turn names the agent's version: the hash of its definition as the worker resolved it.
+      expect(gated.agentVersion).toMatch(/^av-[0-9a-f]{16}$/);
+      const run = await runOutcome(await startAgentRun(t.client, { agent: 'clerk', message: 'hi' }, { taskQueue }));
+      expect(run.agentVersion).toBe(gated.agentVersion);
+      expect((await readStatus(t.client, id)).agentVersion).toBe(gated.agentVersion);
       expect((await readTranscript(t.client, id)).system).toBe('You are a clerk.');
     });
   });

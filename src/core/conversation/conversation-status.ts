@@ -63,6 +63,8 @@ export interface ConversationStatus {
   budget?: BudgetReport;
   /** With memory by tokens: the bound, the next request's estimated size, what summaries took in. */
   memory?: MemoryReport;
+  /** A named agent's version (see `agentVersion`). */
+  agentVersion?: string;
 }
 
 /** One page of the transcript (the `transcript` query's answer). */
@@ -146,6 +148,7 @@ export function conversationStatus(
   };
   const agent = (run?.handedOff ? run.agent.name : undefined) ?? conv.options.agent;
   if (agent) status.agent = agent;
+  if (conv.agentVersion) status.agentVersion = conv.agentVersion;
   if (run && active) {
     const s = runStatus(run);
     status.currentTurn = {

@@ -81,6 +81,8 @@ export interface ConversationState {
   options: ConversationOptions;
   /** Resolved at the start; carried over continue-as-new so a registry change cannot break an open conversation. */
   tools?: ToolInfo[];
+  /** The named agent's version, resolved with the tools (see `agentVersion`). */
+  agentVersion?: string;
   /** Transcript index of `messages[0]`; earlier messages stay readable from earlier runs. */
   transcriptStart: number;
   /** The transcript this run holds, without the system message. */
@@ -195,6 +197,7 @@ export function startTurn(conv: ConversationState, turn: TurnInput): RunState {
   const run = startRun(
     { ...conv.options, message: turn.message, ...(turn.images?.length ? { images: turn.images } : {}) },
     turn.tools ? tools.filter((t) => turn.tools!.includes(t.name)) : tools,
+    conv.agentVersion,
   );
   const system = run.messages[0]?.role === 'system' ? [run.messages[0]] : [];
   const state: RunState = {
@@ -274,6 +277,7 @@ export function turnResult(
   const result: ConversationTurnResult = { ...common, status: step.status, content: step.content };
   if (run.output !== undefined) result.output = run.output;
   if (run.limits.budget) result.budget = budgetReport(run.limits.budget, budgetSpent(run));
+  if (run.agentVersion) result.agentVersion = run.agentVersion;
   return result;
 }
 
@@ -303,6 +307,7 @@ export function carryOver(conv: ConversationState, runId: string): ConversationC
     previousRunId: runId,
     rejectedMessages: conv.rejectedMessages,
     ...(conv.revision ? { revision: conv.revision } : {}),
+    ...(conv.agentVersion ? { agentVersion: conv.agentVersion } : {}),
     ...(conv.lastCall ? { lastCall: conv.lastCall } : {}),
     ...(context ? { context } : {}),
     ...(conv.lastPrompt ? { lastPrompt: conv.lastPrompt } : {}),

@@ -26,7 +26,7 @@ import type { ToolInfo } from '../tool-calls/tool-info';
  */
 
 /** Starts a run from a validated input and the tools resolved for it. */
-export function startRun(input: AgentInput, tools: ToolInfo[]): RunState {
+export function startRun(input: AgentInput, tools: ToolInfo[], agentVersion?: string): RunState {
   const messages: ChatMessage[] = [];
   if (input.system) messages.push({ role: 'system', content: input.system });
   // A re-run starts where the recorded run was before the model call it starts at.
@@ -38,6 +38,7 @@ export function startRun(input: AgentInput, tools: ToolInfo[]): RunState {
         : { role: 'user', content: input.message },
     );
   return {
+    ...(agentVersion ? { agentVersion } : {}),
     limits: runLimits(input),
     tools,
     messages,

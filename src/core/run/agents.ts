@@ -45,6 +45,8 @@ const RUN_OPTION_KEYS = Object.keys(RUN_OPTIONS) as (keyof RunOptions)[];
 export interface ResolvedAgent {
   settings: AgentSettings;
   tools: ToolInfo[];
+  /** The agent's version as this worker defines it (see `agentVersion`); absent in runs recorded before it. */
+  version?: string;
 }
 
 /** The run or conversation options with an agent's settings under them: every field set in `input` wins. */

@@ -30,6 +30,8 @@ export interface AgentResult<O = unknown> {
   budget?: BudgetReport;
   /** Status `guardrail_tripped`: which guardrail refused what, and why. */
   guardrail?: GuardrailTrip;
+  /** A named agent's version (a hash of its definition as the worker resolved it, see `agentVersion`). */
+  agentVersion?: string;
 }
 
 /** The agent workflow's own result: an {@link AgentResult} whose tool executions may leave out results the history holds. */
@@ -86,6 +88,8 @@ export interface AgentStatus {
   budget?: BudgetReport;
   /** With memory by tokens: the bound, the estimated size of the next request, and what summaries took in. */
   memory?: MemoryReport;
+  /** A named agent's version (see `agentVersion`). */
+  agentVersion?: string;
 }
 
 /**
@@ -121,6 +125,7 @@ export function runStatus(state: RunState): AgentStatus {
     ...(state.handedOff ? { agent: state.agent.name } : {}),
     ...(state.limits.budget ? { budget: budgetReport(state.limits.budget, budgetSpent(state)) } : {}),
     ...(state.limits.maxPromptTokens !== undefined ? { memory: memoryReport(state) } : {}),
+    ...(state.agentVersion ? { agentVersion: state.agentVersion } : {}),
   };
 }
 
@@ -167,6 +172,7 @@ export function runResult(
   if (new Set(state.models).size > 1) result.models = state.models;
   if (state.limits.budget) result.budget = budgetReport(state.limits.budget, budgetSpent(state));
   if (state.tripped) result.guardrail = state.tripped;
+  if (state.agentVersion) result.agentVersion = state.agentVersion;
   return result;
 }
 

@@ -169,6 +169,8 @@ export type RunPhase =
 
 /** Everything the workflow keeps for one run. Plain JSON. */
 export interface RunState {
+  /** The named agent's version the run started with (see `agentVersion`). */
+  agentVersion?: string;
   limits: RunLimits;
   tools: ToolInfo[];
   messages: ChatMessage[];
