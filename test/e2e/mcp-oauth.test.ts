@@ -24,6 +24,7 @@ it('logs in to an OAuth MCP server with `mcp login`, and a worker calls its tool
     cleanEnv(),
     /^ready /m,
   );
+  let stopWorker: () => Promise<void> = async () => undefined;
   const dir = mkdtempSync(join(tmpdir(), 'mcp-oauth-'));
   const config = join(dir, 'mcp.json');
   const tokens = join(dir, 'tokens.json');
@@ -32,7 +33,31 @@ it('logs in to an OAuth MCP server with `mcp login`, and a worker calls its tool
     JSON.stringify({ mcpServers: { vault: { url: `http://localhost:${mcpPort}/mcp`, oauth: {} } } }),
   );
   try {
-    // Without a login, the server refuses the worker's client: the run would ask a person to log in.
+    // A worker with the MCP configuration and the (empty) token file: without a login, a run that
+    // needs the server fails saying how to log in.
+    const m = await startModel((req) =>
+      toolResults(req).length ? answer(toolResults(req)[0]) : call(['vault__secret_note', {}]),
+    );
+    const t = temporal();
+    const { worker, taskQueue } = await createTestWorker(t, {
+      baseURL: m.baseURL,
+      registry: new ToolRegistry(),
+      agents: [defineAgent({ name: 'vault_reader', instructions: 'Read it.', tools: [], mcpServers: ['vault'] })],
+      mcpServers: JSON.parse(readFileSync(config, 'utf8')).mcpServers,
+      mcpTokenFile: tokens,
+    });
+    const running = worker.run();
+    stopWorker = async () => {
+      worker.shutdown();
+      await running;
+    };
+    const before = await runOutcome(
+      await startAgentRun(t.client, { agent: 'vault_reader', message: 'the note?' }, { taskQueue }),
+    );
+    expect(before).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/needs a login: run `durable-agents mcp login vault`/),
+    });
     const login = spawn(process.execPath, ['--import', 'tsx', 'client.ts', 'mcp', 'login', 'vault'], {
       cwd: ROOT,
       env: cleanEnv({ AGENT_MCP_CONFIG: config, AGENT_MCP_TOKENS: tokens }),
@@ -60,19 +85,8 @@ it('logs in to an OAuth MCP server with `mcp login`, and a worker calls its tool
     expect(statSync(tokens).mode & 0o777).toBe(0o600);
     expect(Object.keys(JSON.parse(readFileSync(tokens, 'utf8')))).toEqual([`http://localhost:${mcpPort}/mcp`]);
 
-    // A worker with the same configuration and token file calls the tool.
-    const m = await startModel((req) =>
-      toolResults(req).length ? answer(toolResults(req)[0]) : call(['vault__secret_note', {}]),
-    );
-    const t = temporal();
-    const { worker, taskQueue } = await createTestWorker(t, {
-      baseURL: m.baseURL,
-      registry: new ToolRegistry(),
-      agents: [defineAgent({ name: 'vault_reader', instructions: 'Read it.', tools: [], mcpServers: ['vault'] })],
-      mcpServers: JSON.parse(readFileSync(config, 'utf8')).mcpServers,
-      mcpTokenFile: tokens,
-    });
-    await worker.runUntil(async () => {
+    // The same worker, after the login: the run calls the tool.
+    {
       const handle = await startAgentRun(t.client, { agent: 'vault_reader', message: 'the note?' }, { taskQueue });
       const outcome = await runOutcome(handle);
       expect(outcome).toMatchObject({ status: 'completed', content: 'the vault code is 1234' });
@@ -90,8 +104,9 @@ it('logs in to an OAuth MCP server with `mcp login`, and a worker calls its tool
       expect(history).toContain('the vault code is 1234');
       const stored = JSON.parse(readFileSync(tokens, 'utf8'))[`http://localhost:${mcpPort}/mcp`];
       expect(history).not.toContain(stored.tokens.access_token);
-    });
+    }
   } finally {
+    await stopWorker();
     vault.kill('SIGKILL');
     await vault.exited;
   }

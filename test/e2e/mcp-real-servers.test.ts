@@ -231,6 +231,13 @@ it("answers a server's sampling request with the run's model, as a recorded mode
     const history = await t.client.workflow.getHandle(handle.workflowId).fetchHistory();
     const activities = history.events!.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
     expect(activities.filter((a) => a === 'sampleModel')).toHaveLength(1);
-    expect(outcome.usage.totalTokens).toBeGreaterThan(0);
+    // The run's usage is its model calls' and the sampling's, together.
+    const replies = history.events!.flatMap((e) => {
+      const data = e.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data;
+      return data ? [JSON.parse(Buffer.from(data).toString('utf8')) as { usage?: { totalTokens: number } }] : [];
+    });
+    const spent = replies.map((r) => r.usage?.totalTokens ?? 0);
+    expect(spent.filter((n) => n > 0)).toHaveLength(3);
+    expect(outcome.usage.totalTokens).toBe(spent.reduce((a, b) => a + b, 0));
   });
 }, 120_000);

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { defineAgent } from '../../src/agents/define-agent';
 import { exampleTools } from '../../scripts/demo-agents';
-import { defineJsonSchemaTool, defineTool, ToolRegistry, type ToolProvider } from '../../src/tools';
+import {
+  defineJsonSchemaTool,
+  defineTool,
+  PersonAsked,
+  ToolRegistry,
+  type ToolContext,
+  type ToolProvider,
+} from '../../src/tools';
 import { toolOutput } from '../../src/tools/tool-output';
 
 /** Tools that exercise the runtime's edges; registered next to the built-ins in workflow tests. */
@@ -196,4 +203,29 @@ export function testAgents() {
       ],
     }),
   ];
+}
+
+/**
+ * A tool context outside a run, for calling a tool by hand: asking a person or the model throws
+ * (`PersonAsked`, as the tool activity turns into a question), `answer` as given.
+ */
+export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
+  return {
+    conversationId: 'w',
+    workflowId: 'w',
+    runId: 'r',
+    toolCallId: 'c',
+    idempotencyKey: 'k',
+    attempt: 1,
+    signal: new AbortController().signal,
+    checkpoint: () => undefined,
+    askPerson: (question, progress, form) => {
+      throw new PersonAsked(question, progress, form);
+    },
+    askModel: () => {
+      throw new Error('it asked the model, which only a durable run can do');
+    },
+    reportProgress: () => undefined,
+    ...overrides,
+  };
 }

@@ -64,3 +64,24 @@ it('never opens a browser in a worker: a login it lacks names the command that m
   expect(defaultTokenPath({ AGENT_MCP_TOKENS: '/srv/tokens.json' })).toBe('/srv/tokens.json');
   expect(defaultTokenPath({})).toMatch(/\.durable-agents\/mcp-tokens\.json$/);
 });
+
+it('registers a client only where a login can follow, and again for a login on another redirect', async () => {
+  const store = new McpTokenStore();
+  const url = 'https://docs.example/mcp';
+  // A worker: no client to register for (it cannot log in), so it says how to log in instead.
+  const worker = mcpAuthProvider('docs', url, {}, store);
+  await expect(Promise.resolve(worker.clientInformation())).rejects.toThrow(
+    /needs a login: run `durable-agents mcp login docs`/,
+  );
+  // A login: a client registered for an earlier login's loopback port is registered again.
+  await store.update(url, (l) => ({
+    ...l,
+    client: { client_id: 'c1', redirect_uris: ['http://127.0.0.1:4000/callback'] },
+  }));
+  const login = (redirectUrl: string) =>
+    mcpAuthProvider('docs', url, {}, store, { redirectUrl, openAuthorization: () => undefined });
+  expect(await login('http://127.0.0.1:5000/callback').clientInformation()).toBeUndefined();
+  expect(await login('http://127.0.0.1:4000/callback').clientInformation()).toMatchObject({ client_id: 'c1' });
+  // With a stored client, the worker uses it (its tokens are refreshed with it).
+  expect(await worker.clientInformation()).toMatchObject({ client_id: 'c1' });
+});

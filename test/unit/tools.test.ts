@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { exampleToolRegistry } from '../../scripts/demo-agents';
 import { defineTool, isStrictCompatible, parametersJsonSchema, ToolRegistry } from '../../src/tools';
+import { toolContext } from '../helpers/test-tools';
 
 describe('tool JSON schemas', () => {
   it('carries descriptions, optional params, nested objects, enums and arrays', () => {
@@ -100,23 +101,12 @@ describe('ToolRegistry', () => {
 });
 
 describe('built-in tools', () => {
-  const ctx = {
-    conversationId: 'w',
-    workflowId: 'w',
-    runId: 'r',
-    toolCallId: 'c',
-    idempotencyKey: 'k',
-    attempt: 1,
-    signal: new AbortController().signal,
-    checkpoint: () => undefined,
+  const ctx = toolContext({
     askPerson: () => {
       throw new Error('no person here');
     },
-    reportProgress: () => undefined,
-    askModel: () => {
-      throw new Error('it asked the model, which only a durable run can do');
-    },
-  };
+  });
+
   const run = (name: string, args: unknown) =>
     exampleToolRegistry()
       .get(name)!

@@ -200,7 +200,14 @@ class StoredLoginProvider implements OAuthClientProvider {
         client_id: this.oauth.clientId,
         ...(this.oauth.clientSecret ? { client_secret: this.oauth.clientSecret } : {}),
       };
-    return (await this.store.get(this.url)).client;
+    const client = (await this.store.get(this.url)).client;
+    // A worker registers no client: it cannot log in (and a client registered for no redirect
+    // would be the one `mcp login` found later).
+    if (!client && !this.login && !this.oauth.clientMetadataUrl) throw this.loginNeeded();
+    // A client registered for another login's redirect (its loopback port): register again.
+    if (client && this.login && 'redirect_uris' in client && !client.redirect_uris.includes(this.redirectUrl))
+      return undefined;
+    return client;
   }
 
   async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
@@ -216,11 +223,14 @@ class StoredLoginProvider implements OAuthClientProvider {
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {
-    if (!this.login)
-      throw new McpLoginNeeded(
-        `the MCP server "${this.name}" (${this.url}) needs a login: run \`durable-agents mcp login ${this.name}\` with the workers' AGENT_MCP_CONFIG and token file (${this.store.path ?? 'AGENT_MCP_TOKENS'})`,
-      );
+    if (!this.login) throw this.loginNeeded();
     await this.login.openAuthorization(url);
+  }
+
+  private loginNeeded(): McpLoginNeeded {
+    return new McpLoginNeeded(
+      `the MCP server "${this.name}" (${this.url}) needs a login: run \`durable-agents mcp login ${this.name}\` with the workers' AGENT_MCP_CONFIG and token file (${this.store.path ?? 'AGENT_MCP_TOKENS'})`,
+    );
   }
 
   async saveCodeVerifier(codeVerifier: string): Promise<void> {
