@@ -81,7 +81,13 @@ async function main(): Promise<void> {
       const workflowUrlPrefix = temporal.uiUrl
         ? `${temporal.uiUrl}/namespaces/${encodeURIComponent(temporal.namespace)}/workflows/`
         : undefined;
-      handler = httpApiHandler({ client: temporal.client, taskQueue, workflowUrlPrefix, access });
+      handler = httpApiHandler({
+        client: temporal.client,
+        taskQueue,
+        workflowUrlPrefix,
+        access,
+        deployments: process.env.AGENT_HTTP_DEPLOYMENTS === 'manage' ? 'manage' : 'read',
+      });
       const worker = !withWorker
         ? undefined
         : await createAgentWorker({

@@ -31,6 +31,10 @@ async function main(): Promise<void> {
       `durable-agents worker on task queue "${taskQueue}", namespace "${temporal.namespace}" at ${temporal.address}`,
     );
     for (const line of describeTemporal(temporal)) console.log(line);
+    if (settings.deployment)
+      console.log(
+        `Worker Versioning: build ${settings.deployment.buildId} of deployment ${settings.deployment.name} (it serves new runs once current: npx durable-agents deploy promote ${settings.deployment.buildId})`,
+      );
     console.log(`Tools: ${registry.names().join(', ')}`);
     console.log(`Agents: ${exampleAgents.map((a) => a.name).join(', ')}`);
     if (Object.keys(mcpServers).length)

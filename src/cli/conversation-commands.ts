@@ -12,7 +12,7 @@ import { readImageArguments } from './image-arguments';
 import { listAgents } from '../client/list-agents';
 import { listAgentRuns } from '../client/list-runs';
 import { chat } from './chat';
-import { listText, statusText, transcriptText, turnJson } from './format-conversation';
+import { listText, statusText, transcriptText, turnJson, versionText } from './format-conversation';
 import { outcomeText } from './format-outcome';
 import { stopWaiting } from './interrupt';
 import { startOnlyWarning } from './option-flags';
@@ -136,7 +136,17 @@ export async function runConversationCommand(
         }
         case 'history': {
           const transcript = await readTranscript(client, cmd.conversationId);
-          print({ workflowId: cmd.conversationId, ...transcript }, transcriptText(transcript));
+          // Which definition and build answered (the status knows; a run it cannot read still has its history).
+          const status = await readStatus(client, cmd.conversationId).catch(() => undefined);
+          const versions = {
+            ...(status?.agentVersion ? { agentVersion: status.agentVersion } : {}),
+            ...(status?.buildId ? { buildId: status.buildId } : {}),
+          };
+          const header = versionText(versions);
+          print(
+            { workflowId: cmd.conversationId, ...transcript, ...versions },
+            `${header ? `(${header})\n` : ''}${transcriptText(transcript)}`,
+          );
           return 0;
         }
         case 'status': {

@@ -79,6 +79,8 @@ export function statusText(s: StatusReport, uiLink: string | undefined): string 
         `  turn ${s.currentTurn.turn}: model call ${s.currentTurn.iteration} of at most ${s.currentTurn.maxIterations}`,
       );
   }
+  const versions = versionText(s);
+  if (versions) lines.push(`  ${versions}`);
   if (s.budget) lines.push(`  budget: ${budgetText(s.budget)}`);
   if (s.memory)
     lines.push(
@@ -103,6 +105,15 @@ export function statusText(s: StatusReport, uiLink: string | undefined): string 
   }
   if (uiLink) lines.push(`  Temporal UI: ${uiLink}`);
   return lines.join('\n');
+}
+
+/** Which definition and build answer: `agent version av-…, build 2026-11-26.1`, or undefined when neither is known. */
+export function versionText(s: { agentVersion?: string; buildId?: string }): string | undefined {
+  const parts = [
+    ...(s.agentVersion ? [`agent version ${s.agentVersion}`] : []),
+    ...(s.buildId ? [`build ${s.buildId}`] : []),
+  ];
+  return parts.length ? parts.join(', ') : undefined;
 }
 
 /** `client.ts list`: one line per run or conversation, and the query that found them (for `temporal workflow list`). */

@@ -7,6 +7,7 @@ import { CONVERSATION_OPTION_HELP } from './parse-conversation-args';
 import { RUN_USAGE } from './parse-run-args';
 import { SCHEDULE_HELP, SCHEDULE_USAGE } from './schedule-commands';
 import { REPLAY_USAGE } from './replay-command';
+import { DEPLOY_USAGE } from './deploy-command';
 import { EVAL_USAGE } from './eval-command';
 import { RERUN_USAGE } from './rerun-command';
 import { IMAGE_HELP, RUN_OPTION_HELP, TASK_QUEUE_HELP, WAIT_HELP } from './option-flags';
@@ -51,6 +52,7 @@ const SUMMARIES: [group: string, commands: [name: string, synopsis: string, summ
     'Changing agents safely',
     [
       ['replay', 'replay', 'replay recorded histories against this code (a deploy gate)'],
+      ['deploy', 'deploy status|promote|ramp|drain-wait', 'Worker Versioning: route runs between builds'],
       ['eval', 'eval <dataset.jsonl>', 'run a dataset of cases and score the answers'],
       ['rerun', 'rerun <workflowId>', 'run a recorded run again with another model or prompt'],
     ],
@@ -86,8 +88,7 @@ usage: ${me} <command> [options]
 
 ${groups.join('\n\n')}
 
-Every command takes --task-queue NAME (the task queue your worker polls; default AGENT_TASK_QUEUE,
-else agents) and TEMPORAL_* settings (no TEMPORAL_ADDRESS: the local dev server).
+Every command takes --task-queue NAME (your worker's; default AGENT_TASK_QUEUE, else agents) and TEMPORAL_* settings.
   ${me} help <command>   a command's page (or: ${me} <command> --help); ${me} --version: the version
 
 ${EXIT_CODES}`;
@@ -200,9 +201,28 @@ ${JSON_HELP}`,
   --since 7d             histories of runs started within this long (default 7d)
   --query "..."          a visibility query instead, e.g. "WorkflowType = 'agentWorkflow'"
   --limit N              at most N workflows (default 1000), newest first
+  --open                 the histories of every open workflow (what a deploy would meet)
+  --build ID             the open workflows pinned to this build of --deployment (default
+                         AGENT_DEPLOYMENT_NAME): replay them against the build about to ship
+  --save DIR             also write each history fetched to DIR as <workflowId>.json
   --histories DIR        replay the .json histories of a folder (or one file) instead; a file's
                          name is its workflow id (temporal workflow show -w ID --output json > ID.json)
+  --workflows MODULE     your worker's workflowsPath: your workflows are replayed too (with the
+                         agent workflows, as your worker bundles them); without it they are skipped
 ${JSON_HELP.replace('one JSON object', 'one JSON object: {"replayed", "failed": [{"workflowId", "file"?, "error"}]}')}`,
+    deploy: `${DEPLOY_USAGE}
+
+  Worker Versioning on Temporal's Worker Deployments (workers set AGENT_DEPLOYMENT_NAME and
+  AGENT_BUILD_ID). One-shot runs finish on the build they started on; conversations move to the
+  current build at their next idle moment. See docs/deploying.md.
+  status                 each build: current, ramping, draining or drained, and the open runs,
+                         conversations and other workflows pinned to it
+  promote <buildId>      make it current: new runs start on it; conversations are asked to move
+  ramp <buildId> <pct>   send this share of new runs to it (0 stops the ramp)
+  drain-wait <buildId>   return once no open run is pinned to it: its workers can stop
+  --deployment NAME      the deployment (default AGENT_DEPLOYMENT_NAME)
+  --timeout 1h           (drain-wait) give up after this long (exit 3; the runs go on)
+${JSON_HELP}`,
     eval: `${EVAL_USAGE}
 
   Runs each case of a JSON Lines dataset as a real agent run and scores it. A line:
@@ -231,12 +251,14 @@ ${JSON_HELP}`,
 
   Lists the named agents the task queue's workers serve, with their tools and model.
 ${JSON_HELP}`,
-    list: `usage: ${me} list [--status S] [--agent NAME] [--limit 20] [--json]
+    list: `usage: ${me} list [--status S] [--agent NAME] [--version AV] [--query Q] [--limit 20] [--json]
 
   Lists runs and conversations, newest first (Temporal visibility; search attributes give the
   status and agent columns).
   --status S             one of ${AGENT_SEARCH_STATUSES.join(', ')}
   --agent NAME           only this agent's
+  --version AV           only those its agent version answered (AgentVersion, as status shows it)
+  --query "..."          any visibility query besides, e.g. "TemporalWorkerDeploymentVersion = 'shop:b2'"
   --limit N              at most N (default 20)
 ${JSON_HELP}`,
     mcp: `${MCP_USAGE.replace('usage: ', `usage: ${me} `)}

@@ -10,6 +10,7 @@ import { commandHelp, HELP_COMMANDS, overviewHelp, usageOf, wantsHelp } from './
 import { runConversationCommand } from './conversation-commands';
 import { parseScheduleArgs, runScheduleCommand } from './schedule-commands';
 import { parseReplayArgs, runReplayCommand } from './replay-command';
+import { parseDeployArgs, runDeployCommand } from './deploy-command';
 import { parseEvalArgs, runEvalCommand } from './eval-command';
 import { parseRerunArgs, runRerunCommand } from './rerun-command';
 import { outcomeJson } from '../client/outcome-json';
@@ -106,9 +107,14 @@ export async function main(argv: string[], host: CliHost = {}): Promise<number> 
     return runEvalCommand(cmd, target, io);
   }
   if (command === 'replay') {
-    const cmd = parseReplayArgs(rest);
+    const cmd = parseReplayArgs(rest, settings.env);
     logging();
     return runReplayCommand(cmd, target, io);
+  }
+  if (command === 'deploy') {
+    const cmd = parseDeployArgs(rest, settings.env);
+    logging();
+    return runDeployCommand(cmd, target, io);
   }
   if (command === 'schedule') {
     const cmd = parseScheduleArgs(rest, registered);
@@ -200,8 +206,8 @@ export function runMain(argv: string[] = process.argv.slice(2), host: CliHost = 
       // Under --json, stdout always holds exactly one JSON object, errors included.
       if (argv.includes('--json'))
         console.log(JSON.stringify({ error: message, errorType: errorType(err), ...(lastKnown ? { lastKnown } : {}) }));
-      // A message queued durably is not a failure: it goes on, as after --wait.
-      exitWhenFlushed(err instanceof ClientError && err.kind === 'queued' ? 3 : 2);
+      // A message queued durably, or a wait that ran out (drain-wait), is not a failure: it goes on, as after --wait.
+      exitWhenFlushed(err instanceof ClientError && (err.kind === 'queued' || err.kind === 'still_running') ? 3 : 2);
     },
   );
 }

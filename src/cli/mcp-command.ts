@@ -97,6 +97,7 @@ export async function serveMcp(
         registry: localWorker.registry,
         agents: localWorker.agents,
         mcpServers,
+        deployment: false, // the command's own worker on the embedded server
       });
       workerDone = worker.run();
     } else await requireWorker(temporal.client, taskQueue, TASK_QUEUE_HINT);

@@ -29,7 +29,7 @@ export const CONVERSATION_USAGE = `usage: ${commandName()} chat [--conversation 
        ${commandName()} approve|reject <id> <callId> [--reason "..."] [--json] (a conversation or a one-shot run)
        ${commandName()} event <id> <name> ['<json>' | @file.json] [--json]        (a conversation or a one-shot run)
        ${commandName()} agents [--json]                                  (the worker's named agents)
-       ${commandName()} list [--status S] [--agent NAME] [--limit 20] [--json]  (runs and conversations, newest first)`;
+       ${commandName()} list [--status S] [--agent NAME] [--version AV] [--query Q] [--limit 20] [--json]  (runs and conversations, newest first)`;
 
 /** The `--help` lines of the options that apply when a conversation starts. */
 export const CONVERSATION_OPTION_HELP = `${RUN_OPTION_HELP}
@@ -54,7 +54,15 @@ export type ConversationCommand =
   | { kind: 'approve' | 'reject'; conversationId: string; callId: string; reason?: string; json: boolean }
   | { kind: 'event'; conversationId: string; name: string; payload: unknown; eventId?: string; json: boolean }
   | { kind: 'agents'; json: boolean }
-  | { kind: 'list'; status?: string; agent?: string; limit: number; json: boolean };
+  | {
+      kind: 'list';
+      status?: string;
+      agent?: string;
+      agentVersion?: string;
+      query?: string;
+      limit: number;
+      json: boolean;
+    };
 
 const COMMANDS = [
   'chat',
@@ -169,10 +177,17 @@ export function parseConversationArgs(
         ...JSON_FLAG,
         status: { type: 'string' },
         agent: { type: 'string' },
+        version: { type: 'string' },
+        query: { type: 'string' },
         limit: { type: 'string' },
       });
       expectPositionals(command, positionals, []);
-      const problem = agentListFilterProblem({ status: values.status, agent: values.agent });
+      const problem = agentListFilterProblem({
+        status: values.status,
+        agent: values.agent,
+        agentVersion: values.version,
+        query: values.query,
+      });
       if (problem) throw new UsageError(problem);
       const list: ConversationCommand = {
         kind: 'list',
@@ -181,6 +196,8 @@ export function parseConversationArgs(
       };
       if (values.status !== undefined) list.status = values.status;
       if (values.agent !== undefined) list.agent = values.agent;
+      if (values.version !== undefined) list.agentVersion = values.version;
+      if (values.query !== undefined) list.query = values.query;
       return list;
     }
     default: {

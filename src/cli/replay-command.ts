@@ -1,11 +1,16 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { replayAgentHistories, type ReplayReport } from '../worker/replay-histories';
 import { queryRefused } from '../client/client-error';
+import { pinnedQuery } from '../client/deployments';
 import { durationMs, parseFlags, UsageError, wholeNumber } from './option-flags';
 import { commandName } from './command-name';
 import { openSession, type CommandTarget } from './session';
 
 /** The usage line of `replay`. */
-export const REPLAY_USAGE = `usage: ${commandName()} replay [--since 7d | --query "<visibility query>"] [--limit N] [--histories <dir or file>] [--json]`;
+export const REPLAY_USAGE = `usage: ${commandName()} replay [--since 7d | --query "<visibility query>" | --open | --build <buildId>] [--limit N] [--save DIR]
+       ${commandName()} replay --histories <dir or file>
+       (either with [--workflows <module>] [--json])`;
 
 /** A parsed `replay` command. */
 export interface ReplayCommand {
@@ -13,23 +18,39 @@ export interface ReplayCommand {
   query?: string;
   limit?: number;
   histories?: string;
+  /** The user's workflows module (their worker's `workflowsPath`), absolute. */
+  workflows?: string;
+  /** Where fetched histories are saved. */
+  save?: string;
   json: boolean;
 }
 
-/** Parses `replay` arguments. */
-export function parseReplayArgs(argv: string[]): ReplayCommand {
+/** Parses `replay` arguments; `env` gives `AGENT_DEPLOYMENT_NAME` for `--build`. */
+export function parseReplayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): ReplayCommand {
   const { values, positionals } = parseFlags(argv, {
     since: { type: 'string' },
     query: { type: 'string' },
+    open: { type: 'boolean', default: false },
+    build: { type: 'string' },
+    deployment: { type: 'string' },
     limit: { type: 'string' },
     histories: { type: 'string' },
+    workflows: { type: 'string' },
+    save: { type: 'string' },
     json: { type: 'boolean', default: false },
   });
   if (positionals.length) throw new UsageError(`replay takes no arguments, got ${positionals.join(' ')}`);
-  if (values.since !== undefined && values.query !== undefined)
-    throw new UsageError('--since and --query exclude each other (put a StartTime condition in the query)');
-  if (values.histories !== undefined && (values.since !== undefined || values.query !== undefined))
-    throw new UsageError('--histories reads files: --since and --query choose histories on a cluster');
+  const choosers = (['since', 'query', 'open', 'build'] as const).filter((k) =>
+    k === 'open' ? values.open : values[k] !== undefined,
+  );
+  if (choosers.length > 1)
+    throw new UsageError(
+      `${choosers.map((k) => `--${k}`).join(' and ')} exclude each other (put a StartTime condition in --query)`,
+    );
+  if (values.histories !== undefined && (choosers.length || values.save !== undefined))
+    throw new UsageError(
+      '--histories reads files: --since, --query, --open, --build and --save choose histories on a cluster',
+    );
   const cmd: ReplayCommand = { json: values.json ?? false };
   if (values.since !== undefined) {
     durationMs('--since', values.since);
@@ -39,8 +60,25 @@ export function parseReplayArgs(argv: string[]): ReplayCommand {
     if (!values.query.trim()) throw new UsageError('--query must not be empty');
     cmd.query = values.query;
   }
+  if (values.open) cmd.query = "ExecutionStatus = 'Running'";
+  if (values.build !== undefined) {
+    const deployment = values.deployment ?? env.AGENT_DEPLOYMENT_NAME?.trim();
+    if (!deployment)
+      throw new UsageError('--build needs the deployment: give --deployment NAME or set AGENT_DEPLOYMENT_NAME');
+    if (!/^[A-Za-z0-9_.\-/@+]{1,255}$/.test(values.build))
+      throw new UsageError(`--build: "${values.build}" is not a build id`);
+    cmd.query = pinnedQuery(deployment, values.build);
+  } else if (values.deployment !== undefined) throw new UsageError('--deployment goes with --build');
   if (values.limit !== undefined) cmd.limit = wholeNumber('--limit', values.limit, 1);
   if (values.histories !== undefined) cmd.histories = values.histories;
+  if (values.save !== undefined) cmd.save = values.save;
+  if (values.workflows !== undefined) {
+    const path = resolve(values.workflows);
+    const found = [path, `${path}.ts`, `${path}.js`].find((p) => existsSync(p));
+    if (!found)
+      throw new UsageError(`--workflows: no module ${values.workflows} (the workflowsPath your worker bundles)`);
+    cmd.workflows = found;
+  }
   return cmd;
 }
 
@@ -53,13 +91,15 @@ export async function runReplayCommand(
   target: CommandTarget,
   io: { stdout: (text: string) => void; stderr: (line: string) => void },
 ): Promise<number> {
-  const line = (r: { workflowId: string; file?: string; error?: string }) => {
-    if (!cmd.json) io.stdout(r.error ? `✗ ${r.file ?? r.workflowId}: ${r.error}` : `✓ ${r.file ?? r.workflowId}`);
+  const line = (r: { workflowId: string; workflowType?: string; file?: string; error?: string }) => {
+    const what = `${r.file ?? r.workflowId}${r.workflowType ? ` (${r.workflowType})` : ''}`;
+    if (!cmd.json) io.stdout(r.error ? `✗ ${what}: ${r.error}` : `✓ ${what}`);
   };
+  const options = { onResult: line, ...(cmd.workflows ? { workflowsPath: cmd.workflows } : {}) };
   let report: ReplayReport;
   if (cmd.histories !== undefined) {
     try {
-      report = await replayAgentHistories({ dir: cmd.histories }, { onResult: line });
+      report = await replayAgentHistories({ dir: cmd.histories }, options);
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
@@ -71,8 +111,15 @@ export async function runReplayCommand(
     });
     try {
       report = await replayAgentHistories(
-        { client: session.client, since: cmd.since, query: cmd.query, limit: cmd.limit },
-        { onResult: line },
+        {
+          client: session.client,
+          since: cmd.since,
+          query: cmd.query,
+          limit: cmd.limit,
+          taskQueue: target.taskQueue,
+          ...(cmd.save ? { save: cmd.save } : {}),
+        },
+        options,
       );
     } catch (err) {
       throw queryRefused(err, cmd.query === undefined ? '--since' : '--query');
@@ -82,8 +129,9 @@ export async function runReplayCommand(
   }
   if (report.skipped?.length && !cmd.json)
     io.stderr(
-      `Skipped ${report.skipped.length} histor${report.skipped.length === 1 ? 'y' : 'ies'} of other workflows: ${report.skipped.map((h) => `${h.file ?? h.workflowId} (${h.workflowType})`).join(', ')}`,
+      `Skipped ${report.skipped.length} histor${report.skipped.length === 1 ? 'y' : 'ies'} of other workflows: ${report.skipped.map((h) => `${h.file ?? h.workflowId} (${h.workflowType})`).join(', ')}${cmd.workflows ? ' (not defined by --workflows either)' : "; give --workflows <module> (your worker's workflowsPath) to replay your own"}`,
     );
+  if (cmd.save && !cmd.json) io.stderr(`Saved the histories to ${cmd.save} (replay them with --histories ${cmd.save})`);
   if (cmd.json) io.stdout(JSON.stringify(report));
   else
     io.stdout(

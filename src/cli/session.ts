@@ -129,6 +129,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         registry: local.registry,
         agents: local.agents,
         mcpServers,
+        // The command's own worker on the embedded server serves this command only: never a build of a deployment.
+        deployment: false,
       });
       return worker.runUntil(body);
     },

@@ -65,6 +65,8 @@ export interface RunStatusReport {
   waits?: ActiveWait[];
   /** A named agent's version (see `agentVersion`). */
   agentVersion?: string;
+  /** With Worker Versioning: the build the run ran on. */
+  buildId?: string;
 }
 
 /** A run's or a conversation's status (`kind` tells which). */
@@ -105,6 +107,7 @@ async function statusOf(client: Client, workflowId: string): Promise<StatusRepor
     if (s.memory) open.memory = s.memory;
     if (s.waits) open.waits = s.waits;
     if (s.agentVersion) open.agentVersion = s.agentVersion;
+    if (s.buildId) open.buildId = s.buildId;
     return open;
   }
   const outcome = await runOutcome(handle);
@@ -123,6 +126,7 @@ async function statusOf(client: Client, workflowId: string): Promise<StatusRepor
   if (outcome.errorType !== undefined) report.errorType = outcome.errorType;
   if (outcome.budget) report.budget = outcome.budget;
   if (outcome.agentVersion) report.agentVersion = outcome.agentVersion;
+  if (outcome.buildId) report.buildId = outcome.buildId;
   return report;
 }
 

@@ -69,6 +69,18 @@ export {
 } from './schedules';
 export { SCHEDULE_OVERLAPS, type AgentScheduleRequest, type ScheduleOverlap } from '../core';
 
+// Worker Versioning: which build of a Worker Deployment serves new runs.
+export {
+  deploymentStatus,
+  promoteBuild,
+  rampBuild,
+  waitForDrain,
+  type BuildReport,
+  type BuildStatus,
+  type DeploymentChange,
+  type DeploymentReport,
+} from './deployments';
+
 // Evals: datasets of cases run as real agent runs and scored.
 export {
   parseDataset,

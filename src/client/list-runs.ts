@@ -1,6 +1,7 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { agentListQuery, type AgentListFilter } from '../core';
 import { AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE } from '../common/definitions';
+import { queryRefused } from './client-error';
 
 /** One run or conversation as `client.ts list` and `GET /runs` show it. */
 export interface AgentRunSummary {
@@ -14,6 +15,10 @@ export interface AgentRunSummary {
   model?: string;
   iterations?: number;
   totalTokens?: number;
+  /** `AgentVersion`: which definition of the agent answered (see `agentVersion`). */
+  agentVersion?: string;
+  /** With Worker Versioning: the build it is pinned to (from `TemporalWorkerDeploymentVersion`). */
+  buildId?: string;
   startTime: string;
   closeTime?: string;
 }
@@ -30,9 +35,13 @@ export async function listAgentRuns(
   const query = agentListQuery(filter, [AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE]);
   const limit = filter.limit ?? 20;
   const runs: AgentRunSummary[] = [];
-  for await (const info of client.workflow.list({ query, pageSize: Math.min(limit, 100) })) {
-    runs.push(summaryOf(info));
-    if (runs.length >= limit) break;
+  try {
+    for await (const info of client.workflow.list({ query, pageSize: Math.min(limit, 100) })) {
+      runs.push(summaryOf(info));
+      if (runs.length >= limit) break;
+    }
+  } catch (err) {
+    throw queryRefused(err, filter.query !== undefined ? '--query' : 'the list filter');
   }
   return { query, runs };
 }
@@ -53,6 +62,9 @@ function summaryOf(info: WorkflowExecutionInfo): AgentRunSummary {
   put('model', attribute('AgentModel'));
   put('iterations', attribute('AgentIterations'));
   put('totalTokens', attribute('AgentTotalTokens'));
+  put('agentVersion', attribute('AgentVersion'));
+  const version = attribute('TemporalWorkerDeploymentVersion');
+  if (typeof version === 'string' && version.includes(':')) summary.buildId = version.slice(version.indexOf(':') + 1);
   put('closeTime', info.closeTime?.toISOString());
   return summary;
 }

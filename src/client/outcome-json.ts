@@ -25,6 +25,7 @@ export function outcomeJson(outcome: RunOutcome): Record<string, unknown> {
     ...(outcome.models ? { models: outcome.models } : {}),
     ...(outcome.budget ? { budget: outcome.budget } : {}),
     ...(outcome.agentVersion ? { agentVersion: outcome.agentVersion } : {}),
+    ...(outcome.buildId ? { buildId: outcome.buildId } : {}),
   };
   if (outcome.error !== undefined) json.error = outcome.error;
   if (outcome.errorType !== undefined) json.errorType = outcome.errorType;

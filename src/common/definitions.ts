@@ -95,6 +95,12 @@ export interface ChildApprovals {
 export const sendMessageUpdate = defineUpdate<ConversationTurnResult, [TurnInput]>('sendMessage');
 /** Fire-and-forget variant of {@link sendMessageUpdate}. */
 export const queueMessageSignal = defineSignal<[TurnInput]>('queueMessage');
+/**
+ * Asks an idle conversation to move to its deployment's current build now (Worker Versioning):
+ * it continues as new onto it when its target build changed, and does nothing otherwise.
+ * `deploy promote` sends it to the idle conversations pinned to older builds.
+ */
+export const moveToCurrentBuildSignal = defineSignal('moveToCurrentBuild');
 /** Cancels the running turn; it ends with status `cancelled` and the conversation stays open. */
 export const cancelTurnUpdate = defineUpdate<{ turn: number }>('cancelTurn');
 /** Closes the conversation once queued messages are answered. */

@@ -15,6 +15,7 @@ import { accessChecker, requestUrl, sendBadTarget, tokenMatches, TOKEN_COOKIE, t
 import { events, sendEvents, streamTurn, wantsEventStream } from './event-stream-routes';
 import { deliverEventRoute, signedDelivery } from './event-routes';
 import { scheduleRoute } from './schedule-routes';
+import { deploymentRoute } from './deployment-routes';
 import { chatRoute } from './ai-sdk/chat-routes';
 import { agUiRoute } from './ag-ui/ag-ui-routes';
 import { packageVersion } from '../connection/package-version';
@@ -50,6 +51,11 @@ export interface HttpApiOptions {
    * `npm run serve` reads). With tokens, every route but `GET /healthz` answers 401 without one.
    */
   access?: HttpAccessOptions;
+  /**
+   * The `/deployments` routes (Worker Versioning): `'read'` (default) serves a deployment's status
+   * and `drain-wait`; `'manage'` also lets token holders promote and ramp builds.
+   */
+  deployments?: 'read' | 'manage';
 }
 
 /**
@@ -72,6 +78,7 @@ export interface HttpApiOptions {
  *   POST /ag-ui, POST /ag-ui/:agent           AG-UI runs (RunAgentInput; see ag-ui/ag-ui-routes.ts)
  *   /a2a/:agent/...                             the named agents as A2A agents (see a2a/a2a-server.ts)
  *   GET|POST /schedules, GET|DELETE /schedules/:id, POST /schedules/:id/pause|unpause|trigger   schedules (see `schedule-routes.ts`)
+ *   GET /deployments/:name, POST /deployments/:name/promote|ramp, POST .../builds/:buildId/drain-wait   Worker Versioning (see `deployment-routes.ts`)
  *
  * Event streams: each SSE message has `id:` = the event's offset and `data:` = the event as JSON
  * (with its `type`). A reconnecting client sends `Last-Event-ID` (or `?after=<offset>`) and gets
@@ -338,6 +345,8 @@ async function route(
   }
 
   if (parts[0] === 'schedules') return scheduleRoute(req, res, o.client, o.taskQueue, parts, method);
+  if (parts[0] === 'deployments' && parts.length >= 2)
+    return deploymentRoute(req, res, o.client, parts, method, url, o.deployments === 'manage', gone);
 
   if (parts[0] === 'conversations' && parts.length >= 2) {
     if (parts.length === 3 && parts[2] === 'events')

@@ -18,6 +18,7 @@ import { checkSearchAttributes } from './search-attribute-check';
 import { withAgentWorkflows } from './workflow-bundle';
 import type { AgentsPluginOptions } from './plugin-options';
 import { workerSettings, type WorkerSettings } from './settings';
+import { workerDeploymentOptions, type AgentDeployment } from './deployment';
 
 export type { AgentsPluginOptions } from './plugin-options';
 
@@ -50,6 +51,8 @@ export class AgentsPlugin extends SimplePlugin {
   /** Temporal's OpenTelemetry plugin, which this one applies wherever it is applied itself. */
   private readonly tracing?: OpenTelemetryPlugin;
   private readonly bundlerReport: 'summary' | 'full';
+  /** The deployment and build this worker serves, when it is versioned. */
+  readonly deployment?: AgentDeployment;
 
   /**
    * @param settings What the options and the environment say (see `workerSettings`); default:
@@ -129,6 +132,7 @@ export class AgentsPlugin extends SimplePlugin {
     this.conversations = conversations;
     this.withWorkflows = options.workflows !== false;
     this.bundlerReport = options.bundlerReport ?? 'summary';
+    this.deployment = settings.deployment;
   }
 
   /** The workflows' sink: their new messages go to this worker's model calls. */
@@ -165,6 +169,7 @@ export class AgentsPlugin extends SimplePlugin {
     }
     return {
       ...configured,
+      ...this.versioning(configured),
       // Without workflows of the user's, the agent workflows are the worker's workflows; with a
       // workflowsPath, configureBundler adds them to it.
       ...(this.withWorkflows && configured.workflowsPath === undefined && configured.workflowBundle === undefined
@@ -174,6 +179,21 @@ export class AgentsPlugin extends SimplePlugin {
       maxHeartbeatThrottleInterval: configured.maxHeartbeatThrottleInterval ?? '2s',
       stickyQueueScheduleToStartTimeout: configured.stickyQueueScheduleToStartTimeout ?? '3s',
     };
+  }
+
+  /** The worker's Worker Versioning options: the plugin's deployment, unless the worker set its own. */
+  private versioning(configured: WorkerOptions): Pick<WorkerOptions, 'workerDeploymentOptions'> {
+    if (!this.deployment) return {};
+    const own = configured.workerDeploymentOptions;
+    if (own) {
+      const { deploymentName, buildId } = own.version;
+      if (deploymentName !== this.deployment.name || buildId !== this.deployment.buildId)
+        throw new Error(
+          `AgentsPlugin: the worker's workerDeploymentOptions name ${deploymentName}:${buildId} but the plugin's deployment (or AGENT_DEPLOYMENT_NAME/AGENT_BUILD_ID) names ${this.deployment.name}:${this.deployment.buildId}; set one of them`,
+        );
+      return {};
+    }
+    return { workerDeploymentOptions: workerDeploymentOptions(this.deployment) };
   }
 
   /** Lists the MCP servers' tools as the worker starts (in the background: a slow server must not hold it up) and closes their connections when it stops. */

@@ -45,6 +45,8 @@ export interface AgentWorkerOptions {
   blobStore?: AgentsPluginOptions['blobStore'];
   /** Where payloads too large for a history go (see `AgentsPluginOptions.payloadStorage`). Default: `AGENT_PAYLOAD_STORE`, else `.temporal/payloads`. */
   payloadStorage?: AgentsPluginOptions['payloadStorage'];
+  /** Worker Versioning (see `AgentsPluginOptions.deployment`). Default: `AGENT_DEPLOYMENT_NAME` and `AGENT_BUILD_ID`, else none. */
+  deployment?: AgentsPluginOptions['deployment'];
   /**
    * What the options and the environment say, read already (see `workerSettings`); default: read
    * here from these options, the environment filling in the rest.
@@ -57,7 +59,7 @@ export interface AgentWorkerOptions {
   /**
    * Any other worker options: concurrency (`maxConcurrentActivityTaskExecutions`,
    * `maxConcurrentWorkflowTaskExecutions`, `maxCachedWorkflows`), the task queue's rate limit
-   * (`maxTaskQueueActivitiesPerSecond`), Worker Versioning (`workerDeploymentOptions`), ...
+   * (`maxTaskQueueActivitiesPerSecond`), ...
    */
   workerOptions?: Omit<
     Partial<WorkerOptions>,
@@ -87,6 +89,7 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     tracing: options.tracing,
     blobStore: options.blobStore,
     payloadStorage: options.payloadStorage,
+    deployment: options.deployment,
   };
   // Read once: the task queue comes from the same settings as the plugin's model, stores and keys.
   const settings = options.settings ?? workerSettings({ ...pluginOptions, taskQueue: options.taskQueue });

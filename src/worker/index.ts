@@ -9,6 +9,7 @@
 export { AgentsPlugin, type AgentsPluginOptions } from './agents-plugin';
 export { createAgentWorker, type AgentWorkerOptions } from './create-agent-worker';
 export { workerSettings, type WorkerSettings } from './settings';
+export type { AgentDeployment } from './deployment';
 
 // Agents, tools and guardrails: definitions and registries.
 export { defineAgent, type AgentDefinition, type AgentRef, type ToolRef } from '../agents/define-agent';

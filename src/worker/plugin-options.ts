@@ -12,6 +12,7 @@ import type { ToolProvider } from '../tools/tool-provider';
 import type { McpServers } from '../tools/mcp/mcp-config';
 import type { BlobStore } from '../storage/blob-store';
 import type { TracingOptions } from '../telemetry/tracing';
+import type { AgentDeployment } from './deployment';
 
 /** What the plugin brings into a worker. */
 export interface AgentsPluginOptions {
@@ -130,4 +131,13 @@ export interface AgentsPluginOptions {
    * logs at INFO (about 20 lines of module paths).
    */
   bundlerReport?: 'summary' | 'full';
+  /**
+   * Worker Versioning: the Worker Deployment and build this worker serves (`{ name:
+   * "support-agents", buildId: process.env.GIT_SHA }`). One-shot runs then finish on the build
+   * they started on; conversations move to the deployment's current build at a turn boundary.
+   * Promote a build with `durable-agents deploy promote` (see docs/deploying.md). Default:
+   * `AGENT_DEPLOYMENT_NAME` and `AGENT_BUILD_ID`, else none (unversioned, as before); `false`:
+   * none whatever the environment says.
+   */
+  deployment?: AgentDeployment | false;
 }

@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
 import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import { parseDuration } from '../core';
@@ -9,11 +9,11 @@ import { AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE, SCHEDULED_TURN_WORKFLO
 import { AgentsPlugin, type AgentsPluginOptions } from './agents-plugin';
 
 /**
- * A deploy gate: replays recorded agent and conversation histories against the workflow code of
- * this process (the package installed now), so a change that would break the runs in flight
- * (non-determinism) fails in CI instead of in production. Histories come from a cluster (through
- * the client's data converter and the plugin's, so encrypted ones replay) or from JSON files
- * (`temporal workflow show --output json`).
+ * A deploy gate: replays recorded histories against the workflow code of this process (the
+ * package installed now, and with `workflowsPath` the user's own workflows), so a change that
+ * would break the runs in flight (non-determinism) fails in CI instead of in production.
+ * Histories come from a cluster (through the client's data converter and the plugin's, so
+ * encrypted ones replay) or from JSON files (`temporal workflow show --output json`).
  */
 
 /** Where {@link replayAgentHistories} finds histories. */
@@ -26,6 +26,13 @@ export type ReplaySource =
       since?: string;
       /** At most this many workflows (default 1,000), newest first. */
       limit?: number;
+      /**
+       * With `workflowsPath`: the task queue of the user's worker, whose other workflows are
+       * replayed too (without it, only the agent workflow types are fetched).
+       */
+      taskQueue?: string;
+      /** Also write each history fetched to this folder as JSON (`<workflowId>.json`), for a later `--histories` replay. */
+      save?: string;
     }
   | {
       /** A folder of JSON histories (or one file); each file's name is its workflow id. */
@@ -35,8 +42,8 @@ export type ReplaySource =
 /** What {@link replayAgentHistories} found. */
 export interface ReplayReport {
   replayed: number;
-  failed: { workflowId: string; runId?: string; file?: string; error: string }[];
-  /** Histories of other workflow types (from `--histories`), left out. */
+  failed: { workflowId: string; runId?: string; workflowType?: string; file?: string; error: string }[];
+  /** Histories of workflow types this code does not define (none of the agents', none of `workflowsPath`), left out. */
   skipped?: { workflowId: string; file?: string; workflowType: string }[];
   /** The query histories were fetched with (from a cluster). */
   query?: string;
@@ -64,65 +71,110 @@ export async function replayAgentHistories(
   source: ReplaySource,
   options: {
     plugin?: Omit<AgentsPluginOptions, 'agents' | 'tools'>;
+    /**
+     * The user's own workflows (their worker's `workflowsPath`): replayed with the agent
+     * workflows, as the worker runs them, so a workflow that calls `executeAgent` is checked too.
+     */
+    workflowsPath?: string;
     /** A prebuilt workflow bundle (tests); default: bundle the agent workflows. */
     workflowBundle?: ReplayWorkerOptions['workflowBundle'];
-    onResult?: (r: { workflowId: string; file?: string; error?: string }) => void;
+    onResult?: (r: { workflowId: string; workflowType?: string; file?: string; error?: string }) => void;
   } = {},
 ): Promise<ReplayReport> {
   const histories = 'dir' in source ? fromFiles(source.dir) : undefined;
-  // Only agent workflows: the replay worker has no others, and their failures would read as ours.
+  const own = options.workflowsPath !== undefined;
+  // Only agent workflows, unless the user's are given: the replay worker has no others, and their failures would read as ours.
+  const types =
+    own && 'client' in source && source.taskQueue
+      ? `(${agentTypesClause()} OR TaskQueue = '${source.taskQueue}')`
+      : agentTypesClause();
   const query =
     'client' in source
       ? source.query === undefined
-        ? replayQuery(source.since ?? '7d')
-        : `${agentTypesClause()} AND (${source.query})`
+        ? replayQuery(source.since ?? '7d').replace(agentTypesClause(), types)
+        : `${types} AND (${source.query})`
       : undefined;
   const files = new Map<string, string>();
+  const workflowTypes = new Map<string, string>();
   const report: ReplayReport = { replayed: 0, failed: [], ...(query ? { query } : {}) };
+  const skip = (workflowId: string, workflowType: string, file?: string) => {
+    report.skipped = [...(report.skipped ?? []), { workflowId, ...(file ? { file } : {}), workflowType }];
+  };
   async function* all(): AsyncGenerator<{ workflowId: string; history: temporal.api.history.v1.IHistory }> {
     if (histories) {
       for (const h of histories) {
         // Another workflow's history (a folder of every export): not ours to judge.
-        if (!REPLAYED_WORKFLOW_TYPES.includes(h.type)) {
-          report.skipped = [
-            ...(report.skipped ?? []),
-            { workflowId: h.workflowId, file: h.file, workflowType: h.type },
-          ];
+        if (!own && !REPLAYED_WORKFLOW_TYPES.includes(h.type)) {
+          skip(h.workflowId, h.type, h.file);
           continue;
         }
         files.set(h.workflowId, h.file);
+        workflowTypes.set(h.workflowId, h.type);
         yield { workflowId: h.workflowId, history: h.history };
       }
       return;
     }
-    const { client, limit = 1_000 } = source as Extract<ReplaySource, { client: Client }>;
+    const { client, limit = 1_000, save } = source as Extract<ReplaySource, { client: Client }>;
+    if (save) mkdirSync(save, { recursive: true });
+    const saved = new Set<string>();
     let n = 0;
     for await (const execution of client.workflow.list({ query })) {
       if (n++ >= limit) break;
       const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
-      yield { workflowId: execution.workflowId, history };
+      // Each run of a workflow (continue-as-new) under its own name; the workflow id comes first.
+      const id = saved.has(execution.workflowId) ? `${execution.workflowId}@${execution.runId}` : execution.workflowId;
+      workflowTypes.set(id, execution.type);
+      if (save) {
+        saved.add(execution.workflowId);
+        writeFileSync(join(save, `${fileSafe(id)}.json`), historyToJSON(history));
+      }
+      yield { workflowId: id, history };
     }
   }
   const plugin = new AgentsPlugin({
     // Replays call no model: the endpoint only has to be well formed.
     model: { baseURL: 'http://127.0.0.1:1', apiKey: 'replay', model: 'replay', requestTimeoutMs: 1, configured: true },
+    // A replay worker polls no task queue: it has no build of a deployment to serve.
+    deployment: false,
     ...options.plugin,
   });
   for await (const result of Worker.runReplayHistories(
     {
       plugins: [plugin],
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
+      ...(options.workflowsPath && !options.workflowBundle ? { workflowsPath: options.workflowsPath } : {}),
     },
     all(),
   )) {
-    report.replayed += 1;
     const file = files.get(result.workflowId);
     const error = result.error ? result.error.message : undefined;
+    // A type the code does not define (another service's workflow on the same queue): not ours to judge.
+    if (error && own && /no such function is exported by the workflow bundle/.test(error)) {
+      skip(result.workflowId, workflowTypes.get(result.workflowId) ?? '?', file);
+      continue;
+    }
+    report.replayed += 1;
     if (error)
-      report.failed.push({ workflowId: result.workflowId, runId: result.runId, ...(file ? { file } : {}), error });
-    options.onResult?.({ workflowId: result.workflowId, ...(file ? { file } : {}), ...(error ? { error } : {}) });
+      report.failed.push({
+        workflowId: result.workflowId,
+        runId: result.runId,
+        ...(workflowTypes.get(result.workflowId) ? { workflowType: workflowTypes.get(result.workflowId) } : {}),
+        ...(file ? { file } : {}),
+        error,
+      });
+    options.onResult?.({
+      workflowId: result.workflowId,
+      ...(workflowTypes.get(result.workflowId) ? { workflowType: workflowTypes.get(result.workflowId) } : {}),
+      ...(file ? { file } : {}),
+      ...(error ? { error } : {}),
+    });
   }
   return report;
+}
+
+/** A workflow id as a file name: characters a file system may refuse become `_`. */
+function fileSafe(id: string): string {
+  return id.replace(/[^A-Za-z0-9._@=-]/g, '_');
 }
 
 /** The JSON histories of a folder (or one file): the file name without `.json` is the workflow id. */
@@ -154,6 +206,7 @@ function fromFiles(
     }
     const type = history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
     if (!type) throw new Error(`${file} is not a whole workflow history: its first event must be the workflow's start`);
+    // `<workflowId>@<runId>.json`: another run of the same workflow (as `--save` names them).
     return { workflowId: basename(file).replace(/\.json$/, ''), file, history, type };
   });
 }

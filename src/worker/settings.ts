@@ -19,6 +19,7 @@ import { runtimeLoggingFromEnv, type RuntimeLoggingOptions } from '../telemetry/
 import { tracingFromEnv, type TracingOptions } from '../telemetry/tracing';
 import { defaultTaskQueue } from '../connection/task-queue';
 import type { AgentsPluginOptions } from './plugin-options';
+import { deploymentFromEnv, deploymentProblem, type AgentDeployment } from './deployment';
 
 /**
  * Everything a worker takes from its options and, where they are silent, its environment, read in
@@ -48,6 +49,8 @@ export interface WorkerSettings {
   tracing?: TracingOptions;
   /** The SDK's log level and Prometheus endpoint (`AGENT_LOG_LEVEL`, `AGENT_METRICS_PORT`), for `installRuntimeLogging`. */
   logging: Pick<RuntimeLoggingOptions, 'level' | 'metrics'>;
+  /** Worker Versioning: the deployment and build this worker serves (`AGENT_DEPLOYMENT_NAME`, `AGENT_BUILD_ID`); none: unversioned. */
+  deployment?: AgentDeployment;
   /** What the worker should tell its operator as it starts (a payload store other machines cannot reach, say). */
   notes: string[];
 }
@@ -94,6 +97,11 @@ export function workerSettings(
       ? new CodecBlobStore(blobStoreFromEnv(env), [new EncryptionCodec(keys, !allowPlaintext)])
       : blobStoreFromEnv(env));
   const tracing = options.tracing === undefined ? tracingFromEnv(env) : options.tracing || undefined;
+  const deployment = options.deployment === undefined ? deploymentFromEnv(env) : options.deployment || undefined;
+  const deploymentIssue = options.deployment
+    ? deploymentProblem(options.deployment, 'AgentsPlugin: deployment')
+    : undefined;
+  if (deploymentIssue) throw new TypeError(deploymentIssue);
   return {
     model,
     mcpServers,
@@ -105,6 +113,7 @@ export function workerSettings(
     ...(payloadStorage ? { payloadStorage } : {}),
     blobStore,
     ...(tracing ? { tracing } : {}),
+    ...(deployment ? { deployment } : {}),
     logging: runtimeLoggingFromEnv(env),
     notes,
   };

@@ -1,4 +1,5 @@
-import { ApplicationFailure, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, isCancellation, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
+import { versionDetails } from './approvals';
 import {
   applyAgent,
   withDefaultMemory,
@@ -38,7 +39,11 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
     throw ApplicationFailure.nonRetryable(`invalid agent input: ${problems.join('; ')}`, 'Agent.InvalidInput');
 
   // Queries may arrive before the tools are resolved, so a state exists from the first line.
-  const run: RunRef = { state: startRun(input, []) };
+  // With Worker Versioning: the build the run is pinned to, in its status and result.
+  const version = workflowInfo().currentDeploymentVersion;
+  const buildId = version?.deploymentName ? version.buildId : undefined;
+  const onBuild = (state: RunState): RunState => (buildId ? { ...state, buildId } : state);
+  const run: RunRef = { state: onBuild(startRun(input, [])) };
   setHandler(messagesQuery, (range) => messagesPage(run.state.messages, range));
   const events = new EventLog();
   events.startTurn(1, input.message);
@@ -79,7 +84,8 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
       });
       // The default memory (maxPromptTokens by the model's context window) unless the run or agent set one.
       const effective = withDefaultMemory(applyAgent(input, agent.settings), searchAttributes.worker);
-      run.state = startRun(effective, agent.tools, agent.version);
+      run.state = onBuild(startRun(effective, agent.tools, agent.version));
+      setCurrentDetails(versionDetails(run.state));
       limitMs = run.state.limits.maxExecutionTimeMs;
       loop = () => loopWith(effective);
     } else {
@@ -90,7 +96,7 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
           approvalTools: input.approvalTools,
         });
         const effective = withDefaultMemory(input, searchAttributes.worker);
-        run.state = startRun(effective, tools);
+        run.state = onBuild(startRun(effective, tools));
         await loopWith(effective);
       };
     }

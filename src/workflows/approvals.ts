@@ -38,7 +38,7 @@ import type { ApprovalNotifier, RunContext, RunRef } from './run-context';
  * caller what it waits on (see ApprovalRelay).
  */
 export async function awaitApprovals(run: RunRef, pending: PendingApproval[], ctx: RunContext): Promise<void> {
-  setCurrentDetails(approvalDetails(pending));
+  setCurrentDetails(withVersion(approvalDetails(pending), run.state));
   ctx.approvals?.notifyParent();
   try {
     const decided = () => pendingApprovals(callsOf(run.state)).length === 0;
@@ -54,7 +54,7 @@ export async function awaitApprovals(run: RunRef, pending: PendingApproval[], ct
       const deadline = new Date(Date.now() + timeoutMs).toISOString();
       run.state = setApprovalDeadline(run.state, deadline, true);
       for (const p of late) ctx.events.emit(ctx.turn, { type: 'approval_escalated', callId: p.callId, deadline });
-      setCurrentDetails(approvalDetails(pendingApprovals(callsOf(run.state)), true));
+      setCurrentDetails(withVersion(approvalDetails(pendingApprovals(callsOf(run.state)), true), run.state));
       const self = workflowInfo().workflowId;
       ctx.approvals?.notifyParent({ escalated: late.map((p) => ({ callId: p.callId, deadline, workflowId: self })) });
       if (await condition(decided, timeoutMs)) return;
@@ -77,7 +77,7 @@ export async function awaitApprovals(run: RunRef, pending: PendingApproval[], ct
     run.state = expireApprovals(run.state, reason);
     notifyDecided(ctx, still, false, reason);
   } finally {
-    setCurrentDetails('');
+    setCurrentDetails(versionDetails(run.state));
   }
 }
 
@@ -85,6 +85,25 @@ export async function awaitApprovals(run: RunRef, pending: PendingApproval[], ct
 function notifyDecided(ctx: RunContext, calls: PendingApproval[], approved: boolean, reason: string): void {
   const workflowId = workflowInfo().workflowId;
   ctx.approvals?.notifyParent({ decided: calls.map((p) => ({ callId: p.callId, approved, reason, workflowId })) });
+}
+
+/**
+ * The Temporal UI's "current details" of a run or conversation as it goes: which agent, which
+ * definition of it (`agentVersion`) and which build answer, so "which prompt answered this
+ * customer" is on the workflow's page. Empty when none is known (an unnamed agent, unversioned).
+ */
+export function versionDetails(s: { agent?: { name?: string }; agentVersion?: string; buildId?: string }): string {
+  const parts = [
+    ...(s.agent?.name ? [`agent **${s.agent.name}**`] : []),
+    ...(s.agentVersion ? [`version \`${s.agentVersion}\``] : []),
+    ...(s.buildId ? [`build \`${s.buildId}\``] : []),
+  ];
+  return parts.join(' · ');
+}
+
+function withVersion(details: string, state: RunState): string {
+  const version = versionDetails(state);
+  return version ? `${details}\n\n${version}` : details;
 }
 
 /** The Temporal UI's "current details": what a person is asked to decide, and how. */

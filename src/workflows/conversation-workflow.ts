@@ -7,13 +7,16 @@ import {
   continueAsNew,
   isCancellation,
   log,
+  makeContinueAsNewFunc,
   patched,
+  setCurrentDetails,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
+import { versionDetails } from './approvals';
 import {
   addUsage,
-  applyAgent,
+  withResolvedAgent,
   withDefaultMemory,
   applyInterruption,
   carryOver,
@@ -47,6 +50,7 @@ import {
   conversationStatusQuery,
   endConversationUpdate,
   messagesQuery,
+  moveToCurrentBuildSignal,
   queueMessageSignal,
   sendMessageUpdate,
   transcriptQuery,
@@ -95,6 +99,10 @@ export async function conversationWorkflow(original: ConversationInput): Promise
   const { workflowId, runId } = workflowInfo();
   const shared = new SharedMessages();
   let conv: ConversationState = startConversation(input);
+  // With Worker Versioning: the build this run of the conversation is pinned to.
+  const version = workflowInfo().currentDeploymentVersion;
+  const buildId = version?.deploymentName ? version.buildId : undefined;
+  if (buildId) conv = { ...conv, buildId };
   const queue: QueuedTurn[] = [];
   const results = new Map<number, ConversationTurnResult>();
   let nextSeq = 0;
@@ -161,6 +169,11 @@ export async function conversationWorkflow(original: ConversationInput): Promise
       conv = rejectMessage(conv, problem);
     } else enqueue(turn, false);
   });
+  // Worker Versioning: set by a nudge (`deploy promote`) so an idle conversation checks its build now.
+  let moveAsked = false;
+  setHandler(moveToCurrentBuildSignal, () => {
+    moveAsked = true;
+  });
   setHandler(
     cancelTurnUpdate,
     () => {
@@ -189,36 +202,43 @@ export async function conversationWorkflow(original: ConversationInput): Promise
       totals: { usage: conv.usage, lastTurnIterations },
       agent: conv.options.agent,
       model: conv.options.modelSettings?.model,
+      agentVersion: conv.agentVersion,
     }),
   });
   const showEnd = (state: 'idle' | 'closed' | 'cancelled' | 'failed') => events.conversationState(state);
 
   try {
-    if (!conv.tools) {
-      const request = { tools: input.tools, immediateTools: input.immediateTools, approvalTools: input.approvalTools };
+    // Moved to another build (Worker Versioning): the agent as that build defines it.
+    const refresh = input.carry?.refreshAgent === true && input.agent !== undefined && conv.given !== undefined;
+    if (!conv.tools || refresh) {
+      const asked = refresh ? conv.given! : input;
+      const request = { tools: asked.tools, immediateTools: asked.immediateTools, approvalTools: asked.approvalTools };
       try {
-        if (input.agent) {
-          // Resolved once per conversation; continue-as-new carries the merged options and the tools.
-          const agent = await resolveAgent({ agent: input.agent, ...request });
-          conv = {
-            ...conv,
-            options: applyAgent(conv.options, agent.settings),
-            tools: agent.tools,
-            ...(agent.version ? { agentVersion: agent.version } : {}),
-          };
-        } else conv = { ...conv, tools: await resolveTools(request) };
+        // Resolved once per conversation and build; continue-as-new carries the merged options and the tools.
+        if (input.agent) conv = withResolvedAgent(conv, await resolveAgent({ agent: input.agent, ...request }));
+        else conv = { ...conv, tools: await resolveTools(request) };
       } catch (err) {
-        // Conversations started before this patch failed at once, leaving their first message's
-        // Update to end with "the workflow completed before the Update completed".
-        if (isCancellation(err) || !patched('conversation-start-failure-answers-messages')) throw err;
-        startFailure = failureInfo(err);
-        // The messages waiting for the start hear why. Their sender then removes this empty
-        // conversation, which Temporal does at once while it runs (a closed one only later).
-        await condition(allHandlersFinished);
-        await condition(() => false, START_FAILURE_GRACE);
-        throw ApplicationFailure.nonRetryable(startFailure.error, startFailure.errorType);
+        if (refresh && !isCancellation(err)) {
+          // This build cannot resolve the agent (it was removed or renamed): the conversation goes on as it was.
+          log.warn('the agent could not be resolved on this build; the conversation keeps its definition', {
+            error: failureInfo(err).error,
+          });
+        } else {
+          // Conversations started before this patch failed at once, leaving their first message's
+          // Update to end with "the workflow completed before the Update completed".
+          if (isCancellation(err) || !patched('conversation-start-failure-answers-messages')) throw err;
+          startFailure = failureInfo(err);
+          // The messages waiting for the start hear why. Their sender then removes this empty
+          // conversation, which Temporal does at once while it runs (a closed one only later).
+          await condition(allHandlersFinished);
+          await condition(() => false, START_FAILURE_GRACE);
+          throw ApplicationFailure.nonRetryable(startFailure.error, startFailure.errorType);
+        }
       }
     }
+    setCurrentDetails(
+      versionDetails({ agent: { name: conv.options.agent }, agentVersion: conv.agentVersion, buildId: conv.buildId }),
+    );
     // The default memory (maxPromptTokens by the model's context window) unless the options set one
     // or a message window; continue-as-new carries it in the options.
     conv = { ...conv, options: withDefaultMemory(conv.options, searchAttributes.worker) };
@@ -284,9 +304,23 @@ export async function conversationWorkflow(original: ConversationInput): Promise
     };
 
     const idleTimeoutMs = parseDuration(input.idleTimeout ?? DEFAULT_IDLE_TIMEOUT);
+    // Worker Versioning: the deployment's current build is no longer the one this run is pinned to.
+    const buildChanged = () => workflowInfo().targetWorkerDeploymentVersionChanged === true;
+    let idleSince = Date.now();
+    // Set once a nudge woke the idle conversation without moving it: the idle timeout still counts from the last turn.
+    let idleUntil: number | undefined;
     for (;;) {
       if (queue.length === 0) showEnd('idle');
-      const woken = await condition(() => queue.length > 0 || ending, idleTimeoutMs);
+      const woken = await condition(
+        () => queue.length > 0 || ending || moveAsked,
+        idleUntil === undefined ? idleTimeoutMs : Math.max(1, idleUntil - Date.now()),
+      );
+      if (moveAsked && queue.length === 0 && !ending) {
+        moveAsked = false;
+        if (buildChanged()) await continueOnCurrentBuild(conv, runId, events, inbox);
+        idleUntil = idleSince + idleTimeoutMs;
+        continue;
+      }
       if (queue.length === 0) {
         closeReason = woken ? 'ended' : 'idle_timeout';
         ending = true; // from here on, validators refuse new messages
@@ -298,19 +332,16 @@ export async function conversationWorkflow(original: ConversationInput): Promise
       if (problem) conv = rejectMessage(conv, problem);
       else if (queued.reply) results.set(queued.seq, await runTurn(queued));
       else await runTurn(queued);
-      if (queue.length === 0 && !ending && workflowInfo().continueAsNewSuggested) {
+      idleSince = Date.now();
+      idleUntil = undefined;
+      // A turn boundary: continue as new when the history is long, or onto the current build when it changed.
+      if (queue.length === 0 && !ending && (workflowInfo().continueAsNewSuggested || buildChanged())) {
         // Let the finished turn's Update return its result first; a message arriving meanwhile is served here.
         await condition(() => allHandlersFinished() || queue.length > 0 || ending);
-        if (queue.length === 0 && !ending)
-          await continueAsNew<typeof conversationWorkflow>({
-            ...conv.options,
-            carry: {
-              ...carryOver(conv, runId),
-              events: events.snapshot(),
-              ...(inbox.snapshot().length ? { inbox: inbox.snapshot() } : {}),
-              ...(inbox.ids().length ? { eventIds: inbox.ids() } : {}),
-            },
-          });
+        if (queue.length === 0 && !ending) {
+          if (buildChanged()) await continueOnCurrentBuild(conv, runId, events, inbox);
+          await continueAsNew<typeof conversationWorkflow>(carriedInput(conv, runId, events, inbox));
+        }
       }
     }
     showEnd('closed');
@@ -322,6 +353,35 @@ export async function conversationWorkflow(original: ConversationInput): Promise
       showEnd(isCancellation(err) ? 'cancelled' : 'failed');
     throw err;
   }
+}
+
+/** The input of the conversation's next run: its options and what it carries over. */
+function carriedInput(conv: ConversationState, runId: string, events: EventLog, inbox: EventInbox): ConversationInput {
+  return {
+    ...conv.options,
+    carry: {
+      ...carryOver(conv, runId),
+      events: events.snapshot(),
+      ...(inbox.snapshot().length ? { inbox: inbox.snapshot() } : {}),
+      ...(inbox.ids().length ? { eventIds: inbox.ids() } : {}),
+    },
+  };
+}
+
+/**
+ * Continues as new onto the deployment's current build (Temporal's upgrade on continue-as-new):
+ * the next run's first task goes to the current build, which it is then pinned to.
+ */
+async function continueOnCurrentBuild(
+  conv: ConversationState,
+  runId: string,
+  events: EventLog,
+  inbox: EventInbox,
+): Promise<never> {
+  log.info('continuing as new onto the current build', { from: workflowInfo().currentDeploymentVersion?.buildId });
+  const onCurrent = makeContinueAsNewFunc<typeof conversationWorkflow>({ initialVersioningBehavior: 'AUTO_UPGRADE' });
+  const next = carriedInput(conv, runId, events, inbox);
+  return onCurrent({ ...next, carry: { ...next.carry!, refreshAgent: true } });
 }
 
 /** How long a conversation that could not start stays open for its starter to remove it. */

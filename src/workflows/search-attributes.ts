@@ -99,6 +99,7 @@ export interface ConversationValues {
   totals: { usage: Usage; lastTurnIterations: number };
   agent?: string;
   model?: string;
+  agentVersion?: string;
 }
 
 /**

@@ -45,7 +45,7 @@ it('replay --since 1h replays the runs of a server and exits 0', async () => {
   expect(report.replayed).toBeGreaterThanOrEqual(3);
   expect(report.failed).toEqual([]);
   const text = await runTs(['client.ts', 'replay', '--since', '1h'], env);
-  expect(text.stdout).toMatch(/^✓ replay-conv$/m);
+  expect(text.stdout).toMatch(/^✓ replay-conv \(conversationWorkflow\)$/m);
   expect(text.stdout).toMatch(/Replayed \d+ histories: all replay with this code/);
   // A query the server refuses says why, as bad usage.
   const bad = await runTs(['client.ts', 'replay', '--query', "NoSuchAttribute = 'x'"], env);
@@ -70,13 +70,14 @@ it('replay --histories exits 1 and names the file whose recorded activity type c
     {
       workflowId: 'agent-changed',
       runId: expect.any(String),
+      workflowType: 'agentWorkflow',
       file: changedFile,
       error: expect.stringMatching(/[Nn]ondetermin/),
     },
   ]);
   const text = await runTs(['client.ts', 'replay', '--histories', dir], cleanEnv());
   expect(text.code).toBe(1);
-  expect(text.stdout).toContain(`✗ ${changedFile}: `);
+  expect(text.stdout).toContain(`✗ ${changedFile} (agentWorkflow): `);
   expect(text.stdout).toMatch(/Replayed 2 histories: 1 failed/);
   // Another workflow's history is left out, not counted as broken by this code.
   const foreign = JSON.parse(readFileSync(recorded, 'utf8'));

@@ -27,6 +27,9 @@ import type { AddressInfo } from 'node:net';
 import { modelAt } from '../helpers/temporal';
 import { bookingToolProvider, testAgents, testRegistry } from '../helpers/test-tools';
 import { conversationScenarios, replayAgents, replayGuardrails, scenarios } from './scenarios';
+import { defineAgent } from '../../src/agents/define-agent';
+import { deploymentStatus, promoteBuild } from '../../src/client/deployments';
+import { conversationStatus, endConversation, sendMessage } from '../../src/client/conversations';
 
 async function main(only: string[]): Promise<void> {
   installRuntimeLogging('ERROR');
@@ -156,6 +159,55 @@ async function main(only: string[]): Promise<void> {
       await model.close();
       hook.close();
       write('a2a-task-push', await client.workflow.getHandle(id).fetchHistory());
+    }
+    // Worker Versioning: a conversation on build A, promoted to B while idle, moves (the nudge,
+    // continue-as-new onto the current build, the agent resolved again) and answers its next turn on B.
+    if (wanted('conversation-new-build')) {
+      const model = await startModel((req) => answer(`[${String(req.messages[0]?.content)}]`));
+      const deployment = 'record-deploy';
+      const taskQueue = 'record-conversation-new-build';
+      const build = (buildId: string) =>
+        createAgentWorker({
+          connection: nativeConnection,
+          taskQueue,
+          model: modelAt(model.baseURL),
+          agents: [defineAgent({ name: 'support', instructions: `You are build ${buildId}.`, tools: [] })],
+          deployment: { name: deployment, buildId },
+          shutdownGraceTime: '1s',
+        });
+      const id = 'replay-conversation-new-build';
+      const start = { taskQueue, options: { agent: 'support' } };
+      const live = async (buildId: string) => {
+        for (;;) {
+          const report = await deploymentStatus(client, deployment).catch(() => undefined);
+          if (report?.builds.some((b) => b.buildId === buildId)) return;
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      };
+      const a = await build('A');
+      await a.runUntil(async () => {
+        await live('A');
+        await promoteBuild(client, deployment, 'A');
+        await sendMessage(client, id, { message: 'hello' }, start);
+        const b = await build('B');
+        await b.runUntil(async () => {
+          await live('B');
+          await promoteBuild(client, deployment, 'B');
+          for (;;) {
+            const s = await conversationStatus(client, id);
+            if (s.buildId === 'B') break;
+            await new Promise((r) => setTimeout(r, 200));
+          }
+          const turn = await sendMessage(client, id, { message: 'and now?' }, start);
+          if (turn.buildId !== 'B') throw new Error(`the second turn ran on ${turn.buildId}`);
+          await endConversation(client, id);
+        });
+      });
+      await model.close();
+      const runs: string[] = [];
+      for await (const execution of client.workflow.list({ query: `WorkflowId = '${id}'` })) runs.push(execution.runId);
+      const histories = await Promise.all(runs.map((runId) => client.workflow.getHandle(id, runId).fetchHistory()));
+      histories.forEach((history, i) => write(`conversation-new-build-run${runs.length - i}`, history));
     }
   } finally {
     await connection.close();

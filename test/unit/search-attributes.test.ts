@@ -234,6 +234,7 @@ describe('agent search attributes (pure)', () => {
       { name: 'AgentIterations', type: 'Int', problem: 'wrong_type', actual: 'Keyword' },
       { name: 'AgentTotalTokens', type: 'Int', problem: 'missing' },
       { name: 'AgentModel', type: 'Keyword', problem: 'missing' },
+      { name: 'AgentVersion', type: 'Keyword', problem: 'missing' },
     ]);
     expect(
       searchAttributeCreateCommands(
@@ -241,7 +242,7 @@ describe('agent search attributes (pure)', () => {
         problems.filter((p) => p.problem === 'missing'),
       ),
     ).toEqual([
-      'temporal operator search-attribute create --namespace prod --name AgentStatus --name AgentModel --type Keyword',
+      'temporal operator search-attribute create --namespace prod --name AgentStatus --name AgentModel --name AgentVersion --type Keyword',
       'temporal operator search-attribute create --namespace prod --name AgentTotalTokens --type Int',
     ]);
     expect(
@@ -251,6 +252,7 @@ describe('agent search attributes (pure)', () => {
         AgentIterations: 'Int',
         AgentTotalTokens: 'Int',
         AgentModel: 'Keyword',
+        AgentVersion: 'Keyword',
       }),
     ).toEqual([]);
   });

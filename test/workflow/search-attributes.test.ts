@@ -82,6 +82,7 @@ describe('agent search attributes', () => {
     });
     expect(await attributesOf(workflowId)).toEqual({
       AgentName: 'clerk',
+      AgentVersion: expect.stringMatching(/^av-[0-9a-f]{16}$/),
       AgentStatus: 'completed',
       AgentIterations: 2,
       AgentTotalTokens: expect.any(Number),
@@ -314,7 +315,7 @@ describe('agent search attributes', () => {
       expect(outcome).toMatchObject({ status: 'completed', content: 'fine' });
       expect(warnings.join('')).toContain(`namespace "${namespace}" lacks search attributes`);
       expect(warnings.join('')).toContain(
-        `temporal operator search-attribute create --namespace ${namespace} --name AgentName --name AgentStatus --name AgentModel --type Keyword`,
+        `temporal operator search-attribute create --namespace ${namespace} --name AgentName --name AgentStatus --name AgentModel --name AgentVersion --type Keyword`,
       );
       expect(warnings.join('')).toContain(
         `temporal operator search-attribute create --namespace ${namespace} --name AgentIterations --name AgentTotalTokens --type Int`,

@@ -65,6 +65,8 @@ export interface ConversationStatus {
   memory?: MemoryReport;
   /** A named agent's version (see `agentVersion`). */
   agentVersion?: string;
+  /** With Worker Versioning: the build the conversation is on now. */
+  buildId?: string;
 }
 
 /** One page of the transcript (the `transcript` query's answer). */
@@ -149,6 +151,7 @@ export function conversationStatus(
   const agent = (run?.handedOff ? run.agent.name : undefined) ?? conv.options.agent;
   if (agent) status.agent = agent;
   if (conv.agentVersion) status.agentVersion = conv.agentVersion;
+  if (conv.buildId) status.buildId = conv.buildId;
   if (run && active) {
     const s = runStatus(run);
     status.currentTurn = {

@@ -13,6 +13,7 @@ import type { AgentInput } from '../run/run-options';
 import type { ConversationTurnResult } from '../run/run-result';
 import type { ChatMessage, ImageRef, Usage } from '../messages/chat-message';
 import type { ToolInfo } from '../tool-calls/tool-info';
+import { applyAgent, type ResolvedAgent } from '../run/agents';
 
 /**
  * A conversation: many turns on one workflow, each turn one run of the agent loop over the chat
@@ -53,6 +54,8 @@ export type ConversationCarry = Omit<ConversationState, 'options' | 'tools' | 'p
   inbox?: DeliveredEvent[];
   /** The ids of the last events delivered, so a repeated delivery is still dropped after continue-as-new. */
   eventIds?: string[];
+  /** The next run is on another build: it resolves its agent again there (see {@link withResolvedAgent}). */
+  refreshAgent?: boolean;
 };
 
 /** One user message (the `sendMessage` Update's and `queueMessage` Signal's argument). */
@@ -83,6 +86,13 @@ export interface ConversationState {
   tools?: ToolInfo[];
   /** The named agent's version, resolved with the tools (see `agentVersion`). */
   agentVersion?: string;
+  /**
+   * With a named agent: the options as the conversation was started, before the agent's settings
+   * were merged in, so a move to another build (Worker Versioning) merges that build's instead.
+   */
+  given?: ConversationOptions;
+  /** With Worker Versioning: the build this run of the conversation is on (not carried: each run has its own). */
+  buildId?: string;
   /** Transcript index of `messages[0]`; earlier messages stay readable from earlier runs. */
   transcriptStart: number;
   /** The transcript this run holds, without the system message. */
@@ -171,6 +181,8 @@ export function startConversation(input: ConversationInput): ConversationState {
     events: _events,
     inbox: _inbox,
     eventIds: _eventIds,
+    refreshAgent: _refreshAgent,
+    buildId: _buildId,
     ...carried
   } = carry ?? ({} as Partial<ConversationCarry>);
   const base: ConversationState = {
@@ -184,6 +196,22 @@ export function startConversation(input: ConversationInput): ConversationState {
     rejectedMessages: { count: 0 },
   };
   return carry ? { ...base, ...(carried as ConversationCarry) } : base;
+}
+
+/**
+ * The conversation with its agent resolved: the agent's settings under the options it was
+ * started with, its tools and version. Resolved again on another build, tools that turns made
+ * need approval (`approvalTools`) still do.
+ */
+export function withResolvedAgent(conv: ConversationState, agent: ResolvedAgent): ConversationState {
+  const given = conv.given ?? conv.options;
+  const before = conv.tools ?? [];
+  const approved = (name: string) => before.some((t) => t.name === name && t.needsApproval);
+  const tools = agent.tools.map((t) => (!t.needsApproval && approved(t.name) ? { ...t, needsApproval: true } : t));
+  const resolved: ConversationState = { ...conv, given, options: applyAgent(given, agent.settings), tools };
+  if (agent.version) resolved.agentVersion = agent.version;
+  else delete resolved.agentVersion;
+  return resolved;
 }
 
 /** The window size in effect. */
@@ -203,6 +231,7 @@ export function startTurn(conv: ConversationState, turn: TurnInput): RunState {
   const state: RunState = {
     ...run,
     messages: [...system, ...conv.messages, ...run.messages.slice(system.length)],
+    ...(conv.buildId ? { buildId: conv.buildId } : {}),
   };
   // A token budget replaces the message window: summaries keep the conversation in it.
   if (run.limits.maxPromptTokens === undefined) state.memoryWindow = memoryWindow(conv);
@@ -270,6 +299,7 @@ export function turnResult(
     iterations: run.iterations,
     usage: run.usage,
     turn,
+    ...(run.buildId ? { buildId: run.buildId } : {}),
   };
   if (failure) return { ...common, status: 'failed', content: null, ...failure };
   const step = nextStep(run);
@@ -308,6 +338,7 @@ export function carryOver(conv: ConversationState, runId: string): ConversationC
     rejectedMessages: conv.rejectedMessages,
     ...(conv.revision ? { revision: conv.revision } : {}),
     ...(conv.agentVersion ? { agentVersion: conv.agentVersion } : {}),
+    ...(conv.given ? { given: conv.given } : {}),
     ...(conv.lastCall ? { lastCall: conv.lastCall } : {}),
     ...(context ? { context } : {}),
     ...(conv.lastPrompt ? { lastPrompt: conv.lastPrompt } : {}),

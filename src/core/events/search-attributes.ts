@@ -13,6 +13,7 @@ export const AGENT_SEARCH_ATTRIBUTES = {
   AgentIterations: 'Int',
   AgentTotalTokens: 'Int',
   AgentModel: 'Keyword',
+  AgentVersion: 'Keyword',
 } as const;
 
 /** The name of one of {@link AGENT_SEARCH_ATTRIBUTES}. */
@@ -56,6 +57,8 @@ export interface AgentSearchValues {
   AgentIterations: number;
   AgentTotalTokens: number;
   AgentModel?: string;
+  /** The named agent's version (see `agentVersion`): which definition answered. */
+  AgentVersion?: string;
 }
 
 /**
@@ -109,6 +112,7 @@ export function runSearchValues(
   if (agent !== undefined) values.AgentName = agent;
   const model = state.agent.modelSettings?.model ?? base.defaultModel;
   if (model !== undefined) values.AgentModel = model;
+  if (state.agentVersion !== undefined) values.AgentVersion = state.agentVersion;
   return values;
 }
 
@@ -119,7 +123,7 @@ export function runSearchValues(
 export function conversationSearchValues(
   status: 'idle' | 'closed' | 'cancelled' | 'failed',
   totals: { usage: Usage; lastTurnIterations: number },
-  base: { agent?: string; model?: string; defaultModel?: string },
+  base: { agent?: string; model?: string; defaultModel?: string; agentVersion?: string },
 ): AgentSearchValues {
   const values: AgentSearchValues = {
     AgentStatus: status,
@@ -129,6 +133,7 @@ export function conversationSearchValues(
   if (base.agent !== undefined) values.AgentName = base.agent;
   const model = base.model ?? base.defaultModel;
   if (model !== undefined) values.AgentModel = model;
+  if (base.agentVersion !== undefined) values.AgentVersion = base.agentVersion;
   return values;
 }
 
@@ -148,7 +153,12 @@ export function isMilestone(previous: AgentSearchStatus | undefined, next: Agent
 export type SearchAttributeTrigger = 'status' | 'any';
 
 /** The attributes whose change alone makes an upsert due with the `status` trigger. */
-const STATUS_ATTRIBUTES: readonly AgentSearchAttributeName[] = ['AgentStatus', 'AgentName', 'AgentModel'];
+const STATUS_ATTRIBUTES: readonly AgentSearchAttributeName[] = [
+  'AgentStatus',
+  'AgentName',
+  'AgentModel',
+  'AgentVersion',
+];
 
 /**
  * What to upsert to go from `previous` (what the workflow last upserted) to `next`: only changed,
@@ -230,6 +240,10 @@ export interface AgentListFilter {
   agent?: string;
   /** Only the runs and conversations of this task queue. */
   taskQueue?: string;
+  /** Only those answered by this version of their agent (`AgentVersion`, see `agentVersion`). */
+  agentVersion?: string;
+  /** Any visibility query besides, ANDed (`"TemporalWorkerDeploymentVersion = 'shop:b2'"`). */
+  query?: string;
 }
 
 /** Why a list filter cannot be used, or undefined. */
@@ -241,6 +255,9 @@ export function agentListFilterProblem(filter: AgentListFilter): string | undefi
     return `"${filter.taskQueue}" is not a task queue name (letters, digits, _ . : / -)`;
   if (filter.agent !== undefined && !/^[A-Za-z0-9_.-]{1,64}$/.test(filter.agent))
     return `"${filter.agent}" is not an agent name (letters, digits, _ . -)`;
+  if (filter.agentVersion !== undefined && !/^[A-Za-z0-9_.-]{1,64}$/.test(filter.agentVersion))
+    return `"${filter.agentVersion}" is not an agent version (av- and 16 hex digits, as status shows it)`;
+  if (filter.query !== undefined && !filter.query.trim()) return 'the query must not be empty';
   return undefined;
 }
 
@@ -255,5 +272,7 @@ export function agentListQuery(filter: AgentListFilter, workflowTypes: readonly 
   if (filter.status) parts.push(`AgentStatus = '${filter.status}'`);
   if (filter.agent) parts.push(`AgentName = '${filter.agent}'`);
   if (filter.taskQueue) parts.push(`TaskQueue = '${filter.taskQueue}'`);
+  if (filter.agentVersion) parts.push(`AgentVersion = '${filter.agentVersion}'`);
+  if (filter.query) parts.push(`(${filter.query})`);
   return parts.join(' AND ');
 }

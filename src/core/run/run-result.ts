@@ -32,6 +32,8 @@ export interface AgentResult<O = unknown> {
   guardrail?: GuardrailTrip;
   /** A named agent's version (a hash of its definition as the worker resolved it, see `agentVersion`). */
   agentVersion?: string;
+  /** With Worker Versioning: the build that ran it (see `AgentsPluginOptions.deployment`). */
+  buildId?: string;
 }
 
 /** The agent workflow's own result: an {@link AgentResult} whose tool executions may leave out results the history holds. */
@@ -90,6 +92,8 @@ export interface AgentStatus {
   memory?: MemoryReport;
   /** A named agent's version (see `agentVersion`). */
   agentVersion?: string;
+  /** With Worker Versioning: the build the run runs on. */
+  buildId?: string;
 }
 
 /**
@@ -126,6 +130,7 @@ export function runStatus(state: RunState): AgentStatus {
     ...(state.limits.budget ? { budget: budgetReport(state.limits.budget, budgetSpent(state)) } : {}),
     ...(state.limits.maxPromptTokens !== undefined ? { memory: memoryReport(state) } : {}),
     ...(state.agentVersion ? { agentVersion: state.agentVersion } : {}),
+    ...(state.buildId ? { buildId: state.buildId } : {}),
   };
 }
 
@@ -173,6 +178,7 @@ export function runResult(
   if (state.limits.budget) result.budget = budgetReport(state.limits.budget, budgetSpent(state));
   if (state.tripped) result.guardrail = state.tripped;
   if (state.agentVersion) result.agentVersion = state.agentVersion;
+  if (state.buildId) result.buildId = state.buildId;
   return result;
 }
 

@@ -171,6 +171,8 @@ export type RunPhase =
 export interface RunState {
   /** The named agent's version the run started with (see `agentVersion`). */
   agentVersion?: string;
+  /** With Worker Versioning: the build the run runs on (its worker's `buildId`). */
+  buildId?: string;
   limits: RunLimits;
   tools: ToolInfo[];
   messages: ChatMessage[];

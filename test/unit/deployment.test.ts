@@ -1,0 +1,111 @@
+import type { WorkerOptions } from '@temporalio/worker';
+import { workerSettings } from '../../src/worker/settings';
+import { AgentsPlugin } from '../../src/worker/agents-plugin';
+import {
+  carryOver,
+  conversationSearchValues,
+  runSearchValues,
+  startConversation,
+  startRun,
+  startTurn,
+  turnResult,
+  withResolvedAgent,
+  type ResolvedAgent,
+  type ToolInfo,
+} from '../../src/core';
+
+/** Worker Versioning: the plugin's deployment, and how a conversation takes a new build's agent. */
+
+const tool = (name: string, extra: Partial<ToolInfo> = {}): ToolInfo => ({
+  name,
+  immediate: false,
+  timeoutMs: 1000,
+  retry: { maximumAttempts: 1, initialIntervalMs: 1000 },
+  ...extra,
+});
+
+describe('the plugin’s deployment', () => {
+  const configured = (plugin: AgentsPlugin, options: Partial<WorkerOptions> = {}) =>
+    plugin.configureWorker({ taskQueue: 'agents', ...options } as WorkerOptions);
+
+  it('turns on Worker Versioning from AGENT_DEPLOYMENT_NAME and AGENT_BUILD_ID, Pinned by default', () => {
+    const settings = workerSettings({}, { AGENT_DEPLOYMENT_NAME: 'support', AGENT_BUILD_ID: '2026-11-26.1' });
+    expect(settings.deployment).toEqual({ name: 'support', buildId: '2026-11-26.1' });
+    expect(configured(new AgentsPlugin({}, settings)).workerDeploymentOptions).toEqual({
+      version: { deploymentName: 'support', buildId: '2026-11-26.1' },
+      useWorkerVersioning: true,
+      defaultVersioningBehavior: 'PINNED',
+    });
+  });
+
+  it('leaves a worker unversioned without them, and the option wins over the environment', () => {
+    expect(configured(new AgentsPlugin({}, workerSettings({}, {}))).workerDeploymentOptions).toBeUndefined();
+    const env = { AGENT_DEPLOYMENT_NAME: 'support', AGENT_BUILD_ID: 'b1' };
+    expect(workerSettings({ deployment: false }, env).deployment).toBeUndefined();
+    const own = { name: 'billing', buildId: 'b2', defaultVersioningBehavior: 'AUTO_UPGRADE' as const };
+    expect(
+      configured(new AgentsPlugin({ deployment: own }, workerSettings({ deployment: own }, env)))
+        .workerDeploymentOptions,
+    ).toMatchObject({
+      version: { deploymentName: 'billing', buildId: 'b2' },
+      defaultVersioningBehavior: 'AUTO_UPGRADE',
+    });
+  });
+
+  it('refuses half a deployment, odd names, and a worker whose own versioning says otherwise', () => {
+    expect(() => workerSettings({}, { AGENT_DEPLOYMENT_NAME: 'support' })).toThrow(/AGENT_BUILD_ID is not set/);
+    expect(() => workerSettings({}, { AGENT_BUILD_ID: 'b1' })).toThrow(/AGENT_DEPLOYMENT_NAME is not set/);
+    expect(() => workerSettings({}, { AGENT_DEPLOYMENT_NAME: 'a:b', AGENT_BUILD_ID: 'b1' })).toThrow(/no ":"/);
+    expect(() => workerSettings({ deployment: { name: 'x', buildId: '' } }, {})).toThrow(/AgentsPlugin: deployment/);
+    const plugin = new AgentsPlugin({}, workerSettings({ deployment: { name: 'support', buildId: 'b1' } }, {}));
+    const other = {
+      version: { deploymentName: 'support', buildId: 'b9' },
+      useWorkerVersioning: true as const,
+      defaultVersioningBehavior: 'PINNED' as const,
+    };
+    expect(() => configured(plugin, { workerDeploymentOptions: other })).toThrow(/support:b9.*support:b1/);
+  });
+});
+
+describe('a conversation on another build', () => {
+  const agentOn = (instructions: string, version: string, tools = [tool('lookup')]): ResolvedAgent => ({
+    settings: { name: 'support', instructions },
+    tools,
+    version,
+  });
+
+  it('takes the new build’s instructions, tools and version under the options it was started with', () => {
+    let conv = startConversation({ agent: 'support', modelSettings: { temperature: 0 } });
+    conv = withResolvedAgent(conv, agentOn('You are A.', 'av-a'));
+    expect(conv.options.system).toBe('You are A.');
+    // A turn made lookup need approval: the new build's lookup still does.
+    conv = { ...conv, tools: conv.tools!.map((t) => ({ ...t, needsApproval: true })), buildId: 'A' };
+    const carried = startConversation({ ...conv.options, carry: { ...carryOver(conv, 'run-1'), refreshAgent: true } });
+    expect(carried.buildId).toBeUndefined(); // each run has its own build
+    expect(carried.given).toEqual({ agent: 'support', modelSettings: { temperature: 0 } });
+    const moved = withResolvedAgent(
+      { ...carried, buildId: 'B' },
+      agentOn('You are B.', 'av-b', [tool('lookup'), tool('new')]),
+    );
+    expect(moved.options).toMatchObject({ system: 'You are B.', modelSettings: { temperature: 0 } });
+    expect(moved.tools!.map((t) => [t.name, t.needsApproval === true])).toEqual([
+      ['lookup', true],
+      ['new', false],
+    ]);
+    expect(moved.agentVersion).toBe('av-b');
+    const turn = startTurn(moved, { message: 'hi' });
+    expect(turn.messages[0]).toMatchObject({ role: 'system', content: 'You are B.' });
+    expect(turn).toMatchObject({ agentVersion: 'av-b', buildId: 'B' });
+  });
+
+  it('shows the version in the search attributes and the build in results', () => {
+    const state = { ...startRun({ message: 'hi', agent: 'support' }, [], 'av-1'), buildId: 'B' };
+    expect(runSearchValues(state, {}).AgentVersion).toBe('av-1');
+    const usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+    expect(
+      conversationSearchValues('idle', { usage, lastTurnIterations: 0 }, { agent: 'support', agentVersion: 'av-1' })
+        .AgentVersion,
+    ).toBe('av-1');
+    expect(turnResult(state, 'conv-1', 1, { error: 'x', errorType: 'Y' })).toMatchObject({ buildId: 'B' });
+  });
+});
