@@ -154,6 +154,16 @@ describe('a rolling deploy with Worker Versioning', () => {
     const after = (await cli('deploy', 'status', '--json')).json();
     const drainedA = after.builds.find((b: { buildId: string }) => b.buildId === 'A');
     expect(drainedA).toMatchObject({ status: 'drained', openRuns: 0, openConversations: 0, openOther: 0 });
+    // A ramp (here back to A, whose workers still run): a share of new runs, then none.
+    const ramp = await cli('deploy', 'ramp', 'A', '10');
+    expect(ramp.code).toBe(0);
+    expect(ramp.stdout).toMatch(/A now gets 10% of the new runs of shop-/);
+    expect((await cli('deploy', 'status', '--json')).json()).toMatchObject({
+      current: 'B',
+      ramping: { buildId: 'A', percent: 10 },
+    });
+    expect((await cli('deploy', 'ramp', 'A', '0')).stdout).toMatch(/no build of shop-\S+ is ramping now \(A was\)/);
+    expect((await cli('deploy', 'ramp', 'A', '120')).code).toBe(2);
     a.kill('SIGTERM');
     await a.exited;
     const turn3 = (await cli('send', conversation, 'still there?', '--json')).json();

@@ -1,5 +1,8 @@
 import type { WorkerOptions } from '@temporalio/worker';
 import { workerSettings } from '../../src/worker/settings';
+import { parseDeployArgs } from '../../src/cli/deploy-command';
+import { parseReplayArgs } from '../../src/cli/replay-command';
+import { pinnedQuery } from '../../src/client/deployments';
 import { AgentsPlugin } from '../../src/worker/agents-plugin';
 import {
   carryOver,
@@ -107,5 +110,33 @@ describe('a conversation on another build', () => {
         .AgentVersion,
     ).toBe('av-1');
     expect(turnResult(state, 'conv-1', 1, { error: 'x', errorType: 'Y' })).toMatchObject({ buildId: 'B' });
+  });
+});
+
+describe('deploy arguments', () => {
+  const env = { AGENT_DEPLOYMENT_NAME: 'shop' };
+  it('take the deployment from the flag or AGENT_DEPLOYMENT_NAME, and refuse what they cannot use', () => {
+    expect(parseDeployArgs(['status'], env)).toEqual({ action: 'status', deployment: 'shop', json: false });
+    expect(parseDeployArgs(['ramp', 'b2', '25%', '--deployment', 'other'], env)).toMatchObject({
+      action: 'ramp',
+      deployment: 'other',
+      buildId: 'b2',
+      percent: 25,
+    });
+    expect(parseDeployArgs(['drain-wait', 'b1', '--timeout', '2h'], env)).toMatchObject({ timeoutMs: 7_200_000 });
+    expect(() => parseDeployArgs(['status'], {})).toThrow(/AGENT_DEPLOYMENT_NAME/);
+    expect(() => parseDeployArgs(['promote'], env)).toThrow(/takes <buildId>/);
+    expect(() => parseDeployArgs(['ramp', 'b2', '101'], env)).toThrow(/0 to 100/);
+    expect(() => parseDeployArgs(['rollback'], env)).toThrow(/unknown deploy action/);
+  });
+
+  it('replay --build names the open runs pinned to a build; --build and --since exclude each other', () => {
+    expect(parseReplayArgs(['--build', 'b1'], env).query).toBe(pinnedQuery('shop', 'b1'));
+    expect(pinnedQuery('shop', 'b1')).toBe(
+      "TemporalWorkerDeploymentVersion = 'shop:b1' AND TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'",
+    );
+    expect(() => parseReplayArgs(['--build', 'b1', '--since', '7d'], env)).toThrow(/exclude each other/);
+    expect(() => parseReplayArgs(['--build', 'b1'], {})).toThrow(/--deployment/);
+    expect(() => parseReplayArgs(['--workflows', 'no/such/module'], env)).toThrow(/--workflows: no module/);
   });
 });
