@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { replayAgentHistories, type ReplayReport } from '../worker/replay-histories';
 import { queryRefused } from '../client/client-error';
-import { pinnedQuery } from '../client/deployments';
+import { buildQuery } from '../client/deployments';
 import { durationMs, parseFlags, UsageError, wholeNumber } from './option-flags';
 import { commandName } from './command-name';
 import { openSession, type CommandTarget } from './session';
@@ -67,7 +67,7 @@ export function parseReplayArgs(argv: string[], env: NodeJS.ProcessEnv = {}): Re
       throw new UsageError('--build needs the deployment: give --deployment NAME or set AGENT_DEPLOYMENT_NAME');
     if (!/^[A-Za-z0-9_.\-/@+]{1,255}$/.test(values.build))
       throw new UsageError(`--build: "${values.build}" is not a build id`);
-    cmd.query = pinnedQuery(deployment, values.build);
+    cmd.query = buildQuery(deployment, values.build);
   } else if (values.deployment !== undefined) throw new UsageError('--deployment goes with --build');
   if (values.limit !== undefined) cmd.limit = wholeNumber('--limit', values.limit, 1);
   if (values.histories !== undefined) cmd.histories = values.histories;

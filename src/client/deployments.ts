@@ -58,6 +58,11 @@ export function versionKey(deployment: string, buildId: string): string {
 
 const quote = (s: string) => `'${s.replace(/'/g, "\\'")}'`;
 
+/** The visibility query of the open workflows on a build, whatever their behaviour (what `replay --build` replays). */
+export function buildQuery(deployment: string, buildId: string): string {
+  return `TemporalWorkerDeploymentVersion = ${quote(versionKey(deployment, buildId))} AND ExecutionStatus = 'Running'`;
+}
+
 /** The visibility query of the open workflows pinned to a build. */
 export function pinnedQuery(deployment: string, buildId: string): string {
   return `TemporalWorkerDeploymentVersion = ${quote(versionKey(deployment, buildId))} AND TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'`;
@@ -167,6 +172,14 @@ export async function rampBuild(
   const previous = before.routingConfig?.rampingDeploymentVersion?.buildId ?? undefined;
   if (before.routingConfig?.currentDeploymentVersion?.buildId === buildId)
     throw new ClientError('invalid', `${buildId} is the current build of ${deployment} already: it gets every new run`);
+  if (percent === 0 && previous !== buildId)
+    return {
+      deployment,
+      buildId,
+      ...(previous ? { previous } : {}),
+      percent: 0,
+      message: `${buildId} is not ramping${previous ? ` (${previous} is)` : ''}; nothing changed`,
+    };
   await deploymentCall(deployment, buildId, () =>
     client.workflowService.setWorkerDeploymentRampingVersion({
       namespace: client.options.namespace,

@@ -121,13 +121,15 @@ export async function replayAgentHistories(
     for await (const execution of client.workflow.list({ query })) {
       if (n++ >= limit) break;
       const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
-      // Each run of a workflow (continue-as-new) under its own name; the workflow id comes first.
-      const id = saved.has(execution.workflowId) ? `${execution.workflowId}@${execution.runId}` : execution.workflowId;
+      const id = execution.workflowId;
       workflowTypes.set(id, execution.type);
       if (save) {
-        saved.add(execution.workflowId);
-        writeFileSync(join(save, `${fileSafe(id)}.json`), historyToJSON(history));
+        // Each run of a workflow (continue-as-new) in a file of its own: `<id>@<runId>.json` after the first.
+        const name = encodeURIComponent(id) + (saved.has(id) ? `@${execution.runId}` : '');
+        saved.add(id);
+        writeFileSync(join(save, `${name}.json`), historyToJSON(history));
       }
+      // Replayed under its own id: the ids of the runs it started derive from it.
       yield { workflowId: id, history };
     }
   }
@@ -172,11 +174,6 @@ export async function replayAgentHistories(
   return report;
 }
 
-/** A workflow id as a file name: characters a file system may refuse become `_`. */
-function fileSafe(id: string): string {
-  return id.replace(/[^A-Za-z0-9._@=-]/g, '_');
-}
-
 /** The JSON histories of a folder (or one file): the file name without `.json` is the workflow id. */
 function fromFiles(
   path: string,
@@ -206,7 +203,17 @@ function fromFiles(
     }
     const type = history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
     if (!type) throw new Error(`${file} is not a whole workflow history: its first event must be the workflow's start`);
-    // `<workflowId>@<runId>.json`: another run of the same workflow (as `--save` names them).
-    return { workflowId: basename(file).replace(/\.json$/, ''), file, history, type };
+    // `<workflowId>@<runId>.json`: another run of the same workflow; ids percent-encoded (as `--save` names them).
+    return { workflowId: workflowIdOf(basename(file).replace(/\.json$/, '')), file, history, type };
   });
+}
+
+/** The workflow id a history file is named after: without a run's `@<runId>`, percent-decoded. */
+function workflowIdOf(name: string): string {
+  const id = name.replace(/@[0-9a-f-]{36}$/, '');
+  try {
+    return decodeURIComponent(id);
+  } catch {
+    return id; // a name with a stray `%` is taken as it is
+  }
 }

@@ -317,7 +317,11 @@ export async function conversationWorkflow(original: ConversationInput): Promise
       );
       if (moveAsked && queue.length === 0 && !ending) {
         moveAsked = false;
-        if (buildChanged()) await continueOnCurrentBuild(conv, runId, events, inbox);
+        if (buildChanged()) {
+          // As at a turn's end: Updates under way finish first; a message arriving meanwhile is served here.
+          await condition(() => allHandlersFinished() || queue.length > 0 || ending);
+          if (queue.length === 0 && !ending) await continueOnCurrentBuild(conv, runId, events, inbox);
+        }
         idleUntil = idleSince + idleTimeoutMs;
         continue;
       }

@@ -12,7 +12,7 @@ import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 /**
  * A rolling deploy that kills nothing in flight, as a team runs one: two builds of a worker (two
  * processes, Worker Versioning on), the `deploy` and `replay` commands between them.
- * Build A serves a one-shot run that sleeps 20 s, a conversation and a ticket workflow of the
+ * Build A serves a one-shot run that sleeps 40 s, a conversation and a ticket workflow of the
  * team's own; build B has other instructions and another lookup result. After `deploy promote B`
  * the sleeping run finishes on A, the conversation moves to B, new runs go to B, A drains, and
  * stopping A loses nothing. A build C that cannot replay what is open on A is caught first.
@@ -27,7 +27,7 @@ function deployModel(request: ChatRequest) {
   const results = request.messages.slice(lastUser + 1).filter((m) => m.role === 'tool');
   const sleeps = asked.startsWith('sleep');
   if (asked.startsWith('ticket')) return answer(`[${system}]`);
-  if (sleeps && results.length === 0) return call(['sleep', { duration: '20s', reason: 'wait for the warehouse' }]);
+  if (sleeps && results.length === 0) return call(['sleep', { duration: '40s', reason: 'wait for the warehouse' }]);
   if (results.length === (sleeps ? 1 : 0)) return call(['lookup', { order: '7' }]);
   return answer(`[${system}] ${String(results.at(-1)?.content)}`);
 }
@@ -78,11 +78,7 @@ describe('a rolling deploy with Worker Versioning', () => {
     expect(promoteA.code).toBe(0);
     expect(promoteA.stdout).toMatch(/A is now the current build of shop-/);
 
-    // In flight on A: a run that sleeps 20 s, a conversation, a ticket workflow of the team's own.
-    const sleeper = await startAgentRun(t.client, { name: 'support' }, 'sleep, then look up order 7', {
-      taskQueue: env.AGENT_TASK_QUEUE!,
-      workflowId: `sleeper-${randomUUID()}`,
-    });
+    // In flight on A: a conversation and a ticket workflow of the team's own (the sleeping run follows).
     const conversation = `conv-${randomUUID()}`;
     const turn1 = await cli('send', conversation, 'where is order 7?', '--agent', 'support', '--json');
     expect(turn1.code).toBe(0);
@@ -94,12 +90,17 @@ describe('a rolling deploy with Worker Versioning', () => {
       workflowId: ticketId,
       args: ['ticket 42: the parcel is late'],
     });
-    expect(
-      await eventually(async () => (await cli('status', sleeper.workflowId, '--json')).json().waits?.length === 1),
-    ).toBe(true);
 
     // Build B starts beside A. Before promoting, replay what is open on A against the code about to ship.
     await startBuild('B');
+    // The one-shot run starts now, on A (still current), and sleeps through the deploy.
+    const sleeper = await startAgentRun(t.client, { name: 'support' }, 'sleep, then look up order 7', {
+      taskQueue: env.AGENT_TASK_QUEUE!,
+      workflowId: `sleeper-${randomUUID()}`,
+    });
+    expect(
+      await eventually(async () => (await cli('status', sleeper.workflowId, '--json')).json().waits?.length === 1),
+    ).toBe(true);
     const gateB = await cli('replay', '--build', 'A', '--workflows', join(FIXTURES, 'ticket-workflows.ts'), '--json');
     expect(gateB.code).toBe(0);
     const replayedB = gateB.json();

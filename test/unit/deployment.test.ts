@@ -130,8 +130,10 @@ describe('deploy arguments', () => {
     expect(() => parseDeployArgs(['rollback'], env)).toThrow(/unknown deploy action/);
   });
 
-  it('replay --build names the open runs pinned to a build; --build and --since exclude each other', () => {
-    expect(parseReplayArgs(['--build', 'b1'], env).query).toBe(pinnedQuery('shop', 'b1'));
+  it('replay --build names the open workflows on a build; --build and --since exclude each other', () => {
+    expect(parseReplayArgs(['--build', 'b1'], env).query).toBe(
+      "TemporalWorkerDeploymentVersion = 'shop:b1' AND ExecutionStatus = 'Running'",
+    );
     expect(pinnedQuery('shop', 'b1')).toBe(
       "TemporalWorkerDeploymentVersion = 'shop:b1' AND TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'",
     );

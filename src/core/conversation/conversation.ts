@@ -208,7 +208,12 @@ export function withResolvedAgent(conv: ConversationState, agent: ResolvedAgent)
   const before = conv.tools ?? [];
   const approved = (name: string) => before.some((t) => t.name === name && t.needsApproval);
   const tools = agent.tools.map((t) => (!t.needsApproval && approved(t.name) ? { ...t, needsApproval: true } : t));
-  const resolved: ConversationState = { ...conv, given, options: applyAgent(given, agent.settings), tools };
+  // After a handoff the conversation is on another agent than it started with: it stays on it.
+  const options = {
+    ...applyAgent(given, agent.settings),
+    ...(agent.settings.name ? { agent: agent.settings.name } : {}),
+  };
+  const resolved: ConversationState = { ...conv, given, options, tools };
   if (agent.version) resolved.agentVersion = agent.version;
   else delete resolved.agentVersion;
   return resolved;
