@@ -101,6 +101,18 @@ describe('a conversation on another build', () => {
     expect(turn).toMatchObject({ agentVersion: 'av-b', buildId: 'B' });
   });
 
+  it('stays on the agent a handoff moved it to', () => {
+    let conv = withResolvedAgent(startConversation({ agent: 'triage' }), agentOn('You triage.', 'av-t'));
+    conv = { ...conv, options: { ...conv.options, agent: 'billing', system: 'You bill.' } }; // after a handoff
+    const billing: ResolvedAgent = {
+      settings: { name: 'billing', instructions: 'You bill, v2.' },
+      tools: [],
+      version: 'av-b',
+    };
+    const moved = withResolvedAgent(conv, billing);
+    expect(moved.options).toMatchObject({ agent: 'billing', system: 'You bill, v2.' });
+  });
+
   it('shows the version in the search attributes and the build in results', () => {
     const state = { ...startRun({ message: 'hi', agent: 'support' }, [], 'av-1'), buildId: 'B' };
     expect(runSearchValues(state, {}).AgentVersion).toBe('av-1');
