@@ -1,4 +1,4 @@
-import type { AiSdkLanguageModel } from './ai-sdk/ai-sdk-model';
+import type { AiSdkLanguageModel } from './ai-sdk/ai-sdk-language-model';
 import type { ModelPrice } from './prices';
 
 /** How the worker reaches its LLMs. */

@@ -71,7 +71,7 @@ export {
 // Models: settings, the seam, one model call outside a workflow, prices.
 export type { ModelConfig, NamedModels } from '../models/model-config';
 export type { StreamingOptions } from '../activities/text-publisher';
-export type { AiSdkLanguageModel } from '../models/ai-sdk/ai-sdk-model';
+export type { AiSdkLanguageModel } from '../models/ai-sdk/ai-sdk-language-model';
 export { chatModel, type ChatModel, type GenerateOptions, type ToolSpec } from '../models/low-level';
 export type { ModelRoute } from '../models/chat-model';
 export { ModelCallError, MODEL_ERROR_KINDS, type ModelCallErrorKind } from '../models/model-error';

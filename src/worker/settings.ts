@@ -6,7 +6,7 @@ import {
   type EncryptionKey,
 } from '../codec/encryption-codec';
 import { modelConfigFromEnv, type ModelConfig } from '../models/model-config';
-import { isAiSdkLanguageModel } from '../models/ai-sdk/ai-sdk-model';
+import { isAiSdkLanguageModel } from '../models/ai-sdk/ai-sdk-language-model';
 import { mcpServersFromEnv, type McpServers } from '../tools/mcp/mcp-config';
 import { defaultTokenPath, McpTokenStore } from '../tools/mcp/mcp-oauth';
 import { a2aAgentsFromEnv } from '../tools/a2a-config';
@@ -20,6 +20,7 @@ import { tracingFromEnv, type TracingOptions } from '../telemetry/tracing';
 import { defaultTaskQueue } from '../connection/task-queue';
 import type { AgentsPluginOptions } from './plugin-options';
 import { deploymentFromEnv, deploymentProblem, type AgentDeployment } from './deployment';
+import { defaultBundleCacheDir, WorkflowBundleCache } from './bundle-cache';
 
 /**
  * Everything a worker takes from its options and, where they are silent, its environment, read in
@@ -51,6 +52,8 @@ export interface WorkerSettings {
   logging: Pick<RuntimeLoggingOptions, 'level' | 'metrics'>;
   /** Worker Versioning: the deployment and build this worker serves (`AGENT_DEPLOYMENT_NAME`, `AGENT_BUILD_ID`); none: unversioned. */
   deployment?: AgentDeployment;
+  /** Where workflow bundles are kept between starts (`AGENT_BUNDLE_CACHE`); none: bundled at every start. */
+  bundleCache?: WorkflowBundleCache;
   /** What the worker should tell its operator as it starts (a payload store other machines cannot reach, say). */
   notes: string[];
 }
@@ -102,6 +105,7 @@ export function workerSettings(
     ? deploymentProblem(options.deployment, 'AgentsPlugin: deployment')
     : undefined;
   if (deploymentIssue) throw new TypeError(deploymentIssue);
+  const bundleCache = bundleCacheSetting(options.bundleCache, env.AGENT_BUNDLE_CACHE);
   return {
     model,
     mcpServers,
@@ -115,6 +119,16 @@ export function workerSettings(
     ...(tracing ? { tracing } : {}),
     ...(deployment ? { deployment } : {}),
     logging: runtimeLoggingFromEnv(env),
+    ...(bundleCache ? { bundleCache } : {}),
     notes,
   };
+}
+
+/** The bundle cache the option, else `AGENT_BUNDLE_CACHE` (`off`, or a directory), asks for; default on. */
+function bundleCacheSetting(option: string | false | undefined, variable: string | undefined) {
+  if (option === false) return undefined;
+  if (typeof option === 'string' && option.trim() !== '') return new WorkflowBundleCache(option);
+  const value = variable?.trim();
+  if (value && /^(off|false|0|no)$/i.test(value)) return undefined;
+  return new WorkflowBundleCache(value || defaultBundleCacheDir());
 }

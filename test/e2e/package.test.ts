@@ -1,14 +1,14 @@
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { findTemporalCli } from '../../src/connection/temporal-cli';
+import { ExampleProjects, exampleModel } from '../helpers/example-projects';
 import { packedTarball } from '../helpers/packed-package';
-import { cleanEnv, listening, ROOT, type Finished, devServerPort } from '../helpers/processes';
-import { answer, call, closeScriptedModels, lastOf, startModel } from '../helpers/scripted-model';
+import { cleanEnv, listening, ROOT, devServerPort } from '../helpers/processes';
+import { closeScriptedModels, startModel } from '../helpers/scripted-model';
 
 /**
  * The package as users get it: `npm pack`, then the tarball installed into copies of the examples
@@ -20,100 +20,16 @@ jest.setTimeout(300_000);
 afterAll(closeScriptedModels);
 
 const work = mkdtempSync(join(tmpdir(), 'durable-agents-package-'));
-let tarball: string;
+let examples: ExampleProjects;
 
 beforeAll(() => {
-  tarball = packedTarball();
+  examples = new ExampleProjects(work, packedTarball());
 });
+const exec: ExampleProjects['exec'] = (...args) => examples.exec(...args);
+const startNode: ExampleProjects['start'] = (...args) => examples.start(...args);
+const installExample = (name: string) => examples.install(name);
+const envFor = (baseURL: string, taskQueue: string) => examples.programEnv(baseURL, taskQueue);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-/** What `npm install` printed in each example. */
-const installOutput: Record<string, string> = {};
-
-/** A copy of an example, depending on the packed tarball, installed (its `prepare` compiles it). */
-function installExample(name: string): string {
-  const dir = join(work, name);
-  cpSync(join(ROOT, 'examples', name), dir, { recursive: true, filter: (src) => !/node_modules|dist/.test(src) });
-  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-  manifest.dependencies['durable-agents'] = `file:${tarball}`;
-  writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
-  const installed = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], {
-    cwd: dir,
-    encoding: 'utf8',
-    env: cleanEnv(),
-  });
-  if (installed.status !== 0)
-    throw new Error(`npm install in ${name} failed:\n${installed.stdout}\n${installed.stderr}`);
-  installOutput[name] = `${installed.stdout}${installed.stderr}`;
-  return dir;
-}
-
-/**
- * Runs a command in `dir` to completion, without blocking this process: the scripted model answers
- * from here, so a synchronous spawn would leave the program's model calls hanging.
- */
-function exec(command: string, args: string[], dir: string, env: NodeJS.ProcessEnv): Promise<Finished> {
-  const child = spawn(command, args, { cwd: dir, env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
-
-/** Starts a long-running `node <args>` in `dir`, resolving once it prints `ready`. */
-async function startNode(dir: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp) {
-  const child = spawn(process.execPath, args, { cwd: dir, env, detached: true });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const deadline = Date.now() + 120_000;
-  while (!ready.test(out)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`not ready:\n${out}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
-    stop: () => process.kill(-child.pid!, 'SIGKILL'),
-    // Ctrl+C in a terminal: SIGINT to the process (the dev server runs in a group of its own).
-    interrupt: () => process.kill(child.pid!, 'SIGINT'),
-    exited,
-    output: () => out,
-  };
-}
-
-/** The LLM of both examples: look the thing up with the one tool offered, then answer as JSON. */
-function exampleModel(req: ChatRequest) {
-  const tool = req.tools?.[0]?.function.name;
-  const last = req.messages[req.messages.length - 1];
-  if (last.role !== 'tool') {
-    if (tool === 'lookup_order')
-      return call(['lookup_order', { orderNumber: /A-\d+/.exec(lastOf(req, 'user'))?.[0] ?? 'A-0' }]);
-    return call(['search_weather', { city: /in (\w+)/.exec(lastOf(req, 'user'))?.[1] ?? 'Paris' }]);
-  }
-  const result = JSON.parse(String(last.content));
-  // Structured output was asked for with response_format; answer with JSON under the schema.
-  if (!req.response_format) return answer('(no response_format in the request)');
-  if (tool === 'lookup_order')
-    return answer(
-      JSON.stringify({
-        orderNumber: result.orderNumber,
-        status: result.status,
-        reply: `Your order ${result.orderNumber} has ${result.status} and should arrive on ${result.eta}.`,
-      }),
-    );
-  return answer(JSON.stringify({ city: /in (\w+)/.exec(lastOf(req, 'user'))?.[1], celsius: result }));
-}
-
-function envFor(baseURL: string, taskQueue: string): NodeJS.ProcessEnv {
-  return cleanEnv({
-    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
-    OPENAI_BASE_URL: baseURL,
-    OPENAI_API_KEY: 'e2e',
-    AGENT_MODEL: 'scripted',
-    AGENT_TASK_QUEUE: taskQueue,
-  });
-}
 
 it('support-agent: a custom tool and a structured agent in its own worker, asked from a script and from the bin', async () => {
   const dir = installExample('support-agent');
@@ -121,7 +37,7 @@ it('support-agent: a custom tool and a structured agent in its own worker, asked
   const env = envFor(llm.baseURL, 'support-agent-example');
   const worker = await startNode(dir, ['dist/worker.js'], env, /support worker ready/);
   try {
-    const asked = await exec(process.execPath, ['dist/ask.js', 'Where is my order A-1001?'], dir, env);
+    const asked = await exec('node', ['dist/ask.js', 'Where is my order A-1001?'], dir, env);
     expect(`${asked.stdout}${asked.stderr}`).toBe(
       '[A-1001: shipped] Your order A-1001 has shipped and should arrive on 2026-12-03.\n',
     );
@@ -228,10 +144,12 @@ it('support-agent: a custom tool and a structured agent in its own worker, asked
   }
 });
 
-it('installs nothing but npm packages: no install scripts, no Temporal CLI in the project', () => {
-  expect(installOutput['support-agent']).toBeDefined();
+it('installs nothing but npm packages: no install scripts, no Temporal CLI in the project, no engine warnings', () => {
+  expect(examples.installOutput['support-agent']).toBeDefined();
+  // No dependency asks for a newer Node than the package's own "engines" says it runs on.
+  expect(examples.installOutput['support-agent']).not.toMatch(/EBADENGINE/);
   // npm 11 lists the dependencies whose install scripts it would need to approve; we are not among them.
-  expect(installOutput['support-agent']).not.toMatch(/durable-agents@[^\n]*\((pre|post)?(install|prepare)/);
+  expect(examples.installOutput['support-agent']).not.toMatch(/durable-agents@[^\n]*\((pre|post)?(install|prepare)/);
   expect(existsSync(join(work, 'support-agent', 'node_modules', 'durable-agents', '.temporal'))).toBe(false);
   const manifest = JSON.parse(
     readFileSync(join(work, 'support-agent', 'node_modules', 'durable-agents', 'package.json'), 'utf8'),
@@ -283,7 +201,7 @@ it('agent-in-workflow: the user workflow runs an agent as a child workflow and u
     // The user's workflows and ours bundle without warnings, and the report is one line.
     expect(worker.output()).not.toMatch(/warning|modules by path/i);
     expect(worker.output()).toMatch(/bundled \d+ modules in \d+ ms/);
-    const started = await exec(process.execPath, ['dist/start.js', 'Beijing'], dir, env);
+    const started = await exec('node', ['dist/start.js', 'Beijing'], dir, env);
     expect(`${started.stdout}${started.stderr}`).toMatch(
       /^Beijing is 30 °C: pack sunscreen\. \(forecast by agent-what-is-the-weather-in-[0-9a-f]{6}\)\n$/,
     );

