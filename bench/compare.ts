@@ -32,6 +32,7 @@ import { adapterOverhead } from './adapter-overhead';
 import { promptPrefix } from './prompt-prefix';
 import { longRun } from './long-run';
 import { protocolLatency, type ProtocolLatencies } from './protocol-latency';
+import { measureWorkerStart, type WorkerStartFigures } from './worker-start';
 import { isTurnEnd, streamEvents } from '../src/client/event-stream';
 
 const ROOT = join(__dirname, '..');
@@ -156,6 +157,7 @@ async function main(): Promise<void> {
   const results = new Map<string, Figures[]>(systems.map((s) => [s.name, []]));
   const streaming: StreamFigures[] = [];
   const protocols: ProtocolLatencies[] = [];
+  let starts: WorkerStartFigures | undefined;
   try {
     for (let round = 0; round < REPEATS; round++) {
       const order = round % 2 === 0 ? systems : [...systems].reverse();
@@ -180,6 +182,8 @@ async function main(): Promise<void> {
       process.stderr.write(`round ${round + 1}/${REPEATS}: the HTTP API's streams (SSE, useChat, AG-UI)...\n`);
       protocols.push(await protocolLatency(client, 'bench-ours', STREAM_WORDS, (tag) => piecesSent[tag]));
     }
+    process.stderr.write('worker start to first poll, cold and warm...\n');
+    starts = await measureWorkerStart(client, env, join(PEER, 'worker.js'));
   } finally {
     for (const s of [...systems, floor]) s.worker.kill('SIGKILL'); // floorHttp shares floor's worker
     await close();
@@ -194,6 +198,10 @@ async function main(): Promise<void> {
   );
   reportStreaming(streaming);
   reportProtocols(protocols);
+  const met = starts.warmMs <= 1_500 ? 'met' : 'NOT MET';
+  console.log(
+    `\nWorker start to first poll: durable-agents cold ${starts.coldMs.toFixed(0)} ms (bundles, then caches), warm ${starts.warmMs.toFixed(0)} ms (target: at most 1,500, ${met}); @temporalio/ai-sdk ${starts.peerMs.toFixed(0)} ms (bundles at every start)`,
+  );
   await adapterOverhead();
   await promptPrefix();
   longConversation();

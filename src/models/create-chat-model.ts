@@ -1,9 +1,19 @@
+/* eslint-disable @typescript-eslint/no-require-imports -- adapters load on first use, see below */
 import type { ChatModel, ModelRoute } from './chat-model';
-import { createAiSdkChatModel } from './ai-sdk/ai-sdk-model';
-import { createAnthropicChatModel } from './anthropic/messages';
+import type { AiSdkLanguageModel } from './ai-sdk/ai-sdk-language-model';
 import { parseModelRef, type ModelConfig, type ModelProvider } from './model-config';
-import { createOpenAIChatModel } from './openai/chat-completions';
-import { createOpenAIResponsesChatModel } from './openai/responses';
+
+// Each adapter module, with its provider's SDK (the Anthropic SDK alone is some 250 modules), is
+// loaded when a call first needs it, not when the worker starts: a worker pays only for the
+// providers its agents use, and starts sooner.
+const aiSdkAdapter = (model: AiSdkLanguageModel): ChatModel =>
+  (require('./ai-sdk/ai-sdk-model') as typeof import('./ai-sdk/ai-sdk-model')).createAiSdkChatModel(model);
+const anthropicAdapter = (config: ModelConfig): ChatModel =>
+  (require('./anthropic/messages') as typeof import('./anthropic/messages')).createAnthropicChatModel(config);
+const responsesAdapter = (config: ModelConfig): ChatModel =>
+  (require('./openai/responses') as typeof import('./openai/responses')).createOpenAIResponsesChatModel(config);
+const chatCompletionsAdapter = (config: ModelConfig): ChatModel =>
+  (require('./openai/chat-completions') as typeof import('./openai/chat-completions')).createOpenAIChatModel(config);
 
 /**
  * The worker's model: one {@link ChatModel} that sends each call to the adapter its model names.
@@ -21,7 +31,7 @@ export function createChatModel(config: ModelConfig): ChatModel {
     const named = config.models?.[name];
     if (named !== undefined && typeof named !== 'string') {
       let adapter = aiSdk.get(name);
-      if (!adapter) aiSdk.set(name, (adapter = createAiSdkChatModel(named)));
+      if (!adapter) aiSdk.set(name, (adapter = aiSdkAdapter(named)));
       return { adapter, model: named.modelId };
     }
     const ref = parseModelRef(named ?? name);
@@ -32,10 +42,10 @@ export function createChatModel(config: ModelConfig): ChatModel {
     if (!adapter) {
       adapter =
         provider === 'anthropic'
-          ? createAnthropicChatModel(config)
+          ? anthropicAdapter(config)
           : provider === 'openai-responses'
-            ? createOpenAIResponsesChatModel(config)
-            : createOpenAIChatModel(config);
+            ? responsesAdapter(config)
+            : chatCompletionsAdapter(config);
       adapters.set(provider, adapter);
     }
     return adapter;

@@ -1,9 +1,20 @@
+/* eslint-disable @typescript-eslint/no-require-imports -- the SDK loads when tracing is on, see below */
 import * as otel from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { Resource } from '@opentelemetry/resources';
-import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
+import type { Resource } from '@opentelemetry/resources';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import type { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
+
+// The OpenTelemetry SDK and Temporal's interceptors (some 250 modules) load only when tracing is
+// installed: a worker without tracing starts without them. `@opentelemetry/api` is light, and
+// its tracer is a no-op until a provider is registered.
+const sdk = () => ({
+  ...(require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node')),
+  ...(require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base')),
+  ...(require('@opentelemetry/resources') as typeof import('@opentelemetry/resources')),
+  ...(require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')),
+  ...(require('@temporalio/interceptors-opentelemetry') as typeof import('@temporalio/interceptors-opentelemetry')),
+});
 
 /** Where spans go: a span processor (with its exporter) and the resource naming this service. */
 export interface TracingOptions {
@@ -28,6 +39,7 @@ export function installTracing(options: TracingOptions): OpenTelemetryPlugin {
   const resource = options.resource ?? serviceResource(undefined);
   // A process has one global provider: the first call's processor receives the spans of the
   // clients, activities and GenAI calls; each plugin exports its workflows' spans to its own.
+  const { NodeTracerProvider, OpenTelemetryPlugin } = sdk();
   if (!provider) {
     provider = new NodeTracerProvider({ resource, spanProcessors: [options.spanProcessor] });
     provider.register();
@@ -48,6 +60,7 @@ export function tracingFromEnv(env: NodeJS.ProcessEnv): TracingOptions | undefin
   // exporter reads its endpoint, headers and timeout from the process's OTEL_* variables itself.)
   let tracing = fromEnv.get(env);
   if (!tracing) {
+    const { BatchSpanProcessor, OTLPTraceExporter } = sdk();
     tracing = {
       spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter()),
       resource: serviceResource(env.OTEL_SERVICE_NAME),
@@ -60,7 +73,7 @@ export function tracingFromEnv(env: NodeJS.ProcessEnv): TracingOptions | undefin
 const fromEnv = new WeakMap<NodeJS.ProcessEnv, TracingOptions>();
 
 function serviceResource(name: string | undefined): Resource {
-  return new Resource({ 'service.name': name || 'durable-agents' });
+  return new (sdk().Resource)({ 'service.name': name || 'durable-agents' });
 }
 
 /** Sends spans still buffered (before a process exits). */

@@ -15,7 +15,8 @@ import { a2aAgent } from '../tools/a2a-agent';
 import { GuardrailRegistry } from '../agents/define-guardrail';
 import { McpToolSource } from '../tools/mcp/mcp-tool-source';
 import { checkSearchAttributes } from './search-attribute-check';
-import { withAgentWorkflows } from './workflow-bundle';
+import { withAgentWorkflows, withBundleCache } from './workflow-bundle';
+import type { WorkflowBundleCache } from './bundle-cache';
 import type { AgentsPluginOptions } from './plugin-options';
 import { workerSettings, type WorkerSettings } from './settings';
 import { workerDeploymentOptions, type AgentDeployment } from './deployment';
@@ -53,6 +54,7 @@ export class AgentsPlugin extends SimplePlugin {
   private readonly bundlerReport: 'summary' | 'full';
   /** The deployment and build this worker serves, when it is versioned. */
   readonly deployment?: AgentDeployment;
+  private readonly bundleCache?: WorkflowBundleCache;
 
   /**
    * @param settings What the options and the environment say (see `workerSettings`); default:
@@ -133,6 +135,12 @@ export class AgentsPlugin extends SimplePlugin {
     this.withWorkflows = options.workflows !== false;
     this.bundlerReport = options.bundlerReport ?? 'summary';
     this.deployment = settings.deployment;
+    this.bundleCache = settings.bundleCache;
+  }
+
+  /** What this plugin puts into a workflow bundle besides the worker's options (see configureBundler). */
+  private bundleInputs(): Record<string, unknown> {
+    return { agentWorkflows: AGENT_WORKFLOWS, encrypts: this.encrypts, tracing: Boolean(this.tracing) };
   }
 
   /** The workflows' sink: their new messages go to this worker's model calls. */
@@ -147,7 +155,8 @@ export class AgentsPlugin extends SimplePlugin {
   override configureWorker(options: WorkerOptions): WorkerOptions {
     const ours = this.configureWorkerOnly(options);
     // After ours: the tracing interceptors join the workflows bundled from the path set here.
-    return this.tracing ? this.tracing.configureWorker(ours) : ours;
+    const traced = this.tracing ? this.tracing.configureWorker(ours) : ours;
+    return withBundleCache(traced, this.bundleCache, this.bundleInputs(), this);
   }
 
   override configureClient(options: ClientOptions): ClientOptions {
@@ -213,7 +222,8 @@ export class AgentsPlugin extends SimplePlugin {
       configured.workflowsPath === undefined && configured.workflowBundle === undefined
         ? { ...configured, workflowsPath: AGENT_WORKFLOWS }
         : configured;
-    return this.tracing ? this.tracing.configureReplayWorker(ours) : ours;
+    const traced = this.tracing ? this.tracing.configureReplayWorker(ours) : ours;
+    return withBundleCache(traced, this.bundleCache, this.bundleInputs(), this);
   }
 
   override configureBundler(options: BundleOptions): BundleOptions {

@@ -52,7 +52,9 @@ export interface AgentWorkerOptions {
    * here from these options, the environment filling in the rest.
    */
   settings?: WorkerSettings;
-  /** A prebuilt workflow bundle (tests); default: bundle the agent workflows at start. */
+  /** Where the workflow bundle is kept between starts (see `AgentsPluginOptions.bundleCache`). Default: `AGENT_BUNDLE_CACHE`, else `node_modules/.cache/durable-agents`. */
+  bundleCache?: AgentsPluginOptions['bundleCache'];
+  /** A prebuilt workflow bundle (tests); default: the cached bundle, else bundle the agent workflows at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** How long in-flight activities may finish on shutdown (default 10 s). */
   shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
@@ -90,6 +92,7 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     blobStore: options.blobStore,
     payloadStorage: options.payloadStorage,
     deployment: options.deployment,
+    bundleCache: options.bundleCache,
   };
   // Read once: the task queue comes from the same settings as the plugin's model, stores and keys.
   const settings = options.settings ?? workerSettings({ ...pluginOptions, taskQueue: options.taskQueue });

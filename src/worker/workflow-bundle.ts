@@ -1,5 +1,82 @@
 import { dirname, sep } from 'node:path';
-import type { BundleOptions } from '@temporalio/worker';
+import type { BundleOptions, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
+import type { WorkflowBundleCache } from './bundle-cache';
+
+/**
+ * Worker (or replay worker) options that start from the cached workflow bundle when there is one
+ * (no webpack at all), and otherwise save the bundle the SDK is about to make. `inputs` are what
+ * else goes into the bundle (the plugin's own bundler settings). Left as they are when the worker
+ * has no `workflowsPath`, brings its own bundle, or has another plugin that configures the bundler
+ * (what that plugin adds cannot be known here, so its bundle could not be keyed).
+ */
+export function withBundleCache<T extends WorkerOptions | ReplayWorkerOptions>(
+  options: T,
+  cache: WorkflowBundleCache | undefined,
+  inputs: Record<string, unknown>,
+  self: object,
+): T {
+  if (!cache || !options.workflowsPath || options.workflowBundle) return options;
+  const plugins = (options.plugins ?? []) as ReadonlyArray<{ configureBundler?: unknown }>;
+  if (plugins.some((p) => p !== self && p.configureBundler !== undefined)) return options;
+  const key = cache.key(
+    {
+      workflowsPath: options.workflowsPath,
+      workflowInterceptorModules: options.interceptors?.workflowModules,
+      payloadConverterPath: options.dataConverter?.payloadConverterPath,
+      failureConverterPath: options.dataConverter?.failureConverterPath,
+      ignoreModules: options.bundlerOptions?.ignoreModules,
+      preloadModules: options.bundlerOptions?.preloadModules,
+      webpackConfigHook: options.bundlerOptions?.webpackConfigHook,
+    },
+    inputs,
+  );
+  const code = cache.lookup(key);
+  if (code !== undefined) {
+    // The bundle has the workflows, interceptors and converters in it already; the SDK warns when
+    // it is also given what to bundle.
+    const { workflowsPath: _path, bundlerOptions: _bundler, ...rest } = options;
+    const interceptors = options.interceptors ? { ...options.interceptors, workflowModules: undefined } : undefined;
+    return { ...rest, ...(interceptors ? { interceptors } : {}), workflowBundle: { code } } as T;
+  }
+  const hook = options.bundlerOptions?.webpackConfigHook;
+  return {
+    ...options,
+    bundlerOptions: {
+      ...options.bundlerOptions,
+      webpackConfigHook: (config: WebpackConfig) => {
+        const c = hook ? hook(config) : config;
+        return { ...c, plugins: [...(c.plugins ?? []), saveToCache(cache, key) as never] };
+      },
+    },
+  };
+}
+
+/**
+ * A webpack plugin that saves the bundle it made, and the files it read, to the cache. The bundle
+ * is taken as it is written (after emitting, webpack keeps only the sizes of its assets).
+ */
+function saveToCache(cache: WorkflowBundleCache, key: string) {
+  return {
+    apply(compiler: EmittingCompiler) {
+      let code: string | undefined;
+      compiler.hooks.assetEmitted.tap('durable-agents-bundle-cache', (file, { content }) => {
+        if (file.endsWith('.js')) code = content.toString('utf8');
+      });
+      compiler.hooks.afterEmit.tap('durable-agents-bundle-cache', (compilation) => {
+        if (code !== undefined && compilation.errors.length === 0) cache.save(key, code, compilation.fileDependencies);
+      });
+    },
+  };
+}
+
+interface EmittingCompiler {
+  hooks: {
+    assetEmitted: { tap(name: string, fn: (file: string, info: { content: Buffer }) => void): void };
+    afterEmit: {
+      tap(name: string, fn: (compilation: { errors: unknown[]; fileDependencies: Iterable<string> }) => void): void;
+    };
+  };
+}
 
 /**
  * Bundler options with the agent workflows in them: alone when the bundle has no workflows of
