@@ -19,7 +19,7 @@ export class ExampleProjects {
     private readonly work: string,
     private readonly tarball: string,
     readonly node: string = process.execPath,
-    /** A directory whose `node` is `node` (see `node24BinDir`), put first on the PATH; default: none. */
+    /** A directory whose `node` is `node` (see `nodeBinDir`), put first on the PATH; default: none. */
     private readonly binDir?: string,
   ) {}
 

