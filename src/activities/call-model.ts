@@ -1,4 +1,4 @@
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import type { TextBatch } from '../core/events/agent-events';
@@ -13,7 +13,7 @@ import type { ChatModel, ModelRoute } from '../models/chat-model';
 import { modelCallFailure } from './model-failure';
 import { modelRequest } from './model-request';
 import type { ModelConfig } from '../models/model-config';
-import { costOf, DEFAULT_PRICES, priceOf } from '../models/prices';
+import { createModelCatalogue, createModelPricing, CATALOGUE_NAME, type ModelPricing } from '../models/catalogue';
 import { ConversationLoader } from './conversation-loader';
 import { ledgerOf, ModelTimeBudget } from './attempt-ledger';
 import { keepHeartbeating, recordForNextAttempt } from './heartbeat';
@@ -39,6 +39,8 @@ export function createCallModel(deps: {
   config: ModelConfig;
   /** The provider's adapter. */
   model: ChatModel;
+  /** How calls are priced; default: the catalogue under `config.prices`. */
+  pricing?: ModelPricing;
   toolProvider?: ToolProvider;
   outputs: OutputSchemas;
   /** Where the conversations are read from; the plugin shares it with the workflows' sink. */
@@ -55,7 +57,7 @@ export function createCallModel(deps: {
   payloadStore?: boolean;
 }) {
   const { registry, config, toolProvider, outputs, blobs } = deps;
-  const prices = { ...DEFAULT_PRICES, ...config.prices };
+  const pricing = deps.pricing ?? defaultPricing(config);
   const conversations = deps.conversations ?? createConversationLoader(deps.client);
 
   // Each call in its GenAI span, with its latency and tokens counted (see telemetry/gen-ai.ts).
@@ -85,10 +87,9 @@ export function createCallModel(deps: {
     const stop = keepHeartbeating(undefined, () => ({ modelMs: budget.spent() }));
     try {
       const { messages, sent, counted } = await modelRequest(input, route, { conversations, blobs });
-      const price = priceOf(route.model, prices);
-      if (input.needsCost && !price)
+      if (input.needsCost && !pricing.catalogue.hasPrice(route))
         throw ApplicationFailure.nonRetryable(
-          `the run has a cost budget, but the model ${route.name} has no price, so its calls cannot be counted: add its price to the worker's prices (AgentsPlugin's "prices", USD per million tokens), or give the run a token budget instead`,
+          `the run has a cost budget, but the model ${route.name} has no price, so its calls cannot be counted: the model catalogue (${CATALOGUE_NAME}) does not know ${route.model}; add its price to the worker's prices (AgentsPlugin's "prices", USD per million tokens), or give the run a token budget instead`,
           'ModelCall.NoPrice',
         );
       // No tools means the final `generate` pass: the provider must not add any either.
@@ -147,7 +148,8 @@ export function createCallModel(deps: {
       if (provided.length > 0) reply.providedTools = provided;
       // Who answered, and what it cost: the run counts its usage per model.
       reply.model = route.name;
-      if (price) reply.usage.costUsd = costOf(reply.usage, price);
+      const cost = pricing.cost(route, reply.usage);
+      if (cost !== undefined) reply.usage.costUsd = cost;
       if (counted?.length) reply.counted = counted;
       // Later attempts void the text earlier ones streamed (the workflow announces a model_retry).
       if (info.attempt > 1) reply.attempt = info.attempt;
@@ -263,4 +265,12 @@ async function provideTools(
     );
   }
   return extra.map((n) => registry.info(n));
+}
+
+/** The catalogue under the config's prices and windows, warning in the activity's log. */
+export function defaultPricing(config: ModelConfig): ModelPricing {
+  return createModelPricing(
+    createModelCatalogue({ prices: config.prices, contextWindows: config.contextWindows }),
+    (message) => log.warn(message),
+  );
 }

@@ -1,25 +1,41 @@
 import type { WorkerDescription } from '../common/activity-interface';
-import { contextWindowOf, type SearchAttributeSettings } from '../core';
-import type { NamedModels } from '../models/model-config';
+import type { SearchAttributeSettings } from '../core';
+import type { ModelCatalogue } from '../models/catalogue';
+import type { ModelRoute } from '../models/chat-model';
 
 /**
  * Builds the activity that tells a workflow what it needs of its worker once per run: which agent
  * search attributes the namespace has registered (checked when the worker started; it waits for
  * that check, one round trip to the server), the worker's default model, and the context windows
- * of its named models (a workflow cannot know what `smart` stands for).
+ * of the models its runs name (its default, its named models, its agents' models), from the model
+ * catalogue: a workflow cannot know what `smart` stands for, nor read the catalogue.
  */
 export function createDescribeWorker(deps: {
   searchAttributes: () => Promise<SearchAttributeSettings>;
   defaultModel?: string;
-  models?: NamedModels;
+  /** The models runs of this worker name, as they name them. */
+  models: readonly string[];
+  /** Where a name goes (a named model's provider and id). */
+  route: (name: string) => ModelRoute;
+  catalogue: ModelCatalogue;
 }) {
-  const contextWindows: Record<string, number> = {};
-  for (const [name, model] of Object.entries(deps.models ?? {}))
-    contextWindows[name] = contextWindowOf(typeof model === 'string' ? model : model.modelId);
+  let contextWindows: Record<string, number> | undefined;
+  const windows = () => {
+    if (contextWindows) return contextWindows;
+    contextWindows = {};
+    for (const name of deps.models) {
+      try {
+        contextWindows[name] = deps.catalogue.contextWindowOf(deps.route(name), name);
+      } catch {
+        // A name no adapter takes: the run says so when it calls the model.
+      }
+    }
+    return contextWindows;
+  };
   return async function describeWorker(): Promise<WorkerDescription> {
     return {
       searchAttributes: await deps.searchAttributes(),
-      contextWindows,
+      contextWindows: windows(),
       ...(deps.defaultModel ? { defaultModel: deps.defaultModel } : {}),
     };
   };

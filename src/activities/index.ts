@@ -5,7 +5,7 @@ import type { ToolRegistry } from '../tools/registry';
 import type { ToolProvider } from '../tools/tool-provider';
 import type { AgentActivities } from '../common/activity-interface';
 import type { SearchAttributeSettings } from '../core';
-import { createCallModel } from './call-model';
+import { createCallModel, defaultPricing } from './call-model';
 import { createSummarizeMessages } from './summarize';
 import { createSampleModel } from './sample-model';
 import { createDescribeWorker } from './describe-worker';
@@ -71,12 +71,15 @@ export interface ActivityDeps {
 /** The agent's activities (see {@link AgentActivities}, their contract), bound to a worker's tools, agents and model endpoint. */
 export function createActivities(deps: ActivityDeps): AgentActivities {
   const model = deps.chatModel ?? createChatModel(deps.model);
+  // One pricing for the worker's model calls: a model without a price is said once per worker.
+  const pricing = defaultPricing(deps.model);
   return {
-    sampleModel: createSampleModel({ config: deps.model, model }),
+    sampleModel: createSampleModel({ config: deps.model, model, pricing }),
     summarizeMessages: createSummarizeMessages({
       client: deps.client,
       config: deps.model,
       model,
+      pricing,
       conversations: deps.conversations,
     }),
     callModel: createCallModel({
@@ -84,6 +87,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
       registry: deps.registry,
       config: deps.model,
       model,
+      pricing,
       toolProvider: deps.toolProvider,
       outputs: new OutputSchemas(deps.agents),
       conversations: deps.conversations,
@@ -100,7 +104,9 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
       searchAttributes:
         deps.searchAttributes ?? (async () => ({ registered: [], updates: 'steps', defaultModel: deps.model.model })),
       defaultModel: deps.model.model,
-      models: deps.model.models,
+      models: [...new Set([deps.model.model, ...Object.keys(deps.model.models ?? {}), ...deps.agents.models()])],
+      route: (name) => model.route(name),
+      catalogue: pricing.catalogue,
     }),
     sendScheduledMessage: createSendScheduledMessage({ client: deps.client }),
     deliverWebhook: createDeliverWebhook(),

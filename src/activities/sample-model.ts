@@ -3,7 +3,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { SampleInput, SummaryReply } from '../common/activity-interface';
 import type { ChatModel } from '../models/chat-model';
 import type { ModelConfig } from '../models/model-config';
-import { costOf, DEFAULT_PRICES, priceOf } from '../models/prices';
+import type { ModelPricing } from '../models/catalogue';
+import { defaultPricing } from './call-model';
 import { keepHeartbeating } from './heartbeat';
 import { modelCallFailure } from './model-failure';
 
@@ -16,8 +17,8 @@ const SAMPLE_MAX_TOKENS = 4_000;
  * the reply's text comes back with its usage and cost, which the run counts. Failures are the
  * adapter's, classified at its edge like any model call's.
  */
-export function createSampleModel(deps: { config: ModelConfig; model: ChatModel }) {
-  const prices = { ...DEFAULT_PRICES, ...deps.config.prices };
+export function createSampleModel(deps: { config: ModelConfig; model: ChatModel; pricing?: ModelPricing }) {
+  const pricing = deps.pricing ?? defaultPricing(deps.config);
   return async function sampleModel(input: SampleInput): Promise<SummaryReply> {
     if (!deps.config.configured)
       throw ApplicationFailure.nonRetryable('no LLM is configured on this worker', 'ModelCall.NotConfigured');
@@ -35,8 +36,8 @@ export function createSampleModel(deps: { config: ModelConfig; model: ChatModel 
         signal: Context.current().cancellationSignal,
         ...(input.timeoutMs ? { deadlineMs: input.timeoutMs } : {}),
       });
-      const price = priceOf(route.model, prices);
-      if (price) reply.usage.costUsd = costOf(reply.usage, price);
+      const cost = pricing.cost(route, reply.usage);
+      if (cost !== undefined) reply.usage.costUsd = cost;
       return { text: (reply.content ?? '').trim(), usage: reply.usage, model: route.name };
     } catch (err) {
       throw modelCallFailure(err);

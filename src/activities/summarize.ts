@@ -5,7 +5,8 @@ import { isSummary, summaryPrompt } from '../core/memory/compaction';
 import type { SummarizeInput, SummaryReply } from '../common/activity-interface';
 import type { ChatModel } from '../models/chat-model';
 import type { ModelConfig } from '../models/model-config';
-import { costOf, DEFAULT_PRICES, priceOf } from '../models/prices';
+import type { ModelPricing } from '../models/catalogue';
+import { defaultPricing } from './call-model';
 import type { ConversationLoader } from './conversation-loader';
 import { keepHeartbeating } from './heartbeat';
 import { modelCallFailure } from './model-failure';
@@ -24,9 +25,11 @@ export function createSummarizeMessages(deps: {
   client?: Client;
   config: ModelConfig;
   model: ChatModel;
+  /** How calls are priced; default: the catalogue under `config.prices`. */
+  pricing?: ModelPricing;
   conversations?: ConversationLoader;
 }) {
-  const prices = { ...DEFAULT_PRICES, ...deps.config.prices };
+  const pricing = deps.pricing ?? defaultPricing(deps.config);
   const conversations = deps.conversations ?? createConversationLoader(deps.client);
   return async function summarizeMessages(input: SummarizeInput): Promise<SummaryReply> {
     if (!deps.config.configured)
@@ -61,8 +64,8 @@ export function createSummarizeMessages(deps: {
           type: 'ModelCall.InvalidResponse',
           nonRetryable: Context.current().info.attempt >= 2,
         });
-      const price = priceOf(route.model, prices);
-      if (price) reply.usage.costUsd = costOf(reply.usage, price);
+      const cost = pricing.cost(route, reply.usage);
+      if (cost !== undefined) reply.usage.costUsd = cost;
       return { text, usage: reply.usage, model: route.name };
     } catch (err) {
       throw modelCallFailure(err);

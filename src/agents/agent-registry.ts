@@ -59,6 +59,14 @@ export class AgentRegistry {
   }
 
   /** The guardrails the agents declare (definitions; names must be registered with the plugin). */
+  /** Every model the agents name (their fallbacks included), as they name it. */
+  models(): string[] {
+    const names = new Set<string>();
+    for (const agent of this.agents.values())
+      for (const m of typeof agent.model === 'string' ? [agent.model] : (agent.model ?? [])) names.add(m);
+    return [...names];
+  }
+
   guardrails(): GuardrailDefinition[] {
     const found: GuardrailDefinition[] = [];
     for (const agent of this.agents.values())

@@ -29,7 +29,7 @@ export interface AgentDefinition<O = unknown> extends Omit<
   /** The tools the agent may call. Definitions given here are registered on the worker with the agent. */
   tools: readonly ToolRef[];
   /**
-   * The model, with its provider as a prefix: `anthropic:claude-sonnet-4-5`, `openai-responses:gpt-5`,
+   * The model, with its provider as a prefix: `anthropic:claude-sonnet-5`, `openai-responses:gpt-5.4`,
    * or a plain name for the worker's OpenAI-compatible endpoint, or a named model of the worker;
    * default: the worker's `AGENT_MODEL`. A list is the model and its fallbacks, in order
    * (`["smart", "fast"]`): when a model call fails after its attempts (at once when the provider

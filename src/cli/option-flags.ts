@@ -52,7 +52,7 @@ export const IMAGE_HELP = `  --image FILE|URL       an image sent with the messa
 /** The `--help` lines of the run options. */
 export const RUN_OPTION_HELP = `  --agent NAME           a named agent of the worker (see the agents command); the options below override it
   --model NAME           the model: a named model of the worker, or a provider-prefixed name
-                         (anthropic:claude-sonnet-4-5); default: the agent's, else the worker's AGENT_MODEL
+                         (anthropic:claude-sonnet-5); default: the agent's, else the worker's AGENT_MODEL
   --tools a,b            tools (default: the agent's, else all registered)
   --immediate a          tools that end the run right after they execute
   --needs-approval a     tools whose calls wait for approve/reject

@@ -58,9 +58,9 @@ export interface GenerateOptions {
  * @experimental The provider seam grows with the adapters for other providers.
  */
 export interface ModelRoute {
-  /** The model as runs name it (`smart`, `anthropic:claude-sonnet-4-5`): usage and fallbacks count under it. */
+  /** The model as runs name it (`smart`, `anthropic:claude-sonnet-5`): usage and fallbacks count under it. */
   name: string;
-  /** The provider's own model id (`claude-sonnet-4-5`): the request, prices, tokenizers and image support go by it. */
+  /** The provider's own model id (`claude-sonnet-5`): the request, prices, tokenizers and image support go by it. */
   model: string;
   /** `openai`, `openai-responses`, `anthropic`, or `ai-sdk:<provider>`. */
   provider: string;

@@ -19,7 +19,7 @@ const chatCompletionsAdapter = (config: ModelConfig): ChatModel =>
  * The worker's model: one {@link ChatModel} that sends each call to the adapter its model names.
  * A named model of the worker (`config.models`) means what the worker says: a provider-prefixed
  * name, or an AI SDK provider's language model. Otherwise the prefix picks the adapter
- * (`anthropic:claude-sonnet-4-5`, `openai-responses:gpt-5`; none, or `openai:`, is the OpenAI
+ * (`anthropic:claude-sonnet-5`, `openai-responses:gpt-5.4`; none, or `openai:`, is the OpenAI
  * endpoint's Chat Completions). Agents of one worker can so use different providers. Each adapter
  * is made on first use, with its provider's settings from `config`.
  */

@@ -19,12 +19,14 @@ export interface ModelConfig {
   anthropic?: { apiKey?: string; baseURL?: string };
   /**
    * Named models: agents (and `AGENT_MODEL`) name one, `model: "smart"`, and the worker keeps what
-   * it means: a provider-prefixed name (`"anthropic:claude-sonnet-4-5"`) or a language model of
+   * it means: a provider-prefixed name (`"anthropic:claude-sonnet-5"`) or a language model of
    * an AI SDK provider package. Keys and endpoints stay on the worker.
    */
   models?: NamedModels;
-  /** Prices per model (USD per million tokens), over the dated defaults (`DEFAULT_PRICES`): each reply's `usage.costUsd`. */
+  /** Prices per model (USD per million tokens), over the model catalogue's (`@pydantic/genai-prices`): each reply's `usage.costUsd`. */
   prices?: Readonly<Record<string, ModelPrice>>;
+  /** Context windows in tokens, by the model as runs name it (`smart`, `llama3.3`), over the model catalogue's. */
+  contextWindows?: Readonly<Record<string, number>>;
 }
 
 /** A worker's named models (see {@link ModelConfig.models}). */
@@ -49,7 +51,7 @@ export interface ModelRef {
 }
 
 /**
- * `anthropic:claude-sonnet-4-5` → Anthropic's `claude-sonnet-4-5`. A name without a known
+ * `anthropic:claude-sonnet-5` → Anthropic's `claude-sonnet-5`. A name without a known
  * prefix is the OpenAI endpoint's (Chat Completions), so names with colons of their own, such as
  * Ollama's `qwen2.5:14b`, keep working.
  */

@@ -75,7 +75,7 @@ export type { AiSdkLanguageModel } from '../models/ai-sdk/ai-sdk-language-model'
 export { chatModel, type ChatModel, type GenerateOptions, type ToolSpec } from '../models/low-level';
 export type { ModelRoute } from '../models/chat-model';
 export { ModelCallError, MODEL_ERROR_KINDS, type ModelCallErrorKind } from '../models/model-error';
-export { DEFAULT_PRICES, DEFAULT_PRICES_DATE, type ModelPrice } from '../models/prices';
+export type { ModelPrice } from '../models/prices';
 
 // Large payloads and images: the stores workers and clients share.
 export { FileBlobStore, BlobNotFoundError, type BlobStore } from '../storage/blob-store';

@@ -49,17 +49,24 @@ export interface AgentsPluginOptions {
   streaming?: StreamingOptions;
   /**
    * Named models: agents pick one with `model: "smart"` (so can `AGENT_MODEL`). Each is a
-   * provider-prefixed name (`"anthropic:claude-sonnet-4-5"`, `"openai-responses:gpt-5"`) or a
+   * provider-prefixed name (`"anthropic:claude-sonnet-5"`, `"openai-responses:gpt-5.4"`) or a
    * language model of any AI SDK provider package (`google("gemini-2.5-pro")` from
    * `@ai-sdk/google`). Keys and endpoints stay on the worker: runs only name models.
    */
   models?: NamedModels;
   /**
    * Model prices (USD per million tokens: `{ input, output, cachedInput?, cacheWrite? }`) by the
-   * provider's model name, over the dated defaults (`DEFAULT_PRICES`); they give every reply's
-   * `usage.costUsd`. A model without a price gets no cost, never a guess.
+   * provider's model name, over the model catalogue's (`@pydantic/genai-prices`, which prices the
+   * providers' models, dated ids and tiers included); they give every reply's `usage.costUsd`. A
+   * model neither knows gets no cost, never a guess (and the worker says so once).
    */
   prices?: ModelConfig['prices'];
+  /**
+   * Context windows in tokens, by the model as runs name it (`{ "llama3.3": 131072, smart:
+   * 200000 }`), over the model catalogue's: a run's default `maxPromptTokens` is three quarters of
+   * its model's window. For models the catalogue does not know (local ones, fine-tunes).
+   */
+  contextWindows?: ModelConfig['contextWindows'];
   /**
    * MCP servers whose tools the worker's agents may use, by name (`{ files: { command: "npx",
    * args: [...] }, search: { url: "https://...", headers: {...} } }`; see `loadMcpConfig` for the

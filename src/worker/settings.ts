@@ -74,13 +74,14 @@ export function workerSettings(
   for (const [name, m] of Object.entries(named ?? {})) {
     if (!(typeof m === 'string' ? m.trim() !== '' : isAiSdkLanguageModel(m)))
       throw new TypeError(
-        `AgentsPlugin: models.${name} must be a model name ("anthropic:claude-sonnet-4-5") or an AI SDK language model (an @ai-sdk/* provider's model, specification v2 to v4)`,
+        `AgentsPlugin: models.${name} must be a model name ("anthropic:claude-sonnet-5") or an AI SDK language model (an @ai-sdk/* provider's model, specification v2 to v4)`,
       );
   }
   const model: ModelConfig = {
     ...base,
     ...(named ? { models: named, configured: base.configured || Object.keys(named).length > 0 } : {}),
     ...(options.prices ? { prices: { ...base.prices, ...options.prices } } : {}),
+    ...(options.contextWindows ? { contextWindows: { ...base.contextWindows, ...options.contextWindows } } : {}),
   };
   const keys = options.encryptionKeys ?? encryptionKeysFromEnv(env);
   const allowPlaintext = options.allowPlaintext ?? plaintextAllowedFromEnv(env);

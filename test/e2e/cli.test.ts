@@ -341,6 +341,52 @@ describe('client.ts with Claude: AGENT_MODEL=anthropic:<model>, ANTHROPIC_BASE_U
   });
 });
 
+describe('client.ts run --model anthropic:claude-opus-4-5 --budget-usd 1: a dollar budget priced by the model catalogue', () => {
+  it("runs with a cost from @pydantic/genai-prices, and the SDK's deprecation warning shows once, not per call", async () => {
+    const model = await startScriptedModel([
+      call(['add', { a: 2, b: 3 }]),
+      (req) => ({ content: `The sum is ${toolResults(req)[0]}.` }),
+    ]);
+    const env = cleanEnv({
+      AGENT_DEV_SERVER_PORT: String(await devServerPort()),
+      AGENT_DEV_SERVER_DB: `/tmp/durable-agents-opus-${randomUUID()}.db`,
+      ANTHROPIC_BASE_URL: model.baseURL.replace(/\/v1$/, ''),
+      ANTHROPIC_API_KEY: 'e2e',
+    });
+    try {
+      const r = await runTs(
+        [
+          'client.ts',
+          'run',
+          'Add 2 and 3',
+          '--tools',
+          'add',
+          '--model',
+          'anthropic:claude-opus-4-5',
+          '--budget-usd',
+          '1',
+          '--json',
+        ],
+        env,
+        120_000,
+      );
+      expect(r.code).toBe(0);
+      const out = JSON.parse(r.stdout);
+      expect(out).toMatchObject({ status: 'completed', content: 'The sum is 5.' });
+      expect(model.requests.map((q) => q.wire)).toEqual(['anthropic', 'anthropic']);
+      // Claude Opus 4.5's list price in the catalogue: $5 per million tokens in, $25 out.
+      const { promptTokens, completionTokens } = out.usage;
+      expect(promptTokens).toBeGreaterThan(0);
+      expect(out.usage.costUsd).toBeCloseTo((promptTokens * 5 + completionTokens * 25) / 1_000_000, 5);
+      expect(out.budget.spent.costUsd).toBe(out.usage.costUsd);
+      // The Anthropic SDK warns of claude-opus-4-5's retirement on each request; the worker says it once.
+      expect(r.stderr.match(/The model 'claude-opus-4-5' is deprecated/g)).toHaveLength(1);
+    } finally {
+      await model.close();
+    }
+  });
+});
+
 describe('npm run demo with the embedded dev server', () => {
   it('answers the demo question with the offline model and exits 0', async () => {
     const port = await devServerPort();

@@ -32,7 +32,7 @@ it('refuses a malformed AGENT_MCP_CONFIG at once, naming it', () => {
 
 it('refuses a named model that is neither a model name nor an AI SDK language model', () => {
   expect(() => new AgentsPlugin({ models: { smart: { id: 'gpt' } as never } })).toThrow(
-    /models\.smart must be a model name \("anthropic:claude-sonnet-4-5"\) or an AI SDK language model/,
+    /models\.smart must be a model name \("anthropic:claude-sonnet-5"\) or an AI SDK language model/,
   );
   expect(() => new AgentsPlugin({ models: { smart: 'anthropic:claude-x' } })).not.toThrow();
 });

@@ -1,13 +1,18 @@
 import type { Usage } from '../../src/core';
 import { addUsage, usageOfReply } from '../../src/core/messages/usage';
-import { costOf, DEFAULT_PRICES, priceOf } from '../../src/models/prices';
+import { costOf, priceOf } from '../../src/models/prices';
 
-it('finds a price by the exact name, or by the name a dated one extends; none for unknown models', () => {
-  expect(priceOf('gpt-4o-mini', DEFAULT_PRICES)).toEqual(DEFAULT_PRICES['gpt-4o-mini']);
-  expect(priceOf('claude-sonnet-4-5-20250929', DEFAULT_PRICES)).toEqual(DEFAULT_PRICES['claude-sonnet-4-5']);
+it("finds a worker's own price by the exact name, or by the name a dated one extends; none for others", () => {
+  const prices = {
+    'gpt-4.1': { input: 2, output: 8 },
+    'gpt-4.1-mini': { input: 0.4, output: 1.6 },
+    'claude-sonnet-4-5': { input: 3, output: 15 },
+  };
+  expect(priceOf('gpt-4.1', prices)).toEqual(prices['gpt-4.1']);
+  expect(priceOf('claude-sonnet-4-5-20250929', prices)).toEqual(prices['claude-sonnet-4-5']);
   // The longest base wins: gpt-4.1-mini-2025-04-14 is a gpt-4.1-mini, not a gpt-4.1.
-  expect(priceOf('gpt-4.1-mini-2025-04-14', DEFAULT_PRICES)).toEqual(DEFAULT_PRICES['gpt-4.1-mini']);
-  expect(priceOf('qwen2.5:14b', DEFAULT_PRICES)).toBeUndefined();
+  expect(priceOf('gpt-4.1-mini-2025-04-14', prices)).toEqual(prices['gpt-4.1-mini']);
+  expect(priceOf('qwen2.5:14b', prices)).toBeUndefined();
 });
 
 it('prices cached input, cache writes and output at their own rates', () => {

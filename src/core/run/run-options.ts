@@ -9,8 +9,8 @@ export type OnLimit = 'stop' | 'generate';
 /** Model settings for a run. Anything unset falls back to the worker's environment (`AGENT_MODEL`). */
 export interface ModelSettings {
   /**
-   * The model, with its provider as a prefix: `anthropic:claude-sonnet-4-5`,
-   * `openai-responses:gpt-5`, `openai:gpt-4.1-mini` (the default provider when there is none).
+   * The model, with its provider as a prefix: `anthropic:claude-sonnet-5`,
+   * `openai-responses:gpt-5.4`, `openai:gpt-5.4-mini` (the default provider when there is none).
    */
   model?: string;
   /** Defaults to 0: agents should be reproducible. (Claude models take none: Anthropic's API dropped it.) */

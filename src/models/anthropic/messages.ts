@@ -9,6 +9,7 @@ import type { ChatModel, GenerateOptions } from '../chat-model';
 import { classifyModelError, ModelCallError, type ProviderErrors } from '../model-error';
 import { ANTHROPIC_BASE_URL_DEFAULT, parseModelRef, type ModelConfig } from '../model-config';
 import { withDeadline } from '../deadline';
+import { withWarningsOnce } from '../sdk-warnings';
 import { fromAnthropicMessage, toAnthropicPrompt } from './messages-format';
 
 /** `max_tokens` when the agent sets none: the API requires one. With thinking, on top of its budget. */
@@ -47,6 +48,8 @@ export function createAnthropicChatModel(config: ModelConfig): ChatModel {
         openTelemetry: false,
       })
     : undefined;
+  // The SDK's warnings (a deprecated model) are shown once per worker and model, not per call.
+  const warned = new Set<string>();
 
   const route = (name = config.model) => ({ name, model: parseModelRef(name).model, provider: 'anthropic', baseURL });
   return {
@@ -69,14 +72,17 @@ export function createAnthropicChatModel(config: ModelConfig): ChatModel {
       const timeout = Math.max(1, options.timeoutMs ?? config.requestTimeoutMs);
       const signal = options.signal ?? new AbortController().signal;
       try {
-        const message = options.onText
-          ? await streamMessage(client, params, {
-              signal,
-              timeout,
-              deadlineMs: Math.max(1, options.deadlineMs ?? timeout),
-              onText: options.onText,
-            })
-          : await client.messages.create(params, { signal, timeout });
+        const onText = options.onText;
+        const message = await withWarningsOnce(warned, model, () =>
+          onText
+            ? streamMessage(client, params, {
+                signal,
+                timeout,
+                deadlineMs: Math.max(1, options.deadlineMs ?? timeout),
+                onText,
+              })
+            : client.messages.create(params, { signal, timeout }),
+        );
         return fromAnthropicMessage(message);
       } catch (err) {
         throw classifyModelError(err, { baseURL, model }, ANTHROPIC_ERRORS);
