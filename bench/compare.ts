@@ -31,6 +31,7 @@ import { startAgentRun } from '../src/client/run-agent';
 import { adapterOverhead } from './adapter-overhead';
 import { promptPrefix } from './prompt-prefix';
 import { longRun } from './long-run';
+import { manySteps } from './many-steps';
 import { protocolLatency, type ProtocolLatencies } from './protocol-latency';
 import { measureWorkerStart, type WorkerStartFigures } from './worker-start';
 import { isTurnEnd, streamEvents } from '../src/client/event-stream';
@@ -206,6 +207,7 @@ async function main(): Promise<void> {
   await promptPrefix();
   longConversation();
   await longRun();
+  await manySteps();
 }
 
 /**

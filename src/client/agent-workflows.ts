@@ -145,6 +145,16 @@ export async function readTranscript(
       const messages = held.map(withoutCounts);
       return system === undefined ? { messages } : { system, messages };
     }
+    // Runs answer the transcript query across their continue-as-new runs; runs of older workers
+    // have only the messages query (and never continued as new).
+    const read = await readRange(client, workflowId, undefined, 0, undefined).catch((err: unknown) => {
+      if (isUnknownQuery(err)) return undefined;
+      throw err;
+    });
+    if (read) {
+      const messages = read.messages.map(withoutCounts);
+      return read.system === undefined ? { messages } : { system: read.system, messages };
+    }
     const all = (await readRunMessages(client, workflowId)).map(withoutCounts);
     return isInstructions(all[0]) ? { system: String(all[0].content), messages: all.slice(1) } : { messages: all };
   } catch (err) {
@@ -248,6 +258,14 @@ async function closedStatus(client: Client, found: WorkflowLookup): Promise<Conv
     }),
     closeReason: found.status.toLowerCase() as ConversationStatus['closeReason'],
   };
+}
+
+/** Whether a query failed because the workflow does not define it (code of an older release). */
+function isUnknownQuery(err: unknown): boolean {
+  return (
+    err instanceof Error &&
+    /did not register a handler for transcript|unknown query|QueryNotRegistered/i.test(err.message)
+  );
 }
 
 /** A run's messages (system message first), page by page. */

@@ -212,17 +212,29 @@ class HistoryWatch {
     }
   }
 
-  /** Starts watching `runId`, skipping its first `known` events. */
+  /**
+   * Starts watching `runId`, skipping its first `known` events. A run that continued as new
+   * meanwhile (a long run's steps can outpace its reader) is followed into its successor: its
+   * history ends without a page token, which would otherwise read as the workflow's end.
+   */
   private async follow(runId: string, known: number): Promise<void> {
-    this.runId = runId;
-    this.token = undefined;
-    let seen = 0;
-    do {
-      const response = await this.poll();
-      seen += response.history?.events?.length ?? 0;
-      this.token = response.nextPageToken?.length ? response.nextPageToken : undefined;
-      if (response.history?.events?.some((e) => CLOSE_EVENTS.has(e.eventType ?? 0))) this.token = undefined;
-    } while (this.token && seen < known);
+    for (let run: string | undefined = runId, skip = known; run !== undefined; skip = 0) {
+      this.runId = run;
+      this.token = undefined;
+      let seen = 0;
+      let successor: string | undefined;
+      do {
+        const response = await this.poll();
+        const events = response.history?.events ?? [];
+        seen += events.length;
+        this.token = response.nextPageToken?.length ? response.nextPageToken : undefined;
+        successor =
+          events.find((e) => e.workflowExecutionContinuedAsNewEventAttributes)
+            ?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+        if (successor || events.some((e) => CLOSE_EVENTS.has(e.eventType ?? 0))) this.token = undefined;
+      } while (this.token && seen < skip);
+      run = successor;
+    }
   }
 
   private poll(signal?: AbortSignal) {

@@ -30,17 +30,42 @@ const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
  * before this change, or one without tools, returns as it is).
  */
 export async function restoreToolResults(
-  handle: Pick<WorkflowHandle, 'fetchHistory' | 'client'>,
+  handle: Pick<WorkflowHandle, 'fetchHistory' | 'client' | 'workflowId'>,
   result: AgentWorkflowResult,
 ): Promise<AgentResult> {
   if (result.toolExecutions.every((e) => e.result !== undefined)) return result as AgentResult;
-  const outcomes = await toolOutcomesInHistory(await handle.fetchHistory(), handle.client.options.loadedDataConverter);
+  const converter = handle.client.options.loadedDataConverter;
+  const first = await handle.fetchHistory();
+  const outcomes = await toolOutcomesInHistory(first, converter);
+  // A long run that continued as new: its outputs are in the histories of all its runs. The
+  // handle may name the first run (as `start` returns it) or the last (by id alone).
+  const missing = () => result.toolExecutions.some((e) => e.result === undefined && !outcomes.has(e.id));
+  const add = async (runId: string) => {
+    const history = await handle.client.getHandle(handle.workflowId, runId).fetchHistory();
+    for (const [id, outcome] of await toolOutcomesInHistory(history, converter))
+      if (!outcomes.has(id)) outcomes.set(id, outcome);
+    return history;
+  };
+  for (let h = first, next = continuedAs(h); next && missing(); next = continuedAs(h)) h = await add(next);
+  for (let h = first, previous = continuedFrom(h); previous && missing(); previous = continuedFrom(h))
+    h = await add(previous);
   return {
     ...result,
     toolExecutions: result.toolExecutions.map((e) =>
       e.result === undefined ? withOutcome(e, outcomes.get(e.id)) : (e as ToolExecution),
     ),
   };
+}
+
+/** The run a history's run continued as new as, if it did. */
+function continuedAs(history: History): string | undefined {
+  const last = history.events?.[history.events.length - 1];
+  return last?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId || undefined;
+}
+
+/** The run a history's run continued as new from, if it did. */
+function continuedFrom(history: History): string | undefined {
+  return history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
 }
 
 function withOutcome(recorded: RecordedToolExecution, outcome: ToolOutcome | undefined): ToolExecution {

@@ -21,6 +21,7 @@ export * from './run/limits';
 export * from './run/model-fallback';
 export * from './run/react-parser';
 export * from './run/run-result';
+export * from './run/run-carry';
 
 // Tool calls: the tools a run has, their arguments and results, approvals, handoffs.
 export * from './tool-calls/tool-info';

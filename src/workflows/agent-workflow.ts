@@ -1,7 +1,21 @@
-import { ApplicationFailure, isCancellation, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  ContinueAsNew,
+  continueAsNew,
+  isCancellation,
+  patched,
+  setCurrentDetails,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { versionDetails } from './approvals';
 import {
   applyAgent,
+  carriedRunState,
+  runTranscriptPage,
+  shouldContinueAsNew,
   withDefaultMemory,
   applyInterruption,
   EventLog,
@@ -18,7 +32,7 @@ import {
   type RunState,
 } from '../core';
 import { omitRecordedResults, withDurationUnitsRequired } from './compat';
-import { messagesQuery, statusQuery } from '../common/definitions';
+import { messagesQuery, statusQuery, transcriptQuery } from '../common/definitions';
 import { SharedMessages } from './message-sink';
 import { failureInfo } from './failure-info';
 import { handleApprovals, handleEvents, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
@@ -34,6 +48,8 @@ import { timeLimited, type TimeLimit } from './time-limit';
  */
 export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflowResult> {
   const input = withDurationUnitsRequired(original);
+  // A run that continued as new goes on from where the previous workflow run stopped.
+  const carry = input.carry;
   const problems = validateAgentInput(input);
   if (problems.length > 0)
     throw ApplicationFailure.nonRetryable(`invalid agent input: ${problems.join('; ')}`, 'Agent.InvalidInput');
@@ -43,15 +59,16 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
   const version = workflowInfo().currentDeploymentVersion;
   const buildId = version?.deploymentName ? version.buildId : undefined;
   const onBuild = (state: RunState): RunState => (buildId ? { ...state, buildId } : state);
-  const run: RunRef = { state: onBuild(startRun(input, [])) };
+  const run: RunRef = { state: onBuild(carry ? carry.state : startRun(input, [])) };
   setHandler(messagesQuery, (range) => messagesPage(run.state.messages, range));
-  const events = new EventLog();
-  events.startTurn(1, input.message);
+  setHandler(transcriptQuery, (range) => runTranscriptPage(run.state, carry?.previousRunId, range ?? {}, messagesPage));
+  const events = new EventLog(carry?.events);
+  if (!carry) events.startTurn(1, input.message);
   handleEvents(events);
   const approvals = handleApprovals(() => ({ run, turn: 1 }), events);
   setHandler(statusQuery, () => withChildApprovals(runStatus(run.state), approvals.fromChildren()));
   // Events for wait_for_event: kept from the start, so one delivered before the wait is not lost.
-  const inbox = new EventInbox();
+  const inbox = new EventInbox(carry?.inbox, carry?.eventIds);
   handleDeliveredEvents(inbox, events, () => 1);
   let timeLimit: TimeLimit | undefined;
 
@@ -70,11 +87,19 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
       inbox,
       timeLimit,
       approvals,
+      beforeStep: (state) =>
+        shouldContinueAsNew(state, workflowInfo(), input.continueAsNewAfter) && patched('run-continue-as-new')
+          ? continueRun(original, { run, runId, events, inbox, timeLimit })
+          : undefined,
     });
   let loop: () => Promise<void>;
-  let limitMs = run.state.limits.maxExecutionTimeMs;
+  let limitMs = carry ? carry.timeLeftMs : run.state.limits.maxExecutionTimeMs;
   try {
-    if (input.agent) {
+    if (carry) {
+      // Its agent, tools and limits were resolved when the run started; it keeps them.
+      setCurrentDetails(versionDetails(run.state));
+      loop = () => loopWith(input);
+    } else if (input.agent) {
       // A named agent's settings (its time limit among them) must be known before the run starts.
       const agent = await resolveAgent({
         agent: input.agent,
@@ -104,6 +129,7 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
     else if (await timeLimited(loop, limitMs, (limit) => (timeLimit = limit)))
       run.state = applyInterruption(run.state, 'time_limit');
   } catch (err) {
+    if (err instanceof ContinueAsNew) throw err;
     const failure = runFailure(err, run.state, workflowId);
     const { error, errorType } = isCancellation(err)
       ? { error: 'the run was cancelled', errorType: 'Cancelled' }
@@ -117,6 +143,34 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
   events.emit(1, { type: 'turn_completed', result });
   // Tool outputs are in history as activity results already: clients read them from there.
   return runResult(run.state, workflowId, { omitRecordedResults: omitRecordedResults(run.state) });
+}
+
+/**
+ * Continues the run as new (see `RunCarry`): once the handlers under way are done, with the
+ * state the model still needs, the event stream's offsets, the undelivered events and what is
+ * left of the time limit. Clients follow it by the workflow id and see one run.
+ */
+async function continueRun(
+  original: AgentInput,
+  at: { run: RunRef; runId: string; events: EventLog; inbox: EventInbox; timeLimit?: TimeLimit },
+): Promise<never> {
+  await condition(allHandlersFinished);
+  const timeLeftMs = at.timeLimit?.remaining();
+  at.timeLimit?.cancel();
+  const inbox = at.inbox.snapshot();
+  const ids = at.inbox.ids();
+  return continueAsNew<typeof agentWorkflow>({
+    ...original,
+    carry: {
+      state: carriedRunState(at.run.state),
+      previousRunId: at.runId,
+      runs: (original.carry?.runs ?? 1) + 1,
+      events: at.events.snapshot(),
+      ...(inbox.length ? { inbox } : {}),
+      ...(ids.length ? { eventIds: ids } : {}),
+      ...(timeLeftMs !== undefined ? { timeLeftMs } : {}),
+    },
+  });
 }
 
 /**

@@ -33,6 +33,12 @@ export class TimeLimit {
     this.arm();
   }
 
+  /** What is left of the limit now (a run continuing as new carries it). */
+  remaining(): number {
+    if (this.paused > 0 || !this.scope) return this.remainingMs;
+    return Math.max(1, this.remainingMs - (Date.now() - this.startedAt));
+  }
+
   /** The run ended first: the timer goes, so it leaves nothing behind in history. */
   cancel(): void {
     this.done = true;

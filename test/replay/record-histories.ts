@@ -14,7 +14,7 @@ import { createAgentWorker } from '../../src/worker/create-agent-worker';
 import { startDevServer } from '../../src/connection/dev-server';
 import { installRuntimeLogging } from '../../src/telemetry/logging';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
-import { answer, startModel, startScriptedModel } from '../helpers/scripted-model';
+import { answer, call, startModel, startScriptedModel } from '../helpers/scripted-model';
 import {
   A2A_TASK_WORKFLOW_TYPE,
   a2aTaskPushSignal,
@@ -98,6 +98,30 @@ async function main(only: string[]): Promise<void> {
       histories.forEach((history, i) =>
         write(runs.length === 1 ? scenario.name : `${scenario.name}-run${runs.length - i}`, history),
       );
+    }
+    // A one-shot run long enough to continue as new twice (the server suggests it after 60
+    // events here): each run's history, the first ones ending in continue-as-new.
+    if (wanted('run-continue-as-new')) {
+      const model = await startModel((req) => {
+        const n = req.messages.filter((m) => m.role === 'tool').length;
+        return n < 18 ? call(['add', { a: n, b: 1 }]) : answer(`added ${n} times`);
+      });
+      const w = await worker('run-continue-as-new', model.baseURL);
+      const id = 'agent-replay-run-continue-as-new';
+      await w.runUntil(async () =>
+        runOutcome(
+          await startAgentRun(
+            client,
+            { message: 'Add up.', system: 'Be exact.', tools: ['add'], maxIterations: 30 },
+            { taskQueue: 'record-run-continue-as-new', workflowId: id },
+          ),
+        ),
+      );
+      await model.close();
+      const runs: string[] = [];
+      for await (const execution of client.workflow.list({ query: `WorkflowId = '${id}'` })) runs.push(execution.runId);
+      const histories = await Promise.all(runs.map((runId) => client.workflow.getHandle(id, runId).fetchHistory()));
+      histories.forEach((history, i) => write(`run-continue-as-new-run${runs.length - i}`, history));
     }
     // What a schedule that targets a conversation starts: one activity that sends the message.
     if (wanted('scheduled-turn')) {

@@ -211,3 +211,30 @@ export function transcriptPage(
   if (conv.previousRunId) result.previousRunId = conv.previousRunId;
   return result;
 }
+
+/**
+ * The transcript page of a one-shot run (the `transcript` query's answer on runs): the run's
+ * messages after its system message, earlier ones held by the run it continued from.
+ */
+export function runTranscriptPage(
+  state: RunState,
+  previousRunId: string | undefined,
+  range: { offset?: number; limit?: number },
+  page: (messages: ChatMessage[], range: { offset: number; limit?: number }) => ChatMessage[],
+): TranscriptPage {
+  const all = state.messages;
+  const held = isInstructions(all[0]) ? all.slice(1) : all;
+  const start = state.messagesBefore ?? 0;
+  const total = start + held.length;
+  const offset = Math.min(Math.max(range.offset ?? 0, start), total);
+  const limit = range.limit === undefined ? undefined : Math.max(0, range.limit - (offset - (range.offset ?? 0)));
+  const result: TranscriptPage = {
+    offset,
+    messages: page(held, { offset: offset - start, limit }),
+    total,
+    heldFrom: start,
+  };
+  if (isInstructions(all[0])) result.system = String(all[0].content);
+  if (previousRunId) result.previousRunId = previousRunId;
+  return result;
+}

@@ -7,6 +7,7 @@ import { MIN_PROMPT_TOKENS } from '../memory/compaction';
 import { DEFAULT_MAX_ITERATIONS } from './limits';
 import type { AgentInput, ToolCallingMode } from './run-options';
 import type { RunLimits } from './run-state';
+import { MIN_CONTINUE_AS_NEW_AFTER } from './run-carry';
 
 /** The ways tools can reach a model. */
 export const TOOL_CALLING_MODES: readonly ToolCallingMode[] = ['tools', 'functions', 'react'];
@@ -34,6 +35,12 @@ export function validateAgentInput(input: unknown): string[] {
     ...(message ? [message] : []),
     ...(images ? [images] : []),
     ...(rerun ? [rerun] : []),
+    ...(i.continueAsNewAfter !== undefined &&
+    !(Number.isInteger(i.continueAsNewAfter) && (i.continueAsNewAfter as number) >= MIN_CONTINUE_AS_NEW_AFTER)
+      ? [
+          `"continueAsNewAfter" must be a whole number >= ${MIN_CONTINUE_AS_NEW_AFTER} (history events), got ${JSON.stringify(i.continueAsNewAfter)}`,
+        ]
+      : []),
     ...runOptionProblems(i),
   ];
 }

@@ -1,4 +1,5 @@
 import type { Budget, OnBudget } from './limits';
+import type { RunCarry } from './run-carry';
 import type { ChatMessage, ImageRef } from '../messages/chat-message';
 /** A JSON Schema, as plain JSON. */
 export type JsonSchemaObject = Record<string, unknown>;
@@ -145,4 +146,12 @@ export interface AgentInput extends RunOptions {
    * outputs instead of running.
    */
   rerun?: RerunSeed;
+  /**
+   * History events after which the run continues as new (a new workflow run with the same id,
+   * invisible to clients). Default: when Temporal suggests it (about 4,000 events or 4 MB of
+   * history on a default server). At least 100.
+   */
+  continueAsNewAfter?: number;
+  /** Set by the run itself when it continues as new: what the next workflow run starts from. */
+  carry?: RunCarry;
 }

@@ -123,7 +123,7 @@ export function runStatus(state: RunState): AgentStatus {
         : [],
     pendingApprovals: approvals,
     ...(waits.length > 0 ? { waits } : {}),
-    messageCount: state.messages.length,
+    messageCount: state.messages.length + (state.messagesBefore ?? 0),
     toolExecutionCount: state.toolExecutions.length,
     usage: state.usage,
     ...(state.handedOff ? { agent: state.agent.name } : {}),

@@ -176,6 +176,11 @@ export interface RunState {
   limits: RunLimits;
   tools: ToolInfo[];
   messages: ChatMessage[];
+  /**
+   * A one-shot run that continued as new: how many of its messages (after the system message)
+   * came before `messages[1]`, held by its earlier workflow runs (see `RunCarry`). Absent: none.
+   */
+  messagesBefore?: number;
   /** LLM calls made so far. */
   iterations: number;
   toolExecutions: ToolExecution[];
