@@ -27,6 +27,7 @@ import {
   validateAgentInput,
   withoutHistoryMark,
   type AgentInput,
+  type AgentWorkflowInput,
   type AgentResult,
   type AgentWorkflowResult,
   type RunState,
@@ -46,7 +47,7 @@ import { timeLimited, type TimeLimit } from './time-limit';
  * activities, results go back, until the LLM answers or a limit ends the run. All decisions come
  * from the pure core (`src/core`); this function only carries them out.
  */
-export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflowResult> {
+export async function agentWorkflow(original: AgentWorkflowInput): Promise<AgentWorkflowResult> {
   const input = withDurationUnitsRequired(original);
   // A run that continued as new goes on from where the previous workflow run stopped.
   const carry = input.carry;
@@ -151,7 +152,7 @@ export async function agentWorkflow(original: AgentInput): Promise<AgentWorkflow
  * left of the time limit. Clients follow it by the workflow id and see one run.
  */
 async function continueRun(
-  original: AgentInput,
+  original: AgentWorkflowInput,
   at: { run: RunRef; runId: string; events: EventLog; inbox: EventInbox; timeLimit?: TimeLimit },
 ): Promise<never> {
   await condition(allHandlersFinished);

@@ -25,7 +25,7 @@ import { applyAgent, type ResolvedAgent } from '../run/agents';
 export const DEFAULT_IDLE_TIMEOUT = '24h';
 
 /** A conversation's settings, fixed when it starts; every turn uses them. */
-export interface ConversationOptions extends Omit<AgentInput, 'message' | 'carry' | 'continueAsNewAfter'> {
+export interface ConversationOptions extends Omit<AgentInput, 'message' | 'continueAsNewAfter'> {
   /**
    * A window of messages (besides the system message) instead of memory by tokens: the LLM sees
    * the last N, at least 3. Unset: `maxPromptTokens` bounds the requests (its default: from the

@@ -122,3 +122,6 @@ export const LIMIT_STOP_MESSAGE = 'Agent stopped due to iteration limit or time 
 export function iterationLimitReached(iterations: number, maxIterations: number): boolean {
   return iterations >= maxIterations;
 }
+
+/** The fewest history events a run's `continueAsNewAfter` may name: a run must get somewhere in each. */
+export const MIN_CONTINUE_AS_NEW_AFTER = 100;

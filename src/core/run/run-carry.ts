@@ -1,6 +1,7 @@
 import type { EventLogSnapshot } from '../events/event-log';
 import { isInstructions } from '../memory/compaction';
 import type { DeliveredEvent } from '../time/durable-waits';
+import type { AgentInput } from './run-options';
 import type { RunState } from './run-state';
 
 /**
@@ -27,14 +28,17 @@ export interface RunCarry {
   timeLeftMs?: number;
 }
 
+/** The agent workflow's input: a run's, and what a run that continued as new carries. */
+export type AgentWorkflowInput = AgentInput & {
+  /** Set by the run itself when it continues as new: what the next workflow run starts from. */
+  carry?: RunCarry;
+};
+
 /** What a workflow task says of its history (`workflowInfo()`), for {@link shouldContinueAsNew}. */
 export interface HistoryInfo {
   continueAsNewSuggested: boolean;
   historyLength: number;
 }
-
-/** The fewest history events `continueAsNewAfter` may name: a run must get somewhere in each. */
-export const MIN_CONTINUE_AS_NEW_AFTER = 100;
 
 /**
  * Whether a run continues as new before its next step: when Temporal suggests it, or past

@@ -7,7 +7,7 @@ import { MIN_PROMPT_TOKENS } from '../memory/compaction';
 import { DEFAULT_MAX_ITERATIONS } from './limits';
 import type { AgentInput, ToolCallingMode } from './run-options';
 import type { RunLimits } from './run-state';
-import { MIN_CONTINUE_AS_NEW_AFTER } from './run-carry';
+import { MIN_CONTINUE_AS_NEW_AFTER } from './limits';
 
 /** The ways tools can reach a model. */
 export const TOOL_CALLING_MODES: readonly ToolCallingMode[] = ['tools', 'functions', 'react'];

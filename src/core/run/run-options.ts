@@ -1,5 +1,4 @@
 import type { Budget, OnBudget } from './limits';
-import type { RunCarry } from './run-carry';
 import type { ChatMessage, ImageRef } from '../messages/chat-message';
 /** A JSON Schema, as plain JSON. */
 export type JsonSchemaObject = Record<string, unknown>;
@@ -152,6 +151,4 @@ export interface AgentInput extends RunOptions {
    * history on a default server). At least 100.
    */
   continueAsNewAfter?: number;
-  /** Set by the run itself when it continues as new: what the next workflow run starts from. */
-  carry?: RunCarry;
 }
