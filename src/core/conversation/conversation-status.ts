@@ -187,6 +187,8 @@ export function runMessages(conv: ConversationState, active: RunState | undefine
   return conv.options.system ? [{ role: 'system', content: conv.options.system }, ...conv.messages] : conv.messages;
 }
 
+type PageOf = (messages: ChatMessage[], range: { offset: number; limit?: number }) => ChatMessage[];
+
 /** The transcript page for `{ offset, limit }` (transcript indices), from what this run holds. */
 export function transcriptPage(
   conv: ConversationState,
@@ -195,21 +197,9 @@ export function transcriptPage(
   page: (messages: ChatMessage[], range: { offset: number; limit?: number }) => ChatMessage[],
 ): TranscriptPage {
   const all = runMessages(conv, active);
-  const held = isInstructions(all[0]) ? all.slice(1) : all;
-  const total = conv.transcriptStart + held.length;
-  const offset = Math.min(Math.max(range.offset ?? 0, conv.transcriptStart), total);
-  const limit = range.limit === undefined ? undefined : Math.max(0, range.limit - (offset - (range.offset ?? 0)));
-  const result: TranscriptPage = {
-    offset,
-    messages: page(held, { offset: offset - conv.transcriptStart, limit }),
-    total,
-    heldFrom: conv.transcriptStart,
-  };
   // The active turn's system message: a handoff during the turn has changed it already.
   const system = isInstructions(all[0]) ? all[0].content : conv.options.system;
-  if (system) result.system = system;
-  if (conv.previousRunId) result.previousRunId = conv.previousRunId;
-  return result;
+  return heldPage(all, conv.transcriptStart, conv.previousRunId, range, page, system ?? undefined);
 }
 
 /**
@@ -222,9 +212,20 @@ export function runTranscriptPage(
   range: { offset?: number; limit?: number },
   page: (messages: ChatMessage[], range: { offset: number; limit?: number }) => ChatMessage[],
 ): TranscriptPage {
-  const all = state.messages;
+  const system = isInstructions(state.messages[0]) ? String(state.messages[0].content) : undefined;
+  return heldPage(state.messages, state.messagesBefore ?? 0, previousRunId, range, page, system);
+}
+
+/** A page of the messages a workflow run holds (`all`, system first), the transcript's `start` on. */
+function heldPage(
+  all: ChatMessage[],
+  start: number,
+  previousRunId: string | undefined,
+  range: { offset?: number; limit?: number },
+  page: PageOf,
+  system: string | undefined,
+): TranscriptPage {
   const held = isInstructions(all[0]) ? all.slice(1) : all;
-  const start = state.messagesBefore ?? 0;
   const total = start + held.length;
   const offset = Math.min(Math.max(range.offset ?? 0, start), total);
   const limit = range.limit === undefined ? undefined : Math.max(0, range.limit - (offset - (range.offset ?? 0)));
@@ -234,7 +235,7 @@ export function runTranscriptPage(
     total,
     heldFrom: start,
   };
-  if (isInstructions(all[0])) result.system = String(all[0].content);
+  if (system) result.system = system;
   if (previousRunId) result.previousRunId = previousRunId;
   return result;
 }
