@@ -17,6 +17,32 @@ export function cpuMs(pid: number): number {
   }
 }
 
+/** CPU time so far (ms) of the workers (summed), the server (when local) and this process. */
+export function cpuNow(workerPids: readonly number[], serverPid: number | undefined) {
+  return {
+    workers: workerPids.reduce((a, pid) => a + cpuMs(pid), 0),
+    server: serverPid ? cpuMs(serverPid) : 0,
+    driver: cpuMs(process.pid),
+    machine: machineBusyMs(),
+  };
+}
+
+/**
+ * CPU time the whole machine has been busy (all cores, ms): what else runs there (tests, a build)
+ * takes cores from the server and the workers, and the figures should say so.
+ */
+function machineBusyMs(): number {
+  try {
+    const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]
+      .split(/\s+/)
+      .map(Number);
+    return (user + nice + system + irq + softirq + steal) * CLOCK_TICK_MS;
+  } catch {
+    return NaN;
+  }
+}
+
 /** A process's resident memory, in MB. */
 export function rssMb(pid: number): number {
   try {
@@ -80,4 +106,14 @@ export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/**
+ * How the median latency of turns sent in the last quarter of a run of `runMs` compares with that
+ * of the first quarter (1: flat). A backlog shows as growth before the percentiles look alarming.
+ */
+export function growth(timeline: ReadonlyArray<readonly [sentAtMs: number, latencyMs: number]>, runMs: number): number {
+  const first = timeline.filter(([at]) => at < runMs / 4).map(([, ms]) => ms);
+  const last = timeline.filter(([at]) => at >= (runMs * 3) / 4).map(([, ms]) => ms);
+  return percentile(last, 50) / percentile(first, 50);
 }

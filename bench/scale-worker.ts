@@ -35,6 +35,8 @@ async function main(): Promise<void> {
     },
     workerOptions: cache > 0 ? { maxCachedWorkflows: cache } : {},
   });
+  // The bench holds our stdin: when it ends (the bench exited, crashed or was killed), so do we.
+  process.stdin.on('close', () => process.exit(0)).resume();
   console.log('scale worker ready');
   await worker.run();
 }

@@ -4,8 +4,9 @@
  * durable timer (`sleep`), some waiting for an event (`wait_for_event`) that arrives later, and a
  * steady trickle of turns (a lookup and an answer, the scripted model taking --model-delay-ms per
  * call). It reports what a worker fleet needs: turns/s, turn latency, failed turns, worker memory
- * per 1,000 open conversations, the workflow cache's hit rate, the CPU of the workers and of the
- * server, and the first resource to saturate. Its last line is one JSON object.
+ * per 1,000 cached conversations, the workflow cache's hit rate, the CPU of the workers, of the
+ * server, of the bench itself and of the whole machine (other work on it skews every figure), and
+ * the first resource to saturate. Its last line is one JSON object.
  *
  *   npm run bench:scale -- --conversations 1000 --workers 2     # the default
  *   npm run bench:scale -- --large                              # 10,000 conversations
@@ -24,7 +25,7 @@ import { deliverEvent } from '../src/client/deliver-event';
 import { queueMessage, sendMessage } from '../src/client/conversations';
 import { installRuntimeLogging } from '../src/telemetry/logging';
 import { startOpenAICompatibleServer, type ChatRequest } from '../src/testing/openai-compatible-server';
-import { cacheFigures, childOf, cpuMs, percentile, rssMb, type CacheFigures } from './scale-stats';
+import { cacheFigures, childOf, cpuNow, growth, percentile, rssMb, type CacheFigures } from './scale-stats';
 
 const ROOT = join(__dirname, '..');
 const { values: flags } = parseArgs({
@@ -78,13 +79,18 @@ async function startWorker(env: NodeJS.ProcessEnv): Promise<Worker> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/scale-worker.ts'], {
     cwd: ROOT,
     env: { ...env, BENCH_METRICS_PORT: String(metricsPort) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its stdin is a pipe from us: the kernel closes it whenever this process ends (a signal,
+    // a crash, SIGKILL), and the worker exits then, so no worker outlives the bench.
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   for (const deadline = Date.now() + 120_000; !/scale worker ready/.test(out);) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`a scale worker did not start:\n${out}`);
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`a scale worker did not start:\n${out}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return { process: child, metricsPort };
@@ -130,13 +136,18 @@ async function main(): Promise<void> {
   const workers: Worker[] = [];
   const { connection, close } = await connectClient({ address });
   const client = new Client({ connection });
+  let stopping = false;
   const stopAll = async () => {
+    stopping = true;
     for (const w of workers) w.process.kill('SIGKILL');
     await close().catch(() => undefined);
     await llm.close().catch(() => undefined);
     await server?.stop().catch(() => undefined);
   };
-  process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
+  // Ctrl-C, `timeout`'s SIGTERM and a closed terminal stop everything we started (SIGKILL of the
+  // bench is covered too: the workers and the dev server's guardian watch their stdin).
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+    process.once(signal, () => void stopAll().then(() => process.exit(130)));
   try {
     for (let i = 0; i < WORKERS; i++) workers.push(await startWorker(env));
     const pids = workers.map((w) => w.process.pid!);
@@ -147,10 +158,11 @@ async function main(): Promise<void> {
     // and waiters are queued, and their turns go on to a timer or an event).
     const ids = Array.from({ length: CONVERSATIONS }, (_, i) => `scale-${i}-${randomUUID().slice(0, 8)}`);
     const start = { taskQueue, options: OPTIONS };
-    const opened = performance.now();
+    let openMs = 0;
     let openFailures = 0;
-    const open = (from: number, to: number) =>
-      pool(
+    const open = async (from: number, to: number) => {
+      const began = performance.now();
+      await pool(
         ids.slice(from, to).map((id, i) => [id, from + i] as const),
         OPEN_CONCURRENCY,
         async ([id, i]) => {
@@ -163,6 +175,8 @@ async function main(): Promise<void> {
           }
         },
       );
+      openMs += performance.now() - began;
+    };
     const settle = () => new Promise((r) => setTimeout(r, Math.max(5_000, 3 * DELAY_MS)));
     // The first few warm the workers up (code loaded on first use, caches filled): memory per
     // conversation is measured from there.
@@ -170,59 +184,83 @@ async function main(): Promise<void> {
     await open(0, warm);
     await settle();
     const warmRss = rss();
+    const warmCached = sumCache(await Promise.all(workers.map((w) => cacheFigures(w.metricsPort)))).size;
     await open(warm, CONVERSATIONS);
-    const openSeconds = (performance.now() - opened) / 1000;
+    // The time spent opening, without the pauses for the memory readings.
+    const openSeconds = openMs / 1000;
     await settle();
     const openRss = rss();
+    // Conversations the workers held after opening (fewer than opened when the cache is smaller):
+    // the memory is theirs; the uncached ones cost nothing until they speak.
+    const cachedAfterOpen = sumCache(await Promise.all(workers.map((w) => cacheFigures(w.metricsPort)))).size;
+    const measured = cachedAfterOpen > warmCached ? cachedAfterOpen - warmCached : CONVERSATIONS - warm;
     process.stderr.write(`opened in ${openSeconds.toFixed(0)} s; a steady ${RATE} turns/s for ${DURATION_S} s...\n`);
 
     // The steady trickle: turns to idle conversations not in a turn, and events to waiters.
-    const idle = ids.filter((_, i) => kindOf(i) === 'idle');
+    // Idle conversations not in a turn: each turn goes to one of them at random, so the rate is
+    // the target's as long as any is free (skipped only when every one is busy).
+    const free = ids.filter((_, i) => kindOf(i) === 'idle');
     const waiters = ids.filter((_, i) => kindOf(i) === 'waiter');
-    const busy = new Set<string>();
     const latencies: number[] = [];
+    /** [sent at (ms into the run), latency]: for the latency's growth over the run. */
+    const timeline: Array<[number, number]> = [];
     let failedTurns = 0;
     let skipped = 0;
+    const events = { delivered: 0, failed: 0 };
+    const failure = (what: string) => {
+      // Turns cut short by Ctrl-C are not worth a line each.
+      if (++failedTurns <= 3 && !stopping) process.stderr.write(`a turn failed: ${what}\n`);
+    };
     const cacheBefore = sumCache(await Promise.all(workers.map((w) => cacheFigures(w.metricsPort))));
-    const cpuBefore = { workers: pids.reduce((a, p) => a + cpuMs(p), 0), server: serverPid ? cpuMs(serverPid) : 0 };
+    const cpuBefore = cpuNow(pids, serverPid);
     const began = performance.now();
     const turns: Promise<void>[] = [];
     for (let n = 0; performance.now() - began < DURATION_S * 1000; n++) {
       const due = began + (n * 1000) / RATE;
       const wait = due - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const id = idle[Math.floor(Math.random() * idle.length)];
-      if (busy.has(id)) {
+      // One event a second to a waiter: its turn ends when the event arrives.
+      if (n % Math.max(1, Math.round(RATE)) === 0 && waiters.length > 0)
+        void deliverEvent(client, waiters.pop()!, 'go', { ok: true }).then(
+          () => void events.delivered++,
+          () => void events.failed++,
+        );
+      if (free.length === 0) {
         skipped++;
         continue;
       }
-      busy.add(id);
+      const pick = Math.floor(Math.random() * free.length);
+      const id = free[pick];
+      free[pick] = free[free.length - 1];
+      free.pop();
       const sent = performance.now();
       turns.push(
         sendMessage(client, id, { message: `order A-${n}` }, start)
           .then((r) => {
-            if (r.status === 'completed') latencies.push(performance.now() - sent);
-            else failedTurns++;
+            if (r.status !== 'completed') return failure(`${id} ended ${r.status}`);
+            latencies.push(performance.now() - sent);
+            timeline.push([sent - began, performance.now() - sent]);
           })
-          .catch(() => void failedTurns++)
-          .finally(() => busy.delete(id)),
+          .catch((err: Error) => failure(`${id}: ${err.message}`))
+          .finally(() => free.push(id)),
       );
-      // One event a second to a waiter: its turn ends when the event arrives.
-      if (n % Math.max(1, Math.round(RATE)) === 0 && waiters.length > 0)
-        void deliverEvent(client, waiters.pop()!, 'go', { ok: true }).catch(() => undefined);
     }
     await Promise.all(turns);
     const wall = (performance.now() - began) / 1000;
-    const cpuAfter = { workers: pids.reduce((a, p) => a + cpuMs(p), 0), server: serverPid ? cpuMs(serverPid) : 0 };
+    const cpuAfter = cpuNow(pids, serverPid);
     const cacheAfter = sumCache(await Promise.all(workers.map((w) => cacheFigures(w.metricsPort))));
     const cores = cpus().length;
     const workerCpuPercent = ((cpuAfter.workers - cpuBefore.workers) / 1000 / wall) * 100;
     const serverCpuPercent = serverPid ? ((cpuAfter.server - cpuBefore.server) / 1000 / wall) * 100 : NaN;
+    // The bench itself (the scripted model's HTTP server and the client) shares the cores too.
+    const driverCpuPercent = ((cpuAfter.driver - cpuBefore.driver) / 1000 / wall) * 100;
+    const machineCpuPercent = ((cpuAfter.machine - cpuBefore.machine) / 1000 / wall) * 100;
     const lookups = cacheAfter.hits - cacheBefore.hits + (cacheAfter.misses - cacheBefore.misses);
     const cacheHitRate = lookups > 0 ? (cacheAfter.hits - cacheBefore.hits) / lookups : NaN;
     const evictions = cacheAfter.forcedEvictions - cacheBefore.forcedEvictions;
     const turnsPerSecond = latencies.length / wall;
     const sentPerSecond = turns.length / wall;
+    const latencyGrowth = growth(timeline, DURATION_S * 1000);
     const figures = {
       conversations: CONVERSATIONS,
       workers: WORKERS,
@@ -236,18 +274,27 @@ async function main(): Promise<void> {
       openFailures,
       openSeconds: round(openSeconds, 1),
       workerRssMb: Math.round(openRss),
-      workerRssMbPer1000: round(((openRss - warmRss) / (CONVERSATIONS - warm)) * 1000, 1),
+      workerRssMbPer1000: round(((openRss - warmRss) / measured) * 1000, 1),
+      rssMeasuredOver: measured,
       cacheHitRate: round(cacheHitRate, 3),
       cachedWorkflows: cacheAfter.size,
       cacheEvictions: evictions,
+      eventsDelivered: events.delivered,
+      eventsFailed: events.failed,
       workerCpuPercent: round(workerCpuPercent, 0),
       serverCpuPercent: round(serverCpuPercent, 0),
+      driverCpuPercent: round(driverCpuPercent, 0),
+      machineCpuPercent: round(machineCpuPercent, 0),
+      latencyGrowth: round(latencyGrowth, 2),
       cores,
       loadAverage: round(loadavg()[0], 2),
       modelDelayMs: DELAY_MS,
       saturated: saturation({
         workerCpuPercent,
         serverCpuPercent,
+        driverCpuPercent,
+        machineCpuPercent,
+        latencyGrowth,
         cores,
         evictions,
         turnsPerSecond,
@@ -266,6 +313,9 @@ async function main(): Promise<void> {
 function saturation(f: {
   workerCpuPercent: number;
   serverCpuPercent: number;
+  driverCpuPercent: number;
+  machineCpuPercent: number;
+  latencyGrowth: number;
   cores: number;
   evictions: number;
   turnsPerSecond: number;
@@ -273,14 +323,20 @@ function saturation(f: {
   p95: number;
 }): string {
   const capacity = f.cores * 100;
-  const used = f.workerCpuPercent + (Number.isNaN(f.serverCpuPercent) ? 0 : f.serverCpuPercent);
+  // All of it: on one machine the bench's own CPU is CPU the server and the workers do not get.
+  const used = f.workerCpuPercent + (Number.isNaN(f.serverCpuPercent) ? 0 : f.serverCpuPercent) + f.driverCpuPercent;
   if (f.evictions > 0)
     return 'workflow cache: conversations were evicted and rebuilt from history (raise maxCachedWorkflows)';
   if (used > 0.8 * capacity)
     return f.serverCpuPercent > f.workerCpuPercent
       ? `CPU, by the Temporal server (${f.serverCpuPercent.toFixed(0)}% of ${capacity}%)`
       : `CPU, by the workers (${f.workerCpuPercent.toFixed(0)}% of ${capacity}%)`;
+  // The machine's cores were busy, but not with us: the figures are a busy machine's, not ours.
+  if (f.machineCpuPercent > 0.8 * capacity)
+    return `CPU, by other processes on this machine (${(f.machineCpuPercent - used).toFixed(0)}% of ${capacity}%; the figures are not this system's)`;
   if (f.turnsPerSecond < 0.9 * f.sentPerSecond) return 'turns: fewer completed than were sent (failures or a backlog)';
+  if (f.latencyGrowth > 1.5)
+    return `latency: the median grew ${f.latencyGrowth.toFixed(1)}x over the run (turns arrive faster than they finish)`;
   if (f.p95 > 4 * 2 * DELAY_MS) return 'latency: turns waited for workflow tasks (p95 over 4x the model time)';
   return `nothing at this load (CPU ${used.toFixed(0)}% of ${capacity}%)`;
 }
@@ -302,9 +358,17 @@ function report(f: Record<string, unknown>): void {
       `${f.p50Ms} / ${f.p95Ms} / ${f.p99Ms} ms (2 model calls of ~${f.modelDelayMs} ms)`,
     ],
     ['failed turns', f.failedTurns],
-    ['worker RSS', `${f.workerRssMb} MB; ${f.workerRssMbPer1000} MB per 1,000 open conversations`],
+    [
+      'worker RSS',
+      `${f.workerRssMb} MB; ${f.workerRssMbPer1000} MB per 1,000 cached conversations (over ${f.rssMeasuredOver}${Number(f.rssMeasuredOver) < 500 ? ': too few, noisy' : ''})`,
+    ],
     ['workflow cache', `hit rate ${f.cacheHitRate}, ${f.cachedWorkflows} cached, ${f.cacheEvictions} evicted`],
-    ['CPU', `workers ${f.workerCpuPercent}%, server ${f.serverCpuPercent}% (of ${Number(f.cores) * 100}%)`],
+    [
+      'CPU',
+      `workers ${f.workerCpuPercent}%, server ${f.serverCpuPercent}%, bench ${f.driverCpuPercent}%; machine ${f.machineCpuPercent}% (of ${Number(f.cores) * 100}%)`,
+    ],
+    ['events to waiters', `${f.eventsDelivered} delivered, ${f.eventsFailed} failed`],
+    ['latency, last / first quarter', `${f.latencyGrowth}x (the median's growth over the run)`],
     ['saturated first', f.saturated],
   ];
   for (const [k, v] of rows) console.log(`${k.padEnd(30)} ${v}`);
