@@ -26,7 +26,7 @@ export class WorkflowBundleCache {
   /** The key of a bundle: what goes into it besides the files it reads. */
   key(options: BundleOptions, extra: Record<string, unknown> = {}): string {
     const inputs = {
-      format: 1,
+      format: 2,
       durableAgents: packageVersion(),
       sdk: sdkVersion(),
       workflowsPath: options.workflowsPath,
@@ -51,7 +51,7 @@ export class WorkflowBundleCache {
     } catch {
       return undefined;
     }
-    for (const [file, hash] of Object.entries(manifest.files)) if (hashOf(file) !== hash) return undefined;
+    for (const [file, seen] of Object.entries(manifest.files)) if (!unchanged(file, seen)) return undefined;
     try {
       const code = readFileSync(join(this.dir, `${key}.js`), 'utf8');
       return hashText(code) === manifest.code ? code : undefined;
@@ -66,11 +66,11 @@ export class WorkflowBundleCache {
    */
   save(key: string, code: string, files: Iterable<string>): boolean {
     try {
-      const hashes: Record<string, string> = {};
+      const hashes: Manifest['files'] = {};
       for (const file of [...files].sort()) {
-        const hash = hashOf(file);
+        const seen = fileState(file);
         // Files that are not on disk (the bundler's generated entry point, in memory) come from the key.
-        if (hash !== undefined) hashes[file] = hash;
+        if (seen !== undefined) hashes[file] = seen;
       }
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       const tmp = `.${process.pid}-${Date.now()}`;
@@ -104,8 +104,8 @@ export class WorkflowBundleCache {
 const KEPT = 8;
 
 interface Manifest {
-  /** Every file webpack read, by path: its content hash. */
-  files: Record<string, string>;
+  /** Every file webpack read, by path: its content hash, size and modification time. */
+  files: Record<string, FileState>;
   /** The bundle's own hash, so a torn or edited file is never run. */
   code: string;
   savedAt: string;
@@ -148,11 +148,32 @@ function hashText(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** A file's content hash, or undefined when it is not a readable file on disk. */
-function hashOf(file: string): string | undefined {
+interface FileState {
+  hash: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/** A file's content hash, size and time, or undefined when it is not a readable file on disk. */
+function fileState(file: string): FileState | undefined {
   try {
-    return createHash('sha1').update(readFileSync(file)).digest('hex');
+    const { size, mtimeMs } = statSync(file);
+    return { hash: createHash('sha1').update(readFileSync(file)).digest('hex'), size, mtimeMs };
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Whether a file is as it was: its size and time say so without reading it (a start checks some
+ * 300 files); when they changed (a checkout, a touch), its content decides.
+ */
+function unchanged(file: string, seen: FileState): boolean {
+  try {
+    const { size, mtimeMs } = statSync(file);
+    if (size === seen.size && mtimeMs === seen.mtimeMs) return true;
+    return size === seen.size && createHash('sha1').update(readFileSync(file)).digest('hex') === seen.hash;
+  } catch {
+    return false;
   }
 }
