@@ -165,7 +165,6 @@ async function continueRun(
     carry: {
       state: carriedRunState(at.run.state),
       previousRunId: at.runId,
-      runs: (original.carry?.runs ?? 1) + 1,
       events: at.events.snapshot(),
       ...(inbox.length ? { inbox } : {}),
       ...(ids.length ? { eventIds: ids } : {}),

@@ -35,6 +35,6 @@ export interface RunContext {
   timeLimit?: TimeLimit;
   /** Tells the caller of an agent called as a tool what it waits on. */
   approvals?: ApprovalNotifier;
-  /** Called before each step with the run's state; a promise is awaited (a one-shot run continues as new there). */
-  beforeStep?: (state: RunState) => Promise<void> | undefined;
+  /** Called before each step with the run's state: a one-shot run continues as new there (the promise never resolves). */
+  beforeStep?: (state: RunState) => Promise<never> | undefined;
 }

@@ -16,14 +16,10 @@ export { MODEL_CALL_ATTEMPTS, resolveAgent, resolveTools } from './activity-prox
  */
 export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
   for (let step = nextStep(run.state); step.type !== 'finish'; step = nextStep(run.state)) {
-    // Awaited only when there is something to wait for: an extra await between steps would
-    // reorder the commands of recorded runs.
-    const before = ctx.beforeStep?.(run.state);
-    if (before) {
-      await before;
-      step = nextStep(run.state); // unchanged, unless a handler changed the state meanwhile
-      if (step.type === 'finish') break;
-    }
+    // Awaited only when the run continues as new (it never returns): an extra await between
+    // steps would reorder the commands of recorded runs.
+    const continuing = ctx.beforeStep?.(run.state);
+    if (continuing) await continuing;
     // The run's observers (its search attributes) see each step begin.
     ctx.events.stepStarted(ctx.turn, step);
     run.state = await takeStep(run, step, ctx);

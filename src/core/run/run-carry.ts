@@ -16,8 +16,6 @@ export interface RunCarry {
   state: RunState;
   /** The workflow run this one continued from (its history holds the messages before `state.messagesBefore`). */
   previousRunId: string;
-  /** 1 + how many times the run continued as new. */
-  runs: number;
   /** The event stream's offsets and its last events, so subscribers see one stream across runs. */
   events?: EventLogSnapshot;
   /** Events delivered that no `wait_for_event` took yet. */
