@@ -3,7 +3,12 @@ import type { Client } from '@temporalio/client';
 import express from 'express';
 import { AGENT_CARD_PATH } from '@a2a-js/sdk';
 import type { StreamResponse, SubscribeToTaskRequest } from '@a2a-js/sdk';
-import { DefaultExecutionEventBusManager, DefaultRequestHandler, type ServerCallContext } from '@a2a-js/sdk/server';
+import {
+  DefaultExecutionEventBusManager,
+  DefaultRequestHandler,
+  type ExtendedAgentCardProvider,
+  type ServerCallContext,
+} from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { agentNameProblem, type ConversationOptions } from '../core';
 import type { AgentSummary } from '../common/activity-interface';
@@ -76,7 +81,8 @@ export function a2aHandler(
           });
         // Where the card says the agent is: behind the prefix this handler may be mounted at.
         const base = `${o.publicUrl?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host')}`}${req.baseUrl}`;
-        const card = agentCard(agent, { url: base, version, bearer: o.bearer ?? false });
+        const cardOptions = { url: base, version, bearer: o.bearer ?? false };
+        const card = agentCard(agent, cardOptions);
         // The SDK writes the card as each protocol version reads it (1.0, and 0.3 for older clients).
         if (req.path === `/${AGENT_CARD_PATH}`)
           return void express.Router().use(
@@ -96,7 +102,9 @@ export function a2aHandler(
             ...(o.conversationOptions ? { conversationOptions: o.conversationOptions } : {}),
             store,
           });
-          const handler = new DurableRequestHandler(card, store, executor, pushes, sender);
+          // Behind the tokens, as every route but the public card: what an authenticated caller sees.
+          const extended = agentCard(agent, { ...cardOptions, extended: true });
+          const handler = new DurableRequestHandler(card, store, executor, pushes, sender, async () => extended);
           router = express.Router();
           // Clients of protocol 0.3 (no A2A-Version header) are answered too, as the SDK translates.
           const transport = {
@@ -172,9 +180,10 @@ class DurableRequestHandler extends DefaultRequestHandler {
     private readonly follower: ConversationExecutor,
     pushes: TemporalPushStore,
     sender: ConstructorParameters<typeof DefaultRequestHandler>[5],
+    extendedCard: ExtendedAgentCardProvider,
   ) {
     const buses = new DefaultExecutionEventBusManager();
-    super(card, tasks, follower, buses, pushes, sender);
+    super(card, tasks, follower, buses, pushes, sender, extendedCard);
     this.buses = buses;
   }
 

@@ -9,6 +9,12 @@ export interface AgentCardOptions {
   version: string;
   /** Whether the server asks for bearer tokens (AGENT_HTTP_TOKENS): the card says so. */
   bearer: boolean;
+  /**
+   * The authenticated extended card (`GetExtendedAgentCard`), for callers with a token: it names
+   * the agent's tools. The public card of a server with tokens (which anyone may read, to learn
+   * how to authenticate) does not, and says an extended card exists.
+   */
+  extended?: boolean;
 }
 
 /**
@@ -19,6 +25,9 @@ export interface AgentCardOptions {
  */
 export function agentCard(agent: AgentSummary, o: AgentCardOptions): AgentCard {
   const description = agent.description ?? `The durable-agents agent "${agent.name}"`;
+  // The tools an agent uses are for those who may call it: on an open server anyone, on a server
+  // with tokens the holders of one (the extended card).
+  const showTools = !o.bearer || o.extended === true;
   return AgentCard.fromJSON({
     name: agent.name,
     description,
@@ -30,7 +39,7 @@ export function agentCard(agent: AgentSummary, o: AgentCardOptions): AgentCard {
       { url: o.url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
       { url: o.url, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
     ],
-    capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: o.bearer },
     ...(o.bearer
       ? {
           securitySchemes: {
@@ -51,7 +60,7 @@ export function agentCard(agent: AgentSummary, o: AgentCardOptions): AgentCard {
         id: agent.name,
         name: agent.name,
         description,
-        tags: ['durable-agents', ...agent.tools.slice(0, 20)],
+        tags: ['durable-agents', ...(showTools ? agent.tools.slice(0, 20) : [])],
         examples: agent.examples ?? [],
       },
     ],

@@ -18,7 +18,7 @@ import { cancelTurn, startMessage, type MessageRequest } from '../client/convers
 import { eventsPosition, isTurnEnd } from '../client/event-stream';
 import { decideAnswered, followTurn, pausedTurn, type TurnStep } from '../client/turn-follow';
 import type { ImageInput } from '../storage/images';
-import { agentMessage, status, turnOutcome } from './task-events';
+import { agentMessage, messageExcerpt, status, turnOutcome } from './task-events';
 import type { TemporalTaskStore } from './task-store';
 
 /** What {@link ConversationExecutor} needs. */
@@ -132,7 +132,7 @@ export class ConversationExecutor implements AgentExecutor {
             contextId: ids.contextId,
             status: status(TaskState.TASK_STATE_FAILED, agentMessage(ids, why)),
             artifacts: [],
-            history: [ctx.userMessage],
+            history: [messageExcerpt(ctx.userMessage)],
             metadata: undefined,
           }),
         );

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Role, TaskState, type Artifact, type Message, type Part, type Task, type TaskStatus } from '@a2a-js/sdk';
-import type { AgentEvent, RunStatus, TurnResult } from '../core';
+import { Role, Task, TaskState, type Message, type Part, type TaskStatus } from '@a2a-js/sdk';
+import { a2aTaskEnd } from '../common/a2a-task-json';
+import type { AgentEvent } from '../core';
 
 /**
  * Our turns in A2A's terms (pure): an A2A task is one turn of the conversation its `contextId`
@@ -28,76 +29,43 @@ export function agentMessage(task: { id: string; contextId: string }, text: stri
   };
 }
 
+/** How much of a refused message its failed task keeps, in characters of text. */
+export const REFUSED_MESSAGE_EXCERPT = 2_000;
+
+/**
+ * A message as a failed task keeps it when it was refused (no text, too large, a part we cannot
+ * read): its ids and role, its text cut to {@link REFUSED_MESSAGE_EXCERPT} characters in all, and
+ * each file or data part named with its size, not its bytes. A client that sent 5 MB must not get
+ * 5 MB back in the task's history, nor must the task's record keep it.
+ */
+export function messageExcerpt(message: Message): Message {
+  let left = REFUSED_MESSAGE_EXCERPT;
+  const parts: Part[] = [];
+  for (const part of message.parts) {
+    const content = part.content;
+    let text: string;
+    if (content?.$case === 'text') text = content.value;
+    else if (content?.$case === 'data') text = JSON.stringify(content.value) ?? '';
+    else if (content?.$case === 'raw')
+      text = `[${part.mediaType || 'a file'} of ${content.value.length} bytes, not kept]`;
+    else if (content?.$case === 'url') text = `[${part.mediaType || 'a file'} at ${content.value.slice(0, 200)}]`;
+    else continue;
+    if (left <= 0) break;
+    const kept = text.length > left ? `${text.slice(0, left)}… (${text.length} characters, cut)` : text;
+    left -= text.length;
+    parts.push(textPart(kept));
+  }
+  return { ...message, parts, metadata: undefined, extensions: [] };
+}
+
 /** A task status, now. */
 export function status(state: TaskState, message?: Message): TaskStatus {
   return { state, message, timestamp: new Date().toISOString() };
 }
 
-const STATE_OF: Record<RunStatus, TaskState> = {
-  completed: TaskState.TASK_STATE_COMPLETED,
-  immediate: TaskState.TASK_STATE_COMPLETED,
-  max_iterations: TaskState.TASK_STATE_FAILED,
-  time_limit: TaskState.TASK_STATE_FAILED,
-  budget_exceeded: TaskState.TASK_STATE_FAILED,
-  guardrail_tripped: TaskState.TASK_STATE_REJECTED,
-  cancelled: TaskState.TASK_STATE_CANCELED,
-  failed: TaskState.TASK_STATE_FAILED,
-};
-
-/** Why a turn that did not complete ended, in a sentence for the status message. */
-function reason(result: TurnResult): string | undefined {
-  switch (result.status) {
-    case 'max_iterations':
-      return 'the agent reached its limit of model calls before answering';
-    case 'time_limit':
-      return 'the agent ran out of time before answering';
-    case 'budget_exceeded':
-      return 'the agent spent its budget before answering';
-    case 'guardrail_tripped':
-      return `refused by the guardrail ${result.guardrail?.guardrail ?? ''}: ${result.guardrail?.reason ?? ''}`.trim();
-    case 'cancelled':
-      return 'the task was cancelled';
-    case 'failed':
-      return result.error ?? 'the agent failed';
-    default:
-      return undefined;
-  }
-}
-
-/** The answer as the task's artifact: text, or the structured output as a data part. */
-export function answerArtifact(result: Pick<TurnResult, 'content' | 'output'>): Artifact | undefined {
-  const parts: Part[] = [];
-  if (result.output !== undefined)
-    parts.push({
-      content: { $case: 'data', value: result.output },
-      metadata: undefined,
-      filename: '',
-      mediaType: 'application/json',
-    });
-  else if (result.content) parts.push(textPart(result.content));
-  if (parts.length === 0) return undefined;
-  return {
-    artifactId: 'answer',
-    name: 'answer',
-    description: "the agent's answer",
-    parts,
-    metadata: undefined,
-    extensions: [],
-  };
-}
-
-/** What a task becomes when its turn ends (`turn_completed` or `turn_failed`). */
+/** What a task becomes when its turn ends (`turn_completed` or `turn_failed`); see {@link a2aTaskEnd}. */
 export function turnOutcome(task: Pick<Task, 'id' | 'contextId'>, end: AgentEvent): Pick<Task, 'status' | 'artifacts'> {
-  if (end.type === 'turn_failed')
-    return { status: status(TaskState.TASK_STATE_FAILED, agentMessage(task, end.error)), artifacts: [] };
-  if (end.type !== 'turn_completed') throw new Error(`not the end of a turn: ${end.type}`);
-  const result = end.result;
-  const artifact = answerArtifact(result);
-  const why = reason(result);
-  const state = STATE_OF[result.status];
-  const text = why ?? result.content ?? undefined;
-  return {
-    status: status(state, text ? agentMessage(task, text) : undefined),
-    artifacts: artifact && state === TaskState.TASK_STATE_COMPLETED ? [artifact] : [],
-  };
+  const json = a2aTaskEnd(task, end, { messageId: randomUUID(), timestamp: new Date().toISOString() });
+  const typed = Task.fromJSON({ ...task, ...json });
+  return { status: typed.status, artifacts: typed.artifacts };
 }

@@ -11,6 +11,7 @@ import { createSampleModel } from './sample-model';
 import { createDescribeWorker } from './describe-worker';
 import { createSendScheduledMessage } from './send-scheduled-message';
 import { createDeliverWebhook } from './deliver-webhook';
+import { createAwaitA2aTaskEnd } from './a2a-task-end';
 import { createCheckGuardrails } from './check-guardrails';
 import { GuardrailRegistry } from '../agents/define-guardrail';
 import type { ConversationLoader } from './conversation-loader';
@@ -110,6 +111,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
     }),
     sendScheduledMessage: createSendScheduledMessage({ client: deps.client }),
     deliverWebhook: createDeliverWebhook(),
+    awaitA2aTaskEnd: createAwaitA2aTaskEnd({ client: deps.client }),
     checkGuardrails: createCheckGuardrails({
       guardrails: deps.guardrails ?? new GuardrailRegistry(),
       client: deps.client,

@@ -4,6 +4,7 @@ import type { SearchAttributeSettings } from '../core/events/search-attributes';
 import type { ConversationOptions, TurnInput } from '../core/conversation/conversation';
 import type { GuardrailCheck, GuardrailKind } from '../core/guardrails/guardrails';
 import type { ModelReply, ModelSettings, ToolInfo, ToolOutcome, Usage } from '../core';
+import type { A2ATaskEndJson } from './a2a-task-json';
 
 /**
  * The contract between the workflows and the worker's activities, written out: the workflows
@@ -65,6 +66,21 @@ export interface AgentActivities {
    * later; a 4xx other than 408 and 429 fails it for good (`Webhook.Refused`).
    */
   deliverWebhook(input: WebhookDelivery): Promise<void>;
+  /**
+   * Waits (at most `waitMs`, heartbeating) for the conversation turn an A2A task runs as to end,
+   * and returns what the task becomes: its final status and artifacts, as A2A's JSON. `null` when
+   * the turn goes on past `waitMs` (the task's record asks again). What lets a task reach its
+   * final state, and its webhooks hear of it, when the A2A server that ran it died mid-task.
+   */
+  awaitA2aTaskEnd(input: A2ATaskEndInput): Promise<A2ATaskEndJson | null>;
+}
+
+/** Input of `awaitA2aTaskEnd`: the task, the conversation turn it runs as, and how long to wait. */
+export interface A2ATaskEndInput {
+  taskId: string;
+  contextId: string;
+  turn: number;
+  waitMs: number;
 }
 
 /** Input of `deliverWebhook`. */

@@ -191,6 +191,14 @@ export const FAILED_AUTH_PER_MINUTE = 60;
 export type AccessDecision = 'allowed' | 'answered';
 
 /**
+ * Paths an {@link accessChecker} lets through without a token: `'public'` ones (a health check,
+ * an A2A Agent Card: what a load balancer or a client must read before it can authenticate) for
+ * anyone, whatever its address did; `'signed'` ones (a webhook delivery with a signature, checked
+ * by its route) only for an address not throttled for wrong credentials.
+ */
+export type OpenPath = 'public' | 'signed' | false;
+
+/**
  * Why a request's `Host` is refused, or undefined: only loopback names and `allowed` ones (see
  * {@link HttpAccessOptions.allowedHosts}). A request without one (HTTP/1.0) is not from a browser.
  */
@@ -202,15 +210,26 @@ export function hostProblem(host: string | undefined, allowed: readonly string[]
   } catch {
     return `the Host header "${host}" is not a host name`;
   }
-  const loopback = name === 'localhost' || name.endsWith('.localhost') || name === '[::1]' || isLoopback(name);
-  if (loopback || allowed.some((a) => (a.startsWith('.') ? name === a.slice(1) || name.endsWith(a) : name === a)))
+  if (
+    isLoopbackName(name) ||
+    allowed.some((a) => (a.startsWith('.') ? name === a.slice(1) || name.endsWith(a) : name === a))
+  )
     return undefined;
   return `this server does not answer to the name "${name}" (a web page may be trying to reach it through DNS rebinding); if that is its name, add it to AGENT_ALLOWED_HOSTS`;
 }
 
+/** Whether a host name (as `URL.hostname` gives it) names this machine: `localhost`, `*.localhost`, 127.x, `[::1]`. */
+function isLoopbackName(name: string): boolean {
+  return name === 'localhost' || name.endsWith('.localhost') || name === '[::1]' || isLoopback(name);
+}
+
 /**
  * Why a request's `Origin` (a web page's) is refused, or undefined: the page must be one of the
- * CORS origins, or be served by this server itself (its origin names the request's own host).
+ * CORS origins, be served by this server itself (its origin names the request's own host), or be
+ * a page on this machine calling the API on this machine: a front-end dev server (Vite on :5173)
+ * whose proxy forwards to the API with its own `Host` (`changeOrigin`). No site on the web has a
+ * loopback origin, and a page that rebinds its own name to 127.0.0.1 keeps its own name as its
+ * origin, so this lets no foreign page in.
  */
 export function originProblem(
   origin: string | undefined,
@@ -219,7 +238,12 @@ export function originProblem(
 ): string | undefined {
   if (origin === undefined || corsOrigins.includes('*') || corsOrigins.includes(origin)) return undefined;
   try {
-    if (origin !== 'null' && host !== undefined && new URL(origin).host === host.toLowerCase()) return undefined;
+    if (origin !== 'null' && host !== undefined) {
+      const page = new URL(origin);
+      const server = new URL(`http://${host}`);
+      if (page.host === server.host) return undefined;
+      if (isLoopbackName(page.hostname.toLowerCase()) && isLoopbackName(server.hostname)) return undefined;
+    }
   } catch {
     // not a URL: refused below
   }
@@ -249,13 +273,13 @@ export interface AccessChecker {
  * neither a CORS origin nor served here), CORS headers (and answers a preflight), the bearer token
  * (401 with `WWW-Authenticate: Bearer`), the rate limit (429 with `Retry-After`), which requests
  * with a wrong token count against too, per address (at {@link FAILED_AUTH_PER_MINUTE} a minute
- * without a limit set). A target that is not a URL gets 400. `open` paths (the health check, a
- * signed webhook) skip the host, the token and the limit; an address over its wrong guesses gets
- * 429 there too.
+ * without a limit set). A target that is not a URL gets 400. `open` paths (see {@link OpenPath})
+ * skip the host, the token and the limit; an address over its wrong guesses gets 429 on signed
+ * ones, never on public ones.
  */
 export function accessChecker(
   options: HttpAccessOptions,
-  open: (path: string, req: IncomingMessage) => boolean = () => false,
+  open: (path: string, req: IncomingMessage) => OpenPath = () => false,
 ): AccessChecker {
   const tokens = options.tokens ?? [];
   const origins = options.corsOrigins ?? [];
@@ -282,7 +306,9 @@ export function accessChecker(
       sendBadTarget(res);
       return 'answered';
     }
-    if (open(url.pathname, req)) {
+    const kind = open(url.pathname, req);
+    if (kind === 'public') return 'allowed';
+    if (kind === 'signed') {
       const retryAfter = guesses.blocked(address(req));
       if (retryAfter === 0) return 'allowed';
       tooMany(res, retryAfter, options.rateLimitPerMinute ?? FAILED_AUTH_PER_MINUTE);

@@ -95,8 +95,16 @@ export function createHttpApi(options: HttpApiOptions): Server {
 /** The API's request handler, for mounting in a server of your own (see {@link createHttpApi}). */
 export function httpApiHandler(options: HttpApiOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const access = options.access ?? {};
-  // Signed webhook deliveries skip the token: their route checks the signature instead.
-  const checkAccess = accessChecker(access, (path, req) => path === '/healthz' || signedDelivery(path, req, access));
+  // The health check and the A2A Agent Cards are public (a load balancer, and an A2A client
+  // before it knows how to authenticate: the card says); signed webhook deliveries skip the token,
+  // as their route checks the signature instead.
+  const checkAccess = accessChecker(access, (path, req) =>
+    path === '/healthz' || (req.method === 'GET' && isAgentCardPath(path))
+      ? 'public'
+      : signedDelivery(path, req, access)
+        ? 'signed'
+        : false,
+  );
   const tokens = options.access?.tokens ?? [];
   const context: RouteContext = {
     ...options,
@@ -148,6 +156,16 @@ export function httpApiHandler(options: HttpApiOptions): (req: IncomingMessage, 
       return;
     }
     if (checkAccess(req, res) === 'answered') return;
+    // A2A requests are not bound to their connection: a non-blocking send (and a stream its client
+    // left) answers at once while its task goes on in this process, reading and saving the task
+    // in Temporal, which the aborted signal of a closed response would cancel.
+    if (isA2aPath(url.pathname)) {
+      context
+        .a2a()
+        .then((a2a) => a2a(req, res))
+        .catch((err: unknown) => sendError(res, err));
+      return;
+    }
     // A caller that goes away (or a server shutting down) ends the request's Temporal calls too:
     // nothing keeps polling for nobody, and nothing is in flight when the connection closes.
     const gone = new AbortController();
@@ -157,6 +175,16 @@ export function httpApiHandler(options: HttpApiOptions): (req: IncomingMessage, 
       .withAbortSignal(gone.signal, () => route(req, res, url, context, gone.signal))
       .catch((err: unknown) => sendError(res, err));
   }
+}
+
+/** Whether a path is one of the A2A routes (`/a2a/<agent>/...`). */
+function isA2aPath(path: string): boolean {
+  return /^\/a2a\/[^/]/.test(path);
+}
+
+/** Whether a path is an A2A Agent Card (`/a2a/<agent>/.well-known/agent-card.json`), which anyone may read. */
+function isAgentCardPath(path: string): boolean {
+  return /^\/a2a\/[^/]+\/\.well-known\/agent-card\.json$/.test(path);
 }
 
 /** What routes use: the API's options, and its caches. */
@@ -252,14 +280,6 @@ async function route(
     return chatRoute(req, res, o, parts, method, gone);
   }
   if (parts[0] === 'ag-ui') return agUiRoute(req, res, o, parts, method, gone);
-  if (parts[0] === 'a2a' && parts.length >= 2)
-    return o.a2a().then(
-      (a2a) =>
-        new Promise<void>((resolve) => {
-          res.on('close', resolve);
-          a2a(req, res);
-        }),
-    );
 
   if (parts.length === 1 && parts[0] === 'healthz') {
     allow(method, 'GET');

@@ -1,4 +1,4 @@
-import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { CancellationScope, condition, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { AgentActivities } from '../common/activity-interface';
 import {
   a2aTaskPushQuery,
@@ -8,6 +8,7 @@ import {
   type A2APushTarget,
   type A2ATaskRecord,
 } from '../common/definitions';
+import { a2aTaskFollowsTurn } from './compat';
 
 /** Push notifications: retried with backoff for a day, so a webhook down for hours still gets them. */
 const { deliverWebhook } = proxyActivities<AgentActivities>({
@@ -16,8 +17,26 @@ const { deliverWebhook } = proxyActivities<AgentActivities>({
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '5m' },
 });
 
+/** How long one wait for the task's turn lasts before the record asks again (a turn may wait days for a person). */
+const TURN_WAIT_MS = 30 * 60_000;
+
+/** The wait for the task's turn to end: heartbeating, so a lost worker's wait is taken up elsewhere within a minute. */
+const { awaitA2aTaskEnd } = proxyActivities<AgentActivities>({
+  startToCloseTimeout: TURN_WAIT_MS + 60_000,
+  heartbeatTimeout: '1m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
+});
+
 /** The media type of A2A's messages, push notifications included. */
 const A2A_CONTENT_TYPE = 'application/a2a+json';
+
+/** The conversation turn a saved task runs as (the A2A server records it in the task's metadata). */
+function turnOf(task: unknown): { contextId: string; turn: number; taskId: string } | undefined {
+  const t = task as { id?: unknown; contextId?: unknown; metadata?: { turn?: unknown } } | undefined;
+  const turn = t?.metadata?.turn;
+  if (typeof turn !== 'number' || typeof t?.contextId !== 'string' || typeof t.id !== 'string') return undefined;
+  return { contextId: t.contextId, turn, taskId: t.id };
+}
 
 /**
  * One A2A task's record: the A2A server saves the task here (a signal with start), reads it with a
@@ -26,6 +45,10 @@ const A2A_CONTENT_TYPE = 'application/a2a+json';
  * work itself runs in the conversation the task belongs to. With push notification configs, each
  * change of the task's state goes to every webhook by the `deliverWebhook` activity, and the
  * record ends only once the final state was delivered (or given up on, after a day).
+ *
+ * Once the task is saved with its turn, the record also waits for that turn to end by itself
+ * (`awaitA2aTaskEnd`): when the A2A server that ran the task dies mid-task, the task still reaches
+ * its final state, and its webhooks hear of it, without any server or client asking.
  */
 export async function a2aTaskWorkflow(first?: A2ATaskRecord): Promise<unknown> {
   let record: A2ATaskRecord = first ?? { task: undefined, final: false };
@@ -46,12 +69,13 @@ export async function a2aTaskWorkflow(first?: A2ATaskRecord): Promise<unknown> {
         ),
       );
   };
-  setHandler(a2aTaskSaveSignal, (next) => {
+  const save = (next: A2ATaskRecord) => {
     // A save after the final one changes nothing: a finished task stays as it finished.
     if (record.final) return;
     record = next;
     notify();
-  });
+  };
+  setHandler(a2aTaskSaveSignal, save);
   setHandler(a2aTaskPushSignal, ({ set, remove }) => {
     if (set) pushes.set(set.id, set);
     if (remove === '*') pushes.clear();
@@ -59,7 +83,27 @@ export async function a2aTaskWorkflow(first?: A2ATaskRecord): Promise<unknown> {
   });
   setHandler(a2aTaskQuery, () => record.task);
   setHandler(a2aTaskPushQuery, () => [...pushes.values()].map((p) => p.config));
+  const watch = new CancellationScope();
+  const watching = watch
+    .run(async () => {
+      // Until the task is saved with its turn (a record started by a push config has none yet).
+      await condition(() => record.final || turnOf(record.task) !== undefined);
+      if (record.final || !a2aTaskFollowsTurn()) return undefined;
+      const { taskId, contextId, turn } = turnOf(record.task)!;
+      for (;;) {
+        const end = await awaitA2aTaskEnd({ taskId, contextId, turn, waitMs: TURN_WAIT_MS });
+        if (end) return end;
+      }
+    })
+    .catch((err: unknown) => {
+      if (!isCancellation(err)) throw err;
+      return undefined;
+    });
+  // Saved out here, not in the watch's scope: the webhook deliveries it starts outlive the watch.
+  void watching.then((end) => end && save({ task: { ...(record.task as object), ...end }, final: true }));
   await condition(() => record.final);
+  watch.cancel();
+  await watching;
   await Promise.all(deliveries);
   return record.task;
 }

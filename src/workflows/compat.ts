@@ -46,3 +46,13 @@ export function summaryFailureDropsMessages(): boolean {
 export function reasoningEvents(): boolean {
   return patched('reasoning-events');
 }
+
+/**
+ * Whether an A2A task's record waits for the task's turn to end by itself (`awaitA2aTaskEnd`), so
+ * that a task whose A2A server died mid-task still ends and notifies its webhooks. Records started
+ * before kept only what the server saved, and replay that way. Consulted once a record holds a
+ * working task with its turn, so records of tasks that ended at once get no marker.
+ */
+export function a2aTaskFollowsTurn(): boolean {
+  return patched('a2a-task-follows-turn');
+}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Message, TaskState, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { defineAgent } from '../../src/agents/define-agent';
 import { startHttpApi } from '../helpers/http-api';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
@@ -187,11 +187,25 @@ it('asks for the HTTP API tokens, and answers hostile requests with errors while
     });
   try {
     await worker.runUntil(async () => {
+      // The public card needs no token: it says how to authenticate, and names no tools.
       const card = `${api.base}/a2a/cashier/.well-known/agent-card.json`;
-      expect((await fetch(card)).status).toBe(401);
-      const described = await (await fetch(card, { headers: { ...auth, 'a2a-version': '1.0' } })).json();
-      // The card says how to authenticate.
+      const described = await (await fetch(card, { headers: { 'a2a-version': '1.0' } })).json();
       expect(JSON.stringify(described.securitySchemes)).toContain('bearer');
+      expect(described.capabilities.extendedAgentCard).toBe(true);
+      expect(described.skills[0].tags).toEqual(['durable-agents']);
+      // So the SDK's card resolver finds the agent without one, and its calls carry the token.
+      const withToken: typeof fetch = (input, init) =>
+        fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), ...auth } });
+      const client = await new ClientFactory(
+        ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+          transports: [new JsonRpcTransportFactory({ fetchImpl: withToken })],
+        }),
+      ).createFromUrl(`${api.base}/a2a/cashier/`);
+      // The extended card, for token holders: the agent's tools.
+      const extended = await client.getAgentCard();
+      expect(extended.skills[0].tags).toEqual(['durable-agents', 'stock_quote', 'transfer']);
+      const extendedWithout = await rpc(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'GetExtendedAgentCard' }), {});
+      expect(extendedWithout.status).toBe(401);
       const send = JSON.stringify({
         jsonrpc: '2.0',
         id: 1,
@@ -229,6 +243,25 @@ it('asks for the HTTP API tokens, and answers hostile requests with errors while
         }),
       );
       expect(huge.status).toBeGreaterThanOrEqual(400);
+      // A message over the size limit fails its task, which keeps an excerpt of it, not all of it.
+      const long = await rpc(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'SendMessage',
+          params: { message: { messageId: 'l', role: 'ROLE_USER', parts: [{ text: 'y'.repeat(5_000_000) }] } },
+        }),
+      );
+      const longText = await long.text();
+      expect(longText.length).toBeLessThan(10_000);
+      const failed = JSON.parse(longText).result.task;
+      expect(failed.status.state).toBe('TASK_STATE_FAILED');
+      expect(JSON.stringify(failed.status.message)).toMatch(/longer than 100000 characters/);
+      expect(failed.history[0].parts[0].text).toMatch(/^y{2000}… \(5000000 characters, cut\)$/);
+      const stored = await (
+        await rpc(JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'GetTask', params: { id: failed.id } }))
+      ).text();
+      expect(stored.length).toBeLessThan(10_000);
       // A bad context id (not a workflow id) fails the task with the reason, not the server.
       const badContext = await (
         await rpc(

@@ -184,6 +184,33 @@ async function main(only: string[]): Promise<void> {
       hook.close();
       write('a2a-task-push', await client.workflow.getHandle(id).fetchHistory());
     }
+    // An A2A task whose server went away mid-task: the record waits for the task's turn in its
+    // conversation by itself (awaitA2aTaskEnd) and ends with the turn's answer.
+    if (wanted('a2a-task-turn-ended')) {
+      const model = await startModel(() => answer('the report'));
+      const w = await worker('a2a-task-turn-ended', model.baseURL);
+      const id = 'replay-a2a-task-turn-ended';
+      const contextId = 'replay-a2a-conversation';
+      await w.runUntil(async () => {
+        await sendMessage(client, contextId, { message: 'write it' }, { taskQueue: 'record-a2a-task-turn-ended' });
+        const handle = await client.workflow.signalWithStart(A2A_TASK_WORKFLOW_TYPE, {
+          taskQueue: 'record-a2a-task-turn-ended',
+          workflowId: id,
+          args: [],
+          signal: a2aTaskSaveSignal,
+          signalArgs: [
+            {
+              task: { id: 't3', contextId, status: { state: 'TASK_STATE_WORKING' }, metadata: { turn: 1 } },
+              final: false,
+            },
+          ],
+        });
+        await handle.result();
+        await endConversation(client, contextId);
+      });
+      await model.close();
+      write('a2a-task-turn-ended', await client.workflow.getHandle(id).fetchHistory());
+    }
     // Worker Versioning: a conversation on build A, promoted to B while idle, moves (the nudge,
     // continue-as-new onto the current build, the agent resolved again) and answers its next turn on B.
     if (wanted('conversation-new-build')) {

@@ -6,6 +6,7 @@ import {
   FAILED_AUTH_PER_MINUTE,
   httpAccessFromEnv,
   isLoopback,
+  originProblem,
   presentedToken,
   RateLimiter,
   tokenMatches,
@@ -74,6 +75,27 @@ describe('HTTP access rules', () => {
     ]).toEqual([true, true, true, false, false]);
   });
 
+  it('refuse pages of other sites, and let a page on this machine call the API on this machine', () => {
+    // The page served by the API itself, or a CORS origin.
+    expect(originProblem('http://127.0.0.1:8080', '127.0.0.1:8080', [])).toBeUndefined();
+    expect(originProblem('https://app.example.com', 'api.example.com', ['https://app.example.com'])).toBeUndefined();
+    // A dev server's page (Vite on :5173) through its proxy, which sets Host to the API's (changeOrigin).
+    for (const [origin, host] of [
+      ['http://127.0.0.1:5173', '127.0.0.1:8080'],
+      ['http://localhost:5173', '127.0.0.1:8080'],
+      ['http://localhost:5173', 'localhost:8080'],
+      ['http://[::1]:5173', '[::1]:8080'],
+      ['http://app.localhost:3000', 'localhost:8080'],
+    ])
+      expect({ origin, host, problem: originProblem(origin, host, []) }).toEqual({ origin, host, problem: undefined });
+    // Another site, even when its name points at 127.0.0.1 (DNS rebinding keeps the page's name).
+    expect(originProblem('https://evil.example', '127.0.0.1:8080', [])).toMatch(/AGENT_HTTP_CORS_ORIGINS/);
+    expect(originProblem('http://rebound.example:8080', '127.0.0.1:8080', [])).toMatch(/refused/);
+    // A loopback page calling a server by its public name is not this machine's own traffic.
+    expect(originProblem('http://localhost:5173', 'api.example.com', [])).toMatch(/refused/);
+    expect(originProblem('null', '127.0.0.1:8080', [])).toMatch(/refused/);
+  });
+
   it('read AGENT_WEBHOOK_SECRET, refusing a short one; signed event deliveries skip the token check', () => {
     expect(httpAccessFromEnv({ AGENT_WEBHOOK_SECRET: 'whsec-0123456789abcdef' }).webhookSecret).toBe(
       'whsec-0123456789abcdef',
@@ -108,6 +130,11 @@ describe('HTTP access rules', () => {
               .status,
           );
         expect(statuses).toEqual([...Array(limit).fill(401), 429]);
+        // The health check stays open to a throttled address (a load balancer may share it),
+        // and so does an A2A Agent Card; a signed webhook delivery does not.
+        const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+        expect(health.status).not.toBe(429);
+        expect((await fetch(`http://127.0.0.1:${port}/a2a/x/.well-known/agent-card.json`)).status).not.toBe(429);
       } finally {
         server.closeAllConnections();
         server.close();
