@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
-import type { ToolInfo } from '../core';
+import { agentVersion } from '../core';
 import type { McpToolSource } from '../tools/mcp/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
 import { resolveToolSet } from '../tools/resolve-tool-set';
-import type { ResolveToolsInput } from '../common/activity-interface';
+import type { ResolvedTools, ResolveToolsInput } from '../common/activity-interface';
 
 /**
  * Builds the activity that fixes a run's tool set once, at its start: names checked against the
@@ -11,7 +11,7 @@ import type { ResolveToolsInput } from '../common/activity-interface';
  * even if the worker's registry changes while the run is open.
  */
 export function createResolveTools(deps: { registry: ToolRegistry; mcp?: McpToolSource }) {
-  return async function resolveTools(input: ResolveToolsInput): Promise<ToolInfo[]> {
+  return async function resolveTools(input: ResolveToolsInput): Promise<ResolvedTools> {
     // A run without a tool list gets every tool, the MCP servers' too: list those that can be reached.
     if (deps.mcp) {
       if (input.tools === undefined) await deps.mcp.ready();
@@ -20,6 +20,9 @@ export function createResolveTools(deps: { registry: ToolRegistry; mcp?: McpTool
     }
     const result = resolveToolSet(deps.registry, input);
     if (!result.ok) throw ApplicationFailure.nonRetryable(result.message, result.type);
-    return result.tools;
+    const { tools } = result;
+    // Each tool as the model sees it (description, parameters) and as the run treats it.
+    const specs = deps.registry.specs(tools.map((t) => t.name).filter((n) => deps.registry.has(n)));
+    return { tools, version: agentVersion({ tools, specs }) };
   };
 }

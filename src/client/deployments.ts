@@ -68,11 +68,18 @@ export function pinnedQuery(deployment: string, buildId: string): string {
   return `TemporalWorkerDeploymentVersion = ${quote(versionKey(deployment, buildId))} AND TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'`;
 }
 
-const NAME = /^[A-Za-z0-9_.\-/@+]{1,255}$/;
+const BUILD_ID = /^[A-Za-z0-9_.\-/@+]{1,255}$/;
+/** A deployment's name: as a build id, without `.` (Temporal refuses it: it joins a name and a build in a version). */
+const DEPLOYMENT_NAME = /^[A-Za-z0-9_\-/@+]{1,255}$/;
 
-function checkName(what: string, value: string): void {
-  if (!NAME.test(value))
-    throw new ClientError('invalid', `${what} "${value}" must be 1-255 letters, digits or _ . - / @ + (no ":")`);
+function checkName(what: 'the deployment' | 'the build id', value: string): void {
+  if (what === 'the deployment' && !DEPLOYMENT_NAME.test(value))
+    throw new ClientError(
+      'invalid',
+      `the deployment "${value}" must be named with 1-255 letters, digits or _ - / @ + (no "." or ":")`,
+    );
+  if (what === 'the build id' && !BUILD_ID.test(value))
+    throw new ClientError('invalid', `the build id "${value}" must be 1-255 letters, digits or _ . - / @ + (no ":")`);
 }
 
 const STATUS = temporal.api.enums.v1.WorkerDeploymentVersionStatus;

@@ -38,7 +38,7 @@ export interface AgentActivities {
    */
   executeTool(input: ToolCallInput): Promise<ToolOutcome>;
   /** The tools a run without a named agent may call (a local activity, recorded once). */
-  resolveTools(input: ResolveToolsInput): Promise<ToolInfo[]>;
+  resolveTools(input: ResolveToolsInput): Promise<ResolvedTools>;
   /** A named agent's settings and the run's tools (a local activity, recorded once); `Agent.UnknownAgent` when the worker has none by that name. */
   resolveAgent(input: ResolveAgentInput): Promise<ResolvedAgent>;
   /** The worker's named agents, for clients (the `listAgentsWorkflow`). */
@@ -216,6 +216,16 @@ export interface ResolveToolsInput {
   tools?: string[];
   immediateTools?: string[];
   approvalTools?: string[];
+}
+
+/**
+ * What `resolveTools` answers: the run's tools, and their version (a hash of each tool as the
+ * model sees it, its description and parameters, and as the run treats it), from which a run
+ * without a named agent gets its `agentVersion`. Runs recorded before it got the list alone.
+ */
+export interface ResolvedTools {
+  tools: ToolInfo[];
+  version: string;
 }
 
 /** Input of `resolveAgent`: the agent, and the run's own tool settings (which override the agent's). */

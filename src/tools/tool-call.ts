@@ -54,7 +54,10 @@ export async function toolOutcomeOf(value: unknown, blobs?: BlobStore): Promise<
       notes.push(`[an image was left out: ${err.message.replace(/^image 1:? ?/, '')}]`);
     }
   }
-  if (notes.length) outcome.result = [outcome.result, ...notes].join('\n');
+  if (notes.length) {
+    outcome.result = [outcome.result, ...notes].join('\n');
+    delete outcome.json; // the text is no longer the value's JSON
+  }
   if (images.length) outcome.images = images;
   return outcome;
 }
@@ -89,7 +92,10 @@ export function toolOutcome(value: unknown): ToolOutcome {
   const outcome: ToolOutcome = { result: toolResultText(value), error: false };
   // A string is its own text: storing it again as `value` would double its history footprint.
   const json = typeof value === 'string' ? undefined : toJsonValue(value);
-  if (json !== undefined) outcome.value = json;
+  if (json !== undefined) {
+    outcome.value = json;
+    outcome.json = true;
+  }
   return outcome;
 }
 

@@ -20,14 +20,16 @@ export interface AgentDeployment {
   defaultVersioningBehavior?: 'PINNED' | 'AUTO_UPGRADE';
 }
 
-/** The part of a build id or deployment name Temporal accepts (no `:`, which joins them). */
-const NAME = /^[A-Za-z0-9_.\-/@+]{1,255}$/;
+/** A build id as Temporal accepts it (no `:`). */
+const BUILD_ID = /^[A-Za-z0-9_.\-/@+]{1,255}$/;
+/** A deployment name as Temporal accepts it: no `.` either (it joins a name and a build in a version string). */
+const DEPLOYMENT_NAME = /^[A-Za-z0-9_\-/@+]{1,255}$/;
 
 /** Why a deployment cannot be used (naming the option or variable), or undefined. */
 export function deploymentProblem(d: AgentDeployment, source: string): string | undefined {
-  if (!NAME.test(d.name))
-    return `${source}: the deployment name "${d.name}" must be 1-255 letters, digits or _ . - / @ + (no ":")`;
-  if (!NAME.test(d.buildId))
+  if (!DEPLOYMENT_NAME.test(d.name))
+    return `${source}: the deployment name "${d.name}" must be 1-255 letters, digits or _ - / @ + (no "." or ":")`;
+  if (!BUILD_ID.test(d.buildId))
     return `${source}: the build id "${d.buildId}" must be 1-255 letters, digits or _ . - / @ + (no ":")`;
   if (d.defaultVersioningBehavior !== undefined && !['PINNED', 'AUTO_UPGRADE'].includes(d.defaultVersioningBehavior))
     return `${source}: defaultVersioningBehavior must be "PINNED" or "AUTO_UPGRADE"`;

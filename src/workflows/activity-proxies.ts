@@ -1,5 +1,6 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import type { AgentActivities } from '../common/activity-interface';
+import { unnamedAgentVersion, type ToolInfo } from '../core';
+import type { AgentActivities, ResolvedTools, ResolveToolsInput } from '../common/activity-interface';
 
 /** The workflows' activities (see `AgentActivities`, their contract), and the options they are scheduled with. */
 
@@ -20,6 +21,20 @@ export const { resolveTools, resolveAgent } = proxyLocalActivities<AgentActiviti
   startToCloseTimeout: '30s',
   retry: { maximumAttempts: 3 },
 });
+
+/**
+ * The tools of a run or conversation without a named agent, and its version: its definition as
+ * given with the tools as the worker resolved them. Runs recorded before `resolveTools` gave a
+ * version got the list alone, and replay without one.
+ */
+export async function resolveToolsAndVersion(
+  request: ResolveToolsInput,
+  definition: object,
+): Promise<{ tools: ToolInfo[]; version?: string }> {
+  const resolved = (await resolveTools(request)) as ResolvedTools | ToolInfo[];
+  if (Array.isArray(resolved)) return { tools: resolved };
+  return { tools: resolved.tools, version: unnamedAgentVersion(definition, resolved.version) };
+}
 
 // All five are always called with per-call options (a summary, the tool's timeout) via executeWithOptions.
 export const { callModel, executeTool, summarizeMessages, sampleModel, checkGuardrails } =

@@ -36,7 +36,7 @@ import { omitRecordedResults, withDurationUnitsRequired } from './compat';
 import { messagesQuery, statusQuery, transcriptQuery } from '../common/definitions';
 import { SharedMessages } from './message-sink';
 import { failureInfo } from './failure-info';
-import { handleApprovals, handleEvents, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
+import { handleApprovals, handleEvents, resolveAgent, resolveToolsAndVersion, runLoop, type RunRef } from './run-loop';
 import { followSearchAttributes, SearchAttributes } from './search-attributes';
 import { countRun } from './run-metrics';
 import { EventInbox, handleDeliveredEvents } from './events';
@@ -116,13 +116,13 @@ export async function agentWorkflow(original: AgentWorkflowInput): Promise<Agent
       loop = () => loopWith(effective);
     } else {
       loop = async () => {
-        const tools = await resolveTools({
-          tools: input.tools,
-          immediateTools: input.immediateTools,
-          approvalTools: input.approvalTools,
-        });
+        const { tools, version } = await resolveToolsAndVersion(
+          { tools: input.tools, immediateTools: input.immediateTools, approvalTools: input.approvalTools },
+          input,
+        );
         const effective = withDefaultMemory(input, searchAttributes.worker);
-        run.state = onBuild(startRun(effective, tools));
+        run.state = onBuild(startRun(effective, tools, version));
+        if (version) setCurrentDetails(versionDetails(run.state));
         await loopWith(effective);
       };
     }

@@ -61,7 +61,7 @@ import { SharedMessages } from './message-sink';
 import { followSearchAttributes, SearchAttributes } from './search-attributes';
 import { countRun } from './run-metrics';
 import { failureInfo } from './failure-info';
-import { handleApprovals, handleEvents, resolveAgent, resolveTools, runLoop, type RunRef } from './run-loop';
+import { handleApprovals, handleEvents, resolveAgent, resolveToolsAndVersion, runLoop, type RunRef } from './run-loop';
 import { EventInbox, handleDeliveredEvents } from './events';
 import { TimeLimit } from './time-limit';
 
@@ -216,7 +216,10 @@ export async function conversationWorkflow(original: ConversationInput): Promise
       try {
         // Resolved once per conversation and build; continue-as-new carries the merged options and the tools.
         if (input.agent) conv = withResolvedAgent(conv, await resolveAgent({ agent: input.agent, ...request }));
-        else conv = { ...conv, tools: await resolveTools(request) };
+        else {
+          const { tools, version } = await resolveToolsAndVersion(request, asked);
+          conv = { ...conv, tools, ...(version ? { agentVersion: version } : {}) };
+        }
       } catch (err) {
         if (refresh && !isCancellation(err)) {
           // This build cannot resolve the agent (it was removed or renamed): the conversation goes on as it was.

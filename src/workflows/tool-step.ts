@@ -88,13 +88,15 @@ export function toolStep(
   const finished = (planned: PlannedToolCall, i: number): Promise<ToolOutcome> =>
     Promise.resolve(outcomeOf(planned, i)).then(
       (outcome) => {
+        // A preview: an output of megabytes stays in the run, not in every subscriber's event.
+        const result = toolResultView(outcome.result, EVENT_RESULT_TOKENS, planned.call.id, false);
         ctx.events.emit(ctx.turn, {
           type: 'tool_call_finished',
           id: planned.call.id,
           name: planned.call.function.name,
-          // A preview: an output of megabytes stays in the run, not in every subscriber's event.
-          result: toolResultView(outcome.result, EVENT_RESULT_TOKENS, planned.call.id, false),
+          result,
           error: outcome.error,
+          ...(outcome.json && result === outcome.result ? { json: true as const } : {}),
         });
         return outcome;
       },

@@ -51,10 +51,11 @@ it('runs tool-calling turns and an approval round trip through DefaultChatTransp
       const reply = priced.messages[1];
       expect(reply).toMatchObject({ id: `${id}-turn-1`, role: 'assistant' });
       expect(reply.parts.map((p) => p.type)).toEqual(['step-start', 'tool-stock_quote', 'step-start', 'text']);
+      // The value the tool returned, as the AI SDK gives it: an object (a string result stays a string, below).
       expect(reply.parts[1]).toMatchObject({
         state: 'output-available',
         input: { symbol: 'ACME' },
-        output: expect.stringContaining('42.5'),
+        output: { symbol: 'ACME', price: 42.5 },
       });
       expect(textOf(reply)).toContain('tool said:');
       expect(priced.finish).toMatchObject({
@@ -119,6 +120,10 @@ it('runs tool-calling turns and an approval round trip through DefaultChatTransp
       const states = (msgs: typeof loaded.messages) =>
         msgs.filter((x) => x.role === 'assistant').map((x) => x.parts.map((p) => `${p.type}:${p.state ?? ''}`));
       expect(states(loaded.messages)).toEqual(states(denied.messages));
+      expect(loaded.messages[1].parts[1]).toMatchObject({ output: { symbol: 'ACME', price: 42.5 } });
+      expect(loaded.messages[3].parts.find((p) => p.type === 'tool-transfer')).toMatchObject({
+        output: 'sent 5 to bob',
+      });
       expect(loaded.messages.map(textOf)).toEqual(denied.messages.map(textOf));
     });
   } finally {

@@ -81,6 +81,13 @@ export const scenarios: Scenario[] = [
     ],
   },
   {
+    // A run without a named agent whose tools came back with their version (`ResolvedTools`): the
+    // run has an agentVersion. Earlier histories (calculator-chain) got the list alone.
+    name: 'unnamed-run-version',
+    input: { message: 'What is 2 + 3?', system: 'Add.', tools: ['add'] },
+    steps: [call(['add', { a: 2, b: 3 }]), answer('5')],
+  },
+  {
     // A local tool (a marker, no activity) next to an activity tool; the result leaves their
     // outputs out (the `tool-results-in-history` patch marker).
     name: 'local-tool-results-in-history',

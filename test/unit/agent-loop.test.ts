@@ -86,11 +86,12 @@ describe('agent loop', () => {
       ['x2', { x: 9 }],
     ]);
     s = applyToolOutcomes(s, [
-      { result: '3', value: 3, error: false },
+      { result: '3', value: 3, json: true, error: false },
       { result: '3.0', value: 3, error: false },
     ]);
+    // A result that is the JSON of the tool's value says so: clients read the value back from it.
     expect(s.messages.slice(-2)).toEqual([
-      { role: 'tool', tool_call_id: 'x1', content: '3' },
+      { role: 'tool', tool_call_id: 'x1', content: '3', json: true },
       { role: 'tool', tool_call_id: 'x2', content: '3.0' },
     ]);
     expect(s.toolExecutions).toEqual([

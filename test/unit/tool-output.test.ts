@@ -157,3 +157,25 @@ it('shows a tool output in at most a quarter of maxPromptTokens unless the run s
   expect(maxToolResultTokens(runLimits({ maxPromptTokens: 8000 }))).toBe(2000);
   expect(maxToolResultTokens(runLimits({ maxPromptTokens: 8000, maxToolResultTokens: 5000 }))).toBe(5000);
 });
+
+describe('a tool outcome', () => {
+  it('says when its text is the JSON of the value the tool returned, and not when it is not', async () => {
+    const { toolOutcome, toolOutcomeOf } = await import('../../src/tools/tool-call');
+    const { toolOutput } = await import('../../src/tools/tool-output');
+    expect(toolOutcome({ city: 'Paris' })).toEqual({
+      result: '{"city":"Paris"}',
+      value: { city: 'Paris' },
+      json: true,
+      error: false,
+    });
+    expect(toolOutcome(42)).toMatchObject({ result: '42', json: true });
+    expect(toolOutcome('{"a":1}')).toEqual({ result: '{"a":1}', error: false });
+    expect(toolOutcome(undefined)).toEqual({ result: 'Success', error: false });
+    // A text for the model with data beside it: the text is not the value's JSON.
+    expect(await toolOutcomeOf(toolOutput({ text: 'the map', value: { zoom: 3 } }))).toEqual({
+      result: 'the map',
+      value: { zoom: 3 },
+      error: false,
+    });
+  });
+});

@@ -348,3 +348,49 @@ describe('uiMessages', () => {
     ]);
   });
 });
+
+describe('tool outputs', () => {
+  it('give the value the tool returned: an object as an object, a string as a string, a cut preview as text', () => {
+    const chunks = encodeAll(
+      turn([
+        { type: 'turn_started', message: 'weather?' },
+        { type: 'model_call_started', call: 1, iteration: 1 },
+        {
+          type: 'tool_call_finished',
+          id: 'a',
+          name: 'w',
+          result: '{"city":"Paris","celsius":18}',
+          error: false,
+          json: true,
+        },
+        { type: 'tool_call_finished', id: 'b', name: 'w', result: '{"looks":"like json"}', error: false },
+        { type: 'tool_call_finished', id: 'c', name: 'w', result: '42', error: false, json: true },
+        { type: 'tool_call_finished', id: 'd', name: 'w', result: '{"cut":', error: false, json: true },
+      ]),
+    );
+    expect(
+      chunks.filter((c) => c.type === 'tool-output-available').map((c) => (c as { output: unknown }).output),
+    ).toEqual([{ city: 'Paris', celsius: 18 }, '{"looks":"like json"}', 42, '{"cut":']);
+    const loaded = uiMessages(
+      'chat-1',
+      [
+        { role: 'user', content: 'weather?' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'a', type: 'function', function: { name: 'w', arguments: '{}' } },
+            { id: 'b', type: 'function', function: { name: 'w', arguments: '{}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'a', content: '{"city":"Paris","celsius":18}', json: true },
+        { role: 'tool', tool_call_id: 'b', content: '{"looks":"like json"}' },
+      ],
+      false,
+    );
+    expect(loaded[1].parts.filter((p) => 'output' in p).map((p) => (p as { output: unknown }).output)).toEqual([
+      { city: 'Paris', celsius: 18 },
+      '{"looks":"like json"}',
+    ]);
+  });
+});

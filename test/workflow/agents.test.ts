@@ -116,6 +116,24 @@ describe('named agents', () => {
       expect(run.agentVersion).toBe(gated.agentVersion);
       expect((await readStatus(t.client, id)).agentVersion).toBe(gated.agentVersion);
       expect((await readTranscript(t.client, id)).system).toBe('You are a clerk.');
+      // Runs and conversations without a named agent have a version too: their instructions,
+      // model, options and tools (with their schemas) as the worker resolved them.
+      const plain = (system: string) =>
+        startAgentRun(t.client, { message: 'hi', system, tools: ['add'] }, { taskQueue }).then(runOutcome);
+      const [a, b, c] = [await plain('Be brief.'), await plain('Be brief.'), await plain('Be long.')];
+      expect(a.agentVersion).toMatch(/^av-[0-9a-f]{16}$/);
+      expect(a.agentVersion).not.toBe(gated.agentVersion);
+      expect(b.agentVersion).toBe(a.agentVersion);
+      expect(c.agentVersion).not.toBe(a.agentVersion);
+      const other = `plain-conv-${randomUUID()}`;
+      const turn = await sendMessage(
+        t.client,
+        other,
+        { message: 'hello' },
+        { taskQueue, options: { system: 'Be brief.', tools: ['add'] } },
+      );
+      expect(turn.agentVersion).toMatch(/^av-[0-9a-f]{16}$/);
+      expect((await readStatus(t.client, other)).agentVersion).toBe(turn.agentVersion);
     });
   });
 
@@ -291,7 +309,12 @@ describe('the low-level API', () => {
     expect(reply.toolCalls).toEqual([
       { id: expect.any(String), type: 'function', function: { name: 'add', arguments: '{"a":2,"b":3}' } },
     ]);
-    expect(await executeToolCall(registry, reply.toolCalls[0])).toEqual({ result: '5', value: 5, error: false });
+    expect(await executeToolCall(registry, reply.toolCalls[0])).toEqual({
+      result: '5',
+      value: 5,
+      json: true,
+      error: false,
+    });
     expect(
       await executeToolCall(registry, {
         id: 'c2',

@@ -39,7 +39,16 @@ export type AgentEventBody =
       /** Why no summary could be written: the messages were dropped instead, with a note in the summary's place. */
       summaryFailed?: string;
     }
-  | { type: 'tool_call_finished'; id: string; name: string; result: string; error: boolean }
+  | {
+      type: 'tool_call_finished';
+      id: string;
+      name: string;
+      /** A preview of the output (the text the model reads, up to about 16,000 characters). */
+      result: string;
+      error: boolean;
+      /** `result` is the whole JSON of the non-string value the tool returned (see `ToolOutcome.json`). */
+      json?: true;
+    }
   /**
    * A tool call is being tried again: its last attempt's worker was lost (`worker lost`: a crash, a
    * kill, a cut connection), or the tool failed (`tool failed`). Its side effects may have happened

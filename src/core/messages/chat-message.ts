@@ -43,6 +43,8 @@ export type ChatMessage = (
       role: 'tool';
       tool_call_id: string;
       content: string;
+      /** `content` is the JSON of the non-string value the tool returned (see `ToolOutcome.json`), whole. Never sent to a provider. */
+      json?: true;
       /** Images the tool returned (an MCP tool's image content, say), for models that accept images. */
       images?: ImageRef[];
     }

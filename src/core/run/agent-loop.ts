@@ -238,11 +238,13 @@ export function applyToolOutcomes(state: RunState, outcomes: ToolOutcome[]): Run
   // A long output reaches the model as a bounded view; the execution keeps all of it.
   const max = maxToolResultTokens(state.limits);
   const pageable = state.tools.some((t) => t.builtin === READ_TOOL_OUTPUT);
-  const toolMessages = executions.map((e): ChatMessage => {
+  const toolMessages = executions.map((e, i): ChatMessage => {
     const content = toolResultView(e.result, max, e.id, pageable);
+    // Whole JSON of the tool's value: clients read the value back (a view that was cut is text).
+    const json = outcomes[i].json && content === e.result ? { json: true as const } : {};
     return e.images
-      ? { role: 'tool', tool_call_id: e.id, content, images: e.images }
-      : { role: 'tool', tool_call_id: e.id, content };
+      ? { role: 'tool', tool_call_id: e.id, content, images: e.images, ...json }
+      : { role: 'tool', tool_call_id: e.id, content, ...json };
   });
   const phase: RunPhase = shouldReturnImmediately(calls, outcomes)
     ? { kind: 'done', status: 'immediate', content: null }

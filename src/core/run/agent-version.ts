@@ -11,6 +11,19 @@ export function agentVersion(definition: unknown): string {
   return `av-${hash64(canonicalJson(definition))}`;
 }
 
+/** What a run's input (or a conversation's options) holds besides its definition: its message and how it runs. */
+const NOT_DEFINITION = new Set(['message', 'images', 'rerun', 'continueAsNewAfter', 'stream', 'carry', 'agent']);
+
+/**
+ * The version of a run or conversation without a named agent: its definition as given (the
+ * instructions, model, options and tool lists of its input) with its tools as the worker resolved
+ * them (`toolsVersion`: their names, descriptions and parameters), hashed as a named agent's is.
+ */
+export function unnamedAgentVersion(input: object, toolsVersion: string): string {
+  const definition = Object.fromEntries(Object.entries(input).filter(([k]) => !NOT_DEFINITION.has(k)));
+  return agentVersion({ definition, tools: toolsVersion });
+}
+
 /** JSON with object keys sorted at every depth, `undefined` left out (as JSON.stringify does). */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>

@@ -6,6 +6,11 @@ export interface ToolOutcome {
   result: string;
   /** The tool's original return value (as JSON); absent for errors, `undefined` and strings (then `result` is the value). */
   value?: unknown;
+  /**
+   * `result` is `value` written as JSON (the tool returned an object, a number, ...): a client
+   * that shows the call reads the value back from it (the AI SDK's tool parts give the value).
+   */
+  json?: true;
   error: boolean;
   /** Set by the workflow, never by tools: this outcome is an activity's result, so the history holds it. */
   recorded?: boolean;

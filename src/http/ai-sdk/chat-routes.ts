@@ -5,7 +5,7 @@ import { ClientError } from '../../client/client-error';
 import { readStatus, readTranscript } from '../../client/agent-workflows';
 import { startMessage } from '../../client/conversations';
 import { eventsPosition } from '../../client/event-stream';
-import { lookupWorkflow } from '../../client/workflow-lookup';
+import { describeKind, lookupWorkflow } from '../../client/workflow-lookup';
 import { allow, HttpError, MAX_MESSAGE_BODY_BYTES, readJson, sendJson } from '../http-io';
 import { decideAnswered, followTurn, pausedTurn, turnInProgress } from '../../client/turn-follow';
 import { writeTurnStream } from '../turn-stream';
@@ -52,10 +52,7 @@ export async function chatRoute(
   }
   if (parts.length === 4 && parts[3] === 'messages') {
     allow(method, 'GET');
-    const found = await lookupWorkflow(o.client, id);
-    if (!found) return sendJson(res, 200, []);
-    if (found.kind !== 'conversation')
-      throw new ClientError('wrong_kind', `"${id}" is not a conversation, so it is no chat`, id);
+    if (!(await chatExists(o.client, id))) return sendJson(res, 200, []);
     const status = await readStatus(o.client, id);
     const running = status.state !== 'idle' && status.state !== 'closed';
     const { messages } = await readTranscript(o.client, id);
@@ -85,6 +82,12 @@ async function post(res: ServerResponse, o: ChatRouteOptions, body: Record<strin
     });
   }
   // Answers to approval requests: the message that asked them goes on from where its stream paused.
+  if (!(await chatExists(o.client, id)))
+    throw new HttpError(
+      404,
+      `there is no chat "${id}" to answer approval requests in: answers go to the chat that asked (its id, as useChat sends it)`,
+      'Client.NotFound',
+    );
   const paused = await pausedTurn(o.client, id);
   if (!paused) throw new HttpError(409, `the conversation "${id}" has no approval request in its current turn`);
   const encoder = new UiMessageEncoder(id, paused.turn);
@@ -99,9 +102,25 @@ async function post(res: ServerResponse, o: ChatRouteOptions, body: Record<strin
   });
 }
 
+/**
+ * Whether a chat (a conversation) exists under `id`. An id that belongs to a one-shot run is no
+ * chat, on every chat route alike: 404 (`Client.WrongKind`), saying where the run is.
+ */
+async function chatExists(client: Client, id: string): Promise<boolean> {
+  const found = await lookupWorkflow(client, id);
+  if (!found) return false;
+  if (found.kind !== 'conversation')
+    throw new ClientError(
+      'wrong_kind',
+      `"${id}" is ${describeKind(found)}, not a chat (a conversation)${found.kind === 'run' ? `: see GET /runs/${id}` : ''}`,
+      id,
+    );
+  return true;
+}
+
 /** `GET /api/chat/:id/stream`: the turn in progress from its first event, or 204. */
 async function resume(res: ServerResponse, client: Client, id: string, gone: AbortSignal): Promise<void> {
-  if (!(await turnInProgress(client, id))) {
+  if (!(await chatExists(client, id)) || !(await turnInProgress(client, id))) {
     res.writeHead(204).end();
     return;
   }

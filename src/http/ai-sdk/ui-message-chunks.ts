@@ -162,7 +162,7 @@ export class UiMessageEncoder implements TurnEncoder {
         out.push(
           e.error
             ? { type: 'tool-output-error', toolCallId: e.id, errorText: e.result }
-            : { type: 'tool-output-available', toolCallId: e.id, output: e.result },
+            : { type: 'tool-output-available', toolCallId: e.id, output: toolOutputValue(e.result, e.json) },
         );
         break;
       case 'approval_requested':
@@ -341,3 +341,18 @@ export const UI_MESSAGE_STREAM_HEADERS = {
   'x-vercel-ai-ui-message-stream': 'v1',
   'x-accel-buffering': 'no',
 } as const;
+
+/**
+ * A tool's output as the AI SDK gives it to the page: the value the tool returned (an object stays
+ * an object, a string a string). Our events and transcripts carry the text the model read, marked
+ * `json` when it is the whole JSON of a non-string value; anything else (a view that was cut) is
+ * the text.
+ */
+export function toolOutputValue(result: string, json: boolean | undefined): unknown {
+  if (!json) return result;
+  try {
+    return JSON.parse(result);
+  } catch {
+    return result;
+  }
+}

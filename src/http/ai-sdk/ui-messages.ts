@@ -1,8 +1,8 @@
-import { workflowIdProblem, type ApprovalDecision, type ChatMessage } from '../../core';
+import { MAX_MESSAGE_CHARS, workflowIdProblem, type ApprovalDecision, type ChatMessage } from '../../core';
 import type { MessageRequest } from '../../client/conversations';
 import type { ImageInput } from '../../storage/images';
 import { HttpError } from '../http-io';
-import { turnMessageId } from './ui-message-chunks';
+import { toolOutputValue, turnMessageId } from './ui-message-chunks';
 
 /**
  * The AI SDK's `UIMessage`s, both ways: what a `useChat` request asks for (a new user message, or
@@ -96,6 +96,11 @@ function userMessage(parts: Array<Record<string, unknown>>): MessageRequest {
     images.push(typeof p.filename === 'string' ? { url: p.url, name: p.filename } : p.url);
   }
   if (!text.trim() && images.length === 0) throw new HttpError(400, 'the newest user message has no text and no image');
+  if (text.length > MAX_MESSAGE_CHARS)
+    throw new HttpError(
+      400,
+      `the newest user message's text parts hold ${text.length} characters, more than the ${MAX_MESSAGE_CHARS} a message may have`,
+    );
   return images.length ? { message: text, images } : { message: text };
 }
 
@@ -136,8 +141,8 @@ export function uiMessages(
 ): UiMessage[] {
   let end = transcript.length;
   if (running) while (end > 0 && transcript[end - 1].role !== 'user') end--;
-  const results = new Map<string, string>();
-  for (const m of transcript) if (m.role === 'tool') results.set(m.tool_call_id, m.content);
+  const results = new Map<string, Extract<ChatMessage, { role: 'tool' }>>();
+  for (const m of transcript) if (m.role === 'tool') results.set(m.tool_call_id, m);
   const out: UiMessage[] = [];
   const replies: Array<{ message: UiMessage; run: number }> = [];
   let runs = 0;
@@ -181,8 +186,9 @@ export function uiMessages(
 
 function toolPart(
   call: NonNullable<Extract<ChatMessage, { role: 'assistant' }>['tool_calls']>[number],
-  result?: string,
+  message?: Extract<ChatMessage, { role: 'tool' }>,
 ): UiPart {
+  const result = message?.content;
   const type = `tool-${call.function.name}` as const;
   let input: unknown = {};
   try {
@@ -199,5 +205,5 @@ function toolPart(
       approval: { id: call.id, approved: false, ...(denial[1] ? { reason: denial[1] } : {}) },
     };
   if (result?.startsWith('Error:')) return { ...base, state: 'output-error', errorText: result };
-  return { ...base, state: 'output-available', output: result ?? '' };
+  return { ...base, state: 'output-available', output: message ? toolOutputValue(message.content, message.json) : '' };
 }
