@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
 import { parseDuration, validateAgentInput } from '../core';
 import { isUndecodable } from '../client/workflow-lookup';
+import { isServerUnreachable } from '../client/outages';
 import { ClientError, type ClientErrorKind } from '../client/client-error';
 
 /**
@@ -206,6 +207,12 @@ export function sendError(res: ServerResponse, err: unknown): void {
       error:
         "the workflow's payloads are encrypted, and this server has no keys: set AGENT_ENCRYPTION_KEYS to the workers' keys",
       errorType: 'Client.Undecodable',
+    });
+  // Temporal could not be reached, whichever call met it: not the server's fault, and worth retrying.
+  if (isServerUnreachable(err))
+    return sendJson(res, 503, {
+      error: `Temporal is unreachable: ${err instanceof Error ? err.message : String(err)}; try again once it is back`,
+      errorType: 'Client.Unreachable',
     });
   sendJson(res, 500, { error: err instanceof Error ? err.message : String(err), errorType: 'Http.InternalError' });
 }

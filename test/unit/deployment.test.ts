@@ -58,7 +58,14 @@ describe('the plugin’s deployment', () => {
   it('refuses half a deployment, odd names, and a worker whose own versioning says otherwise', () => {
     expect(() => workerSettings({}, { AGENT_DEPLOYMENT_NAME: 'support' })).toThrow(/AGENT_BUILD_ID is not set/);
     expect(() => workerSettings({}, { AGENT_BUILD_ID: 'b1' })).toThrow(/AGENT_DEPLOYMENT_NAME is not set/);
-    expect(() => workerSettings({}, { AGENT_DEPLOYMENT_NAME: 'a:b', AGENT_BUILD_ID: 'b1' })).toThrow(/no ":"/);
+    expect(() => workerSettings({}, { AGENT_DEPLOYMENT_NAME: 'a:b', AGENT_BUILD_ID: 'b1' })).toThrow(/no "\." or ":"/);
+    // Temporal refuses a deployment name with a dot (it joins a name and a build); a build id may have one.
+    expect(() => workerSettings({}, { AGENT_DEPLOYMENT_NAME: 'a.b', AGENT_BUILD_ID: 'b1' })).toThrow(
+      /the deployment name "a\.b" must be/,
+    );
+    expect(workerSettings({}, { AGENT_DEPLOYMENT_NAME: 'ab', AGENT_BUILD_ID: 'v1.2' }).deployment).toMatchObject({
+      buildId: 'v1.2',
+    });
     expect(() => workerSettings({ deployment: { name: 'x', buildId: '' } }, {})).toThrow(/AgentsPlugin: deployment/);
     const plugin = new AgentsPlugin({}, workerSettings({ deployment: { name: 'support', buildId: 'b1' } }, {}));
     const other = {
@@ -152,5 +159,17 @@ describe('deploy arguments', () => {
     expect(() => parseReplayArgs(['--build', 'b1', '--since', '7d'], env)).toThrow(/exclude each other/);
     expect(() => parseReplayArgs(['--build', 'b1'], {})).toThrow(/--deployment/);
     expect(() => parseReplayArgs(['--workflows', 'no/such/module'], env)).toThrow(/--workflows: no module/);
+  });
+});
+
+describe('deployment commands', () => {
+  it('refuse a deployment name Temporal would refuse, with a sentence, before asking the server', async () => {
+    const { deploymentStatus, waitForDrain } = await import('../../src/client/deployments');
+    const client = {} as never; // never reached: the name is checked first
+    await expect(deploymentStatus(client, 'a.b')).rejects.toMatchObject({
+      kind: 'invalid',
+      message: 'the deployment "a.b" must be named with 1-255 letters, digits or _ - / @ + (no "." or ":")',
+    });
+    await expect(waitForDrain(client, 'a.b', 'b1', { timeoutMs: 1000 })).rejects.toMatchObject({ kind: 'invalid' });
   });
 });

@@ -169,6 +169,31 @@ describe('HTTP access rules', () => {
     }
   });
 
+  it('answers 503 Client.Unreachable, not 500, when Temporal cannot be reached (GET /agents during an outage)', async () => {
+    const unavailable = () =>
+      Promise.reject(Object.assign(new Error('14 UNAVAILABLE: No connection established'), { code: 14 }));
+    const client = {
+      options: { namespace: 'default' },
+      workflowService: { describeTaskQueue: unavailable },
+      workflow: { execute: unavailable },
+      withAbortSignal: (_: AbortSignal, fn: () => Promise<unknown>) => fn(),
+    };
+    const server = createHttpApi({ client: client as unknown as Client, taskQueue: 'x' });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = server.address() as { port: number };
+      const res = await fetch(`http://127.0.0.1:${port}/agents`);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toEqual({
+        error: expect.stringMatching(/^Temporal is unreachable: 14 UNAVAILABLE: No connection established; try again/),
+        errorType: 'Client.Unreachable',
+      });
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('GET /healthz reports an unreachable Temporal as 503, without a token', async () => {
     const connection = Connection.lazy({ address: '127.0.0.1:1', connectTimeout: 500 });
     const server = createHttpApi({
