@@ -6,9 +6,9 @@ let installed = false;
 /** Options of {@link installRuntimeLogging}. */
 export interface RuntimeLoggingOptions {
   /**
-   * Let the SDK stop workers on SIGINT/SIGTERM (default true: worker processes). Command-line
-   * clients pass false and handle Ctrl+C themselves: it cancels a chat turn or stops waiting for a
-   * run, and the SDK must not shut their in-process worker down underneath them.
+   * Stop on SIGINT/SIGTERM (default true): workers shut down gracefully, and a process without
+   * workers ends. Command-line clients pass false and handle Ctrl+C themselves: it cancels a chat
+   * turn or stops waiting for a run, and their in-process worker must not stop underneath them.
    */
   handleSignals?: boolean;
   /** The level asked for (`AGENT_LOG_LEVEL`, see {@link runtimeLoggingFromEnv}); default: the caller's default level. */
@@ -53,8 +53,38 @@ function installRuntime(level: LogLevel, metrics: string | undefined, options: R
       // The runtime's own Prometheus endpoint: Temporal's worker metrics and the agents' (agent_*).
       ...(metrics ? { metrics: { prometheus: { bindAddress: metrics } } } : {}),
     },
-    ...(options.handleSignals === false ? { shutdownSignals: [] } : {}),
+    // Signals are ours to handle (below): the SDK's own handler keeps the process alive on the
+    // first SIGINT or SIGTERM even when there is no worker to stop, as in an HTTP server.
+    shutdownSignals: [],
   });
+  if (options.handleSignals !== false) stopOnSignals();
+}
+
+/** What this module uses of the Runtime beyond its public types (present in the SDK since 1.9). */
+interface RuntimeShutdown {
+  startShutdownSequence?: () => void;
+  shutdownSignalCallbacks?: { size: number };
+}
+
+/**
+ * The first SIGINT or SIGTERM stops the process as its user expects. With workers, they shut down
+ * gracefully (polling stops, activities in flight get the grace time), `worker.run()` resolves and
+ * the program goes on to close its connections and end, stopping an embedded dev server it
+ * started. Without workers (a process that only serves the HTTP API, say) the signal does what it
+ * does in any Node program: it ends the process, unless the program handles it itself. A second
+ * signal always ends the process at once.
+ */
+function stopOnSignals(): void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    const runtime = Runtime.instance() as unknown as RuntimeShutdown;
+    const workers = runtime.shutdownSignalCallbacks?.size ?? 1;
+    if (workers > 0 && runtime.startShutdownSequence) return runtime.startShutdownSequence();
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 }
 
 /**

@@ -121,6 +121,31 @@ describe('the embedded dev server belongs to the process that started it', () =>
   });
 });
 
+describe("a program of the user's that called connectTemporal()", () => {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    it(`stops on one ${signal}: a worker as the README shows it (its dev server with it), and the HTTP API in a server of its own`, async () => {
+      const { env, port } = await embeddedEnv('http://127.0.0.1:9/v1');
+      const worker = await startTs(['test/fixtures/signal-worker.ts'], env, /worker ready/);
+      const api = await startTs(
+        ['test/fixtures/signal-http.ts'],
+        { ...env, PORT: String(await freePort()) },
+        /API listening/,
+      );
+      try {
+        api.kill(signal);
+        expect(await Promise.race([api.exited.then(() => 'exited'), sleep(10_000, 'still running')])).toBe('exited');
+        worker.kill(signal);
+        expect(await Promise.race([worker.exited.then(() => 'exited'), sleep(15_000, 'still running')])).toBe('exited');
+        expect(await eventually(async () => !(await listening(port)), 15_000)).toBe(true);
+      } finally {
+        api.kill('SIGKILL');
+        worker.kill('SIGKILL');
+      }
+    });
+});
+
+const sleep = <T>(ms: number, value: T) => new Promise<T>((r) => setTimeout(() => r(value), ms).unref());
+
 describe('starting the embedded dev server', () => {
   it('puts the Web UI on TEMPORAL_UI_PORT, and links the UI of a server started elsewhere only where one answers', async () => {
     const port = await devServerPort();
