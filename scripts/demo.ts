@@ -37,12 +37,13 @@ async function main(): Promise<number> {
   }
   try {
     console.log(`Question: ${DEMO_QUESTION}\n`);
-    // A private task queue: this demo's worker (and its model) answers only this demo's run.
+    // A private task queue: this demo's worker (and its model) answers only this demo's run, on
+    // the embedded dev server or on the server TEMPORAL_ADDRESS names.
     const r = await runFromCommandLine({
       input: { message: DEMO_QUESTION },
       taskQueue: `demo-${randomBytes(3).toString('hex')}`,
       settings,
-      localWorker: { ...demoWorker(), model },
+      localWorker: { ...demoWorker(), model, onAnyServer: true },
       note: (line) => console.log(line),
     });
     if (!('outcome' in r)) {

@@ -53,6 +53,11 @@ export interface LocalWorker {
   model?: ModelConfig;
   /** Default: `AGENT_MCP_CONFIG`. */
   mcpServers?: McpServers;
+  /**
+   * Run it against a configured cluster (`TEMPORAL_ADDRESS`) too: for a command whose task queue
+   * is its own, which no other worker serves (the demo).
+   */
+  onAnyServer?: boolean;
 }
 
 /** What a command that talks to Temporal works with: the task queue, the settings, and maybe a worker of its own. */
@@ -104,7 +109,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   } catch (err) {
     throw new ClientError('unreachable', (err as Error).message);
   }
-  const local = env.mode !== 'configured' ? options.localWorker : undefined;
+  const local = env.mode !== 'configured' || options.localWorker?.onAnyServer ? options.localWorker : undefined;
   try {
     describeConnection(env, options.note, local !== undefined);
     if (!local && options.needsWorker) await requireWorker(env.client, options.taskQueue, TASK_QUEUE_HINT);

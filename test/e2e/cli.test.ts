@@ -413,6 +413,16 @@ describe('npm run demo with the embedded dev server', () => {
   });
 });
 
+describe('npm run demo against a Temporal server of your own (TEMPORAL_ADDRESS)', () => {
+  it('runs its worker against that server and answers the demo question', async () => {
+    const r = await runNpm(['run', 'demo'], cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS! }));
+    expect(r.stderr.replace(/npm warn.*\n/g, '')).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Temporal: ${process.env.TEST_TEMPORAL_ADDRESS}, namespace default`);
+    expect(r.stdout).toContain('is approximately 3.162.');
+  });
+});
+
 describe('npm start with the embedded dev server', () => {
   it('prints the Web UI address, and on SIGTERM stops the worker and then the server it started', async () => {
     const port = await devServerPort();
