@@ -54,6 +54,10 @@ function dependencies(tarball: string): Record<string, string> {
     '@ag-ui/client': all['@ag-ui/client'],
     // A2A's SDK (docs/a2a.md).
     '@a2a-js/sdk': all['@a2a-js/sdk'],
+    // A React front end on useChat (docs/use-chat.md's tsx snippets).
+    '@ai-sdk/react': all['@ai-sdk/react'],
+    react: all.react,
+    '@types/react': all['@types/react'],
     '@types/node': '^20.19.0',
     // Today's TypeScript, whatever this repository compiles itself with.
     typescript: '^7.0.2',
@@ -73,12 +77,13 @@ beforeAll(() => {
     env: cleanEnv(),
   });
   if (npm.status !== 0) throw new Error(`npm install failed:\n${npm.stdout}\n${npm.stderr}`);
-  // One project per module system; both find node_modules in the directory above.
-  for (const mode of MODES) {
+  // One project per module system, and one for the front-end (tsx) snippets, with the settings
+  // Vite's React template uses; all find node_modules in the directory above.
+  for (const mode of [...MODES, 'web'] as const) {
     const dir = join(work, mode);
     mkdirSync(dir);
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: mode === 'esm' ? 'module' : 'commonjs' }));
-    writeFileSync(join(dir, 'tsconfig.json'), documentedTsconfig());
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: mode === 'cjs' ? 'commonjs' : 'module' }));
+    writeFileSync(join(dir, 'tsconfig.json'), mode === 'web' ? WEB_TSCONFIG : documentedTsconfig());
     for (const s of compiled.filter((c) => c.modes.includes(mode))) {
       const file = join(dir, 'src', pageDir(s.page), s.file);
       mkdirSync(join(file, '..'), { recursive: true });
@@ -94,6 +99,32 @@ it('has snippets to test, and the markers say which run', () => {
   expect(snippets.filter((s) => s.kind === 'run').map((s) => `${s.page} ${s.file}`)).toEqual(
     expect.arrayContaining(['README.md agent.ts', 'docs/getting-started.md ask.ts']),
   );
+});
+
+/** A browser project's tsconfig, as Vite's React template has it. */
+const WEB_TSCONFIG = JSON.stringify({
+  compilerOptions: {
+    target: 'ES2022',
+    lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+    module: 'ESNext',
+    moduleResolution: 'bundler',
+    jsx: 'react-jsx',
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+  },
+  include: ['src'],
+});
+
+it('compiles the front-end snippets (tsx) as a browser project built with Vite does', () => {
+  expect(installed).toBe(true);
+  expect(compiled.filter((s) => s.modes.includes('web')).length).toBeGreaterThanOrEqual(1);
+  const tsc = spawnSync(process.execPath, [join(work, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], {
+    cwd: join(work, 'web'),
+    encoding: 'utf8',
+  });
+  expect(`${tsc.stdout}${tsc.stderr}`).toBe('');
+  expect(tsc.status).toBe(0);
 });
 
 describe.each(MODES)('as %s', (mode) => {

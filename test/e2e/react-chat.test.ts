@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,7 +11,8 @@ import { chromium, type Browser } from 'playwright-core';
 import { httpApiHandler } from '../../src/http/http-api';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { CHROMIUM_PATH, describeInBrowser } from '../helpers/browser';
-import { ROOT } from '../helpers/processes';
+import { eventually, ROOT } from '../helpers/processes';
+import { startHttpApi } from '../helpers/http-api';
 import { call, lastOf, startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 import { testRegistry, transfers } from '../helpers/test-tools';
@@ -123,4 +124,61 @@ describeInBrowser('the React example on useChat', () => {
       server.close();
     }
   }, 120_000);
+
+  it("sends a message from `vite dev` through its own proxy (the README's development setup)", async () => {
+    const m = await startModel(model);
+    const t = temporal();
+    const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
+    // The API as `npm run serve` has it (no tokens, on loopback), and Vite's dev server in front,
+    // proxying /api there as the example's vite.config.ts says (its string form changes the Host).
+    const api = await startHttpApi({ client: t.client, taskQueue });
+    const port = await freePort();
+    const vite = spawn(
+      process.execPath,
+      [
+        join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'),
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--strictPort',
+      ],
+      { cwd: EXAMPLE, env: { ...process.env, DURABLE_AGENTS_URL: api.base }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    vite.stdout!.on('data', (d) => (out += d));
+    vite.stderr!.on('data', (d) => (out += d));
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    try {
+      await worker.runUntil(async () => {
+        expect(await eventually(() => out.includes(`http://127.0.0.1:${port}/`), 60_000)).toBe(true);
+        await page.goto(`http://127.0.0.1:${port}/`);
+        const input = page.getByPlaceholder('Ask the agent…');
+        await input.fill('price of ACME');
+        await input.press('Enter');
+        await page
+          .locator('li.assistant')
+          .first()
+          .getByText(/tool said: .*42\.5/)
+          .waitFor({ timeout: 60_000 });
+        expect(await page.locator('p.error').count()).toBe(0);
+      });
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+      vite.kill('SIGKILL');
+      api.close();
+    }
+  }, 180_000);
 });
+
+async function freePort(): Promise<number> {
+  const s: Server = createServer();
+  s.listen(0, '127.0.0.1');
+  await once(s, 'listening');
+  const { port } = s.address() as AddressInfo;
+  await new Promise((r) => s.close(r));
+  return port;
+}

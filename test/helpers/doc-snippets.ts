@@ -14,6 +14,9 @@ import { ROOT } from './processes';
  *   while the page's `run` snippets run, then stop it with Ctrl+C.
  * Words combine (`<!-- snippet: cjs run -->`). A first line `// src/name.ts` (or `// name.ts`)
  * names the file, so the snippets of one page can import each other (`./agent.js`).
+ *
+ * A `tsx` block is front-end code: it is compiled (never run) as a browser project built with
+ * Vite compiles it (React's JSX, the DOM, bundler module resolution): mode `web`.
  */
 export interface Snippet {
   /** The page, relative to the repository: `README.md`, `docs/models.md`. */
@@ -22,7 +25,7 @@ export interface Snippet {
   line: number;
   /** The file the snippet becomes, relative to the page's `src/`. */
   file: string;
-  modes: Array<'cjs' | 'esm'>;
+  modes: Array<'cjs' | 'esm' | 'web'>;
   kind: 'compile' | 'run' | 'background' | 'fragment';
   code: string;
 }
@@ -57,16 +60,23 @@ export function snippetsOf(page: string): Snippet[] {
     let end = i + 1;
     while (end < lines.length && !/^```\s*$/.test(lines[end])) end++;
     if (end >= lines.length) throw new Error(`${page}:${start + 1}: a code block that does not end`);
-    if (['ts', 'typescript'].includes(fence[1])) {
+    if (['ts', 'typescript', 'tsx'].includes(fence[1])) {
       const code = lines.slice(start + 1, end).join('\n') + '\n';
       const unknown = marker.filter((w) => !['fragment', 'cjs', 'esm', 'run', 'background'].includes(w));
       if (unknown.length) throw new Error(`${page}:${start + 1}: unknown snippet marker ${unknown.join(' ')}`);
-      const named = /^\/\/ (?:src\/)?([\w.-]+\.ts)\b/.exec(code);
+      const web = fence[1] === 'tsx';
+      const named = /^\/\/ (?:src\/)?([\w.-]+\.tsx?)\b/.exec(code);
       snippets.push({
         page,
         line: start + 1,
-        file: named ? named[1] : `snippet-${start + 1}.ts`,
-        modes: marker.includes('cjs') ? ['cjs'] : marker.includes('esm') ? ['esm'] : ['cjs', 'esm'],
+        file: named ? named[1] : `snippet-${start + 1}.${web ? 'tsx' : 'ts'}`,
+        modes: web
+          ? ['web']
+          : marker.includes('cjs')
+            ? ['cjs']
+            : marker.includes('esm')
+              ? ['esm']
+              : ['cjs', 'esm'],
         kind: marker.includes('fragment')
           ? 'fragment'
           : marker.includes('run')
