@@ -70,13 +70,7 @@ export function snippetsOf(page: string): Snippet[] {
         page,
         line: start + 1,
         file: named ? named[1] : `snippet-${start + 1}.${web ? 'tsx' : 'ts'}`,
-        modes: web
-          ? ['web']
-          : marker.includes('cjs')
-            ? ['cjs']
-            : marker.includes('esm')
-              ? ['esm']
-              : ['cjs', 'esm'],
+        modes: web ? ['web'] : marker.includes('cjs') ? ['cjs'] : marker.includes('esm') ? ['esm'] : ['cjs', 'esm'],
         kind: marker.includes('fragment')
           ? 'fragment'
           : marker.includes('run')
