@@ -30,6 +30,7 @@ import {
   explainFailure,
   kindProblem,
   lookupWorkflow,
+  withinQueryWait,
   type WorkflowLookup,
 } from './workflow-lookup';
 
@@ -75,7 +76,7 @@ export type StatusReport = RunStatusReport | ({ kind: 'conversation' } & Convers
 /** The status of a run or conversation. Closed ones are read from their result, so no worker has to replay them. */
 export async function readStatus(client: Client, workflowId: string): Promise<StatusReport> {
   try {
-    return await statusOf(client, workflowId);
+    return await withinQueryWait(client, () => statusOf(client, workflowId));
   } catch (err) {
     throw await explainFailure(client, workflowId, err, 'agent');
   }
@@ -140,26 +141,34 @@ export async function readTranscript(
 ): Promise<{ system?: string; messages: ChatMessage[] }> {
   const found = await findAnswering(client, workflowId);
   try {
-    if (found.kind === 'conversation') {
-      const { system, messages: held } = await readRange(client, workflowId, undefined, 0, undefined);
-      const messages = held.map(withoutCounts);
-      return system === undefined ? { messages } : { system, messages };
-    }
-    // Runs answer the transcript query across their continue-as-new runs; runs of older workers
-    // have only the messages query (and never continued as new).
-    const read = await readRange(client, workflowId, undefined, 0, undefined).catch((err: unknown) => {
-      if (isUnknownQuery(err)) return undefined;
-      throw err;
-    });
-    if (read) {
-      const messages = read.messages.map(withoutCounts);
-      return read.system === undefined ? { messages } : { system: read.system, messages };
-    }
-    const all = (await readRunMessages(client, workflowId)).map(withoutCounts);
-    return isInstructions(all[0]) ? { system: String(all[0].content), messages: all.slice(1) } : { messages: all };
+    return await withinQueryWait(client, () => transcriptOf(client, workflowId, found));
   } catch (err) {
     throw await explainFailure(client, workflowId, err, 'agent');
   }
+}
+
+async function transcriptOf(
+  client: Client,
+  workflowId: string,
+  found: WorkflowLookup,
+): Promise<{ system?: string; messages: ChatMessage[] }> {
+  if (found.kind === 'conversation') {
+    const { system, messages: held } = await readRange(client, workflowId, undefined, 0, undefined);
+    const messages = held.map(withoutCounts);
+    return system === undefined ? { messages } : { system, messages };
+  }
+  // Runs answer the transcript query across their continue-as-new runs; runs of older workers
+  // have only the messages query (and never continued as new).
+  const read = await readRange(client, workflowId, undefined, 0, undefined).catch((err: unknown) => {
+    if (isUnknownQuery(err)) return undefined;
+    throw err;
+  });
+  if (read) {
+    const messages = read.messages.map(withoutCounts);
+    return read.system === undefined ? { messages } : { system: read.system, messages };
+  }
+  const all = (await readRunMessages(client, workflowId)).map(withoutCounts);
+  return isInstructions(all[0]) ? { system: String(all[0].content), messages: all.slice(1) } : { messages: all };
 }
 
 /** A message as clients read it: without the token count the workers keep on it for memory by tokens. */

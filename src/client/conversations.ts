@@ -64,15 +64,33 @@ async function turnInput(client: Client, message: MessageRequest, store: BlobSto
   return refs ? { ...rest, images: refs } : rest;
 }
 
-/** A message the conversation accepted. */
+/** A message the conversation accepted, or that Temporal keeps for it (`queued`). */
 export interface SentMessage {
   /**
    * The conversation was already open, so `options` of {@link ConversationStart} were not applied
    * (the turn's own `tools` and `approvalTools` were).
    */
   wasOpen: boolean;
+  /** The message's id (the one given, else a new one): the turn that answers it names it (`turn_started.messageId`). */
+  messageId: string;
+  /**
+   * No worker accepted the message within `acceptWithinMs`, so it was queued durably (a Signal
+   * Temporal keeps): the conversation answers it once a worker runs it. `result()` then fails
+   * with a `queued` ClientError; follow the turn by `messageId` instead.
+   */
+  queued: boolean;
   /** The turn's result; rides out Temporal outages like {@link sendMessage}. */
   result(): Promise<ConversationTurnResult>;
+}
+
+/** How {@link startMessage} waits for the conversation to accept a message. */
+export interface SendOptions extends OutageOptions {
+  /**
+   * How long to wait for a worker to accept the message; past it, the message is queued durably
+   * instead (`SentMessage.queued`). Default: as long as it takes (a worker that never comes
+   * leaves the call waiting).
+   */
+  acceptWithinMs?: number;
 }
 
 /**
@@ -85,7 +103,7 @@ export async function sendMessage(
   conversationId: string,
   turn: MessageRequest,
   start: ConversationStart,
-  wait: OutageOptions = {},
+  wait: SendOptions = {},
 ): Promise<ConversationTurnResult> {
   return (await startMessage(client, conversationId, turn, start, wait)).result();
 }
@@ -100,30 +118,34 @@ export async function startMessage(
   conversationId: string,
   message: MessageRequest,
   start: ConversationStart,
-  wait: OutageOptions = {},
+  wait: SendOptions = {},
 ): Promise<SentMessage> {
-  const turn = await turnInput(client, message, start.blobStore);
+  // Every message has an id: its Update's id (Temporal answers the same Update sent twice once),
+  // the conversation's (it answers the same message once), and how followers find its turn.
+  const messageId = message.messageId ?? randomUUID();
+  const turn = await turnInput(client, { ...message, messageId }, start.blobStore);
   checkLocally(conversationId, turn, start.options);
   const wasOpen = await isOpenConversation(client, conversationId);
-  const updateId = randomUUID();
   // `runId`: the run the message went to, once the Update was accepted.
   const failed = async (err: unknown, runId?: string) => {
     if (!wasOpen && err instanceof WorkflowUpdateFailedError) await discardIfUnused(client, conversationId, runId);
     return explainFailure(client, conversationId, err, 'conversation');
   };
-  let handle;
-  try {
-    handle = await withOutageRetries(
+  const send = () =>
+    withOutageRetries(
       () =>
         client.workflow.startUpdateWithStart(sendMessageUpdate, {
           args: [turn],
-          updateId,
+          updateId: messageId,
           waitForStage: 'ACCEPTED',
           // A with-start operation is single-use: a fresh one for every attempt.
           startWorkflowOperation: startOperation(conversationId, turn, start),
         }),
       wait,
     );
+  let handle;
+  try {
+    handle = wait.acceptWithinMs === undefined ? await send() : await acceptedWithin(client, send, wait);
   } catch (err) {
     const explained = await failed(err);
     // Its workers fail its tasks, so it cannot accept an Update now; a Signal the server keeps.
@@ -131,9 +153,27 @@ export async function startMessage(
       throw await queueWhileFailing(client, conversationId, turn, explained);
     throw explained;
   }
+  if (handle === 'not accepted') {
+    // No worker answers now (none runs, or the one that ran it died): Temporal keeps the message
+    // as a Signal, and the conversation answers it once a worker runs it. Should the Update be
+    // accepted later too, the conversation knows the message by its id and answers it once.
+    try {
+      await queueSignal(client, conversationId, turn, start);
+    } catch (err) {
+      throw await explainFailure(client, conversationId, err, 'conversation');
+    }
+    return {
+      wasOpen,
+      messageId,
+      queued: true,
+      result: () => Promise.reject(notAcceptedYet(conversationId, wait.acceptWithinMs!)),
+    };
+  }
   const accepted = handle;
   return {
     wasOpen,
+    messageId,
+    queued: false,
     result: async () => {
       try {
         return await withOutageRetries(() => accepted.result(), wait);
@@ -142,6 +182,63 @@ export async function startMessage(
       }
     },
   };
+}
+
+/**
+ * `send` (an Update waiting for acceptance), or `'not accepted'` when no worker accepted it within
+ * `acceptWithinMs`: the call is cancelled where the connection can cancel it, and left to end by
+ * itself where it cannot (a worker's native connection).
+ */
+async function acceptedWithin<T>(
+  client: Client,
+  send: () => Promise<T>,
+  wait: SendOptions,
+): Promise<T | 'not accepted'> {
+  const give = new AbortController();
+  const signal = wait.signal ? AbortSignal.any([give.signal, wait.signal]) : give.signal;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'not accepted'>((resolve) => {
+    timer = setTimeout(() => resolve('not accepted'), wait.acceptWithinMs);
+  });
+  const sending = client.withAbortSignal(signal, () => send());
+  try {
+    const first = await Promise.race([sending, timedOut]);
+    if (first === 'not accepted') {
+      give.abort();
+      sending.catch(() => undefined);
+      // The caller left meanwhile: nothing more is sent for them.
+      wait.signal?.throwIfAborted();
+    }
+    return first;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What a message queued because no worker accepted it says to a caller that waits for its result. */
+function notAcceptedYet(conversationId: string, waitedMs: number): ClientError {
+  return new ClientError(
+    'queued',
+    `no worker accepted the message for "${conversationId}" within ${Math.round(waitedMs / 1000)} s (is a worker running on its task queue?): it is queued, durably, and the conversation answers it once a worker runs it; its answer will be in the conversation's history and event stream`,
+    conversationId,
+  );
+}
+
+/** Sends a turn as the `queueMessage` Signal, starting the conversation when it is not open. */
+async function queueSignal(
+  client: Client,
+  conversationId: string,
+  turn: TurnInput,
+  start: ConversationStart,
+): Promise<void> {
+  await client.workflow.signalWithStart<typeof conversationWorkflow, [TurnInput]>(CONVERSATION_WORKFLOW_TYPE, {
+    workflowId: conversationId,
+    taskQueue: start.taskQueue,
+    args: [start.options ?? {}],
+    signal: queueMessageSignal,
+    signalArgs: [turn],
+    staticSummary: conversationSummary(turn),
+  });
 }
 
 /**
@@ -185,18 +282,11 @@ export async function queueMessage(
   message: MessageRequest,
   start: ConversationStart,
 ): Promise<{ wasOpen: boolean }> {
-  const turn = await turnInput(client, message, start.blobStore);
+  const turn = await turnInput(client, { ...message, messageId: message.messageId ?? randomUUID() }, start.blobStore);
   checkLocally(conversationId, turn, start.options);
   const wasOpen = await isOpenConversation(client, conversationId);
   try {
-    await client.workflow.signalWithStart<typeof conversationWorkflow, [TurnInput]>(CONVERSATION_WORKFLOW_TYPE, {
-      workflowId: conversationId,
-      taskQueue: start.taskQueue,
-      args: [start.options ?? {}],
-      signal: queueMessageSignal,
-      signalArgs: [turn],
-      staticSummary: conversationSummary(turn),
-    });
+    await queueSignal(client, conversationId, turn, start);
   } catch (err) {
     throw await explainFailure(client, conversationId, err, 'conversation');
   }

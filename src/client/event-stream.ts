@@ -15,6 +15,11 @@ export interface StreamEventsOptions {
    * start of the current turn (the whole run, for a one-shot run).
    */
   after?: number;
+  /**
+   * Instead of `after`: from the start of the turn that answers the message with this id (see
+   * `TurnInput.messageId`), or, while it has not started, from the events to come.
+   */
+  messageId?: string;
   /** Stop after the first event this returns true for (e.g. {@link isTurnEnd}). */
   until?: (event: AgentEvent) => boolean;
   /** Ends the stream (the iterator returns). */
@@ -45,9 +50,15 @@ export async function* streamEvents(
   const watch = new HistoryWatch(client, workflowId);
   await watch.start();
   const isEnd = options.until ?? (() => false);
+  // The first read finds the message's turn, if it has started; the next ones go on from there.
+  let first: EventsRequest | undefined = options.messageId === undefined ? undefined : { messageId: options.messageId };
   for (let closed = false; ;) {
-    const page = await readPage(client, workflowId, after, options);
+    const page = await readPage(client, workflowId, first ?? (after === undefined ? {} : { after }), options);
     if (!page) return; // aborted
+    if (first) {
+      first = undefined;
+      if (page.events.length === 0) after = page.next - 1;
+    }
     // An offset this stream never gave (a Last-Event-ID past the end): there is nothing to resume from.
     if (after !== undefined && after >= page.next) {
       throw new ClientError(
@@ -130,13 +141,13 @@ export function isTurnEnd(event: AgentEvent, turn?: number): boolean {
 async function readPage(
   client: Client,
   workflowId: string,
-  after: number | undefined,
+  request: EventsRequest,
   options: StreamEventsOptions,
 ): Promise<EventPage | undefined> {
   for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {
     if (options.signal?.aborted) return undefined;
     try {
-      return await client.workflow.getHandle(workflowId).query(eventsQuery, after === undefined ? {} : { after });
+      return await client.workflow.getHandle(workflowId).query(eventsQuery, request);
     } catch (err) {
       if (err instanceof WorkflowNotFoundError || (err as { code?: number }).code === 5)
         throw new ClientError('not_found', `no run or conversation "${workflowId}" exists`, workflowId);

@@ -13,6 +13,11 @@ export interface OutageOptions {
   budgetMs?: number;
   /** Pause between attempts (default 1 s; each attempt already includes the SDK's own retries). */
   pauseMs?: number;
+  /**
+   * The caller has gone (an HTTP client that disconnected): no further attempt is made, so a
+   * request nobody waits for any more is not sent once the server is back.
+   */
+  signal?: AbortSignal;
 }
 
 /** Whether `err` (or one of its causes) says the Temporal server could not be reached. */
@@ -39,12 +44,13 @@ export async function withOutageRetries<T>(call: () => Promise<T>, options: Outa
   let since: number | undefined;
   let lastNote = 0;
   for (;;) {
+    options.signal?.throwIfAborted();
     try {
       const value = await call();
       if (since !== undefined) options.note?.('Temporal is reachable again.');
       return value;
     } catch (err) {
-      if (!isServerUnreachable(err)) throw err;
+      if (!isServerUnreachable(err) || options.signal?.aborted) throw err;
       const now = Date.now();
       since ??= now;
       if (now - since >= budget) throw err;
@@ -57,7 +63,15 @@ export async function withOutageRetries<T>(call: () => Promise<T>, options: Outa
         options.note?.(`Temporal still unreachable after ${Math.round((now - since) / 1000)} s; still waiting.`);
         lastNote = now;
       }
-      await new Promise((r) => setTimeout(r, pause));
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          options.signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = setTimeout(done, pause);
+        options.signal?.addEventListener('abort', done, { once: true });
+      });
     }
   }
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import {
   ApplicationFailure,
@@ -65,6 +65,12 @@ export interface NamedAgent<O = unknown> {
 export interface StartRunOptions {
   taskQueue: string;
   workflowId?: string;
+  /**
+   * A key the caller gives each request it may send again (an HTTP `Idempotency-Key`): a run
+   * started again with the same key is the same run (its id derives from the key), whether it is
+   * still running or has finished, so a retried request never runs the agent twice.
+   */
+  idempotencyKey?: string;
   /** Where the run's images are stored (default: the file store `AGENT_BLOB_DIR` names); the worker must read the same store. */
   blobStore?: BlobStore;
 }
@@ -130,18 +136,25 @@ export async function startAgentRun(
   // Ids are never encrypted: a client that encrypts payloads gets ids without words of the message.
   const workflowId =
     options.workflowId ??
+    (options.idempotencyKey !== undefined
+      ? `agent-${createHash('sha256').update(options.idempotencyKey).digest('hex').slice(0, 24)}`
+      : undefined) ??
     (encryptsPayloads(client)
       ? `agent-${randomBytes(6).toString('hex')}`
       : agentWorkflowId(input.message, randomBytes(4).toString('hex').slice(0, 6)));
+  const again = options.idempotencyKey !== undefined;
   try {
     return await client.workflow.start<AgentRunWorkflow>(AGENT_WORKFLOW_TYPE, {
       taskQueue: options.taskQueue,
       workflowId,
       args: [input],
       staticSummary: runSummary(input.message),
+      // With a key: the run of the first request, running or finished, answers the next ones.
+      ...(again ? { workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'REJECT_DUPLICATE' } : {}),
     });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    if (again) return client.workflow.getHandle(workflowId) as AgentRunHandle<unknown>;
     const found = await lookupWorkflow(client, workflowId).catch(() => undefined);
     const what = !found || found.kind === 'run' ? 'a run' : describeKind(found);
     throw new ClientError(

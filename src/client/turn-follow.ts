@@ -21,6 +21,12 @@ export interface FollowTurnOptions {
   after?: number;
   /** The turn to follow; absent: the first to start after `after`. */
   turn?: number;
+  /**
+   * The turn that answers the message with this id (`TurnInput.messageId`), whenever it starts:
+   * messages sent while other turns run or wait are answered in turns of their own, and each
+   * request follows its own.
+   */
+  messageId?: string;
   /** Approvals the turn already waits on (a response that goes on after a pause). */
   pending?: Iterable<string>;
   signal: AbortSignal;
@@ -37,7 +43,7 @@ const SETTLE_MS = 50;
 export async function* followTurn(client: Client, id: string, options: FollowTurnOptions): AsyncGenerator<TurnStep> {
   const stop = new AbortController();
   const events = streamEvents(client, id, {
-    after: options.after,
+    ...(options.messageId === undefined ? { after: options.after } : { messageId: options.messageId }),
     signal: AbortSignal.any([options.signal, stop.signal]),
   });
   let turn = options.turn;
@@ -57,6 +63,7 @@ export async function* followTurn(client: Client, id: string, options: FollowTur
       const e = step.value;
       if (turn === undefined) {
         if (e.type !== 'turn_started') continue;
+        if (options.messageId !== undefined && e.messageId !== options.messageId) continue;
         turn = e.turn;
       }
       if (e.turn !== turn) continue;

@@ -69,6 +69,18 @@ export async function explainFailure(
   wanted: 'conversation' | 'agent',
 ): Promise<unknown> {
   if (err instanceof ClientError) return err;
+  // Its own time to find out: the call that failed may have spent the deadline of its context
+  // (a query that no worker answered in time), which the calls made here would otherwise inherit.
+  if (typeof client.withDeadline !== 'function') return explain(client, workflowId, err, wanted);
+  return client.withDeadline(Date.now() + QUERY_WAIT_MS, () => explain(client, workflowId, err, wanted));
+}
+
+async function explain(
+  client: Client,
+  workflowId: string,
+  err: unknown,
+  wanted: 'conversation' | 'agent',
+): Promise<unknown> {
   const message = err instanceof Error ? err.message : String(err);
   const cause =
     err instanceof WorkflowUpdateFailedError ? ((err.cause as Error | undefined)?.message ?? message) : message;
@@ -100,10 +112,13 @@ export async function explainFailure(
         workflowId,
       );
   }
-  // A query no worker could answer: if its workers fail its tasks, that is why (not an outage).
+  // A query no worker could answer: if its workers fail its tasks, that is why (not an outage);
+  // if Temporal answers but no worker does (none runs, or the one that had it died), that is.
   if (/failed to query workflow/i.test(message)) {
     const stuck = await cannotAnswer(client, workflowId);
     if (stuck) return stuck;
+    const absent = await noWorkerAnswers(client, workflowId).catch(() => undefined);
+    if (absent) return absent;
   }
   if (isServerUnreachable(err))
     return new ClientError('unreachable', `Temporal is unreachable: ${message}`, workflowId);
@@ -137,6 +152,33 @@ export async function cannotAnswer(client: Client, workflowId: string): Promise<
   return new ClientError(
     'worker_failing',
     `"${workflowId}" cannot answer now: its workers fail its workflow tasks (${why}). Fix what the reason names (the encryption keys, the payload store, the worker's code); the workflow goes on once a worker can run it.`,
+    workflowId,
+    await lastKnownState(client, workflowId).catch(() => undefined),
+  );
+}
+
+/** How long a read waits for a worker to answer its query before it says that none does. */
+export const QUERY_WAIT_MS = 10_000;
+
+/**
+ * Runs `work` (reads by query) with its calls bounded by {@link QUERY_WAIT_MS}: a query that no
+ * worker answers (none runs, or the one that had the workflow was killed) fails then, and
+ * {@link explainFailure} says so, instead of the request hanging for the server's own limit.
+ */
+export function withinQueryWait<T>(client: Client, work: () => Promise<T>): Promise<T> {
+  return typeof client.withDeadline === 'function' ? client.withDeadline(Date.now() + QUERY_WAIT_MS, work) : work();
+}
+
+/**
+ * The error for a query no worker answered while Temporal itself answers (it describes the
+ * workflow): which task queue has no worker, that the workflow is safe, what to do, and what the
+ * server knows of it. Throws when Temporal cannot be reached either (then that is the error).
+ */
+async function noWorkerAnswers(client: Client, workflowId: string): Promise<ClientError> {
+  const d = await client.workflow.getHandle(workflowId).describe();
+  return new ClientError(
+    'no_worker',
+    `no worker answered for "${workflowId}" (task queue "${d.taskQueue}"): none runs, or the one that ran it stopped. It is kept in Temporal and goes on once a worker for task queue "${d.taskQueue}" runs; start one, then ask again.`,
     workflowId,
     await lastKnownState(client, workflowId).catch(() => undefined),
   );

@@ -41,6 +41,7 @@ export * from './memory/memory-window';
 
 // Conversations: many turns of one agent, across continue-as-new.
 export * from './conversation/conversation';
+export * from './conversation/message-ids';
 export * from './conversation/conversation-status';
 
 // Events: what subscribers see, and what the search attributes show.

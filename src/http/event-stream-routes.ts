@@ -3,9 +3,10 @@ import type { Client } from '@temporalio/client';
 import type { AgentEvent, ConversationOptions } from '../core';
 import { ClientError } from '../client/client-error';
 import { startMessage, type MessageRequest } from '../client/conversations';
-import { eventsPosition, isTurnEnd, streamEvents } from '../client/event-stream';
+import { isTurnEnd, streamEvents } from '../client/event-stream';
 import { describeKind, lookupWorkflow } from '../client/workflow-lookup';
-import { allow, HttpError } from './http-io';
+import { ACCEPT_WITHIN_MS, allow, HttpError } from './http-io';
+import { refusalOf, unlessRefused } from './turn-stream';
 
 /** The HTTP API's Server-Sent Events: a run's or conversation's live events, and a turn streamed as it runs. */
 
@@ -52,7 +53,12 @@ export async function events(
   await sendEvents(res, streamEvents(client, id, { after, signal: gone }), gone);
 }
 
-/** `POST /conversations/:id/messages` with `Accept: text/event-stream`: sends the message and streams its turn. */
+/**
+ * `POST /conversations/:id/messages` with `Accept: text/event-stream`: sends the message and
+ * streams the turn that answers it (found by the message's id: messages sent while another turn
+ * runs get turns of their own). With no worker to accept it, the message is queued (Temporal keeps
+ * it) and the stream says so (`event: queued`), then waits for the turn.
+ */
 export async function streamTurn(
   res: ServerResponse,
   client: Client,
@@ -62,28 +68,38 @@ export async function streamTurn(
   options: ConversationOptions,
   gone: AbortSignal,
 ): Promise<void> {
-  const after = await eventsPosition(client, id);
-  const sent = await startMessage(client, id, turn, { taskQueue, options });
-  // The turn's number is known when its result arrives; its events may end before or after that.
-  const stop = new AbortController();
-  const ended = new Set<number>();
-  let ours: number | undefined;
-  sent.result().then(
-    (result) => {
-      ours = result.turn;
-      if (ended.has(ours)) stop.abort();
-    },
-    () => stop.abort(),
+  const sent = await startMessage(
+    client,
+    id,
+    turn,
+    { taskQueue, options },
+    { acceptWithinMs: ACCEPT_WITHIN_MS, signal: gone },
   );
+  // The turn's number is known at its start (turn_started names the message).
+  let ours: number | undefined;
   const stream = streamEvents(client, id, {
-    after,
-    signal: AbortSignal.any([gone, stop.signal]),
-    until: (e) => {
-      if (isTurnEnd(e)) ended.add(e.turn);
-      return ours !== undefined && isTurnEnd(e, ours);
-    },
+    messageId: sent.messageId,
+    signal: gone,
+    until: (e) => ours !== undefined && isTurnEnd(e, ours),
   });
-  await sendEvents(res, stream, gone);
+  const mine = async function* () {
+    for await (const e of stream) {
+      if (ours === undefined && e.type === 'turn_started' && e.messageId === sent.messageId) ours = e.turn;
+      if (ours !== undefined && e.turn === ours) yield e;
+    }
+  };
+  const events = sent.queued ? mine() : await unlessRefused(refusalOf(sent.result()), mine());
+  await sendEvents(res, events, gone, sent.queued ? queuedNote(id) : undefined);
+}
+
+/** What a stream of a queued message says first (`event: queued`). */
+function queuedNote(id: string): Record<string, string> {
+  return {
+    conversationId: id,
+    status: 'queued',
+    error: `no worker accepted the message within ${ACCEPT_WITHIN_MS / 1000} s (is a worker running on its task queue?): it is queued, durably, and answered once a worker runs the conversation; this stream waits for that turn`,
+    errorType: 'Client.Queued',
+  };
 }
 
 /**
@@ -95,6 +111,7 @@ export async function sendEvents(
   res: ServerResponse,
   stream: AsyncGenerator<AgentEvent>,
   gone: AbortSignal,
+  queued?: Record<string, string>,
 ): Promise<void> {
   // Errors before the first event (the events are no longer kept, say) become ordinary HTTP
   // errors; a stream with nothing to send yet still answers at once, so the client knows it is
@@ -111,6 +128,7 @@ export async function sendEvents(
     'x-accel-buffering': 'no',
   });
   res.write(': durable-agents events\n\n');
+  if (queued) res.write(`event: queued\ndata: ${JSON.stringify(queued)}\n\n`);
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
   const send = (e: AgentEvent) => res.write(`id: ${e.offset}\ndata: ${JSON.stringify(e)}\n\n`);
   try {

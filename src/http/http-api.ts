@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import { workflowIdProblem, type AgentInput, type ConversationOptions } from '../core';
+import { messageIdProblem, workflowIdProblem, type AgentInput, type ConversationOptions } from '../core';
 import { outcomeJson } from '../client/outcome-json';
 import { decideApproval, readStatus, readTranscript } from '../client/agent-workflows';
 import { ClientError } from '../client/client-error';
@@ -20,6 +20,7 @@ import { chatRoute } from './ai-sdk/chat-routes';
 import { agUiRoute } from './ag-ui/ag-ui-routes';
 import { packageVersion } from '../connection/package-version';
 import {
+  ACCEPT_WITHIN_MS,
   allow,
   boundedWait,
   checkRunInput,
@@ -177,6 +178,33 @@ export function httpApiHandler(options: HttpApiOptions): (req: IncomingMessage, 
   }
 }
 
+/**
+ * The request's `Idempotency-Key` (RFC draft "The Idempotency-Key HTTP Header Field"): a request
+ * sent again with the same key (a client that retried after a timeout) does not act twice.
+ */
+function idempotencyKey(req: IncomingMessage): string | undefined {
+  const key = req.headers['idempotency-key'];
+  if (key === undefined) return undefined;
+  const value = Array.isArray(key) ? key[0] : key;
+  const problem = messageIdProblem(value);
+  if (problem) throw new HttpError(400, `the Idempotency-Key header ${problem.replace(/^"messageId" /, '')}`);
+  return value;
+}
+
+/** 202 for a message no worker accepted now: it is queued, durably, and answered once a worker runs the conversation. */
+function sendQueued(res: ServerResponse, id: string, messageId: string): void {
+  const location = `/conversations/${encodeURIComponent(id)}`;
+  res.setHeader('location', location);
+  sendJson(res, 202, {
+    conversationId: id,
+    messageId,
+    status: 'queued',
+    location,
+    error: `no worker accepted the message within ${ACCEPT_WITHIN_MS / 1000} s (is a worker running on the conversation's task queue?): it is queued, durably, and answered once a worker runs the conversation; follow it at GET ${location}/events`,
+    errorType: 'Client.Queued',
+  });
+}
+
 /** Whether a path is one of the A2A routes (`/a2a/<agent>/...`). */
 function isA2aPath(path: string): boolean {
   return /^\/a2a\/[^/]/.test(path);
@@ -332,7 +360,12 @@ async function route(
       const images = imagesOf({ images: _images });
       const input = body as unknown as AgentInput;
       checkRunInput(input);
-      const handle = await startAgentRun(o.client, images ? { ...input, images } : input, { taskQueue: o.taskQueue });
+      // A run asked for again with the same key is the same run: its outcome answers both.
+      const key = idempotencyKey(req);
+      const handle = await startAgentRun(o.client, images ? { ...input, images } : input, {
+        taskQueue: o.taskQueue,
+        ...(key !== undefined ? { idempotencyKey: key } : {}),
+      });
       if (wantsEventStream(req)) {
         res.setHeader('x-workflow-id', handle.workflowId);
         return sendEvents(
@@ -383,6 +416,9 @@ async function route(
       allow(method, 'POST');
       const body = await readJson(req, MAX_MESSAGE_BODY_BYTES);
       const turn: MessageRequest = { message: body.message as string };
+      // A message sent again with the same key is the same message: answered once.
+      const key = idempotencyKey(req);
+      if (key !== undefined) turn.messageId = key;
       const images = imagesOf(body);
       if (images) turn.images = images;
       if (body.tools !== undefined) turn.tools = body.tools as string[];
@@ -393,8 +429,16 @@ async function route(
         agent === undefined ? { ...o.conversationOptions } : { ...o.conversationOptions, agent: agent as string };
       try {
         if (wantsEventStream(req)) return await streamTurn(res, o.client, o.taskQueue, id, turn, options, gone);
-        // Only the wait for the answer is bounded: the message itself is always delivered.
-        const sent = await startMessage(o.client, id, turn, { taskQueue: o.taskQueue, options });
+        // Only the wait for the answer is bounded: the message itself is always kept, queued
+        // durably when no worker accepts it now (none runs, or the conversation's died).
+        const sent = await startMessage(
+          o.client,
+          id,
+          turn,
+          { taskQueue: o.taskQueue, options },
+          { acceptWithinMs: ACCEPT_WITHIN_MS, signal: gone },
+        );
+        if (sent.queued) return sendQueued(res, id, sent.messageId);
         const result = await bounded(() => sent.result());
         if (result === undefined)
           return sendStillRunning(res, `/conversations/${encodeURIComponent(id)}`, { conversationId: id });

@@ -31,6 +31,13 @@ export const MAX_BODY_BYTES = 1_000_000;
 export const MAX_MESSAGE_BODY_BYTES = 32_000_000;
 
 /**
+ * How long a message route waits for a worker to accept a message before keeping it queued
+ * instead (no worker runs, or the one that ran the conversation died): the message is never lost,
+ * and the request is answered (202, or a stream that waits for the turn).
+ */
+export const ACCEPT_WITHIN_MS = 10_000;
+
+/**
  * A request's `images`: http(s) URLs and `data:` URLs, as strings or `{ "url", "name"? }`
  * objects; the client layer stores the data URLs and refuses what it cannot take.
  */

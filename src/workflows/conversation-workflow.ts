@@ -16,6 +16,8 @@ import {
 import { versionDetails } from './approvals';
 import {
   addUsage,
+  answeredTurnOf,
+  withAnsweredMessage,
   withResolvedAgent,
   withDefaultMemory,
   applyInterruption,
@@ -74,10 +76,15 @@ interface QueuedTurn {
 
 interface ActiveTurn {
   turn: number;
+  /** The message it answers. */
+  queued: QueuedTurn;
   run: RunRef;
   scope: CancellationScope;
   interruption?: 'cancelled' | 'time_limit';
 }
+
+/** How many answers of messages with an id a conversation keeps for the same message sent again. */
+const RECENT_RESULTS = 5;
 
 /**
  * A multi-turn conversation: one workflow per conversation id, open between user messages. Each
@@ -116,6 +123,22 @@ export async function conversationWorkflow(original: ConversationInput): Promise
     queue.push({ seq: nextSeq, input: turn, reply });
     return nextSeq++;
   };
+  /** The results of the latest turns that answered a message with an id, for the same message sent again. */
+  const recentResults = new Map<string, ConversationTurnResult>();
+  /**
+   * A message with this id, if the conversation has it already: queued or running (its entry),
+   * or answered (its turn). A message sent twice (a client's retry; an Update a worker accepted
+   * after the same message was queued as a Signal while none answered) is answered once.
+   */
+  const sameMessage = (id: string | undefined): { entry: QueuedTurn } | { answeredIn: number } | undefined => {
+    if (id === undefined) return undefined;
+    const entry =
+      queue.find((q) => q.input.messageId === id) ??
+      (active?.queued.input.messageId === id ? active.queued : undefined);
+    if (entry) return { entry };
+    const answeredIn = answeredTurnOf(conv, id);
+    return answeredIn === undefined ? undefined : { answeredIn };
+  };
   const summary = (reason: CloseReason): ConversationResult => conversationResult(workflowId, conv, reason);
 
   setHandler(messagesQuery, (range) => messagesPage(runMessages(conv, active?.run.state), range));
@@ -153,7 +176,18 @@ export async function conversationWorkflow(original: ConversationInput): Promise
       if (startFailure) throw ApplicationFailure.nonRetryable(startFailure.error, startFailure.errorType);
       const problem = turnProblem(turn, conv.tools, ending);
       if (problem) throw ApplicationFailure.nonRetryable(problem, 'Conversation.InvalidMessage');
-      const seq = enqueue(turn, true);
+      const same = sameMessage(turn.messageId);
+      if (same && 'answeredIn' in same) {
+        const kept = recentResults.get(turn.messageId!);
+        if (kept) return kept;
+        throw ApplicationFailure.nonRetryable(
+          `the message "${turn.messageId}" was answered already, in turn ${same.answeredIn}: read that turn in the conversation's history`,
+          'Conversation.DuplicateMessage',
+        );
+      }
+      // Queued (or running) already: this Update waits for its answer instead of sending it again.
+      if (same) same.entry.reply = true;
+      const seq = same ? same.entry.seq : enqueue(turn, true);
       await condition(() => results.has(seq));
       const result = results.get(seq)!;
       results.delete(seq);
@@ -167,7 +201,9 @@ export async function conversationWorkflow(original: ConversationInput): Promise
     if (problem) {
       log.warn('dropped an invalid queued message', { problem });
       conv = rejectMessage(conv, problem);
-    } else enqueue(turn, false);
+    } else if (sameMessage(turn.messageId))
+      log.info('a message sent again is answered once', { messageId: turn.messageId });
+    else enqueue(turn, false);
   });
   // Worker Versioning: set by a nudge (`deploy promote`) so an idle conversation checks its build now.
   let moveAsked = false;
@@ -250,6 +286,7 @@ export async function conversationWorkflow(original: ConversationInput): Promise
       conv = withTurnApprovals(conv, queued.input);
       const turn: ActiveTurn = {
         turn: conv.turns + 1,
+        queued,
         run: { state: startTurn(conv, queued.input) },
         scope: new CancellationScope(),
       };
@@ -257,7 +294,7 @@ export async function conversationWorkflow(original: ConversationInput): Promise
       if (turnFindsBudgetSpent(turn.run.state) && patched('spent-budget-stops-turns'))
         turn.run.state = { ...turn.run.state, spentBudgetStops: true };
       active = turn;
-      events.startTurn(turn.turn, queued.input.message);
+      events.startTurn(turn.turn, queued.input.message, queued.input.messageId);
       const timeLimitMs = turn.run.state.limits.maxExecutionTimeMs;
       // The timer is cancelled (and leaves history) when the turn ends first; durable waits pause it.
       const timeLimit =
@@ -298,9 +335,13 @@ export async function conversationWorkflow(original: ConversationInput): Promise
         timeLimit?.cancel();
         active = undefined;
       }
-      conv = finishTurn(conv, turn.run.state);
+      conv = withAnsweredMessage(finishTurn(conv, turn.run.state), queued.input.messageId, turn.turn);
       lastTurnIterations = turn.run.state.iterations;
       const result = turnResult(turn.run.state, workflowId, turn.turn, failure);
+      if (queued.input.messageId !== undefined) {
+        recentResults.set(queued.input.messageId, result);
+        if (recentResults.size > RECENT_RESULTS) recentResults.delete(recentResults.keys().next().value!);
+      }
       countRun('turn', failure ? 'failed' : result.status, conv.options.agent);
       events.emit(turn.turn, failure ? { type: 'turn_failed', ...failure } : { type: 'turn_completed', result });
       return result;
@@ -337,8 +378,11 @@ export async function conversationWorkflow(original: ConversationInput): Promise
       // Signalled messages are checked against the tools only now: they can arrive before the tools are resolved.
       const problem = queued.reply ? undefined : turnProblem(queued.input, conv.tools, false);
       if (problem) conv = rejectMessage(conv, problem);
-      else if (queued.reply) results.set(queued.seq, await runTurn(queued));
-      else await runTurn(queued);
+      else {
+        const result = await runTurn(queued);
+        // Read after the turn: an Update may have joined a signalled message while it ran.
+        if (queued.reply) results.set(queued.seq, result);
+      }
       idleSince = Date.now();
       idleUntil = undefined;
       // A turn boundary: continue as new when the history is long, or onto the current build when it changed.

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { aiSdkChat } from '../helpers/ai-sdk-client';
 import { cleanEnv, startTs, type Started } from '../helpers/processes';
@@ -185,3 +186,120 @@ it('resumes a turn after the serve process is killed mid-answer and started agai
     await serve.exited;
   }
 }, 240_000);
+
+/** The text and the finish metadata of a UI message stream, as a client reads them. */
+function readUiStream(body: string): { text: string; turn?: number; types: string[] } {
+  const chunks = body
+    .split('\n')
+    .filter((l) => l.startsWith('data: ') && l !== 'data: [DONE]')
+    .map((l) => JSON.parse(l.slice(6)));
+  return {
+    text: chunks
+      .filter((c) => c.type === 'text-delta')
+      .map((c) => c.delta)
+      .join(''),
+    turn: chunks.find((c) => c.type === 'finish')?.messageMetadata?.turn,
+    types: chunks.map((c) => c.type),
+  };
+}
+
+it('streams to each request the turn its own message starts when messages arrive mid-turn, and a message sent again once', async () => {
+  const m = await startModel(async (req) => {
+    const user = lastOf(req, 'user');
+    if (user === 'first') await new Promise((r) => setTimeout(r, 3_000));
+    return { content: `reply to ${user}` };
+  });
+  const t = temporal();
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
+  const api = await startHttpApi({ client: t.client, taskQueue });
+  const id = `ui-double-${randomUUID()}`;
+  const post = (text: string) =>
+    fetch(`${api.base}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id, messages: [{ id: `ui-${text}`, role: 'user', parts: [{ type: 'text', text }] }] }),
+    }).then(async (r) => ({ status: r.status, ...readUiStream(await r.text()) }));
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  try {
+    await worker.runUntil(async () => {
+      // Three messages within two seconds, the first answered slowly: each request gets its own turn.
+      const first = post('first');
+      await pause(1_500);
+      const second = post('second');
+      await pause(400);
+      const third = post('third');
+      expect(await Promise.all([first, second, third])).toEqual([
+        expect.objectContaining({ status: 200, text: 'reply to first', turn: 1 }),
+        expect.objectContaining({ status: 200, text: 'reply to second', turn: 2 }),
+        expect.objectContaining({ status: 200, text: 'reply to third', turn: 3 }),
+      ]);
+      // A client that sends the same message again (same UI message id) gets its turn, not a new one.
+      expect(await post('second')).toEqual(expect.objectContaining({ status: 200, text: 'reply to second', turn: 2 }));
+      expect(m.requests).toHaveLength(3);
+    });
+  } finally {
+    api.close();
+  }
+}, 120_000);
+
+it('answers a message to an agent nobody serves with 400 and the reason, at once', async () => {
+  const m = await startModel(() => ({ content: 'never' }));
+  const t = temporal();
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
+  const api = await startHttpApi({ client: t.client, taskQueue });
+  const id = `ui-nobody-${randomUUID()}`;
+  try {
+    await worker.runUntil(async () => {
+      const res = await fetch(`${api.base}/api/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          id,
+          agent: 'astrologer',
+          messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hello' }] }],
+        }),
+      });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({
+        error: expect.stringMatching(/^no agent named "astrologer" on task queue ".*" \(its workers serve: /),
+      });
+      // An approval answer to a chat that does not exist: 404 with a sentence, not a 500.
+      const answer = await fetch(`${api.base}/api/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          id: `ui-none-${randomUUID()}`,
+          messages: [
+            {
+              id: 'a1',
+              role: 'assistant',
+              parts: [
+                {
+                  type: 'tool-x',
+                  toolCallId: 'c1',
+                  state: 'approval-responded',
+                  approval: { id: 'c1', approved: true },
+                },
+              ],
+            },
+          ],
+        }),
+      });
+      expect(answer.status).toBe(404);
+      expect(await answer.json()).toMatchObject({ error: expect.stringMatching(/^there is no chat "ui-none-/) });
+      // A one-shot run's id is no chat, on every chat route alike.
+      const run = await startAgentRun(t.client, { message: 'hi' }, { taskQueue });
+      await runOutcome(run);
+      for (const route of ['messages', 'stream']) {
+        const r = await fetch(`${api.base}/api/chat/${run.workflowId}/${route}`);
+        expect({ route, status: r.status, errorType: (await r.json()).errorType }).toEqual({
+          route,
+          status: 404,
+          errorType: 'Client.WrongKind',
+        });
+      }
+    });
+  } finally {
+    api.close();
+  }
+}, 60_000);

@@ -384,3 +384,24 @@ describe('JSON Schema tools', () => {
     ).toThrow(/JSON Schema object/);
   });
 });
+
+describe('messages by their id', () => {
+  it('remembers which turn answered a message id, the newest 200, and refuses ids that are not ones', async () => {
+    const { answeredTurnOf, withAnsweredMessage, messageIdProblem, REMEMBERED_MESSAGE_IDS, turnProblem } =
+      await import('../../src/core');
+    let conv: { answeredMessages?: Array<[string, number]> } = {};
+    expect(answeredTurnOf(conv, 'a')).toBeUndefined();
+    conv = withAnsweredMessage(conv, 'a', 1);
+    conv = withAnsweredMessage(conv, undefined, 2);
+    expect(answeredTurnOf(conv, 'a')).toBe(1);
+    for (let i = 0; i < REMEMBERED_MESSAGE_IDS; i++) conv = withAnsweredMessage(conv, `m${i}`, i + 2);
+    expect(answeredTurnOf(conv, 'a')).toBeUndefined();
+    expect(conv.answeredMessages).toHaveLength(REMEMBERED_MESSAGE_IDS);
+    expect(answeredTurnOf(conv, `m${REMEMBERED_MESSAGE_IDS - 1}`)).toBe(REMEMBERED_MESSAGE_IDS + 1);
+    expect(messageIdProblem('ok-1')).toBeUndefined();
+    expect(messageIdProblem('')).toMatch(/1-200 characters/);
+    expect(messageIdProblem('x'.repeat(201))).toMatch(/1-200 characters/);
+    expect(messageIdProblem('a\nb')).toMatch(/control characters/);
+    expect(turnProblem({ message: 'hi', messageId: 7 }, undefined, false)).toMatch(/"messageId" must be/);
+  });
+});

@@ -100,6 +100,29 @@ describe('EventLog', () => {
     expect(carried.next).toBe(log.nextOffset);
   });
 
+  it("reads from the start of a message's turn by the message's id, or nothing yet (with where to wait from)", () => {
+    const log = new EventLog();
+    log.startTurn(1, 'first', 'm-1');
+    log.emit(1, { type: 'model_call_started', call: 1, iteration: 1 });
+    log.startTurn(2, 'second', 'm-2');
+    log.emit(2, { type: 'model_call_started', call: 2, iteration: 1 });
+    expect(log.read({ messageId: 'm-1' }).events.map((e) => [e.offset, e.type, e.turn])).toEqual([
+      [0, 'turn_started', 1],
+      [1, 'model_call_started', 1],
+      [2, 'turn_started', 2],
+      [3, 'model_call_started', 2],
+    ]);
+    expect(log.read({ messageId: 'm-2' }).events[0]).toMatchObject({
+      type: 'turn_started',
+      message: 'second',
+      messageId: 'm-2',
+    });
+    expect(log.read({ messageId: 'm-3' })).toEqual({ events: [], next: 4, firstKept: 0, more: false });
+    // A turn without a message id says none.
+    log.startTurn(3, 'third');
+    expect(log.read({ after: 3 }).events[0]).toEqual({ type: 'turn_started', message: 'third', offset: 4, turn: 3 });
+  });
+
   it('pages by count and size, and carries offsets across a snapshot', () => {
     const log = new EventLog();
     log.startTurn(1, 'x');

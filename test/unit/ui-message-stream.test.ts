@@ -213,9 +213,11 @@ describe('chatRequest', () => {
       agent: 'support',
       action: {
         kind: 'message',
+        // The UI message's id is the message's: the same message sent again is answered once.
         message: {
           message: 'what is in this picture?',
           images: [{ url: 'data:image/png;base64,AAAA', name: 'a.png' }],
+          messageId: 'm1',
         },
       },
     });

@@ -3,7 +3,7 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { AgentEvent, ConversationOptions, ConversationStatus, TurnInput } from '../../src/core';
 import { decideApproval, readTranscript } from '../../src/client/agent-workflows';
 import { ClientError } from '../../src/client/client-error';
-import { isTurnEnd, streamEvents } from '../../src/client/event-stream';
+import { isTurnEnd, keptEvents, streamEvents } from '../../src/client/event-stream';
 import {
   cancelTurn,
   conversationStatus,
@@ -424,6 +424,36 @@ describe('dynamic tools', () => {
       },
       {},
       { toolProvider: bookingToolProvider },
+    );
+  });
+});
+
+it('answers a message sent twice, by its id, once: a retried Update, and an Update after the same message was queued as a Signal', async () => {
+  const model = await startModel((req) => answer(`you said: ${lastOf(req, 'user')}`));
+  const t = temporal();
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL });
+  const id = `twice-${randomUUID()}`;
+  await worker.runUntil(async () => {
+    const first = await sendMessage(t.client, id, { message: 'one', messageId: 'k1' }, { taskQueue });
+    const again = await sendMessage(t.client, id, { message: 'one', messageId: 'k1' }, { taskQueue });
+    expect(again).toEqual(first);
+    // Queued as a Signal (as a client does when no worker accepts the Update in time), then sent as an Update.
+    await queueMessage(t.client, id, { message: 'two', messageId: 'k2' }, { taskQueue });
+    const second = await sendMessage(t.client, id, { message: 'two', messageId: 'k2' }, { taskQueue });
+    expect(second).toMatchObject({ turn: 2, content: 'you said: two' });
+    // The other way round: the Update first, then the same message as a Signal (dropped).
+    const third = await sendMessage(t.client, id, { message: 'three', messageId: 'k3' }, { taskQueue });
+    await queueMessage(t.client, id, { message: 'three', messageId: 'k3' }, { taskQueue });
+    expect(third.turn).toBe(3);
+    const fourth = await sendMessage(t.client, id, { message: 'four' }, { taskQueue });
+    expect(fourth.turn).toBe(4);
+    const { messages } = await readTranscript(t.client, id);
+    expect(messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['one', 'two', 'three', 'four']);
+    expect(model.requests).toHaveLength(4);
+    // Each turn names the message it answers.
+    const events = await keptEvents(t.client, id);
+    expect(events.filter((e) => e.type === 'turn_started').map((e) => (e as { messageId?: string }).messageId)).toEqual(
+      ['k1', 'k2', 'k3', expect.any(String)],
     );
   });
 });

@@ -120,6 +120,8 @@ describe('agent search attributes', () => {
       AgentStatus: 'completed',
       AgentIterations: 2,
       AgentTotalTokens: expect.any(Number),
+      // A run without a named agent has a version too: its definition with the tools as resolved.
+      AgentVersion: expect.stringMatching(/^av-[0-9a-f]{16}$/),
       AgentModel: 'scripted',
     });
   });
@@ -161,7 +163,7 @@ describe('agent search attributes', () => {
     // Local tool: thinking at the start, completed at the end, whatever the steps in between.
     const statusAndCounters = { AgentStatus: true, AgentIterations: true, AgentTotalTokens: true };
     expect(await agentUpserts(t.client, localId)).toEqual([
-      { ...statusAndCounters, AgentModel: true },
+      { ...statusAndCounters, AgentModel: true, AgentVersion: true },
       statusAndCounters,
     ]);
     expect(await attributesOf(localId)).toMatchObject({ AgentStatus: 'completed', AgentIterations: 4 });

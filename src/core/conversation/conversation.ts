@@ -5,6 +5,7 @@ import { DEFAULT_MEMORY_WINDOW, memoryWindowStart, MIN_MEMORY_WINDOW } from '../
 import { durationProblem, isToolList, messageProblem, runOptionProblems } from '../run/run-input';
 import { addUsage, noUsage } from '../messages/usage';
 import { imagesProblem } from '../messages/images';
+import { messageIdProblem } from './message-ids';
 import { budgetExhausted, budgetReport, budgetSpent } from '../run/limits';
 import { isInstructions } from '../memory/compaction';
 import type { EventLogSnapshot } from '../events/event-log';
@@ -71,6 +72,11 @@ export interface TurnInput {
    * conversation is applied, not silently dropped with the start options.
    */
   approvalTools?: string[];
+  /**
+   * The sender's id for this message (a UI message's id, an `Idempotency-Key`): the same message
+   * sent again is answered once, and a client finds the turn it starts by it (`turn_started`).
+   */
+  messageId?: string;
 }
 
 /** Signalled messages that were invalid (signals cannot be refused, so they are counted and reported). */
@@ -114,6 +120,8 @@ export interface ConversationState {
   lastPrompt?: RunState['lastPrompt'];
   /** With `maxPromptTokens`: the compactions of all turns so far. */
   compactions?: number;
+  /** The ids of the latest answered messages, with the turn that answered each (see `message-ids.ts`). */
+  answeredMessages?: Array<[string, number]>;
 }
 
 /** Checks a conversation's options; one readable line per problem. */
@@ -151,7 +159,7 @@ export function turnProblem(
   if (closing) return 'the conversation is ending and accepts no more messages';
   if (turn === null || typeof turn !== 'object') return 'the message must be an object {"message": "..."}';
   const t = turn as Record<string, unknown>;
-  const problem = messageProblem(t.message) ?? imagesProblem(t.images);
+  const problem = messageProblem(t.message) ?? imagesProblem(t.images) ?? messageIdProblem(t.messageId);
   if (problem) return problem;
   for (const key of ['tools', 'approvalTools'] as const) {
     const names = t[key];

@@ -13,7 +13,8 @@ import type { AgentResult, ConversationTurnResult } from '../run/run-result';
  * next of the agent's models answers instead, as the call it names (a new call number).
  */
 export type AgentEventBody =
-  | { type: 'turn_started'; message: string }
+  /** `messageId`: the sender's id of the message the turn answers (see `TurnInput.messageId`). */
+  | { type: 'turn_started'; message: string; messageId?: string }
   | { type: 'model_call_started'; call: number; iteration: number }
   | { type: 'text_delta'; call: number; delta: string }
   | { type: 'model_retry'; call: number; attempt: number; error: string }
@@ -185,6 +186,12 @@ export interface EventPage {
 export interface EventsRequest {
   /** The last offset the subscriber saw; absent: from the start of the current turn. */
   after?: number;
+  /**
+   * Instead of `after`: from the start of the turn that answers the message with this id (its
+   * `turn_started`), or, when that turn has not started (or is no longer kept), no events, with
+   * `next` to wait from.
+   */
+  messageId?: string;
   /** At most this many events (default and cap `MAX_EVENTS_PER_PAGE`, 1000). */
   limit?: number;
 }

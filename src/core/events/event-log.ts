@@ -128,7 +128,7 @@ export class EventLog {
    * {@link MAX_KEPT_CHARS} characters, the oldest go, but never the previous turn's, so a
    * subscriber a few turns behind (messages queued back to back) still catches up.
    */
-  startTurn(turn: number, message: string): void {
+  startTurn(turn: number, message: string, messageId?: string): void {
     const previous = this.events.findIndex((e) => e.turn >= turn - 1);
     const protectedFrom = previous < 0 ? this.events.length : previous;
     let chars = this.sizes.reduce((a, b) => a + b, 0);
@@ -139,7 +139,7 @@ export class EventLog {
       this.events = this.events.slice(drop);
       this.sizes = this.sizes.slice(drop);
     }
-    this.emit(turn, { type: 'turn_started', message });
+    this.emit(turn, { type: 'turn_started', message, ...(messageId !== undefined ? { messageId } : {}) });
   }
 
   /** A model call is being scheduled; returns its call number, which its text batches name. */
@@ -204,7 +204,10 @@ export class EventLog {
   read(request: EventsRequest = {}): EventPage {
     const firstKept = this.events[0]?.offset ?? this.next;
     let from: number;
-    if (request.after === undefined) {
+    if (request.messageId !== undefined) {
+      from = findLastIndex(this.events, (e) => e.type === 'turn_started' && e.messageId === request.messageId);
+      if (from < 0) return { events: [], next: this.next, firstKept, more: false };
+    } else if (request.after === undefined) {
       const turnStart = findLastIndex(this.events, (e) => e.type === 'turn_started');
       from = turnStart < 0 ? 0 : turnStart;
     } else from = Math.max(0, request.after + 1 - firstKept);

@@ -4,11 +4,10 @@ import type { ConversationOptions } from '../../core';
 import { ClientError } from '../../client/client-error';
 import { readStatus, readTranscript } from '../../client/agent-workflows';
 import { startMessage } from '../../client/conversations';
-import { eventsPosition } from '../../client/event-stream';
-import { describeKind, lookupWorkflow } from '../../client/workflow-lookup';
-import { allow, HttpError, MAX_MESSAGE_BODY_BYTES, readJson, sendJson } from '../http-io';
+import { describeKind, explainFailure, lookupWorkflow, withinQueryWait } from '../../client/workflow-lookup';
+import { ACCEPT_WITHIN_MS, allow, HttpError, MAX_MESSAGE_BODY_BYTES, readJson, sendJson } from '../http-io';
 import { decideAnswered, followTurn, pausedTurn, turnInProgress } from '../../client/turn-follow';
-import { writeTurnStream } from '../turn-stream';
+import { refusalOf, unlessRefused, writeTurnStream } from '../turn-stream';
 import { SSE_DONE, UiMessageEncoder, UI_MESSAGE_STREAM_HEADERS } from './ui-message-chunks';
 import { chatRequest, uiMessages } from './ui-messages';
 
@@ -66,18 +65,25 @@ async function post(res: ServerResponse, o: ChatRouteOptions, body: Record<strin
   const { id, action } = request;
   const stream = { headers: UI_MESSAGE_STREAM_HEADERS, trailer: SSE_DONE, gone };
   if (action.kind === 'message') {
-    const after = await eventsPosition(o.client, id);
     const options: ConversationOptions = {
       stream: true,
       ...o.conversationOptions,
       ...(request.agent ? { agent: request.agent } : {}),
     };
-    const sent = await startMessage(o.client, id, action.message, { taskQueue: o.taskQueue, options });
-    // The turn is followed through its events; its result is not waited for here.
-    sent.result().catch(() => undefined);
+    // The UI message's id is the message's: a message sent again is answered once, and this
+    // response follows the turn that answers it, whatever other turns run before it. With no
+    // worker to accept it, the message is kept (queued) and the stream waits for its turn.
+    const sent = await startMessage(
+      o.client,
+      id,
+      action.message,
+      { taskQueue: o.taskQueue, options },
+      { acceptWithinMs: ACCEPT_WITHIN_MS, signal: gone },
+    );
+    const steps = followTurn(o.client, id, { messageId: sent.messageId, signal: gone });
     return writeTurnStream(res, {
       ...stream,
-      steps: followTurn(o.client, id, { after, signal: gone }),
+      steps: sent.queued ? steps : await unlessRefused(refusalOf(sent.result()), steps),
       encoderFor: (turn) => new UiMessageEncoder(id, turn),
     });
   }
@@ -88,7 +94,9 @@ async function post(res: ServerResponse, o: ChatRouteOptions, body: Record<strin
       `there is no chat "${id}" to answer approval requests in: answers go to the chat that asked (its id, as useChat sends it)`,
       'Client.NotFound',
     );
-  const paused = await pausedTurn(o.client, id);
+  const paused = await withinQueryWait(o.client, () => pausedTurn(o.client, id)).catch(async (err: unknown) => {
+    throw await explainFailure(o.client, id, err, 'conversation');
+  });
   if (!paused) throw new HttpError(409, `the conversation "${id}" has no approval request in its current turn`);
   const encoder = new UiMessageEncoder(id, paused.turn);
   for (const e of paused.events) encoder.encode(e);

@@ -1,4 +1,10 @@
-import { MAX_MESSAGE_CHARS, workflowIdProblem, type ApprovalDecision, type ChatMessage } from '../../core';
+import {
+  MAX_MESSAGE_CHARS,
+  messageIdProblem,
+  workflowIdProblem,
+  type ApprovalDecision,
+  type ChatMessage,
+} from '../../core';
 import type { MessageRequest } from '../../client/conversations';
 import type { ImageInput } from '../../storage/images';
 import { HttpError } from '../http-io';
@@ -62,9 +68,11 @@ export function chatRequest(body: Record<string, unknown>): ChatRequestBody {
   if (last === null || typeof last !== 'object' || !Array.isArray(last.parts))
     throw new HttpError(400, 'the newest message must be a UIMessage with "role" and "parts"');
   const parts = last.parts as Array<Record<string, unknown>>;
+  // The UI message's id (useChat gives every message one): the same message sent again is one message.
+  const messageId = typeof last.id === 'string' && !messageIdProblem(last.id) ? last.id : undefined;
   const action: ChatAction =
     last.role === 'user'
-      ? { kind: 'message', message: userMessage(parts) }
+      ? { kind: 'message', message: { ...userMessage(parts), ...(messageId ? { messageId } : {}) } }
       : last.role === 'assistant'
         ? { kind: 'approvals', decisions: approvalAnswers(parts) }
         : badRole(last.role);
