@@ -501,6 +501,24 @@ function blobReaderSteps() {
 
 export const conversationScenarios: ConversationScenario[] = [
   {
+    // Messages with ids: one sent twice as an Update (Temporal answers it once), one queued as a
+    // Signal and then sent as an Update (the conversation answers it once), one the other way round.
+    name: 'conversation-message-ids',
+    options: {},
+    model: (request) => answer(`you said: ${lastOf(request, 'user')}`),
+    drive: async (client, id, taskQueue) => {
+      const start = { taskQueue };
+      await sendMessage(client, id, { message: 'one', messageId: 'k1' }, start);
+      await sendMessage(client, id, { message: 'one', messageId: 'k1' }, start);
+      await queueMessage(client, id, { message: 'two', messageId: 'k2' }, start);
+      await sendMessage(client, id, { message: 'two', messageId: 'k2' }, start);
+      await sendMessage(client, id, { message: 'three', messageId: 'k3' }, start);
+      await queueMessage(client, id, { message: 'three', messageId: 'k3' }, start);
+      await sendMessage(client, id, { message: 'four', messageId: 'k4' }, start);
+      await endConversation(client, id);
+    },
+  },
+  {
     // A budget the first turn spends, under wrap_up: the next turn ends at once with
     // budget_exceeded and no model call (the patch 'spent-budget-stops-turns').
     name: 'conversation-budget-spent',
