@@ -29,6 +29,7 @@ import { ClientError } from './client-error';
 import { withOutageRetries, type OutageOptions } from './outages';
 import { explainFailure, kindProblem, lookupWorkflow } from './workflow-lookup';
 import { storedImages } from './stored-images';
+import { troubleClause, workflowTaskTrouble } from './workflow-task-failure';
 import type { BlobStore } from '../storage/blob-store';
 import type { ImageInput } from '../storage/images';
 
@@ -262,9 +263,8 @@ async function queueWhileFailing(
       conversationId,
     );
   }
-  const why =
-    refused.message.match(/its workers fail its workflow tasks( \(.*\))?/)?.[0] ??
-    'its workers fail its workflow tasks';
+  const trouble = await workflowTaskTrouble(client, conversationId).catch(() => undefined);
+  const why = trouble ? troubleClause(trouble) : 'its workers fail its workflow tasks';
   return new ClientError(
     'queued',
     `"${conversationId}" cannot answer now: ${why}. The message is queued (Temporal keeps it) and the conversation takes it once a worker can run it; its answer will be in the conversation's history and event stream.`,

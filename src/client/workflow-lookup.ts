@@ -4,7 +4,7 @@ import type { ConversationResult } from '../core';
 import { AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE } from '../common/definitions';
 import { ClientError } from './client-error';
 import { isServerUnreachable } from './outages';
-import { failingWorkflowTask } from './workflow-task-failure';
+import { failingWorkflowTask, troubleClause, workflowTaskTrouble } from './workflow-task-failure';
 
 /** What a workflow id refers to. */
 export interface WorkflowLookup {
@@ -132,10 +132,10 @@ async function explain(
   }
   // The server refuses requests to a workflow whose workers keep failing its tasks: say why they fail.
   if (/workflow task in failed state|update-with-start could not be executed/i.test(`${message} ${cause}`)) {
-    const why = await failingWorkflowTask(client, workflowId).catch(() => undefined);
+    const trouble = await workflowTaskTrouble(client, workflowId).catch(() => undefined);
     return new ClientError(
       'worker_failing',
-      `"${workflowId}" cannot take this now: its workers fail its workflow tasks${why ? ` (${why})` : ''}. It goes on once a worker can run it.`,
+      `"${workflowId}" cannot take this now: ${trouble ? troubleClause(trouble) : 'its workers fail its workflow tasks'}. It goes on once a worker can run it.`,
       workflowId,
     );
   }

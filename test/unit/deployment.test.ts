@@ -173,3 +173,51 @@ describe('deployment commands', () => {
     await expect(waitForDrain(client, 'a.b', 'b1', { timeoutMs: 1000 })).rejects.toMatchObject({ kind: 'invalid' });
   });
 });
+
+describe('deploy status', () => {
+  it('counts what is pinned to a build now, by each workflow’s latest run, not what visibility lists while conversations move', async () => {
+    const { deploymentStatus } = await import('../../src/client/deployments');
+    const PINNED = 1; // VERSIONING_BEHAVIOR_PINNED
+    const on = (buildId: string) => ({ deploymentVersion: { deploymentName: 'shop', buildId }, behavior: PINNED });
+    // Visibility, mid-move: c1 listed twice (its old run and its successor), c2 already moved to B, r1 a run.
+    const listed = [
+      { workflowId: 'c1', type: 'conversationWorkflow' },
+      { workflowId: 'c1', type: 'conversationWorkflow' },
+      { workflowId: 'c2', type: 'conversationWorkflow' },
+      { workflowId: 'r1', type: 'agentWorkflow' },
+    ];
+    const latest: Record<string, { type: string; status: string; versioningInfo: object }> = {
+      c1: { type: 'conversationWorkflow', status: 'RUNNING', versioningInfo: on('A') },
+      c2: { type: 'conversationWorkflow', status: 'RUNNING', versioningInfo: on('B') },
+      r1: { type: 'agentWorkflow', status: 'RUNNING', versioningInfo: on('A') },
+    };
+    const client = {
+      options: { namespace: 'default' },
+      workflowService: {
+        describeWorkerDeployment: async () => ({
+          workerDeploymentInfo: {
+            routingConfig: { currentDeploymentVersion: { buildId: 'B' } },
+            versionSummaries: [{ deploymentVersion: { buildId: 'A' }, createTime: { seconds: 1 } }],
+          },
+        }),
+      },
+      workflow: {
+        list: ({ query }: { query: string }) =>
+          (async function* () {
+            if (query.includes("'shop:A'")) yield* listed;
+          })(),
+        getHandle: (id: string) => ({
+          describe: async () => ({
+            type: latest[id].type,
+            status: { name: latest[id].status },
+            raw: { workflowExecutionInfo: { versioningInfo: latest[id].versioningInfo } },
+          }),
+        }),
+      },
+    } as never;
+    const report = await deploymentStatus(client, 'shop');
+    expect(report.builds).toEqual([
+      expect.objectContaining({ buildId: 'A', status: 'draining', openRuns: 1, openConversations: 1, openOther: 0 }),
+    ]);
+  });
+});
