@@ -15,4 +15,6 @@ module.exports = {
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   testTimeout: 90_000,
   maxWorkers: 2,
+  // The slowest files first (see test/sequencer.js), so no long file is left running alone at the end.
+  testSequencer: '<rootDir>/test/sequencer.js',
 };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer } from '../src/connection/dev-server';
 import { CHROMIUM_PATH } from './helpers/browser';
+import { startPacking } from './helpers/packed-package';
 
 /**
  * Starts one in-memory Temporal dev server and bundles the workflow code once. Test files read
@@ -21,6 +22,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_WORKFLOW_BUNDLE = bundlePath;
   // Where the test files that need the packed package share one `npm pack` (test/helpers/packed-package.ts).
   process.env.TEST_PACK_DIR = mkdtempSync(join(dir, 'pack-'));
+  // Packed in the background from now on: the package tests find it ready, or nearly.
+  startPacking(process.env.TEST_PACK_DIR);
   // Images go to a blob store of the test run's, never the home directory's (workers and CLIs inherit it).
   process.env.AGENT_BLOB_DIR = join(dir, 'blobs');
   // Large payloads too (Temporal's External Storage): a directory of this run's.

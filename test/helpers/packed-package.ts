@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ export function packedTarball(): string {
   try {
     mkdirSync(join(dir, 'lock'));
   } catch {
+    // Another file packs, or the global setup started packing (see startPacking).
     const deadline = Date.now() + 300_000;
     while (!existsSync(result)) {
       if (Date.now() > deadline) throw new Error(`no tarball in ${dir} after 5 minutes`);
@@ -35,4 +36,22 @@ export function packedTarball(): string {
 function answer(outcome: string): string {
   if (outcome.startsWith('error: ')) throw new Error(outcome.slice(7));
   return outcome;
+}
+
+/**
+ * Starts `npm pack` in the background, for the global setup: building the package takes about
+ * half a minute, which the first test files then spend running instead of the package tests
+ * waiting for it. Whoever asks {@link packedTarball} later waits for this one.
+ */
+export function startPacking(dir: string): void {
+  mkdirSync(join(dir, 'lock'));
+  const result = join(dir, 'result');
+  const child = spawn('npm', ['pack', '--pack-destination', dir, '--silent'], { cwd: ROOT, stdio: 'pipe' });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  child.on('close', (code) => {
+    const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
+    writeFileSync(result, code === 0 && tarball ? join(dir, tarball) : `error: npm pack failed:\n${output}`);
+  });
 }
