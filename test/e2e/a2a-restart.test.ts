@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { freePort } from '../../src/connection/dev-server';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -35,15 +36,6 @@ afterAll(async () => {
   await model?.close();
 });
 const temporal = useTestTemporal();
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  s.listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 const stateOf = (u: StreamResponse) =>
   u.payload?.$case === 'statusUpdate'

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { freePort } from '../../src/connection/dev-server';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { aiSdkChat } from '../helpers/ai-sdk-client';
@@ -132,15 +130,6 @@ it('runs tool-calling turns and an approval round trip through DefaultChatTransp
     api.close();
   }
 }, 120_000);
-
-async function freePort(): Promise<number> {
-  const s: Server = createServer();
-  s.listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 it('resumes a turn after the serve process is killed mid-answer and started again: the whole answer, once, from the durable log', async () => {
   const m = await startModel(model);

@@ -1,4 +1,5 @@
 /// <reference lib="dom" />
+import { freePort } from '../../src/connection/dev-server';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
@@ -173,12 +174,3 @@ describeInBrowser('the React example on useChat', () => {
     }
   }, 180_000);
 });
-
-async function freePort(): Promise<number> {
-  const s: Server = createServer();
-  s.listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
