@@ -153,7 +153,15 @@ describe('worker.ts and client.ts against a Temporal server (TEMPORAL_ADDRESS)',
     );
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(Object.keys(out)).toEqual(['workflowId', 'status', 'content', 'toolExecutions', 'iterations', 'usage']);
+    expect(Object.keys(out)).toEqual([
+      'workflowId',
+      'status',
+      'content',
+      'toolExecutions',
+      'iterations',
+      'usage',
+      'agentVersion',
+    ]);
     expect(out).toMatchObject({
       workflowId: expect.stringMatching(/^agent-e2e-/),
       status: 'completed',

@@ -69,6 +69,8 @@ describe('client.ts conversation commands', () => {
 
     const history = await client('history', id);
     expect(history.stdout.trim().split('\n')).toEqual([
+      // Which definition answered: without a named agent, its instructions, model and tools.
+      expect.stringMatching(/^\(agent version av-[0-9a-f]{16}\)$/),
       'system: Be brief.',
       'user: My name is Ada',
       'assistant: you said: My name is Ada',
@@ -175,6 +177,7 @@ describe('client.ts conversation commands', () => {
       pendingApprovals: [{ callId, name: 'add', arguments: { a: 2, b: 3 }, summary: 'add(a=2, b=3)' }],
     });
     expect((await client('history', id)).stdout.trim().split('\n')).toEqual([
+      expect.stringMatching(/^\(agent version av-[0-9a-f]{16}\)$/),
       'user: add 2 and 3',
       `  → ${callId}: add(a=2, b=3)`,
     ]);

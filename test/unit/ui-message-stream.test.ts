@@ -198,6 +198,17 @@ describe('UiMessageEncoder', () => {
 describe('chatRequest', () => {
   const user = (parts: unknown[]) => ({ id: 'chat-1', messages: [{ id: 'm1', role: 'user', parts }] });
 
+  it('names the text parts, which useChat sends, when a message is too long', () => {
+    expect(() =>
+      chatRequest(
+        user([
+          { type: 'text', text: 'x'.repeat(60_000) },
+          { type: 'text', text: 'y'.repeat(60_000) },
+        ]),
+      ),
+    ).toThrow("the newest user message's text parts hold 120001 characters, more than the 100000 a message may have");
+  });
+
   it('takes the newest user message, its images, and the agent from the transport body', () => {
     expect(
       chatRequest({
