@@ -23,7 +23,7 @@ export default async function globalSetup(): Promise<void> {
   // Where the test files that need the packed package share one `npm pack` (test/helpers/packed-package.ts).
   process.env.TEST_PACK_DIR = mkdtempSync(join(dir, 'pack-'));
   // Packed in the background from now on: the package tests find it ready, or nearly.
-  startPacking(process.env.TEST_PACK_DIR);
+  (globalThis as Record<string, unknown>).__packing = startPacking(process.env.TEST_PACK_DIR);
   // Images go to a blob store of the test run's, never the home directory's (workers and CLIs inherit it).
   process.env.AGENT_BLOB_DIR = join(dir, 'blobs');
   // Large payloads too (Temporal's External Storage): a directory of this run's.

@@ -144,7 +144,12 @@ describeInBrowser('the React example on useChat', () => {
         String(port),
         '--strictPort',
       ],
-      { cwd: EXAMPLE, env: { ...process.env, DURABLE_AGENTS_URL: api.base }, stdio: ['ignore', 'pipe', 'pipe'] },
+      // NO_COLOR: Vite colours its banner when CI is set (picocolors), which splits the URL with escapes.
+      {
+        cwd: EXAMPLE,
+        env: { ...process.env, DURABLE_AGENTS_URL: api.base, NO_COLOR: '1', FORCE_COLOR: undefined },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
     );
     let out = '';
     vite.stdout!.on('data', (d) => (out += d));
@@ -154,7 +159,10 @@ describeInBrowser('the React example on useChat', () => {
     page.on('pageerror', (e) => errors.push(e.message));
     try {
       await worker.runUntil(async () => {
-        expect(await eventually(() => out.includes(`http://127.0.0.1:${port}/`), 60_000)).toBe(true);
+        const plain = () => out.replace(/\x1b\[[0-9;]*m/g, '');
+        if (!(await eventually(() => plain().includes(`http://127.0.0.1:${port}/`), 60_000))) {
+          throw new Error(`vite dev did not print its address within 60 s; it printed:\n${out}`);
+        }
         await page.goto(`http://127.0.0.1:${port}/`);
         const input = page.getByPlaceholder('Ask the agent…');
         await input.fill('price of ACME');

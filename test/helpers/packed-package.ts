@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +43,7 @@ function answer(outcome: string): string {
  * half a minute, which the first test files then spend running instead of the package tests
  * waiting for it. Whoever asks {@link packedTarball} later waits for this one.
  */
-export function startPacking(dir: string): void {
+export function startPacking(dir: string): ChildProcess {
   mkdirSync(join(dir, 'lock'));
   const result = join(dir, 'result');
   const child = spawn('npm', ['pack', '--pack-destination', dir, '--silent'], { cwd: ROOT, stdio: 'pipe' });
@@ -51,7 +51,10 @@ export function startPacking(dir: string): void {
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
   child.on('close', (code) => {
+    // A short run (one file, no package test) may end and remove the directory before packing does.
+    if (!existsSync(dir)) return;
     const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
     writeFileSync(result, code === 0 && tarball ? join(dir, tarball) : `error: npm pack failed:\n${output}`);
   });
+  return child;
 }
