@@ -83,6 +83,24 @@ export default tseslint.config(
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
+    // Every workflow patch is declared in one registry, with its reason and how long it stays.
+    files: ['src/**/*.ts'],
+    ignores: ['src/workflows/patches.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...[
+          'ImportSpecifier[imported.name=/^(patched|deprecatePatch)$/]',
+          'CallExpression[callee.property.name=/^(patched|deprecatePatch)$/]',
+        ].map((selector) => ({
+          selector,
+          message:
+            'workflow patches live in src/workflows/patches.ts: add the patch there (since, why, until) and ask isPatched(id)',
+        })),
+      ],
+    },
+  },
+  {
     // Workflow code is replayed and must stay deterministic; the core and the contracts are imported by it.
     files: deterministic.map((f) => `${f}/**/*.ts`),
     rules: {

@@ -1,6 +1,5 @@
 import type { Client } from '@temporalio/client';
 import {
-  isInstructions,
   closedConversationStatus,
   type ActiveWait,
   type AgentState,
@@ -14,13 +13,7 @@ import {
   type MemoryReport,
 } from '../core';
 import type { agentWorkflow } from '../workflows/bundle';
-import {
-  decideApprovalUpdate,
-  messagesQuery,
-  pendingApprovalsQuery,
-  statusQuery,
-  transcriptQuery,
-} from '../common/definitions';
+import { decideApprovalUpdate, pendingApprovalsQuery, statusQuery, transcriptQuery } from '../common/definitions';
 import { ClientError } from './client-error';
 import { conversationStatus, cancelTurn } from './conversations';
 import { runOutcome } from './run-agent';
@@ -139,36 +132,20 @@ export async function readTranscript(
   client: Client,
   workflowId: string,
 ): Promise<{ system?: string; messages: ChatMessage[] }> {
-  const found = await findAnswering(client, workflowId);
+  // Whether it exists, is ours, and its workers can answer (why not, at once, when they fail its tasks).
+  await findAnswering(client, workflowId);
   try {
-    return await withinQueryWait(client, () => transcriptOf(client, workflowId, found));
+    return await withinQueryWait(client, () => transcriptOf(client, workflowId));
   } catch (err) {
     throw await explainFailure(client, workflowId, err, 'agent');
   }
 }
 
-async function transcriptOf(
-  client: Client,
-  workflowId: string,
-  found: WorkflowLookup,
-): Promise<{ system?: string; messages: ChatMessage[] }> {
-  if (found.kind === 'conversation') {
-    const { system, messages: held } = await readRange(client, workflowId, undefined, 0, undefined);
-    const messages = held.map(withoutCounts);
-    return system === undefined ? { messages } : { system, messages };
-  }
-  // Runs answer the transcript query across their continue-as-new runs; runs of older workers
-  // have only the messages query (and never continued as new).
-  const read = await readRange(client, workflowId, undefined, 0, undefined).catch((err: unknown) => {
-    if (isUnknownQuery(err)) return undefined;
-    throw err;
-  });
-  if (read) {
-    const messages = read.messages.map(withoutCounts);
-    return read.system === undefined ? { messages } : { system: read.system, messages };
-  }
-  const all = (await readRunMessages(client, workflowId)).map(withoutCounts);
-  return isInstructions(all[0]) ? { system: String(all[0].content), messages: all.slice(1) } : { messages: all };
+async function transcriptOf(client: Client, workflowId: string): Promise<{ system?: string; messages: ChatMessage[] }> {
+  // Runs and conversations answer the transcript query across their continue-as-new runs.
+  const read = await readRange(client, workflowId, undefined, 0, undefined);
+  const messages = read.messages.map(withoutCounts);
+  return read.system === undefined ? { messages } : { system: read.system, messages };
 }
 
 /** A message as clients read it: without the token count the workers keep on it for memory by tokens. */
@@ -267,25 +244,6 @@ async function closedStatus(client: Client, found: WorkflowLookup): Promise<Conv
     }),
     closeReason: found.status.toLowerCase() as ConversationStatus['closeReason'],
   };
-}
-
-/** Whether a query failed because the workflow does not define it (code of an older release). */
-function isUnknownQuery(err: unknown): boolean {
-  return (
-    err instanceof Error &&
-    /did not register a handler for transcript|unknown query|QueryNotRegistered/i.test(err.message)
-  );
-}
-
-/** A run's messages (system message first), page by page. */
-async function readRunMessages(client: Client, workflowId: string): Promise<ChatMessage[]> {
-  const handle = client.workflow.getHandle(workflowId);
-  const messages: ChatMessage[] = [];
-  for (;;) {
-    const page = await handle.query(messagesQuery, { offset: messages.length });
-    if (page.length === 0) return messages;
-    messages.push(...page);
-  }
 }
 
 /**

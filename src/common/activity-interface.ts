@@ -129,9 +129,9 @@ export interface WorkerDescription {
   searchAttributes: SearchAttributeSettings;
   /**
    * The context windows of the worker's named models, in tokens (`{ smart: 200000 }`), for the
-   * default `maxPromptTokens`. Absent in answers recorded before that default existed.
+   * default `maxPromptTokens`.
    */
-  contextWindows?: Record<string, number>;
+  contextWindows: Record<string, number>;
   /** The worker's default model (`AGENT_MODEL`). */
   defaultModel?: string;
 }
@@ -221,7 +221,7 @@ export interface ResolveToolsInput {
 /**
  * What `resolveTools` answers: the run's tools, and their version (a hash of each tool as the
  * model sees it, its description and parameters, and as the run treats it), from which a run
- * without a named agent gets its `agentVersion`. Runs recorded before it got the list alone.
+ * without a named agent gets its `agentVersion`.
  */
 export interface ResolvedTools {
   tools: ToolInfo[];

@@ -97,8 +97,6 @@ export class AgentsPlugin extends SimplePlugin {
       registered: updates && check.registered ? await check.registered : [],
       updates: updates ?? 'steps',
       defaultModel: model.model,
-      trigger: 'status',
-      endStatus: true,
     });
     for (const note of settings.notes) process.stderr.write(`durable-agents: ${note}\n`);
     const withStorage = (converter: DataConverter): DataConverter =>

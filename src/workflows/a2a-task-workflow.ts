@@ -8,7 +8,6 @@ import {
   type A2APushTarget,
   type A2ATaskRecord,
 } from '../common/definitions';
-import { a2aTaskFollowsTurn } from './compat';
 
 /** Push notifications: retried with backoff for a day, so a webhook down for hours still gets them. */
 const { deliverWebhook } = proxyActivities<AgentActivities>({
@@ -88,7 +87,7 @@ export async function a2aTaskWorkflow(first?: A2ATaskRecord): Promise<unknown> {
     .run(async () => {
       // Until the task is saved with its turn (a record started by a push config has none yet).
       await condition(() => record.final || turnOf(record.task) !== undefined);
-      if (record.final || !a2aTaskFollowsTurn()) return undefined;
+      if (record.final) return undefined;
       const { taskId, contextId, turn } = turnOf(record.task)!;
       for (;;) {
         const end = await awaitA2aTaskEnd({ taskId, contextId, turn, waitMs: TURN_WAIT_MS });

@@ -1,6 +1,6 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import { unnamedAgentVersion, type ToolInfo } from '../core';
-import type { AgentActivities, ResolvedTools, ResolveToolsInput } from '../common/activity-interface';
+import type { AgentActivities, ResolveToolsInput } from '../common/activity-interface';
 
 /** The workflows' activities (see `AgentActivities`, their contract), and the options they are scheduled with. */
 
@@ -24,15 +24,13 @@ export const { resolveTools, resolveAgent } = proxyLocalActivities<AgentActiviti
 
 /**
  * The tools of a run or conversation without a named agent, and its version: its definition as
- * given with the tools as the worker resolved them. Runs recorded before `resolveTools` gave a
- * version got the list alone, and replay without one.
+ * given with the tools as the worker resolved them.
  */
 export async function resolveToolsAndVersion(
   request: ResolveToolsInput,
   definition: object,
-): Promise<{ tools: ToolInfo[]; version?: string }> {
-  const resolved = (await resolveTools(request)) as ResolvedTools | ToolInfo[];
-  if (Array.isArray(resolved)) return { tools: resolved };
+): Promise<{ tools: ToolInfo[]; version: string }> {
+  const resolved = await resolveTools(request);
   return { tools: resolved.tools, version: unnamedAgentVersion(definition, resolved.version) };
 }
 

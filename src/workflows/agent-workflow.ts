@@ -5,145 +5,114 @@ import {
   ContinueAsNew,
   continueAsNew,
   isCancellation,
-  patched,
-  setCurrentDetails,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { versionDetails } from './approvals';
 import {
   applyAgent,
-  carriedRunState,
-  runTranscriptPage,
-  shouldContinueAsNew,
-  withDefaultMemory,
   applyInterruption,
-  EventLog,
+  carriedRunState,
   messagesPage,
   runResult,
   runStatus,
-  withChildApprovals,
+  runTranscriptPage,
+  shouldContinueAsNew,
   startRun,
   validateAgentInput,
+  withChildApprovals,
+  withDefaultMemory,
   withoutHistoryMark,
   type AgentInput,
-  type AgentWorkflowInput,
   type AgentResult,
+  type AgentWorkflowInput,
   type AgentWorkflowResult,
   type RunState,
 } from '../core';
-import { omitRecordedResults, withDurationUnitsRequired } from './compat';
 import { messagesQuery, statusQuery, transcriptQuery } from '../common/definitions';
-import { SharedMessages } from './message-sink';
 import { failureInfo } from './failure-info';
-import { handleApprovals, handleEvents, resolveAgent, resolveToolsAndVersion, runLoop, type RunRef } from './run-loop';
-import { followSearchAttributes, SearchAttributes } from './search-attributes';
-import { countRun } from './run-metrics';
-import { EventInbox, handleDeliveredEvents } from './events';
+import { AgentHost } from './host';
+import { runLoop, type RunRef } from './run-loop';
 import { timeLimited, type TimeLimit } from './time-limit';
 
 /**
  * One agent run: the LLM sees the conversation and the tools, asks for tool calls, they run as
  * activities, results go back, until the LLM answers or a limit ends the run. All decisions come
- * from the pure core (`src/core`); this function only carries them out.
+ * from the pure core (`src/core`); this function only carries them out, on the {@link AgentHost}
+ * it shares with conversations.
  */
-export async function agentWorkflow(original: AgentWorkflowInput): Promise<AgentWorkflowResult> {
-  const input = withDurationUnitsRequired(original);
-  // A run that continued as new goes on from where the previous workflow run stopped.
-  const carry = input.carry;
+export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWorkflowResult> {
   const problems = validateAgentInput(input);
   if (problems.length > 0)
     throw ApplicationFailure.nonRetryable(`invalid agent input: ${problems.join('; ')}`, 'Agent.InvalidInput');
-
+  // A run that continued as new goes on from where the previous workflow run stopped.
+  const { carry } = input;
   // Queries may arrive before the tools are resolved, so a state exists from the first line.
-  // With Worker Versioning: the build the run is pinned to, in its status and result.
-  const version = workflowInfo().currentDeploymentVersion;
-  const buildId = version?.deploymentName ? version.buildId : undefined;
-  const onBuild = (state: RunState): RunState => (buildId ? { ...state, buildId } : state);
-  const run: RunRef = { state: onBuild(carry ? carry.state : startRun(input, [])) };
+  const run: RunRef = { state: carry ? carry.state : startRun(input, []) };
+  const host = new AgentHost(carry, () => ({ run, turn: 1 }));
+  run.state = host.onBuild(run.state);
   setHandler(messagesQuery, (range) => messagesPage(run.state.messages, range));
   setHandler(transcriptQuery, (range) => runTranscriptPage(run.state, carry?.previousRunId, range ?? {}, messagesPage));
-  const events = new EventLog(carry?.events);
-  if (!carry) events.startTurn(1, input.message);
-  handleEvents(events);
-  const approvals = handleApprovals(() => ({ run, turn: 1 }), events);
-  setHandler(statusQuery, () => withChildApprovals(runStatus(run.state), approvals.fromChildren()));
-  // Events for wait_for_event: kept from the start, so one delivered before the wait is not lost.
-  const inbox = new EventInbox(carry?.inbox, carry?.eventIds);
-  handleDeliveredEvents(inbox, events, () => 1);
-  let timeLimit: TimeLimit | undefined;
+  setHandler(statusQuery, () => withChildApprovals(runStatus(run.state), host.approvals.fromChildren()));
+  if (!carry) host.events.startTurn(1, input.message);
+  await host.open({ run: () => run.state });
+  // Its agent, tools and limits were resolved when the run started; it keeps them.
+  if (carry) host.showVersion(run.state);
 
-  const { workflowId, runId } = workflowInfo();
-  const shared = new SharedMessages();
-  const searchAttributes = await SearchAttributes.open();
-  followSearchAttributes(events, searchAttributes, { run: () => run.state });
+  let timeLimit: TimeLimit | undefined;
   const loopWith = (effective: AgentInput) =>
-    runLoop(run, {
-      workflowId,
-      runId,
-      shared,
-      events,
-      turn: 1,
-      stream: effective.stream !== false,
-      inbox,
-      timeLimit,
-      approvals,
-      beforeStep: (state) =>
-        shouldContinueAsNew(state, workflowInfo(), input.continueAsNewAfter) && patched('run-continue-as-new')
-          ? continueRun(original, { run, runId, events, inbox, timeLimit })
-          : undefined,
-    });
-  let loop: () => Promise<void>;
-  let limitMs = carry ? carry.timeLeftMs : run.state.limits.maxExecutionTimeMs;
+    runLoop(
+      run,
+      host.runContext(1, {
+        stream: effective.stream !== false,
+        timeLimit,
+        // Between steps, when Temporal suggests it: on in a new workflow run (the promise never resolves).
+        beforeStep: (state) =>
+          shouldContinueAsNew(state, workflowInfo(), input.continueAsNewAfter)
+            ? continueRun(input, host, run, timeLimit)
+            : undefined,
+      }),
+    );
   try {
-    if (carry) {
-      // Its agent, tools and limits were resolved when the run started; it keeps them.
-      setCurrentDetails(versionDetails(run.state));
-      loop = () => loopWith(input);
-    } else if (input.agent) {
-      // A named agent's settings (its time limit among them) must be known before the run starts.
-      const agent = await resolveAgent({
-        agent: input.agent,
-        tools: input.tools,
-        immediateTools: input.immediateTools,
-        approvalTools: input.approvalTools,
-      });
-      // The default memory (maxPromptTokens by the model's context window) unless the run or agent set one.
-      const effective = withDefaultMemory(applyAgent(input, agent.settings), searchAttributes.worker);
-      run.state = onBuild(startRun(effective, agent.tools, agent.version));
-      setCurrentDetails(versionDetails(run.state));
-      limitMs = run.state.limits.maxExecutionTimeMs;
-      loop = () => loopWith(effective);
-    } else {
-      loop = async () => {
-        const { tools, version } = await resolveToolsAndVersion(
-          { tools: input.tools, immediateTools: input.immediateTools, approvalTools: input.approvalTools },
-          input,
-        );
-        const effective = withDefaultMemory(input, searchAttributes.worker);
-        run.state = onBuild(startRun(effective, tools, version));
-        if (version) setCurrentDetails(versionDetails(run.state));
-        await loopWith(effective);
-      };
-    }
-    if (limitMs === undefined) await loop();
-    else if (await timeLimited(loop, limitMs, (limit) => (timeLimit = limit)))
+    // A named agent's settings (its time limit among them) are known before the run starts; a
+    // run that continued as new keeps what its first run resolved.
+    const effective = carry ? input : await resolved(input, host, run);
+    const limitMs = carry ? carry.timeLeftMs : run.state.limits.maxExecutionTimeMs;
+    if (limitMs === undefined) await loopWith(effective);
+    else if (
+      await timeLimited(
+        () => loopWith(effective),
+        limitMs,
+        (limit) => (timeLimit = limit),
+      )
+    )
       run.state = applyInterruption(run.state, 'time_limit');
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
-    const failure = runFailure(err, run.state, workflowId);
     const { error, errorType } = isCancellation(err)
       ? { error: 'the run was cancelled', errorType: 'Cancelled' }
       : failureInfo(err);
-    events.emit(1, { type: 'turn_failed', error, errorType });
-    countRun('run', isCancellation(err) ? 'cancelled' : 'failed', run.state.agent.name);
-    throw failure;
+    const status = isCancellation(err) ? 'cancelled' : 'failed';
+    host.endTurn('run', 1, run.state.agent.name, { type: 'turn_failed', error, errorType }, status);
+    throw runFailure(err, run.state, host.workflowId);
   }
-  const result = runResult(run.state, workflowId);
-  countRun('run', result.status, run.state.agent.name);
-  events.emit(1, { type: 'turn_completed', result });
+  const result = runResult(run.state, host.workflowId);
+  host.endTurn('run', 1, run.state.agent.name, { type: 'turn_completed', result }, result.status);
   // Tool outputs are in history as activity results already: clients read them from there.
-  return runResult(run.state, workflowId, { omitRecordedResults: omitRecordedResults(run.state) });
+  return runResult(run.state, host.workflowId, { omitRecordedResults: true });
+}
+
+/**
+ * Resolves the run's agent or tools (once: a recorded local activity) and starts the run with
+ * them; returns the input as the run applies it (the agent's settings merged in, the default memory).
+ */
+async function resolved(input: AgentWorkflowInput, host: AgentHost, run: RunRef): Promise<AgentInput> {
+  const { tools: names, immediateTools, approvalTools } = input;
+  const agent = await host.resolve(input.agent, { tools: names, immediateTools, approvalTools }, input);
+  // The default memory (maxPromptTokens by the model's context window) unless the run or agent set one.
+  const effective = withDefaultMemory(agent.settings ? applyAgent(input, agent.settings) : input, host.worker);
+  run.state = host.onBuild(startRun(effective, agent.tools, agent.version));
+  host.showVersion(run.state);
+  return effective;
 }
 
 /**
@@ -152,22 +121,20 @@ export async function agentWorkflow(original: AgentWorkflowInput): Promise<Agent
  * left of the time limit. Clients follow it by the workflow id and see one run.
  */
 async function continueRun(
-  original: AgentWorkflowInput,
-  at: { run: RunRef; runId: string; events: EventLog; inbox: EventInbox; timeLimit?: TimeLimit },
+  input: AgentWorkflowInput,
+  host: AgentHost,
+  run: RunRef,
+  timeLimit: TimeLimit | undefined,
 ): Promise<never> {
   await condition(allHandlersFinished);
-  const timeLeftMs = at.timeLimit?.remaining();
-  at.timeLimit?.cancel();
-  const inbox = at.inbox.snapshot();
-  const ids = at.inbox.ids();
+  const timeLeftMs = timeLimit?.remaining();
+  timeLimit?.cancel();
   return continueAsNew<typeof agentWorkflow>({
-    ...original,
+    ...input,
     carry: {
-      state: carriedRunState(at.run.state),
-      previousRunId: at.runId,
-      events: at.events.snapshot(),
-      ...(inbox.length ? { inbox } : {}),
-      ...(ids.length ? { eventIds: ids } : {}),
+      ...host.carry(),
+      state: carriedRunState(run.state),
+      previousRunId: host.runId,
       ...(timeLeftMs !== undefined ? { timeLeftMs } : {}),
     },
   });

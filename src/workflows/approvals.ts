@@ -1,7 +1,6 @@
 import {
   condition,
   getExternalWorkflowHandle,
-  patched,
   setCurrentDetails,
   setHandler,
   workflowInfo,
@@ -27,6 +26,7 @@ import {
   type ChildApprovals,
 } from '../common/definitions';
 import type { ApprovalNotifier, RunContext, RunRef } from './run-context';
+import { versionDetails } from './details';
 
 /** The handlers of a workflow's event stream and approvals, and the wait for a decision. */
 
@@ -85,20 +85,6 @@ export async function awaitApprovals(run: RunRef, pending: PendingApproval[], ct
 function notifyDecided(ctx: RunContext, calls: PendingApproval[], approved: boolean, reason: string): void {
   const workflowId = workflowInfo().workflowId;
   ctx.approvals?.notifyParent({ decided: calls.map((p) => ({ callId: p.callId, approved, reason, workflowId })) });
-}
-
-/**
- * The Temporal UI's "current details" of a run or conversation as it goes: which agent, which
- * definition of it (`agentVersion`) and which build answer, so "which prompt answered this
- * customer" is on the workflow's page. Empty when none is known (an unnamed agent, unversioned).
- */
-export function versionDetails(s: { agent?: { name?: string }; agentVersion?: string; buildId?: string }): string {
-  const parts = [
-    ...(s.agent?.name ? [`agent **${s.agent.name}**`] : []),
-    ...(s.agentVersion ? [`version \`${s.agentVersion}\``] : []),
-    ...(s.buildId ? [`build \`${s.buildId}\``] : []),
-  ];
-  return parts.join(' · ');
 }
 
 function withVersion(details: string, state: RunState): string {
@@ -215,8 +201,6 @@ export class ApprovalRelay implements ApprovalNotifier {
     const pending = [...this.own().pending.map((p) => this.named(p)), ...this.fromChildren()];
     const text = JSON.stringify(pending);
     if (text === this.lastSent && !changes.decided?.length && !changes.escalated?.length) return;
-    // Runs recorded before the relay did not signal their caller: they replay without it.
-    if (!patched('child-approvals-relay')) return;
     this.lastSent = text;
     const { agent } = this.own();
     const message: ChildApprovals = { workflowId: workflowInfo().workflowId, pending, ...changes };
@@ -234,12 +218,7 @@ export class ApprovalRelay implements ApprovalNotifier {
     for (const p of message.pending) {
       if (before.has(key(p))) continue;
       this.events.emit(turn, {
-        type: 'approval_requested',
-        callId: p.callId,
-        tool: p.name,
-        arguments: p.arguments,
-        summary: p.summary,
-        ...(p.deadline ? { deadline: p.deadline } : {}),
+        ...approvalRequested(p),
         workflowId: p.workflowId ?? message.workflowId,
         ...((p.agent ?? message.agent) ? { agent: p.agent ?? message.agent } : {}),
       });
@@ -271,6 +250,18 @@ export class ApprovalRelay implements ApprovalNotifier {
   }
 }
 
+/** The `approval_requested` event of a pending call. */
+function approvalRequested(p: PendingApproval) {
+  return {
+    type: 'approval_requested' as const,
+    callId: p.callId,
+    tool: p.name,
+    arguments: p.arguments,
+    summary: p.summary,
+    ...(p.deadline ? { deadline: p.deadline } : {}),
+  };
+}
+
 function key(p: PendingApproval): string {
   return `${p.workflowId ?? ''}\u0000${p.callId}`;
 }
@@ -289,15 +280,7 @@ export async function approvalStep(
   if (timeoutMs !== undefined)
     run.state = setApprovalDeadline(run.state, new Date(Date.now() + timeoutMs).toISOString());
   const pending = run.state.phase.kind === 'tools' ? pendingApprovals(run.state.phase.calls) : step.pending;
-  for (const p of pending)
-    ctx.events.emit(ctx.turn, {
-      type: 'approval_requested',
-      callId: p.callId,
-      tool: p.name,
-      arguments: p.arguments,
-      summary: p.summary,
-      ...(p.deadline ? { deadline: p.deadline } : {}),
-    });
+  for (const p of pending) ctx.events.emit(ctx.turn, approvalRequested(p));
   await awaitApprovals(run, pending, ctx);
   return run.state;
 }

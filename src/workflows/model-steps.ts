@@ -23,7 +23,6 @@ import {
   MODEL_CALL_ATTEMPTS,
   summarizeMessages,
 } from './activity-proxies';
-import { additiveCalibration, reasoningEvents, summaryFailureDropsMessages } from './compat';
 import { failureInfo } from './failure-info';
 import type { RunContext } from './run-context';
 
@@ -78,8 +77,8 @@ export async function modelStep(
     ?.map((r) => r.text)
     .filter(Boolean)
     .join('\n\n');
-  if (thought && reasoningEvents()) ctx.events.emit(ctx.turn, { type: 'reasoning', call, text: thought });
-  return applyModelReply(state, step, reply, { additiveCalibration: additiveCalibration(state) });
+  if (thought) ctx.events.emit(ctx.turn, { type: 'reasoning', call, text: thought });
+  return applyModelReply(state, step, reply);
 }
 
 /**
@@ -114,8 +113,8 @@ export async function compactStep(
     );
     next = applySummary(state, step, summary);
   } catch (err) {
-    // No summary: the messages are dropped instead of failing the run (runs before this patch failed).
-    if (isCancellation(err) || !summaryFailureDropsMessages()) throw err;
+    // No summary: the messages are dropped instead of failing the run.
+    if (isCancellation(err)) throw err;
     summaryFailed = failureInfo(err).error;
     next = applyDroppedMessages(state, step);
   }

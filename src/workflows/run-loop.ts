@@ -7,7 +7,7 @@ import { toolStep } from './tool-step';
 export type { RunContext, RunRef } from './run-context';
 export { handleApprovals } from './approvals';
 export { handleEvents } from './events';
-export { MODEL_CALL_ATTEMPTS, resolveAgent, resolveToolsAndVersion } from './activity-proxies';
+export { MODEL_CALL_ATTEMPTS } from './activity-proxies';
 
 /**
  * Drives one run of the agent loop to its end: asks the core for the next step, carries it out,

@@ -1,5 +1,5 @@
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributeUpdatePair } from '@temporalio/common';
-import { isCancellation, patched, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { isCancellation, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { AgentActivities, WorkerDescription } from '../common/activity-interface';
 import {
   AGENT_SEARCH_ATTRIBUTES,
@@ -12,7 +12,6 @@ import {
   type NextStep,
   type RunState,
   type SearchAttributeSettings,
-  type SearchAttributeTrigger,
   type EventLog,
   type Usage,
 } from '../core';
@@ -40,27 +39,18 @@ export class SearchAttributes {
 
   private constructor(
     private readonly settings: SearchAttributeSettings | undefined,
-    private readonly trigger: SearchAttributeTrigger = 'any',
-    /** What the worker said of itself besides the attributes (its models' context windows); absent in older answers. */
+    /** What the worker said of itself besides the attributes (its models' context windows). */
     readonly worker?: Omit<WorkerDescription, 'searchAttributes'>,
   ) {}
 
   /**
-   * Asks the worker which attributes to keep. Runs started before search attributes existed
-   * (no patch marker in their history) keep none; a worker that cannot answer costs the run its
+   * Asks the worker which attributes to keep; a worker that cannot answer costs the run its
    * attributes, never the run.
    */
   static async open(): Promise<SearchAttributes> {
-    if (!patched('agent-search-attributes')) return new SearchAttributes(undefined);
     try {
       const { searchAttributes: settings, ...worker } = await describeWorker();
-      // Answers recorded before the trigger existed have none: those runs upserted on every
-      // change, counters included, and in every step, and replay that way.
-      return new SearchAttributes(
-        settings.registered.length > 0 ? settings : undefined,
-        settings.trigger ?? 'any',
-        worker,
-      );
+      return new SearchAttributes(settings.registered.length > 0 ? settings : undefined, worker);
     } catch (err) {
       if (isCancellation(err)) throw err;
       return new SearchAttributes(undefined);
@@ -72,20 +62,15 @@ export class SearchAttributes {
     return this.settings?.defaultModel;
   }
 
-  /** Whether the workflow upserts its final status however it ends (see `SearchAttributeSettings.endStatus`). */
-  get endStatus(): boolean {
-    return this.settings?.endStatus === true;
-  }
-
   /**
    * Upserts the attributes that differ from what was last upserted, when the change is worth one
-   * (one command, one billable action; see `SearchAttributeTrigger`). `step`: the step the run is
+   * (one command, one billable action; see `searchAttributeChanges`). `step`: the step the run is
    * about to take; one the server never sees (`stepStaysInWorkflowTask`) upserts nothing.
    */
   update(values: AgentSearchValues, step?: NextStep): void {
     if (!this.settings) return;
-    if (this.trigger === 'status' && step && stepStaysInWorkflowTask(step)) return;
-    const changes = searchAttributeChanges(this.upserted, values, this.settings, this.trigger);
+    if (step && stepStaysInWorkflowTask(step)) return;
+    const changes = searchAttributeChanges(this.upserted, values, this.settings);
     const names = Object.keys(changes) as AgentSearchAttributeName[];
     if (names.length === 0) return;
     const pairs = names.map((name) => ({ key: KEYS[name], value: changes[name] }) as SearchAttributeUpdatePair);
@@ -114,7 +99,7 @@ export function followSearchAttributes(
   attributes: SearchAttributes,
   read: { run: () => RunState | undefined; conversation?: () => ConversationValues },
 ): void {
-  const base = () => ({ defaultModel: attributes.defaultModel, endStatus: attributes.endStatus });
+  const base = () => ({ defaultModel: attributes.defaultModel });
   events.observe((note) => {
     if (note.kind === 'conversation') {
       const c = read.conversation?.();

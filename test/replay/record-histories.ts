@@ -17,6 +17,7 @@ import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { answer, call, startModel, startScriptedModel } from '../helpers/scripted-model';
 import {
   A2A_TASK_WORKFLOW_TYPE,
+  LIST_AGENTS_WORKFLOW_TYPE,
   a2aTaskPushSignal,
   a2aTaskSaveSignal,
   SCHEDULED_TURN_WORKFLOW_TYPE,
@@ -138,6 +139,17 @@ async function main(only: string[]): Promise<void> {
       await model.close();
       write('scheduled-turn', await client.workflow.getHandle(id).fetchHistory());
     }
+    // What `agents` and `GET /agents` start: a workflow that asks a worker for its agents.
+    if (wanted('list-agents')) {
+      const model = await startModel(() => answer('unused'));
+      const w = await worker('list-agents', model.baseURL);
+      const id = 'replay-list-agents';
+      await w.runUntil(
+        client.workflow.execute(LIST_AGENTS_WORKFLOW_TYPE, { taskQueue: 'record-list-agents', workflowId: id }),
+      );
+      await model.close();
+      write('list-agents', await client.workflow.getHandle(id).fetchHistory());
+    }
     // An A2A task's record: saved as working, then saved final (and so ended).
     if (wanted('a2a-task')) {
       const model = await startModel(() => answer('unused'));
@@ -243,7 +255,13 @@ async function main(only: string[]): Promise<void> {
         const b = await build('B');
         await b.runUntil(async () => {
           await live('B');
-          await promoteBuild(client, deployment, 'B');
+          // Temporal refuses the promotion until B's workers poll every task queue A's do: try again.
+          for (let tries = 0; ; tries++) {
+            const promoted = await promoteBuild(client, deployment, 'B').catch((err: Error) => err);
+            if (!(promoted instanceof Error)) break;
+            if (tries >= 50) throw promoted;
+            await new Promise((r) => setTimeout(r, 200));
+          }
           for (;;) {
             const s = await conversationStatus(client, id);
             if (s.buildId === 'B') break;

@@ -50,18 +50,6 @@ it('detects a history the code no longer produces (the check can fail)', async (
   ).rejects.toThrow(/[Nn]ondetermin/);
 });
 
-it('keeps a run from before durations needed a unit: "60000" was 60 s of milliseconds', () => {
-  // Recorded by the code before the change (not by record-histories, which can no longer start
-  // such a run). It replays only through the `durations-need-units` patch in compat.ts.
-  const events = load('bare-duration-legacy.json').events ?? [];
-  const started = events[0].workflowExecutionStartedEventAttributes!;
-  expect(JSON.parse(Buffer.from(started.input!.payloads![0].data!).toString())).toMatchObject({
-    maxExecutionTime: '60000',
-  });
-  const timer = events.find((e) => e.timerStartedEventAttributes)!.timerStartedEventAttributes!;
-  expect(Number(timer.startToFireTimeout!.seconds)).toBe(60);
-});
-
 it('has conversation histories that exercise updates, signals, approvals, cancel and continue-as-new', () => {
   const events = (file: string) => load(file).events ?? [];
   const updates = (file: string) =>
@@ -72,11 +60,12 @@ it('has conversation histories that exercise updates, signals, approvals, cancel
     events('conversation-continue-as-new-run1.json').some((e) => e.workflowExecutionContinuedAsNewEventAttributes),
   ).toBe(true);
   expect(updates('conversation-approvals-run1.json').filter((n) => n === 'decideApproval')).toHaveLength(2);
-  expect(updates('conversation-cancel-signal-dynamic.json')).toEqual(
-    expect.arrayContaining(['sendMessage', 'cancelTurn', 'end']),
-  );
+  expect([
+    ...updates('conversation-cancel-signal-dynamic-run1.json'),
+    ...updates('conversation-cancel-signal-dynamic-run2.json'),
+  ]).toEqual(expect.arrayContaining(['sendMessage', 'cancelTurn', 'end']));
   expect(
-    events('conversation-cancel-signal-dynamic.json').some(
+    events('conversation-cancel-signal-dynamic-run1.json').some(
       (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'queueMessage',
     ),
   ).toBe(true);
@@ -101,21 +90,24 @@ it('has a run whose answer was streamed: text batches (signals) arrive while its
 it('has histories of named agents and structured output', () => {
   // The agent is resolved once, by a local activity recorded as a marker, before the timer starts.
   const events = load('agent-structured-output.json').events ?? [];
-  const marker = events.findIndex((e) => e.markerRecordedEventAttributes);
+  const localActivity = (e: (typeof events)[number]) => {
+    const data = e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+    return data ? (JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type : undefined;
+  };
+  const marker = events.findIndex((e) => localActivity(e) === 'resolveAgent');
   const timer = events.findIndex((e) => e.timerStartedEventAttributes);
   expect(marker).toBeGreaterThan(0);
   expect(timer).toBeGreaterThan(marker);
-  const markerData = events[marker].markerRecordedEventAttributes!.details!.data!.payloads![0].data!;
-  expect(JSON.parse(Buffer.from(markerData).toString())).toMatchObject({ activity_type: 'resolveAgent' });
   expect(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')).toHaveLength(
     3,
   );
-  const turns = (load('conversation-agent.json').events ?? [])
+  const turns = (load('conversation-agent-run1.json').events ?? [])
     .map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.args?.payloads?.[0]?.data)
     .filter(Boolean);
   expect(turns.map((d) => JSON.parse(Buffer.from(d!).toString()))).toContainEqual({
     message: 'add 3 and 4',
     approvalTools: ['add'],
+    messageId: expect.any(String),
   });
 });
 
@@ -123,8 +115,8 @@ it('has a run with a local tool whose result leaves the outputs to its history, 
   const history = load('local-tool-results-in-history.json');
   const events = history.events ?? [];
   const markers = events.map((e) => e.markerRecordedEventAttributes?.markerName).filter(Boolean);
-  // resolveTools and stock_quote run locally; the `tool-results-in-history` patch is recorded.
-  expect(markers).toEqual(['core_local_activity', 'core_local_activity', 'core_patch']);
+  // describeWorker, resolveTools and stock_quote run locally.
+  expect(markers).toEqual(['core_local_activity', 'core_local_activity', 'core_local_activity']);
   const completed = events.at(-1)!.workflowExecutionCompletedEventAttributes!;
   const result = JSON.parse(Buffer.from(completed.result!.payloads![0].data!).toString());
   expect(result.toolExecutions.map((e: Record<string, unknown>) => [e.name, e.result, e.resultInHistory])).toEqual([
@@ -139,23 +131,33 @@ it('has a run with a local tool whose result leaves the outputs to its history, 
   expect([...outcomes.keys()]).toEqual(result.toolExecutions.map((e: { id: string }) => e.id));
 });
 
-it('has a conversation that could not start, from before and after its first message was told why', () => {
-  const events = (file: string) => load(file).events ?? [];
-  const updateOutcome = (file: string) =>
-    events(file).find((e) => e.workflowExecutionUpdateCompletedEventAttributes)
-      ?.workflowExecutionUpdateCompletedEventAttributes?.outcome;
-  // Before the patch the conversation failed at once, and its first message never got an answer.
-  expect(updateOutcome('conversation-unknown-agent-legacy.json')).toBeUndefined();
-  expect(
-    events('conversation-unknown-agent-legacy.json').at(-1)?.workflowExecutionFailedEventAttributes?.failure?.message,
-  ).toMatch(/no agent named "nobody"/);
-  // Since, the message is told why (the patch marker first), then the conversation fails.
-  const patched = events('conversation-unknown-agent.json');
-  expect(patched.some((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toBe(true);
-  expect(updateOutcome('conversation-unknown-agent.json')?.failure?.message).toMatch(
+it('has a conversation that could not start: its first message is told why, then it fails', () => {
+  const events = load('conversation-unknown-agent.json').events ?? [];
+  const outcome = events.find((e) => e.workflowExecutionUpdateCompletedEventAttributes)
+    ?.workflowExecutionUpdateCompletedEventAttributes?.outcome;
+  expect(outcome?.failure?.message).toMatch(
     /^no agent named "nobody" on task queue "record-conversation-unknown-agent"/,
   );
-  expect(patched.at(-1)?.workflowExecutionFailedEventAttributes?.failure?.message).toMatch(/no agent named "nobody"/);
+  expect(events.at(-1)?.workflowExecutionFailedEventAttributes?.failure?.message).toMatch(/no agent named "nobody"/);
+});
+
+it('keeps histories recorded at the replay floor for every workflow type, and no patch markers from before it', () => {
+  const typeOf = (file: string) => load(file).events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
+  expect(new Set(files.map(typeOf))).toEqual(
+    new Set([
+      'agentWorkflow',
+      'conversationWorkflow',
+      'a2aTaskWorkflow',
+      'scheduledTurnWorkflow',
+      'listAgentsWorkflow',
+    ]),
+  );
+  const patches = files.flatMap((file) =>
+    (load(file).events ?? [])
+      .filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')
+      .map(() => file),
+  );
+  expect(patches).toEqual([]);
 });
 
 it('has a run stopped at its limit and a cancelled conversation whose last upsert is their final status', () => {

@@ -37,17 +37,15 @@ describe('estimates', () => {
   it('count characters over four, images and tool calls included, and calibrate by what the provider reported', () => {
     expect(estimateTokens([{ role: 'user', content: 'x'.repeat(400) }])).toBe(104);
     expect(estimateTokens([{ role: 'user', content: 'x', images: [{ url: 'https://a/b.png' }] }])).toBe(1505);
-    // Runs recorded before additive calibration: a ratio.
-    expect(calibration({ tokens: 1200, estimated: 1000 })).toEqual({ scale: 1.2, offset: 0 });
     expect(calibration(undefined)).toEqual({ scale: 1, offset: 0 });
-    expect(calibration({ tokens: 100_000, estimated: 10 })).toEqual({ scale: 4, offset: 0 }); // bounded
-    // Additive: the ratio scales messages up to 1.5; what the provider counted beyond that is added once.
-    expect(calibration({ tokens: 1200, estimated: 1000, additive: true })).toEqual({ scale: 1.2, offset: 0 });
-    expect(calibration({ tokens: 2000, estimated: 1000, additive: true })).toEqual({ scale: 1.5, offset: 500 });
+    // The ratio scales messages up to 1.5; what the provider counted beyond that is added once.
+    expect(calibration({ tokens: 1200, estimated: 1000 })).toEqual({ scale: 1.2, offset: 0 });
+    expect(calibration({ tokens: 2000, estimated: 1000 })).toEqual({ scale: 1.5, offset: 500 });
     // A first request of 10 tokens with 500 tokens of tools: the next estimates are 495 more, not 4 times as large.
-    expect(calibration({ tokens: 510, estimated: 10, additive: true })).toEqual({ scale: 1.5, offset: 495 });
-    // A count under the estimate still scales: the rule of thumb over-counts everywhere alike.
-    expect(calibration({ tokens: 800, estimated: 1000, additive: true })).toEqual({ scale: 0.8, offset: 0 });
+    expect(calibration({ tokens: 510, estimated: 10 })).toEqual({ scale: 1.5, offset: 495 });
+    // A count under the estimate still scales (bounded): the rule of thumb over-counts everywhere alike.
+    expect(calibration({ tokens: 800, estimated: 1000 })).toEqual({ scale: 0.8, offset: 0 });
+    expect(calibration({ tokens: 1, estimated: 1000 })).toEqual({ scale: 0.25, offset: 0 });
   });
 });
 
@@ -174,35 +172,29 @@ describe('a run with maxPromptTokens', () => {
 
   it('counts the tools the provider saw once, not as a ratio: a large tool result after a small first request fits', () => {
     // A first request of ~10 estimated tokens that the provider counted at 1,010 (1,000 tokens of tool definitions).
-    const first = (additiveCalibration: boolean) => {
-      const state = startRun({ message: 'Read the log.', maxPromptTokens: 8000 }, []);
-      const called = applyModelReply(
-        state,
-        { type: 'call_model', iteration: 1, toolNames: [], final: false },
-        {
-          content: null,
-          toolCalls: [{ id: 'c1', type: 'function', function: { name: 'read_log', arguments: '{}' } }],
-          finishReason: 'tool_calls',
-          usage: usage(1010),
-        },
-        { additiveCalibration },
-      );
-      // The log: about 4,000 tokens by the estimate.
-      return {
-        ...called,
-        messages: [...called.messages, { role: 'tool' as const, tool_call_id: 'c1', content: 'x'.repeat(16_000) }],
-        phase: { kind: 'model' as const },
-      };
+    const state = startRun({ message: 'Read the log.', maxPromptTokens: 8000 }, []);
+    const called = applyModelReply(
+      state,
+      { type: 'call_model', iteration: 1, toolNames: [], final: false },
+      {
+        content: null,
+        toolCalls: [{ id: 'c1', type: 'function', function: { name: 'read_log', arguments: '{}' } }],
+        finishReason: 'tool_calls',
+        usage: usage(1010),
+      },
+    );
+    // The log: about 4,000 tokens by the estimate.
+    const after = {
+      ...called,
+      messages: [...called.messages, { role: 'tool' as const, tool_call_id: 'c1', content: 'x'.repeat(16_000) }],
+      phase: { kind: 'model' as const },
     };
-    const additive = first(true);
-    expect(additive.lastPrompt).toMatchObject({ tokens: 1010, additive: true });
+    expect(after.lastPrompt).toMatchObject({ tokens: 1010 });
     // About 4,000 (at most 1.5 times that) + the 1,000 of tools: under 8,000, so the model is called.
-    expect(contextTokens(additive)).toBeGreaterThan(5000);
-    expect(contextTokens(additive)).toBeLessThan(7200);
-    expect(nextStep(additive)).toMatchObject({ type: 'call_model' });
-    // Runs recorded before it scaled everything by the ratio (bounded at 4): 16,000 tokens, a compaction.
-    const ratio = first(false);
-    expect(contextTokens(ratio)).toBeGreaterThan(16_000);
+    // (A ratio, bounded at 4, would have made it 16,000 tokens and a compaction.)
+    expect(contextTokens(after)).toBeGreaterThan(5000);
+    expect(contextTokens(after)).toBeLessThan(7200);
+    expect(nextStep(after)).toMatchObject({ type: 'call_model' });
   });
 
   it('carries the summary across conversation turns and continue-as-new', () => {

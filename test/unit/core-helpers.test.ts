@@ -3,7 +3,6 @@ import { formatLogEntry } from '../../src/telemetry/logging';
 import {
   agentWorkflowId,
   parseDuration,
-  bareDurationsAsMs,
   parseToolArguments,
   runSummary,
   shouldReturnImmediately,
@@ -57,14 +56,6 @@ describe('parseDuration', () => {
   it('refuses a bare number in a string, naming the units', () => {
     // "5" used to mean 5 ms: `--max-time 5` ended a run at once.
     expect(() => parseDuration('5')).toThrow('invalid duration "5": add a unit (ms, s, m, h, d), e.g. 5s');
-  });
-  it('turns bare-number durations of old inputs into milliseconds (for replay)', () => {
-    expect(bareDurationsAsMs({ message: 'hi', maxExecutionTime: '5000', approvalTimeout: '1h' })).toEqual({
-      message: 'hi',
-      maxExecutionTime: 5000,
-      approvalTimeout: '1h',
-    });
-    expect(bareDurationsAsMs({ message: 'hi', maxExecutionTime: '5s' })).toBeUndefined();
   });
 });
 

@@ -51,7 +51,6 @@ describe('agent search attributes (pure)', () => {
       expect(nextStep(state)).toMatchObject({ type: 'finish', status });
       expect(runStatus(state)).toMatchObject({ state: status, status });
       expect(runSearchValues(state, {}).AgentStatus).toBe(status);
-      expect(runSearchValues(state, { endStatus: false }).AgentStatus).toBe('thinking');
     }
   });
 
@@ -140,7 +139,7 @@ describe('agent search attributes (pure)', () => {
     });
   });
 
-  it("with the 'status' trigger, upsert when what the run does or who does it changes, the counters riding along", () => {
+  it('upsert when what the run does or who does it changes, the counters riding along', () => {
     const v = (
       status: AgentSearchValues['AgentStatus'],
       iterations: number,
@@ -153,35 +152,26 @@ describe('agent search attributes (pure)', () => {
       AgentModel: 'm',
       ...extra,
     });
-    expect(searchAttributeChanges({}, v('thinking', 0), all, 'status')).toEqual(v('thinking', 0));
+    expect(searchAttributeChanges({}, v('thinking', 0), all)).toEqual(v('thinking', 0));
     // Only the counters moved (a step whose tools ran inside the workflow task): no upsert, no action.
-    expect(searchAttributeChanges(v('thinking', 1), v('thinking', 4), all, 'status')).toEqual({});
-    expect(searchAttributeChanges(v('thinking', 1), v('thinking', 4), all, 'any')).toEqual({
-      AgentIterations: 4,
-      AgentTotalTokens: 40,
-    });
+    expect(searchAttributeChanges(v('thinking', 1), v('thinking', 4), all)).toEqual({});
     // A change of status brings the counters up to date in the same upsert.
-    expect(searchAttributeChanges(v('thinking', 1), v('running_tools', 4), all, 'status')).toEqual({
+    expect(searchAttributeChanges(v('thinking', 1), v('running_tools', 4), all)).toEqual({
       AgentStatus: 'running_tools',
       AgentIterations: 4,
       AgentTotalTokens: 40,
     });
-    expect(searchAttributeChanges(v('thinking', 1), v('completed', 4), all, 'status')).toMatchObject({
+    expect(searchAttributeChanges(v('thinking', 1), v('completed', 4), all)).toMatchObject({
       AgentStatus: 'completed',
       AgentIterations: 4,
     });
     // A handoff names another agent and model.
     expect(
-      searchAttributeChanges(v('thinking', 1), v('thinking', 2, { AgentName: 'b', AgentModel: 'm2' }), all, 'status'),
+      searchAttributeChanges(v('thinking', 1), v('thinking', 2, { AgentName: 'b', AgentModel: 'm2' }), all),
     ).toEqual({ AgentName: 'b', AgentModel: 'm2', AgentIterations: 2, AgentTotalTokens: 20 });
     // A namespace with the counters but not the status (the worker warns of it) gets nothing: the status triggers.
     expect(
-      searchAttributeChanges(
-        v('thinking', 1),
-        v('running_tools', 2),
-        { ...all, registered: ['AgentIterations'] },
-        'status',
-      ),
+      searchAttributeChanges(v('thinking', 1), v('running_tools', 2), { ...all, registered: ['AgentIterations'] }),
     ).toEqual({});
   });
 

@@ -6,7 +6,7 @@ import { durationProblem, isToolList, messageProblem, runOptionProblems } from '
 import { addUsage, noUsage } from '../messages/usage';
 import { imagesProblem } from '../messages/images';
 import { messageIdProblem } from './message-ids';
-import { budgetExhausted, budgetReport, budgetSpent } from '../run/limits';
+import { budgetReport, budgetSpent } from '../run/limits';
 import { isInstructions } from '../memory/compaction';
 import type { EventLogSnapshot } from '../events/event-log';
 import type { DeliveredEvent } from '../time/durable-waits';
@@ -262,15 +262,6 @@ export function startTurn(conv: ConversationState, turn: TurnInput): RunState {
     if (conv.lastCall) state.lastCall = conv.lastCall;
   }
   return conv.revision ? { ...state, revision: conv.revision } : state;
-}
-
-/**
- * Whether a turn starts with its conversation's budget spent under `onBudget: 'wrap_up'`: then
- * it ends without a model call (see `RunState.spentBudgetStops`), which workflows apply under a patch.
- */
-export function turnFindsBudgetSpent(state: RunState): boolean {
-  const { budget, onBudget } = state.limits;
-  return onBudget === 'wrap_up' && budget !== undefined && budgetExhausted(budget, state.spentBefore ?? noUsage());
 }
 
 /** Folds a finished (or failed) turn into the conversation. */

@@ -1,4 +1,4 @@
-import { runActivity, runStatus } from '../run/run-result';
+import { runStatus } from '../run/run-result';
 import type { NextStep, RunState } from '../run/run-state';
 import type { RunStatus } from '../run/run-state';
 import type { Usage } from '../messages/chat-message';
@@ -77,34 +77,15 @@ export interface SearchAttributeSettings {
   updates: SearchAttributeUpdates;
   /** The worker's default model, for runs whose agent names none. */
   defaultModel?: string;
-  /**
-   * What makes an upsert due. Workers answer `'status'`; answers recorded before it existed have
-   * none and mean `'any'`, so runs started then replay as they ran. (This recorded answer
-   * versions the change rather than a `patched` marker, which would cost every run a marker and
-   * a TemporalChangeVersion upsert: one more visibility write on the server.)
-   */
-  trigger?: SearchAttributeTrigger;
-  /**
-   * Whether every way a workflow ends upserts its final `AgentStatus`: a run stopped at its
-   * iteration limit or budget (`max_iterations`, `budget_exceeded`), a conversation cancelled or
-   * failed. Workers answer `true`; answers recorded before have none, and those runs replay as they
-   * ran (a run stopped at a limit kept `thinking`). Versioned by the recorded answer, like `trigger`.
-   */
-  endStatus?: boolean;
 }
 
 /**
  * The run's values: its status, model calls, tokens, and the agent and model it is on now (after a
  * handoff, the target's). A run that names no model shows the worker's `defaultModel`.
- * `endStatus: false` is how runs recorded before {@link SearchAttributeSettings.endStatus} saw
- * their status (a run stopped at a limit still `thinking`), so their histories replay.
  */
-export function runSearchValues(
-  state: RunState,
-  base: { defaultModel?: string; endStatus?: boolean },
-): AgentSearchValues {
+export function runSearchValues(state: RunState, base: { defaultModel?: string }): AgentSearchValues {
   const values: AgentSearchValues = {
-    AgentStatus: base.endStatus === false ? runActivity(state) : runStatus(state).state,
+    AgentStatus: runStatus(state).state,
     AgentIterations: state.iterations,
     AgentTotalTokens: state.usage.totalTokens,
   };
@@ -144,15 +125,10 @@ export function isMilestone(previous: AgentSearchStatus | undefined, next: Agent
 }
 
 /**
- * What makes an upsert due. `status`: a change of what the run is doing or who does it
- * (`AgentStatus`, `AgentName`, `AgentModel`); the counters (`AgentIterations`,
- * `AgentTotalTokens`) ride along with it rather than cost an upsert of their own, since each
- * upsert is a billable action. `any`: any change, the counters' too (what runs did before;
- * kept so their histories replay, see {@link SearchAttributeSettings.trigger}).
+ * The attributes whose change makes an upsert due: what the run is doing or who does it. The
+ * counters (`AgentIterations`, `AgentTotalTokens`) ride along with them rather than cost an
+ * upsert of their own, since each upsert is a billable action.
  */
-export type SearchAttributeTrigger = 'status' | 'any';
-
-/** The attributes whose change alone makes an upsert due with the `status` trigger. */
 const STATUS_ATTRIBUTES: readonly AgentSearchAttributeName[] = [
   'AgentStatus',
   'AgentName',
@@ -163,14 +139,12 @@ const STATUS_ATTRIBUTES: readonly AgentSearchAttributeName[] = [
 /**
  * What to upsert to go from `previous` (what the workflow last upserted) to `next`: only changed,
  * registered attributes; with `milestones` nothing while a run goes back and forth between
- * model calls and tools; with the `status` trigger nothing when only the counters moved. Empty
- * when nothing is to be sent.
+ * model calls and tools; nothing when only the counters moved. Empty when nothing is to be sent.
  */
 export function searchAttributeChanges(
   previous: Partial<AgentSearchValues>,
   next: AgentSearchValues,
   settings: SearchAttributeSettings,
-  trigger: SearchAttributeTrigger = 'any',
 ): Partial<AgentSearchValues> {
   if (settings.updates === 'milestones' && !isMilestone(previous.AgentStatus, next.AgentStatus)) return {};
   const changes: Partial<AgentSearchValues> = {};
@@ -178,7 +152,7 @@ export function searchAttributeChanges(
     const value = next[name];
     if (value !== undefined && value !== previous[name]) (changes as Record<string, unknown>)[name] = value;
   }
-  if (trigger === 'status' && !STATUS_ATTRIBUTES.some((name) => name in changes)) return {};
+  if (!STATUS_ATTRIBUTES.some((name) => name in changes)) return {};
   return changes;
 }
 

@@ -116,20 +116,18 @@ export const UNCALIBRATED: Calibration = { scale: 1, offset: 0 };
  * The correction the provider's count of the last request gives, against the estimate of the
  * messages it sent. Bounded, so one odd report cannot make the next decision absurd.
  *
- * Runs recorded before `additive` existed scale everything by the ratio. That misjudges small
- * requests: the provider counts the tool definitions too, a fixed cost, so a first request of 10
- * tokens with 500 tokens of tools made every later estimate four times too large. With
- * `additive`, the ratio scales messages up to {@link MAX_MESSAGE_SCALE} (a tokenizer that counts
- * more than OpenAI's), and what the provider counted beyond that is added once per request: the
- * request it saw comes out at its count, and new messages are not inflated by the tools.
+ * The ratio scales messages up to {@link MAX_MESSAGE_SCALE} (a tokenizer that counts more than
+ * OpenAI's), and what the provider counted beyond that is added once per request: the request it
+ * saw comes out at its count, and new messages are not inflated by the tools. (Scaling everything
+ * by the ratio, as runs before 0.2.0 did, misjudges small requests: the provider counts the tool
+ * definitions too, a fixed cost, so a first request of 10 tokens with 500 tokens of tools made
+ * every later estimate four times too large.)
  */
-export function calibration(
-  lastPrompt: { tokens: number; estimated: number; additive?: true } | undefined,
-): Calibration {
+export function calibration(lastPrompt: { tokens: number; estimated: number } | undefined): Calibration {
   if (!lastPrompt?.tokens || !lastPrompt.estimated) return UNCALIBRATED;
   const { tokens, estimated } = lastPrompt;
   const ratio = Math.min(4, Math.max(0.25, tokens / estimated));
-  if (!lastPrompt.additive || ratio <= 1) return { scale: ratio, offset: 0 };
+  if (ratio <= 1) return { scale: ratio, offset: 0 };
   const scale = Math.min(ratio, MAX_MESSAGE_SCALE);
   return { scale, offset: Math.max(0, tokens - Math.ceil(estimated * scale)) };
 }

@@ -65,8 +65,8 @@ export function defaultMaxPromptTokens(model: string | undefined, windows: Reado
 
 /**
  * A run's (or conversation's) options with the default memory: `maxPromptTokens` from the model's
- * context window, unless the options set it or a message window. Without the worker's windows (an
- * answer recorded before this default existed) nothing changes, so such runs replay as they ran.
+ * context window, unless the options set it or a message window. Without the worker's windows (its
+ * worker could not tell them) nothing changes.
  */
 export function withDefaultMemory<T extends Omit<AgentInput, 'message'> & { memoryWindow?: number }>(
   options: T,

@@ -10,7 +10,7 @@ import { parseToolArguments } from '../tool-calls/tool-arguments';
 import { toolErrorText } from '../tool-calls/tool-results';
 import { addUsage, noUsage, usageOfReply } from '../messages/usage';
 import { nextGuardrailStep, type RunGuardrails } from '../guardrails/guardrails';
-import { BUDGET_STOP_MESSAGE, budgetSpent, wouldPassBudget } from './limits';
+import { BUDGET_STOP_MESSAGE, budgetExhausted, budgetSpent, wouldPassBudget } from './limits';
 import type { CurrentAgent, NextStep, PlannedToolCall, RunPhase, RunState } from './run-state';
 import type { AgentInput } from './run-options';
 import type { ChatMessage, ToolCall } from '../messages/chat-message';
@@ -94,7 +94,9 @@ function nextModelStep(state: RunState): NextStep {
   const toolNames = state.tools.map((t) => t.name);
   // A budget the next call would pass: stop, or one last call without tools to wrap up.
   if (limits.budget && wouldPassBudget(limits.budget, budgetSpent(state), state.lastCall, grownSinceLastCall(state))) {
-    if (limits.onBudget === 'wrap_up' && state.iterations < limits.maxIterations && !state.spentBudgetStops)
+    // Only the turn that reaches the budget wraps up: a later turn of the conversation finds it spent and ends.
+    const spentBefore = state.spentBefore !== undefined && budgetExhausted(limits.budget, state.spentBefore);
+    if (limits.onBudget === 'wrap_up' && state.iterations < limits.maxIterations && !spentBefore)
       return { type: 'call_model', iteration: state.iterations + 1, toolNames: [], final: true, wrapUp: true };
     return { type: 'finish', status: 'budget_exceeded', content: BUDGET_STOP_MESSAGE };
   }
@@ -122,16 +124,11 @@ function sentTokens(state: RunState): number {
   return estimateTokens(view, densityOf(view));
 }
 
-/**
- * Folds an LLM reply into the state: an answer ends the run, tool calls become the next step.
- * `additiveCalibration`: the provider's prompt count corrects later estimates by addition (see
- * `calibration`); workflows pass it for runs whose history records the change.
- */
+/** Folds an LLM reply into the state: an answer ends the run, tool calls become the next step. */
 export function applyModelReply(
   state: RunState,
   step: Extract<NextStep, { type: 'call_model' }>,
   reply: ModelReply,
-  options: { additiveCalibration?: boolean } = {},
 ): RunState {
   const iterations = state.iterations + 1;
   const usage = addUsage(state.usage, usageOfReply(reply.usage, reply.model));
@@ -141,11 +138,7 @@ export function applyModelReply(
   // Only with maxPromptTokens, so states of other runs keep their shape: the provider's count calibrates the estimates.
   if (state.limits.maxPromptTokens !== undefined && reply.usage.promptTokens > 0)
     Object.assign(models, {
-      lastPrompt: {
-        tokens: reply.usage.promptTokens,
-        estimated: sentTokens(state),
-        ...(options.additiveCalibration ? { additive: true as const } : {}),
-      },
+      lastPrompt: { tokens: reply.usage.promptTokens, estimated: sentTokens(state) },
     });
   // Only under a budget, so states of runs without one keep their shape.
   if (state.limits.budget)

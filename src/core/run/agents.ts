@@ -45,7 +45,7 @@ const RUN_OPTION_KEYS = Object.keys(RUN_OPTIONS) as (keyof RunOptions)[];
 export interface ResolvedAgent {
   settings: AgentSettings;
   tools: ToolInfo[];
-  /** The agent's version as this worker defines it (see `agentVersion`); absent in runs recorded before it. */
+  /** The agent's version as this worker defines it (see `agentVersion`), once the worker resolved it. */
   version?: string;
 }
 

@@ -209,20 +209,13 @@ export interface RunState {
   compactions?: number;
   /**
    * With `maxPromptTokens`: the last request's prompt tokens as the provider counted them, and as
-   * estimated; `additive` when the difference corrects estimates by addition (see `calibration`).
+   * estimated: the difference corrects later estimates (see `calibration`).
    */
-  lastPrompt?: { tokens: number; estimated: number; additive?: true };
+  lastPrompt?: { tokens: number; estimated: number };
   /** The durable waits under way (`sleep`, `wait_for_event` calls), while there are any. */
   waits?: ActiveWait[];
   /** With a budget: what was spent toward it before this run (a conversation's earlier turns). */
   spentBefore?: { totalTokens: number; costUsd?: number };
-  /**
-   * The earlier turns of the conversation spent its budget (see `turnFindsBudgetSpent`): the turn
-   * ends without a model call, even with `onBudget: 'wrap_up'` (whose one last call is for the
-   * turn that reaches the budget). Set by the workflow under a patch: turns recorded before made
-   * a wrap-up call each.
-   */
-  spentBudgetStops?: true;
   /** The guardrails the run applies (absent: none). */
   guardrails?: RunGuardrails;
   /** What the guardrails already checked: the input, once. */

@@ -42,25 +42,3 @@ export function formatDuration(ms: number): string {
   }
   return parts.join(' ');
 }
-
-/** The duration options of run and conversation inputs. */
-const DURATION_KEYS = ['maxExecutionTime', 'approvalTimeout', 'idleTimeout', 'modelCallTimeout'] as const;
-
-/**
- * Inputs written before durations needed a unit read `"5"` as 5 ms. Returns the input with such
- * bare numbers turned into numbers of milliseconds, or undefined when it has none. Workflows use
- * it (behind a `patched` check) so runs started before the change replay as they ran.
- */
-export function bareDurationsAsMs<T>(input: T): T | undefined {
-  if (input === null || typeof input !== 'object') return undefined;
-  const fixed = { ...input } as Record<string, unknown>;
-  let found = false;
-  for (const key of DURATION_KEYS) {
-    const v = fixed[key];
-    if (typeof v === 'string' && BARE_NUMBER.test(v)) {
-      fixed[key] = Number(v);
-      found = true;
-    }
-  }
-  return found ? (fixed as T) : undefined;
-}

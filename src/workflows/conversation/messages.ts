@@ -1,0 +1,109 @@
+import { ApplicationFailure, condition, log, setHandler } from '@temporalio/workflow';
+import { answeredTurnOf, rejectMessage, turnProblem, type ConversationTurnResult, type TurnInput } from '../../core';
+import { queueMessageSignal, sendMessageUpdate } from '../../common/definitions';
+import type { ConversationSession, QueuedTurn } from './session';
+
+/** How many answers of messages with an id a conversation keeps for the same message sent again. */
+const RECENT_RESULTS = 5;
+
+/**
+ * A conversation's messages: the `sendMessage` Update (which waits for its turn's result) and the
+ * `queueMessage` Signal (which does not) queue them for their turns, in arrival order. A message
+ * sent twice by its id (a client's retry; an Update a worker accepted after the same message was
+ * queued as a Signal while none answered) is answered once.
+ */
+export class MessageQueue {
+  private readonly queue: QueuedTurn[] = [];
+  private readonly results = new Map<number, ConversationTurnResult>();
+  /** The results of the latest turns that answered a message with an id, for the same message sent again. */
+  private readonly recent = new Map<string, ConversationTurnResult>();
+  private nextSeq = 0;
+
+  constructor(private readonly session: ConversationSession) {
+    setHandler(sendMessageUpdate, (turn) => this.send(turn), {
+      validator: (turn) => throwIf(turnProblem(turn, session.conv.tools, session.ending)),
+    });
+    setHandler(queueMessageSignal, (turn) => this.queueSignalled(turn));
+  }
+
+  /** How many messages wait. */
+  get length(): number {
+    return this.queue.length;
+  }
+
+  /** The next message, whose turn comes now. */
+  next(): QueuedTurn | undefined {
+    return this.queue.shift();
+  }
+
+  /** A message's turn ended: an Update waiting for it gets the result. */
+  answered(queued: QueuedTurn, result: ConversationTurnResult): void {
+    // Read after the turn: an Update may have joined a signalled message while it ran.
+    if (queued.reply) this.results.set(queued.seq, result);
+    const id = queued.input.messageId;
+    if (id === undefined) return;
+    this.recent.set(id, result);
+    if (this.recent.size > RECENT_RESULTS) this.recent.delete(this.recent.keys().next().value!);
+  }
+
+  private async send(turn: TurnInput): Promise<ConversationTurnResult> {
+    const { session } = this;
+    // With update-with-start the message can arrive before the tools are resolved; check it again then.
+    await condition(() => session.conv.tools !== undefined || session.startFailure !== undefined);
+    // The conversation could not start (e.g. no such agent): the message that started it says why.
+    if (session.startFailure)
+      throw ApplicationFailure.nonRetryable(session.startFailure.error, session.startFailure.errorType);
+    const problem = turnProblem(turn, session.conv.tools, session.ending);
+    if (problem) throw ApplicationFailure.nonRetryable(problem, 'Conversation.InvalidMessage');
+    const same = this.same(turn.messageId);
+    if (same && 'answeredIn' in same) {
+      const kept = this.recent.get(turn.messageId!);
+      if (kept) return kept;
+      throw ApplicationFailure.nonRetryable(
+        `the message "${turn.messageId}" was answered already, in turn ${same.answeredIn}: read that turn in the conversation's history`,
+        'Conversation.DuplicateMessage',
+      );
+    }
+    // Queued (or running) already: this Update waits for its answer instead of sending it again.
+    if (same) same.entry.reply = true;
+    const seq = same ? same.entry.seq : this.enqueue(turn, true);
+    await condition(() => this.results.has(seq));
+    const result = this.results.get(seq)!;
+    this.results.delete(seq);
+    return result;
+  }
+
+  private queueSignalled(turn: TurnInput): void {
+    const { session } = this;
+    // A signal cannot be refused: an invalid one is dropped, counted and shown in the status query.
+    const problem = turnProblem(turn, session.conv.tools, session.ending);
+    if (problem) {
+      log.warn('dropped an invalid queued message', { problem });
+      session.conv = rejectMessage(session.conv, problem);
+    } else if (this.same(turn.messageId))
+      log.info('a message sent again is answered once', { messageId: turn.messageId });
+    else this.enqueue(turn, false);
+  }
+
+  private enqueue(input: TurnInput, reply: boolean): number {
+    this.queue.push({ seq: this.nextSeq, input, reply });
+    return this.nextSeq++;
+  }
+
+  /** A message with this id, if the conversation has it already: queued or running (its entry), or answered (its turn). */
+  private same(id: string | undefined): { entry: QueuedTurn } | { answeredIn: number } | undefined {
+    if (id === undefined) return undefined;
+    const { active, conv } = this.session;
+    const entry =
+      this.queue.find((q) => q.input.messageId === id) ??
+      (active?.queued.input.messageId === id ? active.queued : undefined);
+    if (entry) return { entry };
+    const answeredIn = answeredTurnOf(conv, id);
+    return answeredIn === undefined ? undefined : { answeredIn };
+  }
+}
+
+/** A validator's refusal: an error with the sentence, or nothing. */
+export function throwIf(problem: string | undefined): void {
+  if (problem) throw new Error(problem);
+}

@@ -1,0 +1,60 @@
+import type { CancellationScope } from '@temporalio/workflow';
+import {
+  startConversation,
+  type CloseReason,
+  type ConversationInput,
+  type ConversationState,
+  type TurnInput,
+} from '../../core';
+import type { RunRef } from '../run-context';
+
+/** A message waiting for its turn. */
+export interface QueuedTurn {
+  seq: number;
+  input: TurnInput;
+  /** An Update waits for the result; a Signal does not. */
+  reply: boolean;
+}
+
+/** The turn running now. */
+export interface ActiveTurn {
+  turn: number;
+  /** The message it answers. */
+  queued: QueuedTurn;
+  run: RunRef;
+  scope: CancellationScope;
+  interruption?: 'cancelled' | 'time_limit';
+}
+
+/**
+ * A conversation workflow's state in one place: what the core keeps between turns (`conv`), the
+ * turn running now, and how the conversation is ending. Handlers, the turn and the loop read and
+ * change it here, and nowhere else.
+ */
+export class ConversationSession {
+  conv: ConversationState;
+  active?: ActiveTurn;
+  /** Set by `end` (or the idle timeout): validators refuse new messages from then on. */
+  ending = false;
+  closeReason?: CloseReason;
+  /** Why the conversation could not start (its agent or tools could not be resolved). */
+  startFailure?: { error: string; errorType: string };
+  /** Worker Versioning: a nudge (`deploy promote`) asked an idle conversation to check its build now. */
+  moveAsked = false;
+  /** The model calls of the last turn (the search attributes show them between turns). */
+  lastTurnIterations = 0;
+
+  constructor(input: ConversationInput) {
+    this.conv = startConversation(input);
+  }
+
+  /** The run the handlers act on now, with its turn (none between turns). */
+  current(): { run: RunRef; turn: number } | undefined {
+    return this.active;
+  }
+
+  /** The turn events go to between turns: the last one. */
+  lastTurn(): number {
+    return Math.max(1, this.conv.turns);
+  }
+}

@@ -1,0 +1,68 @@
+import { CancellationScope, isCancellation, log } from '@temporalio/workflow';
+import {
+  applyInterruption,
+  finishTurn,
+  startTurn,
+  turnResult,
+  withAnsweredMessage,
+  withTurnApprovals,
+  type ConversationTurnResult,
+} from '../../core';
+import { failureInfo } from '../failure-info';
+import type { AgentHost } from '../host';
+import { runLoop } from '../run-loop';
+import { TimeLimit } from '../time-limit';
+import type { ActiveTurn, ConversationSession, QueuedTurn } from './session';
+
+/**
+ * One turn of a conversation: the agent loop over the chat memory for one message, under the
+ * turn's time limit (a durable timer, paused by durable waits) and in a scope of its own, which
+ * `cancelTurn` cancels. A turn that fails leaves the conversation open; only a cancelled
+ * conversation ends here.
+ */
+export async function runTurn(
+  session: ConversationSession,
+  host: AgentHost,
+  queued: QueuedTurn,
+): Promise<ConversationTurnResult> {
+  session.conv = withTurnApprovals(session.conv, queued.input);
+  const turn: ActiveTurn = {
+    turn: session.conv.turns + 1,
+    queued,
+    run: { state: startTurn(session.conv, queued.input) },
+    scope: new CancellationScope(),
+  };
+  session.active = turn;
+  host.events.startTurn(turn.turn, queued.input.message, queued.input.messageId);
+  const limitMs = turn.run.state.limits.maxExecutionTimeMs;
+  // The timer is cancelled (and leaves history) when the turn ends first; durable waits pause it.
+  const timeLimit =
+    limitMs === undefined
+      ? undefined
+      : new TimeLimit(limitMs, () => {
+          turn.interruption ??= 'time_limit';
+          turn.scope.cancel();
+        });
+  let failure: { error: string; errorType: string } | undefined;
+  try {
+    const stream = session.conv.options.stream !== false;
+    const ctx = host.runContext(turn.turn, { stream, conversation: true, timeLimit });
+    await turn.scope.run(() => runLoop(turn.run, ctx));
+  } catch (err) {
+    if (!isCancellation(err)) {
+      const { error, errorType } = failureInfo(err);
+      failure = { error, errorType };
+      log.warn('a turn failed; the conversation stays open', { turn: turn.turn, error, errorType });
+    } else if (turn.interruption) turn.run.state = applyInterruption(turn.run.state, turn.interruption);
+    else throw err; // the whole conversation was cancelled
+  } finally {
+    timeLimit?.cancel();
+    session.active = undefined;
+  }
+  session.conv = withAnsweredMessage(finishTurn(session.conv, turn.run.state), queued.input.messageId, turn.turn);
+  session.lastTurnIterations = turn.run.state.iterations;
+  const result = turnResult(turn.run.state, host.workflowId, turn.turn, failure);
+  const end = failure ? { type: 'turn_failed' as const, ...failure } : { type: 'turn_completed' as const, result };
+  host.endTurn('turn', turn.turn, session.conv.options.agent, end, failure ? 'failed' : result.status);
+  return result;
+}

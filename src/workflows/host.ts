@@ -1,0 +1,142 @@
+import { setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import {
+  EventLog,
+  type AgentEventBody,
+  type DeliveredEvent,
+  type EventLogSnapshot,
+  type ResolvedAgent,
+  type RunState,
+  type ToolInfo,
+} from '../core';
+import type { ResolveToolsInput } from '../common/activity-interface';
+import { resolveAgent, resolveToolsAndVersion } from './activity-proxies';
+import { handleApprovals, type ApprovalRelay } from './approvals';
+import { versionDetails } from './details';
+import { EventInbox, handleDeliveredEvents, handleEvents } from './events';
+import { SharedMessages } from './message-sink';
+import type { RunContext, RunRef } from './run-context';
+import { countRun } from './run-metrics';
+import { followSearchAttributes, SearchAttributes, type ConversationValues } from './search-attributes';
+
+/** What a workflow run of an agent carries to the next when it continues as new: its event stream and inbox. */
+export interface HostCarry {
+  events?: EventLogSnapshot;
+  inbox?: DeliveredEvent[];
+  eventIds?: string[];
+}
+
+/** The run a host's handlers act on now (a conversation between turns has none). */
+export type CurrentRun = () => { run: RunRef; turn: number } | undefined;
+
+/**
+ * What every agent workflow stands on, one-shot run or conversation alike: the event stream and
+ * its handlers, the inbox of delivered events, approvals (and the relay of a called agent's),
+ * the search attributes that follow the event stream, the build it is pinned to, the agent or
+ * tools it resolves once, how a turn ends (its event and its metric), and what continue-as-new
+ * carries. The two workflows differ only in what they add: a conversation its messages and turns.
+ */
+export class AgentHost {
+  readonly workflowId: string;
+  readonly runId: string;
+  /** With Worker Versioning: the build this workflow run is pinned to. */
+  readonly buildId?: string;
+  readonly shared = new SharedMessages();
+  readonly events: EventLog;
+  readonly inbox: EventInbox;
+  readonly approvals: ApprovalRelay;
+  private attributes?: SearchAttributes;
+
+  /**
+   * Registers the handlers every agent workflow has (queries and signals may arrive at once):
+   * `current` is the run they act on now, `lastTurn` the turn events go to between turns.
+   */
+  constructor(carry: HostCarry | undefined, current: CurrentRun, lastTurn: () => number = () => 1) {
+    const info = workflowInfo();
+    this.workflowId = info.workflowId;
+    this.runId = info.runId;
+    const version = info.currentDeploymentVersion;
+    if (version?.deploymentName) this.buildId = version.buildId;
+    const turn = () => current()?.turn ?? lastTurn();
+    this.events = new EventLog(carry?.events);
+    handleEvents(this.events, turn);
+    this.approvals = handleApprovals(current, this.events, lastTurn);
+    // Events for wait_for_event, kept across turns and continue-as-new until a wait takes them.
+    this.inbox = new EventInbox(carry?.inbox, carry?.eventIds);
+    handleDeliveredEvents(this.inbox, this.events, turn);
+  }
+
+  /**
+   * Learns from its worker what it keeps (the search attributes, the models' context windows),
+   * once per workflow run, and has the search attributes follow the event stream.
+   */
+  async open(read: { run: () => RunState | undefined; conversation?: () => ConversationValues }): Promise<void> {
+    this.attributes = await SearchAttributes.open();
+    followSearchAttributes(this.events, this.attributes, read);
+  }
+
+  /** What the worker said of itself (its models' context windows), once {@link open}. */
+  get worker(): SearchAttributes['worker'] {
+    return this.attributes?.worker;
+  }
+
+  /** The state on this workflow run's build (shown in status and results). */
+  onBuild<S extends { buildId?: string }>(state: S): S {
+    return this.buildId ? { ...state, buildId: this.buildId } : state;
+  }
+
+  /**
+   * The agent and tools, resolved once by the worker (a recorded local activity): a named agent's
+   * settings, tools and version, or, without one, the tools the request names and the version of
+   * `definition` with them.
+   */
+  async resolve(
+    agent: string | undefined,
+    request: ResolveToolsInput,
+    definition: object,
+  ): Promise<{ settings?: ResolvedAgent['settings']; tools: ToolInfo[]; version?: string }> {
+    if (agent) return resolveAgent({ agent, ...request });
+    return resolveToolsAndVersion(request, definition);
+  }
+
+  /** The Temporal UI's current details: which agent, which definition of it and which build answer. */
+  showVersion(s: { agent?: { name?: string }; agentVersion?: string; buildId?: string }): void {
+    setCurrentDetails(versionDetails(s));
+  }
+
+  /** What {@link runLoop} needs to run `turn` (1 for a one-shot run). */
+  runContext(turn: number, extra: Pick<RunContext, 'stream'> & Partial<RunContext>): RunContext {
+    return {
+      workflowId: this.workflowId,
+      runId: this.runId,
+      shared: this.shared,
+      events: this.events,
+      inbox: this.inbox,
+      approvals: this.approvals,
+      turn,
+      ...extra,
+    };
+  }
+
+  /** A turn (a one-shot run's only one) ended: its last event, and the metric of how it ended. */
+  endTurn(
+    kind: 'run' | 'turn',
+    turn: number,
+    agent: string | undefined,
+    end: Extract<AgentEventBody, { type: 'turn_completed' | 'turn_failed' }>,
+    status: string,
+  ): void {
+    countRun(kind, status, agent);
+    this.events.emit(turn, end);
+  }
+
+  /** What continue-as-new carries of the host: the event stream's offsets and recent events, the undelivered events. */
+  carry(): HostCarry {
+    const inbox = this.inbox.snapshot();
+    const ids = this.inbox.ids();
+    return {
+      events: this.events.snapshot(),
+      ...(inbox.length ? { inbox } : {}),
+      ...(ids.length ? { eventIds: ids } : {}),
+    };
+  }
+}
