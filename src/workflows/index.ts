@@ -1,34 +1,55 @@
 /**
- * `durable-agents/workflow`: what workflow code may import. It holds only deterministic code
- * (the agent and conversation workflows, the names of their queries, updates and signals, and
- * plain types), never Node modules, `openai` or `zod`, so a workflow bundle that imports it stays
- * small and replay-safe.
+ * `durable-agents/workflow`: what workflow authors import, by name. It holds only deterministic
+ * code, never Node modules, `openai` or `zod`, so a workflow bundle that imports it stays small
+ * and replay-safe. Everything else under `src/core` and `src/workflows` is internal: renaming it
+ * is not an API change (the API report counts these names; a test holds them to 60 at most).
  */
-export { agentWorkflow, conversationWorkflow, scheduledTurnWorkflow } from './bundle';
+
+// Running an agent from your own workflow (docs/getting-started.md, "An agent inside your own workflow").
 export { executeAgent, type ExecuteAgentOptions } from './execute-agent';
+
+// The workflows themselves, and their type names (for `executeChild`, schedules, visibility queries).
+export { agentWorkflow, conversationWorkflow, scheduledTurnWorkflow } from './bundle';
+export { AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE, SCHEDULED_TURN_WORKFLOW_TYPE } from '../common/definitions';
+
+// What another workflow can send a run or a conversation (`getExternalWorkflowHandle(id).signal(...)`),
+// and the queries and updates clients use, typed.
 export {
-  AGENT_WORKFLOW_TYPE,
-  CONVERSATION_WORKFLOW_TYPE,
-  LIST_AGENTS_WORKFLOW_TYPE,
-  SCHEDULED_TURN_WORKFLOW_TYPE,
   deliverEventSignal,
-  statusQuery,
-  messagesQuery,
-  pendingApprovalsQuery,
-  decideApprovalUpdate,
-  sendMessageUpdate,
   queueMessageSignal,
+  sendMessageUpdate,
   cancelTurnUpdate,
   endConversationUpdate,
+  decideApprovalUpdate,
+  statusQuery,
   conversationStatusQuery,
+  messagesQuery,
   transcriptQuery,
+  pendingApprovalsQuery,
   usageQuery,
   eventsQuery,
-  textBatchSignal,
   type MessagesRange,
 } from '../common/definitions';
-export type * from '../core';
-export type { AgentEvent, AgentEventBody, EventPage, EventsRequest, TextBatch } from '../core/events/agent-events';
+
+// The plain types these carry.
+export type {
+  AgentInput,
+  AgentResult,
+  AgentStatus,
+  RecordedTurnResult,
+  RunStatus,
+  ModelSettings,
+  JsonSchemaObject,
+  Budget,
+  Usage,
+  ChatMessage,
+  ToolCall,
+  ImageRef,
+  ToolExecution,
+  PendingApproval,
+  ApprovalDecision,
+} from '../core';
+export type { AgentEvent, AgentEventBody, EventPage, EventsRequest } from '../core/events/agent-events';
 export type { ConversationInput, ConversationOptions, TurnInput } from '../core/conversation/conversation';
 export type { ConversationResult, ConversationStatus, TranscriptPage } from '../core/conversation/conversation-status';
 export type { ConversationTurnResult } from '../core';
