@@ -1,14 +1,7 @@
 /**
- * `npm run codec-server`: decrypts payloads encrypted with AGENT_ENCRYPTION_KEYS for the Temporal
- * Web UI and the `temporal` CLI. See src/codec/serve-codec.ts.
+ * `npm run codec-server`: `durable-agents codec-server` (src/cli/codec-server-command.ts), which
+ * decrypts payloads encrypted with AGENT_ENCRYPTION_KEYS for the Temporal Web UI and CLI.
  */
-import { serveCodec } from './src/cli/codec-server-command';
-import { exitWhenFlushed } from './src/cli/exit';
+import { runMain } from './src/cli/main';
 
-serveCodec(process.env).then(
-  () => exitWhenFlushed(0),
-  (err: Error) => {
-    console.error(`codec-server: ${err.message}`);
-    exitWhenFlushed(1);
-  },
-);
+runMain(['codec-server', ...process.argv.slice(2)]);

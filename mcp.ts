@@ -1,9 +1,8 @@
 /**
- * `npm run mcp`: serves this repository's agents (those of the workers on AGENT_TASK_QUEUE) as MCP
- * tools over stdio; `npm run mcp -- --http` over streamable HTTP. See src/cli/mcp-command.ts. With
- * the embedded dev server it runs the example agents in its own process, as client.ts does.
+ * `npm run mcp`: `durable-agents mcp` with this repository's example agents (src/cli/mcp-command.ts):
+ * MCP tools over stdio, or streamable HTTP with `-- --http`.
  */
 import { demoWorker } from './scripts/demo-agents/demo-worker';
-import { runMcpMain } from './src/cli/run-mcp-main';
+import { runMain } from './src/cli/main';
 
-runMcpMain(process.argv.slice(2), { localWorker: demoWorker() });
+runMain(['mcp', ...process.argv.slice(2)], { localWorker: demoWorker() });

@@ -1,31 +1,13 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseFlags, UsageError } from './option-flags';
-import { accessNotes, refuseOpenExposure, serverFlags, type ServerFlags } from './server-flags';
-import { inSession, type LocalWorker } from './session';
-import { clientSettings, type ClientSettings } from '../connection/settings';
+import { accessNotes, refuseOpenExposure } from './server-flags';
+import type { A2ACommand } from './server-args';
+import { inSession, type CommandTarget } from './session';
 import { listAgents } from '../client/list-agents';
 import { installRuntimeLogging } from '../telemetry/logging';
 import { httpAccessFromEnv } from '../http/access';
 import { httpApiHandler } from '../http/http-api';
-
-/** The usage line of `a2a`. */
-export const A2A_USAGE = 'usage: a2a [--port 3002] [--host 127.0.0.1] [--task-queue NAME]';
-
-/** A parsed `a2a` command line. */
-export type A2ACommand = ServerFlags;
-
-/** Parses `a2a` arguments. */
-export function parseA2aArgs(argv: string[]): A2ACommand {
-  const { values, positionals } = parseFlags(argv, {
-    port: { type: 'string' },
-    host: { type: 'string' },
-    'task-queue': { type: 'string' },
-  });
-  if (positionals.length) throw new UsageError(`a2a takes no arguments, got ${positionals.join(' ')}`);
-  return serverFlags(values, 3002);
-}
 
 /**
  * `durable-agents a2a`: serves the named agents of the task queue's workers as A2A agents, at
@@ -34,17 +16,12 @@ export function parseA2aArgs(argv: string[]): A2ACommand {
  * `localWorker` (this repository's `client.ts`) it runs that worker in this process; otherwise it
  * is a client of the user's workers.
  */
-export async function serveA2a(
-  argv: string[],
-  localWorker?: LocalWorker,
-  settings: ClientSettings = clientSettings(),
-): Promise<void> {
-  const command = parseA2aArgs(argv);
+export async function serveA2a(command: A2ACommand, target: CommandTarget): Promise<void> {
+  const { settings, localWorker, taskQueue } = target;
   const access = httpAccessFromEnv(settings.env);
   refuseOpenExposure(command.host, access);
   const note = (line: string) => process.stderr.write(`${line}\n`);
   installRuntimeLogging('WARN', { ...settings.logging, handleSignals: false });
-  const taskQueue = command.taskQueue ?? settings.taskQueue;
   const stopped = new AbortController();
   const stop = () => stopped.abort();
   process.once('SIGINT', stop);

@@ -4,11 +4,10 @@ import type { AddressInfo } from 'node:net';
 import type { Worker } from '@temporalio/worker';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { AgentSummary } from '../common/activity-interface';
-import { parseFlags, UsageError } from './option-flags';
-import { accessNotes, refuseOpenExposure, serverFlags } from './server-flags';
-import { TASK_QUEUE_HINT, type LocalWorker } from './session';
-import { clientSettings, type ClientSettings } from '../connection/settings';
-import { createAgentWorker } from '../worker/create-agent-worker';
+import { UsageError } from './option-flags';
+import { accessNotes, refuseOpenExposure } from './server-flags';
+import type { McpCommand } from './server-args';
+import { TASK_QUEUE_HINT, type CommandTarget } from './session';
 import { listAgents } from '../client/list-agents';
 import { installRuntimeLogging } from '../telemetry/logging';
 import { requireWorker } from '../client/task-queue-workers';
@@ -17,42 +16,6 @@ import { httpAccessFromEnv } from '../http/access';
 import { createAgentMcpServer } from '../mcp/agent-mcp-server';
 import { createMcpHttpServer } from '../mcp/mcp-http-server';
 import { mcpServersFromEnv } from '../tools/mcp/mcp-config';
-import { mcpLogin, MCP_LOGIN_USAGE } from './mcp-login-command';
-
-/** The usage line of `mcp`. */
-export const MCP_USAGE = `usage: mcp [--http] [--port 3001] [--host 127.0.0.1] [--agents a,b] [--task-queue NAME]\n       ${MCP_LOGIN_USAGE.replace('usage: ', '')}`;
-
-/** A parsed `mcp` command line. */
-export interface McpCommand {
-  transport: 'stdio' | 'http';
-  port: number;
-  host: string;
-  /** Offer only these agents (default: every agent of the task queue's workers). */
-  agents?: string[];
-  /** The workers' task queue (default `AGENT_TASK_QUEUE`, else `agents`). */
-  taskQueue?: string;
-}
-
-/** Parses `mcp` arguments. */
-export function parseMcpArgs(argv: string[]): McpCommand {
-  const { values, positionals } = parseFlags(argv, {
-    http: { type: 'boolean', default: false },
-    port: { type: 'string' },
-    host: { type: 'string' },
-    agents: { type: 'string' },
-    'task-queue': { type: 'string' },
-  });
-  if (positionals.length) throw new UsageError(`mcp takes no arguments, got ${positionals.join(' ')}`);
-  if (!values.http && (values.port !== undefined || values.host !== undefined))
-    throw new UsageError('--port and --host go with --http (stdio needs neither)');
-  const command: McpCommand = { transport: values.http ? 'http' : 'stdio', ...serverFlags(values, 3001) };
-  if (values.agents !== undefined)
-    command.agents = values.agents
-      .split(',')
-      .map((a) => a.trim())
-      .filter(Boolean);
-  return command;
-}
 
 /**
  * `npm run mcp` / `durable-agents mcp`: serves the named agents of the task queue's workers as MCP
@@ -61,13 +24,8 @@ export function parseMcpArgs(argv: string[]): McpCommand {
  * worker in this process, as `client.ts` does; otherwise it is a client of the user's workers.
  * Everything it says goes to stderr: on stdio, stdout belongs to the protocol.
  */
-export async function serveMcp(
-  argv: string[],
-  localWorker?: LocalWorker,
-  settings: ClientSettings = clientSettings(),
-): Promise<void> {
-  if (argv[0] === 'login') return mcpLogin(argv.slice(1), settings.env);
-  const command = parseMcpArgs(argv);
+export async function serveMcp(command: McpCommand, target: CommandTarget): Promise<void> {
+  const { settings, localWorker, taskQueue } = target;
   // The same bearer tokens, CORS origins and rate limit as the HTTP API (AGENT_HTTP_*).
   const access = command.transport === 'http' ? httpAccessFromEnv(settings.env) : {};
   if (command.transport === 'http') refuseOpenExposure(command.host, access);
@@ -78,7 +36,6 @@ export async function serveMcp(
     { persistent: true, start: localWorker !== undefined, announce: false },
     settings,
   );
-  const taskQueue = command.taskQueue ?? settings.taskQueue;
   let worker: Worker | undefined;
   let workerDone: Promise<void> | undefined;
   let http: Server | undefined;
@@ -89,6 +46,7 @@ export async function serveMcp(
   try {
     for (const line of describeTemporal(temporal)) note(line);
     if (temporal.mode !== 'configured' && localWorker) {
+      const { createAgentWorker } = await import('../worker/create-agent-worker');
       worker = await createAgentWorker({
         connection: temporal.nativeConnection,
         namespace: temporal.namespace,

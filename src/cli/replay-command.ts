@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { replayAgentHistories, type ReplayReport } from '../worker/replay-histories';
+import type { ReplayReport } from '../worker/replay-histories';
 import { queryRefused } from '../client/client-error';
 import { buildQuery } from '../client/deployments';
 import { durationMs, parseFlags, UsageError, wholeNumber } from './option-flags';
@@ -96,6 +96,8 @@ export async function runReplayCommand(
     if (!cmd.json) io.stdout(r.error ? `✗ ${what}: ${r.error}` : `✓ ${what}`);
   };
   const options = { onResult: line, ...(cmd.workflows ? { workflowsPath: cmd.workflows } : {}) };
+  // Replaying bundles the workflows, which is worker code: loaded when a replay runs, not with the command line.
+  const { replayAgentHistories } = await import('../worker/replay-histories');
   let report: ReplayReport;
   if (cmd.histories !== undefined) {
     try {

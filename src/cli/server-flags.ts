@@ -1,29 +1,19 @@
 import type { HttpAccessOptions } from '../http/access';
 import { isLoopback } from '../http/access';
-import { taskQueueProblem, UsageError } from './option-flags';
+import { UsageError } from './option-flags';
 
-/** Where a server command (`mcp --http`, `a2a`) listens, and the task queue it serves. */
+/** Where a server command (`mcp --http`, `a2a`, `serve`) listens (`--task-queue` is the command line's, see `main`). */
 export interface ServerFlags {
   port: number;
   host: string;
-  taskQueue?: string;
 }
 
-/** Reads `--port`, `--host` and `--task-queue` of a server command; a usage error for a bad one. */
-export function serverFlags(
-  values: { port?: string; host?: string; 'task-queue'?: string },
-  defaultPort: number,
-): ServerFlags {
+/** Reads `--port` and `--host` of a server command; a usage error for a bad one. */
+export function serverFlags(values: { port?: string; host?: string }, defaultPort: number): ServerFlags {
   const port = values.port === undefined ? defaultPort : Number(values.port);
   if (!/^\d+$/.test(values.port ?? String(defaultPort)) || port > 65535)
     throw new UsageError(`--port must be a port number (0-65535), got "${values.port}"`);
-  const flags: ServerFlags = { port, host: values.host ?? '127.0.0.1' };
-  if (values['task-queue'] !== undefined) {
-    const problem = taskQueueProblem(values['task-queue']);
-    if (problem) throw new UsageError(problem);
-    flags.taskQueue = values['task-queue'];
-  }
-  return flags;
+  return { port, host: values.host ?? '127.0.0.1' };
 }
 
 /** Refuses to listen beyond loopback without bearer tokens: the agents would be open to the network. */

@@ -2,7 +2,6 @@ import { setMaxListeners } from 'node:events';
 import type { Client } from '@temporalio/client';
 import type { ModelConfig } from '../activities';
 import type { AgentDefinition } from '../agents/define-agent';
-import { createAgentWorker } from '../worker/create-agent-worker';
 import { ClientError } from '../client/client-error';
 import { requireWorker } from '../client/task-queue-workers';
 import { connectTemporal, workflowUrl, type TemporalEnv } from '../connection/temporal-env';
@@ -126,6 +125,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     uiLink: (id) => workflowUrl(env.uiUrl, env.namespace, id),
     run: async (body) => {
       if (!local) return body();
+      // Loaded here, not at the top: a command that talks to other workers (the package's bin,
+      // any command against TEMPORAL_ADDRESS) never loads worker code.
+      const { createAgentWorker } = await import('../worker/create-agent-worker');
       const worker = await createAgentWorker({
         connection: env.nativeConnection,
         namespace: env.namespace,

@@ -254,6 +254,8 @@ async function queueWhileFailing(
   turn: TurnInput,
   refused: ClientError,
 ): Promise<ClientError> {
+  // Read before the Signal: the Signal schedules a new workflow task, whose first attempt says nothing yet.
+  const before = await workflowTaskTrouble(client, conversationId).catch(() => undefined);
   try {
     await handle(client, conversationId).signal(queueMessageSignal, turn);
   } catch {
@@ -263,7 +265,7 @@ async function queueWhileFailing(
       conversationId,
     );
   }
-  const trouble = await workflowTaskTrouble(client, conversationId).catch(() => undefined);
+  const trouble = before ?? (await workflowTaskTrouble(client, conversationId).catch(() => undefined));
   const why = trouble ? troubleClause(trouble) : 'its workers fail its workflow tasks';
   return new ClientError(
     'queued',

@@ -93,3 +93,11 @@ export function uiPortFromEnv(env: NodeJS.ProcessEnv): number | undefined {
     throw new Error(`TEMPORAL_UI_PORT must be a port number (1-65535), got "${value}"`);
   return Number(value);
 }
+
+/**
+ * The process's environment, for a command that reads a few variables of its own and no client
+ * settings (`codec-server`, `install-temporal`): a broken TEMPORAL_* is not its business.
+ */
+export function processEnv(): NodeJS.ProcessEnv {
+  return process.env;
+}

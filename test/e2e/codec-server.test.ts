@@ -126,7 +126,7 @@ describe('encrypted payloads and the codec server', () => {
 
   it('refuses to start without keys, with bad keys, or exposed without a token; a client with other keys cannot read', async () => {
     const none = await runTs(['codec-server.ts'], cleanEnv({ CODEC_PORT: '0' }));
-    expect(none.code).toBe(1);
+    expect(none.code).toBe(2); // a server that cannot start: a configuration mistake
     expect(none.stderr).toContain(
       "codec-server: AGENT_ENCRYPTION_KEYS is not set: the codec server decrypts with the workers' keys",
     );
@@ -138,7 +138,7 @@ describe('encrypted payloads and the codec server', () => {
         CODEC_PORT: '0',
       }),
     );
-    expect(exposed.code).toBe(1);
+    expect(exposed.code).toBe(2); // a server that cannot start: a configuration mistake
     expect(exposed.stderr).toContain(
       'CODEC_HOST=0.0.0.0 would let anyone on the network decrypt: set AGENT_CODEC_TOKENS',
     );

@@ -293,7 +293,7 @@ describe('npm run serve', () => {
       await llm.close();
     }
     const bad = await runTs(['serve.ts'], cleanEnv({ PORT: 'eighty', TEMPORAL_ADDRESS: '127.0.0.1:1' }));
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2); // a server that cannot start: a configuration mistake
     expect(bad.stderr).toMatch(/PORT must be a port number \(0-65535\), got "eighty"/);
   });
 
@@ -384,7 +384,7 @@ describe('npm run serve', () => {
       ['serve.ts'],
       cleanEnv({ HOST: '0.0.0.0', PORT: '0', TEMPORAL_ADDRESS: '127.0.0.1:1' }),
     );
-    expect(exposed.code).toBe(1);
+    expect(exposed.code).toBe(2); // a server that cannot start: a configuration mistake
     expect(exposed.stderr).toContain(
       'serve: HOST=0.0.0.0 would expose the API to the network without authentication: set AGENT_HTTP_TOKENS',
     );
@@ -392,7 +392,7 @@ describe('npm run serve', () => {
       ['serve.ts'],
       cleanEnv({ AGENT_HTTP_TOKENS: 'secret', PORT: '0', TEMPORAL_ADDRESS: '127.0.0.1:1' }),
     );
-    expect(short.code).toBe(1);
+    expect(short.code).toBe(2); // a server that cannot start: a configuration mistake
     expect(short.stderr).toContain('AGENT_HTTP_TOKENS: token 1 is shorter than 16 characters');
     expect(short.stderr).not.toContain('secret');
   });

@@ -227,7 +227,7 @@ describe('npm run serve', () => {
     const busy = (blocker.address() as { port: number }).port;
     try {
       const r = await runTs(['serve.ts'], { ...env, PORT: String(busy) });
-      expect(r.code).toBe(1);
+      expect(r.code).toBe(2);
       expect(r.stderr).toContain(
         `serve: port ${busy} is in use on 127.0.0.1; stop what uses it or set PORT to another port`,
       );

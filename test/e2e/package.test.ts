@@ -1,7 +1,7 @@
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findTemporalCli } from '../../src/connection/temporal-cli';
@@ -108,6 +108,55 @@ it('support-agent: a custom tool and a structured agent in its own worker, asked
       output: { orderNumber: 'A-1002', status: 'processing' },
       iterations: 2,
     });
+
+    // A client command loads no worker code: `status` from the bin, with the modules Node loaded.
+    const trace = join(work, 'loaded-modules.cjs');
+    const loadedOut = join(work, 'loaded-modules.txt');
+    writeFileSync(
+      trace,
+      "process.on('exit', () => require('fs').writeFileSync(process.env.LOADED_OUT, Object.keys(require.cache).join('\\n')));",
+    );
+    const status = await exec(bin, ['status', JSON.parse(run.stdout).workflowId], dir, {
+      ...env,
+      NODE_OPTIONS: `--require ${trace}`,
+      LOADED_OUT: loadedOut,
+    });
+    expect({ code: status.code, stdout: status.stdout }).toEqual({
+      code: 0,
+      stdout: expect.stringContaining('completed'),
+    });
+    const loaded = readFileSync(loadedOut, 'utf8')
+      .split('\n')
+      .filter((file) => file.includes('/node_modules/durable-agents/dist/'));
+    expect(loaded.length).toBeGreaterThan(20);
+    expect(loaded.filter((file) => /\/dist\/(worker|activities)\//.test(file))).toEqual([]);
+
+    // The bin's worker serves the agents of a module (`worker --module`), until Ctrl+C.
+    writeFileSync(
+      join(dir, 'agents.cjs'),
+      "module.exports = { agents: [require('./dist/agent.js').supportAgent], tools: [require('./dist/orders.js').lookupOrder] };",
+    );
+    const moduleEnv = envFor(llm.baseURL, 'support-from-module');
+    const served = await startNode(
+      dir,
+      [join('node_modules', 'durable-agents', 'dist', 'bin', 'durable-agents.js'), 'worker', '--module', 'agents.cjs'],
+      moduleEnv,
+      /Press Ctrl\+C to stop/,
+    );
+    try {
+      expect(served.output()).toContain('Agents: support');
+      const fromModule = await exec(
+        bin,
+        ['run', 'Is A-1002 on its way?', '--agent', 'support', '--json'],
+        dir,
+        moduleEnv,
+      );
+      expect(JSON.parse(fromModule.stdout)).toMatchObject({ status: 'completed', output: { orderNumber: 'A-1002' } });
+    } finally {
+      served.interrupt();
+      expect(await served.exited).toBe(0);
+    }
+    expect(served.output()).toContain('Worker stopped.');
 
     // The bin's MCP server: an MCP client calls the support agent.
     const mcp = new McpClient({ name: 'package-test', version: '1' });

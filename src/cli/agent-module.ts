@@ -1,0 +1,49 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { AgentDefinition } from '../agents/define-agent';
+import type { AnyToolDefinition } from '../tools/define-tool';
+import { ToolRegistry } from '../tools/registry';
+import { UsageError } from './option-flags';
+import type { LocalWorker } from './session';
+
+/**
+ * `--module <file>` of `worker` and `serve`: the user's agents and tools, from a module that
+ * exports `agents` (an array of `defineAgent(...)`) and, optionally, `tools` (an array of
+ * `defineTool(...)`, or a `ToolRegistry`), as named exports or as its default export's fields.
+ * Loaded with `require`, so compiled JavaScript (and ES modules, on Node 20.19+); a TypeScript
+ * file needs a loader in the process, which the error names.
+ */
+export function loadAgentModule(path: string): LocalWorker {
+  const file = resolve(path);
+  if (!existsSync(file)) throw new UsageError(`--module ${path}: no such file (${file})`);
+  let loaded: Record<string, unknown>;
+  try {
+    // require, not import(): the package is CommonJS, and Node 20.19+ requires ES modules too.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    loaded = require(file) as Record<string, unknown>;
+  } catch (err) {
+    const typescript = /\.[cm]?tsx?$/.test(file)
+      ? ` (a TypeScript module needs a loader: NODE_OPTIONS='--import tsx' npx durable-agents ... --module ${path}, or build it to JavaScript first)`
+      : '';
+    throw new UsageError(`--module ${path} failed to load: ${(err as Error).message}${typescript}`);
+  }
+  const fromDefault = loaded.default && typeof loaded.default === 'object' ? (loaded.default as object) : {};
+  const { agents, tools } = { ...fromDefault, ...loaded } as { agents?: unknown; tools?: unknown };
+  if (agents === undefined && tools === undefined)
+    throw new UsageError(
+      `--module ${path} exports neither \`agents\` nor \`tools\`: export const agents = [defineAgent({...})] (and tools = [defineTool({...})])`,
+    );
+  if (agents !== undefined && !(Array.isArray(agents) && agents.every(isAgent)))
+    throw new UsageError(`--module ${path}: \`agents\` must be an array of defineAgent(...) definitions`);
+  if (tools !== undefined && !(tools instanceof ToolRegistry) && !Array.isArray(tools))
+    throw new UsageError(
+      `--module ${path}: \`tools\` must be an array of defineTool(...) definitions or a ToolRegistry`,
+    );
+  const registry =
+    tools instanceof ToolRegistry ? tools : new ToolRegistry((tools as AnyToolDefinition[] | undefined) ?? []);
+  return { agents: agents as AgentDefinition<unknown>[] | undefined, registry };
+}
+
+function isAgent(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && typeof (value as { name?: unknown }).name === 'string';
+}

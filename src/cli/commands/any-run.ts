@@ -1,0 +1,77 @@
+import { conversationCommand, idCommandPage, JSON_HELP } from './conversation-kinds';
+
+const group = 'Any run or conversation';
+
+/** `status <id>`. */
+export const statusCommand = conversationCommand('status', {
+  group,
+  synopsis: 'status <id>',
+  summary: 'what it is doing now',
+  page: (me) =>
+    idCommandPage(
+      me,
+      'status',
+      'Prints what the run or conversation is doing: its state, turn, pending tool calls and approvals, usage.',
+    ),
+});
+
+/** `history <id>`. */
+export const historyCommand = conversationCommand('history', {
+  group,
+  synopsis: 'history <id>',
+  summary: 'its messages',
+  page: (me) =>
+    idCommandPage(
+      me,
+      'history',
+      'Prints the messages of the run or conversation (a conversation: its whole transcript).',
+    ),
+});
+
+/** `approve <id> <callId>`. */
+export const approveCommand = conversationCommand('approve', {
+  group,
+  synopsis: 'approve <id> <callId>',
+  summary: 'let a tool call that waits for approval run',
+  page: (me) => `usage: ${me} approve <id> <callId> [--reason "..."] [--json]
+
+  Approves a tool call waiting for approval (status lists them with their call ids); the tool runs.
+  --reason "..."         the answer, when a running tool asked a question (status shows it)
+${JSON_HELP}`,
+});
+
+/** `reject <id> <callId>`. */
+export const rejectCommand = conversationCommand('reject', {
+  group,
+  synopsis: 'reject <id> <callId>',
+  summary: 'refuse it (the LLM reads why)',
+  page: (me) => `usage: ${me} reject <id> <callId> [--reason "..."] [--json]
+
+  Rejects a tool call waiting for approval; it does not run, and the LLM reads the reason.
+  --reason "..."         why; the LLM reads it as the tool's result
+${JSON_HELP}`,
+});
+
+/** `event <id> <name> [json]`. */
+export const eventCommand = conversationCommand('event', {
+  group,
+  synopsis: 'event <id> <name> [json]',
+  summary: 'deliver an event a wait_for_event waits for',
+  page: (me) => `usage: ${me} event <id> <name> ['<json>' | @file.json] [--event-id ID] [--json]
+
+  Delivers an event to a run or conversation: a wait_for_event call of that name gets the JSON
+  payload as its result (default null). An event that arrives before the agent waits is kept.
+  Names: letters, digits and _ . : - (up to 128); payloads up to 256 KiB.
+  --event-id ID          the event's id: delivered again under the same id (a retry), it is
+                         dropped (the last 1,000 ids of a run or conversation are remembered)
+${JSON_HELP}`,
+});
+
+/** `cancel <id>`. */
+export const cancelCommand = conversationCommand('cancel', {
+  group,
+  synopsis: 'cancel <id>',
+  summary: 'cancel a run, or the current turn of a conversation',
+  page: (me) =>
+    idCommandPage(me, 'cancel', 'Cancels a one-shot run, or the turn under way in a conversation (which stays open).'),
+});

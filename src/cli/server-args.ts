@@ -1,0 +1,94 @@
+import { parseFlags, UsageError } from './option-flags';
+import { serverFlags, type ServerFlags } from './server-flags';
+
+/**
+ * The arguments of the commands that serve (`worker`, `serve`, `mcp`, `a2a`), read without
+ * loading what serves them: the command table parses before it loads a command's code.
+ */
+
+/** A parsed `worker` command line. */
+export interface WorkerCommand {
+  /** `--module <file>`: the agents and tools to serve. */
+  module?: string;
+}
+
+/** Parses `worker [--module <file>]`. */
+export function parseWorkerArgs(argv: string[]): WorkerCommand {
+  const { values, positionals } = parseFlags(argv, { module: { type: 'string' } });
+  if (positionals.length) throw new UsageError(`worker takes no arguments, got ${positionals.join(' ')}`);
+  return values.module === undefined ? {} : { module: values.module };
+}
+
+/** A parsed `serve` command line. */
+export interface ServeCommand {
+  port: number;
+  host: string;
+  /** Run a worker in the process (default; `--no-worker` or AGENT_SERVE_WORKER=false: the API alone). */
+  withWorker: boolean;
+  /** `--module <file>`: the agents and tools its worker serves. */
+  module?: string;
+}
+
+/** Parses `serve [--port 8080] [--host 127.0.0.1] [--module <file>] [--no-worker]`; PORT, HOST and AGENT_SERVE_WORKER are the defaults. */
+export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeCommand {
+  const { values, positionals } = parseFlags(argv, {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    module: { type: 'string' },
+    'no-worker': { type: 'boolean', default: false },
+  });
+  if (positionals.length) throw new UsageError(`serve takes no arguments, got ${positionals.join(' ')}`);
+  if (values.port === undefined && env.PORT !== undefined && env.PORT !== '' && !/^\d+$/.test(env.PORT))
+    throw new UsageError(`PORT must be a port number (0-65535), got "${env.PORT}"`);
+  const flags = serverFlags(
+    { port: values.port ?? (env.PORT || undefined), host: values.host ?? (env.HOST || undefined) },
+    8080,
+  );
+  const raw = env.AGENT_SERVE_WORKER;
+  if (raw !== undefined && !['', 'true', '1', 'false', '0'].includes(raw))
+    throw new UsageError(`AGENT_SERVE_WORKER must be true or false, got "${raw}"`);
+  const withWorker = !values['no-worker'] && raw !== 'false' && raw !== '0';
+  return { ...flags, withWorker, ...(values.module !== undefined ? { module: values.module } : {}) };
+}
+
+/** A parsed `mcp` command line. */
+export interface McpCommand {
+  transport: 'stdio' | 'http';
+  port: number;
+  host: string;
+  /** Offer only these agents (default: every agent of the task queue's workers). */
+  agents?: string[];
+}
+
+/** Parses `mcp` arguments. */
+export function parseMcpArgs(argv: string[]): McpCommand {
+  const { values, positionals } = parseFlags(argv, {
+    http: { type: 'boolean', default: false },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    agents: { type: 'string' },
+  });
+  if (positionals.length) throw new UsageError(`mcp takes no arguments, got ${positionals.join(' ')}`);
+  if (!values.http && (values.port !== undefined || values.host !== undefined))
+    throw new UsageError('--port and --host go with --http (stdio needs neither)');
+  const command: McpCommand = { transport: values.http ? 'http' : 'stdio', ...serverFlags(values, 3001) };
+  if (values.agents !== undefined)
+    command.agents = values.agents
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean);
+  return command;
+}
+
+/** A parsed `a2a` command line. */
+export type A2ACommand = ServerFlags;
+
+/** Parses `a2a` arguments. */
+export function parseA2aArgs(argv: string[]): A2ACommand {
+  const { values, positionals } = parseFlags(argv, {
+    port: { type: 'string' },
+    host: { type: 'string' },
+  });
+  if (positionals.length) throw new UsageError(`a2a takes no arguments, got ${positionals.join(' ')}`);
+  return serverFlags(values, 3002);
+}
