@@ -11,21 +11,21 @@ const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}
  * `boundary(from, forbidden)` below says which it must not reach. See docs/architecture.md.
  *
  *   core        pure decisions: plain TypeScript, no Temporal, no IO
- *   common      the contracts: the activity interface, workflow definitions (workflow-safe)
+ *   contracts   the activity interface, the workflows' names, queries, updates and signals (workflow-safe)
  *   workflows   deterministic workflow code
  *   codec, storage, telemetry   Node-side building blocks
  *   models      the model seam (ChatModel) and one folder per provider
- *   tools       defineTool, the registry, MCP servers as a tool source
+ *   tools       defineTool, the registry, the MCP client (servers as a tool source), the A2A client
  *   agents      defineAgent, defineGuardrail and their registries
  *   activities  what workflows call: model calls, tool calls, summaries, guardrails
  *   connection  reaching Temporal: environment, dev server, Temporal CLI
  *   worker      the plugin, createAgentWorker, the workflow bundle, replay
  *   client      runs, conversations, streams, listing: what CLI, HTTP and MCP share
  *   a2a         the agents as A2A agents, built on the client
- *   http, mcp   servers built on the client (the HTTP API mounts the A2A routes)
+ *   http, mcp-server   servers built on the client (the HTTP API mounts use-chat, AG-UI and A2A)
  *   cli, testing, bin, entry points
  */
-const deterministic = ['src/core', 'src/common', 'src/workflows'];
+const deterministic = ['src/core', 'src/contracts', 'src/workflows'];
 
 /**
  * A relative import of one of the folders of src/ from another folder (not a package of the same
@@ -123,7 +123,7 @@ export default tseslint.config(
                 'connection',
                 'cli',
                 'http',
-                'mcp',
+                'mcp-server',
                 'a2a',
                 'codec',
                 'storage',
@@ -176,7 +176,7 @@ export default tseslint.config(
       'client',
       'cli',
       'http',
-      'mcp',
+      'mcp-server',
       'a2a',
       'workflows',
       'testing',
@@ -185,41 +185,41 @@ export default tseslint.config(
   ),
   boundary(
     ['src/models'],
-    ['tools', 'agents', 'activities', 'connection', 'worker', 'client', 'cli', 'http', 'mcp', 'a2a', 'testing'],
+    ['tools', 'agents', 'activities', 'connection', 'worker', 'client', 'cli', 'http', 'mcp-server', 'a2a', 'testing'],
     'the model seam knows no tools, agents or Temporal sides: they are built on it',
   ),
   boundary(
     ['src/tools'],
-    ['agents', 'activities', 'connection', 'worker', 'client', 'cli', 'http', 'mcp', 'a2a', 'testing'],
+    ['agents', 'activities', 'connection', 'worker', 'client', 'cli', 'http', 'mcp-server', 'a2a', 'testing'],
     'tools are defined below the agents and activities that use them',
   ),
   boundary(
     ['src/agents'],
-    ['activities', 'connection', 'worker', 'client', 'cli', 'http', 'mcp', 'a2a', 'testing'],
+    ['activities', 'connection', 'worker', 'client', 'cli', 'http', 'mcp-server', 'a2a', 'testing'],
     'agents are defined below the activities and the worker that run them',
   ),
   boundary(
     ['src/activities'],
-    ['connection', 'worker', 'client', 'cli', 'http', 'mcp', 'a2a', 'testing'],
+    ['connection', 'worker', 'client', 'cli', 'http', 'mcp-server', 'a2a', 'testing'],
     'activities are what the worker registers: they do not reach up to it',
   ),
   boundary(
     ['src/client', 'src/connection'],
-    ['activities', 'agents', 'tools', 'worker', 'cli', 'http', 'mcp', 'a2a', 'testing'],
+    ['activities', 'agents', 'tools', 'worker', 'cli', 'http', 'mcp-server', 'a2a', 'testing'],
     'clients never import worker code (not even its types: take what you need by shape) or the surfaces built on them',
   ),
   boundary(
     ['src/worker'],
-    ['client', 'cli', 'http', 'mcp', 'a2a', 'testing'],
+    ['client', 'cli', 'http', 'mcp-server', 'a2a', 'testing'],
     'the worker never imports client code or the surfaces',
   ),
   boundary(
     ['src/a2a'],
-    ['activities', 'agents', 'tools', 'worker', 'cli', 'http', 'mcp', 'testing'],
+    ['activities', 'agents', 'tools', 'worker', 'cli', 'http', 'mcp-server', 'testing'],
     'the A2A server is built on the client, not on the worker, the command line or the HTTP API that mounts it',
   ),
   boundary(
-    ['src/http', 'src/mcp'],
+    ['src/http', 'src/mcp-server'],
     ['activities', 'agents', 'tools', 'worker', 'cli', 'testing'],
     'servers are built on the client, not on the worker or the command line',
   ),

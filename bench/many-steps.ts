@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { readTranscript } from '../src/client/agent-workflows';
+import { readTranscript } from '../src/client/workflow-controls';
 import { runOutcome, startAgentRun } from '../src/client/run-agent';
 import { connectTemporal } from '../src/connection/temporal-env';
 import { clientSettings } from '../src/connection/settings';

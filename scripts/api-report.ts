@@ -19,7 +19,7 @@ export const ENTRY_POINTS: Array<[string, string]> = [
   ['durable-agents/client', 'src/client/index.ts'],
   ['durable-agents/workflow', 'src/workflows/index.ts'],
   ['durable-agents/http', 'src/http/index.ts'],
-  ['durable-agents/mcp', 'src/mcp/index.ts'],
+  ['durable-agents/mcp', 'src/mcp-server/index.ts'],
   ['durable-agents/codec', 'src/codec/index.ts'],
   ['durable-agents/testing', 'src/testing/index.ts'],
   ['durable-agents/a2a', 'src/a2a/index.ts'],

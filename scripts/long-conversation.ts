@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs as parse } from 'node:util';
 import { startOpenAICompatibleServer } from '../src/testing/openai-compatible-server';
 import { createAgentWorker } from '../src/worker/create-agent-worker';
-import { readTranscript } from '../src/client/agent-workflows';
+import { readTranscript } from '../src/client/workflow-controls';
 import { conversationStatus, endConversation, sendMessage } from '../src/client/conversations';
 import { installRuntimeLogging } from '../src/telemetry/logging';
 import { connectTemporal } from '../src/connection/temporal-env';

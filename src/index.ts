@@ -41,7 +41,7 @@ export {
   type ConversationStart,
   type MessageRequest,
 } from './client/conversations';
-export { readStatus, decideApproval, type StatusReport } from './client/agent-workflows';
+export { readStatus, decideApproval, type StatusReport } from './client/workflow-controls';
 export { streamEvents } from './client/event-stream';
 export { deliverEvent } from './client/deliver-event';
 export { ClientError, type ClientErrorKind } from './client/client-error';

@@ -11,7 +11,7 @@ import {
 } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { agentNameProblem, type ConversationOptions } from '../core';
-import type { AgentSummary } from '../common/activity-interface';
+import type { AgentSummary } from '../contracts/activity-interface';
 import { listAgents } from '../client/list-agents';
 import { packageVersion } from '../connection/package-version';
 import { agentCard } from './agent-card';

@@ -1,5 +1,5 @@
 import { AgentCard } from '@a2a-js/sdk';
-import type { AgentSummary } from '../common/activity-interface';
+import type { AgentSummary } from '../contracts/activity-interface';
 
 /** What an agent's card says besides the agent itself. */
 export interface AgentCardOptions {

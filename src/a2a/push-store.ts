@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import type { PushNotificationStore, ServerCallContext } from '@a2a-js/sdk/server';
-import { A2A_TASK_WORKFLOW_TYPE, a2aTaskPushQuery, a2aTaskPushSignal } from '../common/definitions';
+import { A2A_TASK_WORKFLOW_TYPE, a2aTaskPushQuery, a2aTaskPushSignal } from '../contracts/definitions';
 import { taskWorkflowId } from './task-store';
 
 /** The header A2A push notifications carry a config's token in. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Role, Task, TaskState, type Message, type Part, type TaskStatus } from '@a2a-js/sdk';
-import { a2aTaskEnd } from '../common/a2a-task-json';
+import { a2aTaskEnd } from '../contracts/a2a-task-json';
 import type { AgentEvent } from '../core';
 
 /**

@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
-import { A2A_TASK_WORKFLOW_TYPE, a2aTaskQuery, a2aTaskSaveSignal } from '../common/definitions';
+import { A2A_TASK_WORKFLOW_TYPE, a2aTaskQuery, a2aTaskSaveSignal } from '../contracts/definitions';
 import { keptEvents } from '../client/event-stream';
 import { turnOutcome } from './task-events';
 

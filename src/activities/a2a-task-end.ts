@@ -1,9 +1,9 @@
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { a2aTaskEnd, type A2ATaskEndJson } from '../common/a2a-task-json';
-import type { A2ATaskEndInput } from '../common/activity-interface';
-import { eventsQuery } from '../common/definitions';
+import { a2aTaskEnd, type A2ATaskEndJson } from '../contracts/a2a-task-json';
+import type { A2ATaskEndInput } from '../contracts/activity-interface';
+import { eventsQuery } from '../contracts/definitions';
 import type { AgentEvent } from '../core';
 import { keepHeartbeating } from './heartbeat';
 

@@ -7,8 +7,8 @@ import {
   type GuardrailCheck,
   type GuardrailVerdict,
 } from '../core';
-import { AGENT_WORKFLOW_TYPE } from '../common/definitions';
-import type { GuardrailCheckInput } from '../common/activity-interface';
+import { AGENT_WORKFLOW_TYPE } from '../contracts/definitions';
+import type { GuardrailCheckInput } from '../contracts/activity-interface';
 import { toVerdict, type GuardrailDefinition, type GuardrailRegistry } from '../agents/define-guardrail';
 import type { ConversationLoader } from './conversation-loader';
 import { createConversationLoader } from './call-model';

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChatMessage } from '../core';
-import type { ModelCallInput } from '../common/activity-interface';
+import type { ModelCallInput } from '../contracts/activity-interface';
 
 /** Fetches messages `[offset, offset + limit)` of a workflow run (a page may hold fewer). */
 export type FetchMessages = (

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import type { WebhookDelivery } from '../common/activity-interface';
+import type { WebhookDelivery } from '../contracts/activity-interface';
 
 /** How long one delivery attempt may take. */
 const ATTEMPT_MS = 30_000;

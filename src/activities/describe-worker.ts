@@ -1,4 +1,4 @@
-import type { WorkerDescription } from '../common/activity-interface';
+import type { WorkerDescription } from '../contracts/activity-interface';
 import type { SearchAttributeSettings } from '../core';
 import type { ModelCatalogue } from '../models/catalogue';
 import type { ModelRoute } from '../models/chat-model';

@@ -3,15 +3,15 @@ import { ApplicationFailure } from '@temporalio/common';
 import { toolErrorText, type ToolOutcome, type ToolProgress, type ToolRetry } from '../core';
 import { ToolError } from '../tools/tool-error';
 import { ModelAsked, PersonAsked, type ToolContext } from '../tools/define-tool';
-import type { ModelQuestion } from '../common/activity-interface';
-import type { McpToolSource } from '../tools/mcp/mcp-tool-source';
+import type { ModelQuestion } from '../contracts/activity-interface';
+import type { McpToolSource } from '../tools/mcp-client/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
 import { prepareToolCall, toolOutcomeOf } from '../tools/tool-call';
 import type { BlobStore } from '../storage/blob-store';
 import { ledgerOf, type AttemptLedger } from './attempt-ledger';
 import { keepHeartbeating, recordForNextAttempt } from './heartbeat';
-import type { ToolCallInput } from '../common/activity-interface';
-import { toolProgressSignal, toolRetriedSignal } from '../common/definitions';
+import type { ToolCallInput } from '../contracts/activity-interface';
+import { toolProgressSignal, toolRetriedSignal } from '../contracts/definitions';
 import { traceToolCall } from '../telemetry/gen-ai';
 
 /**

@@ -1,9 +1,9 @@
 import type { Client } from '@temporalio/client';
 import type { AgentRegistry } from '../agents/agent-registry';
-import type { McpToolSource } from '../tools/mcp/mcp-tool-source';
+import type { McpToolSource } from '../tools/mcp-client/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
 import type { ToolProvider } from '../tools/tool-provider';
-import type { AgentActivities } from '../common/activity-interface';
+import type { AgentActivities } from '../contracts/activity-interface';
 import type { SearchAttributeSettings } from '../core';
 import { createCallModel, defaultPricing } from './call-model';
 import { createSummarizeMessages } from './summarize';
@@ -39,7 +39,7 @@ export type {
   ScheduledTurnResult,
   GuardrailCheckInput,
   WorkerDescription,
-} from '../common/activity-interface';
+} from '../contracts/activity-interface';
 
 /** What the activities need from the worker process. */
 export interface ActivityDeps {

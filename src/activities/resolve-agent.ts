@@ -2,8 +2,8 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AgentRegistry, AgentSummary } from '../agents/agent-registry';
 import { agentVersion, type ResolvedAgent } from '../core';
-import type { McpToolSource } from '../tools/mcp/mcp-tool-source';
-import type { ResolveAgentInput } from '../common/activity-interface';
+import type { McpToolSource } from '../tools/mcp-client/mcp-tool-source';
+import type { ResolveAgentInput } from '../contracts/activity-interface';
 import type { ToolRegistry } from '../tools/registry';
 
 /**

@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { agentVersion } from '../core';
-import type { McpToolSource } from '../tools/mcp/mcp-tool-source';
+import type { McpToolSource } from '../tools/mcp-client/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
 import { resolveToolSet } from '../tools/resolve-tool-set';
-import type { ResolvedTools, ResolveToolsInput } from '../common/activity-interface';
+import type { ResolvedTools, ResolveToolsInput } from '../contracts/activity-interface';
 
 /**
  * Builds the activity that fixes a run's tool set once, at its start: names checked against the

@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { SampleInput, SummaryReply } from '../common/activity-interface';
+import type { SampleInput, SummaryReply } from '../contracts/activity-interface';
 import type { ChatModel } from '../models/chat-model';
 import type { ModelConfig } from '../models/model-config';
 import type { ModelPricing } from '../models/catalogue';

@@ -2,8 +2,8 @@ import { Context } from '@temporalio/activity';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { runSummary } from '../core';
-import { CONVERSATION_WORKFLOW_TYPE, sendMessageUpdate } from '../common/definitions';
-import type { ScheduledTurnInput, ScheduledTurnResult } from '../common/activity-interface';
+import { CONVERSATION_WORKFLOW_TYPE, sendMessageUpdate } from '../contracts/definitions';
+import type { ScheduledTurnInput, ScheduledTurnResult } from '../contracts/activity-interface';
 
 /**
  * Builds the activity through which a schedule talks to a conversation: a schedule can only start

@@ -5,9 +5,9 @@ import type { ToolRegistry } from '../tools/registry';
 import { guardrailRefName, type GuardrailDefinition } from './define-guardrail';
 import { resolveToolSet, type ToolSetRequest } from '../tools/resolve-tool-set';
 import { agentRefName, toolRefName, type AgentDefinition, type ToolRef } from './define-agent';
-import type { AgentSummary } from '../common/activity-interface';
+import type { AgentSummary } from '../contracts/activity-interface';
 
-export type { AgentSummary } from '../common/activity-interface';
+export type { AgentSummary } from '../contracts/activity-interface';
 
 /** The parameters of an agent offered as a tool. */
 const AGENT_TOOL_PARAMETERS = {

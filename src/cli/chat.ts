@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Client } from '@temporalio/client';
 import { type ConversationOptions, type ConversationTurnResult, type TurnInput } from '../core';
-import { decideApproval } from '../client/agent-workflows';
+import { decideApproval } from '../client/workflow-controls';
 import { cancelTurn, endConversation, startMessage } from '../client/conversations';
 import { turnJson, turnText } from './format-conversation';
 import { onInterrupt } from './interrupt';

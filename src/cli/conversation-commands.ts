@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { cancelWork, decideApproval, readStatus, readTranscript } from '../client/agent-workflows';
+import { cancelWork, decideApproval, readStatus, readTranscript } from '../client/workflow-controls';
 import { deliverEvent } from '../client/deliver-event';
 import {
   endConversation,

@@ -7,7 +7,7 @@ import {
   type BudgetReport,
 } from '../core';
 import type { AgentRunSummary } from '../client/list-runs';
-import type { StatusReport } from '../client/agent-workflows';
+import type { StatusReport } from '../client/workflow-controls';
 import { approvalHint } from './progress';
 import { hintCommand } from './command-name';
 import { parseToolArguments } from '../core/tool-calls/tool-arguments';

@@ -10,7 +10,7 @@ import { clientSettings, processEnv, type ClientSettings } from '../connection/s
 import { ClientError } from '../client/client-error';
 import { packageVersion } from '../connection/package-version';
 import { installRuntimeLogging } from '../telemetry/logging';
-import { mcpServersFromEnv } from '../tools/mcp/mcp-config';
+import { mcpServersFromEnv } from '../tools/mcp-client/mcp-config';
 import type { CommandIo } from './command';
 import { findCommand } from './commands';
 import { commandHelp, HELP_COMMANDS, overviewHelp, usageOf, wantsHelp } from './help';

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Worker } from '@temporalio/worker';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { AgentSummary } from '../common/activity-interface';
+import type { AgentSummary } from '../contracts/activity-interface';
 import { UsageError } from './option-flags';
 import { accessNotes, refuseOpenExposure } from './server-flags';
 import type { McpCommand } from './server-args';
@@ -13,9 +13,9 @@ import { installRuntimeLogging } from '../telemetry/logging';
 import { requireWorker } from '../client/task-queue-workers';
 import { connectTemporal, describeTemporal, workflowUrl } from '../connection/temporal-env';
 import { httpAccessFromEnv } from '../http/access';
-import { createAgentMcpServer } from '../mcp/agent-mcp-server';
-import { createMcpHttpServer } from '../mcp/mcp-http-server';
-import { mcpServersFromEnv } from '../tools/mcp/mcp-config';
+import { createAgentMcpServer } from '../mcp-server/agent-mcp-server';
+import { createMcpHttpServer } from '../mcp-server/mcp-http-server';
+import { mcpServersFromEnv } from '../tools/mcp-client/mcp-config';
 
 /**
  * `npm run mcp` / `durable-agents mcp`: serves the named agents of the task queue's workers as MCP

@@ -1,7 +1,7 @@
 import { encryptionKeysFromEnv } from '../codec/encryption-codec';
-import { isHttpServer, loadMcpConfig, mcpServersFromEnv } from '../tools/mcp/mcp-config';
-import { loginToMcpServer } from '../tools/mcp/mcp-login';
-import { defaultTokenPath, McpTokenStore } from '../tools/mcp/mcp-oauth';
+import { isHttpServer, loadMcpConfig, mcpServersFromEnv } from '../tools/mcp-client/mcp-config';
+import { loginToMcpServer } from '../tools/mcp-client/mcp-login';
+import { defaultTokenPath, McpTokenStore } from '../tools/mcp-client/mcp-oauth';
 import { parseFlags, UsageError } from './option-flags';
 
 /** The usage line of `mcp login`. */

@@ -19,17 +19,6 @@ import {
   WAIT_FLAG,
   wholeNumber,
 } from './option-flags';
-import { commandName } from './command-name';
-
-/** The usage lines of the conversation commands. */
-export const CONVERSATION_USAGE = `usage: ${commandName()} chat [--conversation <id>] [options] [--json]
-       ${commandName()} send <id> "<message>" [options] [--image <file or URL>]... [--no-wait | --wait 2m] [--json]
-       ${commandName()} end <id> [--json]
-       ${commandName()} history|status|cancel <id> [--json]               (a conversation or a one-shot run)
-       ${commandName()} approve|reject <id> <callId> [--reason "..."] [--json] (a conversation or a one-shot run)
-       ${commandName()} event <id> <name> ['<json>' | @file.json] [--json]        (a conversation or a one-shot run)
-       ${commandName()} agents [--json]                                  (the worker's named agents)
-       ${commandName()} list [--status S] [--agent NAME] [--version AV] [--query Q] [--limit 20] [--json]  (runs and conversations, newest first)`;
 
 /** The `--help` lines of the options that apply when a conversation starts. */
 export const CONVERSATION_OPTION_HELP = `${RUN_OPTION_HELP}

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { AgentState, PendingApproval } from '../core';
-import { conversationStatusQuery, statusQuery } from '../common/definitions';
+import { conversationStatusQuery, statusQuery } from '../contracts/definitions';
 import { failingWorkflowTask } from '../client/workflow-task-failure';
 import { hintCommand } from './command-name';
 

@@ -7,7 +7,7 @@ import { requireWorker } from '../client/task-queue-workers';
 import { connectTemporal, workflowUrl, type TemporalEnv } from '../connection/temporal-env';
 import type { ClientSettings } from '../connection/settings';
 import type { ToolRegistry } from '../tools/registry';
-import { mcpServersFromEnv, type McpServers } from '../tools/mcp/mcp-config';
+import { mcpServersFromEnv, type McpServers } from '../tools/mcp-client/mcp-config';
 
 /** A command's connection to Temporal, with a worker in this process when the server is embedded. */
 export interface Session {

@@ -24,7 +24,7 @@ import {
   endConversationUpdate,
   queueMessageSignal,
   sendMessageUpdate,
-} from '../common/definitions';
+} from '../contracts/definitions';
 import { ClientError } from './client-error';
 import { withOutageRetries, type OutageOptions } from './outages';
 import { explainFailure, kindProblem, lookupWorkflow } from './workflow-lookup';

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { eventIdProblem, eventProblem } from '../core';
-import { deliverEventSignal } from '../common/definitions';
+import { deliverEventSignal } from '../contracts/definitions';
 import { ClientError } from './client-error';
 import { closedText, explainFailure, kindProblem, lookupWorkflow } from './workflow-lookup';
 

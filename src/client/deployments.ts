@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE, moveToCurrentBuildSignal } from '../common/definitions';
+import { AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE, moveToCurrentBuildSignal } from '../contracts/definitions';
 import { ClientError } from './client-error';
 
 /**

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { AGENT_WORKFLOW_TYPE } from '../common/definitions';
+import { AGENT_WORKFLOW_TYPE } from '../contracts/definitions';
 import type { EvalCase } from './eval-cases';
 import { runOutcome, type AgentRunHandle } from './run-agent';
 import { recordedRunInput } from './tool-results';

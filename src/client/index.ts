@@ -43,7 +43,7 @@ export {
   cancelWork,
   type StatusReport,
   type RunStatusReport,
-} from './agent-workflows';
+} from './workflow-controls';
 export { streamEvents, isTurnEnd, type StreamEventsOptions } from './event-stream';
 export { deliverEvent, type DeliverEventOptions } from './deliver-event';
 export { restoreToolResults, toolOutcomesInHistory } from './tool-results';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { WorkflowFailedError, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import { defineSearchAttributeKey, TimeoutFailure, TypedSearchAttributes } from '@temporalio/common';
-import type { AgentSummary } from '../common/activity-interface';
-import { LIST_AGENTS_WORKFLOW_TYPE } from '../common/definitions';
+import type { AgentSummary } from '../contracts/activity-interface';
+import { LIST_AGENTS_WORKFLOW_TYPE } from '../contracts/definitions';
 import { ClientError } from './client-error';
 import { requireWorker } from './task-queue-workers';
 

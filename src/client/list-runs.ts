@@ -1,6 +1,6 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { agentListQuery, type AgentListFilter } from '../core';
-import { AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE } from '../common/definitions';
+import { AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE } from '../contracts/definitions';
 import { queryRefused } from './client-error';
 
 /** One run or conversation as `client.ts list` and `GET /runs` show it. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { AgentInput, ChatMessage, RerunSeed } from '../core';
-import { readTranscript } from './agent-workflows';
+import { readTranscript } from './workflow-controls';
 import { ClientError } from './client-error';
 import { runOutcome, startAgentRun, type AgentRunHandle, type RunOutcome } from './run-agent';
 import { recordedRunInput } from './tool-results';

@@ -21,7 +21,7 @@ import {
   type JsonSchemaObject,
   type TurnResult,
 } from '../core';
-import { AGENT_WORKFLOW_TYPE } from '../common/definitions';
+import { AGENT_WORKFLOW_TYPE } from '../contracts/definitions';
 import { ClientError } from './client-error';
 import { restoreToolResults } from './tool-results';
 import { withOutageRetries, type OutageOptions } from './outages';

@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import { status } from '@grpc/grpc-js';
 import { defineSearchAttributeKey, TypedSearchAttributes } from '@temporalio/common';
 import { addUsage, searchAttributeCreateCommands, validateAgentInput, type AgentInput, type Usage } from '../core';
-import { AGENT_WORKFLOW_TYPE } from '../common/definitions';
+import { AGENT_WORKFLOW_TYPE } from '../contracts/definitions';
 import { expectationFailures, type EvalCase, type NumberedCase } from './eval-cases';
 import { runOutcome, startAgentRun, type AgentRunHandle, type AgentRunWorkflow, type RunOutcome } from './run-agent';
 

@@ -19,8 +19,8 @@ import {
   type ScheduleMemo,
   type ScheduleOverlap,
 } from '../core';
-import { AGENT_WORKFLOW_TYPE, SCHEDULED_TURN_WORKFLOW_TYPE } from '../common/definitions';
-import type { ScheduledTurnInput } from '../common/activity-interface';
+import { AGENT_WORKFLOW_TYPE, SCHEDULED_TURN_WORKFLOW_TYPE } from '../contracts/definitions';
+import type { ScheduledTurnInput } from '../contracts/activity-interface';
 import { ClientError } from './client-error';
 import { describeKind, lookupWorkflow } from './workflow-lookup';
 

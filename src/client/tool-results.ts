@@ -14,7 +14,7 @@ import type {
   ToolExecution,
   ToolOutcome,
 } from '../core';
-import type { ToolCallInput } from '../common/activity-interface';
+import type { ToolCallInput } from '../contracts/activity-interface';
 
 type History = temporal.api.history.v1.IHistory;
 

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { AgentEvent, ApprovalDecision } from '../core';
-import { decideApproval, readStatus } from './agent-workflows';
+import { decideApproval, readStatus } from './workflow-controls';
 import { currentTurnEvents, isTurnEnd, streamEvents } from './event-stream';
 import { lookupWorkflow } from './workflow-lookup';
 

@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { ConversationResult } from '../core';
-import { AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE } from '../common/definitions';
+import { AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE } from '../contracts/definitions';
 import { ClientError } from './client-error';
 import { isServerUnreachable } from './outages';
 import { failingWorkflowTask, troubleClause, workflowTaskTrouble } from './workflow-task-failure';

@@ -3,12 +3,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Client } from '@temporalio/client';
 import { messageIdProblem, workflowIdProblem, type AgentInput, type ConversationOptions } from '../core';
 import { outcomeJson } from '../client/outcome-json';
-import { decideApproval, readStatus, readTranscript } from '../client/agent-workflows';
+import { decideApproval, readStatus, readTranscript } from '../client/workflow-controls';
 import { ClientError } from '../client/client-error';
 import { cancelTurn, startMessage, type MessageRequest } from '../client/conversations';
 import { isTurnEnd, streamEvents } from '../client/event-stream';
 import { listAgents } from '../client/list-agents';
-import type { AgentSummary } from '../common/activity-interface';
+import type { AgentSummary } from '../contracts/activity-interface';
 import { runOutcome, startAgentRun } from '../client/run-agent';
 import { chatPageHtml } from './chat-page';
 import { accessChecker, requestUrl, sendBadTarget, tokenMatches, TOKEN_COOKIE, type HttpAccessOptions } from './access';
@@ -16,7 +16,7 @@ import { events, sendEvents, streamTurn, wantsEventStream } from './event-stream
 import { deliverEventRoute, signedDelivery } from './event-routes';
 import { scheduleRoute } from './schedule-routes';
 import { deploymentRoute } from './deployment-routes';
-import { chatRoute } from './ai-sdk/chat-routes';
+import { chatRoute } from './use-chat/chat-routes';
 import { agUiRoute } from './ag-ui/ag-ui-routes';
 import { packageVersion } from '../connection/package-version';
 import {

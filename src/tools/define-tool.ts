@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { JsonSchema } from '../models/json-schema';
-import type { ModelQuestion } from '../common/activity-interface';
+import type { ModelQuestion } from '../contracts/activity-interface';
 
 /** What a tool's `execute` gets besides its arguments. */
 export interface ToolContext {

@@ -13,7 +13,7 @@ export {
   type PersonForm,
 } from './define-tool';
 export { ToolError } from './tool-error';
-export { a2aAgent, type A2AAgentOptions } from './a2a-agent';
+export { a2aAgent, type A2AAgentOptions } from './a2a-client/a2a-agent';
 export {
   ToolRegistry,
   type OpenAIToolSpec,

@@ -7,13 +7,13 @@ import type { WorkflowInfo } from '@temporalio/workflow';
 import { installTracing } from '../telemetry/tracing';
 import { encodedFailureConverterPath, encryptingDataConverter } from '../codec/encryption-codec';
 import type { AgentSearchAttributeName, ChatMessage, SearchAttributeSettings } from '../core';
-import { AGENT_MESSAGES_SINK } from '../common/definitions';
+import { AGENT_MESSAGES_SINK } from '../contracts/definitions';
 import { createActivities, createConversationLoader, type ConversationLoader } from '../activities';
 import { AgentRegistry } from '../agents/agent-registry';
 import { ToolRegistry } from '../tools/registry';
-import { a2aAgent } from '../tools/a2a-agent';
+import { a2aAgent } from '../tools/a2a-client/a2a-agent';
 import { GuardrailRegistry } from '../agents/define-guardrail';
-import type { McpToolSource } from '../tools/mcp/mcp-tool-source';
+import type { McpToolSource } from '../tools/mcp-client/mcp-tool-source';
 import { checkSearchAttributes } from './search-attribute-check';
 import { withAgentWorkflows, withBundleCache } from './workflow-bundle';
 import type { WorkflowBundleCache } from './bundle-cache';
@@ -83,11 +83,9 @@ export class AgentsPlugin extends SimplePlugin {
       Object.keys(settings.mcpServers).length > 0
         ? // The MCP SDK (some 150 modules) loads only for a worker that has MCP servers: it starts sooner.
           // eslint-disable-next-line @typescript-eslint/no-require-imports
-          new (require('../tools/mcp/mcp-tool-source') as typeof import('../tools/mcp/mcp-tool-source')).McpToolSource(
-            settings.mcpServers,
-            registry,
-            { tokens: settings.mcpTokens },
-          )
+          new (
+            require('../tools/mcp-client/mcp-tool-source') as typeof import('../tools/mcp-client/mcp-tool-source')
+          ).McpToolSource(settings.mcpServers, registry, { tokens: settings.mcpTokens })
         : undefined;
     const { model, encryptionKeys: keys, payloadStorage: payloads } = settings;
     // Filled in when a worker is configured (the check needs its connection); read by describeWorker.

@@ -6,7 +6,7 @@ import { AgentsPlugin, type AgentsPluginOptions } from './agents-plugin';
 import type { ToolRegistry } from '../tools/registry';
 import type { AnyToolDefinition } from '../tools/define-tool';
 import type { ToolProvider } from '../tools/tool-provider';
-import type { McpServers } from '../tools/mcp/mcp-config';
+import type { McpServers } from '../tools/mcp-client/mcp-config';
 import { workerSettings, type WorkerSettings } from './settings';
 
 /** Options of {@link createAgentWorker}. */

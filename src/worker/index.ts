@@ -66,7 +66,7 @@ export {
   type McpServerConfig,
   type McpStdioServer,
   type McpHttpServer,
-} from '../tools/mcp/mcp-config';
+} from '../tools/mcp-client/mcp-config';
 
 // Models: settings, the seam, one model call outside a workflow, prices.
 export type { ModelConfig, NamedModels } from '../models/model-config';
@@ -116,7 +116,7 @@ export type {
   ResolveToolsInput,
   ToolCallInput,
   WorkerDescription,
-} from '../common/activity-interface';
+} from '../contracts/activity-interface';
 export type {
   AgentSettings,
   ResolvedAgent,

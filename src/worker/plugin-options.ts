@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import type { A2AAgentOptions } from '../tools/a2a-agent';
+import type { A2AAgentOptions } from '../tools/a2a-client/a2a-agent';
 import type { ExternalStorage } from '@temporalio/common';
 import type { EncryptionKey } from '../codec/encryption-codec';
 import type { SearchAttributeUpdates } from '../core';
@@ -9,7 +9,7 @@ import type { AnyToolDefinition } from '../tools/define-tool';
 import type { ToolRegistry } from '../tools/registry';
 import type { GuardrailDefinition } from '../agents/define-guardrail';
 import type { ToolProvider } from '../tools/tool-provider';
-import type { McpServers } from '../tools/mcp/mcp-config';
+import type { McpServers } from '../tools/mcp-client/mcp-config';
 import type { BlobStore } from '../storage/blob-store';
 import type { TracingOptions } from '../telemetry/tracing';
 import type { AgentDeployment } from './deployment';

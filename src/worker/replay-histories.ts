@@ -5,7 +5,11 @@ import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-uti
 import type { temporal } from '@temporalio/proto';
 import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import { parseDuration } from '../core';
-import { AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE, SCHEDULED_TURN_WORKFLOW_TYPE } from '../common/definitions';
+import {
+  AGENT_WORKFLOW_TYPE,
+  CONVERSATION_WORKFLOW_TYPE,
+  SCHEDULED_TURN_WORKFLOW_TYPE,
+} from '../contracts/definitions';
 import { AgentsPlugin, type AgentsPluginOptions } from './agents-plugin';
 
 /**

@@ -7,10 +7,10 @@ import {
 } from '../codec/encryption-codec';
 import { modelConfigFromEnv, type ModelConfig } from '../models/model-config';
 import { isAiSdkLanguageModel } from '../models/ai-sdk/ai-sdk-language-model';
-import { mcpServersFromEnv, type McpServers } from '../tools/mcp/mcp-config';
-import { defaultTokenPath, McpTokenStore } from '../tools/mcp/mcp-oauth';
-import { a2aAgentsFromEnv } from '../tools/a2a-config';
-import type { A2AAgentOptions } from '../tools/a2a-agent';
+import { mcpServersFromEnv, type McpServers } from '../tools/mcp-client/mcp-config';
+import { defaultTokenPath, McpTokenStore } from '../tools/mcp-client/mcp-oauth';
+import { a2aAgentsFromEnv } from '../tools/a2a-client/a2a-config';
+import type { A2AAgentOptions } from '../tools/a2a-client/a2a-agent';
 import type { BlobStore } from '../storage/blob-store';
 import { blobStoreFromEnv } from '../storage/blob-store-from-env';
 import { CodecBlobStore } from '../storage/codec-blob-store';

@@ -1,5 +1,5 @@
 import { CancellationScope, condition, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { AgentActivities } from '../common/activity-interface';
+import type { AgentActivities } from '../contracts/activity-interface';
 import {
   a2aTaskPushQuery,
   a2aTaskPushSignal,
@@ -7,7 +7,7 @@ import {
   a2aTaskSaveSignal,
   type A2APushTarget,
   type A2ATaskRecord,
-} from '../common/definitions';
+} from '../contracts/definitions';
 
 /** Push notifications: retried with backoff for a day, so a webhook down for hours still gets them. */
 const { deliverWebhook } = proxyActivities<AgentActivities>({

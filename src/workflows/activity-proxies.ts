@@ -1,6 +1,6 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import { unnamedAgentVersion, type ToolInfo } from '../core';
-import type { AgentActivities, ResolveToolsInput } from '../common/activity-interface';
+import type { AgentActivities, ResolveToolsInput } from '../contracts/activity-interface';
 
 /** The workflows' activities (see `AgentActivities`, their contract), and the options they are scheduled with. */
 

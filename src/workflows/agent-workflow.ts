@@ -4,7 +4,6 @@ import {
   condition,
   ContinueAsNew,
   continueAsNew,
-  isCancellation,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -21,15 +20,12 @@ import {
   validateAgentInput,
   withChildApprovals,
   withDefaultMemory,
-  withoutHistoryMark,
   type AgentInput,
-  type AgentResult,
   type AgentWorkflowInput,
   type AgentWorkflowResult,
-  type RunState,
 } from '../core';
-import { messagesQuery, statusQuery, transcriptQuery } from '../common/definitions';
-import { failureInfo } from './failure-info';
+import { messagesQuery, statusQuery, transcriptQuery } from '../contracts/definitions';
+import { runEnding, runFailure } from './failure-info';
 import { AgentHost } from './host';
 import { runLoop, type RunRef } from './run-loop';
 import { timeLimited, type TimeLimit } from './time-limit';
@@ -88,10 +84,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
       run.state = applyInterruption(run.state, 'time_limit');
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
-    const { error, errorType } = isCancellation(err)
-      ? { error: 'the run was cancelled', errorType: 'Cancelled' }
-      : failureInfo(err);
-    const status = isCancellation(err) ? 'cancelled' : 'failed';
+    const { error, errorType, status } = runEnding(err);
     host.endTurn('run', 1, run.state.agent.name, { type: 'turn_failed', error, errorType }, status);
     throw runFailure(err, run.state, host.workflowId);
   }
@@ -138,21 +131,4 @@ async function continueRun(
       ...(timeLeftMs !== undefined ? { timeLeftMs } : {}),
     },
   });
-}
-
-/**
- * A run that cannot go on (a non-retryable model error, retries exhausted) fails the workflow, so
- * the Temporal UI shows it failed. The failure keeps the original type (e.g. `ModelCall.Auth`)
- * and carries the partial result as details for clients.
- */
-function runFailure(err: unknown, state: RunState, workflowId: string): unknown {
-  if (isCancellation(err)) return err;
-  const { error, errorType, cause } = failureInfo(err);
-  const partial: Omit<AgentResult, 'status' | 'content'> = {
-    workflowId,
-    toolExecutions: state.toolExecutions.map(withoutHistoryMark),
-    iterations: state.iterations,
-    usage: state.usage,
-  };
-  return ApplicationFailure.create({ message: error, type: errorType, nonRetryable: true, details: [partial], cause });
 }

@@ -24,7 +24,7 @@ import {
   decideApprovalUpdate,
   pendingApprovalsQuery,
   type ChildApprovals,
-} from '../common/definitions';
+} from '../contracts/definitions';
 import type { ApprovalNotifier, RunContext, RunRef } from './run-context';
 import { versionDetails } from './details';
 

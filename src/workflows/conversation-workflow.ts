@@ -37,7 +37,7 @@ import {
   moveToCurrentBuildSignal,
   transcriptQuery,
   usageQuery,
-} from '../common/definitions';
+} from '../contracts/definitions';
 import { failureInfo } from './failure-info';
 import { AgentHost } from './host';
 import { MessageQueue, throwIf } from './conversation/messages';

@@ -6,7 +6,7 @@ import {
   textBatchSignal,
   toolProgressSignal,
   toolRetriedSignal,
-} from '../common/definitions';
+} from '../contracts/definitions';
 
 /**
  * The events delivered to a run or conversation, kept until a `wait_for_event` call takes one of

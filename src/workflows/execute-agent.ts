@@ -14,7 +14,7 @@ import {
   type AgentWorkflowResult,
   type RecordedTurnResult,
 } from '../core';
-import { AGENT_WORKFLOW_TYPE } from '../common/definitions';
+import { AGENT_WORKFLOW_TYPE } from '../contracts/definitions';
 import { failureInfo } from './failure-info';
 
 /** Options of {@link executeAgent}: the run's input, plus where and under which id the child runs. */

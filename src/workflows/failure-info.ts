@@ -1,4 +1,5 @@
-import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
+import { withoutHistoryMark, type AgentResult, type RunState } from '../core';
 
 /** Why a run could not go on: the original failure's type (e.g. `ModelCall.Auth`) and message. */
 export function failureInfo(err: unknown): { error: string; errorType: string; cause?: Error } {
@@ -37,4 +38,28 @@ export function toolFailureMessage(err: unknown, timeoutMs: number, heartbeatTim
   }
   if (cause instanceof TimeoutFailure) return `the tool did not finish within its ${timeoutMs} ms timeout`;
   return cause instanceof Error ? cause.message : String(cause);
+}
+
+/** How a run that threw ended: cancelled, or failed with the original failure's type and message. */
+export function runEnding(err: unknown): { error: string; errorType: string; status: 'cancelled' | 'failed' } {
+  if (isCancellation(err)) return { error: 'the run was cancelled', errorType: 'Cancelled', status: 'cancelled' };
+  const { error, errorType } = failureInfo(err);
+  return { error, errorType, status: 'failed' };
+}
+
+/**
+ * A run that cannot go on (a non-retryable model error, retries exhausted) fails the workflow, so
+ * the Temporal UI shows it failed. The failure keeps the original type (e.g. `ModelCall.Auth`)
+ * and carries the partial result as details for clients.
+ */
+export function runFailure(err: unknown, state: RunState, workflowId: string): unknown {
+  if (isCancellation(err)) return err;
+  const { error, errorType, cause } = failureInfo(err);
+  const partial: Omit<AgentResult, 'status' | 'content'> = {
+    workflowId,
+    toolExecutions: state.toolExecutions.map(withoutHistoryMark),
+    iterations: state.iterations,
+    usage: state.usage,
+  };
+  return ApplicationFailure.create({ message: error, type: errorType, nonRetryable: true, details: [partial], cause });
 }

@@ -8,7 +8,7 @@ import {
   type RunState,
   type ToolInfo,
 } from '../core';
-import type { ResolveToolsInput } from '../common/activity-interface';
+import type { ResolveToolsInput } from '../contracts/activity-interface';
 import { resolveAgent, resolveToolsAndVersion } from './activity-proxies';
 import { handleApprovals, type ApprovalRelay } from './approvals';
 import { versionDetails } from './details';

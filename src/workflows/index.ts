@@ -10,7 +10,11 @@ export { executeAgent, type ExecuteAgentOptions } from './execute-agent';
 
 // The workflows themselves, and their type names (for `executeChild`, schedules, visibility queries).
 export { agentWorkflow, conversationWorkflow, scheduledTurnWorkflow } from './bundle';
-export { AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE, SCHEDULED_TURN_WORKFLOW_TYPE } from '../common/definitions';
+export {
+  AGENT_WORKFLOW_TYPE,
+  CONVERSATION_WORKFLOW_TYPE,
+  SCHEDULED_TURN_WORKFLOW_TYPE,
+} from '../contracts/definitions';
 
 // What another workflow can send a run or a conversation (`getExternalWorkflowHandle(id).signal(...)`),
 // and the queries and updates clients use, typed.
@@ -29,7 +33,7 @@ export {
   usageQuery,
   eventsQuery,
   type MessagesRange,
-} from '../common/definitions';
+} from '../contracts/definitions';
 
 // The plain types these carry.
 export type {

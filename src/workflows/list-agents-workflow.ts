@@ -1,6 +1,6 @@
 import { proxyLocalActivities } from '@temporalio/workflow';
-import type { AgentActivities } from '../common/activity-interface';
-import type { AgentSummary } from '../common/activity-interface';
+import type { AgentActivities } from '../contracts/activity-interface';
+import type { AgentSummary } from '../contracts/activity-interface';
 
 const { listAgents } = proxyLocalActivities<AgentActivities>({
   startToCloseTimeout: '10s',

@@ -40,8 +40,6 @@ export async function modelStep(
   step: Extract<NextStep, { type: 'call_model' }>,
   ctx: RunContext,
 ): Promise<RunState> {
-  // The model call reads them from its worker's cache instead of querying the workflow.
-  ctx.shared.share(state.messages, state.revision);
   const { modelSettings: settings, toolCalling } = state.agent;
   let call = ctx.events.startModelCall(ctx.turn, step.iteration);
   let reply: ModelReply;
@@ -91,7 +89,6 @@ export async function compactStep(
   step: Extract<NextStep, { type: 'compact' }>,
   ctx: RunContext,
 ): Promise<RunState> {
-  ctx.shared.share(state.messages, state.revision);
   const { limits, agent } = state;
   const settings = limits.summaryModel ? { ...agent.modelSettings, model: limits.summaryModel } : agent.modelSettings;
   let next: RunState;

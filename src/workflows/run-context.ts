@@ -2,7 +2,7 @@ import type { EventLog, RunState } from '../core';
 import type { SharedMessages } from './message-sink';
 import type { EventInbox } from './events';
 import type { TimeLimit } from './time-limit';
-import type { ChildApprovals } from '../common/definitions';
+import type { ChildApprovals } from '../contracts/definitions';
 
 /** The run being driven; the loop replaces `state` after every step, handlers and queries read it. */
 export interface RunRef {

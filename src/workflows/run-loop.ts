@@ -32,6 +32,8 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
  * since queries and handlers read it there.
  */
 function takeStep(run: RunRef, step: Exclude<NextStep, { type: 'finish' }>, ctx: RunContext): Promise<RunState> {
+  // A model call and a summary read the messages from their worker's cache (a sink, not a query).
+  if (step.type === 'call_model' || step.type === 'compact') ctx.shared.share(run.state.messages, run.state.revision);
   switch (step.type) {
     case 'call_model':
       return modelStep(run.state, step, ctx);

@@ -1,5 +1,5 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { AgentActivities, ScheduledTurnInput, ScheduledTurnResult } from '../common/activity-interface';
+import type { AgentActivities, ScheduledTurnInput, ScheduledTurnResult } from '../contracts/activity-interface';
 
 const { sendScheduledMessage } = proxyActivities<AgentActivities>({
   startToCloseTimeout: '1m',

@@ -1,6 +1,6 @@
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributeUpdatePair } from '@temporalio/common';
 import { isCancellation, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
-import type { AgentActivities, WorkerDescription } from '../common/activity-interface';
+import type { AgentActivities, WorkerDescription } from '../contracts/activity-interface';
 import {
   AGENT_SEARCH_ATTRIBUTES,
   conversationSearchValues,

@@ -32,7 +32,7 @@ import {
   setApprovalDeadline,
   settleQuestion,
 } from '../core';
-import type { ToolCallInput } from '../common/activity-interface';
+import type { ToolCallInput } from '../contracts/activity-interface';
 import { awaitApprovals } from './approvals';
 import { modelCallOptions } from './model-steps';
 import {

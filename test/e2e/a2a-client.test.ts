@@ -14,9 +14,9 @@ import {
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { defineAgent } from '../../src/agents/define-agent';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
-import { decideApproval, readStatus } from '../../src/client/agent-workflows';
+import { decideApproval, readStatus } from '../../src/client/workflow-controls';
 import { keptEvents } from '../../src/client/event-stream';
-import { a2aAgent } from '../../src/tools/a2a-agent';
+import { a2aAgent } from '../../src/tools/a2a-client/a2a-agent';
 import { ToolRegistry } from '../../src/tools/registry';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { eventually } from '../helpers/processes';

@@ -8,7 +8,7 @@ import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import type { Worker } from '@temporalio/worker';
 import { defineAgent } from '../../src/agents/define-agent';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
-import { a2aAgent } from '../../src/tools/a2a-agent';
+import { a2aAgent } from '../../src/tools/a2a-client/a2a-agent';
 import {
   startOpenAICompatibleServer,
   type ChatRequest,

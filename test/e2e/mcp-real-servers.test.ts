@@ -6,11 +6,11 @@ import { defineAgent } from '../../src/agents/define-agent';
 import { keptEvents } from '../../src/client/event-stream';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { freePort } from '../../src/connection/dev-server';
-import type { McpServers } from '../../src/tools/mcp/mcp-config';
+import type { McpServers } from '../../src/tools/mcp-client/mcp-config';
 import { ToolRegistry } from '../../src/tools/registry';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { cleanEnv, ROOT, runTs } from '../helpers/processes';
-import { readStatus } from '../../src/client/agent-workflows';
+import { readStatus } from '../../src/client/workflow-controls';
 import { answer, call, startModel, toolResults } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 

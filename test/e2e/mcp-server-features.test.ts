@@ -11,11 +11,11 @@ import {
   type ElicitResult,
   type LoggingMessageNotification,
 } from '@modelcontextprotocol/sdk/types.js';
-import { decideApproval, readStatus } from '../../src/client/agent-workflows';
+import { decideApproval, readStatus } from '../../src/client/workflow-controls';
 import { listAgentRuns } from '../../src/client/list-runs';
 import { defineAgent } from '../../src/agents/define-agent';
 import { listAgents } from '../../src/client/list-agents';
-import { createMcpHttpServer } from '../../src/mcp/mcp-http-server';
+import { createMcpHttpServer } from '../../src/mcp-server/mcp-http-server';
 import { answer, call, lastOf, startModel, toolResults } from '../helpers/scripted-model';
 import { eventually } from '../helpers/processes';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';

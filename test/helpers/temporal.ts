@@ -12,7 +12,7 @@ import { createAgentWorker, type AgentWorkerOptions } from '../../src/worker/cre
 import { runOutcome, startAgentRun, type RunOutcome } from '../../src/client/run-agent';
 import type { ToolRegistry } from '../../src/tools/registry';
 import type { ToolProvider } from '../../src/tools/tool-provider';
-import type { McpServers } from '../../src/tools/mcp/mcp-config';
+import type { McpServers } from '../../src/tools/mcp-client/mcp-config';
 import { exampleToolRegistry } from '../../scripts/demo-agents';
 import { closeScriptedModels } from './scripted-model';
 

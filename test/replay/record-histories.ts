@@ -21,7 +21,7 @@ import {
   a2aTaskPushSignal,
   a2aTaskSaveSignal,
   SCHEDULED_TURN_WORKFLOW_TYPE,
-} from '../../src/common/definitions';
+} from '../../src/contracts/definitions';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

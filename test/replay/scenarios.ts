@@ -1,7 +1,7 @@
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import type { AgentInput, ConversationOptions } from '../../src/core';
 import type { ChatAnswer, ChatRequest } from '../../src/testing/openai-compatible-server';
-import { decideApproval, readStatus } from '../../src/client/agent-workflows';
+import { decideApproval, readStatus } from '../../src/client/workflow-controls';
 import { deliverEvent } from '../../src/client/deliver-event';
 import { defineAgent } from '../../src/agents/define-agent';
 import { defineGuardrail } from '../../src/agents/define-guardrail';
@@ -13,7 +13,7 @@ import {
   sendMessage,
   startMessage,
 } from '../../src/client/conversations';
-import { CONVERSATION_WORKFLOW_TYPE, sendMessageUpdate } from '../../src/common/definitions';
+import { CONVERSATION_WORKFLOW_TYPE, sendMessageUpdate } from '../../src/contracts/definitions';
 import { answer, call, lastOf, toolResults, type Step } from '../helpers/scripted-model';
 
 /** Runs whose histories are recorded into test/histories and replayed against the current workflow code. */

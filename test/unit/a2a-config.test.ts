@@ -1,4 +1,4 @@
-import { parseA2AAgents } from '../../src/tools/a2a-config';
+import { parseA2AAgents } from '../../src/tools/a2a-client/a2a-config';
 
 describe('parseA2AAgents', () => {
   it('reads remote agents by tool name, with ${VAR} references from the environment', () => {

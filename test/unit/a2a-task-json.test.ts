@@ -1,5 +1,5 @@
 import { Task } from '@a2a-js/sdk';
-import { a2aTaskEnd } from '../../src/common/a2a-task-json';
+import { a2aTaskEnd } from '../../src/contracts/a2a-task-json';
 import { messageExcerpt, turnOutcome } from '../../src/a2a/task-events';
 import type { AgentEvent, ConversationTurnResult } from '../../src/core';
 

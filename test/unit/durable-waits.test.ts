@@ -17,7 +17,7 @@ import {
   type RunState,
 } from '../../src/core';
 import { EventPrinter } from '../../src/cli/event-printer';
-import { progressText } from '../../src/mcp/agent-mcp-server';
+import { progressText } from '../../src/mcp-server/agent-mcp-server';
 
 /** Durable waits and approval deadlines as pure decisions: planning, events, status, what people read. */
 

@@ -18,7 +18,7 @@ import { toFunctionsMessages } from '../../src/models/openai/legacy-functions';
 import { reactMessages } from '../../src/models/openai/react-prompt';
 import { toolOutcomeOf } from '../../src/tools/tool-call';
 import { toolOutput } from '../../src/tools/tool-output';
-import { mcpToolOutput } from '../../src/tools/mcp/mcp-result';
+import { mcpToolOutput } from '../../src/tools/mcp-client/mcp-result';
 
 /** Images by reference: what inputs may hold, the blob store, and each adapter's wire format. */
 

@@ -1,5 +1,5 @@
 import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
-import { elicitationAnswer, elicitationQuestion } from '../../src/tools/mcp/mcp-elicitation';
+import { elicitationAnswer, elicitationQuestion } from '../../src/tools/mcp-client/server-elicitation';
 
 /** A server's elicitation as a question to a person, and their answer as the server's. */
 const form = (properties: Record<string, object>, required?: string[]): ElicitRequest['params'] => ({

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseEncryptionKeys } from '../../src/codec/encryption-codec';
-import { parseMcpServers } from '../../src/tools/mcp/mcp-config';
-import { defaultTokenPath, mcpAuthProvider, McpTokenStore } from '../../src/tools/mcp/mcp-oauth';
+import { parseMcpServers } from '../../src/tools/mcp-client/mcp-config';
+import { defaultTokenPath, mcpAuthProvider, McpTokenStore } from '../../src/tools/mcp-client/mcp-oauth';
 
 /** Where logins to OAuth MCP servers are kept, and how a server's `oauth` is read. */
 const keys = parseEncryptionKeys(`k1:${Buffer.alloc(32, 7).toString('base64')}`);

@@ -1,9 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadMcpConfig, mcpServersFromEnv, parseMcpServers } from '../../src/tools/mcp/mcp-config';
-import { mcpResultText } from '../../src/tools/mcp/mcp-result';
-import { mcpToolName, mcpToolNames } from '../../src/tools/mcp/mcp-tool-names';
+import { loadMcpConfig, mcpServersFromEnv, parseMcpServers } from '../../src/tools/mcp-client/mcp-config';
+import { mcpResultText } from '../../src/tools/mcp-client/mcp-result';
+import { mcpToolName, mcpToolNames } from '../../src/tools/mcp-client/mcp-tool-names';
 
 describe('MCP tool names', () => {
   it('are <server>__<tool>, with characters OpenAI refuses replaced', () => {

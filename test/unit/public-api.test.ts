@@ -5,7 +5,7 @@ import * as workerApi from '../../src/worker/index';
 import * as clientApi from '../../src/client/index';
 import * as workflowApi from '../../src/workflows/index';
 import * as httpApi from '../../src/http/index';
-import * as mcpApi from '../../src/mcp/index';
+import * as mcpApi from '../../src/mcp-server/index';
 import * as codecApi from '../../src/codec/index';
 import * as testingApi from '../../src/testing/index';
 import * as a2aApi from '../../src/a2a/index';

@@ -1,8 +1,8 @@
 import type { UIMessageChunk, UIMessage } from 'ai';
 import { expectTypeOf } from 'expect-type';
 import type { AgentEvent, AgentEventBody, ChatMessage, ConversationTurnResult } from '../../src/core';
-import { UiMessageEncoder, type UiMessageChunk } from '../../src/http/ai-sdk/ui-message-chunks';
-import { chatRequest, uiMessages, type UiMessage } from '../../src/http/ai-sdk/ui-messages';
+import { UiMessageEncoder, type UiMessageChunk } from '../../src/http/use-chat/ui-message-chunks';
+import { chatRequest, uiMessages, type UiMessage } from '../../src/http/use-chat/ui-messages';
 import { HttpError } from '../../src/http/http-io';
 
 const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15, costUsd: 0.01 };

@@ -2,7 +2,7 @@ import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { answer, call, startScriptedModel, toolResults, type ScriptedModel } from '../helpers/scripted-model';
 import { useTestTemporal, createTestWorker, runAgent } from '../helpers/temporal';
 import { aborted, failAttempts, seenContexts, testRegistry } from '../helpers/test-tools';
-import { statusQuery, messagesQuery } from '../../src/common/definitions';
+import { statusQuery, messagesQuery } from '../../src/contracts/definitions';
 
 const temporal = useTestTemporal();
 let model: ScriptedModel;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineAgent } from '../../src/agents/define-agent';
 import { calculatorAgent, weatherAgent } from '../../scripts/demo-agents/agents';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
-import { readStatus, readTranscript } from '../../src/client/agent-workflows';
+import { readStatus, readTranscript } from '../../src/client/workflow-controls';
 import { sendMessage } from '../../src/client/conversations';
 import { listAgents } from '../../src/client/list-agents';
 import { requireWorkerFor } from '../../src/client/task-queue-workers';

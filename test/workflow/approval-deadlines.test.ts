@@ -1,4 +1,4 @@
-import { readStatus, decideApproval } from '../../src/client/agent-workflows';
+import { readStatus, decideApproval } from '../../src/client/workflow-controls';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { streamEvents } from '../../src/client/event-stream';
 import type { AgentEvent, PendingApproval } from '../../src/core';

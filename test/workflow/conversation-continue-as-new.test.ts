@@ -7,7 +7,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { addUsage, noUsage, type AgentEvent } from '../../src/core';
 import { streamEvents } from '../../src/client/event-stream';
 import { createAgentWorker } from '../../src/worker/create-agent-worker';
-import { readTranscript } from '../../src/client/agent-workflows';
+import { readTranscript } from '../../src/client/workflow-controls';
 import { conversationStatus, sendMessage } from '../../src/client/conversations';
 import { startDevServer, type DevServer } from '../../src/connection/dev-server';
 import { installRuntimeLogging } from '../../src/telemetry/logging';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { AgentEvent, ConversationOptions, ConversationStatus, TurnInput } from '../../src/core';
-import { decideApproval, readTranscript } from '../../src/client/agent-workflows';
+import { decideApproval, readTranscript } from '../../src/client/workflow-controls';
 import { ClientError } from '../../src/client/client-error';
 import { isTurnEnd, keptEvents, streamEvents } from '../../src/client/event-stream';
 import {
@@ -13,7 +13,7 @@ import {
   startMessage,
 } from '../../src/client/conversations';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
-import { queueMessageSignal, sendMessageUpdate } from '../../src/common/definitions';
+import { queueMessageSignal, sendMessageUpdate } from '../../src/contracts/definitions';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 import { aborted, bookingLookups, bookingToolProvider, testRegistry, transfers } from '../helpers/test-tools';

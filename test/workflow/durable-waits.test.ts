@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createHttpApi } from '../../src/http/http-api';
-import { readStatus } from '../../src/client/agent-workflows';
+import { readStatus } from '../../src/client/workflow-controls';
 import { deliverEvent } from '../../src/client/deliver-event';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { sendMessage } from '../../src/client/conversations';

@@ -4,7 +4,7 @@ import { temporal as proto } from '@temporalio/proto';
 import { bundleWorkflowCode, type Worker } from '@temporalio/worker';
 import { z } from 'zod';
 import { encryptingDataConverter, parseEncryptionKeys } from '../../src/codec/encryption-codec';
-import { decideApproval, readStatus, readTranscript } from '../../src/client/agent-workflows';
+import { decideApproval, readStatus, readTranscript } from '../../src/client/workflow-controls';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createAgentWorker } from '../../src/worker/create-agent-worker';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decideApproval, readStatus } from '../../src/client/agent-workflows';
+import { decideApproval, readStatus } from '../../src/client/workflow-controls';
 import { sendMessage } from '../../src/client/conversations';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { streamEvents } from '../../src/client/event-stream';

@@ -5,7 +5,7 @@ import { createCodecServer } from '../../src/http/codec-server';
 import { EncryptionCodec } from '../../src/codec/encryption-codec';
 import { createHttpApi } from '../../src/http/http-api';
 import type { HttpAccessOptions } from '../../src/http/access';
-import { createMcpHttpServer } from '../../src/mcp/mcp-http-server';
+import { createMcpHttpServer } from '../../src/mcp-server/mcp-http-server';
 import { useTestTemporal } from '../helpers/temporal';
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ClientError } from '../../src/client/client-error';
-import { AGENT_WORKFLOW_TYPE } from '../../src/common/definitions';
+import { AGENT_WORKFLOW_TYPE } from '../../src/contracts/definitions';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { freePort } from '../../src/connection/dev-server';
 import { answer, call, startScriptedModel, type ScriptedModel } from '../helpers/scripted-model';

@@ -3,7 +3,7 @@ import { defineAgent } from '../../src/agents/define-agent';
 import { AgentRegistry } from '../../src/agents/agent-registry';
 import type { AgentEvent } from '../../src/core';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
-import { readStatus, readTranscript } from '../../src/client/agent-workflows';
+import { readStatus, readTranscript } from '../../src/client/workflow-controls';
 import { conversationStatus, sendMessage } from '../../src/client/conversations';
 import { isTurnEnd, streamEvents } from '../../src/client/event-stream';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';

@@ -7,7 +7,7 @@ import type { AgentEvent } from '../../src/core';
 import { connectClient, type ClientConnection } from '../../src/connection/client-connection';
 import { startDevServer, type DevServer } from '../../src/connection/dev-server';
 import { streamEvents } from '../../src/client/event-stream';
-import { decideApproval, readStatus, readTranscript } from '../../src/client/agent-workflows';
+import { decideApproval, readStatus, readTranscript } from '../../src/client/workflow-controls';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { createAgentWorker } from '../../src/worker/create-agent-worker';
 import { installRuntimeLogging } from '../../src/telemetry/logging';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readTranscript } from '../../src/client/agent-workflows';
+import { readTranscript } from '../../src/client/workflow-controls';
 import { ClientError } from '../../src/client/client-error';
 import { conversationStatus } from '../../src/client/conversations';
 import {

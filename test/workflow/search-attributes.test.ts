@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { defineAgent } from '../../src/agents/define-agent';
-import { decideApproval } from '../../src/client/agent-workflows';
+import { decideApproval } from '../../src/client/workflow-controls';
 import { endConversation, sendMessage } from '../../src/client/conversations';
 import { listAgentRuns } from '../../src/client/list-runs';
 import { startAgentRun, runOutcome } from '../../src/client/run-agent';

@@ -4,7 +4,7 @@ import { agentNameProblem, workflowIdProblem, type ApprovalDecision, type Conver
 import { startMessage, type MessageRequest } from '../../client/conversations';
 import { eventsPosition } from '../../client/event-stream';
 import type { ImageInput } from '../../storage/images';
-import type { ChatRouteOptions } from '../ai-sdk/chat-routes';
+import type { ChatRouteOptions } from '../use-chat/chat-routes';
 import { allow, HttpError, MAX_MESSAGE_BODY_BYTES, readJson } from '../http-io';
 import { decideAnswered, followTurn, pausedTurn } from '../../client/turn-follow';
 import { writeTurnStream } from '../turn-stream';

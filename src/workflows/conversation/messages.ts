@@ -1,6 +1,6 @@
 import { ApplicationFailure, condition, log, setHandler } from '@temporalio/workflow';
 import { answeredTurnOf, rejectMessage, turnProblem, type ConversationTurnResult, type TurnInput } from '../../core';
-import { queueMessageSignal, sendMessageUpdate } from '../../common/definitions';
+import { queueMessageSignal, sendMessageUpdate } from '../../contracts/definitions';
 import type { ConversationSession, QueuedTurn } from './session';
 
 /** How many answers of messages with an id a conversation keeps for the same message sent again. */

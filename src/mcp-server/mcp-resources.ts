@@ -7,7 +7,7 @@ import {
   UnsubscribeRequestSchema,
   type ReadResourceResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { readStatus, readTranscript } from '../client/agent-workflows';
+import { readStatus, readTranscript } from '../client/workflow-controls';
 import { streamEvents } from '../client/event-stream';
 import { listAgentRuns } from '../client/list-runs';
 

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { AgentSummary } from '../common/activity-interface';
+import type { AgentSummary } from '../contracts/activity-interface';
 import { MAX_MESSAGE_CHARS } from '../core';
 import { listAgentRuns } from '../client/list-runs';
 import type { AgentMcpServerOptions } from './mcp-server-options';

@@ -2,7 +2,7 @@ import type { ServerResponse, IncomingMessage } from 'node:http';
 import type { Client } from '@temporalio/client';
 import type { ConversationOptions } from '../../core';
 import { ClientError } from '../../client/client-error';
-import { readStatus, readTranscript } from '../../client/agent-workflows';
+import { readStatus, readTranscript } from '../../client/workflow-controls';
 import { startMessage } from '../../client/conversations';
 import { describeKind, explainFailure, lookupWorkflow, withinQueryWait } from '../../client/workflow-lookup';
 import { ACCEPT_WITHIN_MS, allow, HttpError, MAX_MESSAGE_BODY_BYTES, readJson, sendJson } from '../http-io';

@@ -16,12 +16,12 @@ import {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { z } from 'zod';
 import { MAX_MESSAGE_CHARS, type AgentEvent, type TurnResult } from '../core';
-import { cancelWork } from '../client/agent-workflows';
+import { cancelWork } from '../client/workflow-controls';
 import { startMessage } from '../client/conversations';
 import { isTurnEnd, streamEvents } from '../client/event-stream';
 import { runOutcome, startAgentRun } from '../client/run-agent';
 import type { AgentMcpServerOptions } from './mcp-server-options';
-import { askByElicitation } from './mcp-elicitation';
+import { askByElicitation } from './approval-elicitation';
 import { MCP_TASK_PREFIX, taskOf } from './mcp-tasks';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;

@@ -6,7 +6,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { decideApproval } from '../client/agent-workflows';
+import { decideApproval } from '../client/workflow-controls';
 import type { AgentEvent } from '../core';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import type { AgentSummary } from '../common/activity-interface';
+import type { AgentSummary } from '../contracts/activity-interface';
 
 /** Options of `createAgentMcpServer`. */
 export interface AgentMcpServerOptions {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { parseDuration } from '../core';
+import { parseDuration } from '../../core';
 import type { A2AAgentOptions } from './a2a-agent';
-import { fieldExpander } from './env-references';
+import { fieldExpander } from '../env-references';
 
 /** Tool names: what the LLM calls (OpenAI's rule). */
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -1,5 +1,5 @@
-import { defineJsonSchemaTool, type JsonSchemaToolDefinition, type ToolContext } from './define-tool';
-import { ToolError } from './tool-error';
+import { defineJsonSchemaTool, type JsonSchemaToolDefinition, type ToolContext } from '../define-tool';
+import { ToolError } from '../tool-error';
 
 /** Options of {@link a2aAgent}. */
 export interface A2AAgentOptions {

@@ -5,9 +5,9 @@ import {
   type CreateMessageResult,
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ModelQuestion } from '../../common/activity-interface';
+import type { ModelQuestion } from '../../contracts/activity-interface';
 import type { PersonForm, ToolContext } from '../define-tool';
-import { elicitationAnswer, elicitationQuestion } from './mcp-elicitation';
+import { elicitationAnswer, elicitationQuestion } from './server-elicitation';
 
 /**
  * What a server asks its client in the middle of a tool call (elicitation, sampling), answered

@@ -13,7 +13,7 @@ import {
   type MemoryReport,
 } from '../core';
 import type { agentWorkflow } from '../workflows/bundle';
-import { decideApprovalUpdate, pendingApprovalsQuery, statusQuery, transcriptQuery } from '../common/definitions';
+import { decideApprovalUpdate, pendingApprovalsQuery, statusQuery, transcriptQuery } from '../contracts/definitions';
 import { ClientError } from './client-error';
 import { conversationStatus, cancelTurn } from './conversations';
 import { runOutcome } from './run-agent';

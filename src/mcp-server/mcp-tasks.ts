@@ -1,8 +1,8 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { CallToolResult, Result, Task } from '@modelcontextprotocol/sdk/types.js';
-import { AGENT_WORKFLOW_TYPE } from '../common/definitions';
-import { cancelWork, readStatus } from '../client/agent-workflows';
+import { AGENT_WORKFLOW_TYPE } from '../contracts/definitions';
+import { cancelWork, readStatus } from '../client/workflow-controls';
 import { runOutcome } from '../client/run-agent';
 import type { TurnResult } from '../core';
 
