@@ -139,7 +139,7 @@ export async function runReplayCommand(
     io.stdout(
       report.replayed === 0
         ? `No histories to replay${report.query ? ` (query: ${report.query})` : ''}`
-        : `Replayed ${report.replayed} histor${report.replayed === 1 ? 'y' : 'ies'}: ${report.failed.length === 0 ? 'all replay with this code' : `${report.failed.length} failed (this code would break them: keep the old behaviour behind patched(), or route them to workers of the old build)`}`,
+        : `Replayed ${report.replayed} histor${report.replayed === 1 ? 'y' : 'ies'}: ${report.failed.length === 0 ? 'all replay with this code' : `${report.failed.length} failed (this code would break them: keep the old behaviour behind a patch (patched of @temporalio/workflow), or route them to workers of the old build)`}`,
     );
   return report.failed.length ? 1 : 0;
 }

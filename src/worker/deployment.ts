@@ -14,7 +14,7 @@ export interface AgentDeployment {
   /**
    * How workflows of the worker's own that set no behaviour (`setWorkflowOptions`) are versioned:
    * `'PINNED'` (default: a workflow never meets code it did not start on) or `'AUTO_UPGRADE'` (it
-   * moves to the current build at its next workflow task; its code changes need `patched()`).
+   * moves to the current build at its next workflow task; its code changes need a Temporal patch, `patched` in `@temporalio/workflow`).
    * The agent workflows set theirs.
    */
   defaultVersioningBehavior?: 'PINNED' | 'AUTO_UPGRADE';
