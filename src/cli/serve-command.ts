@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { CommandContext } from './command';
 import { UsageError } from './option-flags';
 import type { ServeCommand } from './server-args';
-import { workerAgents } from './worker-command';
+import { createLocalWorker, workerAgents } from './worker-command';
 
 /** Listens, turning the usual failures into sentences. */
 async function listen(server: Server, port: number, host: string): Promise<void> {
@@ -72,20 +72,7 @@ export async function runServeCommand(command: ServeCommand, { target, io }: Com
         access,
         deployments: settings.env.AGENT_HTTP_DEPLOYMENTS === 'manage' ? 'manage' : 'read',
       });
-      const worker =
-        local && workerSettings
-          ? await (
-              await import('../worker/create-agent-worker')
-            ).createAgentWorker({
-              connection: temporal.nativeConnection,
-              namespace: temporal.namespace,
-              taskQueue,
-              registry: local.registry,
-              agents: local.agents,
-              model: local.model,
-              settings: workerSettings,
-            })
-          : undefined;
+      const worker = local && workerSettings ? await createLocalWorker(temporal, local, workerSettings) : undefined;
       const address = server.address() as AddressInfo;
       const base = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
       io.stdout(`durable-agents HTTP API on ${base} (task queue "${taskQueue}")`);

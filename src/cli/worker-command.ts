@@ -1,7 +1,28 @@
+import type { Worker } from '@temporalio/worker';
+import type { TemporalEnv } from '../connection/temporal-env';
+import type { WorkerSettings } from '../worker/settings';
 import type { CommandContext } from './command';
 import { loadAgentModule } from './agent-module';
 import type { WorkerCommand } from './server-args';
 import type { LocalWorker } from './session';
+
+/** Creates the worker of `worker` and `serve`: the agents given, on the connection, with the settings read once. */
+export async function createLocalWorker(
+  temporal: TemporalEnv,
+  local: LocalWorker,
+  settings: WorkerSettings,
+): Promise<Worker> {
+  const { createAgentWorker } = await import('../worker/create-agent-worker');
+  return createAgentWorker({
+    connection: temporal.nativeConnection,
+    namespace: temporal.namespace,
+    taskQueue: settings.taskQueue,
+    registry: local.registry,
+    agents: local.agents,
+    model: local.model,
+    settings,
+  });
+}
 
 /** The agents a `worker` or `serve` runs: `--module`'s, else the program's own (this repository's examples), else none. */
 export function workerAgents(module: string | undefined, local: LocalWorker | undefined): LocalWorker {
@@ -15,7 +36,6 @@ export function workerAgents(module: string | undefined, local: LocalWorker | un
  * `run()` resolves and the embedded server stops.
  */
 export async function runWorkerCommand(command: WorkerCommand, { target, io }: CommandContext): Promise<number> {
-  const { createAgentWorker } = await import('../worker/create-agent-worker');
   const { workerSettings } = await import('../worker/settings');
   const { installRuntimeLogging } = await import('../telemetry/logging');
   const { connectTemporal, describeTemporal } = await import('../connection/temporal-env');
@@ -26,15 +46,7 @@ export async function runWorkerCommand(command: WorkerCommand, { target, io }: C
   installRuntimeLogging('WARN', settings.logging);
   const temporal = await connectTemporal({ persistent: true, announce: false }, target.settings);
   try {
-    const worker = await createAgentWorker({
-      connection: temporal.nativeConnection,
-      namespace: temporal.namespace,
-      taskQueue,
-      registry: local.registry,
-      agents: local.agents,
-      model: local.model,
-      settings,
-    });
+    const worker = await createLocalWorker(temporal, local, settings);
     io.stdout(
       `durable-agents worker on task queue "${taskQueue}", namespace "${temporal.namespace}" at ${temporal.address}`,
     );

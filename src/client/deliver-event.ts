@@ -2,7 +2,8 @@ import type { Client } from '@temporalio/client';
 import { eventIdProblem, eventProblem } from '../core';
 import { deliverEventSignal } from '../contracts/definitions';
 import { ClientError } from './client-error';
-import { closedText, explainFailure, kindProblem, lookupWorkflow } from './workflow-lookup';
+import { closedText, explainFailure } from './workflow-lookup';
+import { findRunOrConversation } from './workflow-controls';
 
 /**
  * Delivers an event to a run or conversation: a `wait_for_event` call of that name gets the
@@ -20,15 +21,7 @@ export async function deliverEvent(
   const { eventId } = options;
   const problem = eventProblem(name, payload) ?? (eventId === undefined ? undefined : eventIdProblem(eventId));
   if (problem) throw new ClientError('invalid', problem, workflowId);
-  let found;
-  try {
-    found = await lookupWorkflow(client, workflowId);
-  } catch (err) {
-    throw await explainFailure(client, workflowId, err, 'agent');
-  }
-  if (!found) throw new ClientError('not_found', `no run or conversation "${workflowId}" exists`, workflowId);
-  const wrong = kindProblem(found, 'agent');
-  if (wrong) throw wrong;
+  const found = await findRunOrConversation(client, workflowId);
   if (!found.running)
     throw new ClientError(
       'closed',

@@ -189,7 +189,7 @@ export async function cancelWork(
   client: Client,
   workflowId: string,
 ): Promise<{ kind: 'run' } | { kind: 'conversation'; turn: number }> {
-  const found = await find(client, workflowId);
+  const found = await findRunOrConversation(client, workflowId);
   if (found.kind === 'conversation') return { kind: 'conversation', ...(await cancelTurn(client, workflowId)) };
   if (!found.running)
     throw new ClientError(
@@ -201,8 +201,14 @@ export async function cancelWork(
   return { kind: 'run' };
 }
 
-/** The workflow behind an id, which must be a run or a conversation. */
-async function find(client: Client, workflowId: string): Promise<WorkflowLookup & { kind: 'run' | 'conversation' }> {
+/**
+ * The workflow behind an id, which must be a run or a conversation: `not_found`, `wrong_kind`, or
+ * the reason Temporal could not be asked, each as a `ClientError` that says so.
+ */
+export async function findRunOrConversation(
+  client: Client,
+  workflowId: string,
+): Promise<WorkflowLookup & { kind: 'run' | 'conversation' }> {
   let found: WorkflowLookup | undefined;
   try {
     found = await lookupWorkflow(client, workflowId);
@@ -216,11 +222,11 @@ async function find(client: Client, workflowId: string): Promise<WorkflowLookup 
 }
 
 /**
- * {@link find}, for a query: a running workflow whose workers fail its tasks would leave the query
+ * {@link findRunOrConversation}, for a query: a running workflow whose workers fail its tasks would leave the query
  * waiting for them in vain (about 30 s), so why they fail is said at once instead.
  */
-async function findAnswering(client: Client, workflowId: string): ReturnType<typeof find> {
-  const found = await find(client, workflowId);
+async function findAnswering(client: Client, workflowId: string): ReturnType<typeof findRunOrConversation> {
+  const found = await findRunOrConversation(client, workflowId);
   if (found.running && found.failingTasks) {
     const stuck = await cannotAnswer(client, workflowId);
     if (stuck) throw stuck;

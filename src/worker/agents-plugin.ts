@@ -81,11 +81,7 @@ export class AgentsPlugin extends SimplePlugin {
     agents.checkMcpServers(Object.keys(settings.mcpServers));
     const mcp =
       Object.keys(settings.mcpServers).length > 0
-        ? // The MCP SDK (some 150 modules) loads only for a worker that has MCP servers: it starts sooner.
-          // eslint-disable-next-line @typescript-eslint/no-require-imports
-          new (
-            require('../tools/mcp-client/mcp-tool-source') as typeof import('../tools/mcp-client/mcp-tool-source')
-          ).McpToolSource(settings.mcpServers, registry, { tokens: settings.mcpTokens })
+        ? new (loadMcpToolSource().McpToolSource)(settings.mcpServers, registry, { tokens: settings.mcpTokens })
         : undefined;
     const { model, encryptionKeys: keys, payloadStorage: payloads } = settings;
     // Filled in when a worker is configured (the check needs its connection); read by describeWorker.
@@ -236,4 +232,10 @@ export class AgentsPlugin extends SimplePlugin {
     if (this.tracing) Object.assign(configured, this.tracing.configureBundler(configured));
     return withAgentWorkflows(configured, AGENT_WORKFLOWS, this.bundlerReport === 'summary');
   }
+}
+
+/** The MCP client's tool source, loaded only for a worker that has MCP servers: the MCP SDK is some 150 modules, so others start sooner. */
+function loadMcpToolSource(): typeof import('../tools/mcp-client/mcp-tool-source') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('../tools/mcp-client/mcp-tool-source');
 }

@@ -75,3 +75,13 @@ export const cancelCommand = conversationCommand('cancel', {
   page: (me) =>
     idCommandPage(me, 'cancel', 'Cancels a one-shot run, or the turn under way in a conversation (which stays open).'),
 });
+
+/** The commands of "Any run or conversation", in the overview's order. */
+export const ANY_RUN_COMMANDS = [
+  statusCommand,
+  historyCommand,
+  approveCommand,
+  rejectCommand,
+  eventCommand,
+  cancelCommand,
+];

@@ -101,3 +101,6 @@ ${JSON_HELP}`,
   parse: (args) => parseRerunArgs(args),
   run: async (command, { target, io }) => (await import('../rerun-command')).runRerunCommand(command, target, io),
 });
+
+/** The commands of "Changing agents safely", in the overview's order. */
+export const CHANGE_COMMANDS = [replayCommand, deployCommand, evalCommand, rerunCommand];

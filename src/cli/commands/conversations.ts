@@ -48,3 +48,6 @@ export const endCommand = conversationCommand('end', {
   and prints its totals.
 ${JSON_HELP}`,
 });
+
+/** The commands of "Conversations", in the overview's order. */
+export const CONVERSATION_COMMANDS = [chatCommand, sendCommand, endCommand];

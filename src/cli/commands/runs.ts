@@ -64,3 +64,6 @@ ${JSON_HELP}`,
   parse: (args, { registered }) => parseScheduleArgs(args, registered),
   run: (command, { target, io }) => runScheduleCommand(command, target, io),
 });
+
+/** The commands of "Runs", in the overview's order. */
+export const RUN_COMMANDS = [runCommand, listCommand, scheduleCommand];

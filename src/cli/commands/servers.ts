@@ -161,3 +161,14 @@ export const installTemporalCommand = defineCommand({
     return 0;
   },
 });
+
+/** The commands of "Servers and workers", in the overview's order. */
+export const SERVER_COMMANDS = [
+  agentsCommand,
+  workerCommand,
+  serveCommand,
+  mcpCommand,
+  a2aCommand,
+  codecServerCommand,
+  installTemporalCommand,
+];
