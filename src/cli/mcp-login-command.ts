@@ -4,9 +4,6 @@ import { loginToMcpServer } from '../tools/mcp-client/mcp-login';
 import { defaultTokenPath, McpTokenStore } from '../tools/mcp-client/mcp-oauth';
 import { parseFlags, UsageError } from './option-flags';
 
-/** The usage line of `mcp login`. */
-export const MCP_LOGIN_USAGE = 'usage: mcp login <server> [--config mcp.json]';
-
 /**
  * `durable-agents mcp login <server>`: logs in to a remote MCP server that needs OAuth, once, for
  * the workers (see `loginToMcpServer`): the server as the workers' MCP configuration names it

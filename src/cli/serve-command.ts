@@ -7,15 +7,17 @@ import type { ServeCommand } from './server-args';
 import { createLocalWorker, workerAgents } from './worker-command';
 
 /** Listens, turning the usual failures into sentences. */
-async function listen(server: Server, port: number, host: string): Promise<void> {
+async function listen(server: Server, { port, host, portFrom, hostFrom }: ServeCommand): Promise<void> {
   server.listen(port, host);
   const [err] = await Promise.race([once(server, 'listening').then(() => [undefined]), once(server, 'error')]);
   if (!err) return;
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE')
-    throw new Error(`port ${port} is in use on ${host}; stop what uses it or set PORT to another port`);
+    throw new Error(
+      `port ${port} is in use on ${host}; stop what uses it or ${portFrom === 'PORT' ? 'set PORT to' : 'give --port'} another port`,
+    );
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
-    throw new Error(`cannot listen on HOST=${host}: no such local address`);
+    throw new Error(`cannot listen on ${hostFrom === 'HOST' ? 'HOST=' : '--host '}${host}: no such local address`);
   throw new Error(`cannot listen on ${host}:${port}: ${(err as Error).message}`);
 }
 
@@ -39,12 +41,12 @@ export async function runServeCommand(command: ServeCommand, { target, io }: Com
   const { installRuntimeLogging } = await import('../telemetry/logging');
   const { connectTemporal, describeTemporal } = await import('../connection/temporal-env');
   const { settings, taskQueue } = target;
-  const { port, host } = command;
+  const { host } = command;
   const access = httpAccessFromEnv(settings.env);
   const open = (access.tokens ?? []).length === 0;
   if (open && !isLoopback(host))
     throw new UsageError(
-      `HOST=${host} would expose the API to the network without authentication: set AGENT_HTTP_TOKENS (comma-separated bearer tokens) or listen on 127.0.0.1`,
+      `${command.hostFrom === 'HOST' ? 'HOST=' : '--host '}${host} would expose the API to the network without authentication: set AGENT_HTTP_TOKENS (comma-separated bearer tokens) or listen on 127.0.0.1`,
     );
   const local = command.withWorker ? workerAgents(command.module, target.localWorker) : undefined;
   const workerSettings = command.withWorker
@@ -58,7 +60,7 @@ export async function runServeCommand(command: ServeCommand, { target, io }: Com
     res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '2' });
     res.end(JSON.stringify({ error: 'the server is still starting', errorType: 'Http.Starting' }));
   });
-  await listen(server, port, host);
+  await listen(server, command);
   try {
     const temporal = await connectTemporal({ persistent: true, announce: false }, settings);
     try {

@@ -27,6 +27,9 @@ export interface ServeCommand {
   withWorker: boolean;
   /** `--module <file>`: the agents and tools its worker serves. */
   module?: string;
+  /** Where the port and host came from, for messages that name what to change. */
+  portFrom: '--port' | 'PORT';
+  hostFrom: '--host' | 'HOST';
 }
 
 /** Parses `serve [--port 8080] [--host 127.0.0.1] [--module <file>] [--no-worker]`; PORT, HOST and AGENT_SERVE_WORKER are the defaults. */
@@ -38,7 +41,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeCom
     'no-worker': { type: 'boolean', default: false },
   });
   if (positionals.length) throw new UsageError(`serve takes no arguments, got ${positionals.join(' ')}`);
-  if (values.port === undefined && env.PORT !== undefined && env.PORT !== '' && !/^\d+$/.test(env.PORT))
+  const fromEnv = values.port === undefined && env.PORT !== undefined && env.PORT !== '';
+  if (fromEnv && (!/^\d+$/.test(env.PORT!) || Number(env.PORT) > 65535))
     throw new UsageError(`PORT must be a port number (0-65535), got "${env.PORT}"`);
   const flags = serverFlags(
     { port: values.port ?? (env.PORT || undefined), host: values.host ?? (env.HOST || undefined) },
@@ -48,7 +52,13 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv): ServeCom
   if (raw !== undefined && !['', 'true', '1', 'false', '0'].includes(raw))
     throw new UsageError(`AGENT_SERVE_WORKER must be true or false, got "${raw}"`);
   const withWorker = !values['no-worker'] && raw !== 'false' && raw !== '0';
-  return { ...flags, withWorker, ...(values.module !== undefined ? { module: values.module } : {}) };
+  return {
+    ...flags,
+    withWorker,
+    ...(values.module !== undefined ? { module: values.module } : {}),
+    portFrom: values.port !== undefined ? '--port' : 'PORT',
+    hostFrom: values.host !== undefined ? '--host' : 'HOST',
+  };
 }
 
 /** A parsed `mcp` command line. */

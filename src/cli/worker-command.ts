@@ -55,7 +55,7 @@ export async function runWorkerCommand(command: WorkerCommand, { target, io }: C
       io.stdout(
         `Worker Versioning: build ${settings.deployment.buildId} of deployment ${settings.deployment.name} (it serves new runs once current: npx durable-agents deploy promote ${settings.deployment.buildId})`,
       );
-    if (local.registry) io.stdout(`Tools: ${local.registry.names().join(', ')}`);
+    if (local.registry?.names().length) io.stdout(`Tools: ${local.registry.names().join(', ')}`);
     io.stdout(
       local.agents?.length
         ? `Agents: ${local.agents.map((a) => a.name).join(', ')}`

@@ -75,7 +75,7 @@ export interface HttpApiOptions {
  *   POST /conversations/:id/cancel              cancels the running turn
  *   GET  /runs/:id/events, /conversations/:id/events   the live events (Server-Sent Events)
  *   POST /runs/:id/events/:name, /conversations/:id/events/:name   deliver an event (the body: its JSON payload) to a wait_for_event; signed webhooks with `access.webhookSecret`
- *   POST /api/chat, GET /api/chat/:id/stream, GET /api/chat/:id/messages   the AI SDK's chat protocol (useChat; see ai-sdk/chat-routes.ts)
+ *   POST /api/chat, GET /api/chat/:id/stream, GET /api/chat/:id/messages   the AI SDK's chat protocol (useChat; see use-chat/chat-routes.ts)
  *   POST /ag-ui, POST /ag-ui/:agent           AG-UI runs (RunAgentInput; see ag-ui/ag-ui-routes.ts)
  *   /a2a/:agent/...                             the named agents as A2A agents (see a2a/a2a-server.ts)
  *   GET|POST /schedules, GET|DELETE /schedules/:id, POST /schedules/:id/pause|unpause|trigger   schedules (see `schedule-routes.ts`)

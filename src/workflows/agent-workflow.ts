@@ -44,12 +44,11 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
   const { carry } = input;
   // Queries may arrive before the tools are resolved, so a state exists from the first line.
   const run: RunRef = { state: carry ? carry.state : startRun(input, []) };
-  const host = new AgentHost(carry, () => ({ run, turn: 1 }));
+  const host = new AgentHost(carry, () => ({ run, turn: 1 }), carry ? {} : { firstMessage: input.message });
   run.state = host.onBuild(run.state);
   setHandler(messagesQuery, (range) => messagesPage(run.state.messages, range));
   setHandler(transcriptQuery, (range) => runTranscriptPage(run.state, carry?.previousRunId, range ?? {}, messagesPage));
   setHandler(statusQuery, () => withChildApprovals(runStatus(run.state), host.approvals.fromChildren()));
-  if (!carry) host.events.startTurn(1, input.message);
   await host.open({ run: () => run.state });
   // Its agent, tools and limits were resolved when the run started; it keeps them.
   if (carry) host.showVersion(run.state);

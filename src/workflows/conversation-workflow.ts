@@ -60,11 +60,7 @@ export async function conversationWorkflow(input: ConversationInput): Promise<Co
       'Conversation.InvalidInput',
     );
   const session = new ConversationSession(input);
-  const host = new AgentHost(
-    input.carry,
-    () => session.current(),
-    () => session.lastTurn(),
-  );
+  const host = new AgentHost(input.carry, () => session.current(), { lastTurn: () => session.lastTurn() });
   session.conv = host.onBuild(session.conv);
   const messages = new MessageQueue(session);
   handleQueries(session, host, messages);
@@ -153,9 +149,10 @@ async function start(session: ConversationSession, host: AgentHost, input: Conve
     const request = { tools: asked.tools, immediateTools: asked.immediateTools, approvalTools: asked.approvalTools };
     try {
       const resolved = await host.resolve(input.agent, request, asked);
+      // From the session as it is now: messages refused while the agent was resolved are counted there.
       session.conv = resolved.settings
-        ? withResolvedAgent(conv, { ...resolved, settings: resolved.settings })
-        : { ...conv, tools: resolved.tools, agentVersion: resolved.version };
+        ? withResolvedAgent(session.conv, { ...resolved, settings: resolved.settings })
+        : { ...session.conv, tools: resolved.tools, agentVersion: resolved.version };
     } catch (err) {
       if (isCancellation(err)) throw err;
       if (!refresh) return failToStart(session, failureInfo(err));

@@ -48,9 +48,14 @@ export class AgentHost {
 
   /**
    * Registers the handlers every agent workflow has (queries and signals may arrive at once):
-   * `current` is the run they act on now, `lastTurn` the turn events go to between turns.
+   * `current` is the run they act on now, `lastTurn` the turn events go to between turns. A run's
+   * `firstMessage` starts its turn first, so an event delivered with the run comes after it.
    */
-  constructor(carry: HostCarry | undefined, current: CurrentRun, lastTurn: () => number = () => 1) {
+  constructor(
+    carry: HostCarry | undefined,
+    current: CurrentRun,
+    { lastTurn = () => 1, firstMessage }: { lastTurn?: () => number; firstMessage?: string } = {},
+  ) {
     const info = workflowInfo();
     this.workflowId = info.workflowId;
     this.runId = info.runId;
@@ -58,6 +63,7 @@ export class AgentHost {
     if (version?.deploymentName) this.buildId = version.buildId;
     const turn = () => current()?.turn ?? lastTurn();
     this.events = new EventLog(carry?.events);
+    if (firstMessage !== undefined) this.events.startTurn(1, firstMessage);
     handleEvents(this.events, turn);
     this.approvals = handleApprovals(current, this.events, lastTurn);
     // Events for wait_for_event, kept across turns and continue-as-new until a wait takes them.

@@ -219,7 +219,7 @@ describe('starting the embedded dev server', () => {
 });
 
 describe('npm run serve', () => {
-  it('reports a port in use as such, exits 1 and leaves nothing running', async () => {
+  it('reports a port in use as such, exits 2 and leaves nothing running', async () => {
     const llm = await model();
     const { env, port: devPort } = await embeddedEnv(llm.baseURL);
     const blocker = createServer().listen(0, '127.0.0.1');

@@ -6,7 +6,7 @@ import type { ChatMessage } from '../messages/chat-message';
  * the recent messages. Pure decisions, so the workflow only carries them out:
  *
  * - **Estimates.** Each message's tokens as the model-call activity counted them when it was
- *   first sent (a real tokenizer: see worker/models/tokenizer.ts), or characters over 4 for what
+ *   first sent (a real tokenizer: see models/tokenizer.ts), or characters over 4 for what
  *   was not sent yet (or when the worker has no tokenizer); both corrected by what the provider
  *   reported for the last request (its prompt tokens against the estimate of the same messages),
  *   so what the tokenizer does not know (another model's tokenizer, the provider's framing) is
