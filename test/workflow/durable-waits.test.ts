@@ -122,6 +122,27 @@ it('keeps an event that arrives before the wait, and times out with a note the m
   expect(outcome.status).toBe('completed');
 });
 
+it('starts a run turn before an event delivered before any worker ran it: turn_started comes first', async () => {
+  const client = temporal().client;
+  const model = await startModel((req: ChatRequest) =>
+    req.messages.some((m) => m.role === 'tool')
+      ? answer(`got: ${lastOf(req, 'tool')}`)
+      : call(['wait_for_event', { name: 'early' }]),
+  );
+  const { worker, taskQueue } = await createTestWorker(temporal(), { baseURL: model.baseURL });
+  // Started and given its event before the worker runs: both are in the run's first workflow task.
+  const handle = await startAgentRun(client, { message: 'Go.', tools: ['wait_for_event'] }, { taskQueue });
+  await deliverEvent(client, handle.workflowId, 'early', 'with the start');
+  const { outcome, events } = await worker.runUntil(async () => {
+    const outcome = await runOutcome(handle);
+    const events: AgentEvent[] = [];
+    for await (const e of streamEvents(client, handle.workflowId, { after: -1 })) events.push(e);
+    return { outcome, events };
+  });
+  expect(outcome).toMatchObject({ status: 'completed', content: 'got: "with the start"' });
+  expect(events.slice(0, 2).map((e) => e.type)).toEqual(['turn_started', 'event_received']);
+});
+
 it('does not count waits toward maxExecutionTime unless the run asks, and refuses waits over maxWait', async () => {
   const client = temporal().client;
   const model = await waitingModel('sleep', { duration: '3s', reason: 'wait' });
