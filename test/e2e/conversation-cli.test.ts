@@ -162,8 +162,10 @@ describe('client.ts conversation commands', () => {
   it('run: shows what awaits approval and how to decide; status, history and approve work on the run id', async () => {
     const id = `run-${randomUUID()}`;
     const run = startInteractive(['client.ts', 'run', 'add 2 and 3', '--needs-approval', 'add', '--id', id], env);
-    await run.waitFor(/approve: client\.ts approve \S+ call_\S+/);
+    // The reject line comes last, and may come in a later chunk than the approve line.
+    await run.waitFor(/reject:  client\.ts reject \S+ call_\S+ --reason/);
     const callId = /awaiting approval: add\(a=2, b=3\)  \[call (\S+)\]/.exec(run.output())![1];
+    expect(run.output()).toMatch(/approve: client\.ts approve \S+ call_\S+/);
     expect(run.output()).toContain(`reject:  client.ts reject ${id} ${callId} --reason "..."`);
 
     const status = await client('status', id);
