@@ -18,6 +18,7 @@ import { ConversationLoader } from './conversation-loader';
 import { ledgerOf, ModelTimeBudget } from './attempt-ledger';
 import { keepHeartbeating, recordForNextAttempt } from './heartbeat';
 import { checkAnswer, type OutputSchemas } from './structured-output';
+import { liveText } from '../contracts/live-text';
 import { TextPublisher, type StreamingOptions } from './text-publisher';
 import { traceModelCall } from '../telemetry/gen-ai';
 import type { BlobStore } from '../storage/blob-store';
@@ -107,6 +108,7 @@ export function createCallModel(deps: {
               input.stream.call,
               info.attempt,
               deps.streaming?.batchIntervalMs,
+              liveTextOf(input.workflowId, input.stream.call, info.attempt),
             )
           : undefined;
       let reply: ModelReply;
@@ -219,6 +221,13 @@ function modelCallTimedOut(budget: ModelTimeBudget, attempt: number, last?: unkn
 function textSender(client: Client | undefined, input: ModelCallInput): (batch: TextBatch) => Promise<void> {
   const handle = (client ?? Context.current().client).workflow.getHandle(input.workflowId, input.runId);
   return (batch) => handle.signal(textBatchSignal, batch);
+}
+
+/** The live path of a call's text, when a reader in this process follows its workflow (see `contracts/live-text.ts`). */
+function liveTextOf(workflowId: string, call: number, attempt: number): (text: string, at: number) => void {
+  return (text, at) => {
+    if (liveText.listening(workflowId)) liveText.publish({ kind: 'text', workflowId, call, attempt, at, text });
+  };
 }
 
 /**

@@ -41,17 +41,26 @@ export class TextPublisher {
   private sending?: Promise<void>;
   private startedAt?: number;
   private closed = false;
+  /** Characters of this attempt's text pushed so far (the live path's positions). */
+  private at = 0;
 
+  /**
+   * `live`, when given, gets every piece at once with its position in the attempt's text: the
+   * live path to readers in this process (see `contracts/live-text.ts`), beside the batches.
+   */
   constructor(
     private readonly send: (batch: TextBatch) => Promise<void>,
     private readonly call: number,
     private readonly attempt: number,
     private readonly baseIntervalMs = DEFAULT_BATCH_INTERVAL_MS,
+    private readonly live?: (text: string, at: number) => void,
   ) {}
 
   /** Text the model just wrote. */
   push(text: string): void {
     if (this.closed || !text) return;
+    this.live?.(text, this.at);
+    this.at += text.length;
     this.startedAt ??= Date.now();
     this.pending += text;
     this.schedule();

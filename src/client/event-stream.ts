@@ -29,6 +29,38 @@ export interface StreamEventsOptions {
    * stream keeps trying and picks up where it was. Default: keep quiet.
    */
   onWaiting?: (reason: string) => void;
+  /**
+   * Read the log now, without waiting for the history to show a change: the live path (see
+   * `contracts/live-text.ts`) knows the workflow recorded something before the long poll does.
+   */
+  nudge?: Nudge;
+  /** Called once the first read shows where the stream starts: the offset of the first event it yields (or will). */
+  onStart?: (offset: number) => void;
+}
+
+/**
+ * A wake-up for {@link streamEvents}: `notify` makes a waiting stream read again at once. A
+ * notification no wait took yet is kept for the next wait (at worst one read too many).
+ */
+export class Nudge {
+  private pending = false;
+  private promise?: Promise<'nudged'>;
+  private resolve?: (value: 'nudged') => void;
+
+  notify(): void {
+    this.pending = true;
+    this.resolve?.('nudged');
+    this.promise = this.resolve = undefined;
+  }
+
+  /** Resolves at the next `notify` (at once if one came since the last wait). */
+  wait(): Promise<'nudged'> {
+    if (this.pending) {
+      this.pending = false;
+      return Promise.resolve('nudged');
+    }
+    return (this.promise ??= new Promise((resolve) => (this.resolve = resolve)));
+  }
 }
 
 /**
@@ -52,12 +84,18 @@ export async function* streamEvents(
   const isEnd = options.until ?? (() => false);
   // The first read finds the message's turn, if it has started; the next ones go on from there.
   let first: EventsRequest | undefined = options.messageId === undefined ? undefined : { messageId: options.messageId };
+  let waiting: Promise<'changed' | 'closed' | 'aborted'> | undefined;
+  let started = false;
   for (let closed = false; ;) {
     const page = await readPage(client, workflowId, first ?? (after === undefined ? {} : { after }), options);
     if (!page) return; // aborted
     if (first) {
       first = undefined;
       if (page.events.length === 0) after = page.next - 1;
+    }
+    if (!started) {
+      started = true;
+      options.onStart?.(page.events[0]?.offset ?? (after === undefined ? page.next : after + 1));
     }
     // An offset this stream never gave (a Last-Event-ID past the end): there is nothing to resume from.
     if (after !== undefined && after >= page.next) {
@@ -83,7 +121,11 @@ export async function* streamEvents(
     after ??= page.next - 1;
     if (page.more) continue;
     if (closed) return;
-    const change = await watch.next(signal);
+    // A wait a nudge cut short goes on: the next round takes it over, so no change of the history is missed.
+    waiting ??= watch.next(signal);
+    const change = await (options.nudge ? Promise.race([waiting, options.nudge.wait()]) : waiting);
+    if (change === 'nudged') continue;
+    waiting = undefined;
     if (change === 'aborted') return;
     // Closed: one more read for whatever the workflow recorded before it closed, then the end.
     closed = change === 'closed';

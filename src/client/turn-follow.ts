@@ -3,6 +3,7 @@ import type { AgentEvent, ApprovalDecision } from '../core';
 import { decideApproval, readStatus } from './workflow-controls';
 import { currentTurnEvents, isTurnEnd, streamEvents } from './event-stream';
 import { lookupWorkflow } from './workflow-lookup';
+import { withLiveText, type LiveFeed } from './live-events';
 
 /**
  * One turn of a conversation, as the protocol adapters (the AI SDK's UI message stream, AG-UI,
@@ -30,6 +31,8 @@ export interface FollowTurnOptions {
   /** Approvals the turn already waits on (a response that goes on after a pause). */
   pending?: Iterable<string>;
   signal: AbortSignal;
+  /** The live path, opened before the message was sent (see `live-events.ts`); default: opened now. */
+  live?: LiveFeed;
 }
 
 /** How long the turn may stay quiet before a wait for approval counts as a pause. */
@@ -42,10 +45,21 @@ const SETTLE_MS = 50;
  */
 export async function* followTurn(client: Client, id: string, options: FollowTurnOptions): AsyncGenerator<TurnStep> {
   const stop = new AbortController();
-  const events = streamEvents(client, id, {
-    ...(options.messageId === undefined ? { after: options.after } : { messageId: options.messageId }),
-    signal: AbortSignal.any([options.signal, stop.signal]),
-  });
+  // The model's text as it writes it, when the model call runs in this process (see live-events.ts).
+  const { messageId } = options;
+  const events = withLiveText(
+    id,
+    (live) =>
+      streamEvents(client, id, {
+        ...live,
+        ...(messageId === undefined ? { after: options.after } : { messageId }),
+        signal: AbortSignal.any([options.signal, stop.signal]),
+      }),
+    {
+      feed: options.live,
+      ...(messageId !== undefined ? { startsWith: (e) => e.type === 'turn_started' && e.messageId === messageId } : {}),
+    },
+  );
   let turn = options.turn;
   const pending = new Set(options.pending ?? []);
   try {

@@ -45,9 +45,12 @@ export interface DevServerOptions {
  * Its SQLite store answers such polls in microseconds. The visibility reader gets the same, so
  * lists (the UI, `GET /runs`) show new runs promptly.
  */
-export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number>> = {
+export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number | boolean>> = {
   'history.transferProcessorMaxPollRPS': 1000,
   'history.visibilityProcessorMaxPollRPS': 1000,
+  // Eager activity dispatch: a model call's activity goes back to the worker with the workflow
+  // task's answer, saving a poll round trip before the model is asked (Temporal Cloud has it on).
+  'system.enableActivityEagerExecution': true,
 };
 
 /**

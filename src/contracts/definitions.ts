@@ -35,6 +35,8 @@ export const SCHEDULED_TURN_WORKFLOW_TYPE = 'scheduledTurnWorkflow';
 
 /** The sink through which workflows hand new messages to their worker's model calls (see `message-sink.ts`). */
 export const AGENT_MESSAGES_SINK = 'agentMessages';
+/** The sink through which workflows hand the events they record to readers in their worker's process (see `contracts/live-text.ts`). */
+export const AGENT_EVENTS_SINK = 'agentEvents';
 
 /**
  * Events after an offset (runs and conversations): what subscribers read. A query, so reading

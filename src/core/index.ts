@@ -47,6 +47,7 @@ export * from './conversation/conversation-status';
 // Events: what subscribers see, and what the search attributes show.
 export * from './events/agent-events';
 export * from './events/event-log';
+export * from './events/live-text-merge';
 export * from './events/search-attributes';
 
 // Guardrails: checks of the input, the answer and tool calls.

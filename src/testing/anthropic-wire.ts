@@ -130,7 +130,7 @@ export async function sendAnthropicAnswer(
   const held: string[] = [];
   const event = (type: string, data: object) => {
     const text = `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-    if (delayMs > 0) res.write(text);
+    if (delayMs > 0 || answer.beforePiece) res.write(text);
     else held.push(text);
   };
   event('message_start', {
@@ -148,6 +148,7 @@ export async function sendAnthropicAnswer(
       const pieces = answer.chunks ?? String(block.text).match(/\S+\s*|\s+/g) ?? [String(block.text)];
       for (const [i, piece] of pieces.entries()) {
         if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+        await answer.beforePiece?.(i);
         if (res.destroyed) return;
         event('content_block_delta', { index, delta: { type: 'text_delta', text: piece } });
         answer.onPiece?.(i);

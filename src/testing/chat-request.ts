@@ -36,6 +36,11 @@ export type ChatAnswer =
       noStreaming?: boolean;
       /** Called as each streamed piece is written (the bench measures delivery latency with it). */
       onPiece?: (index: number) => void;
+      /**
+       * Awaited before each streamed piece (after `chunkDelayMs`), to hold the answer mid-way: e.g.
+       * until a client has shown the pieces before it. Pieces go out as they are written.
+       */
+      beforePiece?: (index: number) => Promise<void> | void;
       /** Reasoning before the answer: Anthropic's thinking blocks (`signature` kept as given) or redacted ones; for the Responses API, reasoning items whose encrypted content is the signature. */
       reasoning?: Array<{ text: string; signature: string } | { redacted: string }>;
       /** Token details to report: cache reads and writes, reasoning. */

@@ -92,6 +92,7 @@ export async function startOpenAICompatibleServer(
         usage,
         answer.chunkDelayMs ?? 0,
         answer.onPiece,
+        answer.beforePiece,
       );
     }
     send(res, 200, {
@@ -162,10 +163,11 @@ async function streamAnswer(
   usage: unknown,
   delayMs: number,
   onPiece?: (index: number) => void,
+  beforePiece?: (index: number) => Promise<void> | void,
 ): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const held: string[] = [];
-  const write = (event: string) => (delayMs > 0 ? res.write(event) : held.push(event));
+  const write = (event: string) => (delayMs > 0 || beforePiece ? res.write(event) : held.push(event));
   const chunk = (delta: unknown, finish: string | null = null, extra: object = {}) =>
     write(
       `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`,
@@ -173,6 +175,7 @@ async function streamAnswer(
   chunk({ role: 'assistant', content: '' });
   for (const [index, piece] of pieces.entries()) {
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+    await beforePiece?.(index);
     if (res.destroyed) return;
     chunk({ content: piece });
     onPiece?.(index);

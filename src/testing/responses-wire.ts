@@ -133,7 +133,7 @@ export async function sendResponsesAnswer(
   let sequence = 0;
   const event = (type: string, data: object) => {
     const text = `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`;
-    if (delayMs > 0) res.write(text);
+    if (delayMs > 0 || answer.beforePiece) res.write(text);
     else held.push(text);
   };
   event('response.created', { response: { ...response, status: 'in_progress', output: [] } });
@@ -141,6 +141,7 @@ export async function sendResponsesAnswer(
     const pieces = answer.chunks ?? content.match(/\S+\s*|\s+/g) ?? [content];
     for (const [i, piece] of pieces.entries()) {
       if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+      await answer.beforePiece?.(i);
       if (res.destroyed) return;
       event('response.output_text.delta', {
         item_id: `msg_${id}`,

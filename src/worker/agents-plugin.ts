@@ -6,8 +6,9 @@ import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, Worker, WorkerO
 import type { WorkflowInfo } from '@temporalio/workflow';
 import { installTracing } from '../telemetry/tracing';
 import { encodedFailureConverterPath, encryptingDataConverter } from '../codec/encryption-codec';
-import type { AgentSearchAttributeName, ChatMessage, SearchAttributeSettings } from '../core';
-import { AGENT_MESSAGES_SINK } from '../contracts/definitions';
+import type { AgentEvent, AgentSearchAttributeName, ChatMessage, SearchAttributeSettings } from '../core';
+import { AGENT_EVENTS_SINK, AGENT_MESSAGES_SINK } from '../contracts/definitions';
+import { liveText } from '../contracts/live-text';
 import { createActivities, createConversationLoader, type ConversationLoader } from '../activities';
 import { AgentRegistry } from '../agents/agent-registry';
 import { ToolRegistry } from '../tools/registry';
@@ -147,7 +148,15 @@ export class AgentsPlugin extends SimplePlugin {
       ? (info: WorkflowInfo, offset: number, messages: ChatMessage[], revision?: number) =>
           this.conversations.add({ workflowId: info.workflowId, runId: info.runId, revision }, offset, messages)
       : () => undefined; // replay workers run no activities
-    return { ...sinks, [AGENT_MESSAGES_SINK]: { added: { fn: added, callDuringReplay: false } } };
+    // Events go to readers in this process (see contracts/live-text.ts); a replay's events were read already.
+    const recorded = (info: WorkflowInfo, event: AgentEvent) => {
+      if (liveText.listening(info.workflowId)) liveText.publish({ kind: 'event', workflowId: info.workflowId, event });
+    };
+    return {
+      ...sinks,
+      [AGENT_MESSAGES_SINK]: { added: { fn: added, callDuringReplay: false } },
+      [AGENT_EVENTS_SINK]: { recorded: { fn: recorded, callDuringReplay: false } },
+    };
   }
 
   override configureWorker(options: WorkerOptions): WorkerOptions {

@@ -25,6 +25,8 @@ export interface AgentWorkerOptions {
   toolProvider?: ToolProvider;
   /** Guardrails runs may name, besides the agents' own (see `AgentsPluginOptions.guardrails`). */
   guardrails?: AgentsPluginOptions['guardrails'];
+  /** How model calls stream their text (see `AgentsPluginOptions.streaming`). */
+  streaming?: AgentsPluginOptions['streaming'];
   /** Default: from the environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `AGENT_MODEL`, ...). */
   model?: ModelConfig;
   /** Named models (see `AgentsPluginOptions.models`). */
@@ -81,6 +83,7 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     models: options.models,
     toolProvider: options.toolProvider,
     guardrails: options.guardrails,
+    streaming: options.streaming,
     client: options.client,
     mcpServers: options.mcpServers,
     ...(options.mcpTokenFile ? { mcpTokenFile: options.mcpTokenFile } : {}),

@@ -13,7 +13,7 @@ import { resolveAgent, resolveToolsAndVersion } from './activity-proxies';
 import { handleApprovals, type ApprovalRelay } from './approvals';
 import { versionDetails } from './details';
 import { EventInbox, handleDeliveredEvents, handleEvents } from './events';
-import { SharedMessages } from './message-sink';
+import { SharedMessages, shareEvents } from './message-sink';
 import type { RunContext, RunRef } from './run-context';
 import { countRun } from './run-metrics';
 import { followSearchAttributes, SearchAttributes, type ConversationValues } from './search-attributes';
@@ -63,6 +63,7 @@ export class AgentHost {
     if (version?.deploymentName) this.buildId = version.buildId;
     const turn = () => current()?.turn ?? lastTurn();
     this.events = new EventLog(carry?.events);
+    shareEvents(this.events);
     if (firstMessage !== undefined) this.events.startTurn(1, firstMessage);
     handleEvents(this.events, turn);
     this.approvals = handleApprovals(current, this.events, lastTurn);

@@ -1,5 +1,5 @@
 import { proxySinks, workflowInfo, type Sinks } from '@temporalio/workflow';
-import type { ChatMessage } from '../core';
+import type { AgentEvent, ChatMessage, EventLog } from '../core';
 
 /**
  * The sink through which a workflow hands its new messages to its worker's model calls (see
@@ -14,9 +14,21 @@ export interface AgentSinks extends Sinks {
      */
     added(offset: number, messages: ChatMessage[], revision?: number): void;
   };
+  /** Each event the workflow records, for readers in its worker's process (see `contracts/live-text.ts`). */
+  agentEvents: {
+    recorded(event: AgentEvent): void;
+  };
 }
 
-const { agentMessages } = proxySinks<AgentSinks>();
+const { agentMessages, agentEvents } = proxySinks<AgentSinks>();
+
+/** Hands each event `log` records to readers in the worker's process (not a command: no trace in history). */
+export function shareEvents(log: EventLog): void {
+  log.observe((note) => {
+    if (note.kind === 'event')
+      agentEvents.recorded({ ...note.event, offset: note.offset, turn: note.turn } as AgentEvent);
+  });
+}
 
 /**
  * Remembers how many of a run's messages its worker has been given, and gives it the rest. Called

@@ -87,6 +87,7 @@ export async function createTestWorker(
     payloadStorage?: AgentWorkerOptions['payloadStorage'];
     encryptionKeys?: AgentWorkerOptions['encryptionKeys'];
     guardrails?: AgentWorkerOptions['guardrails'];
+    streaming?: AgentWorkerOptions['streaming'];
   },
 ): Promise<{ worker: Worker; taskQueue: string }> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
@@ -107,6 +108,7 @@ export async function createTestWorker(
     payloadStorage: options.payloadStorage,
     encryptionKeys: options.encryptionKeys,
     guardrails: options.guardrails,
+    streaming: options.streaming,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     shutdownGraceTime: '1s',
   });

@@ -30,7 +30,7 @@ export const MAX_CARRIED_CHARS = 256_000;
  * search attributes follow from them.
  */
 export type LogNote =
-  | { kind: 'event'; turn: number; event: AgentEventBody }
+  | { kind: 'event'; turn: number; event: AgentEventBody; offset: number }
   | { kind: 'step'; turn: number; step: NextStep }
   | { kind: 'conversation'; state: 'idle' | 'closed' | 'cancelled' | 'failed' };
 
@@ -96,7 +96,7 @@ export class EventLog {
     const event = { ...body, offset: this.next++, turn } as AgentEvent;
     this.events.push(event);
     this.sizes.push(JSON.stringify(event).length);
-    this.tell({ kind: 'event', turn, event: body });
+    this.tell({ kind: 'event', turn, event: body, offset: event.offset });
     return event;
   }
 

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RunAgentInput } from '@ag-ui/core';
 import { agentNameProblem, workflowIdProblem, type ApprovalDecision, type ConversationOptions } from '../../core';
 import { startMessage, type MessageRequest } from '../../client/conversations';
-import { eventsPosition } from '../../client/event-stream';
+import { LiveFeed } from '../../client/live-events';
 import type { ImageInput } from '../../storage/images';
 import type { ChatRouteOptions } from '../use-chat/chat-routes';
 import { allow, HttpError, MAX_MESSAGE_BODY_BYTES, readJson } from '../http-io';
@@ -52,14 +52,21 @@ export async function agUiRoute(
     });
   }
   const message = userMessage(input);
-  const after = await eventsPosition(o.client, id);
   const options: ConversationOptions = { stream: true, ...o.conversationOptions, ...(agent ? { agent } : {}) };
-  const sent = await startMessage(o.client, id, message, { taskQueue: o.taskQueue, options });
+  // Opened before the message goes: its turn's first events can come at once (see live-events.ts).
+  const live = new LiveFeed(id);
+  let sent;
+  try {
+    sent = await startMessage(o.client, id, message, { taskQueue: o.taskQueue, options });
+  } catch (err) {
+    live.close();
+    throw err;
+  }
   sent.result().catch(() => undefined);
   return writeTurnStream(res, {
     ...stream,
     encoder: new AgUiEncoder(id, runId, input),
-    steps: followTurn(o.client, id, { after, signal: gone }),
+    steps: followTurn(o.client, id, { messageId: sent.messageId, live, signal: gone }),
   });
 }
 

@@ -7,6 +7,7 @@ import { startMessage } from '../../client/conversations';
 import { describeKind, explainFailure, lookupWorkflow, withinQueryWait } from '../../client/workflow-lookup';
 import { ACCEPT_WITHIN_MS, allow, HttpError, MAX_MESSAGE_BODY_BYTES, readJson, sendJson } from '../http-io';
 import { decideAnswered, followTurn, pausedTurn, turnInProgress } from '../../client/turn-follow';
+import { LiveFeed } from '../../client/live-events';
 import { refusalOf, unlessRefused, writeTurnStream } from '../turn-stream';
 import { SSE_DONE, UiMessageEncoder, UI_MESSAGE_STREAM_HEADERS } from './ui-message-chunks';
 import { chatRequest, uiMessages } from './ui-messages';
@@ -73,14 +74,22 @@ async function post(res: ServerResponse, o: ChatRouteOptions, body: Record<strin
     // The UI message's id is the message's: a message sent again is answered once, and this
     // response follows the turn that answers it, whatever other turns run before it. With no
     // worker to accept it, the message is kept (queued) and the stream waits for its turn.
-    const sent = await startMessage(
-      o.client,
-      id,
-      action.message,
-      { taskQueue: o.taskQueue, options },
-      { acceptWithinMs: ACCEPT_WITHIN_MS, signal: gone },
-    );
-    const steps = followTurn(o.client, id, { messageId: sent.messageId, signal: gone });
+    // Opened before the message goes: its turn's first events can come at once (see live-events.ts).
+    const live = new LiveFeed(id);
+    let sent;
+    try {
+      sent = await startMessage(
+        o.client,
+        id,
+        action.message,
+        { taskQueue: o.taskQueue, options },
+        { acceptWithinMs: ACCEPT_WITHIN_MS, signal: gone },
+      );
+    } catch (err) {
+      live.close();
+      throw err;
+    }
+    const steps = followTurn(o.client, id, { messageId: sent.messageId, live, signal: gone });
     return writeTurnStream(res, {
       ...stream,
       steps: sent.queued ? steps : await unlessRefused(refusalOf(sent.result()), steps),

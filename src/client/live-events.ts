@@ -1,0 +1,100 @@
+import { LiveTextMerge, type AgentEvent } from '../core';
+import { liveText, type LiveItem } from '../contracts/live-text';
+import { Nudge } from './event-stream';
+
+/** The most live items a feed keeps before a reader takes them. */
+const MAX_KEPT_ITEMS = 10_000;
+
+/**
+ * What the live path brings for one workflow (see `contracts/live-text.ts`), from the moment it is
+ * opened: open it before sending a message, so the events its turn records at once are not
+ * missed, then hand it to the reader ({@link withLiveText}), which closes it.
+ */
+export class LiveFeed {
+  private readonly kept: LiveItem[] = [];
+  private reader?: (item: LiveItem) => void;
+  private readonly unsubscribe: () => void;
+
+  constructor(readonly workflowId: string) {
+    this.unsubscribe = liveText.subscribe(workflowId, (item) => {
+      if (this.reader) this.reader(item);
+      else if (this.kept.length < MAX_KEPT_ITEMS) this.kept.push(item);
+    });
+  }
+
+  /** From now on `reader` gets every item, first those kept so far. */
+  read(reader: (item: LiveItem) => void): void {
+    this.reader = reader;
+    for (const item of this.kept.splice(0)) reader(item);
+  }
+
+  close(): void {
+    this.unsubscribe();
+  }
+}
+
+/** Options of {@link withLiveText}. */
+export interface LiveTextOptions {
+  /** A feed opened earlier (before the message was sent); default: one opened now. */
+  feed?: LiveFeed;
+  /** The event the reader's stream starts with, when a live event can say so before the log does (a turn's `turn_started`). */
+  startsWith?: (event: AgentEvent) => boolean;
+}
+
+/**
+ * A workflow's durable events with the live path merged in (see `contracts/live-text.ts`): when
+ * its worker runs in this process, each event as the workflow records it and each piece of text
+ * as the model writes it; else as the durable log has them. `open` starts the durable stream; the
+ * nudge it is given asks it to read the log at once when live items wait for it, and it says
+ * where it starts with `onStart`.
+ */
+export async function* withLiveText(
+  workflowId: string,
+  open: (live: { nudge: Nudge; onStart: (offset: number) => void }) => AsyncGenerator<AgentEvent>,
+  options: LiveTextOptions = {},
+): AsyncGenerator<AgentEvent> {
+  const nudge = new Nudge();
+  const merge = new LiveTextMerge();
+  const queue: AgentEvent[] = [];
+  let started = false;
+  let wake: (() => void) | undefined;
+  const take = (shown: AgentEvent[]) => {
+    queue.push(...shown);
+    if (shown.length > 0) wake?.();
+  };
+  const feed = options.feed ?? new LiveFeed(workflowId);
+  feed.read((item) => {
+    if (item.kind === 'event' && !started && options.startsWith?.(item.event)) {
+      started = true;
+      take(merge.startAt(item.event.offset));
+    }
+    take(item.kind === 'text' ? merge.live(item) : merge.liveEvent(item.event));
+    if (merge.waiting) nudge.notify();
+  });
+  const durable = open({
+    nudge,
+    onStart: (offset) => {
+      started = true;
+      take(merge.startAt(offset));
+    },
+  });
+  try {
+    for (let next = durable.next(); ;) {
+      if (queue.length > 0) {
+        yield queue.shift()!;
+        continue;
+      }
+      // Set before waiting, in the same tick as the check above: a live item from now on wakes this.
+      const live = new Promise<'live'>((resolve) => (wake = () => resolve('live')));
+      const got = await Promise.race([next, live]);
+      wake = undefined;
+      if (got === 'live') continue;
+      if (got.done) return;
+      queue.push(...merge.durable(got.value));
+      next = durable.next();
+    }
+  } finally {
+    feed.close();
+    void durable.return(undefined).catch(() => undefined);
+  }
+}

@@ -1,0 +1,74 @@
+import type { AgentEvent } from '../core/events/agent-events';
+
+/**
+ * The live path of a model call's text and of the events its workflow records: where the model-call activity and a waiting HTTP response
+ * meet when they run in one process (`durable-agents serve` with its worker, or an application
+ * that runs its worker beside its HTTP API).
+ *
+ * The durable path stays as it is: the activity signals its text to the workflow in batches, the
+ * event log records it, and every reader reads it there, so nothing a client saw is lost on a
+ * crash. It is also slow for a person at the screen: a batch waits up to 100 ms, then a workflow
+ * task, a history long poll and a query carry it to the reader. The live path hands each piece
+ * to the readers in this process as the model writes it, and the workflow hands each event it
+ * records to them through a sink (events follow from the history alone, so one shown before its
+ * workflow task is recorded is the same event a replay records again); readers merge both (see the core's
+ * `LiveTextMerge`), showing a piece once, in order, and only after the durable log has shown
+ * where its model call starts. A piece that goes missing here is still shown from the log.
+ *
+ * Hand-written because it is a few lines of bookkeeping over a process-wide registry: it sits on
+ * `globalThis` so that two copies of this package in one process (an app's and a plugin's) meet.
+ */
+
+/** One piece of text a model call's attempt wrote, at position `at` of that attempt's text. */
+export interface LiveTextPiece {
+  workflowId: string;
+  call: number;
+  attempt: number;
+  /** How many characters of the attempt's text came before this piece. */
+  at: number;
+  text: string;
+}
+
+/** What the live path carries: a piece of text, or an event the workflow recorded (from its sink, in order). */
+export type LiveItem = ({ kind: 'text' } & LiveTextPiece) | { kind: 'event'; workflowId: string; event: AgentEvent };
+
+type Listener = (item: LiveItem) => void;
+
+/** The process-wide registry of readers, by workflow id. */
+class LiveTextHub {
+  private readonly listeners = new Map<string, Set<Listener>>();
+
+  /** Whether anyone in this process reads `workflowId` live (a publisher with no reader does nothing). */
+  listening(workflowId: string): boolean {
+    return this.listeners.has(workflowId);
+  }
+
+  /** Hands an item to the readers of its workflow; a reader that throws does not stop the others. */
+  publish(item: LiveItem): void {
+    for (const listener of this.listeners.get(item.workflowId) ?? []) {
+      try {
+        listener(item);
+      } catch {
+        // A reader's failure is its own: the durable path still carries the text.
+      }
+    }
+  }
+
+  /** Reads the items of `workflowId` until the returned function is called. */
+  subscribe(workflowId: string, listener: Listener): () => void {
+    let set = this.listeners.get(workflowId);
+    if (!set) this.listeners.set(workflowId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.listeners.get(workflowId) === set) this.listeners.delete(workflowId);
+    };
+  }
+}
+
+const KEY = Symbol.for('durable-agents.live-text');
+
+/** The process's live text registry. */
+export const liveText: LiveTextHub =
+  ((globalThis as Record<symbol, unknown>)[KEY] as LiveTextHub | undefined) ??
+  (((globalThis as Record<symbol, unknown>)[KEY] = new LiveTextHub()) as LiveTextHub);

@@ -1,0 +1,104 @@
+import { LiveTextMerge, type AgentEvent } from '../../src/core';
+
+/** The merge's output as a readable transcript: event types, with each text delta's text. */
+function shown(events: AgentEvent[]): string[] {
+  return events.map((e) =>
+    e.type === 'text_delta' ? `text:${e.delta}` : e.type === 'model_retry' ? `retry:${e.attempt}` : e.type,
+  );
+}
+
+let offset = 0;
+const ev = (body: Record<string, unknown>, turn = 1): AgentEvent => ({ ...body, offset: offset++, turn }) as AgentEvent;
+
+beforeEach(() => (offset = 0));
+
+describe('LiveTextMerge', () => {
+  it('shows live text at once after its call started, and only what the durable deltas add', () => {
+    const m = new LiveTextMerge();
+    const out: AgentEvent[] = [];
+    out.push(...m.durable(ev({ type: 'turn_started', message: 'hi' })));
+    out.push(...m.durable(ev({ type: 'model_call_started', call: 1, iteration: 1 })));
+    out.push(...m.live({ call: 1, attempt: 1, at: 0, text: 'Hello ' }));
+    out.push(...m.live({ call: 1, attempt: 1, at: 6, text: 'wor' }));
+    // The durable batch overlaps what the live path showed: only its tail is new.
+    out.push(...m.durable(ev({ type: 'text_delta', call: 1, delta: 'Hello world' })));
+    out.push(...m.live({ call: 1, attempt: 1, at: 9, text: 'ld!' }));
+    out.push(...m.durable(ev({ type: 'text_delta', call: 1, delta: '!' })));
+    expect(shown(out)).toEqual(['turn_started', 'model_call_started', 'text:Hello ', 'text:wor', 'text:ld', 'text:!']);
+    expect(
+      out
+        .filter((e) => e.type === 'text_delta')
+        .map((e) => (e as { delta: string }).delta)
+        .join(''),
+    ).toBe('Hello world!');
+  });
+
+  it('keeps live text of a call the log has not started until it does, and asks for a read', () => {
+    const m = new LiveTextMerge();
+    expect(m.durable(ev({ type: 'turn_started', message: 'hi' }))).toHaveLength(1);
+    expect(m.live({ call: 1, attempt: 1, at: 0, text: 'early' })).toEqual([]);
+    expect(m.waiting).toBe(true);
+    expect(shown(m.durable(ev({ type: 'model_call_started', call: 1, iteration: 1 })))).toEqual([
+      'model_call_started',
+      'text:early',
+    ]);
+    expect(m.waiting).toBe(false);
+  });
+
+  it('announces a later attempt from the live path once, and drops the stale attempt’s durable text', () => {
+    const m = new LiveTextMerge();
+    const out: AgentEvent[] = [];
+    out.push(...m.durable(ev({ type: 'model_call_started', call: 1, iteration: 1 })));
+    out.push(...m.live({ call: 1, attempt: 1, at: 0, text: 'lost ' }));
+    out.push(...m.live({ call: 1, attempt: 2, at: 0, text: 'Fresh' }));
+    out.push(...m.durable(ev({ type: 'text_delta', call: 1, delta: 'lost words' }))); // attempt 1's batch, late
+    out.push(...m.durable(ev({ type: 'model_retry', call: 1, attempt: 2, error: 'worker lost' })));
+    out.push(...m.durable(ev({ type: 'text_delta', call: 1, delta: 'Fresh start' })));
+    expect(shown(out)).toEqual(['model_call_started', 'text:lost ', 'retry:2', 'text:Fresh', 'text: start']);
+  });
+
+  it('turns the live path off for a call whose streamed text the log voided', () => {
+    const m = new LiveTextMerge();
+    const out: AgentEvent[] = [];
+    out.push(...m.durable(ev({ type: 'model_call_started', call: 1, iteration: 1 })));
+    out.push(...m.live({ call: 1, attempt: 1, at: 0, text: 'draft' }));
+    out.push(...m.durable(ev({ type: 'model_retry', call: 1, attempt: 1, error: 'not a beginning' })));
+    out.push(...m.live({ call: 1, attempt: 1, at: 5, text: ' more' }));
+    out.push(...m.durable(ev({ type: 'text_delta', call: 1, delta: 'Final' })));
+    expect(shown(out)).toEqual(['model_call_started', 'text:draft', 'retry:1', 'text:Final']);
+  });
+
+  it('keeps a joined-late live piece until the durable text reaches it', () => {
+    const m = new LiveTextMerge();
+    const out: AgentEvent[] = [];
+    out.push(...m.durable(ev({ type: 'model_call_started', call: 1, iteration: 1 })));
+    out.push(...m.live({ call: 1, attempt: 1, at: 10, text: 'KLM' }));
+    out.push(...m.durable(ev({ type: 'text_delta', call: 1, delta: 'ABCDEFGHIJK' })));
+    expect(shown(out)).toEqual(['model_call_started', 'text:ABCDEFGHIJK', 'text:LM']);
+  });
+
+  it('shows live events in offset order, once, whichever path brings them first', () => {
+    const m = new LiveTextMerge();
+    const a = ev({ type: 'turn_started', message: 'hi' });
+    const b = ev({ type: 'model_call_started', call: 1, iteration: 1 });
+    const c = ev({ type: 'text_delta', call: 1, delta: 'Hi' });
+    expect(m.liveEvent(b)).toEqual([]); // where the reader starts is not known yet
+    expect(m.waiting).toBe(true);
+    expect(shown(m.startAt(0))).toEqual([]);
+    expect(shown(m.liveEvent(a))).toEqual(['turn_started', 'model_call_started']);
+    expect(shown(m.durable(a))).toEqual([]);
+    expect(shown(m.durable(b))).toEqual([]);
+    expect(shown(m.liveEvent(c))).toEqual(['text:Hi']);
+    expect(shown(m.durable(c))).toEqual([]);
+    expect(m.waiting).toBe(false);
+  });
+
+  it('follows the log when it starts further on than live events kept', () => {
+    const m = new LiveTextMerge();
+    const old = ev({ type: 'turn_started', message: 'earlier' });
+    const start = ev({ type: 'turn_started', message: 'hi' }, 2);
+    expect(m.liveEvent(old)).toEqual([]);
+    expect(shown(m.durable(start))).toEqual(['turn_started']);
+    expect(m.waiting).toBe(false);
+  });
+});
