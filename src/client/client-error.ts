@@ -8,6 +8,7 @@
  * - `wrong_kind`: the id belongs to a one-shot run where a conversation was expected (or the reverse).
  * - `closed`: the run or conversation has finished, so it cannot take this request.
  * - `rejected`: the workflow refused the request (an Update validator), e.g. a wrong call id.
+ * - `busy`: the conversation runs a turn and the message said `busy: "reject"` (it was not kept).
  * - `already_running`: a run with that id is already running.
  * - `unreachable`: the Temporal server could not be reached (for longer than we wait).
  * - `no_worker`: no worker polls the task queue, so work started there would only wait.
@@ -26,6 +27,7 @@ export type ClientErrorKind =
   | 'wrong_kind'
   | 'closed'
   | 'rejected'
+  | 'busy'
   | 'already_running'
   | 'unreachable'
   | 'no_worker'
@@ -42,6 +44,7 @@ const ERROR_TYPES: Record<ClientErrorKind, string> = {
   wrong_kind: 'Client.WrongKind',
   closed: 'Client.Closed',
   rejected: 'Client.Rejected',
+  busy: 'Client.Busy',
   already_running: 'Client.AlreadyRunning',
   unreachable: 'Client.Unreachable',
   no_worker: 'Client.NoWorker',

@@ -26,6 +26,7 @@ import {
   sendMessageUpdate,
 } from '../contracts/definitions';
 import { ClientError } from './client-error';
+import { isTurnEnd, streamEvents } from './event-stream';
 import { withOutageRetries, type OutageOptions } from './outages';
 import { explainFailure, kindProblem, lookupWorkflow } from './workflow-lookup';
 import { storedImages } from './stored-images';
@@ -311,6 +312,33 @@ export async function cancelTurn(client: Client, conversationId: string): Promis
   } catch (err) {
     throw await explainFailure(client, conversationId, err, 'conversation');
   }
+}
+
+/** How long {@link stopTurn} waits for the stopped turn to end before it answers anyway. */
+const STOP_WAIT_MS = 30_000;
+
+/**
+ * Stops the running turn, as a chat's Stop button means it: the model call and the tools are
+ * cancelled (tools get their `AbortSignal`), the partial answer stays in the transcript marked
+ * `stopped`, and the next message is answered at once. Resolves once the turn has ended (its
+ * `turn_completed`, status `cancelled`), or undefined when no turn runs.
+ */
+export async function stopTurn(
+  client: Client,
+  conversationId: string,
+): Promise<{ turn: number; status: string } | undefined> {
+  let turn: number;
+  try {
+    ({ turn } = await cancelTurn(client, conversationId));
+  } catch (err) {
+    if (err instanceof ClientError && err.kind === 'rejected' && /no turn is running/.test(err.message))
+      return undefined;
+    throw err;
+  }
+  const signal = AbortSignal.timeout(STOP_WAIT_MS);
+  for await (const e of streamEvents(client, conversationId, { signal, until: (e) => isTurnEnd(e, turn) }))
+    if (isTurnEnd(e, turn)) return { turn, status: e.type === 'turn_completed' ? e.result.status : 'failed' };
+  return { turn, status: 'cancelling' };
 }
 
 /**

@@ -28,6 +28,7 @@ export {
   queueMessage,
   conversationStatus,
   cancelTurn,
+  stopTurn,
   endConversation,
   newConversationId,
   type ConversationStart,

@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import type { ConversationResult } from '../core';
+import { BUSY_REFUSAL, type ConversationResult } from '../core';
 import { AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE } from '../contracts/definitions';
 import { ClientError } from './client-error';
 import { isServerUnreachable } from './outages';
@@ -87,7 +87,8 @@ async function explain(
   const missing = err instanceof WorkflowNotFoundError || (err as { code?: number }).code === 5; /* gRPC NOT_FOUND */
   // An Update or query the workflow has no handler for: the id belongs to another kind of workflow.
   const noHandler = /no registered handler|did not register a handler/i.test(cause);
-  if (!noHandler && err instanceof WorkflowUpdateFailedError) return new ClientError('rejected', cause, workflowId);
+  if (!noHandler && err instanceof WorkflowUpdateFailedError)
+    return new ClientError(cause.startsWith(BUSY_REFUSAL) ? 'busy' : 'rejected', cause, workflowId);
   if (missing || noHandler) {
     const found = await lookupWorkflow(client, workflowId).catch(() => undefined);
     if (!found)

@@ -41,6 +41,7 @@ export * from './memory/memory-window';
 
 // Conversations: many turns of one agent, across continue-as-new.
 export * from './conversation/conversation';
+export * from './conversation/busy';
 export * from './conversation/message-ids';
 export * from './conversation/conversation-status';
 

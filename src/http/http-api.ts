@@ -23,6 +23,7 @@ import {
   ACCEPT_WITHIN_MS,
   allow,
   boundedWait,
+  busyOf,
   checkRunInput,
   HttpError,
   pathParts,
@@ -69,7 +70,7 @@ export interface HttpApiOptions {
  *   POST /runs                                  {"message", "images"?, ...run options} → the run result (JSON), or its events (Accept: text/event-stream)
  *   GET  /runs/:id                              a run's status and messages
  *   POST /runs/:id/approvals/:callId            {"approve": true|false, "reason"?}
- *   POST /conversations/:id/messages            {"message", "images"?, "tools"?, "approvalTools"?, "agent"?} → the turn result
+ *   POST /conversations/:id/messages            {"message", "images"?, "tools"?, "approvalTools"?, "agent"?, "busy"?} → the turn result
  *   GET  /conversations/:id                     a conversation's status and transcript
  *   POST /conversations/:id/approvals/:callId   {"approve": true|false, "reason"?}
  *   POST /conversations/:id/cancel              cancels the running turn
@@ -423,6 +424,7 @@ async function route(
       if (images) turn.images = images;
       if (body.tools !== undefined) turn.tools = body.tools as string[];
       if (body.approvalTools !== undefined) turn.approvalTools = body.approvalTools as string[];
+      if (body.busy !== undefined) turn.busy = busyOf(body.busy);
       // A named agent (body or ?agent=) applies when this message starts the conversation.
       const agent = body.agent ?? url.searchParams.get('agent') ?? undefined;
       const options: ConversationOptions =

@@ -1,7 +1,7 @@
 import type { ImageInput } from '../storage/images';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import { parseDuration, validateAgentInput } from '../core';
+import { busyPolicyProblem, parseDuration, validateAgentInput, type BusyPolicy } from '../core';
 import { isUndecodable } from '../client/workflow-lookup';
 import { isServerUnreachable } from '../client/outages';
 import { ClientError, type ClientErrorKind } from '../client/client-error';
@@ -62,10 +62,18 @@ export function imagesOf(body: Record<string, unknown>): ImageInput[] | undefine
   return images as ImageInput[];
 }
 
+/** A request's `busy` (what its message does while a turn runs); 400 for anything else. */
+export function busyOf(value: unknown): BusyPolicy {
+  const problem = busyPolicyProblem(value);
+  if (problem) throw new HttpError(400, problem);
+  return value as BusyPolicy;
+}
+
 /** HTTP status of each client error kind. */
 const STATUS_OF: Record<ClientErrorKind, number> = {
   invalid: 400,
   rejected: 400,
+  busy: 409,
   not_found: 404,
   wrong_kind: 404,
   closed: 409,

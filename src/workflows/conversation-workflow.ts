@@ -114,16 +114,9 @@ function handleControls(session: ConversationSession, host: AgentHost): void {
   setHandler(moveToCurrentBuildSignal, () => {
     session.moveAsked = true;
   });
-  setHandler(
-    cancelTurnUpdate,
-    () => {
-      const turn = session.active!;
-      turn.interruption = 'cancelled';
-      turn.scope.cancel();
-      return { turn: turn.turn };
-    },
-    { validator: () => throwIf(session.active ? undefined : 'no turn is running') },
-  );
+  setHandler(cancelTurnUpdate, () => ({ turn: session.interrupt()! }), {
+    validator: () => throwIf(session.active ? undefined : 'no turn is running'),
+  });
   setHandler(
     endConversationUpdate,
     async () => {
@@ -231,6 +224,8 @@ async function serve(
     const problem = queued.reply ? undefined : turnProblem(queued.input, session.conv.tools, false);
     if (problem) session.conv = rejectMessage(session.conv, problem);
     else messages.answered(queued, await runTurn(session, host, queued));
+    // Steering messages the turn ended before it could take: each is answered in a turn of its own, next.
+    messages.putFirst(queued.leftover ?? []);
     idleSince = Date.now();
     idleUntil = undefined;
     // A turn boundary: continue as new when the history is long, or onto the current build when it changed.

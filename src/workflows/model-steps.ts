@@ -53,7 +53,8 @@ export async function modelStep(
       );
       break;
     } catch (err) {
-      ctx.events.abandonModelCall(call);
+      const shown = ctx.events.abandonModelCall(call);
+      if (isCancellation(err) && shown) ctx.stopped?.(shown);
       const failure = failureInfo(err);
       const next = isCancellation(err) ? undefined : nextFallbackModel(settings, fallbacks, failure.errorType);
       if (next === undefined) throw err;

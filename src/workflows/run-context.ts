@@ -1,4 +1,4 @@
-import type { EventLog, RunState } from '../core';
+import type { EventLog, RunState, TurnInput } from '../core';
 import type { SharedMessages } from './message-sink';
 import type { EventInbox } from './events';
 import type { TimeLimit } from './time-limit';
@@ -35,6 +35,10 @@ export interface RunContext {
   timeLimit?: TimeLimit;
   /** Tells the caller of an agent called as a tool what it waits on. */
   approvals?: ApprovalNotifier;
+  /** A conversation's messages sent with `busy: "steer"` since the last call: they join the run before its next model call. */
+  steering?: () => TurnInput[];
+  /** A model call was stopped (its scope cancelled) after writing `text`. */
+  stopped?: (text: string) => void;
   /** Called before each step with the run's state: a one-shot run continues as new there (the promise never resolves). */
   beforeStep?: (state: RunState) => Promise<never> | undefined;
 }

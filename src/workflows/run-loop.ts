@@ -1,4 +1,4 @@
-import { budgetLeft, budgetSpent, nextStep, type NextStep, type RunState } from '../core';
+import { budgetLeft, budgetSpent, nextStep, withSteering, type NextStep, type RunState } from '../core';
 import { approvalStep } from './approvals';
 import { compactStep, guardrailStep, modelStep } from './model-steps';
 import type { RunContext, RunRef } from './run-context';
@@ -16,6 +16,21 @@ export { MODEL_CALL_ATTEMPTS } from './activity-proxies';
  */
 export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
   for (let step = nextStep(run.state); step.type !== 'finish'; step = nextStep(run.state)) {
+    // Messages that steer the turn join it before a model call; the step is decided again with them.
+    const steering = step.type === 'call_model' ? ctx.steering?.() : undefined;
+    if (steering?.length) {
+      run.state = withSteering(
+        run.state,
+        steering.map((m) => m.message),
+      );
+      for (const m of steering)
+        ctx.events.emit(ctx.turn, {
+          type: 'message_steered',
+          message: m.message,
+          ...(m.messageId !== undefined ? { messageId: m.messageId } : {}),
+        });
+      continue;
+    }
     // Awaited only when the run continues as new (it never returns): an extra await between
     // steps would reorder the commands of recorded runs.
     const continuing = ctx.beforeStep?.(run.state);

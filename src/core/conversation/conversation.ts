@@ -1,3 +1,4 @@
+import { busyPolicyProblem, type BusyPolicy } from './busy';
 import { nextStep, startRun } from '../run/agent-loop';
 import { withoutHistoryMark } from '../run/run-result';
 import type { RunState } from '../run/run-state';
@@ -35,6 +36,8 @@ export interface ConversationOptions extends Omit<AgentInput, 'message' | 'conti
   memoryWindow?: number;
   /** The conversation closes after this long without a message, e.g. `"24h"` (default). */
   idleTimeout?: string | number;
+  /** What a message that arrives while a turn runs does, unless it says (see {@link BUSY_POLICIES}); default `enqueue`. */
+  busy?: BusyPolicy;
 }
 
 /** The conversation workflow's input: its options, plus the state carried over by continue-as-new. */
@@ -77,6 +80,8 @@ export interface TurnInput {
    * sent again is answered once, and a client finds the turn it starts by it (`turn_started`).
    */
   messageId?: string;
+  /** What this message does if a turn runs when it arrives (default: the conversation's `busy`, else `enqueue`). */
+  busy?: BusyPolicy;
 }
 
 /** Signalled messages that were invalid (signals cannot be refused, so they are counted and reported). */
@@ -130,6 +135,8 @@ export function validateConversationOptions(input: unknown): string[] {
   const i = input as Record<string, unknown>;
   const problems = runOptionProblems(i);
   if (i.rerun !== undefined) problems.push('"rerun" applies to one-shot runs, not conversations');
+  const busy = busyPolicyProblem(i.busy);
+  if (busy) problems.push(busy);
   if (
     i.memoryWindow !== undefined &&
     !(Number.isInteger(i.memoryWindow) && (i.memoryWindow as number) >= MIN_MEMORY_WINDOW)
@@ -159,7 +166,8 @@ export function turnProblem(
   if (closing) return 'the conversation is ending and accepts no more messages';
   if (turn === null || typeof turn !== 'object') return 'the message must be an object {"message": "..."}';
   const t = turn as Record<string, unknown>;
-  const problem = messageProblem(t.message) ?? imagesProblem(t.images) ?? messageIdProblem(t.messageId);
+  const problem =
+    messageProblem(t.message) ?? imagesProblem(t.images) ?? messageIdProblem(t.messageId) ?? busyPolicyProblem(t.busy);
   if (problem) return problem;
   for (const key of ['tools', 'approvalTools'] as const) {
     const names = t[key];

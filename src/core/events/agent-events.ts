@@ -15,6 +15,8 @@ import type { AgentResult, ConversationTurnResult } from '../run/run-result';
 export type AgentEventBody =
   /** `messageId`: the sender's id of the message the turn answers (see `TurnInput.messageId`). */
   | { type: 'turn_started'; message: string; messageId?: string }
+  /** A message sent with `busy: "steer"` joined the running turn: the model sees it at its next call. */
+  | { type: 'message_steered'; message: string; messageId?: string }
   | { type: 'model_call_started'; call: number; iteration: number }
   | { type: 'text_delta'; call: number; delta: string }
   | { type: 'model_retry'; call: number; attempt: number; error: string }
@@ -117,6 +119,7 @@ export type AgentEvent = AgentEventBody & { offset: number; turn: number };
 /** Every event type, e.g. for validating a client's filter. */
 export const AGENT_EVENT_TYPES = [
   'turn_started',
+  'message_steered',
   'model_call_started',
   'text_delta',
   'model_retry',

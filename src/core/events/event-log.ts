@@ -192,9 +192,12 @@ export class EventLog {
     if (rest) this.emit(open.turn, { type: 'text_delta', call, delta: rest });
   }
 
-  /** The call failed for good or was cancelled: late batches are dropped. */
-  abandonModelCall(call: number): void {
-    if (this.open?.call === call) this.open = undefined;
+  /** The call failed for good or was cancelled: late batches are dropped. Returns the text it had shown. */
+  abandonModelCall(call: number): string {
+    if (this.open?.call !== call) return '';
+    const { text } = this.open;
+    this.open = undefined;
+    return text;
   }
 
   /**

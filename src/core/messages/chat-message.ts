@@ -31,6 +31,8 @@ export type ChatMessage = (
       content: string;
       /** Images the user sent with the text: references, never the bytes (see {@link ImageRef}). */
       images?: ImageRef[];
+      /** Sent while the turn ran, with `busy: "steer"`: it joined that turn (no turn of its own). */
+      steered?: true;
     }
   | {
       role: 'assistant';
@@ -38,6 +40,8 @@ export type ChatMessage = (
       tool_calls?: ToolCall[];
       /** The model's reasoning before this reply, kept byte for byte for the provider that wrote it. */
       reasoning?: ReasoningPart[];
+      /** The person stopped the turn while the model wrote this: the text is what it had written by then. */
+      stopped?: true;
     }
   | {
       role: 'tool';

@@ -258,7 +258,7 @@ export function applyToolOutcomes(state: RunState, outcomes: ToolOutcome[]): Run
  * still pending get a result saying so, because a conversation goes on after this, and the LLM
  * API rejects an assistant message whose tool calls have no results.
  */
-export function applyInterruption(state: RunState, status: 'time_limit' | 'cancelled'): RunState {
+export function applyInterruption(state: RunState, status: 'time_limit' | 'cancelled', partial?: string): RunState {
   const text =
     status === 'time_limit'
       ? 'the run reached its time limit before this tool call finished'
@@ -270,7 +270,13 @@ export function applyInterruption(state: RunState, status: 'time_limit' | 'cance
     content: toolErrorText(text),
   }));
   const content = status === 'time_limit' ? LIMIT_STOP_MESSAGE : null;
-  return { ...state, messages: [...state.messages, ...toolMessages], phase: { kind: 'done', status, content } };
+  // A model call stopped mid-answer: what it had written stays, marked, so the transcript shows what the person saw.
+  const stopped: ChatMessage[] = partial ? [{ role: 'assistant', content: partial, stopped: true }] : [];
+  return {
+    ...state,
+    messages: [...state.messages, ...toolMessages, ...stopped],
+    phase: { kind: 'done', status, content: partial || content },
+  };
 }
 
 /** The message that sends an invalid structured answer back to the LLM. */

@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { ConversationOptions } from '../../core';
 import { ClientError } from '../../client/client-error';
 import { readStatus, readTranscript } from '../../client/workflow-controls';
-import { startMessage } from '../../client/conversations';
+import { startMessage, stopTurn } from '../../client/conversations';
 import { describeKind, explainFailure, lookupWorkflow, withinQueryWait } from '../../client/workflow-lookup';
 import { ACCEPT_WITHIN_MS, allow, HttpError, MAX_MESSAGE_BODY_BYTES, readJson, sendJson } from '../http-io';
 import { decideAnswered, followTurn, pausedTurn, turnInProgress } from '../../client/turn-follow';
@@ -19,6 +19,7 @@ import { chatRequest, uiMessages } from './ui-messages';
  *   POST /api/chat                   a new user message (or answers to approval requests): the turn as a UI message stream
  *   GET  /api/chat/:id/stream        the turn in progress, replayed from its start (`resume: true`); 204 when none is
  *   GET  /api/chat/:id/messages      the conversation as UIMessage[], for a front end to load
+ *   POST /api/chat/:id/stop          Stop: cancels the running turn, answers once it ended (200), or 204 when none runs
  *
  * Every stream is read from the conversation's durable event log, never from this server's
  * memory: a server restarted mid-turn resumes the turn whole.
@@ -49,6 +50,17 @@ export async function chatRoute(
   if (parts.length === 4 && parts[3] === 'stream') {
     allow(method, 'GET');
     return resume(res, o.client, id, gone);
+  }
+  if (parts.length === 4 && parts[3] === 'stop') {
+    allow(method, 'POST');
+    if (!(await chatExists(o.client, id)))
+      throw new HttpError(404, `there is no chat "${id}" to stop`, 'Client.NotFound');
+    const stopped = await stopTurn(o.client, id);
+    if (!stopped) {
+      res.writeHead(204).end();
+      return;
+    }
+    return sendJson(res, 200, stopped);
   }
   if (parts.length === 4 && parts[3] === 'messages') {
     allow(method, 'GET');

@@ -230,6 +230,14 @@ export class UiMessageEncoder implements TurnEncoder {
         });
         break;
       }
+      case 'message_steered':
+        // The person's words that joined the turn: shown where they came in the answer, as history shows them.
+        this.endText(out);
+        out.push({
+          type: 'data-steered',
+          data: { message: e.message, ...(e.messageId ? { messageId: e.messageId } : {}) },
+        });
+        break;
       case 'handoff':
       case 'compaction':
       case 'guardrail_tripped':

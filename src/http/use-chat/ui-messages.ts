@@ -7,7 +7,7 @@ import {
 } from '../../core';
 import type { MessageRequest } from '../../client/conversations';
 import type { ImageInput } from '../../storage/images';
-import { HttpError } from '../http-io';
+import { busyOf, HttpError } from '../http-io';
 import { toolOutputValue, turnMessageId } from './ui-message-chunks';
 
 /**
@@ -22,6 +22,8 @@ export type UiPart =
   | { type: 'reasoning'; text: string; state?: 'done' }
   | { type: 'file'; mediaType: string; url: string; filename?: string }
   | { type: 'step-start' }
+  /** A message that joined the turn (`busy: "steer"`), where it came in the answer. */
+  | { type: 'data-steered'; data: { message: string } }
   | ({ type: `tool-${string}`; toolCallId: string; input: unknown } & (
       | { state: 'output-available'; output: unknown }
       | { state: 'output-error'; errorText: string }
@@ -48,7 +50,7 @@ export interface ChatRequestBody {
 
 /** Reads a `POST /api/chat` body; a clear 400 for anything that is not one. */
 export function chatRequest(body: Record<string, unknown>): ChatRequestBody {
-  const { id, messages, trigger, agent } = body;
+  const { id, messages, trigger, agent, busy } = body;
   if (typeof id !== 'string' || id === '')
     throw new HttpError(400, '"id" must be the chat\'s id (the conversation id), as useChat sends it');
   const idProblem = workflowIdProblem(id, 'the chat id');
@@ -72,7 +74,14 @@ export function chatRequest(body: Record<string, unknown>): ChatRequestBody {
   const messageId = typeof last.id === 'string' && !messageIdProblem(last.id) ? last.id : undefined;
   const action: ChatAction =
     last.role === 'user'
-      ? { kind: 'message', message: { ...userMessage(parts), ...(messageId ? { messageId } : {}) } }
+      ? {
+          kind: 'message',
+          message: {
+            ...userMessage(parts),
+            ...(messageId ? { messageId } : {}),
+            ...(busy !== undefined ? { busy: busyOf(busy) } : {}),
+          },
+        }
       : last.role === 'assistant'
         ? { kind: 'approvals', decisions: approvalAnswers(parts) }
         : badRole(last.role);
@@ -157,7 +166,10 @@ export function uiMessages(
   let reply: UiMessage | undefined;
   for (let i = 0; i < end; i++) {
     const m = transcript[i];
-    if (m.role === 'user') {
+    if (m.role === 'user' && m.steered && reply) {
+      // Sent with busy "steer": part of the turn's answer, where the stream showed it (`data-steered`).
+      reply.parts.push({ type: 'data-steered', data: { message: m.content } });
+    } else if (m.role === 'user') {
       reply = undefined;
       if (transcript[i - 1]?.role !== 'user') runs++;
       const parts: UiPart[] = [{ type: 'text', text: m.content }];

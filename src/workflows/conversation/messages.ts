@@ -1,5 +1,12 @@
 import { ApplicationFailure, condition, log, setHandler } from '@temporalio/workflow';
-import { answeredTurnOf, rejectMessage, turnProblem, type ConversationTurnResult, type TurnInput } from '../../core';
+import {
+  answeredTurnOf,
+  busyAction,
+  rejectMessage,
+  turnProblem,
+  type ConversationTurnResult,
+  type TurnInput,
+} from '../../core';
 import { queueMessageSignal, sendMessageUpdate } from '../../contracts/definitions';
 import type { ConversationSession, QueuedTurn } from './session';
 
@@ -21,7 +28,7 @@ export class MessageQueue {
 
   constructor(private readonly session: ConversationSession) {
     setHandler(sendMessageUpdate, (turn) => this.send(turn), {
-      validator: (turn) => throwIf(turnProblem(turn, session.conv.tools, session.ending)),
+      validator: (turn) => throwIf(turnProblem(turn, session.conv.tools, session.ending) ?? this.refusal(turn)),
     });
     setHandler(queueMessageSignal, (turn) => this.queueSignalled(turn));
   }
@@ -36,14 +43,47 @@ export class MessageQueue {
     return this.queue.shift();
   }
 
-  /** A message's turn ended: an Update waiting for it gets the result. */
+  /** Messages answered next, before those waiting (steering messages a turn ended before taking). */
+  putFirst(messages: readonly QueuedTurn[]): void {
+    this.queue.unshift(...messages);
+  }
+
+  /** A message's turn ended: an Update waiting for it gets the result, as do messages that joined the turn. */
   answered(queued: QueuedTurn, result: ConversationTurnResult): void {
-    // Read after the turn: an Update may have joined a signalled message while it ran.
-    if (queued.reply) this.results.set(queued.seq, result);
-    const id = queued.input.messageId;
-    if (id === undefined) return;
-    this.recent.set(id, result);
-    if (this.recent.size > RECENT_RESULTS) this.recent.delete(this.recent.keys().next().value!);
+    for (const q of [queued, ...(queued.joined ?? [])]) {
+      // Read after the turn: an Update may have joined a signalled message while it ran.
+      if (q.reply) this.results.set(q.seq, result);
+      const id = q.input.messageId;
+      if (id === undefined) continue;
+      this.recent.set(id, result);
+      if (this.recent.size > RECENT_RESULTS) this.recent.delete(this.recent.keys().next().value!);
+    }
+  }
+
+  /** Why a message is refused by its busy policy (`reject` while a turn runs), or undefined. */
+  private refusal(turn: TurnInput): string | undefined {
+    const { session } = this;
+    const action = busyAction(turn.busy ?? session.conv.options.busy, session.active?.turn, this.queue.length);
+    return action.kind === 'refuse' ? action.problem : undefined;
+  }
+
+  /**
+   * Places a message by its busy policy (see `BUSY_POLICIES`): in the queue; first in it, with the
+   * running turn stopped (`interrupt`); or into the running turn (`steer`). Returns its `seq`.
+   */
+  private place(turn: TurnInput, reply: boolean): number {
+    const { session } = this;
+    const action = busyAction(turn.busy ?? session.conv.options.busy, session.active?.turn, this.queue.length);
+    if (action.kind === 'steer') {
+      session.active!.steering.push({ seq: this.nextSeq, input: turn, reply });
+      return this.nextSeq++;
+    }
+    if (action.kind === 'interrupt') {
+      this.queue.unshift({ seq: this.nextSeq, input: turn, reply });
+      session.interrupt();
+      return this.nextSeq++;
+    }
+    return this.enqueue(turn, reply);
   }
 
   private async send(turn: TurnInput): Promise<ConversationTurnResult> {
@@ -55,6 +95,9 @@ export class MessageQueue {
       throw ApplicationFailure.nonRetryable(session.startFailure.error, session.startFailure.errorType);
     const problem = turnProblem(turn, session.conv.tools, session.ending);
     if (problem) throw ApplicationFailure.nonRetryable(problem, 'Conversation.InvalidMessage');
+    // Busy by now (the conversation started while this message waited for its agent): its policy still holds.
+    const refused = this.refusal(turn);
+    if (refused) throw ApplicationFailure.nonRetryable(refused, 'Conversation.Busy');
     const same = this.same(turn.messageId);
     if (same && 'answeredIn' in same) {
       const kept = this.recent.get(turn.messageId!);
@@ -66,7 +109,7 @@ export class MessageQueue {
     }
     // Queued (or running) already: this Update waits for its answer instead of sending it again.
     if (same) same.entry.reply = true;
-    const seq = same ? same.entry.seq : this.enqueue(turn, true);
+    const seq = same ? same.entry.seq : this.place(turn, true);
     await condition(() => this.results.has(seq));
     const result = this.results.get(seq)!;
     this.results.delete(seq);
@@ -76,13 +119,13 @@ export class MessageQueue {
   private queueSignalled(turn: TurnInput): void {
     const { session } = this;
     // A signal cannot be refused: an invalid one is dropped, counted and shown in the status query.
-    const problem = turnProblem(turn, session.conv.tools, session.ending);
+    const problem = turnProblem(turn, session.conv.tools, session.ending) ?? this.refusal(turn);
     if (problem) {
       log.warn('dropped an invalid queued message', { problem });
       session.conv = rejectMessage(session.conv, problem);
     } else if (this.same(turn.messageId))
       log.info('a message sent again is answered once', { messageId: turn.messageId });
-    else this.enqueue(turn, false);
+    else this.place(turn, false);
   }
 
   private enqueue(input: TurnInput, reply: boolean): number {
@@ -96,6 +139,8 @@ export class MessageQueue {
     const { active, conv } = this.session;
     const entry =
       this.queue.find((q) => q.input.messageId === id) ??
+      active?.steering.find((q) => q.input.messageId === id) ??
+      active?.queued.joined?.find((q) => q.input.messageId === id) ??
       (active?.queued.input.messageId === id ? active.queued : undefined);
     if (entry) return { entry };
     const answeredIn = answeredTurnOf(conv, id);

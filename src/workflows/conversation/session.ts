@@ -14,6 +14,10 @@ export interface QueuedTurn {
   input: TurnInput;
   /** An Update waits for the result; a Signal does not. */
   reply: boolean;
+  /** Messages sent with `busy: "steer"` that joined this message's turn: its result answers them too. */
+  joined?: QueuedTurn[];
+  /** Steering messages its turn ended before taking: they are answered next, each in a turn of its own. */
+  leftover?: QueuedTurn[];
 }
 
 /** The turn running now. */
@@ -24,6 +28,10 @@ export interface ActiveTurn {
   run: RunRef;
   scope: CancellationScope;
   interruption?: 'cancelled' | 'time_limit';
+  /** Messages sent with `busy: "steer"`, waiting for the turn's next model call. */
+  steering: QueuedTurn[];
+  /** What the model had written when the turn was stopped mid-call. */
+  partial?: string;
 }
 
 /**
@@ -46,6 +54,15 @@ export class ConversationSession {
 
   constructor(input: ConversationInput) {
     this.conv = startConversation(input);
+  }
+
+  /** Stops the running turn (a `cancelTurn`, or a message sent with `busy: "interrupt"`). */
+  interrupt(): number | undefined {
+    const turn = this.active;
+    if (!turn) return undefined;
+    turn.interruption = 'cancelled';
+    turn.scope.cancel();
+    return turn.turn;
   }
 
   /** The run the handlers act on now, with its turn (none between turns). */

@@ -31,6 +31,7 @@ export async function runTurn(
     queued,
     run: { state: startTurn(session.conv, queued.input) },
     scope: new CancellationScope(),
+    steering: [],
   };
   session.active = turn;
   host.events.startTurn(turn.turn, queued.input.message, queued.input.messageId);
@@ -46,18 +47,35 @@ export async function runTurn(
   let failure: { error: string; errorType: string } | undefined;
   try {
     const stream = session.conv.options.stream !== false;
-    const ctx = host.runContext(turn.turn, { stream, conversation: true, timeLimit });
+    const ctx = host.runContext(turn.turn, {
+      stream,
+      conversation: true,
+      timeLimit,
+      // Messages sent with busy "steer" join the turn before its next model call; they are answered with it.
+      steering: () => {
+        const taken = turn.steering.splice(0);
+        (queued.joined ??= []).push(...taken);
+        return taken.map((q) => q.input);
+      },
+      stopped: (text) => (turn.partial = text),
+    });
     await turn.scope.run(() => runLoop(turn.run, ctx));
   } catch (err) {
     if (!isCancellation(err)) {
       const { error, errorType } = failureInfo(err);
       failure = { error, errorType };
       log.warn('a turn failed; the conversation stays open', { turn: turn.turn, error, errorType });
-    } else if (turn.interruption) turn.run.state = applyInterruption(turn.run.state, turn.interruption);
+    } else if (turn.interruption)
+      turn.run.state = applyInterruption(
+        turn.run.state,
+        turn.interruption,
+        turn.interruption === 'cancelled' ? turn.partial : undefined,
+      );
     else throw err; // the whole conversation was cancelled
   } finally {
     timeLimit?.cancel();
     session.active = undefined;
+    if (turn.steering.length > 0) queued.leftover = turn.steering;
   }
   session.conv = withAnsweredMessage(finishTurn(session.conv, turn.run.state), queued.input.messageId, turn.turn);
   session.lastTurnIterations = turn.run.state.iterations;

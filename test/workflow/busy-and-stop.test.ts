@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import type { ChatRequest } from '../../src/testing/openai-compatible-server';
+import { startHttpApi } from '../helpers/http-api';
+import { call, lastOf, startModel } from '../helpers/scripted-model';
+import { createTestWorker, useTestTemporal } from '../helpers/temporal';
+
+/**
+ * A conversation that is busy: a message sent while a turn runs, by each policy (`busy`), over
+ * `POST /conversations/:id/messages` and `POST /api/chat`; and Stop (`POST /api/chat/:id/stop`).
+ */
+const temporal = useTestTemporal();
+
+const STORY = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function model(req: ChatRequest) {
+  const user = lastOf(req, 'user');
+  const users = req.messages.filter((m) => m.role === 'user').map((m) => m.content);
+  const tools = req.messages.filter((m) => m.role === 'tool').length;
+  if (users[0] === 'add things') {
+    // A 3-step turn whose first call is slow: a steering message comes in meanwhile.
+    if (tools === 0) return sleep(1500).then(() => call(['add', { a: 1, b: 2 }]));
+    if (tools === 1 && user === 'add things') return call(['add', { a: 3, b: 4 }]);
+    return { content: user === 'also mention cats' ? 'noted: cats' : `no steering (${user})` };
+  }
+  if (user.startsWith('slow')) return { content: STORY, chunkDelayMs: 60 };
+  return { content: `you said: ${user}` };
+}
+
+const post = (base: string, path: string, body: unknown) =>
+  fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+/** Waits until the conversation runs a turn. */
+async function running(base: string, id: string): Promise<void> {
+  for (;;) {
+    const r = await fetch(`${base}/conversations/${id}`);
+    const state = r.ok ? ((await r.json()) as { state: string }).state : 'idle';
+    if (state !== 'idle' && state !== 'closed') return;
+    await sleep(50);
+  }
+}
+
+it('steers, rejects, interrupts and enqueues messages sent while a turn runs', async () => {
+  const m = await startModel(model);
+  const t = temporal();
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL });
+  const api = await startHttpApi({ client: t.client, taskQueue });
+  const base = api.base;
+  try {
+    await worker.runUntil(async () => {
+      // steer: the message joins the running turn; the model's next request of that turn has it.
+      const id = `busy-${randomUUID()}`;
+      const first = post(base, `/conversations/${id}/messages`, { message: 'add things' });
+      await running(base, id);
+      const steered = post(base, `/conversations/${id}/messages`, { message: 'also mention cats', busy: 'steer' });
+      const [a, b] = await Promise.all([first, steered]);
+      const [ra, rb] = [await a.json(), await b.json()];
+      expect(ra).toMatchObject({ turn: 1, status: 'completed', content: 'noted: cats' });
+      expect(rb).toEqual(ra);
+      const second = m.requests.filter((r) => r.messages.some((x) => x.content === 'add things'))[1];
+      expect(second.messages.map((x) => x.content)).toContain('also mention cats');
+
+      // The steered message and its turn are in the transcript.
+      const steeredTranscript = (await (await fetch(`${base}/conversations/${id}`)).json()) as { messages: any[] };
+      expect(steeredTranscript.messages.find((x) => x.content === 'also mention cats')).toMatchObject({
+        role: 'user',
+        steered: true,
+      });
+
+      // reject: 409, nothing kept.
+      const other = `busy-${randomUUID()}`;
+      const slow = post(base, `/conversations/${other}/messages`, { message: 'slow one' });
+      await running(base, other);
+      const rejected = await post(base, `/conversations/${other}/messages`, { message: 'hello?', busy: 'reject' });
+      expect(rejected.status).toBe(409);
+      expect(await rejected.json()).toMatchObject({
+        errorType: 'Client.Busy',
+        error: expect.stringContaining('turn 1 is running'),
+      });
+      expect(await (await slow).json()).toMatchObject({ turn: 1, status: 'completed' });
+      const id2 = other;
+
+      // interrupt: the running turn ends cancelled (its partial answer kept), the new message is answered next.
+      const long = post(base, `/conversations/${id2}/messages`, { message: 'slow two' });
+      await running(base, id2);
+      await sleep(300); // some text is written
+      const now = await post(base, `/conversations/${id2}/messages`, { message: 'now this', busy: 'interrupt' });
+      expect(await (await long).json()).toMatchObject({ turn: 2, status: 'cancelled' });
+      expect(await now.json()).toMatchObject({ turn: 3, status: 'completed', content: 'you said: now this' });
+
+      // enqueue (the default, also through useChat's body): answered after the running turn.
+      const running4 = post(base, `/conversations/${id2}/messages`, { message: 'slow three' });
+      await running(base, id2);
+      const queued = await post(base, '/api/chat', {
+        id: id2,
+        busy: 'enqueue',
+        messages: [{ id: randomUUID(), role: 'user', parts: [{ type: 'text', text: 'after that' }] }],
+      });
+      const chunks = (await queued.text()).split('\n\n').filter((l) => l.startsWith('data: {'));
+      expect(JSON.parse(chunks[0].slice(6))).toMatchObject({ type: 'start', messageId: `${id2}-turn-5` });
+      expect(await (await running4).json()).toMatchObject({ turn: 4, status: 'completed' });
+
+      // A policy that is not one: 400.
+      const bad = await post(base, `/conversations/${id2}/messages`, { message: 'x', busy: 'later' });
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as { error: string }).error).toBe(
+        '"busy" must be one of enqueue, reject, interrupt, steer, not "later"',
+      );
+
+      // The transcript keeps the interrupted turn's partial answer.
+      const { messages } = (await (await fetch(`${base}/conversations/${id2}`)).json()) as { messages: any[] };
+      const partial = messages.find((x) => x.stopped);
+      expect(partial.content).toMatch(/^word0/);
+      expect(STORY.startsWith(partial.content)).toBe(true);
+    });
+  } finally {
+    api.close();
+    await m.close();
+  }
+});
+
+it('stops a useChat turn with POST /api/chat/:id/stop: cancelled, its partial answer kept, the next message answered', async () => {
+  const m = await startModel(model);
+  const t = temporal();
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL });
+  const api = await startHttpApi({ client: t.client, taskQueue });
+  const base = api.base;
+  try {
+    await worker.runUntil(async () => {
+      const id = `stop-${randomUUID()}`;
+      expect((await post(base, `/api/chat/${id}/stop`, {})).status).toBe(404);
+      const response = await post(base, '/api/chat', {
+        id,
+        messages: [{ id: randomUUID(), role: 'user', parts: [{ type: 'text', text: 'slow story' }] }],
+      });
+      const reader = response.body!.getReader();
+      let text = '';
+      // Some text shown, and batched to the durable log (what the transcript keeps of a stopped answer).
+      while (text.split('"text-delta"').length < 12) text += new TextDecoder().decode((await reader.read()).value);
+      const stopped = await post(base, `/api/chat/${id}/stop`, {});
+      expect(stopped.status).toBe(200);
+      expect(await stopped.json()).toEqual({ turn: 1, status: 'cancelled' });
+      for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value);
+      expect(text).toContain('"finishReason":"other"');
+      // Nothing runs now: 204.
+      expect((await post(base, `/api/chat/${id}/stop`, {})).status).toBe(204);
+      const history = (await (await fetch(`${base}/api/chat/${id}/messages`)).json()) as any[];
+      const answer = history[1].parts
+        .filter((p: any) => p.type === 'text')
+        .map((p: any) => p.text)
+        .join('');
+      expect(answer).toMatch(/^word0/);
+      expect(STORY.startsWith(answer) && answer.length < STORY.length).toBe(true);
+      const next = await post(base, `/conversations/${id}/messages`, { message: 'and now?' });
+      expect(await next.json()).toMatchObject({ turn: 2, status: 'completed', content: 'you said: and now?' });
+    });
+  } finally {
+    api.close();
+    await m.close();
+  }
+});
