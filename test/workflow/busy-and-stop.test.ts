@@ -12,6 +12,8 @@ const temporal = useTestTemporal();
 
 const STORY = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Pieces of the slow answers the model has written so far. */
+let written = 0;
 
 function model(req: ChatRequest) {
   const user = lastOf(req, 'user');
@@ -23,7 +25,7 @@ function model(req: ChatRequest) {
     if (tools === 1 && user === 'add things') return call(['add', { a: 3, b: 4 }]);
     return { content: user === 'also mention cats' ? 'noted: cats' : `no steering (${user})` };
   }
-  if (user.startsWith('slow')) return { content: STORY, chunkDelayMs: 60 };
+  if (user.startsWith('slow')) return { content: STORY, chunkDelayMs: 60, onPiece: () => (written += 1) };
   return { content: `you said: ${user}` };
 }
 
@@ -132,6 +134,7 @@ it('stops a useChat turn with POST /api/chat/:id/stop: cancelled, its partial an
   try {
     await worker.runUntil(async () => {
       const id = `stop-${randomUUID()}`;
+      written = 0;
       expect((await post(base, `/api/chat/${id}/stop`, {})).status).toBe(404);
       const response = await post(base, '/api/chat', {
         id,
@@ -144,6 +147,12 @@ it('stops a useChat turn with POST /api/chat/:id/stop: cancelled, its partial an
       const stopped = await post(base, `/api/chat/${id}/stop`, {});
       expect(stopped.status).toBe(200);
       expect(await stopped.json()).toEqual({ turn: 1, status: 'cancelled' });
+      // The model call stopped too (its request was aborted), not only the turn.
+      await sleep(300);
+      const after = written;
+      await sleep(600);
+      expect(written).toBe(after);
+      expect(written).toBeLessThan(40);
       for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value);
       expect(text).toContain('"finishReason":"other"');
       // Nothing runs now: 204.
