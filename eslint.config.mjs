@@ -24,6 +24,7 @@ const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}
  *   a2a         the agents as A2A agents, built on the client
  *   http, mcp-server   servers built on the client (the HTTP API mounts use-chat, AG-UI and A2A)
  *   cli, testing, bin, entry points
+ *   ui          the browser's part (a chat transport): stands alone, imports nothing of the rest
  */
 const deterministic = ['src/core', 'src/contracts', 'src/workflows'];
 
@@ -223,4 +224,20 @@ export default tseslint.config(
     ['activities', 'agents', 'tools', 'worker', 'cli', 'testing'],
     'servers are built on the client, not on the worker or the command line',
   ),
+  {
+    // The browser's part stands alone: it is bundled into pages, with nothing of Node or Temporal.
+    files: ['src/ui/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: nodeBuiltins.map((name) => ({ name, message: 'src/ui runs in browsers' })),
+          patterns: [
+            { regex: '^\\.\\./', message: 'src/ui runs in browsers: it imports nothing of the rest of the package' },
+            { group: ['@temporalio/*'], message: 'src/ui runs in browsers' },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -23,6 +23,7 @@ export const ENTRY_POINTS: Array<[string, string]> = [
   ['durable-agents/codec', 'src/codec/index.ts'],
   ['durable-agents/testing', 'src/testing/index.ts'],
   ['durable-agents/a2a', 'src/a2a/index.ts'],
+  ['durable-agents/ui', 'src/ui/index.ts'],
 ];
 
 /** The report's text. */

@@ -30,8 +30,11 @@ const TYPES: Record<string, string> = {
   '.css': 'text/css',
 };
 
+const STORY = Array.from({ length: 60 }, (_, i) => `w${i}`).join(' ');
+
 function model(req: ChatRequest) {
   const last = req.messages[req.messages.length - 1];
+  if (lastOf(req, 'user').startsWith('tell a story')) return { content: STORY, chunkDelayMs: 50 };
   if (last.role === 'tool') return { content: `tool said: ${last.content}`, chunkDelayMs: 30 };
   if (lastOf(req, 'user') === 'pay bob') return call(['transfer', { to: 'bob', amount: 7 }]);
   return call(['stock_quote', { symbol: 'ACME' }]);
@@ -117,6 +120,101 @@ describeInBrowser('the React example on useChat', () => {
         await page.reload();
         await page.locator('li.assistant').nth(1).getByText('tool said: sent 7 to bob').waitFor();
         expect(await page.locator('li.user').allTextContents()).toEqual(['price of ACME', 'pay bob']);
+      });
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  }, 120_000);
+
+  it('stops the durable turn with Stop, keeps answering across a reload, and reconnects by itself when the API dies', async () => {
+    const m = await startModel(model);
+    const t = temporal();
+    const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
+    const api = httpApiHandler({ client: t.client, taskQueue, chatPage: false });
+    // The API can be made to die (its connections cut, requests refused) and come back.
+    let apiDown = false;
+    const server: Server = createServer((req, res) => {
+      if (req.url?.startsWith('/api/') || req.url?.startsWith('/conversations/')) {
+        if (apiDown) return void req.socket.destroy();
+        return api(req, res);
+      }
+      const path = normalize(req.url === '/' || !req.url ? '/index.html' : req.url.split('?')[0]);
+      readFile(join(dist, path)).then(
+        (body) => res.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' }).end(body),
+        () => res.writeHead(404).end(),
+      );
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    const statusOf = async (id: string) =>
+      ((await (await fetch(`${base}/api/chat/${id}/messages`)).json()) as Array<{ metadata?: { status?: string } }>)
+        .map((x) => x.metadata?.status)
+        .filter(Boolean);
+    try {
+      await worker.runUntil(async () => {
+        await page.goto(base);
+        await page.waitForFunction(() => location.hash.length > 1);
+        const id = decodeURIComponent(await page.evaluate(() => location.hash.slice(1)));
+        const input = page.getByPlaceholder('Ask the agent…');
+
+        // Stop mid-answer: the durable turn ends cancelled, and the next message is answered at once.
+        await input.fill('tell a story');
+        await input.press('Enter');
+        await page
+          .locator('li.assistant')
+          .first()
+          .getByText(/^w0 w1 w2 w3/)
+          .waitFor();
+        await page.getByRole('button', { name: 'Stop' }).click();
+        expect(
+          await eventually(
+            async () => (await fetch(`${base}/conversations/${id}`).then((r) => r.json())).state === 'idle',
+            2_000,
+          ),
+        ).toBe(true);
+        const turns = await fetch(`${base}/conversations/${id}`).then((r) => r.json());
+        expect(turns.turns).toBe(1);
+        const history = await fetch(`${base}/api/chat/${id}/messages`).then((r) => r.json());
+        expect(history[1].parts.map((p: { text?: string }) => p.text ?? '').join('')).toMatch(/^w0 w1 w2/);
+        await input.fill('price of ACME');
+        await input.press('Enter');
+        await page
+          .locator('li.assistant')
+          .nth(1)
+          .getByText(/tool said: .*42\.5/)
+          .waitFor();
+
+        // A reload mid-answer does not cancel: the reloaded page resumes the turn to its end.
+        await input.fill('tell a story again');
+        await input.press('Enter');
+        await page
+          .locator('li.assistant')
+          .nth(2)
+          .getByText(/^w0 w1/)
+          .waitFor();
+        await page.reload();
+        await page.locator('li.assistant').nth(2).getByText(STORY, { exact: true }).waitFor({ timeout: 20_000 });
+        expect(await statusOf(id)).toEqual(['cancelled', 'completed', 'completed']);
+
+        // The API dies mid-answer and comes back: the open page completes the answer, nothing lost or repeated.
+        await input.fill('tell a story once more');
+        await input.press('Enter');
+        const last = page.locator('li.assistant').nth(3);
+        await last.getByText(/^w0 w1 w2/).waitFor();
+        apiDown = true;
+        server.closeAllConnections();
+        await new Promise((r) => setTimeout(r, 800));
+        apiDown = false;
+        await last.getByText(/completed · \d+ tokens/).waitFor({ timeout: 20_000 });
+        expect(await last.locator('p').first().textContent()).toBe(STORY);
+        expect(await page.locator('p.error').count()).toBe(0);
       });
       expect(errors).toEqual([]);
     } finally {

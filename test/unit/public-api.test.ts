@@ -9,6 +9,7 @@ import * as mcpApi from '../../src/mcp-server/index';
 import * as codecApi from '../../src/codec/index';
 import * as testingApi from '../../src/testing/index';
 import * as a2aApi from '../../src/a2a/index';
+import * as uiApi from '../../src/ui';
 
 /** The public API is documented: TSDoc on every export in the source, every export of every entry point on docs/api.md. */
 const ROOT = join(__dirname, '..', '..');
@@ -51,6 +52,7 @@ const ENTRY_POINTS: Array<[string, Record<string, unknown>]> = [
   ['durable-agents/codec', codecApi],
   ['durable-agents/testing', testingApi],
   ['durable-agents/a2a', a2aApi],
+  ['durable-agents/ui', uiApi],
 ];
 
 it.each(ENTRY_POINTS)('lists every runtime export of %s in its section of docs/api.md', (entry, module) => {

@@ -1,5 +1,6 @@
 import { useChat } from '@ai-sdk/react';
-import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
+import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
+import { DurableChatTransport } from 'durable-agents/ui';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 
 /** What durable-agents puts in a message's metadata when its turn finishes (see docs/use-chat.md). */
@@ -39,11 +40,18 @@ export function App() {
 function Chat({ id, history }: { id: string; history: ChatMessage[] }) {
   // `?agent=calculator` talks to that agent (it applies when the conversation starts).
   const agent = new URLSearchParams(location.search).get('agent');
+  // `DurableChatTransport`: Stop stops the durable turn, and a dropped stream reconnects by itself.
+  const [reconnecting, setReconnecting] = useState(false);
   const transport = useMemo(
-    () => new DefaultChatTransport<ChatMessage>({ api: '/api/chat', body: agent ? { agent } : {} }),
+    () =>
+      new DurableChatTransport<ChatMessage>({
+        api: '/api/chat',
+        body: agent ? { agent } : {},
+        onReconnect: () => setReconnecting(true),
+      }),
     [agent],
   );
-  const { messages, sendMessage, status, error, addToolApprovalResponse } = useChat<ChatMessage>({
+  const { messages, sendMessage, status, error, addToolApprovalResponse, stop } = useChat<ChatMessage>({
     id,
     messages: history,
     transport,
@@ -54,6 +62,9 @@ function Chat({ id, history }: { id: string; history: ChatMessage[] }) {
   });
   const [input, setInput] = useState('');
   const busy = status === 'submitted' || status === 'streaming';
+  useEffect(() => {
+    if (!busy) setReconnecting(false);
+  }, [busy]);
 
   function submit(e: FormEvent) {
     e.preventDefault();
@@ -73,6 +84,13 @@ function Chat({ id, history }: { id: string; history: ChatMessage[] }) {
           <li key={m.id} className={m.role} data-role={m.role}>
             {m.parts.map((part, i) => {
               if (part.type === 'text') return <p key={i}>{part.text}</p>;
+              // A message sent with `busy: "steer"` that joined this answer.
+              if (part.type === 'data-steered')
+                return (
+                  <p key={i} className="steered">
+                    ↳ {(part.data as { message: string }).message}
+                  </p>
+                );
               if (part.type === 'reasoning')
                 return (
                   <p key={i} className="reasoning">
@@ -111,12 +129,17 @@ function Chat({ id, history }: { id: string; history: ChatMessage[] }) {
           </li>
         ))}
       </ol>
+      {reconnecting && busy && <p className="note">Reconnecting…</p>}
       {error && <p className="error">{error.message}</p>}
       <form onSubmit={submit}>
         <input value={input} onChange={(e) => setInput(e.target.value)} placeholder="Ask the agent…" autoFocus />
-        <button type="submit" disabled={busy}>
-          Send
-        </button>
+        {busy ? (
+          <button type="button" onClick={() => void stop()}>
+            Stop
+          </button>
+        ) : (
+          <button type="submit">Send</button>
+        )}
       </form>
     </main>
   );

@@ -1,6 +1,6 @@
 import type { ServerResponse, IncomingMessage } from 'node:http';
 import type { Client } from '@temporalio/client';
-import type { ConversationOptions } from '../../core';
+import { messageIdProblem, type ConversationOptions } from '../../core';
 import { ClientError } from '../../client/client-error';
 import { readStatus, readTranscript } from '../../client/workflow-controls';
 import { startMessage, stopTurn } from '../../client/conversations';
@@ -9,7 +9,14 @@ import { ACCEPT_WITHIN_MS, allow, HttpError, MAX_MESSAGE_BODY_BYTES, readJson, s
 import { decideAnswered, followTurn, pausedTurn, turnInProgress } from '../../client/turn-follow';
 import { LiveFeed } from '../../client/live-events';
 import { refusalOf, unlessRefused, writeTurnStream } from '../turn-stream';
-import { SSE_DONE, UiMessageEncoder, UI_MESSAGE_STREAM_HEADERS } from './ui-message-chunks';
+import { keptEvents } from '../../client/event-stream';
+import {
+  SSE_DONE,
+  turnMetadata,
+  UiMessageEncoder,
+  UI_MESSAGE_STREAM_HEADERS,
+  type UiTurnMetadata,
+} from './ui-message-chunks';
 import { chatRequest, uiMessages } from './ui-messages';
 
 /**
@@ -17,7 +24,8 @@ import { chatRequest, uiMessages } from './ui-messages';
  * talks to durable conversations unchanged:
  *
  *   POST /api/chat                   a new user message (or answers to approval requests): the turn as a UI message stream
- *   GET  /api/chat/:id/stream        the turn in progress, replayed from its start (`resume: true`); 204 when none is
+ *   GET  /api/chat/:id/stream        the turn in progress, replayed from its start (`resume: true`); 204 when none is;
+ *                                    `?messageId=`: the turn answering that message, running or ended
  *   GET  /api/chat/:id/messages      the conversation as UIMessage[], for a front end to load
  *   POST /api/chat/:id/stop          Stop: cancels the running turn, answers once it ended (200), or 204 when none runs
  *
@@ -49,7 +57,9 @@ export async function chatRoute(
   const id = parts[2];
   if (parts.length === 4 && parts[3] === 'stream') {
     allow(method, 'GET');
-    return resume(res, o.client, id, gone);
+    const messageId = new URL(req.url ?? '/', 'http://localhost').searchParams.get('messageId') ?? undefined;
+    if (messageId !== undefined && messageIdProblem(messageId)) throw new HttpError(400, messageIdProblem(messageId)!);
+    return resume(res, o.client, id, gone, messageId);
   }
   if (parts.length === 4 && parts[3] === 'stop') {
     allow(method, 'POST');
@@ -67,8 +77,17 @@ export async function chatRoute(
     if (!(await chatExists(o.client, id))) return sendJson(res, 200, []);
     const status = await readStatus(o.client, id);
     const running = status.state !== 'idle' && status.state !== 'closed';
-    const { messages } = await readTranscript(o.client, id);
-    return sendJson(res, 200, uiMessages(id, messages, running, 'turns' in status ? status.turns : undefined));
+    const [{ messages }, events] = await Promise.all([readTranscript(o.client, id), keptEvents(o.client, id)]);
+    // Each answer's metadata, as its stream ended it, for the turns the conversation still keeps.
+    const metadata = new Map<number, UiTurnMetadata>();
+    for (const e of events)
+      if (e.type === 'turn_completed') metadata.set(e.turn, turnMetadata(id, e.turn, e.result.status, e.result));
+      else if (e.type === 'turn_failed') metadata.set(e.turn, turnMetadata(id, e.turn, 'failed'));
+    return sendJson(
+      res,
+      200,
+      uiMessages(id, messages, running, 'turns' in status ? status.turns : undefined, metadata),
+    );
   }
   throw new HttpError(404, `no route ${method} /${parts.join('/')}`, 'Http.NotFound');
 }
@@ -147,9 +166,19 @@ async function chatExists(client: Client, id: string): Promise<boolean> {
   return true;
 }
 
-/** `GET /api/chat/:id/stream`: the turn in progress from its first event, or 204. */
-async function resume(res: ServerResponse, client: Client, id: string, gone: AbortSignal): Promise<void> {
-  if (!(await chatExists(client, id)) || !(await turnInProgress(client, id))) {
+/**
+ * `GET /api/chat/:id/stream`: the turn in progress from its first event, or 204. With
+ * `?messageId=`: the turn that answers that message, from its first event, whether it still runs
+ * or has ended (while the conversation keeps it): how a transport that lost its stream picks it up.
+ */
+async function resume(
+  res: ServerResponse,
+  client: Client,
+  id: string,
+  gone: AbortSignal,
+  messageId?: string,
+): Promise<void> {
+  if (!(await chatExists(client, id)) || (messageId === undefined && !(await turnInProgress(client, id)))) {
     res.writeHead(204).end();
     return;
   }
@@ -157,7 +186,7 @@ async function resume(res: ServerResponse, client: Client, id: string, gone: Abo
     headers: UI_MESSAGE_STREAM_HEADERS,
     trailer: SSE_DONE,
     gone,
-    steps: followTurn(client, id, { signal: gone }),
+    steps: followTurn(client, id, { signal: gone, ...(messageId !== undefined ? { messageId } : {}) }),
     encoderFor: (turn) => new UiMessageEncoder(id, turn),
   });
 }

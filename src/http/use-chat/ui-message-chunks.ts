@@ -59,6 +59,23 @@ export function turnMessageId(conversationId: string, turn: number): string {
   return `${conversationId}-turn-${turn}`;
 }
 
+/** A turn's message metadata, as `finish` carries it and the loaded history repeats it. */
+export function turnMetadata(
+  conversationId: string,
+  turn: number,
+  status: UiTurnMetadata['status'],
+  result?: { usage?: Usage; budget?: BudgetReport; agent?: string },
+): UiTurnMetadata {
+  const meta: UiTurnMetadata = { workflowId: conversationId, turn, status };
+  if (result?.usage) {
+    meta.usage = result.usage;
+    if (result.usage.costUsd !== undefined) meta.costUsd = result.usage.costUsd;
+  }
+  if (result?.budget) meta.budget = result.budget;
+  if (result?.agent) meta.agent = result.agent;
+  return meta;
+}
+
 const FINISH_REASON: Record<RunStatus, Extract<UiMessageChunk, { type: 'finish' }>['finishReason']> = {
   completed: 'stop',
   immediate: 'stop',
@@ -306,14 +323,7 @@ export class UiMessageEncoder implements TurnEncoder {
     status: UiTurnMetadata['status'],
     result?: { usage?: Usage; budget?: BudgetReport; agent?: string },
   ): UiTurnMetadata {
-    const meta: UiTurnMetadata = { workflowId: this.conversationId, turn: this.turn, status };
-    if (result?.usage) {
-      meta.usage = result.usage;
-      if (result.usage.costUsd !== undefined) meta.costUsd = result.usage.costUsd;
-    }
-    if (result?.budget) meta.budget = result.budget;
-    if (result?.agent) meta.agent = result.agent;
-    return meta;
+    return turnMetadata(this.conversationId, this.turn, status, result);
   }
 
   private openStep(out: UiMessageChunk[]): void {

@@ -8,7 +8,7 @@ import {
 import type { MessageRequest } from '../../client/conversations';
 import type { ImageInput } from '../../storage/images';
 import { busyOf, HttpError } from '../http-io';
-import { toolOutputValue, turnMessageId } from './ui-message-chunks';
+import { toolOutputValue, turnMessageId, type UiTurnMetadata } from './ui-message-chunks';
 
 /**
  * The AI SDK's `UIMessage`s, both ways: what a `useChat` request asks for (a new user message, or
@@ -35,6 +35,8 @@ export interface UiMessage {
   id: string;
   role: 'user' | 'assistant';
   parts: UiPart[];
+  /** An answer's metadata, as its stream's `finish` had it (while the conversation keeps the turn's events). */
+  metadata?: UiTurnMetadata;
 }
 
 /** What a `POST /api/chat` asks for. */
@@ -155,6 +157,8 @@ export function uiMessages(
   transcript: readonly ChatMessage[],
   running: boolean,
   finishedTurns?: number,
+  /** The metadata of the turns whose end is still kept (see `turnMetadata`), by turn. */
+  metadata?: ReadonlyMap<number, UiTurnMetadata>,
 ): UiMessage[] {
   let end = transcript.length;
   if (running) while (end > 0 && transcript[end - 1].role !== 'user') end--;
@@ -196,11 +200,12 @@ export function uiMessages(
     }
   }
   const finishedRuns = running ? runs - 1 : runs;
-  for (const { message, run } of replies)
-    message.id = turnMessageId(
-      conversationId,
-      finishedTurns === undefined ? run : finishedTurns - (finishedRuns - run),
-    );
+  for (const { message, run } of replies) {
+    const turn = finishedTurns === undefined ? run : finishedTurns - (finishedRuns - run);
+    message.id = turnMessageId(conversationId, turn);
+    const meta = metadata?.get(turn);
+    if (meta) message.metadata = meta;
+  }
   return out;
 }
 

@@ -1,0 +1,196 @@
+import type { ChatTransport, UIMessage, UIMessageChunk } from 'ai';
+import { ReplayFilter } from './replay-filter';
+import { sseData } from './sse-chunks';
+
+/** Options of {@link DurableChatTransport}. */
+export interface DurableChatTransportOptions {
+  /** The chat routes' base (`durable-agents serve` serves `/api/chat`); default `/api/chat`. */
+  api?: string;
+  /** Headers of every request, e.g. `{ authorization: 'Bearer ...' }`; a function is called per request. */
+  headers?: Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
+  /**
+   * Fields added to every message's body: `agent` (which agent a new chat talks to) and `busy`
+   * (what a message does while a turn runs: `enqueue`, `reject`, `interrupt` or `steer`).
+   */
+  body?: Record<string, unknown> | (() => Record<string, unknown> | Promise<Record<string, unknown>>);
+  /** Default `same-origin`. */
+  credentials?: 'omit' | 'same-origin' | 'include';
+  /** Default: the global `fetch`. */
+  fetch?: typeof fetch;
+  /**
+   * After a dropped stream (the network, a restarted API), how often to reconnect before the
+   * message ends with an error (default 10), and the first pause (default 500 ms, doubling up to
+   * 5 s). `false`: never.
+   */
+  reconnect?: { attempts?: number; delayMs?: number } | false;
+  /** Told of each reconnect, e.g. to show "reconnecting..." (the attempt, from 1, and why). */
+  onReconnect?: (attempt: number, reason: unknown) => void;
+}
+
+/**
+ * The AI SDK's chat transport for durable conversations (`useChat({ transport })`, or any
+ * `Chat`): it speaks to the chat routes of `durable-agents serve` (or `createHttpApi`) as
+ * `DefaultChatTransport` does, and adds what a durable turn makes possible:
+ *
+ * - **Stop that stops.** `stop()` cancels the durable turn too (`POST /api/chat/:id/stop`): the
+ *   model call and the tools are cancelled, and the next message is answered at once. A reload
+ *   or a lost connection never cancels: only `stop()` aborts a request.
+ * - **Reconnects by itself.** A stream that drops before its end (the network, an API process
+ *   that died or restarted) is picked up again from the conversation's durable log: the turn is
+ *   replayed from its start and what the page showed already is skipped, so nothing is lost or
+ *   shown twice, and the page needs no reload.
+ *
+ * It reads the stream as the server writes it; the message ids, parts and metadata are those of
+ * `GET /api/chat/:id/messages`, so a page can load a chat and go on.
+ */
+export class DurableChatTransport<M extends UIMessage = UIMessage> implements ChatTransport<M> {
+  /** `GET /api/chat/:id/stream` replays a turn from its start: the AI SDK resets the message it resumes. */
+  readonly resumeStreamIsReplay = true;
+  private readonly api: string;
+
+  constructor(private readonly options: DurableChatTransportOptions = {}) {
+    this.api = (options.api ?? '/api/chat').replace(/\/+$/, '');
+  }
+
+  async sendMessages(
+    request: Parameters<ChatTransport<M>['sendMessages']>[0],
+  ): Promise<ReadableStream<UIMessageChunk>> {
+    const { chatId, messages, abortSignal, trigger, messageId } = request;
+    const body = {
+      ...(await resolve(this.options.body)),
+      ...(request.body ?? {}),
+      id: chatId,
+      messages,
+      trigger,
+      messageId,
+    };
+    const response = await this.fetch(this.api, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(await this.headers(request.headers)) },
+      body: JSON.stringify(body),
+      signal: abortSignal,
+    });
+    if (!response.ok || !response.body) throw new Error((await response.text()) || `HTTP ${response.status}`);
+    // Only `stop()` aborts a request: it stops the durable turn as well.
+    abortSignal?.addEventListener('abort', () => void this.stop(chatId).catch(() => undefined), { once: true });
+    const last = messages[messages.length - 1];
+    // A reconnect follows the turn that answers this message, even if it ended meanwhile.
+    const follow = last?.role === 'user' ? `?messageId=${encodeURIComponent(last.id)}` : '';
+    return this.read(chatId, response.body, follow, abortSignal);
+  }
+
+  async reconnectToStream(
+    request: Parameters<ChatTransport<M>['reconnectToStream']>[0],
+  ): Promise<ReadableStream<UIMessageChunk> | null> {
+    const response = await this.fetch(`${this.api}/${encodeURIComponent(request.chatId)}/stream`, {
+      headers: await this.headers(request.headers),
+      signal: request.abortSignal,
+    });
+    if (response.status === 204) return null;
+    if (!response.ok || !response.body) throw new Error((await response.text()) || `HTTP ${response.status}`);
+    return this.read(request.chatId, response.body, '', request.abortSignal);
+  }
+
+  /**
+   * Stops the chat's running turn (`POST /api/chat/:id/stop`); resolves once it has ended.
+   * `stop()` of `useChat` calls it; call it yourself to stop a turn another tab started.
+   */
+  async stop(chatId: string): Promise<void> {
+    const response = await this.fetch(`${this.api}/${encodeURIComponent(chatId)}/stop`, {
+      method: 'POST',
+      headers: await this.headers(),
+      // Sent even if the page goes away meanwhile.
+      keepalive: true,
+    });
+    if (!response.ok && response.status !== 404) throw new Error((await response.text()) || `HTTP ${response.status}`);
+  }
+
+  /** The chunks of a turn's stream, reconnecting when it drops before its end. */
+  private read(
+    chatId: string,
+    first: ReadableStream<Uint8Array>,
+    follow: string,
+    signal: AbortSignal | undefined,
+  ): ReadableStream<UIMessageChunk> {
+    const filter = new ReplayFilter();
+    const reconnect = this.options.reconnect === false ? { attempts: 0 } : (this.options.reconnect ?? {});
+    const attempts = reconnect.attempts ?? 10;
+    const firstDelay = reconnect.delayMs ?? 500;
+    let body: ReadableStream<Uint8Array> | undefined = first;
+    let ended = false;
+    return new ReadableStream<UIMessageChunk>({
+      start: async (controller) => {
+        for (let attempt = 0; ;) {
+          let reason: unknown = new Error('the stream ended before the turn did');
+          try {
+            for await (const data of sseData(body!)) {
+              const chunk = filter.accept(data as UIMessageChunk & { id?: string; delta?: string });
+              if (chunk) {
+                controller.enqueue(chunk);
+                attempt = 0;
+              }
+              if ((data as UIMessageChunk).type === 'finish' || (data as UIMessageChunk).type === 'error') ended = true;
+            }
+          } catch (err) {
+            reason = err;
+          }
+          if (ended || signal?.aborted) return controller.close();
+          // Dropped before its end: the durable log has the rest.
+          if (++attempt > attempts) {
+            controller.enqueue({
+              type: 'error',
+              errorText: `lost the stream and could not reconnect: ${message(reason)}`,
+            });
+            return controller.close();
+          }
+          this.options.onReconnect?.(attempt, reason);
+          await pause(Math.min(firstDelay * 2 ** (attempt - 1), 5_000), signal);
+          if (signal?.aborted) return controller.close();
+          const resumed = await this.resume(chatId, follow, signal).catch(() => undefined);
+          if (resumed === null) return controller.close(); // no turn to follow: nothing more to show
+          filter.reconnected();
+          // Not reachable yet: an empty stream, and the next attempt.
+          body = resumed ?? new ReadableStream({ start: (c) => c.close() });
+        }
+      },
+    });
+  }
+
+  /** The turn again from its start, or null when there is none (204). */
+  private async resume(chatId: string, follow: string, signal: AbortSignal | undefined) {
+    const response = await this.fetch(`${this.api}/${encodeURIComponent(chatId)}/stream${follow}`, {
+      headers: await this.headers(),
+      signal,
+    });
+    if (response.status === 204) return null;
+    if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
+    return response.body;
+  }
+
+  private fetch(url: string, init: RequestInit): Promise<Response> {
+    return (this.options.fetch ?? fetch)(url, { credentials: this.options.credentials ?? 'same-origin', ...init });
+  }
+
+  private async headers(extra?: Record<string, string> | Headers): Promise<Record<string, string>> {
+    const more = extra instanceof Headers ? Object.fromEntries(extra.entries()) : (extra ?? {});
+    return { ...(await resolve(this.options.headers)), ...more };
+  }
+}
+
+async function resolve<T extends object>(
+  value: T | (() => T | Promise<T>) | undefined,
+): Promise<T | Record<string, never>> {
+  if (value === undefined) return {};
+  return typeof value === 'function' ? await (value as () => T | Promise<T>)() : value;
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((done) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), done()), { once: true });
+  });
+}
