@@ -33,6 +33,7 @@ import { promptPrefix } from './prompt-prefix';
 import { longRun } from './long-run';
 import { manySteps } from './many-steps';
 import { protocolLatency, type ProtocolLatencies } from './protocol-latency';
+import { chatLatency, chatLatencyTable, type ChatLatencies } from './chat-latency';
 import { measureWorkerStart, type WorkerStartFigures } from './worker-start';
 import { isTurnEnd, streamEvents } from '../src/client/event-stream';
 
@@ -45,6 +46,8 @@ const QUICK = process.env.BENCH_QUICK === '1';
 const HISTORY_STEPS = QUICK ? [10] : [10, 30, 60];
 /** Words in the streamed answer of the streaming figures. */
 const STREAM_WORDS = Number(process.env.BENCH_STREAM_WORDS ?? 200);
+/** Requests per case and system of the chat latency figures (`bench/chat-latency.ts`). */
+const CHAT_RUNS = Number(process.env.BENCH_CHAT_RUNS ?? 20);
 /** 10-step runs (0 ms model) per system per round for the step time; 10-step runs with a 200 ms model for actual / ideal. */
 const LATENCY_RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 5);
 const IDEAL_RUNS = Number(process.env.BENCH_IDEAL_RUNS ?? 3);
@@ -159,6 +162,7 @@ async function main(): Promise<void> {
   const streaming: StreamFigures[] = [];
   const protocols: ProtocolLatencies[] = [];
   let starts: WorkerStartFigures | undefined;
+  let chat: ChatLatencies | undefined;
   try {
     // First, while the machine is quiet: the rounds below keep both CPUs busy for minutes.
     process.stderr.write('worker start to first poll, cold and warm...\n');
@@ -186,6 +190,10 @@ async function main(): Promise<void> {
       process.stderr.write(`round ${round + 1}/${REPEATS}: the HTTP API's streams (SSE, useChat, AG-UI)...\n`);
       protocols.push(await protocolLatency(client, 'bench-ours', STREAM_WORDS, (tag) => piecesSent[tag]));
     }
+    if (!QUICK) {
+      process.stderr.write('the durability tax at the screen: POST /api/chat beside a plain AI SDK route...\n');
+      chat = await chatLatency(server.address, CHAT_RUNS);
+    }
   } finally {
     for (const s of [...systems, floor]) s.worker.kill('SIGKILL'); // floorHttp shares floor's worker
     await close();
@@ -204,6 +212,12 @@ async function main(): Promise<void> {
   console.log(
     `\nWorker start to first poll: durable-agents cold ${starts.coldMs.toFixed(0)} ms (bundles, then caches), warm ${starts.warmMs.toFixed(0)} ms (target: at most 1,500, ${met}); @temporalio/ai-sdk ${starts.peerMs.toFixed(0)} ms (bundles at every start)`,
   );
+  if (chat) {
+    console.log(
+      '\nThe durability tax at the screen (ours: `durable-agents serve`, its worker in the process; plain: `streamText` + `toUIMessageStreamResponse`):\n',
+    );
+    console.log(chatLatencyTable(chat));
+  }
   await adapterOverhead();
   await promptPrefix();
   longConversation();

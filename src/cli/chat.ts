@@ -64,6 +64,7 @@ export async function chat(options: {
   const perTurn: Omit<TurnInput, 'message'> = {};
   if (start.options.tools) perTurn.tools = start.options.tools;
   if (start.options.approvalTools) perTurn.approvalTools = start.options.approvalTools;
+  if (start.options.busy) perTurn.busy = start.options.busy;
   let warned = false;
   try {
     for (;;) {

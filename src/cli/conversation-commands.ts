@@ -87,6 +87,8 @@ export async function runConversationCommand(
           if (cmd.images) turn.images = await readImageArguments(cmd.images);
           if (cmd.options.tools) turn.tools = cmd.options.tools;
           if (cmd.options.approvalTools) turn.approvalTools = cmd.options.approvalTools;
+          // What the message does while a turn runs: for this message, whether the conversation is open or new.
+          if (cmd.options.busy) turn.busy = cmd.options.busy;
           const warn = (wasOpen: boolean) => {
             const warning = wasOpen ? startOnlyWarning(cmd.conversationId, cmd.options) : undefined;
             if (warning) io.stderr(warning);

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import {
   agentListFilterProblem,
+  busyPolicyProblem,
+  type BusyPolicy,
   eventProblem,
   validateConversationOptions,
   workflowIdProblem,
@@ -23,7 +25,8 @@ import {
 /** The `--help` lines of the options that apply when a conversation starts. */
 export const CONVERSATION_OPTION_HELP = `${RUN_OPTION_HELP}
   --memory N             a window of the last N messages instead of memory by tokens (min 3)
-  --idle-timeout 24h     close the conversation after this long without a message`;
+  --idle-timeout 24h     close the conversation after this long without a message
+  --busy steer           what a message does while a turn runs: enqueue (default), reject, interrupt, steer`;
 
 /** A parsed conversation command. Options only apply when the command starts the conversation. */
 export type ConversationCommand =
@@ -72,7 +75,12 @@ export function isConversationCommand(command: string): command is ConversationC
   return (COMMANDS as readonly string[]).includes(command);
 }
 
-const OPTION_FLAGS = { ...RUN_OPTION_FLAGS, memory: { type: 'string' }, 'idle-timeout': { type: 'string' } } as const;
+const OPTION_FLAGS = {
+  ...RUN_OPTION_FLAGS,
+  memory: { type: 'string' },
+  'idle-timeout': { type: 'string' },
+  busy: { type: 'string' },
+} as const;
 const JSON_FLAG = { json: { type: 'boolean', default: false } } as const;
 
 /** Parses a conversation command; every mistake is a {@link UsageError} before anything connects. */
@@ -245,6 +253,11 @@ function conversationOptions(
   if (typeof values.memory === 'string') options.memoryWindow = wholeNumber('--memory', values.memory, 3);
   if (typeof values['idle-timeout'] === 'string')
     options.idleTimeout = duration('--idle-timeout', values['idle-timeout']);
+  if (typeof values.busy === 'string') {
+    const problem = busyPolicyProblem(values.busy);
+    if (problem) throw new UsageError(`--busy: ${problem.replace('"busy" ', '')}`);
+    options.busy = values.busy as BusyPolicy;
+  }
   const problems = validateConversationOptions(options);
   if (problems.length) throw new UsageError(problems.join('; '));
   return options;

@@ -131,6 +131,19 @@ describe('--image', () => {
   });
 });
 
+describe('--busy', () => {
+  it('takes a busy policy for send and chat, and names the policies otherwise', async () => {
+    const { parseConversationArgs } = await import('../../src/cli/parse-conversation-args');
+    expect(parseConversationArgs('send', ['c1', 'also this', '--busy', 'steer'], TOOLS)).toMatchObject({
+      kind: 'send',
+      options: { busy: 'steer' },
+    });
+    expect(() => parseConversationArgs('send', ['c1', 'x', '--busy', 'later'], TOOLS)).toThrow(
+      '--busy: must be one of enqueue, reject, interrupt, steer, not "later"',
+    );
+  });
+});
+
 describe('budget flags', () => {
   it('map onto the run input, and refuse what is not a budget', () => {
     expect(

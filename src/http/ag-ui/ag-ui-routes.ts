@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RunAgentInput } from '@ag-ui/core';
 import { agentNameProblem, workflowIdProblem, type ApprovalDecision, type ConversationOptions } from '../../core';
-import { startMessage, type MessageRequest } from '../../client/conversations';
+import { startMessage, stopTurn, type MessageRequest } from '../../client/conversations';
 import { LiveFeed } from '../../client/live-events';
 import type { ImageInput } from '../../storage/images';
 import type { ChatRouteOptions } from '../use-chat/chat-routes';
-import { allow, HttpError, MAX_MESSAGE_BODY_BYTES, readJson } from '../http-io';
+import { allow, busyOf, HttpError, MAX_MESSAGE_BODY_BYTES, readJson } from '../http-io';
 import { decideAnswered, followTurn, pausedTurn } from '../../client/turn-follow';
 import { writeTurnStream } from '../turn-stream';
 import { AgUiEncoder } from './ag-ui-events';
@@ -52,6 +52,10 @@ export async function agUiRoute(
     });
   }
   const message = userMessage(input);
+  // Ours in `forwardedProps`: `busy` (what the message does while a turn runs), and
+  // `stopOnDisconnect` (a client whose abort means Stop: AG-UI's `abortRun` only closes the request).
+  const props = (input.forwardedProps ?? {}) as Record<string, unknown>;
+  if (props.busy !== undefined) message.busy = busyOf(props.busy);
   const options: ConversationOptions = { stream: true, ...o.conversationOptions, ...(agent ? { agent } : {}) };
   // Opened before the message goes: its turn's first events can come at once (see live-events.ts).
   const live = new LiveFeed(id);
@@ -63,11 +67,20 @@ export async function agUiRoute(
     throw err;
   }
   sent.result().catch(() => undefined);
-  return writeTurnStream(res, {
-    ...stream,
-    encoder: new AgUiEncoder(id, runId, input),
-    steps: followTurn(o.client, id, { messageId: sent.messageId, live, signal: gone }),
-  });
+  let streamed = false;
+  if (props.stopOnDisconnect === true)
+    gone.addEventListener('abort', () => void (streamed || stopTurn(o.client, id).catch(() => undefined)), {
+      once: true,
+    });
+  try {
+    return await writeTurnStream(res, {
+      ...stream,
+      encoder: new AgUiEncoder(id, runId, input),
+      steps: followTurn(o.client, id, { messageId: sent.messageId, live, signal: gone }),
+    });
+  } finally {
+    streamed = true;
+  }
 }
 
 /** AG-UI's Server-Sent Events. */
