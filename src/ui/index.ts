@@ -4,3 +4,4 @@
  * reconnects by itself. It runs in the browser: it imports nothing of the rest of the package.
  */
 export { DurableChatTransport, type DurableChatTransportOptions } from './durable-chat-transport';
+export { watchChatTurns, type ChatTurnEvent, type WatchChatTurnsOptions } from './watch-chat-turns';

@@ -224,6 +224,59 @@ describeInBrowser('the React example on useChat', () => {
     }
   }, 120_000);
 
+  it('shows a turn another tab started, live, without a reload', async () => {
+    const m = await startModel(model);
+    const t = temporal();
+    const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
+    const api = httpApiHandler({ client: t.client, taskQueue, chatPage: false });
+    const server: Server = createServer((req, res) => {
+      if (req.url?.startsWith('/api/')) return api(req, res);
+      const path = normalize(req.url === '/' || !req.url ? '/index.html' : req.url.split('?')[0]);
+      readFile(join(dist, path)).then(
+        (body) => res.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' }).end(body),
+        () => res.writeHead(404).end(),
+      );
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const [first, second] = [await browser.newPage(), await browser.newPage()];
+    const errors: string[] = [];
+    for (const page of [first, second]) page.on('pageerror', (e) => errors.push(e.message));
+    try {
+      await worker.runUntil(async () => {
+        await first.goto(base);
+        const input = first.getByPlaceholder('Ask the agent…');
+        await input.fill('price of ACME');
+        await input.press('Enter');
+        await first
+          .locator('li.assistant')
+          .first()
+          .getByText(/completed · \d+ tokens/)
+          .waitFor();
+        // The second tab opens the same chat, then the first sends another message: the second shows it live.
+        await second.goto(first.url());
+        await second
+          .locator('li.assistant')
+          .first()
+          .getByText(/tool said: .*42\.5/)
+          .waitFor();
+        await input.fill('tell a story');
+        await input.press('Enter');
+        await second.locator('li.user').nth(1).getByText('tell a story').waitFor({ timeout: 20_000 });
+        await second.locator('li.assistant').nth(1).getByText(STORY, { exact: true }).waitFor({ timeout: 20_000 });
+        expect(await second.locator('li.assistant').count()).toBe(2);
+        expect(await first.locator('li.assistant').nth(1).locator('p').first().textContent()).toBe(STORY);
+      });
+      expect(errors).toEqual([]);
+    } finally {
+      await first.close();
+      await second.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  }, 120_000);
+
   it("sends a message from `vite dev` through its own proxy (the README's development setup)", async () => {
     const m = await startModel(model);
     const t = temporal();

@@ -1,7 +1,7 @@
 import { useChat } from '@ai-sdk/react';
 import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
-import { DurableChatTransport } from 'durable-agents/ui';
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { DurableChatTransport, watchChatTurns } from 'durable-agents/ui';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 
 /** What durable-agents puts in a message's metadata when its turn finishes (see docs/use-chat.md). */
 interface TurnMetadata {
@@ -51,17 +51,39 @@ function Chat({ id, history }: { id: string; history: ChatMessage[] }) {
       }),
     [agent],
   );
-  const { messages, sendMessage, status, error, addToolApprovalResponse, stop } = useChat<ChatMessage>({
-    id,
-    messages: history,
-    transport,
-    // A reload mid-answer picks the turn up where the workflow is.
-    resume: true,
-    // Answering an approval sends it at once; the turn goes on in the same message.
-    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
-  });
+  const { messages, sendMessage, status, error, addToolApprovalResponse, stop, setMessages, resumeStream } =
+    useChat<ChatMessage>({
+      id,
+      messages: history,
+      transport,
+      // A reload mid-answer picks the turn up where the workflow is.
+      resume: true,
+      // Answering an approval sends it at once; the turn goes on in the same message.
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    });
   const [input, setInput] = useState('');
   const busy = status === 'submitted' || status === 'streaming';
+  // Turns another tab (or a script) started show here live: load the chat, then follow the turn.
+  const seen = useRef({ messages, busy, setMessages, resumeStream });
+  seen.current = { messages, busy, setMessages, resumeStream };
+  useEffect(() => {
+    const watching = new AbortController();
+    void watchChatTurns(
+      id,
+      (turn) => {
+        const { messages, busy, setMessages, resumeStream } = seen.current;
+        if (turn.type !== 'turn-started' || busy || messages.some((m) => m.id === turn.messageId)) return;
+        void fetch(`/api/chat/${encodeURIComponent(id)}/messages`)
+          .then((r) => r.json())
+          .then((loaded: ChatMessage[]) => {
+            setMessages(loaded);
+            void resumeStream();
+          });
+      },
+      { signal: watching.signal },
+    );
+    return () => watching.abort();
+  }, [id]);
   useEffect(() => {
     if (!busy) setReconnecting(false);
   }, [busy]);

@@ -7,9 +7,9 @@ import { startMessage, stopTurn } from '../../client/conversations';
 import { describeKind, explainFailure, lookupWorkflow, withinQueryWait } from '../../client/workflow-lookup';
 import { ACCEPT_WITHIN_MS, allow, HttpError, MAX_MESSAGE_BODY_BYTES, readJson, sendJson } from '../http-io';
 import { decideAnswered, followTurn, pausedTurn, turnInProgress } from '../../client/turn-follow';
-import { LiveFeed } from '../../client/live-events';
+import { LiveFeed, withLiveText } from '../../client/live-events';
 import { refusalOf, unlessRefused, writeTurnStream } from '../turn-stream';
-import { keptEvents } from '../../client/event-stream';
+import { eventsPosition, keptEvents, streamEvents } from '../../client/event-stream';
 import {
   SSE_DONE,
   turnMetadata,
@@ -27,6 +27,7 @@ import { chatRequest, uiMessages } from './ui-messages';
  *   GET  /api/chat/:id/stream        the turn in progress, replayed from its start (`resume: true`); 204 when none is;
  *                                    `?messageId=`: the turn answering that message, running or ended
  *   GET  /api/chat/:id/messages      the conversation as UIMessage[], for a front end to load
+ *   GET  /api/chat/:id/turns         the chat's turns as they start and end (SSE), for a page that follows other tabs; 204 when no chat
  *   POST /api/chat/:id/stop          Stop: cancels the running turn, answers once it ended (200), or 204 when none runs
  *
  * Every stream is read from the conversation's durable event log, never from this server's
@@ -60,6 +61,10 @@ export async function chatRoute(
     const messageId = new URL(req.url ?? '/', 'http://localhost').searchParams.get('messageId') ?? undefined;
     if (messageId !== undefined && messageIdProblem(messageId)) throw new HttpError(400, messageIdProblem(messageId)!);
     return resume(res, o.client, id, gone, messageId);
+  }
+  if (parts.length === 4 && parts[3] === 'turns') {
+    allow(method, 'GET');
+    return turns(res, o.client, id, gone);
   }
   if (parts.length === 4 && parts[3] === 'stop') {
     allow(method, 'POST');
@@ -189,4 +194,40 @@ async function resume(
     steps: followTurn(client, id, { signal: gone, ...(messageId !== undefined ? { messageId } : {}) }),
     encoderFor: (turn) => new UiMessageEncoder(id, turn),
   });
+}
+
+/**
+ * `GET /api/chat/:id/turns`: Server-Sent Events of the chat's turns from now on, whoever sent
+ * their message: `{"type": "turn-started", "turn", "messageId"?}` and `{"type": "turn-finished",
+ * "turn", "status"}`. A page open on a chat (a second tab, a phone) follows it: a turn it did not
+ * start, it loads and resumes (see `watchChatTurns` in `durable-agents/ui`). 204 while the chat does
+ * not exist yet.
+ */
+async function turns(res: ServerResponse, client: Client, id: string, gone: AbortSignal): Promise<void> {
+  if (!(await chatExists(client, id))) {
+    res.writeHead(204).end();
+    return;
+  }
+  const after = await eventsPosition(client, id);
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+  res.flushHeaders();
+  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+  try {
+    for await (const e of withLiveText(id, (live) => streamEvents(client, id, { ...live, after, signal: gone }))) {
+      const chunk =
+        e.type === 'turn_started'
+          ? { type: 'turn-started', turn: e.turn, ...(e.messageId ? { messageId: e.messageId } : {}) }
+          : e.type === 'turn_completed'
+            ? { type: 'turn-finished', turn: e.turn, status: e.result.status }
+            : e.type === 'turn_failed'
+              ? { type: 'turn-finished', turn: e.turn, status: 'failed' }
+              : undefined;
+      if (chunk) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    }
+  } catch (err) {
+    if (!gone.aborted) res.write(`data: ${JSON.stringify({ type: 'error', errorText: (err as Error).message })}\n\n`);
+  } finally {
+    clearInterval(keepAlive);
+    res.end();
+  }
 }
