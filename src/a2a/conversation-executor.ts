@@ -8,7 +8,9 @@ import {
   type RequestContext,
 } from '@a2a-js/sdk/server';
 import {
+  busyPolicyProblem,
   workflowIdProblem,
+  type BusyPolicy,
   type AgentEvent,
   type ApprovalDecision,
   type ConversationOptions,
@@ -274,7 +276,15 @@ function userMessage(message: Message): MessageRequest {
       throw new Error(`parts of type ${part.mediaType || content.$case} are not supported: send text, data or images`);
   }
   if (!text.join('').trim() && images.length === 0) throw new Error('the message has no text and no image');
-  return images.length ? { message: text.join('\n'), images } : { message: text.join('\n') };
+  const turn: MessageRequest = images.length ? { message: text.join('\n'), images } : { message: text.join('\n') };
+  // `metadata.busy`: what the message does while the context's conversation runs a turn (see BUSY_POLICIES).
+  const busy = (message.metadata as Record<string, unknown> | undefined)?.busy;
+  if (busy !== undefined) {
+    const problem = busyPolicyProblem(busy);
+    if (problem) throw new Error(`metadata.busy: ${problem.replace('"busy" ', '')}`);
+    turn.busy = busy as BusyPolicy;
+  }
+  return turn;
 }
 
 /**
