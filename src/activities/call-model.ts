@@ -1,5 +1,5 @@
 import { Context, log } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import type { TextBatch } from '../core/events/agent-events';
 import type { ChatMessage, ModelReply, ToolInfo } from '../core';
@@ -20,6 +20,7 @@ import { keepHeartbeating, recordForNextAttempt } from './heartbeat';
 import { checkAnswer, type OutputSchemas } from './structured-output';
 import { liveText } from '../contracts/live-text';
 import { TextPublisher, type StreamingOptions } from './text-publisher';
+import { turnAbortSignal } from './turn-abort';
 import { traceModelCall } from '../telemetry/gen-ai';
 import type { BlobStore } from '../storage/blob-store';
 
@@ -78,7 +79,10 @@ export function createCallModel(deps: {
         'ModelCall.NotConfigured',
       );
     }
-    const { cancellationSignal: signal, info } = Context.current();
+    const { cancellationSignal, info } = Context.current();
+    // Stopped at once when its turn ends in this process, not at the next heartbeat (see turn-abort.ts).
+    const turn = turnAbortSignal(input.workflowId, cancellationSignal);
+    const { signal } = turn;
     // The model-call budget is time spent waiting for the model, carried from attempt to attempt.
     const budget = new ModelTimeBudget(
       input.timeoutMs ?? DEFAULT_MODEL_CALL_TIMEOUT_MS,
@@ -160,9 +164,12 @@ export function createCallModel(deps: {
     } catch (err) {
       // However this attempt fails, the next one starts from the time spent so far.
       recordForNextAttempt({ modelMs: budget.spent() });
+      // Its turn was stopped: reported as cancelled (the workflow asked for it), never retried.
+      if (turn.turnEnded()) throw new CancelledFailure('the turn was stopped while the model wrote');
       throw modelCallFailure(err);
     } finally {
       stop();
+      turn.done();
     }
   }
 }

@@ -13,6 +13,7 @@ import { keepHeartbeating, recordForNextAttempt } from './heartbeat';
 import type { ToolCallInput } from '../contracts/activity-interface';
 import { toolProgressSignal, toolRetriedSignal } from '../contracts/definitions';
 import { traceToolCall } from '../telemetry/gen-ai';
+import { turnAbortSignal } from './turn-abort';
 
 /**
  * Builds the tool-call activity: one call, dispatched by name. Mistakes the LLM can fix (unknown
@@ -49,6 +50,8 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
     const ledger = ledgerOf(info.heartbeatDetails);
     // A call again after its tool asked a person starts from the progress it asked with.
     let progress = ledger.toolProgress ?? input.answer?.progress;
+    // Aborted when Temporal cancels the call, or at once when its turn is stopped in this process (see turn-abort.ts).
+    const turn = turnAbortSignal(workflowId, activity.cancellationSignal);
     const ctx: ToolContext = {
       // A conversation is one workflow id across continue-as-new runs: that id is the memory id.
       conversationId: workflowId,
@@ -59,7 +62,7 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
       // across resets. Local activities are numbered apart from activities, hence their prefix.
       idempotencyKey: `${workflowId}/${runId}/${info.isLocal ? 'local-' : ''}${info.activityId}`,
       attempt: info.attempt,
-      signal: activity.cancellationSignal,
+      signal: turn.signal,
       ...(progress !== undefined ? { resumeFrom: progress } : {}),
       checkpoint: (next) => {
         progress = next;
@@ -163,6 +166,7 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
     } finally {
       stop();
       progressSignal.stop();
+      turn.done();
     }
   }
 }

@@ -5,7 +5,7 @@ import { messageIdProblem, workflowIdProblem, type AgentInput, type Conversation
 import { outcomeJson } from '../client/outcome-json';
 import { decideApproval, readStatus, readTranscript } from '../client/workflow-controls';
 import { ClientError } from '../client/client-error';
-import { cancelTurn, startMessage, type MessageRequest } from '../client/conversations';
+import { startMessage, stopTurn, type MessageRequest } from '../client/conversations';
 import { isTurnEnd, streamEvents } from '../client/event-stream';
 import { listAgents } from '../client/list-agents';
 import type { AgentSummary } from '../contracts/activity-interface';
@@ -73,7 +73,7 @@ export interface HttpApiOptions {
  *   POST /conversations/:id/messages            {"message", "images"?, "tools"?, "approvalTools"?, "agent"?, "busy"?} → the turn result
  *   GET  /conversations/:id                     a conversation's status and transcript
  *   POST /conversations/:id/approvals/:callId   {"approve": true|false, "reason"?}
- *   POST /conversations/:id/cancel              cancels the running turn
+ *   POST /conversations/:id/cancel              cancels the running turn; answers once it has ended
  *   GET  /runs/:id/events, /conversations/:id/events   the live events (Server-Sent Events)
  *   POST /runs/:id/events/:name, /conversations/:id/events/:name   deliver an event (the body: its JSON payload) to a wait_for_event; signed webhooks with `access.webhookSecret`
  *   POST /api/chat, GET /api/chat/:id/stream, GET /api/chat/:id/messages   the AI SDK's chat protocol (useChat; see use-chat/chat-routes.ts)
@@ -455,7 +455,10 @@ async function route(
     if (parts.length === 4 && parts[2] === 'approvals') return approve(req, res, o, id, parts[3], method);
     if (parts.length === 3 && parts[2] === 'cancel') {
       allow(method, 'POST');
-      return sendJson(res, 200, await cancelTurn(o.client, id));
+      // Answers once the turn has ended (a Stop button may send the next message right after).
+      const stopped = await stopTurn(o.client, id);
+      if (!stopped) throw new ClientError('rejected', 'no turn is running', id);
+      return sendJson(res, 200, stopped);
     }
   }
   throw new HttpError(404, `no route ${method} ${url.pathname}`, 'Http.NotFound');

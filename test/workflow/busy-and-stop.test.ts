@@ -106,6 +106,15 @@ it('steers, rejects, interrupts and enqueues messages sent while a turn runs', a
       expect(JSON.parse(chunks[0].slice(6))).toMatchObject({ type: 'start', messageId: `${id2}-turn-5` });
       expect(await (await running4).json()).toMatchObject({ turn: 4, status: 'completed' });
 
+      // The HTTP API's cancel answers once the turn has ended, and says so when none runs.
+      const slowFour = post(base, `/conversations/${id2}/messages`, { message: 'slow four' });
+      await running(base, id2);
+      const cancelled = await post(base, `/conversations/${id2}/cancel`, {});
+      expect(await cancelled.json()).toEqual({ turn: 6, status: 'cancelled' });
+      expect(await (await slowFour).json()).toMatchObject({ turn: 6, status: 'cancelled' });
+      const idle = await post(base, `/conversations/${id2}/cancel`, {});
+      expect([idle.status, ((await idle.json()) as { error: string }).error]).toEqual([400, 'no turn is running']);
+
       // A policy that is not one: 400.
       const bad = await post(base, `/conversations/${id2}/messages`, { message: 'x', busy: 'later' });
       expect(bad.status).toBe(400);
