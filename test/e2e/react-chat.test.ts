@@ -30,11 +30,12 @@ const TYPES: Record<string, string> = {
   '.css': 'text/css',
 };
 
+/** 60 words, one every 100 ms: long enough that a reload lands while it is written, on a loaded machine too. */
 const STORY = Array.from({ length: 60 }, (_, i) => `w${i}`).join(' ');
 
 function model(req: ChatRequest) {
   const last = req.messages[req.messages.length - 1];
-  if (lastOf(req, 'user').startsWith('tell a story')) return { content: STORY, chunkDelayMs: 50 };
+  if (lastOf(req, 'user').startsWith('tell a story')) return { content: STORY, chunkDelayMs: 100 };
   if (last.role === 'tool') return { content: `tool said: ${last.content}`, chunkDelayMs: 30 };
   if (lastOf(req, 'user') === 'pay bob') return call(['transfer', { to: 'bob', amount: 7 }]);
   return call(['stock_quote', { symbol: 'ACME' }]);
@@ -76,23 +77,35 @@ describeInBrowser('the React example on useChat', () => {
     rmSync(dist, { recursive: true, force: true });
   });
 
-  it('runs a tool-calling turn and an approval in the page, and a reload shows the same conversation', async () => {
+  /**
+   * The built page and the HTTP API (with a worker and the scripted model) behind one server, as
+   * `vite` proxies /api in development. `apiDown`: the API is dead (its requests' connections cut).
+   */
+  async function pageWithApi() {
     const m = await startModel(model);
     const t = temporal();
     const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
     const api = httpApiHandler({ client: t.client, taskQueue, chatPage: false });
-    // The built page, with /api going to the HTTP API: what `vite` proxies in development.
-    const server: Server = createServer((req, res) => {
-      if (req.url?.startsWith('/api/')) return api(req, res);
+    const served = { apiDown: false, worker, base: '', server: undefined as unknown as Server };
+    served.server = createServer((req, res) => {
+      if (req.url?.startsWith('/api/') || req.url?.startsWith('/conversations/')) {
+        if (served.apiDown) return void req.socket.destroy();
+        return api(req, res);
+      }
       const path = normalize(req.url === '/' || !req.url ? '/index.html' : req.url.split('?')[0]);
       readFile(join(dist, path)).then(
         (body) => res.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' }).end(body),
         () => res.writeHead(404).end(),
       );
     });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    served.server.listen(0, '127.0.0.1');
+    await once(served.server, 'listening');
+    served.base = `http://127.0.0.1:${(served.server.address() as AddressInfo).port}`;
+    return served;
+  }
+
+  it('runs a tool-calling turn and an approval in the page, and a reload shows the same conversation', async () => {
+    const { worker, base, server } = await pageWithApi();
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
@@ -130,26 +143,8 @@ describeInBrowser('the React example on useChat', () => {
   }, 120_000);
 
   it('stops the durable turn with Stop, keeps answering across a reload, and reconnects by itself when the API dies', async () => {
-    const m = await startModel(model);
-    const t = temporal();
-    const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
-    const api = httpApiHandler({ client: t.client, taskQueue, chatPage: false });
-    // The API can be made to die (its connections cut, requests refused) and come back.
-    let apiDown = false;
-    const server: Server = createServer((req, res) => {
-      if (req.url?.startsWith('/api/') || req.url?.startsWith('/conversations/')) {
-        if (apiDown) return void req.socket.destroy();
-        return api(req, res);
-      }
-      const path = normalize(req.url === '/' || !req.url ? '/index.html' : req.url.split('?')[0]);
-      readFile(join(dist, path)).then(
-        (body) => res.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' }).end(body),
-        () => res.writeHead(404).end(),
-      );
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const served = await pageWithApi();
+    const { worker, base, server } = served;
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
@@ -200,7 +195,11 @@ describeInBrowser('the React example on useChat', () => {
           .getByText(/^w0 w1/)
           .waitFor();
         await page.reload();
-        await page.locator('li.assistant').nth(2).getByText(STORY, { exact: true }).waitFor({ timeout: 20_000 });
+        // (The reload must land while the turn runs: a turn that ends between the page loading the
+        // history and asking to resume is not shown until the next load, a gap still open.)
+        const resumed = page.locator('li.assistant').nth(2).locator('p').first();
+        await resumed.getByText(/w59$/).waitFor({ timeout: 20_000 });
+        expect(await resumed.textContent()).toBe(STORY);
         expect(await statusOf(id)).toEqual(['cancelled', 'completed', 'completed']);
 
         // The API dies mid-answer and comes back: the open page completes the answer, nothing lost or repeated.
@@ -208,10 +207,10 @@ describeInBrowser('the React example on useChat', () => {
         await input.press('Enter');
         const last = page.locator('li.assistant').nth(3);
         await last.getByText(/^w0 w1 w2/).waitFor();
-        apiDown = true;
+        served.apiDown = true;
         server.closeAllConnections();
         await new Promise((r) => setTimeout(r, 800));
-        apiDown = false;
+        served.apiDown = false;
         await last.getByText(/completed · \d+ tokens/).waitFor({ timeout: 20_000 });
         expect(await last.locator('p').first().textContent()).toBe(STORY);
         expect(await page.locator('p.error').count()).toBe(0);
@@ -225,21 +224,7 @@ describeInBrowser('the React example on useChat', () => {
   }, 120_000);
 
   it('shows a turn another tab started, live, without a reload', async () => {
-    const m = await startModel(model);
-    const t = temporal();
-    const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
-    const api = httpApiHandler({ client: t.client, taskQueue, chatPage: false });
-    const server: Server = createServer((req, res) => {
-      if (req.url?.startsWith('/api/')) return api(req, res);
-      const path = normalize(req.url === '/' || !req.url ? '/index.html' : req.url.split('?')[0]);
-      readFile(join(dist, path)).then(
-        (body) => res.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' }).end(body),
-        () => res.writeHead(404).end(),
-      );
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { worker, base, server } = await pageWithApi();
     const [first, second] = [await browser.newPage(), await browser.newPage()];
     const errors: string[] = [];
     for (const page of [first, second]) page.on('pageerror', (e) => errors.push(e.message));

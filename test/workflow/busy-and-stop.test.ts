@@ -36,6 +36,24 @@ const post = (base: string, path: string, body: unknown) =>
     body: JSON.stringify(body),
   });
 
+/** The HTTP API on a worker of the scripted model. */
+async function chatApi() {
+  const m = await startModel(model);
+  const t = temporal();
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL });
+  const api = await startHttpApi({ client: t.client, taskQueue });
+  return {
+    worker,
+    base: api.base,
+    /** The model requests so far. */
+    requests: m.requests,
+    close: async () => {
+      api.close();
+      await m.close();
+    },
+  };
+}
+
 /** Waits until the conversation runs a turn. */
 async function running(base: string, id: string): Promise<void> {
   for (;;) {
@@ -47,11 +65,7 @@ async function running(base: string, id: string): Promise<void> {
 }
 
 it('steers, rejects, interrupts and enqueues messages sent while a turn runs', async () => {
-  const m = await startModel(model);
-  const t = temporal();
-  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL });
-  const api = await startHttpApi({ client: t.client, taskQueue });
-  const base = api.base;
+  const { worker, base, close, requests } = await chatApi();
   try {
     await worker.runUntil(async () => {
       // steer: the message joins the running turn; the model's next request of that turn has it.
@@ -63,7 +77,7 @@ it('steers, rejects, interrupts and enqueues messages sent while a turn runs', a
       const [ra, rb] = [await a.json(), await b.json()];
       expect(ra).toMatchObject({ turn: 1, status: 'completed', content: 'noted: cats' });
       expect(rb).toEqual(ra);
-      const second = m.requests.filter((r) => r.messages.some((x) => x.content === 'add things'))[1];
+      const second = requests.filter((r) => r.messages.some((x) => x.content === 'add things'))[1];
       expect(second.messages.map((x) => x.content)).toContain('also mention cats');
 
       // The steered message and its turn are in the transcript.
@@ -129,17 +143,12 @@ it('steers, rejects, interrupts and enqueues messages sent while a turn runs', a
       expect(STORY.startsWith(partial.content)).toBe(true);
     });
   } finally {
-    api.close();
-    await m.close();
+    await close();
   }
 });
 
 it('stops a useChat turn with POST /api/chat/:id/stop: cancelled, its partial answer kept, the next message answered', async () => {
-  const m = await startModel(model);
-  const t = temporal();
-  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL });
-  const api = await startHttpApi({ client: t.client, taskQueue });
-  const base = api.base;
+  const { worker, base, close } = await chatApi();
   try {
     await worker.runUntil(async () => {
       const id = `stop-${randomUUID()}`;
@@ -177,7 +186,6 @@ it('stops a useChat turn with POST /api/chat/:id/stop: cancelled, its partial an
       expect(await next.json()).toMatchObject({ turn: 2, status: 'completed', content: 'you said: and now?' });
     });
   } finally {
-    api.close();
-    await m.close();
+    await close();
   }
 });
