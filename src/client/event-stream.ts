@@ -39,8 +39,9 @@ export interface StreamEventsOptions {
 }
 
 /**
- * A wake-up for {@link streamEvents}: `notify` makes a waiting stream read again at once. A
- * notification no wait took yet is kept for the next wait (at worst one read too many).
+ * A wake-up for {@link streamEvents}: `notify` makes a waiting stream read again at once; one that
+ * comes while nobody waits (a read is under way) is kept for the next wait. A wait cut short by a
+ * change of the history stays the same promise until a notify settles it, so none is lost.
  */
 export class Nudge {
   private pending = false;
@@ -48,8 +49,11 @@ export class Nudge {
   private resolve?: (value: 'nudged') => void;
 
   notify(): void {
-    this.pending = true;
-    this.resolve?.('nudged');
+    if (!this.resolve) {
+      this.pending = true;
+      return;
+    }
+    this.resolve('nudged');
     this.promise = this.resolve = undefined;
   }
 
