@@ -41,6 +41,7 @@ export {
   type ConversationStart,
   type MessageRequest,
 } from './client/conversations';
+export { forkConversation, type ForkOptions, type ForkResult } from './client/branches';
 export { readStatus, decideApproval, type StatusReport } from './client/workflow-controls';
 export { streamEvents } from './client/event-stream';
 export { deliverEvent } from './client/deliver-event';

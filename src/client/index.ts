@@ -35,6 +35,14 @@ export {
   type MessageRequest,
   type SentMessage,
 } from './conversations';
+export {
+  forkConversation,
+  listBranches,
+  switchBranch,
+  forkMessageId,
+  type ForkOptions,
+  type ForkResult,
+} from './branches';
 
 // Any run or conversation by its id.
 export {

@@ -13,7 +13,13 @@ import {
   type MemoryReport,
 } from '../core';
 import type { agentWorkflow } from '../workflows/bundle';
-import { decideApprovalUpdate, pendingApprovalsQuery, statusQuery, transcriptQuery } from '../contracts/definitions';
+import {
+  branchesQuery,
+  decideApprovalUpdate,
+  pendingApprovalsQuery,
+  statusQuery,
+  transcriptQuery,
+} from '../contracts/definitions';
 import { ClientError } from './client-error';
 import { conversationStatus, cancelTurn } from './conversations';
 import { runOutcome } from './run-agent';
@@ -131,19 +137,34 @@ async function statusOf(client: Client, workflowId: string): Promise<StatusRepor
 export async function readTranscript(
   client: Client,
   workflowId: string,
+  options: { branch?: string } = {},
 ): Promise<{ system?: string; messages: ChatMessage[] }> {
   // Whether it exists, is ours, and its workers can answer (why not, at once, when they fail its tasks).
   await findAnswering(client, workflowId);
   try {
-    return await withinQueryWait(client, () => transcriptOf(client, workflowId));
+    if (options.branch !== undefined) {
+      const branches = await withinQueryWait(client, () => client.workflow.getHandle(workflowId).query(branchesQuery));
+      if (!branches.some((b) => b.id === options.branch))
+        throw new ClientError(
+          'not_found',
+          `"${workflowId}" has no branch "${options.branch}"; its branches: ${branches.map((b) => b.id).join(', ')}`,
+          workflowId,
+        );
+    }
+    return await withinQueryWait(client, () => transcriptOf(client, workflowId, options.branch));
   } catch (err) {
+    if (err instanceof ClientError) throw err;
     throw await explainFailure(client, workflowId, err, 'agent');
   }
 }
 
-async function transcriptOf(client: Client, workflowId: string): Promise<{ system?: string; messages: ChatMessage[] }> {
+async function transcriptOf(
+  client: Client,
+  workflowId: string,
+  branch: string | undefined,
+): Promise<{ system?: string; messages: ChatMessage[] }> {
   // Runs and conversations answer the transcript query across their continue-as-new runs.
-  const read = await readRange(client, workflowId, undefined, 0, undefined);
+  const read = await readRange(client, workflowId, undefined, 0, undefined, branch);
   const messages = read.messages.map(withoutCounts);
   return read.system === undefined ? { messages } : { system: read.system, messages };
 }
@@ -262,17 +283,23 @@ async function readRange(
   runId: string | undefined,
   from: number,
   to: number | undefined,
+  branch?: string,
 ): Promise<{ system?: string; messages: ChatMessage[] }> {
   const h = client.workflow.getHandle(conversationId, runId);
-  const first = await h.query(transcriptQuery, { offset: from, limit: to === undefined ? undefined : to - from });
+  const range = { offset: from, ...(branch !== undefined ? { branch } : {}) };
+  const first = await h.query(transcriptQuery, { ...range, limit: to === undefined ? undefined : to - from });
+  // A branch an earlier run keeps (the conversation continued as new since): read it there.
+  if (first.heldBy) return readRange(client, conversationId, first.heldBy, from, to, branch);
   const end = to ?? first.total;
+  // Before what this run holds, every branch is the same: the previous run's transcript (a fork's, its source's).
   const older =
     from < first.heldFrom && first.previousRunId
-      ? (await readRange(client, conversationId, first.previousRunId, from, first.heldFrom)).messages
+      ? (await readRange(client, first.previousWorkflowId ?? conversationId, first.previousRunId, from, first.heldFrom))
+          .messages
       : [];
   const messages = [...first.messages];
   for (let next = first.offset + messages.length; next < end; next = first.offset + messages.length) {
-    const page = await h.query(transcriptQuery, { offset: next, limit: end - next });
+    const page = await h.query(transcriptQuery, { ...range, offset: next, limit: end - next });
     if (page.messages.length === 0) break;
     messages.push(...page.messages);
   }

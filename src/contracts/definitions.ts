@@ -2,7 +2,9 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type {
   AgentStatus,
   ApprovalDecision,
+  BranchInfo,
   ChatMessage,
+  ConversationInput,
   ConversationResult,
   ConversationStatus,
   ConversationTurnResult,
@@ -109,8 +111,22 @@ export const cancelTurnUpdate = defineUpdate<{ turn: number }>('cancelTurn');
 export const endConversationUpdate = defineUpdate<ConversationResult>('end');
 /** What the conversation is doing. Same name as the run's query: the UI's one place to look. */
 export const conversationStatusQuery = defineQuery<ConversationStatus>('status');
+/** A slice of a conversation's transcript, of its current branch or another. */
+export interface TranscriptRange extends MessagesRange {
+  /** A branch's id (see `branchesQuery`); absent: the current branch. */
+  branch?: string;
+}
 /** A page of the transcript, by transcript index. */
-export const transcriptQuery = defineQuery<TranscriptPage, [MessagesRange?]>('transcript');
+export const transcriptQuery = defineQuery<TranscriptPage, [TranscriptRange?]>('transcript');
+/** The conversation's branches: the current one first (see `BranchInfo`). */
+export const branchesQuery = defineQuery<BranchInfo[]>('branches');
+/** Makes another branch current (between turns); answers with the branches as they are then. */
+export const switchBranchUpdate = defineUpdate<BranchInfo[], [{ branch: string }]>('switchBranch');
+/**
+ * The input of a new conversation that starts before a user message of a branch this run keeps
+ * (`forkConversation` with `into`): see `forkedConversation`.
+ */
+export const forkSourceQuery = defineQuery<ConversationInput, [{ atMessage: number; branch?: string }]>('forkSource');
 /** Tokens used so far, all turns. */
 export const usageQuery = defineQuery<Usage>('usage');
 

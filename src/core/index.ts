@@ -43,6 +43,8 @@ export * from './memory/memory-window';
 export * from './conversation/conversation';
 export * from './conversation/busy';
 export * from './conversation/message-ids';
+export * from './conversation/branches';
+export * from './conversation/fork-conversation';
 export * from './conversation/conversation-status';
 
 // Events: what subscribers see, and what the search attributes show.

@@ -13,6 +13,12 @@ import {
 import {
   addUsage,
   carryOver,
+  currentBranch,
+  forkedConversation,
+  forkIndex,
+  listBranches,
+  switchBranch,
+  switchProblem,
   conversationResult,
   conversationStatus,
   DEFAULT_IDLE_TIMEOUT,
@@ -30,7 +36,10 @@ import {
   type ConversationResult,
 } from '../core';
 import {
+  branchesQuery,
   cancelTurnUpdate,
+  forkSourceQuery,
+  switchBranchUpdate,
   conversationStatusQuery,
   endConversationUpdate,
   messagesQuery,
@@ -64,7 +73,7 @@ export async function conversationWorkflow(input: ConversationInput): Promise<Co
   session.conv = host.onBuild(session.conv);
   const messages = new MessageQueue(session);
   handleQueries(session, host, messages);
-  handleControls(session, host);
+  handleControls(session, host, messages);
   await host.open({
     run: () => session.active?.run.state,
     conversation: () => ({
@@ -93,6 +102,12 @@ function handleQueries(session: ConversationSession, host: AgentHost, messages: 
   setHandler(transcriptQuery, (range) =>
     transcriptPage(session.conv, session.active?.run.state, range ?? {}, messagesPage),
   );
+  setHandler(branchesQuery, () => listBranches(session.conv, session.held()));
+  setHandler(forkSourceQuery, (at) => {
+    const forked = forkedConversation(session.conv, at, { workflowId: host.workflowId, runId: host.runId });
+    if ('problem' in forked) throw new Error(forked.problem);
+    return forked.input;
+  });
   setHandler(usageQuery, () =>
     session.active ? addUsage(session.conv.usage, session.active.run.state.usage) : session.conv.usage,
   );
@@ -109,8 +124,29 @@ function handleQueries(session: ConversationSession, host: AgentHost, messages: 
   });
 }
 
-/** What people do to a conversation besides messages: cancel its turn, end it, ask it to move to the current build. */
-function handleControls(session: ConversationSession, host: AgentHost): void {
+/**
+ * What people do to a conversation besides messages: cancel its turn, end it, make another
+ * branch current, ask it to move to the current build.
+ */
+function handleControls(session: ConversationSession, host: AgentHost, messages: MessageQueue): void {
+  setHandler(
+    switchBranchUpdate,
+    ({ branch }) => {
+      if (branch !== currentBranch(session.conv)) {
+        session.conv = switchBranch(session.conv, branch);
+        host.events.emit(session.lastTurn(), { type: 'branch_switched', branch });
+      }
+      return listBranches(session.conv);
+    },
+    {
+      validator: (asked) =>
+        throwIf(
+          session.active || messages.length > 0
+            ? 'a turn is running: make another branch current between turns (stop the turn, or wait for its end)'
+            : switchProblem(session.conv, (asked as { branch?: unknown } | undefined)?.branch),
+        ),
+    },
+  );
   setHandler(moveToCurrentBuildSignal, () => {
     session.moveAsked = true;
   });
@@ -222,8 +258,11 @@ async function serve(
     }
     // Signalled messages are checked against the tools only now: they can arrive before the tools are resolved.
     const problem = queued.reply ? undefined : turnProblem(queued.input, session.conv.tools, false);
+    // A fork's point can be gone by its turn (another fork came first): it is refused then, not answered elsewhere.
+    const fork = queued.input.fork && forkIndex(session.conv, queued.input.fork, host.workflowId);
     if (problem) session.conv = rejectMessage(session.conv, problem);
-    else messages.answered(queued, await runTurn(session, host, queued));
+    else if (fork && 'problem' in fork) messages.refused(queued, fork.problem);
+    else messages.answered(queued, await runTurn(session, host, queued, fork?.index));
     // Steering messages the turn ended before it could take: each is answered in a turn of its own, next.
     messages.putFirst(queued.leftover ?? []);
     idleSince = Date.now();

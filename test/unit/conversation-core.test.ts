@@ -172,7 +172,7 @@ describe('turns', () => {
     expect(page).toMatchObject({ offset: 3, total: 6, heldFrom: 3, previousRunId: 'run-1', system: 's' });
     expect(page.messages).toHaveLength(3);
     expect(transcriptPage(conv, undefined, { offset: 2, limit: 2 }, messagesPage).messages).toEqual([
-      u('two'),
+      { ...u('two'), turn: 2 },
       a('re two'),
     ]);
   });

@@ -10,6 +10,7 @@ import type { ActiveWait, PendingApproval } from '../run/run-state';
 import type { RunState } from '../run/run-state';
 import { memoryReport } from '../memory/run-memory';
 import { addUsage } from '../messages/usage';
+import { currentBranch, switchProblem } from './branches';
 
 /** What a conversation reports: its result when it closes, and its status (the `status` query) while open. */
 
@@ -67,6 +68,8 @@ export interface ConversationStatus {
   agentVersion?: string;
   /** With Worker Versioning: the build the conversation is on now. */
   buildId?: string;
+  /** The branch new messages go to, when the conversation was forked (absent: `main`). */
+  branch?: string;
 }
 
 /** One page of the transcript (the `transcript` query's answer). */
@@ -80,6 +83,12 @@ export interface TranscriptPage {
   /** The first index this run holds; earlier ones are read from `previousRunId`. */
   heldFrom: number;
   previousRunId?: string;
+  /** The workflow `previousRunId` belongs to, when it is another (a conversation forked from another). */
+  previousWorkflowId?: string;
+  /** The branch read (absent: the current one). */
+  branch?: string;
+  /** The branch asked for is kept by this earlier run of the conversation: read it there (no messages here). */
+  heldBy?: string;
 }
 
 /** The workflow's result when it closes for `reason`. */
@@ -152,6 +161,7 @@ export function conversationStatus(
   if (agent) status.agent = agent;
   if (conv.agentVersion) status.agentVersion = conv.agentVersion;
   if (conv.buildId) status.buildId = conv.buildId;
+  if (conv.branch) status.branch = conv.branch.id;
   if (run && active) {
     const s = runStatus(run);
     status.currentTurn = {
@@ -189,17 +199,39 @@ export function runMessages(conv: ConversationState, active: RunState | undefine
 
 type PageOf = (messages: ChatMessage[], range: { offset: number; limit?: number }) => ChatMessage[];
 
-/** The transcript page for `{ offset, limit }` (transcript indices), from what this run holds. */
+/**
+ * The transcript page for `{ offset, limit }` (transcript indices), from what this run holds: of
+ * the current branch, or of `branch` (see `branches.ts`). Throws for a branch the conversation
+ * does not have.
+ */
 export function transcriptPage(
   conv: ConversationState,
   active: RunState | undefined,
-  range: { offset?: number; limit?: number },
+  range: { offset?: number; limit?: number; branch?: string },
   page: (messages: ChatMessage[], range: { offset: number; limit?: number }) => ChatMessage[],
 ): TranscriptPage {
+  const before = { runId: conv.previousRunId, workflowId: conv.previousWorkflowId };
+  if (range.branch !== undefined && range.branch !== currentBranch(conv)) {
+    const held = conv.branches?.find((b) => b.id === range.branch);
+    if (held) {
+      const system = held.options.system ?? undefined;
+      return { ...heldPage(held.messages, conv.transcriptStart, before, range, page, system), branch: held.id };
+    }
+    const older = conv.olderBranches?.find((b) => b.id === range.branch);
+    if (!older?.heldBy) throw new Error(switchProblem(conv, range.branch) ?? `no branch "${range.branch}"`);
+    return {
+      offset: range.offset ?? 0,
+      messages: [],
+      total: older.messageCount,
+      heldFrom: older.messageCount,
+      branch: older.id,
+      heldBy: older.heldBy,
+    };
+  }
   const all = runMessages(conv, active);
   // The active turn's system message: a handoff during the turn has changed it already.
   const system = isInstructions(all[0]) ? all[0].content : conv.options.system;
-  return heldPage(all, conv.transcriptStart, conv.previousRunId, range, page, system ?? undefined);
+  return heldPage(all, conv.transcriptStart, before, range, page, system ?? undefined);
 }
 
 /**
@@ -213,14 +245,14 @@ export function runTranscriptPage(
   page: (messages: ChatMessage[], range: { offset: number; limit?: number }) => ChatMessage[],
 ): TranscriptPage {
   const system = isInstructions(state.messages[0]) ? String(state.messages[0].content) : undefined;
-  return heldPage(state.messages, state.messagesBefore ?? 0, previousRunId, range, page, system);
+  return heldPage(state.messages, state.messagesBefore ?? 0, { runId: previousRunId }, range, page, system);
 }
 
 /** A page of the messages a workflow run holds (`all`, system first), the transcript's `start` on. */
 function heldPage(
   all: ChatMessage[],
   start: number,
-  previousRunId: string | undefined,
+  before: { runId?: string; workflowId?: string },
   range: { offset?: number; limit?: number },
   page: PageOf,
   system: string | undefined,
@@ -236,6 +268,7 @@ function heldPage(
     heldFrom: start,
   };
   if (system) result.system = system;
-  if (previousRunId) result.previousRunId = previousRunId;
+  if (before.runId) result.previousRunId = before.runId;
+  if (before.runId && before.workflowId) result.previousWorkflowId = before.workflowId;
   return result;
 }

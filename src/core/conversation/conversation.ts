@@ -16,6 +16,14 @@ import type { ConversationTurnResult } from '../run/run-result';
 import type { ChatMessage, ImageRef, Usage } from '../messages/chat-message';
 import type { ToolInfo } from '../tool-calls/tool-info';
 import { applyAgent, type ResolvedAgent } from '../run/agents';
+import {
+  carriedBranches,
+  forkPointProblem,
+  type BranchInfo,
+  type BranchOrigin,
+  type BranchSnapshot,
+  type ForkPoint,
+} from './branches';
 
 /**
  * A conversation: many turns on one workflow, each turn one run of the agent loop over the chat
@@ -82,6 +90,11 @@ export interface TurnInput {
   messageId?: string;
   /** What this message does if a turn runs when it arrives (default: the conversation's `busy`, else `enqueue`). */
   busy?: BusyPolicy;
+  /**
+   * Fork the conversation here: this message takes the place of an earlier user message, its turn
+   * sees the transcript before it, and the branch it replaces stays readable (see `branches.ts`).
+   */
+  fork?: ForkPoint;
 }
 
 /** Signalled messages that were invalid (signals cannot be refused, so they are counted and reported). */
@@ -114,8 +127,16 @@ export interface ConversationState {
   /** 1 + how many times the conversation continued as new. */
   runs: number;
   previousRunId?: string;
+  /**
+   * Set when this conversation was forked from another (`forkConversation` with `into`) and the
+   * messages before `transcriptStart` are in that one's run `previousRunId`.
+   */
+  previousWorkflowId?: string;
   rejectedMessages: RejectedMessages;
-  /** How many times a handoff changed the system message (see `RunState.revision`). */
+  /**
+   * The version of the messages, for the worker's message cache: a handoff (which changes the
+   * system message), a fork and a switch of branches each make a new one (see `RunState.revision`).
+   */
   revision?: number;
   /** With a budget: the size of the last model call, which the next turn's first call will at least be. */
   lastCall?: RunState['lastCall'];
@@ -127,6 +148,16 @@ export interface ConversationState {
   compactions?: number;
   /** The ids of the latest answered messages, with the turn that answered each (see `message-ids.ts`). */
   answeredMessages?: Array<[string, number]>;
+  /** The branch new messages go to, when the conversation was forked (absent: `main`; see `branches.ts`). */
+  branch?: BranchOrigin;
+  /** The branches the current one replaced that this run keeps, whole (never carried over continue-as-new). */
+  branches?: BranchSnapshot[];
+  /** The branches earlier runs keep: where each is read. */
+  olderBranches?: BranchInfo[];
+  /** How many forks the conversation made (the next branch's id is `b<n + 1>`). */
+  branchesMade?: number;
+  /** The highest message version (`revision`) a fork or a switch gave this run (see `branches.ts`). */
+  revisionsMade?: number;
 }
 
 /** Checks a conversation's options; one readable line per problem. */
@@ -167,7 +198,11 @@ export function turnProblem(
   if (turn === null || typeof turn !== 'object') return 'the message must be an object {"message": "..."}';
   const t = turn as Record<string, unknown>;
   const problem =
-    messageProblem(t.message) ?? imagesProblem(t.images) ?? messageIdProblem(t.messageId) ?? busyPolicyProblem(t.busy);
+    messageProblem(t.message) ??
+    imagesProblem(t.images) ??
+    messageIdProblem(t.messageId) ??
+    busyPolicyProblem(t.busy) ??
+    forkPointProblem(t.fork, t.busy);
   if (problem) return problem;
   for (const key of ['tools', 'approvalTools'] as const) {
     const names = t[key];
@@ -249,9 +284,17 @@ export function startTurn(conv: ConversationState, turn: TurnInput): RunState {
     conv.agentVersion,
   );
   const system = run.messages[0]?.role === 'system' ? [run.messages[0]] : [];
+  // The turn's message knows its turn and its sender's id: a branch, and a fork of it, find it by them.
+  const asked = run.messages
+    .slice(system.length)
+    .map((m) =>
+      m.role === 'user'
+        ? { ...m, turn: conv.turns + 1, ...(turn.messageId !== undefined ? { messageId: turn.messageId } : {}) }
+        : m,
+    );
   const state: RunState = {
     ...run,
-    messages: [...system, ...conv.messages, ...run.messages.slice(system.length)],
+    messages: [...system, ...conv.messages, ...asked],
     ...(conv.buildId ? { buildId: conv.buildId } : {}),
   };
   // A token budget replaces the message window: summaries keep the conversation in it.
@@ -338,6 +381,7 @@ export function carryOver(conv: ConversationState, runId: string): ConversationC
         ? Math.min(conv.context.from, conv.context.summary)
         : 0;
   const context = conv.context && { from: conv.context.from - start, summary: conv.context.summary - start };
+  const older = carriedBranches(conv, runId);
   return {
     tools: conv.tools ?? [],
     transcriptStart: conv.transcriptStart + start,
@@ -355,5 +399,8 @@ export function carryOver(conv: ConversationState, runId: string): ConversationC
     ...(context ? { context } : {}),
     ...(conv.lastPrompt ? { lastPrompt: conv.lastPrompt } : {}),
     ...(conv.compactions ? { compactions: conv.compactions } : {}),
+    ...(conv.branch ? { branch: conv.branch } : {}),
+    ...(conv.branchesMade ? { branchesMade: conv.branchesMade } : {}),
+    ...(older ? { olderBranches: older } : {}),
   };
 }

@@ -37,3 +37,12 @@ export function withAnsweredMessage<C extends AnsweredMessages>(conv: C, id: str
   const kept = (conv.answeredMessages ?? []).filter(([answered]) => answered !== id);
   return { ...conv, answeredMessages: [...kept, [id, turn] as [string, number]].slice(-REMEMBERED_MESSAGE_IDS) };
 }
+
+/**
+ * Whether the message id a turn answers (`turn_started.messageId`) is `id`, or a fork of it: a
+ * regenerated or edited message is sent as `<id>~<suffix>` (the message it answers again keeps
+ * its id on the page, and each fork is a new message to the conversation).
+ */
+export function answersMessage(answered: string | undefined, id: string): boolean {
+  return answered !== undefined && (answered === id || answered.startsWith(`${id}~`));
+}

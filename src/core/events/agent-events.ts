@@ -13,8 +13,14 @@ import type { AgentResult, ConversationTurnResult } from '../run/run-result';
  * next of the agent's models answers instead, as the call it names (a new call number).
  */
 export type AgentEventBody =
-  /** `messageId`: the sender's id of the message the turn answers (see `TurnInput.messageId`). */
-  | { type: 'turn_started'; message: string; messageId?: string }
+  /**
+   * `messageId`: the sender's id of the message the turn answers (see `TurnInput.messageId`).
+   * `branch`: the branch the turn is on, when not `main`; `forkedAt`: the turn started that branch,
+   * its message taking the place of the transcript's message at that index (see `branches.ts`).
+   */
+  | { type: 'turn_started'; message: string; messageId?: string; branch?: string; forkedAt?: number }
+  /** Another branch was made current (`switchBranch`): what the conversation shows changed. */
+  | { type: 'branch_switched'; branch: string }
   /** A message sent with `busy: "steer"` joined the running turn: the model sees it at its next call. */
   | { type: 'message_steered'; message: string; messageId?: string }
   | { type: 'model_call_started'; call: number; iteration: number }
@@ -119,6 +125,7 @@ export type AgentEvent = AgentEventBody & { offset: number; turn: number };
 /** Every event type, e.g. for validating a client's filter. */
 export const AGENT_EVENT_TYPES = [
   'turn_started',
+  'branch_switched',
   'message_steered',
   'model_call_started',
   'text_delta',

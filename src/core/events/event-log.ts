@@ -1,3 +1,4 @@
+import { answersMessage } from '../conversation/message-ids';
 import type { NextStep } from '../run/run-state';
 import {
   MAX_EVENTS_PER_PAGE,
@@ -128,7 +129,7 @@ export class EventLog {
    * {@link MAX_KEPT_CHARS} characters, the oldest go, but never the previous turn's, so a
    * subscriber a few turns behind (messages queued back to back) still catches up.
    */
-  startTurn(turn: number, message: string, messageId?: string): void {
+  startTurn(turn: number, message: string, messageId?: string, branch?: { branch: string; forkedAt?: number }): void {
     const previous = this.events.findIndex((e) => e.turn >= turn - 1);
     const protectedFrom = previous < 0 ? this.events.length : previous;
     let chars = this.sizes.reduce((a, b) => a + b, 0);
@@ -139,7 +140,7 @@ export class EventLog {
       this.events = this.events.slice(drop);
       this.sizes = this.sizes.slice(drop);
     }
-    this.emit(turn, { type: 'turn_started', message, ...(messageId !== undefined ? { messageId } : {}) });
+    this.emit(turn, { type: 'turn_started', message, ...(messageId !== undefined ? { messageId } : {}), ...branch });
   }
 
   /** A model call is being scheduled; returns its call number, which its text batches name. */
@@ -208,7 +209,10 @@ export class EventLog {
     const firstKept = this.events[0]?.offset ?? this.next;
     let from: number;
     if (request.messageId !== undefined) {
-      from = findLastIndex(this.events, (e) => e.type === 'turn_started' && e.messageId === request.messageId);
+      from = findLastIndex(
+        this.events,
+        (e) => e.type === 'turn_started' && answersMessage(e.messageId, request.messageId!),
+      );
       if (from < 0) return { events: [], next: this.next, firstKept, more: false };
     } else if (request.after === undefined) {
       const turnStart = findLastIndex(this.events, (e) => e.type === 'turn_started');

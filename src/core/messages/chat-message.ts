@@ -33,6 +33,10 @@ export type ChatMessage = (
       images?: ImageRef[];
       /** Sent while the turn ran, with `busy: "steer"`: it joined that turn (no turn of its own). */
       steered?: true;
+      /** The turn that answers it (conversations): a branch's turns are not numbered one after another. */
+      turn?: number;
+      /** The id its sender gave it (`TurnInput.messageId`): a fork names the message it replaces by it. */
+      messageId?: string;
     }
   | {
       role: 'assistant';

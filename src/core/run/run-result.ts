@@ -52,7 +52,11 @@ export type TurnResult<O = unknown> = Omit<AgentResult<O>, 'status'> & {
 };
 
 /** A turn's result: the same shape as a run's, plus its number in the conversation (1-based). */
-export type ConversationTurnResult<O = unknown> = TurnResult<O> & { turn: number };
+export type ConversationTurnResult<O = unknown> = TurnResult<O> & {
+  turn: number;
+  /** The branch the turn is on, when the conversation was forked (absent: `main`; see `branches.ts`). */
+  branch?: string;
+};
 
 /** A {@link TurnResult} as a workflow receives it from a child run: tool outputs its history holds may be left out (see {@link RecordedToolExecution}). */
 export type RecordedTurnResult<O = unknown> = Omit<TurnResult<O>, 'toolExecutions'> & {

@@ -1,7 +1,8 @@
-import { ApplicationFailure, condition, log, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, log, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
   answeredTurnOf,
   busyAction,
+  forkIndex,
   rejectMessage,
   turnProblem,
   type ConversationTurnResult,
@@ -22,13 +23,16 @@ const RECENT_RESULTS = 5;
 export class MessageQueue {
   private readonly queue: QueuedTurn[] = [];
   private readonly results = new Map<number, ConversationTurnResult>();
+  /** Why messages whose turn could not start were refused then (see {@link refused}). */
+  private readonly refusals = new Map<number, string>();
   /** The results of the latest turns that answered a message with an id, for the same message sent again. */
   private readonly recent = new Map<string, ConversationTurnResult>();
   private nextSeq = 0;
 
   constructor(private readonly session: ConversationSession) {
     setHandler(sendMessageUpdate, (turn) => this.send(turn), {
-      validator: (turn) => throwIf(turnProblem(turn, session.conv.tools, session.ending) ?? this.refusal(turn)),
+      validator: (turn) =>
+        throwIf(turnProblem(turn, session.conv.tools, session.ending) ?? this.refusal(turn) ?? this.forkRefusal(turn)),
     });
     setHandler(queueMessageSignal, (turn) => this.queueSignalled(turn));
   }
@@ -60,6 +64,23 @@ export class MessageQueue {
     }
   }
 
+  /**
+   * A message's turn cannot start: its fork point is gone (e.g. another fork came first). An
+   * Update waiting for it hears why; a signalled one is counted as rejected.
+   */
+  refused(queued: QueuedTurn, problem: string): void {
+    if (queued.reply) this.refusals.set(queued.seq, problem);
+    else this.session.conv = rejectMessage(this.session.conv, problem);
+  }
+
+  /** Why a fork cannot start where it asks, as the conversation is now (the running turn's messages included). */
+  private forkRefusal(turn: TurnInput): string | undefined {
+    if (!turn.fork) return undefined;
+    const conv = { ...this.session.conv, messages: this.session.held() };
+    const found = forkIndex(conv, turn.fork, workflowInfo().workflowId);
+    return 'problem' in found ? found.problem : undefined;
+  }
+
   /** Why a message is refused by its busy policy (`reject` while a turn runs), or undefined. */
   private refusal(turn: TurnInput): string | undefined {
     const { session } = this;
@@ -74,7 +95,8 @@ export class MessageQueue {
   private place(turn: TurnInput, reply: boolean): number {
     const { session } = this;
     const action = busyAction(turn.busy ?? session.conv.options.busy, session.active?.turn, this.queue.length);
-    if (action.kind === 'steer') {
+    // A fork starts a turn of its own: under a conversation's default "steer" it waits for its turn.
+    if (action.kind === 'steer' && !turn.fork) {
       session.active!.steering.push({ seq: this.nextSeq, input: turn, reply });
       return this.nextSeq++;
     }
@@ -110,7 +132,12 @@ export class MessageQueue {
     // Queued (or running) already: this Update waits for its answer instead of sending it again.
     if (same) same.entry.reply = true;
     const seq = same ? same.entry.seq : this.place(turn, true);
-    await condition(() => this.results.has(seq));
+    await condition(() => this.results.has(seq) || this.refusals.has(seq));
+    const refusal = this.refusals.get(seq);
+    if (refusal !== undefined) {
+      this.refusals.delete(seq);
+      throw ApplicationFailure.nonRetryable(refusal, 'Conversation.InvalidMessage');
+    }
     const result = this.results.get(seq)!;
     this.results.delete(seq);
     return result;
@@ -119,7 +146,8 @@ export class MessageQueue {
   private queueSignalled(turn: TurnInput): void {
     const { session } = this;
     // A signal cannot be refused: an invalid one is dropped, counted and shown in the status query.
-    const problem = turnProblem(turn, session.conv.tools, session.ending) ?? this.refusal(turn);
+    const problem =
+      turnProblem(turn, session.conv.tools, session.ending) ?? this.refusal(turn) ?? this.forkRefusal(turn);
     if (problem) {
       log.warn('dropped an invalid queued message', { problem });
       session.conv = rejectMessage(session.conv, problem);

@@ -1,6 +1,9 @@
 import type { CancellationScope } from '@temporalio/workflow';
 import {
+  isInstructions,
+  runMessages,
   startConversation,
+  type ChatMessage,
   type CloseReason,
   type ConversationInput,
   type ConversationState,
@@ -68,6 +71,12 @@ export class ConversationSession {
   /** The run the handlers act on now, with its turn (none between turns). */
   current(): { run: RunRef; turn: number } | undefined {
     return this.active;
+  }
+
+  /** The current branch's messages this run holds, the running turn's included (system message excluded). */
+  held(): ChatMessage[] {
+    const all = runMessages(this.conv, this.active?.run.state);
+    return isInstructions(all[0]) ? all.slice(1) : all;
   }
 
   /** The turn events go to between turns: the last one. */

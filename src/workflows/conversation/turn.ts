@@ -2,6 +2,7 @@ import { CancellationScope, isCancellation, log } from '@temporalio/workflow';
 import {
   applyInterruption,
   finishTurn,
+  forkAt as fork,
   startTurn,
   turnResult,
   withAnsweredMessage,
@@ -24,7 +25,10 @@ export async function runTurn(
   session: ConversationSession,
   host: AgentHost,
   queued: QueuedTurn,
+  /** Fork first, before this held message (see `forkIndex`): the turn starts a branch. */
+  forkAt?: number,
 ): Promise<ConversationTurnResult> {
+  if (forkAt !== undefined) session.conv = fork(session.conv, forkAt);
   session.conv = withTurnApprovals(session.conv, queued.input);
   const turn: ActiveTurn = {
     turn: session.conv.turns + 1,
@@ -34,7 +38,13 @@ export async function runTurn(
     steering: [],
   };
   session.active = turn;
-  host.events.startTurn(turn.turn, queued.input.message, queued.input.messageId);
+  const { branch } = session.conv;
+  host.events.startTurn(
+    turn.turn,
+    queued.input.message,
+    queued.input.messageId,
+    branch && { branch: branch.id, ...(forkAt !== undefined ? { forkedAt: branch.forkedAt } : {}) },
+  );
   const limitMs = turn.run.state.limits.maxExecutionTimeMs;
   // The timer is cancelled (and leaves history) when the turn ends first; durable waits pause it.
   const timeLimit =
@@ -80,6 +90,7 @@ export async function runTurn(
   session.conv = withAnsweredMessage(finishTurn(session.conv, turn.run.state), queued.input.messageId, turn.turn);
   session.lastTurnIterations = turn.run.state.iterations;
   const result = turnResult(turn.run.state, host.workflowId, turn.turn, failure);
+  if (branch) result.branch = branch.id;
   const end = failure ? { type: 'turn_failed' as const, ...failure } : { type: 'turn_completed' as const, result };
   host.endTurn('turn', turn.turn, session.conv.options.agent, end, failure ? 'failed' : result.status);
   return result;
