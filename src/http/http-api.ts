@@ -17,6 +17,7 @@ import { deliverEventRoute, signedDelivery } from './event-routes';
 import { scheduleRoute } from './schedule-routes';
 import { deploymentRoute } from './deployment-routes';
 import { chatRoute } from './use-chat/chat-routes';
+import { branchRoute } from './branch-routes';
 import { agUiRoute } from './ag-ui/ag-ui-routes';
 import { packageVersion } from '../connection/package-version';
 import {
@@ -70,10 +71,11 @@ export interface HttpApiOptions {
  *   POST /runs                                  {"message", "images"?, ...run options} → the run result (JSON), or its events (Accept: text/event-stream)
  *   GET  /runs/:id                              a run's status and messages
  *   POST /runs/:id/approvals/:callId            {"approve": true|false, "reason"?}
- *   POST /conversations/:id/messages            {"message", "images"?, "tools"?, "approvalTools"?, "agent"?, "busy"?} → the turn result
+ *   POST /conversations/:id/messages            {"message", "images"?, "tools"?, "approvalTools"?, "agent"?, "busy"?, "fork"?} → the turn result
  *   GET  /conversations/:id                     a conversation's status and transcript
  *   POST /conversations/:id/approvals/:callId   {"approve": true|false, "reason"?}
  *   POST /conversations/:id/cancel              cancels the running turn; answers once it has ended
+ *   GET /conversations/:id/branches, POST .../branch, POST .../fork   branches (see `branch-routes.ts`); GET /conversations/:id?branch=: one
  *   GET  /runs/:id/events, /conversations/:id/events   the live events (Server-Sent Events)
  *   POST /runs/:id/events/:name, /conversations/:id/events/:name   deliver an event (the body: its JSON payload) to a wait_for_event; signed webhooks with `access.webhookSecret`
  *   POST /api/chat, GET /api/chat/:id/stream, GET /api/chat/:id/messages   the AI SDK's chat protocol (useChat; see use-chat/chat-routes.ts)
@@ -411,8 +413,15 @@ async function route(
       const status = await readStatus(o.client, id);
       if (status.kind !== 'conversation')
         throw new ClientError('wrong_kind', `"${id}" is a one-shot run, not a conversation; see GET /runs/${id}`, id);
-      return sendJson(res, 200, { ...status, ...(await readTranscript(o.client, id)) });
+      const branch = url.searchParams.get('branch') ?? undefined;
+      return sendJson(res, 200, {
+        ...status,
+        ...(await readTranscript(o.client, id, branch === undefined ? {} : { branch })),
+        ...(branch !== undefined ? { branch } : {}),
+      });
     }
+    if (parts.length === 3 && (parts[2] === 'branches' || parts[2] === 'branch' || parts[2] === 'fork'))
+      return branchRoute(req, res, o, id, parts[2], method);
     if (parts.length === 3 && parts[2] === 'messages') {
       allow(method, 'POST');
       const body = await readJson(req, MAX_MESSAGE_BODY_BYTES);
@@ -425,6 +434,8 @@ async function route(
       if (body.tools !== undefined) turn.tools = body.tools as string[];
       if (body.approvalTools !== undefined) turn.approvalTools = body.approvalTools as string[];
       if (body.busy !== undefined) turn.busy = busyOf(body.busy);
+      // In place of an earlier user message: the conversation forks there (see branch-routes.ts).
+      if (body.fork !== undefined) turn.fork = body.fork as MessageRequest['fork'];
       // A named agent (body or ?agent=) applies when this message starts the conversation.
       const agent = body.agent ?? url.searchParams.get('agent') ?? undefined;
       const options: ConversationOptions =

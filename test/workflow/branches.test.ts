@@ -7,6 +7,7 @@ import { streamEvents } from '../../src/client/event-stream';
 import type { AgentEvent } from '../../src/core';
 import { lastOf, startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
+import { startHttpApi } from '../helpers/http-api';
 
 /**
  * Branches as a library user makes them: fork a conversation at an earlier message (edit, and
@@ -121,6 +122,110 @@ it('forks at an earlier message, keeps the branch it replaced, switches back and
       expect((await conversationStatus(t.client, id)).turns).toBe(6);
     });
   } finally {
+    await m.close();
+  }
+});
+
+const post = (base: string, path: string, body: unknown) =>
+  fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+const user = (id: string, text: string) => ({ id, role: 'user', parts: [{ type: 'text', text }] });
+/** The text of a UI message stream's answer. */
+const streamed = async (r: Response) =>
+  (await r.text())
+    .split('\n\n')
+    .filter((l) => l.startsWith('data: {'))
+    .map((l) => JSON.parse(l.slice(6)))
+    .filter((c) => c.type === 'text-delta')
+    .map((c) => c.delta)
+    .join('');
+const textOf = (m: any) =>
+  m.parts
+    .filter((p: any) => p.type === 'text')
+    .map((p: any) => p.text)
+    .join('');
+
+it('regenerates and edits useChat messages as branches, and forks over the HTTP API', async () => {
+  let answers = 0;
+  const m = await startModel((req) => ({ content: `${lastOf(req, 'user')} #${++answers}` }));
+  const t = temporal();
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL });
+  const api = await startHttpApi({ client: t.client, taskQueue });
+  const { base } = api;
+  const id = `chat-branch-${randomUUID()}`;
+  try {
+    await worker.runUntil(async () => {
+      const [u1, u2] = [randomUUID(), randomUUID()];
+      expect(await streamed(await post(base, '/api/chat', { id, messages: [user(u1, 'one')] }))).toBe('one #1');
+      const a1 = { id: `${id}-turn-1`, role: 'assistant', parts: [{ type: 'text', text: 'one #1' }] };
+      expect(
+        await streamed(await post(base, '/api/chat', { id, messages: [user(u1, 'one'), a1, user(u2, 'two')] })),
+      ).toBe('two #2');
+
+      // regenerate(): the same messages without the answer, trigger "regenerate-message".
+      const again = await post(base, '/api/chat', {
+        id,
+        trigger: 'regenerate-message',
+        messageId: `${id}-turn-2`,
+        messages: [user(u1, 'one'), a1, user(u2, 'two')],
+      });
+      expect(await streamed(again)).toBe('two #3');
+      // Editing the first message (sendMessage with its messageId): the conversation goes on from before it.
+      const edited = await post(base, '/api/chat', { id, messageId: u1, messages: [user(u1, 'ONE')] });
+      expect(await streamed(edited)).toBe('ONE #4');
+      expect(asked(m.requests[m.requests.length - 1])).toEqual(['ONE']);
+
+      // The page loads the current branch, with the ids it knows; the others stay readable.
+      const current = (await (await fetch(`${base}/api/chat/${id}/messages`)).json()) as any[];
+      expect(current.map((x) => [x.id, textOf(x)])).toEqual([
+        [u1, 'ONE'],
+        [`${id}-turn-4`, 'ONE #4'],
+      ]);
+      const branches = (await (await fetch(`${base}/api/chat/${id}/branches`)).json()) as any[];
+      expect(branches.map((b) => [b.id, b.current, b.label])).toEqual([
+        ['b2', true, 'ONE'],
+        ['main', false, undefined],
+        ['b1', false, 'two'],
+      ]);
+      const first = (await (await fetch(`${base}/api/chat/${id}/messages?branch=main`)).json()) as any[];
+      expect(first.map((x) => [x.id, textOf(x)])).toEqual([
+        [u1, 'one'],
+        [`${id}-turn-1`, 'one #1'],
+        [u2, 'two'],
+        [`${id}-turn-2`, 'two #2'],
+      ]);
+      expect((await fetch(`${base}/api/chat/${id}/messages?branch=zz`)).status).toBe(404);
+
+      // Made current again: the next message follows the regenerated answer.
+      const switched = await post(base, `/api/chat/${id}/branch`, { branch: 'b1' });
+      expect(((await switched.json()) as any[])[0]).toMatchObject({ id: 'b1', current: true });
+      const u3 = randomUUID();
+      expect(await streamed(await post(base, '/api/chat', { id, messages: [user(u3, 'three')] }))).toBe('three #5');
+      expect(asked(m.requests[m.requests.length - 1])).toEqual(['one', 'two', 'three']);
+
+      // The HTTP API: fork (regenerate by index), read a branch, bad requests.
+      const forked = await post(base, `/conversations/${id}/fork`, { atMessage: 4 });
+      expect(await forked.json()).toMatchObject({ conversationId: id, branch: 'b3', result: { content: 'three #6' } });
+      const read = (await (await fetch(`${base}/conversations/${id}?branch=b1`)).json()) as any;
+      expect(texts(read.messages)).toEqual(['one', 'one #1', 'two', 'two #3', 'three', 'three #5']);
+      expect(read.branch).toBe('b1');
+      const viaMessages = await post(base, `/conversations/${id}/messages`, { message: 'TWO', fork: { atMessage: 2 } });
+      expect(await viaMessages.json()).toMatchObject({ branch: 'b4', content: 'TWO #7' });
+      const bad = await post(base, `/conversations/${id}/fork`, { atMessage: 1 });
+      expect([bad.status, ((await bad.json()) as any).error]).toEqual([
+        400,
+        'message 1 of "' + id + '" is the assistant\'s: fork at a user message',
+      ]);
+      const none = await post(base, `/conversations/${id}/fork`, {});
+      expect(none.status).toBe(400);
+      const list = (await (await fetch(`${base}/conversations/${id}/branches`)).json()) as any[];
+      expect(list.map((b) => b.id)).toEqual(['b4', 'main', 'b1', 'b2', 'b3']);
+    });
+  } finally {
+    api.close();
     await m.close();
   }
 });

@@ -214,14 +214,16 @@ export function listBranches(conv: ConversationState, held: ChatMessage[] = conv
       ...(first?.role === 'user' ? { label: label(first.content) } : {}),
     };
   };
-  return [
-    info(conv.branch ?? { id: MAIN_BRANCH }, held, true),
+  const others = [
     ...(conv.branches ?? []).map((b) => {
       const { messages, context: _c, lastPrompt: _l, options: _o, tools: _t, ...origin } = b;
       return info(origin, messages, false);
     }),
     ...(conv.olderBranches ?? []),
   ];
+  // The others in the order they were made: `main`, then `b1`, `b2`, ...
+  const order = (b: BranchInfo) => (b.id === MAIN_BRANCH ? 0 : Number(b.id.slice(1)));
+  return [info(conv.branch ?? { id: MAIN_BRANCH }, held, true), ...others.sort((a, b) => order(a) - order(b))];
 }
 
 /** What continue-as-new carries of the branches this run keeps: where each is read, not its messages. */

@@ -4,6 +4,7 @@ import { messageIdProblem, type ConversationOptions } from '../../core';
 import { ClientError } from '../../client/client-error';
 import { readStatus, readTranscript } from '../../client/workflow-controls';
 import { startMessage, stopTurn } from '../../client/conversations';
+import { listBranches, switchBranch } from '../../client/branches';
 import { describeKind, explainFailure, lookupWorkflow, withinQueryWait } from '../../client/workflow-lookup';
 import { ACCEPT_WITHIN_MS, allow, HttpError, MAX_MESSAGE_BODY_BYTES, readJson, sendJson } from '../http-io';
 import { decideAnswered, followTurn, pausedTurn, turnInProgress } from '../../client/turn-follow';
@@ -26,7 +27,9 @@ import { chatRequest, uiMessages } from './ui-messages';
  *   POST /api/chat                   a new user message (or answers to approval requests): the turn as a UI message stream
  *   GET  /api/chat/:id/stream        the turn in progress, replayed from its start (`resume: true`); 204 when none is;
  *                                    `?messageId=`: the turn answering that message, running or ended
- *   GET  /api/chat/:id/messages      the conversation as UIMessage[], for a front end to load
+ *   GET  /api/chat/:id/messages      the conversation as UIMessage[], for a front end to load; `?branch=`: a branch that is not current
+ *   GET  /api/chat/:id/branches      the chat's branches (regenerate and edit make them), the current one first
+ *   POST /api/chat/:id/branch        {"branch"}: makes that branch current again (between turns); answers with the branches
  *   GET  /api/chat/:id/turns         the chat's turns as they start and end (SSE), for a page that follows other tabs; 204 when no chat
  *   POST /api/chat/:id/stop          Stop: cancels the running turn, answers once it ended (200), or 204 when none runs
  *
@@ -77,12 +80,31 @@ export async function chatRoute(
     }
     return sendJson(res, 200, stopped);
   }
-  if (parts.length === 4 && parts[3] === 'messages') {
+  if (parts.length === 4 && parts[3] === 'branches') {
     allow(method, 'GET');
     if (!(await chatExists(o.client, id))) return sendJson(res, 200, []);
+    return sendJson(res, 200, await listBranches(o.client, id));
+  }
+  if (parts.length === 4 && parts[3] === 'branch') {
+    allow(method, 'POST');
+    const { branch } = await readJson(req);
+    if (typeof branch !== 'string' || branch === '')
+      throw new HttpError(400, '"branch" must be the id of one of the chat\'s branches (GET /api/chat/:id/branches)');
+    if (!(await chatExists(o.client, id))) throw new HttpError(404, `there is no chat "${id}"`, 'Client.NotFound');
+    return sendJson(res, 200, await switchBranch(o.client, id, branch));
+  }
+  if (parts.length === 4 && parts[3] === 'messages') {
+    allow(method, 'GET');
+    const branch = new URL(req.url ?? '/', 'http://localhost').searchParams.get('branch') ?? undefined;
+    if (!(await chatExists(o.client, id))) return sendJson(res, 200, []);
     const status = await readStatus(o.client, id);
-    const running = status.state !== 'idle' && status.state !== 'closed';
-    const [{ messages }, events] = await Promise.all([readTranscript(o.client, id), keptEvents(o.client, id)]);
+    // A branch that is not current has no turn running (its answers are all there).
+    const current = branch === undefined || ('branch' in status ? (status.branch ?? 'main') : 'main') === branch;
+    const running = current && status.state !== 'idle' && status.state !== 'closed';
+    const [{ messages }, events] = await Promise.all([
+      readTranscript(o.client, id, branch === undefined ? {} : { branch }),
+      keptEvents(o.client, id),
+    ]);
     // Each answer's metadata, as its stream ended it, for the turns the conversation still keeps.
     const metadata = new Map<number, UiTurnMetadata>();
     for (const e of events)

@@ -6,6 +6,7 @@ import {
   type ChatMessage,
 } from '../../core';
 import type { MessageRequest } from '../../client/conversations';
+import { forkMessageId } from '../../client/branches';
 import type { ImageInput } from '../../storage/images';
 import { busyOf, HttpError } from '../http-io';
 import { toolOutputValue, turnMessageId, type UiTurnMetadata } from './ui-message-chunks';
@@ -52,20 +53,18 @@ export interface ChatRequestBody {
 
 /** Reads a `POST /api/chat` body; a clear 400 for anything that is not one. */
 export function chatRequest(body: Record<string, unknown>): ChatRequestBody {
-  const { id, messages, trigger, agent, busy } = body;
+  const { id, messages, trigger, agent, busy, messageId: replaced } = body;
   if (typeof id !== 'string' || id === '')
     throw new HttpError(400, '"id" must be the chat\'s id (the conversation id), as useChat sends it');
   const idProblem = workflowIdProblem(id, 'the chat id');
   if (idProblem) throw new HttpError(400, idProblem);
   if (agent !== undefined && (typeof agent !== 'string' || agent === ''))
     throw new HttpError(400, '"agent" must be the name of an agent');
-  if (trigger === 'regenerate-message')
+  if (trigger !== undefined && trigger !== 'submit-message' && trigger !== 'regenerate-message')
     throw new HttpError(
       400,
-      'regenerating an answer is not supported: a durable conversation keeps every turn it had; send a new message instead',
+      `"trigger" must be "submit-message" or "regenerate-message", got ${JSON.stringify(trigger)}`,
     );
-  if (trigger !== undefined && trigger !== 'submit-message')
-    throw new HttpError(400, `"trigger" must be "submit-message", got ${JSON.stringify(trigger)}`);
   if (!Array.isArray(messages) || messages.length === 0)
     throw new HttpError(400, '"messages" must be the chat\'s messages (UIMessage[]), the newest last');
   const last = messages[messages.length - 1] as Record<string, unknown> | null;
@@ -74,13 +73,25 @@ export function chatRequest(body: Record<string, unknown>): ChatRequestBody {
   const parts = last.parts as Array<Record<string, unknown>>;
   // The UI message's id (useChat gives every message one): the same message sent again is one message.
   const messageId = typeof last.id === 'string' && !messageIdProblem(last.id) ? last.id : undefined;
+  // Regenerate (an answer again) and edit (`sendMessage` with the `messageId` of an earlier
+  // message) fork the conversation at this user message; the branch it replaces stays readable.
+  const forks = trigger === 'regenerate-message' || (last.role === 'user' && replaced !== undefined);
+  if (forks && messageId === undefined)
+    throw new HttpError(
+      400,
+      'to regenerate or edit, the newest message must be the user message to answer again, with its "id"',
+    );
   const action: ChatAction =
     last.role === 'user'
       ? {
           kind: 'message',
           message: {
             ...userMessage(parts),
-            ...(messageId ? { messageId } : {}),
+            ...(forks
+              ? { fork: { atMessageId: messageId! }, messageId: forkMessageId(messageId) }
+              : messageId
+                ? { messageId }
+                : {}),
             ...(busy !== undefined ? { busy: busyOf(busy) } : {}),
           },
         }
@@ -165,7 +176,9 @@ export function uiMessages(
   const results = new Map<string, Extract<ChatMessage, { role: 'tool' }>>();
   for (const m of transcript) if (m.role === 'tool') results.set(m.tool_call_id, m);
   const out: UiMessage[] = [];
-  const replies: Array<{ message: UiMessage; run: number }> = [];
+  const replies: Array<{ message: UiMessage; run: number; turn?: number }> = [];
+  // The turn of the last user message, when it knows it (a branch's turns are not one after another).
+  let turnOf: number | undefined;
   let runs = 0;
   let reply: UiMessage | undefined;
   for (let i = 0; i < end; i++) {
@@ -185,11 +198,15 @@ export function uiMessages(
             url: image.url,
             ...(image.name ? { filename: image.name } : {}),
           });
-      out.push({ id: `${conversationId}-user-${i}`, role: 'user', parts });
+      // The id its sender gave it, as the page that sent it knows it (a fork's without its suffix).
+      const id = m.messageId?.replace(/~[^~]*$/, '') ?? `${conversationId}-user-${i}`;
+      out.push({ id, role: 'user', parts });
+      turnOf = m.turn;
     } else if (m.role === 'assistant') {
       if (!reply) {
         reply = { id: '', role: 'assistant', parts: [] };
-        replies.push({ message: reply, run: runs });
+        replies.push({ message: reply, run: runs, turn: turnOf });
+        turnOf = undefined;
         out.push(reply);
       }
       reply.parts.push({ type: 'step-start' });
@@ -200,8 +217,8 @@ export function uiMessages(
     }
   }
   const finishedRuns = running ? runs - 1 : runs;
-  for (const { message, run } of replies) {
-    const turn = finishedTurns === undefined ? run : finishedTurns - (finishedRuns - run);
+  for (const { message, run, turn: known } of replies) {
+    const turn = known ?? (finishedTurns === undefined ? run : finishedTurns - (finishedRuns - run));
     message.id = turnMessageId(conversationId, turn);
     const meta = metadata?.get(turn);
     if (meta) message.metadata = meta;
