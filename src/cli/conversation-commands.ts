@@ -22,6 +22,7 @@ import { inSession, type CommandTarget } from './session';
 import { requireWorkerFor } from '../client/task-queue-workers';
 import { hintCommand } from './command-name';
 import { usageText } from './usage-text';
+import { runBranchCommand } from './branch-commands';
 
 /** Where output goes. */
 export interface CommandIO {
@@ -55,6 +56,8 @@ export async function runConversationCommand(
         !session.localWorker &&
         (cmd.kind === 'status' ||
           cmd.kind === 'history' ||
+          cmd.kind === 'fork' ||
+          cmd.kind === 'branches' ||
           cmd.kind === 'approve' ||
           cmd.kind === 'reject' ||
           cmd.kind === 'end')
@@ -136,8 +139,11 @@ export async function runConversationCommand(
             stopped.dispose();
           }
         }
+        case 'fork':
+        case 'branches':
+          return runBranchCommand(client, cmd, taskQueue, print, session.uiLink);
         case 'history': {
-          const transcript = await readTranscript(client, cmd.conversationId);
+          const transcript = await readTranscript(client, cmd.conversationId, cmd.branch ? { branch: cmd.branch } : {});
           // Which definition and build answered (the status knows; a run it cannot read still has its history).
           const status = await readStatus(client, cmd.conversationId).catch(() => undefined);
           const versions = {

@@ -42,7 +42,20 @@ export type ConversationCommand =
       waitMs?: number;
       json: boolean;
     }
-  | { kind: 'history' | 'status' | 'cancel' | 'end'; conversationId: string; json: boolean }
+  | { kind: 'history'; conversationId: string; branch?: string; json: boolean }
+  | { kind: 'status' | 'cancel' | 'end'; conversationId: string; json: boolean }
+  | {
+      kind: 'fork';
+      conversationId: string;
+      /** The transcript index of the user message the fork replaces. */
+      atMessage: number;
+      /** Absent: the same message again (regenerate). */
+      message?: string;
+      into?: string;
+      branch?: string;
+      json: boolean;
+    }
+  | { kind: 'branches'; conversationId: string; switchTo?: string; json: boolean }
   | { kind: 'approve' | 'reject'; conversationId: string; callId: string; reason?: string; json: boolean }
   | { kind: 'event'; conversationId: string; name: string; payload: unknown; eventId?: string; json: boolean }
   | { kind: 'agents'; json: boolean }
@@ -60,6 +73,8 @@ const COMMANDS = [
   'chat',
   'send',
   'history',
+  'fork',
+  'branches',
   'status',
   'cancel',
   'end',
@@ -164,6 +179,52 @@ export function parseConversationArgs(
         json: values.json ?? false,
       };
     }
+    case 'history': {
+      const { values, positionals } = parseFlags(argv, { ...JSON_FLAG, branch: { type: 'string' } });
+      const [conversationId] = expectPositionals(command, positionals, ['<id>']);
+      const branch = nonEmpty('--branch', values.branch);
+      return { kind: 'history', conversationId, ...(branch ? { branch } : {}), json: values.json ?? false };
+    }
+    case 'fork': {
+      const { values, positionals } = parseFlags(argv, {
+        ...JSON_FLAG,
+        into: { type: 'string' },
+        branch: { type: 'string' },
+      });
+      if (positionals.length !== 2 && positionals.length !== 3)
+        throw new UsageError(
+          `fork expects <id> <message index> and an optional "<message>" (absent: the same message again), got ${positionals.length === 0 ? 'none' : positionals.map((p) => JSON.stringify(p)).join(' ')}`,
+        );
+      const [conversationId] = expectPositionals(command, positionals.slice(0, 1), ['<id>']);
+      const atMessage = wholeNumber('<message index>', positionals[1], 0);
+      const message = positionals[2];
+      if (message !== undefined && !message.trim()) throw new UsageError('fork: "<message>" must not be empty');
+      const into = nonEmpty('--into', values.into);
+      const branch = nonEmpty('--branch', values.branch);
+      if (into !== undefined) {
+        const problem = workflowIdProblem(into, '--into');
+        if (problem) throw new UsageError(problem);
+      }
+      if (branch !== undefined && into === undefined)
+        throw new UsageError(
+          '--branch names the branch to fork from into a new conversation: give --into <new id> too',
+        );
+      return {
+        kind: 'fork',
+        conversationId,
+        atMessage,
+        ...(message !== undefined ? { message } : {}),
+        ...(into ? { into } : {}),
+        ...(branch ? { branch } : {}),
+        json: values.json ?? false,
+      };
+    }
+    case 'branches': {
+      const { values, positionals } = parseFlags(argv, { ...JSON_FLAG, switch: { type: 'string' } });
+      const [conversationId] = expectPositionals(command, positionals, ['<id>']);
+      const switchTo = nonEmpty('--switch', values.switch);
+      return { kind: 'branches', conversationId, ...(switchTo ? { switchTo } : {}), json: values.json ?? false };
+    }
     case 'agents': {
       const { values, positionals } = parseFlags(argv, JSON_FLAG);
       expectPositionals(command, positionals, []);
@@ -203,6 +264,12 @@ export function parseConversationArgs(
       return { kind: command, conversationId, json: values.json ?? false };
     }
   }
+}
+
+/** A flag's value, which must not be empty when given. */
+function nonEmpty(flag: string, value: string | undefined): string | undefined {
+  if (value !== undefined && !value.trim()) throw new UsageError(`${flag} must not be empty`);
+  return value;
 }
 
 /** An event's payload: JSON on the command line, or `@file` (JSON read from the file). */

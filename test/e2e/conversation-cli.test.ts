@@ -99,6 +99,40 @@ describe('client.ts conversation commands', () => {
     expect(unknown.stderr).toMatch(/no run or conversation "never-.*" exists/);
   });
 
+  it('fork, history --branch and branches --switch: an earlier message answered again, the branch it replaced kept', async () => {
+    const id = `cli-fork-${randomUUID()}`;
+    expect((await client('send', id, 'My name is Ada')).code).toBe(0);
+    expect((await client('send', id, 'What is my name?')).code).toBe(0);
+    const forked = await client('fork', id, '0', 'My name is Bo', '--json');
+    expect(forked.code).toBe(0);
+    expect(JSON.parse(forked.stdout)).toMatchObject({
+      conversationId: id,
+      branch: 'b1',
+      turn: 3,
+      content: 'you said: My name is Bo',
+    });
+    expect((await client('send', id, 'What is my name?')).stdout).toMatch(/^I do not know\./);
+    const again = await client('fork', id, '2');
+    expect(again.stdout).toContain('I do not know.');
+    expect(again.stdout).toMatch(/^Branch b2 of cli-fork-\S+ starts at message 2/);
+    const old = await client('history', id, '--branch', 'main');
+    expect(old.stdout).toContain('assistant: Your name is Ada.');
+    const listed = await client('branches', id, '--switch', 'main');
+    expect(listed.stdout.trim().split('\n')).toEqual([
+      'Branch main is current again; new messages go on from its end.',
+      '* main  4 messages',
+      '  b1  4 messages, from main at message 0  "My name is Bo"',
+      '  b2  4 messages, from b1 at message 2  "What is my name?"',
+    ]);
+    const bad = await client('fork', id, '1', 'x');
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      expect.stringContaining("message 1 is not a message a person sent (it is the assistant's)"),
+    ]);
+    const usage = await client('fork', id);
+    expect(usage.stderr).toContain('fork expects <id> <message index>');
+  });
+
   it('queues with --no-wait, then approves and rejects from the command line', async () => {
     const id = `cli-${randomUUID()}`;
     const queued = await client('send', id, 'add 2 and 3', '--no-wait', '--needs-approval', 'add', '--json');

@@ -20,12 +20,12 @@ export const historyCommand = conversationCommand('history', {
   group,
   synopsis: 'history <id>',
   summary: 'its messages',
-  page: (me) =>
-    idCommandPage(
-      me,
-      'history',
-      'Prints the messages of the run or conversation (a conversation: its whole transcript).',
-    ),
+  page: (me) => `usage: ${me} history <id> [--branch <branch>] [--json]
+
+  Prints the messages of the run or conversation (a conversation: its whole transcript).
+  <id> is a conversation's id or a one-shot run's workflow id.
+  --branch <branch>      a conversation's branch other than the current one (see branches)
+${JSON_HELP}`,
 });
 
 /** `approve <id> <callId>`. */

@@ -49,5 +49,35 @@ export const endCommand = conversationCommand('end', {
 ${JSON_HELP}`,
 });
 
+/** `fork`: a branch at an earlier message. */
+export const forkCommand = conversationCommand('fork', {
+  group: 'Conversations',
+  synopsis: 'fork <id> <index> ["<message>"]',
+  summary: 'answer an earlier message again, or an edited one (a branch)',
+  page: (me) => `usage: ${me} fork <id> <index> ["<message>"] [--into <new id> [--branch <branch>]] [--json]
+
+  Forks conversation <id> at its user message number <index> (as history --json counts them, from
+  0): "<message>" takes that message's place (absent: the same message again, a new answer), and
+  its turn sees only what came before it. The branch it replaces stays readable (history
+  --branch) and can be made current again (branches --switch).
+  --into <new id>        fork into a new conversation instead; <id> stays as it is
+  --branch <branch>      with --into: fork from that branch (default: the current one)
+${JSON_HELP}`,
+});
+
+/** `branches`: list, or make one current again. */
+export const branchesCommand = conversationCommand('branches', {
+  group: 'Conversations',
+  synopsis: 'branches <id> [--switch <branch>]',
+  summary: 'its branches; make one current again',
+  page: (me) => `usage: ${me} branches <id> [--switch <branch>] [--json]
+
+  Lists the branches of conversation <id> (fork, and regenerate or edit in a chat page, make
+  them), the current one first (*), with where each parted from the one it was forked from.
+  --switch <branch>      make that branch current again (between turns): new messages go on
+                         from its end, and the branch that was current stays readable
+${JSON_HELP}`,
+});
+
 /** The commands of "Conversations", in the overview's order. */
-export const CONVERSATION_COMMANDS = [chatCommand, sendCommand, endCommand];
+export const CONVERSATION_COMMANDS = [chatCommand, sendCommand, forkCommand, branchesCommand, endCommand];
