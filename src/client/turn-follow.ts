@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import type { AgentEvent, ApprovalDecision } from '../core';
+import { answersMessage, type AgentEvent, type ApprovalDecision } from '../core';
 import { decideApproval, readStatus } from './workflow-controls';
 import { currentTurnEvents, isTurnEnd, streamEvents } from './event-stream';
 import { lookupWorkflow } from './workflow-lookup';
@@ -57,7 +57,9 @@ export async function* followTurn(client: Client, id: string, options: FollowTur
       }),
     {
       feed: options.live,
-      ...(messageId !== undefined ? { startsWith: (e) => e.type === 'turn_started' && e.messageId === messageId } : {}),
+      ...(messageId !== undefined
+        ? { startsWith: (e) => e.type === 'turn_started' && answersMessage(e.messageId, messageId) }
+        : {}),
     },
   );
   let turn = options.turn;
@@ -77,7 +79,7 @@ export async function* followTurn(client: Client, id: string, options: FollowTur
       const e = step.value;
       if (turn === undefined) {
         if (e.type !== 'turn_started') continue;
-        if (options.messageId !== undefined && e.messageId !== options.messageId) continue;
+        if (options.messageId !== undefined && !answersMessage(e.messageId, options.messageId)) continue;
         turn = e.turn;
       }
       if (e.turn !== turn) continue;

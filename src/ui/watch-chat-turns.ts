@@ -2,7 +2,10 @@ import { sseData } from './sse-chunks';
 
 /** A turn of a chat starting or ending, whoever sent its message. */
 export type ChatTurnEvent =
-  { type: 'turn-started'; turn: number; messageId?: string } | { type: 'turn-finished'; turn: number; status: string };
+  | { type: 'turn-started'; turn: number; messageId?: string }
+  | { type: 'turn-finished'; turn: number; status: string }
+  /** Another branch was made current (`POST /api/chat/:id/branch`): load the chat again. */
+  | { type: 'branch-switched'; branch: string };
 
 /** Options of {@link watchChatTurns}. */
 export interface WatchChatTurnsOptions {
@@ -39,7 +42,8 @@ export async function watchChatTurns(
       if (response.ok && response.status !== 204 && response.body)
         for await (const data of sseData(response.body)) {
           const event = data as ChatTurnEvent | { type: 'error' };
-          if (event.type === 'turn-started' || event.type === 'turn-finished') onTurn(event);
+          if (event.type === 'turn-started' || event.type === 'turn-finished' || event.type === 'branch-switched')
+            onTurn(event);
         }
     } catch {
       // A dropped watch (the network, a restarted API): watch again.

@@ -33,8 +33,15 @@ const TYPES: Record<string, string> = {
 /** 60 words, one every 100 ms: long enough that a reload lands while it is written, on a loaded machine too. */
 const STORY = Array.from({ length: 60 }, (_, i) => `w${i}`).join(' ');
 
+/** Answers to `say ...` so far: each answer is numbered, so a regenerated one differs. */
+let said = 0;
+/** The user messages of the model's latest request. */
+let lastAsked: string[] = [];
+
 function model(req: ChatRequest) {
   const last = req.messages[req.messages.length - 1];
+  lastAsked = req.messages.filter((m) => m.role === 'user').map((m) => String(m.content));
+  if (lastOf(req, 'user').startsWith('say ')) return { content: `${lastOf(req, 'user').slice(4)} #${++said}` };
   if (lastOf(req, 'user').startsWith('tell a story')) return { content: STORY, chunkDelayMs: 100 };
   if (last.role === 'tool') return { content: `tool said: ${last.content}`, chunkDelayMs: 30 };
   if (lastOf(req, 'user') === 'pay bob') return call(['transfer', { to: 'bob', amount: 7 }]);
@@ -214,6 +221,64 @@ describeInBrowser('the React example on useChat', () => {
         await last.getByText(/completed · \d+ tokens/).waitFor({ timeout: 20_000 });
         expect(await last.locator('p').first().textContent()).toBe(STORY);
         expect(await page.locator('p.error').count()).toBe(0);
+      });
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  }, 120_000);
+
+  it('regenerates an answer and edits an earlier message as branches; the earlier ones stay readable and can be current again', async () => {
+    const { worker, base, server } = await pageWithApi();
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    const texts = () => page.locator('li').evaluateAll((lis) => lis.map((li) => li.querySelector('p')?.textContent));
+    try {
+      await worker.runUntil(async () => {
+        said = 0;
+        await page.goto(base);
+        const input = page.getByPlaceholder('Ask the agent…');
+        await input.fill('say hi');
+        await input.press('Enter');
+        await page.locator('li.assistant').getByText('hi #1').waitFor();
+        const id = decodeURIComponent(new URL(page.url()).hash.slice(1));
+
+        // regenerate(): a new answer in place of the first; that one stays on its branch.
+        await page.locator('li.assistant').getByRole('button', { name: 'Regenerate' }).click();
+        await page.locator('li.assistant').getByText('hi #2').waitFor();
+        expect(await texts()).toEqual(['say hi', 'hi #2']);
+        const main = await page.evaluate(
+          (id) => fetch(`/api/chat/${encodeURIComponent(id)}/messages?branch=main`).then((r) => r.json()),
+          id,
+        );
+        expect(main.map((m: any) => m.parts.find((p: any) => p.type === 'text')?.text)).toEqual(['say hi', 'hi #1']);
+        await input.fill('say more');
+        await input.press('Enter');
+        await page.locator('li.assistant').getByText('more #3').waitFor();
+
+        // An earlier message edited: answered from that point, with nothing after it.
+        await page.locator('li.user').first().getByRole('button', { name: 'Edit' }).click();
+        await page.getByLabel('Edit message').fill('say bye');
+        await page.getByRole('button', { name: 'Save' }).click();
+        await page.locator('li.assistant').getByText('bye #4').waitFor();
+        expect(await texts()).toEqual(['say bye', 'bye #4']);
+        expect(lastAsked).toEqual(['say bye']);
+
+        // The branch before the edit, current again; a reload keeps it.
+        const branches = page.getByLabel('Branch');
+        await eventually(async () => (await branches.locator('option').count()) === 3);
+        await branches.selectOption('b1');
+        await page.locator('li.assistant').getByText('more #3').waitFor();
+        expect(await texts()).toEqual(['say hi', 'hi #2', 'say more', 'more #3']);
+        await page.reload();
+        await page.locator('li.assistant').getByText('more #3').waitFor();
+        await input.fill('say last');
+        await input.press('Enter');
+        await page.locator('li.assistant').getByText('last #5').waitFor();
+        expect(lastAsked).toEqual(['say hi', 'say more', 'say last']);
       });
       expect(errors).toEqual([]);
     } finally {

@@ -14,6 +14,13 @@ interface TurnMetadata {
 
 type ChatMessage = UIMessage<TurnMetadata>;
 
+/** A branch of the chat, as `GET /api/chat/:id/branches` lists them (regenerate and edit make them). */
+interface Branch {
+  id: string;
+  current: boolean;
+  label?: string;
+}
+
 /** The chat's id is the conversation's workflow id: kept in the URL, so a reload (or a second tab) opens the same one. */
 function chatId(): string {
   let id = decodeURIComponent(location.hash.slice(1));
@@ -51,7 +58,7 @@ function Chat({ id, history }: { id: string; history: ChatMessage[] }) {
       }),
     [agent],
   );
-  const { messages, sendMessage, status, error, addToolApprovalResponse, stop, setMessages, resumeStream } =
+  const { messages, sendMessage, regenerate, status, error, addToolApprovalResponse, stop, setMessages, resumeStream } =
     useChat<ChatMessage>({
       id,
       messages: history,
@@ -63,6 +70,24 @@ function Chat({ id, history }: { id: string; history: ChatMessage[] }) {
     });
   const [input, setInput] = useState('');
   const busy = status === 'submitted' || status === 'streaming';
+  // Regenerate and edit fork the conversation: the earlier answers stay on a branch of their own.
+  const [branches, setBranches] = useState<Branch[]>([]);
+  const [editing, setEditing] = useState<{ id: string; text: string }>();
+  const reload = async () => setMessages(await (await fetch(`/api/chat/${encodeURIComponent(id)}/messages`)).json());
+  useEffect(() => {
+    if (busy) return;
+    fetch(`/api/chat/${encodeURIComponent(id)}/branches`)
+      .then((r) => r.json())
+      .then(setBranches, () => undefined);
+  }, [id, busy, messages.length]);
+  async function switchTo(branch: string) {
+    await fetch(`/api/chat/${encodeURIComponent(id)}/branch`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ branch }),
+    });
+    await reload();
+  }
   // Turns another tab (or a script) started show here live: load the chat, then follow the turn.
   const seen = useRef({ messages, busy, setMessages, resumeStream });
   seen.current = { messages, busy, setMessages, resumeStream };
@@ -72,6 +97,13 @@ function Chat({ id, history }: { id: string; history: ChatMessage[] }) {
       id,
       (turn) => {
         const { messages, busy, setMessages, resumeStream } = seen.current;
+        // Another tab made another branch current: show it.
+        if (turn.type === 'branch-switched' && !busy) {
+          void fetch(`/api/chat/${encodeURIComponent(id)}/messages`)
+            .then((r) => r.json())
+            .then(setMessages);
+          return;
+        }
         if (turn.type !== 'turn-started' || busy || messages.some((m) => m.id === turn.messageId)) return;
         void fetch(`/api/chat/${encodeURIComponent(id)}/messages`)
           .then((r) => r.json())
@@ -101,11 +133,46 @@ function Chat({ id, history }: { id: string; history: ChatMessage[] }) {
       <p className="note">
         Conversation <code>{id}</code>: every turn is a durable workflow; reload the page mid-answer.
       </p>
+      {branches.length > 1 && (
+        <label className="note">
+          Branch{' '}
+          <select
+            aria-label="Branch"
+            value={branches.find((b) => b.current)?.id}
+            disabled={busy}
+            onChange={(e) => void switchTo(e.target.value)}
+          >
+            {branches.map((b) => (
+              <option key={b.id} value={b.id}>
+                {b.id}
+                {b.label ? `: ${b.label}` : ''}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       <ol className="messages">
         {messages.map((m) => (
           <li key={m.id} className={m.role} data-role={m.role}>
+            {editing?.id === m.id ? (
+              <form
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  // Sent in place of this message: the conversation forks here.
+                  void sendMessage({ text: editing.text, messageId: m.id });
+                  setEditing(undefined);
+                }}
+              >
+                <input
+                  aria-label="Edit message"
+                  value={editing.text}
+                  onChange={(e) => setEditing({ id: m.id, text: e.target.value })}
+                />
+                <button type="submit">Save</button>
+              </form>
+            ) : null}
             {m.parts.map((part, i) => {
-              if (part.type === 'text') return <p key={i}>{part.text}</p>;
+              if (part.type === 'text') return editing?.id === m.id ? null : <p key={i}>{part.text}</p>;
               // A message sent with `busy: "steer"` that joined this answer.
               if (part.type === 'data-steered')
                 return (
@@ -147,6 +214,21 @@ function Chat({ id, history }: { id: string; history: ChatMessage[] }) {
                 {m.metadata.status} · {m.metadata.usage.totalTokens} tokens
                 {m.metadata.costUsd !== undefined ? ` · $${m.metadata.costUsd.toFixed(4)}` : ''}
               </p>
+            )}
+            {!busy && m.role === 'user' && editing?.id !== m.id && (
+              <button
+                className="small"
+                onClick={() =>
+                  setEditing({ id: m.id, text: m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('') })
+                }
+              >
+                Edit
+              </button>
+            )}
+            {!busy && m.role === 'assistant' && (
+              <button className="small" onClick={() => void regenerate({ messageId: m.id })}>
+                Regenerate
+              </button>
             )}
           </li>
         ))}

@@ -221,7 +221,8 @@ async function resume(
 /**
  * `GET /api/chat/:id/turns`: Server-Sent Events of the chat's turns from now on, whoever sent
  * their message: `{"type": "turn-started", "turn", "messageId"?}` and `{"type": "turn-finished",
- * "turn", "status"}`. A page open on a chat (a second tab, a phone) follows it: a turn it did not
+ * "turn", "status"}`, and `{"type": "branch-switched", "branch"}` when another branch was made
+ * current (the page loads the chat again). A page open on a chat (a second tab, a phone) follows it: a turn it did not
  * start, it loads and resumes (see `watchChatTurns` in `durable-agents/ui`). 204 while the chat does
  * not exist yet.
  */
@@ -243,7 +244,9 @@ async function turns(res: ServerResponse, client: Client, id: string, gone: Abor
             ? { type: 'turn-finished', turn: e.turn, status: e.result.status }
             : e.type === 'turn_failed'
               ? { type: 'turn-finished', turn: e.turn, status: 'failed' }
-              : undefined;
+              : e.type === 'branch_switched'
+                ? { type: 'branch-switched', branch: e.branch }
+                : undefined;
       if (chunk) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
     }
   } catch (err) {
