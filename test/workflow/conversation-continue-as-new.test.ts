@@ -9,6 +9,7 @@ import { streamEvents } from '../../src/client/event-stream';
 import { createAgentWorker } from '../../src/worker/create-agent-worker';
 import { readTranscript } from '../../src/client/workflow-controls';
 import { conversationStatus, sendMessage } from '../../src/client/conversations';
+import { forkConversation, listBranches, switchBranch } from '../../src/client/branches';
 import { startDevServer, type DevServer } from '../../src/connection/dev-server';
 import { installRuntimeLogging } from '../../src/telemetry/logging';
 import { answer, call, closeScriptedModels, lastOf, startModel } from '../helpers/scripted-model';
@@ -156,5 +157,54 @@ it('a handoff survives continue-as-new: later runs are the new agent, by instruc
     const last = model.requests[model.requests.length - 1];
     expect(last.messages[0]).toEqual({ role: 'system', content: 'You are billing.' });
     expect(last.tools?.map((t) => t.function.name)).toEqual(['add']);
+  });
+});
+
+it('branches across continue-as-new: one kept by an earlier run is read there, and a fork into a new conversation reads what came before from the source', async () => {
+  const model = await startModel((req) => answer(`ok ${lastOf(req, 'user')}`));
+  const client = new Client({ connection: connection.connection });
+  const taskQueue = `can-branch-${randomUUID()}`;
+  const worker = await createAgentWorker({
+    connection: native,
+    taskQueue,
+    registry: testRegistry(),
+    model: modelAt(model.baseURL),
+    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    shutdownGraceTime: '1s',
+  });
+  const id = `conv-branch-${randomUUID()}`;
+  const start = { taskQueue, options: { memoryWindow: 4 } };
+  const contents = (messages: Array<{ content: unknown }>) => messages.map((m) => m.content);
+  await worker.runUntil(async () => {
+    for (const message of ['m1', 'm2', 'm3']) await sendMessage(client, id, { message }, start);
+    expect(await forkConversation(client, id, { atMessage: 4, message: 'M3' }, start)).toMatchObject({ branch: 'b1' });
+    const forkedIn = (await conversationStatus(client, id)).runs;
+    let n = 0;
+    while ((await conversationStatus(client, id)).runs === forkedIn) {
+      await sendMessage(client, id, { message: `n${++n}` }, start);
+      expect(n).toBeLessThan(30);
+    }
+    const sent = ['m1', 'm2', 'M3', ...Array.from({ length: n }, (_, i) => `n${i + 1}`)];
+    const current = sent.flatMap((m) => [m, `ok ${m}`]);
+    expect(contents((await readTranscript(client, id)).messages)).toEqual(current);
+    // `main` was replaced in the first run: read from there.
+    expect(contents((await readTranscript(client, id, { branch: 'main' })).messages)).toEqual(
+      ['m1', 'm2', 'm3'].flatMap((m) => [m, `ok ${m}`]),
+    );
+    const branches = await listBranches(client, id);
+    expect(branches.map((b) => [b.id, b.current, Boolean(b.heldBy)])).toEqual([
+      ['b1', true, false],
+      ['main', false, true],
+    ]);
+    await expect(switchBranch(client, id, 'main')).rejects.toThrow('kept by an earlier run of this conversation');
+    // A fork into a new conversation at the newest message: what this run no longer holds, it reads from the source.
+    const at = current.length - 2;
+    const other = `${id}-fork`;
+    await forkConversation(client, id, { atMessage: at, into: other, message: 'again' }, { taskQueue });
+    expect(contents((await readTranscript(client, other)).messages)).toEqual([
+      ...current.slice(0, at),
+      'again',
+      'ok again',
+    ]);
   });
 });
