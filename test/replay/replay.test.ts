@@ -69,6 +69,14 @@ it('has conversation histories that exercise updates, signals, approvals, cancel
       (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'queueMessage',
     ),
   ).toBe(true);
+  // A fork (a message with "fork") and a switch of branches.
+  expect(updates('conversation-branches.json')).toEqual([
+    'sendMessage',
+    'sendMessage',
+    'switchBranch',
+    'sendMessage',
+    'end',
+  ]);
 });
 
 it('has a run whose answer was streamed: text batches (signals) arrive while its model call runs', () => {

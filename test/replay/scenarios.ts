@@ -3,6 +3,7 @@ import type { AgentInput, ConversationOptions } from '../../src/core';
 import type { ChatAnswer, ChatRequest } from '../../src/testing/openai-compatible-server';
 import { decideApproval, readStatus } from '../../src/client/workflow-controls';
 import { deliverEvent } from '../../src/client/deliver-event';
+import { forkConversation, switchBranch } from '../../src/client/branches';
 import { defineAgent } from '../../src/agents/define-agent';
 import { defineGuardrail } from '../../src/agents/define-guardrail';
 import {
@@ -500,6 +501,21 @@ function blobReaderSteps() {
 }
 
 export const conversationScenarios: ConversationScenario[] = [
+  {
+    // Branches: an edit forks the conversation, a switch makes the first branch current again,
+    // and the next message goes on from its end.
+    name: 'conversation-branches',
+    options: {},
+    model: (request) => answer(`you said: ${lastOf(request, 'user')}`),
+    drive: async (client, id, taskQueue) => {
+      const start = { taskQueue };
+      await sendMessage(client, id, { message: 'one' }, start);
+      await forkConversation(client, id, { atMessage: 0, message: 'ONE' }, start);
+      await switchBranch(client, id, 'main');
+      await sendMessage(client, id, { message: 'two' }, start);
+      await endConversation(client, id);
+    },
+  },
   {
     // Messages with ids: one sent twice as an Update (Temporal answers it once), one queued as a
     // Signal and then sent as an Update (the conversation answers it once), one the other way round.
