@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
-import { conversationStatus, sendMessage } from '../../src/client/conversations';
+import { conversationStatus, sendMessage, startMessage } from '../../src/client/conversations';
 import { forkConversation, listBranches, switchBranch } from '../../src/client/branches';
 import { readTranscript } from '../../src/client/workflow-controls';
 import { streamEvents } from '../../src/client/event-stream';
 import type { AgentEvent } from '../../src/core';
-import { lastOf, startModel } from '../helpers/scripted-model';
+import { call, lastOf, startModel } from '../helpers/scripted-model';
+import { testRegistry } from '../helpers/test-tools';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 import { startHttpApi } from '../helpers/http-api';
 
@@ -120,6 +121,43 @@ it('forks at an earlier message, keeps the branch it replaced, switches back and
         'exists already',
       );
       expect((await conversationStatus(t.client, id)).turns).toBe(6);
+    });
+  } finally {
+    await m.close();
+  }
+});
+
+it('a fork while a turn waits for approval stops that turn (a fork interrupts by default), and usage counts every branch', async () => {
+  const m = await startModel((req) =>
+    lastOf(req, 'user') === 'pay bob' && req.messages[req.messages.length - 1].role === 'user'
+      ? call(['transfer', { to: 'bob', amount: 5 }])
+      : { content: `ok: ${lastOf(req, 'user')}` },
+  );
+  const t = temporal();
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
+  const start = { taskQueue };
+  const id = `branch-approval-${randomUUID()}`;
+  try {
+    await worker.runUntil(async () => {
+      await sendMessage(t.client, id, { message: 'hello' }, start);
+      const paying = await startMessage(t.client, id, { message: 'pay bob' }, start);
+      for (let i = 0; (await conversationStatus(t.client, id)).pendingApprovals.length === 0; i++) {
+        expect(i).toBeLessThan(100);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const forked = await forkConversation(t.client, id, { atMessage: 2, message: 'never mind' }, start);
+      expect(forked.result).toMatchObject({ status: 'completed', content: 'ok: never mind', branch: 'b1' });
+      expect(await paying.result()).toMatchObject({ turn: 2, status: 'cancelled' });
+      const status = await conversationStatus(t.client, id);
+      expect(status).toMatchObject({ state: 'idle', pendingApprovals: [], turns: 3 });
+      // Every branch's model calls were spent: the conversation's usage (and budget) counts them all.
+      const turns = [await sendMessage(t.client, id, { message: 'and?' }, start)];
+      const spent = (await conversationStatus(t.client, id)).usage.totalTokens;
+      expect(spent).toBeGreaterThan(status.usage.totalTokens);
+      expect(spent).toBe(status.usage.totalTokens + turns[0].usage.totalTokens);
+      const main = await readTranscript(t.client, id, { branch: 'main' });
+      // The stopped turn stays on the branch it was on: its call, and the result that says it never ran.
+      expect(main.messages.map((x) => x.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'tool']);
     });
   } finally {
     await m.close();

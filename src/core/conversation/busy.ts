@@ -72,3 +72,12 @@ export function withSteering(state: RunState, messages: readonly string[]): RunS
     ],
   };
 }
+
+/**
+ * The policy a message goes by: its own, else a fork's `interrupt` (a fork replaces what the
+ * running turn is answering: regenerate while it answers means stop, then answer again), else the
+ * conversation's.
+ */
+export function busyPolicyOf(turn: { busy?: BusyPolicy; fork?: unknown }, conversation: BusyPolicy | undefined) {
+  return turn.busy ?? (turn.fork !== undefined ? 'interrupt' : conversation);
+}

@@ -2,6 +2,7 @@ import { ApplicationFailure, condition, log, setHandler, workflowInfo } from '@t
 import {
   answeredTurnOf,
   busyAction,
+  busyPolicyOf,
   forkIndex,
   rejectMessage,
   turnProblem,
@@ -84,7 +85,7 @@ export class MessageQueue {
   /** Why a message is refused by its busy policy (`reject` while a turn runs), or undefined. */
   private refusal(turn: TurnInput): string | undefined {
     const { session } = this;
-    const action = busyAction(turn.busy ?? session.conv.options.busy, session.active?.turn, this.queue.length);
+    const action = busyAction(busyPolicyOf(turn, session.conv.options.busy), session.active?.turn, this.queue.length);
     return action.kind === 'refuse' ? action.problem : undefined;
   }
 
@@ -94,7 +95,7 @@ export class MessageQueue {
    */
   private place(turn: TurnInput, reply: boolean): number {
     const { session } = this;
-    const action = busyAction(turn.busy ?? session.conv.options.busy, session.active?.turn, this.queue.length);
+    const action = busyAction(busyPolicyOf(turn, session.conv.options.busy), session.active?.turn, this.queue.length);
     // A fork starts a turn of its own: under a conversation's default "steer" it waits for its turn.
     if (action.kind === 'steer' && !turn.fork) {
       session.active!.steering.push({ seq: this.nextSeq, input: turn, reply });
