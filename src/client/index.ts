@@ -150,6 +150,8 @@ export {
   type ConversationOptions,
   type ConversationResult,
   type ConversationStatus,
+  type BranchInfo,
+  type ForkPoint,
   type ConversationTurnResult,
   type DeliveredEvent,
   type EventPage,
