@@ -9,8 +9,13 @@ import { testRegistry, transfers } from '../helpers/test-tools';
 /** AG-UI, spoken to the protocol's own client: `@ag-ui/client`'s HttpAgent, which checks the event order as it reads. */
 const temporal = useTestTemporal();
 
+/** 40 words, one every 60 ms: a turn still running when the next message comes. */
+const STORY = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
+
 function model(req: ChatRequest) {
   const last = req.messages[req.messages.length - 1];
+  if (lastOf(req, 'user').startsWith('story')) return { content: STORY, chunkDelayMs: 60 };
+  if (lastOf(req, 'user').startsWith('say ')) return { content: lastOf(req, 'user').slice(4) };
   if (last.role === 'tool')
     return {
       content: `tool said: ${String(last.content)}`,
@@ -97,3 +102,95 @@ it('runs turns of a thread through HttpAgent: text and tool events, state, and a
     api.close();
   }
 }, 120_000);
+
+it('takes busy and stopOnDisconnect in forwardedProps: reject (409), interrupt, and an abort that stops the turn', async () => {
+  const m = await startModel(model);
+  const t = temporal();
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
+  const api = await startHttpApi({ client: t.client, taskQueue });
+  const threadId = `ag-ui-busy-${randomUUID()}`;
+  const run = (id: string, content: string, forwardedProps: Record<string, unknown>, signal?: AbortSignal) =>
+    fetch(`${api.base}/ag-ui`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({
+        threadId,
+        runId: `run-${id}`,
+        messages: [{ id, role: 'user', content }],
+        tools: [],
+        context: [],
+        state: {},
+        forwardedProps,
+      }),
+      signal,
+    });
+  /** Reads a run's events until `until` says stop (or the stream ends). */
+  const read = async (r: Response, until: (types: string[]) => boolean = () => false) => {
+    const reader = r.body!.getReader();
+    let text = '';
+    const types = () =>
+      text
+        .split('\n\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => (JSON.parse(l.slice(6)) as { type: string }).type);
+    for (let c = await reader.read(); !c.done && !until(types()); c = await reader.read())
+      text += new TextDecoder().decode(c.value);
+    return { text, types: types(), reader };
+  };
+  const contents = (text: string) =>
+    text
+      .split('\n\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)) as { type: string; delta?: string })
+      .filter((e) => e.type === 'TEXT_MESSAGE_CONTENT')
+      .map((e) => e.delta)
+      .join('');
+  const turnsOf = async () =>
+    (await (await fetch(`${api.base}/conversations/${threadId}`)).json()) as { turns: number; state: string };
+  try {
+    await worker.runUntil(async () => {
+      const story = await run('u1', 'story one', {});
+      const started = await read(story, (types) => types.filter((x) => x === 'TEXT_MESSAGE_CONTENT').length > 2);
+      // reject: refused at once, nothing kept.
+      const refused = await run('u2', 'say no', { busy: 'reject' });
+      expect(refused.status).toBe(409);
+      expect(((await refused.json()) as { error: string }).error).toMatch(
+        /^the conversation is busy: turn 1 is running/,
+      );
+      // interrupt: the running turn ends (cancelled), the new message is answered next.
+      const now = await run('u3', 'say now', { busy: 'interrupt' });
+      const rest = await read(now);
+      expect(contents(rest.text)).toBe('now');
+      let first = started.text;
+      for (let c = await started.reader.read(); !c.done; c = await started.reader.read())
+        first += new TextDecoder().decode(c.value);
+      expect(first).toContain('RUN_FINISHED');
+      expect(contents(first).length).toBeLessThan(STORY.length);
+      expect(await turnsOf()).toMatchObject({ turns: 2, state: 'idle' });
+
+      // stopOnDisconnect: the client's abort stops the durable turn, not only its request.
+      const abort = new AbortController();
+      const stoppable = await run('u4', 'story two', { stopOnDisconnect: true }, abort.signal);
+      await read(stoppable, (types) => types.filter((x) => x === 'TEXT_MESSAGE_CONTENT').length > 2);
+      abort.abort();
+      for (let i = 0; (await turnsOf()).state !== 'idle'; i++) {
+        expect(i).toBeLessThan(50);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const history = (await (await fetch(`${api.base}/conversations/${threadId}`)).json()) as {
+        messages: Array<{ role: string; content: string; stopped?: true }>;
+      };
+      expect(history.messages.at(-1)).toMatchObject({ role: 'assistant', stopped: true });
+      // Without it, a closed request leaves the turn running (a reload must not cancel).
+      const left = new AbortController();
+      const kept = await run('u5', 'story three', {}, left.signal);
+      await read(kept, (types) => types.includes('TEXT_MESSAGE_CONTENT'));
+      left.abort();
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await turnsOf()).state).not.toBe('idle');
+    });
+  } finally {
+    api.close();
+    await m.close();
+  }
+});

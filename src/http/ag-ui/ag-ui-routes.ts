@@ -7,7 +7,7 @@ import type { ImageInput } from '../../storage/images';
 import type { ChatRouteOptions } from '../use-chat/chat-routes';
 import { allow, busyOf, HttpError, MAX_MESSAGE_BODY_BYTES, readJson } from '../http-io';
 import { decideAnswered, followTurn, pausedTurn } from '../../client/turn-follow';
-import { writeTurnStream } from '../turn-stream';
+import { refusalOf, unlessRefused, writeTurnStream } from '../turn-stream';
 import { AgUiEncoder } from './ag-ui-events';
 
 /**
@@ -66,17 +66,20 @@ export async function agUiRoute(
     live.close();
     throw err;
   }
-  sent.result().catch(() => undefined);
+  // A refused message (a busy conversation under `reject`, an unknown tool) starts no turn: say
+  // why (409, 400) instead of following a turn that never comes.
   let streamed = false;
   if (props.stopOnDisconnect === true)
     gone.addEventListener('abort', () => void (streamed || stopTurn(o.client, id).catch(() => undefined)), {
       once: true,
     });
+  const steps = followTurn(o.client, id, { messageId: sent.messageId, live, signal: gone });
+  const followed = sent.queued ? steps : await unlessRefused(refusalOf(sent.result()), steps);
   try {
     return await writeTurnStream(res, {
       ...stream,
       encoder: new AgUiEncoder(id, runId, input),
-      steps: followTurn(o.client, id, { messageId: sent.messageId, live, signal: gone }),
+      steps: followed,
     });
   } finally {
     streamed = true;
