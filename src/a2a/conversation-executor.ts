@@ -60,6 +60,7 @@ export class ConversationExecutor implements AgentExecutor {
     const answered = new AbortController();
     const signal = answered.signal;
     let result: ConversationTurnResult | undefined;
+    let refused: string | undefined;
     let published = false;
     try {
       const problem = workflowIdProblem(ctx.contextId, 'the contextId');
@@ -108,7 +109,11 @@ export class ConversationExecutor implements AgentExecutor {
             result = r;
             answered.abort();
           },
-          () => undefined,
+          (err: unknown) => {
+            // Refused (a busy conversation under "reject", an unknown tool): no turn comes to follow.
+            refused = err instanceof Error ? err.message : String(err);
+            answered.abort();
+          },
         );
         task = {
           id: ids.id,
@@ -124,6 +129,7 @@ export class ConversationExecutor implements AgentExecutor {
       }
       const turn = (task.metadata as { turn?: number } | undefined)?.turn;
       for await (const event of taskUpdates(ids, steps, turn, () => result, signal)) bus.publish(event);
+      if (refused !== undefined && result === undefined) update(TaskState.TASK_STATE_FAILED, refused);
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
       // Refused before it started (a bad contextId, a message without text): a task that failed.

@@ -290,3 +290,58 @@ it('asks for the HTTP API tokens, and answers hostile requests with errors while
     api.close();
   }
 }, 120_000);
+
+it('takes busy in a message’s metadata: reject fails the task with the reason, steer joins the running turn', async () => {
+  const m = await startModel(async (req) => {
+    const users = req.messages.filter((x) => x.role === 'user').map((x) => String(x.content));
+    if (lastOf(req, 'user') === 'slow one') {
+      await new Promise((r) => setTimeout(r, 1500));
+      return { content: 'slow answer' };
+    }
+    return { content: `saw: ${users.join(' | ')}` };
+  });
+  const t = temporal();
+  const plain = defineAgent({ name: 'plain', instructions: 'Answer.', tools: [] });
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, agents: [plain] });
+  const api = await startHttpApi({ client: t.client, taskQueue });
+  const busy = (text: string, contextId: string, policy: string): SendMessageRequest => {
+    const r = request(text, { contextId });
+    r.message!.metadata = { busy: policy };
+    return r;
+  };
+  try {
+    await worker.runUntil(async () => {
+      const client = await new ClientFactory().createFromUrl(`${api.base}/a2a/plain/`);
+      const contextId = ((await client.sendMessage(request('hello'))) as Task).contextId;
+      const running = async () =>
+        ((await (await fetch(`${api.base}/conversations/${contextId}`)).json()) as { state: string }).state ===
+        'thinking';
+      // A slow turn, followed in the background.
+      const slow = (async () => {
+        const seen: StreamResponse[] = [];
+        for await (const u of client.sendMessageStream(request('slow one', { contextId }))) seen.push(u);
+        return seen;
+      })();
+      expect(await eventually(running, 10_000)).toBe(true);
+      const refused = (await client.sendMessage(busy('not now', contextId, 'reject'))) as Task;
+      expect(refused.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+      const why = refused.status?.message?.parts
+        .map((p) => (p.content?.$case === 'text' ? p.content.value : ''))
+        .join('');
+      expect(why).toMatch(/the conversation is busy: turn 2 is running/);
+      // steer: the message joins the running turn; its task completes with that turn's answer.
+      const steered = client.sendMessage(busy('and this', contextId, 'steer'));
+      const [joined] = await Promise.all([steered, slow]);
+      expect((joined as Task).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      const last = m.requests[m.requests.length - 1];
+      expect(last.messages.filter((x) => x.role === 'user').map((x) => x.content)).toEqual([
+        'hello',
+        'slow one',
+        'and this',
+      ]);
+    });
+  } finally {
+    api.close();
+    await m.close();
+  }
+});
