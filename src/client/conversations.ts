@@ -127,7 +127,7 @@ export async function startMessage(
   const messageId = message.messageId ?? randomUUID();
   const turn = await turnInput(client, { ...message, messageId }, start.blobStore);
   checkLocally(conversationId, turn, start.options);
-  const wasOpen = await isOpenConversation(client, conversationId);
+  const wasOpen = recentlyOpen(client, conversationId) || (await isOpenConversation(client, conversationId));
   // `runId`: the run the message went to, once the Update was accepted.
   const failed = async (err: unknown, runId?: string) => {
     if (!wasOpen && err instanceof WorkflowUpdateFailedError) await discardIfUnused(client, conversationId, runId);
@@ -172,6 +172,7 @@ export async function startMessage(
     };
   }
   const accepted = handle;
+  seenOpen(client, conversationId);
   return {
     wasOpen,
     messageId,
@@ -349,6 +350,7 @@ export async function endConversation(
   client: Client,
   conversationId: string,
 ): Promise<ConversationResult & { alreadyClosed?: true }> {
+  recent.get(client)?.delete(conversationId);
   try {
     return await handle(client, conversationId).executeUpdate(endConversationUpdate);
   } catch (err) {
@@ -362,6 +364,29 @@ export async function endConversation(
 
 function handle(client: Client, conversationId: string): WorkflowHandle<typeof conversationWorkflow> {
   return client.workflow.getHandle<typeof conversationWorkflow>(conversationId);
+}
+
+/**
+ * Conversations this process sent a message to in the last {@link OPEN_FOR_MS}: the next message
+ * to one skips the lookup before it (a round trip to the server on the way to the first token of
+ * every chat message). Should one have closed meanwhile, the message starts it again, as it would
+ * anyway; only an empty conversation a refused message started is then left to its idle timeout.
+ */
+const recent = new WeakMap<Client, Map<string, number>>();
+const OPEN_FOR_MS = 60_000;
+const RECENT_MAX = 1_000;
+
+function recentlyOpen(client: Client, conversationId: string): boolean {
+  const at = recent.get(client)?.get(conversationId);
+  return at !== undefined && Date.now() - at < OPEN_FOR_MS;
+}
+
+function seenOpen(client: Client, conversationId: string): void {
+  let seen = recent.get(client);
+  if (!seen) recent.set(client, (seen = new Map()));
+  seen.delete(conversationId);
+  seen.set(conversationId, Date.now());
+  if (seen.size > RECENT_MAX) seen.delete(seen.keys().next().value!);
 }
 
 /** Whether a conversation with this id is open. An id of a run (or another workflow) is refused. */

@@ -139,7 +139,7 @@ describeInBrowser('the React example on useChat', () => {
         // A reload (the id is in the URL) loads the conversation from the workflow.
         await page.reload();
         await page.locator('li.assistant').nth(1).getByText('tool said: sent 7 to bob').waitFor();
-        expect(await page.locator('li.user').allTextContents()).toEqual(['price of ACME', 'pay bob']);
+        expect(await page.locator('li.user > p').allTextContents()).toEqual(['price of ACME', 'pay bob']);
       });
       expect(errors).toEqual([]);
     } finally {

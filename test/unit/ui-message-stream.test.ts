@@ -268,11 +268,33 @@ describe('chatRequest', () => {
     });
   });
 
+  it('reads regenerate and an edited earlier message as a fork at that user message, sent under an id of its own', () => {
+    for (const body of [
+      { ...user([{ type: 'text', text: 'x' }]), trigger: 'regenerate-message', messageId: 'chat-1-turn-3' },
+      { ...user([{ type: 'text', text: 'x' }]), trigger: 'submit-message', messageId: 'm1' },
+    ]) {
+      const { action } = chatRequest(body);
+      expect(action).toEqual({
+        kind: 'message',
+        message: { message: 'x', fork: { atMessageId: 'm1' }, messageId: expect.stringMatching(/^m1~[0-9a-f]{8}$/) },
+      });
+    }
+    // A plain message keeps its id: the same message sent again is answered once.
+    expect(chatRequest(user([{ type: 'text', text: 'x' }])).action).toEqual({
+      kind: 'message',
+      message: { message: 'x', messageId: 'm1' },
+    });
+  });
+
   it.each([
     [{ messages: [] }, /"id" must be the chat's id/],
     [{ id: 'a\nb', messages: [] }, /chat id must not contain control/],
     [{ id: 'c', messages: [] }, /"messages" must be/],
-    [{ ...user([{ type: 'text', text: 'x' }]), trigger: 'regenerate-message' }, /not supported.*send a new message/],
+    [
+      { id: 'c', messages: [{ role: 'user', parts: [{ type: 'text', text: 'x' }] }], trigger: 'regenerate-message' },
+      /to regenerate or edit, the newest message must be the user message to answer again, with its "id"/,
+    ],
+    [{ ...user([{ type: 'text', text: 'x' }]), trigger: 'resume-stream' }, /"trigger" must be "submit-message" or/],
     [user([{ type: 'file', mediaType: 'application/pdf', url: 'data:,x' }]), /application\/pdf are not supported/],
     [user([{ type: 'text', text: '  ' }]), /no text and no image/],
     [{ id: 'c', messages: [{ role: 'assistant', parts: [{ type: 'text', text: 'hi' }] }] }, /answers no approval/],
