@@ -1,7 +1,7 @@
 import type { ResolvedAgent } from '../core/run/agents';
 import type { ModelCallInput } from '../core/run/model-call-input';
 import type { SearchAttributeSettings } from '../core/events/search-attributes';
-import type { ConversationOptions, TurnInput } from '../core/conversation/conversation';
+import type { ConversationOptions, TurnInput } from '../core/conversation/conversation-state';
 import type { GuardrailCheck, GuardrailKind } from '../core/guardrails/guardrails';
 import type { ModelReply, ModelSettings, ToolInfo, ToolOutcome, Usage } from '../core';
 import type { A2ATaskEndJson } from './a2a-task-json';

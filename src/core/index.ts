@@ -40,6 +40,7 @@ export * from './memory/summaries';
 export * from './memory/memory-window';
 
 // Conversations: many turns of one agent, across continue-as-new.
+export * from './conversation/conversation-state';
 export * from './conversation/conversation';
 export * from './conversation/busy';
 export * from './conversation/message-ids';

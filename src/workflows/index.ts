@@ -54,6 +54,6 @@ export type {
   ApprovalDecision,
 } from '../core';
 export type { AgentEvent, AgentEventBody, EventPage, EventsRequest } from '../core/events/agent-events';
-export type { ConversationInput, ConversationOptions, TurnInput } from '../core/conversation/conversation';
+export type { ConversationInput, ConversationOptions, TurnInput } from '../core/conversation/conversation-state';
 export type { ConversationResult, ConversationStatus, TranscriptPage } from '../core/conversation/conversation-status';
 export type { ConversationTurnResult } from '../core';

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../messages/chat-message';
-import type { ConversationState } from './conversation';
+import type { BranchInfo, BranchOrigin, BranchSnapshot, ConversationState, ForkPoint } from './conversation-state';
 
 /**
  * A conversation's branches, as pure functions. A regenerated answer or an edited earlier message
@@ -20,47 +20,6 @@ export const MAIN_BRANCH = 'main';
 
 /** How many branches a conversation may have, the main one included. */
 export const MAX_BRANCHES = 100;
-
-/**
- * Where a new branch starts: at the user message with this transcript index, or with this id
- * (the id its sender gave it, `TurnInput.messageId`, or the id a transcript read as UI messages
- * gives it, `<conversationId>-user-<index>`). The new turn's message takes that message's place.
- */
-export type ForkPoint = { atMessage: number } | { atMessageId: string };
-
-/** What the current branch is: its id, and where it parted from the branch it was forked from. */
-export interface BranchOrigin {
-  id: string;
-  /** The branch it was forked from. */
-  parent?: string;
-  /** The transcript index of the first message that differs from `parent`. */
-  forkedAt?: number;
-}
-
-/** A branch the current one replaced, kept by this run: the conversation state that is per branch. */
-export interface BranchSnapshot extends BranchOrigin {
-  /** Its messages from the run's `transcriptStart` on. */
-  messages: ChatMessage[];
-  context?: ConversationState['context'];
-  lastPrompt?: ConversationState['lastPrompt'];
-  options: ConversationState['options'];
-  tools?: ConversationState['tools'];
-}
-
-/** A branch as clients list it (`branches` query, `GET /conversations/:id/branches`). */
-export interface BranchInfo extends BranchOrigin {
-  /** Messages in the branch's transcript, system message excluded. */
-  messageCount: number;
-  /** Whether new messages go to this branch. */
-  current: boolean;
-  /** The text of the branch's first own message (its message at `forkedAt`), shortened: a label for it. */
-  label?: string;
-  /**
-   * Set when an earlier run of the conversation (before it continued as new) keeps the branch: it
-   * is read from that run, and cannot be made current again (fork a new conversation from it).
-   */
-  heldBy?: string;
-}
 
 /** What is wrong with a message's `fork` (its shape; whether the point exists is the workflow's to say), or undefined. */
 export function forkPointProblem(fork: unknown, busy: unknown): string | undefined {

@@ -1,7 +1,7 @@
 import { runStatus } from '../run/run-result';
 import { budgetReport } from '../run/limits';
 import { calibratedTokens, calibration, contextView, densityOf, isInstructions } from '../memory/compaction';
-import type { ConversationState, RejectedMessages } from './conversation';
+import type { ConversationState, RejectedMessages } from './conversation-state';
 import type { AgentState } from '../run/run-result';
 import type { BudgetReport } from '../run/limits';
 import type { MemoryReport } from '../memory/run-memory';

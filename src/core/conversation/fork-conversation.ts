@@ -1,4 +1,4 @@
-import { type ConversationInput, type ConversationState } from './conversation';
+import type { ConversationInput, ConversationState } from './conversation-state';
 import { forkAt, forkIndex, switchBranch, switchProblem } from './branches';
 
 /**

@@ -1,6 +1,7 @@
 import { parseDuration } from './duration';
 import { validateAgentInput, workflowIdProblem } from '../run/run-input';
-import { turnProblem, validateConversationOptions, type ConversationOptions } from '../conversation/conversation';
+import { turnProblem, validateConversationOptions } from '../conversation/conversation';
+import type { ConversationOptions } from '../conversation/conversation-state';
 import type { AgentInput } from '../run/run-options';
 
 /**
