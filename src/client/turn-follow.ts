@@ -57,9 +57,7 @@ export async function* followTurn(client: Client, id: string, options: FollowTur
       }),
     {
       feed: options.live,
-      ...(messageId !== undefined
-        ? { startsWith: (e) => e.type === 'turn_started' && answersMessage(e.messageId, messageId) }
-        : {}),
+      ...(messageId !== undefined ? { startsWith: (e) => answeredBy(e, messageId) } : {}),
     },
   );
   let turn = options.turn;
@@ -78,8 +76,7 @@ export async function* followTurn(client: Client, id: string, options: FollowTur
       if (step.done) return;
       const e = step.value;
       if (turn === undefined) {
-        if (e.type !== 'turn_started') continue;
-        if (options.messageId !== undefined && !answersMessage(e.messageId, options.messageId)) continue;
+        if (options.messageId !== undefined ? !answeredBy(e, options.messageId) : e.type !== 'turn_started') continue;
         turn = e.turn;
       }
       if (e.turn !== turn) continue;
@@ -92,6 +89,14 @@ export async function* followTurn(client: Client, id: string, options: FollowTur
     stop.abort();
     events.return(undefined).catch(() => undefined);
   }
+}
+
+/**
+ * Whether `e` starts the answer to the message `id`: its turn's start, or, for a message sent with
+ * `busy: "steer"`, where it joined the running turn (the rest of that turn answers it).
+ */
+function answeredBy(e: AgentEvent, id: string): boolean {
+  return (e.type === 'turn_started' || e.type === 'message_steered') && answersMessage(e.messageId, id);
 }
 
 /** Where a turn paused for approvals: its events through the last request, and what it waits on. */

@@ -147,6 +147,58 @@ it('steers, rejects, interrupts and enqueues messages sent while a turn runs', a
   }
 });
 
+it('steers, rejects and interrupts through useChat (busy in the POST /api/chat body)', async () => {
+  const { worker, base, close, requests } = await chatApi();
+  const user = (text: string) => ({ id: randomUUID(), role: 'user', parts: [{ type: 'text', text }] });
+  const chunks = async (r: Response) =>
+    (await r.text())
+      .split('\n\n')
+      .filter((l) => l.startsWith('data: {'))
+      .map((l) => JSON.parse(l.slice(6)) as { type: string; delta?: string; data?: unknown });
+  const textOf = (cs: Array<{ type: string; delta?: string }>) =>
+    cs
+      .filter((c) => c.type === 'text-delta')
+      .map((c) => c.delta)
+      .join('');
+  try {
+    await worker.runUntil(async () => {
+      // steer: the message joins the 3-step turn; its stream is the rest of that turn, from where it joined.
+      const id = `chat-busy-${randomUUID()}`;
+      const first = post(base, '/api/chat', { id, messages: [user('add things')] });
+      await running(base, id);
+      const steer = await post(base, '/api/chat', { id, busy: 'steer', messages: [user('also mention cats')] });
+      const steered = await chunks(steer);
+      expect(steered[0]).toEqual({ type: 'start', messageId: `${id}-turn-1` });
+      expect(steered).toContainEqual({
+        type: 'data-steered',
+        data: expect.objectContaining({ message: 'also mention cats' }),
+      });
+      expect(textOf(steered)).toBe('noted: cats');
+      expect(textOf(await chunks(await first))).toBe('noted: cats');
+      const second = requests.filter((r) => r.messages.some((x) => x.content === 'add things'))[1];
+      expect(second.messages.map((x) => x.content)).toContain('also mention cats');
+
+      // reject: 409 while a turn runs; interrupt: the running turn stops, the new message is answered.
+      const other = `chat-busy-${randomUUID()}`;
+      const slow = post(base, '/api/chat', { id: other, messages: [user('slow story')] });
+      await running(base, other);
+      await sleep(200);
+      const refused = await post(base, '/api/chat', { id: other, busy: 'reject', messages: [user('not now')] });
+      expect(refused.status).toBe(409);
+      expect(((await refused.json()) as { error: string }).error).toMatch(
+        /^the conversation is busy: turn 1 is running/,
+      );
+      const now = await post(base, '/api/chat', { id: other, busy: 'interrupt', messages: [user('now this')] });
+      expect(textOf(await chunks(now))).toBe('you said: now this');
+      const stopped = await chunks(await slow);
+      expect(stopped.at(-1)).toMatchObject({ type: 'finish', finishReason: 'other' });
+      expect(STORY.startsWith(textOf(stopped)) && textOf(stopped).length < STORY.length).toBe(true);
+    });
+  } finally {
+    await close();
+  }
+});
+
 it('stops a useChat turn with POST /api/chat/:id/stop: cancelled, its partial answer kept, the next message answered', async () => {
   const { worker, base, close } = await chatApi();
   try {

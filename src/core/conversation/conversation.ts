@@ -13,12 +13,7 @@ import type { ConversationTurnResult } from '../run/run-result';
 import type { ToolInfo } from '../tool-calls/tool-info';
 import { applyAgent, type ResolvedAgent } from '../run/agents';
 import { carriedBranches, forkPointProblem } from './branches';
-import type {
-  ConversationCarry,
-  ConversationInput,
-  ConversationState,
-  TurnInput,
-} from './conversation-state';
+import type { ConversationCarry, ConversationInput, ConversationState, TurnInput } from './conversation-state';
 
 /**
  * A conversation: many turns on one workflow, each turn one run of the agent loop over the chat

@@ -198,8 +198,9 @@ export interface EventsRequest {
   after?: number;
   /**
    * Instead of `after`: from the start of the turn that answers the message with this id (its
-   * `turn_started`), or, when that turn has not started (or is no longer kept), no events, with
-   * `next` to wait from.
+   * `turn_started`; for a message sent with `busy: "steer"`, its `message_steered` in the turn it
+   * joined), or, when that has not happened (or is no longer kept), no events, with `next` to wait
+   * from.
    */
   messageId?: string;
   /** At most this many events (default and cap `MAX_EVENTS_PER_PAGE`, 1000). */

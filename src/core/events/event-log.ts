@@ -211,7 +211,9 @@ export class EventLog {
     if (request.messageId !== undefined) {
       from = findLastIndex(
         this.events,
-        (e) => e.type === 'turn_started' && answersMessage(e.messageId, request.messageId!),
+        (e) =>
+          (e.type === 'turn_started' || e.type === 'message_steered') &&
+          answersMessage(e.messageId, request.messageId!),
       );
       if (from < 0) return { events: [], next: this.next, firstKept, more: false };
     } else if (request.after === undefined) {
