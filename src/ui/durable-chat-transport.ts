@@ -47,6 +47,8 @@ export class DurableChatTransport<M extends UIMessage = UIMessage> implements Ch
   /** `GET /api/chat/:id/stream` replays a turn from its start: the AI SDK resets the message it resumes. */
   readonly resumeStreamIsReplay = true;
   private readonly api: string;
+  /** Per chat: the loaded history's last message, when it is a user message its page has no answer to yet. */
+  private readonly unanswered = new Map<string, string>();
 
   constructor(private readonly options: DurableChatTransportOptions = {}) {
     this.api = (options.api ?? '/api/chat').replace(/\/+$/, '');
@@ -56,6 +58,7 @@ export class DurableChatTransport<M extends UIMessage = UIMessage> implements Ch
     request: Parameters<ChatTransport<M>['sendMessages']>[0],
   ): Promise<ReadableStream<UIMessageChunk>> {
     const { chatId, messages, abortSignal, trigger, messageId } = request;
+    this.unanswered.delete(chatId);
     const body = {
       ...(await resolve(this.options.body)),
       ...(request.body ?? {}),
@@ -79,16 +82,32 @@ export class DurableChatTransport<M extends UIMessage = UIMessage> implements Ch
     return this.read(chatId, response.body, follow, abortSignal);
   }
 
+  /**
+   * Tells the transport the messages a page loaded (`GET /api/chat/:id/messages`) before it
+   * resumes (`resume: true`, `resumeStream()`). When the last is a user message (its turn still
+   * runs, or waits), the resume follows the turn that answers it, running or ended: a turn that
+   * ends between the load and the resume is shown all the same, not lost until the next load.
+   */
+  loaded(chatId: string, messages: readonly UIMessage[]): void {
+    const last = messages[messages.length - 1];
+    if (last?.role === 'user') this.unanswered.set(chatId, last.id);
+    else this.unanswered.delete(chatId);
+  }
+
   async reconnectToStream(
     request: Parameters<ChatTransport<M>['reconnectToStream']>[0],
   ): Promise<ReadableStream<UIMessageChunk> | null> {
-    const response = await this.fetch(`${this.api}/${encodeURIComponent(request.chatId)}/stream`, {
+    // Kept until the page sends a message: a resume that is aborted and asked again (React's
+    // development mode mounts twice) follows the same turn.
+    const waiting = this.unanswered.get(request.chatId);
+    const follow = waiting === undefined ? '' : `?messageId=${encodeURIComponent(waiting)}`;
+    const response = await this.fetch(`${this.api}/${encodeURIComponent(request.chatId)}/stream${follow}`, {
       headers: await this.headers(request.headers),
       signal: request.abortSignal,
     });
     if (response.status === 204) return null;
     if (!response.ok || !response.body) throw new Error((await response.text()) || `HTTP ${response.status}`);
-    return this.read(request.chatId, response.body, '', request.abortSignal);
+    return this.read(request.chatId, response.body, follow, request.abortSignal);
   }
 
   /**

@@ -93,10 +93,20 @@ describeInBrowser('the React example on useChat', () => {
     const t = temporal();
     const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
     const api = httpApiHandler({ client: t.client, taskQueue, chatPage: false });
-    const served = { apiDown: false, worker, base: '', server: undefined as unknown as Server };
+    const served = {
+      apiDown: false,
+      /** Resumes (`GET /api/chat/:id/stream`) wait here while set, until `held` is run. */
+      holdResumes: false,
+      held: [] as Array<() => void>,
+      worker,
+      base: '',
+      server: undefined as unknown as Server,
+    };
     served.server = createServer((req, res) => {
       if (req.url?.startsWith('/api/') || req.url?.startsWith('/conversations/')) {
         if (served.apiDown) return void req.socket.destroy();
+        if (served.holdResumes && req.method === 'GET' && /^\/api\/chat\/[^/]+\/stream/.test(req.url))
+          return void served.held.push(() => api(req, res));
         return api(req, res);
       }
       const path = normalize(req.url === '/' || !req.url ? '/index.html' : req.url.split('?')[0]);
@@ -202,8 +212,8 @@ describeInBrowser('the React example on useChat', () => {
           .getByText(/^w0 w1/)
           .waitFor();
         await page.reload();
-        // (The reload must land while the turn runs: a turn that ends between the page loading the
-        // history and asking to resume is not shown until the next load, a gap still open.)
+        // (A turn that ends between the page loading the history and asking to resume is shown as
+        // well: see the test of a held resume.)
         const resumed = page.locator('li.assistant').nth(2).locator('p').first();
         await resumed.getByText(/w59$/).waitFor({ timeout: 20_000 });
         expect(await resumed.textContent()).toBe(STORY);
@@ -279,6 +289,48 @@ describeInBrowser('the React example on useChat', () => {
         await input.press('Enter');
         await page.locator('li.assistant').getByText('last #5').waitFor();
         expect(lastAsked).toEqual(['say hi', 'say more', 'say last']);
+      });
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  }, 120_000);
+
+  it('a reload whose resume comes only after the turn ended still shows the whole answer', async () => {
+    const served = await pageWithApi();
+    const { worker, base, server } = served;
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    try {
+      await worker.runUntil(async () => {
+        await page.goto(base);
+        const input = page.getByPlaceholder('Ask the agent…');
+        await input.fill('tell a story');
+        await input.press('Enter');
+        await page
+          .locator('li.assistant')
+          .getByText(/^w0 w1/)
+          .waitFor();
+        const id = decodeURIComponent(new URL(page.url()).hash.slice(1));
+        // The reloaded page loads the history while the turn runs; its resume reaches the API after the turn ended.
+        served.holdResumes = true;
+        await page.reload();
+        await page.locator('li.user').getByText('tell a story').waitFor();
+        expect(
+          await eventually(async () => {
+            const r = await fetch(`${base}/conversations/${encodeURIComponent(id)}`);
+            return ((await r.json()) as { state: string }).state === 'idle';
+          }, 20_000),
+        ).toBe(true);
+        expect(served.held.length).toBeGreaterThan(0);
+        served.holdResumes = false;
+        served.held.splice(0).forEach((go) => go());
+        const answer = page.locator('li.assistant').first().locator('p').first();
+        await answer.getByText(/w59$/).waitFor({ timeout: 10_000 });
+        expect(await answer.textContent()).toBe(STORY);
       });
       expect(errors).toEqual([]);
     } finally {

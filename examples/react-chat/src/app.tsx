@@ -49,15 +49,16 @@ function Chat({ id, history }: { id: string; history: ChatMessage[] }) {
   const agent = new URLSearchParams(location.search).get('agent');
   // `DurableChatTransport`: Stop stops the durable turn, and a dropped stream reconnects by itself.
   const [reconnecting, setReconnecting] = useState(false);
-  const transport = useMemo(
-    () =>
-      new DurableChatTransport<ChatMessage>({
-        api: '/api/chat',
-        body: agent ? { agent } : {},
-        onReconnect: () => setReconnecting(true),
-      }),
-    [agent],
-  );
+  const transport = useMemo(() => {
+    const made = new DurableChatTransport<ChatMessage>({
+      api: '/api/chat',
+      body: agent ? { agent } : {},
+      onReconnect: () => setReconnecting(true),
+    });
+    // The resume below follows the turn that answers the loaded history's last message, even if it ended meanwhile.
+    made.loaded(id, history);
+    return made;
+  }, [agent, id, history]);
   const { messages, sendMessage, regenerate, status, error, addToolApprovalResponse, stop, setMessages, resumeStream } =
     useChat<ChatMessage>({
       id,
@@ -89,14 +90,14 @@ function Chat({ id, history }: { id: string; history: ChatMessage[] }) {
     await reload();
   }
   // Turns another tab (or a script) started show here live: load the chat, then follow the turn.
-  const seen = useRef({ messages, busy, setMessages, resumeStream });
-  seen.current = { messages, busy, setMessages, resumeStream };
+  const seen = useRef({ messages, busy, setMessages, resumeStream, transport });
+  seen.current = { messages, busy, setMessages, resumeStream, transport };
   useEffect(() => {
     const watching = new AbortController();
     void watchChatTurns(
       id,
       (turn) => {
-        const { messages, busy, setMessages, resumeStream } = seen.current;
+        const { messages, busy, setMessages, resumeStream, transport } = seen.current;
         // Another tab made another branch current: show it.
         if (turn.type === 'branch-switched' && !busy) {
           void fetch(`/api/chat/${encodeURIComponent(id)}/messages`)
@@ -108,6 +109,7 @@ function Chat({ id, history }: { id: string; history: ChatMessage[] }) {
         void fetch(`/api/chat/${encodeURIComponent(id)}/messages`)
           .then((r) => r.json())
           .then((loaded: ChatMessage[]) => {
+            transport.loaded(id, loaded);
             setMessages(loaded);
             void resumeStream();
           });
