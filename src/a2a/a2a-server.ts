@@ -10,7 +10,8 @@ import {
   type ServerCallContext,
 } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
-import { agentNameProblem, type ConversationOptions } from '../core';
+import { agentNameProblem, type ConversationOptions, type TenantScope } from '../core';
+import { tenantUserBuilder } from './tenant-user';
 import type { AgentSummary } from '../contracts/activity-interface';
 import { listAgents } from '../client/list-agents';
 import { packageVersion } from '../connection/package-version';
@@ -41,6 +42,11 @@ export interface A2AOptions {
   version?: string;
   /** The largest request body (messages may carry images as bytes); default 32 MB. */
   maxBodyBytes?: number;
+  /**
+   * Whom a request acts for (the HTTP API: the tenant its token is bound to): a tenant's caller
+   * reaches only its tenant's tasks, and its messages open conversations of that tenant.
+   */
+  scope?: (req: IncomingMessage) => TenantScope;
 }
 
 /**
@@ -109,7 +115,7 @@ export function a2aHandler(
           // Clients of protocol 0.3 (no A2A-Version header) are answered too, as the SDK translates.
           const transport = {
             requestHandler: handler,
-            userBuilder: UserBuilder.noAuthentication,
+            userBuilder: tenantUserBuilder(o.scope) as unknown as UserBuilder,
             legacyCompat: { enabled: true },
           };
           // Each transport parses every body it is given: each gets its own paths only, so a

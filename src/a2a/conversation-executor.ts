@@ -22,6 +22,8 @@ import { decideAnswered, followTurn, pausedTurn, type TurnStep } from '../client
 import type { ImageInput } from '../storage/images';
 import { agentMessage, messageExcerpt, status, turnOutcome } from './task-events';
 import type { TemporalTaskStore } from './task-store';
+import { callScope } from './tenant-user';
+import { checkInScope } from '../client/tenant-scope';
 
 /** What {@link ConversationExecutor} needs. */
 export interface ConversationExecutorOptions {
@@ -65,6 +67,8 @@ export class ConversationExecutor implements AgentExecutor {
     try {
       const problem = workflowIdProblem(ctx.contextId, 'the contextId');
       if (problem) throw new Error(problem);
+      // Another tenant's conversation is, to this caller, no conversation at all.
+      await checkInScope(this.o.client, callScope(ctx.context), ctx.contextId, 'conversation');
       let steps: AsyncGenerator<TurnStep>;
       let task: Task;
       if (ctx.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
@@ -96,9 +100,11 @@ export class ConversationExecutor implements AgentExecutor {
         const after = ctx.userMessage.contextId ? await eventsPosition(this.o.client, ids.contextId) : undefined;
         // Not streamed: a task's updates are its states and its answer, not the answer's words
         // (streaming them would cost every turn its deltas' events).
+        const { tenant } = callScope(ctx.context);
         const options: ConversationOptions = {
           ...this.o.conversationOptions,
           ...(this.o.agent ? { agent: this.o.agent } : {}),
+          ...(tenant !== undefined ? { tenant } : {}),
         };
         const sent = await startMessage(this.o.client, ids.contextId, userMessage(ctx.userMessage), {
           taskQueue: this.o.taskQueue,

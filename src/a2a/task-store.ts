@@ -4,6 +4,9 @@ import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { A2A_TASK_WORKFLOW_TYPE, a2aTaskQuery, a2aTaskSaveSignal } from '../contracts/definitions';
 import { keptEvents } from '../client/event-stream';
 import { turnOutcome } from './task-events';
+import { callScope } from './tenant-user';
+import { inScope } from '../core';
+import { tenantStartOptions } from '../client/tenant-scope';
 
 /**
  * The A2A task store on Temporal: each task is a small workflow (`a2aTaskWorkflow`) that holds
@@ -19,6 +22,8 @@ export class TemporalTaskStore implements TaskStore {
    * from one server reach the workflow in order, so what this server saved last is the latest.
    */
   private readonly recent = new Map<string, Task>();
+  /** The tenant of each recent task (its first save's caller's). */
+  private readonly tenants = new Map<string, string | undefined>();
 
   constructor(
     private readonly client: Client,
@@ -34,11 +39,17 @@ export class TemporalTaskStore implements TaskStore {
    * the latest), so a task that ends quickly costs its workflow one write. A task that waits for input or has ended is written at once, and is
    * in Temporal before the caller is answered. Writes go out in order, each the whole task.
    */
-  async save(task: Task, _context: ServerCallContext): Promise<void> {
+  async save(task: Task, context: ServerCallContext): Promise<void> {
     const state = task.status?.state;
+    if (!this.tenants.has(task.id)) this.tenants.set(task.id, callScope(context).tenant);
+    const tenant = this.tenants.get(task.id);
     this.recent.delete(task.id);
     this.recent.set(task.id, structuredClone(task));
-    if (this.recent.size > RECENT_TASKS) this.recent.delete(this.recent.keys().next().value!);
+    if (this.recent.size > RECENT_TASKS) {
+      const oldest = this.recent.keys().next().value!;
+      this.recent.delete(oldest);
+      this.tenants.delete(oldest);
+    }
     const final = state !== undefined && FINAL.has(state);
     const queued = this.writes.get(task.id);
     const write = queued ?? { chain: Promise.resolve() };
@@ -61,8 +72,9 @@ export class TemporalTaskStore implements TaskStore {
               workflowIdReusePolicy: 'REJECT_DUPLICATE',
               signal: a2aTaskSaveSignal,
               signalArgs: [{ task: json, final: ended }],
-              memo: { contextId: latest.contextId },
+              memo: { contextId: latest.contextId, ...(tenant !== undefined ? { tenant } : {}) },
               staticSummary: `A2A task of conversation ${latest.contextId}`,
+              ...tenantStartOptions({ tenant }),
             })
             .then(
               () => undefined,
@@ -91,13 +103,16 @@ export class TemporalTaskStore implements TaskStore {
     write.waiting = setTimeout(() => void send().catch(() => undefined), queued ? WORKING_WRITE_MS : FIRST_WRITE_MS);
   }
 
-  async load(taskId: string, _context: ServerCallContext): Promise<Task | undefined> {
+  async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
+    const scope = callScope(context);
     const mine = this.recent.get(taskId);
-    if (mine) return structuredClone(mine);
+    // Another tenant's task is, to this caller, no task at all.
+    if (mine) return inScope(scope, this.tenants.get(taskId)) ? structuredClone(mine) : undefined;
     const handle = this.client.workflow.getHandle(taskWorkflowId(taskId));
     let json: unknown;
     try {
-      const { status } = await handle.describe();
+      const { status, memo } = await handle.describe();
+      if (!inScope(scope, (memo as { tenant?: string } | undefined)?.tenant)) return undefined;
       json = status.name === 'COMPLETED' ? await handle.result() : await handle.query(a2aTaskQuery);
     } catch (err) {
       if (err instanceof WorkflowNotFoundError || (err as { code?: number }).code === 5) return undefined;
@@ -111,7 +126,10 @@ export class TemporalTaskStore implements TaskStore {
   async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     const size = Math.min(Math.max(params.pageSize ?? 50, 1), 100);
     const tasks: Task[] = [];
-    const iterator = this.client.workflow.list({ query: `WorkflowType = '${A2A_TASK_WORKFLOW_TYPE}'` });
+    const tenant = callScope(context).tenant;
+    const iterator = this.client.workflow.list({
+      query: `WorkflowType = '${A2A_TASK_WORKFLOW_TYPE}'${tenant !== undefined ? ` AND AgentTenant = '${tenant}'` : ''}`,
+    });
     for await (const w of iterator) {
       if (params.contextId && (w.memo as { contextId?: string } | undefined)?.contextId !== params.contextId) continue;
       const task = await this.load(w.workflowId.slice(PREFIX.length), context);

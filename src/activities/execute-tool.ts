@@ -57,6 +57,7 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
       conversationId: workflowId,
       workflowId,
       runId,
+      ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
       toolCallId: input.toolCallId,
       // The activity id is fixed per scheduled call and survives retries; the run id keeps it unique
       // across resets. Local activities are numbered apart from activities, hence their prefix.

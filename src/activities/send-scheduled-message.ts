@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import { tenantStartOptions } from '../contracts/tenant-start';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { runSummary } from '../core';
@@ -33,6 +34,7 @@ export function createSendScheduledMessage(deps: { client?: Client }) {
           args: [input.options ?? {}],
           workflowIdConflictPolicy: 'USE_EXISTING',
           staticSummary: runSummary(turn.message),
+          ...tenantStartOptions({ tenant: input.options?.tenant }),
         }),
       });
     } catch (err) {

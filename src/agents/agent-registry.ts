@@ -290,6 +290,7 @@ function settingsOf(agent: AgentDefinition<any>): AgentSettings {
     'maxToolResultTokens',
     'maxPromptTokens',
     'summaryModel',
+    'priority',
   ] as const) {
     if (agent[key] !== undefined) (settings as unknown as Record<string, unknown>)[key] = agent[key];
   }

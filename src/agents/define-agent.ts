@@ -1,6 +1,13 @@
 import type { z } from 'zod';
 import type { GuardrailRef } from './define-guardrail';
-import { agentNameProblem, budgetProblem, parseDuration, TOOL_CALLING_MODES, type RunOptions } from '../core';
+import {
+  agentNameProblem,
+  budgetProblem,
+  parseDuration,
+  priorityKeyProblem,
+  TOOL_CALLING_MODES,
+  type RunOptions,
+} from '../core';
 import type { AnyToolDefinition } from '../tools/define-tool';
 
 /** A tool as an agent names it: its definition (registered with the agent) or a registered tool's name. */
@@ -111,6 +118,8 @@ export function defineAgent<O = unknown>(definition: AgentDefinition<O>): AgentD
     !(Number.isInteger(definition.maxIterations) && definition.maxIterations >= 1)
   )
     problems.push('"maxIterations" must be an integer >= 1');
+  const priority = priorityKeyProblem(definition.priority);
+  if (priority) problems.push(priority);
   if (
     definition.temperature !== undefined &&
     !(typeof definition.temperature === 'number' && definition.temperature >= 0 && definition.temperature <= 2)

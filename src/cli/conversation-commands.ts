@@ -220,7 +220,8 @@ export async function runConversationCommand(
           return 0;
         }
         case 'list': {
-          const { query, runs } = await listAgentRuns(client, cmd);
+          const { kind: _, json: __, ...filter } = cmd;
+          const { query, runs } = await listAgentRuns(client, filter);
           print(runs, listText(runs, query));
           return 0;
         }

@@ -4,6 +4,8 @@ type ParsedResults<T extends ParseArgsConfig> = ReturnType<typeof parseArgs<T>>;
 import {
   agentNameProblem,
   DURATION_UNITS,
+  priorityKeyProblem,
+  tenantProblem,
   MIN_PROMPT_TOKENS,
   parseDuration,
   TOOL_CALLING_MODES,
@@ -19,6 +21,8 @@ type Flags = NonNullable<ParseArgsConfig['options']>;
 /** Flags for the options a run and a conversation share. */
 export const RUN_OPTION_FLAGS = {
   agent: { type: 'string' },
+  tenant: { type: 'string' },
+  priority: { type: 'string' },
   model: { type: 'string' },
   tools: { type: 'string' },
   immediate: { type: 'string' },
@@ -51,6 +55,8 @@ export const IMAGE_HELP = `  --image FILE|URL       an image sent with the messa
 
 /** The `--help` lines of the run options. */
 export const RUN_OPTION_HELP = `  --agent NAME           a named agent of the worker (see the agents command); the options below override it
+  --tenant NAME          the customer it works for: its runs' AgentTenant, fair share, budget and logins
+  --priority N           1 (first) to 5 (last) when the task queue backs up (default 3)
   --model NAME           the model: a named model of the worker, or a provider-prefixed name
                          (anthropic:claude-sonnet-5); default: the agent's, else the worker's AGENT_MODEL
   --tools a,b            tools (default: the agent's, else all registered)
@@ -83,6 +89,8 @@ export const RUN_OPTION_HELP = `  --agent NAME           a named agent of the wo
 /** Flags whose options only apply when a conversation starts, by option key (for warnings on open conversations). */
 export const START_ONLY_FLAGS: Record<string, string> = {
   agent: '--agent',
+  tenant: '--tenant',
+  priority: '--priority',
   modelSettings: '--model',
   system: '--system',
   immediateTools: '--immediate',
@@ -130,6 +138,17 @@ export function runOptionsFromFlags(
     const problem = agentNameProblem(str('agent'));
     if (problem) throw new UsageError(problem.replace('"agent"', '--agent'));
     options.agent = str('agent');
+  }
+  if (str('tenant') !== undefined) {
+    const problem = tenantProblem(str('tenant'), '--tenant');
+    if (problem) throw new UsageError(problem);
+    options.tenant = str('tenant');
+  }
+  if (str('priority') !== undefined) {
+    const priority = Number(str('priority'));
+    const problem = priorityKeyProblem(/^\d+$/.test(str('priority')!) ? priority : str('priority'));
+    if (problem) throw new UsageError(problem.replace('"priority"', '--priority'));
+    options.priority = priority;
   }
   if (str('model') !== undefined) {
     if (!str('model')!.trim()) throw new UsageError('--model needs a model name, e.g. --model smart');

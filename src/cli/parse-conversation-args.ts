@@ -64,6 +64,7 @@ export type ConversationCommand =
       status?: string;
       agent?: string;
       agentVersion?: string;
+      tenant?: string;
       query?: string;
       limit: number;
       json: boolean;
@@ -236,6 +237,7 @@ export function parseConversationArgs(
         status: { type: 'string' },
         agent: { type: 'string' },
         version: { type: 'string' },
+        tenant: { type: 'string' },
         query: { type: 'string' },
         limit: { type: 'string' },
       });
@@ -244,6 +246,7 @@ export function parseConversationArgs(
         status: values.status,
         agent: values.agent,
         agentVersion: values.version,
+        tenant: values.tenant,
         query: values.query,
       });
       if (problem) throw new UsageError(problem);
@@ -255,6 +258,7 @@ export function parseConversationArgs(
       if (values.status !== undefined) list.status = values.status;
       if (values.agent !== undefined) list.agent = values.agent;
       if (values.version !== undefined) list.agentVersion = values.version;
+      if (values.tenant !== undefined) list.tenant = values.tenant;
       if (values.query !== undefined) list.query = values.query;
       return list;
     }

@@ -15,6 +15,7 @@ import {
   switchBranchUpdate,
   transcriptQuery,
 } from '../contracts/definitions';
+import { tenantStartOptions } from './tenant-scope';
 import { ClientError } from './client-error';
 import { startMessage, type ConversationStart, type MessageRequest, type SendOptions } from './conversations';
 import { explainFailure, lookupWorkflow } from './workflow-lookup';
@@ -163,6 +164,8 @@ async function forkInto(
     taskQueue: start.taskQueue,
     args: [input],
     staticSummary: `conversation: forked from ${conversationId} at message ${fork.atMessage}`,
+    // The new conversation is its source's tenant's (a fork's options are its source's).
+    ...tenantStartOptions({ tenant: (input as { tenant?: string }).tenant }),
   });
   if (fork.message === undefined) return { conversationId: into, branch: 'main' };
   const request = typeof fork.message === 'string' ? { message: fork.message } : fork.message;

@@ -6,6 +6,7 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import {
+  fairnessWeightProblem,
   runSummary,
   turnProblem,
   validateConversationOptions,
@@ -30,6 +31,7 @@ import { isTurnEnd, streamEvents } from './event-stream';
 import { withOutageRetries, type OutageOptions } from './outages';
 import { explainFailure, kindProblem, lookupWorkflow } from './workflow-lookup';
 import { storedImages } from './stored-images';
+import { explainTenantStart, tenantStartOptions } from './tenant-scope';
 import { troubleClause, workflowTaskTrouble } from './workflow-task-failure';
 import type { BlobStore } from '../storage/blob-store';
 import type { ImageInput } from '../storage/images';
@@ -48,7 +50,10 @@ export function newConversationId(): string {
 /** Where new conversations run, and with which options (they apply only when the message starts the conversation). */
 export interface ConversationStart {
   taskQueue: string;
+  /** The conversation's options, applied when the message opens it (`options.tenant`: whose it is). */
   options?: ConversationOptions;
+  /** The tenant's share when the task queue backs up (default 1). */
+  fairnessWeight?: number;
   /** Where the message's images are stored (default: the file store `AGENT_BLOB_DIR` names); the worker must read the same store. */
   blobStore?: BlobStore;
 }
@@ -126,11 +131,13 @@ export async function startMessage(
   // the conversation's (it answers the same message once), and how followers find its turn.
   const messageId = message.messageId ?? randomUUID();
   const turn = await turnInput(client, { ...message, messageId }, start.blobStore);
-  checkLocally(conversationId, turn, start.options);
+  checkLocally(conversationId, turn, start);
   const wasOpen = recentlyOpen(client, conversationId) || (await isOpenConversation(client, conversationId));
   // `runId`: the run the message went to, once the Update was accepted.
   const failed = async (err: unknown, runId?: string) => {
     if (!wasOpen && err instanceof WorkflowUpdateFailedError) await discardIfUnused(client, conversationId, runId);
+    const tenantless = explainTenantStart(client, err);
+    if (tenantless !== err) return tenantless;
     return explainFailure(client, conversationId, err, 'conversation');
   };
   const send = () =>
@@ -241,6 +248,7 @@ async function queueSignal(
     signal: queueMessageSignal,
     signalArgs: [turn],
     staticSummary: conversationSummary(turn),
+    ...startPriority(start),
   });
 }
 
@@ -287,7 +295,7 @@ export async function queueMessage(
   start: ConversationStart,
 ): Promise<{ wasOpen: boolean }> {
   const turn = await turnInput(client, { ...message, messageId: message.messageId ?? randomUUID() }, start.blobStore);
-  checkLocally(conversationId, turn, start.options);
+  checkLocally(conversationId, turn, start);
   const wasOpen = await isOpenConversation(client, conversationId);
   try {
     await queueSignal(client, conversationId, turn, start);
@@ -439,6 +447,16 @@ function startOperation(conversationId: string, turn: TurnInput, start: Conversa
     // An open conversation takes the message; a closed one is started afresh under the same id.
     workflowIdConflictPolicy: 'USE_EXISTING',
     staticSummary: conversationSummary(turn),
+    ...startPriority(start),
+  });
+}
+
+/** The tenant's search attribute and priority of a conversation a message opens (see `tenantStartOptions`). */
+function startPriority(start: ConversationStart) {
+  return tenantStartOptions({
+    tenant: start.options?.tenant,
+    priorityKey: start.options?.priority,
+    fairnessWeight: start.fairnessWeight,
   });
 }
 
@@ -447,10 +465,12 @@ function conversationSummary(turn: TurnInput): string {
 }
 
 /** The same checks the workflow makes, done before any network call so mistakes fail fast. */
-function checkLocally(conversationId: string, turn: TurnInput, options: ConversationOptions | undefined): void {
+function checkLocally(conversationId: string, turn: TurnInput, start: ConversationStart): void {
+  const options = start.options;
   const problem =
     workflowIdProblem(conversationId, 'the conversation id') ??
     turnProblem(turn, undefined, false) ??
-    validateConversationOptions(options ?? {})[0];
+    validateConversationOptions(options ?? {})[0] ??
+    fairnessWeightProblem(start.fairnessWeight);
   if (problem) throw new ClientError('invalid', problem, conversationId);
 }

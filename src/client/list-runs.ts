@@ -17,6 +17,8 @@ export interface AgentRunSummary {
   totalTokens?: number;
   /** `AgentVersion`: which definition of the agent answered (see `agentVersion`). */
   agentVersion?: string;
+  /** The tenant it works for (`AgentTenant`). */
+  tenant?: string;
   /** With Worker Versioning: the build it is pinned to (from `TemporalWorkerDeploymentVersion`). */
   buildId?: string;
   startTime: string;
@@ -30,9 +32,14 @@ export interface AgentRunSummary {
  */
 export async function listAgentRuns(
   client: Client,
-  filter: AgentListFilter & { limit?: number },
+  filter: AgentListFilter & { limit?: number; only?: 'run' | 'conversation' },
 ): Promise<{ query: string; runs: AgentRunSummary[] }> {
-  const query = agentListQuery(filter, [AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE]);
+  const { only: kind, ...rest } = filter;
+  const types =
+    kind === undefined
+      ? [AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE]
+      : [kind === 'run' ? AGENT_WORKFLOW_TYPE : CONVERSATION_WORKFLOW_TYPE];
+  const query = agentListQuery(rest, types);
   const limit = filter.limit ?? 20;
   const runs: AgentRunSummary[] = [];
   try {
@@ -63,6 +70,7 @@ function summaryOf(info: WorkflowExecutionInfo): AgentRunSummary {
   put('iterations', attribute('AgentIterations'));
   put('totalTokens', attribute('AgentTotalTokens'));
   put('agentVersion', attribute('AgentVersion'));
+  put('tenant', attribute('AgentTenant'));
   const version = attribute('TemporalWorkerDeploymentVersion');
   if (typeof version === 'string' && version.includes(':')) summary.buildId = version.slice(version.indexOf(':') + 1);
   put('closeTime', info.closeTime?.toISOString());

@@ -7,6 +7,7 @@ import type { RunOutcome } from './run-agent';
 export function outcomeJson(outcome: RunOutcome): Record<string, unknown> {
   const json: Record<string, unknown> = {
     workflowId: outcome.workflowId,
+    ...(outcome.tenant !== undefined ? { tenant: outcome.tenant } : {}),
     status: outcome.status,
     content: outcome.content,
     ...(outcome.output !== undefined ? { output: outcome.output } : {}),

@@ -12,6 +12,7 @@ import type { ZodType } from 'zod';
 import { outputJsonSchema } from '../models/json-schema';
 import {
   agentWorkflowId,
+  fairnessWeightProblem,
   runSummary,
   validateAgentInput,
   workflowIdProblem,
@@ -27,6 +28,7 @@ import { restoreToolResults } from './tool-results';
 import { withOutageRetries, type OutageOptions } from './outages';
 import { describeKind, lookupWorkflow } from './workflow-lookup';
 import { storedImages } from './stored-images';
+import { explainTenantStart, tenantStartOptions } from './tenant-scope';
 import type { BlobStore } from '../storage/blob-store';
 import type { ImageInput } from '../storage/images';
 
@@ -73,6 +75,8 @@ export interface StartRunOptions {
   idempotencyKey?: string;
   /** Where the run's images are stored (default: the file store `AGENT_BLOB_DIR` names); the worker must read the same store. */
   blobStore?: BlobStore;
+  /** The tenant's share when the task queue backs up (default 1; see `tenants weight` for one set on the queue). */
+  fairnessWeight?: number;
 }
 
 /**
@@ -131,7 +135,10 @@ export async function startAgentRun(
   const refs = await storedImages(client, images, options.blobStore);
   if (refs) input.images = refs;
   // The workflow checks its input too, but by then the input is in its history: refuse it here.
-  const problems = validateAgentInput(input);
+  const problems = [
+    ...validateAgentInput(input),
+    ...[fairnessWeightProblem(options.fairnessWeight)].filter((p): p is string => p !== undefined),
+  ];
   if (problems.length) throw new ClientError('invalid', problems.join('; '));
   // Ids are never encrypted: a client that encrypts payloads gets ids without words of the message.
   const workflowId =
@@ -149,11 +156,16 @@ export async function startAgentRun(
       workflowId,
       args: [input],
       staticSummary: runSummary(input.message),
+      ...tenantStartOptions({
+        tenant: input.tenant,
+        priorityKey: input.priority,
+        fairnessWeight: options.fairnessWeight,
+      }),
       // With a key: the run of the first request, running or finished, answers the next ones.
       ...(again ? { workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'REJECT_DUPLICATE' } : {}),
     });
   } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw explainTenantStart(client, err);
     if (again) return client.workflow.getHandle(workflowId) as AgentRunHandle<unknown>;
     const found = await lookupWorkflow(client, workflowId).catch(() => undefined);
     const what = !found || found.kind === 'run' ? 'a run' : describeKind(found);

@@ -21,6 +21,7 @@ import {
 } from '../core';
 import { AGENT_WORKFLOW_TYPE, SCHEDULED_TURN_WORKFLOW_TYPE } from '../contracts/definitions';
 import type { ScheduledTurnInput } from '../contracts/activity-interface';
+import { tenantStartOptions } from './tenant-scope';
 import { ClientError } from './client-error';
 import { describeKind, lookupWorkflow } from './workflow-lookup';
 
@@ -44,6 +45,8 @@ export interface AgentSchedule {
   target: 'run' | 'conversation';
   message?: string;
   agent?: string;
+  /** The tenant its runs and turns work for. */
+  tenant?: string;
   conversationId?: string;
   /** As given: `every`, or `cron` (and its `timezone`). */
   every?: string;
@@ -91,6 +94,8 @@ export async function scheduleAgent(
       );
   }
   const memo = scheduleMemo(request);
+  // The SDK's schedule action type leaves out `priority`, which its encoder sends (SDK 1.24): cast.
+  const tenant = tenantStartOptions({ tenant: memo.tenant }) as Record<string, unknown>;
   const workflowId = scheduledWorkflowIdPrefix(request.scheduleId, memo.target);
   const action: ScheduleOptions['action'] =
     request.conversationId === undefined
@@ -101,6 +106,7 @@ export async function scheduleAgent(
           workflowId,
           args: [scheduledRunInput(request)],
           staticSummary: runSummary(request.message),
+          ...tenant,
         }
       : {
           type: 'startWorkflow',
@@ -109,6 +115,7 @@ export async function scheduleAgent(
           workflowId,
           args: [scheduledTurn(request)],
           staticSummary: `Scheduled message to ${request.conversationId}: ${runSummary(request.message)}`,
+          ...tenant,
         };
   const spec: ScheduleOptions['spec'] =
     request.every !== undefined
@@ -246,7 +253,7 @@ function fromSummary(s: ScheduleSummary | ScheduleDescription): AgentSchedule {
     })),
   };
   if (memo) {
-    for (const key of ['message', 'agent', 'conversationId', 'every', 'cron', 'timezone'] as const)
+    for (const key of ['message', 'agent', 'tenant', 'conversationId', 'every', 'cron', 'timezone'] as const)
       if (memo[key] !== undefined) out[key] = memo[key];
   } else if (s.spec?.intervals?.length) out.every = formatDuration(s.spec.intervals[0].every);
   if (s.state.note) out.note = s.state.note;

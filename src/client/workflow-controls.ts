@@ -67,10 +67,12 @@ export interface RunStatusReport {
   agentVersion?: string;
   /** With Worker Versioning: the build the run ran on. */
   buildId?: string;
+  /** The tenant it works for (`AgentTenant`). */
+  tenant?: string;
 }
 
 /** A run's or a conversation's status (`kind` tells which). */
-export type StatusReport = RunStatusReport | ({ kind: 'conversation' } & ConversationStatus);
+export type StatusReport = RunStatusReport | ({ kind: 'conversation'; tenant?: string } & ConversationStatus);
 
 /** The status of a run or conversation. Closed ones are read from their result, so no worker has to replay them. */
 export async function readStatus(client: Client, workflowId: string): Promise<StatusReport> {
@@ -83,6 +85,11 @@ export async function readStatus(client: Client, workflowId: string): Promise<St
 
 async function statusOf(client: Client, workflowId: string): Promise<StatusReport> {
   const found = await findAnswering(client, workflowId);
+  const report = await statusOfFound(client, workflowId, found);
+  return found.tenant !== undefined ? { ...report, tenant: found.tenant } : report;
+}
+
+async function statusOfFound(client: Client, workflowId: string, found: WorkflowLookup): Promise<StatusReport> {
   if (found.kind === 'conversation') {
     if (found.running) return { kind: 'conversation', ...(await conversationStatus(client, workflowId)) };
     return { kind: 'conversation', ...(await closedStatus(client, found)) };

@@ -21,6 +21,8 @@ export interface WorkflowLookup {
    * payload, code that no longer replays): it answers no query until a worker can run it.
    */
   failingTasks: boolean;
+  /** The tenant it works for (`AgentTenant`), when it has one. */
+  tenant?: string;
 }
 
 /**
@@ -33,6 +35,7 @@ export async function lookupWorkflow(client: Client, workflowId: string): Promis
     const d = await client.workflow.getHandle(workflowId).describe();
     const kind =
       d.type === AGENT_WORKFLOW_TYPE ? 'run' : d.type === CONVERSATION_WORKFLOW_TYPE ? 'conversation' : 'other';
+    const tenant = d.searchAttributes?.AgentTenant?.[0];
     return {
       workflowId,
       runId: d.runId,
@@ -41,6 +44,7 @@ export async function lookupWorkflow(client: Client, workflowId: string): Promis
       status: d.status.name,
       running: d.status.name === 'RUNNING',
       failingTasks: (d.raw.pendingWorkflowTask?.attempt ?? 0) >= 2,
+      ...(typeof tenant === 'string' ? { tenant } : {}),
     };
   } catch (err) {
     if (err instanceof WorkflowNotFoundError || (err as { code?: number }).code === 5 /* gRPC NOT_FOUND */)

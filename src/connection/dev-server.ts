@@ -51,6 +51,10 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number | boolean
   // Eager activity dispatch: a model call's activity goes back to the worker with the workflow
   // task's answer, saving a poll round trip before the model is asked (Temporal Cloud has it on).
   'system.enableActivityEagerExecution': true,
+  // Fair shares by tenant: when a task queue backs up, tasks are dispatched by their fairness key
+  // (the tenant) and its weight, not first come first served. Off by default in server 1.32; a
+  // cluster needs it set too (see docs/production.md, "Tenants").
+  'matching.enableFairness': true,
 };
 
 /**

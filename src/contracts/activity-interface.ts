@@ -169,6 +169,8 @@ export interface SummarizeInput {
   revision?: number;
   /** See `ModelCallInput.timeoutMs`. */
   timeoutMs?: number;
+  /** The run's tenant: its budget is charged for the summary. */
+  tenant?: string;
 }
 
 /** Input of `sampleModel`: a tool's own short exchange (not the run's conversation). */
@@ -180,6 +182,8 @@ export interface SampleInput {
   settings?: ModelSettings;
   /** See `ModelCallInput.timeoutMs`. */
   timeoutMs?: number;
+  /** The run's tenant: its budget is charged for the call. */
+  tenant?: string;
 }
 
 /** What a running tool asks the run's model (`ToolContext.askModel`): a short exchange of text. */
@@ -209,6 +213,8 @@ export interface ToolCallInput {
    * and the progress the tool asked with.
    */
   answer?: { approved: boolean; text?: string; progress?: unknown; model?: string };
+  /** The run's tenant (given to the tool as `ctx.tenant`, and choosing its credentials); absent without one. */
+  tenant?: string;
 }
 
 /** Input of `resolveTools`. */

@@ -32,6 +32,9 @@ export * from './tool-calls/approvals';
 export * from './tool-calls/tool-questions';
 export * from './tool-calls/handoffs';
 
+// Tenants: who a run works for, what its callers may see, how dispatch is shared.
+export * from './tenants/tenants';
+
 // Memory: what the model sees of a long run, summaries and the window.
 export * from './memory/context-windows';
 export * from './memory/compaction';

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseTenantToken, type TenantScope } from '../core';
 
 /**
  * Who may use an HTTP endpoint of durable-agents (the HTTP API, the MCP server over HTTP), and
@@ -12,6 +13,12 @@ export interface HttpAccessOptions {
    * which `npm run serve` and `npm run mcp -- --http` only allow on a loopback address.
    */
   tokens?: readonly string[];
+  /**
+   * The tenant each token acts for (token → tenant; `AGENT_HTTP_TOKENS=<token>=<tenant>`): such a
+   * token sees and acts on only that tenant's runs and conversations, on every route, and starts
+   * work as it. A token not named here is an admin token, which sees every tenant.
+   */
+  tenants?: Readonly<Record<string, string>>;
   /** Browser origins allowed to call the API (CORS), e.g. `https://app.example.com`; none by default. */
   corsOrigins?: readonly string[];
   /** Requests per minute per client (its token, or its address without one); unlimited when absent. */
@@ -52,7 +59,9 @@ export function httpAccessFromEnv(env: NodeJS.ProcessEnv): HttpAccessOptions {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
-  const tokens = list(env.AGENT_HTTP_TOKENS);
+  const entries = list(env.AGENT_HTTP_TOKENS).map(parseTenantToken);
+  const tokens = entries.map((e) => e.token);
+  const tenants = Object.fromEntries(entries.filter((e) => e.tenant !== undefined).map((e) => [e.token, e.tenant!]));
   const short = tokens.findIndex((t) => t.length < MIN_TOKEN_LENGTH);
   if (short >= 0)
     throw new Error(
@@ -64,6 +73,7 @@ export function httpAccessFromEnv(env: NodeJS.ProcessEnv): HttpAccessOptions {
       throw new Error(`AGENT_HTTP_CORS_ORIGINS: "${origin}" is not an origin like https://app.example.com`);
   }
   const options: HttpAccessOptions = { tokens, corsOrigins };
+  if (Object.keys(tenants).length > 0) options.tenants = tenants;
   const hosts = list(env.AGENT_ALLOWED_HOSTS).map((h) => h.toLowerCase());
   for (const host of hosts)
     if (host !== '*' && !/^\.?[a-z0-9-]+(\.[a-z0-9-]+)*$|^\[[0-9a-f:.]+\]$/.test(host))
@@ -86,6 +96,18 @@ export function httpAccessFromEnv(env: NodeJS.ProcessEnv): HttpAccessOptions {
     options.webhookSecret = secret;
   }
   return options;
+}
+
+/**
+ * Whom a request acts for: the tenant its token is bound to (see {@link HttpAccessOptions.tenants}),
+ * or every tenant (`{}`) for an admin token and a server without tokens. Call it after the
+ * access check, which refuses wrong tokens.
+ */
+export function requestScope(req: IncomingMessage, access: HttpAccessOptions): TenantScope {
+  if (!access.tenants) return {};
+  const token = presentedToken(req);
+  const tenant = token !== undefined && Object.hasOwn(access.tenants, token) ? access.tenants[token] : undefined;
+  return tenant === undefined ? {} : { tenant };
 }
 
 /** Whether `host` is a loopback address (where an API without tokens may listen). */

@@ -11,7 +11,17 @@ import { listAgents } from '../client/list-agents';
 import type { AgentSummary } from '../contracts/activity-interface';
 import { runOutcome, startAgentRun } from '../client/run-agent';
 import { chatPageHtml } from './chat-page';
-import { accessChecker, requestUrl, sendBadTarget, tokenMatches, TOKEN_COOKIE, type HttpAccessOptions } from './access';
+import {
+  accessChecker,
+  requestScope,
+  requestUrl,
+  sendBadTarget,
+  tokenMatches,
+  TOKEN_COOKIE,
+  type HttpAccessOptions,
+} from './access';
+import { listRoute } from './list-routes';
+import { checkInScope } from '../client/tenant-scope';
 import { events, sendEvents, streamTurn, wantsEventStream } from './event-stream-routes';
 import { deliverEventRoute, signedDelivery } from './event-routes';
 import { scheduleRoute } from './schedule-routes';
@@ -34,6 +44,7 @@ import {
   sendError,
   sendJson,
   sendStillRunning,
+  tenantOf,
   waitMs,
 } from './http-io';
 
@@ -125,6 +136,7 @@ export function httpApiHandler(options: HttpApiOptions): (req: IncomingMessage, 
         bearer: tokens.length > 0,
         version: packageVersion(),
         maxBodyBytes: MAX_MESSAGE_BODY_BYTES,
+        scope: (req: IncomingMessage) => requestScope(req, access),
         ...(options.conversationOptions ? { conversationOptions: options.conversationOptions } : {}),
       }),
     ),
@@ -300,17 +312,21 @@ async function route(
   const parts = pathParts(url.pathname);
   const method = req.method ?? 'GET';
   const id = parts[1];
+  // Whom the request acts for: a tenant's token sees only its tenant's runs and conversations.
+  const scope = requestScope(req, o.access ?? {});
   if (id !== undefined && (parts[0] === 'runs' || parts[0] === 'conversations')) {
     const problem = workflowIdProblem(id, `the ${parts[0] === 'runs' ? 'run' : 'conversation'} id`);
     if (problem) throw new HttpError(400, problem);
+    await checkInScope(o.client, scope, id, parts[0] === 'runs' ? 'run' : 'conversation');
   }
   if (parts[0] === 'api' && parts[1] === 'chat') {
     const chatId = parts[2];
     const problem = chatId === undefined ? undefined : workflowIdProblem(chatId, 'the chat id');
     if (problem) throw new HttpError(400, problem);
-    return chatRoute(req, res, o, parts, method, gone);
+    if (chatId !== undefined) await checkInScope(o.client, scope, chatId, 'conversation');
+    return chatRoute(req, res, o, parts, method, gone, scope);
   }
-  if (parts[0] === 'ag-ui') return agUiRoute(req, res, o, parts, method, gone);
+  if (parts[0] === 'ag-ui') return agUiRoute(req, res, o, parts, method, gone, scope);
 
   if (parts.length === 1 && parts[0] === 'healthz') {
     allow(method, 'GET');
@@ -326,7 +342,12 @@ async function route(
         'missing the "message" query parameter, e.g. /assistant-with-tool?message=What%20is%202%2B2',
       );
     const agent = url.searchParams.get('agent');
-    const input: AgentInput = agent === null ? { message } : { message, agent };
+    const tenant = tenantOf(scope, undefined);
+    const input: AgentInput = {
+      message,
+      ...(agent !== null ? { agent } : {}),
+      ...(tenant !== undefined ? { tenant } : {}),
+    };
     checkRunInput(input);
     const handle = await startAgentRun(o.client, input, { taskQueue: o.taskQueue });
     const outcome = await bounded(() => runOutcome(handle));
@@ -356,12 +377,16 @@ async function route(
     return sendJson(res, 200, { agents: await o.agents() });
   }
 
+  if ((parts[0] === 'runs' || parts[0] === 'conversations') && parts.length === 1 && method === 'GET')
+    return sendJson(res, 200, await listRoute(o.client, url, scope, parts[0]));
+
   if (parts[0] === 'runs') {
     if (parts.length === 1) {
       allow(method, 'POST');
       const { images: _images, ...body } = await readJson(req, MAX_MESSAGE_BODY_BYTES);
       const images = imagesOf({ images: _images });
-      const input = body as unknown as AgentInput;
+      const tenant = tenantOf(scope, body.tenant);
+      const input = (tenant === undefined ? body : { ...body, tenant }) as unknown as AgentInput;
       checkRunInput(input);
       // A run asked for again with the same key is the same run: its outcome answers both.
       const key = idempotencyKey(req);
@@ -400,7 +425,10 @@ async function route(
     if (parts.length === 4 && parts[2] === 'events') return deliverEventRoute(req, res, o, id, parts[3], method);
   }
 
-  if (parts[0] === 'schedules') return scheduleRoute(req, res, o.client, o.taskQueue, parts, method);
+  if (parts[0] === 'schedules') return scheduleRoute(req, res, o.client, o.taskQueue, parts, method, scope);
+  // Worker Versioning is the fleet's, not a tenant's.
+  if (parts[0] === 'deployments' && scope.tenant !== undefined)
+    throw new HttpError(403, 'deployments are managed with an admin token (one without a tenant)', 'Http.Forbidden');
   if (parts[0] === 'deployments' && parts.length >= 2)
     return deploymentRoute(req, res, o.client, parts, method, url, o.deployments === 'manage', gone);
 
@@ -438,8 +466,12 @@ async function route(
       if (body.fork !== undefined) turn.fork = body.fork as MessageRequest['fork'];
       // A named agent (body or ?agent=) applies when this message starts the conversation.
       const agent = body.agent ?? url.searchParams.get('agent') ?? undefined;
-      const options: ConversationOptions =
-        agent === undefined ? { ...o.conversationOptions } : { ...o.conversationOptions, agent: agent as string };
+      const tenant = tenantOf(scope, body.tenant);
+      const options: ConversationOptions = {
+        ...o.conversationOptions,
+        ...(agent !== undefined ? { agent: agent as string } : {}),
+        ...(tenant !== undefined ? { tenant } : {}),
+      };
       try {
         if (wantsEventStream(req)) return await streamTurn(res, o.client, o.taskQueue, id, turn, options, gone);
         // Only the wait for the answer is bounded: the message itself is always kept, queued

@@ -1,7 +1,15 @@
 import type { ImageInput } from '../storage/images';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import { busyPolicyProblem, parseDuration, validateAgentInput, type BusyPolicy } from '../core';
+import {
+  busyPolicyProblem,
+  parseDuration,
+  tenantFor,
+  tenantProblem,
+  validateAgentInput,
+  type BusyPolicy,
+  type TenantScope,
+} from '../core';
 import { isUndecodable } from '../client/workflow-lookup';
 import { isServerUnreachable } from '../client/outages';
 import { ClientError, type ClientErrorKind } from '../client/client-error';
@@ -89,6 +97,20 @@ const STATUS_OF: Record<ClientErrorKind, number> = {
 };
 
 /** The decoded path segments; a malformed percent-escape is the client's mistake (400), not ours. */
+/**
+ * The tenant a request starts work as (see `tenantFor`): a tenant's token always its own (403 for
+ * asking another), an admin the one its body names. 400 for a name that is not one.
+ */
+export function tenantOf(scope: TenantScope, requested: unknown): string | undefined {
+  const problem = tenantProblem(requested);
+  if (problem) throw new HttpError(400, problem);
+  try {
+    return tenantFor(scope, requested as string | undefined);
+  } catch (err) {
+    throw new HttpError(403, (err as Error).message, 'Http.ForbiddenTenant');
+  }
+}
+
 export function pathParts(pathname: string): string[] {
   try {
     return pathname.split('/').filter(Boolean).map(decodeURIComponent);

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import { workflowIdProblem, type AgentScheduleRequest } from '../core';
+import { inScope, workflowIdProblem, type AgentScheduleRequest, type TenantScope } from '../core';
+import { ClientError } from '../client/client-error';
 import {
   deleteSchedule,
   describeSchedule,
@@ -10,7 +11,7 @@ import {
   triggerSchedule,
   unpauseSchedule,
 } from '../client/schedules';
-import { allow, HttpError, readJson, sendJson } from './http-io';
+import { allow, HttpError, readJson, sendJson, tenantOf } from './http-io';
 
 /**
  * The `/schedules` routes, on the library's schedule calls (the same access rules as every route):
@@ -30,16 +31,28 @@ export async function scheduleRoute(
   taskQueue: string,
   parts: string[],
   method: string,
+  scope: TenantScope = {},
 ): Promise<void> {
   if (parts.length === 1) {
-    if (method === 'GET') return sendJson(res, 200, { schedules: await listSchedules(client) });
+    if (method === 'GET')
+      return sendJson(res, 200, {
+        schedules: (await listSchedules(client)).filter((s) => inScope(scope, s.tenant)),
+      });
     allow(method, 'POST');
-    const body = await readJson(req);
-    return sendJson(res, 201, await scheduleAgent(client, body as unknown as AgentScheduleRequest, { taskQueue }));
+    const body = (await readJson(req)) as unknown as AgentScheduleRequest;
+    // A tenant's token schedules for its tenant only.
+    const tenant = tenantOf(scope, body.tenant ?? body.options?.tenant);
+    const request = tenant === undefined ? body : { ...body, tenant };
+    return sendJson(res, 201, await scheduleAgent(client, request, { taskQueue }));
   }
   const id = parts[1];
   const problem = workflowIdProblem(id, 'the schedule id');
   if (problem) throw new HttpError(400, problem);
+  // Another tenant's schedule is, to this caller, no schedule at all.
+  if (scope.tenant !== undefined) {
+    const found = await describeSchedule(client, id);
+    if (!inScope(scope, found.tenant)) throw new ClientError('not_found', `no schedule "${id}" exists`, id);
+  }
   if (parts.length === 2) {
     if (method === 'DELETE') return sendJson(res, 200, await deleteSchedule(client, id));
     allow(method, 'GET');

@@ -34,8 +34,10 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
         resources: { subscribe: true },
         tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
       },
-      taskStore: new TemporalMcpTaskStore(options.client, (result, workflowId) =>
-        toolResult(result, workflowId, options.workflowUrl?.(workflowId)),
+      taskStore: new TemporalMcpTaskStore(
+        options.client,
+        (result, workflowId) => toolResult(result, workflowId, options.workflowUrl?.(workflowId)),
+        options.scope,
       ),
     },
   );
@@ -45,7 +47,7 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
     session.level = request.params.level;
     return {};
   });
-  registerResources(server, options.client, options.taskQueue);
+  registerResources(server, options.client, options.taskQueue, options.scope);
   registerPrompts(server, options.agents);
   server.server.setRequestHandler(CompleteRequestSchema, async (request) => ({
     completion: await complete(options, request.params),

@@ -18,6 +18,7 @@ import { z } from 'zod';
 import { MAX_MESSAGE_CHARS, type AgentEvent, type TurnResult } from '../core';
 import { cancelWork } from '../client/workflow-controls';
 import { startMessage } from '../client/conversations';
+import { checkInScope } from '../client/tenant-scope';
 import { isTurnEnd, streamEvents } from '../client/event-stream';
 import { runOutcome, startAgentRun } from '../client/run-agent';
 import type { AgentMcpServerOptions } from './mcp-server-options';
@@ -36,14 +37,26 @@ export async function callAgent(
   session: Session,
 ): Promise<CallToolResult> {
   const { client, taskQueue } = options;
+  const tenant = options.scope?.tenant;
   let workflowId: string;
   let outcome: Promise<TurnResult>;
   if (conversationId) {
-    const sent = await startMessage(client, conversationId, { message }, { taskQueue, options: { agent } });
+    // Another tenant's conversation is, to this session, no conversation at all.
+    await checkInScope(client, options.scope ?? {}, conversationId, 'conversation');
+    const sent = await startMessage(
+      client,
+      conversationId,
+      { message },
+      { taskQueue, options: { agent, ...(tenant !== undefined ? { tenant } : {}) } },
+    );
     workflowId = conversationId;
     outcome = sent.result();
   } else {
-    const handle = await startAgentRun(client, { agent, message }, { taskQueue });
+    const handle = await startAgentRun(
+      client,
+      { agent, message, ...(tenant !== undefined ? { tenant } : {}) },
+      { taskQueue },
+    );
     workflowId = handle.workflowId;
     outcome = runOutcome(handle);
   }
@@ -283,7 +296,12 @@ async function startTask(
     );
   const workflowId = `${MCP_TASK_PREFIX}${randomUUID()}`;
   try {
-    await startAgentRun(options.client, { agent, message }, { taskQueue: options.taskQueue, workflowId });
+    const tenant = options.scope?.tenant;
+    await startAgentRun(
+      options.client,
+      { agent, message, ...(tenant !== undefined ? { tenant } : {}) },
+      { taskQueue: options.taskQueue, workflowId },
+    );
   } catch (err) {
     throw new McpError(ErrorCode.InvalidParams, err instanceof Error ? err.message : String(err));
   }

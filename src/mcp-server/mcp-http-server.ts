@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { accessChecker, type HttpAccessOptions } from '../http/access';
+import { accessChecker, requestScope, type HttpAccessOptions } from '../http/access';
 import { createAgentMcpServer, type AgentMcpServerOptions } from './agent-mcp-server';
 
 /** How many MCP sessions a server keeps at once; the least recently used goes beyond. */
@@ -12,6 +12,8 @@ const SESSION_IDLE_MS = 30 * 60_000;
 
 interface Session {
   transport: StreamableHTTPServerTransport;
+  /** The tenant of the token that began it: the session acts for it, and only its token may use it. */
+  tenant?: string;
   close(): Promise<void>;
   used: number;
 }
@@ -36,7 +38,9 @@ export function createMcpHttpServer(options: AgentMcpServerOptions, access: Http
   const server = createServer((req, res) => {
     try {
       if (checkAccess(req, res) === 'allowed')
-        handleHttp(req, res, options, sessions).catch((err: unknown) => internalError(res, err));
+        handleHttp(req, res, { ...options, scope: requestScope(req, access) }, sessions).catch((err: unknown) =>
+          internalError(res, err),
+        );
     } catch (err) {
       internalError(res, err);
     }
@@ -87,7 +91,9 @@ async function handleHttp(
   if (id) {
     const session = sessions.get(id);
     // Unknown: this server restarted, or the session ended; the client starts a new one (the spec's 404).
-    if (!session) return jsonRpcError(res, 404, -32001, `no session ${id} here: start a new one with initialize`);
+    // Unknown, or begun by another tenant's token (to which it does not exist).
+    if (!session || session.tenant !== options.scope?.tenant)
+      return jsonRpcError(res, 404, -32001, `no session ${id} here: start a new one with initialize`);
     session.used = Date.now();
     sessions.delete(id);
     sessions.set(id, session); // the most recently used last
@@ -108,7 +114,7 @@ async function handleHttp(
             () => undefined,
             () => undefined,
           )));
-      sessions.set(sessionId, { transport, close, used: Date.now() });
+      sessions.set(sessionId, { transport, close, used: Date.now(), tenant: options.scope?.tenant });
       while (sessions.size > MAX_MCP_SESSIONS) void sessions.values().next().value!.close();
     },
     onsessionclosed: (sessionId) => void sessions.get(sessionId)?.close(),

@@ -57,7 +57,11 @@ export async function complete(
         : undefined;
     // The template itself (`durable-agents://runs/{id}`): its id completes.
     if (kind && ref.uri.endsWith('{id}')) {
-      const { runs } = await listAgentRuns(options.client, { limit: 100, taskQueue: options.taskQueue }).catch(() => ({
+      const { runs } = await listAgentRuns(options.client, {
+        limit: 100,
+        taskQueue: options.taskQueue,
+        ...options.scope,
+      }).catch(() => ({
         runs: [],
       }));
       values = runs

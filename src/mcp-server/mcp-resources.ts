@@ -10,6 +10,8 @@ import {
 import { readStatus, readTranscript } from '../client/workflow-controls';
 import { streamEvents } from '../client/event-stream';
 import { listAgentRuns } from '../client/list-runs';
+import { checkInScope } from '../client/tenant-scope';
+import type { TenantScope } from '../core';
 
 /**
  * Runs and conversations as MCP resources: `durable-agents://runs/{id}` and
@@ -33,10 +35,11 @@ const MESSAGES_SHOWN = 50;
 const UPDATE_EVERY_MS = 500;
 
 /** Registers the resources and their subscriptions on `server` (one client's session); `complete` in agent-mcp-server completes their ids. */
-export function registerResources(server: McpServer, client: Client, taskQueue: string): void {
-  // The recent ones of the task queue this server serves (the namespace may hold other teams').
+export function registerResources(server: McpServer, client: Client, taskQueue: string, scope: TenantScope = {}): void {
+  // The recent ones of the task queue this server serves (the namespace may hold other teams'),
+  // of the session's tenant when it has one.
   const recent = async (kind: 'run' | 'conversation') =>
-    (await listAgentRuns(client, { limit: 50, taskQueue })).runs.filter((r) => r.kind === kind);
+    (await listAgentRuns(client, { limit: 50, taskQueue, only: kind, ...scope })).runs;
   for (const kind of ['run', 'conversation'] as const) {
     const plural = kind === 'run' ? 'runs' : 'conversations';
     server.registerResource(
@@ -57,7 +60,7 @@ export function registerResources(server: McpServer, client: Client, taskQueue: 
         description: `A durable agent ${kind}: its status and latest messages (JSON)`,
         mimeType: 'application/json',
       },
-      async (uri, { id }) => readAgentResource(client, uri.href, String(id)),
+      async (uri, { id }) => readAgentResource(client, uri.href, String(id), scope),
     );
   }
   const watching = new Map<string, AbortController>();
@@ -93,6 +96,8 @@ export function registerResources(server: McpServer, client: Client, taskQueue: 
       server.server.sendResourceUpdated({ uri }).catch(() => undefined);
     };
     try {
+      // Another tenant's run never changes, to this session.
+      await checkInScope(client, scope, workflowId);
       const events = streamEvents(client, workflowId, { signal });
       for (let next = await events.next(); !next.done; next = await events.next()) {
         if (pending) continue;
@@ -122,10 +127,17 @@ export function workflowIdOf(uri: string): string | undefined {
   }
 }
 
-async function readAgentResource(client: Client, uri: string, id: string): Promise<ReadResourceResult> {
+async function readAgentResource(
+  client: Client,
+  uri: string,
+  id: string,
+  scope: TenantScope,
+): Promise<ReadResourceResult> {
   const workflowId = decodeURIComponent(id);
   let status;
   try {
+    // Another tenant's run is, to this session, no run at all.
+    await checkInScope(client, scope, workflowId);
     status = await readStatus(client, workflowId);
   } catch (err) {
     throw new McpError(ErrorCode.InvalidParams, `${uri}: ${(err as Error).message}`);

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { AgentSummary } from '../contracts/activity-interface';
+import type { TenantScope } from '../core';
 
 /** Options of `createAgentMcpServer`. */
 export interface AgentMcpServerOptions {
@@ -12,4 +13,9 @@ export interface AgentMcpServerOptions {
   workflowUrl?: (workflowId: string) => string | undefined;
   /** Server name reported to MCP clients (default `durable-agents`). */
   name?: string;
+  /**
+   * Whom this session acts for (over HTTP: the tenant its token is bound to): a tenant's session
+   * sees only its tenant's runs, conversations and tasks, and starts work as that tenant.
+   */
+  scope?: TenantScope;
 }

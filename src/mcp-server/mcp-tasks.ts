@@ -4,7 +4,8 @@ import type { CallToolResult, Result, Task } from '@modelcontextprotocol/sdk/typ
 import { AGENT_WORKFLOW_TYPE } from '../contracts/definitions';
 import { cancelWork, readStatus } from '../client/workflow-controls';
 import { runOutcome } from '../client/run-agent';
-import type { TurnResult } from '../core';
+import { inScope, type TenantScope, type TurnResult } from '../core';
+import { workflowOwner } from '../client/tenant-scope';
 
 /**
  * MCP tasks on Temporal. A task-augmented `tools/call` starts a run whose workflow id is the
@@ -31,7 +32,16 @@ export class TemporalMcpTaskStore implements TaskStore {
     private readonly client: Client,
     /** The answer as the tool's result (the same as a call without a task gets). */
     private readonly toolResult: (result: TurnResult, workflowId: string) => CallToolResult,
+    /** The session's tenant: another tenant's task is, to it, no task. */
+    private readonly scope: TenantScope = {},
   ) {}
+
+  /** Whether the session may see the task (the run `taskId`). */
+  private async mine(taskId: string): Promise<boolean> {
+    if (this.scope.tenant === undefined) return true;
+    const owner = await workflowOwner(this.client, taskId);
+    return owner !== null && inScope(this.scope, owner);
+  }
 
   /** Not used: the agent tools start their runs themselves and answer with {@link taskOf}. */
   async createTask(): Promise<Task> {
@@ -39,26 +49,27 @@ export class TemporalMcpTaskStore implements TaskStore {
   }
 
   async getTask(taskId: string): Promise<Task | null> {
-    return taskOf(this.client, taskId);
+    return (await this.mine(taskId)) ? taskOf(this.client, taskId) : null;
   }
 
   /** Nothing to store: the run's result is its workflow's. */
   async storeTaskResult(): Promise<void> {}
 
   async getTaskResult(taskId: string): Promise<Result> {
+    if (!(await this.mine(taskId))) throw new Error(`Task not found: ${taskId}`);
     const result = await runOutcome(this.client.workflow.getHandle(taskId));
     return this.toolResult(result, taskId);
   }
 
   /** Cancelling is the only change a client can make: it cancels the run. */
   async updateTaskStatus(taskId: string, status: Task['status']): Promise<void> {
-    if (status === 'cancelled') await cancelWork(this.client, taskId);
+    if (status === 'cancelled' && (await this.mine(taskId))) await cancelWork(this.client, taskId);
   }
 
   async listTasks(cursor?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
     const page = await this.client.workflowService.listWorkflowExecutions({
       namespace: this.client.options.namespace,
-      query: `WorkflowType = '${AGENT_WORKFLOW_TYPE}' AND WorkflowId STARTS_WITH '${MCP_TASK_PREFIX}'`,
+      query: `WorkflowType = '${AGENT_WORKFLOW_TYPE}' AND WorkflowId STARTS_WITH '${MCP_TASK_PREFIX}'${this.scope.tenant !== undefined ? ` AND AgentTenant = '${this.scope.tenant}'` : ''}`,
       pageSize: PAGE_SIZE,
       ...(cursor ? { nextPageToken: Buffer.from(cursor, 'base64url') } : {}),
     });

@@ -11,6 +11,11 @@ export interface ToolContext {
   conversationId: string;
   /** The agent workflow (conversation) that called the tool. */
   workflowId: string;
+  /**
+   * The tenant the run works for (see `AgentInput.tenant`), or undefined without one: a tool that
+   * acts for a customer picks that customer's account, keys and data by it.
+   */
+  tenant?: string;
   runId: string;
   /** The LLM's id for this call. */
   toolCallId: string;

@@ -51,7 +51,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
   setHandler(statusQuery, () => withChildApprovals(runStatus(run.state), host.approvals.fromChildren()));
   await host.open({ run: () => run.state });
   // Its agent, tools and limits were resolved when the run started; it keeps them.
-  if (carry) host.showVersion(run.state);
+  if (carry) host.showVersion({ ...run.state, tenant: input.tenant });
 
   let timeLimit: TimeLimit | undefined;
   const loopWith = (effective: AgentInput) =>
@@ -60,6 +60,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
       host.runContext(1, {
         stream: effective.stream !== false,
         timeLimit,
+        ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
+        ...(effective.priority !== undefined ? { priority: effective.priority } : {}),
         // Between steps, when Temporal suggests it: on in a new workflow run (the promise never resolves).
         beforeStep: (state) =>
           shouldContinueAsNew(state, workflowInfo(), input.continueAsNewAfter)
@@ -90,7 +92,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
   const result = runResult(run.state, host.workflowId);
   host.endTurn('run', 1, run.state.agent.name, { type: 'turn_completed', result }, result.status);
   // Tool outputs are in history as activity results already: clients read them from there.
-  return runResult(run.state, host.workflowId, { omitRecordedResults: true });
+  const final = runResult(run.state, host.workflowId, { omitRecordedResults: true });
+  return input.tenant !== undefined ? { ...final, tenant: input.tenant } : final;
 }
 
 /**
@@ -103,7 +106,7 @@ async function resolved(input: AgentWorkflowInput, host: AgentHost, run: RunRef)
   // The default memory (maxPromptTokens by the model's context window) unless the run or agent set one.
   const effective = withDefaultMemory(agent.settings ? applyAgent(input, agent.settings) : input, host.worker);
   run.state = host.onBuild(startRun(effective, agent.tools, agent.version));
-  host.showVersion(run.state);
+  host.showVersion({ ...run.state, tenant: input.tenant });
   return effective;
 }
 

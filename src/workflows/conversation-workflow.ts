@@ -195,6 +195,7 @@ async function start(session: ConversationSession, host: AgentHost, input: Conve
     agent: { name: session.conv.options.agent },
     agentVersion: session.conv.agentVersion,
     buildId: session.conv.buildId,
+    tenant: session.conv.options.tenant,
   });
   // The default memory (maxPromptTokens by the model's context window) unless the options set one
   // or a message window; continue-as-new carries it in the options.

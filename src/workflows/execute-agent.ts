@@ -16,6 +16,7 @@ import {
 } from '../core';
 import { AGENT_WORKFLOW_TYPE } from '../contracts/definitions';
 import { failureInfo } from './failure-info';
+import { parentTenant, TENANT_KEY } from './search-attributes';
 
 /** Options of {@link executeAgent}: the run's input, plus where and under which id the child runs. */
 export interface ExecuteAgentOptions extends AgentInput {
@@ -38,7 +39,10 @@ export interface ExecuteAgentOptions extends AgentInput {
  * code cannot import the agent's zod schema, so the type is the caller's word.
  */
 export async function executeAgent<O = unknown>(options: ExecuteAgentOptions): Promise<RecordedTurnResult<O>> {
-  const { workflowId, taskQueue, childOptions, ...input } = options;
+  const { workflowId, taskQueue, childOptions, ...given } = options;
+  // A child works for its parent's tenant unless told otherwise (Temporal carries the priority).
+  const tenant = given.tenant ?? parentTenant();
+  const input: AgentInput = tenant === undefined ? given : { ...given, tenant };
   const id = workflowId ?? agentWorkflowId(input.message, uuid4().replace(/-/g, '').slice(0, 6));
   try {
     return await executeChild<(input: AgentInput) => Promise<AgentWorkflowResult<O>>>(AGENT_WORKFLOW_TYPE, {
@@ -47,6 +51,9 @@ export async function executeAgent<O = unknown>(options: ExecuteAgentOptions): P
       workflowId: id,
       taskQueue: taskQueue ?? workflowInfo().taskQueue,
       staticSummary: childOptions?.staticSummary ?? runSummary(input.message),
+      ...(tenant !== undefined && childOptions?.typedSearchAttributes === undefined
+        ? { typedSearchAttributes: [{ key: TENANT_KEY, value: tenant }] }
+        : {}),
     });
   } catch (err) {
     if (isCancellation(err) || !(err instanceof ChildWorkflowFailure)) throw err;

@@ -106,7 +106,7 @@ export class AgentHost {
   }
 
   /** The Temporal UI's current details: which agent, which definition of it and which build answer. */
-  showVersion(s: { agent?: { name?: string }; agentVersion?: string; buildId?: string }): void {
+  showVersion(s: { agent?: { name?: string }; agentVersion?: string; buildId?: string; tenant?: string }): void {
     setCurrentDetails(versionDetails(s));
   }
 

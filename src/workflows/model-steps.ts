@@ -46,9 +46,14 @@ export async function modelStep(
   // The agent's model, then its fallbacks while a model cannot answer (see nextFallbackModel).
   for (let fallbacks = 0, model = settings?.model; ;) {
     try {
-      const site = { workflowId: ctx.workflowId, runId: ctx.runId, ...(ctx.stream ? { streamCall: call } : {}) };
+      const site = {
+        workflowId: ctx.workflowId,
+        runId: ctx.runId,
+        ...(ctx.stream ? { streamCall: call } : {}),
+        ...(ctx.tenant !== undefined ? { tenant: ctx.tenant } : {}),
+      };
       reply = await callModel.executeWithOptions(
-        modelCallOptions(state, modelCallSummary(step.iteration, step.final)),
+        modelCallOptions(state, modelCallSummary(step.iteration, step.final), ctx.priority),
         [modelCallInput(state, step, fallbacks === 0 ? site : { ...site, model })],
       );
       break;
@@ -96,7 +101,7 @@ export async function compactStep(
   let summaryFailed: string | undefined;
   try {
     const summary = await summarizeMessages.executeWithOptions(
-      modelCallOptions(state, `summarize messages ${step.from}-${step.to - 1}`),
+      modelCallOptions(state, `summarize messages ${step.from}-${step.to - 1}`, ctx.priority),
       [
         {
           workflowId: ctx.workflowId,
@@ -104,6 +109,7 @@ export async function compactStep(
           from: step.from,
           to: step.to,
           ...(settings ? { settings } : {}),
+          ...(ctx.tenant !== undefined ? { tenant: ctx.tenant } : {}),
           ...(state.revision ? { revision: state.revision } : {}),
           ...(limits.modelCallTimeoutMs !== undefined ? { timeoutMs: limits.modelCallTimeoutMs } : {}),
         },
@@ -200,8 +206,10 @@ function shownText(reply: ModelReply, toolCalling: ToolCallingMode | undefined):
  * outage of the Temporal server used it up, and every run in flight failed when the server came
  * back. Each attempt is bounded by its heartbeats (a lost worker) and start-to-close.
  */
-export function modelCallOptions(state: RunState, summary: string): ActivityOptions {
+export function modelCallOptions(state: RunState, summary: string, priority?: number): ActivityOptions {
   return {
+    // The run's (or its agent's) priority key over the one it started with; its tenant's fairness key is inherited.
+    ...(priority !== undefined ? { priority: { priorityKey: priority } } : {}),
     startToCloseTimeout: Math.max(FIVE_MINUTES, modelCallTimeoutMs(state.limits)),
     heartbeatTimeout: HEARTBEAT_TIMEOUT,
     retry: {

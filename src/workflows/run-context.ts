@@ -25,6 +25,10 @@ export interface RunContext {
   /** The workflow's event stream, and the turn this run is (1 for a one-shot run). */
   events: EventLog;
   turn: number;
+  /** The tenant the run works for (its `tenant`): its model calls and tools are told, for budgets, limits and credentials. */
+  tenant?: string;
+  /** The run's priority key (its own or its agent's): its model calls and tools are dispatched by it. */
+  priority?: number;
   /** Whether model calls stream their text as they write it (the run's `stream` option). */
   stream: boolean;
   /** A conversation (its agents called as tools get the turn in their workflow ids). */

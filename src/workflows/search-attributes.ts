@@ -1,5 +1,5 @@
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributeUpdatePair } from '@temporalio/common';
-import { isCancellation, proxyLocalActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { isCancellation, proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { AgentActivities, WorkerDescription } from '../contracts/activity-interface';
 import {
   AGENT_SEARCH_ATTRIBUTES,
@@ -27,6 +27,15 @@ const KEYS = Object.fromEntries(
     defineSearchAttributeKey(name, type === 'Int' ? SearchAttributeType.INT : SearchAttributeType.KEYWORD),
   ]),
 ) as Record<AgentSearchAttributeName, ReturnType<typeof defineSearchAttributeKey>>;
+
+/** The `AgentTenant` key: set when a run starts, given to the child runs it starts. */
+export const TENANT_KEY = defineSearchAttributeKey('AgentTenant', SearchAttributeType.KEYWORD);
+
+/** The tenant of the workflow running this code (its `AgentTenant`), if it has one. */
+export function parentTenant(): string | undefined {
+  const value = workflowInfo().typedSearchAttributes.get(TENANT_KEY);
+  return typeof value === 'string' ? value : undefined;
+}
 
 /**
  * Keeps a workflow's agent search attributes (AgentStatus and the others) up to date: upserts

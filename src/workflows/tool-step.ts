@@ -156,6 +156,7 @@ function runTool(
     toolCallId: call.id,
     arguments: call.function.arguments,
     ...(answer ? { answer } : {}),
+    ...(ctx.tenant !== undefined ? { tenant: ctx.tenant } : {}),
   };
   // Temporal counts every attempt; the activity counts the tool's own failures and stops at the
   // tool's limit, so attempts whose worker was lost get an allowance of their own here.
@@ -166,14 +167,20 @@ function runTool(
   const execution = tool.local
     ? executeToolLocally.executeWithOptions({ startToCloseTimeout: tool.timeoutMs, retry, summary }, [input])
     : executeTool.executeWithOptions(
-        { startToCloseTimeout: tool.timeoutMs, heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: withLosses, summary },
+        {
+          startToCloseTimeout: tool.timeoutMs,
+          heartbeatTimeout: HEARTBEAT_TIMEOUT,
+          retry: withLosses,
+          summary,
+          ...(ctx.priority !== undefined ? { priority: { priorityKey: ctx.priority } } : {}),
+        },
         [input],
       );
   return execution.then(
     ({ toolCallId: _, ...recorded }) =>
       recorded.asked
         ? (recorded.asked.sample
-            ? askModelFor(planned, run, recorded.asked)
+            ? askModelFor(planned, run, ctx, recorded.asked)
             : askPersonFor(planned, run, ctx, recorded.asked)
           ).then((answered) => runTool(planned, run, ctx, budget, answered))
         : { ...recorded, recorded: true }, // the activity's result is in history: the run's final result can leave it out
@@ -239,6 +246,7 @@ async function askPersonFor(
 async function askModelFor(
   planned: PlannedToolCall,
   run: RunRef,
+  ctx: RunContext,
   asked: NonNullable<ToolOutcome['asked']>,
 ): Promise<NonNullable<ToolCallInput['answer']>> {
   const sample = asked.sample!;
@@ -246,13 +254,14 @@ async function askModelFor(
   const settings = run.state.agent.modelSettings;
   try {
     const reply = await sampleModel.executeWithOptions(
-      modelCallOptions(run.state, `${planned.call.function.name} asks the model`),
+      modelCallOptions(run.state, `${planned.call.function.name} asks the model`, ctx.priority),
       [
         {
           messages: sample.messages,
           ...(sample.system ? { system: sample.system } : {}),
           ...(sample.maxTokens ? { maxTokens: sample.maxTokens } : {}),
           ...(settings ? { settings } : {}),
+          ...(ctx.tenant !== undefined ? { tenant: ctx.tenant } : {}),
           ...(run.state.limits.modelCallTimeoutMs !== undefined
             ? { timeoutMs: run.state.limits.modelCallTimeoutMs }
             : {}),
@@ -284,6 +293,7 @@ async function runAgentTool(
     agent,
     message: ask.message,
     ...budget,
+    ...(ctx.tenant !== undefined ? { tenant: ctx.tenant } : {}),
     workflowId,
     childOptions: {
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,

@@ -153,6 +153,20 @@ export const scenarios: Scenario[] = [
     ],
   },
   {
+    // A tenant's run: its tools are told the tenant, its model calls and tools carry the agent's
+    // priority, and the agent it calls as a tool runs for the same tenant (input and search attribute).
+    name: 'tenant-agent-as-tool',
+    input: { agent: 'writer', message: 'Write about otters.', tenant: 'acme', priority: 2 },
+    recordChildren: true,
+    steps: [
+      (req) =>
+        req.messages[0]?.content === 'You research.'
+          ? answer('Otters hold hands while they sleep.')
+          : call(['researcher', { message: 'facts about otters' }]),
+      (req) => answer(`Otters: ${toolResults(req)[0]}`),
+    ],
+  },
+  {
     // A tool that fails is tried again: its second attempt signals the workflow as it starts (a
     // tool_retried event), then fails too; the model reads the error.
     name: 'tool-retried',

@@ -8,6 +8,7 @@ import {
   isLoopback,
   originProblem,
   presentedToken,
+  requestScope,
   RateLimiter,
   tokenMatches,
 } from '../../src/http/access';
@@ -73,6 +74,20 @@ describe('HTTP access rules', () => {
       isLoopback('0.0.0.0'),
       isLoopback('10.0.0.1'),
     ]).toEqual([true, true, true, false, false]);
+  });
+
+  it('bind tokens to tenants (AGENT_HTTP_TOKENS=<token>=<tenant>); a token without one is an admin token', () => {
+    const access = httpAccessFromEnv({ AGENT_HTTP_TOKENS: 'admin-token-0123456789, acme-token-0123456789=acme' });
+    expect(access.tokens).toEqual(['admin-token-0123456789', 'acme-token-0123456789']);
+    expect(access.tenants).toEqual({ 'acme-token-0123456789': 'acme' });
+    const asking = (token?: string) =>
+      ({ headers: token ? { authorization: `Bearer ${token}` } : {} }) as unknown as IncomingMessage;
+    expect(requestScope(asking('acme-token-0123456789'), access)).toEqual({ tenant: 'acme' });
+    expect(requestScope(asking('admin-token-0123456789'), access)).toEqual({});
+    expect(requestScope(asking(), access)).toEqual({});
+    // Without tenants every token is an admin's.
+    expect(requestScope(asking('acme-token-0123456789'), { tokens: ['acme-token-0123456789'] })).toEqual({});
+    expect(() => httpAccessFromEnv({ AGENT_HTTP_TOKENS: 'short=acme' })).toThrow(/token 1 is shorter than 16/);
   });
 
   it('refuse pages of other sites, and let a page on this machine call the API on this machine', () => {

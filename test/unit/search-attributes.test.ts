@@ -225,6 +225,7 @@ describe('agent search attributes (pure)', () => {
       { name: 'AgentTotalTokens', type: 'Int', problem: 'missing' },
       { name: 'AgentModel', type: 'Keyword', problem: 'missing' },
       { name: 'AgentVersion', type: 'Keyword', problem: 'missing' },
+      { name: 'AgentTenant', type: 'Keyword', problem: 'missing' },
     ]);
     expect(
       searchAttributeCreateCommands(
@@ -232,7 +233,7 @@ describe('agent search attributes (pure)', () => {
         problems.filter((p) => p.problem === 'missing'),
       ),
     ).toEqual([
-      'temporal operator search-attribute create --namespace prod --name AgentStatus --name AgentModel --name AgentVersion --type Keyword',
+      'temporal operator search-attribute create --namespace prod --name AgentStatus --name AgentModel --name AgentVersion --name AgentTenant --type Keyword',
       'temporal operator search-attribute create --namespace prod --name AgentTotalTokens --type Int',
     ]);
     expect(
@@ -243,6 +244,7 @@ describe('agent search attributes (pure)', () => {
         AgentTotalTokens: 'Int',
         AgentModel: 'Keyword',
         AgentVersion: 'Keyword',
+        AgentTenant: 'Keyword',
       }),
     ).toEqual([]);
   });
@@ -257,5 +259,14 @@ describe('agent search attributes (pure)', () => {
       /unknown status "sleeping"; one of: thinking, running_tools/,
     );
     expect(() => agentListQuery({ agent: "x' OR 1=1" }, [])).toThrow(/is not an agent name/);
+    // A tenant's list: its attribute first, and no tenant name that could end the quote.
+    expect(agentListQuery({ tenant: 'acme', query: "AgentName = 'a(' OR AgentName = 'b'" }, ['agentWorkflow'])).toBe(
+      "WorkflowType IN ('agentWorkflow') AND AgentTenant = 'acme' AND (AgentName = 'a(' OR AgentName = 'b')",
+    );
+    // A query that would close the parentheses it is put in, and widen the list, is refused.
+    expect(() => agentListQuery({ tenant: 'acme', query: "AgentName = 'a') OR (1 = 1" }, [])).toThrow(
+      /parentheses do not balance/,
+    );
+    expect(() => agentListQuery({ tenant: "a' OR 'b" }, [])).toThrow(/must be a tenant name/);
   });
 });

@@ -101,8 +101,12 @@ async function expectSurvives(
   try {
     const answers: Record<string, number | undefined> = {};
     for (const [name, request] of hostile(paths)) answers[name] = await raw(port, request);
+    // A plain GET of a list (`GET /runs`) with odd headers is still a list: without tokens, 200.
+    const listRead = (name: string) =>
+      /^\/(runs|conversations): (cookie|empty bearer|bearer of bytes|header of high bytes)/.test(name);
     const wrong = Object.entries(answers).filter(
-      ([name, status]) => status !== undefined && (status >= 500 || (status < 400 && !name.startsWith('(any)'))),
+      ([name, status]) =>
+        status !== undefined && (status >= 500 || (status < 400 && !name.startsWith('(any)') && !listRead(name))),
     );
     expect(wrong).toEqual([]);
     // Node answers what its parser refuses with 400; a silent close is allowed only there.

@@ -79,7 +79,7 @@ it('continues as new between steps; the result, transcript, status, events and a
   await worker.runUntil(async () => {
     const handle = await startAgentRun(
       client,
-      { message: 'Add up.', system: 'Be exact.', tools: ['add', 'transfer'], maxIterations: STEPS + 5 },
+      { message: 'Add up.', system: 'Be exact.', tools: ['add', 'transfer'], maxIterations: STEPS + 5, tenant: 'acme' },
       { taskQueue },
     );
     const seen: AgentEvent[] = [];
@@ -99,6 +99,11 @@ it('continues as new between steps; the result, transcript, status, events and a
     );
     const runsSoFar = await client.workflow.count(`WorkflowId = '${handle.workflowId}'`);
     expect(runsSoFar.count).toBeGreaterThan(1);
+    // The tenant crossed continue-as-new: its search attribute, its fairness key, its status.
+    const latest = await client.workflow.getHandle(handle.workflowId).describe();
+    expect(latest.searchAttributes.AgentTenant).toEqual(['acme']);
+    expect(latest.priority).toMatchObject({ fairnessKey: 'acme' });
+    expect(asked).toMatchObject({ tenant: 'acme' });
     // Counted over every run: the system message, the user's, 44 calls and outputs, the transfer's call.
     expect(asked).toMatchObject({ messageCount: 2 + 2 * (APPROVAL_AT - 1) + 1, toolExecutionCount: APPROVAL_AT - 1 });
     const pending = (asked as { pendingApprovals: Array<{ callId: string }> }).pendingApprovals[0];

@@ -317,7 +317,7 @@ describe('agent search attributes', () => {
       expect(outcome).toMatchObject({ status: 'completed', content: 'fine' });
       expect(warnings.join('')).toContain(`namespace "${namespace}" lacks search attributes`);
       expect(warnings.join('')).toContain(
-        `temporal operator search-attribute create --namespace ${namespace} --name AgentName --name AgentStatus --name AgentModel --name AgentVersion --type Keyword`,
+        `temporal operator search-attribute create --namespace ${namespace} --name AgentName --name AgentStatus --name AgentModel --name AgentVersion --name AgentTenant --type Keyword`,
       );
       expect(warnings.join('')).toContain(
         `temporal operator search-attribute create --namespace ${namespace} --name AgentIterations --name AgentTotalTokens --type Int`,

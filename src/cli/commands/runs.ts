@@ -31,7 +31,9 @@ export const listCommand = conversationCommand('list', {
   group: 'Runs',
   synopsis: 'list',
   summary: 'runs and conversations, newest first',
-  page: (me) => `usage: ${me} list [--status S] [--agent NAME] [--version AV] [--query Q] [--limit 20] [--json]
+  page: (
+    me,
+  ) => `usage: ${me} list [--status S] [--agent NAME] [--version AV] [--tenant T] [--query Q] [--limit 20] [--json]
 
   Lists runs and conversations, newest first (Temporal visibility; search attributes give the
   status and agent columns).

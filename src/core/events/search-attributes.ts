@@ -2,6 +2,7 @@ import { runStatus } from '../run/run-result';
 import type { NextStep, RunState } from '../run/run-state';
 import type { RunStatus } from '../run/run-state';
 import type { Usage } from '../messages/chat-message';
+import { tenantProblem } from '../tenants/tenants';
 
 /**
  * The custom search attributes the agent workflows keep up to date, with their Temporal types.
@@ -14,6 +15,7 @@ export const AGENT_SEARCH_ATTRIBUTES = {
   AgentTotalTokens: 'Int',
   AgentModel: 'Keyword',
   AgentVersion: 'Keyword',
+  AgentTenant: 'Keyword',
 } as const;
 
 /** The name of one of {@link AGENT_SEARCH_ATTRIBUTES}. */
@@ -59,6 +61,11 @@ export interface AgentSearchValues {
   AgentModel?: string;
   /** The named agent's version (see `agentVersion`): which definition answered. */
   AgentVersion?: string;
+  /**
+   * The run's tenant: set when the workflow starts (so a tenant's list finds it at once), carried
+   * to its children and across continue-as-new; never upserted.
+   */
+  AgentTenant?: string;
 }
 
 /**
@@ -216,6 +223,8 @@ export interface AgentListFilter {
   taskQueue?: string;
   /** Only those answered by this version of their agent (`AgentVersion`, see `agentVersion`). */
   agentVersion?: string;
+  /** Only this tenant's (`AgentTenant`). */
+  tenant?: string;
   /** Any visibility query besides, ANDed (`"TemporalWorkerDeploymentVersion = 'shop:b2'"`). */
   query?: string;
 }
@@ -231,8 +240,30 @@ export function agentListFilterProblem(filter: AgentListFilter): string | undefi
     return `"${filter.agent}" is not an agent name (letters, digits, _ . -)`;
   if (filter.agentVersion !== undefined && !/^[A-Za-z0-9_.-]{1,64}$/.test(filter.agentVersion))
     return `"${filter.agentVersion}" is not an agent version (av- and 16 hex digits, as status shows it)`;
+  const tenant = tenantProblem(filter.tenant, 'the tenant');
+  if (tenant) return tenant;
   if (filter.query !== undefined && !filter.query.trim()) return 'the query must not be empty';
+  if (filter.query !== undefined && !parenthesesBalance(filter.query))
+    return "the query's parentheses do not balance (outside quoted strings)";
   return undefined;
+}
+
+/**
+ * Whether every `)` of a query closes a `(` before it, and every `(` is closed, outside quoted
+ * strings: the query then stays inside the parentheses {@link agentListQuery} puts it in, and
+ * cannot widen a tenant's list (`x') OR ('1' = '1`).
+ */
+function parenthesesBalance(query: string): boolean {
+  let depth = 0;
+  let quote: string | undefined;
+  for (const c of query) {
+    if (quote) {
+      if (c === quote) quote = undefined;
+    } else if (c === "'" || c === '"' || c === '`') quote = c;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth < 0) return false;
+  }
+  return depth === 0 && quote === undefined;
 }
 
 /**
@@ -243,6 +274,8 @@ export function agentListQuery(filter: AgentListFilter, workflowTypes: readonly 
   const problem = agentListFilterProblem(filter);
   if (problem) throw new Error(problem);
   const parts = [`WorkflowType IN (${workflowTypes.map((t) => `'${t}'`).join(', ')})`];
+  // First, and the user's query in parentheses after it: no query can widen a tenant's list.
+  if (filter.tenant) parts.push(`AgentTenant = '${filter.tenant}'`);
   if (filter.status) parts.push(`AgentStatus = '${filter.status}'`);
   if (filter.agent) parts.push(`AgentName = '${filter.agent}'`);
   if (filter.taskQueue) parts.push(`TaskQueue = '${filter.taskQueue}'`);

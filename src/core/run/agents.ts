@@ -35,6 +35,7 @@ const RUN_OPTIONS: Record<keyof RunOptions, true> = {
   inputGuardrails: true,
   outputGuardrails: true,
   toolGuardrails: true,
+  priority: true,
 };
 
 /** The run options whose lists add up: a run can add guardrails to its agent's, never drop one. */

@@ -39,6 +39,8 @@ export interface ModelCallInput {
    * no earlier call counted), and of the pinned head, and return them in `counted`. Absent: count nothing.
    */
   countFrom?: number;
+  /** The run's tenant: its budget is charged and its rate limits and credentials apply. */
+  tenant?: string;
 }
 
 /** Where a model call runs from, besides the run's state: the workflow, and what it streams to. */
@@ -49,6 +51,8 @@ export interface ModelCallSite {
   streamCall?: number;
   /** Another model than the agent's (a fallback, after the agent's model failed). */
   model?: string;
+  /** The run's tenant. */
+  tenant?: string;
 }
 
 /**
@@ -84,5 +88,6 @@ export function modelCallInput(
     ...(step.wrapUp ? { instruction: WRAP_UP_INSTRUCTION } : {}),
     ...(state.limits.budget?.costUsd !== undefined ? { needsCost: true as const } : {}),
     ...(countFrom !== undefined ? { countFrom } : {}),
+    ...(site.tenant !== undefined ? { tenant: site.tenant } : {}),
   };
 }

@@ -1,4 +1,5 @@
 import { agentNameProblem } from './agents';
+import { priorityKeyProblem, tenantProblem } from '../tenants/tenants';
 import { parseDuration } from '../time/duration';
 import { imagesProblem } from '../messages/images';
 import { budgetProblem } from './limits';
@@ -74,6 +75,10 @@ export function runOptionProblems(i: Record<string, unknown>): string[] {
   const problems: string[] = [];
   const agent = agentNameProblem(i.agent);
   if (agent) problems.push(agent);
+  const tenant = tenantProblem(i.tenant);
+  if (tenant) problems.push(tenant);
+  const priority = priorityKeyProblem(i.priority);
+  if (priority) problems.push(priority);
   const budget = budgetProblem(i.budget);
   if (budget) problems.push(budget);
   if (

@@ -67,6 +67,11 @@ export interface RunOptions {
   waitsCountTowardTimeLimit?: boolean;
   /** The most the run may spend, in tokens and/or dollars; agents it calls as tools draw from it. */
   budget?: Budget;
+  /**
+   * Temporal's priority key for the run's tasks when its task queue backs up: 1 (first) to 5
+   * (last); default 3. Interactive agents above batch ones, say.
+   */
+  priority?: number;
   /** What happens when the next model call would pass the budget (default `stop`: status `budget_exceeded`). */
   onBudget?: OnBudget;
   /**
@@ -151,4 +156,10 @@ export interface AgentInput extends RunOptions {
    * history on a default server). At least 100.
    */
   continueAsNewAfter?: number;
+  /**
+   * The customer the run works for (see `tenantProblem`): recorded as the `AgentTenant` search
+   * attribute, the fairness key Temporal shares dispatch by, the scope of the tenant's budget and
+   * credentials, and `ctx.tenant` for tools. Carried to child agents and across continue-as-new.
+   */
+  tenant?: string;
 }

@@ -15,6 +15,8 @@ import type { RecordedToolExecution, ToolExecution } from '../tool-calls/tool-re
  */
 export interface AgentResult<O = unknown> {
   workflowId: string;
+  /** The tenant the run worked for, when it had one. */
+  tenant?: string;
   status: Exclude<RunStatus, 'failed'>;
   content: string | null;
   /** Structured output: the final answer, parsed and valid under the output schema (sent as JSON). */

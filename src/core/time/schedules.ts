@@ -43,6 +43,8 @@ export interface AgentScheduleRequest {
   message: string;
   /** A named agent of the worker; shorthand for `options.agent`. */
   agent?: string;
+  /** The tenant its runs and turns work for; shorthand for `options.tenant`. */
+  tenant?: string;
   /**
    * The run's options (a conversation's, with `conversationId`: they apply when a scheduled turn
    * opens it; `tools` and `approvalTools` reach an open conversation with each turn).
@@ -73,6 +75,7 @@ export interface ScheduleMemo {
   target: 'run' | 'conversation';
   message: string;
   agent?: string;
+  tenant?: string;
   conversationId?: string;
   every?: string;
   cron?: string;
@@ -179,6 +182,7 @@ export function scheduleRequestProblems(request: AgentScheduleRequest): string[]
 export function scheduledOptions(request: AgentScheduleRequest): ConversationOptions {
   const options: ConversationOptions = { ...(request.options ?? {}) };
   if (request.agent !== undefined) options.agent = request.agent;
+  if (request.tenant !== undefined) options.tenant = request.tenant;
   return options;
 }
 
@@ -193,8 +197,9 @@ export function scheduleMemo(request: AgentScheduleRequest): ScheduleMemo {
     target: request.conversationId === undefined ? 'run' : 'conversation',
     message: request.message,
   };
-  const agent = scheduledOptions(request).agent;
+  const { agent, tenant } = scheduledOptions(request);
   if (agent !== undefined) memo.agent = agent;
+  if (tenant !== undefined) memo.tenant = tenant;
   for (const key of ['conversationId', 'every', 'cron', 'timezone'] as const)
     if (request[key] !== undefined) memo[key] = request[key];
   return memo;

@@ -1,11 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RunAgentInput } from '@ag-ui/core';
-import { agentNameProblem, workflowIdProblem, type ApprovalDecision, type ConversationOptions } from '../../core';
+import {
+  agentNameProblem,
+  workflowIdProblem,
+  type ApprovalDecision,
+  type ConversationOptions,
+  type TenantScope,
+} from '../../core';
+import { checkInScope } from '../../client/tenant-scope';
 import { startMessage, stopTurn, type MessageRequest } from '../../client/conversations';
 import { LiveFeed } from '../../client/live-events';
 import type { ImageInput } from '../../storage/images';
 import type { ChatRouteOptions } from '../use-chat/chat-routes';
-import { allow, busyOf, HttpError, MAX_MESSAGE_BODY_BYTES, readJson } from '../http-io';
+import { allow, busyOf, HttpError, MAX_MESSAGE_BODY_BYTES, readJson, tenantOf } from '../http-io';
 import { decideAnswered, followTurn, pausedTurn } from '../../client/turn-follow';
 import { refusalOf, unlessRefused, writeTurnStream } from '../turn-stream';
 import { AgUiEncoder } from './ag-ui-events';
@@ -28,6 +35,7 @@ export async function agUiRoute(
   parts: readonly string[],
   method: string,
   gone: AbortSignal,
+  scope: TenantScope = {},
 ): Promise<void> {
   if (parts.length > 2) throw new HttpError(404, `no route ${method} /${parts.join('/')}`, 'Http.NotFound');
   allow(method, 'POST');
@@ -36,6 +44,9 @@ export async function agUiRoute(
   if (agentProblem) throw new HttpError(400, agentProblem);
   const input = runAgentInput(await readJson(req, MAX_MESSAGE_BODY_BYTES));
   const { threadId: id, runId } = input;
+  // Another tenant's thread is no thread to this caller; a new one is the caller's tenant's.
+  await checkInScope(o.client, scope, id, 'conversation');
+  const tenant = tenantOf(scope, undefined);
   const stream = { headers: AG_UI_HEADERS, gone };
   if (input.resume?.length) {
     const paused = await pausedTurn(o.client, id);
@@ -56,7 +67,12 @@ export async function agUiRoute(
   // `stopOnDisconnect` (a client whose abort means Stop: AG-UI's `abortRun` only closes the request).
   const props = (input.forwardedProps ?? {}) as Record<string, unknown>;
   if (props.busy !== undefined) message.busy = busyOf(props.busy);
-  const options: ConversationOptions = { stream: true, ...o.conversationOptions, ...(agent ? { agent } : {}) };
+  const options: ConversationOptions = {
+    stream: true,
+    ...o.conversationOptions,
+    ...(agent ? { agent } : {}),
+    ...(tenant !== undefined ? { tenant } : {}),
+  };
   // Opened before the message goes: its turn's first events can come at once (see live-events.ts).
   const live = new LiveFeed(id);
   let sent;

@@ -1,12 +1,13 @@
 import type { ServerResponse, IncomingMessage } from 'node:http';
 import type { Client } from '@temporalio/client';
-import { messageIdProblem, type ConversationOptions } from '../../core';
+import { messageIdProblem, type ConversationOptions, type TenantScope } from '../../core';
+import { checkInScope } from '../../client/tenant-scope';
 import { ClientError } from '../../client/client-error';
 import { readStatus, readTranscript } from '../../client/workflow-controls';
 import { startMessage, stopTurn } from '../../client/conversations';
 import { listBranches, switchBranch } from '../../client/branches';
 import { describeKind, explainFailure, lookupWorkflow, withinQueryWait } from '../../client/workflow-lookup';
-import { ACCEPT_WITHIN_MS, allow, HttpError, MAX_MESSAGE_BODY_BYTES, readJson, sendJson } from '../http-io';
+import { ACCEPT_WITHIN_MS, allow, HttpError, MAX_MESSAGE_BODY_BYTES, readJson, sendJson, tenantOf } from '../http-io';
 import { decideAnswered, followTurn, pausedTurn, turnInProgress } from '../../client/turn-follow';
 import { LiveFeed, withLiveText } from '../../client/live-events';
 import { refusalOf, unlessRefused, writeTurnStream } from '../turn-stream';
@@ -53,10 +54,11 @@ export async function chatRoute(
   parts: readonly string[],
   method: string,
   gone: AbortSignal,
+  scope: TenantScope = {},
 ): Promise<void> {
   if (parts.length === 2) {
     allow(method, 'POST');
-    return post(res, o, await readJson(req, MAX_MESSAGE_BODY_BYTES), gone);
+    return post(res, o, await readJson(req, MAX_MESSAGE_BODY_BYTES), gone, scope);
   }
   const id = parts[2];
   if (parts.length === 4 && parts[3] === 'stream') {
@@ -119,15 +121,25 @@ export async function chatRoute(
   throw new HttpError(404, `no route ${method} /${parts.join('/')}`, 'Http.NotFound');
 }
 
-async function post(res: ServerResponse, o: ChatRouteOptions, body: Record<string, unknown>, gone: AbortSignal) {
+async function post(
+  res: ServerResponse,
+  o: ChatRouteOptions,
+  body: Record<string, unknown>,
+  gone: AbortSignal,
+  scope: TenantScope,
+) {
   const request = chatRequest(body);
   const { id, action } = request;
+  // Another tenant's chat is no chat to this caller; a new one is the caller's tenant's.
+  await checkInScope(o.client, scope, id, 'conversation');
+  const tenant = tenantOf(scope, undefined);
   const stream = { headers: UI_MESSAGE_STREAM_HEADERS, trailer: SSE_DONE, gone };
   if (action.kind === 'message') {
     const options: ConversationOptions = {
       stream: true,
       ...o.conversationOptions,
       ...(request.agent ? { agent: request.agent } : {}),
+      ...(tenant !== undefined ? { tenant } : {}),
     };
     // The UI message's id is the message's: a message sent again is answered once, and this
     // response follows the turn that answers it, whatever other turns run before it. With no

@@ -61,6 +61,8 @@ export async function runTurn(
       stream,
       conversation: true,
       timeLimit,
+      ...(session.conv.options.tenant !== undefined ? { tenant: session.conv.options.tenant } : {}),
+      ...(session.conv.options.priority !== undefined ? { priority: session.conv.options.priority } : {}),
       // Messages sent with busy "steer" join the turn before its next model call; they are answered with it.
       steering: () => {
         const taken = turn.steering.splice(0);

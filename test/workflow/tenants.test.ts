@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { defineAgent } from '../../src/agents/define-agent';
+import { defineTool, ToolRegistry } from '../../src/tools';
+import { ClientError } from '../../src/client/client-error';
+import { listAgentRuns } from '../../src/client/list-runs';
+import { runOutcome, startAgentRun } from '../../src/client/run-agent';
+import { readStatus } from '../../src/client/workflow-controls';
+import { createMcpHttpServer } from '../../src/mcp-server/mcp-http-server';
+import type { ChatRequest } from '../../src/testing/openai-compatible-server';
+import { startHttpApi } from '../helpers/http-api';
+import { eventually } from '../helpers/processes';
+import { answer, call, lastOf, startModel, toolResults } from '../helpers/scripted-model';
+import { createTestWorker, useTestTemporal } from '../helpers/temporal';
+
+/**
+ * Tenants: a run's tenant is recorded (search attribute, fairness key, status, result), reaches
+ * its tools and its child agents; a token bound to a tenant sees only that tenant's work, on the
+ * HTTP routes, useChat, A2A and MCP alike.
+ */
+const temporal = useTestTemporal();
+
+const whoami = defineTool({
+  name: 'whoami',
+  description: 'Says whom the run works for',
+  parameters: z.object({}),
+  execute: (_args, ctx) => `tenant=${ctx.tenant ?? 'none'}`,
+});
+const helper = defineAgent({
+  name: 'helper',
+  description: 'Says whom it works for',
+  instructions: 'Help.',
+  tools: [whoami],
+});
+const boss = defineAgent({ name: 'boss', instructions: 'Delegate.', tools: [], agents: [helper], priority: 2 });
+
+function model(req: ChatRequest) {
+  const system = req.messages[0]?.role === 'system' ? req.messages[0].content : '';
+  const results = toolResults(req);
+  if (system === 'Delegate.')
+    return results.length ? answer(`boss heard: ${results[0]}`) : call(['helper', { message: 'who?' }]);
+  if (system === 'Help.') return results.length ? answer(results[0]) : call(['whoami', {}]);
+  return answer(`you said: ${lastOf(req, 'user')}`);
+}
+
+async function withWorker(body: (taskQueue: string) => Promise<void>): Promise<void> {
+  const m = await startModel(model);
+  const { worker, taskQueue } = await createTestWorker(temporal(), {
+    baseURL: m.baseURL,
+    registry: new ToolRegistry().register(whoami),
+    agents: [boss, helper],
+  });
+  await worker.runUntil(body(taskQueue));
+}
+
+it('records a run’s tenant and gives it to its tools and its child agents, with the tenant as fairness key', async () => {
+  const { client } = temporal();
+  await withWorker(async (taskQueue) => {
+    const handle = await startAgentRun(client, { agent: 'boss', message: 'go', tenant: 'acme' }, { taskQueue });
+    const outcome = await runOutcome(handle);
+    expect(outcome).toMatchObject({ status: 'completed', content: 'boss heard: tenant=acme', tenant: 'acme' });
+    const described = await handle.describe();
+    expect(described.searchAttributes.AgentTenant).toEqual(['acme']);
+    // The agent's priority key, the tenant's fairness key.
+    expect(described.priority).toMatchObject({ fairnessKey: 'acme' });
+    expect(await readStatus(client, handle.workflowId)).toMatchObject({ tenant: 'acme' });
+    // The child run works for the same tenant, and the tenant's list finds both.
+    let listed = await listAgentRuns(client, { tenant: 'acme', taskQueue });
+    await eventually(
+      async () => (listed = await listAgentRuns(client, { tenant: 'acme', taskQueue })).runs.length === 2,
+    );
+    const child = listed.runs.find((r) => r.workflowId !== handle.workflowId)!;
+    expect(child).toMatchObject({ agent: 'helper', tenant: 'acme' });
+    expect((await client.workflow.getHandle(child.workflowId).describe()).priority).toMatchObject({
+      fairnessKey: 'acme',
+    });
+    expect((await listAgentRuns(client, { tenant: 'globex', taskQueue })).runs).toEqual([]);
+
+    // A run without a tenant has none, and a tool hears so.
+    const plain = await runOutcome(await startAgentRun(client, { agent: 'helper', message: 'who?' }, { taskQueue }));
+    expect(plain).toMatchObject({ content: 'tenant=none' });
+    expect(plain.tenant).toBeUndefined();
+
+    await expect(startAgentRun(client, { message: 'x', tenant: 'no spaces' }, { taskQueue })).rejects.toThrow(
+      ClientError,
+    );
+  });
+});
+
+const ADMIN = 'admin-token-0123456789';
+const ACME = 'acme-token-0123456789';
+const GLOBEX = 'globex-token-0123456789';
+
+it('keeps each tenant’s token to its own tenant’s conversations, runs and tasks on every surface', async () => {
+  const { client } = temporal();
+  await withWorker(async (taskQueue) => {
+    const access = { tokens: [ADMIN, ACME, GLOBEX], tenants: { [ACME]: 'acme', [GLOBEX]: 'globex' } };
+    const api = await startHttpApi({ client, taskQueue, access });
+    const mcpServer = createMcpHttpServer({ client, taskQueue, agents: [] }, access);
+    mcpServer.listen(0, '127.0.0.1');
+    await once(mcpServer, 'listening');
+    const mcpUrl = new URL(`http://127.0.0.1:${(mcpServer.address() as AddressInfo).port}/mcp`);
+    const as = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
+    const get = (token: string, path: string) => fetch(`${api.base}${path}`, { headers: as(token) });
+    const post = (token: string, path: string, body: unknown) =>
+      fetch(`${api.base}${path}`, { method: 'POST', headers: as(token), body: JSON.stringify(body) });
+    try {
+      const id = `c-${randomUUID()}`;
+      const sent = await post(ACME, `/conversations/${id}/messages`, { message: 'hello' });
+      expect(sent.status).toBe(200);
+      expect(await sent.json()).toMatchObject({ content: 'you said: hello' });
+      // Asking to act for another tenant is refused; naming its own is fine.
+      expect((await post(ACME, '/runs', { message: 'x', tenant: 'globex' })).status).toBe(403);
+
+      // Tenant A sees its conversation; tenant B gets 404 everywhere, as if it did not exist.
+      expect(await (await get(ACME, `/conversations/${id}`)).json()).toMatchObject({ tenant: 'acme' });
+      for (const path of [
+        `/conversations/${id}`,
+        `/conversations/${id}/events`,
+        `/api/chat/${id}/messages`,
+        `/runs/${id}`,
+      ])
+        expect([path, (await get(GLOBEX, path)).status]).toEqual([path, 404]);
+      const stranger = await post(GLOBEX, `/conversations/${id}/messages`, { message: 'mine now?' });
+      expect(stranger.status).toBe(404);
+      expect(await stranger.json()).toMatchObject({ error: `no conversation "${id}" exists` });
+      expect((await post(GLOBEX, `/api/chat`, chatBody(id, 'hi'))).status).toBe(404);
+      // An admin token sees every tenant.
+      expect((await get(ADMIN, `/conversations/${id}`)).status).toBe(200);
+
+      // Lists: a tenant's only its own; asking for another tenant's is refused.
+      let mine = { runs: [] as unknown[] };
+      await eventually(async () => (mine = await (await get(ACME, '/conversations')).json()).runs.length === 1);
+      expect(mine.runs[0]).toMatchObject({ workflowId: id, tenant: 'acme' });
+      expect((await (await get(GLOBEX, '/conversations')).json()).runs).toEqual([]);
+      expect((await get(GLOBEX, '/conversations?tenant=acme')).status).toBe(403);
+      expect((await (await get(ADMIN, '/conversations?tenant=acme')).json()).runs).toHaveLength(1);
+
+      // A2A: tenant A's task is not found by tenant B.
+      const rpc = async (token: string, method: string, params: unknown) =>
+        (
+          await fetch(`${api.base}/a2a/helper/`, {
+            method: 'POST',
+            headers: { ...as(token), 'a2a-version': '1.0' },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+          })
+        ).json();
+      const task = await rpc(ACME, 'SendMessage', {
+        message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'who?' }] },
+      });
+      const taskId = task.result?.task?.id;
+      expect(taskId).toEqual(expect.any(String));
+      expect((await rpc(ACME, 'GetTask', { id: taskId })).result).toMatchObject({ id: taskId });
+      expect((await rpc(GLOBEX, 'GetTask', { id: taskId })).error).toMatchObject({ code: -32001 });
+      // Its conversation is tenant A's too: B cannot send to it.
+      const contextId = task.result.task.contextId;
+      const intrusion = await rpc(GLOBEX, 'SendMessage', {
+        message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'who?' }], contextId },
+      });
+      expect(JSON.stringify(intrusion)).toMatch(/no conversation .* exists|TASK_STATE_FAILED/);
+
+      // MCP: the resource of tenant A's conversation is no resource to tenant B.
+      const mcp = async (token: string) => {
+        const c = new McpClient({ name: 'tenant-test', version: '1.0.0' });
+        await c.connect(
+          new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+        );
+        return c;
+      };
+      const a = await mcp(ACME);
+      const b = await mcp(GLOBEX);
+      try {
+        const read = await a.readResource({ uri: `durable-agents://conversations/${id}` });
+        expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ status: { tenant: 'acme' } });
+        await expect(b.readResource({ uri: `durable-agents://conversations/${id}` })).rejects.toThrow(
+          /no run or conversation .* exists/,
+        );
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    } finally {
+      api.close();
+      mcpServer.close();
+    }
+  });
+});
+
+/** A useChat POST body. */
+function chatBody(id: string, text: string) {
+  return {
+    id,
+    trigger: 'submit-message',
+    messages: [{ id: randomUUID(), role: 'user', parts: [{ type: 'text', text }] }],
+  };
+}
