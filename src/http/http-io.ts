@@ -96,7 +96,6 @@ const STATUS_OF: Record<ClientErrorKind, number> = {
   unsupported: 501,
 };
 
-/** The decoded path segments; a malformed percent-escape is the client's mistake (400), not ours. */
 /**
  * The tenant a request starts work as (see `tenantFor`): a tenant's token always its own (403 for
  * asking another), an admin the one its body names. 400 for a name that is not one.
@@ -111,6 +110,7 @@ export function tenantOf(scope: TenantScope, requested: unknown): string | undef
   }
 }
 
+/** The decoded path segments; a malformed percent-escape is the client's mistake (400), not ours. */
 export function pathParts(pathname: string): string[] {
   try {
     return pathname.split('/').filter(Boolean).map(decodeURIComponent);
