@@ -23,6 +23,8 @@ import { TextPublisher, type StreamingOptions } from './text-publisher';
 import { turnAbortSignal } from './turn-abort';
 import { traceModelCall } from '../telemetry/gen-ai';
 import type { BlobStore } from '../storage/blob-store';
+import type { TenantBudgets } from './tenant-budgets';
+import { estimateTokens } from '../core/memory/compaction';
 
 /**
  * Builds the model-call activity. It receives a reference to the conversation, reads the messages
@@ -57,6 +59,8 @@ export function createCallModel(deps: {
    * a reply over {@link MAX_REPLY_BYTES} fails at once.
    */
   payloadStore?: boolean;
+  /** The tenants' ledgers: a call of a tenant's run reserves before it asks and settles after. */
+  tenantBudgets?: TenantBudgets;
 }) {
   const { registry, config, toolProvider, outputs, blobs } = deps;
   const pricing = deps.pricing ?? defaultPricing(config);
@@ -97,6 +101,9 @@ export function createCallModel(deps: {
           `the run has a cost budget, but the model ${route.name} has no price, so its calls cannot be counted: the model catalogue (${CATALOGUE_NAME}) does not know ${route.model}; add its price to the worker's prices (AgentsPlugin's "prices", USD per million tokens), or give the run a token budget instead`,
           'ModelCall.NoPrice',
         );
+      // A tenant's call asks its ledger first: refused (not retried) once the tenant's budget is spent.
+      if (input.tenant !== undefined && deps.tenantBudgets)
+        await deps.tenantBudgets.reserve(input.tenant, estimateOf(sent, input, route, pricing));
       // No tools means the final `generate` pass: the provider must not add any either.
       const provided =
         toolProvider && input.toolNames.length > 0 ? await provideTools(toolProvider, registry, input, messages) : [];
@@ -157,6 +164,8 @@ export function createCallModel(deps: {
       const cost = pricing.cost(route, reply.usage);
       if (cost !== undefined) reply.usage.costUsd = cost;
       if (counted?.length) reply.counted = counted;
+      // What the reply cost, charged to the tenant once (a repeat of this attempt changes nothing).
+      if (input.tenant !== undefined && deps.tenantBudgets) await deps.tenantBudgets.settle(input.tenant, reply.usage);
       // Later attempts void the text earlier ones streamed (the workflow announces a model_retry).
       if (info.attempt > 1) reply.attempt = info.attempt;
       if (!deps.payloadStore) checkReplySize(reply);
@@ -289,4 +298,22 @@ export function defaultPricing(config: ModelConfig): ModelPricing {
     createModelCatalogue({ prices: config.prices, contextWindows: config.contextWindows }),
     (message) => log.warn(message),
   );
+}
+
+/** Output tokens a call is assumed to write when its settings give no `maxTokens`. */
+const ASSUMED_OUTPUT_TOKENS = 1_000;
+
+/** What a call may cost, for its tenant's reservation: the request's tokens as estimated, and an output allowance. */
+function estimateOf(
+  sent: readonly ChatMessage[],
+  input: ModelCallInput,
+  route: ModelRoute,
+  pricing: ModelPricing,
+): { tokens: number; usd?: number } {
+  const promptTokens = estimateTokens(sent);
+  const completionTokens = input.settings?.maxTokens ?? ASSUMED_OUTPUT_TOKENS;
+  const usd = pricing.catalogue.hasPrice(route)
+    ? pricing.cost(route, { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens })
+    : undefined;
+  return { tokens: promptTokens + completionTokens, ...(usd !== undefined ? { usd } : {}) };
 }

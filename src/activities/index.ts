@@ -6,6 +6,8 @@ import type { ToolProvider } from '../tools/tool-provider';
 import type { AgentActivities } from '../contracts/activity-interface';
 import type { SearchAttributeSettings } from '../core';
 import { createCallModel, defaultPricing } from './call-model';
+import { TenantBudgets } from './tenant-budgets';
+import { Context } from '@temporalio/activity';
 import { createSummarizeMessages } from './summarize';
 import { createSampleModel } from './sample-model';
 import { createDescribeWorker } from './describe-worker';
@@ -74,14 +76,17 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
   const model = deps.chatModel ?? createChatModel(deps.model);
   // One pricing for the worker's model calls: a model without a price is said once per worker.
   const pricing = defaultPricing(deps.model);
+  // The tenants' ledgers, which every model call of a tenant's run reserves in and settles to.
+  const tenantBudgets = new TenantBudgets(() => deps.client ?? Context.current().client);
   return {
-    sampleModel: createSampleModel({ config: deps.model, model, pricing }),
+    sampleModel: createSampleModel({ config: deps.model, model, pricing, tenantBudgets }),
     summarizeMessages: createSummarizeMessages({
       client: deps.client,
       config: deps.model,
       model,
       pricing,
       conversations: deps.conversations,
+      tenantBudgets,
     }),
     callModel: createCallModel({
       client: deps.client,
@@ -96,6 +101,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
       mcp: deps.mcp,
       blobs: deps.blobs,
       payloadStore: deps.payloadStore,
+      tenantBudgets,
     }),
     executeTool: createExecuteTool({ registry: deps.registry, mcp: deps.mcp, blobs: deps.blobs }),
     resolveTools: createResolveTools({ registry: deps.registry, mcp: deps.mcp }),

@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import type { TenantBudgets } from './tenant-budgets';
 import { ApplicationFailure } from '@temporalio/common';
 import type { SampleInput, SummaryReply } from '../contracts/activity-interface';
 import type { ChatModel } from '../models/chat-model';
@@ -17,7 +18,13 @@ const SAMPLE_MAX_TOKENS = 4_000;
  * the reply's text comes back with its usage and cost, which the run counts. Failures are the
  * adapter's, classified at its edge like any model call's.
  */
-export function createSampleModel(deps: { config: ModelConfig; model: ChatModel; pricing?: ModelPricing }) {
+export function createSampleModel(deps: {
+  config: ModelConfig;
+  model: ChatModel;
+  pricing?: ModelPricing;
+  /** The tenants' ledgers: a tool's model call in a tenant's run is charged to it. */
+  tenantBudgets?: TenantBudgets;
+}) {
   const pricing = deps.pricing ?? defaultPricing(deps.config);
   return async function sampleModel(input: SampleInput): Promise<SummaryReply> {
     if (!deps.config.configured)
@@ -38,6 +45,7 @@ export function createSampleModel(deps: { config: ModelConfig; model: ChatModel;
       });
       const cost = pricing.cost(route, reply.usage);
       if (cost !== undefined) reply.usage.costUsd = cost;
+      if (input.tenant !== undefined) await deps.tenantBudgets?.settle(input.tenant, reply.usage);
       return { text: (reply.content ?? '').trim(), usage: reply.usage, model: route.name };
     } catch (err) {
       throw modelCallFailure(err);

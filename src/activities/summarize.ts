@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import type { TenantBudgets } from './tenant-budgets';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import { isSummary, summaryPrompt } from '../core/memory/compaction';
@@ -28,6 +29,8 @@ export function createSummarizeMessages(deps: {
   /** How calls are priced; default: the catalogue under `config.prices`. */
   pricing?: ModelPricing;
   conversations?: ConversationLoader;
+  /** The tenants' ledgers: a summary of a tenant's run is charged to it. */
+  tenantBudgets?: TenantBudgets;
 }) {
   const pricing = deps.pricing ?? defaultPricing(deps.config);
   const conversations = deps.conversations ?? createConversationLoader(deps.client);
@@ -66,6 +69,7 @@ export function createSummarizeMessages(deps: {
         });
       const cost = pricing.cost(route, reply.usage);
       if (cost !== undefined) reply.usage.costUsd = cost;
+      if (input.tenant !== undefined) await deps.tenantBudgets?.settle(input.tenant, reply.usage);
       return { text, usage: reply.usage, model: route.name };
     } catch (err) {
       throw modelCallFailure(err);

@@ -7,6 +7,7 @@ export const COMMAND_GROUPS = [
   'Runs',
   'Conversations',
   'Any run or conversation',
+  'Tenants',
   'Changing agents safely',
   'Servers and workers',
 ] as const;

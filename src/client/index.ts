@@ -78,6 +78,10 @@ export {
 } from './schedules';
 export { SCHEDULE_OVERLAPS, type AgentScheduleRequest, type ScheduleOverlap } from '../core';
 
+// Tenants: budgets per day or month across a tenant's runs, usage, and fair shares of a task queue.
+export { setTenantBudget, readTenantUsage, listTenantUsage, setTenantWeight } from './tenants';
+export type { TenantBudget, TenantUsage, TenantSpend, TenantBudgetReport } from '../core';
+
 // Worker Versioning: which build of a Worker Deployment serves new runs.
 export {
   deploymentStatus,

@@ -25,6 +25,7 @@ export function outcomeJson(outcome: RunOutcome): Record<string, unknown> {
     usage: outcome.usage,
     ...(outcome.models ? { models: outcome.models } : {}),
     ...(outcome.budget ? { budget: outcome.budget } : {}),
+    ...(outcome.tenantBudget ? { tenantBudget: outcome.tenantBudget } : {}),
     ...(outcome.agentVersion ? { agentVersion: outcome.agentVersion } : {}),
     ...(outcome.buildId ? { buildId: outcome.buildId } : {}),
   };

@@ -34,6 +34,7 @@ export * from './tool-calls/handoffs';
 
 // Tenants: who a run works for, what its callers may see, how dispatch is shared.
 export * from './tenants/tenants';
+export * from './tenants/tenant-ledger';
 
 // Memory: what the model sees of a long run, summaries and the window.
 export * from './memory/context-windows';

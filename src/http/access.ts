@@ -354,7 +354,7 @@ export function accessChecker(
       res.setHeader('access-control-expose-headers', 'location, x-workflow-id, retry-after');
       if (req.method === 'OPTIONS') {
         res.writeHead(204, {
-          'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+          'access-control-allow-methods': 'GET, POST, PUT, DELETE, OPTIONS',
           'access-control-allow-headers':
             'authorization, content-type, last-event-id, prefer, mcp-session-id, mcp-protocol-version, x-namespace, x-signature-256',
           'access-control-max-age': '600',

@@ -5,6 +5,7 @@ import { conversationWorkflow } from './conversation-workflow';
 import { listAgentsWorkflow } from './list-agents-workflow';
 import { scheduledTurnWorkflow } from './scheduled-turn-workflow';
 import { a2aTaskWorkflow } from './a2a-task-workflow';
+import { tenantLedgerWorkflow } from './tenant-ledger-workflow';
 
 // Worker Versioning: on a versioned worker every agent workflow is Pinned, finishing on the build
 // it started on, tools and instructions included, whatever the worker's default behaviour for the
@@ -18,4 +19,18 @@ for (const workflow of pinned as ((...args: never[]) => Promise<unknown>)[])
     workflow,
   );
 
-export { agentWorkflow, conversationWorkflow, listAgentsWorkflow, scheduledTurnWorkflow, a2aTaskWorkflow };
+// A tenant's ledger never ends: on a versioned worker it moves to each new build (its state is
+// plain JSON, and it holds no agent code).
+setWorkflowOptions(
+  () => (workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'AUTO_UPGRADE' } : {}),
+  tenantLedgerWorkflow,
+);
+
+export {
+  agentWorkflow,
+  conversationWorkflow,
+  listAgentsWorkflow,
+  scheduledTurnWorkflow,
+  a2aTaskWorkflow,
+  tenantLedgerWorkflow,
+};

@@ -27,6 +27,12 @@ export function failureInfo(err: unknown): { error: string; errorType: string; c
   };
 }
 
+/** The first detail of the application failure under `err` (an activity's failure), if any. */
+export function failureDetails(err: unknown): unknown {
+  const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
+  return cause instanceof ApplicationFailure ? cause.details?.[0] : undefined;
+}
+
 /** What the LLM reads when a tool call ended without a result, in words that say what happened. */
 export function toolFailureMessage(err: unknown, timeoutMs: number, heartbeatTimeout: string): string {
   const cause = err instanceof ActivityFailure ? err.cause : err;

@@ -9,6 +9,8 @@ import {
   modelCallSummary,
   modelCallTimeoutMs,
   nextFallbackModel,
+  stopForTenantBudget,
+  type TenantBudgetReport,
   type GuardrailCheck,
   type GuardrailStep,
   type ModelReply,
@@ -23,7 +25,7 @@ import {
   MODEL_CALL_ATTEMPTS,
   summarizeMessages,
 } from './activity-proxies';
-import { failureInfo } from './failure-info';
+import { failureDetails, failureInfo } from './failure-info';
 import type { RunContext } from './run-context';
 
 /**
@@ -61,6 +63,11 @@ export async function modelStep(
       const shown = ctx.events.abandonModelCall(call);
       if (isCancellation(err) && shown) ctx.stopped?.(shown);
       const failure = failureInfo(err);
+      // The tenant's ledger refused the call: its budget for the period is spent.
+      if (failure.errorType === 'Budget.TenantExceeded') {
+        const report = failureDetails(err) as TenantBudgetReport | undefined;
+        if (report) return stopForTenantBudget(state, report);
+      }
       const next = isCancellation(err) ? undefined : nextFallbackModel(settings, fallbacks, failure.errorType);
       if (next === undefined) throw err;
       // The next model answers as a call of its own, so its text never mixes with the failed one's.

@@ -31,6 +31,8 @@ import { conversationScenarios, replayAgents, replayGuardrails, scenarios } from
 import { defineAgent } from '../../src/agents/define-agent';
 import { deploymentStatus, promoteBuild } from '../../src/client/deployments';
 import { conversationStatus, endConversation, sendMessage } from '../../src/client/conversations';
+import { readTenantUsage, setTenantBudget } from '../../src/client/tenants';
+import { tenantLedgerId } from '../../src/contracts/tenant-ledger';
 
 async function main(only: string[]): Promise<void> {
   installRuntimeLogging('ERROR');
@@ -123,6 +125,20 @@ async function main(only: string[]): Promise<void> {
       for await (const execution of client.workflow.list({ query: `WorkflowId = '${id}'` })) runs.push(execution.runId);
       const histories = await Promise.all(runs.map((runId) => client.workflow.getHandle(id, runId).fetchHistory()));
       histories.forEach((history, i) => write(`run-continue-as-new-run${runs.length - i}`, history));
+    }
+    // A tenant's ledger: a budget set, a run's reservation and settlement, a run it refuses, usage read.
+    if (wanted('tenant-ledger')) {
+      const model = await startModel(() => answer('counted'));
+      const w = await worker('tenant-ledger', model.baseURL);
+      const taskQueue = 'record-tenant-ledger';
+      await w.runUntil(async () => {
+        await setTenantBudget(client, 'replay-tenant', { tokens: 1, per: 'day' }, { taskQueue });
+        for (const message of ['first', 'refused'])
+          await runOutcome(await startAgentRun(client, { message, tenant: 'replay-tenant' }, { taskQueue }));
+        await readTenantUsage(client, 'replay-tenant');
+      });
+      await model.close();
+      write('tenant-ledger', await client.workflow.getHandle(tenantLedgerId('replay-tenant')).fetchHistory());
     }
     // What a schedule that targets a conversation starts: one activity that sends the message.
     if (wanted('scheduled-turn')) {

@@ -158,6 +158,7 @@ it('keeps histories recorded at the replay floor for every workflow type, and no
       'a2aTaskWorkflow',
       'scheduledTurnWorkflow',
       'listAgentsWorkflow',
+      'tenantLedgerWorkflow',
     ]),
   );
   const patches = files.flatMap((file) =>

@@ -60,23 +60,23 @@ async function withWorker(body: (taskQueue: string) => Promise<void>): Promise<v
 it('records a run’s tenant and gives it to its tools and its child agents, with the tenant as fairness key', async () => {
   const { client } = temporal();
   await withWorker(async (taskQueue) => {
-    const handle = await startAgentRun(client, { agent: 'boss', message: 'go', tenant: 'acme' }, { taskQueue });
+    const handle = await startAgentRun(client, { agent: 'boss', message: 'go', tenant: 'initech' }, { taskQueue });
     const outcome = await runOutcome(handle);
-    expect(outcome).toMatchObject({ status: 'completed', content: 'boss heard: tenant=acme', tenant: 'acme' });
+    expect(outcome).toMatchObject({ status: 'completed', content: 'boss heard: tenant=initech', tenant: 'initech' });
     const described = await handle.describe();
-    expect(described.searchAttributes.AgentTenant).toEqual(['acme']);
+    expect(described.searchAttributes.AgentTenant).toEqual(['initech']);
     // The agent's priority key, the tenant's fairness key.
-    expect(described.priority).toMatchObject({ fairnessKey: 'acme' });
-    expect(await readStatus(client, handle.workflowId)).toMatchObject({ tenant: 'acme' });
+    expect(described.priority).toMatchObject({ fairnessKey: 'initech' });
+    expect(await readStatus(client, handle.workflowId)).toMatchObject({ tenant: 'initech' });
     // The child run works for the same tenant, and the tenant's list finds both.
-    let listed = await listAgentRuns(client, { tenant: 'acme', taskQueue });
+    let listed = await listAgentRuns(client, { tenant: 'initech', taskQueue });
     await eventually(
-      async () => (listed = await listAgentRuns(client, { tenant: 'acme', taskQueue })).runs.length === 2,
+      async () => (listed = await listAgentRuns(client, { tenant: 'initech', taskQueue })).runs.length === 2,
     );
     const child = listed.runs.find((r) => r.workflowId !== handle.workflowId)!;
-    expect(child).toMatchObject({ agent: 'helper', tenant: 'acme' });
+    expect(child).toMatchObject({ agent: 'helper', tenant: 'initech' });
     expect((await client.workflow.getHandle(child.workflowId).describe()).priority).toMatchObject({
-      fairnessKey: 'acme',
+      fairnessKey: 'initech',
     });
     expect((await listAgentRuns(client, { tenant: 'globex', taskQueue })).runs).toEqual([]);
 
@@ -139,6 +139,18 @@ it('keeps each tenant’s token to its own tenant’s conversations, runs and ta
       expect((await (await get(GLOBEX, '/conversations')).json()).runs).toEqual([]);
       expect((await get(GLOBEX, '/conversations?tenant=acme')).status).toBe(403);
       expect((await (await get(ADMIN, '/conversations?tenant=acme')).json()).runs).toHaveLength(1);
+
+      // Tenants' budgets: set with an admin token only; a tenant reads its own usage, no other's.
+      const put = (token: string, path: string, body: unknown) =>
+        fetch(`${api.base}${path}`, { method: 'PUT', headers: as(token), body: JSON.stringify(body) });
+      expect((await put(ACME, '/tenants/acme/budget', { tokens: 1_000_000, per: 'day' })).status).toBe(403);
+      expect((await put(ADMIN, '/tenants/acme/budget', { tokens: 0, per: 'day' })).status).toBe(400);
+      const budget = await put(ADMIN, '/tenants/acme/budget', { tokens: 1_000_000, per: 'day' });
+      expect(await budget.json()).toMatchObject({ tenant: 'acme', budget: { tokens: 1_000_000, per: 'day' } });
+      expect(await (await get(ACME, '/tenants/acme')).json()).toMatchObject({ tenant: 'acme', budget: { per: 'day' } });
+      expect((await get(ACME, '/tenants/globex')).status).toBe(404);
+      const seen = (await (await get(ACME, '/tenants')).json()).tenants.map((u: { tenant: string }) => u.tenant);
+      expect(seen).toEqual(['acme']);
 
       // A2A: tenant A's task is not found by tenant B.
       const rpc = async (token: string, method: string, params: unknown) =>

@@ -4,6 +4,7 @@ import { CHANGE_COMMANDS } from './changes';
 import { CONVERSATION_COMMANDS } from './conversations';
 import { RUN_COMMANDS } from './runs';
 import { SERVER_COMMANDS } from './servers';
+import { TENANT_COMMANDS } from './tenants';
 
 /**
  * Every command of the command line, in the order the overview lists them: help, dispatch and
@@ -13,6 +14,7 @@ export const COMMANDS: readonly CliCommand<any>[] = [
   ...RUN_COMMANDS,
   ...CONVERSATION_COMMANDS,
   ...ANY_RUN_COMMANDS,
+  ...TENANT_COMMANDS,
   ...CHANGE_COMMANDS,
   ...SERVER_COMMANDS,
 ];

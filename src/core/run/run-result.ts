@@ -1,3 +1,4 @@
+import type { TenantBudgetReport } from '../tenants/tenant-ledger';
 import type { BudgetReport } from './limits';
 import type { GuardrailTrip } from '../guardrails/guardrail-types';
 import type { MemoryReport } from '../memory/run-memory';
@@ -17,6 +18,8 @@ export interface AgentResult<O = unknown> {
   workflowId: string;
   /** The tenant the run worked for, when it had one. */
   tenant?: string;
+  /** The run was stopped (`budget_exceeded`) by its tenant's budget: the tenant's figures. */
+  tenantBudget?: TenantBudgetReport;
   status: Exclude<RunStatus, 'failed'>;
   content: string | null;
   /** Structured output: the final answer, parsed and valid under the output schema (sent as JSON). */
@@ -183,6 +186,7 @@ export function runResult(
   if (new Set(state.models).size > 1) result.models = state.models;
   if (state.limits.budget) result.budget = budgetReport(state.limits.budget, budgetSpent(state));
   if (state.tripped) result.guardrail = state.tripped;
+  if (state.tenantBudget) result.tenantBudget = state.tenantBudget;
   if (state.agentVersion) result.agentVersion = state.agentVersion;
   if (state.buildId) result.buildId = state.buildId;
   return result;

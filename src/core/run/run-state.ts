@@ -1,3 +1,4 @@
+import type { TenantBudgetReport } from '../tenants/tenant-ledger';
 import type { GuardrailStep, GuardrailTrip, RunGuardrails } from '../guardrails/guardrail-types';
 import type { ChatMessage, ToolCall, Usage } from '../messages/chat-message';
 import type {
@@ -222,6 +223,8 @@ export interface RunState {
   guarded?: { input?: true };
   /** Why the run ended at a guardrail (status `guardrail_tripped`). */
   tripped?: GuardrailTrip;
+  /** The run was stopped by its tenant's budget (see `stopForTenantBudget`): the tenant's figures then. */
+  tenantBudget?: TenantBudgetReport;
   /** A re-run: recorded tool calls not yet matched, whose outputs answer identical calls. */
   recorded?: NonNullable<RerunSeed['toolCalls']>;
 }

@@ -1,0 +1,118 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import type { ReserveAnswer, TenantBudgetReport } from '../core';
+import {
+  reserveBudgetUpdate,
+  settleUsageSignal,
+  TENANT_LEDGER_WORKFLOW_TYPE,
+  tenantLedgerId,
+} from '../contracts/tenant-ledger';
+
+/** How long a model call waits for its tenant's ledger to answer a reservation. */
+export const LEDGER_WAIT_MS = 10_000;
+
+/** How long a tenant found without a budget skips the reservation before asking again. */
+export const NO_BUDGET_RECHECK_MS = 10_000;
+
+/**
+ * A model call's side of the tenants' ledgers (see `tenantLedgerWorkflow`): before it asks the
+ * provider, a call of a tenant's run reserves an estimate (an Update-with-Start of the tenant's
+ * ledger, which the first call of a tenant starts); after the reply, it settles what the reply
+ * cost (a Signal-with-Start). The call's key is its workflow, run and activity id, the same on
+ * every attempt; the settlement is keyed by attempt too, so each reply is charged once.
+ * A tenant with no budget costs a model call one reservation every {@link NO_BUDGET_RECHECK_MS},
+ * and the settlement (its usage is still counted).
+ */
+export class TenantBudgets {
+  /** Tenants known to have no budget, until when. */
+  private readonly unlimited = new Map<string, number>();
+
+  constructor(private readonly client: () => Client) {}
+
+  /**
+   * Reserves `estimate` for this call (the activity's) in `tenant`'s ledger; throws a
+   * non-retryable `Budget.TenantExceeded` (with the tenant's figures as details) when the
+   * tenant's budget for the period is spent.
+   */
+  async reserve(tenant: string, estimate: { tokens: number; usd?: number }): Promise<void> {
+    const known = this.unlimited.get(tenant);
+    if (known !== undefined && known > Date.now()) return;
+    const { info } = Context.current();
+    const key = callKey(info);
+    const client = this.client();
+    let answer: ReserveAnswer;
+    try {
+      // Bounded: a ledger whose task queue has no worker must not hold the call for its whole timeout.
+      answer = await client.withDeadline(Date.now() + LEDGER_WAIT_MS, () =>
+        client.workflow.executeUpdateWithStart(reserveBudgetUpdate, {
+          args: [{ key, tokens: estimate.tokens, ...(estimate.usd !== undefined ? { usd: estimate.usd } : {}) }],
+          updateId: `reserve-${key}`,
+          startWorkflowOperation: this.ledger(tenant, info.taskQueue),
+        }),
+      );
+    } catch (err) {
+      if (!/deadline/i.test(`${(err as Error).message} ${String((err as Error).cause ?? '')}`)) throw err;
+      // Retried by Temporal: the ledger may be back (its worker restarting) by the next attempt.
+      throw ApplicationFailure.create({
+        message: `the budget ledger of tenant "${tenant}" (workflow ${tenantLedgerId(tenant)}) did not answer within ${LEDGER_WAIT_MS / 1000} s: no worker runs it now (it runs on the task queue of the tenant's first model call or budget); start a worker there, or terminate the ledger to start it again on this queue`,
+        type: 'Budget.LedgerUnavailable',
+      });
+    }
+    if (answer.granted) {
+      if (answer.unlimited) this.unlimited.set(tenant, Date.now() + NO_BUDGET_RECHECK_MS);
+      else this.unlimited.delete(tenant);
+      return;
+    }
+    this.unlimited.delete(tenant);
+    throw ApplicationFailure.create({
+      message: tenantBudgetSentence(answer.report),
+      type: 'Budget.TenantExceeded',
+      nonRetryable: true,
+      details: [answer.report],
+    });
+  }
+
+  /** Charges this attempt's reply to `tenant` (once, whatever repeats it). */
+  async settle(tenant: string, usage: { totalTokens: number; costUsd?: number }): Promise<void> {
+    const { info } = Context.current();
+    await this.client().workflow.signalWithStart(TENANT_LEDGER_WORKFLOW_TYPE, {
+      workflowId: tenantLedgerId(tenant),
+      taskQueue: info.taskQueue,
+      args: [{ tenant }],
+      signal: settleUsageSignal,
+      signalArgs: [
+        {
+          key: callKey(info),
+          attempt: info.attempt,
+          tokens: usage.totalTokens,
+          ...(usage.costUsd !== undefined ? { usd: usage.costUsd } : {}),
+        },
+      ],
+    });
+  }
+
+  private ledger(tenant: string, taskQueue: string) {
+    return new WithStartWorkflowOperation(TENANT_LEDGER_WORKFLOW_TYPE, {
+      workflowId: tenantLedgerId(tenant),
+      taskQueue,
+      args: [{ tenant }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      staticSummary: `ledger of tenant ${tenant}`,
+    });
+  }
+}
+
+/** A model call's key: the same on every attempt, different for every other call. */
+function callKey(info: Context['info']): string {
+  const execution = info.workflowExecution ?? { workflowId: '', runId: '' };
+  return `${execution.workflowId}/${execution.runId}/${info.activityId}`;
+}
+
+/** Why a tenant's call was refused, with its figures. */
+export function tenantBudgetSentence(r: TenantBudgetReport): string {
+  const limits = [
+    ...(r.limit.tokens !== undefined ? [`${r.spent.tokens} of ${r.limit.tokens} tokens`] : []),
+    ...(r.limit.usd !== undefined ? [`$${r.spent.usd.toFixed(4)} of $${r.limit.usd}`] : []),
+  ];
+  return `the budget of tenant "${r.tenant}" for ${r.period} is spent (${limits.join(', ')}; per ${r.limit.per}): raise it with "durable-agents tenants budget ${r.tenant}", or wait for the next ${r.limit.per}`;
+}

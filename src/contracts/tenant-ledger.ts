@@ -1,0 +1,25 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ReserveAnswer, ReserveRequest, SettleRequest, TenantBudget, TenantUsage } from '../core';
+
+/**
+ * The tenant ledger workflow's names (one workflow per tenant, see `tenantLedgerWorkflow`):
+ * shared by the workflow, the model-call activities that reserve and settle, and the clients that
+ * set budgets and read usage.
+ */
+
+/** The tenant ledger workflow's type name. */
+export const TENANT_LEDGER_WORKFLOW_TYPE = 'tenantLedgerWorkflow';
+
+/** The workflow id of a tenant's ledger. */
+export function tenantLedgerId(tenant: string): string {
+  return `tenant-ledger-${tenant}`;
+}
+
+/** A model call asks to go ahead (an Update: the caller waits for the answer). */
+export const reserveBudgetUpdate = defineUpdate<ReserveAnswer, [ReserveRequest]>('reserveBudget');
+/** A provider's reply is charged (a Signal: never waits for the ledger's worker). */
+export const settleUsageSignal = defineSignal<[SettleRequest]>('settleUsage');
+/** Sets (or with `budget` absent, removes) the tenant's budget; answers with its usage then. */
+export const setTenantBudgetUpdate = defineUpdate<TenantUsage, [{ budget?: TenantBudget }]>('setTenantBudget');
+/** The tenant's usage: this period's, the budget, and earlier periods'. */
+export const tenantUsageQuery = defineQuery<TenantUsage>('tenantUsage');
