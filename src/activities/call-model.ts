@@ -24,6 +24,8 @@ import { turnAbortSignal } from './turn-abort';
 import { traceModelCall } from '../telemetry/gen-ai';
 import type { BlobStore } from '../storage/blob-store';
 import type { TenantBudgets } from './tenant-budgets';
+import type { GovernedModel, RateGovernors } from './rate-governors';
+import { isModelCallError } from '../models/model-error';
 import { estimateTokens } from '../core/memory/compaction';
 
 /**
@@ -61,6 +63,8 @@ export function createCallModel(deps: {
   payloadStore?: boolean;
   /** The tenants' ledgers: a call of a tenant's run reserves before it asks and settles after. */
   tenantBudgets?: TenantBudgets;
+  /** The models' rate governors: a call of a limited model takes its turn before it asks. */
+  rateGovernors?: RateGovernors;
 }) {
   const { registry, config, toolProvider, outputs, blobs } = deps;
   const pricing = deps.pricing ?? defaultPricing(config);
@@ -101,9 +105,12 @@ export function createCallModel(deps: {
           `the run has a cost budget, but the model ${route.name} has no price, so its calls cannot be counted: the model catalogue (${CATALOGUE_NAME}) does not know ${route.model}; add its price to the worker's prices (AgentsPlugin's "prices", USD per million tokens), or give the run a token budget instead`,
           'ModelCall.NoPrice',
         );
+      const estimate = estimateOf(sent, input, route, pricing);
       // A tenant's call asks its ledger first: refused (not retried) once the tenant's budget is spent.
-      if (input.tenant !== undefined && deps.tenantBudgets)
-        await deps.tenantBudgets.reserve(input.tenant, estimateOf(sent, input, route, pricing));
+      if (input.tenant !== undefined && deps.tenantBudgets) await deps.tenantBudgets.reserve(input.tenant, estimate);
+      // A limited model's call waits its turn, which the whole fleet's calls of the model share.
+      const governed = deps.rateGovernors?.of(route);
+      if (governed) await waitTurn(deps.rateGovernors!, governed, estimate.tokens, input.settings, signal);
       // No tools means the final `generate` pass: the provider must not add any either.
       const provided =
         toolProvider && input.toolNames.length > 0 ? await provideTools(toolProvider, registry, input, messages) : [];
@@ -139,6 +146,9 @@ export function createCallModel(deps: {
         });
         await publisher?.close();
       } catch (thrown) {
+        // A 429: the model pauses for every worker's calls, for as long as the provider said.
+        if (governed && isModelCallError(thrown) && thrown.type === 'ModelCall.RateLimit')
+          await deps.rateGovernors!.pause(governed, thrown.retryAfterMs);
         const caught = modelCallFailure(thrown, { sent, route });
         // With no time left there is no next attempt, whatever the failure.
         const err =
@@ -166,6 +176,7 @@ export function createCallModel(deps: {
       if (counted?.length) reply.counted = counted;
       // What the reply cost, charged to the tenant once (a repeat of this attempt changes nothing).
       if (input.tenant !== undefined && deps.tenantBudgets) await deps.tenantBudgets.settle(input.tenant, reply.usage);
+      if (governed) await deps.rateGovernors!.settle(governed, estimate.tokens, reply.usage.totalTokens);
       // Later attempts void the text earlier ones streamed (the workflow announces a model_retry).
       if (info.attempt > 1) reply.attempt = info.attempt;
       if (!deps.payloadStore) checkReplySize(reply);
@@ -316,4 +327,36 @@ function estimateOf(
     ? pricing.cost(route, { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens })
     : undefined;
   return { tokens: promptTokens + completionTokens, ...(usd !== undefined ? { usd } : {}) };
+}
+
+/**
+ * Waits this call's turn at its model's rate governor. The wait stays within the attempt's time
+ * (its start-to-close timeout, less a minute for the call itself); an agent with a next model
+ * waits at most its limit's `maxWaitMs` before moving to it (not retried). A turn further off
+ * than the attempt can wait fails the attempt with the wait as its retry delay.
+ */
+async function waitTurn(
+  governors: RateGovernors,
+  model: GovernedModel,
+  tokens: number,
+  settings: ModelCallInput['settings'],
+  signal: AbortSignal,
+): Promise<void> {
+  const { info } = Context.current();
+  const canWait = Math.max(0, (info.startToCloseTimeoutMs ?? 5 * 60_000) - 60_000);
+  const fallbacks = settings?.fallbackModels ?? [];
+  const at = settings?.model === undefined ? -1 : fallbacks.indexOf(settings.model);
+  const hasNext = at < fallbacks.length - 1;
+  const bound = hasNext && model.limit.maxWaitMs !== undefined ? Math.min(model.limit.maxWaitMs, canWait) : canWait;
+  const turn = await governors.waitTurn(model, tokens, bound, signal);
+  if (turn.taken) return;
+  const fallingBack = hasNext && model.limit.maxWaitMs !== undefined && turn.waitMs > model.limit.maxWaitMs;
+  throw ApplicationFailure.create({
+    message: fallingBack
+      ? `${model.name} is at its rate limit: this call's turn is ${Math.ceil(turn.waitMs / 1000)} s away, more than its maxWaitMs (${model.limit.maxWaitMs} ms); the agent's next model answers instead`
+      : `${model.name} is at its rate limit: this call's turn is ${Math.ceil(turn.waitMs / 1000)} s away, more than one attempt may wait; it asks again then`,
+    type: 'ModelCall.RateLimit',
+    nonRetryable: fallingBack,
+    ...(fallingBack ? {} : { nextRetryDelay: Math.max(1000, turn.waitMs - canWait) }),
+  });
 }

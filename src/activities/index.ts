@@ -7,6 +7,8 @@ import type { AgentActivities } from '../contracts/activity-interface';
 import type { SearchAttributeSettings } from '../core';
 import { createCallModel, defaultPricing } from './call-model';
 import { TenantBudgets } from './tenant-budgets';
+import { RateGovernors } from './rate-governors';
+import type { RateLimit } from '../core';
 import { Context } from '@temporalio/activity';
 import { createSummarizeMessages } from './summarize';
 import { createSampleModel } from './sample-model';
@@ -69,6 +71,8 @@ export interface ActivityDeps {
   guardrails?: GuardrailRegistry;
   /** Whether the worker's large payloads go to a payload store (model replies of any size are then recorded). */
   payloadStore?: boolean;
+  /** Requests and tokens per minute by model, held by the fleet through each model's rate governor. */
+  rateLimits?: Record<string, RateLimit>;
 }
 
 /** The agent's activities (see {@link AgentActivities}, their contract), bound to a worker's tools, agents and model endpoint. */
@@ -78,6 +82,10 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
   const pricing = defaultPricing(deps.model);
   // The tenants' ledgers, which every model call of a tenant's run reserves in and settles to.
   const tenantBudgets = new TenantBudgets(() => deps.client ?? Context.current().client);
+  // The models' rate governors, which every call of a limited model takes its turn from.
+  const rateGovernors = deps.rateLimits
+    ? new RateGovernors(deps.rateLimits, () => deps.client ?? Context.current().client)
+    : undefined;
   return {
     sampleModel: createSampleModel({ config: deps.model, model, pricing, tenantBudgets }),
     summarizeMessages: createSummarizeMessages({
@@ -102,6 +110,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
       blobs: deps.blobs,
       payloadStore: deps.payloadStore,
       tenantBudgets,
+      rateGovernors,
     }),
     executeTool: createExecuteTool({ registry: deps.registry, mcp: deps.mcp, blobs: deps.blobs }),
     resolveTools: createResolveTools({ registry: deps.registry, mcp: deps.mcp }),

@@ -32,9 +32,10 @@ export * from './tool-calls/approvals';
 export * from './tool-calls/tool-questions';
 export * from './tool-calls/handoffs';
 
-// Tenants: who a run works for, what its callers may see, how dispatch is shared.
-export * from './tenants/tenants';
-export * from './tenants/tenant-ledger';
+// The fleet: tenants (who a run works for, what its callers may see), their budgets, and the rate governor of each model.
+export * from './fleet/tenants';
+export * from './fleet/tenant-ledger';
+export * from './fleet/rate-governor';
 
 // Memory: what the model sees of a long run, summaries and the window.
 export * from './memory/context-windows';

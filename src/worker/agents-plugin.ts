@@ -118,6 +118,7 @@ export class AgentsPlugin extends SimplePlugin {
         searchAttributes,
         payloadStore: payloads !== undefined,
         blobs: settings.blobStore,
+        ...(settings.rateLimits ? { rateLimits: settings.rateLimits } : {}),
       }),
     });
     this.searchAttributeCheck = updates ? check : undefined;

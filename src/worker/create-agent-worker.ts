@@ -49,6 +49,8 @@ export interface AgentWorkerOptions {
   payloadStorage?: AgentsPluginOptions['payloadStorage'];
   /** Worker Versioning (see `AgentsPluginOptions.deployment`). Default: `AGENT_DEPLOYMENT_NAME` and `AGENT_BUILD_ID`, else none. */
   deployment?: AgentsPluginOptions['deployment'];
+  /** Requests and tokens per minute by model, held by the fleet (see `AgentsPluginOptions.rateLimits`). Default: `AGENT_RATE_LIMITS`, else none. */
+  rateLimits?: AgentsPluginOptions['rateLimits'];
   /**
    * What the options and the environment say, read already (see `workerSettings`); default: read
    * here from these options, the environment filling in the rest.
@@ -96,6 +98,7 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     payloadStorage: options.payloadStorage,
     deployment: options.deployment,
     bundleCache: options.bundleCache,
+    ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
   };
   // Read once: the task queue comes from the same settings as the plugin's model, stores and keys.
   const settings = options.settings ?? workerSettings({ ...pluginOptions, taskQueue: options.taskQueue });

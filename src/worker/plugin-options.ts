@@ -1,3 +1,4 @@
+import type { RateLimit } from '../core';
 import type { Client } from '@temporalio/client';
 import type { A2AAgentOptions } from '../tools/a2a-client/a2a-agent';
 import type { ExternalStorage } from '@temporalio/common';
@@ -61,6 +62,15 @@ export interface AgentsPluginOptions {
    * model neither knows gets no cost, never a guess (and the worker says so once).
    */
   prices?: ModelConfig['prices'];
+  /**
+   * Requests and tokens per minute by model (the model as runs name it, or the provider's name:
+   * `{ "gpt-4o": { requestsPerMinute: 500, tokensPerMinute: 200_000 } }`), held by every worker of
+   * the fleet together: each call of a limited model takes its turn from the model's rate
+   * governor (a workflow on this task queue), and a 429 pauses the model for all. `maxWaitMs`:
+   * past this wait, an agent with fallback models moves to the next. Default:
+   * `AGENT_RATE_LIMITS` (the same, as JSON); none: calls go at once.
+   */
+  rateLimits?: Record<string, RateLimit>;
   /**
    * Context windows in tokens, by the model as runs name it (`{ "llama3.3": 131072, smart:
    * 200000 }`), over the model catalogue's: a run's default `maxPromptTokens` is three quarters of

@@ -1,3 +1,4 @@
+import { parseRateLimits, rateLimitProblem, type RateLimit } from '../core';
 import type { ExternalStorage } from '@temporalio/common';
 import {
   EncryptionCodec,
@@ -54,6 +55,8 @@ export interface WorkerSettings {
   deployment?: AgentDeployment;
   /** Where workflow bundles are kept between starts (`AGENT_BUNDLE_CACHE`); none: bundled at every start. */
   bundleCache?: WorkflowBundleCache;
+  /** Requests and tokens per minute by model, held by the whole fleet (`AGENT_RATE_LIMITS`); none: no limits. */
+  rateLimits?: Record<string, RateLimit>;
   /** What the worker should tell its operator as it starts (a payload store other machines cannot reach, say). */
   notes: string[];
 }
@@ -121,8 +124,25 @@ export function workerSettings(
     ...(deployment ? { deployment } : {}),
     logging: runtimeLoggingFromEnv(env),
     ...(bundleCache ? { bundleCache } : {}),
+    ...rateLimitsSetting(options.rateLimits, env.AGENT_RATE_LIMITS),
     notes,
   };
+}
+
+/** The option's rate limits (checked), else `AGENT_RATE_LIMITS`'s; none when neither sets any. */
+function rateLimitsSetting(
+  option: Record<string, RateLimit> | undefined,
+  variable: string | undefined,
+): { rateLimits?: Record<string, RateLimit> } {
+  if (option) {
+    for (const [model, limit] of Object.entries(option)) {
+      const problem = rateLimitProblem(model, limit);
+      if (problem) throw new TypeError(`AgentsPlugin: rateLimits: ${problem}`);
+    }
+    return Object.keys(option).length ? { rateLimits: option } : {};
+  }
+  if (!variable?.trim()) return {};
+  return { rateLimits: parseRateLimits(variable) };
 }
 
 /** The bundle cache the option, else `AGENT_BUNDLE_CACHE` (`off`, or a directory), asks for; default on. */

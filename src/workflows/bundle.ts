@@ -6,6 +6,7 @@ import { listAgentsWorkflow } from './list-agents-workflow';
 import { scheduledTurnWorkflow } from './scheduled-turn-workflow';
 import { a2aTaskWorkflow } from './a2a-task-workflow';
 import { tenantLedgerWorkflow } from './tenant-ledger-workflow';
+import { rateGovernorWorkflow } from './rate-governor-workflow';
 
 // Worker Versioning: on a versioned worker every agent workflow is Pinned, finishing on the build
 // it started on, tools and instructions included, whatever the worker's default behaviour for the
@@ -19,12 +20,13 @@ for (const workflow of pinned as ((...args: never[]) => Promise<unknown>)[])
     workflow,
   );
 
-// A tenant's ledger never ends: on a versioned worker it moves to each new build (its state is
-// plain JSON, and it holds no agent code).
-setWorkflowOptions(
-  () => (workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'AUTO_UPGRADE' } : {}),
-  tenantLedgerWorkflow,
-);
+// A tenant's ledger and a model's governor never end: on a versioned worker they move to each new
+// build (their state is plain JSON, and they hold no agent code).
+for (const workflow of [tenantLedgerWorkflow, rateGovernorWorkflow] as ((...args: never[]) => Promise<unknown>)[])
+  setWorkflowOptions(
+    () => (workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'AUTO_UPGRADE' } : {}),
+    workflow,
+  );
 
 export {
   agentWorkflow,
@@ -33,4 +35,5 @@ export {
   scheduledTurnWorkflow,
   a2aTaskWorkflow,
   tenantLedgerWorkflow,
+  rateGovernorWorkflow,
 };

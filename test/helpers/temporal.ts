@@ -88,6 +88,7 @@ export async function createTestWorker(
     encryptionKeys?: AgentWorkerOptions['encryptionKeys'];
     guardrails?: AgentWorkerOptions['guardrails'];
     streaming?: AgentWorkerOptions['streaming'];
+    rateLimits?: AgentWorkerOptions['rateLimits'];
   },
 ): Promise<{ worker: Worker; taskQueue: string }> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
@@ -109,6 +110,7 @@ export async function createTestWorker(
     encryptionKeys: options.encryptionKeys,
     guardrails: options.guardrails,
     streaming: options.streaming,
+    rateLimits: options.rateLimits,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     shutdownGraceTime: '1s',
   });

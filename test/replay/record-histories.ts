@@ -33,6 +33,7 @@ import { deploymentStatus, promoteBuild } from '../../src/client/deployments';
 import { conversationStatus, endConversation, sendMessage } from '../../src/client/conversations';
 import { readTenantUsage, setTenantBudget } from '../../src/client/tenants';
 import { tenantLedgerId } from '../../src/contracts/tenant-ledger';
+import { rateGovernorId } from '../../src/contracts/rate-governor';
 
 async function main(only: string[]): Promise<void> {
   installRuntimeLogging('ERROR');
@@ -45,8 +46,14 @@ async function main(only: string[]): Promise<void> {
   const connection = await connectClient({ address: server.address });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const client = new Client({ connection: connection.connection });
-  const worker = async (name: string, baseURL: string, provider?: 'anthropic' | 'openai-responses') =>
+  const worker = async (
+    name: string,
+    baseURL: string,
+    provider?: 'anthropic' | 'openai-responses',
+    rateLimits?: Record<string, { requestsPerMinute: number }>,
+  ) =>
     createAgentWorker({
+      ...(rateLimits ? { rateLimits } : {}),
       connection: nativeConnection,
       taskQueue: `record-${name}`,
       model:
@@ -125,6 +132,26 @@ async function main(only: string[]): Promise<void> {
       for await (const execution of client.workflow.list({ query: `WorkflowId = '${id}'` })) runs.push(execution.runId);
       const histories = await Promise.all(runs.map((runId) => client.workflow.getHandle(id, runId).fetchHistory()));
       histories.forEach((history, i) => write(`run-continue-as-new-run${runs.length - i}`, history));
+    }
+    // A model's rate governor: turns for calls at once, a 429 that pauses it, the turns after.
+    if (wanted('rate-governor')) {
+      let asked = 0;
+      const model = await startModel(() =>
+        ++asked === 2
+          ? { http: { status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after': '1' } } }
+          : answer('paced'),
+      );
+      const w = await worker('rate-governor', model.baseURL, undefined, { scripted: { requestsPerMinute: 600 } });
+      const taskQueue = 'record-rate-governor';
+      await w.runUntil(
+        Promise.all(
+          ['one', 'two', 'three'].map(async (message) =>
+            runOutcome(await startAgentRun(client, { message }, { taskQueue })),
+          ),
+        ),
+      );
+      await model.close();
+      write('rate-governor', await client.workflow.getHandle(rateGovernorId('scripted')).fetchHistory());
     }
     // A tenant's ledger: a budget set, a run's reservation and settlement, a run it refuses, usage read.
     if (wanted('tenant-ledger')) {

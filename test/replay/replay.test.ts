@@ -159,6 +159,7 @@ it('keeps histories recorded at the replay floor for every workflow type, and no
       'scheduledTurnWorkflow',
       'listAgentsWorkflow',
       'tenantLedgerWorkflow',
+      'rateGovernorWorkflow',
     ]),
   );
   const patches = files.flatMap((file) =>

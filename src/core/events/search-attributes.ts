@@ -2,7 +2,7 @@ import { runStatus } from '../run/run-result';
 import type { NextStep, RunState } from '../run/run-state';
 import type { RunStatus } from '../run/run-state';
 import type { Usage } from '../messages/chat-message';
-import { tenantProblem } from '../tenants/tenants';
+import { tenantProblem } from '../fleet/tenants';
 
 /**
  * The custom search attributes the agent workflows keep up to date, with their Temporal types.

@@ -1,6 +1,6 @@
 import type { Usage } from '../messages/chat-message';
 import type { RunState } from './run-state';
-import { TENANT_BUDGET_STOP_MESSAGE, type TenantBudgetReport } from '../tenants/tenant-ledger';
+import { TENANT_BUDGET_STOP_MESSAGE, type TenantBudgetReport } from '../fleet/tenant-ledger';
 
 /**
  * The most a run may spend (a conversation: all its turns; an agent: the agents it calls too, out

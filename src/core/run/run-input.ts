@@ -1,5 +1,5 @@
 import { agentNameProblem } from './agents';
-import { priorityKeyProblem, tenantProblem } from '../tenants/tenants';
+import { priorityKeyProblem, tenantProblem } from '../fleet/tenants';
 import { parseDuration } from '../time/duration';
 import { imagesProblem } from '../messages/images';
 import { budgetProblem } from './limits';

@@ -1,4 +1,4 @@
-import type { TenantBudgetReport } from '../tenants/tenant-ledger';
+import type { TenantBudgetReport } from '../fleet/tenant-ledger';
 import type { BudgetReport } from './limits';
 import type { GuardrailTrip } from '../guardrails/guardrail-types';
 import type { MemoryReport } from '../memory/run-memory';

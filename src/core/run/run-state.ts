@@ -1,4 +1,4 @@
-import type { TenantBudgetReport } from '../tenants/tenant-ledger';
+import type { TenantBudgetReport } from '../fleet/tenant-ledger';
 import type { GuardrailStep, GuardrailTrip, RunGuardrails } from '../guardrails/guardrail-types';
 import type { ChatMessage, ToolCall, Usage } from '../messages/chat-message';
 import type {
