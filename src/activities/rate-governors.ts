@@ -1,6 +1,8 @@
 import { Context, log } from '@temporalio/activity';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
-import type { RateGovernorStatus, RateLimit, TurnAnswer } from '../core';
+import { randomUUID } from 'node:crypto';
+import type { RateGovernorStatus, RateLimit, TurnAnswer, TurnRequest } from '../core';
+import { UpdateBatcher } from './update-batcher';
 import { DEFAULT_429_PAUSE_MS } from '../core';
 import {
   pauseModelSignal,
@@ -8,7 +10,7 @@ import {
   rateGovernorId,
   rateGovernorQuery,
   settleTokensSignal,
-  takeTurnUpdate,
+  takeTurnsUpdate,
   type RateGovernorInput,
 } from '../contracts/rate-governor';
 import type { ModelRoute } from '../models/chat-model';
@@ -33,6 +35,8 @@ export class RateGovernors {
   private warned = false;
   /** The 429s this worker got, by model: until when (epoch ms). Known here at once; elsewhere once the governor has it. */
   private readonly paused = new Map<string, number>();
+  /** Per model: this worker's calls ask for their turns together (see `UpdateBatcher`). */
+  private readonly batchers = new Map<string, UpdateBatcher<TurnRequest, TurnAnswer>>();
 
   constructor(
     private readonly limits: Readonly<Record<string, RateLimit>>,
@@ -84,26 +88,43 @@ export class RateGovernors {
     maxWaitMs: number | undefined,
     signal: AbortSignal,
   ): Promise<TurnAnswer | undefined> {
-    const client = this.client();
     try {
-      return await client.withDeadline(Date.now() + GOVERNOR_WAIT_MS, () =>
-        client.workflow.executeUpdateWithStart(takeTurnUpdate, {
-          args: [{ key, tokens, limit: model.limit, ...(maxWaitMs !== undefined ? { maxWaitMs } : {}) }],
-          updateId: `turn-${key}`,
+      return await this.batcher(model).ask({
+        key,
+        tokens,
+        limit: model.limit,
+        ...(maxWaitMs !== undefined ? { maxWaitMs } : {}),
+      });
+    } catch (err) {
+      if (signal.aborted) throw err;
+      this.unanswered(model, err);
+      return undefined;
+    }
+  }
+
+  /** The model's batcher: this worker's calls of it ask the governor together. */
+  private batcher(model: GovernedModel): UpdateBatcher<TurnRequest, TurnAnswer> {
+    let batcher = this.batchers.get(model.name);
+    if (batcher) return batcher;
+    const taskQueue = Context.current().info.taskQueue;
+    batcher = new UpdateBatcher((requests) => {
+      const client = this.client();
+      return client.withDeadline(Date.now() + GOVERNOR_WAIT_MS, () =>
+        client.workflow.executeUpdateWithStart(takeTurnsUpdate, {
+          args: [requests],
+          updateId: `turns-${randomUUID()}`,
           startWorkflowOperation: new WithStartWorkflowOperation(RATE_GOVERNOR_WORKFLOW_TYPE, {
             workflowId: rateGovernorId(model.name),
-            taskQueue: Context.current().info.taskQueue,
+            taskQueue,
             args: [{ model: model.name, limit: model.limit }],
             workflowIdConflictPolicy: 'USE_EXISTING',
             staticSummary: `rate governor of ${model.name}`,
           }),
         }),
       );
-    } catch (err) {
-      if (signal.aborted) throw err;
-      this.unanswered(model, err);
-      return undefined;
-    }
+    });
+    this.batchers.set(model.name, batcher);
+    return batcher;
   }
 
   /** The governor's status, or undefined when it does not answer. */

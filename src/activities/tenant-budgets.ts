@@ -1,8 +1,10 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
-import type { ReserveAnswer, TenantBudgetReport } from '../core';
+import { randomUUID } from 'node:crypto';
+import type { ReserveAnswer, ReserveRequest, TenantBudgetReport } from '../core';
+import { UpdateBatcher } from './update-batcher';
 import {
-  reserveBudgetUpdate,
+  reserveBudgetsUpdate,
   settleUsageSignal,
   TENANT_LEDGER_WORKFLOW_TYPE,
   tenantLedgerId,
@@ -26,6 +28,8 @@ export const NO_BUDGET_RECHECK_MS = 10_000;
 export class TenantBudgets {
   /** Tenants known to have no budget, until when. */
   private readonly unlimited = new Map<string, number>();
+  /** Per tenant: this worker's calls reserve together. */
+  private readonly batchers = new Map<string, UpdateBatcher<ReserveRequest, ReserveAnswer>>();
 
   constructor(private readonly client: () => Client) {}
 
@@ -39,17 +43,13 @@ export class TenantBudgets {
     if (known !== undefined && known > Date.now()) return;
     const { info } = Context.current();
     const key = callKey(info);
-    const client = this.client();
     let answer: ReserveAnswer;
     try {
-      // Bounded: a ledger whose task queue has no worker must not hold the call for its whole timeout.
-      answer = await client.withDeadline(Date.now() + LEDGER_WAIT_MS, () =>
-        client.workflow.executeUpdateWithStart(reserveBudgetUpdate, {
-          args: [{ key, tokens: estimate.tokens, ...(estimate.usd !== undefined ? { usd: estimate.usd } : {}) }],
-          updateId: `reserve-${key}`,
-          startWorkflowOperation: this.ledger(tenant, info.taskQueue),
-        }),
-      );
+      answer = await this.batcher(tenant, info.taskQueue).ask({
+        key,
+        tokens: estimate.tokens,
+        ...(estimate.usd !== undefined ? { usd: estimate.usd } : {}),
+      });
     } catch (err) {
       if (!/deadline/i.test(`${(err as Error).message} ${String((err as Error).cause ?? '')}`)) throw err;
       // Retried by Temporal: the ledger may be back (its worker restarting) by the next attempt.
@@ -89,6 +89,25 @@ export class TenantBudgets {
         },
       ],
     });
+  }
+
+  /** The tenant's batcher: this worker's calls of the tenant reserve together (see `UpdateBatcher`). */
+  private batcher(tenant: string, taskQueue: string): UpdateBatcher<ReserveRequest, ReserveAnswer> {
+    let batcher = this.batchers.get(tenant);
+    if (batcher) return batcher;
+    batcher = new UpdateBatcher((requests) => {
+      const client = this.client();
+      // Bounded: a ledger whose task queue has no worker must not hold the calls for their whole timeout.
+      return client.withDeadline(Date.now() + LEDGER_WAIT_MS, () =>
+        client.workflow.executeUpdateWithStart(reserveBudgetsUpdate, {
+          args: [requests],
+          updateId: `reserve-${randomUUID()}`,
+          startWorkflowOperation: this.ledger(tenant, taskQueue),
+        }),
+      );
+    });
+    this.batchers.set(tenant, batcher);
+    return batcher;
   }
 
   private ledger(tenant: string, taskQueue: string) {

@@ -14,8 +14,8 @@ export function rateGovernorId(model: string): string {
   return `rate-governor-${model.replace(/[^A-Za-z0-9._:-]/g, '_')}`;
 }
 
-/** A call asks for its turn (an Update: it is told how long to wait). */
-export const takeTurnUpdate = defineUpdate<TurnAnswer, [TurnRequest]>('takeTurn');
+/** Calls of one worker ask for their turns, together (an Update: each is told when it may go). */
+export const takeTurnsUpdate = defineUpdate<TurnAnswer[], [TurnRequest[]]>('takeTurns');
 /** What a reply really used, against its estimate (a Signal). */
 export const settleTokensSignal = defineSignal<[{ estimated: number; actual: number }]>('settleTokens');
 /** The provider answered 429: pause every call of the model until `until` (epoch ms). */

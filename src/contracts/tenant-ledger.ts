@@ -15,8 +15,8 @@ export function tenantLedgerId(tenant: string): string {
   return `tenant-ledger-${tenant}`;
 }
 
-/** A model call asks to go ahead (an Update: the caller waits for the answer). */
-export const reserveBudgetUpdate = defineUpdate<ReserveAnswer, [ReserveRequest]>('reserveBudget');
+/** Model calls of one worker ask to go ahead, together (an Update: each gets its answer, in order). */
+export const reserveBudgetsUpdate = defineUpdate<ReserveAnswer[], [ReserveRequest[]]>('reserveBudgets');
 /** A provider's reply is charged (a Signal: never waits for the ledger's worker). */
 export const settleUsageSignal = defineSignal<[SettleRequest]>('settleUsage');
 /** Sets (or with `budget` absent, removes) the tenant's budget; answers with its usage then. */

@@ -1,12 +1,15 @@
 import { allHandlersFinished, condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
-import { newRateGovernor, pauseFor429, rateGovernorStatus, settleTokens, takeTurn } from '../core';
+import { newRateGovernor, pauseFor429, rateGovernorStatus, settleTokens, takeTurns } from '../core';
 import {
   pauseModelSignal,
   rateGovernorQuery,
   settleTokensSignal,
-  takeTurnUpdate,
+  takeTurnsUpdate,
   type RateGovernorInput,
 } from '../contracts/rate-governor';
+
+/** Updates a governor run takes before it continues as new (Temporal refuses more than 2,000 a run). */
+export const MAX_UPDATES_PER_RUN = 1_500;
 
 /**
  * One model's rate governor, shared by every worker of the fleet: each call of the model asks for
@@ -18,10 +21,13 @@ import {
  */
 export async function rateGovernorWorkflow(input: RateGovernorInput): Promise<never> {
   let state = input.carry ?? newRateGovernor(input.model, input.limit, Date.now());
-  setHandler(takeTurnUpdate, (request) => {
-    const next = takeTurn(state, request, Date.now());
+  // Temporal takes at most 2,000 Updates a workflow run: continue as new well before.
+  let updates = 0;
+  setHandler(takeTurnsUpdate, (requests) => {
+    updates++;
+    const next = takeTurns(state, requests, Date.now());
     state = next.state;
-    return next.answer;
+    return next.answers;
   });
   setHandler(settleTokensSignal, ({ estimated, actual }) => {
     state = settleTokens(state, estimated, actual);
@@ -30,6 +36,8 @@ export async function rateGovernorWorkflow(input: RateGovernorInput): Promise<ne
     state = pauseFor429(state, until);
   });
   setHandler(rateGovernorQuery, () => rateGovernorStatus(state, Date.now()));
-  await condition(() => workflowInfo().continueAsNewSuggested && allHandlersFinished());
+  await condition(
+    () => (workflowInfo().continueAsNewSuggested || updates >= MAX_UPDATES_PER_RUN) && allHandlersFinished(),
+  );
   return continueAsNew<typeof rateGovernorWorkflow>({ model: input.model, limit: state.limit, carry: state });
 }

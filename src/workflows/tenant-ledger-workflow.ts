@@ -9,11 +9,14 @@ import {
   type TenantLedgerState,
 } from '../core';
 import {
-  reserveBudgetUpdate,
+  reserveBudgetsUpdate,
   setTenantBudgetUpdate,
   settleUsageSignal,
   tenantUsageQuery,
 } from '../contracts/tenant-ledger';
+
+/** Updates a ledger run takes before it continues as new (Temporal refuses more than 2,000 a run). */
+export const MAX_UPDATES_PER_RUN = 1_500;
 
 /** What the ledger starts from: its tenant, and (after continue-as-new) the state it carries. */
 export interface TenantLedgerInput {
@@ -32,10 +35,15 @@ export interface TenantLedgerInput {
  */
 export async function tenantLedgerWorkflow(input: TenantLedgerInput): Promise<never> {
   let state = input.carry ?? newTenantLedger(input.tenant, Date.now());
-  setHandler(reserveBudgetUpdate, (request) => {
-    const next = reserve(state, request, Date.now());
-    state = next.state;
-    return next.answer;
+  // Temporal takes at most 2,000 Updates a workflow run: continue as new well before.
+  let updates = 0;
+  setHandler(reserveBudgetsUpdate, (requests) => {
+    updates++;
+    return requests.map((request) => {
+      const next = reserve(state, request, Date.now());
+      state = next.state;
+      return next.answer;
+    });
   });
   setHandler(settleUsageSignal, (request) => {
     state = settle(state, request, Date.now());
@@ -54,6 +62,8 @@ export async function tenantLedgerWorkflow(input: TenantLedgerInput): Promise<ne
     },
   );
   setHandler(tenantUsageQuery, () => tenantUsage(state, Date.now()));
-  await condition(() => workflowInfo().continueAsNewSuggested && allHandlersFinished());
+  await condition(
+    () => (workflowInfo().continueAsNewSuggested || updates >= MAX_UPDATES_PER_RUN) && allHandlersFinished(),
+  );
   return continueAsNew<typeof tenantLedgerWorkflow>({ tenant: input.tenant, carry: state });
 }

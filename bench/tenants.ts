@@ -1,0 +1,268 @@
+/**
+ * `npm run bench:tenants`: one fleet, many customers.
+ *
+ * (a) The rate governor: N conversations (default 1,000), one turn each, all at once, over two
+ *     worker processes, against a scripted model that answers 429 (with Retry-After) above
+ *     --limit-rpm requests in any 60 s (default 600). The workers' AGENT_RATE_LIMITS names a little
+ *     less (--governed-rpm, default 588). Reports failed turns, 429s as a share of requests
+ *     (target <= 1%), and served requests a minute while the backlog lasted as a share of the limit
+ *     (target >= 90%).
+ * (b) Fair shares: tenant A starts --flood runs at once (default 2,000) while tenant B starts one
+ *     run a second; B's p95 time from its start to its first model call, with A's flood, over B's
+ *     p95 alone (target <= 1.5x); on a server with fairness on, then off, for comparison. The
+ *     workers are the bottleneck (few task slots), so the task queue backs up.
+ *
+ * Last line JSON: {conversations, failedTurns, rateLimitedShare, limitShare, fairP95Ratio, unfairP95Ratio}.
+ * On embedded dev servers of its own (one partition per task queue, so shares are exact). Not part of `npm test`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client } from '@temporalio/client';
+import { connectClient } from '../src/connection/client-connection';
+import { startDevServer, type DevServer } from '../src/connection/dev-server';
+import { startMessage } from '../src/client/conversations';
+import { runOutcome, startAgentRun } from '../src/client/run-agent';
+import { installRuntimeLogging } from '../src/telemetry/logging';
+import { startOpenAICompatibleServer, type ChatRequest } from '../src/testing/openai-compatible-server';
+import { percentile } from './scale-stats';
+
+const ROOT = join(__dirname, '..');
+const { values: flags } = parseArgs({
+  options: {
+    conversations: { type: 'string', default: '1000' },
+    'limit-rpm': { type: 'string', default: '600' },
+    'governed-rpm': { type: 'string', default: '588' },
+    flood: { type: 'string', default: '2000' },
+    'b-runs': { type: 'string', default: '20' },
+    only: { type: 'string' },
+  },
+});
+const CONVERSATIONS = Number(flags.conversations);
+const LIMIT = Number(flags['limit-rpm']);
+const GOVERNED = Number(flags['governed-rpm']);
+const FLOOD = Number(flags.flood);
+const B_RUNS = Number(flags['b-runs']);
+/** One partition per task queue: Temporal's fairness is exact within a partition, approximate across. */
+const ONE_PARTITION = { 'matching.numTaskqueueReadPartitions': 1, 'matching.numTaskqueueWritePartitions': 1 };
+
+function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/tenants-worker.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (/tenants worker ready/.test(out)) {
+        clearInterval(timer);
+        resolve(child);
+      } else if (child.exitCode !== null) {
+        clearInterval(timer);
+        reject(new Error(`a tenants worker did not start:\n${out}`));
+      }
+    }, 100);
+  });
+}
+
+async function onServer<T>(
+  dynamicConfig: Record<string, number | boolean>,
+  body: (client: Client, address: string) => Promise<T>,
+): Promise<T> {
+  const server: DevServer = await startDevServer(
+    { dynamicConfig, logFile: join(ROOT, '.temporal', `bench-tenants-${randomUUID().slice(0, 6)}.log`) },
+    process.env,
+  );
+  const connection = await connectClient({ address: server.address });
+  try {
+    return await body(new Client({ connection: connection.connection }), server.address);
+  } finally {
+    await connection.close();
+    await server.stop();
+  }
+}
+
+/** (a) Many conversations against a model limited to LIMIT requests a minute, through the governor. */
+async function governed(): Promise<{
+  failedTurns: number;
+  rateLimitedShare: number;
+  limitShare: number;
+  requests: number;
+}> {
+  const served: number[] = [];
+  const allServed: number[] = [];
+  let rejected = 0;
+  const model = await startOpenAICompatibleServer(async () => {
+    const now = Date.now();
+    while (served.length && served[0] <= now - 60_000) served.shift();
+    if (served.length >= LIMIT) {
+      rejected++;
+      const retryAfter = Math.max(1, Math.ceil((served[0] + 60_000 - now) / 1000));
+      return {
+        http: {
+          status: 429,
+          body: { error: { message: 'rate limited' } },
+          headers: { 'retry-after': String(retryAfter) },
+        },
+      };
+    }
+    served.push(now);
+    allServed.push(now);
+    await new Promise((r) => setTimeout(r, 150));
+    return { content: 'Hello! How can I help?' };
+  });
+  try {
+    return await onServer(ONE_PARTITION, async (client, address) => {
+      const taskQueue = `bench-tenants-a-${randomUUID().slice(0, 6)}`;
+      const env = {
+        ...process.env,
+        TEMPORAL_ADDRESS: address,
+        TASK_QUEUE: taskQueue,
+        OPENAI_BASE_URL: model.baseURL,
+        AGENT_RATE_LIMITS: JSON.stringify({ bench: { requestsPerMinute: GOVERNED } }),
+      };
+      const workers = await Promise.all([startWorker(env), startWorker(env)]);
+      try {
+        console.error(
+          `(a) ${CONVERSATIONS} conversations, one turn each, the model limited to ${LIMIT}/min, governed at ${GOVERNED}/min`,
+        );
+        const started = Date.now();
+        const results = await Promise.all(
+          Array.from({ length: CONVERSATIONS }, async (_, i) => {
+            try {
+              const sent = await startMessage(
+                client,
+                `bench-c-${i}-${randomUUID().slice(0, 4)}`,
+                { message: 'hello' },
+                { taskQueue, options: { tenant: `t${i % 10}` } },
+              );
+              const r = await sent.result();
+              return r.status === 'completed';
+            } catch {
+              return false;
+            }
+          }),
+        );
+        const failedTurns = results.filter((ok) => !ok).length;
+        const first = allServed[0] ?? started;
+        const last = allServed.at(-1) ?? started;
+        const minutes = Math.max((last - first) / 60_000, 1 / 60);
+        const perMinute = (allServed.length - 1) / minutes;
+        const requests = allServed.length + rejected;
+        console.error(
+          `    ${allServed.length} served, ${rejected} answered 429, ${failedTurns} turns failed, ${Math.round(perMinute)}/min while the backlog lasted (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+        );
+        return {
+          failedTurns,
+          rateLimitedShare: requests ? rejected / requests : 0,
+          limitShare: perMinute / LIMIT,
+          requests,
+        };
+      } finally {
+        for (const w of workers) w.kill('SIGKILL');
+      }
+    });
+  } finally {
+    await model.close();
+  }
+}
+
+/** (b) B's p95 time to its first model call, alone and with A's flood, on a server with fairness `on` or off. */
+async function fairness(on: boolean): Promise<{ alone: number; flooded: number }> {
+  const firstCall = new Map<string, number>();
+  const model = await startOpenAICompatibleServer(async (req: ChatRequest) => {
+    const message = String(req.messages.find((m) => m.role === 'user')?.content ?? '');
+    if (!firstCall.has(message)) firstCall.set(message, Date.now());
+    await new Promise((r) => setTimeout(r, 50));
+    return { content: 'ok' };
+  });
+  try {
+    return await onServer({ ...ONE_PARTITION, 'matching.enableFairness': on }, async (client, address) => {
+      const taskQueue = `bench-tenants-b-${randomUUID().slice(0, 6)}`;
+      // Few slots: the workers, not the model, are the bottleneck, so the task queue backs up.
+      const env = {
+        ...process.env,
+        TEMPORAL_ADDRESS: address,
+        TASK_QUEUE: taskQueue,
+        OPENAI_BASE_URL: model.baseURL,
+        BENCH_ACTIVITY_SLOTS: '4',
+        BENCH_WORKFLOW_SLOTS: '4',
+      };
+      const workers = await Promise.all([startWorker(env), startWorker(env)]);
+      try {
+        const bRuns = async (label: string): Promise<number[]> => {
+          const waits: Promise<number>[] = [];
+          for (let i = 0; i < B_RUNS; i++) {
+            const message = `B ${label} ${i}`;
+            const at = Date.now();
+            waits.push(
+              startAgentRun(client, { message, tenant: 'tenant-b' }, { taskQueue }).then(async (h) => {
+                await runOutcome(h);
+                return (firstCall.get(message) ?? Date.now()) - at;
+              }),
+            );
+            await new Promise((r) => setTimeout(r, 1000));
+          }
+          return Promise.all(waits);
+        };
+        const alone = percentile(await bRuns('alone'), 95);
+        // A's flood, started at once (in parallel batches), while B goes on one a second.
+        const flood = (async () => {
+          const handles = [];
+          for (let i = 0; i < FLOOD; i += 100)
+            handles.push(
+              ...(await Promise.all(
+                Array.from({ length: Math.min(100, FLOOD - i) }, (_, j) =>
+                  startAgentRun(client, { message: `A ${i + j}`, tenant: 'tenant-a' }, { taskQueue }),
+                ),
+              )),
+            );
+          return handles;
+        })();
+        await new Promise((r) => setTimeout(r, 500));
+        const flooded = percentile(await bRuns('flooded'), 95);
+        const handles = await flood;
+        const servedA = [...firstCall.keys()].filter((k) => k.startsWith('A ')).length;
+        console.error(
+          `(b) fairness ${on ? 'on ' : 'off'}: B's p95 to its first model call ${alone} ms alone, ${flooded} ms with A's ${FLOOD} runs (${servedA} of them asked the model by then)`,
+        );
+        void handles;
+        return { alone, flooded };
+      } finally {
+        for (const w of workers) w.kill('SIGKILL');
+      }
+    });
+  } finally {
+    await model.close();
+  }
+}
+
+async function main(): Promise<void> {
+  installRuntimeLogging('ERROR');
+  const only = flags.only;
+  const a = only === undefined || only === 'a' ? await governed() : undefined;
+  const fair = only === undefined || only === 'b' ? await fairness(true) : undefined;
+  const unfair = only === undefined || only === 'b' ? await fairness(false) : undefined;
+  const ratio = (r?: { alone: number; flooded: number }) =>
+    r ? Number((r.flooded / Math.max(r.alone, 1)).toFixed(2)) : null;
+  console.log(
+    JSON.stringify({
+      conversations: a ? CONVERSATIONS : null,
+      failedTurns: a?.failedTurns ?? null,
+      rateLimitedShare: a ? Number(a.rateLimitedShare.toFixed(4)) : null,
+      limitShare: a ? Number(a.limitShare.toFixed(3)) : null,
+      fairP95Ratio: ratio(fair),
+      unfairP95Ratio: ratio(unfair),
+    }),
+  );
+  process.exit(0);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
