@@ -11,6 +11,7 @@ import type { BlobStore } from '../storage/blob-store';
 import { ledgerOf, type AttemptLedger } from './attempt-ledger';
 import { keepHeartbeating, recordForNextAttempt } from './heartbeat';
 import type { ToolCallInput } from '../contracts/activity-interface';
+import type { CredentialStore } from '../tools/credential-store';
 import { toolProgressSignal, toolRetriedSignal } from '../contracts/definitions';
 import { traceToolCall } from '../telemetry/gen-ai';
 import { turnAbortSignal } from './turn-abort';
@@ -23,7 +24,13 @@ import { turnAbortSignal } from './turn-abort';
  * its own failures only: an attempt whose worker was lost does not use one up (the workflow allows
  * for such losses on top, see `WORKER_LOSSES_PER_CALL`).
  */
-export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolSource; blobs: BlobStore }) {
+export function createExecuteTool(deps: {
+  registry: ToolRegistry;
+  mcp?: McpToolSource;
+  blobs: BlobStore;
+  /** Tools' secrets per tenant (`ctx.credential`); none: every credential is undefined. */
+  credentials?: CredentialStore;
+}) {
   // Images a tool returns are stored in `blobs`, and only their references recorded.
   const { registry, blobs } = deps;
 
@@ -69,6 +76,7 @@ export function createExecuteTool(deps: { registry: ToolRegistry; mcp?: McpToolS
         progress = next;
         if (!info.isLocal) activity.heartbeat(carried());
       },
+      credential: (name) => deps.credentials?.get(name, input.tenant) ?? Promise.resolve(undefined),
       reportProgress: (report) => {
         if (info.isLocal) return;
         activity.heartbeat(carried());

@@ -9,6 +9,7 @@ import { createCallModel, defaultPricing } from './call-model';
 import { TenantBudgets } from './tenant-budgets';
 import { RateGovernors } from './rate-governors';
 import type { RateLimit } from '../core';
+import type { CredentialStore } from '../tools/credential-store';
 import { Context } from '@temporalio/activity';
 import { createSummarizeMessages } from './summarize';
 import { createSampleModel } from './sample-model';
@@ -73,6 +74,8 @@ export interface ActivityDeps {
   payloadStore?: boolean;
   /** Requests and tokens per minute by model, held by the fleet through each model's rate governor. */
   rateLimits?: Record<string, RateLimit>;
+  /** Tools' secrets per tenant, for `ctx.credential`. */
+  credentials?: CredentialStore;
 }
 
 /** The agent's activities (see {@link AgentActivities}, their contract), bound to a worker's tools, agents and model endpoint. */
@@ -112,7 +115,12 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
       tenantBudgets,
       rateGovernors,
     }),
-    executeTool: createExecuteTool({ registry: deps.registry, mcp: deps.mcp, blobs: deps.blobs }),
+    executeTool: createExecuteTool({
+      registry: deps.registry,
+      mcp: deps.mcp,
+      blobs: deps.blobs,
+      ...(deps.credentials ? { credentials: deps.credentials } : {}),
+    }),
     resolveTools: createResolveTools({ registry: deps.registry, mcp: deps.mcp }),
     resolveAgent: createResolveAgent({ agents: deps.agents, mcp: deps.mcp, registry: deps.registry }),
     listAgents: createListAgents({ agents: deps.agents, defaultModel: deps.model.model }),

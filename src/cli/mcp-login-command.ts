@@ -3,6 +3,7 @@ import { isHttpServer, loadMcpConfig, mcpServersFromEnv } from '../tools/mcp-cli
 import { loginToMcpServer } from '../tools/mcp-client/mcp-login';
 import { defaultTokenPath, McpTokenStore } from '../tools/mcp-client/mcp-oauth';
 import { parseFlags, UsageError } from './option-flags';
+import { tenantProblem } from '../core';
 
 /**
  * `durable-agents mcp login <server>`: logs in to a remote MCP server that needs OAuth, once, for
@@ -16,7 +17,10 @@ export async function mcpLogin(
   env: NodeJS.ProcessEnv,
   say: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ): Promise<void> {
-  const { values, positionals } = parseFlags(argv, { config: { type: 'string' } });
+  const { values, positionals } = parseFlags(argv, { config: { type: 'string' }, tenant: { type: 'string' } });
+  const tenantIssue = tenantProblem(values.tenant, '--tenant');
+  if (tenantIssue) throw new UsageError(tenantIssue);
+  const tenant = values.tenant;
   if (positionals.length !== 1)
     throw new UsageError(`mcp login takes the server's name, got ${positionals.length || 'none'}`);
   const [name] = positionals;
@@ -29,12 +33,21 @@ export async function mcpLogin(
     throw new UsageError(`no MCP server "${name}" in ${path} (servers: ${Object.keys(servers).join(', ') || 'none'})`);
   if (!isHttpServer(config)) throw new UsageError(`"${name}" is a stdio server: only servers reached by URL log in`);
   const store = new McpTokenStore(defaultTokenPath(env), encryptionKeysFromEnv(env));
-  const result = await loginToMcpServer(name, config, store, (url) => {
-    say(`Open this link to log in to "${name}" (${config.url}):\n\n  ${url.toString()}\n\nWaiting for the login...`);
-  });
+  const whose = tenant === undefined ? '' : ` for tenant "${tenant}"`;
+  const result = await loginToMcpServer(
+    name,
+    config,
+    store,
+    (url) => {
+      say(
+        `Open this link to log in to "${name}" (${config.url})${whose}:\n\n  ${url.toString()}\n\nWaiting for the login...`,
+      );
+    },
+    tenant === undefined ? {} : { tenant },
+  );
   say(
     result.outcome === 'already'
       ? `"${name}" needs no new login: the stored login (or its machine client) works; ${result.tools.length} tools.`
-      : `Logged in to "${name}": ${result.tools.length} tools. The login is in ${store.path}${encryptionKeysFromEnv(env)?.length ? ' (encrypted with AGENT_ENCRYPTION_KEYS)' : ''}, where the workers read it.`,
+      : `Logged in to "${name}"${whose}: ${result.tools.length} tools.${tenant === undefined ? '' : ` Runs of tenant "${tenant}" use this login, and no other tenant's runs do.`} The login is in ${store.path}${encryptionKeysFromEnv(env)?.length ? ' (encrypted with AGENT_ENCRYPTION_KEYS)' : ''}, where the workers read it.`,
   );
 }

@@ -62,6 +62,13 @@ export interface ToolContext {
    */
   reportProgress(progress: { progress: number; total?: number; message?: string }): void;
   /**
+   * A secret of the run's tenant (an API key set with `durable-agents credentials set <name>
+   * --tenant T`; for a run without a tenant, one set without `--tenant`), or undefined when none is
+   * set: a tool that acts for a customer uses that customer's key. Read on the worker; never in
+   * the run's history.
+   */
+  credential(name: string): Promise<string | undefined>;
+  /**
    * A person's answer to what this call asked with {@link ToolContext.askPerson}: `approved`
    * false when they declined, `text` what they said (an approval's or rejection's reason).
    */

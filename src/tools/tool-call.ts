@@ -144,6 +144,9 @@ export async function executeToolCall(
     askModel: () => {
       throw new Error('it asked the model, which only a durable run can do');
     },
+    // Outside a worker there is no credential store: the context given may bring its own.
+    credential: context.credential ?? (async () => undefined),
+    ...(context.tenant !== undefined ? { tenant: context.tenant } : {}),
   };
   try {
     return await toolOutcomeOf(await registry.execute(call.function.name, prepared.args, ctx));

@@ -119,6 +119,7 @@ export class AgentsPlugin extends SimplePlugin {
         payloadStore: payloads !== undefined,
         blobs: settings.blobStore,
         ...(settings.rateLimits ? { rateLimits: settings.rateLimits } : {}),
+        credentials: settings.credentials,
       }),
     });
     this.searchAttributeCheck = updates ? check : undefined;

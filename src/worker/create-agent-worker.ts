@@ -35,6 +35,8 @@ export interface AgentWorkerOptions {
   mcpServers?: McpServers;
   /** Where logins to MCP servers are kept (see `AgentsPluginOptions.mcpTokenFile`). */
   mcpTokenFile?: string;
+  /** Where tools' secrets per tenant are kept (see `AgentsPluginOptions.credentialsFile`). */
+  credentialsFile?: string;
   /** How the workflows keep their search attributes (see `AgentsPluginOptions.searchAttributes`); default `'steps'`. */
   searchAttributes?: AgentsPluginOptions['searchAttributes'];
   /** Payload encryption keys (see `AgentsPluginOptions.encryptionKeys`). Default: `AGENT_ENCRYPTION_KEYS`, else none. */
@@ -89,6 +91,7 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     client: options.client,
     mcpServers: options.mcpServers,
     ...(options.mcpTokenFile ? { mcpTokenFile: options.mcpTokenFile } : {}),
+    ...(options.credentialsFile ? { credentialsFile: options.credentialsFile } : {}),
     searchAttributes: options.searchAttributes,
     // Unset, the settings read AGENT_ENCRYPTION_KEYS, AGENT_ENCRYPTION_ALLOW_PLAINTEXT and OTEL_* instead.
     encryptionKeys: options.encryptionKeys,

@@ -92,6 +92,11 @@ export interface AgentsPluginOptions {
    */
   mcpTokenFile?: string;
   /**
+   * Where tools' secrets per tenant are kept (`ctx.credential`; `durable-agents credentials set`
+   * writes them). Default: `AGENT_CREDENTIALS`, else `~/.durable-agents/credentials.json`.
+   */
+  credentialsFile?: string;
+  /**
    * Remote A2A agents as tools (see `a2aAgent`), by tool name; default: `AGENT_A2A_CONFIG`, a
    * JSON file `{"a2aAgents": {"research": {"url", "description"?, "headers"?, "timeout"?}}}`.
    */

@@ -10,6 +10,7 @@ import { modelConfigFromEnv, type ModelConfig } from '../models/model-config';
 import { isAiSdkLanguageModel } from '../models/ai-sdk/ai-sdk-language-model';
 import { mcpServersFromEnv, type McpServers } from '../tools/mcp-client/mcp-config';
 import { defaultTokenPath, McpTokenStore } from '../tools/mcp-client/mcp-oauth';
+import { CredentialStore, defaultCredentialsPath } from '../tools/credential-store';
 import { a2aAgentsFromEnv } from '../tools/a2a-client/a2a-config';
 import type { A2AAgentOptions } from '../tools/a2a-client/a2a-agent';
 import type { BlobStore } from '../storage/blob-store';
@@ -35,6 +36,8 @@ export interface WorkerSettings {
   mcpServers: McpServers;
   /** Where logins to MCP servers are kept (`AGENT_MCP_TOKENS`; `mcp login` writes them). */
   mcpTokens: McpTokenStore;
+  /** Tools' secrets per tenant (`AGENT_CREDENTIALS`; `credentials set` writes them), for `ctx.credential`. */
+  credentials: CredentialStore;
   /** Remote A2A agents as tools (`AGENT_A2A_CONFIG`). */
   a2aAgents: A2AAgentOptions[];
   /** `AGENT_TASK_QUEUE`, else `agents` (the task queue `createAgentWorker` polls). */
@@ -114,6 +117,7 @@ export function workerSettings(
     model,
     mcpServers,
     mcpTokens: new McpTokenStore(options.mcpTokenFile ?? defaultTokenPath(env), keys),
+    credentials: new CredentialStore(options.credentialsFile ?? defaultCredentialsPath(env), keys),
     a2aAgents,
     taskQueue: options.taskQueue ?? defaultTaskQueue(env),
     ...(keys?.length ? { encryptionKeys: keys } : {}),

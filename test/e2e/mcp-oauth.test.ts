@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineAgent } from '../../src/agents/define-agent';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
+import { decideApproval, readStatus } from '../../src/client/workflow-controls';
 import { freePort } from '../../src/connection/dev-server';
 import { ToolRegistry } from '../../src/tools/registry';
 import { cleanEnv, ROOT, startTs, type Started } from '../helpers/processes';
@@ -105,6 +106,48 @@ it('logs in to an OAuth MCP server with `mcp login`, and a worker calls its tool
       const stored = JSON.parse(readFileSync(tokens, 'utf8'))[`http://localhost:${mcpPort}/mcp`];
       expect(history).not.toContain(stored.tokens.access_token);
     }
+
+    // A tenant's run uses its tenant's login, never the default one: without one, it asks a person
+    // in the run to log in for the tenant, and goes on once they approve.
+    const tenantRun = await startAgentRun(
+      t.client,
+      { agent: 'vault_reader', message: 'the note?', tenant: 'acme' },
+      { taskQueue },
+    );
+    let pending: { callId: string; question?: string } | undefined;
+    for (const deadline = Date.now() + 60_000; !pending && Date.now() < deadline;) {
+      const status = (await readStatus(t.client, tenantRun.workflowId)) as {
+        pendingApprovals?: { callId: string; question?: string }[];
+      };
+      pending = status.pendingApprovals?.[0];
+      if (!pending) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(pending?.question).toMatch(/needs a login: run `durable-agents mcp login vault --tenant acme`/);
+    const acme = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'client.ts', 'mcp', 'login', 'vault', '--tenant', 'acme'],
+      { cwd: ROOT, env: cleanEnv({ AGENT_MCP_CONFIG: config, AGENT_MCP_TOKENS: tokens }) },
+    );
+    let acmeSaid = '';
+    acme.stderr.on('data', (d) => (acmeSaid += d));
+    acme.stdout.on('data', (d) => (acmeSaid += d));
+    const acmeLink = await new Promise<string>((resolve, reject) => {
+      acme.stderr.on('data', () => {
+        const m = /Open this link to log in to "vault".* for tenant "acme":\n\n {2}(\S+)/.exec(acmeSaid);
+        if (m) resolve(m[1]);
+      });
+      acme.once('exit', (code) => reject(new Error(`mcp login --tenant exited with ${code}: ${acmeSaid}`)));
+    });
+    const acmeCallback = (await fetch(acmeLink, { redirect: 'manual' })).headers.get('location')!;
+    expect(await (await fetch(acmeCallback)).text()).toMatch(/^Logged in/);
+    expect(await new Promise<number | null>((resolve) => acme.once('exit', resolve))).toBe(0);
+    expect(acmeSaid).toContain('Runs of tenant "acme" use this login');
+    expect(Object.keys(JSON.parse(readFileSync(tokens, 'utf8'))).sort()).toEqual([
+      `http://localhost:${mcpPort}/mcp`,
+      `http://localhost:${mcpPort}/mcp#tenant=acme`,
+    ]);
+    await decideApproval(t.client, tenantRun.workflowId, { callId: pending!.callId, approve: true });
+    expect(await runOutcome(tenantRun)).toMatchObject({ status: 'completed', content: 'the vault code is 1234' });
   } finally {
     await stopWorker();
     vault.kill('SIGKILL');

@@ -89,6 +89,7 @@ export async function createTestWorker(
     guardrails?: AgentWorkerOptions['guardrails'];
     streaming?: AgentWorkerOptions['streaming'];
     rateLimits?: AgentWorkerOptions['rateLimits'];
+    credentialsFile?: string;
   },
 ): Promise<{ worker: Worker; taskQueue: string }> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
@@ -111,6 +112,7 @@ export async function createTestWorker(
     guardrails: options.guardrails,
     streaming: options.streaming,
     rateLimits: options.rateLimits,
+    ...(options.credentialsFile ? { credentialsFile: options.credentialsFile } : {}),
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     shutdownGraceTime: '1s',
   });

@@ -226,6 +226,7 @@ export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
       throw new Error('it asked the model, which only a durable run can do');
     },
     reportProgress: () => undefined,
+    credential: async () => undefined,
     ...overrides,
-  };
+  } as ToolContext;
 }

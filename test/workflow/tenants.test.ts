@@ -1,4 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CredentialStore } from '../../src/tools/credential-store';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
@@ -28,7 +32,8 @@ const whoami = defineTool({
   name: 'whoami',
   description: 'Says whom the run works for',
   parameters: z.object({}),
-  execute: (_args, ctx) => `tenant=${ctx.tenant ?? 'none'}`,
+  execute: async (_args, ctx) =>
+    `tenant=${ctx.tenant ?? 'none'} key=${(await ctx.credential('weather_key')) ?? 'none'}`,
 });
 const helper = defineAgent({
   name: 'helper',
@@ -49,7 +54,13 @@ function model(req: ChatRequest) {
 
 async function withWorker(body: (taskQueue: string) => Promise<void>): Promise<void> {
   const m = await startModel(model);
+  // Tools' secrets per tenant, as `credentials set` writes them: one for initech, one for runs without a tenant.
+  const credentialsFile = join(mkdtempSync(join(tmpdir(), 'credentials-')), 'credentials.json');
+  const store = new CredentialStore(credentialsFile);
+  await store.set('weather_key', 'initech-key', 'initech');
+  await store.set('weather_key', 'shared-key');
   const { worker, taskQueue } = await createTestWorker(temporal(), {
+    credentialsFile,
     baseURL: m.baseURL,
     registry: new ToolRegistry().register(whoami),
     agents: [boss, helper],
@@ -62,7 +73,11 @@ it('records a run’s tenant and gives it to its tools and its child agents, wit
   await withWorker(async (taskQueue) => {
     const handle = await startAgentRun(client, { agent: 'boss', message: 'go', tenant: 'initech' }, { taskQueue });
     const outcome = await runOutcome(handle);
-    expect(outcome).toMatchObject({ status: 'completed', content: 'boss heard: tenant=initech', tenant: 'initech' });
+    expect(outcome).toMatchObject({
+      status: 'completed',
+      content: 'boss heard: tenant=initech key=initech-key',
+      tenant: 'initech',
+    });
     const described = await handle.describe();
     expect(described.searchAttributes.AgentTenant).toEqual(['initech']);
     // The agent's priority key, the tenant's fairness key.
@@ -82,7 +97,7 @@ it('records a run’s tenant and gives it to its tools and its child agents, wit
 
     // A run without a tenant has none, and a tool hears so.
     const plain = await runOutcome(await startAgentRun(client, { agent: 'helper', message: 'who?' }, { taskQueue }));
-    expect(plain).toMatchObject({ content: 'tenant=none' });
+    expect(plain).toMatchObject({ content: 'tenant=none key=shared-key' });
     expect(plain.tenant).toBeUndefined();
 
     await expect(startAgentRun(client, { message: 'x', tenant: 'no spaces' }, { taskQueue })).rejects.toThrow(

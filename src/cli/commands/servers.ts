@@ -66,7 +66,7 @@ export const mcpCommand = defineCommand({
   summary: 'serve the agents as MCP tools (stdio or HTTP)',
   server: true,
   page: (me) => `usage: ${me} mcp [--http] [--port 3001] [--host 127.0.0.1] [--agents a,b]
-       ${me} mcp login <server> [--config mcp.json]
+       ${me} mcp login <server> [--tenant T] [--config mcp.json]
 
   Serves the named agents of the task queue's workers as MCP tools, one per agent, so MCP clients
   (IDEs, desktop assistants, other agents) can call them. Over stdio by default (the client starts
@@ -79,7 +79,9 @@ export const mcpCommand = defineCommand({
   mcp login <server> logs in, once, to a remote MCP server the workers use that needs OAuth (the
   server as AGENT_MCP_CONFIG or --config names it): it prints a link to open, takes the redirect
   on a loopback port, and keeps the login in the workers' token file (AGENT_MCP_TOKENS, default
-  ~/.durable-agents/mcp-tokens.json; encrypted with AGENT_ENCRYPTION_KEYS when set).`,
+  ~/.durable-agents/mcp-tokens.json; encrypted with AGENT_ENCRYPTION_KEYS when set). With
+  --tenant T the login is that customer's: runs of tenant T use it, and no other's runs do (a
+  tenant's run without a login of its own asks a person to log in, with the command).`,
   parse: (args) => (args[0] === 'login' ? { login: args.slice(1) } : { serve: parseMcpArgs(args) }),
   run: async (command, { target }) => {
     if (command.login) await (await import('../mcp-login-command')).mcpLogin(command.login, target.settings.env);

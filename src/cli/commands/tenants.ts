@@ -1,6 +1,7 @@
 import { defineCommand } from '../command';
 import { parseTenantsArgs, TENANTS_USAGE } from '../tenants-command';
 import { JSON_HELP } from './conversation-kinds';
+import { CREDENTIALS_USAGE, parseCredentialsArgs } from '../credentials-command';
 
 /** `tenants`: budgets, usage and shares of the customers one fleet serves. */
 export const tenantsCommand = defineCommand({
@@ -25,5 +26,22 @@ ${JSON_HELP}`,
   run: async (command, { target, io }) => (await import('../tenants-command')).runTenantsCommand(command, target, io),
 });
 
+/** `credentials`: tools' API keys per tenant. */
+export const credentialsCommand = defineCommand({
+  name: 'credentials',
+  group: 'Tenants',
+  synopsis: 'credentials set|list|delete',
+  summary: "tools' API keys per tenant (ctx.credential)",
+  talksToTemporal: false,
+  page: () => `${CREDENTIALS_USAGE}
+
+  Tools' secrets per customer: a tool reads its run's tenant's with ctx.credential("<name>"); a run
+  without a tenant reads those set without --tenant. Kept where the workers read them
+  (AGENT_CREDENTIALS, default ~/.durable-agents/credentials.json, mode 0600; encrypted with
+  AGENT_ENCRYPTION_KEYS when set), never in a run's history. set reads the secret from stdin.`,
+  parse: (args) => parseCredentialsArgs(args),
+  run: async (command, { env, io }) => (await import('../credentials-command')).runCredentialsCommand(command, env, io),
+});
+
 /** The commands of "Tenants". */
-export const TENANT_COMMANDS = [tenantsCommand];
+export const TENANT_COMMANDS = [tenantsCommand, credentialsCommand];

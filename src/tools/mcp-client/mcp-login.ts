@@ -28,15 +28,20 @@ export async function loginToMcpServer(
   config: McpHttpServer,
   store: McpTokenStore,
   openAuthorization: (url: URL) => void | Promise<void>,
-  options: { timeoutMs?: number } = {},
+  /** `tenant`: the login is that tenant's, used by its runs only (`mcp login <server> --tenant T`). */
+  options: { timeoutMs?: number; tenant?: string } = {},
 ): Promise<McpLoginResult> {
   const oauth = config.oauth ?? {};
   const callback = await loopbackCallback(oauth.redirectUrl);
   try {
-    const provider = mcpAuthProvider(name, config.url, oauth, store, {
-      redirectUrl: callback.redirectUrl,
-      openAuthorization,
-    });
+    const provider = mcpAuthProvider(
+      name,
+      config.url,
+      oauth,
+      store,
+      { redirectUrl: callback.redirectUrl, openAuthorization },
+      options.tenant,
+    );
     const transport = new StreamableHTTPClientTransport(new URL(config.url), {
       authProvider: provider,
       requestInit: { headers: config.headers ?? {} },

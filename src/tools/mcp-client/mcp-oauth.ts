@@ -1,9 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import type { Payload } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
+import { join } from 'node:path';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ClientCredentialsProvider, PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import type {
@@ -11,7 +8,8 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { EncryptionCodec, type EncryptionKey } from '../../codec/encryption-codec';
+import type { EncryptionKey } from '../../codec/encryption-codec';
+import { SealedJsonFile } from '../../storage/sealed-file';
 
 /**
  * OAuth 2.1 for remote MCP servers, on the SDK's auth (discovery of the protected resource and its
@@ -69,51 +67,23 @@ interface StoredLogin {
  * (a test, a process that logs in for itself).
  */
 export class McpTokenStore {
-  private memory: Record<string, StoredLogin> = {};
+  private readonly file: SealedJsonFile<Record<string, StoredLogin>>;
 
   constructor(
     readonly path?: string,
-    private readonly keys?: readonly EncryptionKey[],
-  ) {}
+    keys?: readonly EncryptionKey[],
+  ) {
+    this.file = new SealedJsonFile(path, keys, () => ({}), 'durable-agents mcp login <server>');
+  }
 
   async get(server: string): Promise<StoredLogin> {
-    return (await this.readAll())[server] ?? {};
+    return (await this.file.read())[server] ?? {};
   }
 
   async update(server: string, change: (login: StoredLogin) => StoredLogin): Promise<void> {
-    const all = await this.readAll();
+    const all = await this.file.read();
     all[server] = change(all[server] ?? {});
-    await this.writeAll(all);
-  }
-
-  private async readAll(): Promise<Record<string, StoredLogin>> {
-    if (!this.path) return structuredClone(this.memory);
-    if (!existsSync(this.path)) return {};
-    const raw = readFileSync(this.path, 'utf8').trim();
-    if (!raw) return {};
-    if (raw.startsWith('{')) return JSON.parse(raw) as Record<string, StoredLogin>;
-    if (!this.keys?.length)
-      throw new Error(
-        `${this.path} is encrypted: set AGENT_ENCRYPTION_KEYS to the keys it was written with (or log in again: durable-agents mcp login <server>)`,
-      );
-    const payload = temporal.api.common.v1.Payload.decode(Buffer.from(raw, 'base64')) as Payload;
-    const [plain] = await new EncryptionCodec(this.keys).decode([payload]);
-    return JSON.parse(Buffer.from(plain.data ?? []).toString('utf8')) as Record<string, StoredLogin>;
-  }
-
-  private async writeAll(all: Record<string, StoredLogin>): Promise<void> {
-    if (!this.path) return void (this.memory = structuredClone(all));
-    let text = JSON.stringify(all, null, 2);
-    if (this.keys?.length) {
-      const plain: Payload = { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(text) };
-      const [sealed] = await new EncryptionCodec(this.keys).encode([plain]);
-      text = Buffer.from(temporal.api.common.v1.Payload.encode(sealed).finish()).toString('base64');
-    }
-    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-    const temp = `${this.path}.${randomBytes(4).toString('hex')}.tmp`;
-    writeFileSync(temp, `${text}\n`, { mode: 0o600 });
-    renameSync(temp, this.path);
-    chmodSync(this.path, 0o600);
+    await this.file.write(all);
   }
 }
 
@@ -129,6 +99,8 @@ export function mcpAuthProvider(
   oauth: McpOAuthConfig,
   store: McpTokenStore,
   login?: LoginHooks,
+  /** Whose login (`mcp login <server> --tenant T`): a tenant's runs use their tenant's, never another's. */
+  tenant?: string,
 ): OAuthClientProvider {
   if (oauth.grant === 'client_credentials') {
     if (oauth.clientId && oauth.privateKey)
@@ -150,7 +122,12 @@ export function mcpAuthProvider(
       ...(oauth.scope ? { scope: oauth.scope } : {}),
     });
   }
-  return new StoredLoginProvider(name, url, oauth, store, login);
+  return new StoredLoginProvider(name, url, oauth, store, login, tenant);
+}
+
+/** Where the token file keeps a login: the server's URL, and the tenant's name for a tenant's login. */
+export function loginKey(url: string, tenant?: string): string {
+  return tenant === undefined ? url : `${url}#tenant=${tenant}`;
 }
 
 /** What `mcp login` adds to a provider: the redirect it listens on, and how the person is sent to log in. */
@@ -169,7 +146,13 @@ class StoredLoginProvider implements OAuthClientProvider {
     private readonly oauth: McpOAuthConfig,
     private readonly store: McpTokenStore,
     private readonly login?: LoginHooks,
+    private readonly tenant?: string,
   ) {}
+
+  /** This login's entry in the token file. */
+  private get key(): string {
+    return loginKey(this.url, this.tenant);
+  }
 
   get clientMetadataUrl(): string | undefined {
     return this.oauth.clientMetadataUrl;
@@ -200,7 +183,7 @@ class StoredLoginProvider implements OAuthClientProvider {
         client_id: this.oauth.clientId,
         ...(this.oauth.clientSecret ? { client_secret: this.oauth.clientSecret } : {}),
       };
-    const client = (await this.store.get(this.url)).client;
+    const client = (await this.store.get(this.key)).client;
     // A worker registers no client: it cannot log in (and a client registered for no redirect
     // would be the one `mcp login` found later).
     if (!client && !this.login && !this.oauth.clientMetadataUrl) throw this.loginNeeded();
@@ -211,15 +194,15 @@ class StoredLoginProvider implements OAuthClientProvider {
   }
 
   async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
-    await this.store.update(this.url, (login) => ({ ...login, client }));
+    await this.store.update(this.key, (login) => ({ ...login, client }));
   }
 
   async tokens(): Promise<OAuthTokens | undefined> {
-    return (await this.store.get(this.url)).tokens;
+    return (await this.store.get(this.key)).tokens;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
-    await this.store.update(this.url, (login) => ({ ...login, tokens, savedAt: Date.now() }));
+    await this.store.update(this.key, (login) => ({ ...login, tokens, savedAt: Date.now() }));
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {
@@ -229,22 +212,22 @@ class StoredLoginProvider implements OAuthClientProvider {
 
   private loginNeeded(): McpLoginNeeded {
     return new McpLoginNeeded(
-      `the MCP server "${this.name}" (${this.url}) needs a login: run \`durable-agents mcp login ${this.name}\` with the workers' AGENT_MCP_CONFIG and token file (${this.store.path ?? 'AGENT_MCP_TOKENS'})`,
+      `the MCP server "${this.name}" (${this.url}) needs a login: run \`durable-agents mcp login ${this.name}${this.tenant !== undefined ? ` --tenant ${this.tenant}` : ''}\` with the workers' AGENT_MCP_CONFIG and token file (${this.store.path ?? 'AGENT_MCP_TOKENS'})`,
     );
   }
 
   async saveCodeVerifier(codeVerifier: string): Promise<void> {
-    await this.store.update(this.url, (login) => ({ ...login, codeVerifier }));
+    await this.store.update(this.key, (login) => ({ ...login, codeVerifier }));
   }
 
   async codeVerifier(): Promise<string> {
-    const verifier = (await this.store.get(this.url)).codeVerifier;
+    const verifier = (await this.store.get(this.key)).codeVerifier;
     if (!verifier) throw new Error(`no login under way for ${this.url}: run durable-agents mcp login ${this.name}`);
     return verifier;
   }
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
-    await this.store.update(this.url, (login) => {
+    await this.store.update(this.key, (login) => {
       if (scope === 'all') return {};
       if (scope === 'client') return { ...login, client: undefined };
       if (scope === 'tokens') return { ...login, tokens: undefined };

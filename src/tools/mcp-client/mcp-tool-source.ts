@@ -38,6 +38,8 @@ const CALL_ERRORS = new Set<number>([
 /** One server's connection and what it offers. */
 interface ServerState {
   config: McpServerConfig;
+  /** A tenant's own connection to a server with logins (`mcp login --tenant`): made with its login. */
+  tenant?: string;
   client?: Client;
   connecting?: Promise<Client>;
   /** LLM-facing tool names registered for this server. */
@@ -72,6 +74,8 @@ export interface McpLogger {
  */
 export class McpToolSource {
   private readonly servers = new Map<string, ServerState>();
+  /** Tenants' own connections to servers people log in to (see `stateFor`). */
+  private readonly tenantStates = new Map<string, ServerState>();
 
   private readonly logger: McpLogger;
   private readonly tokens: McpTokenStore;
@@ -155,13 +159,31 @@ export class McpToolSource {
   /** Closes every connection (stdio servers exit). */
   async close(): Promise<void> {
     await Promise.all(
-      [...this.servers.values()].map(async (state) => {
+      [...this.servers.values(), ...this.tenantStates.values()].map(async (state) => {
         const client = state.client ?? (await state.connecting?.catch(() => undefined));
         state.client = undefined;
         state.connecting = undefined;
         await client?.close().catch(() => undefined);
       }),
     );
+  }
+
+  /**
+   * The connection state a call of `tenant` uses: a server that people log in to (`oauth` with the
+   * authorization code grant) gets a connection per tenant, made with that tenant's login; other
+   * servers (and runs without a tenant) share the server's one.
+   */
+  private stateFor(server: string, tenant: string | undefined): ServerState {
+    const base = this.state(server);
+    const oauth = isHttpServer(base.config) ? base.config.oauth : undefined;
+    if (tenant === undefined || !oauth || oauth.grant === 'client_credentials') return base;
+    const key = `${server}\u0000${tenant}`;
+    let state = this.tenantStates.get(key);
+    if (!state) {
+      state = { ...base, tenant, client: undefined, connecting: undefined, inflight: new Set(), calls: new Set() };
+      this.tenantStates.set(key, state);
+    }
+    return state;
   }
 
   private state(server: string): ServerState {
@@ -228,8 +250,8 @@ export class McpToolSource {
   }
 
   /** The server's client, connecting first when there is none (or the last one closed). */
-  private connection(server: string): Promise<Client> {
-    const state = this.state(server);
+  private connection(server: string, tenant?: string): Promise<Client> {
+    const state = this.stateFor(server, tenant);
     if (state.client) return Promise.resolve(state.client);
     state.connecting ??= this.connect(server, state).finally(() => (state.connecting = undefined));
     return state.connecting;
@@ -246,7 +268,9 @@ export class McpToolSource {
     const transport = isHttpServer(config)
       ? new StreamableHTTPClientTransport(new URL(config.url), {
           requestInit: { headers: config.headers ?? {} },
-          ...(config.oauth ? { authProvider: mcpAuthProvider(server, config.url, config.oauth, this.tokens) } : {}),
+          ...(config.oauth
+            ? { authProvider: mcpAuthProvider(server, config.url, config.oauth, this.tokens, undefined, state.tenant) }
+            : {}),
         })
       : new StdioClientTransport({
           command: config.command,
@@ -280,8 +304,8 @@ export class McpToolSource {
   }
 
   /** Drops a connection that failed, so the next call (Temporal's retry) opens a new one. */
-  private reset(server: string, client: Client): void {
-    const state = this.state(server);
+  private reset(server: string, client: Client, tenant?: string): void {
+    const state = this.stateFor(server, tenant);
     if (state.client === client) state.client = undefined;
     void client.close().catch(() => undefined);
   }
@@ -295,14 +319,14 @@ export class McpToolSource {
   ): Promise<string | ToolOutput> {
     let client: Client;
     try {
-      client = await this.connection(server);
+      client = await this.connection(server, ctx.tenant);
     } catch (err) {
       const login = loginNeeded(err);
       // A person logs in (mcp login), then approves: the call is made again with their login.
       if (login) return ctx.askPerson(`${login.message}. Then approve this call to try again.`);
       throw unavailable(server, err);
     }
-    const state = this.state(server);
+    const state = this.stateFor(server, ctx.tenant);
     let fail: (err: Error) => void = () => undefined;
     const lost = new Promise<never>((_, reject) => (fail = reject));
     lost.catch(() => undefined);
@@ -348,12 +372,12 @@ export class McpToolSource {
       if (err instanceof AskModel) return ctx.askModel(err.question);
       const login = loginNeeded(err);
       if (login) {
-        this.reset(server, client);
+        this.reset(server, client, ctx.tenant);
         return ctx.askPerson(`${login.message}. Then approve this call to try again.`);
       }
       if (err instanceof ToolError || ctx.signal.aborted) throw err;
       if (err instanceof McpError && CALL_ERRORS.has(err.code)) throw new ToolError(`${tool}: ${err.message}`);
-      this.reset(server, client);
+      this.reset(server, client, ctx.tenant);
       throw unavailable(server, err);
     } finally {
       state.inflight.delete(fail);
