@@ -1,3 +1,4 @@
+import { TENANT_BUDGET_STOP_MESSAGE, type TenantBudgetReport } from '../fleet/tenant-ledger';
 import { approvalOf, pendingApprovals } from '../tool-calls/approvals';
 import { shouldReturnImmediately } from '../tool-calls/tool-results';
 import { REACT_PARSE_ERROR_TOOL } from './react-parser';
@@ -364,4 +365,16 @@ function sameJson(a: unknown, b: unknown): boolean {
     ka.length === kb.length &&
     ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
   );
+}
+
+/**
+ * The run stops because its tenant's budget is spent (its model call was refused by the tenant's
+ * ledger before it asked the model): status `budget_exceeded`, with the tenant's figures.
+ */
+export function stopForTenantBudget(state: RunState, report: TenantBudgetReport): RunState {
+  return {
+    ...state,
+    tenantBudget: report,
+    phase: { kind: 'done', status: 'budget_exceeded', content: TENANT_BUDGET_STOP_MESSAGE },
+  };
 }

@@ -1,6 +1,4 @@
 import type { Usage } from '../messages/chat-message';
-import type { RunState } from './run-state';
-import { TENANT_BUDGET_STOP_MESSAGE, type TenantBudgetReport } from '../fleet/tenant-ledger';
 
 /**
  * The most a run may spend (a conversation: all its turns; an agent: the agents it calls too, out
@@ -127,15 +125,3 @@ export function iterationLimitReached(iterations: number, maxIterations: number)
 
 /** The fewest history events a run's `continueAsNewAfter` may name: a run must get somewhere in each. */
 export const MIN_CONTINUE_AS_NEW_AFTER = 100;
-
-/**
- * The run stops because its tenant's budget is spent (its model call was refused by the tenant's
- * ledger before it asked the model): status `budget_exceeded`, with the tenant's figures.
- */
-export function stopForTenantBudget(state: RunState, report: TenantBudgetReport): RunState {
-  return {
-    ...state,
-    tenantBudget: report,
-    phase: { kind: 'done', status: 'budget_exceeded', content: TENANT_BUDGET_STOP_MESSAGE },
-  };
-}
