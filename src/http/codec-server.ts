@@ -1,7 +1,15 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import { accessChecker, requestUrl, sendBadTarget, tokenMatches, TOKEN_COOKIE, type HttpAccessOptions } from './access';
+import {
+  accessChecker,
+  requestScope,
+  requestUrl,
+  sendBadTarget,
+  tokenMatches,
+  TOKEN_COOKIE,
+  type HttpAccessOptions,
+} from './access';
 import { HttpError, readBody, sendError } from './http-io';
 
 /** Options of {@link createCodecServer}. */
@@ -53,6 +61,13 @@ export function createCodecServer(options: CodecServerOptions): Server {
     if (!url) return sendBadTarget(res);
     if (req.method === 'GET' && url.pathname === '/') return welcome(req, res, url, tokens);
     if (checkAccess(req, res) === 'answered') return;
+    // A tenant's token sees its own runs only: decoding any payload of the namespace is an operator's.
+    if (requestScope(req, options.access).tenant !== undefined)
+      return send(res, 403, {
+        error:
+          "the codec server decodes every tenant's payloads: it takes admin tokens (AGENT_HTTP_TOKENS entries without =<tenant>)",
+        errorType: 'Http.Forbidden',
+      });
     if (req.method !== 'POST' || (url.pathname !== '/decode' && url.pathname !== '/encode')) {
       return send(res, 404, {
         error: 'the codec endpoints are POST /decode and POST /encode',

@@ -41,7 +41,8 @@ export interface ExecuteAgentOptions extends AgentInput {
 export async function executeAgent<O = unknown>(options: ExecuteAgentOptions): Promise<RecordedTurnResult<O>> {
   const { workflowId, taskQueue, childOptions, ...given } = options;
   // A child works for its parent's tenant unless told otherwise (Temporal carries the priority).
-  const tenant = given.tenant ?? parentTenant();
+  const inherited = parentTenant();
+  const tenant = given.tenant ?? inherited;
   const input: AgentInput = tenant === undefined ? given : { ...given, tenant };
   const id = workflowId ?? agentWorkflowId(input.message, uuid4().replace(/-/g, '').slice(0, 6));
   try {
@@ -51,8 +52,13 @@ export async function executeAgent<O = unknown>(options: ExecuteAgentOptions): P
       workflowId: id,
       taskQueue: taskQueue ?? workflowInfo().taskQueue,
       staticSummary: childOptions?.staticSummary ?? runSummary(input.message),
-      ...(tenant !== undefined && childOptions?.typedSearchAttributes === undefined
+      // The attribute only where the namespace has it (the parent has it): an unknown one fails the task.
+      ...(tenant !== undefined && inherited !== undefined && childOptions?.typedSearchAttributes === undefined
         ? { typedSearchAttributes: [{ key: TENANT_KEY, value: tenant }] }
+        : {}),
+      // A child for another tenant than its parent's is dispatched by that tenant's share.
+      ...(given.tenant !== undefined && given.tenant !== inherited && childOptions?.priority === undefined
+        ? { priority: { fairnessKey: given.tenant } }
         : {}),
     });
   } catch (err) {

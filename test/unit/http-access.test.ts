@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { createHttpApi } from '../../src/http/http-api';
+import { createCodecServer } from '../../src/http/codec-server';
 import { signedDelivery } from '../../src/http/event-routes';
 import {
   FAILED_AUTH_PER_MINUTE,
@@ -88,6 +89,28 @@ describe('HTTP access rules', () => {
     // Without tenants every token is an admin's.
     expect(requestScope(asking('acme-token-0123456789'), { tokens: ['acme-token-0123456789'] })).toEqual({});
     expect(() => httpAccessFromEnv({ AGENT_HTTP_TOKENS: 'short=acme' })).toThrow(/token 1 is shorter than 16/);
+  });
+
+  it('the codec server (every tenant’s payloads) takes admin tokens only', async () => {
+    const codec = { encode: async (p: unknown[]) => p, decode: async (p: unknown[]) => p };
+    const access = {
+      tokens: ['admin-token-0123456789', 'acme-token-0123456789'],
+      tenants: { 'acme-token-0123456789': 'acme' },
+    };
+    const server = createCodecServer({ codec: codec as never, access });
+    server.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/decode`;
+    const decode = (token: string) =>
+      fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{"payloads":[]}' });
+    try {
+      expect((await decode('admin-token-0123456789')).status).toBe(200);
+      const refused = await decode('acme-token-0123456789');
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toMatchObject({ error: expect.stringContaining('takes admin tokens') });
+    } finally {
+      server.close();
+    }
   });
 
   it('refuse pages of other sites, and let a page on this machine call the API on this machine', () => {

@@ -64,3 +64,36 @@ it('does not fall back on a mistake the next model would make too (a bad key fai
   expect(outcome).toMatchObject({ status: 'failed', errorType: 'ModelCall.Auth' });
   expect(llm.requests).toHaveLength(1);
 });
+
+it('falls back to the next model when its model’s turn at the fleet’s rate limit is further off than maxWaitMs', async () => {
+  // One request a minute for the primary: the second run's turn is a minute away, more than it may wait.
+  const llm = await startModel((req: ChatRequest) => answer(`Answered by ${req.model}.`));
+  const { worker, taskQueue } = await createTestWorker(temporal(), {
+    baseURL: llm.baseURL,
+    rateLimits: { 'gpt-primary': { requestsPerMinute: 1, maxWaitMs: 2_000 } },
+    agents: [
+      defineAgent({ name: 'patient', instructions: 'Answer.', tools: [], model: ['gpt-primary', 'gpt-backup'] }),
+    ],
+  });
+  const outcomes = await worker.runUntil(async () => {
+    const first = await runOutcome(
+      await startAgentRun(temporal().client, { agent: 'patient', message: 'one' }, { taskQueue }),
+    );
+    const second = await startAgentRun(temporal().client, { agent: 'patient', message: 'two' }, { taskQueue });
+    const events = [];
+    const outcome = await runOutcome(second);
+    for await (const e of streamEvents(temporal().client, second.workflowId, { after: -1 })) events.push(e);
+    return { first, second: outcome, events };
+  });
+  expect(outcomes.first).toMatchObject({ status: 'completed', content: 'Answered by gpt-primary.' });
+  expect(outcomes.second).toMatchObject({ status: 'completed', content: 'Answered by gpt-backup.' });
+  expect(outcomes.events.find((e) => e.type === 'model_fallback')).toMatchObject({
+    from: 'gpt-primary',
+    to: 'gpt-backup',
+    error: expect.stringMatching(
+      /^ModelCall\.RateLimit: gpt-primary is at its rate limit: this call's turn is \d+ s away, more than its maxWaitMs/,
+    ),
+  });
+  // The primary was asked once: the second run never waited for its turn.
+  expect(llm.requests.map((r) => r.model)).toEqual(['gpt-primary', 'gpt-backup']);
+});

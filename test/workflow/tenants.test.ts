@@ -113,7 +113,7 @@ const GLOBEX = 'globex-token-0123456789';
 it('keeps each tenant’s token to its own tenant’s conversations, runs and tasks on every surface', async () => {
   const { client } = temporal();
   await withWorker(async (taskQueue) => {
-    const access = { tokens: [ADMIN, ACME, GLOBEX], tenants: { [ACME]: 'acme', [GLOBEX]: 'globex' } };
+    const access = { tokens: [ADMIN, ACME, GLOBEX], tenants: { [ACME]: 'acme-w', [GLOBEX]: 'globex' } };
     const api = await startHttpApi({ client, taskQueue, access });
     const mcpServer = createMcpHttpServer({ client, taskQueue, agents: [] }, access);
     mcpServer.listen(0, '127.0.0.1');
@@ -132,7 +132,7 @@ it('keeps each tenant’s token to its own tenant’s conversations, runs and ta
       expect((await post(ACME, '/runs', { message: 'x', tenant: 'globex' })).status).toBe(403);
 
       // Tenant A sees its conversation; tenant B gets 404 everywhere, as if it did not exist.
-      expect(await (await get(ACME, `/conversations/${id}`)).json()).toMatchObject({ tenant: 'acme' });
+      expect(await (await get(ACME, `/conversations/${id}`)).json()).toMatchObject({ tenant: 'acme-w' });
       for (const path of [
         `/conversations/${id}`,
         `/conversations/${id}/events`,
@@ -150,22 +150,25 @@ it('keeps each tenant’s token to its own tenant’s conversations, runs and ta
       // Lists: a tenant's only its own; asking for another tenant's is refused.
       let mine = { runs: [] as unknown[] };
       await eventually(async () => (mine = await (await get(ACME, '/conversations')).json()).runs.length === 1);
-      expect(mine.runs[0]).toMatchObject({ workflowId: id, tenant: 'acme' });
+      expect(mine.runs[0]).toMatchObject({ workflowId: id, tenant: 'acme-w' });
       expect((await (await get(GLOBEX, '/conversations')).json()).runs).toEqual([]);
-      expect((await get(GLOBEX, '/conversations?tenant=acme')).status).toBe(403);
-      expect((await (await get(ADMIN, '/conversations?tenant=acme')).json()).runs).toHaveLength(1);
+      expect((await get(GLOBEX, '/conversations?tenant=acme-w')).status).toBe(403);
+      expect((await (await get(ADMIN, '/conversations?tenant=acme-w')).json()).runs).toHaveLength(1);
 
       // Tenants' budgets: set with an admin token only; a tenant reads its own usage, no other's.
       const put = (token: string, path: string, body: unknown) =>
         fetch(`${api.base}${path}`, { method: 'PUT', headers: as(token), body: JSON.stringify(body) });
-      expect((await put(ACME, '/tenants/acme/budget', { tokens: 1_000_000, per: 'day' })).status).toBe(403);
-      expect((await put(ADMIN, '/tenants/acme/budget', { tokens: 0, per: 'day' })).status).toBe(400);
-      const budget = await put(ADMIN, '/tenants/acme/budget', { tokens: 1_000_000, per: 'day' });
-      expect(await budget.json()).toMatchObject({ tenant: 'acme', budget: { tokens: 1_000_000, per: 'day' } });
-      expect(await (await get(ACME, '/tenants/acme')).json()).toMatchObject({ tenant: 'acme', budget: { per: 'day' } });
+      expect((await put(ACME, '/tenants/acme-w/budget', { tokens: 1_000_000, per: 'day' })).status).toBe(403);
+      expect((await put(ADMIN, '/tenants/acme-w/budget', { tokens: 0, per: 'day' })).status).toBe(400);
+      const budget = await put(ADMIN, '/tenants/acme-w/budget', { tokens: 1_000_000, per: 'day' });
+      expect(await budget.json()).toMatchObject({ tenant: 'acme-w', budget: { tokens: 1_000_000, per: 'day' } });
+      expect(await (await get(ACME, '/tenants/acme-w')).json()).toMatchObject({
+        tenant: 'acme-w',
+        budget: { per: 'day' },
+      });
       expect((await get(ACME, '/tenants/globex')).status).toBe(404);
       const seen = (await (await get(ACME, '/tenants')).json()).tenants.map((u: { tenant: string }) => u.tenant);
-      expect(seen).toEqual(['acme']);
+      expect(seen).toEqual(['acme-w']);
 
       // A2A: tenant A's task is not found by tenant B.
       const rpc = async (token: string, method: string, params: unknown) =>
@@ -202,7 +205,7 @@ it('keeps each tenant’s token to its own tenant’s conversations, runs and ta
       const b = await mcp(GLOBEX);
       try {
         const read = await a.readResource({ uri: `durable-agents://conversations/${id}` });
-        expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ status: { tenant: 'acme' } });
+        expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ status: { tenant: 'acme-w' } });
         await expect(b.readResource({ uri: `durable-agents://conversations/${id}` })).rejects.toThrow(
           /no run or conversation .* exists/,
         );
