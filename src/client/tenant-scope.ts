@@ -63,10 +63,3 @@ export async function checkInScope(
   if (owner === null || inScope(scope, owner)) return;
   throw new ClientError('not_found', `no ${what} "${workflowId}" exists`, workflowId);
 }
-
-/** Forgets what {@link workflowOwner} remembers of an id (its workflow was just started, with this owner). */
-export function rememberOwner(client: Client, workflowId: string, owner: string | undefined): void {
-  let cache = owners.get(client);
-  if (!cache) owners.set(client, (cache = new Map()));
-  cache.set(workflowId, { owner, at: Date.now() });
-}

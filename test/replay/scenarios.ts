@@ -17,6 +17,15 @@ import {
 import { CONVERSATION_WORKFLOW_TYPE, sendMessageUpdate } from '../../src/contracts/definitions';
 import { answer, call, lastOf, toolResults, type Step } from '../helpers/scripted-model';
 
+/** A writer that calls its researcher as a tool, then writes from what it found. */
+const AGENT_AS_TOOL_STEPS: Step[] = [
+  (req) =>
+    req.messages[0]?.content === 'You research.'
+      ? answer('Otters hold hands while they sleep.')
+      : call(['researcher', { message: 'facts about otters' }]),
+  (req) => answer(`Otters: ${toolResults(req)[0]}`),
+];
+
 /** Runs whose histories are recorded into test/histories and replayed against the current workflow code. */
 export interface Scenario {
   name: string;
@@ -144,13 +153,7 @@ export const scenarios: Scenario[] = [
     // An agent called as a tool: a child workflow (the researcher) whose answer is the tool's result.
     name: 'agent-as-tool',
     input: { agent: 'writer', message: 'Write about otters.' },
-    steps: [
-      (req) =>
-        req.messages[0]?.content === 'You research.'
-          ? answer('Otters hold hands while they sleep.')
-          : call(['researcher', { message: 'facts about otters' }]),
-      (req) => answer(`Otters: ${toolResults(req)[0]}`),
-    ],
+    steps: AGENT_AS_TOOL_STEPS,
   },
   {
     // A tenant's run: its tools are told the tenant, its model calls and tools carry the agent's
@@ -158,13 +161,7 @@ export const scenarios: Scenario[] = [
     name: 'tenant-agent-as-tool',
     input: { agent: 'writer', message: 'Write about otters.', tenant: 'acme', priority: 2 },
     recordChildren: true,
-    steps: [
-      (req) =>
-        req.messages[0]?.content === 'You research.'
-          ? answer('Otters hold hands while they sleep.')
-          : call(['researcher', { message: 'facts about otters' }]),
-      (req) => answer(`Otters: ${toolResults(req)[0]}`),
-    ],
+    steps: AGENT_AS_TOOL_STEPS,
   },
   {
     // A tool that fails is tried again: its second attempt signals the workflow as it starts (a
