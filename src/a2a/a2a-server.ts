@@ -1,14 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
 import express from 'express';
-import { AGENT_CARD_PATH } from '@a2a-js/sdk';
-import type { StreamResponse, SubscribeToTaskRequest } from '@a2a-js/sdk';
-import {
-  DefaultExecutionEventBusManager,
-  DefaultRequestHandler,
-  type ExtendedAgentCardProvider,
-  type ServerCallContext,
-} from '@a2a-js/sdk/server';
+import { AGENT_CARD_PATH, type AgentCard } from '@a2a-js/sdk';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { agentNameProblem, type ConversationOptions, type TenantScope } from '../core';
 import { tenantUserBuilder } from './tenant-user';
@@ -17,8 +10,11 @@ import { listAgents } from '../client/list-agents';
 import { packageVersion } from '../connection/package-version';
 import { agentCard } from './agent-card';
 import { ConversationExecutor } from './conversation-executor';
-import { FINAL, TemporalTaskStore } from './task-store';
+import { TemporalTaskStore } from './task-store';
+import { DurableRequestHandler } from './request-handler';
 import { TemporalPushStore } from './push-store';
+import { assumeVersionFromMethod, isRootAgentPath, publicBase } from './request-edge';
+import { jsonRpcEnvelopeProblem, jsonRpcId } from './request-checks';
 
 /** Options of {@link a2aHandler}. */
 export interface A2AOptions {
@@ -38,6 +34,17 @@ export interface A2AOptions {
    * a proxy: the cards advertise `<publicUrl>/a2a/<agent>`. Default: the request's own host.
    */
   publicUrl?: string;
+  /**
+   * The agent whose card the server's root serves (`/.well-known/agent-card.json`, where A2A
+   * clients and the A2A TCK look first); default: the only agent, when there is one
+   * (`AGENT_A2A_DEFAULT` for the HTTP API and `durable-agents a2a`).
+   */
+  defaultAgent?: string;
+  /**
+   * How long a blocking `SendMessage` waits for its task to end or ask for input before it answers
+   * with the task still working (`AGENT_A2A_MAX_BLOCKING_WAIT`). Default: as long as it takes.
+   */
+  maxBlockingWaitMs?: number;
   /** The version the cards give; default: this package's. */
   version?: string;
   /** The largest request body (messages may carry images as bytes); default 32 MB. */
@@ -74,6 +81,19 @@ export function a2aHandler(
   const known = async (name: string): Promise<AgentSummary | undefined> =>
     (await agents()).find((a) => a.name === name);
 
+  // The root serves the default agent too (its card, JSON-RPC at `/`, HTTP+JSON's paths), for
+  // clients given only the server's address (the A2A TCK among them); its card names the root.
+  app.use((req, res, next) => {
+    if (!isRootAgentPath(req.method, req.path)) return next();
+    defaultAgentOf(agents, o.defaultAgent).then(
+      (found) => {
+        if ('problem' in found) return void res.status(404).json({ error: found.problem, errorType: 'Http.NotFound' });
+        serve(found.agent, `${publicBase(req, o.publicUrl)}${req.baseUrl}`, req, res, next);
+      },
+      (err: unknown) => res.status(503).json({ error: (err as Error).message, errorType: 'Http.Unavailable' }),
+    );
+  });
+
   app.use('/a2a/:agent', (req, res, next) => {
     const name = req.params.agent;
     const problem = agentNameProblem(name);
@@ -86,52 +106,108 @@ export function a2aHandler(
             errorType: 'Http.NotFound',
           });
         // Where the card says the agent is: behind the prefix this handler may be mounted at.
-        const base = `${o.publicUrl?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host')}`}${req.baseUrl}`;
-        const cardOptions = { url: base, version, bearer: o.bearer ?? false };
-        const card = agentCard(agent, cardOptions);
-        // The SDK writes the card as each protocol version reads it (1.0, and 0.3 for older clients).
-        if (req.path === `/${AGENT_CARD_PATH}`)
-          return void express.Router().use(
-            `/${AGENT_CARD_PATH}`,
-            agentCardHandler({
-              agentCardProvider: async () => card,
-              legacyCompat: { enabled: true },
-              cache: { maxAge: 60 },
-            }),
-          )(req, res, next);
-        let router = routers.get(name);
-        if (!router) {
-          const executor = new ConversationExecutor({
-            client: o.client,
-            taskQueue: o.taskQueue,
-            agent: name,
-            ...(o.conversationOptions ? { conversationOptions: o.conversationOptions } : {}),
-            store,
-          });
-          // Behind the tokens, as every route but the public card: what an authenticated caller sees.
-          const extended = agentCard(agent, { ...cardOptions, extended: true });
-          const handler = new DurableRequestHandler(card, store, executor, pushes, sender, async () => extended);
-          router = express.Router();
-          // Clients of protocol 0.3 (no A2A-Version header) are answered too, as the SDK translates.
-          const transport = {
-            requestHandler: handler,
-            userBuilder: tenantUserBuilder(o.scope) as unknown as UserBuilder,
-            legacyCompat: { enabled: true },
-          };
-          // Each transport parses every body it is given: each gets its own paths only, so a
-          // malformed JSON-RPC request is answered as JSON-RPC (-32700), not as HTTP+JSON.
-          const rest = restHandler(transport);
-          const rpc = jsonRpcHandler(transport);
-          router.use(bodies(o.maxBodyBytes ?? 32_000_000));
-          router.use((req, res, next) => (REST_PATH.test(req.path) ? rest : rpc)(req, res, next));
-          routers.set(name, router);
-        }
-        router(req, res, next);
+        serve(agent, `${publicBase(req, o.publicUrl)}${req.baseUrl}`, req, res, next);
       },
       (err: unknown) => res.status(503).json({ error: (err as Error).message, errorType: 'Http.Unavailable' }),
     );
   });
+
+  /** Answers a request to `agent`, whose base URL is `base`: its card, JSON-RPC at `/`, HTTP+JSON under it. */
+  function serve(
+    agent: AgentSummary,
+    base: string,
+    req: express.Request,
+    res: express.Response,
+    next: express.NextFunction,
+  ) {
+    const cardOptions = { url: base, version, bearer: o.bearer ?? false };
+    const card = agentCard(agent, cardOptions);
+    // The SDK writes the card as each protocol version reads it (1.0, and 0.3 for older clients).
+    if (req.path === `/${AGENT_CARD_PATH}`)
+      return void express.Router().use(`/${AGENT_CARD_PATH}`, cardHandler(card))(req, res, next);
+    let router = routers.get(agent.name);
+    if (!router) {
+      const executor = new ConversationExecutor({
+        client: o.client,
+        taskQueue: o.taskQueue,
+        agent: agent.name,
+        ...(o.conversationOptions ? { conversationOptions: o.conversationOptions } : {}),
+        store,
+      });
+      // Behind the tokens, as every route but the public card: what an authenticated caller sees.
+      const extended = agentCard(agent, { ...cardOptions, extended: true });
+      const handler = new DurableRequestHandler(
+        card,
+        store,
+        executor,
+        pushes,
+        sender,
+        async () => extended,
+        o.maxBlockingWaitMs,
+      );
+      router = express.Router();
+      // Clients of protocol 0.3 (no A2A-Version header) are answered too, as the SDK translates.
+      const transport = {
+        requestHandler: handler,
+        userBuilder: tenantUserBuilder(o.scope) as unknown as UserBuilder,
+        legacyCompat: { enabled: true },
+      };
+      // Each transport parses every body it is given: each gets its own paths only, so a
+      // malformed JSON-RPC request is answered as JSON-RPC (-32700), not as HTTP+JSON.
+      const rest = restHandler(transport);
+      const rpc = jsonRpcHandler(transport);
+      router.use(bodies(o.maxBodyBytes ?? 32_000_000));
+      router.use((req, res, next) => {
+        if (REST_PATH.test(req.path)) return rest(req, res, next);
+        // JSON-RPC's rules for the envelope, which the SDK answers -32602 where JSON-RPC says -32600.
+        const invalid = req.method === 'POST' ? jsonRpcEnvelopeProblem(req.body) : undefined;
+        if (invalid)
+          return void res
+            .status(200)
+            .json({ jsonrpc: '2.0', id: jsonRpcId(req.body), error: { code: -32600, message: invalid } });
+        assumeVersionFromMethod(req);
+        rpc(req, res, next);
+      });
+      routers.set(agent.name, router);
+    }
+    router(req, res, next);
+  }
   return app;
+}
+
+/** The SDK's card route: the card as each protocol version reads it (1.0, and 0.3 for older clients). */
+function cardHandler(card: AgentCard): express.RequestHandler {
+  return agentCardHandler({
+    agentCardProvider: async () => card,
+    legacyCompat: { enabled: true },
+    cache: { maxAge: 60 },
+  });
+}
+
+/**
+ * The agent the root card is for: the one named, or the only one. A server of several agents
+ * without a default says where their cards are.
+ */
+async function defaultAgentOf(
+  agents: () => Promise<AgentSummary[]>,
+  named: string | undefined,
+): Promise<{ agent: AgentSummary } | { problem: string }> {
+  const all = await agents();
+  const where = 'their cards are at /a2a/<agent>/.well-known/agent-card.json';
+  if (named !== undefined) {
+    const agent = all.find((a) => a.name === named);
+    return agent
+      ? { agent }
+      : {
+          problem: `the default A2A agent "${named}" (AGENT_A2A_DEFAULT) is not among the workers' agents (${all.map((a) => a.name).join(', ') || 'none'}); ${where}`,
+        };
+  }
+  if (all.length === 1) return { agent: all[0] };
+  if (all.length === 0)
+    return { problem: 'the workers of this task queue serve no named agents (defineAgent), so there is no Agent Card' };
+  return {
+    problem: `this server has ${all.length} agents (${all.map((a) => a.name).join(', ')}): ${where}, or set AGENT_A2A_DEFAULT to the one this root card is for`,
+  };
 }
 
 /** The paths of the HTTP+JSON transport (`/message:send`, `/tasks/<id>`, 0.3's `/v1/...`): all but JSON-RPC's `/`. */
@@ -169,55 +245,4 @@ function agentsOf(client: Client, taskQueue: string): () => Promise<AgentSummary
     }
     return kept.agents;
   };
-}
-
-/**
- * The SDK's request handler, with one change: a resubscription (`SubscribeToTask`) to a task
- * that no execution on this server is following (its server restarted, or another replica ran
- * it) follows the task's turn from its conversation's durable event log, instead of answering
- * the task as stored and ending. Its final state is saved, as the execution would have.
- */
-class DurableRequestHandler extends DefaultRequestHandler {
-  private readonly buses: DefaultExecutionEventBusManager;
-
-  constructor(
-    card: ConstructorParameters<typeof DefaultRequestHandler>[0],
-    private readonly tasks: TemporalTaskStore,
-    private readonly follower: ConversationExecutor,
-    pushes: TemporalPushStore,
-    sender: ConstructorParameters<typeof DefaultRequestHandler>[5],
-    extendedCard: ExtendedAgentCardProvider,
-  ) {
-    const buses = new DefaultExecutionEventBusManager();
-    super(card, tasks, follower, buses, pushes, sender, extendedCard);
-    this.buses = buses;
-  }
-
-  override async *resubscribe(
-    params: SubscribeToTaskRequest,
-    context: ServerCallContext,
-  ): AsyncGenerator<StreamResponse, void, undefined> {
-    const task = this.buses.getByTaskId(params.id, context) ? undefined : await this.tasks.load(params.id, context);
-    const state = task?.status?.state;
-    // A live execution, an unknown task or a finished one: the SDK answers as it does.
-    if (!task || state === undefined || FINAL.has(state)) return yield* super.resubscribe(params, context);
-    yield { payload: { $case: 'task', value: task } };
-    const stop = new AbortController();
-    try {
-      let latest = task;
-      for await (const event of this.follower.follow(task, stop.signal)) {
-        if (event.kind === 'statusUpdate') {
-          latest = { ...latest, status: event.data.status, metadata: event.data.metadata ?? latest.metadata };
-          yield { payload: { $case: 'statusUpdate', value: event.data } };
-        } else if (event.kind === 'artifactUpdate') {
-          latest = { ...latest, artifacts: [...latest.artifacts, event.data.artifact!] };
-          yield { payload: { $case: 'artifactUpdate', value: event.data } };
-        }
-      }
-      const ended = latest.status?.state;
-      if (ended !== undefined && ended !== state) await this.tasks.save(latest, context);
-    } finally {
-      stop.abort();
-    }
-  }
 }

@@ -21,7 +21,7 @@ import { eventsPosition, isTurnEnd } from '../client/event-stream';
 import { decideAnswered, followTurn, pausedTurn, type TurnStep } from '../client/turn-follow';
 import type { ImageInput } from '../storage/images';
 import { agentMessage, messageExcerpt, status, turnOutcome } from './task-events';
-import type { TemporalTaskStore } from './task-store';
+import { FINAL, type TemporalTaskStore } from './task-store';
 import { callScope } from './tenant-user';
 import { checkInScope } from '../client/tenant-scope';
 
@@ -106,7 +106,12 @@ export class ConversationExecutor implements AgentExecutor {
           ...(this.o.agent ? { agent: this.o.agent } : {}),
           ...(tenant !== undefined ? { tenant } : {}),
         };
-        const sent = await startMessage(this.o.client, ids.contextId, userMessage(ctx.userMessage), {
+        // A message to a task still working joins its running turn (the conversation's `steer`),
+        // unless it says otherwise (`metadata.busy`): the task's work goes on, now with it.
+        const request = userMessage(ctx.userMessage);
+        const state = ctx.task?.status?.state;
+        if (state !== undefined && !FINAL.has(state) && request.busy === undefined) request.busy = 'steer';
+        const sent = await startMessage(this.o.client, ids.contextId, request, {
           taskQueue: this.o.taskQueue,
           options,
         });
@@ -124,9 +129,16 @@ export class ConversationExecutor implements AgentExecutor {
         task = {
           id: ids.id,
           contextId: ids.contextId,
-          status: status(TaskState.TASK_STATE_SUBMITTED),
-          artifacts: [],
-          history: [ctx.userMessage],
+          // A continued task goes on working; a new one is submitted until its turn starts.
+          status: status(
+            state !== undefined && !FINAL.has(state) ? TaskState.TASK_STATE_WORKING : TaskState.TASK_STATE_SUBMITTED,
+          ),
+          artifacts: ctx.task?.artifacts ?? [],
+          // A continued task keeps what was said (the SDK's own record of it, this message among it).
+          history: [
+            ...(ctx.task?.history ?? []).filter((m) => m.messageId !== ctx.userMessage.messageId),
+            ctx.userMessage,
+          ],
           metadata: { workflowId: ids.contextId },
         };
         bus.publish(A2AEvent.task(task));

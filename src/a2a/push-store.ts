@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import type { PushNotificationStore, ServerCallContext } from '@a2a-js/sdk/server';
+import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { A2A_TASK_WORKFLOW_TYPE, a2aTaskPushQuery, a2aTaskPushSignal } from '../contracts/definitions';
 import { taskWorkflowId } from './task-store';
 
@@ -41,7 +42,7 @@ export class TemporalPushStore implements PushNotificationStore {
       });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError)
-        throw new Error(`the task ${taskId} has ended: there is nothing left to notify`);
+        throw new UnsupportedOperationError(`the task ${taskId} has ended: there is nothing left to notify`);
       throw err;
     }
   }

@@ -6,6 +6,8 @@ import { keptEvents } from '../client/event-stream';
 import { turnOutcome } from './task-events';
 import { callScope } from './tenant-user';
 import { inScope } from '../core';
+import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { filtersKey, pageToken, readPageToken } from './request-checks';
 import { tenantStartOptions } from '../client/tenant-scope';
 
 /**
@@ -123,22 +125,72 @@ export class TemporalTaskStore implements TaskStore {
     return FINAL.has(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED) ? task : this.caughtUp(task);
   }
 
+  /**
+   * The tasks the caller may see, most recently updated first, a page at a time: `totalSize`
+   * counts every match, and `nextPageToken` (opaque, tied to the filters) starts the next page.
+   * Filters and order come from each record's memo (its context, and since patch a2a-task-memo its
+   * state and status time) and from the tasks this server saved last, which are newer; a record
+   * without them is read.
+   */
   async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
-    const size = Math.min(Math.max(params.pageSize ?? 50, 1), 100);
-    const tasks: Task[] = [];
-    const tenant = callScope(context).tenant;
+    const size = params.pageSize ?? 50;
+    const scope = callScope(context);
+    const filters = filtersKey(params, scope.tenant);
+    let offset = 0;
+    if (params.pageToken) {
+      const cursor = readPageToken(params.pageToken, filters);
+      if ('problem' in cursor) throw new RequestMalformedError(cursor.problem);
+      offset = cursor.offset;
+    }
+    const status = params.status || undefined; // TASK_STATE_UNSPECIFIED (0): no filter
+    const after = params.statusTimestampAfter ? Date.parse(params.statusTimestampAfter) : undefined;
+    const candidates = new Map<string, Candidate>();
     const iterator = this.client.workflow.list({
-      query: `WorkflowType = '${A2A_TASK_WORKFLOW_TYPE}'${tenant !== undefined ? ` AND AgentTenant = '${tenant}'` : ''}`,
+      query: `WorkflowType = '${A2A_TASK_WORKFLOW_TYPE}'${scope.tenant !== undefined ? ` AND AgentTenant = '${scope.tenant}'` : ''}`,
     });
     for await (const w of iterator) {
-      if (params.contextId && (w.memo as { contextId?: string } | undefined)?.contextId !== params.contextId) continue;
-      const task = await this.load(w.workflowId.slice(PREFIX.length), context);
-      if (!task) continue;
-      if (params.status && task.status?.state !== params.status) continue;
-      tasks.push(task);
-      if (tasks.length >= size) break;
+      if (candidates.size >= MAX_LISTED) break;
+      const memo = (w.memo ?? {}) as { contextId?: string; state?: string; updated?: string };
+      const id = w.workflowId.slice(PREFIX.length);
+      candidates.set(id, {
+        id,
+        contextId: memo.contextId,
+        state: memo.state === undefined ? undefined : TaskState[memo.state as keyof typeof TaskState],
+        updated: memo.updated ?? w.startTime.toISOString(),
+        known: memo.state !== undefined,
+      });
     }
-    return { tasks, nextPageToken: '', pageSize: size, totalSize: tasks.length };
+    // What this server saved last is newer than the records (and may not be listed yet).
+    for (const [id, task] of this.recent)
+      if (inScope(scope, this.tenants.get(id)))
+        candidates.set(id, {
+          id,
+          contextId: task.contextId,
+          state: task.status?.state,
+          updated: task.status?.timestamp ?? new Date().toISOString(),
+          known: true,
+          task,
+        });
+    const matches: Candidate[] = [];
+    for (const c of candidates.values()) {
+      if (params.contextId && c.contextId !== params.contextId) continue;
+      if ((status !== undefined || after !== undefined) && !c.known) {
+        const task = await this.load(c.id, context);
+        if (!task) continue;
+        Object.assign(c, { task, state: task.status?.state, updated: task.status?.timestamp ?? c.updated });
+      }
+      if (status !== undefined && c.state !== status) continue;
+      if (after !== undefined && !(Date.parse(c.updated) > after)) continue;
+      matches.push(c);
+    }
+    matches.sort((a, b) => Date.parse(b.updated) - Date.parse(a.updated));
+    const tasks: Task[] = [];
+    for (const m of matches.slice(offset, offset + size)) {
+      const task = m.task ? structuredClone(m.task) : await this.load(m.id, context);
+      if (task) tasks.push(task);
+    }
+    const next = offset + size < matches.length ? pageToken({ offset: offset + size, filters }) : '';
+    return { tasks, nextPageToken: next, pageSize: tasks.length, totalSize: matches.length };
   }
 
   /**
@@ -160,12 +212,27 @@ export class TemporalTaskStore implements TaskStore {
   }
 }
 
+/** A task ListTasks may list: what its record's memo (or this server) says of it. */
+interface Candidate {
+  id: string;
+  contextId?: string;
+  state?: TaskState;
+  /** Its status time (or its record's start), ISO 8601. */
+  updated: string;
+  /** Whether state and time are the task's own (not a record that predates the memo). */
+  known: boolean;
+  task?: Task;
+}
+
 /** The task's workflow id. */
 export function taskWorkflowId(taskId: string): string {
   return `${PREFIX}${taskId}`;
 }
 
 const PREFIX = 'a2a-task-';
+
+/** The most tasks one list request looks through (a caller with more narrows by context or status). */
+const MAX_LISTED = 10_000;
 
 /**
  * How long a working task's save waits for the next (see `TemporalTaskStore.save`): what a reader

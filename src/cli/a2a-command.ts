@@ -8,6 +8,8 @@ import { listAgents } from '../client/list-agents';
 import { installRuntimeLogging } from '../telemetry/logging';
 import { httpAccessFromEnv } from '../http/access';
 import { httpApiHandler } from '../http/http-api';
+import { httpServerSettingsFromEnv } from '../http/server-settings';
+import { isRootAgentPath, loopbackAsLocalhost } from '../a2a/request-edge';
 
 /**
  * `durable-agents a2a`: serves the named agents of the task queue's workers as A2A agents, at
@@ -19,6 +21,7 @@ import { httpApiHandler } from '../http/http-api';
 export async function serveA2a(command: A2ACommand, target: CommandTarget): Promise<void> {
   const { settings, localWorker, taskQueue } = target;
   const access = httpAccessFromEnv(settings.env);
+  const server = httpServerSettingsFromEnv(settings.env);
   refuseOpenExposure(command.host, access);
   const note = (line: string) => process.stderr.write(`${line}\n`);
   installRuntimeLogging('WARN', { ...settings.logging, handleSignals: false });
@@ -29,10 +32,10 @@ export async function serveA2a(command: A2ACommand, target: CommandTarget): Prom
   try {
     await inSession({ taskQueue, settings, localWorker, note, needsWorker: true }, async (session) => {
       const agents = await listAgents(session.client, { taskQueue });
-      const api = httpApiHandler({ client: session.client, taskQueue, access, chatPage: false });
+      const api = httpApiHandler({ client: session.client, taskQueue, access, chatPage: false, ...server });
       const http = createServer((req, res) => {
         const path = (req.url ?? '/').split('?')[0];
-        if (path.startsWith('/a2a/') || path === '/healthz') return api(req, res);
+        if (path.startsWith('/a2a/') || path === '/healthz' || isRootAgentPath(req.method, path)) return api(req, res);
         res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' });
         res.end(
           JSON.stringify({
@@ -46,8 +49,13 @@ export async function serveA2a(command: A2ACommand, target: CommandTarget): Prom
         const [err] = await Promise.race([once(http, 'listening').then(() => [undefined]), once(http, 'error')]);
         if (err) throw new Error(`cannot listen on ${command.host}:${command.port}: ${(err as Error).message}`);
         const address = http.address() as AddressInfo;
-        const base = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-        note(`durable-agents A2A server on ${base} (task queue "${taskQueue}"):`);
+        const local = `http://${loopbackAsLocalhost(address.family === 'IPv6' ? `[${address.address}]` : address.address)}:${address.port}`;
+        const base = server.publicUrl ?? local;
+        note(
+          `durable-agents A2A server on ${local}${server.publicUrl ? `, public at ${server.publicUrl}` : ''} (task queue "${taskQueue}"):`,
+        );
+        const root = server.a2a?.defaultAgent ?? (agents.length === 1 ? agents[0].name : undefined);
+        if (root) note(`  ${base}: ${root} (the default agent; its card at ${base}/.well-known/agent-card.json)`);
         for (const a of agents)
           note(`  ${a.name}: ${base}/a2a/${encodeURIComponent(a.name)}/.well-known/agent-card.json`);
         if (agents.length === 0) note(`Warning: the workers of task queue "${taskQueue}" serve no named agents.`);

@@ -43,6 +43,7 @@ export async function runServeCommand(command: ServeCommand, { target, io }: Com
   const { settings, taskQueue } = target;
   const { host } = command;
   const access = httpAccessFromEnv(settings.env);
+  const httpServerSettings = (await import('../http/server-settings')).httpServerSettingsFromEnv(settings.env);
   const open = (access.tokens ?? []).length === 0;
   if (open && !isLoopback(host))
     throw new UsageError(
@@ -73,6 +74,7 @@ export async function runServeCommand(command: ServeCommand, { target, io }: Com
         workflowUrlPrefix,
         access,
         deployments: settings.env.AGENT_HTTP_DEPLOYMENTS === 'manage' ? 'manage' : 'read',
+        ...httpServerSettings,
       });
       const worker = local && workerSettings ? await createLocalWorker(temporal, local, workerSettings) : undefined;
       const address = server.address() as AddressInfo;

@@ -11,6 +11,8 @@ import { listAgents } from '../client/list-agents';
 import type { AgentSummary } from '../contracts/activity-interface';
 import { runOutcome, startAgentRun } from '../client/run-agent';
 import { chatPageHtml } from './chat-page';
+import type { A2AServerSettings } from './server-settings';
+import { isRootAgentPath } from '../a2a/request-edge';
 import {
   accessChecker,
   requestScope,
@@ -71,6 +73,13 @@ export interface HttpApiOptions {
    * and `drain-wait`; `'manage'` also lets token holders promote and ramp builds.
    */
   deployments?: 'read' | 'manage';
+  /**
+   * The base URL clients reach this server at (`https://agents.example.com`) when it is behind a
+   * proxy: the A2A cards advertise it (`AGENT_PUBLIC_URL`). Default: the request's own host.
+   */
+  publicUrl?: string;
+  /** How the agents are served over A2A: the default agent (the root's), a cap on blocking sends. */
+  a2a?: A2AServerSettings;
 }
 
 /**
@@ -93,6 +102,8 @@ export interface HttpApiOptions {
  *   POST /api/chat, GET /api/chat/:id/stream, GET /api/chat/:id/messages   the AI SDK's chat protocol (useChat; see use-chat/chat-routes.ts)
  *   POST /ag-ui, POST /ag-ui/:agent           AG-UI runs (RunAgentInput; see ag-ui/ag-ui-routes.ts)
  *   /a2a/:agent/...                             the named agents as A2A agents (see a2a/a2a-server.ts)
+ *   GET  /.well-known/agent-card.json           the default agent's A2A card (`a2a.defaultAgent`, or the only agent): it is served
+ *        at the root too (POST / JSON-RPC, /message:send, /tasks/..., as in a2a/request-edge.ts)
  *   GET|POST /schedules, GET|DELETE /schedules/:id, POST /schedules/:id/pause|unpause|trigger   schedules (see `schedule-routes.ts`)
  *   GET /deployments/:name, POST /deployments/:name/promote|ramp, POST .../builds/:buildId/drain-wait   Worker Versioning (see `deployment-routes.ts`)
  *
@@ -129,7 +140,7 @@ export function httpApiHandler(options: HttpApiOptions): (req: IncomingMessage, 
     failedCredential: checkAccess.failedCredential,
     // The A2A SDK and Express load only when an A2A route is asked for: a server (or a test)
     // that never serves A2A does not pay for them at start.
-    a2a: once(async () =>
+    a2aHandler: once(async () =>
       (await import('../a2a/a2a-server')).a2aHandler({
         client: options.client,
         taskQueue: options.taskQueue,
@@ -137,6 +148,8 @@ export function httpApiHandler(options: HttpApiOptions): (req: IncomingMessage, 
         bearer: tokens.length > 0,
         version: packageVersion(),
         maxBodyBytes: MAX_MESSAGE_BODY_BYTES,
+        ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+        ...options.a2a,
         scope: (req: IncomingMessage) => requestScope(req, access),
         ...(options.conversationOptions ? { conversationOptions: options.conversationOptions } : {}),
       }),
@@ -176,9 +189,9 @@ export function httpApiHandler(options: HttpApiOptions): (req: IncomingMessage, 
     // A2A requests are not bound to their connection: a non-blocking send (and a stream its client
     // left) answers at once while its task goes on in this process, reading and saving the task
     // in Temporal, which the aborted signal of a closed response would cancel.
-    if (isA2aPath(url.pathname)) {
+    if (isA2aPath(url.pathname) || isRootAgentPath(req.method, url.pathname)) {
       context
-        .a2a()
+        .a2aHandler()
         .then((a2a) => a2a(req, res))
         .catch((err: unknown) => sendError(res, err));
       return;
@@ -226,9 +239,12 @@ function isA2aPath(path: string): boolean {
   return /^\/a2a\/[^/]/.test(path);
 }
 
+/** The default agent's A2A card at the server's root, where A2A clients and the A2A TCK look first. */
+const ROOT_CARD_PATH = '/.well-known/agent-card.json';
+
 /** Whether a path is an A2A Agent Card (`/a2a/<agent>/.well-known/agent-card.json`), which anyone may read. */
 function isAgentCardPath(path: string): boolean {
-  return /^\/a2a\/[^/]+\/\.well-known\/agent-card\.json$/.test(path);
+  return path === ROOT_CARD_PATH || /^\/a2a\/[^/]+\/\.well-known\/agent-card\.json$/.test(path);
 }
 
 /** What routes use: the API's options, and its caches. */
@@ -240,7 +256,7 @@ interface RouteContext extends HttpApiOptions {
   /** Counts a wrong webhook signature against its address (see `AccessChecker.failedCredential`). */
   failedCredential: (req: IncomingMessage) => number;
   /** The A2A routes (`/a2a/<agent>/...`), loaded on their first request. */
-  a2a: () => Promise<(req: IncomingMessage, res: ServerResponse) => void>;
+  a2aHandler: () => Promise<(req: IncomingMessage, res: ServerResponse) => void>;
 }
 
 /** How long `GET /agents` reuses the workers' answer. */

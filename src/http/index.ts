@@ -12,6 +12,7 @@ export {
   type HttpApiOptions,
 } from './http-api';
 export { httpAccessFromEnv, FAILED_AUTH_PER_MINUTE, MIN_TOKEN_LENGTH, type HttpAccessOptions } from './access';
+export { httpServerSettingsFromEnv, type A2AServerSettings, type HttpServerSettings } from './server-settings';
 export { signBody, signatureProblem, SIGNATURE_HEADER } from './webhook-signature';
 export { outcomeJson } from '../client/outcome-json';
 export { createCodecServer, MAX_CODEC_PAYLOADS, type CodecServerOptions } from './codec-server';

@@ -1,4 +1,12 @@
-import { CancellationScope, condition, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  condition,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  upsertMemo,
+} from '@temporalio/workflow';
+import { isPatched } from './patches';
 import type { AgentActivities } from '../contracts/activity-interface';
 import {
   a2aTaskPushQuery,
@@ -72,6 +80,13 @@ export async function a2aTaskWorkflow(first?: A2ATaskRecord): Promise<unknown> {
     // A save after the final one changes nothing: a finished task stays as it finished.
     if (record.final) return;
     record = next;
+    // What ListTasks filters and sorts by, readable from the workflow list without a query per task.
+    const status = (record.task as { status?: { state?: unknown; timestamp?: unknown } } | undefined)?.status;
+    if (isPatched('a2a-task-memo') && status)
+      upsertMemo({
+        ...(typeof status.state === 'string' ? { state: status.state } : {}),
+        ...(typeof status.timestamp === 'string' ? { updated: status.timestamp } : {}),
+      });
     notify();
   };
   setHandler(a2aTaskSaveSignal, save);

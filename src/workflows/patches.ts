@@ -27,7 +27,13 @@ interface Patch {
 }
 
 /** The patches in force. Add one here, with its reason, for any change of what a workflow commands. */
-export const PATCHES = {} satisfies Record<string, Patch>;
+export const PATCHES = {
+  'a2a-task-memo': {
+    since: '0.2.0',
+    why: "an A2A task's record keeps the task's state and status time in its memo at each save, so ListTasks filters and sorts without reading every task; records started before keep only the memo they started with (ListTasks reads their task)",
+    until: 'the next replay floor',
+  },
+} satisfies Record<string, Patch>;
 
 /** The id of a patch in force. */
 export type PatchId = keyof typeof PATCHES;

@@ -55,6 +55,8 @@ it('serves an agent over A2A: its card, a task answered as an artifact, a stream
   let base = api.base;
   try {
     await worker.runUntil(async () => {
+      // The cards name a loopback server localhost.
+      const local = base.replace('127.0.0.1', 'localhost');
       // The card, where the SDK looks for it relative to the agent's URL.
       const card = await (
         await fetch(`${base}/a2a/cashier/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0' } })
@@ -63,7 +65,7 @@ it('serves an agent over A2A: its card, a task answered as an artifact, a stream
         name: 'cashier',
         description: 'Quotes prices and pays people',
         supportedInterfaces: expect.arrayContaining([
-          expect.objectContaining({ url: `${base}/a2a/cashier`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }),
+          expect.objectContaining({ url: `${local}/a2a/cashier`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }),
         ]),
         capabilities: { streaming: true },
         skills: [expect.objectContaining({ id: 'cashier', examples: ['What does ACME cost?'] })],
@@ -74,7 +76,7 @@ it('serves an agent over A2A: its card, a task answered as an artifact, a stream
       expect(legacy).toMatchObject({
         name: 'cashier',
         protocolVersion: expect.stringMatching(/^0\.3/),
-        url: `${base}/a2a/cashier`,
+        url: `${local}/a2a/cashier`,
       });
 
       const client = await new ClientFactory().createFromUrl(`${base}/a2a/cashier/`);

@@ -213,6 +213,34 @@ async function main(only: string[]): Promise<void> {
       await model.close();
       write('a2a-task', await client.workflow.getHandle(id).fetchHistory());
     }
+    // The same since the record keeps the task's state and time in its memo (patch a2a-task-memo).
+    if (wanted('a2a-task-memo')) {
+      const model = await startModel(() => answer('unused'));
+      const w = await worker('a2a-task-memo', model.baseURL);
+      const id = 'replay-a2a-task-memo';
+      const task = (state: string, timestamp: string) => ({
+        id: 't4',
+        contextId: 'c4',
+        status: { state, timestamp },
+        metadata: { turn: 1 },
+      });
+      await w.runUntil(async () => {
+        const handle = await client.workflow.signalWithStart(A2A_TASK_WORKFLOW_TYPE, {
+          taskQueue: 'record-a2a-task-memo',
+          workflowId: id,
+          args: [],
+          signal: a2aTaskSaveSignal,
+          signalArgs: [{ task: task('TASK_STATE_WORKING', '2026-11-28T10:00:00.000Z'), final: false }],
+        });
+        await handle.signal(a2aTaskSaveSignal, {
+          task: task('TASK_STATE_COMPLETED', '2026-11-28T10:00:01.000Z'),
+          final: true,
+        });
+        await handle.result();
+      });
+      await model.close();
+      write('a2a-task-memo', await client.workflow.getHandle(id).fetchHistory());
+    }
     // The same with a push notification config: each change of state goes to the webhook by an activity.
     if (wanted('a2a-task-push')) {
       const hook = createServer((_req, res) => res.writeHead(200).end());

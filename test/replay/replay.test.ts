@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { PATCHES } from '../../src/workflows/patches';
 import { join } from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { defaultDataConverter } from '@temporalio/common';
@@ -149,7 +150,7 @@ it('has a conversation that could not start: its first message is told why, then
   expect(events.at(-1)?.workflowExecutionFailedEventAttributes?.failure?.message).toMatch(/no agent named "nobody"/);
 });
 
-it('keeps histories recorded at the replay floor for every workflow type, and no patch markers from before it', () => {
+it('keeps histories recorded at the replay floor for every workflow type, with markers only of the patches in force, each replayed', () => {
   const typeOf = (file: string) => load(file).events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
   expect(new Set(files.map(typeOf))).toEqual(
     new Set([
@@ -162,12 +163,19 @@ it('keeps histories recorded at the replay floor for every workflow type, and no
       'rateGovernorWorkflow',
     ]),
   );
-  const patches = files.flatMap((file) =>
+  // A patch marker's details name its id (the SDK writes it as a JSON payload).
+  const markers = files.flatMap((file) =>
     (load(file).events ?? [])
       .filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')
-      .map(() => file),
+      .map((e) => {
+        const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
+        const id = data ? (JSON.parse(Buffer.from(data).toString()) as { id?: string }).id : undefined;
+        return { file, id };
+      }),
   );
-  expect(patches).toEqual([]);
+  // No marker of a retired patch (or of none at all), and every patch in force has a history on its new path.
+  expect(markers.filter((m) => !m.id || !(m.id in PATCHES))).toEqual([]);
+  expect(Object.keys(PATCHES).filter((id) => !markers.some((m) => m.id === id))).toEqual([]);
 });
 
 it('has a run stopped at its limit and a cancelled conversation whose last upsert is their final status', () => {

@@ -29,7 +29,7 @@ it('names the prefix it is mounted under', async () => {
       (app) => app.use('/agents', a2aHandler({ client, taskQueue: 'q', agents })),
       '/agents/a2a/calc/.well-known/agent-card.json',
     ),
-  ).toEqual({ status: 200, url: 'http://127.0.0.1:PORT/agents/a2a/calc' });
+  ).toEqual({ status: 200, url: 'http://localhost:PORT/agents/a2a/calc' });
 });
 
 it('gives the public URL behind a proxy, and 404 for an agent the workers do not serve', async () => {
@@ -40,4 +40,43 @@ it('gives the public URL behind a proxy, and 404 for an agent the workers do not
     url: 'https://agents.example.com/a2a/calc',
   });
   expect(await cardUrl(mount, '/a2a/nobody/.well-known/agent-card.json')).toMatchObject({ status: 404 });
+});
+
+it("serves the default agent's card at the root: the only agent, or the one named; several without a name say so", async () => {
+  const two = async () => [...(await agents()), { name: 'writer', tools: [], structuredOutput: false }];
+  const rootCard = async (options: Partial<Parameters<typeof a2aHandler>[0]>) => {
+    const app = express();
+    app.use('/agents', a2aHandler({ client, taskQueue: 'q', agents, ...options }));
+    const server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const res = await fetch(`http://127.0.0.1:${port}/agents/.well-known/agent-card.json`, {
+        headers: { 'a2a-version': '1.0' },
+      });
+      const body = (await res.json()) as {
+        name?: string;
+        error?: string;
+        supportedInterfaces?: Array<{ url: string }>;
+      };
+      return {
+        status: res.status,
+        name: body.name,
+        url: body.supportedInterfaces?.[0]?.url?.replace(/:\d+\//, ':PORT/'),
+        error: body.error,
+      };
+    } finally {
+      server.close();
+    }
+  };
+  expect(await rootCard({})).toMatchObject({ status: 200, name: 'calc', url: 'http://localhost:PORT/agents' });
+  expect(await rootCard({ agents: two, defaultAgent: 'writer' })).toMatchObject({ status: 200, name: 'writer' });
+  expect(await rootCard({ agents: two })).toMatchObject({
+    status: 404,
+    error: expect.stringMatching(/AGENT_A2A_DEFAULT/),
+  });
+  expect(await rootCard({ agents: two, defaultAgent: 'nobody' })).toMatchObject({
+    status: 404,
+    error: expect.stringMatching(/"nobody".*calc, writer/),
+  });
 });
