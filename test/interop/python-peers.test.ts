@@ -1,0 +1,171 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import type { Worker } from '@temporalio/worker';
+import { defineAgent } from '../../src/agents/define-agent';
+import { runOutcome, startAgentRun } from '../../src/client/run-agent';
+import { decideApproval, readStatus } from '../../src/client/workflow-controls';
+import { freePort } from '../../src/connection/dev-server';
+import { a2aAgent } from '../../src/tools/a2a-client/a2a-agent';
+import { ToolRegistry } from '../../src/tools/registry';
+import {
+  startOpenAICompatibleServer,
+  type ChatRequest,
+  type OpenAICompatibleServer,
+} from '../../src/testing/openai-compatible-server';
+import { cleanEnv, ROOT, startTs, type Started } from '../helpers/processes';
+import { pythonPeersProblem, pythonVenv } from '../helpers/python-venv';
+import { call } from '../helpers/scripted-model';
+import { createTestWorker, useTestTemporal } from '../helpers/temporal';
+
+/**
+ * Our doors against the official Python SDKs, from PyPI (a venv the test makes): the `a2a-sdk`
+ * client against `durable-agents a2a`, an `a2a-sdk` server called through `a2aAgent`, the `mcp`
+ * client against `mcp --http` (with the initialize handshake, and with the newest revision it
+ * finds), and an `mcp` server as a worker's tool source, one of its tools asking a person mid-call.
+ * Skipped with one line without Python 3.10+, never in CI (see helpers/python-venv.ts).
+ */
+const PACKAGES = ['a2a-sdk[http-server]==1.3.0', 'mcp==2.3.0', 'uvicorn>=0.30'];
+const FIXTURES = join(ROOT, 'test', 'fixtures', 'python');
+
+const echoer = defineAgent({ name: 'echoer', description: 'Echoes', instructions: 'Echo.', tools: [] });
+const caller = defineAgent({
+  name: 'caller',
+  instructions: 'You call others.',
+  tools: ['ask_python'],
+  mcpServers: ['py'],
+});
+
+/** The echoer echoes; the caller calls what its message names, then says what it got. */
+async function model(req: ChatRequest) {
+  const system = String(req.messages[0]?.content ?? '');
+  const last = req.messages[req.messages.length - 1];
+  const said = String(req.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '');
+  if (!system.includes('You call others')) return { content: `echo: ${said}` };
+  if (last.role === 'tool') return { content: `got: ${String(last.content)}` };
+  if (said === 'ask python') return call(['ask_python', { message: 'hi from node' }]);
+  if (said === 'add') return call(['py__py_add', { a: 2, b: 3 }]);
+  return call(['py__py_ask', {}]);
+}
+
+let skip: string | undefined;
+let python: string;
+let model_: OpenAICompatibleServer;
+let worker: Worker;
+let running: Promise<void>;
+let taskQueue: string;
+let a2aPort: number;
+let mcpPort: number;
+let pyA2a: ChildProcess | undefined;
+const servers: Started[] = [];
+
+afterAll(async () => {
+  for (const s of servers) s.kill('SIGKILL');
+  await Promise.all(servers.map((s) => s.exited));
+  pyA2a?.kill('SIGKILL');
+  worker?.shutdown();
+  await running;
+  await model_?.close();
+});
+const temporal = useTestTemporal();
+
+beforeAll(async () => {
+  skip = await pythonPeersProblem();
+  if (skip) return void process.stderr.write(`python-peers: skipped: ${skip}\n`);
+  python = (await pythonVenv('python-peers', PACKAGES)).python;
+  // The Python A2A agent our worker calls.
+  const pyPort = await freePort();
+  pyA2a = spawn(python, [join(FIXTURES, 'a2a_server.py'), String(pyPort)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    const seen = (d: Buffer) => (out += d.toString()).includes('ready') && resolve();
+    pyA2a!.stdout!.on('data', seen);
+    pyA2a!.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    pyA2a!.once('exit', (code) => reject(new Error(`the Python A2A server exited with ${code}: ${out}`)));
+  });
+  const registry = new ToolRegistry();
+  registry.register(
+    a2aAgent({ url: `http://127.0.0.1:${pyPort}/`, name: 'ask_python', description: 'Asks the Python agent' }),
+  );
+  model_ = await startOpenAICompatibleServer(model);
+  const created = await createTestWorker(temporal(), {
+    baseURL: model_.baseURL,
+    registry,
+    agents: [echoer, caller],
+    mcpServers: { py: { command: python, args: [join(FIXTURES, 'mcp_server.py')], timeout: '30s' } },
+  });
+  ({ worker, taskQueue } = created);
+  running = worker.run();
+  [a2aPort, mcpPort] = [await freePort(), await freePort()];
+  const env = cleanEnv({
+    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
+    AGENT_TASK_QUEUE: taskQueue,
+    AGENT_A2A_DEFAULT: 'echoer',
+  });
+  servers.push(
+    ...(await Promise.all([
+      startTs(['client.ts', 'a2a', '--port', String(a2aPort)], env, /Press Ctrl\+C/, 120_000),
+      startTs(['mcp.ts', '--http', '--port', String(mcpPort), '--agents', 'echoer'], env, /Press Ctrl\+C/, 120_000),
+    ])),
+  );
+}, 600_000);
+
+/** Runs a Python peer script; its last stdout line, as JSON. */
+function py(script: string, args: string[]): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) =>
+    execFile(python, [join(FIXTURES, script), ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`${script} failed: ${err.message}\n${stdout}\n${stderr}`));
+      resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>);
+    }),
+  );
+}
+
+it("the Python a2a-sdk client sends a message to our A2A server, at the root and at the agent's URL, and reads the task back", async () => {
+  if (skip) return;
+  for (const url of [`http://127.0.0.1:${a2aPort}/`, `http://127.0.0.1:${a2aPort}/a2a/echoer/`])
+    expect(await py('a2a_client.py', [url, 'hello from python'])).toMatchObject({
+      state: 'TASK_STATE_COMPLETED',
+      answer: 'echo: hello from python',
+    });
+}, 120_000);
+
+it('an agent of ours calls a Python a2a-sdk agent through a2aAgent', async () => {
+  if (skip) return;
+  const run = await startAgentRun(temporal().client, { agent: 'caller', message: 'ask python' }, { taskQueue });
+  expect(await runOutcome(run)).toMatchObject({ status: 'completed', content: 'got: python heard: hi from node' });
+}, 120_000);
+
+it.each(['legacy', 'auto'])(
+  'the Python mcp client (mode %s) lists and calls an agent tool on mcp --http',
+  async (mode) => {
+    if (skip) return;
+    const result = await py('mcp_client.py', [
+      `http://127.0.0.1:${mcpPort}/mcp`,
+      mode,
+      'echoer',
+      JSON.stringify({ message: 'hello over mcp' }),
+    ]);
+    expect(result).toMatchObject({ tools: expect.arrayContaining(['echoer']), isError: false });
+    expect(String(result.text)).toContain('echo: hello over mcp');
+  },
+  120_000,
+);
+
+it("a worker uses a Python mcp server's tools, one of which asks a person mid-call", async () => {
+  if (skip) return;
+  const t = temporal();
+  const add = await startAgentRun(t.client, { agent: 'caller', message: 'add' }, { taskQueue });
+  expect(await runOutcome(add)).toMatchObject({ status: 'completed', content: 'got: python says 2 + 3 = 5' });
+  const ask = await startAgentRun(t.client, { agent: 'caller', message: 'ask me' }, { taskQueue });
+  let status = await readStatus(t.client, ask.workflowId);
+  for (let i = 0; i < 150 && status.pendingApprovals.length === 0; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    status = await readStatus(t.client, ask.workflowId);
+  }
+  expect(status.pendingApprovals[0]).toMatchObject({ question: expect.stringMatching(/What is your name\?/) });
+  await decideApproval(t.client, ask.workflowId, {
+    callId: status.pendingApprovals[0].callId,
+    approve: true,
+    reason: JSON.stringify({ name: 'Ada' }),
+  });
+  expect(await runOutcome(ask)).toMatchObject({ status: 'completed', content: 'got: python greets Ada' });
+}, 120_000);
