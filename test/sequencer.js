@@ -9,7 +9,7 @@ const Sequencer = require('@jest/test-sequencer').default;
  */
 const SECONDS = {
   'e2e/package.test.ts': 150,
-  'interop/a2a-tck.test.ts': 130,
+  'interop/a2a-tck.test.ts': 100,
   'interop/python-peers.test.ts': 35,
   'e2e/conversation-cli.test.ts': 110,
   'e2e/docs.test.ts': 110,

@@ -57,8 +57,11 @@ export async function complete(
         : undefined;
     // The template itself (`durable-agents://runs/{id}`): its id completes.
     if (kind && ref.uri.endsWith('{id}')) {
+      // Of the template's kind only (a page of conversations would crowd out the runs), finished
+      // ones too: a finished run's transcript is readable.
       const { runs } = await listAgentRuns(options.client, {
-        limit: 100,
+        limit: 200,
+        only: kind,
         taskQueue: options.taskQueue,
         ...options.scope,
       }).catch(() => ({

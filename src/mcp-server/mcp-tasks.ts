@@ -23,6 +23,9 @@ export const MCP_TASK_PREFIX = 'mcp-task-';
 /** How often a client should ask how a task goes (ms). */
 const POLL_INTERVAL_MS = 1000;
 
+/** How long `tasks/cancel` waits for the cancelled run to end. */
+const CANCEL_WAIT_MS = 10_000;
+
 /** How many tasks a page of `tasks/list` has. */
 const PAGE_SIZE = 50;
 
@@ -61,9 +64,19 @@ export class TemporalMcpTaskStore implements TaskStore {
     return this.toolResult(result, taskId);
   }
 
-  /** Cancelling is the only change a client can make: it cancels the run. */
+  /**
+   * Cancelling is the only change a client can make: it cancels the run, and answers once the run
+   * has ended (MCP: the task is cancelled before `tasks/cancel` answers), or after
+   * {@link CANCEL_WAIT_MS}, when the run still winds down (its `tasks/get` then says so).
+   */
   async updateTaskStatus(taskId: string, status: Task['status']): Promise<void> {
-    if (status === 'cancelled' && (await this.mine(taskId))) await cancelWork(this.client, taskId);
+    if (status !== 'cancelled' || !(await this.mine(taskId))) return;
+    await cancelWork(this.client, taskId);
+    const ended = this.client.workflow
+      .getHandle(taskId)
+      .result()
+      .catch(() => undefined);
+    await Promise.race([ended, new Promise((r) => setTimeout(r, CANCEL_WAIT_MS).unref())]);
   }
 
   async listTasks(cursor?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {

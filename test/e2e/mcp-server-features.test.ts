@@ -134,6 +134,12 @@ it('logs progress at the client level, serves runs and conversations as resource
         argument: { name: 'id', value: 'mcp-features-' },
       });
       expect(ids.completion.values).toContain(conversationId);
+      // The runs template completes finished runs too (their transcripts stay readable).
+      const runIds = await client.complete({
+        ref: { type: 'ref/resource', uri: 'durable-agents://runs/{id}' },
+        argument: { name: 'id', value: workflowId.slice(0, 4) },
+      });
+      expect(runIds.completion.values).toContain(workflowId);
       const nothing = await client.complete({
         ref: { type: 'ref/prompt', name: 'nobody' },
         argument: { name: 'message', value: '' },

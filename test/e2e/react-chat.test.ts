@@ -143,6 +143,8 @@ describeInBrowser('the React example on useChat', () => {
     await served.inPages(1, async (page) => {
       await page.goto(base);
       const input = page.getByPlaceholder('Ask the agent…');
+      // The page takes a message once the last turn's stream has finished (its Send button is back).
+      await page.getByRole('button', { name: 'Send' }).waitFor();
       await input.fill('price of ACME');
       await input.press('Enter');
       const reply = page.locator('li.assistant').first();
@@ -207,6 +209,8 @@ describeInBrowser('the React example on useChat', () => {
         .waitFor();
 
       // A reload mid-answer does not cancel: the reloaded page resumes the turn to its end.
+      // The page takes a message once the last turn's stream has finished (its Send button is back).
+      await page.getByRole('button', { name: 'Send' }).waitFor();
       await input.fill('tell a story again');
       await input.press('Enter');
       await page
@@ -223,6 +227,8 @@ describeInBrowser('the React example on useChat', () => {
       expect(await statusOf(id)).toEqual(['cancelled', 'completed', 'completed']);
 
       // The API dies mid-answer and comes back: the open page completes the answer, nothing lost or repeated.
+      // The page takes a message once the last turn's stream has finished (its Send button is back).
+      await page.getByRole('button', { name: 'Send' }).waitFor();
       await input.fill('tell a story once more');
       await input.press('Enter');
       const last = page.locator('li.assistant').nth(3);

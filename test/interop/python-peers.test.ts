@@ -32,7 +32,7 @@ const caller = defineAgent({
   name: 'caller',
   instructions: 'You call others.',
   tools: ['ask_python'],
-  mcpServers: ['py'],
+  mcpServers: ['py', 'py26'],
 });
 
 /** The echoer echoes; the caller calls what its message names, then says what it got. */
@@ -44,6 +44,8 @@ async function model(req: ChatRequest) {
   if (last.role === 'tool') return { content: `got: ${String(last.content)}` };
   if (said === 'ask python') return call(['ask_python', { message: 'hi from node' }]);
   if (said === 'add') return call(['py__py_add', { a: 2, b: 3 }]);
+  if (said === 'add 2026') return call(['py26__py_add', { a: 4, b: 5 }]);
+  if (said === 'ask me 2026') return call(['py26__py_ask', {}]);
   return call(['py__py_ask', {}]);
 }
 
@@ -56,12 +58,14 @@ let taskQueue: string;
 let a2aPort: number;
 let mcpPort: number;
 let pyA2a: ChildProcess | undefined;
+let pyModern: ChildProcess | undefined;
 const servers: Started[] = [];
 
 afterAll(async () => {
   for (const s of servers) s.kill('SIGKILL');
   await Promise.all(servers.map((s) => s.exited));
   pyA2a?.kill('SIGKILL');
+  pyModern?.kill('SIGKILL');
   worker?.shutdown();
   await running;
   await model_?.close();
@@ -72,16 +76,10 @@ beforeAll(async () => {
   skip = await pythonPeersProblem();
   if (skip) return void process.stderr.write(`python-peers: skipped: ${skip}\n`);
   python = (await pythonVenv('python-peers', PACKAGES)).python;
-  // The Python A2A agent our worker calls.
-  const pyPort = await freePort();
-  pyA2a = spawn(python, [join(FIXTURES, 'a2a_server.py'), String(pyPort)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const seen = (d: Buffer) => (out += d.toString()).includes('ready') && resolve();
-    pyA2a!.stdout!.on('data', seen);
-    pyA2a!.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    pyA2a!.once('exit', (code) => reject(new Error(`the Python A2A server exited with ${code}: ${out}`)));
-  });
+  // The Python A2A agent our worker calls, and a Python MCP server that speaks 2026-07-28 only.
+  const [pyPort, modernPort] = [await freePort(), await freePort()];
+  pyA2a = await startPython([join(FIXTURES, 'a2a_server.py'), String(pyPort)]);
+  pyModern = await startPython([join(FIXTURES, 'mcp_server.py'), 'modern', String(modernPort)]);
   const registry = new ToolRegistry();
   registry.register(
     a2aAgent({ url: `http://127.0.0.1:${pyPort}/`, name: 'ask_python', description: 'Asks the Python agent' }),
@@ -91,7 +89,10 @@ beforeAll(async () => {
     baseURL: model_.baseURL,
     registry,
     agents: [echoer, caller],
-    mcpServers: { py: { command: python, args: [join(FIXTURES, 'mcp_server.py')], timeout: '30s' } },
+    mcpServers: {
+      py: { command: python, args: [join(FIXTURES, 'mcp_server.py')], timeout: '30s' },
+      py26: { url: `http://127.0.0.1:${modernPort}/mcp`, timeout: '30s' },
+    },
   });
   ({ worker, taskQueue } = created);
   running = worker.run();
@@ -108,6 +109,19 @@ beforeAll(async () => {
     ])),
   );
 }, 600_000);
+
+/** Starts a Python peer server; resolves once it says "ready". */
+async function startPython(args: string[]): Promise<ChildProcess> {
+  const child = spawn(python, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    const seen = (d: Buffer) => (out += d.toString()).includes('ready') && resolve();
+    child.stdout!.on('data', seen);
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}: ${out}`)));
+  });
+  return child;
+}
 
 /** Runs a Python peer script; its last stdout line, as JSON. */
 function py(script: string, args: string[]): Promise<Record<string, unknown>> {
@@ -168,4 +182,24 @@ it("a worker uses a Python mcp server's tools, one of which asks a person mid-ca
     reason: JSON.stringify({ name: 'Ada' }),
   });
   expect(await runOutcome(ask)).toMatchObject({ status: 'completed', content: 'got: python greets Ada' });
+}, 120_000);
+
+it("a worker uses a 2026-07-28-only MCP server's tools (Python mcp), one of which asks a person mid-call", async () => {
+  if (skip) return;
+  const t = temporal();
+  const add = await startAgentRun(t.client, { agent: 'caller', message: 'add 2026' }, { taskQueue });
+  expect(await runOutcome(add)).toMatchObject({ status: 'completed', content: 'got: python says 4 + 5 = 9' });
+  const ask = await startAgentRun(t.client, { agent: 'caller', message: 'ask me 2026' }, { taskQueue });
+  let status = await readStatus(t.client, ask.workflowId);
+  for (let i = 0; i < 150 && status.pendingApprovals.length === 0; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    status = await readStatus(t.client, ask.workflowId);
+  }
+  expect(status.pendingApprovals[0]).toMatchObject({ question: expect.stringMatching(/What is your name\?/) });
+  await decideApproval(t.client, ask.workflowId, {
+    callId: status.pendingApprovals[0].callId,
+    approve: true,
+    reason: JSON.stringify({ name: 'Grace' }),
+  });
+  expect(await runOutcome(ask)).toMatchObject({ status: 'completed', content: 'got: python greets Grace' });
 }, 120_000);

@@ -21,6 +21,14 @@ import type { ToolOutput } from '../tool-output';
 import { mcpToolNames } from './mcp-tool-names';
 import { AskModel, AskPerson, elicit, sample, type InFlightCall } from './mcp-server-requests';
 import { loginNeeded, mcpAuthProvider, McpTokenStore } from './mcp-oauth';
+import { ProtocolError } from '@modelcontextprotocol/client';
+import { connectModern, ModernClient } from './modern-connection';
+
+/** A server's client: on MCP 2026-07-28 (the SDK's v2), or on 2025-11-25 and before (SDK 1.x). */
+type Connection = Client | ModernClient;
+
+/** A tool call's result, as either SDK gives it (`toolResult`: the pre-2024-11-05 shape). */
+type CallResult = { content?: unknown; structuredContent?: unknown; isError?: boolean; toolResult?: unknown };
 
 /** How long connecting to a server (spawn or HTTP, plus the MCP handshake) may take. */
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -40,8 +48,8 @@ interface ServerState {
   config: McpServerConfig;
   /** A tenant's own connection to a server with logins (`mcp login --tenant`): made with its login. */
   tenant?: string;
-  client?: Client;
-  connecting?: Promise<Client>;
+  client?: Connection;
+  connecting?: Promise<Connection>;
   /** LLM-facing tool names registered for this server. */
   registered: string[];
   discovered: boolean;
@@ -210,7 +218,8 @@ export class McpToolSource {
       let cursor: string | undefined;
       do {
         const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: CONNECT_TIMEOUT_MS });
-        tools.push(...page.tools);
+        // The same wire shape from either SDK.
+        tools.push(...(page.tools as McpTool[]));
         cursor = page.nextCursor;
       } while (cursor);
     } catch (err) {
@@ -250,21 +259,41 @@ export class McpToolSource {
   }
 
   /** The server's client, connecting first when there is none (or the last one closed). */
-  private connection(server: string, tenant?: string): Promise<Client> {
+  private connection(server: string, tenant?: string): Promise<Connection> {
     const state = this.stateFor(server, tenant);
     if (state.client) return Promise.resolve(state.client);
     state.connecting ??= this.connect(server, state).finally(() => (state.connecting = undefined));
     return state.connecting;
   }
 
-  private async connect(server: string, state: ServerState): Promise<Client> {
+  private async connect(server: string, state: ServerState): Promise<Connection> {
+    const { config } = state;
+    // MCP 2026-07-28 with a server that offers it (servers with OAuth logins: not yet).
+    if (isHttpServer(config) && !config.oauth) {
+      const modern = await connectModern(
+        config.url,
+        config.headers ?? {},
+        {
+          elicit: (params, signal) => elicit(server, state, params as never, signal),
+          sample: (params, signal) => sample(state, params, signal),
+          toolsChanged: () => (state.stale = true),
+        },
+        CONNECT_TIMEOUT_MS,
+      );
+      if (modern) {
+        modern.onclose = () => {
+          if (state.client === modern) state.client = undefined;
+        };
+        state.client = modern;
+        return modern;
+      }
+    }
     // Elicitation: a server's questions go to a person in the run (see `elicit`); the SDK fills
     // in the form's defaults for what the answer leaves out.
     const client = new Client(
       { name: 'durable-agents', version: '0.1.0' },
       { capabilities: { elicitation: { form: { applyDefaults: true }, url: {} }, sampling: {} } },
     );
-    const { config } = state;
     const transport = isHttpServer(config)
       ? new StreamableHTTPClientTransport(new URL(config.url), {
           requestInit: { headers: config.headers ?? {} },
@@ -304,7 +333,7 @@ export class McpToolSource {
   }
 
   /** Drops a connection that failed, so the next call (Temporal's retry) opens a new one. */
-  private reset(server: string, client: Client, tenant?: string): void {
+  private reset(server: string, client: Connection, tenant?: string): void {
     const state = this.stateFor(server, tenant);
     if (state.client === client) state.client = undefined;
     void client.close().catch(() => undefined);
@@ -317,7 +346,7 @@ export class McpToolSource {
     ctx: ToolContext,
     timeoutMs: number,
   ): Promise<string | ToolOutput> {
-    let client: Client;
+    let client: Connection;
     try {
       client = await this.connection(server, ctx.tenant);
     } catch (err) {
@@ -348,15 +377,19 @@ export class McpToolSource {
     };
     state.calls.add(inFlight);
     try {
-      const calling = client.callTool({ name: tool, arguments: args }, undefined, {
+      const options = {
         signal: AbortSignal.any([ctx.signal, asking.signal]),
         timeout: timeoutMs,
         // The server's progress notifications: events on the run's stream, and a call that
         // reports progress is not timed out by the SDK for being long (the tool's timeout holds).
-        onprogress: (p) => ctx.reportProgress({ progress: p.progress, total: p.total, message: p.message }),
+        onprogress: (p: { progress: number; total?: number; message?: string }) =>
+          ctx.reportProgress({ progress: p.progress, total: p.total, message: p.message }),
         resetTimeoutOnProgress: true,
         maxTotalTimeout: timeoutMs,
-      });
+      };
+      const params = { name: tool, arguments: args };
+      const calling: Promise<CallResult> =
+        client instanceof ModernClient ? client.callTool(params, options) : client.callTool(params, undefined, options);
       calling.catch(() => undefined); // abandoned when a person is asked
       const result = await Promise.race([calling, lost]);
       // `toolResult` is the pre-2024-11-05 protocol's shape.
@@ -376,7 +409,8 @@ export class McpToolSource {
         return ctx.askPerson(`${login.message}. Then approve this call to try again.`);
       }
       if (err instanceof ToolError || ctx.signal.aborted) throw err;
-      if (err instanceof McpError && CALL_ERRORS.has(err.code)) throw new ToolError(`${tool}: ${err.message}`);
+      if ((err instanceof McpError || err instanceof ProtocolError) && CALL_ERRORS.has(err.code))
+        throw new ToolError(`${tool}: ${err.message}`);
       this.reset(server, client, ctx.tenant);
       throw unavailable(server, err);
     } finally {
