@@ -21,7 +21,7 @@ import { eventsPosition, isTurnEnd } from '../client/event-stream';
 import { decideAnswered, followTurn, pausedTurn, type TurnStep } from '../client/turn-follow';
 import type { ImageInput } from '../storage/images';
 import { agentMessage, messageExcerpt, status, turnOutcome } from './task-events';
-import { FINAL, type TemporalTaskStore } from './task-store';
+import type { TemporalTaskStore } from './task-store';
 import { callScope } from './tenant-user';
 import { checkInScope } from '../client/tenant-scope';
 
@@ -109,8 +109,8 @@ export class ConversationExecutor implements AgentExecutor {
         // A message to a task still working joins its running turn (the conversation's `steer`),
         // unless it says otherwise (`metadata.busy`): the task's work goes on, now with it.
         const request = userMessage(ctx.userMessage);
-        const state = ctx.task?.status?.state;
-        if (state !== undefined && !FINAL.has(state) && request.busy === undefined) request.busy = 'steer';
+        const working = ctx.task?.status?.state === TaskState.TASK_STATE_WORKING;
+        if (working && request.busy === undefined) request.busy = 'steer';
         const sent = await startMessage(this.o.client, ids.contextId, request, {
           taskQueue: this.o.taskQueue,
           options,
@@ -130,9 +130,7 @@ export class ConversationExecutor implements AgentExecutor {
           id: ids.id,
           contextId: ids.contextId,
           // A continued task goes on working; a new one is submitted until its turn starts.
-          status: status(
-            state !== undefined && !FINAL.has(state) ? TaskState.TASK_STATE_WORKING : TaskState.TASK_STATE_SUBMITTED,
-          ),
+          status: status(working ? TaskState.TASK_STATE_WORKING : TaskState.TASK_STATE_SUBMITTED),
           artifacts: ctx.task?.artifacts ?? [],
           // A continued task keeps what was said (the SDK's own record of it, this message among it).
           history: [
