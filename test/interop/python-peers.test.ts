@@ -133,14 +133,19 @@ function py(script: string, args: string[]): Promise<Record<string, unknown>> {
   );
 }
 
-it("the Python a2a-sdk client sends a message to our A2A server, at the root and at the agent's URL, and reads the task back", async () => {
-  if (skip) return;
-  for (const url of [`http://127.0.0.1:${a2aPort}/`, `http://127.0.0.1:${a2aPort}/a2a/echoer/`])
-    expect(await py('a2a_client.py', [url, 'hello from python'])).toMatchObject({
-      state: 'TASK_STATE_COMPLETED',
-      answer: 'echo: hello from python',
-    });
-}, 120_000);
+it.each(['1.0', '0.3'])(
+  "the Python a2a-sdk client (protocol %s) sends a message to our A2A server, at the root and at the agent's URL, and reads the task back",
+  async (version) => {
+    if (skip) return;
+    for (const url of [`http://127.0.0.1:${a2aPort}/`, `http://127.0.0.1:${a2aPort}/a2a/echoer/`])
+      expect(await py('a2a_client.py', [url, `hello over ${version}`, version])).toMatchObject({
+        state: 'TASK_STATE_COMPLETED',
+        answer: `echo: hello over ${version}`,
+        cardName: 'echoer',
+      });
+  },
+  120_000,
+);
 
 it('an agent of ours calls a Python a2a-sdk agent through a2aAgent', async () => {
   if (skip) return;
