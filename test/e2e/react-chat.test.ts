@@ -152,6 +152,7 @@ describeInBrowser('the React example on useChat', () => {
       await reply.getByText(/tool said: .*42\.5/).waitFor();
       await reply.getByText(/completed · \d+ tokens/).waitFor();
 
+      await page.getByRole('button', { name: 'Send' }).waitFor(); // the last turn's stream has finished
       await input.fill('pay bob');
       await input.press('Enter');
       const before = transfers.length;
@@ -265,6 +266,7 @@ describeInBrowser('the React example on useChat', () => {
         id,
       );
       expect(main.map((m: any) => m.parts.find((p: any) => p.type === 'text')?.text)).toEqual(['say hi', 'hi #1']);
+      await page.getByRole('button', { name: 'Send' }).waitFor(); // the last turn's stream has finished
       await input.fill('say more');
       await input.press('Enter');
       await page.locator('li.assistant').getByText('more #3').waitFor();
@@ -285,6 +287,7 @@ describeInBrowser('the React example on useChat', () => {
       expect(await texts()).toEqual(['say hi', 'hi #2', 'say more', 'more #3']);
       await page.reload();
       await page.locator('li.assistant').getByText('more #3').waitFor();
+      await page.getByRole('button', { name: 'Send' }).waitFor(); // the last turn's stream has finished
       await input.fill('say last');
       await input.press('Enter');
       await page.locator('li.assistant').getByText('last #5').waitFor();
@@ -344,6 +347,8 @@ describeInBrowser('the React example on useChat', () => {
         .first()
         .getByText(/tool said: .*42\.5/)
         .waitFor();
+      // The first tab takes a message once its last turn's stream has finished (Send is back).
+      await first.getByRole('button', { name: 'Send' }).waitFor();
       await input.fill('tell a story');
       await input.press('Enter');
       await second.locator('li.user').nth(1).getByText('tell a story').waitFor({ timeout: 20_000 });
