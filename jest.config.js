@@ -7,9 +7,18 @@ module.exports = {
     '^.+\\.ts$': 'ts-jest',
     // jose (under @a2a-js/sdk) is ESM-only: Node 20.19+ requires it as it is, Jest's module system
     // cannot, so Jest gets it as CommonJS.
-    '/node_modules/jose/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true }, isolatedModules: true }],
+    // So is the MCP tasks extension's package, whose 2026-07-28 schemas check our server's answers.
+    '/node_modules/(jose|@modelcontextprotocol/ext-tasks)/.+\\.js$': [
+      'ts-jest',
+      { tsconfig: { allowJs: true }, isolatedModules: true },
+    ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
+  transformIgnorePatterns: ['/node_modules/(?!jose/|@modelcontextprotocol/ext-tasks/)'],
+  // Its package exports only `import` conditions, which Jest's CommonJS resolver does not take.
+  moduleNameMapper: {
+    '^@modelcontextprotocol/ext-tasks/core/v2$':
+      '<rootDir>/node_modules/@modelcontextprotocol/ext-tasks/dist/core/v2/index.js',
+  },
   // One in-memory Temporal dev server and one workflow bundle for the whole suite.
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',

@@ -2,7 +2,6 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Worker } from '@temporalio/worker';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { AgentSummary } from '../contracts/activity-interface';
 import { UsageError } from './option-flags';
 import { accessNotes, refuseOpenExposure } from './server-flags';
@@ -13,7 +12,8 @@ import { installRuntimeLogging } from '../telemetry/logging';
 import { requireWorker } from '../client/task-queue-workers';
 import { connectTemporal, describeTemporal, workflowUrl } from '../connection/temporal-env';
 import { httpAccessFromEnv } from '../http/access';
-import { createAgentMcpServer } from '../mcp-server/agent-mcp-server';
+import { serveAgentsOverStdio } from '../mcp-server/stdio-server';
+import { httpServerSettingsFromEnv } from '../http/server-settings';
 import { createMcpHttpServer } from '../mcp-server/mcp-http-server';
 import { mcpServersFromEnv } from '../tools/mcp-client/mcp-config';
 
@@ -28,6 +28,7 @@ export async function serveMcp(command: McpCommand, target: CommandTarget): Prom
   const { settings, localWorker, taskQueue } = target;
   // The same bearer tokens, CORS origins and rate limit as the HTTP API (AGENT_HTTP_*).
   const access = command.transport === 'http' ? httpAccessFromEnv(settings.env) : {};
+  const { mcpStateKey } = httpServerSettingsFromEnv(settings.env);
   if (command.transport === 'http') refuseOpenExposure(command.host, access);
   const note = (line: string) => process.stderr.write(`${line}\n`);
   installRuntimeLogging('WARN', { ...settings.logging, handleSignals: false });
@@ -71,22 +72,24 @@ export async function serveMcp(command: McpCommand, target: CommandTarget): Prom
     if (agents.length === 0)
       note(`Warning: the workers of task queue "${taskQueue}" serve no named agents, so there are no tools to offer.`);
     const options = {
+      ...(mcpStateKey ? { requestStateKey: mcpStateKey } : {}),
       client: temporal.client,
       taskQueue,
       agents,
       workflowUrl: (id: string) => workflowUrl(temporal.uiUrl, temporal.namespace, id),
     };
     if (command.transport === 'stdio') {
-      const transport = new StdioServerTransport();
-      const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
       // The client closing stdin is the end of the session.
       process.stdin.once('end', stop);
-      await createAgentMcpServer(options).connect(transport);
       note(
         `durable-agents MCP server on stdio: agents ${agents.map((a) => a.name).join(', ') || 'none'} (task queue "${taskQueue}")`,
       );
-      await Promise.race([closed, once(stopped.signal, 'abort')]);
-      await transport.close().catch(() => undefined);
+      const serving = serveAgentsOverStdio(options);
+      const connection = await Promise.race([serving, once(stopped.signal, 'abort').then(() => undefined)]);
+      if (connection) {
+        await Promise.race([connection.closed, once(stopped.signal, 'abort')]);
+        await connection.close().catch(() => undefined);
+      } else void serving.then((c) => c.close()).catch(() => undefined);
     } else {
       http = createMcpHttpServer(options, access);
       http.listen(command.port, command.host);

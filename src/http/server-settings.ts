@@ -7,6 +7,11 @@ export interface HttpServerSettings {
   publicUrl?: string;
   /** The A2A server's settings. */
   a2a?: A2AServerSettings;
+  /**
+   * `AGENT_MCP_STATE_KEY` (at least 32 characters): signs the MCP server's `requestState` between
+   * a 2026-07-28 call's rounds; give every replica behind one URL the same key.
+   */
+  mcpStateKey?: string;
 }
 
 /** How the HTTP API serves its agents over A2A. */
@@ -22,7 +27,10 @@ export interface A2AServerSettings {
   maxBlockingWaitMs?: number;
 }
 
-/** Reads `AGENT_PUBLIC_URL`, `AGENT_A2A_DEFAULT` and `AGENT_A2A_MAX_BLOCKING_WAIT`; throws with the fix on a malformed value. */
+/**
+ * Reads `AGENT_PUBLIC_URL`, `AGENT_A2A_DEFAULT`, `AGENT_A2A_MAX_BLOCKING_WAIT` and
+ * `AGENT_MCP_STATE_KEY`; throws with the fix on a malformed value.
+ */
 export function httpServerSettingsFromEnv(env: NodeJS.ProcessEnv): HttpServerSettings {
   const settings: HttpServerSettings = {};
   const url = env.AGENT_PUBLIC_URL?.trim();
@@ -46,6 +54,14 @@ export function httpServerSettingsFromEnv(env: NodeJS.ProcessEnv): HttpServerSet
       throw new Error(`AGENT_A2A_MAX_BLOCKING_WAIT: ${(err as Error).message}`);
     }
     settings.a2a = { ...settings.a2a, maxBlockingWaitMs: ms };
+  }
+  const key = env.AGENT_MCP_STATE_KEY?.trim();
+  if (key) {
+    if (key.length < 32)
+      throw new Error(
+        `AGENT_MCP_STATE_KEY: ${key.length} characters is too short to sign with: use at least 32 (e.g. \`openssl rand -hex 32\`)`,
+      );
+    settings.mcpStateKey = key;
   }
   return settings;
 }

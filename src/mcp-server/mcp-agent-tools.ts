@@ -27,19 +27,23 @@ import { MCP_TASK_PREFIX, taskOf } from './mcp-tasks';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-/** A plain call: starts the run (or sends the message to the conversation) and waits for the answer, with progress and logs. */
-export async function callAgent(
+/** Work an agent tool started: the run, or the message sent to a conversation (its id), and its outcome. */
+export interface StartedWork {
+  workflowId: string;
+  /** The message's id, when the work is a conversation's turn (the Update that answers it). */
+  messageId?: string;
+  outcome: Promise<TurnResult>;
+}
+
+/** Starts the run (or sends the message to the conversation, starting it when it is not open). */
+export async function startWork(
   options: AgentMcpServerOptions,
   agent: string,
   message: string,
   conversationId: string | undefined,
-  extra: Extra,
-  session: Session,
-): Promise<CallToolResult> {
+): Promise<StartedWork> {
   const { client, taskQueue } = options;
   const tenant = options.scope?.tenant;
-  let workflowId: string;
-  let outcome: Promise<TurnResult>;
   if (conversationId) {
     // Another tenant's conversation is, to this session, no conversation at all.
     await checkInScope(client, options.scope ?? {}, conversationId, 'conversation');
@@ -49,17 +53,27 @@ export async function callAgent(
       { message },
       { taskQueue, options: { agent, ...(tenant !== undefined ? { tenant } : {}) } },
     );
-    workflowId = conversationId;
-    outcome = sent.result();
-  } else {
-    const handle = await startAgentRun(
-      client,
-      { agent, message, ...(tenant !== undefined ? { tenant } : {}) },
-      { taskQueue },
-    );
-    workflowId = handle.workflowId;
-    outcome = runOutcome(handle);
+    return { workflowId: conversationId, messageId: sent.messageId, outcome: sent.result() };
   }
+  const handle = await startAgentRun(
+    client,
+    { agent, message, ...(tenant !== undefined ? { tenant } : {}) },
+    { taskQueue },
+  );
+  return { workflowId: handle.workflowId, outcome: runOutcome(handle) };
+}
+
+/** A plain call: starts the run (or sends the message to the conversation) and waits for the answer, with progress and logs. */
+export async function callAgent(
+  options: AgentMcpServerOptions,
+  agent: string,
+  message: string,
+  conversationId: string | undefined,
+  extra: Extra,
+  session: Session,
+): Promise<CallToolResult> {
+  const { client } = options;
+  const { workflowId, outcome } = await startWork(options, agent, message, conversationId);
   // A cancelled MCP request cancels the work it started.
   const cancel = () => void cancelWork(client, workflowId).catch(() => undefined);
   extra.signal.addEventListener('abort', cancel);
@@ -200,7 +214,8 @@ function logs(session: Session, level: LoggingLevel): boolean {
   return LEVELS.indexOf(level) >= LEVELS.indexOf(session.level);
 }
 
-function levelOf(event: AgentEvent): LoggingLevel {
+/** The log level of an event's message. */
+export function levelOf(event: AgentEvent): LoggingLevel {
   switch (event.type) {
     case 'approval_requested':
     case 'approval_escalated':
@@ -217,7 +232,7 @@ function levelOf(event: AgentEvent): LoggingLevel {
 }
 
 /** What an agent tool takes. */
-const ARGUMENTS = {
+export const ARGUMENTS = {
   message: z.string().min(1).max(MAX_MESSAGE_CHARS).describe('What to ask the agent'),
   conversationId: z
     .string()
@@ -226,6 +241,18 @@ const ARGUMENTS = {
     .describe('Continue (or start) this conversation instead of a one-off run'),
 };
 const Arguments = z.object(ARGUMENTS);
+
+/** An agent tool's arguments, or what is wrong with them. */
+export function agentArguments(
+  agent: string,
+  args: unknown,
+): { message: string; conversationId?: string } | { problem: string } {
+  const parsed = Arguments.safeParse(args ?? {});
+  if (parsed.success) return parsed.data;
+  return {
+    problem: `Input validation error: Invalid arguments for tool ${agent}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`,
+  };
+}
 
 /**
  * Registers one tool per agent, each able to run as an MCP task (`execution.taskSupport:
@@ -260,16 +287,10 @@ export function registerAgentTools(server: McpServer, options: AgentMcpServerOpt
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const agent = options.agents.find((a) => a.name === request.params.name);
     if (!agent) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
-    const parsed = Arguments.safeParse(request.params.arguments ?? {});
+    const parsed = agentArguments(agent.name, request.params.arguments);
     // Worded as the SDK words it for its own tools.
-    if (!parsed.success)
-      return errorResult(
-        new McpError(
-          ErrorCode.InvalidParams,
-          `Input validation error: Invalid arguments for tool ${agent.name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`,
-        ).message,
-      );
-    const { message, conversationId } = parsed.data;
+    if ('problem' in parsed) return errorResult(new McpError(ErrorCode.InvalidParams, parsed.problem).message);
+    const { message, conversationId } = parsed;
     if (request.params.task) return startTask(options, agent.name, message, conversationId);
     try {
       return await callAgent(options, agent.name, message, conversationId, extra, session);

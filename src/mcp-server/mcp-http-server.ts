@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createMcpHandler, isLegacyRequest, type McpRequestContext } from '@modelcontextprotocol/server';
+import { toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { accessChecker, requestScope, type HttpAccessOptions } from '../http/access';
+import type { TenantScope } from '../core';
 import { createAgentMcpServer, type AgentMcpServerOptions } from './agent-mcp-server';
+import { createModernAgentMcpServer, requestStateCodec } from './modern/modern-server';
 
 /** How many MCP sessions a server keeps at once; the least recently used goes beyond. */
 export const MAX_MCP_SESSIONS = 1000;
@@ -20,7 +24,10 @@ interface Session {
 
 /**
  * The agents as an MCP server over streamable HTTP, at `/mcp`, behind the HTTP API's access rules
- * (tokens, CORS, rate limit). A client's session (its log level, its resource subscriptions, its
+ * (tokens, CORS, rate limit), in both revisions a client may speak. A 2026-07-28 request (one that
+ * carries the revision's `_meta` envelope) is answered statelessly by a server built for it (the
+ * official SDK's v2 `createMcpHandler`; modern/); anything else is 2025-11-25, sessionful, as
+ * follows. On 2025-11-25, a client's session (its log level, its resource subscriptions, its
  * server-sent event stream) lives in this process; what it starts lives in Temporal, so a client
  * whose session this server no longer knows (a restart, another replica) starts a new session and
  * finds its runs, conversations and tasks where they were. Every request is answered, whatever it
@@ -30,6 +37,14 @@ interface Session {
 export function createMcpHttpServer(options: AgentMcpServerOptions, access: HttpAccessOptions): Server {
   const checkAccess = accessChecker(access);
   const sessions = new Map<string, Session>();
+  const codec = requestStateCodec(options.requestStateKey);
+  // One handler; each request's server is built for the tenant the request acts for (its authInfo).
+  const modern = createMcpHandler(
+    (ctx: McpRequestContext) =>
+      createModernAgentMcpServer({ ...options, scope: ctx.authInfo?.extra?.scope as TenantScope | undefined }, codec),
+    { legacy: 'reject' },
+  );
+  const serveModern = toNodeHandler(modern);
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const s of sessions.values()) if (now - s.used > SESSION_IDLE_MS) void s.close();
@@ -38,8 +53,8 @@ export function createMcpHttpServer(options: AgentMcpServerOptions, access: Http
   const server = createServer((req, res) => {
     try {
       if (checkAccess(req, res) === 'allowed')
-        handleHttp(req, res, { ...options, scope: requestScope(req, access) }, sessions).catch((err: unknown) =>
-          internalError(res, err),
+        handleHttp(req, res, { ...options, scope: requestScope(req, access) }, sessions, serveModern).catch(
+          (err: unknown) => internalError(res, err),
         );
     } catch (err) {
       internalError(res, err);
@@ -48,6 +63,7 @@ export function createMcpHttpServer(options: AgentMcpServerOptions, access: Http
   server.on('close', () => {
     clearInterval(sweep);
     for (const s of sessions.values()) void s.close();
+    void modern.close();
   });
   return server;
 }
@@ -70,14 +86,16 @@ function jsonRpcError(res: ServerResponse, status: number, code: number, message
 }
 
 /**
- * One HTTP request: to the session it names, or (an `initialize` without a session) to a new
- * session with a server and transport of its own.
+ * One HTTP request: a 2026-07-28 one to the stateless server; a 2025-11-25 one to the session it
+ * names, or (an `initialize` without a session) to a new session with a server and transport of
+ * its own.
  */
 async function handleHttp(
   req: IncomingMessage,
   res: ServerResponse,
   options: AgentMcpServerOptions,
   sessions: Map<string, Session>,
+  serveModern: NodeMcpRequestHandler,
 ): Promise<void> {
   const path = (req.url ?? '').split('?')[0];
   if (path !== '/mcp') {
@@ -85,6 +103,30 @@ async function handleHttp(
       .writeHead(404, { 'content-type': 'application/json' })
       .end(JSON.stringify({ error: 'not found: the MCP endpoint is /mcp' }));
     return;
+  }
+  let body: unknown;
+  if (req.method === 'POST') {
+    // The body is read once, here; both revisions' transports take it parsed.
+    const request = await toWebRequest(req).catch((err: { status?: number; message?: string }) => err);
+    if (!(request instanceof Request))
+      return jsonRpcError(res, request.status ?? 400, -32600, `cannot read the request: ${request.message}`);
+    const text = await request.text();
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return jsonRpcError(res, 400, -32700, 'Parse error: the body is not JSON');
+    }
+    if (!(await isLegacyRequest(request, body))) {
+      // The tenant this request acts for, to the server built for it (see createMcpHttpServer).
+      const tenant = options.scope?.tenant;
+      (req as IncomingMessage & { auth?: unknown }).auth = {
+        token: '',
+        clientId: 'durable-agents',
+        scopes: [],
+        extra: { scope: options.scope ?? {}, ...(tenant !== undefined ? { tenant } : {}) },
+      };
+      return serveModern(req, res, body);
+    }
   }
   const named = req.headers['mcp-session-id'];
   const id = Array.isArray(named) ? named[0] : named;
@@ -97,7 +139,7 @@ async function handleHttp(
     session.used = Date.now();
     sessions.delete(id);
     sessions.set(id, session); // the most recently used last
-    return session.transport.handleRequest(req, res);
+    return session.transport.handleRequest(req, res, body);
   }
   if (req.method !== 'POST')
     return jsonRpcError(res, 400, -32000, 'no Mcp-Session-Id: start a session with an initialize request (POST)');
@@ -123,7 +165,7 @@ async function handleHttp(
     if (transport.sessionId) sessions.delete(transport.sessionId);
   };
   await mcp.connect(transport);
-  await transport.handleRequest(req, res);
+  await transport.handleRequest(req, res, body);
   // Not an initialize (so no session began): nothing to keep.
   if (!transport.sessionId) void Promise.all([transport.close(), mcp.close()]).catch(() => undefined);
 }

@@ -11,28 +11,41 @@ import type { AgentMcpServerOptions } from './mcp-server-options';
  */
 export function registerPrompts(server: McpServer, agents: readonly AgentSummary[]): void {
   for (const agent of agents) {
-    const examples = agent.examples ?? [];
-    server.registerPrompt(
-      agent.name,
-      {
-        title: `Ask ${agent.name}`,
-        description: `${agent.description ?? `The ${agent.name} agent.`}${examples.length ? ` For example: ${examples.map((e) => JSON.stringify(e)).join(', ')}.` : ''}`,
-        argsSchema: { message: z.string().max(MAX_MESSAGE_CHARS).optional().describe('What to ask the agent') },
-      },
-      ({ message }) => {
-        const ask = message?.trim() || examples[0] || `What can you do?`;
-        return {
-          description: `Ask the ${agent.name} agent`,
-          messages: [
-            {
-              role: 'user',
-              content: { type: 'text', text: `Ask the ${agent.name} agent (the tool "${agent.name}"): ${ask}` },
-            },
-          ],
-        };
-      },
+    server.registerPrompt(agent.name, { ...promptMetadata(agent), argsSchema: PROMPT_ARGUMENTS }, ({ message }) =>
+      agentPrompt(agent, message),
     );
   }
+}
+
+/** What an agent's prompt takes. */
+export const PROMPT_ARGUMENTS = {
+  message: z.string().max(MAX_MESSAGE_CHARS).optional().describe('What to ask the agent'),
+};
+
+/** An agent's prompt's title and description (its examples in it). */
+export function promptMetadata(agent: AgentSummary): { title: string; description: string } {
+  const examples = agent.examples ?? [];
+  return {
+    title: `Ask ${agent.name}`,
+    description: `${agent.description ?? `The ${agent.name} agent.`}${examples.length ? ` For example: ${examples.map((e) => JSON.stringify(e)).join(', ')}.` : ''}`,
+  };
+}
+
+/** An agent's prompt: asks the agent, through its tool, `message` (or its first example). */
+export function agentPrompt(
+  agent: AgentSummary,
+  message: string | undefined,
+): { description: string; messages: { role: 'user'; content: { type: 'text'; text: string } }[] } {
+  const ask = message?.trim() || agent.examples?.[0] || `What can you do?`;
+  return {
+    description: `Ask the ${agent.name} agent`,
+    messages: [
+      {
+        role: 'user',
+        content: { type: 'text', text: `Ask the ${agent.name} agent (the tool "${agent.name}"): ${ask}` },
+      },
+    ],
+  };
 }
 
 /**

@@ -34,33 +34,58 @@ const MESSAGES_SHOWN = 50;
 /** How often, at most, a subscriber is told that a resource changed. */
 const UPDATE_EVERY_MS = 500;
 
+/** The resource template of runs or of conversations: its name, URI template and metadata. */
+export function resourceTemplate(kind: 'run' | 'conversation'): {
+  name: string;
+  template: string;
+  metadata: { title: string; description: string; mimeType: string };
+} {
+  const plural = kind === 'run' ? 'runs' : 'conversations';
+  return {
+    name: plural,
+    template: `${SCHEME}${plural}/{id}`,
+    metadata: {
+      title: kind === 'run' ? 'Agent runs' : 'Conversations',
+      description: `A durable agent ${kind}: its status and latest messages (JSON)`,
+      mimeType: 'application/json',
+    },
+  };
+}
+
+/**
+ * The recent runs or conversations as resources: of the task queue this server serves (the
+ * namespace may hold other teams'), of the session's tenant when it has one.
+ */
+export async function listAgentResources(
+  client: Client,
+  taskQueue: string,
+  scope: TenantScope,
+  kind: 'run' | 'conversation',
+): Promise<{
+  resources: { uri: string; name: string; title: string; description: string; mimeType: string }[];
+}> {
+  const { runs } = await listAgentRuns(client, { limit: 50, taskQueue, only: kind, ...scope });
+  return {
+    resources: runs.map((r) => ({
+      uri: resourceUri(kind, r.workflowId),
+      name: r.workflowId,
+      title: `${kind} ${r.workflowId}${r.agent ? ` (${r.agent})` : ''}`,
+      description: `${r.agentStatus ?? r.executionStatus}, started ${r.startTime}`,
+      mimeType: 'application/json',
+    })),
+  };
+}
+
 /** Registers the resources and their subscriptions on `server` (one client's session); `complete` in agent-mcp-server completes their ids. */
 export function registerResources(server: McpServer, client: Client, taskQueue: string, scope: TenantScope = {}): void {
-  // The recent ones of the task queue this server serves (the namespace may hold other teams'),
-  // of the session's tenant when it has one.
-  const recent = async (kind: 'run' | 'conversation') =>
-    (await listAgentRuns(client, { limit: 50, taskQueue, only: kind, ...scope })).runs;
   for (const kind of ['run', 'conversation'] as const) {
-    const plural = kind === 'run' ? 'runs' : 'conversations';
+    const { name, template, metadata } = resourceTemplate(kind);
     server.registerResource(
-      plural,
-      new ResourceTemplate(`${SCHEME}${plural}/{id}`, {
-        list: async () => ({
-          resources: (await recent(kind)).map((r) => ({
-            uri: resourceUri(kind, r.workflowId),
-            name: r.workflowId,
-            title: `${kind} ${r.workflowId}${r.agent ? ` (${r.agent})` : ''}`,
-            description: `${r.agentStatus ?? r.executionStatus}, started ${r.startTime}`,
-            mimeType: 'application/json',
-          })),
-        }),
-      }),
-      {
-        title: kind === 'run' ? 'Agent runs' : 'Conversations',
-        description: `A durable agent ${kind}: its status and latest messages (JSON)`,
-        mimeType: 'application/json',
-      },
-      async (uri, { id }) => readAgentResource(client, uri.href, String(id), scope),
+      name,
+      new ResourceTemplate(template, { list: () => listAgentResources(client, taskQueue, scope, kind) }),
+      metadata,
+      async (uri, { id }) =>
+        readAgentResource(client, uri.href, String(id), scope, (m) => new McpError(ErrorCode.InvalidParams, m)),
     );
   }
   const watching = new Map<string, AbortController>();
@@ -127,11 +152,16 @@ export function workflowIdOf(uri: string): string | undefined {
   }
 }
 
-async function readAgentResource(
+/**
+ * A run or conversation read as a resource. A bad id is the client's mistake, thrown as `invalid`
+ * makes it (each SDK has its own error class for -32602).
+ */
+export async function readAgentResource(
   client: Client,
   uri: string,
   id: string,
   scope: TenantScope,
+  invalid: (message: string) => Error,
 ): Promise<ReadResourceResult> {
   const workflowId = decodeURIComponent(id);
   let status;
@@ -140,14 +170,11 @@ async function readAgentResource(
     await checkInScope(client, scope, workflowId);
     status = await readStatus(client, workflowId);
   } catch (err) {
-    throw new McpError(ErrorCode.InvalidParams, `${uri}: ${(err as Error).message}`);
+    throw invalid(`${uri}: ${(err as Error).message}`);
   }
   const expected = uri.includes('://runs/') ? 'run' : 'conversation';
   if (status.kind !== expected)
-    throw new McpError(
-      ErrorCode.InvalidParams,
-      `${workflowId} is a ${status.kind}: read ${resourceUri(status.kind, workflowId)}`,
-    );
+    throw invalid(`${workflowId} is a ${status.kind}: read ${resourceUri(status.kind, workflowId)}`);
   const transcript = await readTranscript(client, workflowId).catch(() => ({ messages: [] }));
   const messages = transcript.messages.slice(-MESSAGES_SHOWN);
   const body = {

@@ -18,4 +18,10 @@ export interface AgentMcpServerOptions {
    * sees only its tenant's runs, conversations and tasks, and starts work as that tenant.
    */
   scope?: TenantScope;
+  /**
+   * The key (at least 32 characters) that signs a 2026-07-28 call's `requestState` between its
+   * rounds (an approval asked as `input_required`). Give every replica behind one URL the same
+   * key (`durable-agents mcp` reads `AGENT_MCP_STATE_KEY`). Default: a random key of this process.
+   */
+  requestStateKey?: string;
 }

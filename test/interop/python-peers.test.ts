@@ -15,6 +15,7 @@ import {
 import { cleanEnv, ROOT, startTs, type Started } from '../helpers/processes';
 import { pythonPeersProblem, pythonVenv } from '../helpers/python-venv';
 import { call } from '../helpers/scripted-model';
+import { transfer } from '../helpers/test-tools';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 
 /**
@@ -28,6 +29,7 @@ const PACKAGES = ['a2a-sdk[http-server]==1.3.0', 'mcp==2.3.0', 'uvicorn>=0.30'];
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'python');
 
 const echoer = defineAgent({ name: 'echoer', description: 'Echoes', instructions: 'Echo.', tools: [] });
+const payer = defineAgent({ name: 'payer', description: 'Pays people', instructions: 'You pay.', tools: ['transfer'] });
 const caller = defineAgent({
   name: 'caller',
   instructions: 'You call others.',
@@ -40,6 +42,10 @@ async function model(req: ChatRequest) {
   const system = String(req.messages[0]?.content ?? '');
   const last = req.messages[req.messages.length - 1];
   const said = String(req.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '');
+  if (system.includes('You pay'))
+    return last.role === 'tool'
+      ? { content: `paid: ${String(last.content)}` }
+      : call(['transfer', { to: 'ada', amount: 2 }]);
   if (!system.includes('You call others')) return { content: `echo: ${said}` };
   if (last.role === 'tool') return { content: `got: ${String(last.content)}` };
   if (said === 'ask python') return call(['ask_python', { message: 'hi from node' }]);
@@ -81,6 +87,7 @@ beforeAll(async () => {
   pyA2a = await startPython([join(FIXTURES, 'a2a_server.py'), String(pyPort)]);
   pyModern = await startPython([join(FIXTURES, 'mcp_server.py'), 'modern', String(modernPort)]);
   const registry = new ToolRegistry();
+  registry.register(transfer);
   registry.register(
     a2aAgent({ url: `http://127.0.0.1:${pyPort}/`, name: 'ask_python', description: 'Asks the Python agent' }),
   );
@@ -88,7 +95,7 @@ beforeAll(async () => {
   const created = await createTestWorker(temporal(), {
     baseURL: model_.baseURL,
     registry,
-    agents: [echoer, caller],
+    agents: [echoer, caller, payer],
     mcpServers: {
       py: { command: python, args: [join(FIXTURES, 'mcp_server.py')], timeout: '30s' },
       py26: { url: `http://127.0.0.1:${modernPort}/mcp`, timeout: '30s' },
@@ -105,7 +112,12 @@ beforeAll(async () => {
   servers.push(
     ...(await Promise.all([
       startTs(['client.ts', 'a2a', '--port', String(a2aPort)], env, /Press Ctrl\+C/, 120_000),
-      startTs(['mcp.ts', '--http', '--port', String(mcpPort), '--agents', 'echoer'], env, /Press Ctrl\+C/, 120_000),
+      startTs(
+        ['mcp.ts', '--http', '--port', String(mcpPort), '--agents', 'echoer,payer'],
+        env,
+        /Press Ctrl\+C/,
+        120_000,
+      ),
     ])),
   );
 }, 600_000);
@@ -153,9 +165,13 @@ it('an agent of ours calls a Python a2a-sdk agent through a2aAgent', async () =>
   expect(await runOutcome(run)).toMatchObject({ status: 'completed', content: 'got: python heard: hi from node' });
 }, 120_000);
 
-it.each(['legacy', 'auto'])(
-  'the Python mcp client (mode %s) lists and calls an agent tool on mcp --http',
-  async (mode) => {
+it.each([
+  { mode: 'legacy', revision: '2025-11-25' },
+  { mode: 'auto', revision: '2026-07-28' },
+  { mode: '2026-07-28', revision: '2026-07-28' },
+])(
+  'the Python mcp client (mode $mode) lists and calls agent tools on mcp --http, one asking an approval, on $revision',
+  async ({ mode, revision }) => {
     if (skip) return;
     const result = await py('mcp_client.py', [
       `http://127.0.0.1:${mcpPort}/mcp`,
@@ -163,8 +179,20 @@ it.each(['legacy', 'auto'])(
       'echoer',
       JSON.stringify({ message: 'hello over mcp' }),
     ]);
-    expect(result).toMatchObject({ tools: expect.arrayContaining(['echoer']), isError: false });
+    expect(result).toMatchObject({
+      protocolVersion: revision,
+      tools: expect.arrayContaining(['echoer']),
+      isError: false,
+    });
     expect(String(result.text)).toContain('echo: hello over mcp');
+    // An approval reaches the client as its revision asks, and its answer decides it.
+    const paid = await py('mcp_client.py', [`http://127.0.0.1:${mcpPort}/mcp`, mode, 'payer', '{"message":"pay ada"}']);
+    expect(paid).toMatchObject({
+      protocolVersion: revision,
+      isError: false,
+      asked: [expect.stringMatching(/^Approve transfer\(/)],
+    });
+    expect(String(paid.text)).toContain('paid: sent 2 to ada');
   },
   120_000,
 );

@@ -99,5 +99,9 @@ describe('A2A requests at the edge', () => {
     expect(() => httpServerSettingsFromEnv({ AGENT_PUBLIC_URL: 'ftp://x' })).toThrow(/http or https/);
     expect(() => httpServerSettingsFromEnv({ AGENT_A2A_DEFAULT: 'no spaces' })).toThrow(/AGENT_A2A_DEFAULT/);
     expect(() => httpServerSettingsFromEnv({ AGENT_A2A_MAX_BLOCKING_WAIT: '30' })).toThrow(/add a unit/);
+    expect(httpServerSettingsFromEnv({ AGENT_MCP_STATE_KEY: 'k'.repeat(32) })).toEqual({ mcpStateKey: 'k'.repeat(32) });
+    expect(() => httpServerSettingsFromEnv({ AGENT_MCP_STATE_KEY: 'short' })).toThrow(
+      /AGENT_MCP_STATE_KEY: 5 characters is too short to sign with: use at least 32/,
+    );
   });
 });

@@ -1,0 +1,250 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import {
+  CancelTaskResultV2Schema,
+  CreateTaskResultV2Schema,
+  GetTaskResultV2Schema,
+  UpdateTaskResultV2Schema,
+} from '@modelcontextprotocol/ext-tasks/core/v2';
+import { defineAgent } from '../../src/agents/define-agent';
+import { freePort } from '../../src/connection/dev-server';
+import { cleanEnv, eventually, ROOT, startTs, type Started } from '../helpers/processes';
+import { answer, call, lastOf, startModel, toolResults } from '../helpers/scripted-model';
+import { createTestWorker, useTestTemporal } from '../helpers/temporal';
+import { testRegistry } from '../helpers/test-tools';
+
+/**
+ * `mcp --http` on MCP's 2026-07-28 revision, through the official SDK's v2 client pinned to it:
+ * no `initialize`, no session; an approval reaches the client as an `input_required` round and
+ * its answer decides it; runs as tasks of the tasks extension (checked against the extension's
+ * own 2026-07-28 schemas); resources, prompts and completions as on 2025-11-25.
+ */
+const temporal = useTestTemporal();
+
+const payer = defineAgent({
+  name: 'modern_payer',
+  description: 'Adds numbers and pays people',
+  examples: ['add 2 and 3'],
+  instructions: 'Work.',
+  tools: ['add', 'transfer'],
+});
+
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {
+    elicitation: { form: {} },
+    extensions: { 'io.modelcontextprotocol/tasks': {} },
+  },
+};
+
+/** One JSON-RPC request as a 2026-07-28 client sends it (the tasks extension has no SDK client call). */
+async function rpc(url: URL, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      // The revision's routing headers mirror the body.
+      ...(typeof (params.name ?? params.taskId) === 'string'
+        ? { 'mcp-name': String(params.name ?? params.taskId) }
+        : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: ENVELOPE } }),
+  });
+  const text = await res.text();
+  // A JSON body, or (for a call that reported progress) the last message of an SSE stream.
+  const json = res.headers.get('content-type')?.includes('event-stream')
+    ? JSON.parse(
+        text
+          .trim()
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .at(-1)!
+          .slice(5),
+      )
+    : JSON.parse(text);
+  if (json.error) throw new Error(`${json.error.code}: ${json.error.message}`);
+  return json.result;
+}
+
+it('serves a 2026-07-28 client statelessly: tools, approvals as input_required, tasks, resources and prompts', async () => {
+  const m = await startModel((req) => {
+    const user = lastOf(req, 'user');
+    if (req.messages.at(-1)!.role === 'tool') return answer(`tool said: ${toolResults(req).at(-1)}`);
+    const add = /^add (\d+) and (\d+)$/.exec(user);
+    if (add) return call(['add', { a: Number(add[1]), b: Number(add[2]) }]);
+    return call(['transfer', { to: 'bob', amount: Number(/\d+/.exec(user)?.[0] ?? 1) }]);
+  });
+  const t = temporal();
+  const { worker, taskQueue } = await createTestWorker(t, {
+    baseURL: m.baseURL,
+    registry: testRegistry(),
+    agents: [payer],
+  });
+  const port = await freePort();
+  const url = new URL(`http://127.0.0.1:${port}/mcp`);
+  const env = cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, AGENT_TASK_QUEUE: taskQueue });
+  let server: Started | undefined;
+  const sent: string[] = [];
+  const sessions: string[] = [];
+  try {
+    await worker.runUntil(async () => {
+      server = await startTs(['mcp.ts', '--http', '--port', String(port)], env, /Press Ctrl\+C/, 120_000);
+      const asked: Array<Record<string, unknown>> = [];
+      let reply: Record<string, unknown> = { action: 'accept', content: { approve: true } };
+      const client = new Client(
+        { name: 'modern', version: '1' },
+        { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      );
+      client.setRequestHandler('elicitation/create', async (request) => {
+        asked.push(request.params as Record<string, unknown>);
+        return reply as never;
+      });
+      // What goes over the wire: no initialize, no session id either way.
+      const watched: typeof fetch = async (input, init) => {
+        if (init?.body) sent.push(String(JSON.parse(String(init.body)).method));
+        const res = await fetch(input, init);
+        if (res.headers.get('mcp-session-id')) sessions.push(res.headers.get('mcp-session-id')!);
+        return res;
+      };
+      await client.connect(new StreamableHTTPClientTransport(url, { fetch: watched }));
+      expect(client.getProtocolEra()).toBe('modern');
+      expect(client.getServerCapabilities()).toMatchObject({
+        tools: {},
+        prompts: {},
+        resources: {},
+        completions: {},
+        extensions: { 'io.modelcontextprotocol/tasks': {} },
+      });
+
+      const { tools } = await client.listTools();
+      expect(tools.map((x) => x.name)).toEqual(['modern_payer']);
+      const added = await client.callTool({ name: 'modern_payer', arguments: { message: 'add 2 and 3' } });
+      expect(added.content).toEqual([
+        { type: 'text', text: 'tool said: 5' },
+        expect.objectContaining({ text: expect.stringMatching(/^Temporal workflow: /) }),
+      ]);
+      const runId = (added.structuredContent as { workflowId: string }).workflowId;
+
+      // An approval: asked as an input_required round, answered, and the call goes on to the result.
+      const paid = await client.callTool({ name: 'modern_payer', arguments: { message: 'pay bob 3' } });
+      expect((paid.content as Array<{ text: string }>)[0].text).toBe('tool said: sent 3 to bob');
+      expect(asked[0]).toMatchObject({
+        mode: 'form',
+        message: expect.stringMatching(/^Approve transfer\(.*bob.*\)\?/),
+        requestedSchema: { properties: { approve: { type: 'boolean' } }, required: ['approve'] },
+      });
+      reply = { action: 'decline' };
+      const refused = await client.callTool({ name: 'modern_payer', arguments: { message: 'pay bob 4' } });
+      expect((refused.content as Array<{ text: string }>)[0].text).toMatch(/rejected this call to transfer/);
+      expect(asked).toHaveLength(2);
+
+      // A conversation, in two calls.
+      const conversationId = `modern-${Date.now()}`;
+      await client.callTool({ name: 'modern_payer', arguments: { message: 'add 1 and 1', conversationId } });
+      const second = await client.callTool({
+        name: 'modern_payer',
+        arguments: { message: 'add 4 and 4', conversationId },
+      });
+      expect(second.structuredContent).toMatchObject({ workflowId: conversationId, content: 'tool said: 8' });
+
+      // Bad input: a clear answer, nothing started.
+      const bad = await client.callTool({ name: 'modern_payer', arguments: { message: '' } });
+      expect(bad.isError).toBe(true);
+      await expect(client.callTool({ name: 'nobody', arguments: { message: 'hi' } })).rejects.toThrow(
+        /Tool nobody not found/,
+      );
+
+      // Resources, prompts and completions.
+      const read = await client.readResource({ uri: `durable-agents://runs/${runId}` });
+      expect(JSON.parse((read.contents[0] as { text: string }).text).status).toMatchObject({ state: 'completed' });
+      const prompt = await client.getPrompt({ name: 'modern_payer', arguments: { message: 'add 7 and 8' } });
+      expect(prompt.messages[0].content).toMatchObject({ text: expect.stringContaining('add 7 and 8') });
+      const examples = await client.complete({
+        ref: { type: 'ref/prompt', name: 'modern_payer' },
+        argument: { name: 'message', value: 'add' },
+      });
+      expect(examples.completion.values).toEqual(['add 2 and 3']);
+      expect(sent).not.toContain('initialize');
+      expect(sent).toContain('server/discover');
+      expect(sessions).toEqual([]);
+      await client.close();
+
+      // Tasks: a run for a client that takes them is a task, polled, answered and cancelled.
+      const created = await rpc(url, 'tools/call', { name: 'modern_payer', arguments: { message: 'pay bob 7' } });
+      expect(CreateTaskResultV2Schema.parse(created)).toMatchObject({ resultType: 'task', status: 'working' });
+      const taskId = String(created.taskId);
+      expect((await t.client.workflow.getHandle(taskId).describe()).status.name).toBe('RUNNING');
+      let task: Record<string, unknown> = {};
+      await eventually(async () => {
+        task = await rpc(url, 'tasks/get', { taskId });
+        return task.status === 'input_required';
+      });
+      GetTaskResultV2Schema.parse(task);
+      const [key, request] = Object.entries(task.inputRequests as Record<string, { method: string; params: never }>)[0];
+      expect(request).toMatchObject({ method: 'elicitation/create', params: { mode: 'form' } });
+      expect(
+        UpdateTaskResultV2Schema.parse(
+          await rpc(url, 'tasks/update', {
+            taskId,
+            inputResponses: { [key]: { action: 'accept', content: { approve: true } } },
+          }),
+        ),
+      ).toMatchObject({ resultType: 'complete' });
+      await eventually(async () => {
+        task = await rpc(url, 'tasks/get', { taskId });
+        return task.status === 'completed';
+      });
+      expect(GetTaskResultV2Schema.parse(task)).toMatchObject({
+        status: 'completed',
+        result: { content: [{ type: 'text', text: 'tool said: sent 7 to bob' }, expect.anything()] },
+      });
+
+      const other = await rpc(url, 'tools/call', { name: 'modern_payer', arguments: { message: 'pay bob 9' } });
+      CancelTaskResultV2Schema.parse(await rpc(url, 'tasks/cancel', { taskId: String(other.taskId) }));
+      expect(GetTaskResultV2Schema.parse(await rpc(url, 'tasks/get', { taskId: String(other.taskId) }))).toMatchObject({
+        status: 'cancelled',
+      });
+      await expect(rpc(url, 'tasks/get', { taskId: 'no-such-task' })).rejects.toThrow(/-32602: Task not found/);
+
+      // Over stdio: the connection's first message picks the revision; this one opens 2026-07-28.
+      const piped = new Client(
+        { name: 'modern-stdio', version: '1' },
+        { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      );
+      piped.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { approve: true } }));
+      await piped.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: ['--import', 'tsx', 'mcp.ts'],
+          cwd: ROOT,
+          env: env as Record<string, string>,
+          stderr: 'pipe',
+        }),
+        { timeout: 60_000 },
+      );
+      try {
+        expect(piped.getProtocolEra()).toBe('modern');
+        expect((await piped.listTools()).tools.map((x) => x.name)).toEqual(['modern_payer']);
+        const progress: string[] = [];
+        const over = await piped.callTool(
+          { name: 'modern_payer', arguments: { message: 'pay bob 11' } },
+          {
+            onprogress: (p) => progress.push(String(p.message)),
+            timeout: 60_000,
+          },
+        );
+        expect((over.content as Array<{ text: string }>)[0].text).toBe('tool said: sent 11 to bob');
+        expect(progress).toEqual(expect.arrayContaining(['started: pay bob 11', 'thinking (model call 1)']));
+      } finally {
+        await piped.close();
+      }
+    });
+  } finally {
+    server?.kill('SIGKILL');
+    await server?.exited;
+  }
+}, 240_000);
