@@ -1,3 +1,4 @@
+import { AGENT_CARD_PATH } from '@a2a-js/sdk';
 import type { IncomingMessage } from 'node:http';
 
 /**
@@ -62,9 +63,12 @@ export function publicUrlProblem(url: string): string | undefined {
  * clients given only the server's address send them (the A2A TCK joins every path to the root).
  */
 export function isRootAgentPath(method: string | undefined, path: string): boolean {
-  if (path === '/.well-known/agent-card.json') return method === 'GET' || method === 'HEAD';
+  if (path === ROOT_CARD_PATH) return method === 'GET' || method === 'HEAD';
   if (path === '/') return method === 'POST';
   return ROOT_REST.test(path);
 }
+
+/** Where clients look for a server's agent card (the SDK's `AGENT_CARD_PATH`, from the root). */
+export const ROOT_CARD_PATH = `/${AGENT_CARD_PATH}`;
 
 const ROOT_REST = /^\/(?:v1\/)?(?:message:(?:send|stream)$|tasks(?:$|[/:])|extendedAgentCard$|card$)/;

@@ -12,7 +12,7 @@ import type { AgentSummary } from '../contracts/activity-interface';
 import { runOutcome, startAgentRun } from '../client/run-agent';
 import { chatPageHtml } from './chat-page';
 import type { A2AServerSettings } from './server-settings';
-import { isRootAgentPath } from '../a2a/request-edge';
+import { isRootAgentPath, ROOT_CARD_PATH } from '../a2a/request-edge';
 import {
   accessChecker,
   requestScope,
@@ -240,7 +240,6 @@ function isA2aPath(path: string): boolean {
 }
 
 /** The default agent's A2A card at the server's root, where A2A clients and the A2A TCK look first. */
-const ROOT_CARD_PATH = '/.well-known/agent-card.json';
 
 /** Whether a path is an A2A Agent Card (`/a2a/<agent>/.well-known/agent-card.json`), which anyone may read. */
 function isAgentCardPath(path: string): boolean {

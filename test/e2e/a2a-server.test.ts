@@ -347,3 +347,53 @@ it('takes busy in a message’s metadata: reject fails the task with the reason,
     await m.close();
   }
 });
+
+it('caps a blocking send at AGENT_A2A_MAX_BLOCKING_WAIT (the task answered working, then completed), and lists tasks newest first, a page at a time', async () => {
+  const m = await startModel(async (req) => {
+    if (lastOf(req, 'user') === 'take your time') await new Promise((r) => setTimeout(r, 3000));
+    return { content: `done: ${lastOf(req, 'user')}` };
+  });
+  const t = temporal();
+  const slowpoke = defineAgent({ name: 'slowpoke', instructions: 'Answer.', tools: [] });
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, agents: [slowpoke] });
+  const api = await startHttpApi({ client: t.client, taskQueue, a2a: { maxBlockingWaitMs: 500 } });
+  try {
+    await worker.runUntil(async () => {
+      const client = await new ClientFactory().createFromUrl(`${api.base}/a2a/slowpoke/`);
+      const started = Date.now();
+      const working = (await client.sendMessage(request('take your time'))) as Task;
+      // Answered at the cap, with the task still working; a GetTask later finds it completed.
+      expect(Date.now() - started).toBeLessThan(2500);
+      expect(working.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+      let done = working;
+      await eventually(async () => {
+        done = await client.getTask({ tenant: '', id: working.id, historyLength: 0 } as never);
+        return done.status?.state === TaskState.TASK_STATE_COMPLETED;
+      }, 15_000);
+      expect(answerOf(done)).toBe('done: take your time');
+
+      // Quick ones finish within the cap. The list: newest status first, paged with a token.
+      const quick = [];
+      for (const text of ['one', 'two']) quick.push(((await client.sendMessage(request(text))) as Task).id);
+      const page = (pageToken: string) =>
+        client.listTasks({
+          tenant: '',
+          contextId: '',
+          status: TaskState.TASK_STATE_UNSPECIFIED,
+          pageSize: 2,
+          pageToken,
+          statusTimestampAfter: undefined,
+        });
+      const first = await page('');
+      expect(first.tasks.map((x) => x.id)).toEqual([quick[1], quick[0]]);
+      expect(first.totalSize).toBeGreaterThanOrEqual(3);
+      expect(first.nextPageToken).not.toBe('');
+      const second = await page(first.nextPageToken);
+      expect(second.tasks.map((x) => x.id)).toContain(working.id);
+      expect(second.tasks.map((x) => x.id)).not.toContain(quick[0]);
+    });
+  } finally {
+    api.close();
+    await m.close();
+  }
+});

@@ -37,6 +37,9 @@ export interface CallState {
   skip: string[];
 }
 
+/** How long a result waits for the progress reports of its turn to be sent. */
+const REPORT_DRAIN_MS = 2_000;
+
 /** The input request key of an approval: one per call id, so a round can carry several. */
 export const approvalKey = (callId: string): string => `approval:${callId}`;
 
@@ -112,13 +115,17 @@ async function awaitOutcome(
   const asks = clientElicits(ctx)
     ? openApprovals(client, state, stop.signal)
     : new Promise<ApprovalAsk[]>(() => undefined);
-  void report(client, agent, state, ctx, stop.signal);
+  const reporting = report(client, agent, state, ctx, stop.signal);
   try {
     const first = await Promise.race([
       outcome.then((result) => ({ result })),
       asks.then((approvals) => ({ approvals })),
     ]);
-    if ('result' in first) return toolResult(first.result, state.w, options.workflowUrl?.(state.w)) as CallToolResult;
+    if ('result' in first) {
+      // The progress of the turn reaches the client before its result (the event log may lag the outcome a little).
+      await Promise.race([reporting, new Promise((r) => setTimeout(r, REPORT_DRAIN_MS))]);
+      return toolResult(first.result, state.w, options.workflowUrl?.(state.w)) as CallToolResult;
+    }
     return inputRequired({
       inputRequests: Object.fromEntries(
         first.approvals.map((ask) => [approvalKey(ask.callId), inputRequired.elicit(approvalForm(ask, state.w))]),

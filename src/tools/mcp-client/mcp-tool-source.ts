@@ -22,7 +22,7 @@ import { mcpToolNames } from './mcp-tool-names';
 import { AskModel, AskPerson, elicit, sample, type InFlightCall } from './mcp-server-requests';
 import { loginNeeded, mcpAuthProvider, McpTokenStore } from './mcp-oauth';
 import { ProtocolError } from '@modelcontextprotocol/client';
-import { connectModern, ModernClient } from './modern-connection';
+import { connectModern, connectModernStdio, ModernClient } from './modern-connection';
 
 /** A server's client: on MCP 2026-07-28 (the SDK's v2), or on 2025-11-25 and before (SDK 1.x). */
 type Connection = Client | ModernClient;
@@ -268,20 +268,20 @@ export class McpToolSource {
 
   private async connect(server: string, state: ServerState): Promise<Connection> {
     const { config } = state;
-    // MCP 2026-07-28 with a server that offers it (servers with OAuth logins: not yet).
-    if (isHttpServer(config) && !config.oauth) {
-      const modern = await connectModern(
-        config.url,
-        config.headers ?? {},
-        {
-          elicit: (params, signal) => elicit(server, state, params as never, signal),
-          sample: (params, signal) => sample(state, params, signal),
-          toolsChanged: () => (state.stale = true),
-        },
-        CONNECT_TIMEOUT_MS,
-      );
+    // MCP 2026-07-28 with a server that offers it (servers with OAuth logins: not yet); a stdio
+    // server on the v2 client in whichever revision it speaks.
+    const handlers = {
+      elicit: (params: Record<string, unknown>, signal: AbortSignal) => elicit(server, state, params as never, signal),
+      sample: (params: Parameters<typeof sample>[1], signal: AbortSignal) => sample(state, params, signal),
+      toolsChanged: () => (state.stale = true),
+    };
+    if (!isHttpServer(config) || !config.oauth) {
+      const modern = isHttpServer(config)
+        ? await connectModern(config.url, config.headers ?? {}, handlers, CONNECT_TIMEOUT_MS)
+        : await connectModernStdio(config, handlers, CONNECT_TIMEOUT_MS);
       if (modern) {
         modern.onclose = () => {
+          // A stdio server that exited: the next call connects again.
           if (state.client === modern) state.client = undefined;
         };
         state.client = modern;

@@ -2,6 +2,7 @@ import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernHttpTransport,
 } from '@modelcontextprotocol/client';
+import { StdioClientTransport as SdkStdioTransport } from '@modelcontextprotocol/client/stdio';
 import type { CreateMessageRequest, CreateMessageResult, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 
 /**
@@ -9,10 +10,17 @@ import type { CreateMessageRequest, CreateMessageResult, ElicitResult } from '@m
  * (`@modelcontextprotocol/client`): stateless requests after `server/discover`, no session, and a
  * server's questions (elicitation, sampling) as multi-round-trip `input_required` results, which
  * the SDK answers through the same handlers as a 2025-11-25 server's requests, so they become the
- * same durable questions and model calls. A server that does not offer the revision is spoken to
- * as before (`mcp-tool-source.ts`, on SDK 1.x), until its OAuth and error handling move over too.
+ * same durable questions and model calls. Over HTTP, a server that does not offer the revision is
+ * spoken to as before (`mcp-tool-source.ts`, on SDK 1.x), until its OAuth and error handling move
+ * over too; over stdio the v2 client serves both revisions (see {@link connectModernStdio}).
  */
 export { ModernClient };
+
+/** How long a stdio server may take to answer `server/discover` before it is taken for a 2025 one. */
+const STDIO_PROBE_MS = 10_000;
+
+/** The version this client reports to servers. */
+const CLIENT_VERSION = '0.2.0';
 
 /** What a modern connection answers a server's questions with (the tool source's handlers). */
 export interface ModernHandlers {
@@ -33,11 +41,65 @@ export async function connectModern(
   handlers: ModernHandlers,
   timeoutMs: number,
 ): Promise<ModernClient | undefined> {
+  const client = modernClient(handlers, timeoutMs);
+  try {
+    await client.connect(new ModernHttpTransport(new URL(url), { requestInit: { headers } }), { timeout: timeoutMs });
+  } catch {
+    await client.close().catch(() => undefined);
+    return undefined;
+  }
+  if (client.getProtocolEra() !== 'modern') {
+    await client.close().catch(() => undefined);
+    return undefined;
+  }
+  return client;
+}
+
+/** How a stdio server is started. */
+export interface StdioCommand {
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+/**
+ * A client of the stdio server `command` in the newest revision it speaks: 2026-07-28 when it
+ * answers `server/discover`, else 2025-11-25 (`initialize`) on the same process, so a server is
+ * started once either way. Undefined when the server went away at the probe (a server whose SDK
+ * ends on any request before `initialize`): the caller starts it again with the handshake alone.
+ */
+export async function connectModernStdio(
+  server: StdioCommand,
+  handlers: ModernHandlers,
+  timeoutMs: number,
+): Promise<ModernClient | undefined> {
+  // A server that ignores the probe is a 2025 server after this long (one still starting, npx
+  // installing it, too: it is then spoken to on 2025-11-25).
+  const client = modernClient(handlers, Math.min(timeoutMs, STDIO_PROBE_MS));
+  try {
+    await client.connect(new InPlaceStdioTransport({ ...server, stderr: 'inherit' }), { timeout: timeoutMs });
+  } catch {
+    await client.close().catch(() => undefined);
+    return undefined;
+  }
+  return client;
+}
+
+/**
+ * The SDK's stdio transport, probing in place: the base class probes `server/discover` on a
+ * sibling process it starts for the purpose and then starts the server again; a subclass probes on
+ * the one process (the SDK's documented behaviour for stdio-shaped transports), so a 2025 server
+ * that answers the probe with an error is started once, as before.
+ */
+class InPlaceStdioTransport extends SdkStdioTransport {}
+
+function modernClient(handlers: ModernHandlers, probeTimeoutMs: number): ModernClient {
   const client = new ModernClient(
-    { name: 'durable-agents', version: '0.1.0' },
+    { name: 'durable-agents', version: CLIENT_VERSION },
     {
       capabilities: { elicitation: { form: { applyDefaults: true }, url: {} }, sampling: {} },
-      versionNegotiation: { mode: 'auto', probe: { timeoutMs } },
+      versionNegotiation: { mode: 'auto', probe: { timeoutMs: probeTimeoutMs } },
     },
   );
   client.setRequestHandler('elicitation/create', (request, ctx) =>
@@ -50,15 +112,5 @@ export async function connectModern(
       (await handlers.sample(request.params as CreateMessageRequest['params'], ctx.mcpReq.signal)) as never,
   );
   client.setNotificationHandler('notifications/tools/list_changed', () => handlers.toolsChanged());
-  try {
-    await client.connect(new ModernHttpTransport(new URL(url), { requestInit: { headers } }), { timeout: timeoutMs });
-  } catch {
-    await client.close().catch(() => undefined);
-    return undefined;
-  }
-  if (client.getProtocolEra() !== 'modern') {
-    await client.close().catch(() => undefined);
-    return undefined;
-  }
   return client;
 }
