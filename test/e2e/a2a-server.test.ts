@@ -360,10 +360,9 @@ it('caps a blocking send at AGENT_A2A_MAX_BLOCKING_WAIT (the task answered worki
   try {
     await worker.runUntil(async () => {
       const client = await new ClientFactory().createFromUrl(`${api.base}/a2a/slowpoke/`);
-      const started = Date.now();
       const working = (await client.sendMessage(request('take your time'))) as Task;
-      // Answered at the cap, with the task still working; a GetTask later finds it completed.
-      expect(Date.now() - started).toBeLessThan(2500);
+      // Answered at the cap, with the task still working (uncapped, a blocking send answers with
+      // the task completed); a GetTask later finds it completed.
       expect(working.status?.state).toBe(TaskState.TASK_STATE_WORKING);
       let done = working;
       await eventually(async () => {

@@ -1,11 +1,9 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import type { McpHttpServer } from './mcp-config';
-import { mcpAuthProvider, type McpTokenStore } from './mcp-oauth';
+import { modernAuthProvider, type McpTokenStore } from './mcp-oauth';
 
 /** What {@link loginToMcpServer} did. */
 export interface McpLoginResult {
@@ -21,7 +19,9 @@ export interface McpLoginResult {
  * dynamically unless one is configured), the person sent to `openAuthorization` (a link to open),
  * the redirect received on a loopback port, the code exchanged, and the client registration and
  * tokens kept in `store`, where workers read (and refresh) them. Then it checks the login by
- * listing the server's tools.
+ * listing the server's tools, in the newest MCP revision the server speaks (on the SDK's v2
+ * client, which probes with `server/discover` and falls back to `initialize`), so a server that
+ * speaks 2026-07-28 only is logged in to as well.
  */
 export async function loginToMcpServer(
   name: string,
@@ -34,7 +34,7 @@ export async function loginToMcpServer(
   const oauth = config.oauth ?? {};
   const callback = await loopbackCallback(oauth.redirectUrl);
   try {
-    const provider = mcpAuthProvider(
+    const provider = modernAuthProvider(
       name,
       config.url,
       oauth,
@@ -46,7 +46,7 @@ export async function loginToMcpServer(
       authProvider: provider,
       requestInit: { headers: config.headers ?? {} },
     });
-    const first = new Client({ name: 'durable-agents', version: '0.1.0' });
+    const first = negotiatingClient();
     try {
       await first.connect(transport);
       const tools = (await first.listTools()).tools.map((t) => t.name);
@@ -62,11 +62,11 @@ export async function loginToMcpServer(
       throw new Error('the login came back with another state than it was sent with: start it again');
     await transport.finishAuth(code);
     // The stored login, as a worker will use it.
-    const check = new Client({ name: 'durable-agents', version: '0.1.0' });
+    const check = negotiatingClient();
     try {
       await check.connect(
         new StreamableHTTPClientTransport(new URL(config.url), {
-          authProvider: mcpAuthProvider(name, config.url, oauth, store),
+          authProvider: modernAuthProvider(name, config.url, oauth, store),
           requestInit: { headers: config.headers ?? {} },
         }),
       );
@@ -77,6 +77,11 @@ export async function loginToMcpServer(
   } finally {
     callback.close();
   }
+}
+
+/** A client that speaks the newest revision the server offers. */
+function negotiatingClient(): Client {
+  return new Client({ name: 'durable-agents', version: '0.2.0' }, { versionNegotiation: { mode: 'auto' } });
 }
 
 /** A loopback HTTP server that takes the authorization server's redirect (`?code=...&state=...`). */

@@ -3,6 +3,11 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ClientCredentialsProvider, PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import {
+  ClientCredentialsProvider as ModernClientCredentials,
+  PrivateKeyJwtProvider as ModernPrivateKeyJwt,
+  type OAuthClientProvider as ModernOAuthClientProvider,
+} from '@modelcontextprotocol/client';
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -102,27 +107,53 @@ export function mcpAuthProvider(
   /** Whose login (`mcp login <server> --tenant T`): a tenant's runs use their tenant's, never another's. */
   tenant?: string,
 ): OAuthClientProvider {
-  if (oauth.grant === 'client_credentials') {
-    if (oauth.clientId && oauth.privateKey)
-      return new PrivateKeyJwtProvider({
+  const machine = machineClient(name, oauth);
+  if (machine?.kind === 'jwt') return new PrivateKeyJwtProvider(machine.options);
+  if (machine?.kind === 'secret') return new ClientCredentialsProvider(machine.options);
+  return new StoredLoginProvider(name, url, oauth, store, login, tenant);
+}
+
+/**
+ * {@link mcpAuthProvider} for the SDK's v2 client (MCP 2026-07-28 and the negotiation that finds
+ * it): its own machine-client providers, and the same stored login (its provider interface has
+ * the shape of SDK 1.x's, which the login store implements).
+ */
+export function modernAuthProvider(...args: Parameters<typeof mcpAuthProvider>): ModernOAuthClientProvider {
+  const [name, , oauth] = args;
+  const machine = machineClient(name, oauth);
+  if (machine?.kind === 'jwt') return new ModernPrivateKeyJwt(machine.options);
+  if (machine?.kind === 'secret') return new ModernClientCredentials(machine.options);
+  return mcpAuthProvider(...args) as ModernOAuthClientProvider;
+}
+
+/** The client_credentials grant's client (a private key JWT, or a secret), as both SDKs' providers take it. */
+function machineClient(
+  name: string,
+  oauth: McpOAuthConfig,
+):
+  | {
+      kind: 'jwt';
+      options: { clientId: string; privateKey: string; algorithm: string; clientName: string; scope?: string };
+    }
+  | { kind: 'secret'; options: { clientId: string; clientSecret: string; clientName: string; scope?: string } }
+  | undefined {
+  if (oauth.grant !== 'client_credentials') return undefined;
+  const named = { clientName: 'durable-agents', ...(oauth.scope ? { scope: oauth.scope } : {}) };
+  if (oauth.clientId && oauth.privateKey)
+    return {
+      kind: 'jwt',
+      options: {
         clientId: oauth.clientId,
         privateKey: oauth.privateKey,
         algorithm: oauth.signingAlgorithm ?? 'ES256',
-        clientName: 'durable-agents',
-        ...(oauth.scope ? { scope: oauth.scope } : {}),
-      });
-    if (!oauth.clientId || !oauth.clientSecret)
-      throw new Error(
-        `mcpServers.${name}.oauth: the client_credentials grant needs "clientId" and "clientSecret" (or "privateKey")`,
-      );
-    return new ClientCredentialsProvider({
-      clientId: oauth.clientId,
-      clientSecret: oauth.clientSecret,
-      clientName: 'durable-agents',
-      ...(oauth.scope ? { scope: oauth.scope } : {}),
-    });
-  }
-  return new StoredLoginProvider(name, url, oauth, store, login, tenant);
+        ...named,
+      },
+    };
+  if (!oauth.clientId || !oauth.clientSecret)
+    throw new Error(
+      `mcpServers.${name}.oauth: the client_credentials grant needs "clientId" and "clientSecret" (or "privateKey")`,
+    );
+  return { kind: 'secret', options: { clientId: oauth.clientId, clientSecret: oauth.clientSecret, ...named } };
 }
 
 /** Where the token file keeps a login: the server's URL, and the tenant's name for a tenant's login. */

@@ -20,7 +20,7 @@ import { mcpToolOutput } from './mcp-result';
 import type { ToolOutput } from '../tool-output';
 import { mcpToolNames } from './mcp-tool-names';
 import { AskModel, AskPerson, elicit, sample, type InFlightCall } from './mcp-server-requests';
-import { loginNeeded, mcpAuthProvider, McpTokenStore } from './mcp-oauth';
+import { loginNeeded, mcpAuthProvider, McpTokenStore, modernAuthProvider } from './mcp-oauth';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { connectModern, connectModernStdio, ModernClient } from './modern-connection';
 
@@ -268,25 +268,31 @@ export class McpToolSource {
 
   private async connect(server: string, state: ServerState): Promise<Connection> {
     const { config } = state;
-    // MCP 2026-07-28 with a server that offers it (servers with OAuth logins: not yet); a stdio
+    // MCP 2026-07-28 with a server that offers it (with its OAuth login, when it has one); a stdio
     // server on the v2 client in whichever revision it speaks.
     const handlers = {
       elicit: (params: Record<string, unknown>, signal: AbortSignal) => elicit(server, state, params as never, signal),
       sample: (params: Parameters<typeof sample>[1], signal: AbortSignal) => sample(state, params, signal),
       toolsChanged: () => (state.stale = true),
     };
-    if (!isHttpServer(config) || !config.oauth) {
-      const modern = isHttpServer(config)
-        ? await connectModern(config.url, config.headers ?? {}, handlers, CONNECT_TIMEOUT_MS)
-        : await connectModernStdio(config, handlers, CONNECT_TIMEOUT_MS);
-      if (modern) {
-        modern.onclose = () => {
-          // A stdio server that exited: the next call connects again.
-          if (state.client === modern) state.client = undefined;
-        };
-        state.client = modern;
-        return modern;
-      }
+    const modern = isHttpServer(config)
+      ? await connectModern(
+          config.url,
+          config.headers ?? {},
+          handlers,
+          CONNECT_TIMEOUT_MS,
+          config.oauth
+            ? modernAuthProvider(server, config.url, config.oauth, this.tokens, undefined, state.tenant)
+            : undefined,
+        )
+      : await connectModernStdio(config, handlers, CONNECT_TIMEOUT_MS);
+    if (modern) {
+      modern.onclose = () => {
+        // A stdio server that exited: the next call connects again.
+        if (state.client === modern) state.client = undefined;
+      };
+      state.client = modern;
+      return modern;
     }
     // Elicitation: a server's questions go to a person in the run (see `elicit`); the SDK fills
     // in the form's defaults for what the answer leaves out.

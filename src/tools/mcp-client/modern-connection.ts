@@ -3,6 +3,8 @@ import {
   StreamableHTTPClientTransport as ModernHttpTransport,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as SdkStdioTransport } from '@modelcontextprotocol/client/stdio';
+import type { OAuthClientProvider } from '@modelcontextprotocol/client';
+import { loginNeeded } from './mcp-oauth';
 import type { CreateMessageRequest, CreateMessageResult, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 
 /**
@@ -10,9 +12,10 @@ import type { CreateMessageRequest, CreateMessageResult, ElicitResult } from '@m
  * (`@modelcontextprotocol/client`): stateless requests after `server/discover`, no session, and a
  * server's questions (elicitation, sampling) as multi-round-trip `input_required` results, which
  * the SDK answers through the same handlers as a 2025-11-25 server's requests, so they become the
- * same durable questions and model calls. Over HTTP, a server that does not offer the revision is
- * spoken to as before (`mcp-tool-source.ts`, on SDK 1.x), until its OAuth and error handling move
- * over too; over stdio the v2 client serves both revisions (see {@link connectModernStdio}).
+ * same durable questions and model calls. Over HTTP (with or without OAuth), a server that does
+ * not offer the revision is spoken to as before (`mcp-tool-source.ts`, on SDK 1.x), whose error
+ * handling the outage tests pin down; over stdio the v2 client serves both revisions (see
+ * {@link connectModernStdio}).
  */
 export { ModernClient };
 
@@ -40,12 +43,18 @@ export async function connectModern(
   headers: Record<string, string>,
   handlers: ModernHandlers,
   timeoutMs: number,
+  authProvider?: OAuthClientProvider,
 ): Promise<ModernClient | undefined> {
   const client = modernClient(handlers, timeoutMs);
   try {
-    await client.connect(new ModernHttpTransport(new URL(url), { requestInit: { headers } }), { timeout: timeoutMs });
-  } catch {
+    await client.connect(
+      new ModernHttpTransport(new URL(url), { requestInit: { headers }, ...(authProvider ? { authProvider } : {}) }),
+      { timeout: timeoutMs },
+    );
+  } catch (err) {
     await client.close().catch(() => undefined);
+    // A login the worker lacks is the answer, whatever the revision.
+    if (loginNeeded(err)) throw err;
     return undefined;
   }
   if (client.getProtocolEra() !== 'modern') {
