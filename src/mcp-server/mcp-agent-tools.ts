@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
@@ -23,7 +22,7 @@ import { isTurnEnd, streamEvents } from '../client/event-stream';
 import { runOutcome, startAgentRun } from '../client/run-agent';
 import type { AgentMcpServerOptions } from './mcp-server-options';
 import { askByElicitation } from './approval-elicitation';
-import { MCP_TASK_PREFIX, taskOf } from './mcp-tasks';
+import { startTaskRun, taskOf } from './mcp-tasks';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -315,17 +314,7 @@ async function startTask(
       ErrorCode.InvalidParams,
       'A task is a run: call without conversationId to start one as a task, or without a task to send to the conversation',
     );
-  const workflowId = `${MCP_TASK_PREFIX}${randomUUID()}`;
-  try {
-    const tenant = options.scope?.tenant;
-    await startAgentRun(
-      options.client,
-      { agent, message, ...(tenant !== undefined ? { tenant } : {}) },
-      { taskQueue: options.taskQueue, workflowId },
-    );
-  } catch (err) {
-    throw new McpError(ErrorCode.InvalidParams, err instanceof Error ? err.message : String(err));
-  }
+  const workflowId = await startTaskRun(options, agent, message, (m) => new McpError(ErrorCode.InvalidParams, m));
   const task = await taskOf(options.client, workflowId);
   if (!task) throw new McpError(ErrorCode.InternalError, `the run ${workflowId} started but cannot be found`);
   return { task };

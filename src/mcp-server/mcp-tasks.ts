@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import type { CallToolResult, Result, Task } from '@modelcontextprotocol/sdk/types.js';
 import { AGENT_WORKFLOW_TYPE } from '../contracts/definitions';
 import { cancelWork, readStatus } from '../client/workflow-controls';
-import { runOutcome } from '../client/run-agent';
+import { runOutcome, startAgentRun } from '../client/run-agent';
+import type { AgentMcpServerOptions } from './mcp-server-options';
 import { inScope, type TenantScope, type TurnResult } from '../core';
 import { workflowOwner } from '../client/tenant-scope';
 
@@ -28,6 +30,31 @@ const CANCEL_WAIT_MS = 10_000;
 
 /** How many tasks a page of `tasks/list` has. */
 const PAGE_SIZE = 50;
+
+/**
+ * Starts a run as a task (its workflow id the task's id, {@link MCP_TASK_PREFIX} and a UUID) and
+ * returns the id. A run that cannot start is the client's mistake, thrown as `invalid` makes it
+ * (each SDK has its own error class for -32602).
+ */
+export async function startTaskRun(
+  options: Pick<AgentMcpServerOptions, 'client' | 'taskQueue' | 'scope'>,
+  agent: string,
+  message: string,
+  invalid: (message: string) => Error,
+): Promise<string> {
+  const workflowId = `${MCP_TASK_PREFIX}${randomUUID()}`;
+  const tenant = options.scope?.tenant;
+  try {
+    await startAgentRun(
+      options.client,
+      { agent, message, ...(tenant !== undefined ? { tenant } : {}) },
+      { taskQueue: options.taskQueue, workflowId },
+    );
+  } catch (err) {
+    throw invalid(err instanceof Error ? err.message : String(err));
+  }
+  return workflowId;
+}
 
 /** The task store of an agent MCP server: tasks are runs (see the module's comment). */
 export class TemporalMcpTaskStore implements TaskStore {

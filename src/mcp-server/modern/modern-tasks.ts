@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { inputRequired, ProtocolError, ProtocolErrorCode, type ServerContext } from '@modelcontextprotocol/server';
 import { readStatus } from '../../client/workflow-controls';
-import { runOutcome, startAgentRun } from '../../client/run-agent';
+import { runOutcome } from '../../client/run-agent';
 import { approvalAsk, approvalForm } from '../approval-form';
 import { toolResult } from '../mcp-agent-tools';
 import type { AgentMcpServerOptions } from '../mcp-server-options';
-import { MCP_TASK_PREFIX, TemporalMcpTaskStore } from '../mcp-tasks';
+import { startTaskRun, TemporalMcpTaskStore } from '../mcp-tasks';
 import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
 import { applyAnswers, approvalKey, envelope } from './modern-calls';
 
@@ -42,17 +41,12 @@ export async function startModernTask(
   agent: string,
   message: string,
 ): Promise<Record<string, unknown>> {
-  const workflowId = `${MCP_TASK_PREFIX}${randomUUID()}`;
-  const tenant = options.scope?.tenant;
-  try {
-    await startAgentRun(
-      options.client,
-      { agent, message, ...(tenant !== undefined ? { tenant } : {}) },
-      { taskQueue: options.taskQueue, workflowId },
-    );
-  } catch (err) {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, err instanceof Error ? err.message : String(err));
-  }
+  const workflowId = await startTaskRun(
+    options,
+    agent,
+    message,
+    (m) => new ProtocolError(ProtocolErrorCode.InvalidParams, m),
+  );
   const now = new Date().toISOString();
   return {
     resultType: 'task',
