@@ -46,12 +46,16 @@ async function model(req: ChatRequest) {
     return last.role === 'tool'
       ? { content: `paid: ${String(last.content)}` }
       : call(['transfer', { to: 'ada', amount: 2 }]);
+  // A server's sampling request, as the run's model gets it.
+  if (system.includes('You sample')) return { content: 'steady state endures' };
   if (!system.includes('You call others')) return { content: `echo: ${said}` };
   if (last.role === 'tool') return { content: `got: ${String(last.content)}` };
   if (said === 'ask python') return call(['ask_python', { message: 'hi from node' }]);
   if (said === 'add on py') return call(['py__py_add', { a: 2, b: 3 }]);
   if (said === 'add on py26') return call(['py26__py_add', { a: 4, b: 5 }]);
   if (said === 'ask on py26') return call(['py26__py_ask', {}]);
+  if (said === 'sample on py') return call(['py__py_sample', {}]);
+  if (said === 'sample on py26') return call(['py26__py_sample', {}]);
   return call(['py__py_ask', {}]);
 }
 
@@ -201,7 +205,7 @@ it.each([
   { server: 'py', how: 'over stdio, both revisions', sum: 'python says 2 + 3 = 5', name: 'Ada' },
   { server: 'py26', how: 'over HTTP, 2026-07-28 only', sum: 'python says 4 + 5 = 9', name: 'Grace' },
 ])(
-  "a worker uses a Python mcp server's tools ($how), one of which asks a person mid-call",
+  "a worker uses a Python mcp server's tools ($how): one asks a person mid-call, one samples the run's model",
   async (c) => {
     if (skip) return;
     const t = temporal();
@@ -222,6 +226,12 @@ it.each([
       reason: JSON.stringify({ name: c.name }),
     });
     expect(await runOutcome(ask)).toMatchObject({ status: 'completed', content: `got: python greets ${c.name}` });
+    // The server's sampling request is a call of the run's own model (2026-07-28: an input_required round).
+    const sample = await startAgentRun(t.client, { agent: 'caller', message: `sample on ${c.server}` }, { taskQueue });
+    expect(await runOutcome(sample)).toMatchObject({
+      status: 'completed',
+      content: "got: python's model said: steady state endures",
+    });
   },
   120_000,
 );
