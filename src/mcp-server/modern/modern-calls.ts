@@ -37,8 +37,8 @@ export interface CallState {
   skip: string[];
 }
 
-/** How long a result waits for the progress reports of its turn to be sent. */
-const REPORT_DRAIN_MS = 2_000;
+/** How long, at most, a result waits for the progress reports of its turn to be sent (they end at the turn's end). */
+const REPORT_DRAIN_MS = 10_000;
 
 /** The input request key of an approval: one per call id, so a round can carry several. */
 export const approvalKey = (callId: string): string => `approval:${callId}`;
