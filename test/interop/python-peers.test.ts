@@ -107,24 +107,35 @@ beforeAll(async () => {
   });
   ({ worker, taskQueue } = created);
   running = worker.run();
-  [a2aPort, mcpPort] = [await freePort(), await freePort()];
   const env = cleanEnv({
     TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
     AGENT_TASK_QUEUE: taskQueue,
     AGENT_A2A_DEFAULT: 'echoer',
   });
-  servers.push(
-    ...(await Promise.all([
-      startTs(['client.ts', 'a2a', '--port', String(a2aPort)], env, /Press Ctrl\+C/, 120_000),
-      startTs(
-        ['mcp.ts', '--http', '--port', String(mcpPort), '--agents', 'echoer,payer'],
-        env,
-        /Press Ctrl\+C/,
-        120_000,
-      ),
-    ])),
-  );
+  const [a2a, mcp] = await Promise.all([
+    onFreePort((port) => startTs(['client.ts', 'a2a', '--port', String(port)], env, /Press Ctrl\+C/, 120_000)),
+    onFreePort((port) =>
+      startTs(['mcp.ts', '--http', '--port', String(port), '--agents', 'echoer,payer'], env, /Press Ctrl\+C/, 120_000),
+    ),
+  ]);
+  servers.push(a2a.server, mcp.server);
+  [a2aPort, mcpPort] = [a2a.port, mcp.port];
 }, 600_000);
+
+/**
+ * Starts a server on a free port, on another one when a process of a concurrent test file took
+ * that port between the asking and the listening.
+ */
+async function onFreePort(start: (port: number) => Promise<Started>): Promise<{ server: Started; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return { server: await start(port), port };
+    } catch (err) {
+      if (attempt >= 3 || !/EADDRINUSE/.test(String(err))) throw err;
+    }
+  }
+}
 
 /** Starts a Python peer server; resolves once it says "ready". */
 async function startPython(args: string[]): Promise<ChildProcess> {
