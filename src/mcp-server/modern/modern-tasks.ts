@@ -1,11 +1,16 @@
-import { inputRequired, ProtocolError, ProtocolErrorCode, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  inputRequired,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { readStatus } from '../../client/workflow-controls';
 import { runOutcome } from '../../client/run-agent';
 import { approvalAsk, approvalForm } from '../approval-form';
 import { toolResult } from '../mcp-agent-tools';
 import type { AgentMcpServerOptions } from '../mcp-server-options';
 import { startTaskRun, TemporalMcpTaskStore } from '../mcp-tasks';
-import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
 import { applyAnswers, approvalKey, envelope } from './modern-calls';
 
 /**
