@@ -13,7 +13,7 @@ const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}
  *   core        pure decisions: plain TypeScript, no Temporal, no IO
  *   contracts   the activity interface, the workflows' names, queries, updates and signals (workflow-safe)
  *   workflows   deterministic workflow code
- *   codec, storage, telemetry   Node-side building blocks
+ *   codec, storage, memory-store, telemetry   Node-side building blocks (memory-store: facts kept across conversations)
  *   models      the model seam (ChatModel) and one folder per provider
  *   tools       defineTool, the registry, the MCP client (servers as a tool source), the A2A client
  *   agents      defineAgent, defineGuardrail and their registries
@@ -60,6 +60,7 @@ export default tseslint.config(
       '**/*.mjs',
       'jest.config.js',
       'test/sequencer.js', // loaded by Jest itself, like its config
+      'test/require-builtins-transform.js',
       'docs/api-reference/**',
     ],
   },
@@ -128,6 +129,7 @@ export default tseslint.config(
                 'a2a',
                 'codec',
                 'storage',
+                'memory-store',
                 'telemetry',
                 'testing',
               ]),
@@ -166,7 +168,7 @@ export default tseslint.config(
     },
   },
   boundary(
-    ['src/codec', 'src/storage', 'src/telemetry'],
+    ['src/codec', 'src/storage', 'src/memory-store', 'src/telemetry'],
     [
       'models',
       'tools',

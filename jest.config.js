@@ -12,8 +12,10 @@ module.exports = {
       'ts-jest',
       { tsconfig: { allowJs: true }, isolatedModules: true },
     ],
+    // PGlite (the embedded memory store) loads Node's modules with import(): see the transform.
+    '/node_modules/@electric-sql/.+\\.cjs$': '<rootDir>/test/require-builtins-transform.js',
   },
-  transformIgnorePatterns: ['/node_modules/(?!jose/|@modelcontextprotocol/ext-tasks/)'],
+  transformIgnorePatterns: ['/node_modules/(?!jose/|@modelcontextprotocol/ext-tasks/|@electric-sql/)'],
   // Its package exports only `import` conditions, which Jest's CommonJS resolver does not take.
   moduleNameMapper: {
     '^@modelcontextprotocol/ext-tasks/core/v2$':

@@ -65,6 +65,7 @@ export function createExecuteTool(deps: {
       workflowId,
       runId,
       ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
+      ...(input.user !== undefined ? { user: input.user } : {}),
       toolCallId: input.toolCallId,
       // The activity id is fixed per scheduled call and survives retries; the run id keeps it unique
       // across resets. Local activities are numbered apart from activities, hence their prefix.

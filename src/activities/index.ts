@@ -29,6 +29,7 @@ import { createResolveTools } from './resolve-tools';
 import { OutputSchemas } from './structured-output';
 import type { StreamingOptions } from './text-publisher';
 import type { BlobStore } from '../storage/blob-store';
+import type { MemoryAccess } from '../memory-store/memory-store';
 
 export { createConversationLoader } from './call-model';
 export { ConversationLoader } from './conversation-loader';
@@ -76,6 +77,8 @@ export interface ActivityDeps {
   rateLimits?: Record<string, RateLimit>;
   /** Tools' secrets per tenant, for `ctx.credential`. */
   credentials?: CredentialStore;
+  /** Memory across conversations, for agents' automatic recall and extraction (opened at first use). */
+  memory?: MemoryAccess;
 }
 
 /** The agent's activities (see {@link AgentActivities}, their contract), bound to a worker's tools, agents and model endpoint. */

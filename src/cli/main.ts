@@ -5,7 +5,7 @@
  * Temporal unreachable, 3 `--wait` ran out (the run goes on) or a message was queued for a
  * conversation that cannot answer now, 130 Ctrl+C while waiting.
  */
-import { READ_TOOL_OUTPUT, SLEEP, WAIT_FOR_EVENT } from '../core';
+import { memoryTools, READ_TOOL_OUTPUT, SLEEP, WAIT_FOR_EVENT } from '../core';
 import { clientSettings, processEnv, type ClientSettings } from '../connection/settings';
 import { ClientError } from '../client/client-error';
 import { packageVersion } from '../connection/package-version';
@@ -101,6 +101,7 @@ function registeredTools(host: CliHost, settings: ClientSettings): string[] | un
     READ_TOOL_OUTPUT,
     SLEEP,
     WAIT_FOR_EVENT,
+    ...memoryTools,
   ];
 }
 

@@ -6,6 +6,7 @@ import {
   DURATION_UNITS,
   priorityKeyProblem,
   tenantProblem,
+  userProblem,
   MIN_PROMPT_TOKENS,
   parseDuration,
   TOOL_CALLING_MODES,
@@ -22,6 +23,7 @@ type Flags = NonNullable<ParseArgsConfig['options']>;
 export const RUN_OPTION_FLAGS = {
   agent: { type: 'string' },
   tenant: { type: 'string' },
+  user: { type: 'string' },
   priority: { type: 'string' },
   model: { type: 'string' },
   tools: { type: 'string' },
@@ -56,6 +58,7 @@ export const IMAGE_HELP = `  --image FILE|URL       an image sent with the messa
 /** The `--help` lines of the run options. */
 export const RUN_OPTION_HELP = `  --agent NAME           a named agent of the worker (see the agents command); the options below override it
   --tenant NAME          the customer it works for: its runs' AgentTenant, fair share, budget and logins
+  --user ID              the person it works for: whose memory remember, recall and forget reach
   --priority N           1 (first) to 5 (last) when the task queue backs up (default 3)
   --model NAME           the model: a named model of the worker, or a provider-prefixed name
                          (anthropic:claude-sonnet-5); default: the agent's, else the worker's AGENT_MODEL
@@ -90,6 +93,7 @@ export const RUN_OPTION_HELP = `  --agent NAME           a named agent of the wo
 export const START_ONLY_FLAGS: Record<string, string> = {
   agent: '--agent',
   tenant: '--tenant',
+  user: '--user',
   priority: '--priority',
   modelSettings: '--model',
   system: '--system',
@@ -143,6 +147,11 @@ export function runOptionsFromFlags(
     const problem = tenantProblem(str('tenant'), '--tenant');
     if (problem) throw new UsageError(problem);
     options.tenant = str('tenant');
+  }
+  if (str('user') !== undefined) {
+    const problem = userProblem(str('user'), '--user');
+    if (problem) throw new UsageError(problem);
+    options.user = str('user');
   }
   if (str('priority') !== undefined) {
     const priority = Number(str('priority'));

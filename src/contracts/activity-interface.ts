@@ -215,6 +215,8 @@ export interface ToolCallInput {
   answer?: { approved: boolean; text?: string; progress?: unknown; model?: string };
   /** The run's tenant (given to the tool as `ctx.tenant`, and choosing its credentials); absent without one. */
   tenant?: string;
+  /** The run's user (given to the tool as `ctx.user`: the memory tools' scope); absent without one. */
+  user?: string;
 }
 
 /** Input of `resolveTools`. */

@@ -44,6 +44,13 @@ export * from './memory/run-memory';
 export * from './memory/summaries';
 export * from './memory/memory-window';
 
+// Facts: memory across conversations (whose, what a fact is, the memory tools, extraction, agents' settings).
+export * from './facts/memory-scope';
+export * from './facts/fact';
+export * from './facts/memory-tools';
+export * from './facts/fact-extraction';
+export * from './facts/memory-options';
+
 // Conversations: many turns of one agent, across continue-as-new.
 export * from './conversation/conversation-state';
 export * from './conversation/conversation';

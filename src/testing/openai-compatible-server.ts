@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { fromAnthropicRequest, sendAnthropicAnswer } from './anthropic-wire';
 import { withTextContent, type ChatHandler, type ChatRequest } from './chat-request';
 import { fromResponsesRequest, sendResponsesAnswer } from './responses-wire';
+import { embeddingsAnswer } from './scripted-embeddings';
 
 export type { ChatAnswer, ChatHandler, ChatRequest } from './chat-request';
 
@@ -17,8 +18,9 @@ export interface OpenAICompatibleServer {
 /**
  * A scripted model server on loopback, speaking the providers' wire formats: OpenAI's Chat
  * Completions (`POST /v1/chat/completions`, `GET /v1/models`), OpenAI's Responses API
- * (`POST /v1/responses`) and Anthropic's Messages API (`POST /v1/messages`; point
- * `ANTHROPIC_BASE_URL` at the server without `/v1`). Every request
+ * (`POST /v1/responses`), Anthropic's Messages API (`POST /v1/messages`; point
+ * `ANTHROPIC_BASE_URL` at the server without `/v1`) and embeddings (`POST /v1/embeddings`, deterministic:
+ * see scriptedEmbedding). Every request
  * reaches the handler in the Chat Completions shape, so one script answers any adapter. The
  * providers' real SDKs talk to it, so the demo and the tests exercise the same HTTP path as
  * production.
@@ -44,6 +46,17 @@ export async function startOpenAICompatibleServer(
       return send(res, 200, { object: 'list', data: [{ id: modelName, object: 'model', owned_by: 'durable-agents' }] });
     if (req.method === 'POST' && path.endsWith('/messages')) return answerOther(req, res, 'anthropic');
     if (req.method === 'POST' && path.endsWith('/responses')) return answerOther(req, res, 'responses');
+    if (req.method === 'POST' && path.endsWith('/embeddings')) {
+      let answer: Record<string, unknown> | undefined;
+      try {
+        answer = embeddingsAnswer(JSON.parse(await readBody(req)));
+      } catch {
+        // Not JSON: the same answer as a body without "input".
+      }
+      return answer
+        ? send(res, 200, answer)
+        : send(res, 400, { error: { message: '"input" must be a string or strings', type: 'invalid_request_error' } });
+    }
     if (req.method !== 'POST' || !path.endsWith('/chat/completions'))
       return send(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error' } });
     let request: ChatRequest;

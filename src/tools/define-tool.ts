@@ -16,6 +16,11 @@ export interface ToolContext {
    * acts for a customer picks that customer's account, keys and data by it.
    */
   tenant?: string;
+  /**
+   * The user the run works for (see `AgentInput.user`), or undefined without one: the scope of
+   * the memory tools (`remember`, `recall`, `forget`), and of whatever a tool keeps per person.
+   */
+  user?: string;
   runId: string;
   /** The LLM's id for this call. */
   toolCallId: string;

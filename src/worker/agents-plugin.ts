@@ -9,6 +9,8 @@ import { encodedFailureConverterPath, encryptingDataConverter } from '../codec/e
 import type { AgentEvent, AgentSearchAttributeName, ChatMessage, SearchAttributeSettings } from '../core';
 import { AGENT_EVENTS_SINK, AGENT_MESSAGES_SINK } from '../contracts/definitions';
 import { liveText } from '../contracts/live-text';
+import { memoryToolDefinitions } from '../tools/memory-tools';
+import type { MemoryAccess } from '../memory-store/memory-store';
 import { createActivities, createConversationLoader, type ConversationLoader } from '../activities';
 import { AgentRegistry } from '../agents/agent-registry';
 import { ToolRegistry } from '../tools/registry';
@@ -56,6 +58,7 @@ export class AgentsPlugin extends SimplePlugin {
   /** The deployment and build this worker serves, when it is versioned. */
   readonly deployment?: AgentDeployment;
   private readonly bundleCache?: WorkflowBundleCache;
+  private readonly memory: MemoryAccess;
 
   /**
    * @param settings What the options and the environment say (see `workerSettings`); default:
@@ -71,6 +74,10 @@ export class AgentsPlugin extends SimplePlugin {
         );
       registry.register(tool);
     }
+    // The memory tools, offered to runs that name them (`tools: ['remember', 'recall']`); a tool
+    // of the user's own of the same name is theirs to keep.
+    for (const tool of memoryToolDefinitions(settings.memory.store))
+      if (!registry.has(tool.name)) registry.register(tool, { dynamic: true });
     const agents = new AgentRegistry(options.agents ?? [], registry);
     const guardrails = new GuardrailRegistry([...(options.guardrails ?? []), ...agents.guardrails()]);
     const missing = agents.unknownGuardrails(guardrails);
@@ -120,6 +127,7 @@ export class AgentsPlugin extends SimplePlugin {
         blobs: settings.blobStore,
         ...(settings.rateLimits ? { rateLimits: settings.rateLimits } : {}),
         credentials: settings.credentials,
+        memory: settings.memory,
       }),
     });
     this.searchAttributeCheck = updates ? check : undefined;
@@ -137,6 +145,7 @@ export class AgentsPlugin extends SimplePlugin {
     this.bundlerReport = options.bundlerReport ?? 'summary';
     this.deployment = settings.deployment;
     this.bundleCache = settings.bundleCache;
+    this.memory = settings.memory;
   }
 
   /** What this plugin puts into a workflow bundle besides the worker's options (see configureBundler). */
@@ -221,6 +230,8 @@ export class AgentsPlugin extends SimplePlugin {
       await super.runWorker(worker, next);
     } finally {
       await this.mcp?.close();
+      // The embedded store's directory is this process's until it closes (see openMemoryStore).
+      await this.memory.close().catch(() => undefined);
     }
   }
 

@@ -53,6 +53,8 @@ export interface AgentWorkerOptions {
   deployment?: AgentsPluginOptions['deployment'];
   /** Requests and tokens per minute by model, held by the fleet (see `AgentsPluginOptions.rateLimits`). Default: `AGENT_RATE_LIMITS`, else none. */
   rateLimits?: AgentsPluginOptions['rateLimits'];
+  /** Memory across conversations: a store, or where to keep it (see `AgentsPluginOptions.memory`). Default: from the environment. */
+  memory?: AgentsPluginOptions['memory'];
   /**
    * What the options and the environment say, read already (see `workerSettings`); default: read
    * here from these options, the environment filling in the rest.
@@ -102,6 +104,7 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     deployment: options.deployment,
     bundleCache: options.bundleCache,
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+    ...(options.memory ? { memory: options.memory } : {}),
   };
   // Read once: the task queue comes from the same settings as the plugin's model, stores and keys.
   const settings = options.settings ?? workerSettings({ ...pluginOptions, taskQueue: options.taskQueue });

@@ -14,6 +14,8 @@ import type { McpServers } from '../tools/mcp-client/mcp-config';
 import type { BlobStore } from '../storage/blob-store';
 import type { TracingOptions } from '../telemetry/tracing';
 import type { AgentDeployment } from './deployment';
+import type { MemoryStore } from '../memory-store/memory-store';
+import type { MemoryOptions } from './memory-settings';
 
 /** What the plugin brings into a worker. */
 export interface AgentsPluginOptions {
@@ -171,4 +173,11 @@ export interface AgentsPluginOptions {
    * none whatever the environment says.
    */
   deployment?: AgentDeployment | false;
+  /**
+   * Memory across conversations (the `remember`, `recall` and `forget` tools, agents'
+   * `memory`): a store of your own, or where to keep it and how to embed texts. Default: from
+   * the environment (`AGENT_MEMORY_URL`, else a PGlite database in `AGENT_MEMORY_DIR` or
+   * `.durable-agents/memory`), opened when a run first uses it.
+   */
+  memory?: MemoryStore | MemoryOptions;
 }

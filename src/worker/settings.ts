@@ -23,6 +23,8 @@ import { defaultTaskQueue } from '../connection/task-queue';
 import type { AgentsPluginOptions } from './plugin-options';
 import { deploymentFromEnv, deploymentProblem, type AgentDeployment } from './deployment';
 import { defaultBundleCacheDir, WorkflowBundleCache } from './bundle-cache';
+import { memorySettings } from './memory-settings';
+import type { MemoryAccess } from '../memory-store/memory-store';
 
 /**
  * Everything a worker takes from its options and, where they are silent, its environment, read in
@@ -60,6 +62,8 @@ export interface WorkerSettings {
   bundleCache?: WorkflowBundleCache;
   /** Requests and tokens per minute by model, held by the whole fleet (`AGENT_RATE_LIMITS`); none: no limits. */
   rateLimits?: Record<string, RateLimit>;
+  /** Memory across conversations (`AGENT_MEMORY_URL`, `AGENT_MEMORY_DIR`, `AGENT_EMBEDDING_MODEL`): opened at first use. */
+  memory: MemoryAccess;
   /** What the worker should tell its operator as it starts (a payload store other machines cannot reach, say). */
   notes: string[];
 }
@@ -129,6 +133,7 @@ export function workerSettings(
     logging: runtimeLoggingFromEnv(env),
     ...(bundleCache ? { bundleCache } : {}),
     ...rateLimitsSetting(options.rateLimits, env.AGENT_RATE_LIMITS),
+    memory: memorySettings(options.memory, env, model),
     notes,
   };
 }

@@ -61,6 +61,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
         stream: effective.stream !== false,
         timeLimit,
         ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
+        ...(input.user !== undefined ? { user: input.user } : {}),
         ...(effective.priority !== undefined ? { priority: effective.priority } : {}),
         // Between steps, when Temporal suggests it: on in a new workflow run (the promise never resolves).
         beforeStep: (state) =>

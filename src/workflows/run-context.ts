@@ -27,6 +27,8 @@ export interface RunContext {
   turn: number;
   /** The tenant the run works for (its `tenant`): its model calls and tools are told, for budgets, limits and credentials. */
   tenant?: string;
+  /** The user the run works for (its `user`): the memory tools' scope, and automatic memory's. */
+  user?: string;
   /** The run's priority key (its own or its agent's): its model calls and tools are dispatched by it. */
   priority?: number;
   /** Whether model calls stream their text as they write it (the run's `stream` option). */

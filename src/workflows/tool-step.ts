@@ -157,6 +157,7 @@ function runTool(
     arguments: call.function.arguments,
     ...(answer ? { answer } : {}),
     ...(ctx.tenant !== undefined ? { tenant: ctx.tenant } : {}),
+    ...(ctx.user !== undefined ? { user: ctx.user } : {}),
   };
   // Temporal counts every attempt; the activity counts the tool's own failures and stops at the
   // tool's limit, so attempts whose worker was lost get an allowance of their own here.
@@ -294,6 +295,7 @@ async function runAgentTool(
     message: ask.message,
     ...budget,
     ...(ctx.tenant !== undefined ? { tenant: ctx.tenant } : {}),
+    ...(ctx.user !== undefined ? { user: ctx.user } : {}),
     workflowId,
     childOptions: {
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,

@@ -90,6 +90,7 @@ export async function createTestWorker(
     streaming?: AgentWorkerOptions['streaming'];
     rateLimits?: AgentWorkerOptions['rateLimits'];
     credentialsFile?: string;
+    memory?: AgentWorkerOptions['memory'];
   },
 ): Promise<{ worker: Worker; taskQueue: string }> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
@@ -113,6 +114,7 @@ export async function createTestWorker(
     streaming: options.streaming,
     rateLimits: options.rateLimits,
     ...(options.credentialsFile ? { credentialsFile: options.credentialsFile } : {}),
+    ...(options.memory ? { memory: options.memory } : {}),
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     shutdownGraceTime: '1s',
   });

@@ -1,5 +1,6 @@
 import { agentNameProblem } from './agents';
 import { priorityKeyProblem, tenantProblem } from '../fleet/tenants';
+import { userProblem } from '../facts/memory-scope';
 import { parseDuration } from '../time/duration';
 import { imagesProblem } from '../messages/images';
 import { budgetProblem } from './limits';
@@ -77,6 +78,8 @@ export function runOptionProblems(i: Record<string, unknown>): string[] {
   if (agent) problems.push(agent);
   const tenant = tenantProblem(i.tenant);
   if (tenant) problems.push(tenant);
+  const user = userProblem(i.user);
+  if (user) problems.push(user);
   const priority = priorityKeyProblem(i.priority);
   if (priority) problems.push(priority);
   const budget = budgetProblem(i.budget);

@@ -162,4 +162,11 @@ export interface AgentInput extends RunOptions {
    * credentials, and `ctx.tenant` for tools. Carried to child agents and across continue-as-new.
    */
   tenant?: string;
+  /**
+   * The person the run works for (see `userProblem`): the scope of memory across conversations,
+   * within the tenant. The memory tools (`remember`, `recall`, `forget`) and an agent's automatic
+   * memory keep and find facts about this user; `ctx.user` for tools. Carried to child agents
+   * and across continue-as-new.
+   */
+  user?: string;
 }

@@ -62,6 +62,7 @@ export async function runTurn(
       conversation: true,
       timeLimit,
       ...(session.conv.options.tenant !== undefined ? { tenant: session.conv.options.tenant } : {}),
+      ...(session.conv.options.user !== undefined ? { user: session.conv.options.user } : {}),
       ...(session.conv.options.priority !== undefined ? { priority: session.conv.options.priority } : {}),
       // Messages sent with busy "steer" join the turn before its next model call; they are answered with it.
       steering: () => {

@@ -1,0 +1,54 @@
+/**
+ * The one seam between the memory store and a database: PGlite (PostgreSQL compiled to
+ * WebAssembly, in-process, in a directory) and node-postgres speak the same SQL, so the store is
+ * written once and tested against both.
+ */
+export interface SqlClient {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
+  /** Several statements, no parameters (the schema). */
+  exec(sql: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A PGlite database in `dir` (created on first use), with pgvector loaded. */
+export async function openPglite(dir: string): Promise<SqlClient> {
+  // Loaded when used: a worker that keeps no memory never pays for the WebAssembly module.
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { vector } = await import('@electric-sql/pglite-pgvector');
+  const db = await PGlite.create({ dataDir: dir, extensions: { vector } });
+  return {
+    query: async <T>(sql: string, params?: unknown[]) => ({ rows: (await db.query<T>(sql, params)).rows }),
+    exec: async (sql) => void (await db.exec(sql)),
+    close: () => db.close(),
+  };
+}
+
+/** A pool of connections to the PostgreSQL server at `url` (`postgres://user:pass@host:5432/db`). */
+export async function openPostgres(url: string): Promise<SqlClient> {
+  const { Pool } = await import('pg');
+  const pool = new Pool({ connectionString: url, max: 5 });
+  // A server that is not there says so now, with its address, instead of at the first recall.
+  const client = await pool.connect().catch(async (e: Error) => {
+    await pool.end().catch(() => undefined);
+    throw new Error(`cannot reach the memory database at ${withoutPassword(url)} (AGENT_MEMORY_URL): ${e.message}`);
+  });
+  client.release();
+  // An idle connection the server dropped must not take the worker with it.
+  pool.on('error', () => undefined);
+  return {
+    query: async <T>(sql: string, params?: unknown[]) => ({ rows: (await pool.query(sql, params)).rows as T[] }),
+    exec: async (sql) => void (await pool.query(sql)),
+    close: () => pool.end(),
+  };
+}
+
+/** `url` without its password, for messages. */
+export function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(not a URL)';
+  }
+}

@@ -1,0 +1,141 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openMemoryStore } from '../../src/memory-store/open-memory-store';
+import { MemoryDeletedError } from '../../src/memory-store/sql-memory-store';
+import type { Embedder, MemoryStore } from '../../src/memory-store/memory-store';
+import { scriptedEmbedding } from '../../src/testing/scripted-embeddings';
+import { postgresProblem, startPostgres, type TestPostgres } from '../helpers/postgres-server';
+
+/**
+ * The memory store's contract, against both databases it runs on: the embedded PGlite (with
+ * pgvector, and the scripted embeddings) and a real PostgreSQL server (Debian's, without
+ * pgvector: full text only, as a fleet without the extension runs it).
+ */
+jest.setTimeout(120_000);
+
+const embedder: Embedder = { model: 'scripted', embed: async (texts) => texts.map(scriptedEmbedding) };
+const skip = postgresProblem();
+if (skip) console.log(`memory-store.test: the PostgreSQL half is skipped: ${skip}`);
+
+let postgres: TestPostgres | undefined;
+const dir = mkdtempSync(join(tmpdir(), 'durable-agents-memory-'));
+afterAll(async () => {
+  await postgres?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const stores: [string, () => Promise<MemoryStore>][] = [
+  ['embedded (PGlite)', () => openMemoryStore({ dir: join(dir, 'pglite') }, embedder)],
+  ...(skip
+    ? []
+    : ([
+        [
+          'PostgreSQL',
+          async () => {
+            postgres = await startPostgres();
+            return openMemoryStore({ url: postgres.url }, embedder);
+          },
+        ],
+      ] as [string, () => Promise<MemoryStore>][])),
+];
+
+describe.each(stores)('%s', (kind, open) => {
+  let store: MemoryStore;
+  beforeAll(async () => {
+    store = await open();
+  });
+  afterAll(() => store.close());
+
+  const alice = { tenant: 'acme', user: 'alice' };
+
+  it('keeps a fact once per key: a retried write answers with the fact the first one stored', async () => {
+    const first = await store.remember(alice, { text: 'Prefers aisle seats on long flights' }, 'k-aisle');
+    const again = await store.remember(alice, { text: 'Prefers aisle seats on long flights' }, 'k-aisle');
+    expect(again.id).toBe(first.id);
+    expect((await store.list({ tenant: 'acme', user: 'alice' })).filter((f) => f.text.includes('aisle'))).toHaveLength(
+      1,
+    );
+    expect(first).toMatchObject({
+      tenant: 'acme',
+      user: 'alice',
+      confidence: 1,
+      text: 'Prefers aisle seats on long flights',
+    });
+  });
+
+  it("recalls a user's facts by the words of a question, never another user's or tenant's", async () => {
+    await store.remember(alice, { text: 'Lives in Lyon, France', value: { city: 'Lyon' } }, 'k-lyon');
+    await store.remember(alice, { text: 'Is allergic to peanuts' }, 'k-peanuts');
+    await store.remember({ tenant: 'acme', user: 'bob' }, { text: 'Prefers window seats' }, 'k-bob');
+    await store.remember({ tenant: 'globex', user: 'alice' }, { text: 'Prefers middle seats' }, 'k-globex');
+    const found = await store.recall(alice, 'Which seat should I book for the flight?', 1);
+    expect(found.map((f) => f.text)).toEqual(['Prefers aisle seats on long flights']);
+    const all = await store.recall(alice, 'seats', 10);
+    expect(all.map((f) => f.text).sort()).toEqual(
+      ['Is allergic to peanuts', 'Lives in Lyon, France', 'Prefers aisle seats on long flights'].sort(),
+    );
+    expect(all.find((f) => f.text.startsWith('Lives'))?.value).toEqual({ city: 'Lyon' });
+    expect((await store.recall({ tenant: 'acme', user: 'bob' }, 'seat', 10)).map((f) => f.text)).toEqual([
+      'Prefers window seats',
+    ]);
+    expect((await store.recall({ user: 'alice' }, 'seat', 10)).map((f) => f.text)).toEqual([]);
+  });
+
+  it('updates and forgets by id, within the scope only; a forgotten fact stays forgotten when its write is retried', async () => {
+    const lyon = (await store.recall(alice, 'Lyon', 1))[0];
+    expect(await store.update({ tenant: 'acme', user: 'bob' }, lyon.id, 'Lives in Paris')).toBe(false);
+    expect(await store.update(alice, lyon.id, 'Lives in Paris, France')).toBe(true);
+    expect((await store.recall(alice, 'Paris', 1))[0]).toMatchObject({ id: lyon.id, text: 'Lives in Paris, France' });
+    expect(await store.forget({ tenant: 'acme', user: 'bob' }, [lyon.id])).toEqual([]);
+    expect(await store.forget(alice, [lyon.id, 'f_none'])).toEqual([lyon.id]);
+    await expect(store.remember(alice, { text: 'Lives in Lyon, France' }, 'k-lyon')).rejects.toBeInstanceOf(
+      MemoryDeletedError,
+    );
+  });
+
+  it("keeps a profile per user, and `delete` removes a user's facts and profile in every tenant and records it", async () => {
+    await store.setProfile(alice, { name: 'Alice', seat: 'aisle' });
+    await store.setProfile(alice, { name: 'Alice', seat: 'window' });
+    expect(await store.profile(alice)).toEqual({ name: 'Alice', seat: 'window' });
+    expect(await store.profile({ tenant: 'acme', user: 'bob' })).toBeUndefined();
+    const deletion = await store.delete({ user: 'alice' }, 'test');
+    expect(deletion).toMatchObject({ by: 'test', user: 'alice', facts: 3, profiles: 1 });
+    expect(await store.recall(alice, 'seat peanuts aisle', 10)).toEqual([]);
+    expect(await store.recall({ tenant: 'globex', user: 'alice' }, 'seat', 10)).toEqual([]);
+    expect(await store.profile(alice)).toBeUndefined();
+    expect((await store.recall({ tenant: 'acme', user: 'bob' }, 'seat', 10)).length).toBe(1);
+    expect((await store.deletions({ user: 'alice' }))[0]).toMatchObject({ by: 'test', facts: 3 });
+    // A retried write of a deleted fact stays deleted.
+    await expect(store.remember(alice, { text: 'x' }, 'k-peanuts')).rejects.toBeInstanceOf(MemoryDeletedError);
+  });
+
+  it('says what it is', async () => {
+    const info = await store.describe();
+    expect(info.kind).toBe(kind.startsWith('embedded') ? 'embedded' : 'postgres');
+    // pgvector: PGlite has it; Debian's PostgreSQL does not.
+    expect(info.vectors).toBe(kind.startsWith('embedded'));
+    expect(info.facts).toBeGreaterThan(0);
+  });
+});
+
+it("the embedded store is one process's: a second opening of its directory says who holds it and what to do", async () => {
+  const held = join(dir, 'held');
+  const first = await openMemoryStore({ dir: held });
+  try {
+    // Another process's lock (this test's parent, alive).
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(join(held, 'durable-agents.lock'), String(process.ppid));
+    await expect(openMemoryStore({ dir: held })).rejects.toThrow(
+      /in use by another process \(pid \d+\).*AGENT_MEMORY_URL/,
+    );
+  } finally {
+    await first.close();
+  }
+});
+
+it('a PostgreSQL that is not there is named, without its password', async () => {
+  await expect(openMemoryStore({ url: 'postgres://me:secret@127.0.0.1:1/db' })).rejects.toThrow(
+    /cannot reach the memory database at postgres:\/\/me:\*\*\*@127\.0\.0\.1:1\/db \(AGENT_MEMORY_URL\)/,
+  );
+});
