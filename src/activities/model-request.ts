@@ -23,6 +23,12 @@ export async function modelRequest(
   const messages = withSummaryFirst(loaded, input.pinned ?? 0);
   // Images go by reference in the conversation; the request carries them (blobs inlined).
   const sent = await withImageUrls(messages, route.name, deps.blobs, route.model);
+  // What was recalled of the user's memory: right after the turn's message, sent, never kept. The
+  // messages before it are the conversation as the last call sent it, so the prompt cache hits.
+  if (input.recall?.text) {
+    const at = messages.indexOf(loaded[input.recall.after]);
+    sent.splice(at >= 0 ? at + 1 : sent.length, 0, { role: 'user', content: memoryMessage(input.recall.text) });
+  }
   // The run's last word to the model (wrapping up under its budget): sent, never kept.
   if (input.instruction) sent.push({ role: 'user', content: input.instruction });
   return { messages, sent, ...(counted ? { counted } : {}) };
@@ -53,4 +59,9 @@ function withSummaryFirst(messages: ChatMessage[], pinned: number): ChatMessage[
   const rest = messages.slice(pinned);
   const summary = rest.filter(isSummary).at(-1);
   return summary ? [...messages.slice(0, pinned), summary, ...rest.filter((m) => !isSummary(m))] : messages;
+}
+
+/** The recalled block as the model reads it: marked as memory, not as something the user said. */
+function memoryMessage(text: string): string {
+  return `<memory>\n${text}\n</memory>`;
 }

@@ -291,6 +291,7 @@ function settingsOf(agent: AgentDefinition<any>): AgentSettings {
     'maxPromptTokens',
     'summaryModel',
     'priority',
+    'memory',
   ] as const) {
     if (agent[key] !== undefined) (settings as unknown as Record<string, unknown>)[key] = agent[key];
   }

@@ -5,6 +5,7 @@ import {
   budgetProblem,
   parseDuration,
   priorityKeyProblem,
+  agentMemoryProblem,
   TOOL_CALLING_MODES,
   type RunOptions,
 } from '../core';
@@ -120,6 +121,8 @@ export function defineAgent<O = unknown>(definition: AgentDefinition<O>): AgentD
     problems.push('"maxIterations" must be an integer >= 1');
   const priority = priorityKeyProblem(definition.priority);
   if (priority) problems.push(priority);
+  const memory = agentMemoryProblem(definition.memory);
+  if (memory) problems.push(memory);
   if (
     definition.temperature !== undefined &&
     !(typeof definition.temperature === 'number' && definition.temperature >= 0 && definition.temperature <= 2)

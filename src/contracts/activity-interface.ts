@@ -33,6 +33,17 @@ export interface AgentActivities {
    */
   sampleModel(input: SampleInput): Promise<SummaryReply>;
   /**
+   * Automatic recall (an agent's `memory.recall`): the user's facts that bear on the turn's
+   * message, and their profile, as the block the model reads after the message. Retried.
+   */
+  recallMemory(input: RecallMemoryInput): Promise<RecalledMemory>;
+  /**
+   * Automatic extraction (an agent's `memory.extract`), at the end of a turn: one model call reads
+   * the turn's exchange beside the facts kept, and the facts it proposes are kept, updated or
+   * retired, each write under a key of the turn's, so a retried activity writes nothing twice.
+   */
+  extractMemory(input: ExtractMemoryInput): Promise<ExtractedMemory>;
+  /**
    * One tool call, as the LLM wrote it. Mistakes the LLM can fix come back as an outcome with
    * `error: true`; a tool that throws fails the attempt (`Tool.ExecutionError`) for Temporal to retry.
    */
@@ -184,6 +195,46 @@ export interface SampleInput {
   timeoutMs?: number;
   /** The run's tenant: its budget is charged for the call. */
   tenant?: string;
+}
+
+/** Whose memory an automatic recall or extraction reaches: the run's tenant and user, and the agent when it keeps its own. */
+export interface MemoryScopeInput {
+  tenant?: string;
+  user: string;
+  /** Set for an agent with `memory.scope: "agent"`. */
+  agent?: string;
+}
+
+/** Input of `recallMemory`: the turn's message (the query), and how many facts. */
+export interface RecallMemoryInput extends MemoryScopeInput {
+  query: string;
+  limit: number;
+}
+
+/** What `recallMemory` found: the block the model reads (empty: nothing), and the facts' ids. */
+export interface RecalledMemory {
+  text: string;
+  facts: string[];
+}
+
+/** Input of `extractMemory`: the turn's exchange (clipped), and where it happened. */
+export interface ExtractMemoryInput extends MemoryScopeInput {
+  workflowId: string;
+  runId: string;
+  turn: number;
+  exchange: Array<{ role: 'user' | 'assistant'; text: string }>;
+  /** The model that reads it (default: the run's), with the run's settings. */
+  settings?: ModelSettings;
+  timeoutMs?: number;
+}
+
+/** What `extractMemory` changed, and what its model call cost. */
+export interface ExtractedMemory {
+  added: string[];
+  updated: string[];
+  retired: string[];
+  usage: Usage;
+  model?: string;
 }
 
 /** What a running tool asks the run's model (`ToolContext.askModel`): a short exchange of text. */

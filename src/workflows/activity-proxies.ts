@@ -39,6 +39,17 @@ export const { callModel, executeTool, summarizeMessages, sampleModel, checkGuar
   proxyActivities<AgentActivities>({
     startToCloseTimeout: '5m',
   });
+// Memory across conversations (agents' `memory`): a recall is a database read; an extraction is a
+// model call, which heartbeats like one.
+export const { recallMemory } = proxyActivities<AgentActivities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 5 },
+});
+export const { extractMemory } = proxyActivities<AgentActivities>({
+  startToCloseTimeout: '5m',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
+  retry: { maximumAttempts: 5 },
+});
 // Tools declared `local: true`; also always called with per-call options.
 export const { executeTool: executeToolLocally } = proxyLocalActivities<AgentActivities>({ startToCloseTimeout: '1m' });
 

@@ -1,3 +1,5 @@
+import { extractAfterTurn, runMemory } from './memory-steps';
+import type { RunContext } from './run-context';
 import {
   allHandlersFinished,
   ApplicationFailure,
@@ -54,21 +56,24 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
   if (carry) host.showVersion({ ...run.state, tenant: input.tenant });
 
   let timeLimit: TimeLimit | undefined;
+  // The run's context, kept for its memory's extraction after the loop (outside its time limit).
+  let ctx: RunContext | undefined;
   const loopWith = (effective: AgentInput) =>
     runLoop(
       run,
-      host.runContext(1, {
+      (ctx = host.runContext(1, {
         stream: effective.stream !== false,
         timeLimit,
         ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
         ...(input.user !== undefined ? { user: input.user } : {}),
+        ...(runMemory(effective) ? { memory: runMemory(effective) } : {}),
         ...(effective.priority !== undefined ? { priority: effective.priority } : {}),
         // Between steps, when Temporal suggests it: on in a new workflow run (the promise never resolves).
         beforeStep: (state) =>
           shouldContinueAsNew(state, workflowInfo(), input.continueAsNewAfter)
             ? continueRun(input, host, run, timeLimit)
             : undefined,
-      }),
+      })),
     );
   try {
     // A named agent's settings (its time limit among them) are known before the run starts; a
@@ -90,6 +95,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
     host.endTurn('run', 1, run.state.agent.name, { type: 'turn_failed', error, errorType }, status);
     throw runFailure(err, run.state, host.workflowId);
   }
+  // What the user said that is worth keeping, once the run answered (never counted in its time limit).
+  if (ctx?.memory) await extractAfterTurn(run.state, ctx);
   const result = runResult(run.state, host.workflowId);
   host.endTurn('run', 1, run.state.agent.name, { type: 'turn_completed', result }, result.status);
   // Tool outputs are in history as activity results already: clients read them from there.

@@ -1,4 +1,4 @@
-import type { EventLog, RunState, TurnInput } from '../core';
+import type { EventLog, MemoryPlan, RunState, TurnInput } from '../core';
 import type { SharedMessages } from './message-sink';
 import type { EventInbox } from './events';
 import type { TimeLimit } from './time-limit';
@@ -29,6 +29,8 @@ export interface RunContext {
   tenant?: string;
   /** The user the run works for (its `user`): the memory tools' scope, and automatic memory's. */
   user?: string;
+  /** The run's memory across conversations (its agent's `memory`), when it has a user to keep it for. */
+  memory?: { plan: MemoryPlan; agent?: string };
   /** The run's priority key (its own or its agent's): its model calls and tools are dispatched by it. */
   priority?: number;
   /** Whether model calls stream their text as they write it (the run's `stream` option). */

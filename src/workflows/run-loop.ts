@@ -1,3 +1,4 @@
+import { recallForTurn } from './memory-steps';
 import { budgetLeft, budgetSpent, nextStep, withSteering, type NextStep, type RunState } from '../core';
 import { approvalStep } from './approvals';
 import { compactStep, guardrailStep, modelStep } from './model-steps';
@@ -15,6 +16,8 @@ export { MODEL_CALL_ATTEMPTS } from './activity-proxies';
  * Cancellation of the enclosing scope (time limit, a cancelled turn) propagates out.
  */
 export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
+  // Awaited only with memory: runs without it keep the commands they recorded, in their order.
+  if (ctx.memory) await recallForTurn(run, ctx);
   for (let step = nextStep(run.state); step.type !== 'finish'; step = nextStep(run.state)) {
     // Messages that steer the turn join it before a model call; the step is decided again with them.
     const steering = step.type === 'call_model' ? ctx.steering?.() : undefined;

@@ -4,7 +4,8 @@
  * Re-record only on purpose: the replay test exists to catch workflow changes that break runs
  * already in flight.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@temporalio/client';
 import { connectClient } from '../../src/connection/client-connection';
@@ -36,6 +37,7 @@ import { tenantLedgerId } from '../../src/contracts/tenant-ledger';
 import { rateGovernorId } from '../../src/contracts/rate-governor';
 
 async function main(only: string[]): Promise<void> {
+  const memoryDir = mkdtempSync(join(tmpdir(), 'durable-agents-record-memory-'));
   installRuntimeLogging('ERROR');
   const wanted = (name: string) => only.length === 0 || only.includes(name);
   // A low continue-as-new threshold: the longer conversation scenario continues as new on its own.
@@ -70,6 +72,8 @@ async function main(only: string[]): Promise<void> {
       agents: [...testAgents(), ...replayAgents()],
       guardrails: replayGuardrails(),
       toolProvider: bookingToolProvider,
+      // Scenarios with memory keep it in a directory of the recording's own, not the project's.
+      memory: { dir: memoryDir },
       shutdownGraceTime: '1s',
     });
   const write = (name: string, history: Parameters<typeof historyToJSON>[0]) => {

@@ -300,6 +300,13 @@ export const scenarios: Scenario[] = [
     ],
   },
   {
+    // Memory across conversations: a recall before the first model call (nothing kept yet), then
+    // an extraction after the answer, which keeps a fact.
+    name: 'memory-recall-extract',
+    input: { message: 'I live in Lyon.', user: 'replay-user', memory: { recall: true, extract: true } },
+    steps: [answer('Noted.'), answer('{"add":[{"text":"Lives in Lyon"}],"update":[],"retire":[]}')],
+  },
+  {
     // A durable sleep: a workflow timer with the reason as its summary, no activity.
     name: 'durable-sleep',
     input: { message: 'Follow up in a second.', tools: ['sleep'] },

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { sendMessage } from '../../src/client/conversations';
+import { defineAgent } from '../../src/agents/define-agent';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import type { ChatRequest } from '../../src/testing/chat-request';
 import { answer, call, lastOf, startModel, toolResults } from '../helpers/scripted-model';
@@ -98,4 +99,68 @@ it('a run without a user is told, as a tool error it can act on, that memory is 
   );
   expect(outcome.status).toBe('completed');
   expect(outcome.content).toMatch(/memory is kept per user and this run has none.*--user/);
+});
+
+it('an agent with memory recalls at the start of a turn (after the message, outside the cached prefix) and keeps, updates and retires facts at its end', async () => {
+  const extractions: ChatRequest[] = [];
+  const model = await startModel((req) => {
+    const system = String(req.messages[0]?.content ?? '');
+    if (system.startsWith('You keep the long-term memory')) {
+      extractions.push(req);
+      const asked = String(req.messages[1].content);
+      if (asked.includes('User: I live in Lyon'))
+        return answer(JSON.stringify({ add: [{ text: 'Lives in Lyon' }, { text: 'Prefers aisle seats' }] }));
+      const lyon = /\[(f_\w+)\] Lives in Lyon/.exec(asked)?.[1];
+      const aisle = /\[(f_\w+)\] Prefers aisle seats/.exec(asked)?.[1];
+      if (asked.includes('User: I moved to Paris') && lyon && aisle)
+        return answer(`Sure: {"add":[],"update":[{"id":"${lyon}","text":"Lives in Paris"}],"retire":["${aisle}"]}`);
+      return answer('{"add":[],"update":[],"retire":[]}');
+    }
+    const memory = req.messages.find((m) => m.role === 'user' && String(m.content).startsWith('<memory>'));
+    return answer(memory ? `I remember: ${String(memory.content)}` : 'Noted.');
+  });
+  const concierge = defineAgent({
+    name: 'concierge',
+    instructions: 'You book travel.',
+    tools: [],
+    memory: { recall: true, extract: true },
+  });
+  const { worker, taskQueue } = await createTestWorker(temporal(), {
+    baseURL: model.baseURL,
+    agents: [concierge],
+    memory: { dir: join(dir, 'automatic') },
+  });
+  const client = temporal().client;
+  const say = (id: string, message: string) =>
+    sendMessage(client, id, { message }, { taskQueue, options: { agent: 'concierge', user: 'dana', tenant: 'auto' } });
+  await worker.runUntil(async () => {
+    const first = await say(`auto-${randomUUID()}`, 'I live in Lyon and I prefer aisle seats.');
+    expect(first.content).toBe('Noted.');
+    expect(extractions).toHaveLength(1);
+
+    const second = `auto-${randomUUID()}`;
+    const booked = await say(second, 'Book me a flight to Rome.');
+    expect(booked.content).toMatch(/^I remember: <memory>\nWhat you remember about this user/);
+    expect(booked.content).toContain('- Lives in Lyon (');
+    expect(booked.content).toContain('- Prefers aisle seats (');
+    // The block comes right after the turn's message, after the system message and the message: the
+    // prefix the provider caches is the conversation's own.
+    const sent = model.requests.filter((r) => !String(r.messages[0].content).startsWith('You keep')).at(-1)!;
+    expect(sent.messages.map((m) => m.role)).toEqual(['system', 'user', 'user']);
+    expect(sent.messages[1].content).toBe('Book me a flight to Rome.');
+    // Not kept in the conversation: the next turn's request has the first turn as it was, without it.
+    await say(second, 'Thanks!');
+    const next = model.requests.filter((r) => !String(r.messages[0].content).startsWith('You keep')).at(-1)!;
+    expect(next.messages.slice(0, 3).map((m) => m.content)).toEqual([
+      'You book travel.',
+      'Book me a flight to Rome.',
+      booked.content,
+    ]);
+
+    await say(`auto-${randomUUID()}`, 'I moved to Paris, and I do not care about seats any more.');
+    const after = await say(`auto-${randomUUID()}`, 'Where do I live?');
+    expect(after.content).toContain('- Lives in Paris');
+    expect(after.content).not.toContain('Lyon');
+    expect(after.content).not.toContain('aisle');
+  });
 });

@@ -32,6 +32,7 @@ const RUN_OPTIONS: Record<keyof RunOptions, true> = {
   maxToolResultTokens: true,
   maxPromptTokens: true,
   summaryModel: true,
+  memory: true,
   inputGuardrails: true,
   outputGuardrails: true,
   toolGuardrails: true,

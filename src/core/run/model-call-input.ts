@@ -41,6 +41,8 @@ export interface ModelCallInput {
   countFrom?: number;
   /** The run's tenant: its budget is charged and its rate limits and credentials apply. */
   tenant?: string;
+  /** What was recalled of the user's memory this turn: sent after message `after`, never kept (see `RunState.recall`). */
+  recall?: { text: string; after: number };
 }
 
 /** Where a model call runs from, besides the run's state: the workflow, and what it streams to. */
@@ -89,5 +91,6 @@ export function modelCallInput(
     ...(state.limits.budget?.costUsd !== undefined ? { needsCost: true as const } : {}),
     ...(countFrom !== undefined ? { countFrom } : {}),
     ...(site.tenant !== undefined ? { tenant: site.tenant } : {}),
+    ...(state.recall ? { recall: state.recall } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import { agentNameProblem } from './agents';
 import { priorityKeyProblem, tenantProblem } from '../fleet/tenants';
 import { userProblem } from '../facts/memory-scope';
+import { agentMemoryProblem } from '../facts/memory-options';
 import { parseDuration } from '../time/duration';
 import { imagesProblem } from '../messages/images';
 import { budgetProblem } from './limits';
@@ -80,6 +81,8 @@ export function runOptionProblems(i: Record<string, unknown>): string[] {
   if (tenant) problems.push(tenant);
   const user = userProblem(i.user);
   if (user) problems.push(user);
+  const memory = agentMemoryProblem(i.memory);
+  if (memory) problems.push(memory);
   const priority = priorityKeyProblem(i.priority);
   if (priority) problems.push(priority);
   const budget = budgetProblem(i.budget);

@@ -1,5 +1,6 @@
 import type { Budget, OnBudget } from './limits';
 import type { ChatMessage, ImageRef } from '../messages/chat-message';
+import type { AgentMemory } from '../facts/memory-options';
 /** A JSON Schema, as plain JSON. */
 export type JsonSchemaObject = Record<string, unknown>;
 
@@ -89,6 +90,12 @@ export interface RunOptions {
   maxPromptTokens?: number;
   /** The model that writes those summaries (a named model, e.g. a cheaper one); default: the run's. */
   summaryModel?: string;
+  /**
+   * Memory across conversations for the run's `user`: each turn starts with the facts that bear on
+   * its message (`recall`) and ends with the model proposing facts to keep (`extract`); see
+   * {@link AgentMemory}. Needs a `user`; without one it does nothing.
+   */
+  memory?: AgentMemory;
   /**
    * Guardrails (by the name the worker registered them under) that check the user's message before
    * the first model call; one may refuse it (status `guardrail_tripped`). An agent's add to these.

@@ -206,6 +206,12 @@ export interface RunState {
   lastCall?: { tokens: number; costUsd?: number };
   /** With `maxPromptTokens`: where the model's view starts after the last compaction, and the summary message's index. */
   context?: { from: number; summary: number };
+  /**
+   * Automatic recall (an agent's `memory.recall`): what the model reads of the user's facts this
+   * turn, sent right after message `after` (the turn's message) and never kept in the
+   * conversation, so the prefix before it stays the same for the prompt cache.
+   */
+  recall?: { text: string; after: number };
   /** With `maxPromptTokens`: how many compactions the run made. */
   compactions?: number;
   /**

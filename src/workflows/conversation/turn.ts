@@ -1,3 +1,5 @@
+import { extractAfterTurn, runMemory } from '../memory-steps';
+import type { RunContext } from '../run-context';
 import { CancellationScope, isCancellation, log } from '@temporalio/workflow';
 import {
   applyInterruption,
@@ -55,14 +57,16 @@ export async function runTurn(
           turn.scope.cancel();
         });
   let failure: { error: string; errorType: string } | undefined;
+  let ctx: RunContext | undefined;
   try {
     const stream = session.conv.options.stream !== false;
-    const ctx = host.runContext(turn.turn, {
+    ctx = host.runContext(turn.turn, {
       stream,
       conversation: true,
       timeLimit,
       ...(session.conv.options.tenant !== undefined ? { tenant: session.conv.options.tenant } : {}),
       ...(session.conv.options.user !== undefined ? { user: session.conv.options.user } : {}),
+      ...(runMemory(session.conv.options) ? { memory: runMemory(session.conv.options) } : {}),
       ...(session.conv.options.priority !== undefined ? { priority: session.conv.options.priority } : {}),
       // Messages sent with busy "steer" join the turn before its next model call; they are answered with it.
       steering: () => {
@@ -72,7 +76,8 @@ export async function runTurn(
       },
       stopped: (text) => (turn.partial = text),
     });
-    await turn.scope.run(() => runLoop(turn.run, ctx));
+    const turnCtx = ctx;
+    await turn.scope.run(() => runLoop(turn.run, turnCtx));
   } catch (err) {
     if (!isCancellation(err)) {
       const { error, errorType } = failureInfo(err);
@@ -96,5 +101,8 @@ export async function runTurn(
   if (branch) result.branch = branch.id;
   const end = failure ? { type: 'turn_failed' as const, ...failure } : { type: 'turn_completed' as const, result };
   host.endTurn('turn', turn.turn, session.conv.options.agent, end, failure ? 'failed' : result.status);
+  // What the user said that is worth keeping: after the turn's end reached its readers (a chat
+  // page shows the answer as done), before the next message is taken.
+  if (ctx?.memory && !failure) await extractAfterTurn(turn.run.state, ctx);
   return result;
 }

@@ -1,0 +1,129 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import {
+  EXTRACTION_INSTRUCTIONS,
+  extractionRequest,
+  newFactProblem,
+  parseFactChanges,
+  recallBlock,
+  type MemoryScope,
+} from '../core';
+import type {
+  ExtractMemoryInput,
+  ExtractedMemory,
+  MemoryScopeInput,
+  RecallMemoryInput,
+  RecalledMemory,
+} from '../contracts/activity-interface';
+import type { ChatModel } from '../models/chat-model';
+import type { ModelConfig } from '../models/model-config';
+import type { ModelPricing } from '../models/catalogue';
+import type { MemoryAccess } from '../memory-store/memory-store';
+import { MemoryDeletedError } from '../memory-store/sql-memory-store';
+import { keepHeartbeating } from './heartbeat';
+import { modelCallFailure } from './model-failure';
+import type { TenantBudgets } from './tenant-budgets';
+
+/** Facts an extraction reads beside the exchange (those that bear on it most): what it may update or retire. */
+const EXTRACTION_CONTEXT_FACTS = 20;
+/** The longest reply an extraction asks for, in tokens: a few short facts. */
+const EXTRACTION_MAX_TOKENS = 800;
+
+function scopeOf(input: MemoryScopeInput): MemoryScope {
+  return {
+    ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
+    user: input.user,
+    ...(input.agent !== undefined ? { agent: input.agent } : {}),
+  };
+}
+
+/** The store, or a failure that says where it is and why it could not be opened (retried: a database restarting comes back). */
+async function storeOf(memory: MemoryAccess | undefined) {
+  if (!memory) throw ApplicationFailure.nonRetryable('this worker keeps no memory', 'Memory.NotConfigured');
+  try {
+    return await memory.store();
+  } catch (e) {
+    throw ApplicationFailure.create({
+      message: `the memory store (${memory.where}) cannot be opened: ${(e as Error).message}`,
+      type: 'Memory.Unavailable',
+    });
+  }
+}
+
+/** Builds `recallMemory`: the user's facts for the turn's message, and their profile, as one block. */
+export function createRecallMemory(deps: { memory?: MemoryAccess }) {
+  return async function recallMemory(input: RecallMemoryInput): Promise<RecalledMemory> {
+    const store = await storeOf(deps.memory);
+    const scope = scopeOf(input);
+    const [facts, profile] = await Promise.all([store.recall(scope, input.query, input.limit), store.profile(scope)]);
+    return { text: recallBlock(facts, profile), facts: facts.map((f) => f.id) };
+  };
+}
+
+/**
+ * Builds `extractMemory`: one model call over the turn's exchange and the facts that bear on it,
+ * then the proposed changes, each under a key of the turn's (`<workflow>:<turn>:<n>`), so a
+ * retried activity finds what an earlier attempt kept.
+ */
+export function createExtractMemory(deps: {
+  memory?: MemoryAccess;
+  config: ModelConfig;
+  model: ChatModel;
+  pricing: ModelPricing;
+  tenantBudgets?: TenantBudgets;
+}) {
+  return async function extractMemory(input: ExtractMemoryInput): Promise<ExtractedMemory> {
+    if (!deps.config.configured)
+      throw ApplicationFailure.nonRetryable('no LLM is configured on this worker', 'ModelCall.NotConfigured');
+    const store = await storeOf(deps.memory);
+    const scope = scopeOf(input);
+    const query = input.exchange.map((m) => m.text).join('\n');
+    const kept = await store.recall(scope, query, EXTRACTION_CONTEXT_FACTS);
+    const stop = keepHeartbeating();
+    let reply;
+    const route = deps.model.route(input.settings?.model);
+    try {
+      // The run's model without its thinking or fallbacks: a short JSON answer.
+      const { thinking: _thinking, fallbackModels: _fallbacks, ...settings } = input.settings ?? {};
+      reply = await deps.model.generate(
+        [
+          { role: 'system', content: EXTRACTION_INSTRUCTIONS },
+          { role: 'user', content: extractionRequest(kept, input.exchange) },
+        ],
+        {
+          route,
+          settings: { ...settings, maxTokens: EXTRACTION_MAX_TOKENS },
+          signal: Context.current().cancellationSignal,
+          ...(input.timeoutMs ? { deadlineMs: input.timeoutMs } : {}),
+        },
+      );
+    } catch (err) {
+      throw modelCallFailure(err);
+    } finally {
+      stop();
+    }
+    const cost = deps.pricing.cost(route, reply.usage);
+    if (cost !== undefined) reply.usage.costUsd = cost;
+    if (input.tenant !== undefined) await deps.tenantBudgets?.settle(input.tenant, reply.usage);
+    const changes = parseFactChanges(reply.content ?? '', new Set(kept.map((f) => f.id)));
+    const added: string[] = [];
+    for (const [i, fact] of changes.add.entries()) {
+      if (newFactProblem(fact)) continue;
+      try {
+        const stored = await store.remember(
+          scope,
+          { ...fact, source: { workflowId: input.workflowId, runId: input.runId, ref: `turn:${input.turn}` } },
+          `extract:${input.workflowId}:${input.turn}:${i}`,
+        );
+        added.push(stored.id);
+      } catch (e) {
+        // Deleted (by a person) since an earlier attempt kept it: it stays deleted.
+        if (!(e instanceof MemoryDeletedError)) throw e;
+      }
+    }
+    const updated: string[] = [];
+    for (const u of changes.update) if (await store.update(scope, u.id, u.text)) updated.push(u.id);
+    const retired = changes.retire.length ? await store.forget(scope, changes.retire) : [];
+    return { added, updated, retired, usage: reply.usage, model: route.name };
+  };
+}
