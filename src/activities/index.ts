@@ -13,7 +13,7 @@ import type { CredentialStore } from '../tools/credential-store';
 import { Context } from '@temporalio/activity';
 import { createSummarizeMessages } from './summarize';
 import { createSampleModel } from './sample-model';
-import { createExtractMemory, createRecallMemory } from './memory';
+import { createAdministerMemory, createExtractMemory, createRecallMemory } from './memory';
 import { createDescribeWorker } from './describe-worker';
 import { createSendScheduledMessage } from './send-scheduled-message';
 import { createDeliverWebhook } from './deliver-webhook';
@@ -96,6 +96,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
   return {
     sampleModel: createSampleModel({ config: deps.model, model, pricing, tenantBudgets }),
     recallMemory: createRecallMemory({ memory: deps.memory }),
+    administerMemory: createAdministerMemory({ memory: deps.memory }),
     extractMemory: createExtractMemory({ memory: deps.memory, config: deps.model, model, pricing, tenantBudgets }),
     summarizeMessages: createSummarizeMessages({
       client: deps.client,

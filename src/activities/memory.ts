@@ -5,9 +5,11 @@ import {
   extractionRequest,
   newFactProblem,
   parseFactChanges,
+  memoryFilterProblem,
   recallBlock,
   type MemoryScope,
 } from '../core';
+import type { MemoryAdminRequest, MemoryAdminResult, MemoryExport } from '../contracts/memory-admin';
 import type {
   ExtractMemoryInput,
   ExtractedMemory,
@@ -125,5 +127,65 @@ export function createExtractMemory(deps: {
     for (const u of changes.update) if (await store.update(scope, u.id, u.text)) updated.push(u.id);
     const retired = changes.retire.length ? await store.forget(scope, changes.retire) : [];
     return { added, updated, retired, usage: reply.usage, model: route.name };
+  };
+}
+
+/** Builds `administerMemory`: a person's list, show, delete or export, on the worker's store. */
+export function createAdministerMemory(deps: { memory?: MemoryAccess }) {
+  return async function administerMemory(request: MemoryAdminRequest): Promise<MemoryAdminResult> {
+    const problem = memoryFilterProblem(request.filter, request.op === 'show');
+    if (problem) throw ApplicationFailure.nonRetryable(problem, 'Memory.InvalidRequest');
+    const store = await storeOf(deps.memory);
+    switch (request.op) {
+      case 'list': {
+        const limit = Math.max(1, Math.min(request.limit ?? 100, 1000));
+        const facts = await store.list(request.filter, {
+          limit: limit + 1,
+          ...(request.after ? { after: request.after } : {}),
+        });
+        return {
+          op: 'list',
+          facts: facts.slice(0, limit),
+          ...(facts.length > limit ? { next: facts[limit - 1].id } : {}),
+        };
+      }
+      case 'show': {
+        const fact = await store.get(request.filter, request.id);
+        return { op: 'show', ...(fact ? { fact } : {}) };
+      }
+      case 'delete':
+        return { op: 'delete', deletion: await store.delete(request.filter, request.by) };
+      case 'export': {
+        const facts = await store.list(request.filter, { limit: 10_000 });
+        const scopes = new Map<string, MemoryScope>();
+        for (const f of facts) scopes.set(JSON.stringify([f.tenant, f.user, f.agent]), f);
+        if (request.filter.user !== undefined)
+          scopes.set(JSON.stringify([request.filter.tenant, request.filter.user, request.filter.agent]), {
+            ...request.filter,
+            user: request.filter.user,
+          });
+        const profiles: MemoryExport['profiles'] = [];
+        for (const scope of scopes.values()) {
+          const profile = await store.profile(scope);
+          if (profile)
+            profiles.push({
+              ...(scope.tenant ? { tenant: scope.tenant } : {}),
+              user: scope.user,
+              ...(scope.agent ? { agent: scope.agent } : {}),
+              profile,
+            });
+        }
+        return {
+          op: 'export',
+          export: {
+            exportedAt: new Date().toISOString(),
+            filter: request.filter,
+            facts,
+            profiles,
+            deletions: await store.deletions(request.filter),
+          },
+        };
+      }
+    }
   };
 }

@@ -1,3 +1,4 @@
+import type { MemoryAdminRequest, MemoryAdminResult } from './memory-admin';
 import type { ResolvedAgent } from '../core/run/agents';
 import type { ModelCallInput } from '../core/run/model-call-input';
 import type { SearchAttributeSettings } from '../core/events/search-attributes';
@@ -43,6 +44,8 @@ export interface AgentActivities {
    * retired, each write under a key of the turn's, so a retried activity writes nothing twice.
    */
   extractMemory(input: ExtractMemoryInput): Promise<ExtractedMemory>;
+  /** People's control of memory (list, show, delete, export), for `memoryAdminWorkflow`. */
+  administerMemory(request: MemoryAdminRequest): Promise<MemoryAdminResult>;
   /**
    * One tool call, as the LLM wrote it. Mistakes the LLM can fix come back as an outcome with
    * `error: true`; a tool that throws fails the attempt (`Tool.ExecutionError`) for Temporal to retry.

@@ -24,6 +24,7 @@ import {
 } from './access';
 import { listRoute } from './list-routes';
 import { tenantRoute } from './tenant-routes';
+import { memoryRoute } from './memory-routes';
 import { checkInScope } from '../client/tenant-scope';
 import { events, sendEvents, streamTurn, wantsEventStream } from './event-stream-routes';
 import { deliverEventRoute, signedDelivery } from './event-routes';
@@ -443,6 +444,7 @@ async function route(
 
   if (parts[0] === 'schedules') return scheduleRoute(req, res, o.client, o.taskQueue, parts, method, scope);
   if (parts[0] === 'tenants') return tenantRoute(req, res, o.client, o.taskQueue, parts, method, scope);
+  if (parts[0] === 'memory') return memoryRoute(req, res, o.client, o.taskQueue, parts, method, scope);
   // Worker Versioning is the fleet's, not a tenant's.
   if (parts[0] === 'deployments' && scope.tenant !== undefined)
     throw new HttpError(403, 'deployments are managed with an admin token (one without a tenant)', 'Http.Forbidden');

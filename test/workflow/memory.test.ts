@@ -4,11 +4,15 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { sendMessage } from '../../src/client/conversations';
 import { defineAgent } from '../../src/agents/define-agent';
+import { createHttpApi } from '../../src/http/http-api';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import type { ChatRequest } from '../../src/testing/chat-request';
 import { answer, call, lastOf, startModel, toolResults } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 import { postgresProblem, startPostgres, type TestPostgres } from '../helpers/postgres-server';
+import { cleanEnv, runTs } from '../helpers/processes';
 
 /**
  * Memory across conversations in real runs, on both stores: what one conversation of a user
@@ -57,7 +61,7 @@ describe.each(stores)('on the %s store', (kind, location) => {
   // worker that first met it, and the other case's worker is gone.
   const acme = `acme-${kind}`;
   const globex = `globex-${kind}`;
-  it("recalls in a new conversation what the user's last one remembered, and never for another user or tenant", async () => {
+  it("recalls in a new conversation what the user's last one remembered, never for another user or tenant; memory delete --user leaves nothing to recall", async () => {
     const model = await startModel(memoryModel);
     const { worker, taskQueue } = await createTestWorker(temporal(), {
       baseURL: model.baseURL,
@@ -84,6 +88,32 @@ describe.each(stores)('on the %s store', (kind, location) => {
         await startAgentRun(client, { message: 'seat?', user: 'alice', tenant: acme, tools }, { taskQueue }),
       );
       expect(run.content).toContain('Prefers aisle seats on long flights');
+
+      // People's control, from the command line: list, then delete everything of alice's.
+      const cli = (...args: string[]) =>
+        runTs(
+          ['client.ts', 'memory', ...args],
+          cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, AGENT_TASK_QUEUE: taskQueue }),
+        );
+      const listed = await cli('list', '--user', 'alice', '--tenant', acme, '--json');
+      expect(listed.code).toBe(0);
+      expect(JSON.parse(listed.stdout).facts.map((f: { text: string }) => f.text)).toEqual([
+        'Prefers aisle seats on long flights',
+      ]);
+      const deleted = await cli('delete', '--user', 'alice');
+      expect(deleted.stdout).toMatch(/^Deleted 1 fact\(s\) and 0 profile\(s\) of user alice in every tenant; recorded/);
+      const gone = await say('alice', acme, 'Which seat do I like?');
+      expect(gone.content).toBe('tool said: {"facts":[]}');
+      // The deletion is recorded, in the store (export) and in Temporal (the memory-delete workflow).
+      const exported = JSON.parse((await cli('export', '--user', 'alice')).stdout);
+      expect(exported).toMatchObject({
+        facts: [],
+        deletions: [{ user: 'alice', facts: 1, by: expect.stringMatching(/^cli/) }],
+      });
+      const recorded = client.workflow.list({ query: `WorkflowType = 'memoryAdminWorkflow'` });
+      const kinds: string[] = [];
+      for await (const w of recorded) if (w.taskQueue === taskQueue) kinds.push(w.workflowId.split('-')[1]);
+      expect(kinds).toContain('delete');
     });
   });
 });
@@ -162,5 +192,45 @@ it('an agent with memory recalls at the start of a turn (after the message, outs
     expect(after.content).toContain('- Lives in Paris');
     expect(after.content).not.toContain('Lyon');
     expect(after.content).not.toContain('aisle');
+
+    // Over HTTP, a tenant's token reaches its own tenant's users only.
+    const api = createHttpApi({
+      client,
+      taskQueue,
+      access: {
+        tokens: ['auto-token-0123456789abcdef', 'other-token-0123456789abcdef'],
+        tenants: { 'auto-token-0123456789abcdef': 'auto', 'other-token-0123456789abcdef': 'other' },
+      },
+    });
+    api.listen(0, '127.0.0.1');
+    await once(api, 'listening');
+    const base = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+    const as = (token: string, path: string, init: RequestInit = {}) =>
+      fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${token}` } }).then(async (r) => ({
+        status: r.status,
+        body: await r.json(),
+      }));
+    try {
+      const own = await as('auto-token-0123456789abcdef', '/memory?user=dana');
+      expect(own.status).toBe(200);
+      expect(own.body.facts.map((f: { text: string }) => f.text)).toEqual(['Lives in Paris']);
+      expect((await as('other-token-0123456789abcdef', '/memory?user=dana&tenant=auto')).body.facts).toEqual([]);
+      expect((await as('auto-token-0123456789abcdef', `/memory/${own.body.facts[0].id}?user=dana`)).body.text).toBe(
+        'Lives in Paris',
+      );
+      expect((await as('other-token-0123456789abcdef', '/memory?user=dana', { method: 'DELETE' })).body).toMatchObject({
+        facts: 0,
+        tenant: 'other',
+      });
+      expect((await as('auto-token-0123456789abcdef', '/memory?user=dana', { method: 'DELETE' })).body).toMatchObject({
+        facts: 1,
+        tenant: 'auto',
+      });
+      const exported = await as('auto-token-0123456789abcdef', '/memory/export?user=dana');
+      expect(exported.body).toMatchObject({ facts: [], deletions: [{ facts: 1, by: 'http (tenant auto)' }] });
+      expect((await as('auto-token-0123456789abcdef', '/memory', { method: 'DELETE' })).status).toBe(400);
+    } finally {
+      api.close();
+    }
   });
 });

@@ -2,6 +2,7 @@ import { defineCommand } from '../command';
 import { parseTenantsArgs, TENANTS_USAGE } from '../tenants-command';
 import { JSON_HELP } from './conversation-kinds';
 import { CREDENTIALS_USAGE, parseCredentialsArgs } from '../credentials-command';
+import { MEMORY_USAGE, parseMemoryArgs } from '../memory-command';
 
 /** `tenants`: budgets, usage and shares of the customers one fleet serves. */
 export const tenantsCommand = defineCommand({
@@ -43,5 +44,29 @@ export const credentialsCommand = defineCommand({
   run: async (command, { env, io }) => (await import('../credentials-command')).runCredentialsCommand(command, env, io),
 });
 
+/** `memory`: what the agents keep about users across conversations; people's control of it. */
+export const memoryCommand = defineCommand({
+  name: 'memory',
+  group: 'Tenants',
+  synopsis: 'memory list|show|delete|export',
+  summary: 'what agents remember about users: list, show, delete, export',
+  page: () => `${MEMORY_USAGE}
+
+  Memory across conversations: facts agents keep about a user (the remember tool, an agent's
+  memory: { extract }), recalled in that user's later runs and conversations (--user on run and
+  send). Kept by the workers (AGENT_MEMORY_URL, else a PGlite database in AGENT_MEMORY_DIR or
+  .durable-agents/memory); these commands reach it through a worker of the task queue.
+  list                   facts, newest first (--user, --tenant, --agent narrow; none: every user's)
+  show <fact-id>         one fact, with where it came from
+  delete --user U        every fact and profile of U (in every tenant, or --tenant T's), for good:
+                         a retried write of a deleted fact stays deleted; the deletion is recorded
+                         (memory export lists it, and Temporal keeps the memory-delete workflow)
+  export --user U        all of it as JSON: facts, profiles, deletions
+${JSON_HELP}`,
+  parse: (args) => parseMemoryArgs(args),
+  run: async (command, { target, io, env }) =>
+    (await import('../memory-command')).runMemoryCommand(command, target, io, `cli (${env.USER ?? 'unknown user'})`),
+});
+
 /** The commands of "Tenants". */
-export const TENANT_COMMANDS = [tenantsCommand, credentialsCommand];
+export const TENANT_COMMANDS = [tenantsCommand, credentialsCommand, memoryCommand];

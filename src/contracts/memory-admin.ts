@@ -1,0 +1,46 @@
+import type { Fact, MemoryFilter } from '../core';
+
+/**
+ * People's control of memory across conversations (`durable-agents memory`, the HTTP API's
+ * `/memory` routes): what a client asks the workers, which hold the store. It goes through a
+ * short workflow (`memoryAdminWorkflow`) on the agents' task queue: the embedded store is one
+ * worker process's, and a deletion is then recorded in Temporal too (who, when, whose), beside
+ * the store's own record.
+ */
+
+/** The workflow type of a memory request. */
+export const MEMORY_ADMIN_WORKFLOW_TYPE = 'memoryAdminWorkflow';
+
+/** A request about memory, for whom `filter` selects. */
+export type MemoryAdminRequest =
+  | { op: 'list'; filter: MemoryFilter; limit?: number; after?: string }
+  | { op: 'show'; filter: MemoryFilter; id: string }
+  | { op: 'delete'; filter: MemoryFilter; by: string }
+  | { op: 'export'; filter: MemoryFilter };
+
+/** A user's memory as exported: their facts, profiles and the deletions recorded for them. */
+export interface MemoryExport {
+  exportedAt: string;
+  filter: MemoryFilter;
+  facts: Fact[];
+  profiles: Array<{ tenant?: string; user: string; agent?: string; profile: Record<string, unknown> }>;
+  deletions: MemoryDeletionRecord[];
+}
+
+/** A deletion as the store recorded it (who, when, how much; never what). */
+export interface MemoryDeletionRecord {
+  at: string;
+  by: string;
+  tenant?: string;
+  user?: string;
+  agent?: string;
+  facts: number;
+  profiles: number;
+}
+
+/** The answer to a {@link MemoryAdminRequest}. */
+export type MemoryAdminResult =
+  | { op: 'list'; facts: Fact[]; next?: string }
+  | { op: 'show'; fact?: Fact }
+  | { op: 'delete'; deletion: MemoryDeletionRecord }
+  | { op: 'export'; export: MemoryExport };
