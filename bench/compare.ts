@@ -30,6 +30,7 @@ import { installRuntimeLogging } from '../src/telemetry/logging';
 import { startAgentRun } from '../src/client/run-agent';
 import { adapterOverhead } from './adapter-overhead';
 import { promptPrefix } from './prompt-prefix';
+import { memoryBench } from './memory';
 import { longRun } from './long-run';
 import { manySteps } from './many-steps';
 import { protocolLatency, type ProtocolLatencies } from './protocol-latency';
@@ -220,6 +221,7 @@ async function main(): Promise<void> {
   }
   await adapterOverhead();
   await promptPrefix();
+  await memoryBench();
   longConversation();
   await longRun();
   await manySteps();

@@ -9,6 +9,10 @@
  * Run alone with `node --import tsx bench/prompt-prefix.ts`; `npm run bench` runs it too.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openMemoryStore } from '../src/memory-store/open-memory-store';
 import { sendMessage } from '../src/client/conversations';
 import { connectTemporal } from '../src/connection/temporal-env';
 import { clientSettings } from '../src/connection/settings';
@@ -21,6 +25,15 @@ const TURNS = Number(process.env.BENCH_PREFIX_TURNS ?? 200);
 const MAX_PROMPT_TOKENS = Number(process.env.BENCH_PREFIX_MAX_PROMPT_TOKENS ?? 32_000);
 
 const isSummary = (req: ChatRequest) => String(req.messages[0]?.content).startsWith('Summarise the conversation');
+/** The user of the conversation with automatic recall, and the facts kept about them beforehand. */
+const RECALL_USER = 'bench-user';
+const RECALL_FACTS = [
+  'Takes notes on topic A',
+  'Prefers short answers',
+  'Lives in Lyon',
+  'Writes in Latin',
+  'Works nights',
+];
 const tokensOf = (messages: unknown[]) => Math.ceil(JSON.stringify(messages).length / 4);
 
 /** The mean share of a request's tokens that its longest common message prefix with the previous request covers. */
@@ -37,7 +50,7 @@ export function prefixShare(requests: ChatRequest[]): number {
 }
 
 /** Runs the conversation with `options` and returns its requests (summaries apart). */
-async function conversation(options: ConversationOptions) {
+async function conversation(options: ConversationOptions, memoryDir?: string) {
   const requests: ChatRequest[] = [];
   let summaries = 0;
   const model = await startOpenAICompatibleServer((req) => {
@@ -58,6 +71,7 @@ async function conversation(options: ConversationOptions) {
     taskQueue,
     registry: [],
     model: { baseURL: model.baseURL, apiKey: 'local', model: 'echo', requestTimeoutMs: 10_000, configured: true },
+    ...(memoryDir ? { memory: { dir: memoryDir } } : {}),
   });
   const id = `prefix-${randomUUID().slice(0, 8)}`;
   try {
@@ -86,17 +100,27 @@ export async function promptPrefix(): Promise<void> {
   console.log(
     `Prompt prefix: a ${TURNS}-turn conversation, about 2,800 characters a message: the share of each request's tokens that repeats the previous request's prefix`,
   );
+  // Automatic recall: the user's facts (kept beforehand) sent after each turn's message.
+  const memoryDir = mkdtempSync(join(tmpdir(), 'durable-agents-prefix-memory-'));
+  const store = await openMemoryStore({ dir: memoryDir });
+  for (const [i, text] of RECALL_FACTS.entries()) await store.remember({ user: RECALL_USER }, { text }, `seed-${i}`);
+  await store.close();
   for (const [label, options] of [
     ['message window (memoryWindow 20)', { memoryWindow: 20 }],
     [`memory by tokens (maxPromptTokens ${MAX_PROMPT_TOKENS})`, { maxPromptTokens: MAX_PROMPT_TOKENS }],
+    [
+      'the same, with automatic recall',
+      { maxPromptTokens: MAX_PROMPT_TOKENS, user: RECALL_USER, memory: { recall: true } },
+    ],
   ] as const) {
-    const { requests, summaries } = await conversation(options);
+    const { requests, summaries } = await conversation(options, 'memory' in options ? memoryDir : undefined);
     const largest = Math.max(...requests.map((r) => tokensOf(r.messages)));
     console.log(
       `  ${label.padEnd(40)} share ${prefixShare(requests).toFixed(2)}   largest request ${largest} tokens   summaries ${summaries}`,
     );
   }
-  console.log('  (target with summaries: at least 0.90)');
+  rmSync(memoryDir, { recursive: true, force: true });
+  console.log('  (target with summaries, with or without automatic recall: at least 0.90)');
 }
 
 if (require.main === module)

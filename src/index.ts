@@ -17,6 +17,7 @@ export { ToolError } from './tools/tool-error';
 export { toolOutput } from './tools/tool-output';
 export { defineGuardrail, type GuardrailDefinition } from './agents/define-guardrail';
 export { sleep, waitForEvent } from './core/time/durable-waits';
+export { memoryTools, type AgentMemory } from './core';
 
 // Serve them: the plugin for your workers, or a worker of our own.
 export { AgentsPlugin, type AgentsPluginOptions } from './worker/agents-plugin';

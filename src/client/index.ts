@@ -21,6 +21,10 @@ export {
   type StartRunOptions,
 } from './run-agent';
 
+// Memory across conversations: people's control (list, show, delete, export).
+export { administerMemory } from './memory';
+export type { MemoryAdminRequest, MemoryAdminResult, MemoryExport } from '../contracts/memory-admin';
+
 // Conversations.
 export {
   sendMessage,

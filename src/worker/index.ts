@@ -9,6 +9,10 @@
 export { AgentsPlugin, type AgentsPluginOptions } from './agents-plugin';
 export { createAgentWorker, type AgentWorkerOptions } from './create-agent-worker';
 export { workerSettings, type WorkerSettings } from './settings';
+export type { MemoryOptions } from './memory-settings';
+export { openMemoryStore, type MemoryLocation } from '../memory-store/open-memory-store';
+export type { MemoryStore, Embedder, MemoryDeletion, MemoryStoreInfo } from '../memory-store/memory-store';
+export { openAIEmbedder, aiSdkEmbedder } from '../models/embeddings';
 export type { AgentDeployment } from './deployment';
 
 // Agents, tools and guardrails: definitions and registries.
