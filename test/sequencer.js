@@ -20,6 +20,8 @@ const SECONDS = {
   'e2e/fleet.test.ts': 65,
   'e2e/mcp-conformance.test.ts': 55,
   'e2e/embedded.test.ts': 55,
+  'workflow/memory.test.ts': 50,
+  'workflow/memory-crash.test.ts': 45,
   'workflow/encryption.test.ts': 45,
   'e2e/a2a-restart.test.ts': 40,
   'e2e/ai-sdk-chat.test.ts': 35,

@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import { z } from 'zod';
 import { ApplicationFailure } from '@temporalio/common';
 import {
   EXTRACTION_INSTRUCTIONS,
@@ -20,8 +21,9 @@ import type {
 import type { ChatModel } from '../models/chat-model';
 import type { ModelConfig } from '../models/model-config';
 import type { ModelPricing } from '../models/catalogue';
-import type { MemoryAccess } from '../memory-store/memory-store';
+import type { MemoryAccess, MemoryStore } from '../memory-store/memory-store';
 import { MemoryDeletedError } from '../memory-store/sql-memory-store';
+import { MemoryPackageMissing } from '../memory-store/sql-client';
 import { keepHeartbeating } from './heartbeat';
 import { modelCallFailure } from './model-failure';
 import type { TenantBudgets } from './tenant-budgets';
@@ -48,6 +50,8 @@ async function storeOf(memory: MemoryAccess | undefined) {
     throw ApplicationFailure.create({
       message: `the memory store (${memory.where}) cannot be opened: ${(e as Error).message}`,
       type: 'Memory.Unavailable',
+      // A package to install, or a directory another process holds: retrying will not change it.
+      nonRetryable: e instanceof MemoryPackageMissing || /in use by another process/.test((e as Error).message),
     });
   }
 }
@@ -81,6 +85,7 @@ export function createExtractMemory(deps: {
     const scope = scopeOf(input);
     const query = input.exchange.map((m) => m.text).join('\n');
     const kept = await store.recall(scope, query, EXTRACTION_CONTEXT_FACTS);
+    const current = input.profile ? await store.profile(scope) : undefined;
     const stop = keepHeartbeating();
     let reply;
     const route = deps.model.route(input.settings?.model);
@@ -90,7 +95,14 @@ export function createExtractMemory(deps: {
       reply = await deps.model.generate(
         [
           { role: 'system', content: EXTRACTION_INSTRUCTIONS },
-          { role: 'user', content: extractionRequest(kept, input.exchange) },
+          {
+            role: 'user',
+            content: extractionRequest(
+              kept,
+              input.exchange,
+              input.profile ? { schema: input.profile, ...(current ? { current } : {}) } : undefined,
+            ),
+          },
         ],
         {
           route,
@@ -126,8 +138,30 @@ export function createExtractMemory(deps: {
     const updated: string[] = [];
     for (const u of changes.update) if (await store.update(scope, u.id, u.text)) updated.push(u.id);
     const retired = changes.retire.length ? await store.forget(scope, changes.retire) : [];
-    return { added, updated, retired, usage: reply.usage, model: route.name };
+    const profile =
+      input.profile && changes.profile
+        ? await updateProfile(store, scope, input.profile, current, changes.profile)
+        : undefined;
+    return { added, updated, retired, ...(profile ? { profile } : {}), usage: reply.usage, model: route.name };
   };
+}
+
+/**
+ * Working memory: the profile with the extraction's changes, kept when it is valid under the
+ * agent's schema (a change the schema refuses is dropped, not half-applied); the changed fields.
+ */
+async function updateProfile(
+  store: MemoryStore,
+  scope: MemoryScope,
+  schema: Record<string, unknown>,
+  current: Record<string, unknown> | undefined,
+  changes: Record<string, unknown>,
+): Promise<string[] | undefined> {
+  const merged = { ...current, ...changes };
+  const checked = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]).safeParse(merged);
+  if (!checked.success) return undefined;
+  await store.setProfile(scope, checked.data as Record<string, unknown>);
+  return Object.keys(changes);
 }
 
 /** Builds `administerMemory`: a person's list, show, delete or export, on the worker's store. */

@@ -6,6 +6,7 @@ import { guardrailRefName, type GuardrailDefinition } from './define-guardrail';
 import { resolveToolSet, type ToolSetRequest } from '../tools/resolve-tool-set';
 import { agentRefName, toolRefName, type AgentDefinition, type ToolRef } from './define-agent';
 import type { AgentSummary } from '../contracts/activity-interface';
+import { outputJsonSchema } from '../models/json-schema';
 
 export type { AgentSummary } from '../contracts/activity-interface';
 
@@ -291,11 +292,15 @@ function settingsOf(agent: AgentDefinition<any>): AgentSettings {
     'maxPromptTokens',
     'summaryModel',
     'priority',
-    'memory',
   ] as const) {
     if (agent[key] !== undefined) (settings as unknown as Record<string, unknown>)[key] = agent[key];
   }
   for (const key of ['inputGuardrails', 'outputGuardrails', 'toolGuardrails'] as const)
     if (agent[key]?.length) settings[key] = agent[key].map(guardrailRefName);
+  // Plain JSON for the workflow: the profile's zod schema as JSON Schema.
+  if (agent.memory) {
+    const { profile, ...memory } = agent.memory;
+    settings.memory = { ...memory, ...(profile ? { profile: outputJsonSchema(profile) } : {}) };
+  }
   return settings;
 }

@@ -8,6 +8,7 @@ import {
   agentMemoryProblem,
   TOOL_CALLING_MODES,
   type RunOptions,
+  type AgentMemory,
 } from '../core';
 import type { AnyToolDefinition } from '../tools/define-tool';
 
@@ -24,8 +25,14 @@ export type AgentRef = AgentDefinition<any> | string;
  */
 export interface AgentDefinition<O = unknown> extends Omit<
   RunOptions,
-  'inputGuardrails' | 'outputGuardrails' | 'toolGuardrails'
+  'inputGuardrails' | 'outputGuardrails' | 'toolGuardrails' | 'memory'
 > {
+  /**
+   * Memory across conversations for the run's `user` (see `AgentMemory`): `recall` at the start
+   * of each turn, `extract` at its end, and `profile`, a zod object: the user's profile (working
+   * memory) that extraction keeps up to date and recall shows.
+   */
+  memory?: Omit<AgentMemory, 'profile'> & { profile?: z.ZodObject };
   /** Letters, digits, `_` and `-`, at most 64 characters. */
   name: string;
   /** What the agent is for; `durable-agents agents` and `GET /agents` list it. */
@@ -121,8 +128,11 @@ export function defineAgent<O = unknown>(definition: AgentDefinition<O>): AgentD
     problems.push('"maxIterations" must be an integer >= 1');
   const priority = priorityKeyProblem(definition.priority);
   if (priority) problems.push(priority);
-  const memory = agentMemoryProblem(definition.memory);
+  const { profile, ...memorySettings } = definition.memory ?? {};
+  const memory = agentMemoryProblem(definition.memory === undefined ? undefined : memorySettings);
   if (memory) problems.push(memory);
+  if (profile !== undefined && typeof (profile as { safeParse?: unknown }).safeParse !== 'function')
+    problems.push('"memory.profile" must be a zod object (z.object({ ... })): the schema of the user\'s profile');
   if (
     definition.temperature !== undefined &&
     !(typeof definition.temperature === 'number' && definition.temperature >= 0 && definition.temperature <= 2)

@@ -229,6 +229,8 @@ export interface ExtractMemoryInput extends MemoryScopeInput {
   /** The model that reads it (default: the run's), with the run's settings. */
   settings?: ModelSettings;
   timeoutMs?: number;
+  /** The JSON Schema of the agent's profile of the user (working memory), when it keeps one. */
+  profile?: Record<string, unknown>;
 }
 
 /** What `extractMemory` changed, and what its model call cost. */
@@ -236,6 +238,8 @@ export interface ExtractedMemory {
   added: string[];
   updated: string[];
   retired: string[];
+  /** The profile's fields that changed (and were valid under its schema). */
+  profile?: string[];
   usage: Usage;
   model?: string;
 }

@@ -11,6 +11,7 @@ import {
 } from '../core';
 import type { MemoryStore } from '../memory-store/memory-store';
 import { MemoryDeletedError } from '../memory-store/sql-memory-store';
+import { MemoryPackageMissing } from '../memory-store/sql-client';
 import { defineJsonSchemaTool, type AnyToolDefinition, type ToolContext } from './define-tool';
 import { ToolError } from './tool-error';
 
@@ -20,7 +21,14 @@ import { ToolError } from './tool-error';
  * `remember` writes under the call's idempotency key: a call retried after its worker died finds
  * the fact the first attempt stored instead of storing it twice.
  */
-export function memoryToolDefinitions(store: () => Promise<MemoryStore>): AnyToolDefinition[] {
+export function memoryToolDefinitions(open: () => Promise<MemoryStore>): AnyToolDefinition[] {
+  // A store that cannot be opened for a reason a retry will not change is the model's to report.
+  const store = () =>
+    open().catch((e: Error) => {
+      if (e instanceof MemoryPackageMissing || /in use by another process/.test(e.message))
+        throw new ToolError(`memory is not available on this worker: ${e.message}`);
+      throw e;
+    });
   const scopeOf = (ctx: ToolContext): MemoryScope => {
     if (ctx.user === undefined)
       throw new ToolError(

@@ -76,6 +76,7 @@ export async function extractAfterTurn(state: RunState, ctx: RunContext): Promis
       runId: ctx.runId,
       turn: ctx.turn,
       exchange,
+      ...(ctx.memory!.plan.profile ? { profile: ctx.memory!.plan.profile } : {}),
       ...(extract.model || state.agent.modelSettings
         ? { settings: { ...state.agent.modelSettings, ...(extract.model ? { model: extract.model } : {}) } }
         : {}),

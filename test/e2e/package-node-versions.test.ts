@@ -25,10 +25,20 @@ afterAll(closeScriptedModels);
 const work = mkdtempSync(join(tmpdir(), 'durable-agents-nodes-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** The example installed on Node `major`, with the README's example as src/readme-agent.ts. */
+/** Where each Node's copy of the example was installed. */
+const installedOn = new Map<NodeMajor, string>();
+
+/**
+ * The example installed on Node `major`, with the README's example as src/readme-agent.ts; once
+ * another Node installed it, a copy of that one installed again on this Node (see `reinstall`).
+ */
 function installOn(major: NodeMajor): { examples: ExampleProjects; dir: string } {
   const examples = new ExampleProjects(join(work, `node${major}`), packedTarball(), nodeOf(major), nodeBinDir(major));
-  const dir = examples.install('support-agent', { 'src/readme-agent.ts': readmeExample() });
+  const other = [...installedOn.values()][0];
+  const dir = other
+    ? examples.reinstall('support-agent', other)
+    : examples.install('support-agent', { 'src/readme-agent.ts': readmeExample() });
+  installedOn.set(major, dir);
   return { examples, dir };
 }
 

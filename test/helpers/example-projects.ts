@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { cleanEnv, ROOT, type Finished } from './processes';
@@ -44,6 +44,24 @@ export class ExampleProjects {
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     manifest.dependencies['durable-agents'] = `file:${this.tarball}`;
     writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
+    return this.npmInstall(name, dir);
+  }
+
+  /**
+   * The example installed elsewhere (`from`, another Node's copy), copied with its node_modules as
+   * hard links, then installed again here: npm builds the whole tree from the lockfile and checks
+   * every package's engines on this Node, but extracts nothing it has (the tarball's half a
+   * minute of extracting and compiling, once instead of per Node).
+   */
+  reinstall(name: string, from: string): string {
+    const dir = join(this.work, name);
+    mkdirSync(this.work, { recursive: true });
+    const copied = spawnSync('cp', ['-al', from, dir], { encoding: 'utf8' });
+    if (copied.status !== 0) throw new Error(`cp -al ${from} ${dir} failed: ${copied.stderr}`);
+    return this.npmInstall(name, dir);
+  }
+
+  private npmInstall(name: string, dir: string): string {
     const installed = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], {
       cwd: dir,
       encoding: 'utf8',

@@ -5,6 +5,8 @@ import { openMemoryStore } from '../../src/memory-store/open-memory-store';
 import { MemoryDeletedError } from '../../src/memory-store/sql-memory-store';
 import type { Embedder, MemoryStore } from '../../src/memory-store/memory-store';
 import { scriptedEmbedding } from '../../src/testing/scripted-embeddings';
+import { startOpenAICompatibleServer } from '../../src/testing/openai-compatible-server';
+import { openAIEmbedder } from '../../src/models/embeddings';
 import { postgresProblem, startPostgres, type TestPostgres } from '../helpers/postgres-server';
 
 /**
@@ -138,4 +140,24 @@ it('a PostgreSQL that is not there is named, without its password', async () => 
   await expect(openMemoryStore({ url: 'postgres://me:secret@127.0.0.1:1/db' })).rejects.toThrow(
     /cannot reach the memory database at postgres:\/\/me:\*\*\*@127\.0\.0\.1:1\/db \(AGENT_MEMORY_URL\)/,
   );
+});
+
+it("recalls by meaning through a provider's embeddings endpoint (the test kit's scripted server), where full text finds nothing", async () => {
+  const server = await startOpenAICompatibleServer(() => ({ content: 'unused' }));
+  const store = await openMemoryStore(
+    { dir: join(dir, 'vectors') },
+    openAIEmbedder({ model: 'text-embedding-3-small', baseURL: server.baseURL, apiKey: 'test' }),
+  );
+  try {
+    expect((await store.describe()).vectors).toBe(true);
+    const scope = { user: 'vera' };
+    await store.remember(scope, { text: 'Has the cat insured' }, 'v1');
+    await store.remember(scope, { text: 'Walks a dog daily' }, 'v2');
+    // "the" is a stop word to full text (no match) and the newest fact would fill in without
+    // vectors; the embeddings rank the fact that shares the word first.
+    expect((await store.recall(scope, 'the', 1)).map((f) => f.text)).toEqual(['Has the cat insured']);
+  } finally {
+    await store.close();
+    await server.close();
+  }
 });

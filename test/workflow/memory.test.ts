@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import { sendMessage } from '../../src/client/conversations';
 import { defineAgent } from '../../src/agents/define-agent';
 import { createHttpApi } from '../../src/http/http-api';
@@ -232,5 +233,47 @@ it('an agent with memory recalls at the start of a turn (after the message, outs
     } finally {
       api.close();
     }
+  });
+});
+
+it("an agent's profile (working memory) is filled by extraction under its zod schema, shown by recall, and a change the schema refuses is dropped", async () => {
+  const model = await startModel((req) => {
+    const system = String(req.messages[0]?.content ?? '');
+    if (system.startsWith('You keep the long-term memory')) {
+      const asked = String(req.messages[1].content);
+      if (!asked.includes('"seat"')) return answer('{"add":[]}'); // the schema is in the request
+      if (asked.includes('User: Call me Eve')) return answer('{"add":[],"profile":{"name":"Eve","seat":"aisle"}}');
+      return answer('{"add":[],"profile":{"seat":"standing"}}'); // not an allowed seat
+    }
+    const memory = req.messages.find((m) => m.role === 'user' && String(m.content).startsWith('<memory>'));
+    return answer(memory ? String(memory.content) : 'Noted.');
+  });
+  const travel = defineAgent({
+    name: 'travel',
+    instructions: 'You book travel.',
+    tools: [],
+    memory: {
+      recall: true,
+      extract: true,
+      profile: z.object({ name: z.string().optional(), seat: z.enum(['aisle', 'window']).optional() }),
+    },
+  });
+  const { worker, taskQueue } = await createTestWorker(temporal(), {
+    baseURL: model.baseURL,
+    agents: [travel],
+    memory: { dir: join(dir, 'profile') },
+  });
+  const say = (message: string) =>
+    sendMessage(
+      temporal().client,
+      `profile-${randomUUID()}`,
+      { message },
+      { taskQueue, options: { agent: 'travel', user: 'eve' } },
+    );
+  await worker.runUntil(async () => {
+    await say('Call me Eve; I like aisle seats.');
+    expect((await say('Anything on file?')).content).toContain('Profile: {"name":"Eve","seat":"aisle"}');
+    await say('I would rather stand.');
+    expect((await say('And now?')).content).toContain('Profile: {"name":"Eve","seat":"aisle"}');
   });
 });

@@ -15,6 +15,8 @@ export interface FactChanges {
   update: { id: string; text: string }[];
   /** Kept facts that are no longer true. */
   retire: string[];
+  /** Working memory: the profile's fields that changed (when the agent keeps a profile). */
+  profile?: Record<string, unknown>;
 }
 
 /** The instructions of an extraction call (its system message). */
@@ -27,14 +29,19 @@ Answer with JSON only: {"add":[{"text":"...","confidence":0.9}],"update":[{"id":
 - retire: ids of kept facts the user said are no longer true, or asked you to forget.
 Answer {"add":[],"update":[],"retire":[]} when nothing lasting was said.`;
 
-/** The user message of an extraction call: the kept facts, then the exchange. */
+/** The user message of an extraction call: the kept facts (and the profile, with its schema), then the exchange. */
 export function extractionRequest(
   kept: readonly Pick<Fact, 'id' | 'text'>[],
   exchange: readonly { role: 'user' | 'assistant'; text: string }[],
+  profile?: { schema: Record<string, unknown>; current?: Record<string, unknown> },
 ): string {
   const facts = kept.length ? kept.map((f) => `- [${f.id}] ${f.text}`).join('\n') : '(none)';
   const said = exchange.map((m) => `${m.role === 'user' ? 'User' : 'Assistant'}: ${m.text}`).join('\n');
-  return `Facts already kept:\n${facts}\n\nExchange:\n${said}`;
+  const working = profile
+    ? `\n\nThe user's profile (JSON Schema ${JSON.stringify(profile.schema)}), now: ${JSON.stringify(profile.current ?? {})}\n` +
+      'Also answer "profile": {the fields the exchange sets or changes, with their new values} ({} when none).'
+    : '';
+  return `Facts already kept:\n${facts}${working}\n\nExchange:\n${said}`;
 }
 
 /** The changes in an extraction reply; what is not there, or not well formed, is no change. */
@@ -67,5 +74,9 @@ export function parseFactChanges(reply: string, keptIds: ReadonlySet<string>): F
   const retire = (Array.isArray(o.retire) ? o.retire : []).filter(
     (id): id is string => typeof id === 'string' && keptIds.has(id),
   );
-  return { add, update, retire: [...new Set(retire)] };
+  const profile =
+    o.profile && typeof o.profile === 'object' && !Array.isArray(o.profile) && Object.keys(o.profile).length
+      ? (o.profile as Record<string, unknown>)
+      : undefined;
+  return { add, update, retire: [...new Set(retire)], ...(profile ? { profile } : {}) };
 }

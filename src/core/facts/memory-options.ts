@@ -22,6 +22,12 @@ export interface AgentMemory {
    * `{ model }`: a cheaper model for it than the run's.
    */
   extract?: boolean | { model?: string };
+  /**
+   * Working memory: a structured profile of the user (JSON Schema of an object; `defineAgent`
+   * takes a zod object), beside the facts. Recall shows it whole; extraction fills and updates it
+   * (the changed fields, checked against the schema).
+   */
+  profile?: Record<string, unknown>;
 }
 
 /** An agent's memory settings, with defaults: what the workflow acts on. */
@@ -30,6 +36,8 @@ export interface MemoryPlan {
   /** Facts recalled at the start of a turn; 0: none. */
   recall: number;
   extract: false | { model?: string };
+  /** The profile's JSON Schema, when the agent keeps one. */
+  profile?: Record<string, unknown>;
 }
 
 /** The plan of `memory`, or undefined when the agent keeps no memory across conversations. */
@@ -42,7 +50,7 @@ export function memoryPlan(memory: AgentMemory | undefined): MemoryPlan | undefi
         ? Math.min(MAX_RECALL_LIMIT, memory.recall.limit ?? DEFAULT_RECALL_LIMIT)
         : 0;
   const extract = memory.extract === true ? {} : memory.extract ? memory.extract : false;
-  return { scope: memory.scope ?? 'user', recall, extract };
+  return { scope: memory.scope ?? 'user', recall, extract, ...(memory.profile ? { profile: memory.profile } : {}) };
 }
 
 /** Why `memory` is not an agent's memory setting, or undefined. */
@@ -50,8 +58,11 @@ export function agentMemoryProblem(memory: unknown): string | undefined {
   if (memory === undefined) return undefined;
   if (!memory || typeof memory !== 'object') return '"memory" must be an object: { scope, recall, extract }';
   const m = memory as Record<string, unknown>;
-  const unknown = Object.keys(m).filter((k) => !['scope', 'recall', 'extract'].includes(k));
-  if (unknown.length) return `"memory" has unknown settings: ${unknown.join(', ')} (it takes scope, recall, extract)`;
+  const unknown = Object.keys(m).filter((k) => !['scope', 'recall', 'extract', 'profile'].includes(k));
+  if (unknown.length)
+    return `"memory" has unknown settings: ${unknown.join(', ')} (it takes scope, recall, extract, profile)`;
+  if (m.profile !== undefined && (!m.profile || typeof m.profile !== 'object' || Array.isArray(m.profile)))
+    return '"memory.profile" must be the schema of an object (a zod object in defineAgent)';
   if (m.scope !== undefined && m.scope !== 'user' && m.scope !== 'agent')
     return `"memory.scope" is "user" or "agent", got ${JSON.stringify(m.scope)}`;
   if (m.recall !== undefined && typeof m.recall !== 'boolean') {
