@@ -1,4 +1,4 @@
-import type { Fact, MemoryFilter } from '../core';
+import type { Fact, MemoryDeletion, MemoryFilter } from '../core';
 
 /**
  * People's control of memory across conversations (`durable-agents memory`, the HTTP API's
@@ -24,23 +24,12 @@ export interface MemoryExport {
   filter: MemoryFilter;
   facts: Fact[];
   profiles: Array<{ tenant?: string; user: string; agent?: string; profile: Record<string, unknown> }>;
-  deletions: MemoryDeletionRecord[];
-}
-
-/** A deletion as the store recorded it (who, when, how much; never what). */
-export interface MemoryDeletionRecord {
-  at: string;
-  by: string;
-  tenant?: string;
-  user?: string;
-  agent?: string;
-  facts: number;
-  profiles: number;
+  deletions: MemoryDeletion[];
 }
 
 /** The answer to a {@link MemoryAdminRequest}. */
 export type MemoryAdminResult =
   | { op: 'list'; facts: Fact[]; next?: string }
   | { op: 'show'; fact?: Fact }
-  | { op: 'delete'; deletion: MemoryDeletionRecord }
+  | { op: 'delete'; deletion: MemoryDeletion }
   | { op: 'export'; export: MemoryExport };

@@ -1,4 +1,4 @@
-import type { Fact, MemoryFilter, MemoryScope, NewFact } from '../core';
+import type { Fact, MemoryDeletion, MemoryFilter, MemoryScope, NewFact } from '../core';
 
 /**
  * The memory store: facts about users, kept across conversations, and each user's profile. One
@@ -37,16 +37,7 @@ export interface MemoryStore {
   close(): Promise<void>;
 }
 
-/** A deletion as recorded. */
-export interface MemoryDeletion {
-  at: string;
-  by: string;
-  tenant?: string;
-  user?: string;
-  agent?: string;
-  facts: number;
-  profiles: number;
-}
+export type { MemoryDeletion } from '../core';
 
 /** What a store is. */
 export interface MemoryStoreInfo {

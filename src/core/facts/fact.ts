@@ -27,6 +27,17 @@ export interface Fact extends MemoryScope {
   updatedAt: string;
 }
 
+/** A deletion of memory as the store records it: who, when, whose and how much; never what. */
+export interface MemoryDeletion {
+  at: string;
+  by: string;
+  tenant?: string;
+  user?: string;
+  agent?: string;
+  facts: number;
+  profiles: number;
+}
+
 /** What a `remember` (or an extraction) asks the store to keep. */
 export interface NewFact {
   text: string;
