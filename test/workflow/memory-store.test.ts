@@ -112,6 +112,17 @@ describe.each(stores)('%s', (kind, open) => {
     await expect(store.remember(alice, { text: 'x' }, 'k-peanuts')).rejects.toBeInstanceOf(MemoryDeletedError);
   });
 
+  it("keeps an agent's own facts (scope: agent) apart from other agents', beside the user's shared ones", async () => {
+    const carl = { tenant: 'acme', user: 'carl' };
+    await store.remember(carl, { text: 'Speaks French' }, 'k-shared');
+    await store.remember({ ...carl, agent: 'travel' }, { text: 'Books trains, not planes' }, 'k-travel');
+    const texts = async (agent?: string) =>
+      (await store.recall(agent ? { ...carl, agent } : carl, 'trains French', 10)).map((f) => f.text).sort();
+    expect(await texts('travel')).toEqual(['Books trains, not planes', 'Speaks French']);
+    expect(await texts('billing')).toEqual(['Speaks French']);
+    expect(await texts()).toEqual(['Speaks French']);
+  });
+
   it('says what it is', async () => {
     const info = await store.describe();
     expect(info.kind).toBe(kind.startsWith('embedded') ? 'embedded' : 'postgres');

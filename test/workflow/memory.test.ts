@@ -187,6 +187,8 @@ it('an agent with memory recalls at the start of a turn (after the message, outs
       'Book me a flight to Rome.',
       booked.content,
     ]);
+    // The second turn recalls for its own message, after it.
+    expect(next.messages.slice(-2).map((m) => String(m.content).slice(0, 8))).toEqual(['Thanks!', '<memory>']);
 
     await say(`auto-${randomUUID()}`, 'I moved to Paris, and I do not care about seats any more.');
     const after = await say(`auto-${randomUUID()}`, 'Where do I live?');
