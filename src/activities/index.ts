@@ -96,7 +96,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
   return {
     sampleModel: createSampleModel({ config: deps.model, model, pricing, tenantBudgets }),
     recallMemory: createRecallMemory({ memory: deps.memory }),
-    administerMemory: createAdministerMemory({ memory: deps.memory }),
+    administerMemory: createAdministerMemory({ memory: deps.memory, client: deps.client }),
     extractMemory: createExtractMemory({ memory: deps.memory, config: deps.model, model, pricing, tenantBudgets }),
     summarizeMessages: createSummarizeMessages({
       client: deps.client,

@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import { ApplicationFailure } from '@temporalio/common';
 import {
@@ -25,6 +26,7 @@ import type { MemoryAccess, MemoryStore } from '../memory-store/memory-store';
 import { MemoryDeletedError } from '../memory-store/sql-memory-store';
 import { MemoryPackageMissing } from '../memory-store/sql-client';
 import { keepHeartbeating } from './heartbeat';
+import { tellHolders } from './memory-copies';
 import { modelCallFailure } from './model-failure';
 import type { TenantBudgets } from './tenant-budgets';
 
@@ -165,7 +167,7 @@ async function updateProfile(
 }
 
 /** Builds `administerMemory`: a person's list, show, delete or export, on the worker's store. */
-export function createAdministerMemory(deps: { memory?: MemoryAccess }) {
+export function createAdministerMemory(deps: { memory?: MemoryAccess; client?: Client }) {
   return async function administerMemory(request: MemoryAdminRequest): Promise<MemoryAdminResult> {
     const problem = memoryFilterProblem(request.filter, request.op === 'show');
     if (problem) throw ApplicationFailure.nonRetryable(problem, 'Memory.InvalidRequest');
@@ -187,8 +189,12 @@ export function createAdministerMemory(deps: { memory?: MemoryAccess }) {
         const fact = await store.get(request.filter, request.id);
         return { op: 'show', ...(fact ? { fact } : {}) };
       }
-      case 'delete':
-        return { op: 'delete', deletion: await store.delete(request.filter, request.by) };
+      case 'delete': {
+        const holders = await store.holders(request.filter);
+        const client = deps.client ?? Context.current().client;
+        const copies = await tellHolders(client, holders, new Date().toISOString());
+        return { op: 'delete', deletion: await store.delete(request.filter, request.by, copies) };
+      }
       case 'export': {
         const facts = await store.list(request.filter, { limit: 10_000 });
         const scopes = new Map<string, MemoryScope>();

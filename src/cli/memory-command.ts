@@ -1,4 +1,4 @@
-import { memoryFilterProblem, type Fact, type MemoryFilter } from '../core';
+import { memoryFilterProblem, type Fact, type MemoryDeletion, type MemoryFilter } from '../core';
 import { administerMemory } from '../client/memory';
 import { commandName } from './command-name';
 import { parseFlags, UsageError } from './option-flags';
@@ -100,7 +100,8 @@ export async function runMemoryCommand(
         const { deletion } = await administerMemory(client, { op: 'delete', filter: cmd.filter, by: who }, options);
         print(
           deletion,
-          `Deleted ${deletion.facts} fact(s) and ${deletion.profiles} profile(s) of user ${cmd.filter.user}${cmd.filter.tenant ? ` in tenant ${cmd.filter.tenant}` : ' in every tenant'}; recorded (${deletion.at}, by ${deletion.by}).`,
+          `Deleted ${deletion.facts} fact(s) and ${deletion.profiles} profile(s) of user ${cmd.filter.user}${cmd.filter.tenant ? ` in tenant ${cmd.filter.tenant}` : ' in every tenant'}; recorded (${deletion.at}, by ${deletion.by}).` +
+            copiesText(deletion.copies),
         );
         return 0;
       }
@@ -110,6 +111,18 @@ export async function runMemoryCommand(
       }
     }
   });
+}
+
+/** Where the deleted facts' copies were: the open workflows that took them out, the closed ones that keep them. */
+function copiesText(copies: MemoryDeletion['copies']): string {
+  if (!copies || (!copies.told.length && !copies.closed.length)) return '';
+  const told = copies.told.length
+    ? `\nTaken out of the messages of ${copies.told.length} open run(s) and conversation(s): ${copies.told.join(', ')}.`
+    : '';
+  const closed = copies.closed.length
+    ? `\nStill in the histories of ${copies.closed.length} closed workflow(s) until the namespace's retention removes them (or: temporal workflow delete --workflow-id <id>): ${copies.closed.join(', ')}.`
+    : '';
+  return told + closed;
 }
 
 function factsText(facts: Fact[]): string {

@@ -10,6 +10,7 @@ import type {
   ConversationTurnResult,
   EventPage,
   EventsRequest,
+  MemoryForgotten,
   PendingApproval,
   TextBatch,
   ToolProgress,
@@ -105,6 +106,12 @@ export const queueMessageSignal = defineSignal<[TurnInput]>('queueMessage');
  * `deploy promote` sends it to the idle conversations pinned to older builds.
  */
 export const moveToCurrentBuildSignal = defineSignal('moveToCurrentBuild');
+/**
+ * Facts deleted from memory (`durable-agents memory delete`) that this run or conversation holds
+ * copies of: it replaces their quotations in its messages and marks the summaries that drew on
+ * them (see `forgetQuotes`). Sent by the deletion to each open workflow the facts came from or went to.
+ */
+export const memoryForgottenSignal = defineSignal<[MemoryForgotten]>('memoryForgotten');
 /** Cancels the running turn; it ends with status `cancelled` and the conversation stays open. */
 export const cancelTurnUpdate = defineUpdate<{ turn: number }>('cancelTurn');
 /** Closes the conversation once queued messages are answered. */

@@ -50,6 +50,7 @@ export * from './facts/fact';
 export * from './facts/memory-tools';
 export * from './facts/fact-extraction';
 export * from './facts/memory-options';
+export * from './facts/forgetting';
 
 // Conversations: many turns of one agent, across continue-as-new.
 export * from './conversation/conversation-state';

@@ -22,10 +22,18 @@ export interface MemoryStore {
   /** One fact by id, if `filter` reaches it. */
   get(filter: MemoryFilter, id: string): Promise<Fact | undefined>;
   /**
-   * Deletes everything `filter` selects (facts, their vectors, profiles) and records the
-   * deletion (who, when, how much; never what). Retried writes of deleted facts stay deleted.
+   * The workflows that hold copies of the facts `filter` selects: the one each fact came from
+   * (its `remember` call, or the turn an extraction read) and those a `recall` gave it to.
    */
-  delete(filter: MemoryFilter, by: string): Promise<MemoryDeletion>;
+  holders(filter: MemoryFilter): Promise<FactHolder[]>;
+  /** Records that the facts `ids` were given to `workflowId` (a `recall` result it keeps). */
+  noteCopies(ids: readonly string[], workflowId: string): Promise<void>;
+  /**
+   * Deletes everything `filter` selects (facts, their vectors, profiles) and records the
+   * deletion (who, when, how much, which workflows held copies; never what). Retried writes of
+   * deleted facts stay deleted.
+   */
+  delete(filter: MemoryFilter, by: string, copies?: MemoryDeletion['copies']): Promise<MemoryDeletion>;
   /** The deletions recorded for `filter` (its tenant and user), newest first. */
   deletions(filter: MemoryFilter): Promise<MemoryDeletion[]>;
   /** A user's profile (working memory), or undefined. */
@@ -38,6 +46,14 @@ export interface MemoryStore {
 }
 
 export type { MemoryDeletion } from '../core';
+
+/** A workflow holding a copy of a fact: where the fact came from, or went to. */
+export interface FactHolder {
+  workflowId: string;
+  text: string;
+  /** The `remember` call that stated it, in that workflow. */
+  ref?: string;
+}
 
 /** What a store is. */
 export interface MemoryStoreInfo {

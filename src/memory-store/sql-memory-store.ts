@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { fuseRankings, type Fact, type MemoryFilter, type MemoryScope, type NewFact } from '../core';
-import type { Embedder, MemoryDeletion, MemoryStore, MemoryStoreInfo } from './memory-store';
+import type { Embedder, FactHolder, MemoryDeletion, MemoryStore, MemoryStoreInfo } from './memory-store';
 import type { SqlClient } from './sql-client';
 
 /**
@@ -165,8 +165,32 @@ export class SqlMemoryStore implements MemoryStore {
     return rows[0] ? factOf(rows[0]) : undefined;
   }
 
-  async delete(filter: MemoryFilter, by: string): Promise<MemoryDeletion> {
+  async holders(filter: MemoryFilter): Promise<FactHolder[]> {
     const { sql, params } = filterSql(filter);
+    const { rows } = await this.db.query<{ text: string; workflow_id: string; ref: string | null }>(
+      `SELECT text, source->>'workflowId' AS workflow_id, source->>'ref' AS ref FROM agent_memory_facts
+         WHERE ${sql} AND source->>'workflowId' IS NOT NULL
+       UNION ALL
+       SELECT text, c.workflow_id, NULL FROM agent_memory_facts JOIN agent_memory_copies c ON c.fact_id = id WHERE ${sql}`,
+      params,
+    );
+    return rows.map((r) => ({ workflowId: r.workflow_id, text: r.text, ...(r.ref ? { ref: r.ref } : {}) }));
+  }
+
+  async noteCopies(ids: readonly string[], workflowId: string): Promise<void> {
+    if (!ids.length) return;
+    await this.db.query(
+      `INSERT INTO agent_memory_copies (fact_id, workflow_id) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`,
+      [ids, workflowId],
+    );
+  }
+
+  async delete(filter: MemoryFilter, by: string, copies?: MemoryDeletion['copies']): Promise<MemoryDeletion> {
+    const { sql, params } = filterSql(filter);
+    await this.db.query(
+      `DELETE FROM agent_memory_copies WHERE fact_id IN (SELECT id FROM agent_memory_facts WHERE ${sql})`,
+      params,
+    );
     await this.db.query(
       `INSERT INTO agent_memory_tombstones (idempotency_key)
        SELECT idempotency_key FROM agent_memory_facts WHERE ${sql} AND idempotency_key IS NOT NULL ON CONFLICT DO NOTHING`,
@@ -182,9 +206,10 @@ export class SqlMemoryStore implements MemoryStore {
       ...(filter.agent !== undefined ? { agent: filter.agent } : {}),
       facts: facts.rows.length,
       profiles: profiles.rows.length,
+      ...(copies ? { copies } : {}),
     };
     await this.db.query(
-      `INSERT INTO agent_memory_deletions (deleted_at, by_whom, tenant, user_id, agent, facts, profiles) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      `INSERT INTO agent_memory_deletions (deleted_at, by_whom, tenant, user_id, agent, facts, profiles, copies) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [
         deletion.at,
         by,
@@ -193,6 +218,7 @@ export class SqlMemoryStore implements MemoryStore {
         filter.agent ?? null,
         deletion.facts,
         deletion.profiles,
+        copies ? JSON.stringify(copies) : null,
       ],
     );
     return deletion;
@@ -200,7 +226,7 @@ export class SqlMemoryStore implements MemoryStore {
 
   async deletions(filter: MemoryFilter): Promise<MemoryDeletion[]> {
     const { rows } = await this.db.query<Record<string, unknown>>(
-      `SELECT deleted_at, by_whom, tenant, user_id, agent, facts, profiles FROM agent_memory_deletions
+      `SELECT deleted_at, by_whom, tenant, user_id, agent, facts, profiles, copies FROM agent_memory_deletions
        WHERE ($1::text IS NULL OR tenant = $1) AND ($2::text IS NULL OR user_id = $2) ORDER BY deleted_at DESC LIMIT 1000`,
       [filter.tenant ?? null, filter.user ?? null],
     );
@@ -212,6 +238,7 @@ export class SqlMemoryStore implements MemoryStore {
       ...(r.agent !== null ? { agent: r.agent as string } : {}),
       facts: Number(r.facts),
       profiles: Number(r.profiles),
+      ...(r.copies ? { copies: json(r.copies) as MemoryDeletion['copies'] } : {}),
     }));
   }
 
@@ -294,6 +321,12 @@ CREATE TABLE IF NOT EXISTS agent_memory_deletions (
   agent text,
   facts integer NOT NULL,
   profiles integer NOT NULL
+);
+ALTER TABLE agent_memory_deletions ADD COLUMN IF NOT EXISTS copies jsonb;
+CREATE TABLE IF NOT EXISTS agent_memory_copies (
+  fact_id text NOT NULL,
+  workflow_id text NOT NULL,
+  PRIMARY KEY (fact_id, workflow_id)
 );
 `;
 

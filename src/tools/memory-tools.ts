@@ -76,7 +76,13 @@ export function memoryToolDefinitions(open: () => Promise<MemoryStore>): AnyTool
       execute: async (args, ctx) => {
         const asked = typeof args.limit === 'number' ? args.limit : DEFAULT_RECALL_LIMIT;
         const limit = Math.max(1, Math.min(MAX_RECALL_LIMIT, Math.floor(asked)));
-        const facts = await (await store()).recall(scopeOf(ctx), String(args.query ?? ''), limit);
+        const kept = await store();
+        const facts = await kept.recall(scopeOf(ctx), String(args.query ?? ''), limit);
+        // The result stays in the run's messages: a deletion of these facts must reach it there.
+        await kept.noteCopies(
+          facts.map((f) => f.id),
+          ctx.workflowId,
+        );
         return { facts: facts.map(shown) };
       },
     }),

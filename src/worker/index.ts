@@ -11,7 +11,7 @@ export { createAgentWorker, type AgentWorkerOptions } from './create-agent-worke
 export { workerSettings, type WorkerSettings } from './settings';
 export type { MemoryOptions } from './memory-settings';
 export { openMemoryStore, type MemoryLocation } from '../memory-store/open-memory-store';
-export type { MemoryStore, Embedder, MemoryDeletion, MemoryStoreInfo } from '../memory-store/memory-store';
+export type { MemoryStore, Embedder, FactHolder, MemoryDeletion, MemoryStoreInfo } from '../memory-store/memory-store';
 export { openAIEmbedder, aiSdkEmbedder } from '../models/embeddings';
 export type { AgentDeployment } from './deployment';
 

@@ -25,9 +25,11 @@ import {
   type AgentInput,
   type AgentWorkflowInput,
   type AgentWorkflowResult,
+  forgetInRun,
 } from '../core';
 import { messagesQuery, statusQuery, transcriptQuery } from '../contracts/definitions';
 import { runEnding, runFailure } from './failure-info';
+import { handleForgetting, keepForgetting } from './forgetting';
 import { AgentHost } from './host';
 import { runLoop, type RunRef } from './run-loop';
 import { timeLimited, type TimeLimit } from './time-limit';
@@ -51,6 +53,12 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
   setHandler(messagesQuery, (range) => messagesPage(run.state.messages, range));
   setHandler(transcriptQuery, (range) => runTranscriptPage(run.state, carry?.previousRunId, range ?? {}, messagesPage));
   setHandler(statusQuery, () => withChildApprovals(runStatus(run.state), host.approvals.fromChildren()));
+  handleForgetting((forgotten) => {
+    keepForgetting(run, forgotten);
+    const out = forgetInRun(run.state, forgotten);
+    run.state = out.state;
+    return out.changed;
+  });
   await host.open({ run: () => run.state });
   // Its agent, tools and limits were resolved when the run started; it keeps them.
   if (carry) host.showVersion({ ...run.state, tenant: input.tenant });
@@ -71,7 +79,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
         // Between steps, when Temporal suggests it: on in a new workflow run (the promise never resolves).
         beforeStep: (state) =>
           shouldContinueAsNew(state, workflowInfo(), input.continueAsNewAfter)
-            ? continueRun(input, host, run, timeLimit)
+            ? continueRun({ ...input, ...memoryOf(effective) }, host, run, timeLimit)
             : undefined,
       })),
     );
@@ -102,6 +110,14 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
   // Tool outputs are in history as activity results already: clients read them from there.
   const final = runResult(run.state, host.workflowId, { omitRecordedResults: true });
   return input.tenant !== undefined ? { ...final, tenant: input.tenant } : final;
+}
+
+/**
+ * The memory settings a run goes on with after continue-as-new: its agent's, resolved when it
+ * started (the new workflow run does not resolve the agent again).
+ */
+function memoryOf(effective: AgentInput): Pick<AgentInput, 'memory'> {
+  return effective.memory ? { memory: effective.memory } : {};
 }
 
 /**

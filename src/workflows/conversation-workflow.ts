@@ -14,6 +14,7 @@ import {
   addUsage,
   carryOver,
   currentBranch,
+  forgetInConversation,
   forkedConversation,
   forkIndex,
   listBranches,
@@ -48,6 +49,7 @@ import {
   usageQuery,
 } from '../contracts/definitions';
 import { failureInfo } from './failure-info';
+import { handleForgetting, keepForgetting } from './forgetting';
 import { AgentHost } from './host';
 import { MessageQueue, throwIf } from './conversation/messages';
 import { ConversationSession } from './conversation/session';
@@ -147,6 +149,14 @@ function handleControls(session: ConversationSession, host: AgentHost, messages:
         ),
     },
   );
+  handleForgetting((forgotten) => {
+    const active = session.active;
+    const out = forgetInConversation(session.conv, active?.run.state, forgotten);
+    session.conv = out.conv;
+    if (active && out.run) active.run.state = out.run;
+    if (active) keepForgetting(active.run, forgotten);
+    return out.changed;
+  });
   setHandler(moveToCurrentBuildSignal, () => {
     session.moveAsked = true;
   });

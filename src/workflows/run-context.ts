@@ -1,4 +1,4 @@
-import type { EventLog, MemoryPlan, RunState, TurnInput } from '../core';
+import type { EventLog, MemoryForgotten, MemoryPlan, RunState, TurnInput } from '../core';
 import type { SharedMessages } from './message-sink';
 import type { EventInbox } from './events';
 import type { TimeLimit } from './time-limit';
@@ -7,6 +7,11 @@ import type { ChildApprovals } from '../contracts/definitions';
 /** The run being driven; the loop replaces `state` after every step, handlers and queries read it. */
 export interface RunRef {
   state: RunState;
+  /**
+   * Facts deleted from memory while the run went on (the `memoryForgotten` signal): taken out of
+   * each state a step returns too, since a step that was under way began before the deletion.
+   */
+  forgotten?: MemoryForgotten;
 }
 
 /**

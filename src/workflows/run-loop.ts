@@ -1,5 +1,5 @@
 import { recallForTurn } from './memory-steps';
-import { budgetLeft, budgetSpent, nextStep, withSteering, type NextStep, type RunState } from '../core';
+import { budgetLeft, budgetSpent, forgetInRun, nextStep, withSteering, type NextStep, type RunState } from '../core';
 import { approvalStep } from './approvals';
 import { compactStep, guardrailStep, modelStep } from './model-steps';
 import type { RunContext, RunRef } from './run-context';
@@ -41,6 +41,7 @@ export async function runLoop(run: RunRef, ctx: RunContext): Promise<void> {
     // The run's observers (its search attributes) see each step begin.
     ctx.events.stepStarted(ctx.turn, step);
     run.state = await takeStep(run, step, ctx);
+    if (run.forgotten) run.state = forgetInRun(run.state, run.forgotten).state;
   }
 }
 

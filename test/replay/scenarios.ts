@@ -14,7 +14,7 @@ import {
   sendMessage,
   startMessage,
 } from '../../src/client/conversations';
-import { CONVERSATION_WORKFLOW_TYPE, sendMessageUpdate } from '../../src/contracts/definitions';
+import { CONVERSATION_WORKFLOW_TYPE, memoryForgottenSignal, sendMessageUpdate } from '../../src/contracts/definitions';
 import { answer, call, lastOf, toolResults, type Step } from '../helpers/scripted-model';
 
 /** A writer that calls its researcher as a tool, then writes from what it found. */
@@ -305,6 +305,28 @@ export const scenarios: Scenario[] = [
     name: 'memory-recall-extract',
     input: { message: 'I live in Lyon.', user: 'replay-user', memory: { recall: true, extract: true } },
     steps: [answer('Noted.'), answer('{"add":[{"text":"Lives in Lyon"}],"update":[],"retire":[]}')],
+  },
+  {
+    // A deletion of memory reaching a run that keeps a copy of the fact (the memoryForgotten
+    // signal) while it waits: its messages change, a new version for the worker's cache, no command.
+    name: 'memory-forgotten',
+    input: { message: 'Remember my seat, then wait.', user: 'replay-user', tools: ['remember', 'wait_for_event'] },
+    steps: [
+      call(['remember', { text: 'Prefers aisle seats on long flights' }]),
+      call(['wait_for_event', { name: 'go' }]),
+      answer('Done.'),
+    ],
+    drive: async (client, workflowId) => {
+      await until(
+        () => readStatus(client, workflowId),
+        (s) => s.state === 'waiting',
+      );
+      await client.workflow.getHandle(workflowId).signal(memoryForgottenSignal, {
+        at: new Date().toISOString(),
+        facts: [{ text: 'Prefers aisle seats on long flights' }],
+      });
+      await deliverEvent(client, workflowId, 'go');
+    },
   },
   {
     // A durable sleep: a workflow timer with the reason as its summary, no activity.

@@ -84,3 +84,15 @@ it('carries the system message and what the model sees after the summary; client
     messages: [{ role: 'tool', content: 'counted 1' }, { role: 'assistant' }],
   });
 });
+
+it("moves the turn's recalled memory with the turn's message, and drops it when the message stays behind", () => {
+  const run = longRun(10, 6);
+  // The recall goes after the turn's message (index 1), which the carried run leaves to the older one.
+  expect(carriedRunState({ ...run, recall: { text: 'Lives in Lyon', after: 1 } }).recall).toBeUndefined();
+  // After a message the new run keeps (index 14, the 7th step's tool result): moved as it moves.
+  const carried = carriedRunState({ ...run, recall: { text: 'Lives in Lyon', after: 14 } });
+  expect(carried.recall).toEqual({ text: 'Lives in Lyon', after: 14 - 11 });
+  expect(carried.messages[3]).toEqual(run.messages[14]);
+  // Nothing dropped: nothing moves.
+  expect(carriedRunState({ ...longRun(4), recall: { text: 'x', after: 1 } }).recall).toEqual({ text: 'x', after: 1 });
+});

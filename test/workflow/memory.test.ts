@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { sendMessage } from '../../src/client/conversations';
+import { administerMemory } from '../../src/client/memory';
 import { defineAgent } from '../../src/agents/define-agent';
 import { createHttpApi } from '../../src/http/http-api';
 import { once } from 'node:events';
@@ -103,6 +104,10 @@ describe.each(stores)('on the %s store', (kind, location) => {
       ]);
       const deleted = await cli('delete', '--user', 'alice');
       expect(deleted.stdout).toMatch(/^Deleted 1 fact\(s\) and 0 profile\(s\) of user alice in every tenant; recorded/);
+      // Its copies: the conversation that remembered it and the one that recalled it took it out;
+      // the finished one-shot run that recalled it keeps it in its history.
+      expect(deleted.stdout).toContain('\nTaken out of the messages of 2 open run(s) and conversation(s): mem-');
+      expect(deleted.stdout).toMatch(/\nStill in the histories of 1 closed workflow\(s\) .*: agent-seat-\w+\.\n$/);
       const gone = await say('alice', acme, 'Which seat do I like?');
       expect(gone.content).toBe('tool said: {"facts":[]}');
       // The deletion is recorded, in the store (export) and in Temporal (the memory-delete workflow).
@@ -277,5 +282,93 @@ it("an agent's profile (working memory) is filled by extraction under its zod sc
     expect((await say('Anything on file?')).content).toContain('Profile: {"name":"Eve","seat":"aisle"}');
     await say('I would rather stand.');
     expect((await say('And now?')).content).toContain('Profile: {"name":"Eve","seat":"aisle"}');
+  });
+});
+
+it("memory delete reaches the conversations holding copies: the remember call, recall results and the summary that quoted the fact are taken out or marked before the model's next request", async () => {
+  const FACT = 'Prefers aisle seats on long flights';
+  const isSummary = (req: ChatRequest) =>
+    String(req.messages[0]?.content ?? '').startsWith('Summarise the conversation');
+  const model = await startModel((req) => {
+    // The summariser quotes what it summarises, as summaries of remembered facts do.
+    if (isSummary(req))
+      return answer(
+        String(req.messages[0].content).includes(FACT) ? `The user asked me to remember: ${FACT}.` : 'Small talk.',
+      );
+    return memoryModel(req);
+  });
+  const { worker, taskQueue } = await createTestWorker(temporal(), {
+    baseURL: model.baseURL,
+    memory: { dir: join(dir, 'copies') },
+  });
+  const client = temporal().client;
+  const id = `mem-copies-${randomUUID()}`;
+  const other = `mem-copies-${randomUUID()}`;
+  const options = { user: 'carol', tools: ['remember', 'recall'], maxPromptTokens: 1000 };
+  await worker.runUntil(async () => {
+    expect((await sendMessage(client, id, { message: `remember: ${FACT}` }, { taskQueue, options })).status).toBe(
+      'completed',
+    );
+    // Another conversation of hers recalls it: its recall result is a copy too.
+    const recalled = await sendMessage(client, other, { message: 'Which seat do I like?' }, { taskQueue, options });
+    expect(recalled.content).toContain(FACT);
+    // Long messages until the first conversation is summarised (the summary quoting the fact).
+    for (let turn = 1; !model.requests.some(isSummary); turn++) {
+      expect(turn).toBeLessThan(10);
+      await sendMessage(client, id, { message: `${turn}: ${'lorem ipsum '.repeat(120)}` }, { taskQueue, options });
+    }
+    const { deletion } = await administerMemory(
+      client,
+      { op: 'delete', filter: { user: 'carol' }, by: 'test' },
+      { taskQueue },
+    );
+    expect(deletion).toMatchObject({ facts: 1, copies: { told: [id, other].sort(), closed: [] } });
+    const asked = model.requests.length;
+    await sendMessage(client, id, { message: 'And what now?' }, { taskQueue, options });
+    await sendMessage(client, other, { message: 'And now?' }, { taskQueue, options });
+    const after = model.requests.slice(asked);
+    expect(after.length).toBeGreaterThanOrEqual(2);
+    for (const req of after) expect(JSON.stringify(req.messages)).not.toContain('aisle seats');
+    // The summary the model reads says it drew on facts deleted since.
+    const summary = after[0].messages.find((m) => m.role === 'system' && String(m.content).includes('remember:'));
+    expect(String(summary?.content)).toMatch(
+      /^Summary of the earlier conversation \(messages 0-\d+\):\nThe user asked me to remember: \[forgotten\]\.\n\n\(Some facts about the user that this summary drew on were deleted at their request on \d{4}-\d\d-\d\d; do not rely on what it says of them\.\)$/,
+    );
+    // The deletion's record names them, in the export.
+    const exported = await administerMemory(client, { op: 'export', filter: { user: 'carol' } }, { taskQueue });
+    expect(exported.export.deletions[0].copies).toEqual({ told: [id, other].sort(), closed: [] });
+  });
+});
+
+it('the forget tool drops the facts the model found with recall, for good', async () => {
+  const model = await startModel((req) => {
+    const said = lastOf(req, 'user');
+    const forget = /^forget: (.+)$/.exec(said);
+    if (!forget) return memoryModel(req);
+    const turn = req.messages.map((m) => m.role).lastIndexOf('user');
+    const since = req.messages.slice(turn + 1).filter((m) => m.role === 'tool');
+    if (since.length === 0) return call(['recall', { query: forget[1] }]);
+    if (since.length === 1) {
+      // The facts recall found that are about what the user asked to forget.
+      const found: { id: string; text: string }[] = JSON.parse(String(since[0].content)).facts;
+      return call(['forget', { ids: found.filter((f) => f.text.includes(forget[1])).map((f) => f.id) }]);
+    }
+    return answer(`tool said: ${String(since[1].content)}`);
+  });
+  const { worker, taskQueue } = await createTestWorker(temporal(), {
+    baseURL: model.baseURL,
+    memory: { dir: join(dir, 'forget') },
+  });
+  const client = temporal().client;
+  const tools = ['remember', 'recall', 'forget'];
+  const ask = async (message: string) =>
+    runOutcome(await startAgentRun(client, { message, user: 'dave', tools }, { taskQueue }));
+  await worker.runUntil(async () => {
+    await ask('remember: Has a dog named Rex');
+    await ask('remember: Works night shifts at the hospital');
+    const forgot = await ask('forget: dog');
+    expect(forgot.content).toMatch(/^tool said: \{"forgotten":\["f_\w+"\]\}$/);
+    const left = await administerMemory(client, { op: 'list', filter: { user: 'dave' } }, { taskQueue });
+    expect(left.facts.map((f) => f.text)).toEqual(['Works night shifts at the hospital']);
   });
 });

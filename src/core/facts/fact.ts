@@ -36,6 +36,12 @@ export interface MemoryDeletion {
   agent?: string;
   facts: number;
   profiles: number;
+  /**
+   * The workflows that held copies of the deleted facts: `told`, the open ones, which took them
+   * out of their messages; `closed`, those whose histories (and payloads) still hold them, which
+   * Temporal keeps until the namespace's retention ends or they are deleted.
+   */
+  copies?: { told: string[]; closed: string[] };
 }
 
 /** What a `remember` (or an extraction) asks the store to keep. */

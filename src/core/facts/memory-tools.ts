@@ -11,8 +11,6 @@ export const REMEMBER = 'remember';
 export const RECALL = 'recall';
 /** Drops facts about the run's user by id (from `recall`). */
 export const FORGET = 'forget';
-/** Changes the run's user's profile (an agent's `memory.profile`): working memory. */
-export const UPDATE_PROFILE = 'update_profile';
 
 /** The memory tools' names, for agents' `tools` (`tools: [...memoryTools]`). */
 export const memoryTools = [REMEMBER, RECALL, FORGET] as const;

@@ -25,6 +25,8 @@ export type ChatMessage = (
       content: string;
       /** Set on a summary of earlier messages (`[from, to)` of the run's messages): models see it after the system message. */
       summary?: { from: number; to: number };
+      /** Set on a summary that quoted or covered facts deleted from memory since (see `forgetQuotes`). */
+      forgotten?: ForgottenMark;
     }
   | {
       role: 'user';
@@ -64,6 +66,14 @@ export type ChatMessage = (
    */
   tokens?: number;
 };
+
+/** What a summary that quoted (or covered) facts since deleted from memory is marked with (see `forgetQuotes`). */
+export interface ForgottenMark {
+  /** When the deletion was made (ISO 8601). */
+  at: string;
+  /** How many of the deleted facts it quoted or covered. */
+  facts: number;
+}
 
 /**
  * An image in a conversation, by reference: the bytes never enter a workflow's history (a

@@ -66,5 +66,11 @@ export function carriedRunState(state: RunState): RunState {
   };
   if (dropped > 0) carried.messagesBefore = (state.messagesBefore ?? 0) + dropped;
   if (state.context) carried.context = { from: state.context.from - dropped, summary: state.context.summary - dropped };
+  // The recalled memory goes after the turn's message, by index: it moves with it (or goes with
+  // it, when the message is among those the new run leaves to the older ones).
+  if (state.recall && dropped > 0) {
+    if (state.recall.after >= start) carried.recall = { ...state.recall, after: state.recall.after - dropped };
+    else delete carried.recall;
+  }
   return carried;
 }

@@ -1,0 +1,167 @@
+import type { ConversationState } from '../conversation/conversation-state';
+import type { ChatMessage } from '../messages/chat-message';
+import type { RunState } from '../run/run-state';
+
+/**
+ * A deletion of memory reaching the conversations that hold copies of the deleted facts: the
+ * `remember` call that stated one, its result, a `recall` result that listed it, a summary that
+ * quoted it. The store's copy is gone by then; these are the words a workflow still keeps and
+ * would send to the model again. Pure: which messages change and how.
+ */
+
+/** The text that replaces a forgotten fact wherever a conversation quoted it. */
+export const FORGOTTEN_TEXT = '[forgotten]';
+
+/** Facts deleted from memory, as a workflow holding copies of them is told (the `memoryForgotten` signal). */
+export interface MemoryForgotten {
+  /** When the deletion was made (ISO 8601). */
+  at: string;
+  /** The deleted facts' texts; `ref` is the `remember` call that stated one, when this workflow made it. */
+  facts: Array<{ text: string; ref?: string }>;
+}
+
+/**
+ * Facts shorter than this are not searched for in the messages: a two-word fact ("Likes tea")
+ * would blank the same words wherever the conversation used them for something else.
+ */
+export const MIN_FORGOTTEN_CHARS = 12;
+
+/** The note a marked summary ends with, so the model stops relying on what it said of the deleted facts. */
+export function forgottenNote(at: string): string {
+  return `\n\n(Some facts about the user that this summary drew on were deleted at their request on ${at.slice(0, 10)}; do not rely on what it says of them.)`;
+}
+
+/**
+ * `messages` with every quotation of a forgotten fact replaced by {@link FORGOTTEN_TEXT}: in text,
+ * in tool-call arguments (where the text is JSON-escaped) and in tool results. A summary message
+ * (`summary: {from, to}`) that quoted one, or that covers a message that did, is marked
+ * (`forgotten`) and ends with {@link forgottenNote}: a summary paraphrases, so words alone cannot
+ * find every trace of a fact in it. `changed` is how many messages changed (0: `messages` itself).
+ */
+export function forgetQuotes(
+  messages: readonly ChatMessage[],
+  forgotten: MemoryForgotten,
+  /** The index of `messages[0]` in the numbering of summaries' `from` and `to` (the run's messages). */
+  base = 0,
+): { messages: readonly ChatMessage[]; changed: number } {
+  const texts = forgotten.facts.map((f) => f.text.trim()).filter((t) => t.length >= MIN_FORGOTTEN_CHARS);
+  const refs = new Set(forgotten.facts.flatMap((f) => (f.ref ? [f.ref] : [])));
+  const quoted = new Set<number>();
+  const counts = new Map<number, number>();
+  const next = messages.map((message, i) => {
+    const { message: redacted, hits } = redact(message, texts, refs);
+    if (hits === 0) return message;
+    quoted.add(i);
+    counts.set(i, hits);
+    return uncounted(redacted);
+  });
+  for (let i = 0; i < next.length; i++) {
+    const message = next[i];
+    if (message.role !== 'system' || !message.summary) continue;
+    let covered = counts.get(i) ?? 0;
+    for (const j of quoted)
+      if (j + base >= message.summary.from && j + base < message.summary.to) covered += counts.get(j)!;
+    if (covered === 0) continue;
+    const prior = message.forgotten;
+    next[i] = {
+      ...uncounted(message),
+      content: prior ? message.content : message.content + forgottenNote(forgotten.at),
+      forgotten: { at: forgotten.at, facts: (prior?.facts ?? 0) + covered },
+    };
+    quoted.add(i);
+  }
+  if (quoted.size === 0) return { messages, changed: 0 };
+  return { messages: next, changed: quoted.size };
+}
+
+/** A changed message without its token count (which was of the old text: the next model call counts it again). */
+function uncounted<M extends ChatMessage>(message: M): M {
+  const { tokens: _tokens, ...rest } = message;
+  return rest as M;
+}
+
+/** One message with the quotations of `texts` (and the `remember` calls `refs`) replaced, and how many it had. */
+function redact(message: ChatMessage, texts: readonly string[], refs: ReadonlySet<string>) {
+  let hits = 0;
+  const replace = (s: string): string => {
+    let out = s;
+    for (const text of texts) {
+      for (const form of [text, JSON.stringify(text).slice(1, -1)]) {
+        if (!out.includes(form)) continue;
+        hits += out.split(form).length - 1;
+        out = out.split(form).join(FORGOTTEN_TEXT);
+      }
+    }
+    return out;
+  };
+  switch (message.role) {
+    case 'assistant': {
+      const content = message.content === null ? null : replace(message.content);
+      const calls = message.tool_calls?.map((call) => {
+        const args = replace(call.function.arguments);
+        if (args === call.function.arguments && !refs.has(call.id)) return call;
+        if (refs.has(call.id) && args === call.function.arguments) hits++;
+        // A `remember` call whose text is shorter than the search threshold still stated the fact.
+        const stated = refs.has(call.id) ? JSON.stringify({ text: FORGOTTEN_TEXT }) : args;
+        return { ...call, function: { ...call.function, arguments: stated } };
+      });
+      if (hits === 0) return { message, hits };
+      return { message: { ...message, content, ...(calls ? { tool_calls: calls } : {}) }, hits };
+    }
+    case 'tool': {
+      const content = refs.has(message.tool_call_id) ? JSON.stringify({ forgotten: true }) : replace(message.content);
+      if (content === message.content) return { message, hits };
+      if (hits === 0) hits = 1;
+      return { message: { ...message, content }, hits };
+    }
+    default: {
+      const content = replace(message.content);
+      return hits === 0 ? { message, hits } : { message: { ...message, content } as ChatMessage, hits };
+    }
+  }
+}
+
+/**
+ * A one-shot run with the forgotten facts' quotations replaced (see {@link forgetQuotes}), as a
+ * new version of its messages (`revision`: the worker's message cache takes them whole, since
+ * earlier ones changed). `changed` 0: the state itself.
+ */
+export function forgetInRun(state: RunState, forgotten: MemoryForgotten): { state: RunState; changed: number } {
+  // After continue-as-new, summaries number messages as the first run did (see `carriedRunState`).
+  const { messages, changed } = forgetQuotes(state.messages, forgotten, state.messagesBefore ?? 0);
+  if (!changed) return { state, changed };
+  return { state: { ...state, messages: messages as ChatMessage[], revision: (state.revision ?? 0) + 1 }, changed };
+}
+
+/**
+ * A conversation with the forgotten facts' quotations replaced, in the messages it keeps between
+ * turns, in the running turn's (`run`) and in the branches it holds whole. A new version of the
+ * messages, never one used before in this run (as a fork makes: see `branches.ts`).
+ */
+export function forgetInConversation(
+  conv: ConversationState,
+  run: RunState | undefined,
+  forgotten: MemoryForgotten,
+): { conv: ConversationState; run?: RunState; changed: number } {
+  const base = conv.options.system !== undefined ? 1 : 0;
+  const kept = forgetQuotes(conv.messages, forgotten, base);
+  const running = run ? forgetQuotes(run.messages, forgotten) : { messages: [], changed: 0 };
+  let held = 0;
+  const branches = conv.branches?.map((b) => {
+    const out = forgetQuotes(b.messages, forgotten, base);
+    held += out.changed;
+    return out.changed ? { ...b, messages: out.messages as ChatMessage[] } : b;
+  });
+  const changed = kept.changed + running.changed + held;
+  if (!changed) return { conv, ...(run ? { run } : {}), changed };
+  const revision = Math.max(conv.revision ?? 0, conv.revisionsMade ?? 0, run?.revision ?? 0) + 1;
+  const next: ConversationState = {
+    ...conv,
+    messages: kept.messages as ChatMessage[],
+    ...(branches ? { branches } : {}),
+    revision,
+    revisionsMade: revision,
+  };
+  if (!run) return { conv: next, changed };
+  return { conv: next, run: { ...run, messages: running.messages as ChatMessage[], revision }, changed };
+}

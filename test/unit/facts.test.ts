@@ -1,0 +1,163 @@
+import {
+  FORGOTTEN_TEXT,
+  agentMemoryProblem,
+  extractionRequest,
+  forgetQuotes,
+  fuseRankings,
+  memoryFilterProblem,
+  memoryPlan,
+  memoryScopeProblem,
+  newFactProblem,
+  parseFactChanges,
+  recallBlock,
+  userProblem,
+  type ChatMessage,
+} from '../../src/core';
+
+const AT = '2026-11-28T10:00:00.000Z';
+
+describe('facts: shapes and checks', () => {
+  it('takes user ids an account or an email gives, and refuses what needs quoting', () => {
+    expect(userProblem('alice@example.com')).toBeUndefined();
+    expect(userProblem('acct:42')).toBeUndefined();
+    expect(userProblem('a b')).toMatch(/must be a user id/);
+    expect(userProblem("o'neil")).toMatch(/must be a user id/);
+    expect(memoryScopeProblem({})).toMatch(/start the run or conversation with "user"/);
+    expect(memoryFilterProblem({})).toBe('say whose memory: --user U, --tenant T, or both');
+    expect(memoryFilterProblem({}, true)).toBeUndefined();
+    expect(memoryFilterProblem({ user: 'bad user' })).toMatch(/^--user must be a user id/);
+  });
+
+  it('keeps one statement per fact', () => {
+    expect(newFactProblem({ text: 'Prefers aisle seats' })).toBeUndefined();
+    expect(newFactProblem({ text: '  ' })).toMatch(/needs its text/);
+    expect(newFactProblem({ text: 'x'.repeat(1001) })).toMatch(/at most 1000 characters/);
+    expect(newFactProblem({ text: 'ok', confidence: 2 })).toMatch(/from 0 to 1/);
+  });
+
+  it('fuses a full-text ranking and a vector ranking by reciprocal rank', () => {
+    // b is second in both: it beats a, first in one list only.
+    expect(
+      fuseRankings(
+        [
+          ['a', 'b', 'c'],
+          ['d', 'b'],
+        ],
+        3,
+      ),
+    ).toEqual(['b', 'a', 'd']);
+    expect(fuseRankings([['a', 'b']], 1)).toEqual(['a']);
+    expect(fuseRankings([], 5)).toEqual([]);
+  });
+
+  it('shows the profile and the facts in one block, and nothing when there is nothing', () => {
+    expect(recallBlock([])).toBe('');
+    expect(recallBlock([], {})).toBe('');
+    const block = recallBlock([{ id: 'f1', text: 'Lives in Lyon', updatedAt: AT }], { seat: 'aisle' });
+    expect(block).toContain('Profile: {"seat":"aisle"}');
+    expect(block).toContain('- Lives in Lyon (2026-11-28, id f1)');
+  });
+
+  it('reads an extraction reply, dropping what is malformed or names no kept fact', () => {
+    const reply =
+      'Sure: {"add":[{"text":"Lives in Lyon","confidence":0.9},{"text":""},{"nope":1}],"update":[{"id":"f1","text":"Moved to Nice"},{"id":"zz","text":"x"}],"retire":["f2","zz"],"profile":{"seat":"aisle"}}';
+    expect(parseFactChanges(reply, new Set(['f1', 'f2']))).toEqual({
+      add: [{ text: 'Lives in Lyon', confidence: 0.9 }],
+      update: [{ id: 'f1', text: 'Moved to Nice' }],
+      retire: ['f2'],
+      profile: { seat: 'aisle' },
+    });
+    expect(parseFactChanges('no JSON here', new Set())).toEqual({ add: [], update: [], retire: [] });
+    expect(parseFactChanges('{broken', new Set())).toEqual({ add: [], update: [], retire: [] });
+    expect(extractionRequest([], [{ role: 'user', text: 'hi' }])).toBe(
+      'Facts already kept:\n(none)\n\nExchange:\nUser: hi',
+    );
+  });
+
+  it('plans an agent memory with defaults, and names what is wrong with one', () => {
+    expect(memoryPlan(undefined)).toBeUndefined();
+    expect(memoryPlan({ scope: 'agent' })).toBeUndefined();
+    expect(memoryPlan({ recall: true })).toEqual({ scope: 'user', recall: 8, extract: false });
+    expect(memoryPlan({ recall: { limit: 99 }, extract: { model: 'small' } })).toEqual({
+      scope: 'user',
+      recall: 50,
+      extract: { model: 'small' },
+    });
+    expect(agentMemoryProblem({ recal: true })).toMatch(/unknown settings: recal/);
+    expect(agentMemoryProblem({ scope: 'team' })).toMatch(/"user" or "agent"/);
+    expect(agentMemoryProblem({ recall: { limit: 0 } })).toMatch(/limit from 1 to 50/);
+  });
+});
+
+describe('forgetQuotes: a deletion reaching the copies a conversation keeps', () => {
+  const fact = 'Prefers aisle seats on long flights';
+  const messages: ChatMessage[] = [
+    { role: 'system', content: 'You help with travel.' },
+    { role: 'user', content: 'I like the aisle. Remember that.' },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: 'c1', type: 'function', function: { name: 'remember', arguments: JSON.stringify({ text: fact }) } },
+      ],
+    },
+    { role: 'tool', tool_call_id: 'c1', content: JSON.stringify({ id: 'f1', text: fact }), tokens: 20 },
+    { role: 'assistant', content: 'Noted.' },
+    { role: 'user', content: 'Book me to Tokyo.' },
+  ];
+
+  it('replaces the fact in the remember call, its result and any text quoting it', () => {
+    const { messages: out, changed } = forgetQuotes(messages, { at: AT, facts: [{ text: fact, ref: 'c1' }] });
+    expect(changed).toBe(2);
+    expect(JSON.stringify(out)).not.toContain('aisle seats');
+    expect(out[3]).toEqual({ role: 'tool', tool_call_id: 'c1', content: '{"forgotten":true}' });
+    expect(
+      JSON.parse((out[2] as { tool_calls: { function: { arguments: string } }[] }).tool_calls[0].function.arguments),
+    ).toEqual({
+      text: FORGOTTEN_TEXT,
+    });
+    // What quoted nothing is the same object (nothing copied, nothing recounted).
+    expect(out[1]).toBe(messages[1]);
+  });
+
+  it('marks a summary that quoted the fact or covered the call that stated it, once', () => {
+    const summarised: ChatMessage[] = [
+      ...messages,
+      { role: 'system', content: `Earlier: the user ${fact.toLowerCase()}.`, summary: { from: 1, to: 5 } },
+      { role: 'system', content: 'Earlier: they asked about Tokyo.', summary: { from: 5, to: 6 } },
+    ];
+    const first = forgetQuotes(summarised, { at: AT, facts: [{ text: fact, ref: 'c1' }] });
+    const summary = first.messages[6] as Extract<ChatMessage, { role: 'system' }>;
+    // It paraphrased (lower case): the words stay, the mark and the note say not to rely on them.
+    expect(summary.forgotten).toEqual({ at: AT, facts: 2 });
+    expect(summary.content).toMatch(/deleted at their request on 2026-11-28; do not rely on what it says of them\.\)$/);
+    // The summary of messages that quoted nothing is left alone.
+    expect(first.messages[7]).toBe(summarised[7]);
+    // A second deletion adds to the mark, without a second note.
+    const again = forgetQuotes(first.messages, { at: AT, facts: [{ text: 'Their passport number is X123' }] });
+    expect(again.changed).toBe(0);
+    expect(again.messages).toBe(first.messages);
+  });
+
+  it('leaves short facts alone, which would blank the same words used for other things', () => {
+    const out = forgetQuotes([{ role: 'user', content: 'I like tea a lot' }], {
+      at: AT,
+      facts: [{ text: 'Likes tea' }],
+    });
+    expect(out.changed).toBe(0);
+  });
+
+  it('finds a fact in a recall result, where it is JSON-escaped', () => {
+    const quoted = 'Says "no calls" before 9';
+    const recalled: ChatMessage = {
+      role: 'tool',
+      tool_call_id: 'r1',
+      content: JSON.stringify({ facts: [{ id: 'f9', text: quoted }] }),
+    };
+    const out = forgetQuotes([recalled], { at: AT, facts: [{ text: quoted }] });
+    expect(out.changed).toBe(1);
+    expect(JSON.parse((out.messages[0] as { content: string }).content)).toEqual({
+      facts: [{ id: 'f9', text: FORGOTTEN_TEXT }],
+    });
+  });
+});
