@@ -6,7 +6,8 @@ import { MemoryDeletedError } from '../../src/memory-store/sql-memory-store';
 import type { Embedder, MemoryStore } from '../../src/memory-store/memory-store';
 import { scriptedEmbedding } from '../../src/testing/scripted-embeddings';
 import { startOpenAICompatibleServer } from '../../src/testing/openai-compatible-server';
-import { openAIEmbedder } from '../../src/models/embeddings';
+import { memorySettings } from '../../src/worker/memory-settings';
+import { modelConfigFromEnv } from '../../src/models/model-config';
 import { postgresProblem, startPostgres, type TestPostgres } from '../helpers/postgres-server';
 
 /**
@@ -155,10 +156,15 @@ it('a PostgreSQL that is not there is named, without its password', async () => 
 
 it("recalls by meaning through a provider's embeddings endpoint (the test kit's scripted server), where full text finds nothing", async () => {
   const server = await startOpenAICompatibleServer(() => ({ content: 'unused' }));
-  const store = await openMemoryStore(
-    { dir: join(dir, 'vectors') },
-    openAIEmbedder({ model: 'text-embedding-3-small', baseURL: server.baseURL, apiKey: 'test' }),
+  // As a worker configures it: AGENT_EMBEDDING_MODEL, on the OpenAI-compatible endpoint of OPENAI_BASE_URL.
+  const env = { AGENT_MEMORY_DIR: join(dir, 'vectors'), OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: 'test' };
+  const access = memorySettings(
+    undefined,
+    { ...env, AGENT_EMBEDDING_MODEL: 'openai:text-embedding-3-small' },
+    modelConfigFromEnv(env),
   );
+  expect(access.where).toBe(join(dir, 'vectors'));
+  const store = await access.store();
   try {
     expect((await store.describe()).vectors).toBe(true);
     const scope = { user: 'vera' };
@@ -168,7 +174,16 @@ it("recalls by meaning through a provider's embeddings endpoint (the test kit's 
     // vectors; the embeddings rank the fact that shares the word first.
     expect((await store.recall(scope, 'the', 1)).map((f) => f.text)).toEqual(['Has the cat insured']);
   } finally {
-    await store.close();
+    await access.close();
     await server.close();
   }
+  // Another provider's model is named with the way to give it.
+  expect(() =>
+    memorySettings(undefined, { ...env, AGENT_EMBEDDING_MODEL: 'cohere:embed-v4' }, modelConfigFromEnv(env)),
+  ).toThrow(
+    /give any other provider's as an AI SDK embedding model: new AgentsPlugin\(\{ memory: \{ embeddings \} \}\)/,
+  );
+  expect(() => memorySettings(undefined, { AGENT_MEMORY_URL: 'mysql://x' }, modelConfigFromEnv(env))).toThrow(
+    /^AGENT_MEMORY_URL must be a PostgreSQL URL/,
+  );
 });
