@@ -53,7 +53,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
   setHandler(messagesQuery, (range) => messagesPage(run.state.messages, range));
   setHandler(transcriptQuery, (range) => runTranscriptPage(run.state, carry?.previousRunId, range ?? {}, messagesPage));
   setHandler(statusQuery, () => withChildApprovals(runStatus(run.state), host.approvals.fromChildren()));
-  handleForgetting((forgotten) => {
+  handleForgetting(host.events, (forgotten) => {
     keepForgetting(run, forgotten);
     const out = forgetInRun(run.state, forgotten);
     run.state = out.state;

@@ -149,7 +149,7 @@ function handleControls(session: ConversationSession, host: AgentHost, messages:
         ),
     },
   );
-  handleForgetting((forgotten) => {
+  handleForgetting(host.events, (forgotten) => {
     const active = session.active;
     const out = forgetInConversation(session.conv, active?.run.state, forgotten);
     session.conv = out.conv;

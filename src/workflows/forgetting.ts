@@ -1,5 +1,5 @@
 import { log, setHandler } from '@temporalio/workflow';
-import type { MemoryForgotten } from '../core';
+import { forgetInValue, type EventLog, type MemoryForgotten } from '../core';
 import { memoryForgottenSignal } from '../contracts/definitions';
 import type { RunRef } from './run-context';
 
@@ -8,9 +8,10 @@ import type { RunRef } from './run-context';
  * `forgetQuotes`): `apply` takes them out of the workflow's state. A signal handler adds no
  * command, and histories recorded before it never had the signal: no patch.
  */
-export function handleForgetting(apply: (forgotten: MemoryForgotten) => number): void {
+export function handleForgetting(events: EventLog, apply: (forgotten: MemoryForgotten) => number): void {
   setHandler(memoryForgottenSignal, (forgotten) => {
-    const changed = apply(forgotten);
+    // The workflow's state, then the events it keeps for readers (`events`, `history`).
+    const changed = apply(forgotten) + events.rewrite((event) => forgetInValue(event, forgotten).value);
     log.info('facts deleted from memory taken out of the messages', { facts: forgotten.facts.length, changed });
   });
 }

@@ -1,5 +1,10 @@
 import {
+  EventLog,
   FORGOTTEN_TEXT,
+  forgetInRun,
+  forgetInValue,
+  startRun,
+  type RunState,
   agentMemoryProblem,
   extractionRequest,
   forgetQuotes,
@@ -137,6 +142,45 @@ describe('forgetQuotes: a deletion reaching the copies a conversation keeps', ()
     const again = forgetQuotes(first.messages, { at: AT, facts: [{ text: 'Their passport number is X123' }] });
     expect(again.changed).toBe(0);
     expect(again.messages).toBe(first.messages);
+  });
+
+  it('takes the fact out of the rest of a run: its tool results, its recalled block, its events', () => {
+    const state = {
+      ...startRun({ message: 'Book a seat.' }, []),
+      messages,
+      toolExecutions: [
+        {
+          id: 'c1',
+          name: 'remember',
+          arguments: { text: fact },
+          result: JSON.stringify({ text: fact }),
+          error: false,
+          immediate: false,
+        },
+      ],
+      recall: { text: `What you remember: - ${fact}`, after: 1 },
+    } as RunState;
+    const { state: out, changed } = forgetInRun(state, { at: AT, facts: [{ text: fact, ref: 'c1' }] });
+    expect(changed).toBeGreaterThan(2);
+    expect(JSON.stringify(out)).not.toContain('aisle seats');
+    expect(out.recall).toEqual({ text: `What you remember: - ${FORGOTTEN_TEXT}`, after: 1 });
+    // The messages are a new version for the worker's cache.
+    expect(out.revision).toBe(1);
+    // Nothing to take out: the same state, no new version.
+    expect(forgetInRun(out, { at: AT, facts: [{ text: fact }] })).toEqual({ state: out, changed: 0 });
+
+    const log = new EventLog();
+    log.emit(1, {
+      type: 'tool_call_finished',
+      id: 'c1',
+      name: 'remember',
+      result: JSON.stringify({ text: fact }),
+      error: false,
+    });
+    log.emit(1, { type: 'text_delta', call: 1, delta: 'Noted.' });
+    expect(log.rewrite((e) => forgetInValue(e, { at: AT, facts: [{ text: fact }] }).value)).toBe(1);
+    expect(JSON.stringify(log.snapshot())).not.toContain('aisle seats');
+    expect(log.snapshot().events.map((e) => e.offset)).toEqual([0, 1]);
   });
 
   it('leaves short facts alone, which would blank the same words used for other things', () => {

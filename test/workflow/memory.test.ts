@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { sendMessage } from '../../src/client/conversations';
 import { administerMemory } from '../../src/client/memory';
+import { conversationStatusQuery, eventsQuery, transcriptQuery } from '../../src/contracts/definitions';
 import { defineAgent } from '../../src/agents/define-agent';
 import { createHttpApi } from '../../src/http/http-api';
 import { once } from 'node:events';
@@ -317,6 +318,16 @@ it("memory delete reaches the conversations holding copies: the remember call, r
       expect(turn).toBeLessThan(10);
       await sendMessage(client, id, { message: `${turn}: ${'lorem ipsum '.repeat(120)}` }, { taskQueue, options });
     }
+    // What clients read of the conversations (events, transcript, status) quotes it before the deletion...
+    const readable = async (wf: string) => {
+      const handle = client.workflow.getHandle(wf);
+      return JSON.stringify([
+        await handle.query(eventsQuery, { after: -1 }),
+        await handle.query(transcriptQuery),
+        await handle.query(conversationStatusQuery),
+      ]);
+    };
+    for (const wf of [id, other]) expect(await readable(wf)).toContain('aisle seats');
     const { deletion } = await administerMemory(
       client,
       { op: 'delete', filter: { user: 'carol' }, by: 'test' },
@@ -329,6 +340,8 @@ it("memory delete reaches the conversations holding copies: the remember call, r
     const after = model.requests.slice(asked);
     expect(after.length).toBeGreaterThanOrEqual(2);
     for (const req of after) expect(JSON.stringify(req.messages)).not.toContain('aisle seats');
+    // ...and not after.
+    for (const wf of [id, other]) expect(await readable(wf)).not.toContain('aisle seats');
     // The summary the model reads says it drew on facts deleted since.
     const summary = after[0].messages.find((m) => m.role === 'system' && String(m.content).includes('remember:'));
     expect(String(summary?.content)).toMatch(

@@ -87,6 +87,23 @@ export class EventLog {
     return { next: this.next, calls: this.calls, events: this.events.slice(from) };
   }
 
+  /**
+   * Rewrites the kept events (a deletion of memory taking facts out of them: see
+   * `forgetInValue`); offsets stay. Events already delivered to subscribers are theirs.
+   * Answers how many changed.
+   */
+  rewrite(change: (event: AgentEvent) => AgentEvent): number {
+    let changed = 0;
+    this.events = this.events.map((event, i) => {
+      const next = change(event);
+      if (next === event) return event;
+      changed++;
+      this.sizes[i] = JSON.stringify(next).length;
+      return next;
+    });
+    return changed;
+  }
+
   /** The offset the next event gets. */
   get nextOffset(): number {
     return this.next;

@@ -44,7 +44,7 @@ export function forgetQuotes(
   /** The index of `messages[0]` in the numbering of summaries' `from` and `to` (the run's messages). */
   base = 0,
 ): { messages: readonly ChatMessage[]; changed: number } {
-  const texts = forgotten.facts.map((f) => f.text.trim()).filter((t) => t.length >= MIN_FORGOTTEN_CHARS);
+  const texts = searchedTexts(forgotten);
   const refs = new Set(forgotten.facts.flatMap((f) => (f.ref ? [f.ref] : [])));
   const quoted = new Set<number>();
   const counts = new Map<number, number>();
@@ -74,6 +74,63 @@ export function forgetQuotes(
   return { messages: next, changed: quoted.size };
 }
 
+/**
+ * `value` (plain JSON: a run's tool results, its events, its recalled block) with every
+ * quotation of a forgotten fact replaced, in every string however deep; the same object where
+ * nothing changed. `hits`: how many quotations it had.
+ */
+export function forgetInValue<T>(value: T, forgotten: MemoryForgotten): { value: T; hits: number } {
+  const texts = searchedTexts(forgotten);
+  let hits = 0;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      const out = replaceQuotes(v, texts);
+      hits += out.hits;
+      return out.text;
+    }
+    if (Array.isArray(v)) {
+      const items = v.map(walk);
+      return items.some((item, i) => item !== v[i]) ? items : v;
+    }
+    if (v && typeof v === 'object') {
+      let changed = false;
+      const entries = Object.entries(v).map(([k, item]) => {
+        const next = walk(item);
+        if (next !== item) changed = true;
+        return [k, next] as const;
+      });
+      return changed ? Object.fromEntries(entries) : v;
+    }
+    return v;
+  };
+  const out = walk(value) as T;
+  return { value: hits ? out : value, hits };
+}
+
+/** The texts searched for: those long enough to be told apart from the rest of a conversation's words. */
+function searchedTexts(forgotten: MemoryForgotten): string[] {
+  return forgotten.facts.map((f) => f.text.trim()).filter((t) => t.length >= MIN_FORGOTTEN_CHARS);
+}
+
+/** `s` with each text (as written, and JSON-escaped, as in a tool result's JSON) replaced. */
+function replaceQuotes(s: string, texts: readonly string[]): { text: string; hits: number } {
+  let out = s;
+  let hits = 0;
+  for (const text of texts)
+    for (const form of new Set([text, JSON.stringify(text).slice(1, -1)])) {
+      if (!out.includes(form)) continue;
+      const parts = out.split(form);
+      hits += parts.length - 1;
+      out = parts.join(FORGOTTEN_TEXT);
+    }
+  return { text: out, hits };
+}
+
+function withoutMessages(state: RunState): Omit<RunState, 'messages'> {
+  const { messages: _messages, ...rest } = state;
+  return rest;
+}
+
 /** A changed message without its token count (which was of the old text: the next model call counts it again). */
 function uncounted<M extends ChatMessage>(message: M): M {
   const { tokens: _tokens, ...rest } = message;
@@ -84,15 +141,9 @@ function uncounted<M extends ChatMessage>(message: M): M {
 function redact(message: ChatMessage, texts: readonly string[], refs: ReadonlySet<string>) {
   let hits = 0;
   const replace = (s: string): string => {
-    let out = s;
-    for (const text of texts) {
-      for (const form of [text, JSON.stringify(text).slice(1, -1)]) {
-        if (!out.includes(form)) continue;
-        hits += out.split(form).length - 1;
-        out = out.split(form).join(FORGOTTEN_TEXT);
-      }
-    }
-    return out;
+    const out = replaceQuotes(s, texts);
+    hits += out.hits;
+    return out.text;
   };
   switch (message.role) {
     case 'assistant': {
@@ -129,8 +180,13 @@ function redact(message: ChatMessage, texts: readonly string[], refs: ReadonlySe
 export function forgetInRun(state: RunState, forgotten: MemoryForgotten): { state: RunState; changed: number } {
   // After continue-as-new, summaries number messages as the first run did (see `carriedRunState`).
   const { messages, changed } = forgetQuotes(state.messages, forgotten, state.messagesBefore ?? 0);
-  if (!changed) return { state, changed };
-  return { state: { ...state, messages: messages as ChatMessage[], revision: (state.revision ?? 0) + 1 }, changed };
+  // Beyond the messages: its tool results (shown in status and results), its recalled block.
+  const other = forgetInValue(withoutMessages(state), forgotten);
+  if (!changed && !other.hits) return { state, changed: 0 };
+  const next: RunState = { ...other.value, messages: messages as ChatMessage[] };
+  // A new version of the messages only when they changed: the worker's cache then takes them whole.
+  if (changed) next.revision = (state.revision ?? 0) + 1;
+  return { state: next, changed: changed + other.hits };
 }
 
 /**
@@ -152,16 +208,24 @@ export function forgetInConversation(
     held += out.changed;
     return out.changed ? { ...b, messages: out.messages as ChatMessage[] } : b;
   });
+  const { messages: _messages, branches: _branches, ...convRest } = conv;
+  const convOther = forgetInValue(convRest, forgotten);
+  const runOther = run ? forgetInValue(withoutMessages(run), forgotten) : { value: undefined, hits: 0 };
   const changed = kept.changed + running.changed + held;
-  if (!changed) return { conv, ...(run ? { run } : {}), changed };
+  if (!changed && !convOther.hits && !runOther.hits) return { conv, ...(run ? { run } : {}), changed: 0 };
   const revision = Math.max(conv.revision ?? 0, conv.revisionsMade ?? 0, run?.revision ?? 0) + 1;
   const next: ConversationState = {
-    ...conv,
+    ...convOther.value,
     messages: kept.messages as ChatMessage[],
     ...(branches ? { branches } : {}),
     revision,
     revisionsMade: revision,
   };
-  if (!run) return { conv: next, changed };
-  return { conv: next, run: { ...run, messages: running.messages as ChatMessage[], revision }, changed };
+  const total = changed + convOther.hits + runOther.hits;
+  if (!run) return { conv: next, changed: total };
+  return {
+    conv: next,
+    run: { ...run, ...runOther.value, messages: running.messages as ChatMessage[], revision },
+    changed: total,
+  };
 }
