@@ -9,13 +9,12 @@ import { memoryTools, READ_TOOL_OUTPUT, SLEEP, WAIT_FOR_EVENT } from '../core';
 import { clientSettings, processEnv, type ClientSettings } from '../connection/settings';
 import { ClientError } from '../client/client-error';
 import { packageVersion } from '../connection/package-version';
-import { installRuntimeLogging } from '../telemetry/logging';
 import { mcpServersFromEnv } from '../tools/mcp-client/mcp-config';
 import type { CommandIo } from './command';
 import { findCommand } from './commands';
 import { commandHelp, HELP_COMMANDS, overviewHelp, usageOf, wantsHelp } from './help';
 import { takeTaskQueue, UsageError } from './option-flags';
-import type { CommandTarget, LocalWorker } from './session';
+import { mayRunLocalWorker, type CommandTarget, type LocalWorker } from './session';
 import { commandName } from './command-name';
 import { exitWhenFlushed } from './exit';
 
@@ -77,8 +76,12 @@ export async function main(argv: string[], host: CliHost = {}): Promise<number> 
   const { env } = settings;
   const parsed = await command.parse(rest, { env, settings, registered: registeredTools(host, settings) });
   // Ctrl+C is ours: it cancels a chat turn or stops waiting; the SDK must not stop the in-process
-  // worker. A server sets up its own (its worker stops on Ctrl+C).
-  if (!command.server) installRuntimeLogging('ERROR', { ...settings.logging, handleSignals: false });
+  // worker. A server sets up its own (its worker stops on Ctrl+C). A client of other workers opens
+  // no worker connection, so it has no Runtime to set up (and loads none of the worker SDK).
+  if (!command.server && mayRunLocalWorker(target)) {
+    const { installRuntimeLogging } = await import('../telemetry/logging');
+    installRuntimeLogging('ERROR', { ...settings.logging, handleSignals: false });
+  }
   return command.run(parsed, { target, env, io: PROCESS_IO });
 }
 

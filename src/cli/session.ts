@@ -102,7 +102,13 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   let env: TemporalEnv;
   try {
     env = await connectTemporal(
-      { persistent: true, start: options.localWorker !== undefined, announce: false },
+      {
+        persistent: true,
+        start: options.localWorker !== undefined,
+        announce: false,
+        // A client of other workers opens no worker connection (and loads no worker code).
+        worker: mayRunLocalWorker(options),
+      },
       options.settings,
     );
   } catch (err) {
@@ -157,6 +163,11 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       await env.close().catch(() => undefined);
     },
   };
+}
+
+/** Whether a command runs its in-process worker: it has one, on the embedded server (or on any, when it says so). */
+export function mayRunLocalWorker(options: Pick<SessionOptions, 'localWorker' | 'settings'>): boolean {
+  return options.localWorker !== undefined && (!options.settings.address || options.localWorker.onAnyServer === true);
 }
 
 /**

@@ -3,7 +3,7 @@ import { encryptingDataConverter, encryptionKeysFromEnv, type EncryptionKey } fr
 import { blobStoreFromEnv } from '../storage/blob-store-from-env';
 import type { BlobStore } from '../storage/blob-store';
 import { payloadStorageFromEnv, type PayloadStore } from '../storage/payload-storage';
-import { runtimeLoggingFromEnv, type RuntimeLoggingOptions } from '../telemetry/logging';
+import { runtimeLoggingFromEnv, type RuntimeLoggingOptions } from '../telemetry/logging-settings';
 import { tracingFromEnv, type TracingOptions } from '../telemetry/tracing';
 import { defaultTaskQueue } from './task-queue';
 

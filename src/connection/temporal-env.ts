@@ -2,13 +2,12 @@ import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { Client, type ConnectionOptions } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
-import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
+import type { NativeConnection, NativeConnectionOptions } from '@temporalio/worker';
 import { flushTracing, installTracing } from '../telemetry/tracing';
 import { clientSettings, type ClientSettings } from './settings';
 import { connectClient } from './client-connection';
 import { startDevServer } from './dev-server';
 import { dataDir } from './temporal-cli';
-import { installRuntimeLogging } from '../telemetry/logging';
 
 /** A connection to Temporal, for clients and workers alike. */
 export interface TemporalEnv {
@@ -45,6 +44,11 @@ export interface EmbeddedOptions {
    * line at a time, or `false` for silence. Default: stderr. Configured clusters are not announced.
    */
   announce?: ((line: string) => void) | false;
+  /**
+   * `false`: no worker will run on this connection (a command-line client of other workers): the
+   * worker connection is not opened, and the worker SDK not loaded. Default true.
+   */
+  worker?: boolean;
 }
 
 const DEFAULT_DEV_PORT = 7233;
@@ -65,7 +69,7 @@ export async function connectTemporal(
     connectionOptions: NativeConnectionOptions,
     meta: Pick<TemporalEnv, 'namespace' | 'address' | 'mode' | 'uiUrl' | 'dbFilename'>,
     afterClose?: () => Promise<void>,
-  ) => openConnections(connectionOptions, meta, settings, afterClose);
+  ) => openConnections(connectionOptions, meta, settings, options.worker !== false, afterClose);
   if (settings.address) {
     const config = loadClientConnectConfig({ overrideEnvVars: env as Record<string, string> });
     const namespace = config.namespace ?? 'default';
@@ -129,16 +133,22 @@ async function openConnections(
   connectionOptions: NativeConnectionOptions,
   meta: Pick<TemporalEnv, 'namespace' | 'address' | 'mode' | 'uiUrl' | 'dbFilename'>,
   settings: ClientSettings,
+  worker: boolean,
   afterClose?: () => Promise<void>,
 ): Promise<TemporalEnv> {
-  // The SDK's logs one line each (unless the program installed its Runtime already): a failed
-  // model call is a warning to read, not a 40-line stack trace. Installed only now, as the native
-  // connection would create the Runtime anyway: one with nothing to serve keeps the process alive.
-  installRuntimeLogging('WARN', settings.logging);
-  const [clientConnection, nativeConnection] = await Promise.all([
-    connectClient(connectionOptions as ConnectionOptions),
-    NativeConnection.connect(connectionOptions),
-  ]);
+  const connecting = connectClient(connectionOptions as ConnectionOptions);
+  let clientConnection: Awaited<typeof connecting>;
+  let nativeConnection: NativeConnection | undefined;
+  try {
+    [clientConnection, nativeConnection] = await Promise.all([
+      connecting,
+      worker ? connectWorker(connectionOptions, settings) : refusedAt(meta.address, connectionOptions),
+    ]);
+  } catch (err) {
+    // The other connection, should it still open, is closed rather than left to keep the process alive.
+    connecting.then((c) => c.close()).catch(() => undefined);
+    throw err;
+  }
   return {
     ...meta,
     encrypted: settings.encryptionKeys !== undefined,
@@ -150,10 +160,14 @@ async function openConnections(
       // Traced clients start the trace that the run's workflow and activities continue.
       ...(settings.tracing ? { plugins: [installTracing(settings.tracing)] } : {}),
     }),
-    nativeConnection,
+    get nativeConnection(): NativeConnection {
+      if (!nativeConnection)
+        throw new Error('this Temporal connection was opened for clients only (connectTemporal({ worker: false }))');
+      return nativeConnection;
+    },
     close: async () => {
       await flushTracing().catch(() => undefined);
-      await Promise.all([clientConnection.close(), nativeConnection.close()]);
+      await Promise.all([clientConnection.close(), nativeConnection?.close()]);
       await afterClose?.();
     },
   };
@@ -240,4 +254,47 @@ function isListening(port: number): Promise<boolean> {
       resolve(false);
     });
   });
+}
+
+/**
+ * Fails at once when nothing listens at `address` (refused, or no such host), for a client-only
+ * connection: the client's own connect retries for ten seconds before it says "timed out", where
+ * the worker connection would have failed in milliseconds, saying why. Anything else (it listens,
+ * it is slow to answer, a proxy is configured) leaves the answer to the client's connect.
+ */
+async function refusedAt(address: string, options: NativeConnectionOptions): Promise<undefined> {
+  const at = /^\[?([^\]]+?)\]?:(\d+)$/.exec(address);
+  if (!at || options.proxy) return undefined;
+  const problem = await new Promise<string | undefined>((resolve) => {
+    const socket = createConnection({ host: at[1], port: Number(at[2]) });
+    socket.setTimeout(3000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(undefined);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(undefined);
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ECONNREFUSED') resolve('Connection refused');
+      else if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') resolve(`failed to lookup ${at[1]}`);
+      else resolve(undefined);
+    });
+  });
+  if (problem) throw new Error(problem);
+  return undefined;
+}
+
+/** The worker connection (the Rust core's), with the worker SDK loaded only now (see `EmbeddedOptions.worker`). */
+async function connectWorker(options: NativeConnectionOptions, settings: ClientSettings): Promise<NativeConnection> {
+  const [{ NativeConnection }, { installRuntimeLogging }] = await Promise.all([
+    import('@temporalio/worker'),
+    import('../telemetry/logging'),
+  ]);
+  // The SDK's logs one line each (unless the program installed its Runtime already): a failed
+  // model call is a warning to read, not a 40-line stack trace. Installed only now, as the native
+  // connection would create the Runtime anyway: one with nothing to serve keeps the process alive.
+  installRuntimeLogging('WARN', settings.logging);
+  return NativeConnection.connect(options);
 }

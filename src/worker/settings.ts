@@ -17,7 +17,7 @@ import type { BlobStore } from '../storage/blob-store';
 import { blobStoreFromEnv } from '../storage/blob-store-from-env';
 import { CodecBlobStore } from '../storage/codec-blob-store';
 import { payloadStorageFromEnv } from '../storage/payload-storage';
-import { runtimeLoggingFromEnv, type RuntimeLoggingOptions } from '../telemetry/logging';
+import { runtimeLoggingFromEnv, type RuntimeLoggingOptions } from '../telemetry/logging-settings';
 import { tracingFromEnv, type TracingOptions } from '../telemetry/tracing';
 import { defaultTaskQueue } from '../connection/task-queue';
 import type { AgentsPluginOptions } from './plugin-options';

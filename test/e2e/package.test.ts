@@ -125,11 +125,12 @@ it('support-agent: a custom tool and a structured agent in its own worker, asked
       code: 0,
       stdout: expect.stringContaining('completed'),
     });
-    const loaded = readFileSync(loadedOut, 'utf8')
-      .split('\n')
-      .filter((file) => file.includes('/node_modules/durable-agents/dist/'));
+    const all = readFileSync(loadedOut, 'utf8').split('\n');
+    const loaded = all.filter((file) => file.includes('/node_modules/durable-agents/dist/'));
     expect(loaded.length).toBeGreaterThan(20);
     expect(loaded.filter((file) => /\/dist\/(worker|activities)\//.test(file))).toEqual([]);
+    // Nor the worker SDK (a second of a command's start): a client opens no worker connection.
+    expect(all.filter((file) => file.includes('/node_modules/@temporalio/worker/'))).toEqual([]);
 
     // The bin's worker serves the agents of a module (`worker --module`), until Ctrl+C.
     writeFileSync(
