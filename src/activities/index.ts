@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { ExternalStorage } from '@temporalio/common';
 import type { AgentRegistry } from '../agents/agent-registry';
 import type { McpToolSource } from '../tools/mcp-client/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
@@ -74,6 +75,8 @@ export interface ActivityDeps {
   guardrails?: GuardrailRegistry;
   /** Whether the worker's large payloads go to a payload store (model replies of any size are then recorded). */
   payloadStore?: boolean;
+  /** That payload store (Temporal's External Storage), for a purge of closed workflows (`memory delete --purge`). */
+  payloadStorage?: ExternalStorage;
   /** Requests and tokens per minute by model, held by the fleet through each model's rate governor. */
   rateLimits?: Record<string, RateLimit>;
   /** Tools' secrets per tenant, for `ctx.credential`. */
@@ -96,7 +99,11 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
   return {
     sampleModel: createSampleModel({ config: deps.model, model, pricing, tenantBudgets }),
     recallMemory: createRecallMemory({ memory: deps.memory }),
-    administerMemory: createAdministerMemory({ memory: deps.memory, client: deps.client }),
+    administerMemory: createAdministerMemory({
+      memory: deps.memory,
+      client: deps.client,
+      payloadStorage: deps.payloadStorage,
+    }),
     extractMemory: createExtractMemory({ memory: deps.memory, config: deps.model, model, pricing, tenantBudgets }),
     summarizeMessages: createSummarizeMessages({
       client: deps.client,

@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
+import type { ExternalStorage } from '@temporalio/common';
 import { z } from 'zod';
 import { ApplicationFailure } from '@temporalio/common';
 import {
@@ -27,6 +28,7 @@ import { MemoryDeletedError } from '../memory-store/sql-memory-store';
 import { MemoryPackageMissing } from '../memory-store/sql-client';
 import { keepHeartbeating } from './heartbeat';
 import { tellHolders } from './memory-copies';
+import { purgeClosed } from './memory-purge';
 import { modelCallFailure } from './model-failure';
 import type { TenantBudgets } from './tenant-budgets';
 
@@ -167,7 +169,11 @@ async function updateProfile(
 }
 
 /** Builds `administerMemory`: a person's list, show, delete or export, on the worker's store. */
-export function createAdministerMemory(deps: { memory?: MemoryAccess; client?: Client }) {
+export function createAdministerMemory(deps: {
+  memory?: MemoryAccess;
+  client?: Client;
+  payloadStorage?: ExternalStorage;
+}) {
   return async function administerMemory(request: MemoryAdminRequest): Promise<MemoryAdminResult> {
     const problem = memoryFilterProblem(request.filter, request.op === 'show');
     if (problem) throw ApplicationFailure.nonRetryable(problem, 'Memory.InvalidRequest');
@@ -192,7 +198,12 @@ export function createAdministerMemory(deps: { memory?: MemoryAccess; client?: C
       case 'delete': {
         const holders = await store.holders(request.filter);
         const client = deps.client ?? Context.current().client;
-        const copies = await tellHolders(client, holders, new Date().toISOString());
+        const told = await tellHolders(client, holders, new Date().toISOString());
+        // Closed workflows cannot change: with `purge`, they go, with what they put in the payload store.
+        const copies =
+          request.purge && told.closed.length
+            ? { ...told, ...(await purgeClosed(client, told.closed, deps.payloadStorage)) }
+            : told;
         return { op: 'delete', deletion: await store.delete(request.filter, request.by, copies) };
       }
       case 'export': {

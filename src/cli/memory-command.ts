@@ -8,14 +8,14 @@ import { tableText } from './table';
 /** The usage lines of `memory`. */
 export const MEMORY_USAGE = `usage: ${commandName()} memory list [--user U] [--tenant T] [--agent A] [--limit N] [--json]
        ${commandName()} memory show <fact-id> [--user U] [--tenant T] [--json]
-       ${commandName()} memory delete --user U [--tenant T] [--agent A] [--json]
+       ${commandName()} memory delete --user U [--tenant T] [--agent A] [--purge] [--json]
        ${commandName()} memory export --user U [--tenant T]`;
 
 /** What `memory` was asked. */
 export type MemoryCommand =
   | { action: 'list'; filter: MemoryFilter; limit?: number; json: boolean }
   | { action: 'show'; filter: MemoryFilter; id: string; json: boolean }
-  | { action: 'delete'; filter: MemoryFilter; json: boolean }
+  | { action: 'delete'; filter: MemoryFilter; purge: boolean; json: boolean }
   | { action: 'export'; filter: MemoryFilter; json: boolean };
 
 /** Reads `memory ...`; every mistake is a {@link UsageError}. */
@@ -27,6 +27,7 @@ export function parseMemoryArgs(argv: string[]): MemoryCommand {
     tenant: { type: 'string' },
     agent: { type: 'string' },
     limit: { type: 'string' },
+    purge: { type: 'boolean' },
   });
   const json = values.json ?? false;
   const filter: MemoryFilter = {
@@ -56,7 +57,11 @@ export function parseMemoryArgs(argv: string[]): MemoryCommand {
       if (values.user === undefined)
         throw new UsageError(`memory ${action} needs --user U (and --tenant T for one tenant's)`);
       check(false);
-      return { action, filter, json: action === 'export' ? true : json };
+      if (action === 'export') {
+        if (values.purge) throw new UsageError('--purge is for memory delete');
+        return { action, filter, json: true };
+      }
+      return { action, filter, purge: values.purge ?? false, json };
     default:
       throw new UsageError(
         action === undefined
@@ -97,7 +102,11 @@ export async function runMemoryCommand(
         return 0;
       }
       case 'delete': {
-        const { deletion } = await administerMemory(client, { op: 'delete', filter: cmd.filter, by: who }, options);
+        const { deletion } = await administerMemory(
+          client,
+          { op: 'delete', filter: cmd.filter, by: who, ...(cmd.purge ? { purge: true } : {}) },
+          options,
+        );
         print(
           deletion,
           `Deleted ${deletion.facts} fact(s) and ${deletion.profiles} profile(s) of user ${cmd.filter.user}${cmd.filter.tenant ? ` in tenant ${cmd.filter.tenant}` : ' in every tenant'}; recorded (${deletion.at}, by ${deletion.by}).` +
@@ -120,8 +129,10 @@ function copiesText(copies: MemoryDeletion['copies']): string {
     ? `\nTaken out of the messages of ${copies.told.length} open run(s) and conversation(s): ${copies.told.join(', ')}.`
     : '';
   const closed = copies.closed.length
-    ? `\nStill in the histories of ${copies.closed.length} closed workflow(s) until the namespace's retention removes them (or: temporal workflow delete --workflow-id <id>): ${copies.closed.join(', ')}.`
+    ? `\nStill in the histories of ${copies.closed.length} closed workflow(s) until the namespace's retention removes them (or add --purge): ${copies.closed.join(', ')}.`
     : '';
+  if (copies.purged)
+    return `${told}\nRemoved ${copies.purged.length} closed workflow(s) that held copies, with ${copies.payloads ?? 0} payload(s) they kept in the payload store: ${copies.purged.join(', ')}.`;
   return told + closed;
 }
 

@@ -15,7 +15,16 @@ export const MEMORY_ADMIN_WORKFLOW_TYPE = 'memoryAdminWorkflow';
 export type MemoryAdminRequest =
   | { op: 'list'; filter: MemoryFilter; limit?: number; after?: string }
   | { op: 'show'; filter: MemoryFilter; id: string }
-  | { op: 'delete'; filter: MemoryFilter; by: string }
+  | {
+      op: 'delete';
+      filter: MemoryFilter;
+      by: string;
+      /**
+       * Also remove the closed workflows that held copies of the facts, with the payloads they put
+       * in the payload store (their histories cannot change; open ones take the facts out themselves).
+       */
+      purge?: boolean;
+    }
   | { op: 'export'; filter: MemoryFilter };
 
 /** A user's memory as exported: their facts, profiles and the deletions recorded for them. */

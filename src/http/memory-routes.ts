@@ -10,7 +10,7 @@ import { allow, HttpError, sendJson } from './http-io';
  *   GET    /memory?user=U[&tenant=T][&limit=N][&after=ID]   their facts, newest first (`next` pages on)
  *   GET    /memory/export?user=U[&tenant=T]                everything, as JSON (facts, profiles, deletions)
  *   GET    /memory/:id[?user=U]                            one fact
- *   DELETE /memory?user=U[&tenant=T]                       deletes it all, and records who did
+ *   DELETE /memory?user=U[&tenant=T][&purge=1]             deletes it all, and records who did
  *
  * A tenant's token reaches its own tenant's users only (`tenant` is its own, whatever the query says).
  */
@@ -38,7 +38,16 @@ export async function memoryRoute(
     if (method === 'DELETE') {
       if (filter.user === undefined) throw new HttpError(400, 'say whose memory to delete: ?user=U');
       const by = scope.tenant !== undefined ? `http (tenant ${scope.tenant})` : 'http (admin)';
-      return sendJson(res, 200, (await administerMemory(client, { op: 'delete', filter, by }, options)).deletion);
+      const purge = query.get('purge');
+      if (purge !== null && !['1', 'true', '0', 'false'].includes(purge))
+        throw new HttpError(400, '"purge" is 1 or true (remove the closed workflows that held copies), or 0');
+      const request = {
+        op: 'delete' as const,
+        filter,
+        by,
+        ...(purge === '1' || purge === 'true' ? { purge: true } : {}),
+      };
+      return sendJson(res, 200, (await administerMemory(client, request, options)).deletion);
     }
     allow(method, 'GET');
     const limit = query.get('limit');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   StorageDriverClaim,
@@ -61,6 +61,25 @@ export class FileStorageDriver implements StorageDriver {
         return temporal.api.common.v1.Payload.decode(bytes) as Payload;
       }),
     );
+  }
+
+  /**
+   * Removes stored payloads by their claims (a deletion of memory purging closed workflows that
+   * held a user's facts: see `removeStoredPayloads`); answers how many were there.
+   */
+  async removePayloads(claims: readonly StorageDriverClaim[]): Promise<number> {
+    let removed = 0;
+    for (const claim of claims) {
+      const hash = claim.claimData.hash ?? '';
+      if (!/^[0-9a-f]{64}$/.test(hash)) continue;
+      try {
+        await unlink(this.pathOf(hash));
+        removed++;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+    }
+    return removed;
   }
 
   private pathOf(hash: string): string {

@@ -1,5 +1,6 @@
 import type { StorageDriver } from '@temporalio/common';
 import { BlobNotFoundError, blobRef, type BlobStore } from './blob-store';
+import type { PayloadRemover } from './payload-removal';
 
 /**
  * Amazon S3 (or an S3-compatible server) as the payload store, on Temporal's own S3 driver
@@ -20,6 +21,7 @@ const S3_PACKAGES = '@temporalio/external-storage-s3 @temporalio/external-storag
 function s3Client(options: { prefix: string; env: NodeJS.ProcessEnv }): {
   client: import('@temporalio/external-storage-s3').S3StorageDriverClient;
   driverModule: typeof import('@temporalio/external-storage-s3');
+  deleteObject(bucket: string, key: string): Promise<void>;
 } {
   let s3: typeof import('@aws-sdk/client-s3');
   let driverModule: typeof import('@temporalio/external-storage-s3');
@@ -66,6 +68,10 @@ function s3Client(options: { prefix: string; env: NodeJS.ProcessEnv }): {
       getObject: (bucket, key, o) => inner.getObject(bucket, prefix + key, o),
       describe: () => ({ ...inner.describe?.(), ...(prefix ? { prefix } : {}), ...(endpoint ? { endpoint } : {}) }),
     },
+    // Temporal's driver client never deletes; a purge does (see `removeStoredPayloads`).
+    deleteObject: async (bucket: string, key: string) => {
+      await client.send(new s3.DeleteObjectCommand({ Bucket: bucket, Key: prefix + key }));
+    },
   };
 }
 
@@ -76,8 +82,21 @@ function s3Client(options: { prefix: string; env: NodeJS.ProcessEnv }): {
  * path as those servers expect.
  */
 export function s3StorageDriver(options: { bucket: string; prefix: string; env: NodeJS.ProcessEnv }): StorageDriver {
-  const { client, driverModule } = s3Client(options);
-  return new driverModule.S3StorageDriver({ client, bucket: options.bucket }) as unknown as StorageDriver;
+  const { client, driverModule, deleteObject } = s3Client(options);
+  const driver = new driverModule.S3StorageDriver({ client, bucket: options.bucket }) as unknown as StorageDriver;
+  const removable: PayloadRemover = {
+    // Its claims name their bucket and key (under the prefix the client adds).
+    async removePayloads(claims) {
+      let removed = 0;
+      for (const { claimData } of claims) {
+        if (!claimData.bucket || !claimData.key) continue;
+        await deleteObject(claimData.bucket, claimData.key);
+        removed++;
+      }
+      return removed;
+    },
+  };
+  return Object.assign(driver, removable);
 }
 
 /** A blob store in the same bucket, under `<prefix>/blobs/sha256/`: images go where the payloads go. */

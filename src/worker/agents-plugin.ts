@@ -124,6 +124,7 @@ export class AgentsPlugin extends SimplePlugin {
         mcp,
         searchAttributes,
         payloadStore: payloads !== undefined,
+        ...(payloads ? { payloadStorage: payloads } : {}),
         blobs: settings.blobStore,
         ...(settings.rateLimits ? { rateLimits: settings.rateLimits } : {}),
         credentials: settings.credentials,

@@ -13,6 +13,9 @@ import {
 } from '../../src/core';
 import { FileStorageDriver } from '../../src/storage/file-storage-driver';
 import { payloadStorageFromEnv } from '../../src/storage/payload-storage';
+import { removeStoredPayloads, storedPayloadRefs } from '../../src/storage/payload-removal';
+import { ExternalStorage } from '@temporalio/common';
+import { encodeReferencePayload } from '@temporalio/common/lib/internal-non-workflow';
 import { ToolRegistry } from '../../src/tools/registry';
 import { defineTool } from '../../src/tools/define-tool';
 import { z } from 'zod';
@@ -137,6 +140,29 @@ describe('the payload store', () => {
     const dir = join(driver.dir, claim.claimData.hash.slice(0, 2));
     writeFileSync(join(dir, readdirSync(dir)[0]), 'changed');
     await expect(driver.retrieve({}, [claim])).rejects.toThrow(/damaged/);
+  });
+
+  it('finds the references a raw history holds and removes their payloads through the driver that stored them', async () => {
+    const driver = new FileStorageDriver(mkdtempSync(join(tmpdir(), 'payloads-')));
+    const storage = new ExternalStorage({ drivers: [driver] });
+    const payload = { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('"big"') };
+    const [claim] = await driver.store({}, [payload]);
+    const ref = encodeReferencePayload({ driverName: driver.name, claim, sizeBytes: 5 });
+    // As a history event holds it, among payloads that are not references.
+    const events = [
+      { eventId: 1, workflowExecutionStartedEventAttributes: { input: { payloads: [payload, ref] } } },
+      { eventId: 2, activityTaskCompletedEventAttributes: { result: { payloads: [payload] } } },
+    ];
+    const refs = storedPayloadRefs(events);
+    expect(refs).toEqual([{ driverName: driver.name, claimData: { hash: claim.claimData.hash } }]);
+    expect(await removeStoredPayloads(storage, refs)).toEqual({ removed: 1, kept: 0 });
+    await expect(driver.retrieve({}, [claim])).rejects.toThrow(/is not in/);
+    // Removed already, or a driver this worker does not have: nothing removed, nothing thrown.
+    expect(await removeStoredPayloads(storage, refs)).toEqual({ removed: 0, kept: 1 });
+    expect(await removeStoredPayloads(storage, [{ driverName: 'elsewhere', claimData: {} }])).toEqual({
+      removed: 0,
+      kept: 1,
+    });
   });
 
   it('is read from AGENT_PAYLOAD_STORE and AGENT_PAYLOAD_THRESHOLD, with clear errors', () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -383,5 +383,50 @@ it('the forget tool drops the facts the model found with recall, for good', asyn
     expect(forgot.content).toMatch(/^tool said: \{"forgotten":\["f_\w+"\]\}$/);
     const left = await administerMemory(client, { op: 'list', filter: { user: 'dave' } }, { taskQueue });
     expect(left.facts.map((f) => f.text)).toEqual(['Works night shifts at the hospital']);
+  });
+});
+
+it('memory delete --purge removes the closed runs that held copies, with what they kept in the payload store', async () => {
+  // A fact of this test's own, in a run whose input is large enough for the payload store (64 KiB).
+  const FACT = `Keeps a spare key under the mat ${randomUUID().slice(0, 8)}`;
+  const holding = () =>
+    readdirSync(process.env.AGENT_PAYLOAD_STORE!, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && readFileSync(join(e.parentPath, e.name)).includes(FACT))
+      .map((e) => e.name);
+  const model = await startModel(memoryModel);
+  const { worker, taskQueue } = await createTestWorker(temporal(), {
+    baseURL: model.baseURL,
+    memory: { dir: join(dir, 'purge') },
+  });
+  const client = temporal().client;
+  await worker.runUntil(async () => {
+    const input = {
+      message: `remember: ${FACT}`,
+      system: `Be brief. ${'x'.repeat(70_000)}`,
+      user: 'erin',
+      tools: ['remember'],
+    };
+    const handle = await startAgentRun(client, input, { taskQueue });
+    expect((await runOutcome(handle)).status).toBe('completed');
+    expect(holding().length).toBeGreaterThan(0);
+
+    const cli = (...args: string[]) =>
+      runTs(
+        ['client.ts', 'memory', ...args],
+        cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, AGENT_TASK_QUEUE: taskQueue }),
+      );
+    const refused = await cli('export', '--user', 'erin', '--purge');
+    expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining('--purge is for memory delete') });
+    const deleted = await cli('delete', '--user', 'erin', '--purge', '--json');
+    expect(deleted.code).toBe(0);
+    expect(JSON.parse(deleted.stdout).copies).toEqual({
+      told: [],
+      closed: [handle.workflowId],
+      purged: [handle.workflowId],
+      payloads: expect.any(Number),
+    });
+    expect(JSON.parse(deleted.stdout).copies.payloads).toBeGreaterThan(0);
+    // Nothing of the fact is left in the payload store.
+    expect(holding()).toEqual([]);
   });
 });

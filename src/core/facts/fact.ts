@@ -41,7 +41,13 @@ export interface MemoryDeletion {
    * out of their messages; `closed`, those whose histories (and payloads) still hold them, which
    * Temporal keeps until the namespace's retention ends or they are deleted.
    */
-  copies?: { told: string[]; closed: string[] };
+  copies?: {
+    told: string[];
+    closed: string[];
+    /** With `--purge`: the closed ones removed (their runs, and the payloads they stored, `payloads`). */
+    purged?: string[];
+    payloads?: number;
+  };
 }
 
 /** What a `remember` (or an extraction) asks the store to keep. */
