@@ -8,6 +8,7 @@ import { connectClient } from '../../src/connection/client-connection';
 import { BlobNotFoundError } from '../../src/storage/blob-store';
 import { blobStoreFromEnv } from '../../src/storage/blob-store-from-env';
 import { payloadStorageFromEnv } from '../../src/storage/payload-storage';
+import { removeStoredPayloads } from '../../src/storage/payload-removal';
 import type { ChatRequest } from '../../src/testing/chat-request';
 import { defineTool } from '../../src/tools/define-tool';
 import { ToolRegistry } from '../../src/tools/registry';
@@ -121,6 +122,15 @@ it('stores it in S3, encrypted before it is stored; images go to the same bucket
     expect(Buffer.from(await blobs.get(ref)).toString()).toBe('an image');
     expect(blobs.location).toBe('s3://payloads/agents/blobs');
     await expect(blobs.get(`sha256:${'0'.repeat(64)}`)).rejects.toThrow(BlobNotFoundError);
+    // A purge (memory delete --purge) removes a payload by its claim, which names its bucket and key.
+    const [driver] = storage.drivers;
+    const payload = { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('"to forget"') };
+    const [claim] = await driver.store({} as Parameters<typeof driver.store>[0], [payload]);
+    expect(await removeStoredPayloads(storage, [{ driverName: driver.name, claimData: claim.claimData }])).toEqual({
+      removed: 1,
+      kept: 0,
+    });
+    await expect(driver.retrieve({} as Parameters<typeof driver.retrieve>[0], [claim])).rejects.toThrow();
   } finally {
     await s3.close();
   }
