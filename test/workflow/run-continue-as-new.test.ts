@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@temporalio/client';
@@ -10,6 +11,7 @@ import { streamEvents } from '../../src/client/event-stream';
 import { decideApproval, readStatus, readTranscript } from '../../src/client/workflow-controls';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { createAgentWorker } from '../../src/worker/create-agent-worker';
+import { defineAgent } from '../../src/agents/define-agent';
 import { installRuntimeLogging } from '../../src/telemetry/logging';
 import { answer, call, closeScriptedModels, startModel } from '../helpers/scripted-model';
 import { modelAt } from '../helpers/temporal';
@@ -153,4 +155,61 @@ it('continues as new between steps; the result, transcript, status, events and a
       expect(history.events!.length).toBeLessThan(400);
     }
   });
+});
+
+it("keeps its agent's memory across continue-as-new: every model call reads the recalled block after the message, and the run ends with an extraction", async () => {
+  const steps = 25;
+  const extractions: string[] = [];
+  const recalled: boolean[] = [];
+  const model = await startModel((req) => {
+    if (String(req.messages[0]?.content ?? '').startsWith('You keep the long-term memory')) {
+      extractions.push(String(req.messages[1].content));
+      return answer('{"add":[{"text":"Counts in steps of one"}],"update":[],"retire":[]}');
+    }
+    const user = req.messages.findIndex((m) => m.role === 'user');
+    if (req.messages[user].content === 'Hello') return answer('Hi.');
+    // The recalled block follows the user's message, in every call of the run.
+    recalled.push(String(req.messages[user + 1]?.content ?? '').startsWith('<memory>'));
+    const n = req.messages.filter((m) => m.role === 'tool').length;
+    return n < steps ? call(['add', { a: n, b: 1 }]) : answer(`done after ${n} tools`);
+  });
+  const counter = defineAgent({
+    name: 'counter',
+    instructions: 'Be exact.',
+    tools: ['add'],
+    memory: { recall: true, extract: true },
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'run-can-memory-'));
+  const client = new Client({ connection: connection.connection });
+  const taskQueue = `run-can-${randomUUID()}`;
+  const worker = await createAgentWorker({
+    connection: native,
+    taskQueue,
+    registry: testRegistry(),
+    agents: [counter],
+    model: modelAt(model.baseURL),
+    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    shutdownGraceTime: '1s',
+    memory: { dir },
+  });
+  try {
+    await worker.runUntil(async () => {
+      // A first, short run: its extraction keeps the fact the long one recalls.
+      const ask = (message: string) =>
+        startAgentRun(client, { message, agent: 'counter', user: 'carl', maxIterations: steps + 5 }, { taskQueue });
+      expect(await runOutcome(await ask('Hello'))).toMatchObject({ status: 'completed' });
+      expect(extractions).toHaveLength(1);
+      const handle = await ask('Add up in steps of one.');
+      const outcome = await runOutcome(handle);
+      expect(outcome).toMatchObject({ status: 'completed', content: `done after ${steps} tools` });
+      expect((await client.workflow.count(`WorkflowId = '${handle.workflowId}'`)).count).toBeGreaterThan(1);
+      expect(recalled).toHaveLength(steps + 1);
+      expect(recalled.every(Boolean)).toBe(true);
+      // Extraction after the last run, with the agent's memory it carried.
+      expect(extractions).toHaveLength(2);
+      expect(extractions[1]).toContain('User: Add up in steps of one.');
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
