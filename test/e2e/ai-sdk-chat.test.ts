@@ -6,6 +6,7 @@ import { aiSdkChat } from '../helpers/ai-sdk-client';
 import { cleanEnv, startTs, type Started } from '../helpers/processes';
 import { call, lastOf, startModel } from '../helpers/scripted-model';
 import { startHttpApi } from '../helpers/http-api';
+import { watchChatTurns, type ChatTurnEvent } from '../../src/ui/watch-chat-turns';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 import { testRegistry, transfers } from '../helpers/test-tools';
 
@@ -292,3 +293,44 @@ it('answers a message to an agent nobody serves with 400 and the reason, at once
     api.close();
   }
 }, 60_000);
+
+it('a page that starts watching the chat just after another tab started a turn still sees that turn start (GET /api/chat/:id/turns)', async () => {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const m = await startModel(async (req) => {
+    if (lastOf(req, 'user') === 'slow') await held;
+    return { content: `reply to ${lastOf(req, 'user')}` };
+  });
+  const t = temporal();
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
+  const api = await startHttpApi({ client: t.client, taskQueue });
+  const id = `ui-watch-${randomUUID()}`;
+  const post = (text: string) =>
+    fetch(`${api.base}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id, messages: [{ id: `ui-${text}`, role: 'user', parts: [{ type: 'text', text }] }] }),
+    }).then((r) => r.text());
+  try {
+    await worker.runUntil(async () => {
+      await post('hello');
+      // Another tab's turn is under way (its model call held) when this page begins to watch.
+      const slow = post('slow');
+      while (m.requests.length < 2) await new Promise((r) => setTimeout(r, 50));
+      const watching = new AbortController();
+      const seen: ChatTurnEvent[] = [];
+      const watch = watchChatTurns(id, (e) => seen.push(e), { api: `${api.base}/api/chat`, signal: watching.signal });
+      const deadline = Date.now() + 30_000;
+      while (!seen.some((e) => e.type === 'turn-started' && e.messageId === 'ui-slow') && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
+      release();
+      await slow;
+      watching.abort();
+      await watch;
+      expect(seen).toContainEqual({ type: 'turn-started', turn: 2, messageId: 'ui-slow' });
+    });
+  } finally {
+    release();
+    api.close();
+  }
+}, 120_000);

@@ -31,7 +31,7 @@ import { chatRequest, uiMessages } from './ui-messages';
  *   GET  /api/chat/:id/messages      the conversation as UIMessage[], for a front end to load; `?branch=`: a branch that is not current
  *   GET  /api/chat/:id/branches      the chat's branches (regenerate and edit make them), the current one first
  *   POST /api/chat/:id/branch        {"branch"}: makes that branch current again (between turns); answers with the branches
- *   GET  /api/chat/:id/turns         the chat's turns as they start and end (SSE), for a page that follows other tabs; 204 when no chat
+ *   GET  /api/chat/:id/turns         the chat's turns as they start and end (SSE), from the current one, for a page that follows other tabs; 204 when no chat
  *   POST /api/chat/:id/stop          Stop: cancels the running turn, answers once it ended (200), or 204 when none runs
  *
  * Every stream is read from the conversation's durable event log, never from this server's
@@ -231,7 +231,8 @@ async function resume(
 }
 
 /**
- * `GET /api/chat/:id/turns`: Server-Sent Events of the chat's turns from now on, whoever sent
+ * `GET /api/chat/:id/turns`: Server-Sent Events of the chat's turns, from the current (or last)
+ * one's start, whoever sent
  * their message: `{"type": "turn-started", "turn", "messageId"?}` and `{"type": "turn-finished",
  * "turn", "status"}`, and `{"type": "branch-switched", "branch"}` when another branch was made
  * current (the page loads the chat again). A page open on a chat (a second tab, a phone) follows it: a turn it did not
@@ -243,12 +244,15 @@ async function turns(res: ServerResponse, client: Client, id: string, gone: Abor
     res.writeHead(204).end();
     return;
   }
-  const after = await eventsPosition(client, id);
+  // From the start of the current (or last) turn, not from now: a page loads the chat, then
+  // watches, and a turn another tab started in between would otherwise never be seen to start. A
+  // page skips the turns it has (by their message ids). A chat not running starts afresh at 0.
+  const from = (await eventsPosition(client, id)) === -1 ? { after: -1 } : {};
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
   res.flushHeaders();
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
   try {
-    for await (const e of withLiveText(id, (live) => streamEvents(client, id, { ...live, after, signal: gone }))) {
+    for await (const e of withLiveText(id, (live) => streamEvents(client, id, { ...live, ...from, signal: gone }))) {
       const chunk =
         e.type === 'turn_started'
           ? { type: 'turn-started', turn: e.turn, ...(e.messageId ? { messageId: e.messageId } : {}) }
