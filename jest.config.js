@@ -28,7 +28,8 @@ module.exports = {
   // Two more workers than the 2 cores the suite is sized for: most end-to-end files spend their
   // time waiting (on child processes, timers, a server that restarts), and other files run
   // meanwhile (the suite took 840 s with 2 workers, 654 s with 3; on another machine 828 s with 3,
-  // 743 s with 4). No test has a wall-clock upper bound, so the contention slows, never fails, them.
+  // 743 s with 4). The contention slows the end-to-end files; the one race it showed (a chat page
+  // that began watching just after a turn started) was a real bug, mended.
   maxWorkers: 4,
   // The slowest files first (see test/sequencer.js), so no long file is left running alone at the end.
   testSequencer: '<rootDir>/test/sequencer.js',
