@@ -1,7 +1,9 @@
 import {
   EventLog,
   FORGOTTEN_TEXT,
+  forgetInConversation,
   forgetInRun,
+  startConversation,
   forgetInValue,
   startRun,
   type RunState,
@@ -181,6 +183,24 @@ describe('forgetQuotes: a deletion reaching the copies a conversation keeps', ()
     expect(log.rewrite((e) => forgetInValue(e, { at: AT, facts: [{ text: fact }] }).value)).toBe(1);
     expect(JSON.stringify(log.snapshot())).not.toContain('aisle seats');
     expect(log.snapshot().events.map((e) => e.offset)).toEqual([0, 1]);
+  });
+
+  it('takes the fact out of a conversation and its running turn, as one new version of the messages', () => {
+    const conv = {
+      ...startConversation({ system: 'You help with travel.' }),
+      messages: messages.slice(1),
+      revisionsMade: 3,
+    };
+    const turn = {
+      ...startRun({ message: 'Book it.' }, []),
+      messages: [...messages, { role: 'user', content: 'Book it.' }],
+    } as RunState;
+    const out = forgetInConversation(conv, turn, { at: AT, facts: [{ text: fact, ref: 'c1' }] });
+    expect(JSON.stringify([out.conv, out.run])).not.toContain('aisle seats');
+    // Never a version a fork used before (revisionsMade), the same for both.
+    expect(out.conv).toMatchObject({ revision: 4, revisionsMade: 4 });
+    expect(out.run?.revision).toBe(4);
+    expect(forgetInConversation(out.conv, out.run, { at: AT, facts: [{ text: fact }] }).changed).toBe(0);
   });
 
   it('leaves short facts alone, which would blank the same words used for other things', () => {

@@ -201,31 +201,25 @@ export function forgetInConversation(
 ): { conv: ConversationState; run?: RunState; changed: number } {
   const base = conv.options.system !== undefined ? 1 : 0;
   const kept = forgetQuotes(conv.messages, forgotten, base);
-  const running = run ? forgetQuotes(run.messages, forgotten) : { messages: [], changed: 0 };
   let held = 0;
   const branches = conv.branches?.map((b) => {
     const out = forgetQuotes(b.messages, forgotten, base);
     held += out.changed;
     return out.changed ? { ...b, messages: out.messages as ChatMessage[] } : b;
   });
-  const { messages: _messages, branches: _branches, ...convRest } = conv;
-  const convOther = forgetInValue(convRest, forgotten);
-  const runOther = run ? forgetInValue(withoutMessages(run), forgotten) : { value: undefined, hits: 0 };
-  const changed = kept.changed + running.changed + held;
-  if (!changed && !convOther.hits && !runOther.hits) return { conv, ...(run ? { run } : {}), changed: 0 };
+  const { messages: _messages, branches: _branches, ...rest } = conv;
+  const other = forgetInValue(rest, forgotten);
+  // The running turn is a run like any other; its new version is the conversation's.
+  const running = run ? forgetInRun(run, forgotten) : undefined;
+  const changed = kept.changed + held + other.hits + (running?.changed ?? 0);
+  if (!changed) return { conv, ...(run ? { run } : {}), changed: 0 };
   const revision = Math.max(conv.revision ?? 0, conv.revisionsMade ?? 0, run?.revision ?? 0) + 1;
   const next: ConversationState = {
-    ...convOther.value,
+    ...other.value,
     messages: kept.messages as ChatMessage[],
     ...(branches ? { branches } : {}),
     revision,
     revisionsMade: revision,
   };
-  const total = changed + convOther.hits + runOther.hits;
-  if (!run) return { conv: next, changed: total };
-  return {
-    conv: next,
-    run: { ...run, ...runOther.value, messages: running.messages as ChatMessage[], revision },
-    changed: total,
-  };
+  return running ? { conv: next, run: { ...running.state, revision }, changed } : { conv: next, changed };
 }
