@@ -23,7 +23,7 @@ import type { ImageInput } from '../storage/images';
 import { agentMessage, messageExcerpt, status, turnOutcome } from './task-events';
 import type { TemporalTaskStore } from './task-store';
 import { callScope } from './tenant-user';
-import { checkInScope } from '../client/tenant-scope';
+import { scopedWorkflowId } from '../client/tenant-scope';
 
 /** What {@link ConversationExecutor} needs. */
 export interface ConversationExecutorOptions {
@@ -47,14 +47,15 @@ export class ConversationExecutor implements AgentExecutor {
   constructor(private readonly o: ConversationExecutorOptions) {}
 
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
-    const ids = { id: ctx.taskId, contextId: ctx.contextId };
+    // The conversation's workflow id: the contextId, in the caller's tenant's id space (set below).
+    const ids = { id: ctx.taskId, contextId: ctx.contextId, workflowId: ctx.contextId };
     const update = (state: TaskState, text?: string, turn?: number) =>
       bus.publish(
         A2AEvent.statusUpdate({
           taskId: ids.id,
           contextId: ids.contextId,
           status: status(state, text ? agentMessage(ids, text) : undefined),
-          metadata: turn === undefined ? undefined : { workflowId: ids.contextId, turn },
+          metadata: turn === undefined ? undefined : { workflowId: ids.workflowId, turn },
         }),
       );
     // The turn's result, once its Update answers: it ends the task without waiting for the
@@ -67,8 +68,8 @@ export class ConversationExecutor implements AgentExecutor {
     try {
       const problem = workflowIdProblem(ctx.contextId, 'the contextId');
       if (problem) throw new Error(problem);
-      // Another tenant's conversation is, to this caller, no conversation at all.
-      await checkInScope(this.o.client, callScope(ctx.context), ctx.contextId, 'conversation');
+      // In the caller's tenant's id space: another tenant's context is no context to it, a new one its own.
+      ids.workflowId = await scopedWorkflowId(this.o.client, callScope(ctx.context), ctx.contextId, 'conversation');
       let steps: AsyncGenerator<TurnStep>;
       let task: Task;
       if (ctx.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
@@ -76,10 +77,10 @@ export class ConversationExecutor implements AgentExecutor {
         // A follow-up's first event is its task too (the SDK's rule for every execution).
         bus.publish(A2AEvent.task(task));
         published = true;
-        const paused = await pausedTurn(this.o.client, ids.contextId);
+        const paused = await pausedTurn(this.o.client, ids.workflowId);
         const turn = (task.metadata as { turn?: number } | undefined)?.turn;
         if (!paused || paused.turn !== turn) {
-          steps = followTurn(this.o.client, ids.contextId, { turn, signal });
+          steps = followTurn(this.o.client, ids.workflowId, { turn, signal });
         } else {
           const answer = approvalAnswer(ctx.userMessage, paused.pending, paused.questions);
           if (!answer) {
@@ -90,14 +91,14 @@ export class ConversationExecutor implements AgentExecutor {
             );
             return;
           }
-          const decided = await decideAnswered(this.o.client, ids.contextId, answer);
+          const decided = await decideAnswered(this.o.client, ids.workflowId, answer);
           const pending = paused.pending.filter((c) => !decided.has(c));
           update(TaskState.TASK_STATE_WORKING, undefined, turn);
-          steps = followTurn(this.o.client, ids.contextId, { after: paused.after, turn, pending, signal });
+          steps = followTurn(this.o.client, ids.workflowId, { after: paused.after, turn, pending, signal });
         }
       } else {
         // A context the client did not name is a new conversation: its events start with this turn.
-        const after = ctx.userMessage.contextId ? await eventsPosition(this.o.client, ids.contextId) : undefined;
+        const after = ctx.userMessage.contextId ? await eventsPosition(this.o.client, ids.workflowId) : undefined;
         // Not streamed: a task's updates are its states and its answer, not the answer's words
         // (streaming them would cost every turn its deltas' events).
         const { tenant } = callScope(ctx.context);
@@ -111,7 +112,7 @@ export class ConversationExecutor implements AgentExecutor {
         const request = userMessage(ctx.userMessage);
         const working = ctx.task?.status?.state === TaskState.TASK_STATE_WORKING;
         if (working && request.busy === undefined) request.busy = 'steer';
-        const sent = await startMessage(this.o.client, ids.contextId, request, {
+        const sent = await startMessage(this.o.client, ids.workflowId, request, {
           taskQueue: this.o.taskQueue,
           options,
         });
@@ -137,11 +138,11 @@ export class ConversationExecutor implements AgentExecutor {
             ...(ctx.task?.history ?? []).filter((m) => m.messageId !== ctx.userMessage.messageId),
             ctx.userMessage,
           ],
-          metadata: { workflowId: ids.contextId },
+          metadata: { workflowId: ids.workflowId },
         };
         bus.publish(A2AEvent.task(task));
         published = true;
-        steps = followTurn(this.o.client, ids.contextId, { after, signal });
+        steps = followTurn(this.o.client, ids.workflowId, { after, signal });
       }
       const turn = (task.metadata as { turn?: number } | undefined)?.turn;
       for await (const event of taskUpdates(ids, steps, turn, () => result, signal)) bus.publish(event);
@@ -172,16 +173,16 @@ export class ConversationExecutor implements AgentExecutor {
    * event to its end, or to `input-required` when the turn waits for approval.
    */
   async *follow(task: Task, signal: AbortSignal): AsyncGenerator<AgentExecutionEvent> {
-    const ids = { id: task.id, contextId: task.contextId };
+    const ids = { id: task.id, contextId: task.contextId, workflowId: taskWorkflowId(task) };
     const turn = (task.metadata as { turn?: number } | undefined)?.turn;
-    yield* taskUpdates(ids, followTurn(this.o.client, ids.contextId, { turn, signal }), turn, () => undefined);
+    yield* taskUpdates(ids, followTurn(this.o.client, ids.workflowId, { turn, signal }), turn, () => undefined);
   }
 
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
     try {
       const task = await this.o.store.load(taskId, undefined as never);
       if (task) {
-        await cancelTurn(this.o.client, task.contextId).catch(() => undefined);
+        await cancelTurn(this.o.client, taskWorkflowId(task)).catch(() => undefined);
         bus.publish(
           A2AEvent.statusUpdate({
             taskId,
@@ -197,6 +198,12 @@ export class ConversationExecutor implements AgentExecutor {
   }
 }
 
+/** The conversation a task's turn is in: its `metadata.workflowId` (its contextId in its tenant's id space), else its contextId. */
+function taskWorkflowId(task: Task): string {
+  const id = (task.metadata as { workflowId?: unknown } | undefined)?.workflowId;
+  return typeof id === 'string' ? id : task.contextId;
+}
+
 /**
  * A followed turn as the task's updates: `working` as it runs and calls tools, `input-required`
  * when it pauses for approvals, then the answer as the `answer` artifact and the final state.
@@ -204,7 +211,7 @@ export class ConversationExecutor implements AgentExecutor {
  * ends with it at once, without waiting for the event stream to tell the same.
  */
 async function* taskUpdates(
-  ids: { id: string; contextId: string },
+  ids: { id: string; contextId: string; workflowId: string },
   steps: AsyncIterable<TurnStep>,
   turnAtStart: number | undefined,
   result: () => ConversationTurnResult | undefined,
@@ -218,7 +225,7 @@ async function* taskUpdates(
       taskId: ids.id,
       contextId: ids.contextId,
       status: status(state, text ? agentMessage(ids, text) : undefined),
-      metadata: turn === undefined ? undefined : { workflowId: ids.contextId, turn },
+      metadata: turn === undefined ? undefined : { workflowId: ids.workflowId, turn },
     });
   function* finish(end: AgentEvent): Generator<AgentExecutionEvent> {
     const outcome = turnOutcome(ids, end);
@@ -235,7 +242,7 @@ async function* taskUpdates(
       taskId: ids.id,
       contextId: ids.contextId,
       status: outcome.status,
-      metadata: { workflowId: ids.contextId, turn: turn ?? end.turn },
+      metadata: { workflowId: ids.workflowId, turn: turn ?? end.turn },
     });
   }
   const iterator = steps[Symbol.asyncIterator]();

@@ -202,7 +202,8 @@ export class TemporalTaskStore implements TaskStore {
     if (typeof turn !== 'number') return task;
     let events;
     try {
-      events = await keptEvents(this.client, task.contextId);
+      const workflowId = (task.metadata as { workflowId?: unknown } | undefined)?.workflowId;
+      events = await keptEvents(this.client, typeof workflowId === 'string' ? workflowId : task.contextId);
     } catch {
       return task; // the conversation cannot answer now: the record is what is known
     }

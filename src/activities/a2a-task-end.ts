@@ -33,7 +33,7 @@ export function createAwaitA2aTaskEnd(deps: { client?: Client }) {
     const ids = { id: input.taskId, contextId: input.contextId };
     const ending = (end: AgentEvent) =>
       a2aTaskEnd(ids, end, { messageId: randomUUID(), timestamp: new Date().toISOString() });
-    const handle = (deps.client ?? ctx.client).workflow.getHandle(input.contextId);
+    const handle = (deps.client ?? ctx.client).workflow.getHandle(input.workflowId ?? input.contextId);
     const signal = AbortSignal.any([ctx.cancellationSignal, AbortSignal.timeout(input.waitMs)]);
     const stop = keepHeartbeating(BEAT_MS);
     try {

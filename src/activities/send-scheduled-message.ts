@@ -17,11 +17,19 @@ export function createSendScheduledMessage(deps: { client?: Client }) {
     const ctx = Context.current();
     const client = deps.client ?? ctx.client;
     const { conversationId, turn } = input;
-    const wasOpen = await client.workflow
+    const found = await client.workflow
       .getHandle(conversationId)
       .describe()
-      .then((d) => d.status.name === 'RUNNING' && d.type === CONVERSATION_WORKFLOW_TYPE)
-      .catch(() => false);
+      .catch(() => undefined);
+    const wasOpen = found?.status.name === 'RUNNING' && found.type === CONVERSATION_WORKFLOW_TYPE;
+    // A tenant's schedule writes to its tenant's conversations only, whatever id it was given.
+    const tenant = input.options?.tenant;
+    const owner = found?.searchAttributes?.AgentTenant?.[0];
+    if (tenant !== undefined && found !== undefined && owner !== tenant)
+      throw ApplicationFailure.nonRetryable(
+        `the conversation "${conversationId}" is not tenant "${tenant}"'s: a schedule of a tenant sends to its own conversations only`,
+        'Schedule.MessageRefused',
+      );
     try {
       await client.workflow.startUpdateWithStart(sendMessageUpdate, {
         args: [turn],

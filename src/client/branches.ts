@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
   workflowIdProblem,
   type BranchInfo,
@@ -159,14 +160,21 @@ async function forkInto(
   } catch (err) {
     throw await explainFailure(client, conversationId, err, 'conversation');
   }
-  await client.workflow.start<typeof conversationWorkflow>(CONVERSATION_WORKFLOW_TYPE, {
-    workflowId: into,
-    taskQueue: start.taskQueue,
-    args: [input],
-    staticSummary: `conversation: forked from ${conversationId} at message ${fork.atMessage}`,
-    // The new conversation is its source's tenant's (a fork's options are its source's).
-    ...tenantStartOptions({ tenant: (input as { tenant?: string }).tenant }),
-  });
+  try {
+    await client.workflow.start<typeof conversationWorkflow>(CONVERSATION_WORKFLOW_TYPE, {
+      workflowId: into,
+      taskQueue: start.taskQueue,
+      args: [input],
+      staticSummary: `conversation: forked from ${conversationId} at message ${fork.atMessage}`,
+      // The new conversation is its source's tenant's (a fork's options are its source's).
+      ...tenantStartOptions({ tenant: (input as { tenant?: string }).tenant }),
+    });
+  } catch (err) {
+    // Started by another request since the lookup above.
+    if (err instanceof WorkflowExecutionAlreadyStartedError)
+      throw new ClientError('already_running', `"${into}" exists already: fork into a new id`, into);
+    throw err;
+  }
   if (fork.message === undefined) return { conversationId: into, branch: 'main' };
   const request = typeof fork.message === 'string' ? { message: fork.message } : fork.message;
   const sent = await startMessage(client, into, request, { ...start, options: undefined }, wait);

@@ -14,6 +14,7 @@ import {
   agentWorkflowId,
   fairnessWeightProblem,
   runSummary,
+  tenantWorkflowId,
   validateAgentInput,
   workflowIdProblem,
   type AgentInput,
@@ -77,6 +78,12 @@ export interface StartRunOptions {
   blobStore?: BlobStore;
   /** The tenant's share when the task queue backs up (default 1; see `tenants weight` for one set on the queue). */
   fairnessWeight?: number;
+  /**
+   * The tenant in whose id space the run's id is made (`acme:agent-...`, see `tenantWorkflowId`),
+   * as the doors that act for a tenant's token start runs: the same `idempotencyKey` of two
+   * tenants then names two runs. A given `workflowId` is taken as it is.
+   */
+  idSpace?: string;
 }
 
 /**
@@ -141,14 +148,14 @@ export async function startAgentRun(
   ];
   if (problems.length) throw new ClientError('invalid', problems.join('; '));
   // Ids are never encrypted: a client that encrypts payloads gets ids without words of the message.
-  const workflowId =
-    options.workflowId ??
-    (options.idempotencyKey !== undefined
+  const made =
+    options.idempotencyKey !== undefined
       ? `agent-${createHash('sha256').update(options.idempotencyKey).digest('hex').slice(0, 24)}`
-      : undefined) ??
-    (encryptsPayloads(client)
-      ? `agent-${randomBytes(6).toString('hex')}`
-      : agentWorkflowId(input.message, randomBytes(4).toString('hex').slice(0, 6)));
+      : encryptsPayloads(client)
+        ? `agent-${randomBytes(6).toString('hex')}`
+        : agentWorkflowId(input.message, randomBytes(4).toString('hex').slice(0, 6));
+  const workflowId =
+    options.workflowId ?? (options.idSpace !== undefined ? tenantWorkflowId(options.idSpace, made) : made);
   const again = options.idempotencyKey !== undefined;
   try {
     return await client.workflow.start<AgentRunWorkflow>(AGENT_WORKFLOW_TYPE, {

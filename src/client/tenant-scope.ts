@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import type { Client } from '@temporalio/client';
-import { inScope, searchAttributeCreateCommands, type TenantScope } from '../core';
+import { inScope, searchAttributeCreateCommands, tenantWorkflowId, type TenantScope } from '../core';
 import { ClientError } from './client-error';
 import { lookupWorkflow } from './workflow-lookup';
 
@@ -47,19 +47,24 @@ export async function workflowOwner(client: Client, workflowId: string): Promise
 }
 
 /**
- * Refuses a caller in `scope` a workflow of another tenant, as if it did not exist (`not_found`,
- * the same words as for an id no workflow has): a tenant learns nothing of another's ids. An
- * admin scope (no tenant) is never refused and costs nothing. An id no workflow has passes: what
- * the caller asked for then says so itself (or starts it, as a message to a new conversation does).
+ * The workflow id a caller in `scope` means by `id`, checked: an admin's id as it is; a tenant's
+ * in the tenant's own id space (`chat-1` → `acme:chat-1`, see `tenantWorkflowId`), so what the
+ * caller starts under it is its own, and another tenant's id answers exactly as an id no workflow
+ * has (both name an id of the caller's space that does not exist). A tenant's workflow started
+ * under a plain id (by an admin for the tenant, or before ids had spaces) is still found by it.
+ * A workflow in the caller's space that another tenant owns (an admin's doing) is refused with
+ * the words of a missing one (`not_found`).
  */
-export async function checkInScope(
+export async function scopedWorkflowId(
   client: Client,
   scope: TenantScope,
-  workflowId: string,
+  id: string,
   what: 'run' | 'conversation' | 'run or conversation' = 'run or conversation',
-): Promise<void> {
-  if (scope.tenant === undefined) return;
-  const owner = await workflowOwner(client, workflowId);
-  if (owner === null || inScope(scope, owner)) return;
-  throw new ClientError('not_found', `no ${what} "${workflowId}" exists`, workflowId);
+): Promise<string> {
+  if (scope.tenant === undefined) return id;
+  const own = tenantWorkflowId(scope.tenant, id);
+  const owner = await workflowOwner(client, own);
+  if (owner === null && own !== id && (await workflowOwner(client, id)) === scope.tenant) return id;
+  if (owner !== null && !inScope(scope, owner)) throw new ClientError('not_found', `no ${what} "${own}" exists`, own);
+  return own;
 }

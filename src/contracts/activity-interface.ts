@@ -93,6 +93,8 @@ export interface AgentActivities {
 export interface A2ATaskEndInput {
   taskId: string;
   contextId: string;
+  /** The conversation's workflow id, when it is not the contextId (a tenant's context is in its id space: `acme:<contextId>`). */
+  workflowId?: string;
   turn: number;
   waitMs: number;
 }

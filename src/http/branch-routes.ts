@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
 import { forkConversation, listBranches, switchBranch, type ForkOptions } from '../client/branches';
 import type { MessageRequest } from '../client/conversations';
-import type { ConversationOptions } from '../core';
+import { tenantWorkflowId, workflowIdProblem, type ConversationOptions, type TenantScope } from '../core';
 import { allow, busyOf, HttpError, imagesOf, MAX_MESSAGE_BODY_BYTES, readJson, sendJson } from './http-io';
 
 /**
@@ -22,6 +22,7 @@ export async function branchRoute(
   id: string,
   action: 'branches' | 'branch' | 'fork',
   method: string,
+  scope: TenantScope = {},
 ): Promise<void> {
   if (action === 'branches') {
     allow(method, 'GET');
@@ -36,7 +37,14 @@ export async function branchRoute(
   }
   allow(method, 'POST');
   const body = await readJson(req, MAX_MESSAGE_BODY_BYTES);
-  return sendJson(res, 200, await forkConversation(o.client, id, forkOptions(body), { taskQueue: o.taskQueue }));
+  const fork = forkOptions(body);
+  // A new conversation a tenant forks into is in its tenant's id space, as every id it names.
+  if (fork.into !== undefined && scope.tenant !== undefined) {
+    const problem = workflowIdProblem(fork.into, 'the new conversation id');
+    if (problem) throw new HttpError(400, problem);
+    fork.into = tenantWorkflowId(scope.tenant, fork.into);
+  }
+  return sendJson(res, 200, await forkConversation(o.client, id, fork, { taskQueue: o.taskQueue }));
 }
 
 /** A fork request's body as {@link ForkOptions}; a clear 400 for what is not one. */

@@ -25,7 +25,7 @@ import {
 import { listRoute } from './list-routes';
 import { tenantRoute } from './tenant-routes';
 import { memoryRoute } from './memory-routes';
-import { checkInScope } from '../client/tenant-scope';
+import { scopedWorkflowId } from '../client/tenant-scope';
 import { events, sendEvents, streamTurn, wantsEventStream } from './event-stream-routes';
 import { deliverEventRoute, signedDelivery } from './event-routes';
 import { scheduleRoute } from './schedule-routes';
@@ -328,19 +328,20 @@ async function route(
   const bounded = <T>(work: () => Promise<T>) => boundedWait(o.client, gone, work, wait);
   const parts = pathParts(url.pathname);
   const method = req.method ?? 'GET';
-  const id = parts[1];
-  // Whom the request acts for: a tenant's token sees only its tenant's runs and conversations.
+  // Whom the request acts for: a tenant's token works in its tenant's id space only.
   const scope = requestScope(req, o.access ?? {});
-  if (id !== undefined && (parts[0] === 'runs' || parts[0] === 'conversations')) {
-    const problem = workflowIdProblem(id, `the ${parts[0] === 'runs' ? 'run' : 'conversation'} id`);
+  if (parts[1] !== undefined && (parts[0] === 'runs' || parts[0] === 'conversations')) {
+    const what = parts[0] === 'runs' ? 'run' : 'conversation';
+    const problem = workflowIdProblem(parts[1], `the ${what} id`);
     if (problem) throw new HttpError(400, problem);
-    await checkInScope(o.client, scope, id, parts[0] === 'runs' ? 'run' : 'conversation');
+    parts[1] = await scopedWorkflowId(o.client, scope, parts[1], what);
   }
+  const id = parts[1];
   if (parts[0] === 'api' && parts[1] === 'chat') {
     const chatId = parts[2];
     const problem = chatId === undefined ? undefined : workflowIdProblem(chatId, 'the chat id');
     if (problem) throw new HttpError(400, problem);
-    if (chatId !== undefined) await checkInScope(o.client, scope, chatId, 'conversation');
+    if (chatId !== undefined) parts[2] = await scopedWorkflowId(o.client, scope, chatId, 'conversation');
     return chatRoute(req, res, o, parts, method, gone, scope);
   }
   if (parts[0] === 'ag-ui') return agUiRoute(req, res, o, parts, method, gone, scope);
@@ -366,7 +367,10 @@ async function route(
       ...(tenant !== undefined ? { tenant } : {}),
     };
     checkRunInput(input);
-    const handle = await startAgentRun(o.client, input, { taskQueue: o.taskQueue });
+    const handle = await startAgentRun(o.client, input, {
+      taskQueue: o.taskQueue,
+      ...(scope.tenant !== undefined ? { idSpace: scope.tenant } : {}),
+    });
     const outcome = await bounded(() => runOutcome(handle));
     if (outcome === undefined)
       return sendStillRunning(res, `/runs/${encodeURIComponent(handle.workflowId)}`, { workflowId: handle.workflowId });
@@ -410,6 +414,8 @@ async function route(
       const handle = await startAgentRun(o.client, images ? { ...input, images } : input, {
         taskQueue: o.taskQueue,
         ...(key !== undefined ? { idempotencyKey: key } : {}),
+        // A tenant's runs are made in its id space: its Idempotency-Key names its own run only.
+        ...(scope.tenant !== undefined ? { idSpace: scope.tenant } : {}),
       });
       if (wantsEventStream(req)) {
         res.setHeader('x-workflow-id', handle.workflowId);
@@ -468,7 +474,7 @@ async function route(
       });
     }
     if (parts.length === 3 && (parts[2] === 'branches' || parts[2] === 'branch' || parts[2] === 'fork'))
-      return branchRoute(req, res, o, id, parts[2], method);
+      return branchRoute(req, res, o, id, parts[2], method, scope);
     if (parts.length === 3 && parts[2] === 'messages') {
       allow(method, 'POST');
       const body = await readJson(req, MAX_MESSAGE_BODY_BYTES);

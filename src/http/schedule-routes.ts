@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import { inScope, workflowIdProblem, type AgentScheduleRequest, type TenantScope } from '../core';
+import { inScope, tenantWorkflowId, workflowIdProblem, type AgentScheduleRequest, type TenantScope } from '../core';
+import { scopedWorkflowId } from '../client/tenant-scope';
 import { ClientError } from '../client/client-error';
 import {
   deleteSchedule,
@@ -40,19 +41,35 @@ export async function scheduleRoute(
       });
     allow(method, 'POST');
     const body = (await readJson(req)) as unknown as AgentScheduleRequest;
-    // A tenant's token schedules for its tenant only.
+    // A tenant's token schedules for its tenant only, in its id space: the schedule's id and the
+    // conversation it writes to are its own (another tenant's conversation id names a new one).
     const tenant = tenantOf(scope, body.tenant ?? body.options?.tenant);
-    const request = tenant === undefined ? body : { ...body, tenant };
+    let request = tenant === undefined ? body : { ...body, tenant };
+    if (scope.tenant !== undefined) {
+      for (const [key, what] of [
+        ['scheduleId', 'the schedule id'],
+        ['conversationId', 'the conversation id'],
+      ] as const) {
+        const value = request[key];
+        const problem = typeof value === 'string' ? workflowIdProblem(value, what) : undefined;
+        if (problem) throw new HttpError(400, problem);
+      }
+      request = {
+        ...request,
+        ...(typeof request.scheduleId === 'string'
+          ? { scheduleId: tenantWorkflowId(scope.tenant, request.scheduleId) }
+          : {}),
+        ...(typeof request.conversationId === 'string'
+          ? { conversationId: await scopedWorkflowId(client, scope, request.conversationId, 'conversation') }
+          : {}),
+      };
+    }
     return sendJson(res, 201, await scheduleAgent(client, request, { taskQueue }));
   }
-  const id = parts[1];
-  const problem = workflowIdProblem(id, 'the schedule id');
+  const problem = workflowIdProblem(parts[1], 'the schedule id');
   if (problem) throw new HttpError(400, problem);
-  // Another tenant's schedule is, to this caller, no schedule at all.
-  if (scope.tenant !== undefined) {
-    const found = await describeSchedule(client, id);
-    if (!inScope(scope, found.tenant)) throw new ClientError('not_found', `no schedule "${id}" exists`, id);
-  }
+  // In the caller's tenant's id space: another tenant's schedule is, to it, no schedule at all.
+  const id = await scopedScheduleId(client, scope, parts[1]);
   if (parts.length === 2) {
     if (method === 'DELETE') return sendJson(res, 200, await deleteSchedule(client, id));
     allow(method, 'GET');
@@ -71,4 +88,25 @@ export async function scheduleRoute(
     );
   }
   throw new HttpError(404, `no route ${method} /${parts.join('/')}`, 'Http.NotFound');
+}
+
+/**
+ * The schedule a caller in `scope` means by `id` (as `scopedWorkflowId` finds workflows): a
+ * tenant's in its id space, or one made for it under a plain id; `not_found` for another's.
+ */
+async function scopedScheduleId(client: Client, scope: TenantScope, id: string): Promise<string> {
+  if (scope.tenant === undefined) return id;
+  const own = tenantWorkflowId(scope.tenant, id);
+  const found = await describeSchedule(client, own).catch((err: unknown) => {
+    if (err instanceof ClientError && err.kind === 'not_found') return undefined;
+    throw err;
+  });
+  // One an admin made in the tenant's space for another: the words of a missing one.
+  if (found && !inScope(scope, found.tenant))
+    throw new ClientError('not_found', `no schedule "${own}" exists (schedule list shows them)`);
+  if (!found && own !== id) {
+    const plain = await describeSchedule(client, id).catch(() => undefined);
+    if (plain && plain.tenant === scope.tenant) return id;
+  }
+  return own;
 }

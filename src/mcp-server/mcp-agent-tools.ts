@@ -17,7 +17,7 @@ import { z } from 'zod';
 import { MAX_MESSAGE_CHARS, type AgentEvent, type TurnResult } from '../core';
 import { cancelWork } from '../client/workflow-controls';
 import { startMessage } from '../client/conversations';
-import { checkInScope } from '../client/tenant-scope';
+import { scopedWorkflowId } from '../client/tenant-scope';
 import { isTurnEnd, streamEvents } from '../client/event-stream';
 import { runOutcome, startAgentRun } from '../client/run-agent';
 import type { AgentMcpServerOptions } from './mcp-server-options';
@@ -44,20 +44,20 @@ export async function startWork(
   const { client, taskQueue } = options;
   const tenant = options.scope?.tenant;
   if (conversationId) {
-    // Another tenant's conversation is, to this session, no conversation at all.
-    await checkInScope(client, options.scope ?? {}, conversationId, 'conversation');
+    // In the session's tenant's id space: another tenant's conversation is no conversation to it.
+    const id = await scopedWorkflowId(client, options.scope ?? {}, conversationId, 'conversation');
     const sent = await startMessage(
       client,
-      conversationId,
+      id,
       { message },
       { taskQueue, options: { agent, ...(tenant !== undefined ? { tenant } : {}) } },
     );
-    return { workflowId: conversationId, messageId: sent.messageId, outcome: sent.result() };
+    return { workflowId: id, messageId: sent.messageId, outcome: sent.result() };
   }
   const handle = await startAgentRun(
     client,
     { agent, message, ...(tenant !== undefined ? { tenant } : {}) },
-    { taskQueue },
+    { taskQueue, ...(tenant !== undefined ? { idSpace: tenant } : {}) },
   );
   return { workflowId: handle.workflowId, outcome: runOutcome(handle) };
 }

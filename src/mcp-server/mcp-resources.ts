@@ -10,7 +10,7 @@ import {
 import { readStatus, readTranscript } from '../client/workflow-controls';
 import { streamEvents } from '../client/event-stream';
 import { listAgentRuns } from '../client/list-runs';
-import { checkInScope } from '../client/tenant-scope';
+import { scopedWorkflowId } from '../client/tenant-scope';
 import type { TenantScope } from '../core';
 
 /**
@@ -121,9 +121,9 @@ export function registerResources(server: McpServer, client: Client, taskQueue: 
       server.server.sendResourceUpdated({ uri }).catch(() => undefined);
     };
     try {
-      // Another tenant's run never changes, to this session.
-      await checkInScope(client, scope, workflowId);
-      const events = streamEvents(client, workflowId, { signal });
+      // In the session's tenant's id space: another tenant's run never changes, to this session.
+      const id = await scopedWorkflowId(client, scope, workflowId);
+      const events = streamEvents(client, id, { signal });
       for (let next = await events.next(); !next.done; next = await events.next()) {
         if (pending) continue;
         const wait = last + UPDATE_EVERY_MS - Date.now();
@@ -163,11 +163,11 @@ export async function readAgentResource(
   scope: TenantScope,
   invalid: (message: string) => Error,
 ): Promise<ReadResourceResult> {
-  const workflowId = decodeURIComponent(id);
+  let workflowId = decodeURIComponent(id);
   let status;
   try {
-    // Another tenant's run is, to this session, no run at all.
-    await checkInScope(client, scope, workflowId);
+    // In the session's tenant's id space: another tenant's run is, to this session, no run at all.
+    workflowId = await scopedWorkflowId(client, scope, workflowId);
     status = await readStatus(client, workflowId);
   } catch (err) {
     throw invalid(`${uri}: ${(err as Error).message}`);

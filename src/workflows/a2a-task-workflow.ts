@@ -38,11 +38,19 @@ const { awaitA2aTaskEnd } = proxyActivities<AgentActivities>({
 const A2A_CONTENT_TYPE = 'application/a2a+json';
 
 /** The conversation turn a saved task runs as (the A2A server records it in the task's metadata). */
-function turnOf(task: unknown): { contextId: string; turn: number; taskId: string } | undefined {
-  const t = task as { id?: unknown; contextId?: unknown; metadata?: { turn?: unknown } } | undefined;
+function turnOf(task: unknown): { contextId: string; workflowId?: string; turn: number; taskId: string } | undefined {
+  const t = task as
+    { id?: unknown; contextId?: unknown; metadata?: { turn?: unknown; workflowId?: unknown } } | undefined;
   const turn = t?.metadata?.turn;
   if (typeof turn !== 'number' || typeof t?.contextId !== 'string' || typeof t.id !== 'string') return undefined;
-  return { contextId: t.contextId, turn, taskId: t.id };
+  // The conversation's workflow id, where it differs from the contextId (a tenant's id space).
+  const workflowId = t.metadata?.workflowId;
+  return {
+    contextId: t.contextId,
+    turn,
+    taskId: t.id,
+    ...(typeof workflowId === 'string' && workflowId !== t.contextId ? { workflowId } : {}),
+  };
 }
 
 /**
@@ -103,9 +111,15 @@ export async function a2aTaskWorkflow(first?: A2ATaskRecord): Promise<unknown> {
       // Until the task is saved with its turn (a record started by a push config has none yet).
       await condition(() => record.final || turnOf(record.task) !== undefined);
       if (record.final) return undefined;
-      const { taskId, contextId, turn } = turnOf(record.task)!;
+      const { taskId, contextId, workflowId, turn } = turnOf(record.task)!;
       for (;;) {
-        const end = await awaitA2aTaskEnd({ taskId, contextId, turn, waitMs: TURN_WAIT_MS });
+        const end = await awaitA2aTaskEnd({
+          taskId,
+          contextId,
+          turn,
+          waitMs: TURN_WAIT_MS,
+          ...(workflowId !== undefined ? { workflowId } : {}),
+        });
         if (end) return end;
       }
     })

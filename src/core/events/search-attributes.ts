@@ -3,6 +3,7 @@ import type { NextStep, RunState } from '../run/run-state';
 import type { RunStatus } from '../run/run-state';
 import type { Usage } from '../messages/chat-message';
 import { tenantProblem } from '../fleet/tenants';
+import { canonicalListQuery } from './list-query';
 
 /**
  * The custom search attributes the agent workflows keep up to date, with their Temporal types.
@@ -242,28 +243,11 @@ export function agentListFilterProblem(filter: AgentListFilter): string | undefi
     return `"${filter.agentVersion}" is not an agent version (av- and 16 hex digits, as status shows it)`;
   const tenant = tenantProblem(filter.tenant, 'the tenant');
   if (tenant) return tenant;
-  if (filter.query !== undefined && !filter.query.trim()) return 'the query must not be empty';
-  if (filter.query !== undefined && !parenthesesBalance(filter.query))
-    return "the query's parentheses do not balance (outside quoted strings)";
-  return undefined;
-}
-
-/**
- * Whether every `)` of a query closes a `(` before it, and every `(` is closed, outside quoted
- * strings: the query then stays inside the parentheses {@link agentListQuery} puts it in, and
- * cannot widen a tenant's list (`x') OR ('1' = '1`).
- */
-function parenthesesBalance(query: string): boolean {
-  let depth = 0;
-  let quote: string | undefined;
-  for (const c of query) {
-    if (quote) {
-      if (c === quote) quote = undefined;
-    } else if (c === "'" || c === '"' || c === '`') quote = c;
-    else if (c === '(') depth++;
-    else if (c === ')' && --depth < 0) return false;
+  if (filter.query !== undefined) {
+    const parsed = canonicalListQuery(filter.query);
+    if ('problem' in parsed) return parsed.problem;
   }
-  return depth === 0 && quote === undefined;
+  return undefined;
 }
 
 /**
@@ -280,6 +264,7 @@ export function agentListQuery(filter: AgentListFilter, workflowTypes: readonly 
   if (filter.agent) parts.push(`AgentName = '${filter.agent}'`);
   if (filter.taskQueue) parts.push(`TaskQueue = '${filter.taskQueue}'`);
   if (filter.agentVersion) parts.push(`AgentVersion = '${filter.agentVersion}'`);
-  if (filter.query) parts.push(`(${filter.query})`);
+  // Never the caller's text: the query as parsed, printed again (see list-query.ts).
+  if (filter.query) parts.push(`(${(canonicalListQuery(filter.query) as { query: string }).query})`);
   return parts.join(' AND ');
 }

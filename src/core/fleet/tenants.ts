@@ -48,6 +48,27 @@ export interface TenantScope {
   tenant?: string;
 }
 
+/** What separates a tenant from the id it named, in its id space (`acme:chat-1`); no tenant name holds it. */
+export const TENANT_ID_SEPARATOR = ':';
+
+/**
+ * The workflow (or schedule) id that a tenant's caller means by `id`: each tenant names ids in
+ * an id space of its own (`chat-1` is `acme:chat-1` in Temporal), so two tenants naming the same
+ * new id never meet in one workflow, and another tenant's id is, to a caller, exactly an id no
+ * workflow has. An id already in the tenant's space is taken as it is (answers may carry it);
+ * another tenant's (`globex:x`) is one more id in the caller's own (`acme:globex:x`).
+ */
+export function tenantWorkflowId(tenant: string, id: string): string {
+  const prefix = `${tenant}${TENANT_ID_SEPARATOR}`;
+  return id.startsWith(prefix) ? id : `${prefix}${id}`;
+}
+
+/** `id` as its tenant named it: without the tenant's prefix (see {@link tenantWorkflowId}). */
+export function tenantLocalId(tenant: string | undefined, id: string): string {
+  const prefix = `${tenant}${TENANT_ID_SEPARATOR}`;
+  return tenant !== undefined && id.startsWith(prefix) ? id.slice(prefix.length) : id;
+}
+
 /**
  * Whether a caller in `scope` may see (and act on) a workflow of `owner` (its `AgentTenant`,
  * undefined for one started without a tenant): an admin sees everything; a tenant's caller only

@@ -7,7 +7,7 @@ import {
   type ConversationOptions,
   type TenantScope,
 } from '../../core';
-import { checkInScope } from '../../client/tenant-scope';
+import { scopedWorkflowId } from '../../client/tenant-scope';
 import { startMessage, stopTurn, type MessageRequest } from '../../client/conversations';
 import { LiveFeed } from '../../client/live-events';
 import type { ImageInput } from '../../storage/images';
@@ -43,15 +43,16 @@ export async function agUiRoute(
   const agentProblem = agent === undefined ? undefined : agentNameProblem(agent);
   if (agentProblem) throw new HttpError(400, agentProblem);
   const input = runAgentInput(await readJson(req, MAX_MESSAGE_BODY_BYTES));
-  const { threadId: id, runId } = input;
-  // Another tenant's thread is no thread to this caller; a new one is the caller's tenant's.
-  await checkInScope(o.client, scope, id, 'conversation');
+  const { threadId, runId } = input;
+  // In the caller's tenant's id space: another tenant's thread is no thread to it, a new one its
+  // own. Events name the thread as the client did.
+  const id = await scopedWorkflowId(o.client, scope, threadId, 'conversation');
   const tenant = tenantOf(scope, undefined);
   const stream = { headers: AG_UI_HEADERS, gone };
   if (input.resume?.length) {
     const paused = await pausedTurn(o.client, id);
     if (!paused) throw new HttpError(409, `the thread "${id}" has no interrupt to resume: its turn waits for nothing`);
-    const encoder = new AgUiEncoder(id, runId, input);
+    const encoder = new AgUiEncoder(threadId, runId, input);
     for (const e of paused.events) encoder.encode(e);
     encoder.pause();
     const decided = await decideAnswered(o.client, id, answers(input.resume));
@@ -94,7 +95,7 @@ export async function agUiRoute(
   try {
     return await writeTurnStream(res, {
       ...stream,
-      encoder: new AgUiEncoder(id, runId, input),
+      encoder: new AgUiEncoder(threadId, runId, input),
       steps: followed,
     });
   } finally {

@@ -1,7 +1,7 @@
 import type { ServerResponse, IncomingMessage } from 'node:http';
 import type { Client } from '@temporalio/client';
 import { messageIdProblem, type ConversationOptions, type TenantScope } from '../../core';
-import { checkInScope } from '../../client/tenant-scope';
+import { scopedWorkflowId } from '../../client/tenant-scope';
 import { ClientError } from '../../client/client-error';
 import { readStatus, readTranscript } from '../../client/workflow-controls';
 import { startMessage, stopTurn } from '../../client/conversations';
@@ -129,9 +129,9 @@ async function post(
   scope: TenantScope,
 ) {
   const request = chatRequest(body);
-  const { id, action } = request;
-  // Another tenant's chat is no chat to this caller; a new one is the caller's tenant's.
-  await checkInScope(o.client, scope, id, 'conversation');
+  const { action } = request;
+  // In the caller's tenant's id space: another tenant's chat is no chat to it, a new one its own.
+  const id = await scopedWorkflowId(o.client, scope, request.id, 'conversation');
   const tenant = tenantOf(scope, undefined);
   const stream = { headers: UI_MESSAGE_STREAM_HEADERS, trailer: SSE_DONE, gone };
   if (action.kind === 'message') {
