@@ -217,7 +217,7 @@ describe('agent search attributes (pure)', () => {
     });
   });
 
-  it('say which attributes a namespace lacks, and the commands that add them, one per type', () => {
+  it('say which attributes a namespace lacks, and the command that adds them, a type for each name', () => {
     const problems = missingSearchAttributes({ AgentName: 'Keyword', AgentIterations: 'Keyword' });
     expect(problems).toEqual([
       { name: 'AgentStatus', type: 'Keyword', problem: 'missing' },
@@ -233,8 +233,7 @@ describe('agent search attributes (pure)', () => {
         problems.filter((p) => p.problem === 'missing'),
       ),
     ).toEqual([
-      'temporal operator search-attribute create --namespace prod --name AgentStatus --name AgentModel --name AgentVersion --name AgentTenant --type Keyword',
-      'temporal operator search-attribute create --namespace prod --name AgentTotalTokens --type Int',
+      'temporal operator search-attribute create --namespace prod --name AgentStatus --type Keyword --name AgentTotalTokens --type Int --name AgentModel --type Keyword --name AgentVersion --type Keyword --name AgentTenant --type Keyword',
     ]);
     expect(
       missingSearchAttributes({

@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { findTemporalCli } from '../../src/connection/temporal-cli';
+import { AGENT_SEARCH_ATTRIBUTES } from '../../src/core';
 import { Client } from '@temporalio/client';
 import { defineAgent } from '../../src/agents/define-agent';
 import { decideApproval } from '../../src/client/workflow-controls';
@@ -316,12 +319,16 @@ describe('agent search attributes', () => {
       );
       expect(outcome).toMatchObject({ status: 'completed', content: 'fine' });
       expect(warnings.join('')).toContain(`namespace "${namespace}" lacks search attributes`);
-      expect(warnings.join('')).toContain(
-        `temporal operator search-attribute create --namespace ${namespace} --name AgentName --name AgentStatus --name AgentModel --name AgentVersion --name AgentTenant --type Keyword`,
+      const printed = /temporal operator search-attribute create .*/.exec(warnings.join(''))?.[0];
+      expect(printed).toBe(
+        `temporal operator search-attribute create --namespace ${namespace} --name AgentName --type Keyword --name AgentStatus --type Keyword --name AgentIterations --type Int --name AgentTotalTokens --type Int --name AgentModel --type Keyword --name AgentVersion --type Keyword --name AgentTenant --type Keyword`,
       );
-      expect(warnings.join('')).toContain(
-        `temporal operator search-attribute create --namespace ${namespace} --name AgentIterations --name AgentTotalTokens --type Int`,
-      );
+      // The printed command, run as a user would, adds every one (the CLI takes a type per name).
+      const [, ...args] = printed!.split(' ');
+      execFileSync(findTemporalCli(process.env), [...args, '--address', process.env.TEST_TEMPORAL_ADDRESS!]);
+      const { customAttributes } = await t.client.connection.operatorService.listSearchAttributes({ namespace });
+      const added = Object.keys(customAttributes ?? {}).filter((k) => k.startsWith('Agent'));
+      expect(added.sort()).toEqual(Object.keys(AGENT_SEARCH_ATTRIBUTES).sort());
       expect(await agentUpserts(client, workflowId)).toHaveLength(0);
     } finally {
       spy.mockRestore();

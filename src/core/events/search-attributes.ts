@@ -201,19 +201,17 @@ export function missingSearchAttributes(
 }
 
 /**
- * The `temporal` CLI commands that register the given attributes in a namespace: one per type,
- * since the command takes many names but one type.
+ * The `temporal` CLI command that registers the given attributes in a namespace, in one list (one
+ * element): each `--name` with its own `--type`, as the CLI pairs them (`--name A --name B --type
+ * Keyword` adds only A, and says it added them).
  */
 export function searchAttributeCreateCommands(
   namespace: string,
   attributes: { name: string; type: string }[],
 ): string[] {
-  const byType = new Map<string, string[]>();
-  for (const a of attributes) byType.set(a.type, [...(byType.get(a.type) ?? []), a.name]);
-  return [...byType].map(
-    ([type, names]) =>
-      `temporal operator search-attribute create --namespace ${namespace} ${names.map((n) => `--name ${n}`).join(' ')} --type ${type}`,
-  );
+  if (attributes.length === 0) return [];
+  const pairs = attributes.map((a) => `--name ${a.name} --type ${a.type}`).join(' ');
+  return [`temporal operator search-attribute create --namespace ${namespace} ${pairs}`];
 }
 
 /** Filters of `client.ts list` and `GET /runs`. */
