@@ -5,6 +5,7 @@ import type { AgentEvent, EventPage, EventsRequest } from '../core';
 import { eventsQuery } from '../contracts/definitions';
 import { ClientError } from './client-error';
 import { isServerUnreachable } from './outages';
+import { explainFailure, isPlaintextRefused, isUndecodable } from './workflow-lookup';
 
 const EventType = temporal.api.enums.v1.EventType;
 
@@ -169,10 +170,15 @@ export async function keptEvents(client: Client, workflowId: string): Promise<Ag
 async function eventsSoFar(client: Client, workflowId: string, first: EventsRequest): Promise<AgentEvent[]> {
   const handle = client.workflow.getHandle(workflowId);
   const events: AgentEvent[] = [];
-  for (let page = await handle.query(eventsQuery, first); ;) {
-    events.push(...page.events);
-    if (!page.more || page.events.length === 0) return events;
-    page = await handle.query(eventsQuery, { after: page.events[page.events.length - 1].offset });
+  try {
+    for (let page = await handle.query(eventsQuery, first); ;) {
+      events.push(...page.events);
+      if (!page.more || page.events.length === 0) return events;
+      page = await handle.query(eventsQuery, { after: page.events[page.events.length - 1].offset });
+    }
+  } catch (err) {
+    // A missing id, a closed workflow, an outage: said as such, not as a fault of the caller's.
+    throw await explainFailure(client, workflowId, err, 'agent');
   }
 }
 
@@ -205,6 +211,8 @@ async function readPage(
           workflowId,
         );
       }
+      // Encrypted, and this client has no keys: waiting would never read it.
+      if (isUndecodable(err) || isPlaintextRefused(err)) throw await explainFailure(client, workflowId, err, 'agent');
       options.onWaiting?.(
         isServerUnreachable(err) ? `Temporal is unreachable: ${message}` : `waiting for a worker to answer: ${message}`,
       );

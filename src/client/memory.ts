@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
-import { memoryFilterProblem } from '../core';
+import { factIdProblem, memoryFilterProblem } from '../core';
 import { MEMORY_ADMIN_WORKFLOW_TYPE, type MemoryAdminRequest, type MemoryAdminResult } from '../contracts/memory-admin';
 import { ClientError } from './client-error';
 import { requireWorker } from './task-queue-workers';
@@ -17,7 +17,9 @@ export async function administerMemory<R extends MemoryAdminRequest>(
   request: R,
   options: { taskQueue: string },
 ): Promise<Extract<MemoryAdminResult, { op: R['op'] }>> {
-  const problem = memoryFilterProblem(request.filter, request.op === 'show');
+  const problem =
+    memoryFilterProblem(request.filter, request.op === 'show') ??
+    (request.op === 'show' ? factIdProblem(request.id) : undefined);
   if (problem) throw new ClientError('invalid', problem);
   await requireWorker(client, options.taskQueue);
   const whose = [

@@ -127,7 +127,7 @@ async function explain(
   }
   if (isServerUnreachable(err))
     return new ClientError('unreachable', `Temporal is unreachable: ${message}`, workflowId);
-  if (isUndecodable(err)) {
+  if (isUndecodable(err) || isPlaintextRefused(err)) {
     const key = await encryptionKeyOf(client, workflowId).catch(() => undefined);
     return new ClientError(
       'undecodable',
@@ -193,6 +193,16 @@ async function noWorkerAnswers(client: Client, workflowId: string): Promise<Clie
 export function isUndecodable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++)
     if (/Unknown encoding: binary\/encrypted/.test(e.message)) return true;
+  return false;
+}
+
+/**
+ * Whether a worker that requires encryption refused this client's request (a query's argument)
+ * because it is not encrypted: the client has no keys, as with {@link isUndecodable}.
+ */
+export function isPlaintextRefused(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++)
+    if (/a payload is not encrypted, and this worker requires encryption/.test(e.message)) return true;
   return false;
 }
 

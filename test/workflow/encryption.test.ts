@@ -298,9 +298,26 @@ describe('payload encryption', () => {
             ),
           ),
         });
-        const viaHttp = await fetch(`${base}/runs/${done.workflowId}`);
-        expect(viaHttp.status).toBe(409);
-        expect(await viaHttp.json()).toMatchObject({ errorType: 'Client.Undecodable' });
+        // Every read over HTTP answers the same sentence (409), the live events too (they waited for ever).
+        for (const path of [`/runs/${done.workflowId}`, `/runs/${done.workflowId}/events`]) {
+          const viaHttp = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(20_000) });
+          expect([path, viaHttp.status]).toEqual([path, 409]);
+          expect(await viaHttp.json()).toMatchObject({
+            errorType: 'Client.Undecodable',
+            error: expect.stringMatching(/is encrypted \(key k2\), and this client has no keys/),
+          });
+        }
+
+        // An open conversation, read by query: the workers refuse the keyless query's plaintext
+        // argument; that is the same sentence too, on every read.
+        const conv = `enc-conv-${randomBytes(4).toString('hex')}`;
+        await sendMessage(withKeys, conv, { message: 'SECRET-MESSAGE' }, { taskQueue });
+        for (const path of [`/conversations/${conv}`, `/conversations/${conv}/events`, `/api/chat/${conv}/messages`]) {
+          const open = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(20_000) });
+          expect([path, open.status]).toEqual([path, 409]);
+          expect(await open.json()).toMatchObject({ errorType: 'Client.Undecodable' });
+        }
+        await endConversation(withKeys, conv);
 
         // A run whose tasks the workers refuse (a keyless client started it): why, and what is known.
         const stuck = await startAgentRun(t.client, { message: 'plaintext' }, { taskQueue });

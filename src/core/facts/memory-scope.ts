@@ -55,9 +55,18 @@ export function memoryFilterProblem(filter: MemoryFilter, allowEverything = fals
   const bad =
     userProblem(filter.user, '--user') ??
     tenantProblem(filter.tenant, '--tenant') ??
-    (filter.agent !== undefined && !filter.agent ? '--agent must name an agent' : undefined);
+    (filter.agent !== undefined && (typeof filter.agent !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(filter.agent))
+      ? `--agent must be an agent name (letters, digits, _ and -, at most 64), got ${JSON.stringify(filter.agent)}`
+      : undefined);
   if (bad) return bad;
   if (!allowEverything && filter.user === undefined && filter.tenant === undefined)
     return 'say whose memory: --user U, --tenant T, or both';
+  return undefined;
+}
+
+/** Why `id` is not a fact's id (`f_` and 20 hex digits, as the store makes them), or undefined. */
+export function factIdProblem(id: unknown): string | undefined {
+  if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(id))
+    return `${JSON.stringify(id)} is not a fact id (as memory list shows them: f_ and 20 letters and digits)`;
   return undefined;
 }
