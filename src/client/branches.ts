@@ -67,6 +67,12 @@ export async function forkConversation(
   wait: SendOptions = {},
 ): Promise<ForkResult> {
   if (fork.into !== undefined) return forkInto(client, conversationId, fork, start, wait);
+  if (fork.branch !== undefined)
+    throw new ClientError(
+      'invalid',
+      '"branch" is the branch a fork into a new conversation ("into") starts from; a fork in place forks the current branch (make another one current first)',
+      conversationId,
+    );
   const point: ForkPoint = 'atMessage' in fork ? { atMessage: fork.atMessage } : { atMessageId: fork.atMessageId };
   const message = fork.message ?? (await forkedMessage(client, conversationId, point));
   const request = typeof message === 'string' ? { message } : message;

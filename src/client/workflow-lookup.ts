@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { QueryNotRegisteredError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { BUSY_REFUSAL, type ConversationResult } from '../core';
 import { AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE } from '../contracts/definitions';
 import { ClientError } from './client-error';
@@ -93,6 +93,9 @@ async function explain(
   const noHandler = /no registered handler|did not register a handler/i.test(cause);
   if (!noHandler && err instanceof WorkflowUpdateFailedError)
     return new ClientError(cause.startsWith(BUSY_REFUSAL) ? 'busy' : 'rejected', cause, workflowId);
+  // A query whose handler refused what it was asked (a fork from a branch that does not exist):
+  // the server says INVALID_ARGUMENT, which the SDK names as if no handler were registered.
+  if (!noHandler && err instanceof QueryNotRegisteredError) return new ClientError('invalid', message, workflowId);
   if (missing || noHandler) {
     const found = await lookupWorkflow(client, workflowId).catch(() => undefined);
     if (!found)
