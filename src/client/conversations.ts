@@ -16,6 +16,7 @@ import {
   type ConversationStatus,
   type ConversationTurnResult,
   type TurnInput,
+  type AgentEvent,
 } from '../core';
 import type { conversationWorkflow } from '../workflows/bundle';
 import {
@@ -27,7 +28,7 @@ import {
   sendMessageUpdate,
 } from '../contracts/definitions';
 import { ClientError } from './client-error';
-import { isTurnEnd, streamEvents } from './event-stream';
+import { isTurnEnd, keptEvents, streamEvents } from './event-stream';
 import { withOutageRetries, type OutageOptions } from './outages';
 import { explainFailure, kindProblem, lookupWorkflow } from './workflow-lookup';
 import { storedImages } from './stored-images';
@@ -314,10 +315,21 @@ export async function conversationStatus(client: Client, conversationId: string)
   }
 }
 
-/** Cancels the running turn (it ends with status `cancelled`); the conversation stays open. */
-export async function cancelTurn(client: Client, conversationId: string): Promise<{ turn: number }> {
+/**
+ * Cancels the running turn (it ends with status `cancelled`); the conversation stays open. With
+ * `turn`, only that turn (refused once it is not running), as one Update with the others that
+ * stop it (their id is `stop-<turn>`).
+ */
+export async function cancelTurn(client: Client, conversationId: string, turn?: number): Promise<{ turn: number }> {
   try {
-    return await handle(client, conversationId).executeUpdate(cancelTurnUpdate);
+    return await withOutageRetries(
+      () =>
+        handle(client, conversationId).executeUpdate(cancelTurnUpdate, {
+          args: [turn === undefined ? {} : { turn }],
+          ...(turn !== undefined ? { updateId: `stop-${turn}` } : {}),
+        }),
+      { budgetMs: 30_000, busy: true },
+    );
   } catch (err) {
     throw await explainFailure(client, conversationId, err, 'conversation');
   }
@@ -326,27 +338,57 @@ export async function cancelTurn(client: Client, conversationId: string): Promis
 /** How long {@link stopTurn} waits for the stopped turn to end before it answers anyway. */
 const STOP_WAIT_MS = 30_000;
 
+/** Stops under way in this process, by client and conversation: a second Stop of a turn shares the first's. */
+const stopping = new WeakMap<Client, Map<string, Promise<{ turn: number; status: string } | undefined>>>();
+
 /**
  * Stops the running turn, as a chat's Stop button means it: the model call and the tools are
  * cancelled (tools get their `AbortSignal`), the partial answer stays in the transcript marked
  * `stopped`, and the next message is answered at once. Resolves once the turn has ended (its
- * `turn_completed`, status `cancelled`), or undefined when no turn runs.
+ * `turn_completed`, status `cancelled`), or undefined when no turn runs. Stops of one turn
+ * coalesce, here (one request to Temporal for all of this process's callers) and in Temporal
+ * (every process's stop of turn N is the one Update `stop-N`): a page's repeated clicks, or many
+ * callers at once, cost the conversation's history one Update and each get the same answer.
  */
-export async function stopTurn(
+export function stopTurn(
   client: Client,
   conversationId: string,
 ): Promise<{ turn: number; status: string } | undefined> {
+  let mine = stopping.get(client);
+  if (!mine) stopping.set(client, (mine = new Map()));
+  const under = mine.get(conversationId);
+  if (under) return under;
+  const stop = stopOnce(client, conversationId).finally(() => mine.delete(conversationId));
+  mine.set(conversationId, stop);
+  return stop;
+}
+
+async function stopOnce(client: Client, conversationId: string): Promise<{ turn: number; status: string } | undefined> {
+  const running = (await conversationStatus(client, conversationId)).currentTurn?.turn;
+  if (running === undefined) return undefined;
   let turn: number;
   try {
-    ({ turn } = await cancelTurn(client, conversationId));
+    ({ turn } = await cancelTurn(client, conversationId, running));
   } catch (err) {
-    if (err instanceof ClientError && err.kind === 'rejected' && /no turn is running/.test(err.message))
+    // Ended between the read and the stop: nothing runs to stop (the next turn is not ours to stop).
+    if (err instanceof ClientError && err.kind === 'rejected' && /no turn is running|is not running/.test(err.message))
       return undefined;
     throw err;
   }
   const signal = AbortSignal.timeout(STOP_WAIT_MS);
-  for await (const e of streamEvents(client, conversationId, { signal, until: (e) => isTurnEnd(e, turn) }))
+  const later = (e: AgentEvent) => e.turn > turn;
+  for await (const e of streamEvents(client, conversationId, {
+    signal,
+    until: (e) => isTurnEnd(e, turn) || later(e),
+  })) {
     if (isTurnEnd(e, turn)) return { turn, status: e.type === 'turn_completed' ? e.result.status : 'failed' };
+    // A later turn already runs (a stop that came late to an ended turn): how it ended is kept.
+    if (later(e)) {
+      const end = (await keptEvents(client, conversationId)).find((k) => isTurnEnd(k, turn));
+      if (end) return { turn, status: end.type === 'turn_completed' ? end.result.status : 'failed' };
+      return { turn, status: 'cancelled' };
+    }
+  }
   return { turn, status: 'cancelling' };
 }
 

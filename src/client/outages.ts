@@ -1,6 +1,7 @@
 /** gRPC status codes that mean "the server is not there right now", not "the request is wrong". */
 const UNAVAILABLE = 14;
 const DEADLINE_EXCEEDED = 4;
+const RESOURCE_EXHAUSTED = 8;
 
 /** Default bound on how long a waiting client rides out a Temporal outage. */
 export const DEFAULT_OUTAGE_BUDGET_MS = 10 * 60_000;
@@ -18,6 +19,23 @@ export interface OutageOptions {
    * request nobody waits for any more is not sent once the server is back.
    */
   signal?: AbortSignal;
+  /**
+   * Also try again, after a short pause, while the server refuses the call for load
+   * (RESOURCE_EXHAUSTED: say, a workflow's limit of 10 Updates in flight).
+   */
+  busy?: boolean;
+}
+
+/** Whether `err` (or one of its causes) is the server refusing a call for load (RESOURCE_EXHAUSTED). */
+export function isServerBusy(err: unknown): boolean {
+  for (
+    let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
+    if (e.code === RESOURCE_EXHAUSTED) return true;
+  }
+  return false;
 }
 
 /** Whether `err` (or one of its causes) says the Temporal server could not be reached. */
@@ -50,6 +68,13 @@ export async function withOutageRetries<T>(call: () => Promise<T>, options: Outa
       if (since !== undefined) options.note?.('Temporal is reachable again.');
       return value;
     } catch (err) {
+      if (options.busy && isServerBusy(err) && !options.signal?.aborted) {
+        const now = Date.now();
+        since ??= now;
+        if (now - since >= budget) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 200));
+        continue;
+      }
       if (!isServerUnreachable(err) || options.signal?.aborted) throw err;
       const now = Date.now();
       since ??= now;

@@ -112,8 +112,12 @@ export const moveToCurrentBuildSignal = defineSignal('moveToCurrentBuild');
  * them (see `forgetQuotes`). Sent by the deletion to each open workflow the facts came from or went to.
  */
 export const memoryForgottenSignal = defineSignal<[MemoryForgotten]>('memoryForgotten');
-/** Cancels the running turn; it ends with status `cancelled` and the conversation stays open. */
-export const cancelTurnUpdate = defineUpdate<{ turn: number }>('cancelTurn');
+/**
+ * Cancels the running turn; it ends with status `cancelled` and the conversation stays open.
+ * With `{ turn }`, only that turn: refused once it has ended (a Stop meant for it must not stop
+ * the next). Stops of one turn share the Update id `stop-<turn>`, so Temporal answers them as one.
+ */
+export const cancelTurnUpdate = defineUpdate<{ turn: number }, [{ turn?: number }]>('cancelTurn');
 /** Closes the conversation once queued messages are answered. */
 export const endConversationUpdate = defineUpdate<ConversationResult>('end');
 /** What the conversation is doing. Same name as the run's query: the UI's one place to look. */

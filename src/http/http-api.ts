@@ -524,8 +524,12 @@ async function route(
     if (parts.length === 3 && parts[2] === 'cancel') {
       allow(method, 'POST');
       // Answers once the turn has ended (a Stop button may send the next message right after).
+      // A Stop is idempotent: when no turn runs (another Stop ended it), there is nothing to do.
       const stopped = await stopTurn(o.client, id);
-      if (!stopped) throw new ClientError('rejected', 'no turn is running', id);
+      if (!stopped) {
+        res.writeHead(204).end();
+        return;
+      }
       return sendJson(res, 200, stopped);
     }
   }

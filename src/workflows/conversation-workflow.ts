@@ -161,7 +161,14 @@ function handleControls(session: ConversationSession, host: AgentHost, messages:
     session.moveAsked = true;
   });
   setHandler(cancelTurnUpdate, () => ({ turn: session.interrupt()! }), {
-    validator: () => throwIf(session.active ? undefined : 'no turn is running'),
+    validator: (asked) =>
+      throwIf(
+        !session.active
+          ? 'no turn is running'
+          : asked?.turn !== undefined && asked.turn !== session.active.turn
+            ? `turn ${asked.turn} is not running (turn ${session.active.turn} is)`
+            : undefined,
+      ),
   });
   setHandler(
     endConversationUpdate,
