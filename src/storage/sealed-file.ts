@@ -1,5 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import type { Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
@@ -12,6 +24,8 @@ import { EncryptionCodec, type EncryptionKey } from '../codec/encryption-codec';
  */
 export class SealedJsonFile<T extends object> {
   private memory: T;
+  /** This process's changes, one after another (the lock file orders them with other processes'). */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly path: string | undefined,
@@ -38,6 +52,25 @@ export class SealedJsonFile<T extends object> {
     return JSON.parse(Buffer.from(plain.data ?? []).toString('utf8')) as T;
   }
 
+  /**
+   * Reads, changes and writes the file as one step, so that changes made at once (here, or by
+   * other processes: twelve `credentials set` in parallel) all land. Other processes are kept out
+   * by a lock file beside it (`<path>.lock`, created exclusively; one left by a process that died
+   * is taken over once it is older than {@link STALE_LOCK_MS}).
+   */
+  update(change: (value: T) => T | Promise<T>): Promise<void> {
+    const next = this.queue.then(async () => {
+      const release = this.path ? await lockFile(`${this.path}.lock`) : () => undefined;
+      try {
+        await this.write(await change(await this.read()));
+      } finally {
+        release();
+      }
+    });
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
   async write(value: T): Promise<void> {
     if (!this.path) return void (this.memory = structuredClone(value));
     let text = JSON.stringify(value, null, 2);
@@ -51,5 +84,46 @@ export class SealedJsonFile<T extends object> {
     writeFileSync(temp, `${text}\n`, { mode: 0o600 });
     renameSync(temp, this.path);
     chmodSync(this.path, 0o600);
+  }
+}
+
+/** How old a lock file must be before it is taken as left by a process that died. */
+const STALE_LOCK_MS = 30_000;
+/** How long a change waits for the lock before it gives up with a sentence. */
+const LOCK_WAIT_MS = 60_000;
+
+/**
+ * Takes the lock file `lock` (created with O_EXCL, holding this process's id) and returns its
+ * release. Hand-written: a few lines with Node's own `wx` flag, where the packages that do this
+ * (proper-lockfile) are no longer maintained.
+ */
+async function lockFile(lock: string): Promise<() => void> {
+  mkdirSync(dirname(lock), { recursive: true, mode: 0o700 });
+  const start = Date.now();
+  for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+    try {
+      const fd = openSync(lock, 'wx', 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => {
+        try {
+          unlinkSync(lock);
+        } catch {
+          // Taken over as stale meanwhile: nothing of ours to remove.
+        }
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    try {
+      if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) unlinkSync(lock);
+    } catch {
+      // Released meanwhile: try again at once.
+    }
+    if (Date.now() - start > LOCK_WAIT_MS)
+      throw new Error(
+        `${lock} has been held for over ${LOCK_WAIT_MS / 1000} s by another process: if none runs, remove it`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, pause + Math.random() * pause));
   }
 }

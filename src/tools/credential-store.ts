@@ -34,12 +34,14 @@ export class CredentialStore {
 
   /** Sets (or with `undefined`, removes) the secret `name` of `tenant`. */
   async set(name: string, value: string | undefined, tenant?: string): Promise<void> {
-    const all = await this.file.read();
-    const own = { ...(all[tenant ?? ''] ?? {}) };
-    if (value === undefined) delete own[name];
-    else own[name] = value;
-    all[tenant ?? ''] = own;
-    await this.file.write(all);
+    // One step under the file's lock: sets made at once, by any number of processes, all land.
+    await this.file.update((all) => {
+      const own = { ...(all[tenant ?? ''] ?? {}) };
+      if (value === undefined) delete own[name];
+      else own[name] = value;
+      all[tenant ?? ''] = own;
+      return all;
+    });
   }
 
   /** The names set for `tenant` (never the secrets). */

@@ -86,9 +86,10 @@ export class McpTokenStore {
   }
 
   async update(server: string, change: (login: StoredLogin) => StoredLogin): Promise<void> {
-    const all = await this.file.read();
-    all[server] = change(all[server] ?? {});
-    await this.file.write(all);
+    await this.file.update((all) => {
+      all[server] = change(all[server] ?? {});
+      return all;
+    });
   }
 }
 
