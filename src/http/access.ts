@@ -272,6 +272,16 @@ export function originProblem(
   return `requests from web pages at ${origin} are refused; to allow them, add the origin to AGENT_HTTP_CORS_ORIGINS`;
 }
 
+/** Whether a page at `origin` (a loopback one) calls a server it reached by a loopback name (`host`). */
+function loopbackPair(origin: string, host: string | undefined): boolean {
+  if (origin === 'null' || host === undefined) return false;
+  try {
+    return isLoopbackName(new URL(origin).hostname.toLowerCase()) && isLoopbackName(new URL(`http://${host}`).hostname);
+  } catch {
+    return false;
+  }
+}
+
 /** Answers 403 with a sentence. */
 function forbidden(res: ServerResponse, error: string, errorType: string): void {
   res.writeHead(403, { 'content-type': 'application/json; charset=utf-8' });
@@ -346,11 +356,16 @@ export function accessChecker(
       forbidden(res, badOrigin, 'Http.ForbiddenOrigin');
       return 'answered';
     }
-    if (origin && (origins.includes('*') || origins.includes(origin))) {
-      res.setHeader('access-control-allow-origin', origins.includes('*') ? '*' : origin);
+    // A page on this machine calling the API on this machine (Vite's dev server on localhost:5173
+    // fetching 127.0.0.1:8080) is let through CORS as well as the origin check: no site on the
+    // web has a loopback origin (see originProblem).
+    const local = origin !== undefined && loopbackPair(origin, req.headers.host);
+    if (origin && (origins.includes('*') || origins.includes(origin) || local)) {
+      const any = origins.includes('*') && !local;
+      res.setHeader('access-control-allow-origin', any ? '*' : origin);
       res.setHeader('vary', 'Origin');
       // A named origin may send the cookie (the Temporal UI's "include cross-origin credentials").
-      if (!origins.includes('*')) res.setHeader('access-control-allow-credentials', 'true');
+      if (!any) res.setHeader('access-control-allow-credentials', 'true');
       res.setHeader('access-control-expose-headers', 'location, x-workflow-id, retry-after');
       if (req.method === 'OPTIONS') {
         res.writeHead(204, {

@@ -91,6 +91,40 @@ describe('DNS rebinding and other sites', () => {
     });
   });
 
+  it('lets a page on this machine call the API on this machine straight, CORS included (a Vite page on localhost:5173)', async () => {
+    for (const access of [{}, { tokens: ['a-token-of-twenty-chars'] }])
+      await withApi(access, async (port) => {
+        const page = 'http://localhost:5173';
+        const preflight = await send(port, {
+          method: 'OPTIONS',
+          path: '/api/chat',
+          headers: {
+            host: `127.0.0.1:${port}`,
+            origin: page,
+            'access-control-request-method': 'POST',
+            'access-control-request-headers': 'content-type, authorization',
+          },
+        });
+        expect(preflight.status).toBe(204);
+        expect(preflight.headers).toMatchObject({
+          'access-control-allow-origin': page,
+          'access-control-allow-credentials': 'true',
+          'access-control-allow-headers': expect.stringContaining('authorization'),
+        });
+        const read = await send(port, {
+          path: '/runs/nope',
+          headers: { host: `127.0.0.1:${port}`, origin: page, authorization: 'Bearer a-token-of-twenty-chars' },
+        });
+        expect([read.status, read.headers['access-control-allow-origin']]).toEqual([404, page]);
+        // A foreign page gets no CORS headers (and a 403), a loopback page calling a public name neither.
+        const foreign = await send(port, {
+          path: '/runs/nope',
+          headers: { host: `127.0.0.1:${port}`, origin: 'https://evil.example.com' },
+        });
+        expect([foreign.status, foreign.headers['access-control-allow-origin']]).toEqual([403, undefined]);
+      });
+  });
+
   it('AGENT_ALLOWED_HOSTS adds names; with tokens any name is answered (a page cannot present the token)', async () => {
     await withApi({ allowedHosts: ['agents.example.com', '.corp.example'] }, async (port) => {
       for (const [host, status] of [
