@@ -44,6 +44,7 @@ import {
   pathParts,
   imagesOf,
   MAX_MESSAGE_BODY_BYTES,
+  messageExtrasOf,
   readJson,
   sendError,
   sendJson,
@@ -484,8 +485,10 @@ async function route(
       if (key !== undefined) turn.messageId = key;
       const images = imagesOf(body);
       if (images) turn.images = images;
-      if (body.tools !== undefined) turn.tools = body.tools as string[];
-      if (body.approvalTools !== undefined) turn.approvalTools = body.approvalTools as string[];
+      // The turn's tools; on the message that starts the conversation, its tools and user too.
+      const { user, tools, approvalTools } = messageExtrasOf(body);
+      if (tools !== undefined) turn.tools = tools;
+      if (approvalTools !== undefined) turn.approvalTools = approvalTools;
       if (body.busy !== undefined) turn.busy = busyOf(body.busy);
       // In place of an earlier user message: the conversation forks there (see branch-routes.ts).
       if (body.fork !== undefined) turn.fork = body.fork as MessageRequest['fork'];
@@ -496,6 +499,9 @@ async function route(
         ...o.conversationOptions,
         ...(agent !== undefined ? { agent: agent as string } : {}),
         ...(tenant !== undefined ? { tenant } : {}),
+        ...(user !== undefined ? { user } : {}),
+        ...(tools !== undefined ? { tools } : {}),
+        ...(approvalTools !== undefined ? { approvalTools } : {}),
       };
       try {
         if (wantsEventStream(req)) return await streamTurn(res, o.client, o.taskQueue, id, turn, options, gone);

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
 import {
   busyPolicyProblem,
+  userProblem,
   parseDuration,
   tenantFor,
   tenantProblem,
@@ -71,6 +72,32 @@ export function imagesOf(body: Record<string, unknown>): ImageInput[] | undefine
 }
 
 /** A request's `busy` (what its message does while a turn runs); 400 for anything else. */
+/**
+ * What a message's body says beyond the message (`POST /conversations/:id/messages`, `POST
+ * /api/chat`): the `user` the conversation works for (memory's scope, within the tenant), and
+ * `tools` / `approvalTools`, which limit this turn and, on the message that starts the
+ * conversation, are its tool set (built-in tools by name: `remember`, `sleep`, ...), as `send
+ * --tools` does. A clear 400 for anything else.
+ */
+export function messageExtrasOf(body: Record<string, unknown>): {
+  user?: string;
+  tools?: string[];
+  approvalTools?: string[];
+} {
+  const out: { user?: string; tools?: string[]; approvalTools?: string[] } = {};
+  const problem = userProblem(body.user);
+  if (problem) throw new HttpError(400, problem);
+  if (body.user !== undefined) out.user = body.user as string;
+  for (const key of ['tools', 'approvalTools'] as const) {
+    const names = body[key];
+    if (names === undefined) continue;
+    if (!Array.isArray(names) || !names.every((n) => typeof n === 'string' && n !== ''))
+      throw new HttpError(400, `"${key}" must be an array of tool names`);
+    out[key] = names as string[];
+  }
+  return out;
+}
+
 export function busyOf(value: unknown): BusyPolicy {
   const problem = busyPolicyProblem(value);
   if (problem) throw new HttpError(400, problem);

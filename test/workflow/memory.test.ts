@@ -125,6 +125,61 @@ describe.each(stores)('on the %s store', (kind, location) => {
   });
 });
 
+it('takes the user and the built-in memory tools in HTTP bodies (messages and useChat), each tenant’s token for its own users', async () => {
+  const model = await startModel(memoryModel);
+  const { worker, taskQueue } = await createTestWorker(temporal(), {
+    baseURL: model.baseURL,
+    memory: { dir: join(dir, 'http') },
+  });
+  const tenant = `initech-${randomUUID().slice(0, 6)}`;
+  const other = `hooli-${randomUUID().slice(0, 6)}`;
+  const [A, B] = ['initech-token-0123456789', 'hooli-token-0123456789'];
+  const api = createHttpApi({
+    client: temporal().client,
+    taskQueue,
+    access: { tokens: [A, B], tenants: { [A]: tenant, [B]: other } },
+  });
+  api.listen(0, '127.0.0.1');
+  await once(api, 'listening');
+  const base = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+  const post = (token: string, path: string, body: unknown) =>
+    fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const chat = (token: string, text: string) =>
+    post(token, '/api/chat', {
+      id: `chat-${randomUUID()}`,
+      user: 'carol',
+      tools: ['recall'],
+      messages: [{ id: randomUUID(), role: 'user', parts: [{ type: 'text', text }] }],
+    }).then((r) => r.text());
+  try {
+    await worker.runUntil(async () => {
+      const kept = await post(A, `/conversations/mem-${randomUUID()}/messages`, {
+        message: 'remember: Likes window seats',
+        user: 'carol',
+        tools: ['remember', 'recall'],
+      });
+      expect(await kept.json()).toMatchObject({
+        status: 'completed',
+        content: expect.stringContaining('"remembered"'),
+      });
+      // A new chat of the same user recalls it; the other tenant's carol is another person.
+      expect(await chat(A, 'Which seat do I like?')).toContain('Likes window seats');
+      expect(await chat(B, 'Which seat do I like?')).not.toContain('Likes window seats');
+      const listed = await fetch(`${base}/memory?user=carol`, { headers: { authorization: `Bearer ${A}` } });
+      expect((await listed.json()).facts).toMatchObject([{ text: 'Likes window seats', tenant, user: 'carol' }]);
+      // A bad user is a 400 that says what a user id is.
+      const bad = await post(A, `/conversations/mem-${randomUUID()}/messages`, { message: 'hi', user: 'no spaces' });
+      expect([bad.status, (await bad.json()).error]).toEqual([400, expect.stringMatching(/must be a user id/)]);
+    });
+  } finally {
+    api.close();
+  }
+});
+
 it('a run without a user is told, as a tool error it can act on, that memory is per user', async () => {
   const model = await startModel(memoryModel);
   const { worker, taskQueue } = await createTestWorker(temporal(), {

@@ -75,7 +75,7 @@ export function turnProblem(
     if (!tools) continue;
     const unknown = names.filter((n) => !tools.some((k) => k.name === n));
     if (unknown.length > 0) {
-      return `unknown tool${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}${key === 'approvalTools' ? ' in "approvalTools"' : ''}; this conversation's tools: ${tools.map((k) => k.name).join(', ') || 'none'}`;
+      return `unknown tool${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}${key === 'approvalTools' ? ' in "approvalTools"' : ''}; this conversation's tools: ${tools.map((k) => k.name).join(', ') || 'none'} (set by the message that started it, or its agent: start a conversation with "tools" to have others, built-in ones such as remember included)`;
     }
   }
   return undefined;

@@ -12,7 +12,7 @@ import { startMessage, stopTurn, type MessageRequest } from '../../client/conver
 import { LiveFeed } from '../../client/live-events';
 import type { ImageInput } from '../../storage/images';
 import type { ChatRouteOptions } from '../use-chat/chat-routes';
-import { allow, busyOf, HttpError, MAX_MESSAGE_BODY_BYTES, readJson, tenantOf } from '../http-io';
+import { allow, busyOf, HttpError, MAX_MESSAGE_BODY_BYTES, messageExtrasOf, readJson, tenantOf } from '../http-io';
 import { decideAnswered, followTurn, pausedTurn } from '../../client/turn-follow';
 import { refusalOf, unlessRefused, writeTurnStream } from '../turn-stream';
 import { AgUiEncoder } from './ag-ui-events';
@@ -68,11 +68,18 @@ export async function agUiRoute(
   // `stopOnDisconnect` (a client whose abort means Stop: AG-UI's `abortRun` only closes the request).
   const props = (input.forwardedProps ?? {}) as Record<string, unknown>;
   if (props.busy !== undefined) message.busy = busyOf(props.busy);
+  // And, as in the other routes' bodies, `user`, `tools` and `approvalTools` (see messageExtrasOf).
+  const { user, tools, approvalTools } = messageExtrasOf(props);
+  if (tools !== undefined) message.tools = tools;
+  if (approvalTools !== undefined) message.approvalTools = approvalTools;
   const options: ConversationOptions = {
     stream: true,
     ...o.conversationOptions,
     ...(agent ? { agent } : {}),
     ...(tenant !== undefined ? { tenant } : {}),
+    ...(user !== undefined ? { user } : {}),
+    ...(tools !== undefined ? { tools } : {}),
+    ...(approvalTools !== undefined ? { approvalTools } : {}),
   };
   // Opened before the message goes: its turn's first events can come at once (see live-events.ts).
   const live = new LiveFeed(id);

@@ -135,11 +135,16 @@ async function post(
   const tenant = tenantOf(scope, undefined);
   const stream = { headers: UI_MESSAGE_STREAM_HEADERS, trailer: SSE_DONE, gone };
   if (action.kind === 'message') {
+    const { user, tools, approvalTools } = request.extras;
     const options: ConversationOptions = {
       stream: true,
       ...o.conversationOptions,
       ...(request.agent ? { agent: request.agent } : {}),
       ...(tenant !== undefined ? { tenant } : {}),
+      // The user (memory's scope) and tools apply when this message starts the chat.
+      ...(user !== undefined ? { user } : {}),
+      ...(tools !== undefined ? { tools } : {}),
+      ...(approvalTools !== undefined ? { approvalTools } : {}),
     };
     // The UI message's id is the message's: a message sent again is answered once, and this
     // response follows the turn that answers it, whatever other turns run before it. With no

@@ -8,7 +8,7 @@ import {
 import type { MessageRequest } from '../../client/conversations';
 import { forkMessageId } from '../../client/branches';
 import type { ImageInput } from '../../storage/images';
-import { busyOf, HttpError } from '../http-io';
+import { busyOf, HttpError, messageExtrasOf } from '../http-io';
 import { toolOutputValue, turnMessageId, type UiTurnMetadata } from './ui-message-chunks';
 
 /**
@@ -49,6 +49,8 @@ export interface ChatRequestBody {
   id: string;
   agent?: string;
   action: ChatAction;
+  /** `user`, `tools` and `approvalTools` of the body (see `messageExtrasOf`). */
+  extras: ReturnType<typeof messageExtrasOf>;
 }
 
 /** Reads a `POST /api/chat` body; a clear 400 for anything that is not one. */
@@ -98,7 +100,12 @@ export function chatRequest(body: Record<string, unknown>): ChatRequestBody {
       : last.role === 'assistant'
         ? { kind: 'approvals', decisions: approvalAnswers(parts) }
         : badRole(last.role);
-  return { id, ...(agent ? { agent } : {}), action };
+  const extras = messageExtrasOf(body);
+  if (action.kind === 'message') {
+    if (extras.tools) action.message.tools = extras.tools;
+    if (extras.approvalTools) action.message.approvalTools = extras.approvalTools;
+  }
+  return { id, ...(agent ? { agent } : {}), action, extras };
 }
 
 function badRole(role: unknown): never {
