@@ -11,7 +11,7 @@ import { createMcpHttpServer } from '../../src/mcp-server/mcp-http-server';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { startHttpApi } from '../helpers/http-api';
 import { eventually } from '../helpers/processes';
-import { answer, lastOf, startModel } from '../helpers/scripted-model';
+import { answer, call, lastOf, startModel, toolResults } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 
 /**
@@ -40,7 +40,10 @@ function tenants(): { A: string; G: string; access: { tokens: string[]; tenants:
 const helper = defineAgent({ name: 'helper', description: 'Answers', instructions: 'Help.', tools: [] });
 
 function model(req: ChatRequest) {
-  return answer(`you said: ${lastOf(req, 'user')}`);
+  const said = lastOf(req, 'user');
+  const keep = /^remember: (.+)$/.exec(said);
+  if (keep && !toolResults(req).length) return call(['remember', { text: keep[1] }]);
+  return answer(`you said: ${said}`);
 }
 
 it('answers another tenant’s id on every door exactly as an id no workflow has', async () => {
@@ -98,6 +101,16 @@ it('answers another tenant’s id on every door exactly as an id no workflow has
           })
         ).status,
       ).toBe(201);
+      // A fact globex's agent keeps about its user.
+      const remembered = await send(GLOBEX, 'POST', `/conversations/mem-${conv}/messages`, {
+        message: 'remember: Globex secret plan',
+        user: 'dana',
+        tools: ['remember'],
+      });
+      expect(remembered.status).toBe(200);
+      const facts = await (await send(GLOBEX, 'GET', '/memory?user=dana')).json();
+      const factId: string = facts.facts[0].id;
+      expect(factId).toMatch(/^f_/);
       const rpc = async (token: string, method: string, params: unknown) =>
         (
           await fetch(`${api.base}/a2a/helper/`, {
@@ -142,15 +155,17 @@ it('answers another tenant’s id on every door exactly as an id no workflow has
         ['GET', '/memory/:id', () => undefined],
       ];
       const idsOf = (path: string) =>
-        path.startsWith('/schedules')
-          ? [sched, `${G}:${sched}`]
-          : path.startsWith('/runs')
-            ? [runId.slice(G.length + 1), runId]
-            : path.startsWith('/api/chat')
-              ? [chat, `${G}:${chat}`, thread]
-              : [conv, `${G}:${conv}`, contextId];
+        path.startsWith('/memory')
+          ? [factId]
+          : path.startsWith('/schedules')
+            ? [sched, `${G}:${sched}`]
+            : path.startsWith('/runs')
+              ? [runId.slice(G.length + 1), runId]
+              : path.startsWith('/api/chat')
+                ? [chat, `${G}:${chat}`, thread]
+                : [conv, `${G}:${conv}`, contextId];
       for (const [method, path, body] of doors) {
-        const missing = `none-${randomUUID().slice(0, 8)}`;
+        const missing = path.startsWith('/memory') ? 'f_00000000000000000000' : `none-${randomUUID().slice(0, 8)}`;
         const asked = async (id: string) => {
           const res = await send(ACME, method, path.replace(':id', encodeURIComponent(id)), body(id));
           const text = res.headers.get('content-type')?.includes('text/event-stream') ? '' : await res.text();
@@ -162,6 +177,11 @@ it('answers another tenant’s id on every door exactly as an id no workflow has
         // None of it a server fault.
         expect([method, path, expected]).toEqual([method, path, expect.not.stringMatching(/^5/)]);
       }
+
+      // Acme deleting "dana"'s memory deletes acme's dana's, not globex's; acme lists none of it.
+      expect((await (await send(ACME, 'GET', '/memory?user=dana')).json()).facts).toEqual([]);
+      expect((await send(ACME, 'DELETE', '/memory?user=dana')).status).toBe(200);
+      expect((await (await send(GLOBEX, 'GET', '/memory?user=dana')).json()).facts).toHaveLength(1);
 
       // Globex's work is untouched: one turn, its own message, its schedule still there.
       const mine = await (await send(GLOBEX, 'GET', `/conversations/${conv}`)).json();
