@@ -77,4 +77,6 @@ export interface MemoryAccess {
   store(): Promise<MemoryStore>;
   close(): Promise<void>;
   where: string;
+  /** The embedded store's directory (PGlite: this process's only), when that is where memory is kept. */
+  embeddedDir?: string;
 }

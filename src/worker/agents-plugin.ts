@@ -11,6 +11,7 @@ import { AGENT_EVENTS_SINK, AGENT_MESSAGES_SINK } from '../contracts/definitions
 import { liveText } from '../contracts/live-text';
 import { memoryToolDefinitions } from '../tools/memory-tools';
 import type { MemoryAccess } from '../memory-store/memory-store';
+import { watchSharedMemory } from './shared-memory-check';
 import { createActivities, createConversationLoader, type ConversationLoader } from '../activities';
 import { AgentRegistry } from '../agents/agent-registry';
 import { ToolRegistry } from '../tools/registry';
@@ -227,9 +228,14 @@ export class AgentsPlugin extends SimplePlugin {
   /** Lists the MCP servers' tools as the worker starts (in the background: a slow server must not hold it up) and closes their connections when it stops. */
   override async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
     void this.mcp?.ready();
+    // An embedded memory store is this process's: other workers on the queue would keep their own.
+    const unwatch = this.memory.embeddedDir
+      ? watchSharedMemory(worker, this.memory.embeddedDir, (m) => process.stderr.write(`durable-agents: ${m}\n`))
+      : undefined;
     try {
       await super.runWorker(worker, next);
     } finally {
+      unwatch?.();
       await this.mcp?.close();
       // The embedded store's directory is this process's until it closes (see openMemoryStore).
       await this.memory.close().catch(() => undefined);

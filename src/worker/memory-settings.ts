@@ -8,6 +8,7 @@ import {
   openMemoryStore,
   type MemoryLocation,
 } from '../memory-store/open-memory-store';
+import { resolve } from 'node:path';
 import { withoutPassword } from '../memory-store/sql-client';
 
 /** Where a worker keeps memory across conversations, and how it embeds texts (the plugin's `memory`). */
@@ -52,6 +53,7 @@ export function memorySettings(
     store: lazy.get,
     close: lazy.close,
     where: 'url' in location ? withoutPassword(location.url) : location.dir,
+    ...('dir' in location ? { embeddedDir: resolve(location.dir) } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -177,6 +177,48 @@ it('takes the user and the built-in memory tools in HTTP bodies (messages and us
     });
   } finally {
     api.close();
+  }
+});
+
+it('warns when other workers poll the queue of a worker whose memory is embedded (each would keep its own)', async () => {
+  const model = await startModel(memoryModel);
+  const memoryDir = join(dir, 'shared');
+  mkdirSync(memoryDir, { recursive: true });
+  const warnings: string[] = [];
+  const write = process.stderr.write.bind(process.stderr);
+  const spy = jest
+    .spyOn(process.stderr, 'write')
+    .mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      if (String(chunk).includes('embedded store')) warnings.push(String(chunk));
+      else return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
+      return true;
+    });
+  try {
+    const first = await createTestWorker(temporal(), { baseURL: model.baseURL, memory: { dir: memoryDir } });
+    // Another worker of the queue, elsewhere: a poller the server lists (a worker in this process
+    // could not share the queue; the SDK allows one per queue and process).
+    const { client } = temporal();
+    const elsewhere = client.connection
+      .withDeadline(Date.now() + 9_000, () =>
+        client.workflowService.pollWorkflowTaskQueue({
+          namespace: client.options.namespace,
+          taskQueue: { name: first.taskQueue },
+          identity: 'worker-2@elsewhere',
+        }),
+      )
+      .catch(() => undefined);
+    await first.worker.runUntil(() => new Promise((r) => setTimeout(r, 7_000)));
+    await elsewhere;
+    // The embedded one says so, naming the other and the fix.
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('worker-2@elsewhere');
+    expect(warnings[0]).toMatch(
+      new RegExp(
+        `embedded store \\(PGlite in .*shared\\).*1 other worker\\(s\\) poll task queue "${first.taskQueue}".*AGENT_MEMORY_URL=postgres://`,
+      ),
+    );
+  } finally {
+    spy.mockRestore();
   }
 });
 
