@@ -27,8 +27,8 @@ export interface ChatIO {
  * An interactive chat on one conversation. While a turn runs it polls the conversation and shows
  * what the agent does (model calls, retries of failed ones, tool calls with their arguments) and
  * asks inline for approvals; after the turn it lists any tool call too quick to be seen. Ctrl+C
- * during a turn cancels the turn and returns to the prompt; at the prompt it leaves (the
- * conversation stays open).
+ * during a turn cancels the turn and returns to the prompt; at the prompt a first press says how
+ * to leave and a second leaves (the conversation stays open).
  */
 export async function chat(options: {
   client: Client;
@@ -50,12 +50,35 @@ export async function chat(options: {
   };
   let turnRunning = false;
   let cancelling = false;
+  /** Presses while the turn was being cancelled: one means the copy npm (or tsx) relays may still come. */
+  let pressesWhileCancelling = 0;
+  /** Until when a Ctrl+C at the prompt is the late copy of the press that cancelled the last turn. */
+  let echoUntil = 0;
+  /** Until when a Ctrl+C at the prompt leaves (the second press, as in Node's REPL). */
+  let leaveUntil = 0;
+  // Ctrl+C cancels a running turn and keeps the session, always: a press can reach this process
+  // twice (the terminal's, and the copy npm relays), the copy late on a busy machine, so at the
+  // prompt one press only says how to leave; a second within LEAVE_WINDOW_MS leaves.
   const offInterrupt = onInterrupt(() => {
-    if (!turnRunning) return rl.close();
-    if (cancelling) return io.note('(still cancelling the turn...)');
-    cancelling = true;
-    io.note('(cancelling the turn...)');
-    void cancelTurn(client, conversationId).catch((err: Error) => io.note(`could not cancel: ${err.message}`));
+    const now = Date.now();
+    if (turnRunning) {
+      if (cancelling) {
+        pressesWhileCancelling++;
+        return io.note('(still cancelling the turn...)');
+      }
+      cancelling = true;
+      pressesWhileCancelling = 1;
+      io.note('(cancelling the turn...)');
+      void cancelTurn(client, conversationId).catch((err: Error) => io.note(`could not cancel: ${err.message}`));
+      return;
+    }
+    if (now < echoUntil) {
+      echoUntil = 0;
+      return;
+    }
+    if (now < leaveUntil) return rl.close();
+    leaveUntil = now + LEAVE_WINDOW_MS;
+    io.note('(to leave, press Ctrl+C again, or Ctrl+D, or type /quit; the conversation stays open)');
   });
   io.note(`Conversation ${conversationId}${uiLink ? ` (${uiLink})` : ''}`);
   io.note('Type a message. /end closes the conversation; /quit (or Ctrl+D) leaves it open for later:');
@@ -96,6 +119,9 @@ export async function chat(options: {
         io.note(`error: ${err instanceof Error ? err.message : String(err)}`);
       } finally {
         turnRunning = false;
+        // The press that cancelled this turn may still arrive a second time: it must not leave.
+        if (cancelling && pressesWhileCancelling === 1) echoUntil = Date.now() + ECHO_WINDOW_MS;
+        leaveUntil = 0;
       }
     }
   } finally {
@@ -103,6 +129,11 @@ export async function chat(options: {
     rl.close();
   }
 }
+
+/** How long after a cancelled turn a Ctrl+C counts as the late copy of the press that cancelled it. */
+const ECHO_WINDOW_MS = 2_000;
+/** How long after the first Ctrl+C at the prompt a second one leaves. */
+const LEAVE_WINDOW_MS = 3_000;
 
 /**
  * Shows a running turn as it happens, from its events: the answer as it is written, tool calls
