@@ -7,7 +7,7 @@ import type { McpOAuthConfig } from './mcp-oauth';
 interface McpServerCommon {
   /** Per-call timeout of the server's tools, e.g. `"30s"` (default 60 s, as for any tool). */
   timeout?: string | number;
-  /** Temporal attempts per tool call when the server cannot be reached (default 3). */
+  /** Temporal attempts per tool call when the server cannot be reached (default 6: about 30 s for it to come back). */
   maxAttempts?: number;
 }
 

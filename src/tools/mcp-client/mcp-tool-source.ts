@@ -68,6 +68,14 @@ export interface McpLogger {
 }
 
 /**
+ * Attempts of an MCP tool call whose server cannot be reached: 1 s, 2 s, 4 s, 8 s and 16 s apart,
+ * so a call rides out a server that takes half a minute to come back (a deploy, a restart on a
+ * busy machine), where 3 attempts gave up after 3 s. Only an unreachable server is retried: the
+ * tool's own errors go back to the model.
+ */
+const DEFAULT_MCP_ATTEMPTS = 6;
+
+/**
  * The worker's MCP servers: one pooled connection per server, opened on first use and opened
  * again after the server went away (a stdio server that exited is started again; an HTTP server
  * that restarted gets a new session). Their tools are listed when the worker starts and whenever
@@ -244,7 +252,7 @@ export class McpToolSource {
             description: tool.description?.trim() || tool.title || `${tool.name} (from the MCP server "${server}")`,
             parameters: { ...(tool.inputSchema as JsonSchema), type: 'object' },
             timeout: timeoutMs,
-            retry: { maximumAttempts: state.config.maxAttempts ?? 3 },
+            retry: { maximumAttempts: state.config.maxAttempts ?? DEFAULT_MCP_ATTEMPTS },
             execute: (args, ctx) => this.call(server, tool.name, args, ctx, timeoutMs),
           }),
         );
