@@ -71,7 +71,6 @@ export function imagesOf(body: Record<string, unknown>): ImageInput[] | undefine
   return images as ImageInput[];
 }
 
-/** A request's `busy` (what its message does while a turn runs); 400 for anything else. */
 /**
  * What a message's body says beyond the message (`POST /conversations/:id/messages`, `POST
  * /api/chat`): the `user` the conversation works for (memory's scope, within the tenant), and
@@ -98,6 +97,7 @@ export function messageExtrasOf(body: Record<string, unknown>): {
   return out;
 }
 
+/** A request's `busy` (what its message does while a turn runs); 400 for anything else. */
 export function busyOf(value: unknown): BusyPolicy {
   const problem = busyPolicyProblem(value);
   if (problem) throw new HttpError(400, problem);

@@ -32,6 +32,9 @@ export interface WriteTurnOptions {
   gone: AbortSignal;
 }
 
+/** How often a turn's stream writes a keep-alive comment while nothing else is written. */
+export const TURN_KEEP_ALIVE_MS = 5_000;
+
 /** Writes a followed turn as Server-Sent Events, one `data:` line per chunk, with keep-alive comments. */
 export async function writeTurnStream(res: ServerResponse, o: WriteTurnOptions): Promise<void> {
   res.writeHead(200, o.headers);
@@ -41,7 +44,8 @@ export async function writeTurnStream(res: ServerResponse, o: WriteTurnOptions):
   const write = (chunks: unknown[]) => {
     for (const c of chunks) res.write(`data: ${JSON.stringify(c)}\n\n`);
   };
-  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+  // Often enough that a client (DurableChatTransport) can take silence for a dead connection.
+  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), TURN_KEEP_ALIVE_MS);
   let encoder = o.encoder;
   if (encoder) write(encoder.begin());
   const made = (turn: number) => {

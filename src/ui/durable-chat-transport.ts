@@ -25,7 +25,16 @@ export interface DurableChatTransportOptions {
   reconnect?: { attempts?: number; delayMs?: number } | false;
   /** Told of each reconnect, e.g. to show "reconnecting..." (the attempt, from 1, and why). */
   onReconnect?: (attempt: number, reason: unknown) => void;
+  /**
+   * How long a stream may stay silent before it counts as dropped and is reconnected (default
+   * 15 s): the server writes a keep-alive every 5 s, so silence means the API (or the connection to
+   * it) is gone, whatever sits between (a dev server's proxy keeps a dead stream open).
+   */
+  stallMs?: number;
 }
+
+/** How long a stream may be silent before it is reconnected (the server's keep-alives come every 5 s). */
+const DEFAULT_STALL_MS = 15_000;
 
 /**
  * The AI SDK's chat transport for durable conversations (`useChat({ transport })`, or any
@@ -124,7 +133,7 @@ export class DurableChatTransport<M extends UIMessage = UIMessage> implements Ch
     if (!response.ok && response.status !== 404) throw new Error((await response.text()) || `HTTP ${response.status}`);
   }
 
-  /** The chunks of a turn's stream, reconnecting when it drops before its end. */
+  /** The chunks of a turn's stream, reconnecting when it drops (or goes silent) before its end. */
   private read(
     chatId: string,
     first: ReadableStream<Uint8Array>,
@@ -135,17 +144,39 @@ export class DurableChatTransport<M extends UIMessage = UIMessage> implements Ch
     const reconnect = this.options.reconnect === false ? { attempts: 0 } : (this.options.reconnect ?? {});
     const attempts = reconnect.attempts ?? 10;
     const firstDelay = reconnect.delayMs ?? 500;
+    const stallMs = this.options.stallMs ?? DEFAULT_STALL_MS;
     let body: ReadableStream<Uint8Array> | undefined = first;
     let ended = false;
+    // The page stopped reading (it closed the message, or failed on a chunk): nothing more is
+    // enqueued, and no reconnect is made for nobody.
+    let cancelled = false;
     return new ReadableStream<UIMessageChunk>({
       start: async (controller) => {
+        const push = (chunk: UIMessageChunk) => {
+          if (cancelled) return;
+          try {
+            controller.enqueue(chunk);
+          } catch {
+            cancelled = true;
+          }
+        };
+        const close = () => {
+          if (cancelled) return;
+          cancelled = true;
+          try {
+            controller.close();
+          } catch {
+            // closed by the page already
+          }
+        };
         for (let attempt = 0; ;) {
           let reason: unknown = new Error('the stream ended before the turn did');
           try {
-            for await (const data of sseData(body!)) {
+            for await (const data of sseData(body!, stallMs)) {
+              if (cancelled) break;
               const chunk = filter.accept(data as UIMessageChunk & { id?: string; delta?: string });
               if (chunk) {
-                controller.enqueue(chunk);
+                push(chunk);
                 attempt = 0;
               }
               if ((data as UIMessageChunk).type === 'finish' || (data as UIMessageChunk).type === 'error') ended = true;
@@ -153,24 +184,25 @@ export class DurableChatTransport<M extends UIMessage = UIMessage> implements Ch
           } catch (err) {
             reason = err;
           }
-          if (ended || signal?.aborted) return controller.close();
-          // Dropped before its end: the durable log has the rest.
+          if (ended || cancelled || signal?.aborted) return close();
+          // Dropped (or silent) before its end: the durable log has the rest.
           if (++attempt > attempts) {
-            controller.enqueue({
-              type: 'error',
-              errorText: `lost the stream and could not reconnect: ${message(reason)}`,
-            });
-            return controller.close();
+            push({ type: 'error', errorText: `lost the stream and could not reconnect: ${message(reason)}` });
+            return close();
           }
           this.options.onReconnect?.(attempt, reason);
           await pause(Math.min(firstDelay * 2 ** (attempt - 1), 5_000), signal);
-          if (signal?.aborted) return controller.close();
+          if (cancelled || signal?.aborted) return close();
           const resumed = await this.resume(chatId, follow, signal).catch(() => undefined);
-          if (resumed === null) return controller.close(); // no turn to follow: nothing more to show
+          if (resumed === null) return close(); // no turn to follow: nothing more to show
           filter.reconnected();
           // Not reachable yet: an empty stream, and the next attempt.
           body = resumed ?? new ReadableStream({ start: (c) => c.close() });
         }
+      },
+      cancel: () => {
+        cancelled = true;
+        void body?.cancel().catch(() => undefined);
       },
     });
   }

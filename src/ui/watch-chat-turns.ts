@@ -40,7 +40,8 @@ export async function watchChatTurns(
         signal: options.signal,
       });
       if (response.ok && response.status !== 204 && response.body)
-        for await (const data of sseData(response.body)) {
+        // Silent for 15 s (keep-alives come every 5 s): the API is gone, whatever proxy holds the connection.
+        for await (const data of sseData(response.body, 15_000)) {
           const event = data as ChatTurnEvent | { type: 'error' };
           if (event.type === 'turn-started' || event.type === 'turn-finished' || event.type === 'branch-switched')
             onTurn(event);

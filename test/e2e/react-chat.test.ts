@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
 import { freePort } from '../../src/connection/dev-server';
+import { randomUUID } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
@@ -12,7 +13,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { httpApiHandler } from '../../src/http/http-api';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { CHROMIUM_PATH, describeInBrowser } from '../helpers/browser';
-import { eventually, ROOT } from '../helpers/processes';
+import { cleanEnv, eventually, ROOT, startTs, type Started } from '../helpers/processes';
 import { startHttpApi } from '../helpers/http-api';
 import { call, lastOf, startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
@@ -358,13 +359,8 @@ describeInBrowser('the React example on useChat', () => {
     });
   }, 120_000);
 
-  it("sends a message from `vite dev` through its own proxy (the README's development setup)", async () => {
-    const m = await startModel(model);
-    const t = temporal();
-    const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
-    // The API as `npm run serve` has it (no tokens, on loopback), and Vite's dev server in front,
-    // proxying /api there as the example's vite.config.ts says (its string form changes the Host).
-    const api = await startHttpApi({ client: t.client, taskQueue });
+  /** `vite dev` of the example on a free port, proxying /api to `api` as its vite.config.ts says; resolves once it serves. */
+  async function viteDev(api: string) {
     const port = await freePort();
     const vite = spawn(
       process.execPath,
@@ -379,23 +375,36 @@ describeInBrowser('the React example on useChat', () => {
       // NO_COLOR: Vite colours its banner when CI is set (picocolors), which splits the URL with escapes.
       {
         cwd: EXAMPLE,
-        env: { ...process.env, DURABLE_AGENTS_URL: api.base, NO_COLOR: '1', FORCE_COLOR: undefined },
+        env: { ...process.env, DURABLE_AGENTS_URL: api, NO_COLOR: '1', FORCE_COLOR: undefined },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
     let out = '';
     vite.stdout!.on('data', (d) => (out += d));
     vite.stderr!.on('data', (d) => (out += d));
+    const plain = () => out.replace(/\x1b\[[0-9;]*m/g, '');
+    if (!(await eventually(() => plain().includes(`http://127.0.0.1:${port}/`), 60_000))) {
+      vite.kill('SIGKILL');
+      throw new Error(`vite dev did not print its address within 60 s; it printed:\n${out}`);
+    }
+    return { url: `http://127.0.0.1:${port}/`, stop: () => vite.kill('SIGKILL') };
+  }
+
+  it("sends a message from `vite dev` through its own proxy (the README's development setup)", async () => {
+    const m = await startModel(model);
+    const t = temporal();
+    const { worker, taskQueue } = await createTestWorker(t, { baseURL: m.baseURL, registry: testRegistry() });
+    // The API as `npm run serve` has it (no tokens, on loopback), and Vite's dev server in front,
+    // proxying /api there as the example's vite.config.ts says (its string form changes the Host).
+    const api = await startHttpApi({ client: t.client, taskQueue });
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
+    let vite: Awaited<ReturnType<typeof viteDev>> | undefined;
     try {
       await worker.runUntil(async () => {
-        const plain = () => out.replace(/\x1b\[[0-9;]*m/g, '');
-        if (!(await eventually(() => plain().includes(`http://127.0.0.1:${port}/`), 60_000))) {
-          throw new Error(`vite dev did not print its address within 60 s; it printed:\n${out}`);
-        }
-        await page.goto(`http://127.0.0.1:${port}/`);
+        vite = await viteDev(api.base);
+        await page.goto(vite.url);
         const input = page.getByPlaceholder('Ask the agent…');
         await input.fill('price of ACME');
         await input.press('Enter');
@@ -409,8 +418,50 @@ describeInBrowser('the React example on useChat', () => {
       expect(errors).toEqual([]);
     } finally {
       await page.close();
-      vite.kill('SIGKILL');
+      vite?.stop();
       api.close();
     }
   }, 180_000);
+
+  it('through `vite dev`: `serve` (with its own worker) killed mid-answer and started again, the page reconnects by itself and shows the retried answer whole', async () => {
+    const m = await startModel(model);
+    const port = await freePort();
+    const env = cleanEnv({
+      TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
+      AGENT_TASK_QUEUE: `react-serve-${randomUUID()}`,
+      PORT: String(port),
+      OPENAI_BASE_URL: m.baseURL,
+      OPENAI_API_KEY: 'test',
+    });
+    let serve: Started = await startTs(['serve.ts'], env, /Press Ctrl\+C/, 120_000);
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));
+    const vite = await viteDev(`http://127.0.0.1:${port}`);
+    try {
+      await page.goto(vite.url);
+      const input = page.getByPlaceholder('Ask the agent…');
+      await input.fill('tell a story');
+      await input.press('Enter');
+      const answer = page.locator('li.assistant').first();
+      await answer.getByText(/^w0 w1 w2/).waitFor({ timeout: 60_000 });
+      // The API and the worker that was writing the answer die at once; the proxy keeps the
+      // page's stream open, silent. Then `serve` starts again.
+      serve.kill('SIGKILL');
+      await serve.exited;
+      serve = await startTs(['serve.ts'], env, /Press Ctrl\+C/, 120_000);
+      // The model call is tried again on the new worker: the page shows its answer, once.
+      await answer.getByText(/completed · \d+ tokens/).waitFor({ timeout: 90_000 });
+      expect(await answer.locator('p').first().textContent()).toBe(STORY);
+      expect(await page.locator('p.error').count()).toBe(0);
+      expect(m.requests.length).toBe(2);
+      expect(errors.filter((e) => !/Failed to load resource|502|504/.test(e))).toEqual([]);
+    } finally {
+      await page.close();
+      vite.stop();
+      serve.kill('SIGKILL');
+      await serve.exited;
+    }
+  }, 300_000);
 });

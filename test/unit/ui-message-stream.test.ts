@@ -80,12 +80,23 @@ describe('UiMessageEncoder', () => {
         { type: 'text_delta', call: 1, delta: 'Once upon a time.' },
       ]),
     );
+    // The new attempt's part has an id of its own: a stream resumed from the durable log, which
+    // may not hold the failed attempt's text, names it the same way.
     expect(chunks.slice(4)).toEqual([
+      { type: 'text-end', id: 'text-1' },
       { type: 'reset-step' },
       { type: 'data-model-retry', data: { call: 1, attempt: 2, error: 'worker lost' }, transient: true },
-      { type: 'text-start', id: 'text-2' },
-      { type: 'text-delta', id: 'text-2', delta: 'Once upon a time.' },
+      { type: 'text-start', id: 'text-1-2' },
+      { type: 'text-delta', id: 'text-1-2', delta: 'Once upon a time.' },
     ]);
+    const resumed = encodeAll(
+      turn([
+        { type: 'model_call_started', call: 1, iteration: 1 },
+        { type: 'model_retry', call: 1, attempt: 2, error: 'worker lost' },
+        { type: 'text_delta', call: 1, delta: 'Once upon a time.' },
+      ]),
+    );
+    expect(resumed).toContainEqual({ type: 'text-start', id: 'text-1-2' });
   });
 
   it("resets the failed call's step when a fallback model answers, and shows reasoning in its step", () => {
@@ -157,9 +168,9 @@ describe('UiMessageEncoder', () => {
       ]),
     );
     expect(limited.slice(2)).toEqual([
-      { type: 'text-start', id: 'text-1' },
-      { type: 'text-delta', id: 'text-1', delta: 'partial' },
-      { type: 'text-end', id: 'text-1' },
+      { type: 'text-start', id: 'text-answer' },
+      { type: 'text-delta', id: 'text-answer', delta: 'partial' },
+      { type: 'text-end', id: 'text-answer' },
       { type: 'finish-step' },
       expect.objectContaining({ type: 'finish', finishReason: 'length' }),
     ]);
@@ -231,6 +242,7 @@ describe('chatRequest', () => {
           messageId: 'm1',
         },
       },
+      extras: {},
     });
   });
 

@@ -10,7 +10,7 @@ import { describeKind, explainFailure, lookupWorkflow, withinQueryWait } from '.
 import { ACCEPT_WITHIN_MS, allow, HttpError, MAX_MESSAGE_BODY_BYTES, readJson, sendJson, tenantOf } from '../http-io';
 import { decideAnswered, followTurn, pausedTurn, turnInProgress } from '../../client/turn-follow';
 import { LiveFeed, withLiveText } from '../../client/live-events';
-import { refusalOf, unlessRefused, writeTurnStream } from '../turn-stream';
+import { refusalOf, TURN_KEEP_ALIVE_MS, unlessRefused, writeTurnStream } from '../turn-stream';
 import { eventsPosition, keptEvents, streamEvents } from '../../client/event-stream';
 import {
   SSE_DONE,
@@ -255,7 +255,7 @@ async function turns(res: ServerResponse, client: Client, id: string, gone: Abor
   const from = (await eventsPosition(client, id)) === -1 ? { after: -1 } : {};
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
   res.flushHeaders();
-  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), TURN_KEEP_ALIVE_MS);
   try {
     for await (const e of withLiveText(id, (live) => streamEvents(client, id, { ...live, ...from, signal: gone }))) {
       const chunk =

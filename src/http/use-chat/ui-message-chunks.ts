@@ -99,7 +99,10 @@ export class UiMessageEncoder implements TurnEncoder {
   private text?: { id: string; call: number };
   /** Text written since the last model call started (an answer not streamed is written at the end). */
   private stepText = false;
-  private texts = 0;
+  /** The attempt of each model call that writes now (from its `model_retry`s; 1 without). */
+  private readonly attempts = new Map<number, number>();
+  /** Text parts opened per call and attempt, for the ids of a second part of one. */
+  private readonly parts = new Map<string, number>();
   private readonly shown = new Set<string>();
   private readonly denied = new Set<string>();
   private ended = false;
@@ -137,7 +140,7 @@ export class UiMessageEncoder implements TurnEncoder {
         this.openStep(out);
         if (!this.text || this.text.call !== e.call) {
           this.endText(out);
-          this.text = { id: `text-${++this.texts}`, call: e.call };
+          this.text = { id: this.textId(e.call), call: e.call };
           out.push({ type: 'text-start', id: this.text.id });
         }
         out.push({ type: 'text-delta', id: this.text.id, delta: e.delta });
@@ -146,7 +149,9 @@ export class UiMessageEncoder implements TurnEncoder {
       case 'model_retry':
       case 'model_fallback':
         // The text written so far for this call is void: the new attempt (or model) starts over,
-        // in the same step.
+        // in the same step, in a part of its own (see textId).
+        if (e.type === 'model_retry') this.attempts.set(e.call, e.attempt);
+        this.endText(out);
         if (this.step) out.push({ type: 'reset-step' });
         this.nextStep = false;
         this.text = undefined;
@@ -275,7 +280,7 @@ export class UiMessageEncoder implements TurnEncoder {
         const answer = result.content ?? (result.output !== undefined ? JSON.stringify(result.output) : null);
         if (!this.stepText && answer && result.status !== 'immediate') {
           this.openStep(out);
-          const id = `text-${++this.texts}`;
+          const id = 'text-answer';
           out.push({ type: 'text-start', id }, { type: 'text-delta', id, delta: answer }, { type: 'text-end', id });
         }
         if (this.step) out.push({ type: 'finish-step' });
@@ -332,6 +337,22 @@ export class UiMessageEncoder implements TurnEncoder {
     out.push({ type: 'start-step' });
     this.step = true;
     this.nextStep = false;
+  }
+
+  /**
+   * The id of a new text part of `call`: `text-<call>`, and `text-<call>-<attempt>` for an attempt
+   * after a `model_retry` (a further part of one: `...-p<n>`). Named by what wrote it, not by how
+   * many parts came before: a stream resumed from the durable log (which may lack a failed
+   * attempt's text that the live stream showed) names each part as the first stream did, and a
+   * retried attempt never writes into the part its failed attempt opened (which `reset-step` took
+   * from the page).
+   */
+  private textId(call: number): string {
+    const attempt = this.attempts.get(call) ?? 1;
+    const base = attempt === 1 ? `text-${call}` : `text-${call}-${attempt}`;
+    const n = (this.parts.get(base) ?? 0) + 1;
+    this.parts.set(base, n);
+    return n === 1 ? base : `${base}-p${n}`;
   }
 
   private endText(out: UiMessageChunk[]): void {
