@@ -82,7 +82,7 @@ export class DurableChatTransport<M extends UIMessage = UIMessage> implements Ch
       body: JSON.stringify(body),
       signal: abortSignal,
     });
-    if (!response.ok || !response.body) throw new Error((await response.text()) || `HTTP ${response.status}`);
+    if (!response.ok || !response.body) throw await ChatRequestError.of(response, messages[messages.length - 1]?.id);
     // Only `stop()` aborts a request: it stops the durable turn as well.
     abortSignal?.addEventListener('abort', () => void this.stop(chatId).catch(() => undefined), { once: true });
     const last = messages[messages.length - 1];
@@ -115,22 +115,54 @@ export class DurableChatTransport<M extends UIMessage = UIMessage> implements Ch
       signal: request.abortSignal,
     });
     if (response.status === 204) return null;
-    if (!response.ok || !response.body) throw new Error((await response.text()) || `HTTP ${response.status}`);
+    if (!response.ok || !response.body) throw await ChatRequestError.of(response);
     return this.read(request.chatId, response.body, follow, request.abortSignal);
   }
 
   /**
-   * Stops the chat's running turn (`POST /api/chat/:id/stop`); resolves once it has ended.
-   * `stop()` of `useChat` calls it; call it yourself to stop a turn another tab started.
+   * Sends `text` into the chat's running turn (`busy: "steer"`): the model reads it before its
+   * next call, and the page shows it in the running answer, as its `data-steered` part, on the
+   * stream the page already reads. Unlike `sendMessage` with `busy: "steer"`, no user message is
+   * added to the page and no second stream competes with the first. Resolves once the chat took
+   * the message (with no turn running, it starts one, as any message does: the page then sees it
+   * start through `watchChatTurns`); a refusal is a {@link ChatRequestError}.
    */
-  async stop(chatId: string): Promise<void> {
+  async steer(chatId: string, text: string, options: { messageId?: string } = {}): Promise<{ messageId: string }> {
+    const messageId = options.messageId ?? randomId();
+    const response = await this.fetch(this.api, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(await this.headers()) },
+      body: JSON.stringify({
+        ...(await resolve(this.options.body)),
+        id: chatId,
+        messages: [{ id: messageId, role: 'user', parts: [{ type: 'text', text }] }],
+        busy: 'steer',
+      }),
+    });
+    if (!response.ok) throw await ChatRequestError.of(response, messageId);
+    // Taken: the running turn's own stream shows it; this one is not read.
+    await response.body?.cancel().catch(() => undefined);
+    return { messageId };
+  }
+
+  /**
+   * Stops the chat's running turn (`POST /api/chat/:id/stop`); resolves once it has ended, with
+   * its number and status (`cancelled`), or undefined when none ran. Called by a page's Stop
+   * button (instead of `useChat`'s `stop()`), the page's request is left open: the turn's end
+   * comes down its stream (`finish`, with `status: "cancelled"` and `stopped: true` in the
+   * message's metadata), so the page shows it at once. `useChat`'s `stop()` calls it too, but
+   * aborts the request first: the page then learns the status at its next load.
+   */
+  async stop(chatId: string): Promise<{ turn: number; status: string } | undefined> {
     const response = await this.fetch(`${this.api}/${encodeURIComponent(chatId)}/stop`, {
       method: 'POST',
       headers: await this.headers(),
       // Sent even if the page goes away meanwhile.
       keepalive: true,
     });
-    if (!response.ok && response.status !== 404) throw new Error((await response.text()) || `HTTP ${response.status}`);
+    if (response.status === 204 || response.status === 404) return undefined;
+    if (!response.ok) throw await ChatRequestError.of(response);
+    return (await response.json()) as { turn: number; status: string };
   }
 
   /** The chunks of a turn's stream, reconnecting when it drops (or goes silent) before its end. */
@@ -226,6 +258,46 @@ export class DurableChatTransport<M extends UIMessage = UIMessage> implements Ch
     const more = extra instanceof Headers ? Object.fromEntries(extra.entries()) : (extra ?? {});
     return { ...(await resolve(this.options.headers)), ...more };
   }
+}
+
+/**
+ * A chat request the server refused or failed, with its words: `message` is the server's sentence
+ * (not its JSON), `status` the HTTP status, `errorType` the server's (`Client.Busy` for a message
+ * refused while a turn runs, with `busy: "reject"`), and `messageId` the user message the request
+ * sent, which the chat did not take: drop it from the page, or mark it.
+ */
+export class ChatRequestError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly errorType?: string,
+    readonly messageId?: string,
+  ) {
+    super(message);
+    this.name = 'ChatRequestError';
+  }
+
+  /** The error a non-OK response says (`{"error", "errorType"}`, or its text). */
+  static async of(response: Response, messageId?: string): Promise<ChatRequestError> {
+    const text = await response.text().catch(() => '');
+    let error = text || `HTTP ${response.status}`;
+    let errorType: string | undefined;
+    try {
+      const body = JSON.parse(text) as { error?: unknown; errorType?: unknown };
+      if (typeof body.error === 'string') error = body.error;
+      if (typeof body.errorType === 'string') errorType = body.errorType;
+    } catch {
+      // not JSON: its text
+    }
+    return new ChatRequestError(error, response.status, errorType, messageId);
+  }
+}
+
+/** An id for a message the transport makes itself. */
+function randomId(): string {
+  return typeof crypto !== 'undefined' && 'randomUUID' in crypto
+    ? crypto.randomUUID()
+    : `m-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
 }
 
 async function resolve<T extends object>(

@@ -38,7 +38,7 @@ export async function* sseData(body: ReadableStream<Uint8Array>, stallMs?: numbe
 async function readWithin(
   reader: ReadableStreamDefaultReader<Uint8Array>,
   stallMs: number | undefined,
-): Promise<ReadableStreamReadResult<Uint8Array>> {
+): ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']> {
   if (stallMs === undefined) return reader.read();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const stalled = new Promise<never>((_, reject) => {

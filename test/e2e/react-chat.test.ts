@@ -31,6 +31,11 @@ const TYPES: Record<string, string> = {
   '.css': 'text/css',
 };
 
+/** The chat id of a page (its URL's hash). */
+async function chatIdOf(page: Page): Promise<string> {
+  return decodeURIComponent(await page.evaluate(() => location.hash.slice(1)));
+}
+
 /** 60 words, one every 100 ms: long enough that a reload lands while it is written, on a loaded machine too. */
 const STORY = Array.from({ length: 60 }, (_, i) => `w${i}`).join(' ');
 
@@ -41,6 +46,14 @@ let lastAsked: string[] = [];
 
 function model(req: ChatRequest) {
   const last = req.messages[req.messages.length - 1];
+  lastAsked = req.messages.filter((m) => m.role === 'user').map((m) => String(m.content));
+  const first = req.messages.find((m) => m.role === 'user')?.content;
+  // A slow first call that asks for a tool, then a slow answer: messages sent meanwhile meet a
+  // running turn, and a steering one is read by the second call.
+  if (first === 'quote then story')
+    return req.messages.some((m) => m.role === 'tool')
+      ? { content: STORY, chunkDelayMs: 100 }
+      : new Promise((r) => setTimeout(r, 4_000)).then(() => call(['stock_quote', { symbol: 'ACME' }]));
   lastAsked = req.messages.filter((m) => m.role === 'user').map((m) => String(m.content));
   if (lastOf(req, 'user').startsWith('say ')) return { content: `${lastOf(req, 'user').slice(4)} #${++said}` };
   if (lastOf(req, 'user').startsWith('tell a story')) return { content: STORY, chunkDelayMs: 100 };
@@ -144,8 +157,8 @@ describeInBrowser('the React example on useChat', () => {
     await served.inPages(1, async (page) => {
       await page.goto(base);
       const input = page.getByPlaceholder('Ask the agent…');
-      // The page takes a message once the last turn's stream has finished (its Send button is back).
-      await page.getByRole('button', { name: 'Send' }).waitFor();
+      // The last turn's stream has finished (its Stop button is gone): the next message starts a turn of its own.
+      await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
       await input.fill('price of ACME');
       await input.press('Enter');
       const reply = page.locator('li.assistant').first();
@@ -153,7 +166,7 @@ describeInBrowser('the React example on useChat', () => {
       await reply.getByText(/tool said: .*42\.5/).waitFor();
       await reply.getByText(/completed · \d+ tokens/).waitFor();
 
-      await page.getByRole('button', { name: 'Send' }).waitFor(); // the last turn's stream has finished
+      await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' }); // the last turn's stream has finished
       await input.fill('pay bob');
       await input.press('Enter');
       const before = transfers.length;
@@ -211,8 +224,8 @@ describeInBrowser('the React example on useChat', () => {
         .waitFor();
 
       // A reload mid-answer does not cancel: the reloaded page resumes the turn to its end.
-      // The page takes a message once the last turn's stream has finished (its Send button is back).
-      await page.getByRole('button', { name: 'Send' }).waitFor();
+      // The last turn's stream has finished (its Stop button is gone): the next message starts a turn of its own.
+      await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
       await input.fill('tell a story again');
       await input.press('Enter');
       await page
@@ -229,8 +242,8 @@ describeInBrowser('the React example on useChat', () => {
       expect(await statusOf(id)).toEqual(['cancelled', 'completed', 'completed']);
 
       // The API dies mid-answer and comes back: the open page completes the answer, nothing lost or repeated.
-      // The page takes a message once the last turn's stream has finished (its Send button is back).
-      await page.getByRole('button', { name: 'Send' }).waitFor();
+      // The last turn's stream has finished (its Stop button is gone): the next message starts a turn of its own.
+      await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
       await input.fill('tell a story once more');
       await input.press('Enter');
       const last = page.locator('li.assistant').nth(3);
@@ -242,6 +255,53 @@ describeInBrowser('the React example on useChat', () => {
       await last.getByText(/completed · \d+ tokens/).waitFor({ timeout: 20_000 });
       expect(await last.locator('p').first().textContent()).toBe(STORY);
       expect(await page.locator('p.error').count()).toBe(0);
+    });
+  }, 120_000);
+
+  it('reaches the busy policies from the page: a refusal is said and its message dropped, a steer shows once in the running answer, Stop shows the stopped status live', async () => {
+    const served = await pageWithApi();
+    const { base } = served;
+    await served.inPages(1, async (page) => {
+      await page.goto(base);
+      const input = page.getByPlaceholder('Ask the agent…');
+      await input.fill('quote then story');
+      await input.press('Enter');
+      const answer = page.locator('li.assistant').first();
+      await page.getByRole('button', { name: 'Stop' }).waitFor();
+
+      // Refused while the turn runs: the sentence shows, the message leaves the page, the turn goes on.
+      await page.getByLabel('While a turn runs').selectOption('reject');
+      await input.fill('refuse me');
+      await input.press('Enter');
+      await page.locator('p.error', { hasText: /the conversation is busy/ }).waitFor();
+      await page.waitForTimeout(500);
+      expect(await page.locator('li.user', { hasText: 'refuse me' }).count()).toBe(0);
+      expect(await page.locator('p.error').textContent()).not.toMatch(/errorType|^\{/);
+      expect(await page.getByRole('button', { name: 'Stop' }).isVisible()).toBe(true);
+
+      // Steered into the running turn: its next model call reads it; shown once, inside the
+      // answer, beside the tool part (which stays).
+      await page.getByLabel('While a turn runs').selectOption('steer');
+      await input.fill('mention cats');
+      await input.press('Enter');
+      await answer.locator('.tool[data-state="output-available"]', { hasText: 'stock_quote' }).waitFor();
+      await answer.locator('.steered', { hasText: 'mention cats' }).waitFor();
+      await answer.getByText(/^w0 w1/).waitFor();
+      expect(await page.getByText('mention cats').count()).toBe(1);
+      expect(await answer.locator('.tool', { hasText: 'stock_quote' }).count()).toBe(1);
+      expect(lastAsked).toContain('mention cats');
+
+      // Stop: the answer ends stopped, live, without a reload.
+      await page.getByRole('button', { name: 'Stop' }).click();
+      await answer.getByText(/^stopped · \d+ tokens/).waitFor({ timeout: 15_000 });
+      await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
+      expect(await answer.locator('.tool', { hasText: 'stock_quote' }).count()).toBe(1);
+      // The history says the same (stopped), and the refused message was never kept.
+      const history = await (
+        await fetch(`${base}/api/chat/${encodeURIComponent(await chatIdOf(page))}/messages`)
+      ).json();
+      expect(history.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant']);
+      expect(history[1].metadata).toMatchObject({ status: 'cancelled', stopped: true });
     });
   }, 120_000);
 
@@ -267,7 +327,7 @@ describeInBrowser('the React example on useChat', () => {
         id,
       );
       expect(main.map((m: any) => m.parts.find((p: any) => p.type === 'text')?.text)).toEqual(['say hi', 'hi #1']);
-      await page.getByRole('button', { name: 'Send' }).waitFor(); // the last turn's stream has finished
+      await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' }); // the last turn's stream has finished
       await input.fill('say more');
       await input.press('Enter');
       await page.locator('li.assistant').getByText('more #3').waitFor();
@@ -288,7 +348,7 @@ describeInBrowser('the React example on useChat', () => {
       expect(await texts()).toEqual(['say hi', 'hi #2', 'say more', 'more #3']);
       await page.reload();
       await page.locator('li.assistant').getByText('more #3').waitFor();
-      await page.getByRole('button', { name: 'Send' }).waitFor(); // the last turn's stream has finished
+      await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' }); // the last turn's stream has finished
       await input.fill('say last');
       await input.press('Enter');
       await page.locator('li.assistant').getByText('last #5').waitFor();

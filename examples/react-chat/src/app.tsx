@@ -1,6 +1,6 @@
 import { useChat } from '@ai-sdk/react';
 import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
-import { DurableChatTransport, watchChatTurns } from 'durable-agents/ui';
+import { ChatRequestError, DurableChatTransport, watchChatTurns } from 'durable-agents/ui';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 
 /** What durable-agents puts in a message's metadata when its turn finishes (see docs/use-chat.md). */
@@ -8,9 +8,14 @@ interface TurnMetadata {
   workflowId: string;
   turn: number;
   status: string;
+  /** A person stopped the turn: the answer is what the model had written by then. */
+  stopped?: true;
   usage?: { totalTokens: number };
   costUsd?: number;
 }
+
+/** What a message sent while a turn runs does (see docs/use-chat.md, "A busy conversation"). */
+type Busy = 'enqueue' | 'steer' | 'interrupt' | 'reject';
 
 type ChatMessage = UIMessage<TurnMetadata>;
 
@@ -45,7 +50,7 @@ export function App() {
 }
 
 function Chat({ id, history }: { id: string; history: ChatMessage[] }) {
-  // `?agent=calculator` talks to that agent (it applies when the conversation starts).
+  // `?agent=<name>` talks to that agent of your workers (it applies when the conversation starts).
   const agent = new URLSearchParams(location.search).get('agent');
   // `DurableChatTransport`: Stop stops the durable turn, and a dropped stream reconnects by itself.
   const [reconnecting, setReconnecting] = useState(false);
@@ -59,6 +64,9 @@ function Chat({ id, history }: { id: string; history: ChatMessage[] }) {
     made.loaded(id, history);
     return made;
   }, [agent, id, history]);
+  // A message the chat refused (busy: "reject" while a turn runs): said, and taken off the page.
+  const [refusal, setRefusal] = useState<string>();
+  const dropped = useRef<(id: string) => void>(() => undefined);
   const { messages, sendMessage, regenerate, status, error, addToolApprovalResponse, stop, setMessages, resumeStream } =
     useChat<ChatMessage>({
       id,
@@ -68,9 +76,22 @@ function Chat({ id, history }: { id: string; history: ChatMessage[] }) {
       resume: true,
       // Answering an approval sends it at once; the turn goes on in the same message.
       sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+      onError: (err) => {
+        if (err instanceof ChatRequestError && err.messageId && err.status < 500) {
+          setRefusal(err.message);
+          dropped.current(err.messageId);
+        }
+      },
     });
+  dropped.current = (messageId) => setMessages((all) => all.filter((m) => m.id !== messageId));
   const [input, setInput] = useState('');
-  const busy = status === 'submitted' || status === 'streaming';
+  // While a turn runs, a message can still be sent: what it does is the busy policy chosen here.
+  const [policy, setPolicy] = useState<Busy>('enqueue');
+  // Whether the conversation runs a turn, whoever started it (watchChatTurns below): a refused
+  // message ends its own request with an error, while the turn it was refused for goes on.
+  const [running, setRunning] = useState(false);
+  const streaming = status === 'submitted' || status === 'streaming';
+  const busy = streaming || running;
   // Regenerate and edit fork the conversation: the earlier answers stay on a branch of their own.
   const [branches, setBranches] = useState<Branch[]>([]);
   const [editing, setEditing] = useState<{ id: string; text: string }>();
@@ -90,13 +111,15 @@ function Chat({ id, history }: { id: string; history: ChatMessage[] }) {
     await reload();
   }
   // Turns another tab (or a script) started show here live: load the chat, then follow the turn.
-  const seen = useRef({ messages, busy, setMessages, resumeStream, transport });
-  seen.current = { messages, busy, setMessages, resumeStream, transport };
+  const seen = useRef({ messages, busy: streaming, setMessages, resumeStream, transport });
+  seen.current = { messages, busy: streaming, setMessages, resumeStream, transport };
   useEffect(() => {
     const watching = new AbortController();
     void watchChatTurns(
       id,
       (turn) => {
+        if (turn.type === 'turn-started') setRunning(true);
+        if (turn.type === 'turn-finished') setRunning(false);
         const { messages, busy, setMessages, resumeStream, transport } = seen.current;
         // Another tab made another branch current: show it.
         if (turn.type === 'branch-switched' && !busy) {
@@ -119,14 +142,25 @@ function Chat({ id, history }: { id: string; history: ChatMessage[] }) {
     return () => watching.abort();
   }, [id]);
   useEffect(() => {
-    if (!busy) setReconnecting(false);
-  }, [busy]);
+    if (!streaming) setReconnecting(false);
+  }, [streaming]);
 
   function submit(e: FormEvent) {
     e.preventDefault();
-    if (!input.trim() || busy) return;
-    void sendMessage({ text: input });
+    const text = input.trim();
+    if (!text) return;
     setInput('');
+    setRefusal(undefined);
+    // Steering joins the running answer (shown in it): no message of its own, no second stream.
+    if (busy && policy === 'steer')
+      return void transport.steer(id, text).catch((err: Error) => setRefusal(err.message));
+    void sendMessage({ text }, busy ? { body: { busy: policy } } : undefined);
+  }
+
+  // Stop stops the durable turn and leaves this page's stream open: the turn's end (stopped)
+  // comes down it at once. (useChat's stop() would close the stream first.)
+  function stopTurn() {
+    void transport.stop(id).catch(() => stop());
   }
 
   return (
@@ -213,7 +247,7 @@ function Chat({ id, history }: { id: string; history: ChatMessage[] }) {
             })}
             {m.metadata?.usage && (
               <p className="note">
-                {m.metadata.status} · {m.metadata.usage.totalTokens} tokens
+                {m.metadata.stopped ? 'stopped' : m.metadata.status} · {m.metadata.usage.totalTokens} tokens
                 {m.metadata.costUsd !== undefined ? ` · $${m.metadata.costUsd.toFixed(4)}` : ''}
               </p>
             )}
@@ -236,15 +270,26 @@ function Chat({ id, history }: { id: string; history: ChatMessage[] }) {
         ))}
       </ol>
       {reconnecting && busy && <p className="note">Reconnecting…</p>}
-      {error && <p className="error">{error.message}</p>}
+      {refusal ? (
+        <p className="error">{refusal}</p>
+      ) : (
+        error && !(error instanceof ChatRequestError && error.messageId) && <p className="error">{error.message}</p>
+      )}
       <form onSubmit={submit}>
         <input value={input} onChange={(e) => setInput(e.target.value)} placeholder="Ask the agent…" autoFocus />
-        {busy ? (
-          <button type="button" onClick={() => void stop()}>
+        {busy && (
+          <select aria-label="While a turn runs" value={policy} onChange={(e) => setPolicy(e.target.value as Busy)}>
+            <option value="enqueue">then answer it</option>
+            <option value="steer">steer this answer</option>
+            <option value="interrupt">stop this answer, answer it</option>
+            <option value="reject">refuse it</option>
+          </select>
+        )}
+        <button type="submit">Send</button>
+        {busy && (
+          <button type="button" onClick={stopTurn}>
             Stop
           </button>
-        ) : (
-          <button type="submit">Send</button>
         )}
       </form>
     </main>

@@ -26,6 +26,11 @@ export interface UiTurnMetadata {
   budget?: BudgetReport;
   /** The agent that answered, when the turn was handed off. */
   agent?: string;
+  /**
+   * A person stopped the turn (its status is `cancelled`): the answer is what the model had
+   * written by then. The same word as the transcript's message (`stopped: true`, `history --json`).
+   */
+  stopped?: true;
 }
 
 /** The chunks we write (a subset of the AI SDK's `UIMessageChunk`). */
@@ -66,7 +71,12 @@ export function turnMetadata(
   status: UiTurnMetadata['status'],
   result?: { usage?: Usage; budget?: BudgetReport; agent?: string },
 ): UiTurnMetadata {
-  const meta: UiTurnMetadata = { workflowId: conversationId, turn, status };
+  const meta: UiTurnMetadata = {
+    workflowId: conversationId,
+    turn,
+    status,
+    ...(status === 'cancelled' ? { stopped: true as const } : {}),
+  };
   if (result?.usage) {
     meta.usage = result.usage;
     if (result.usage.costUsd !== undefined) meta.costUsd = result.usage.costUsd;
