@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { MemoryDeletion, MemoryForgotten } from '../core';
+import { forgottenFacts, type MemoryDeletion } from '../core';
 import { memoryForgottenSignal } from '../contracts/definitions';
 import type { FactHolder } from '../memory-store/memory-store';
 
@@ -9,8 +10,8 @@ const AT_ONCE = 16;
 /**
  * A deletion of memory reaching the copies of the deleted facts that workflows hold (see
  * `forgetQuotes`): each open one is told which facts to take out of its messages (the
- * `memoryForgotten` signal; a signal needs no worker to be up, the workflow takes it on its next
- * task). Closed ones cannot change: they are named in the deletion's record. Told before the
+ * `memoryForgotten` signal, with the facts' fingerprints, not their words; a signal needs no
+ * worker to be up, the workflow takes it on its next task). Closed ones cannot change: they are named in the deletion's record. Told before the
  * store deletes, since afterwards nothing says where the facts went; telling twice (a retried
  * deletion) changes nothing more.
  */
@@ -19,13 +20,15 @@ export async function tellHolders(
   holders: readonly FactHolder[],
   at: string,
 ): Promise<NonNullable<MemoryDeletion['copies']>> {
-  const byWorkflow = new Map<string, MemoryForgotten['facts']>();
+  const byWorkflow = new Map<string, Array<{ text: string; ref?: string }>>();
   for (const h of holders) {
     const facts = byWorkflow.get(h.workflowId) ?? [];
     if (!facts.some((f) => f.text === h.text && f.ref === h.ref))
       facts.push({ text: h.text, ...(h.ref ? { ref: h.ref } : {}) });
     byWorkflow.set(h.workflowId, facts);
   }
+  // Told by fingerprint, never by text: what a workflow is told stays in its history.
+  const seed = randomBytes(8).toString('hex');
   const told: string[] = [];
   const closed: string[] = [];
   const ids = [...byWorkflow.keys()].sort();
@@ -33,7 +36,9 @@ export async function tellHolders(
     await Promise.all(
       ids.slice(i, i + AT_ONCE).map(async (id) => {
         try {
-          await client.workflow.getHandle(id).signal(memoryForgottenSignal, { at, facts: byWorkflow.get(id)! });
+          await client.workflow
+            .getHandle(id)
+            .signal(memoryForgottenSignal, forgottenFacts(byWorkflow.get(id)!, at, seed));
           told.push(id);
         } catch (e) {
           if (!(e instanceof WorkflowNotFoundError)) throw e;

@@ -51,6 +51,7 @@ export * from './facts/memory-tools';
 export * from './facts/fact-extraction';
 export * from './facts/memory-options';
 export * from './facts/forgetting';
+export * from './facts/fingerprints';
 
 // Conversations: many turns of one agent, across continue-as-new.
 export * from './conversation/conversation-state';

@@ -10,6 +10,9 @@ import {
   agentMemoryProblem,
   extractionRequest,
   forgetQuotes,
+  forgottenFacts,
+  fingerprint,
+  findFingerprints,
   fuseRankings,
   memoryFilterProblem,
   memoryPlan,
@@ -125,6 +128,51 @@ describe('forgetQuotes: a deletion reaching the copies a conversation keeps', ()
     });
     // What quoted nothing is the same object (nothing copied, nothing recounted).
     expect(out[1]).toBe(messages[1]);
+  });
+
+  it('is told the facts by fingerprint, never by text, and finds them the same', () => {
+    const told = forgottenFacts([{ text: fact, ref: 'c1' }, { text: 'He said "call me Al" twice' }], AT, 'a1b2c3d4');
+    // Nothing of the facts' words in what the workflow's history will hold.
+    expect(JSON.stringify(told)).not.toMatch(/aisle|seats|flights|call me/);
+    expect(told.facts[0]).toEqual({ ref: 'c1', fingerprints: [{ length: fact.length, hash: expect.any(String) }] });
+    // A fact with quotes has a second form: JSON-escaped, as in a tool call's arguments.
+    expect(told.facts[1].fingerprints).toHaveLength(2);
+    const byPrint = forgetQuotes(messages, told);
+    const byText = forgetQuotes(messages, { at: AT, facts: [{ text: fact, ref: 'c1' }] });
+    expect(byPrint).toEqual(byText);
+    expect(JSON.stringify(byPrint.messages)).not.toContain('aisle seats');
+    // The JSON-escaped form is found in a tool call's arguments.
+    const quoting: ChatMessage[] = [
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: 'c9',
+            type: 'function',
+            function: { name: 'note', arguments: JSON.stringify({ t: 'He said "call me Al" twice' }) },
+          },
+        ],
+      },
+    ];
+    expect(JSON.stringify(forgetQuotes(quoting, told).messages)).not.toContain('call me Al');
+    // Another seed, other fingerprints: a deletion's are its own.
+    expect(forgottenFacts([{ text: fact }], AT, 'other').facts[0].fingerprints).not.toEqual(told.facts[0].fingerprints);
+  });
+
+  it('finds fingerprints in linear time, and only exact texts', () => {
+    const seed = '0f1e2d3c';
+    const target = 'Lives at 12 Baker Street';
+    const prints = [fingerprint(target, seed)];
+    const haystack = `${'lorem ipsum dolor '.repeat(50_000)}${target} and Lives at 12 Baker Streets`;
+    const started = Date.now();
+    const found = findFingerprints(haystack, prints, seed);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(found).toEqual([
+      [900_000, 900_000 + target.length],
+      [900_000 + target.length + 5, 900_000 + 2 * target.length + 5],
+    ]);
+    expect(findFingerprints('Lives at 12 Baker Streer', prints, seed)).toEqual([]);
   });
 
   it('marks a summary that quoted the fact or covered the call that stated it, once', () => {

@@ -425,6 +425,10 @@ it("memory delete reaches the conversations holding copies: the remember call, r
       ]);
     };
     for (const wf of [id, other]) expect(await readable(wf)).toContain('aisle seats');
+    // How often each history holds the fact's words: the deletion must add none.
+    const copiesIn = async (wf: string) =>
+      JSON.stringify(await client.workflow.getHandle(wf).fetchHistory()).split('aisle seats').length - 1;
+    const before = await Promise.all([id, other].map(copiesIn));
     const { deletion } = await administerMemory(
       client,
       { op: 'delete', filter: { user: 'carol' }, by: 'test' },
@@ -439,6 +443,8 @@ it("memory delete reaches the conversations holding copies: the remember call, r
     for (const req of after) expect(JSON.stringify(req.messages)).not.toContain('aisle seats');
     // ...and not after.
     for (const wf of [id, other]) expect(await readable(wf)).not.toContain('aisle seats');
+    // The workflows were told by fingerprint: their histories hold no more copies than before.
+    expect(await Promise.all([id, other].map(copiesIn))).toEqual(before);
     // The summary the model reads says it drew on facts deleted since.
     const summary = after[0].messages.find((m) => m.role === 'system' && String(m.content).includes('remember:'));
     expect(String(summary?.content)).toMatch(

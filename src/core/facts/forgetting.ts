@@ -1,6 +1,7 @@
 import type { ConversationState } from '../conversation/conversation-state';
 import type { ChatMessage } from '../messages/chat-message';
 import type { RunState } from '../run/run-state';
+import { findFingerprints, fingerprint, type Fingerprint } from './fingerprints';
 
 /**
  * A deletion of memory reaching the conversations that hold copies of the deleted facts: the
@@ -12,12 +13,53 @@ import type { RunState } from '../run/run-state';
 /** The text that replaces a forgotten fact wherever a conversation quoted it. */
 export const FORGOTTEN_TEXT = '[forgotten]';
 
-/** Facts deleted from memory, as a workflow holding copies of them is told (the `memoryForgotten` signal). */
+/**
+ * Facts deleted from memory, as a workflow holding copies of them is told (the `memoryForgotten`
+ * signal): by fingerprint, never by text, since what a workflow is told stays in its history
+ * (see `fingerprints.ts`). Make one with {@link forgottenFacts}.
+ */
 export interface MemoryForgotten {
   /** When the deletion was made (ISO 8601). */
   at: string;
-  /** The deleted facts' texts; `ref` is the `remember` call that stated one, when this workflow made it. */
-  facts: Array<{ text: string; ref?: string }>;
+  /** The seed the fingerprints are made with: random per deletion. */
+  seed?: string;
+  /**
+   * Each deleted fact: the fingerprints of the forms it may be quoted in (as written, and
+   * JSON-escaped as in a tool call's arguments), and `ref`, the `remember` call that stated it,
+   * when this workflow made it. (`text`: the fact itself, as deletions before fingerprints told
+   * it; read only so their histories replay.)
+   */
+  facts: Array<{ fingerprints?: Fingerprint[]; ref?: string; text?: string }>;
+}
+
+/** The seed of the fingerprints a `text` of a deletion recorded before them is searched with. */
+const TEXT_SEED = 'text';
+
+/**
+ * What a workflow holding copies of deleted facts is told: their fingerprints under `seed` (draw
+ * it at random for each deletion), never their text. Facts shorter than
+ * {@link MIN_FORGOTTEN_CHARS} get none (only their `remember` call, by `ref`, is blanked).
+ */
+export function forgottenFacts(
+  facts: ReadonlyArray<{ text: string; ref?: string }>,
+  at: string,
+  seed: string,
+): MemoryForgotten {
+  return {
+    at,
+    seed,
+    facts: facts.map((f) => ({
+      fingerprints: formsOf(f.text).map((form) => fingerprint(form, seed)),
+      ...(f.ref ? { ref: f.ref } : {}),
+    })),
+  };
+}
+
+/** The forms a fact is searched in: as written, and JSON-escaped (in a tool call's or result's JSON). */
+function formsOf(text: string): string[] {
+  const trimmed = text.trim();
+  if (trimmed.length < MIN_FORGOTTEN_CHARS) return [];
+  return [...new Set([trimmed, JSON.stringify(trimmed).slice(1, -1)])];
 }
 
 /**
@@ -44,7 +86,7 @@ export function forgetQuotes(
   /** The index of `messages[0]` in the numbering of summaries' `from` and `to` (the run's messages). */
   base = 0,
 ): { messages: readonly ChatMessage[]; changed: number } {
-  const texts = searchedTexts(forgotten);
+  const texts = searchOf(forgotten);
   const refs = new Set(forgotten.facts.flatMap((f) => (f.ref ? [f.ref] : [])));
   const quoted = new Set<number>();
   const counts = new Map<number, number>();
@@ -80,7 +122,7 @@ export function forgetQuotes(
  * nothing changed. `hits`: how many quotations it had.
  */
 export function forgetInValue<T>(value: T, forgotten: MemoryForgotten): { value: T; hits: number } {
-  const texts = searchedTexts(forgotten);
+  const texts = searchOf(forgotten);
   let hits = 0;
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') {
@@ -107,23 +149,34 @@ export function forgetInValue<T>(value: T, forgotten: MemoryForgotten): { value:
   return { value: hits ? out : value, hits };
 }
 
-/** The texts searched for: those long enough to be told apart from the rest of a conversation's words. */
-function searchedTexts(forgotten: MemoryForgotten): string[] {
-  return forgotten.facts.map((f) => f.text.trim()).filter((t) => t.length >= MIN_FORGOTTEN_CHARS);
+/** What is searched for: the facts' fingerprints, and the seed they are made with. */
+interface Search {
+  seed: string;
+  prints: Fingerprint[];
 }
 
-/** `s` with each text (as written, and JSON-escaped, as in a tool result's JSON) replaced. */
-function replaceQuotes(s: string, texts: readonly string[]): { text: string; hits: number } {
-  let out = s;
-  let hits = 0;
-  for (const text of texts)
-    for (const form of new Set([text, JSON.stringify(text).slice(1, -1)])) {
-      if (!out.includes(form)) continue;
-      const parts = out.split(form);
-      hits += parts.length - 1;
-      out = parts.join(FORGOTTEN_TEXT);
-    }
-  return { text: out, hits };
+/** The search a deletion asks for (a deletion recorded before fingerprints named its texts: they are fingerprinted here). */
+function searchOf(forgotten: MemoryForgotten): Search {
+  const prints: Fingerprint[] = [];
+  const seed = forgotten.seed ?? TEXT_SEED;
+  for (const f of forgotten.facts) {
+    if (f.fingerprints) prints.push(...f.fingerprints);
+    else if (f.text !== undefined) for (const form of formsOf(f.text)) prints.push(fingerprint(form, seed));
+  }
+  return { seed, prints };
+}
+
+/** `s` with each quotation the search finds replaced by {@link FORGOTTEN_TEXT}, and how many there were. */
+function replaceQuotes(s: string, search: Search): { text: string; hits: number } {
+  const found = findFingerprints(s, search.prints, search.seed);
+  if (found.length === 0) return { text: s, hits: 0 };
+  let out = '';
+  let at = 0;
+  for (const [start, end] of found) {
+    out += s.slice(at, start) + FORGOTTEN_TEXT;
+    at = end;
+  }
+  return { text: out + s.slice(at), hits: found.length };
 }
 
 function withoutMessages(state: RunState): Omit<RunState, 'messages'> {
@@ -138,7 +191,7 @@ function uncounted<M extends ChatMessage>(message: M): M {
 }
 
 /** One message with the quotations of `texts` (and the `remember` calls `refs`) replaced, and how many it had. */
-function redact(message: ChatMessage, texts: readonly string[], refs: ReadonlySet<string>) {
+function redact(message: ChatMessage, texts: Search, refs: ReadonlySet<string>) {
   let hits = 0;
   const replace = (s: string): string => {
     const out = replaceQuotes(s, texts);
