@@ -10,6 +10,7 @@ import {
   parseFactChanges,
   memoryFilterProblem,
   recallBlock,
+  type MemoryDeletion,
   type MemoryScope,
 } from '../core';
 import type { MemoryAdminRequest, MemoryAdminResult, MemoryExport } from '../contracts/memory-admin';
@@ -28,7 +29,7 @@ import { MemoryDeletedError } from '../memory-store/sql-memory-store';
 import { MemoryPackageMissing } from '../memory-store/sql-client';
 import { keepHeartbeating } from './heartbeat';
 import { tellHolders } from './memory-copies';
-import { purgeClosed } from './memory-purge';
+import { pruneQueryAnswers, purgeClosed, purgeReads } from './memory-purge';
 import { modelCallFailure } from './model-failure';
 import type { TenantBudgets } from './tenant-budgets';
 
@@ -199,11 +200,20 @@ export function createAdministerMemory(deps: {
         const holders = await store.holders(request.filter);
         const client = deps.client ?? Context.current().client;
         const told = await tellHolders(client, holders, new Date().toISOString());
-        // Closed workflows cannot change: with `purge`, they go, with what they put in the payload store.
-        const copies =
-          request.purge && told.closed.length
-            ? { ...told, ...(await purgeClosed(client, told.closed, deps.payloadStorage)) }
-            : told;
+        // Closed workflows cannot change: with `purge`, they go, with what they put in the payload
+        // store; so do the closed reads that returned the facts (memory list, show, export) and
+        // the answers to queries the open ones stored (a transcript read before the deletion).
+        let copies: MemoryDeletion['copies'] = told;
+        if (request.purge) {
+          const closed = await purgeClosed(client, told.closed, deps.payloadStorage);
+          const reads = await purgeReads(client, request.filter, deps.payloadStorage);
+          const answers = await pruneQueryAnswers(client, told.told, deps.payloadStorage);
+          copies = {
+            ...told,
+            purged: [...closed.purged, ...reads.purged],
+            payloads: closed.payloads + reads.payloads + answers,
+          };
+        }
         return { op: 'delete', deletion: await store.delete(request.filter, request.by, copies) };
       }
       case 'export': {

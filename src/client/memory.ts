@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { factIdProblem, memoryFilterProblem } from '../core';
-import { MEMORY_ADMIN_WORKFLOW_TYPE, type MemoryAdminRequest, type MemoryAdminResult } from '../contracts/memory-admin';
+import {
+  MEMORY_ADMIN_MEMO,
+  MEMORY_ADMIN_WORKFLOW_TYPE,
+  type MemoryAdminRequest,
+  type MemoryAdminResult,
+} from '../contracts/memory-admin';
 import { ClientError } from './client-error';
 import { requireWorker } from './task-queue-workers';
 
@@ -34,6 +39,8 @@ export async function administerMemory<R extends MemoryAdminRequest>(
       workflowId: `memory-${request.op}-${randomUUID()}`,
       args: [request],
       workflowExecutionTimeout: '5m',
+      // Which facts it reads: a purge of a user's memory removes the reads that returned them.
+      memo: { [MEMORY_ADMIN_MEMO]: { op: request.op, filter: request.filter } },
       staticSummary: `memory ${request.op}${whose ? ` (${whose})` : ''}${request.op === 'delete' ? ` by ${request.by}` : ''}`,
     })) as Extract<MemoryAdminResult, { op: R['op'] }>;
   } catch (err) {

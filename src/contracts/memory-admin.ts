@@ -11,6 +11,9 @@ import type { Fact, MemoryDeletion, MemoryFilter } from '../core';
 /** The workflow type of a memory request. */
 export const MEMORY_ADMIN_WORKFLOW_TYPE = 'memoryAdminWorkflow';
 
+/** The memo key of a memory admin workflow: its `op` and `filter`, so a purge finds the reads of a deleted user's facts. */
+export const MEMORY_ADMIN_MEMO = 'memoryAdmin';
+
 /** A request about memory, for whom `filter` selects. */
 export type MemoryAdminRequest =
   | { op: 'list'; filter: MemoryFilter; limit?: number; after?: string }

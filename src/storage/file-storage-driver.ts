@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFile, unlink } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { appendFile, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import {
   StorageDriverClaim,
   type Payload,
@@ -10,6 +10,7 @@ import {
 } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { writeWhole } from './blob-store';
+import { claimKey, workflowIndexKey } from './payload-removal';
 
 /**
  * A storage driver for Temporal's External Storage that keeps payloads as files in a directory:
@@ -30,8 +31,8 @@ export class FileStorageDriver implements StorageDriver {
     this.name = name;
   }
 
-  async store(_context: StorageDriverStoreContext, payloads: Payload[]): Promise<StorageDriverClaim[]> {
-    return Promise.all(
+  async store(context: StorageDriverStoreContext, payloads: Payload[]): Promise<StorageDriverClaim[]> {
+    const claims = await Promise.all(
       payloads.map(async (payload) => {
         const bytes = temporal.api.common.v1.Payload.encode(payload).finish();
         const hash = createHash('sha256').update(bytes).digest('hex');
@@ -39,6 +40,39 @@ export class FileStorageDriver implements StorageDriver {
         return new StorageDriverClaim({ hash });
       }),
     );
+    // Which workflow stored them (its history may not refer to them: a query's answer), so a
+    // purge of its copies finds them all (see removeWorkflowPayloads).
+    const target = context.target;
+    if (target?.kind === 'workflow' && target.id) {
+      const index = this.indexOf(target.namespace, target.id);
+      await mkdir(dirname(index), { recursive: true });
+      await appendFile(index, claims.map((c) => `${c.claimData.hash}\n`).join(''));
+    }
+    return claims;
+  }
+
+  /** Removes every payload the workflow stored (see `PayloadRemover.removeWorkflowPayloads`), and its index. */
+  async removeWorkflowPayloads(namespace: string, workflowId: string, keep?: ReadonlySet<string>): Promise<number> {
+    const index = this.indexOf(namespace, workflowId);
+    let listed: string;
+    try {
+      listed = await readFile(index, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw err;
+    }
+    const hashes = [...new Set(listed.split('\n').filter((h) => /^[0-9a-f]{64}$/.test(h)))];
+    const kept = hashes.filter((hash) => keep?.has(claimKey({ hash })));
+    const removed = await this.removePayloads(
+      hashes.filter((hash) => !kept.includes(hash)).map((hash) => new StorageDriverClaim({ hash })),
+    );
+    if (kept.length) await writeFile(index, kept.map((hash) => `${hash}\n`).join(''));
+    else await unlink(index).catch(() => undefined);
+    return removed;
+  }
+
+  private indexOf(namespace: string, workflowId: string): string {
+    return join(this.dir, 'by-workflow', workflowIndexKey(namespace, workflowId));
   }
 
   async retrieve(_context: StorageDriverRetrieveContext, claims: StorageDriverClaim[]): Promise<Payload[]> {

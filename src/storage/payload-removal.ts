@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { StorageDriverClaim, type ExternalStorage, type Payload, type StorageDriver } from '@temporalio/common';
 // Internal to the SDK, as in client/tool-results.ts: the one reader of its reference payloads.
 import { decodeReferencePayload, isReferencePayload } from '@temporalio/common/lib/internal-non-workflow';
@@ -10,6 +11,38 @@ import { decodeReferencePayload, isReferencePayload } from '@temporalio/common/l
 export interface PayloadRemover {
   /** Removes the payloads of `claims`; answers how many were there. */
   removePayloads(claims: readonly StorageDriverClaim[]): Promise<number>;
+  /**
+   * Removes every payload the workflow `workflowId` stored, whether its history refers to it or
+   * not (a query's answer, stored when a client read the workflow, is in no history); answers how
+   * many were there. Drivers keep an index of what each workflow stored for this. `keep`: the
+   * claims (their {@link claimKey}) to leave, those its history still refers to.
+   */
+  removeWorkflowPayloads?(namespace: string, workflowId: string, keep?: ReadonlySet<string>): Promise<number>;
+}
+
+/** A claim as one string, whatever the order of its fields: how `keep` sets name claims. */
+export function claimKey(claimData: Record<string, string>): string {
+  return JSON.stringify(Object.entries(claimData).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The key of a workflow in a driver's index of what it stored: the SHA-256 of its namespace and id. */
+export function workflowIndexKey(namespace: string, workflowId: string): string {
+  return createHash('sha256').update(`${namespace}\n${workflowId}`).digest('hex');
+}
+
+/** Every payload the workflow stored, through each driver that keeps an index of them; answers how many were removed. */
+export async function removeWorkflowPayloads(
+  storage: ExternalStorage | undefined,
+  namespace: string,
+  workflowId: string,
+  keep?: ReadonlySet<string>,
+): Promise<number> {
+  let removed = 0;
+  for (const driver of storage?.drivers ?? []) {
+    const remover = driver as StorageDriver & Partial<PayloadRemover>;
+    if (remover.removeWorkflowPayloads) removed += await remover.removeWorkflowPayloads(namespace, workflowId, keep);
+  }
+  return removed;
 }
 
 /** A payload-store reference as a raw history holds it: the driver that stored it and its claim. */

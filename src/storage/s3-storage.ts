@@ -1,6 +1,12 @@
-import type { StorageDriver } from '@temporalio/common';
+import { createHash } from 'node:crypto';
+import {
+  StorageDriverClaim,
+  type Payload,
+  type StorageDriver,
+  type StorageDriverStoreContext,
+} from '@temporalio/common';
 import { BlobNotFoundError, blobRef, type BlobStore } from './blob-store';
-import type { PayloadRemover } from './payload-removal';
+import { claimKey, workflowIndexKey, type PayloadRemover } from './payload-removal';
 
 /**
  * Amazon S3 (or an S3-compatible server) as the payload store, on Temporal's own S3 driver
@@ -22,6 +28,7 @@ function s3Client(options: { prefix: string; env: NodeJS.ProcessEnv }): {
   client: import('@temporalio/external-storage-s3').S3StorageDriverClient;
   driverModule: typeof import('@temporalio/external-storage-s3');
   deleteObject(bucket: string, key: string): Promise<void>;
+  listKeys(bucket: string, under: string): Promise<string[]>;
 } {
   let s3: typeof import('@aws-sdk/client-s3');
   let driverModule: typeof import('@temporalio/external-storage-s3');
@@ -72,6 +79,19 @@ function s3Client(options: { prefix: string; env: NodeJS.ProcessEnv }): {
     deleteObject: async (bucket: string, key: string) => {
       await client.send(new s3.DeleteObjectCommand({ Bucket: bucket, Key: prefix + key }));
     },
+    // The keys under `under` (without the prefix), for a purge's index of what a workflow stored.
+    listKeys: async (bucket: string, under: string) => {
+      const keys: string[] = [];
+      let token: string | undefined;
+      do {
+        const page = await client.send(
+          new s3.ListObjectsV2Command({ Bucket: bucket, Prefix: prefix + under, ContinuationToken: token }),
+        );
+        for (const o of page.Contents ?? []) if (o.Key) keys.push(o.Key.slice(prefix.length));
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      return keys;
+    },
   };
 }
 
@@ -82,8 +102,29 @@ function s3Client(options: { prefix: string; env: NodeJS.ProcessEnv }): {
  * path as those servers expect.
  */
 export function s3StorageDriver(options: { bucket: string; prefix: string; env: NodeJS.ProcessEnv }): StorageDriver {
-  const { client, driverModule, deleteObject } = s3Client(options);
+  const { client, driverModule, deleteObject, listKeys } = s3Client(options);
   const driver = new driverModule.S3StorageDriver({ client, bucket: options.bucket }) as unknown as StorageDriver;
+  const indexOf = (namespace: string, workflowId: string) => `by-workflow/${workflowIndexKey(namespace, workflowId)}/`;
+  const store = driver.store.bind(driver);
+  // What each workflow stored, as small objects of their own beside the payloads: a query's
+  // answer is in no history, and a purge of the workflow's copies must find it too.
+  driver.store = async (context: StorageDriverStoreContext, payloads: Payload[]) => {
+    const claims = await store(context, payloads);
+    const target = context.target;
+    if (target?.kind === 'workflow' && target.id) {
+      const under = indexOf(target.namespace, target.id);
+      await Promise.all(
+        claims.map((c) =>
+          client.putObject(
+            options.bucket,
+            `${under}${createHash('sha256').update(JSON.stringify(c.claimData)).digest('hex')}`,
+            Buffer.from(JSON.stringify(c.claimData)),
+          ),
+        ),
+      );
+    }
+    return claims;
+  };
   const removable: PayloadRemover = {
     // Its claims name their bucket and key (under the prefix the client adds).
     async removePayloads(claims) {
@@ -92,6 +133,20 @@ export function s3StorageDriver(options: { bucket: string; prefix: string; env: 
         if (!claimData.bucket || !claimData.key) continue;
         await deleteObject(claimData.bucket, claimData.key);
         removed++;
+      }
+      return removed;
+    },
+    async removeWorkflowPayloads(namespace, workflowId, keep) {
+      const entries = await listKeys(options.bucket, indexOf(namespace, workflowId));
+      let removed = 0;
+      for (const entry of entries) {
+        const claim = JSON.parse(Buffer.from(await client.getObject(options.bucket, entry)).toString('utf8')) as Record<
+          string,
+          string
+        >;
+        if (keep?.has(claimKey(claim))) continue;
+        removed += await removable.removePayloads([new StorageDriverClaim(claim)]);
+        await deleteObject(options.bucket, entry);
       }
       return removed;
     },

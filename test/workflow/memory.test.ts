@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { sendMessage } from '../../src/client/conversations';
 import { administerMemory } from '../../src/client/memory';
+import { readTranscript } from '../../src/client/workflow-controls';
 import { conversationStatusQuery, eventsQuery, transcriptQuery } from '../../src/contracts/definitions';
 import { defineAgent } from '../../src/agents/define-agent';
 import { createHttpApi } from '../../src/http/http-api';
@@ -512,22 +513,40 @@ it('memory delete --purge removes the closed runs that held copies, with what th
     const handle = await startAgentRun(client, input, { taskQueue });
     expect((await runOutcome(handle)).status).toBe('completed');
     expect(holding().length).toBeGreaterThan(0);
+    // An open conversation that remembered it, read by a client: the transcript the query
+    // answered (large: it goes to the payload store) quotes the fact, in no history.
+    const conversation = `mem-purge-${randomUUID()}`;
+    const { message: _message, ...options } = input;
+    await sendMessage(client, conversation, { message: `remember: ${FACT} (again)` }, { taskQueue, options });
+    const before = holding().length;
+    expect(JSON.stringify(await readTranscript(client, conversation))).toContain(FACT);
+    expect(holding().length).toBeGreaterThan(before);
 
     const cli = (...args: string[]) =>
       runTs(
         ['client.ts', 'memory', ...args],
         cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, AGENT_TASK_QUEUE: taskQueue }),
       );
+    // A read of erin's memory: its result, in its history, lists the fact.
+    const listed = await cli('list', '--user', 'erin', '--json');
+    expect(listed.stdout).toContain(FACT);
+    const reads: string[] = [];
+    for await (const w of client.workflow.list({ query: `WorkflowType = 'memoryAdminWorkflow'` }))
+      if (w.taskQueue === taskQueue && w.workflowId.startsWith('memory-list-')) reads.push(w.workflowId);
+    expect(reads).toHaveLength(1);
     const refused = await cli('export', '--user', 'erin', '--purge');
     expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining('--purge is for memory delete') });
     const deleted = await cli('delete', '--user', 'erin', '--purge', '--json');
     expect(deleted.code).toBe(0);
     expect(JSON.parse(deleted.stdout).copies).toEqual({
-      told: [],
+      told: [conversation],
       closed: [handle.workflowId],
-      purged: [handle.workflowId],
+      purged: [handle.workflowId, reads[0]],
       payloads: expect.any(Number),
     });
+    // The open conversation goes on: what its history refers to in the payload store stayed.
+    const next = await sendMessage(client, conversation, { message: 'And now?' }, { taskQueue, options });
+    expect(next.status).toBe('completed');
     expect(JSON.parse(deleted.stdout).copies.payloads).toBeGreaterThan(0);
     // Nothing of the fact is left in the payload store.
     expect(holding()).toEqual([]);
