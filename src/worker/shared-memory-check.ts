@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
-import { liveWorkers } from '../client/task-queue-workers';
+import { liveWorkers } from '../connection/task-queue';
 
 /** How long after its start a worker first looks for others (they may start together). */
 const FIRST_CHECK_MS = 5_000;
