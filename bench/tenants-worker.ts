@@ -27,6 +27,9 @@ async function main(): Promise<void> {
     workerOptions: {
       ...(activities ? { maxConcurrentActivityTaskExecutions: activities } : {}),
       ...(workflows ? { maxConcurrentWorkflowTaskExecutions: workflows } : {}),
+      ...(process.env.BENCH_STICKY_TIMEOUT
+        ? { stickyQueueScheduleToStartTimeout: process.env.BENCH_STICKY_TIMEOUT as `${number}s` }
+        : {}),
     },
   });
   // The bench holds our stdin: when it ends, so do we.

@@ -12,14 +12,18 @@
  *     p95 alone (target <= 1.5x); on a server with fairness on, then off, for comparison. The
  *     workers are the bottleneck (few task slots), so the task queue backs up.
  *
- * Last line JSON: {conversations, failedTurns, rateLimitedShare, limitShare, fairP95Ratio, unfairP95Ratio}.
+ * (c) The same with one worker as it comes (its default slots), a model that takes 3 s and A's 300
+ *     runs at once: what the slots A's tasks hold and the sticky queues of A's open runs cost B.
+ *
+ * Last line JSON: {conversations, failedTurns, rateLimitedShare, limitShare, fairP95Ratio, unfairP95Ratio, oneWorkerP95Ratio}.
  * On embedded dev servers of its own (one partition per task queue, so shares are exact). Not part of `npm test`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client } from '@temporalio/client';
+import { Client, type WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { connectClient } from '../src/connection/client-connection';
 import { startDevServer, type DevServer } from '../src/connection/dev-server';
 import { startMessage } from '../src/client/conversations';
@@ -171,13 +175,30 @@ async function governed(): Promise<{
   }
 }
 
-/** (b) B's p95 time to its first model call, alone and with A's flood, on a server with fairness `on` or off. */
-async function fairness(on: boolean): Promise<{ alone: number; flooded: number }> {
+/** How a fairness case is set up: (b) few slots on two workers and a fast model; (c) one worker as it comes, a slow model. */
+interface FairnessSetup {
+  label: string;
+  workers: number;
+  /** Task slots per worker (undefined: the worker's defaults). */
+  slots?: number;
+  modelMs: number;
+  flood: number;
+  /** More of the workers' environment (BENCH_WORKFLOW_SLOTS, BENCH_STICKY_TIMEOUT). */
+  env?: Record<string, string>;
+}
+
+/** (b), (c): B's p50 and p95 time to its first model call, alone and with A's flood, on a server with fairness `on` or off. */
+async function fairness(
+  on: boolean,
+  setup: FairnessSetup = { label: '(b)', workers: 2, slots: 4, modelMs: 50, flood: FLOOD },
+): Promise<{ alone: number; flooded: number; aloneP50: number; floodedP50: number }> {
   const firstCall = new Map<string, number>();
+  let lastA = 0;
   const model = await startOpenAICompatibleServer(async (req: ChatRequest) => {
     const message = String(req.messages.find((m) => m.role === 'user')?.content ?? '');
     if (!firstCall.has(message)) firstCall.set(message, Date.now());
-    await new Promise((r) => setTimeout(r, 50));
+    if (message.startsWith('A ')) lastA = Date.now();
+    await new Promise((r) => setTimeout(r, setup.modelMs));
     return { content: 'ok' };
   });
   try {
@@ -189,11 +210,15 @@ async function fairness(on: boolean): Promise<{ alone: number; flooded: number }
         TEMPORAL_ADDRESS: address,
         TASK_QUEUE: taskQueue,
         OPENAI_BASE_URL: model.baseURL,
-        BENCH_ACTIVITY_SLOTS: '4',
-        BENCH_WORKFLOW_SLOTS: '4',
+        ...(setup.slots
+          ? { BENCH_ACTIVITY_SLOTS: String(setup.slots), BENCH_WORKFLOW_SLOTS: String(setup.slots) }
+          : {}),
+        ...setup.env,
       };
-      const workers = await Promise.all([startWorker(env), startWorker(env)]);
+      const workers = await Promise.all(Array.from({ length: setup.workers }, () => startWorker(env)));
       try {
+        /** Where B's time to its first model call went, per run: [dispatch of its first workflow task, that task, dispatch of the model call, the call until it asked]. */
+        const phases: number[][] = [];
         const bRuns = async (label: string): Promise<number[]> => {
           const waits: Promise<number>[] = [];
           for (let i = 0; i < B_RUNS; i++) {
@@ -202,21 +227,24 @@ async function fairness(on: boolean): Promise<{ alone: number; flooded: number }
             waits.push(
               startAgentRun(client, { message, tenant: 'tenant-b' }, { taskQueue }).then(async (h) => {
                 await runOutcome(h);
-                return (firstCall.get(message) ?? Date.now()) - at;
+                const asked = firstCall.get(message) ?? Date.now();
+                if (label === 'flooded') phases.push(await phasesOf(h, asked));
+                return asked - at;
               }),
             );
             await new Promise((r) => setTimeout(r, 1000));
           }
           return Promise.all(waits);
         };
-        const alone = percentile(await bRuns('alone'), 95);
+        const aloneWaits = await bRuns('alone');
+        const alone = percentile(aloneWaits, 95);
         // A's flood, started at once (in parallel batches); then B goes on one a second.
         const flood = (async () => {
           const handles = [];
-          for (let i = 0; i < FLOOD; i += 100)
+          for (let i = 0; i < setup.flood; i += 100)
             handles.push(
               ...(await Promise.all(
-                Array.from({ length: Math.min(100, FLOOD - i) }, (_, j) =>
+                Array.from({ length: Math.min(100, setup.flood - i) }, (_, j) =>
                   startAgentRun(client, { message: `A ${i + j}`, tenant: 'tenant-a' }, { taskQueue }),
                 ),
               )),
@@ -225,14 +253,34 @@ async function fairness(on: boolean): Promise<{ alone: number; flooded: number }
         })();
         // B's runs start once A's are in (the server took them all): what is measured is the task
         // queue's dispatch while A's backlog drains, not the server's admission of 2,000 starts.
+        const floodStarted = Date.now();
         const handles = await flood;
-        const flooded = percentile(await bRuns('flooded'), 95);
+        const floodedWaits = await bRuns('flooded');
+        const flooded = percentile(floodedWaits, 95);
         const servedA = [...firstCall.keys()].filter((k) => k.startsWith('A ')).length;
+        const aloneP50 = percentile(aloneWaits, 50);
+        const floodedP50 = percentile(floodedWaits, 50);
         console.error(
-          `(b) fairness ${on ? 'on ' : 'off'}: B's p95 to its first model call ${alone} ms alone, ${flooded} ms with A's ${FLOOD} runs (${servedA} of them asked the model by then)`,
+          `${setup.label} fairness ${on ? 'on ' : 'off'}: B's p50 / p95 to its first model call ${aloneP50} / ${alone} ms alone, ${floodedP50} / ${flooded} ms with A's ${setup.flood} runs (${servedA} of them asked the model by then)`,
+        );
+        const phase = (i: number) =>
+          `${percentile(
+            phases.map((p) => p[i]),
+            50,
+          )} / ${percentile(
+            phases.map((p) => p[i]),
+            95,
+          )} ms`;
+        // A's throughput: how long its runs took to answer (each run is one model call).
+        await Promise.all(handles.map((h) => runOutcome(h).catch(() => undefined)));
+        console.error(
+          `    A's ${setup.flood} runs all answered ${((Date.now() - floodStarted) / 1000).toFixed(1)} s after their start (the last asked the model at ${((lastA - floodStarted) / 1000).toFixed(1)} s)`,
+        );
+        console.error(
+          `    where B's time went with the flood (p50 / p95): its first workflow task waited ${phase(0)} and ran ${phase(1)}; its model call waited ${phase(2)} for a worker, then took ${phase(3)} to ask`,
         );
         void handles;
-        return { alone, flooded };
+        return { alone, flooded, aloneP50, floodedP50 };
       } finally {
         for (const w of workers) w.kill('SIGKILL');
       }
@@ -242,12 +290,39 @@ async function fairness(on: boolean): Promise<{ alone: number; flooded: number }
   }
 }
 
+/** A run's phases until its first model call asked (see `fairness`), from its history's event times. */
+async function phasesOf(handle: WorkflowHandle, asked: number): Promise<number[]> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const time = (e: temporal.api.history.v1.IHistoryEvent | undefined) =>
+    e?.eventTime ? Number(e.eventTime.seconds ?? 0) * 1000 + Math.floor((e.eventTime.nanos ?? 0) / 1e6) : NaN;
+  const at = (type: string) =>
+    events.find((e) => e.eventType === temporal.api.enums.v1.EventType[type as 'EVENT_TYPE_UNSPECIFIED']);
+  const started = time(events[0]);
+  const taskStarted = time(at('EVENT_TYPE_WORKFLOW_TASK_STARTED'));
+  const taskDone = time(at('EVENT_TYPE_WORKFLOW_TASK_COMPLETED'));
+  const scheduled = time(at('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED'));
+  const activityStarted = time(at('EVENT_TYPE_ACTIVITY_TASK_STARTED'));
+  return [taskStarted - started, taskDone - taskStarted, activityStarted - scheduled, asked - activityStarted];
+}
+
 async function main(): Promise<void> {
   installRuntimeLogging('ERROR');
   const only = flags.only;
   const a = only === undefined || only === 'a' ? await governed() : undefined;
   const fair = only === undefined || only === 'b' ? await fairness(true) : undefined;
   const unfair = only === undefined || only === 'b' ? await fairness(false) : undefined;
+  // (c) One worker with its default slots, a 3 s model, A's 300 runs at once: the sticky queues of
+  // A's open runs and the slots their tasks hold, which Temporal's fairness does not cover.
+  const single =
+    only === undefined || only === 'c'
+      ? await fairness(true, {
+          label: '(c)',
+          workers: 1,
+          modelMs: 3_000,
+          flood: 300,
+          env: JSON.parse(process.env.BENCH_C_ENV ?? '{}') as Record<string, string>,
+        })
+      : undefined;
   const ratio = (r?: { alone: number; flooded: number }) =>
     r ? Number((r.flooded / Math.max(r.alone, 1)).toFixed(2)) : null;
   console.log(
@@ -258,6 +333,7 @@ async function main(): Promise<void> {
       limitShare: a ? Number(a.limitShare.toFixed(3)) : null,
       fairP95Ratio: ratio(fair),
       unfairP95Ratio: ratio(unfair),
+      oneWorkerP95Ratio: ratio(single),
     }),
   );
   process.exit(0);
