@@ -10,6 +10,7 @@ import { createCallModel, defaultPricing } from './call-model';
 import { TenantBudgets } from './tenant-budgets';
 import { RateGovernors } from './rate-governors';
 import type { RateLimit } from '../core';
+import { DEFAULT_FLEET_TASK_QUEUE } from '../contracts/fleet-queue';
 import type { CredentialStore } from '../tools/credential-store';
 import { Context } from '@temporalio/activity';
 import { createSummarizeMessages } from './summarize';
@@ -83,6 +84,8 @@ export interface ActivityDeps {
   credentials?: CredentialStore;
   /** Memory across conversations, for agents' automatic recall and extraction (opened at first use). */
   memory?: MemoryAccess;
+  /** Where the tenants' ledgers and the rate governors run (default `durable-agents-fleet`). */
+  fleetTaskQueue?: string;
 }
 
 /** The agent's activities (see {@link AgentActivities}, their contract), bound to a worker's tools, agents and model endpoint. */
@@ -91,10 +94,11 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
   // One pricing for the worker's model calls: a model without a price is said once per worker.
   const pricing = defaultPricing(deps.model);
   // The tenants' ledgers, which every model call of a tenant's run reserves in and settles to.
-  const tenantBudgets = new TenantBudgets(() => deps.client ?? Context.current().client);
+  const fleetTaskQueue = deps.fleetTaskQueue ?? DEFAULT_FLEET_TASK_QUEUE;
+  const tenantBudgets = new TenantBudgets(() => deps.client ?? Context.current().client, fleetTaskQueue);
   // The models' rate governors, which every call of a limited model takes its turn from.
   const rateGovernors = deps.rateLimits
-    ? new RateGovernors(deps.rateLimits, () => deps.client ?? Context.current().client)
+    ? new RateGovernors(deps.rateLimits, () => deps.client ?? Context.current().client, fleetTaskQueue)
     : undefined;
   return {
     sampleModel: createSampleModel({ config: deps.model, model, pricing, tenantBudgets }),

@@ -41,6 +41,8 @@ export class RateGovernors {
   constructor(
     private readonly limits: Readonly<Record<string, RateLimit>>,
     private readonly client: () => Client,
+    /** Where the governors run (see contracts/fleet-queue.ts). */
+    private readonly fleetTaskQueue: string,
   ) {}
 
   /** The limit of the model a call goes to, by the name runs use (`smart`), else the provider's (`gpt-4o`). */
@@ -106,7 +108,7 @@ export class RateGovernors {
   private batcher(model: GovernedModel): UpdateBatcher<TurnRequest, TurnAnswer> {
     let batcher = this.batchers.get(model.name);
     if (batcher) return batcher;
-    const taskQueue = Context.current().info.taskQueue;
+    const taskQueue = this.fleetTaskQueue;
     batcher = new UpdateBatcher((requests) => {
       const client = this.client();
       return client.withDeadline(Date.now() + GOVERNOR_WAIT_MS, () =>
@@ -144,7 +146,7 @@ export class RateGovernors {
     if (this.warned) return;
     this.warned = true;
     log.warn(
-      `the rate governor of ${model.name} (workflow ${rateGovernorId(model.name)}) did not answer; calls go without a turn until it does (is a worker running its task queue?)`,
+      `the rate governor of ${model.name} (workflow ${rateGovernorId(model.name)}) did not answer; calls go without a turn until it does (no worker serves the fleet's task queue "${this.fleetTaskQueue}" now: give every worker the same AGENT_FLEET_TASK_QUEUE)`,
       { error: (err as Error).message },
     );
   }
@@ -169,7 +171,7 @@ export class RateGovernors {
   ): Promise<void> {
     const options = {
       workflowId: rateGovernorId(model.name),
-      taskQueue: Context.current().info.taskQueue,
+      taskQueue: this.fleetTaskQueue,
       args: [{ model: model.name, limit: model.limit }] as [RateGovernorInput],
     };
     const workflows = this.client().workflow;

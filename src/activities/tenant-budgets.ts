@@ -31,7 +31,14 @@ export class TenantBudgets {
   /** Per tenant: this worker's calls reserve together. */
   private readonly batchers = new Map<string, UpdateBatcher<ReserveRequest, ReserveAnswer>>();
 
-  constructor(private readonly client: () => Client) {}
+  /**
+   * @param fleetTaskQueue Where the ledgers run (see contracts/fleet-queue.ts): a ledger started
+   *   by a call runs there, never on the queue of the run that first met its tenant.
+   */
+  constructor(
+    private readonly client: () => Client,
+    private readonly fleetTaskQueue: string,
+  ) {}
 
   /**
    * Reserves `estimate` for this call (the activity's) in `tenant`'s ledger; throws a
@@ -45,7 +52,7 @@ export class TenantBudgets {
     const key = callKey(info);
     let answer: ReserveAnswer;
     try {
-      answer = await this.batcher(tenant, info.taskQueue).ask({
+      answer = await this.batcher(tenant).ask({
         key,
         tokens: estimate.tokens,
         ...(estimate.usd !== undefined ? { usd: estimate.usd } : {}),
@@ -54,7 +61,7 @@ export class TenantBudgets {
       if (!/deadline/i.test(`${(err as Error).message} ${String((err as Error).cause ?? '')}`)) throw err;
       // Retried by Temporal: the ledger may be back (its worker restarting) by the next attempt.
       throw ApplicationFailure.create({
-        message: `the budget ledger of tenant "${tenant}" (workflow ${tenantLedgerId(tenant)}) did not answer within ${LEDGER_WAIT_MS / 1000} s: no worker runs it now (it runs on the task queue of the tenant's first model call or budget); start a worker there, or terminate the ledger to start it again on this queue`,
+        message: `the budget ledger of tenant "${tenant}" (workflow ${tenantLedgerId(tenant)}) did not answer within ${LEDGER_WAIT_MS / 1000} s: no worker serves the task queue it runs on now (the fleet's, "${this.fleetTaskQueue}", which every agents worker serves; a ledger started by an older version runs on the queue of its tenant's first model call); give every worker the same AGENT_FLEET_TASK_QUEUE, or terminate the ledger to start it again there`,
         type: 'Budget.LedgerUnavailable',
       });
     }
@@ -77,7 +84,7 @@ export class TenantBudgets {
     const { info } = Context.current();
     await this.client().workflow.signalWithStart(TENANT_LEDGER_WORKFLOW_TYPE, {
       workflowId: tenantLedgerId(tenant),
-      taskQueue: info.taskQueue,
+      taskQueue: this.fleetTaskQueue,
       args: [{ tenant }],
       signal: settleUsageSignal,
       signalArgs: [
@@ -92,7 +99,7 @@ export class TenantBudgets {
   }
 
   /** The tenant's batcher: this worker's calls of the tenant reserve together (see `UpdateBatcher`). */
-  private batcher(tenant: string, taskQueue: string): UpdateBatcher<ReserveRequest, ReserveAnswer> {
+  private batcher(tenant: string): UpdateBatcher<ReserveRequest, ReserveAnswer> {
     let batcher = this.batchers.get(tenant);
     if (batcher) return batcher;
     batcher = new UpdateBatcher((requests) => {
@@ -102,7 +109,7 @@ export class TenantBudgets {
         client.workflow.executeUpdateWithStart(reserveBudgetsUpdate, {
           args: [requests],
           updateId: `reserve-${randomUUID()}`,
-          startWorkflowOperation: this.ledger(tenant, taskQueue),
+          startWorkflowOperation: this.ledger(tenant),
         }),
       );
     });
@@ -110,10 +117,10 @@ export class TenantBudgets {
     return batcher;
   }
 
-  private ledger(tenant: string, taskQueue: string) {
+  private ledger(tenant: string) {
     return new WithStartWorkflowOperation(TENANT_LEDGER_WORKFLOW_TYPE, {
       workflowId: tenantLedgerId(tenant),
-      taskQueue,
+      taskQueue: this.fleetTaskQueue,
       args: [{ tenant }],
       workflowIdConflictPolicy: 'USE_EXISTING',
       staticSummary: `ledger of tenant ${tenant}`,

@@ -71,6 +71,7 @@ export async function runServeCommand(command: ServeCommand, { target, io }: Com
       handler = httpApiHandler({
         client: temporal.client,
         taskQueue,
+        fleetTaskQueue: settings.fleetTaskQueue,
         workflowUrlPrefix,
         access,
         deployments: settings.env.AGENT_HTTP_DEPLOYMENTS === 'manage' ? 'manage' : 'read',

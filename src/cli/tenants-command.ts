@@ -101,14 +101,18 @@ export async function runTenantsCommand(
     const { client } = session;
     switch (cmd.action) {
       case 'budget': {
-        // The ledger is a workflow: a worker of the task queue must run it.
-        if (session.mode === 'configured' && (await liveWorkers(client, taskQueue).catch(() => ['?'])).length === 0) {
+        // The ledger is a workflow on the fleet's task queue, which every agents worker serves.
+        const { fleetTaskQueue } = target.settings;
+        if (
+          session.mode === 'configured' &&
+          (await liveWorkers(client, fleetTaskQueue).catch(() => ['?'])).length === 0
+        ) {
           io.stderr(
-            `no worker polls task queue "${taskQueue}": a tenant's ledger runs on the agents' workers; start one (or give --task-queue), then set the budget again`,
+            `no worker polls the fleet's task queue "${fleetTaskQueue}", where tenants' ledgers run (every agents worker serves it): start a worker, or give this command the workers' AGENT_FLEET_TASK_QUEUE, then set the budget again`,
           );
           return 1;
         }
-        const usage = await setTenantBudget(client, cmd.tenant, cmd.budget, { taskQueue });
+        const usage = await setTenantBudget(client, cmd.tenant, cmd.budget, { fleetTaskQueue });
         print(usage, usageText([usage]));
         return 0;
       }

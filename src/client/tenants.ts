@@ -13,14 +13,16 @@ import {
   tenantLedgerId,
   tenantUsageQuery,
 } from '../contracts/tenant-ledger';
+import { DEFAULT_FLEET_TASK_QUEUE } from '../contracts/fleet-queue';
 import { ClientError } from './client-error';
 import { lookupWorkflow, withinQueryWait } from './workflow-lookup';
 
 /**
  * Tenants' budgets, usage and shares, for operators (`durable-agents tenants`, the HTTP API's
  * `/tenants` routes). A tenant's budget and usage live in its ledger workflow (see
- * `tenantLedgerWorkflow`), which runs on the agents' task queue; its share of a backed-up task
- * queue is a fairness weight Temporal keeps on the queue itself.
+ * `tenantLedgerWorkflow`), which runs on the fleet's task queue (every agents worker serves it;
+ * see contracts/fleet-queue.ts); its share of a backed-up task queue is a fairness weight
+ * Temporal keeps on the queue itself.
  */
 
 function checkTenant(tenant: string): void {
@@ -32,13 +34,14 @@ function checkTenant(tenant: string): void {
  * Sets a tenant's budget per day or month (tokens and/or dollars), or removes it (`undefined`).
  * Runs of the tenant are refused model calls once the period's spending reaches it (they end
  * `budget_exceeded`); the spending so far in the period counts. Starts the tenant's ledger on
- * `taskQueue` when it has none.
+ * the fleet's task queue (`fleetTaskQueue`, default `durable-agents-fleet`, as the workers'
+ * `AGENT_FLEET_TASK_QUEUE`) when it has none.
  */
 export async function setTenantBudget(
   client: Client,
   tenant: string,
   budget: TenantBudget | undefined,
-  options: { taskQueue: string },
+  options: { fleetTaskQueue?: string } = {},
 ): Promise<TenantUsage> {
   checkTenant(tenant);
   const problem = budget === undefined ? undefined : tenantBudgetProblem(budget);
@@ -48,7 +51,7 @@ export async function setTenantBudget(
       args: [budget === undefined ? {} : { budget }],
       startWorkflowOperation: new WithStartWorkflowOperation(TENANT_LEDGER_WORKFLOW_TYPE, {
         workflowId: tenantLedgerId(tenant),
-        taskQueue: options.taskQueue,
+        taskQueue: options.fleetTaskQueue ?? DEFAULT_FLEET_TASK_QUEUE,
         args: [{ tenant }],
         workflowIdConflictPolicy: 'USE_EXISTING',
         staticSummary: `ledger of tenant ${tenant}`,

@@ -94,8 +94,10 @@ async function explain(
   if (!noHandler && err instanceof WorkflowUpdateFailedError)
     return new ClientError(cause.startsWith(BUSY_REFUSAL) ? 'busy' : 'rejected', cause, workflowId);
   // A query whose handler refused what it was asked (a fork from a branch that does not exist):
-  // the server says INVALID_ARGUMENT, which the SDK names as if no handler were registered.
-  if (!noHandler && err instanceof QueryNotRegisteredError) return new ClientError('invalid', message, workflowId);
+  // the server says INVALID_ARGUMENT, which the SDK names as if no handler were registered. (So it
+  // names a worker's refusal of a keyless client's query, which is said further down.)
+  if (!noHandler && err instanceof QueryNotRegisteredError && !isPlaintextRefused(err) && !isUndecodable(err))
+    return new ClientError('invalid', message, workflowId);
   if (missing || noHandler) {
     const found = await lookupWorkflow(client, workflowId).catch(() => undefined);
     if (!found)

@@ -5,7 +5,7 @@ import type { BlobStore } from '../storage/blob-store';
 import { payloadStorageFromEnv, type PayloadStore } from '../storage/payload-storage';
 import { runtimeLoggingFromEnv, type RuntimeLoggingOptions } from '../telemetry/logging-settings';
 import { tracingFromEnv, type TracingOptions } from '../telemetry/tracing';
-import { defaultTaskQueue } from './task-queue';
+import { defaultFleetTaskQueue, defaultTaskQueue } from './task-queue';
 
 /**
  * What a client reads from its environment, read in one place: `connectTemporal`, the command
@@ -17,6 +17,8 @@ export interface ClientSettings {
   address?: string;
   /** `AGENT_TASK_QUEUE`, else `agents`: where the workers poll. */
   taskQueue: string;
+  /** `AGENT_FLEET_TASK_QUEUE`, else `durable-agents-fleet`: where the tenants' ledgers run (budgets are set there). */
+  fleetTaskQueue: string;
   /** `AGENT_ENCRYPTION_KEYS`: the workers' payload encryption keys, which clients need too. */
   encryptionKeys?: EncryptionKey[];
   /** `AGENT_PAYLOAD_STORE`: where payloads too large for a history go (shared with the workers). */
@@ -59,6 +61,7 @@ export function clientSettings(env: NodeJS.ProcessEnv = process.env): ClientSett
   return {
     ...(env.TEMPORAL_ADDRESS ? { address: env.TEMPORAL_ADDRESS } : {}),
     taskQueue: defaultTaskQueue(env),
+    fleetTaskQueue: defaultFleetTaskQueue(env),
     ...(encryptionKeys ? { encryptionKeys } : {}),
     ...(payloadStorage ? { payloadStorage } : {}),
     ...(encryptionKeys || payloadStorage

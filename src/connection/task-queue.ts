@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { DEFAULT_FLEET_TASK_QUEUE } from '../contracts/fleet-queue';
 
 /** Task queue from `AGENT_TASK_QUEUE`, default `agents`. */
 export function defaultTaskQueue(env: NodeJS.ProcessEnv): string {
@@ -25,4 +26,9 @@ export async function liveWorkers(client: Client, taskQueue: string, now = Date.
       return seconds === 0 || now - seconds * 1000 <= LIVE_POLLER_WINDOW_MS;
     })
     .map((p) => p.identity ?? '?');
+}
+
+/** The fleet's task queue (tenants' ledgers, rate governors) from `AGENT_FLEET_TASK_QUEUE`, default `durable-agents-fleet`. */
+export function defaultFleetTaskQueue(env: NodeJS.ProcessEnv): string {
+  return env.AGENT_FLEET_TASK_QUEUE?.trim() || DEFAULT_FLEET_TASK_QUEUE;
 }

@@ -59,6 +59,8 @@ export { MAX_BODY_BYTES, MAX_MESSAGE_BODY_BYTES, MAX_WAIT_MS } from './http-io';
 export interface HttpApiOptions {
   client: Client;
   taskQueue: string;
+  /** Where the tenants' ledgers run, as the workers' `AGENT_FLEET_TASK_QUEUE` (default `durable-agents-fleet`). */
+  fleetTaskQueue?: string;
   /** Options for conversations this API starts. */
   conversationOptions?: ConversationOptions;
   /** Serve the web chat page at `/` (default true). */
@@ -450,7 +452,7 @@ async function route(
   }
 
   if (parts[0] === 'schedules') return scheduleRoute(req, res, o.client, o.taskQueue, parts, method, scope);
-  if (parts[0] === 'tenants') return tenantRoute(req, res, o.client, o.taskQueue, parts, method, scope);
+  if (parts[0] === 'tenants') return tenantRoute(req, res, o.client, o, parts, method, scope);
   if (parts[0] === 'memory') return memoryRoute(req, res, o.client, o.taskQueue, parts, method, scope);
   // Worker Versioning is the fleet's, not a tenant's.
   if (parts[0] === 'deployments' && scope.tenant !== undefined)

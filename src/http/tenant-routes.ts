@@ -19,7 +19,7 @@ export async function tenantRoute(
   req: IncomingMessage,
   res: ServerResponse,
   client: Client,
-  taskQueue: string,
+  queues: { taskQueue: string; fleetTaskQueue?: string },
   parts: string[],
   method: string,
   scope: TenantScope,
@@ -49,10 +49,15 @@ export async function tenantRoute(
       throw new HttpError(403, "a tenant's budget and share are set with an admin token", 'Http.Forbidden');
     if (parts[2] === 'budget') {
       const budget = method === 'DELETE' ? undefined : ((await readJson(req)) as unknown as TenantBudget);
-      return sendJson(res, 200, await setTenantBudget(client, tenant, budget, { taskQueue }));
+      return sendJson(
+        res,
+        200,
+        await setTenantBudget(client, tenant, budget, { fleetTaskQueue: queues.fleetTaskQueue }),
+      );
     }
     const weight = method === 'DELETE' ? undefined : (await readJson(req)).weight;
     if (weight !== undefined && typeof weight !== 'number') throw new HttpError(400, '"weight" must be a number');
+    const { taskQueue } = queues;
     await setTenantWeight(client, tenant, weight, { taskQueue });
     return sendJson(res, 200, { tenant, taskQueue, weight: weight ?? null });
   }

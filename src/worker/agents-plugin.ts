@@ -12,6 +12,7 @@ import { liveText } from '../contracts/live-text';
 import { memoryToolDefinitions } from '../tools/memory-tools';
 import type { MemoryAccess } from '../memory-store/memory-store';
 import { watchSharedMemory } from './shared-memory-check';
+import { isFleetWorker, joinFleetQueue } from './fleet-worker';
 import { createActivities, createConversationLoader, type ConversationLoader } from '../activities';
 import { AgentRegistry } from '../agents/agent-registry';
 import { ToolRegistry } from '../tools/registry';
@@ -60,6 +61,8 @@ export class AgentsPlugin extends SimplePlugin {
   readonly deployment?: AgentDeployment;
   private readonly bundleCache?: WorkflowBundleCache;
   private readonly memory: MemoryAccess;
+  /** The fleet's task queue (tenants' ledgers, rate governors), which this plugin's workers serve too. */
+  readonly fleetTaskQueue: string;
 
   /**
    * @param settings What the options and the environment say (see `workerSettings`); default:
@@ -130,6 +133,7 @@ export class AgentsPlugin extends SimplePlugin {
         ...(settings.rateLimits ? { rateLimits: settings.rateLimits } : {}),
         credentials: settings.credentials,
         memory: settings.memory,
+        fleetTaskQueue: settings.fleetTaskQueue,
       }),
     });
     this.searchAttributeCheck = updates ? check : undefined;
@@ -148,6 +152,7 @@ export class AgentsPlugin extends SimplePlugin {
     this.deployment = settings.deployment;
     this.bundleCache = settings.bundleCache;
     this.memory = settings.memory;
+    this.fleetTaskQueue = settings.fleetTaskQueue;
   }
 
   /** What this plugin puts into a workflow bundle besides the worker's options (see configureBundler). */
@@ -225,17 +230,24 @@ export class AgentsPlugin extends SimplePlugin {
     return { workerDeploymentOptions: workerDeploymentOptions(this.deployment) };
   }
 
-  /** Lists the MCP servers' tools as the worker starts (in the background: a slow server must not hold it up) and closes their connections when it stops. */
+  /**
+   * Lists the MCP servers' tools as the worker starts (in the background: a slow server must not
+   * hold it up), serves the fleet's task queue beside the worker's own while it runs (see
+   * fleet-worker.ts), and closes the MCP servers' connections when it stops.
+   */
   override async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
+    if (isFleetWorker(worker)) return super.runWorker(worker, next);
+    const warn = (m: string) => process.stderr.write(`durable-agents: ${m}\n`);
     void this.mcp?.ready();
     // An embedded memory store is this process's: other workers on the queue would keep their own.
-    const unwatch = this.memory.embeddedDir
-      ? watchSharedMemory(worker, this.memory.embeddedDir, (m) => process.stderr.write(`durable-agents: ${m}\n`))
-      : undefined;
+    const unwatch = this.memory.embeddedDir ? watchSharedMemory(worker, this.memory.embeddedDir, warn) : undefined;
+    // A worker without the agent workflows runs no ledgers either.
+    const leaveFleet = this.withWorkflows ? joinFleetQueue(worker, this, this.fleetTaskQueue, warn) : undefined;
     try {
       await super.runWorker(worker, next);
     } finally {
       unwatch?.();
+      await leaveFleet?.();
       await this.mcp?.close();
       // The embedded store's directory is this process's until it closes (see openMemoryStore).
       await this.memory.close().catch(() => undefined);

@@ -55,6 +55,8 @@ export interface AgentWorkerOptions {
   rateLimits?: AgentsPluginOptions['rateLimits'];
   /** Memory across conversations: a store, or where to keep it (see `AgentsPluginOptions.memory`). Default: from the environment. */
   memory?: AgentsPluginOptions['memory'];
+  /** Where the tenants' ledgers and the rate governors run (see `AgentsPluginOptions.fleetTaskQueue`). Default: `AGENT_FLEET_TASK_QUEUE`, else `durable-agents-fleet`. */
+  fleetTaskQueue?: string;
   /**
    * What the options and the environment say, read already (see `workerSettings`); default: read
    * here from these options, the environment filling in the rest.
@@ -105,6 +107,7 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     bundleCache: options.bundleCache,
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     ...(options.memory ? { memory: options.memory } : {}),
+    ...(options.fleetTaskQueue !== undefined ? { fleetTaskQueue: options.fleetTaskQueue } : {}),
   };
   // Read once: the task queue comes from the same settings as the plugin's model, stores and keys.
   const settings = options.settings ?? workerSettings({ ...pluginOptions, taskQueue: options.taskQueue });

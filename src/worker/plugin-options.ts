@@ -180,4 +180,12 @@ export interface AgentsPluginOptions {
    * `.durable-agents/memory`), opened when a run first uses it.
    */
   memory?: MemoryStore | MemoryOptions;
+  /**
+   * The fleet's task queue, where the tenants' ledgers and the models' rate governors run: every
+   * worker with this plugin serves it too, with a small worker of its own beside the agents' (so
+   * a ledger never waits behind a flood of runs, nor for the workers of one queue). Give every
+   * worker and client of a namespace the same one. Default: `AGENT_FLEET_TASK_QUEUE`, else
+   * `durable-agents-fleet`.
+   */
+  fleetTaskQueue?: string;
 }

@@ -19,7 +19,7 @@ import { CodecBlobStore } from '../storage/codec-blob-store';
 import { payloadStorageFromEnv } from '../storage/payload-storage';
 import { runtimeLoggingFromEnv, type RuntimeLoggingOptions } from '../telemetry/logging-settings';
 import { tracingFromEnv, type TracingOptions } from '../telemetry/tracing';
-import { defaultTaskQueue } from '../connection/task-queue';
+import { defaultFleetTaskQueue, defaultTaskQueue } from '../connection/task-queue';
 import type { AgentsPluginOptions } from './plugin-options';
 import { deploymentFromEnv, deploymentProblem, type AgentDeployment } from './deployment';
 import { defaultBundleCacheDir, WorkflowBundleCache } from './bundle-cache';
@@ -44,6 +44,8 @@ export interface WorkerSettings {
   a2aAgents: A2AAgentOptions[];
   /** `AGENT_TASK_QUEUE`, else `agents` (the task queue `createAgentWorker` polls). */
   taskQueue: string;
+  /** `AGENT_FLEET_TASK_QUEUE`, else `durable-agents-fleet`: where the tenants' ledgers and the rate governors run (every worker serves it too). */
+  fleetTaskQueue: string;
   /** Payload encryption keys (`AGENT_ENCRYPTION_KEYS`); none: payloads are not encrypted. */
   encryptionKeys?: readonly EncryptionKey[];
   /** With keys: whether payloads that are not encrypted are accepted (`AGENT_ENCRYPTION_ALLOW_PLAINTEXT`). */
@@ -124,6 +126,7 @@ export function workerSettings(
     credentials: new CredentialStore(options.credentialsFile ?? defaultCredentialsPath(env), keys),
     a2aAgents,
     taskQueue: options.taskQueue ?? defaultTaskQueue(env),
+    fleetTaskQueue: fleetTaskQueueSetting(options.fleetTaskQueue, env),
     ...(keys?.length ? { encryptionKeys: keys } : {}),
     allowPlaintext,
     ...(payloadStorage ? { payloadStorage } : {}),
@@ -161,4 +164,14 @@ function bundleCacheSetting(option: string | false | undefined, variable: string
   const value = variable?.trim();
   if (value && /^(off|false|0|no)$/i.test(value)) return undefined;
   return new WorkflowBundleCache(value || defaultBundleCacheDir());
+}
+
+/** The option's fleet task queue (checked), else `AGENT_FLEET_TASK_QUEUE`'s, else the default. */
+function fleetTaskQueueSetting(option: string | undefined, env: NodeJS.ProcessEnv): string {
+  if (option === undefined) return defaultFleetTaskQueue(env);
+  if (typeof option !== 'string' || option.trim() === '')
+    throw new TypeError(
+      'AgentsPlugin: fleetTaskQueue must be a task queue name (default "durable-agents-fleet"); give every worker of the fleet the same one',
+    );
+  return option.trim();
 }

@@ -29,6 +29,8 @@ describe('encrypted payloads and the codec server', () => {
       OPENAI_BASE_URL: llm.baseURL,
       OPENAI_API_KEY: 'e2e',
       AGENT_ENCRYPTION_KEYS: keys,
+      // Its ledgers are encrypted: a fleet queue of its own (the other tests' ledgers are not).
+      AGENT_FLEET_TASK_QUEUE: `e2e-enc-fleet-${randomUUID()}`,
     });
     const worker = await startTs(['worker.ts'], env, /Press Ctrl\+C/);
     const codecPort = await freePort();

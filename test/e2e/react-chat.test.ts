@@ -208,7 +208,7 @@ describeInBrowser('the React example on useChat', () => {
       expect(
         await eventually(
           async () => (await fetch(`${base}/conversations/${id}`).then((r) => r.json())).state === 'idle',
-          2_000,
+          10_000,
         ),
       ).toBe(true);
       const turns = await fetch(`${base}/conversations/${id}`).then((r) => r.json());

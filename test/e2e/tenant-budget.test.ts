@@ -86,7 +86,7 @@ describe('a tenant budget across a worker SIGKILL', () => {
       const table = await runTs(['client.ts', 'tenants', 'usage'], env);
       expect(table.stdout).toMatch(new RegExp(`${tenant} +\\d{4}-\\d\\d-\\d\\d +${spent.tokens} .* 1 tokens a day`));
       // Raised, the tenant goes on.
-      await setTenantBudget(t.client, tenant, { tokens: 1_000_000, per: 'day' }, { taskQueue });
+      await setTenantBudget(t.client, tenant, { tokens: 1_000_000, per: 'day' });
       expect(
         await runOutcome(await startAgentRun(t.client, { message: 'third', tenant }, { taskQueue })),
       ).toMatchObject({

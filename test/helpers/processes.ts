@@ -23,8 +23,9 @@ const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs'
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    // The test run's own stores (global setup) stay: children never write to the home or working directory.
-    const kept = ['TEMPORAL_CLI_PATH', 'AGENT_BLOB_DIR', 'AGENT_PAYLOAD_STORE'];
+    // The test run's own stores and fleet queue (global setup) stay: children never write to the
+    // home or working directory, nor serve another run's ledgers.
+    const kept = ['TEMPORAL_CLI_PATH', 'AGENT_BLOB_DIR', 'AGENT_PAYLOAD_STORE', 'AGENT_FLEET_TASK_QUEUE'];
     if (!/^(TEMPORAL_|OPENAI_|AGENT_)/.test(k) || kept.includes(k)) env[k] = v;
   }
   return { ...env, ...extra };

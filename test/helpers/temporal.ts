@@ -91,6 +91,8 @@ export async function createTestWorker(
     rateLimits?: AgentWorkerOptions['rateLimits'];
     credentialsFile?: string;
     memory?: AgentWorkerOptions['memory'];
+    /** Default: the test run's (AGENT_FLEET_TASK_QUEUE); with encryption keys, one of the worker's own. */
+    fleetTaskQueue?: string;
   },
 ): Promise<{ worker: Worker; taskQueue: string }> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
@@ -115,6 +117,10 @@ export async function createTestWorker(
     rateLimits: options.rateLimits,
     ...(options.credentialsFile ? { credentialsFile: options.credentialsFile } : {}),
     ...(options.memory ? { memory: options.memory } : {}),
+    // A worker with keys refuses the other tests' plaintext ledgers: it serves a fleet queue of its own.
+    ...(options.fleetTaskQueue || options.encryptionKeys?.length
+      ? { fleetTaskQueue: options.fleetTaskQueue ?? `${taskQueue}-fleet` }
+      : {}),
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     shutdownGraceTime: '1s',
   });

@@ -163,7 +163,7 @@ async function main(only: string[]): Promise<void> {
       const w = await worker('tenant-ledger', model.baseURL);
       const taskQueue = 'record-tenant-ledger';
       await w.runUntil(async () => {
-        await setTenantBudget(client, 'replay-tenant', { tokens: 1, per: 'day' }, { taskQueue });
+        await setTenantBudget(client, 'replay-tenant', { tokens: 1, per: 'day' });
         for (const message of ['first', 'refused'])
           await runOutcome(await startAgentRun(client, { message, tenant: 'replay-tenant' }, { taskQueue }));
         await readTenantUsage(client, 'replay-tenant');

@@ -73,6 +73,8 @@ async function encryptedWorker(taskQueue: string, baseURL: string): Promise<Work
     model: modelAt(baseURL),
     registry: [lookup],
     encryptionKeys: keys,
+    // Its ledgers would be encrypted: a fleet queue of its own (the other tests' are not).
+    fleetTaskQueue: `${taskQueue}-fleet`,
     workflowBundle: { code: bundle },
     shutdownGraceTime: '1s',
   });
@@ -212,6 +214,7 @@ describe('payload encryption', () => {
       registry: [lookup],
       encryptionKeys: keys,
       allowPlaintext: true,
+      fleetTaskQueue: `${taskQueue}-fleet`,
       workflowBundle: { code: bundle },
       shutdownGraceTime: '1s',
     });
@@ -237,6 +240,7 @@ describe('payload encryption', () => {
       model: modelAt(model.baseURL),
       registry: [lookup],
       encryptionKeys: wrongKeys,
+      fleetTaskQueue: `${taskQueue}-fleet`,
       workflowBundle: { code: bundle },
       shutdownGraceTime: '1s',
     });

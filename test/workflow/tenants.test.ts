@@ -14,6 +14,9 @@ import { ClientError } from '../../src/client/client-error';
 import { listAgentRuns } from '../../src/client/list-runs';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { readStatus } from '../../src/client/workflow-controls';
+import { readTenantUsage } from '../../src/client/tenants';
+import { tenantLedgerId } from '../../src/contracts/tenant-ledger';
+import { DEFAULT_FLEET_TASK_QUEUE } from '../../src/contracts/fleet-queue';
 import { createMcpHttpServer } from '../../src/mcp-server/mcp-http-server';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { startHttpApi } from '../helpers/http-api';
@@ -109,6 +112,25 @@ it('records a run’s tenant and gives it to its tools and its child agents, wit
 const ADMIN = 'admin-token-0123456789';
 const ACME = 'acme-token-0123456789';
 const GLOBEX = 'globex-token-0123456789';
+
+it('keeps a tenant’s ledger on the fleet’s task queue: the tenant goes on from another queue once the first one’s workers are gone', async () => {
+  const tenant = `fleet-${randomUUID().slice(0, 8)}`;
+  const { client } = temporal();
+  const run = async (message: string) => {
+    let outcome: Awaited<ReturnType<typeof runOutcome>> | undefined;
+    await withWorker(async (taskQueue) => {
+      outcome = await runOutcome(await startAgentRun(client, { message, tenant }, { taskQueue }));
+    });
+    return outcome!;
+  };
+  expect(await run('first')).toMatchObject({ status: 'completed', content: 'you said: first', tenant });
+  // The ledger the first call started runs on the fleet's queue, not on the queue of that run.
+  const ledger = await client.workflow.getHandle(tenantLedgerId(tenant)).describe();
+  expect(ledger).toMatchObject({ status: { name: 'RUNNING' }, taskQueue: DEFAULT_FLEET_TASK_QUEUE });
+  // The first queue's worker is gone (withWorker stopped it); a run on a queue of its own reserves at once.
+  expect(await run('second')).toMatchObject({ status: 'completed', content: 'you said: second', tenant });
+  expect((await readTenantUsage(client, tenant))?.spent).toMatchObject({ calls: 2 });
+});
 
 it('keeps each tenant’s token to its own tenant’s conversations, runs and tasks on every surface', async () => {
   const { client } = temporal();

@@ -1,0 +1,105 @@
+import { Worker, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
+
+/**
+ * The fleet's own worker: while any agents worker of this process runs, one more worker, on the
+ * same connection, serves the fleet's task queue (the tenants' ledgers and the models' rate
+ * governors; see contracts/fleet-queue.ts). One per process, connection, namespace and queue,
+ * however many agents workers share it; it stops with the last of them.
+ *
+ * Why a queue of its own: on the agents' queue a ledger lived on whichever queue first met its
+ * tenant (gone with that queue's workers), and every reservation waited behind the flood of runs
+ * it was there to limit (a model call's Update then timed out).
+ */
+
+/** Workflow tasks the fleet worker runs at once: its workflows answer small updates, and many at once only queue inside the process. */
+const FLEET_WORKFLOW_SLOTS = 4;
+
+interface Shared {
+  users: number;
+  worker?: Worker;
+  running?: Promise<void>;
+  /** Set while the worker is being created: a release meanwhile waits for it. */
+  starting: Promise<void>;
+}
+
+/** Fleet workers of this process, by connection and where they poll. */
+const shared = new Map<unknown, Map<string, Shared>>();
+/** The workers {@link joinFleetQueue} started (the plugin runs them as they are, with nothing of an agents worker's own). */
+const fleetWorkers = new WeakSet<Worker>();
+
+/** Whether `worker` is a fleet worker {@link joinFleetQueue} started. */
+export function isFleetWorker(worker: Worker): boolean {
+  return fleetWorkers.has(worker);
+}
+
+/**
+ * Starts (or joins) the fleet worker for `worker`'s connection and namespace, configured by
+ * `plugin` as the agents worker is (converters, sinks, tracing, versioning); returns what leaves
+ * it. A worker that serves the fleet queue itself, or that could not be started, is reported
+ * through `warn` and leaves the agents worker running: its ledgers then wait for another worker.
+ */
+export function joinFleetQueue(
+  worker: Worker,
+  plugin: WorkerPlugin,
+  fleetTaskQueue: string,
+  warn: (message: string) => void,
+): () => Promise<void> {
+  const { namespace, taskQueue } = worker.options;
+  if (taskQueue === fleetTaskQueue) return async () => undefined;
+  const byConnection = shared.get(worker.connection) ?? new Map<string, Shared>();
+  shared.set(worker.connection, byConnection);
+  const key = `${namespace}\n${fleetTaskQueue}`;
+  let entry = byConnection.get(key);
+  if (!entry) {
+    const created: Shared = { users: 0, starting: Promise.resolve() };
+    created.starting = Worker.create(fleetWorkerOptions(worker, plugin, fleetTaskQueue))
+      .then((w) => {
+        created.worker = w;
+        fleetWorkers.add(w);
+        created.running = w.run().catch((err: unknown) => {
+          warn(`the fleet worker on task queue "${fleetTaskQueue}" stopped: ${(err as Error).message}`);
+        });
+      })
+      .catch((err: unknown) => {
+        byConnection.delete(key);
+        warn(
+          `could not start a worker for the fleet's task queue "${fleetTaskQueue}" (tenants' ledgers, rate governors): ${(err as Error).message}; model calls of tenants with budgets and of rate-limited models wait for another worker to serve it`,
+        );
+      });
+    byConnection.set(key, created);
+    entry = created;
+  }
+  const mine = entry;
+  mine.users++;
+  let left = false;
+  return async () => {
+    if (left) return;
+    left = true;
+    if (--mine.users > 0) return;
+    await mine.starting;
+    if (byConnection.get(key) === mine) byConnection.delete(key);
+    if (mine.worker && mine.worker.getState() === 'RUNNING') mine.worker.shutdown();
+    await mine.running;
+  };
+}
+
+/** The fleet worker's options: the agents worker's bundle and identity, the plugin that configured it, few slots. */
+function fleetWorkerOptions(worker: Worker, plugin: WorkerPlugin, fleetTaskQueue: string): WorkerOptions {
+  const o = worker.options;
+  return {
+    connection: worker.connection,
+    namespace: o.namespace,
+    taskQueue: fleetTaskQueue,
+    identity: `${o.identity} (fleet)`,
+    plugins: [plugin],
+    // The bundle the agents worker already has (made once per process); else what it was bundled from.
+    ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: o.workflowsPath }),
+    ...(o.bundlerOptions ? { bundlerOptions: o.bundlerOptions } : {}),
+    ...(o.workerDeploymentOptions ? { workerDeploymentOptions: o.workerDeploymentOptions } : {}),
+    maxConcurrentWorkflowTaskExecutions: FLEET_WORKFLOW_SLOTS,
+    // Its workflows call no activities: it polls for none, and takes none of the agents' work.
+    enableNonLocalActivities: false,
+    maxCachedWorkflows: 200,
+    shutdownGraceTime: '1s',
+  };
+}
