@@ -179,7 +179,7 @@ async function governed(): Promise<{
 interface FairnessSetup {
   label: string;
   workers: number;
-  /** Task slots per worker (undefined: the worker's defaults). */
+  /** Activity task slots per worker (undefined: the worker's default); workflow task slots are the plugin's (2) unless `env` says. */
   slots?: number;
   modelMs: number;
   flood: number;
@@ -210,9 +210,7 @@ async function fairness(
         TEMPORAL_ADDRESS: address,
         TASK_QUEUE: taskQueue,
         OPENAI_BASE_URL: model.baseURL,
-        ...(setup.slots
-          ? { BENCH_ACTIVITY_SLOTS: String(setup.slots), BENCH_WORKFLOW_SLOTS: String(setup.slots) }
-          : {}),
+        ...(setup.slots ? { BENCH_ACTIVITY_SLOTS: String(setup.slots) } : {}),
         ...setup.env,
       };
       const workers = await Promise.all(Array.from({ length: setup.workers }, () => startWorker(env)));

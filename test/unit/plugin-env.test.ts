@@ -36,3 +36,20 @@ it('refuses a named model that is neither a model name nor an AI SDK language mo
   );
   expect(() => new AgentsPlugin({ models: { smart: 'anthropic:claude-x' } })).not.toThrow();
 });
+
+it('holds 2 workflow tasks at once unless the worker says otherwise (fair shares: the rest wait in the server’s fair queue)', () => {
+  const plugin = new AgentsPlugin({ bundleCache: false, searchAttributes: false });
+  const configured = (options: Record<string, unknown>) =>
+    plugin.configureWorker({ taskQueue: 'q', ...options } as never) as Record<string, unknown>;
+  expect(configured({}).maxConcurrentWorkflowTaskExecutions).toBe(2);
+  expect(configured({ maxConcurrentWorkflowTaskExecutions: 40 }).maxConcurrentWorkflowTaskExecutions).toBe(40);
+  // A tuner and the slot counts exclude each other (the SDK refuses both): a tuner is left alone.
+  expect(configured({ tuner: { tunerOptions: {} } })).not.toHaveProperty('maxConcurrentWorkflowTaskExecutions');
+});
+
+it('names the fleet’s task queue from AGENT_FLEET_TASK_QUEUE or the option, refusing an empty one', () => {
+  expect(new AgentsPlugin({}).fleetTaskQueue).toBe('durable-agents-fleet');
+  expect(withEnv({ AGENT_FLEET_TASK_QUEUE: 'fleet-x' }, () => new AgentsPlugin({}).fleetTaskQueue)).toBe('fleet-x');
+  expect(new AgentsPlugin({ fleetTaskQueue: 'mine' }).fleetTaskQueue).toBe('mine');
+  expect(() => new AgentsPlugin({ fleetTaskQueue: ' ' })).toThrow(/fleetTaskQueue must be a task queue name/);
+});
