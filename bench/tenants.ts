@@ -135,12 +135,13 @@ async function governed(): Promise<{
           `(a) ${CONVERSATIONS} conversations, one turn each, the model limited to ${LIMIT}/min, governed at ${GOVERNED}/min`,
         );
         const started = Date.now();
+        const ids = Array.from({ length: CONVERSATIONS }, (_, i) => `bench-c-${i}-${randomUUID().slice(0, 4)}`);
         const results = await Promise.all(
           Array.from({ length: CONVERSATIONS }, async (_, i) => {
             try {
               const sent = await startMessage(
                 client,
-                `bench-c-${i}-${randomUUID().slice(0, 4)}`,
+                ids[i],
                 { message: 'hello' },
                 { taskQueue, options: { tenant: `t${i % 10}` } },
               );
@@ -157,8 +158,11 @@ async function governed(): Promise<{
         const minutes = Math.max((last - first) / 60_000, 1 / 60);
         const perMinute = (allServed.length - 1) / minutes;
         const requests = allServed.length + rejected;
+        const took = ((Date.now() - started) / 1000).toFixed(0);
+        // Model calls that failed an attempt and were retried (a 429, or a governor that did not answer in time).
+        const retried = await retriedModelCalls(client, ids);
         console.error(
-          `    ${allServed.length} served, ${rejected} answered 429, ${failedTurns} turns failed, ${Math.round(perMinute)}/min while the backlog lasted (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+          `    ${allServed.length} served, ${rejected} answered 429, ${failedTurns} turns failed, ${retried} model-call attempts retried, ${Math.round(perMinute)}/min while the backlog lasted (${took} s)`,
         );
         return {
           failedTurns,
@@ -234,6 +238,8 @@ async function fairness(
           }
           return Promise.all(waits);
         };
+        // One run first, not counted: the first call of tenant B starts its ledger (a new workflow).
+        await runOutcome(await startAgentRun(client, { message: 'B warm-up', tenant: 'tenant-b' }, { taskQueue }));
         const aloneWaits = await bRuns('alone');
         const alone = percentile(aloneWaits, 95);
         // A's flood, started at once (in parallel batches); then B goes on one a second.
@@ -286,6 +292,22 @@ async function fairness(
   } finally {
     await model.close();
   }
+}
+
+/** How many model-call attempts of these workflows failed and were tried again (from their histories). */
+async function retriedModelCalls(client: Client, workflowIds: string[]): Promise<number> {
+  let retried = 0;
+  for (let i = 0; i < workflowIds.length; i += 50)
+    await Promise.all(
+      workflowIds.slice(i, i + 50).map(async (id) => {
+        const { events } = await client.workflow.getHandle(id).fetchHistory();
+        for (const e of events ?? []) {
+          const attempt = e.activityTaskStartedEventAttributes?.attempt ?? 1;
+          if (attempt > 1) retried += attempt - 1;
+        }
+      }),
+    );
+  return retried;
 }
 
 /** A run's phases until its first model call asked (see `fairness`), from its history's event times. */

@@ -204,7 +204,10 @@ export class AgentsPlugin extends SimplePlugin {
     const given = options.dataConverter;
     const configured = super.configureWorker(options);
     if (this.strictConverter) configured.dataConverter = this.strictConverter(given);
-    if (this.searchAttributeCheck && configured.connection && this.withWorkflows) {
+    // The fleet's queue runs ledgers and governors only: no agent search attributes, no versions
+    // (see fleet-worker.ts).
+    const fleet = configured.taskQueue === this.fleetTaskQueue;
+    if (this.searchAttributeCheck && configured.connection && this.withWorkflows && !fleet) {
       const warn = (message: string) => process.stderr.write(`durable-agents: ${message}\n`);
       this.searchAttributeCheck.registered = checkSearchAttributes(
         configured.connection,
@@ -214,7 +217,7 @@ export class AgentsPlugin extends SimplePlugin {
     }
     return {
       ...configured,
-      ...this.versioning(configured),
+      ...(fleet ? {} : this.versioning(configured)),
       // Without workflows of the user's, the agent workflows are the worker's workflows; with a
       // workflowsPath, configureBundler adds them to it.
       ...(this.withWorkflows && configured.workflowsPath === undefined && configured.workflowBundle === undefined

@@ -76,8 +76,9 @@ export function joinFleetQueue(
     if (left) return;
     left = true;
     if (--mine.users > 0) return;
-    await mine.starting;
+    // Gone from the map at once: a worker that starts from now on starts a fleet worker of its own.
     if (byConnection.get(key) === mine) byConnection.delete(key);
+    await mine.starting;
     if (mine.worker && mine.worker.getState() === 'RUNNING') mine.worker.shutdown();
     await mine.running;
   };
@@ -95,7 +96,8 @@ function fleetWorkerOptions(worker: Worker, plugin: WorkerPlugin, fleetTaskQueue
     // The bundle the agents worker already has (made once per process); else what it was bundled from.
     ...(o.workflowBundle ? { workflowBundle: o.workflowBundle } : { workflowsPath: o.workflowsPath }),
     ...(o.bundlerOptions ? { bundlerOptions: o.bundlerOptions } : {}),
-    ...(o.workerDeploymentOptions ? { workerDeploymentOptions: o.workerDeploymentOptions } : {}),
+    // Unversioned, whatever the agents worker is: the fleet's queue is shared by every deployment
+    // of the namespace (a task queue belongs to one), and its workflows move to each build anyway.
     maxConcurrentWorkflowTaskExecutions: FLEET_WORKFLOW_SLOTS,
     // Its workflows call no activities: it polls for none, and takes none of the agents' work.
     enableNonLocalActivities: false,

@@ -40,7 +40,7 @@ it('refuses a named model that is neither a model name nor an AI SDK language mo
 it('holds 2 workflow tasks at once unless the worker says otherwise (fair shares: the rest wait in the server’s fair queue)', () => {
   const plugin = new AgentsPlugin({ bundleCache: false, searchAttributes: false });
   const configured = (options: Record<string, unknown>) =>
-    plugin.configureWorker({ taskQueue: 'q', ...options } as never) as Record<string, unknown>;
+    plugin.configureWorker({ taskQueue: 'q', ...options } as never) as unknown as Record<string, unknown>;
   expect(configured({}).maxConcurrentWorkflowTaskExecutions).toBe(2);
   expect(configured({ maxConcurrentWorkflowTaskExecutions: 40 }).maxConcurrentWorkflowTaskExecutions).toBe(40);
   // A tuner and the slot counts exclude each other (the SDK refuses both): a tuner is left alone.
@@ -52,4 +52,12 @@ it('names the fleet’s task queue from AGENT_FLEET_TASK_QUEUE or the option, re
   expect(withEnv({ AGENT_FLEET_TASK_QUEUE: 'fleet-x' }, () => new AgentsPlugin({}).fleetTaskQueue)).toBe('fleet-x');
   expect(new AgentsPlugin({ fleetTaskQueue: 'mine' }).fleetTaskQueue).toBe('mine');
   expect(() => new AgentsPlugin({ fleetTaskQueue: ' ' })).toThrow(/fleetTaskQueue must be a task queue name/);
+});
+
+it('leaves the fleet’s queue unversioned on a versioned worker (every deployment of a namespace shares it)', () => {
+  const plugin = new AgentsPlugin({ bundleCache: false, deployment: { name: 'support', buildId: 'b1' } });
+  const versioning = (taskQueue: string) =>
+    (plugin.configureWorker({ taskQueue } as never) as unknown as Record<string, unknown>).workerDeploymentOptions;
+  expect(versioning('agents')).toMatchObject({ version: { deploymentName: 'support', buildId: 'b1' } });
+  expect(versioning('durable-agents-fleet')).toBeUndefined();
 });
