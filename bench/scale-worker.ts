@@ -33,7 +33,12 @@ async function main(): Promise<void> {
       requestTimeoutMs: 60_000,
       configured: true,
     },
-    workerOptions: cache > 0 ? { maxCachedWorkflows: cache } : {},
+    workerOptions: {
+      ...(cache > 0 ? { maxCachedWorkflows: cache } : {}),
+      ...(process.env.BENCH_WORKFLOW_SLOTS
+        ? { maxConcurrentWorkflowTaskExecutions: Number(process.env.BENCH_WORKFLOW_SLOTS) }
+        : {}),
+    },
   });
   // The bench holds our stdin: when it ends (the bench exited, crashed or was killed), so do we.
   process.stdin.on('close', () => process.exit(0)).resume();

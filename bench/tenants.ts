@@ -13,9 +13,10 @@
  *     workers are the bottleneck (few task slots), so the task queue backs up.
  *
  * (c) The same with one worker as it comes (its default slots), a model that takes 3 s and A's 300
- *     runs at once: what the slots A's tasks hold and the sticky queues of A's open runs cost B.
+ *     runs at once: what the slots A's tasks hold and the sticky queues of A's open runs cost B;
+ *     then with AGENT_WORKFLOW_TASK_SLOTS=2 (fair shares inside the worker).
  *
- * Last line JSON: {conversations, failedTurns, rateLimitedShare, limitShare, fairP95Ratio, unfairP95Ratio, oneWorkerP95Ratio}.
+ * Last line JSON: {conversations, failedTurns, rateLimitedShare, limitShare, fairP95Ratio, unfairP95Ratio, oneWorkerP95Ratio, oneWorkerTwoSlotsP95Ratio}.
  * On embedded dev servers of its own (one partition per task queue, so shares are exact). Not part of `npm test`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -194,7 +195,14 @@ interface FairnessSetup {
 /** (b), (c): B's p50 and p95 time to its first model call, alone and with A's flood, on a server with fairness `on` or off. */
 async function fairness(
   on: boolean,
-  setup: FairnessSetup = { label: '(b)', workers: 2, slots: 4, modelMs: 50, flood: FLOOD },
+  setup: FairnessSetup = {
+    label: '(b)',
+    workers: 2,
+    slots: 4,
+    modelMs: 50,
+    flood: FLOOD,
+    env: { AGENT_WORKFLOW_TASK_SLOTS: '2' },
+  },
 ): Promise<{ alone: number; flooded: number; aloneP50: number; floodedP50: number }> {
   const firstCall = new Map<string, number>();
   let lastA = 0;
@@ -333,15 +341,16 @@ async function main(): Promise<void> {
   const unfair = only === undefined || only === 'b' ? await fairness(false) : undefined;
   // (c) One worker with its default slots, a 3 s model, A's 300 runs at once: the sticky queues of
   // A's open runs and the slots their tasks hold, which Temporal's fairness does not cover.
+  const oneWorker = (label: string, env: Record<string, string>) =>
+    fairness(true, { label, workers: 1, modelMs: 3_000, flood: 300, env });
   const single =
     only === undefined || only === 'c'
-      ? await fairness(true, {
-          label: '(c)',
-          workers: 1,
-          modelMs: 3_000,
-          flood: 300,
-          env: JSON.parse(process.env.BENCH_C_ENV ?? '{}') as Record<string, string>,
-        })
+      ? await oneWorker('(c)', JSON.parse(process.env.BENCH_C_ENV ?? '{}') as Record<string, string>)
+      : undefined;
+  // (c) again with the setting for fair shares inside the worker: 2 workflow tasks at once.
+  const singleFair =
+    only === undefined || only === 'c'
+      ? await oneWorker('(c, 2 slots)', { AGENT_WORKFLOW_TASK_SLOTS: '2' })
       : undefined;
   const ratio = (r?: { alone: number; flooded: number }) =>
     r ? Number((r.flooded / Math.max(r.alone, 1)).toFixed(2)) : null;
@@ -354,6 +363,7 @@ async function main(): Promise<void> {
       fairP95Ratio: ratio(fair),
       unfairP95Ratio: ratio(unfair),
       oneWorkerP95Ratio: ratio(single),
+      oneWorkerTwoSlotsP95Ratio: ratio(singleFair),
     }),
   );
   process.exit(0);

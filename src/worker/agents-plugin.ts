@@ -28,15 +28,6 @@ import { workerDeploymentOptions, type AgentDeployment } from './deployment';
 
 export type { AgentsPluginOptions } from './plugin-options';
 
-/**
- * Workflow tasks an agents worker runs at once, unless its options say otherwise. A workflow task
- * takes a few milliseconds of the worker's workflow thread, so more at once add little throughput
- * near the server; measured with one worker and one tenant's 300 runs at once, another tenant's
- * p95 to its first model call was 4.7x its time alone with Temporal's default (40) and 1.3x with 2
- * (`npm run bench:tenants -- --only c`), the flooding tenant's runs finishing as fast.
- */
-const DEFAULT_WORKFLOW_TASK_SLOTS = 2;
-
 /** The module that registers the agent and conversation workflows (workflow-safe code only). */
 const AGENT_WORKFLOWS = require.resolve('../workflows/bundle');
 
@@ -44,11 +35,10 @@ const AGENT_WORKFLOWS = require.resolve('../workflows/bundle');
  * The Temporal plugin of durable-agents: `Worker.create({ ..., plugins: [new AgentsPlugin(...)] })`
  * adds the agent and conversation workflows and their activities to a worker, next to the
  * worker's own. With no `workflowsPath` of the user's, the plugin alone is enough; with one, the
- * bundle gets both. It also sets three worker options the agents rely on, unless the user did:
- * `maxHeartbeatThrottleInterval` (2 s, so a cancel reaches a running call promptly),
- * `stickyQueueScheduleToStartTimeout` (3 s, so a dead worker's runs move on quickly), and
- * `maxConcurrentWorkflowTaskExecutions` (2, so tasks wait for the worker in the server's queue,
- * which hands them out fairly by tenant, not inside the worker; measured in `npm run bench:tenants`).
+ * bundle gets both. It also sets two worker options the agents rely on, unless the user did:
+ * `maxHeartbeatThrottleInterval` (2 s, so a cancel reaches a running call promptly) and
+ * `stickyQueueScheduleToStartTimeout` (3 s, so a dead worker's runs move on quickly); and, when
+ * asked (`workflowTaskSlots`, `AGENT_WORKFLOW_TASK_SLOTS`), `maxConcurrentWorkflowTaskExecutions`.
  *
  * With a prebuilt `workflowBundle`, bundle it with `bundleWorkflowCode({ workflowsPath, plugins: [plugin] })`.
  */
@@ -74,6 +64,8 @@ export class AgentsPlugin extends SimplePlugin {
   private readonly memory: MemoryAccess;
   /** The fleet's task queue (tenants' ledgers, rate governors), which this plugin's workers serve too. */
   readonly fleetTaskQueue: string;
+  /** Workflow tasks a worker holds at once, when the settings say (else Temporal's default). */
+  private readonly workflowTaskSlots?: number;
 
   /**
    * @param settings What the options and the environment say (see `workerSettings`); default:
@@ -164,6 +156,7 @@ export class AgentsPlugin extends SimplePlugin {
     this.bundleCache = settings.bundleCache;
     this.memory = settings.memory;
     this.fleetTaskQueue = settings.fleetTaskQueue;
+    this.workflowTaskSlots = settings.workflowTaskSlots;
   }
 
   /** What this plugin puts into a workflow bundle besides the worker's options (see configureBundler). */
@@ -226,13 +219,13 @@ export class AgentsPlugin extends SimplePlugin {
       sinks: this.sinks(configured.sinks, true),
       maxHeartbeatThrottleInterval: configured.maxHeartbeatThrottleInterval ?? '2s',
       stickyQueueScheduleToStartTimeout: configured.stickyQueueScheduleToStartTimeout ?? '3s',
-      // Fair shares: a worker holds at most this many workflow tasks, so the rest wait in the
-      // server's queue, which hands them out by tenant; with Temporal's 40, a tenant's task
-      // waited inside the worker behind 39 of a flooding tenant's (see bench/tenants.ts (c)).
-      ...(configured.tuner === undefined
+      // Fair shares, when asked: a worker holding few workflow tasks leaves the rest in the
+      // server's queue, which hands them out by tenant (inside a worker, tasks wait first come
+      // first served); it costs throughput at saturation (see docs/production.md).
+      ...(configured.tuner === undefined && this.workflowTaskSlots !== undefined
         ? {
             maxConcurrentWorkflowTaskExecutions:
-              configured.maxConcurrentWorkflowTaskExecutions ?? DEFAULT_WORKFLOW_TASK_SLOTS,
+              configured.maxConcurrentWorkflowTaskExecutions ?? this.workflowTaskSlots,
           }
         : {}),
     };

@@ -57,6 +57,8 @@ export interface AgentWorkerOptions {
   memory?: AgentsPluginOptions['memory'];
   /** Where the tenants' ledgers and the rate governors run (see `AgentsPluginOptions.fleetTaskQueue`). Default: `AGENT_FLEET_TASK_QUEUE`, else `durable-agents-fleet`. */
   fleetTaskQueue?: string;
+  /** Workflow tasks the worker holds at once, for fair shares (see `AgentsPluginOptions.workflowTaskSlots`). Default: `AGENT_WORKFLOW_TASK_SLOTS`, else Temporal's. */
+  workflowTaskSlots?: number;
   /**
    * What the options and the environment say, read already (see `workerSettings`); default: read
    * here from these options, the environment filling in the rest.
@@ -108,6 +110,7 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     ...(options.memory ? { memory: options.memory } : {}),
     ...(options.fleetTaskQueue !== undefined ? { fleetTaskQueue: options.fleetTaskQueue } : {}),
+    ...(options.workflowTaskSlots !== undefined ? { workflowTaskSlots: options.workflowTaskSlots } : {}),
   };
   // Read once: the task queue comes from the same settings as the plugin's model, stores and keys.
   const settings = options.settings ?? workerSettings({ ...pluginOptions, taskQueue: options.taskQueue });

@@ -188,4 +188,14 @@ export interface AgentsPluginOptions {
    * `durable-agents-fleet`.
    */
   fleetTaskQueue?: string;
+  /**
+   * Workflow tasks a worker holds at once (`maxConcurrentWorkflowTaskExecutions`, unless the
+   * worker's own options set it or a tuner). Tasks a worker has taken wait inside it first come
+   * first served; those it has not wait in the server's queue, which hands them out fairly by
+   * tenant. `2` keeps a flooding tenant from slowing the others (measured: another tenant's p95
+   * 4.7x its time alone with Temporal's default, 1.5x with 2) at a cost in throughput when the
+   * workers are saturated (about 40% in `npm run bench:scale`). Default: `AGENT_WORKFLOW_TASK_SLOTS`,
+   * else Temporal's (40).
+   */
+  workflowTaskSlots?: number;
 }

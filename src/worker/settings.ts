@@ -46,6 +46,8 @@ export interface WorkerSettings {
   taskQueue: string;
   /** `AGENT_FLEET_TASK_QUEUE`, else `durable-agents-fleet`: where the tenants' ledgers and the rate governors run (every worker serves it too). */
   fleetTaskQueue: string;
+  /** `AGENT_WORKFLOW_TASK_SLOTS`: workflow tasks a worker holds at once (fair shares, see docs/production.md); none: Temporal's default. */
+  workflowTaskSlots?: number;
   /** Payload encryption keys (`AGENT_ENCRYPTION_KEYS`); none: payloads are not encrypted. */
   encryptionKeys?: readonly EncryptionKey[];
   /** With keys: whether payloads that are not encrypted are accepted (`AGENT_ENCRYPTION_ALLOW_PLAINTEXT`). */
@@ -127,6 +129,7 @@ export function workerSettings(
     a2aAgents,
     taskQueue: options.taskQueue ?? defaultTaskQueue(env),
     fleetTaskQueue: fleetTaskQueueSetting(options.fleetTaskQueue, env),
+    ...workflowTaskSlotsSetting(options.workflowTaskSlots, env.AGENT_WORKFLOW_TASK_SLOTS),
     ...(keys?.length ? { encryptionKeys: keys } : {}),
     allowPlaintext,
     ...(payloadStorage ? { payloadStorage } : {}),
@@ -174,4 +177,23 @@ function fleetTaskQueueSetting(option: string | undefined, env: NodeJS.ProcessEn
       'AgentsPlugin: fleetTaskQueue must be a task queue name (default "durable-agents-fleet"); give every worker of the fleet the same one',
     );
   return option.trim();
+}
+
+/** The option's workflow task slots, else `AGENT_WORKFLOW_TASK_SLOTS`'s (a whole number >= 1); none: Temporal's default. */
+function workflowTaskSlotsSetting(
+  option: number | undefined,
+  variable: string | undefined,
+): { workflowTaskSlots?: number } {
+  const [value, source] =
+    option !== undefined
+      ? [option, 'AgentsPlugin: workflowTaskSlots']
+      : variable?.trim()
+        ? [Number(variable.trim()), 'AGENT_WORKFLOW_TASK_SLOTS']
+        : [undefined, ''];
+  if (value === undefined) return {};
+  if (!Number.isInteger(value) || value < 1)
+    throw new TypeError(
+      `${source} must be a whole number of workflow tasks a worker holds at once (2 for fair shares between tenants; Temporal's default is 40), got "${option ?? variable}"`,
+    );
+  return { workflowTaskSlots: value };
 }

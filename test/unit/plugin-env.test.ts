@@ -37,14 +37,19 @@ it('refuses a named model that is neither a model name nor an AI SDK language mo
   expect(() => new AgentsPlugin({ models: { smart: 'anthropic:claude-x' } })).not.toThrow();
 });
 
-it('holds 2 workflow tasks at once unless the worker says otherwise (fair shares: the rest wait in the server’s fair queue)', () => {
-  const plugin = new AgentsPlugin({ bundleCache: false, searchAttributes: false });
-  const configured = (options: Record<string, unknown>) =>
-    plugin.configureWorker({ taskQueue: 'q', ...options } as never) as unknown as Record<string, unknown>;
-  expect(configured({}).maxConcurrentWorkflowTaskExecutions).toBe(2);
-  expect(configured({ maxConcurrentWorkflowTaskExecutions: 40 }).maxConcurrentWorkflowTaskExecutions).toBe(40);
+it('holds as many workflow tasks at once as AGENT_WORKFLOW_TASK_SLOTS or the option say, the worker’s own setting first', () => {
+  const slots = (plugin: AgentsPlugin, options: Record<string, unknown> = {}) =>
+    (plugin.configureWorker({ taskQueue: 'q', ...options } as never) as unknown as Record<string, unknown>)
+      .maxConcurrentWorkflowTaskExecutions;
+  expect(slots(new AgentsPlugin({}))).toBeUndefined(); // Temporal's default
+  expect(withEnv({ AGENT_WORKFLOW_TASK_SLOTS: '2' }, () => slots(new AgentsPlugin({})))).toBe(2);
+  expect(slots(new AgentsPlugin({ workflowTaskSlots: 3 }))).toBe(3);
+  expect(slots(new AgentsPlugin({ workflowTaskSlots: 2 }), { maxConcurrentWorkflowTaskExecutions: 40 })).toBe(40);
   // A tuner and the slot counts exclude each other (the SDK refuses both): a tuner is left alone.
-  expect(configured({ tuner: { tunerOptions: {} } })).not.toHaveProperty('maxConcurrentWorkflowTaskExecutions');
+  expect(slots(new AgentsPlugin({ workflowTaskSlots: 2 }), { tuner: { tunerOptions: {} } })).toBeUndefined();
+  expect(() => withEnv({ AGENT_WORKFLOW_TASK_SLOTS: 'two' }, () => new AgentsPlugin({}))).toThrow(
+    /AGENT_WORKFLOW_TASK_SLOTS must be a whole number .*got "two"/,
+  );
 });
 
 it('names the fleet’s task queue from AGENT_FLEET_TASK_QUEUE or the option, refusing an empty one', () => {
