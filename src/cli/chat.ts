@@ -61,6 +61,12 @@ export async function chat(options: {
   // prompt one press only says how to leave; a second within LEAVE_WINDOW_MS leaves.
   const offInterrupt = onInterrupt(() => {
     const now = Date.now();
+    // The late copy of the press that cancelled the last turn: ignored, at the prompt or in the
+    // next turn (a message typed at once may start it before the copy arrives).
+    if (now < echoUntil) {
+      echoUntil = 0;
+      return;
+    }
     if (turnRunning) {
       if (cancelling) {
         pressesWhileCancelling++;
@@ -70,10 +76,6 @@ export async function chat(options: {
       pressesWhileCancelling = 1;
       io.note('(cancelling the turn...)');
       void cancelTurn(client, conversationId).catch((err: Error) => io.note(`could not cancel: ${err.message}`));
-      return;
-    }
-    if (now < echoUntil) {
-      echoUntil = 0;
       return;
     }
     if (now < leaveUntil) return rl.close();
