@@ -9,7 +9,7 @@ import type { ToolRegistry } from '../tools/registry';
 import type { ToolProvider } from '../tools/tool-provider';
 import { messagesQuery, textBatchSignal } from '../contracts/definitions';
 import type { ModelCallInput } from '../contracts/activity-interface';
-import type { ChatModel, ModelRoute } from '../models/chat-model';
+import type { ChatModel } from '../models/chat-model';
 import { modelCallFailure } from './model-failure';
 import { modelRequest } from './model-request';
 import type { ModelConfig } from '../models/model-config';
@@ -21,12 +21,8 @@ import { checkAnswer, type OutputSchemas } from './structured-output';
 import { liveText } from '../contracts/live-text';
 import { TextPublisher, type StreamingOptions } from './text-publisher';
 import { turnAbortSignal } from './turn-abort';
-import { traceModelCall } from '../telemetry/gen-ai';
 import type { BlobStore } from '../storage/blob-store';
-import type { TenantBudgets } from './tenant-budgets';
-import type { GovernedModel, RateGovernors } from './rate-governors';
-import { isModelCallError } from '../models/model-error';
-import { estimateTokens } from '../core/memory/compaction';
+import { ModelGate } from './model-gate';
 
 /**
  * Builds the model-call activity. It receives a reference to the conversation, reads the messages
@@ -45,8 +41,8 @@ export function createCallModel(deps: {
   config: ModelConfig;
   /** The provider's adapter. */
   model: ChatModel;
-  /** How calls are priced; default: the catalogue under `config.prices`. */
-  pricing?: ModelPricing;
+  /** The seam every model request goes through (budgets, rate limits, prices, traces); default: prices only. */
+  gate?: ModelGate;
   toolProvider?: ToolProvider;
   outputs: OutputSchemas;
   /** Where the conversations are read from; the plugin shares it with the workflows' sink. */
@@ -61,26 +57,15 @@ export function createCallModel(deps: {
    * a reply over {@link MAX_REPLY_BYTES} fails at once.
    */
   payloadStore?: boolean;
-  /** The tenants' ledgers: a call of a tenant's run reserves before it asks and settles after. */
-  tenantBudgets?: TenantBudgets;
-  /** The models' rate governors: a call of a limited model takes its turn before it asks. */
-  rateGovernors?: RateGovernors;
 }) {
   const { registry, config, toolProvider, outputs, blobs } = deps;
-  const pricing = deps.pricing ?? defaultPricing(config);
+  const gate = deps.gate ?? new ModelGate(defaultPricing(config));
+  const { pricing } = gate;
   const conversations = deps.conversations ?? createConversationLoader(deps.client);
 
-  // Each call in its GenAI span, with its latency and tokens counted (see telemetry/gen-ai.ts).
-  return (input: ModelCallInput): Promise<ModelReply> => {
+  return async function callModel(input: ModelCallInput): Promise<ModelReply> {
     // Where this call goes, resolved once: everything that depends on the model goes by it.
     const route = deps.model.route(input.settings?.model);
-    return traceModelCall(
-      { model: route.name, baseURL: route.baseURL, provider: route.provider, agent: input.agent },
-      () => callModelOnce(input, route),
-    );
-  };
-
-  async function callModelOnce(input: ModelCallInput, route: ModelRoute): Promise<ModelReply> {
     if (!config.configured) {
       throw ApplicationFailure.nonRetryable(
         'no LLM is configured on this worker: set OPENAI_API_KEY (OpenAI), OPENAI_BASE_URL (any OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama) or ANTHROPIC_API_KEY (Claude, with AGENT_MODEL=anthropic:<model>), and AGENT_MODEL',
@@ -105,12 +90,6 @@ export function createCallModel(deps: {
           `the run has a cost budget, but the model ${route.name} has no price, so its calls cannot be counted: the model catalogue (${CATALOGUE_NAME}) does not know ${route.model}; add its price to the worker's prices (AgentsPlugin's "prices", USD per million tokens), or give the run a token budget instead`,
           'ModelCall.NoPrice',
         );
-      const estimate = estimateOf(sent, input, route, pricing);
-      // A tenant's call asks its ledger first: refused (not retried) once the tenant's budget is spent.
-      if (input.tenant !== undefined && deps.tenantBudgets) await deps.tenantBudgets.reserve(input.tenant, estimate);
-      // A limited model's call waits its turn, which the whole fleet's calls of the model share.
-      const governed = deps.rateGovernors?.of(route);
-      if (governed) await waitTurn(deps.rateGovernors!, governed, estimate.tokens, input.settings, signal);
       // No tools means the final `generate` pass: the provider must not add any either.
       const provided =
         toolProvider && input.toolNames.length > 0 ? await provideTools(toolProvider, registry, input, messages) : [];
@@ -130,25 +109,48 @@ export function createCallModel(deps: {
             )
           : undefined;
       let reply: ModelReply;
-      budget.start();
+      let asked = false;
       try {
-        reply = await deps.model.generate(sent, {
-          route,
-          tools: registry.specs(toolNames),
-          settings: input.settings,
-          toolCalling: input.toolCalling,
-          output: schema?.json,
-          onText: publisher && ((text) => publisher.push(text)),
-          signal,
-          // Each request may take what is left of the budget, and no longer than a request may.
-          timeoutMs: Math.min(config.requestTimeoutMs, budget.remaining()),
-          deadlineMs: budget.remaining(),
-        });
-        await publisher?.close();
+        // Through the gate: the tenant's reservation and the model's turn first, the charge after.
+        reply = await gate.call(
+          {
+            route,
+            messages: sent,
+            maxTokens: input.settings?.maxTokens,
+            tenant: input.tenant,
+            settings: input.settings,
+            signal,
+            agent: input.agent,
+          },
+          async () => {
+            asked = true;
+            budget.start();
+            try {
+              const answer = await deps.model.generate(sent, {
+                route,
+                tools: registry.specs(toolNames),
+                settings: input.settings,
+                toolCalling: input.toolCalling,
+                output: schema?.json,
+                onText: publisher && ((text) => publisher.push(text)),
+                signal,
+                // Each request may take what is left of the budget, and no longer than a request may.
+                timeoutMs: Math.min(config.requestTimeoutMs, budget.remaining()),
+                deadlineMs: budget.remaining(),
+              });
+              await publisher?.close();
+              return answer;
+            } finally {
+              budget.stop();
+            }
+          },
+        );
       } catch (thrown) {
-        // A 429: the model pauses for every worker's calls, for as long as the provider said.
-        if (governed && isModelCallError(thrown) && thrown.type === 'ModelCall.RateLimit')
-          await deps.rateGovernors!.pause(governed, thrown.retryAfterMs);
+        // Refused before the model was asked (the tenant's budget, the model's turn): nothing to void.
+        if (!asked) {
+          await publisher?.close();
+          throw thrown;
+        }
         const caught = modelCallFailure(thrown, { sent, route });
         // With no time left there is no next attempt, whatever the failure.
         const err =
@@ -160,8 +162,6 @@ export function createCallModel(deps: {
           await publisher.fail(err instanceof Error ? err.message : String(err));
         else await publisher?.close();
         throw err;
-      } finally {
-        budget.stop();
       }
       if (schema && reply.toolCalls.length === 0) {
         const checked = checkAnswer(schema, reply.content);
@@ -169,14 +169,7 @@ export function createCallModel(deps: {
         else reply.outputError = checked.error;
       }
       if (provided.length > 0) reply.providedTools = provided;
-      // Who answered, and what it cost: the run counts its usage per model.
-      reply.model = route.name;
-      const cost = pricing.cost(route, reply.usage);
-      if (cost !== undefined) reply.usage.costUsd = cost;
       if (counted?.length) reply.counted = counted;
-      // What the reply cost, charged to the tenant once (a repeat of this attempt changes nothing).
-      if (input.tenant !== undefined && deps.tenantBudgets) await deps.tenantBudgets.settle(input.tenant, reply.usage);
-      if (governed) await deps.rateGovernors!.settle(governed, estimate.tokens, reply.usage.totalTokens);
       // Later attempts void the text earlier ones streamed (the workflow announces a model_retry).
       if (info.attempt > 1) reply.attempt = info.attempt;
       if (!deps.payloadStore) checkReplySize(reply);
@@ -191,7 +184,7 @@ export function createCallModel(deps: {
       stop();
       turn.done();
     }
-  }
+  };
 }
 
 /**
@@ -309,54 +302,4 @@ export function defaultPricing(config: ModelConfig): ModelPricing {
     createModelCatalogue({ prices: config.prices, contextWindows: config.contextWindows }),
     (message) => log.warn(message),
   );
-}
-
-/** Output tokens a call is assumed to write when its settings give no `maxTokens`. */
-const ASSUMED_OUTPUT_TOKENS = 1_000;
-
-/** What a call may cost, for its tenant's reservation: the request's tokens as estimated, and an output allowance. */
-function estimateOf(
-  sent: readonly ChatMessage[],
-  input: ModelCallInput,
-  route: ModelRoute,
-  pricing: ModelPricing,
-): { tokens: number; usd?: number } {
-  const promptTokens = estimateTokens(sent);
-  const completionTokens = input.settings?.maxTokens ?? ASSUMED_OUTPUT_TOKENS;
-  const usd = pricing.catalogue.hasPrice(route)
-    ? pricing.cost(route, { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens })
-    : undefined;
-  return { tokens: promptTokens + completionTokens, ...(usd !== undefined ? { usd } : {}) };
-}
-
-/**
- * Waits this call's turn at its model's rate governor. The wait stays within the attempt's time
- * (its start-to-close timeout, less a minute for the call itself); an agent with a next model
- * waits at most its limit's `maxWaitMs` before moving to it (not retried). A turn further off
- * than the attempt can wait fails the attempt with the wait as its retry delay.
- */
-async function waitTurn(
-  governors: RateGovernors,
-  model: GovernedModel,
-  tokens: number,
-  settings: ModelCallInput['settings'],
-  signal: AbortSignal,
-): Promise<void> {
-  const { info } = Context.current();
-  const canWait = Math.max(0, (info.startToCloseTimeoutMs ?? 5 * 60_000) - 60_000);
-  const fallbacks = settings?.fallbackModels ?? [];
-  const at = settings?.model === undefined ? -1 : fallbacks.indexOf(settings.model);
-  const hasNext = at < fallbacks.length - 1;
-  const bound = hasNext && model.limit.maxWaitMs !== undefined ? Math.min(model.limit.maxWaitMs, canWait) : canWait;
-  const turn = await governors.waitTurn(model, tokens, bound, signal);
-  if (turn.taken) return;
-  const fallingBack = hasNext && model.limit.maxWaitMs !== undefined && turn.waitMs > model.limit.maxWaitMs;
-  throw ApplicationFailure.create({
-    message: fallingBack
-      ? `${model.name} is at its rate limit: this call's turn is ${Math.ceil(turn.waitMs / 1000)} s away, more than its maxWaitMs (${model.limit.maxWaitMs} ms); the agent's next model answers instead`
-      : `${model.name} is at its rate limit: this call's turn is ${Math.ceil(turn.waitMs / 1000)} s away, more than one attempt may wait; it asks again then`,
-    type: 'ModelCall.RateLimit',
-    nonRetryable: fallingBack,
-    ...(fallingBack ? {} : { nextRetryDelay: Math.max(1000, turn.waitMs - canWait) }),
-  });
 }

@@ -9,6 +9,7 @@ import type { SearchAttributeSettings } from '../core';
 import { createCallModel, defaultPricing } from './call-model';
 import { TenantBudgets } from './tenant-budgets';
 import { RateGovernors } from './rate-governors';
+import { ModelGate } from './model-gate';
 import type { RateLimit } from '../core';
 import { DEFAULT_FLEET_TASK_QUEUE } from '../contracts/fleet-queue';
 import type { CredentialStore } from '../tools/credential-store';
@@ -86,6 +87,8 @@ export interface ActivityDeps {
   memory?: MemoryAccess;
   /** Where the tenants' ledgers and the rate governors run (default `durable-agents-fleet`). */
   fleetTaskQueue?: string;
+  /** Called before a model call asks a ledger or a governor (the worker then serves the fleet's queue at once). */
+  fleetNeeded?: () => void;
 }
 
 /** The agent's activities (see {@link AgentActivities}, their contract), bound to a worker's tools, agents and model endpoint. */
@@ -100,29 +103,30 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
   const rateGovernors = deps.rateLimits
     ? new RateGovernors(deps.rateLimits, () => deps.client ?? Context.current().client, fleetTaskQueue)
     : undefined;
+  // The one seam every model request goes through: budgets, rate limits, prices, traces.
+  const gate = new ModelGate(pricing, tenantBudgets, rateGovernors, deps.fleetNeeded);
   return {
-    sampleModel: createSampleModel({ config: deps.model, model, pricing, tenantBudgets }),
+    sampleModel: createSampleModel({ config: deps.model, model, gate }),
     recallMemory: createRecallMemory({ memory: deps.memory }),
     administerMemory: createAdministerMemory({
       memory: deps.memory,
       client: deps.client,
       payloadStorage: deps.payloadStorage,
     }),
-    extractMemory: createExtractMemory({ memory: deps.memory, config: deps.model, model, pricing, tenantBudgets }),
+    extractMemory: createExtractMemory({ memory: deps.memory, config: deps.model, model, gate }),
     summarizeMessages: createSummarizeMessages({
       client: deps.client,
       config: deps.model,
       model,
-      pricing,
+      gate,
       conversations: deps.conversations,
-      tenantBudgets,
     }),
     callModel: createCallModel({
       client: deps.client,
       registry: deps.registry,
       config: deps.model,
       model,
-      pricing,
+      gate,
       toolProvider: deps.toolProvider,
       outputs: new OutputSchemas(deps.agents),
       conversations: deps.conversations,
@@ -130,8 +134,6 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
       mcp: deps.mcp,
       blobs: deps.blobs,
       payloadStore: deps.payloadStore,
-      tenantBudgets,
-      rateGovernors,
     }),
     executeTool: createExecuteTool({
       registry: deps.registry,

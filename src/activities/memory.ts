@@ -23,7 +23,6 @@ import type {
 } from '../contracts/activity-interface';
 import type { ChatModel } from '../models/chat-model';
 import type { ModelConfig } from '../models/model-config';
-import type { ModelPricing } from '../models/catalogue';
 import type { MemoryAccess, MemoryStore } from '../memory-store/memory-store';
 import { MemoryDeletedError } from '../memory-store/sql-memory-store';
 import { MemoryPackageMissing } from '../memory-store/sql-client';
@@ -31,7 +30,7 @@ import { keepHeartbeating } from './heartbeat';
 import { tellHolders } from './memory-copies';
 import { pruneQueryAnswers, purgeClosed, purgeReads } from './memory-purge';
 import { modelCallFailure } from './model-failure';
-import type { TenantBudgets } from './tenant-budgets';
+import type { ModelGate } from './model-gate';
 
 /** Facts an extraction reads beside the exchange (those that bear on it most): what it may update or retire. */
 const EXTRACTION_CONTEXT_FACTS = 20;
@@ -80,8 +79,8 @@ export function createExtractMemory(deps: {
   memory?: MemoryAccess;
   config: ModelConfig;
   model: ChatModel;
-  pricing: ModelPricing;
-  tenantBudgets?: TenantBudgets;
+  /** The seam every model request goes through: an extraction of a tenant's run reserves, waits its turn and is charged like an agent step. */
+  gate: ModelGate;
 }) {
   return async function extractMemory(input: ExtractMemoryInput): Promise<ExtractedMemory> {
     if (!deps.config.configured)
@@ -97,33 +96,33 @@ export function createExtractMemory(deps: {
     try {
       // The run's model without its thinking or fallbacks: a short JSON answer.
       const { thinking: _thinking, fallbackModels: _fallbacks, ...settings } = input.settings ?? {};
-      reply = await deps.model.generate(
-        [
-          { role: 'system', content: EXTRACTION_INSTRUCTIONS },
-          {
-            role: 'user',
-            content: extractionRequest(
-              kept,
-              input.exchange,
-              input.profile ? { schema: input.profile, ...(current ? { current } : {}) } : undefined,
-            ),
-          },
-        ],
+      const sent = [
+        { role: 'system' as const, content: EXTRACTION_INSTRUCTIONS },
         {
-          route,
-          settings: { ...settings, maxTokens: EXTRACTION_MAX_TOKENS },
-          signal: Context.current().cancellationSignal,
-          ...(input.timeoutMs ? { deadlineMs: input.timeoutMs } : {}),
+          role: 'user' as const,
+          content: extractionRequest(
+            kept,
+            input.exchange,
+            input.profile ? { schema: input.profile, ...(current ? { current } : {}) } : undefined,
+          ),
         },
+      ];
+      const signal = Context.current().cancellationSignal;
+      reply = await deps.gate.call(
+        { route, messages: sent, maxTokens: EXTRACTION_MAX_TOKENS, tenant: input.tenant, signal },
+        () =>
+          deps.model.generate(sent, {
+            route,
+            settings: { ...settings, maxTokens: EXTRACTION_MAX_TOKENS },
+            signal,
+            ...(input.timeoutMs ? { deadlineMs: input.timeoutMs } : {}),
+          }),
       );
     } catch (err) {
       throw modelCallFailure(err);
     } finally {
       stop();
     }
-    const cost = deps.pricing.cost(route, reply.usage);
-    if (cost !== undefined) reply.usage.costUsd = cost;
-    if (input.tenant !== undefined) await deps.tenantBudgets?.settle(input.tenant, reply.usage);
     const changes = parseFactChanges(reply.content ?? '', new Set(kept.map((f) => f.id)));
     const added: string[] = [];
     for (const [i, fact] of changes.add.entries()) {

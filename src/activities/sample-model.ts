@@ -1,10 +1,9 @@
 import { Context } from '@temporalio/activity';
-import type { TenantBudgets } from './tenant-budgets';
 import { ApplicationFailure } from '@temporalio/common';
 import type { SampleInput, SummaryReply } from '../contracts/activity-interface';
 import type { ChatModel } from '../models/chat-model';
 import type { ModelConfig } from '../models/model-config';
-import type { ModelPricing } from '../models/catalogue';
+import { ModelGate } from './model-gate';
 import { defaultPricing } from './call-model';
 import { keepHeartbeating } from './heartbeat';
 import { modelCallFailure } from './model-failure';
@@ -21,11 +20,10 @@ const SAMPLE_MAX_TOKENS = 4_000;
 export function createSampleModel(deps: {
   config: ModelConfig;
   model: ChatModel;
-  pricing?: ModelPricing;
-  /** The tenants' ledgers: a tool's model call in a tenant's run is charged to it. */
-  tenantBudgets?: TenantBudgets;
+  /** The seam every model request goes through: a tool's model call in a tenant's run reserves, waits its turn and is charged like an agent step. Default: prices only. */
+  gate?: ModelGate;
 }) {
-  const pricing = deps.pricing ?? defaultPricing(deps.config);
+  const gate = deps.gate ?? new ModelGate(defaultPricing(deps.config));
   return async function sampleModel(input: SampleInput): Promise<SummaryReply> {
     if (!deps.config.configured)
       throw ApplicationFailure.nonRetryable('no LLM is configured on this worker', 'ModelCall.NotConfigured');
@@ -37,15 +35,16 @@ export function createSampleModel(deps: {
         ...(input.system ? [{ role: 'system' as const, content: input.system }] : []),
         ...input.messages.map((m) => ({ role: m.role, content: m.content })),
       ];
-      const reply = await deps.model.generate(messages, {
-        route,
-        settings: { ...settings, maxTokens: Math.min(input.maxTokens ?? SAMPLE_MAX_TOKENS, SAMPLE_MAX_TOKENS) },
-        signal: Context.current().cancellationSignal,
-        ...(input.timeoutMs ? { deadlineMs: input.timeoutMs } : {}),
-      });
-      const cost = pricing.cost(route, reply.usage);
-      if (cost !== undefined) reply.usage.costUsd = cost;
-      if (input.tenant !== undefined) await deps.tenantBudgets?.settle(input.tenant, reply.usage);
+      const maxTokens = Math.min(input.maxTokens ?? SAMPLE_MAX_TOKENS, SAMPLE_MAX_TOKENS);
+      const signal = Context.current().cancellationSignal;
+      const reply = await gate.call({ route, messages, maxTokens, tenant: input.tenant, signal }, () =>
+        deps.model.generate(messages, {
+          route,
+          settings: { ...settings, maxTokens },
+          signal,
+          ...(input.timeoutMs ? { deadlineMs: input.timeoutMs } : {}),
+        }),
+      );
       return { text: (reply.content ?? '').trim(), usage: reply.usage, model: route.name };
     } catch (err) {
       throw modelCallFailure(err);

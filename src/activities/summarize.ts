@@ -1,12 +1,11 @@
 import { Context } from '@temporalio/activity';
-import type { TenantBudgets } from './tenant-budgets';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import { isSummary, summaryPrompt } from '../core/memory/compaction';
 import type { SummarizeInput, SummaryReply } from '../contracts/activity-interface';
 import type { ChatModel } from '../models/chat-model';
 import type { ModelConfig } from '../models/model-config';
-import type { ModelPricing } from '../models/catalogue';
+import { ModelGate } from './model-gate';
 import { defaultPricing } from './call-model';
 import type { ConversationLoader } from './conversation-loader';
 import { keepHeartbeating } from './heartbeat';
@@ -26,13 +25,11 @@ export function createSummarizeMessages(deps: {
   client?: Client;
   config: ModelConfig;
   model: ChatModel;
-  /** How calls are priced; default: the catalogue under `config.prices`. */
-  pricing?: ModelPricing;
+  /** The seam every model request goes through: a summary of a tenant's run reserves, waits its turn and is charged like an agent step. Default: prices only. */
+  gate?: ModelGate;
   conversations?: ConversationLoader;
-  /** The tenants' ledgers: a summary of a tenant's run is charged to it. */
-  tenantBudgets?: TenantBudgets;
 }) {
-  const pricing = deps.pricing ?? defaultPricing(deps.config);
+  const gate = deps.gate ?? new ModelGate(defaultPricing(deps.config));
   const conversations = deps.conversations ?? createConversationLoader(deps.client);
   return async function summarizeMessages(input: SummarizeInput): Promise<SummaryReply> {
     if (!deps.config.configured)
@@ -52,12 +49,18 @@ export function createSummarizeMessages(deps: {
       // The run's model, without its thinking (Claude wants max_tokens above the thinking budget)
       // or fallbacks: a summary is a short answer.
       const { thinking: _thinking, fallbackModels: _fallbacks, ...settings } = input.settings ?? {};
-      const reply = await deps.model.generate([{ role: 'user', content: summaryPrompt(previous, messages) }], {
-        route,
-        settings: { ...settings, maxTokens: SUMMARY_MAX_TOKENS },
-        signal: Context.current().cancellationSignal,
-        ...(input.timeoutMs ? { deadlineMs: input.timeoutMs } : {}),
-      });
+      const sent = [{ role: 'user' as const, content: summaryPrompt(previous, messages) }];
+      const signal = Context.current().cancellationSignal;
+      const reply = await gate.call(
+        { route, messages: sent, maxTokens: SUMMARY_MAX_TOKENS, tenant: input.tenant, signal },
+        () =>
+          deps.model.generate(sent, {
+            route,
+            settings: { ...settings, maxTokens: SUMMARY_MAX_TOKENS },
+            signal,
+            ...(input.timeoutMs ? { deadlineMs: input.timeoutMs } : {}),
+          }),
+      );
       const text = (reply.content ?? '').trim();
       // Once more at most: a model that writes nothing twice will not write a summary (the run
       // then drops the messages instead; eight attempts over a minute and a half would only wait).
@@ -67,9 +70,6 @@ export function createSummarizeMessages(deps: {
           type: 'ModelCall.InvalidResponse',
           nonRetryable: Context.current().info.attempt >= 2,
         });
-      const cost = pricing.cost(route, reply.usage);
-      if (cost !== undefined) reply.usage.costUsd = cost;
-      if (input.tenant !== undefined) await deps.tenantBudgets?.settle(input.tenant, reply.usage);
       return { text, usage: reply.usage, model: route.name };
     } catch (err) {
       throw modelCallFailure(err);

@@ -101,12 +101,11 @@ export async function runTenantsCommand(
     const { client } = session;
     switch (cmd.action) {
       case 'budget': {
-        // The ledger is a workflow on the fleet's task queue, which every agents worker serves.
+        // The ledger is a workflow on the fleet's task queue, which every agents worker serves
+        // (an agents worker that has just started serves it within seconds).
         const { fleetTaskQueue } = target.settings;
-        if (
-          session.mode === 'configured' &&
-          (await liveWorkers(client, fleetTaskQueue).catch(() => ['?'])).length === 0
-        ) {
+        const served = async (queue: string) => (await liveWorkers(client, queue).catch(() => ['?'])).length > 0;
+        if (session.mode === 'configured' && !(await served(fleetTaskQueue)) && !(await served(taskQueue))) {
           io.stderr(
             `no worker polls the fleet's task queue "${fleetTaskQueue}", where tenants' ledgers run (every agents worker serves it): start a worker, or give this command the workers' AGENT_FLEET_TASK_QUEUE, then set the budget again`,
           );

@@ -12,7 +12,7 @@ import { liveText } from '../contracts/live-text';
 import { memoryToolDefinitions } from '../tools/memory-tools';
 import type { MemoryAccess } from '../memory-store/memory-store';
 import { watchSharedMemory } from './shared-memory-check';
-import { isFleetWorker, joinFleetQueue } from './fleet-worker';
+import { isFleetWorker, joinFleetQueue, needFleetWorkers } from './fleet-worker';
 import { createActivities, createConversationLoader, type ConversationLoader } from '../activities';
 import { AgentRegistry } from '../agents/agent-registry';
 import { ToolRegistry } from '../tools/registry';
@@ -137,6 +137,7 @@ export class AgentsPlugin extends SimplePlugin {
         credentials: settings.credentials,
         memory: settings.memory,
         fleetTaskQueue: settings.fleetTaskQueue,
+        fleetNeeded: needFleetWorkers,
       }),
     });
     this.searchAttributeCheck = updates ? check : undefined;

@@ -116,20 +116,19 @@ const GLOBEX = 'globex-token-0123456789';
 it('keeps a tenant’s ledger on the fleet’s task queue: the tenant goes on from another queue once the first one’s workers are gone', async () => {
   const tenant = `fleet-${randomUUID().slice(0, 8)}`;
   const { client } = temporal();
-  const run = async (message: string) => {
-    let outcome: Awaited<ReturnType<typeof runOutcome>> | undefined;
-    await withWorker(async (taskQueue) => {
-      outcome = await runOutcome(await startAgentRun(client, { message, tenant }, { taskQueue }));
-    });
-    return outcome!;
-  };
-  expect(await run('first')).toMatchObject({ status: 'completed', content: 'you said: first', tenant });
-  // The ledger the first call started runs on the fleet's queue, not on the queue of that run.
-  const ledger = await client.workflow.getHandle(tenantLedgerId(tenant)).describe();
-  expect(ledger).toMatchObject({ status: { name: 'RUNNING' }, taskQueue: DEFAULT_FLEET_TASK_QUEUE });
+  const run = (message: string, taskQueue: string) =>
+    startAgentRun(client, { message, tenant }, { taskQueue }).then((h) => runOutcome(h));
+  await withWorker(async (taskQueue) => {
+    expect(await run('first', taskQueue)).toMatchObject({ status: 'completed', content: 'you said: first', tenant });
+    // The ledger the first call started runs on the fleet's queue, not on the queue of that run.
+    const ledger = await client.workflow.getHandle(tenantLedgerId(tenant)).describe();
+    expect(ledger).toMatchObject({ status: { name: 'RUNNING' }, taskQueue: DEFAULT_FLEET_TASK_QUEUE });
+  });
   // The first queue's worker is gone (withWorker stopped it); a run on a queue of its own reserves at once.
-  expect(await run('second')).toMatchObject({ status: 'completed', content: 'you said: second', tenant });
-  expect((await readTenantUsage(client, tenant))?.spent).toMatchObject({ calls: 2 });
+  await withWorker(async (taskQueue) => {
+    expect(await run('second', taskQueue)).toMatchObject({ status: 'completed', content: 'you said: second', tenant });
+    expect((await readTenantUsage(client, tenant))?.spent).toMatchObject({ calls: 2 });
+  });
 });
 
 it('keeps each tenant’s token to its own tenant’s conversations, runs and tasks on every surface', async () => {
