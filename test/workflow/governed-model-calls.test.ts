@@ -60,7 +60,8 @@ it('reserves, governs and charges a tenant’s summaries and extractions as it d
     }
     const asked = model.requests.length;
     expect(model.requests.filter(isSummary).length).toBeGreaterThanOrEqual(1);
-    expect(model.requests.filter(isExtraction)).toHaveLength(4);
+    // One extraction a turn (more when an attempt was retried after its reply: each reply is charged).
+    expect(model.requests.filter(isExtraction).length).toBeGreaterThanOrEqual(4);
     // Every request was charged to the tenant, and nothing is left held: each one reserved first.
     const usage = await readTenantUsage(client, tenant);
     expect(usage).toMatchObject({ spent: { calls: asked }, held: { tokens: 0 } });
