@@ -98,16 +98,7 @@ export function createCallModel(deps: {
       // A tool its MCP server no longer offers is not offered to the LLM either.
       const toolNames = [...input.toolNames.filter((n) => registry.has(n)), ...provided.map((t) => t.name)];
       const schema = outputs.for(input);
-      const publisher =
-        input.stream && deps.streaming?.enabled !== false
-          ? new TextPublisher(
-              textSender(deps.client, input),
-              input.stream.call,
-              info.attempt,
-              deps.streaming?.batchIntervalMs,
-              liveTextOf(input.workflowId, input.stream.call, info.attempt),
-            )
-          : undefined;
+      const publisher = publisherOf(input, info.attempt, deps.client, deps.streaming);
       let reply: ModelReply;
       let asked = false;
       try {
@@ -235,6 +226,19 @@ function modelCallTimedOut(budget: ModelTimeBudget, attempt: number, last?: unkn
     nonRetryable: true,
     cause: last instanceof Error ? last : undefined,
   });
+}
+
+/** What streams the call's text to its workflow and this process's readers, when the run streams and the worker does. */
+function publisherOf(
+  input: ModelCallInput,
+  attempt: number,
+  client: Client | undefined,
+  streaming: StreamingOptions | undefined,
+): TextPublisher | undefined {
+  if (!input.stream || streaming?.enabled === false) return undefined;
+  const { call } = input.stream;
+  const live = liveTextOf(input.workflowId, call, attempt);
+  return new TextPublisher(textSender(client, input), call, attempt, streaming?.batchIntervalMs, live);
 }
 
 /** Sends text batches to the model call's own workflow run, over the given client or the worker's. */
