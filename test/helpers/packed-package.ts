@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './processes';
@@ -13,29 +13,32 @@ import { ROOT } from './processes';
 export function packedTarball(): string {
   const dir =
     process.env.TEST_PACK_DIR ?? (process.env.TEST_PACK_DIR = mkdtempSync(join(tmpdir(), 'durable-agents-pack-')));
-  const result = join(dir, 'result');
   try {
     mkdirSync(join(dir, 'lock'));
   } catch {
-    // Another file packs, or the global setup started packing (see startPacking).
+    // Another file packs, or the global setup started packing (see startPacking). The packing
+    // shell writes its exit code itself: a file run in band, in the global setup's own process,
+    // blocks that process's event loop while it waits here.
     const deadline = Date.now() + 300_000;
-    while (!existsSync(result)) {
+    while (!existsSync(join(dir, 'exit'))) {
       if (Date.now() > deadline) throw new Error(`no tarball in ${dir} after 5 minutes`);
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
     }
-    return answer(readFileSync(result, 'utf8'));
+    return outcome(dir);
   }
-  const packed = spawnSync('npm', ['pack', '--pack-destination', dir, '--silent'], { cwd: ROOT, encoding: 'utf8' });
-  const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
-  const outcome =
-    packed.status === 0 && tarball ? join(dir, tarball) : `error: npm pack failed:\n${packed.stdout}\n${packed.stderr}`;
-  writeFileSync(result, outcome);
-  return answer(outcome);
+  spawnSync('sh', ['-c', PACK], { cwd: ROOT, env: { ...process.env, PACK_DIR: dir } });
+  return outcome(dir);
 }
 
-function answer(outcome: string): string {
-  if (outcome.startsWith('error: ')) throw new Error(outcome.slice(7));
-  return outcome;
+/** `npm pack` into $PACK_DIR, its output in `output` and then its exit code in `exit` (written last). */
+const PACK = 'npm pack --pack-destination "$PACK_DIR" --silent > "$PACK_DIR/output" 2>&1; echo $? > "$PACK_DIR/exit"';
+
+/** The tarball packed into `dir`, or the error of packing it. */
+function outcome(dir: string): string {
+  const code = readFileSync(join(dir, 'exit'), 'utf8').trim();
+  const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
+  if (code === '0' && tarball) return join(dir, tarball);
+  throw new Error(`npm pack failed:\n${readFileSync(join(dir, 'output'), 'utf8')}`);
 }
 
 /**
@@ -45,16 +48,11 @@ function answer(outcome: string): string {
  */
 export function startPacking(dir: string): ChildProcess {
   mkdirSync(join(dir, 'lock'));
-  const result = join(dir, 'result');
-  const child = spawn('npm', ['pack', '--pack-destination', dir, '--silent'], { cwd: ROOT, stdio: 'pipe' });
-  let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  child.on('close', (code) => {
-    // A short run (one file, no package test) may end and remove the directory before packing does.
-    if (!existsSync(dir)) return;
-    const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
-    writeFileSync(result, code === 0 && tarball ? join(dir, tarball) : `error: npm pack failed:\n${output}`);
+  // A group of its own, so the teardown of a short run stops npm with it.
+  return spawn('sh', ['-c', PACK], {
+    cwd: ROOT,
+    env: { ...process.env, PACK_DIR: dir },
+    stdio: 'ignore',
+    detached: true,
   });
-  return child;
 }

@@ -104,11 +104,15 @@ afterAll(async () => {
   // end here, not linger on the suite's shared server without a worker.
   if (taskQueue) {
     const client = temporal().client;
+    const ending: Promise<unknown>[] = [];
     for await (const w of client.workflow.list({ query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'` }))
-      await client.workflow
-        .getHandle(w.workflowId, w.runId)
-        .terminate('the A2A TCK run is over')
-        .catch(() => undefined);
+      ending.push(
+        client.workflow
+          .getHandle(w.workflowId, w.runId)
+          .terminate('the A2A TCK run is over')
+          .catch(() => undefined),
+      );
+    await Promise.all(ending);
   }
   worker?.shutdown();
   await running;
