@@ -15,6 +15,8 @@ import type { CredentialStore } from '../tools/credential-store';
 import { toolProgressSignal, toolRetriedSignal } from '../contracts/definitions';
 import { traceToolCall } from '../telemetry/gen-ai';
 import { turnAbortSignal } from './turn-abort';
+import type { ModelGate } from './model-gate';
+import { inRunScope } from './run-scope';
 
 /**
  * Builds the tool-call activity: one call, dispatched by name. Mistakes the LLM can fix (unknown
@@ -30,12 +32,17 @@ export function createExecuteTool(deps: {
   blobs: BlobStore;
   /** Tools' secrets per tenant (`ctx.credential`); none: every credential is undefined. */
   credentials?: CredentialStore;
+  /** The model gate the model requests made inside a tool call (memory's embeddings) go through. */
+  gate?: ModelGate;
 }) {
   // Images a tool returns are stored in `blobs`, and only their references recorded.
   const { registry, blobs } = deps;
 
   return async function executeTool(input: ToolCallInput): Promise<ToolOutcome> {
-    const outcome = await traceToolCall({ name: input.name, callId: input.toolCallId }, () => run(input));
+    // A memory tool's embeddings go through the model gate for the run's tenant.
+    const outcome = await traceToolCall({ name: input.name, callId: input.toolCallId }, () =>
+      inRunScope(deps.gate, input.tenant, () => run(input)),
+    );
     // A local activity's marker records no input: the result names its call, so clients can find it.
     if (Context.current().info.isLocal) outcome.toolCallId = input.toolCallId;
     return outcome;

@@ -107,7 +107,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
   const gate = new ModelGate(pricing, tenantBudgets, rateGovernors, deps.fleetNeeded);
   return {
     sampleModel: createSampleModel({ config: deps.model, model, gate }),
-    recallMemory: createRecallMemory({ memory: deps.memory }),
+    recallMemory: createRecallMemory({ memory: deps.memory, gate }),
     administerMemory: createAdministerMemory({
       memory: deps.memory,
       client: deps.client,
@@ -139,6 +139,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
       registry: deps.registry,
       mcp: deps.mcp,
       blobs: deps.blobs,
+      gate,
       ...(deps.credentials ? { credentials: deps.credentials } : {}),
     }),
     resolveTools: createResolveTools({ registry: deps.registry, mcp: deps.mcp }),

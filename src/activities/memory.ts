@@ -31,6 +31,7 @@ import { tellHolders } from './memory-copies';
 import { pruneQueryAnswers, purgeClosed, purgeReads } from './memory-purge';
 import { modelCallFailure } from './model-failure';
 import type { ModelGate } from './model-gate';
+import { inRunScope } from './run-scope';
 
 /** Facts an extraction reads beside the exchange (those that bear on it most): what it may update or retire. */
 const EXTRACTION_CONTEXT_FACTS = 20;
@@ -61,12 +62,18 @@ async function storeOf(memory: MemoryAccess | undefined) {
 }
 
 /** Builds `recallMemory`: the user's facts for the turn's message, and their profile, as one block. */
-export function createRecallMemory(deps: { memory?: MemoryAccess }) {
+export function createRecallMemory(deps: {
+  memory?: MemoryAccess;
+  /** The model gate its embeddings go through, for the run's tenant. */
+  gate?: ModelGate;
+}) {
   return async function recallMemory(input: RecallMemoryInput): Promise<RecalledMemory> {
     const store = await storeOf(deps.memory);
     const scope = scopeOf(input);
-    const [facts, profile] = await Promise.all([store.recall(scope, input.query, input.limit), store.profile(scope)]);
-    return { text: recallBlock(facts, profile), facts: facts.map((f) => f.id) };
+    return inRunScope(deps.gate, input.tenant, async () => {
+      const [facts, profile] = await Promise.all([store.recall(scope, input.query, input.limit), store.profile(scope)]);
+      return { text: recallBlock(facts, profile), facts: facts.map((f) => f.id) };
+    });
   };
 }
 
@@ -85,6 +92,10 @@ export function createExtractMemory(deps: {
   return async function extractMemory(input: ExtractMemoryInput): Promise<ExtractedMemory> {
     if (!deps.config.configured)
       throw ApplicationFailure.nonRetryable('no LLM is configured on this worker', 'ModelCall.NotConfigured');
+    return inRunScope(deps.gate, input.tenant, () => extract(input));
+  };
+
+  async function extract(input: ExtractMemoryInput): Promise<ExtractedMemory> {
     const store = await storeOf(deps.memory);
     const scope = scopeOf(input);
     const query = input.exchange.map((m) => m.text).join('\n');
@@ -147,7 +158,7 @@ export function createExtractMemory(deps: {
         ? await updateProfile(store, scope, input.profile, current, changes.profile)
         : undefined;
     return { added, updated, retired, ...(profile ? { profile } : {}), usage: reply.usage, model: route.name };
-  };
+  }
 }
 
 /**

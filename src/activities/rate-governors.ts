@@ -62,10 +62,12 @@ export class RateGovernors {
     tokens: number,
     maxWaitMs: number | undefined,
     signal: AbortSignal,
+    /** The call's number within its activity (see tenant-budgets.ts's `callKey`). */
+    index = 0,
   ): Promise<TurnAnswer> {
     const { info } = Context.current();
     const execution = info.workflowExecution ?? { workflowId: '', runId: '' };
-    const call = `${execution.workflowId}/${execution.runId}/${info.activityId}/${info.attempt}`;
+    const call = `${execution.workflowId}/${execution.runId}/${info.activityId}${index ? `#${index}` : ''}/${info.attempt}`;
     // A turn voided by a 429 while its call waited for it is asked for again (a few times at most).
     for (let round = 0; ; round++) {
       const answer = await this.ask(model, `${call}/${round}`, tokens, maxWaitMs, signal);

@@ -45,11 +45,11 @@ export class TenantBudgets {
    * non-retryable `Budget.TenantExceeded` (with the tenant's figures as details) when the
    * tenant's budget for the period is spent.
    */
-  async reserve(tenant: string, estimate: { tokens: number; usd?: number }): Promise<void> {
+  async reserve(tenant: string, estimate: { tokens: number; usd?: number }, call = 0): Promise<void> {
     const known = this.unlimited.get(tenant);
     if (known !== undefined && known > Date.now()) return;
     const { info } = Context.current();
-    const key = callKey(info);
+    const key = callKey(info, call);
     let answer: ReserveAnswer;
     try {
       answer = await this.batcher(tenant).ask({
@@ -79,8 +79,8 @@ export class TenantBudgets {
     });
   }
 
-  /** Charges this attempt's reply to `tenant` (once, whatever repeats it). */
-  async settle(tenant: string, usage: { totalTokens: number; costUsd?: number }): Promise<void> {
+  /** Charges this attempt's reply to `tenant` (once, whatever repeats it); `call`: see {@link callKey}. */
+  async settle(tenant: string, usage: { totalTokens: number; costUsd?: number }, call = 0): Promise<void> {
     const { info } = Context.current();
     await this.client().workflow.signalWithStart(TENANT_LEDGER_WORKFLOW_TYPE, {
       workflowId: tenantLedgerId(tenant),
@@ -89,7 +89,7 @@ export class TenantBudgets {
       signal: settleUsageSignal,
       signalArgs: [
         {
-          key: callKey(info),
+          key: callKey(info, call),
           attempt: info.attempt,
           tokens: usage.totalTokens,
           ...(usage.costUsd !== undefined ? { usd: usage.costUsd } : {}),
@@ -128,10 +128,14 @@ export class TenantBudgets {
   }
 }
 
-/** A model call's key: the same on every attempt, different for every other call. */
-function callKey(info: Context['info']): string {
+/**
+ * A model call's key: the same on every attempt, different for every other call. An activity that
+ * makes several (an extraction's model call, then the embeddings of the facts it keeps) numbers
+ * them in the order it makes them (`call`), the first keyed by the activity alone.
+ */
+function callKey(info: Context['info'], call: number): string {
   const execution = info.workflowExecution ?? { workflowId: '', runId: '' };
-  return `${execution.workflowId}/${execution.runId}/${info.activityId}`;
+  return `${execution.workflowId}/${execution.runId}/${info.activityId}${call ? `#${call}` : ''}`;
 }
 
 /** Why a tenant's call was refused, with its figures. */

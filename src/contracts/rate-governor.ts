@@ -28,4 +28,6 @@ export interface RateGovernorInput {
   model: string;
   limit: RateLimit;
   carry?: import('../core').RateGovernorState;
+  /** The version of `carry`'s shape (see core/state/carry-versions.ts); none: version 1. */
+  carryVersion?: number;
 }

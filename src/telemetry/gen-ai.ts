@@ -1,7 +1,7 @@
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ModelReply, ToolOutcome } from '../core';
+import type { ModelReply, ToolOutcome, Usage } from '../core';
 import { agentTracer } from './tracing';
 
 /**
@@ -22,11 +22,36 @@ export async function traceModelCall(
   call: { model: string; baseURL: string; agent?: string; provider?: string },
   work: () => Promise<ModelReply>,
 ): Promise<ModelReply> {
+  return traceGenAi(
+    'chat',
+    call,
+    work,
+    (reply) => reply.usage,
+    (reply) => reply.finishReason,
+  );
+}
+
+/** Runs one embeddings request (memory's recall by meaning) inside its GenAI span, with its input tokens. */
+export async function traceEmbeddings<R>(
+  call: { model: string; baseURL: string; provider?: string },
+  work: () => Promise<R>,
+  usageOf: (result: R) => Usage,
+): Promise<R> {
+  return traceGenAi('embeddings', call, work, usageOf);
+}
+
+async function traceGenAi<R>(
+  operation: 'chat' | 'embeddings',
+  call: { model: string; baseURL: string; agent?: string; provider?: string },
+  work: () => Promise<R>,
+  usageOf: (result: R) => Usage,
+  finishReasonOf?: (result: R) => string | null | undefined,
+): Promise<R> {
   const started = Date.now();
   const tags = { model: call.model, ...(call.agent ? { agent: call.agent } : {}) };
-  return agentTracer().startActiveSpan(`chat ${call.model}`, { kind: SpanKind.CLIENT }, async (span) => {
+  return agentTracer().startActiveSpan(`${operation} ${call.model}`, { kind: SpanKind.CLIENT }, async (span) => {
     span.setAttributes({
-      'gen_ai.operation.name': 'chat',
+      'gen_ai.operation.name': operation,
       // The semantic conventions' provider names: `openai` (Chat Completions and Responses), `anthropic`.
       'gen_ai.provider.name': providerName(call.provider),
       'gen_ai.system': providerName(call.provider),
@@ -35,8 +60,9 @@ export async function traceModelCall(
       ...(call.agent ? { 'gen_ai.agent.name': call.agent } : {}),
     });
     try {
-      const reply = await work();
-      const u = reply.usage;
+      const result = await work();
+      const u = usageOf(result);
+      const finishReason = finishReasonOf?.(result);
       span.setAttributes({
         'gen_ai.usage.input_tokens': u.promptTokens,
         'gen_ai.usage.output_tokens': u.completionTokens,
@@ -44,7 +70,7 @@ export async function traceModelCall(
         ...(u.cacheWriteTokens ? { 'gen_ai.usage.cache_creation.input_tokens': u.cacheWriteTokens } : {}),
         ...(u.reasoningTokens ? { 'gen_ai.usage.reasoning.output_tokens': u.reasoningTokens } : {}),
         ...(u.costUsd !== undefined ? { 'durable_agents.cost_usd': u.costUsd } : {}),
-        ...(reply.finishReason ? { 'gen_ai.response.finish_reasons': [reply.finishReason] } : {}),
+        ...(finishReason ? { 'gen_ai.response.finish_reasons': [finishReason] } : {}),
       });
       const meter = metrics();
       meter?.modelLatency.record(Date.now() - started, { ...tags, outcome: 'ok' });
@@ -54,7 +80,7 @@ export async function traceModelCall(
       if (u.reasoningTokens) meter?.reasoningTokens.add(u.reasoningTokens, tags);
       // Counters count whole numbers: the cost goes in millionths of a dollar.
       if (u.costUsd) meter?.costMicroUsd.add(Math.round(u.costUsd * 1_000_000), tags);
-      return reply;
+      return result;
     } catch (err) {
       fail(span, err);
       metrics()?.modelLatency.record(Date.now() - started, { ...tags, outcome: errorType(err) });

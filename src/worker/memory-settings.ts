@@ -1,6 +1,6 @@
 import type { EmbeddingModelV3, EmbeddingModelV4 } from '@ai-sdk/provider';
 import type { ModelConfig } from '../models/model-config';
-import { aiSdkEmbedder, isAiSdkEmbeddingModel, openAIEmbedder } from '../models/embeddings';
+import { aiSdkEmbedder, governedEmbedder, isAiSdkEmbeddingModel, openAIEmbedder } from '../models/embeddings';
 import type { Embedder, MemoryAccess, MemoryStore } from '../memory-store/memory-store';
 import {
   DEFAULT_MEMORY_DIR,
@@ -48,7 +48,8 @@ export function memorySettings(
     ? { url }
     : { dir: option?.dir ?? (env.AGENT_MEMORY_DIR?.trim() || DEFAULT_MEMORY_DIR) };
   const embedder = embedderSetting(option?.embeddings, env.AGENT_EMBEDDING_MODEL, model);
-  const lazy = lazyMemoryStore(() => openMemoryStore(location, embedder));
+  // Its requests go through the worker's model gate inside a run's activities (budgets, rate limits, prices).
+  const lazy = lazyMemoryStore(() => openMemoryStore(location, embedder && governedEmbedder(embedder)));
   return {
     store: lazy.get,
     close: lazy.close,

@@ -1,3 +1,4 @@
+import { carriedIn, carryVersion } from '../core/state/carry-versions';
 import { extractAfterTurn, runMemory } from './memory-steps';
 import type { RunContext } from './run-context';
 import {
@@ -40,7 +41,8 @@ import { timeLimited, type TimeLimit } from './time-limit';
  * from the pure core (`src/core`); this function only carries them out, on the {@link AgentHost}
  * it shares with conversations.
  */
-export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWorkflowResult> {
+export async function agentWorkflow(given: AgentWorkflowInput): Promise<AgentWorkflowResult> {
+  const input = carriedIn('run', given);
   const problems = validateAgentInput(input);
   if (problems.length > 0)
     throw ApplicationFailure.nonRetryable(`invalid agent input: ${problems.join('; ')}`, 'Agent.InvalidInput');
@@ -150,6 +152,7 @@ async function continueRun(
   timeLimit?.cancel();
   return continueAsNew<typeof agentWorkflow>({
     ...input,
+    carryVersion: carryVersion('run'),
     carry: {
       ...host.carry(),
       state: carriedRunState(run.state),

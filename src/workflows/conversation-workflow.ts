@@ -1,3 +1,4 @@
+import { carriedIn, carryVersion } from '../core/state/carry-versions';
 import {
   allHandlersFinished,
   ApplicationFailure,
@@ -63,7 +64,8 @@ import { runTurn } from './conversation/turn';
  * conversation can go on for thousands of turns under one id. It stands on the {@link AgentHost}
  * it shares with one-shot runs; its state is the {@link ConversationSession}.
  */
-export async function conversationWorkflow(input: ConversationInput): Promise<ConversationResult> {
+export async function conversationWorkflow(given: ConversationInput): Promise<ConversationResult> {
+  const input = carriedIn('conversation', given);
   const problems = validateConversationOptions(input);
   if (problems.length > 0)
     throw ApplicationFailure.nonRetryable(
@@ -296,7 +298,11 @@ async function serve(
 
 /** The input of the conversation's next run: its options and what it carries over. */
 function carriedInput(session: ConversationSession, host: AgentHost): ConversationInput {
-  return { ...session.conv.options, carry: { ...carryOver(session.conv, host.runId), ...host.carry() } };
+  return {
+    ...session.conv.options,
+    carry: { ...carryOver(session.conv, host.runId), ...host.carry() },
+    carryVersion: carryVersion('conversation'),
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { allHandlersFinished, condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
 import { newRateGovernor, pauseFor429, rateGovernorStatus, settleTokens, takeTurns } from '../core';
+import { carriedIn, carryVersion } from '../core/state/carry-versions';
 import {
   pauseModelSignal,
   rateGovernorQuery,
@@ -19,7 +20,8 @@ export const MAX_UPDATES_PER_RUN = 1_500;
  * this carries them out in workflow time, and continues as new when Temporal suggests it. It
  * never ends: it lives as long as the model is limited.
  */
-export async function rateGovernorWorkflow(input: RateGovernorInput): Promise<never> {
+export async function rateGovernorWorkflow(given: RateGovernorInput): Promise<never> {
+  const input = carriedIn('rateGovernor', given);
   let state = input.carry ?? newRateGovernor(input.model, input.limit, Date.now());
   // Temporal takes at most 2,000 Updates a workflow run: continue as new well before.
   let updates = 0;
@@ -39,5 +41,10 @@ export async function rateGovernorWorkflow(input: RateGovernorInput): Promise<ne
   await condition(
     () => (workflowInfo().continueAsNewSuggested || updates >= MAX_UPDATES_PER_RUN) && allHandlersFinished(),
   );
-  return continueAsNew<typeof rateGovernorWorkflow>({ model: input.model, limit: state.limit, carry: state });
+  return continueAsNew<typeof rateGovernorWorkflow>({
+    model: input.model,
+    limit: state.limit,
+    carry: state,
+    carryVersion: carryVersion('rateGovernor'),
+  });
 }

@@ -1,3 +1,4 @@
+import { carriedIn, carryVersion } from '../core/state/carry-versions';
 import { allHandlersFinished, condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
   newTenantLedger,
@@ -22,6 +23,8 @@ export const MAX_UPDATES_PER_RUN = 1_500;
 export interface TenantLedgerInput {
   tenant: string;
   carry?: TenantLedgerState;
+  /** The version of `carry`'s shape (see core/state/carry-versions.ts); none: version 1. */
+  carryVersion?: number;
 }
 
 /**
@@ -33,7 +36,8 @@ export interface TenantLedgerInput {
  * more than its reservations, the last settled keys and twelve periods). It never ends: a
  * tenant's ledger lives as long as the tenant.
  */
-export async function tenantLedgerWorkflow(input: TenantLedgerInput): Promise<never> {
+export async function tenantLedgerWorkflow(given: TenantLedgerInput): Promise<never> {
+  const input = carriedIn('tenantLedger', given);
   let state = input.carry ?? newTenantLedger(input.tenant, Date.now());
   // Temporal takes at most 2,000 Updates a workflow run: continue as new well before.
   let updates = 0;
@@ -65,5 +69,9 @@ export async function tenantLedgerWorkflow(input: TenantLedgerInput): Promise<ne
   await condition(
     () => (workflowInfo().continueAsNewSuggested || updates >= MAX_UPDATES_PER_RUN) && allHandlersFinished(),
   );
-  return continueAsNew<typeof tenantLedgerWorkflow>({ tenant: input.tenant, carry: state });
+  return continueAsNew<typeof tenantLedgerWorkflow>({
+    tenant: input.tenant,
+    carry: state,
+    carryVersion: carryVersion('tenantLedger'),
+  });
 }

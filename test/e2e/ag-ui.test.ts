@@ -11,9 +11,15 @@ const temporal = useTestTemporal();
 
 /** 40 words, one every 60 ms: a turn still running when the next message comes. */
 const STORY = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
+/**
+ * 300 words (18 s): the turn a client's abort stops, which must still be running when the stop
+ * lands however busy the machine is (the 40 words were once all out before it did).
+ */
+const LONG_STORY = Array.from({ length: 300 }, (_, i) => `w${i}`).join(' ');
 
 function model(req: ChatRequest) {
   const last = req.messages[req.messages.length - 1];
+  if (lastOf(req, 'user') === 'story two') return { content: LONG_STORY, chunkDelayMs: 60 };
   if (lastOf(req, 'user').startsWith('story')) return { content: STORY, chunkDelayMs: 60 };
   if (lastOf(req, 'user').startsWith('say ')) return { content: lastOf(req, 'user').slice(4) };
   if (last.role === 'tool')
@@ -174,7 +180,8 @@ it('takes busy and stopOnDisconnect in forwardedProps: reject (409), interrupt, 
       await read(stoppable, (types) => types.filter((x) => x === 'TEXT_MESSAGE_CONTENT').length > 2);
       abort.abort();
       for (let i = 0; (await turnsOf()).state !== 'idle'; i++) {
-        expect(i).toBeLessThan(50);
+        // Well before the story would have ended by itself.
+        expect(i).toBeLessThan(150);
         await new Promise((r) => setTimeout(r, 100));
       }
       const history = (await (await fetch(`${api.base}/conversations/${threadId}`)).json()) as {

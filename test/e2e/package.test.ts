@@ -278,17 +278,17 @@ it("the README's example runs on Node 24 as a new user runs it, with the embedde
 });
 
 it.each([22, 20])(
-  'installs with npm on Node %d without engine warnings, and the README example runs',
+  'installs with npm on Node %d without engine warnings; on 22 the README example runs (the whole suite runs on 20)',
   async (major) => {
     // Node 24's install copied (its packages hard-linked) and installed again by npm on this Node:
-    // npm checks every package's engines here, without extracting the tarball again.
+    // npm checks every package's engines here, without extracting the tarball or compiling again.
     const onNode =
       major === 20
         ? new ExampleProjects(join(work, 'node20'), packedTarball())
         : new ExampleProjects(join(work, `node${major}`), packedTarball(), nodeOf(22), nodeBinDir(22));
     const dir = onNode.reinstall('support-agent', supportDir);
     await expectInstalledOn(major, onNode, dir);
-    await expectReadmeExampleRuns(onNode, dir);
+    if (major !== 20) await expectReadmeExampleRuns(onNode, dir);
   },
 );
 

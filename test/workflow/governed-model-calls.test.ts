@@ -10,6 +10,7 @@ import type { ChatRequest } from '../../src/testing/chat-request';
 import { answer, startModel } from '../helpers/scripted-model';
 import type { OpenAICompatibleServer } from '../../src/testing/openai-compatible-server';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
+import type { Embedder } from '../../src/memory-store/memory-store';
 
 /**
  * Every model request the runtime makes goes through one governed seam (activities/model-gate.ts):
@@ -47,6 +48,8 @@ async function withTenant(
     name: string;
     taskQueue: string;
   }) => Promise<void>,
+  /** Recall by meaning with this embedder (its model limited too). */
+  embeddings?: Embedder,
 ): Promise<void> {
   const model = await startModel(script);
   const name = `gov-${randomUUID().slice(0, 8)}`;
@@ -56,8 +59,11 @@ async function withTenant(
     baseURL: model.baseURL,
     model: { model: name },
     agents: [keeper],
-    memory: { dir: join(dir, name) },
-    rateLimits: { [name]: { requestsPerMinute: 60_000 } },
+    memory: { dir: join(dir, name), ...(embeddings ? { embeddings } : {}) },
+    rateLimits: {
+      [name]: { requestsPerMinute: 60_000 },
+      ...(embeddings ? { [embeddings.model]: { requestsPerMinute: 60_000 } } : {}),
+    },
   });
   await worker.runUntil(async () => {
     await setTenantBudget(client, tenant, { tokens: budget, per: 'day' });
@@ -98,4 +104,36 @@ it('refuses a tenant’s extraction once its budget is spent, as it would the ne
     expect(model.requests.filter(isExtraction)).toHaveLength(0);
     expect((await readTenantUsage(client, tenant))?.spent.calls).toBe(1);
   });
+});
+
+it('reserves, governs and charges the embeddings of a tenant’s memory (recall by meaning) as it does its model calls', async () => {
+  const embedded: string[][] = [];
+  const name = `embed-${randomUUID().slice(0, 8)}`;
+  const embedder: Embedder = {
+    model: name,
+    embed: async (texts) => {
+      embedded.push(texts);
+      return texts.map((t) => [t.length % 7, 1, 2]);
+    },
+  };
+  await withTenant(
+    10_000_000,
+    async ({ client, model, tenant, taskQueue }) => {
+      const id = `governed-embed-${randomUUID()}`;
+      const options = { agent: 'keeper', user: 'dana', tenant };
+      for (const message of ['I like tea.', 'What do I like?'])
+        expect(await sendMessage(client, id, { message }, { taskQueue, options })).toMatchObject({
+          status: 'completed',
+        });
+      // The turn's recall and the extraction's look-up embedded their queries.
+      expect(embedded.length).toBeGreaterThanOrEqual(2);
+      // Each embeddings request was charged to the tenant beside the model calls, nothing left held.
+      const usage = await readTenantUsage(client, tenant);
+      expect(usage).toMatchObject({ spent: { calls: model.requests.length + embedded.length }, held: { tokens: 0 } });
+      // And took its turn from the embeddings model's own governor.
+      const governor = await client.workflow.getHandle(rateGovernorId(name)).query(rateGovernorQuery);
+      expect(governor.counts.granted).toBeGreaterThanOrEqual(embedded.length);
+    },
+    embedder,
+  );
 });

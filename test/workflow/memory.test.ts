@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -493,9 +493,13 @@ it('the forget tool drops the facts the model found with recall, for good', asyn
 it('memory delete --purge removes the closed runs that held copies, with what they kept in the payload store', async () => {
   // A fact of this test's own, in a run whose input is large enough for the payload store (64 KiB).
   const FACT = `Keeps a spare key under the mat ${randomUUID().slice(0, 8)}`;
+  // The suite's payload store holds every test's large payloads: only those written since this
+  // test began are read (a payload with the fact is written after it).
+  const since = Date.now() - 1000;
   const holding = () =>
     readdirSync(process.env.AGENT_PAYLOAD_STORE!, { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile() && readFileSync(join(e.parentPath, e.name)).includes(FACT))
+      .filter((e) => e.isFile() && statSync(join(e.parentPath, e.name)).mtimeMs >= since)
+      .filter((e) => readFileSync(join(e.parentPath, e.name)).includes(FACT))
       .map((e) => e.name);
   const model = await startModel(memoryModel);
   const { worker, taskQueue } = await createTestWorker(temporal(), {

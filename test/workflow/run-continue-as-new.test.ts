@@ -16,6 +16,7 @@ import { installRuntimeLogging } from '../../src/telemetry/logging';
 import { answer, call, closeScriptedModels, startModel } from '../helpers/scripted-model';
 import { modelAt } from '../helpers/temporal';
 import { testRegistry } from '../helpers/test-tools';
+import { carryVersion } from '../../src/core/state/carry-versions';
 
 /** Reads until `check` holds (or fails after `ms`). */
 async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, ms = 15_000): Promise<T> {
@@ -106,6 +107,12 @@ it('continues as new between steps; the result, transcript, status, events and a
     expect(latest.searchAttributes.AgentTenant).toEqual(['acme']);
     expect(latest.priority).toMatchObject({ fairnessKey: 'acme' });
     expect(asked).toMatchObject({ tenant: 'acme' });
+    // The carried state names its version (core/state/carry-versions.ts): the next build reads it by that.
+    const started = (await client.workflow.getHandle(handle.workflowId).fetchHistory()).events?.[0];
+    const input = JSON.parse(
+      Buffer.from(started!.workflowExecutionStartedEventAttributes!.input!.payloads![0].data!).toString(),
+    );
+    expect(input).toMatchObject({ carryVersion: carryVersion('run'), carry: { previousRunId: expect.any(String) } });
     // Counted over every run: the system message, the user's, 44 calls and outputs, the transfer's call.
     expect(asked).toMatchObject({ messageCount: 2 + 2 * (APPROVAL_AT - 1) + 1, toolExecutionCount: APPROVAL_AT - 1 });
     const pending = (asked as { pendingApprovals: Array<{ callId: string }> }).pendingApprovals[0];

@@ -28,6 +28,8 @@ export interface ConversationOptions extends Omit<AgentInput, 'message' | 'conti
 /** The conversation workflow's input: its options, plus the state carried over by continue-as-new. */
 export interface ConversationInput extends ConversationOptions {
   carry?: ConversationCarry;
+  /** The version of `carry`'s shape (see core/state/carry-versions.ts); none: version 1. */
+  carryVersion?: number;
 }
 
 /**

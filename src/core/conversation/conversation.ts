@@ -90,7 +90,8 @@ export function withTurnApprovals(conv: ConversationState, turn: TurnInput): Con
 
 /** A new conversation, or the continuation of one (from `input.carry`). */
 export function startConversation(input: ConversationInput): ConversationState {
-  const { carry, ...options } = input;
+  // Its version is the input's, not an option (the workflow read the carry in this build's shape).
+  const { carry, carryVersion: _version, ...options } = input;
   // The event log is the workflow's to restore; it is not conversation state.
   const {
     events: _events,

@@ -12,7 +12,16 @@ export function agentVersion(definition: unknown): string {
 }
 
 /** What a run's input (or a conversation's options) holds besides its definition: its message and how it runs. */
-const NOT_DEFINITION = new Set(['message', 'images', 'rerun', 'continueAsNewAfter', 'stream', 'carry', 'agent']);
+const NOT_DEFINITION = new Set([
+  'message',
+  'images',
+  'rerun',
+  'continueAsNewAfter',
+  'stream',
+  'carry',
+  'carryVersion',
+  'agent',
+]);
 
 /**
  * The version of a run or conversation without a named agent: its definition as given (the

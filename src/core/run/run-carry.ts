@@ -30,6 +30,8 @@ export interface RunCarry {
 export type AgentWorkflowInput = AgentInput & {
   /** Set by the run itself when it continues as new: what the next workflow run starts from. */
   carry?: RunCarry;
+  /** The version of `carry`'s shape (see core/state/carry-versions.ts); none: version 1. */
+  carryVersion?: number;
 };
 
 /** What a workflow task says of its history (`workflowInfo()`), for {@link shouldContinueAsNew}. */
