@@ -134,58 +134,77 @@ export function createExecuteTool(deps: {
         return { ...outcome, attempts: info.attempt, ...(workerLosses > 0 ? { workerLosses } : {}) };
       return outcome;
     } catch (err) {
-      if (err instanceof ToolError) return { result: toolErrorText(err.message), error: true };
-      // Plain JSON across the edge: the question, and where the tool stands.
-      if (err instanceof PersonAsked)
-        return {
-          result: '',
-          error: false,
-          asked: {
-            question: err.question,
-            ...jsonProgress(err.progress),
-            ...(err.form
-              ? { form: JSON.parse(JSON.stringify(err.form)) as NonNullable<ToolOutcome['asked']>['form'] }
-              : {}),
-          },
-        };
-      if (err instanceof ModelAsked)
-        return {
-          result: '',
-          error: false,
-          asked: { sample: modelQuestion(err.question), ...jsonProgress(err.progress) },
-        };
-      if (!info.isLocal)
-        recordForNextAttempt({
-          toolFailures: failures + 1,
-          lastToolFailure: info.attempt,
-          ...(progress !== undefined ? { toolProgress: progress } : {}),
-        });
-      // The tool's last attempt: Temporal's own count also holds attempts of lost workers, so we say when to stop.
-      const attempts = registry.info(input.name).retry.maximumAttempts;
-      const last = !info.isLocal && attempts > 0 && failures + 1 >= attempts;
-      if (err instanceof ApplicationFailure) {
-        if (!last || err.nonRetryable) throw err;
-        throw ApplicationFailure.create({
-          message: err.message,
-          type: err.type ?? undefined,
-          details: err.details ?? undefined,
-          nonRetryable: true,
-          cause: err,
-        });
-      }
-      const message = err instanceof Error ? err.message : String(err);
-      throw ApplicationFailure.create({
-        message: `${input.name} failed: ${message}`,
-        type: 'Tool.ExecutionError',
-        nonRetryable: last,
-        cause: err instanceof Error ? err : undefined,
-      });
+      return thrownOutcome(err, { input, attempt: info.attempt, isLocal: info.isLocal, failures, progress, registry });
     } finally {
       stop();
       progressSignal.stop();
       turn.done();
     }
   }
+}
+
+/**
+ * What a tool's throw means: a `ToolError` is an error result the LLM reads; a question to a
+ * person or to the model goes back to the workflow as data; anything else fails the attempt
+ * (recording the tool's own failure for the next attempt), for good on the tool's last attempt.
+ */
+function thrownOutcome(
+  err: unknown,
+  at: {
+    input: ToolCallInput;
+    attempt: number;
+    isLocal: boolean;
+    failures: number;
+    progress: AttemptLedger['toolProgress'];
+    registry: ToolRegistry;
+  },
+): ToolOutcome {
+  if (err instanceof ToolError) return { result: toolErrorText(err.message), error: true };
+  // Plain JSON across the edge: the question, and where the tool stands.
+  if (err instanceof PersonAsked)
+    return {
+      result: '',
+      error: false,
+      asked: {
+        question: err.question,
+        ...jsonProgress(err.progress),
+        ...(err.form
+          ? { form: JSON.parse(JSON.stringify(err.form)) as NonNullable<ToolOutcome['asked']>['form'] }
+          : {}),
+      },
+    };
+  if (err instanceof ModelAsked)
+    return {
+      result: '',
+      error: false,
+      asked: { sample: modelQuestion(err.question), ...jsonProgress(err.progress) },
+    };
+  if (!at.isLocal)
+    recordForNextAttempt({
+      toolFailures: at.failures + 1,
+      lastToolFailure: at.attempt,
+      ...(at.progress !== undefined ? { toolProgress: at.progress } : {}),
+    });
+  // The tool's last attempt: Temporal's own count also holds attempts of lost workers, so we say when to stop.
+  const attempts = at.registry.info(at.input.name).retry.maximumAttempts;
+  const last = !at.isLocal && attempts > 0 && at.failures + 1 >= attempts;
+  if (err instanceof ApplicationFailure) {
+    if (!last || err.nonRetryable) throw err;
+    throw ApplicationFailure.create({
+      message: err.message,
+      type: err.type ?? undefined,
+      details: err.details ?? undefined,
+      nonRetryable: true,
+      cause: err,
+    });
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  throw ApplicationFailure.create({
+    message: `${at.input.name} failed: ${message}`,
+    type: 'Tool.ExecutionError',
+    nonRetryable: last,
+    cause: err instanceof Error ? err : undefined,
+  });
 }
 
 /**

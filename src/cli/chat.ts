@@ -30,17 +30,8 @@ export interface ChatIO {
  * during a turn cancels the turn and returns to the prompt; at the prompt a first press says how
  * to leave and a second leaves (the conversation stays open).
  */
-export async function chat(options: {
-  client: Client;
-  conversationId: string;
-  start: { taskQueue: string; options: ConversationOptions };
-  io: ChatIO;
-  json: boolean;
-  uiLink: string | undefined;
-  /** Runs a turn with its Temporal calls cancellable when the session closes (see Session.scoped). */
-  scoped: <T>(work: () => Promise<T>) => Promise<T>;
-}): Promise<void> {
-  const { client, conversationId, start, io, json, uiLink } = options;
+export async function chat(options: ChatOptions): Promise<void> {
+  const { client, conversationId, io, uiLink } = options;
   const rl = createInterface({ input: io.input, terminal: false });
   const lines = rl[Symbol.asyncIterator]();
   const ask = async (prompt: string): Promise<string | undefined> => {
@@ -48,49 +39,16 @@ export async function chat(options: {
     const next = await lines.next();
     return next.done ? undefined : String(next.value);
   };
-  let turnRunning = false;
-  let cancelling = false;
-  /** Presses while the turn was being cancelled: one means the copy npm (or tsx) relays may still come. */
-  let pressesWhileCancelling = 0;
-  /** Until when a Ctrl+C at the prompt is the late copy of the press that cancelled the last turn. */
-  let echoUntil = 0;
-  /** Until when a Ctrl+C at the prompt leaves (the second press, as in Node's REPL). */
-  let leaveUntil = 0;
-  // Ctrl+C cancels a running turn and keeps the session, always: a press can reach this process
-  // twice (the terminal's, and the copy npm relays), the copy late on a busy machine, so at the
-  // prompt one press only says how to leave; a second within LEAVE_WINDOW_MS leaves.
-  const offInterrupt = onInterrupt(() => {
-    const now = Date.now();
-    // The late copy of the press that cancelled the last turn: ignored, at the prompt or in the
-    // next turn (a message typed at once may start it before the copy arrives).
-    if (now < echoUntil) {
-      echoUntil = 0;
-      return;
-    }
-    if (turnRunning) {
-      if (cancelling) {
-        pressesWhileCancelling++;
-        return io.note('(still cancelling the turn...)');
-      }
-      cancelling = true;
-      pressesWhileCancelling = 1;
-      io.note('(cancelling the turn...)');
-      void cancelTurn(client, conversationId).catch((err: Error) => io.note(`could not cancel: ${err.message}`));
-      return;
-    }
-    if (now < leaveUntil) return rl.close();
-    leaveUntil = now + LEAVE_WINDOW_MS;
-    io.note('(to leave, press Ctrl+C again, or Ctrl+D, or type /quit; the conversation stays open)');
-  });
+  const presses = new ChatInterrupts(
+    io,
+    () => rl.close(),
+    () => cancelTurn(client, conversationId),
+  );
+  const offInterrupt = onInterrupt(() => presses.press());
   io.note(`Conversation ${conversationId}${uiLink ? ` (${uiLink})` : ''}`);
   io.note('Type a message. /end closes the conversation; /quit (or Ctrl+D) leaves it open for later:');
   io.note(`  ${hintCommand()} chat --conversation ${conversationId}`);
-  // Per-message options reach an open conversation too; the others only apply when it starts.
-  const perTurn: Omit<TurnInput, 'message'> = {};
-  if (start.options.tools) perTurn.tools = start.options.tools;
-  if (start.options.approvalTools) perTurn.approvalTools = start.options.approvalTools;
-  if (start.options.busy) perTurn.busy = start.options.busy;
-  let warned = false;
+  const turns = { warned: false };
   try {
     for (;;) {
       const line = await ask('you> ');
@@ -101,34 +59,116 @@ export async function chat(options: {
         break;
       }
       if (!line.trim()) continue;
-      turnRunning = true;
-      cancelling = false;
+      presses.turnStarted();
       try {
-        const result = await options.scoped(async () => {
-          // Events from here on: this turn's (a closed or new conversation starts at 0).
-          const after = await eventsPosition(client, conversationId).catch(() => -1);
-          const sent = await startMessage(client, conversationId, { message: line, ...perTurn }, start);
-          if (sent.wasOpen && !warned) {
-            warned = true;
-            const warning = startOnlyWarning(conversationId, start.options);
-            if (warning) io.note(warning);
-          }
-          return followTurn(client, conversationId, line, after, sent.result(), io, ask, json);
-        });
-        if (json) io.out(JSON.stringify(turnJson(result.turn)));
-        else if (!result.answerShown) io.out(`agent> ${turnText(result.turn)}`);
+        await chatTurn(options, line, ask, turns);
       } catch (err) {
         io.note(`error: ${err instanceof Error ? err.message : String(err)}`);
       } finally {
-        turnRunning = false;
-        // The press that cancelled this turn may still arrive a second time: it must not leave.
-        if (cancelling && pressesWhileCancelling === 1) echoUntil = Date.now() + ECHO_WINDOW_MS;
-        leaveUntil = 0;
+        presses.turnEnded();
       }
     }
   } finally {
     offInterrupt();
     rl.close();
+  }
+}
+
+/** What {@link chat} needs. */
+export interface ChatOptions {
+  client: Client;
+  conversationId: string;
+  start: { taskQueue: string; options: ConversationOptions };
+  io: ChatIO;
+  json: boolean;
+  uiLink: string | undefined;
+  /** Runs a turn with its Temporal calls cancellable when the session closes (see Session.scoped). */
+  scoped: <T>(work: () => Promise<T>) => Promise<T>;
+}
+
+/** One turn of the chat: the message sent, the turn followed as it runs, its answer printed. */
+async function chatTurn(
+  { client, conversationId, start, io, json, scoped }: ChatOptions,
+  line: string,
+  ask: (prompt: string) => Promise<string | undefined>,
+  state: { warned: boolean },
+): Promise<void> {
+  // Per-message options reach an open conversation too; the others only apply when it starts.
+  const perTurn: Omit<TurnInput, 'message'> = {};
+  if (start.options.tools) perTurn.tools = start.options.tools;
+  if (start.options.approvalTools) perTurn.approvalTools = start.options.approvalTools;
+  if (start.options.busy) perTurn.busy = start.options.busy;
+  const result = await scoped(async () => {
+    // Events from here on: this turn's (a closed or new conversation starts at 0).
+    const after = await eventsPosition(client, conversationId).catch(() => -1);
+    const sent = await startMessage(client, conversationId, { message: line, ...perTurn }, start);
+    if (sent.wasOpen && !state.warned) {
+      state.warned = true;
+      const warning = startOnlyWarning(conversationId, start.options);
+      if (warning) io.note(warning);
+    }
+    return followTurn(client, conversationId, line, after, sent.result(), io, ask, json);
+  });
+  if (json) io.out(JSON.stringify(turnJson(result.turn)));
+  else if (!result.answerShown) io.out(`agent> ${turnText(result.turn)}`);
+}
+
+/**
+ * What Ctrl+C does in a chat: it cancels a running turn and keeps the session, always. A press
+ * can reach this process twice (the terminal's, and the copy npm relays), the copy late on a busy
+ * machine, so at the prompt one press only says how to leave; a second within LEAVE_WINDOW_MS
+ * leaves, and the late copy of the press that cancelled a turn is ignored.
+ */
+class ChatInterrupts {
+  private turnRunning = false;
+  private cancelling = false;
+  /** Presses while the turn was being cancelled: one means the copy npm (or tsx) relays may still come. */
+  private pressesWhileCancelling = 0;
+  /** Until when a Ctrl+C at the prompt is the late copy of the press that cancelled the last turn. */
+  private echoUntil = 0;
+  /** Until when a Ctrl+C at the prompt leaves (the second press, as in Node's REPL). */
+  private leaveUntil = 0;
+
+  constructor(
+    private readonly io: ChatIO,
+    private readonly leave: () => void,
+    private readonly cancel: () => Promise<unknown>,
+  ) {}
+
+  press(): void {
+    const now = Date.now();
+    // The late copy of the press that cancelled the last turn: ignored, at the prompt or in the
+    // next turn (a message typed at once may start it before the copy arrives).
+    if (now < this.echoUntil) {
+      this.echoUntil = 0;
+      return;
+    }
+    if (this.turnRunning) {
+      if (this.cancelling) {
+        this.pressesWhileCancelling++;
+        return this.io.note('(still cancelling the turn...)');
+      }
+      this.cancelling = true;
+      this.pressesWhileCancelling = 1;
+      this.io.note('(cancelling the turn...)');
+      void this.cancel().catch((err: Error) => this.io.note(`could not cancel: ${err.message}`));
+      return;
+    }
+    if (now < this.leaveUntil) return this.leave();
+    this.leaveUntil = now + LEAVE_WINDOW_MS;
+    this.io.note('(to leave, press Ctrl+C again, or Ctrl+D, or type /quit; the conversation stays open)');
+  }
+
+  turnStarted(): void {
+    this.turnRunning = true;
+    this.cancelling = false;
+  }
+
+  turnEnded(): void {
+    this.turnRunning = false;
+    // The press that cancelled this turn may still arrive a second time: it must not leave.
+    if (this.cancelling && this.pressesWhileCancelling === 1) this.echoUntil = Date.now() + ECHO_WINDOW_MS;
+    this.leaveUntil = 0;
   }
 }
 

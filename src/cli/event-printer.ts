@@ -39,6 +39,12 @@ export class EventPrinter {
 
   /** Shows one event. */
   show(event: AgentEvent): void {
+    const note = lineOf(event);
+    if (note !== undefined) {
+      this.endLine();
+      this.out.note(note);
+      return;
+    }
     switch (event.type) {
       case 'model_call_started':
         this.endLine();
@@ -61,32 +67,6 @@ export class EventPrinter {
           `  ! model call ${this.iterations.get(event.call) ?? event.call} was retried (attempt ${event.attempt}); its answer starts over:`,
         );
         break;
-      case 'tool_call_started':
-        this.endLine();
-        this.out.note(`  → ${toolCallSummary(event.name, event.arguments)}`);
-        break;
-      case 'tool_call_finished': {
-        this.endLine();
-        const result = event.result.length > RESULT_CHARS ? `${event.result.slice(0, RESULT_CHARS)}…` : event.result;
-        this.out.note(`  ${event.error ? '✗' : '←'} ${event.name}: ${result.replace(/\s+/g, ' ')}`);
-        break;
-      }
-      case 'mcp_elicitation':
-        this.endLine();
-        this.out.note(`  ? ${event.server} asks (${event.tool}): ${event.message}${event.url ? ` ${event.url}` : ''}`);
-        break;
-      case 'tool_progress':
-        this.endLine();
-        this.out.note(
-          `  … ${event.name}: ${event.progress}${event.total !== undefined ? `/${event.total}` : ''}${event.message ? ` ${event.message}` : ''}`,
-        );
-        break;
-      case 'tool_retried':
-        this.endLine();
-        this.out.note(
-          `  ! ${event.name} runs again (attempt ${event.attempt}): ${event.reason === 'worker lost' ? 'its worker was lost' : 'it failed'}; what it did may have happened before`,
-        );
-        break;
       case 'approval_requested':
         this.endLine();
         if (this.options.approvals !== false)
@@ -98,36 +78,6 @@ export class EventPrinter {
         this.out.note(
           `  ${event.approved ? 'approved' : 'rejected'} ${event.callId}${event.reason ? `: ${event.reason}` : ''}`,
         );
-        break;
-      case 'approval_escalated':
-        this.endLine();
-        this.out.note(`  ! approval of ${event.callId} escalated: no decision yet; decide by ${event.deadline}`);
-        break;
-      case 'wait_started':
-        this.endLine();
-        this.out.note(
-          event.kind === 'sleep'
-            ? `  … sleeping until ${event.until}${event.reason ? ` (${event.reason})` : ''}`
-            : `  … waiting for event "${event.name}" (until ${event.until} at the latest)`,
-        );
-        break;
-      case 'guardrail_tripped':
-        this.endLine();
-        this.out.note(
-          `  ✋ guardrail ${event.guardrail} refused the ${event.kind === 'tool' ? `tool call ${event.callId}` : event.kind === 'input' ? 'request' : 'answer'}: ${event.reason}`,
-        );
-        break;
-      case 'guardrail_intervened':
-        this.endLine();
-        this.out.note(
-          event.action === 'retry'
-            ? `  ✋ guardrail ${event.guardrail} sent the answer back: ${event.reason}`
-            : `  ✋ guardrail ${event.guardrail}: ${event.callId} needs approval: ${event.reason}`,
-        );
-        break;
-      case 'event_received':
-        this.endLine();
-        this.out.note(`  ⚑ event "${event.name}" arrived`);
         break;
       case 'wait_ended':
         if (event.outcome === 'timed_out') this.out.note(`  … the wait for an event timed out`);
@@ -148,5 +98,39 @@ export class EventPrinter {
   endLine(): void {
     if (this.midLine) this.out.text('\n');
     this.midLine = false;
+  }
+}
+
+/** The line an event that only reports is shown as (on a line of its own), or undefined for the others. */
+function lineOf(event: AgentEvent): string | undefined {
+  switch (event.type) {
+    case 'tool_call_started':
+      return `  → ${toolCallSummary(event.name, event.arguments)}`;
+    case 'tool_call_finished': {
+      const result = event.result.length > RESULT_CHARS ? `${event.result.slice(0, RESULT_CHARS)}…` : event.result;
+      return `  ${event.error ? '✗' : '←'} ${event.name}: ${result.replace(/\s+/g, ' ')}`;
+    }
+    case 'mcp_elicitation':
+      return `  ? ${event.server} asks (${event.tool}): ${event.message}${event.url ? ` ${event.url}` : ''}`;
+    case 'tool_progress':
+      return `  … ${event.name}: ${event.progress}${event.total !== undefined ? `/${event.total}` : ''}${event.message ? ` ${event.message}` : ''}`;
+    case 'tool_retried':
+      return `  ! ${event.name} runs again (attempt ${event.attempt}): ${event.reason === 'worker lost' ? 'its worker was lost' : 'it failed'}; what it did may have happened before`;
+    case 'approval_escalated':
+      return `  ! approval of ${event.callId} escalated: no decision yet; decide by ${event.deadline}`;
+    case 'wait_started':
+      return event.kind === 'sleep'
+        ? `  … sleeping until ${event.until}${event.reason ? ` (${event.reason})` : ''}`
+        : `  … waiting for event "${event.name}" (until ${event.until} at the latest)`;
+    case 'guardrail_tripped':
+      return `  ✋ guardrail ${event.guardrail} refused the ${event.kind === 'tool' ? `tool call ${event.callId}` : event.kind === 'input' ? 'request' : 'answer'}: ${event.reason}`;
+    case 'guardrail_intervened':
+      return event.action === 'retry'
+        ? `  ✋ guardrail ${event.guardrail} sent the answer back: ${event.reason}`
+        : `  ✋ guardrail ${event.guardrail}: ${event.callId} needs approval: ${event.reason}`;
+    case 'event_received':
+      return `  ⚑ event "${event.name}" arrived`;
+    default:
+      return undefined;
   }
 }

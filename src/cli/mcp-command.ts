@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import type { AgentSummary } from '../contracts/activity-interface';
 import { UsageError } from './option-flags';
@@ -60,17 +61,7 @@ export async function serveMcp(command: McpCommand, target: CommandTarget): Prom
       });
       workerDone = worker.run();
     } else await requireWorker(temporal.client, taskQueue, TASK_QUEUE_HINT);
-    let agents: AgentSummary[] = await listAgents(temporal.client, { taskQueue });
-    if (command.agents) {
-      const unknown = command.agents.filter((a) => !agents.some((s) => s.name === a));
-      if (unknown.length)
-        throw new UsageError(
-          `--agents: no agent named ${unknown.join(', ')} on task queue "${taskQueue}" (agents: ${agents.map((a) => a.name).join(', ') || 'none'})`,
-        );
-      agents = agents.filter((a) => command.agents!.includes(a.name));
-    }
-    if (agents.length === 0)
-      note(`Warning: the workers of task queue "${taskQueue}" serve no named agents, so there are no tools to offer.`);
+    const agents = await servedAgents(temporal.client, command, taskQueue, note);
     const options = {
       ...(mcpStateKey ? { requestStateKey: mcpStateKey } : {}),
       client: temporal.client,
@@ -78,30 +69,8 @@ export async function serveMcp(command: McpCommand, target: CommandTarget): Prom
       agents,
       workflowUrl: (id: string) => workflowUrl(temporal.uiUrl, temporal.namespace, id),
     };
-    if (command.transport === 'stdio') {
-      // The client closing stdin is the end of the session.
-      process.stdin.once('end', stop);
-      note(
-        `durable-agents MCP server on stdio: agents ${agents.map((a) => a.name).join(', ') || 'none'} (task queue "${taskQueue}")`,
-      );
-      const serving = serveAgentsOverStdio(options);
-      const connection = await Promise.race([serving, once(stopped.signal, 'abort').then(() => undefined)]);
-      if (connection) {
-        await Promise.race([connection.closed, once(stopped.signal, 'abort')]);
-        await connection.close().catch(() => undefined);
-      } else void serving.then((c) => c.close()).catch(() => undefined);
-    } else {
-      http = createMcpHttpServer(options, access);
-      http.listen(command.port, command.host);
-      const [err] = await Promise.race([once(http, 'listening').then(() => [undefined]), once(http, 'error')]);
-      if (err) throw new Error(`cannot listen on ${command.host}:${command.port}: ${(err as Error).message}`);
-      const address = http.address() as AddressInfo;
-      note(
-        `durable-agents MCP server on http://${address.address}:${address.port}/mcp (streamable HTTP): agents ${agents.map((a) => a.name).join(', ') || 'none'} (task queue "${taskQueue}")`,
-      );
-      for (const line of accessNotes(access)) note(line);
-      await once(stopped.signal, 'abort');
-    }
+    if (command.transport === 'stdio') await onStdio(options, stopped.signal, stop, note);
+    else http = await onHttp(options, command, access, stopped.signal, note);
   } finally {
     process.removeListener('SIGINT', stop);
     process.removeListener('SIGTERM', stop);
@@ -113,4 +82,65 @@ export async function serveMcp(command: McpCommand, target: CommandTarget): Prom
     await workerDone?.catch(() => undefined);
     await temporal.close();
   }
+}
+
+/** The agents to serve: the task queue's named agents, or those `--agents` names (each must be one). */
+async function servedAgents(
+  client: Client,
+  command: McpCommand,
+  taskQueue: string,
+  note: (line: string) => void,
+): Promise<AgentSummary[]> {
+  let agents: AgentSummary[] = await listAgents(client, { taskQueue });
+  if (command.agents) {
+    const unknown = command.agents.filter((a) => !agents.some((s) => s.name === a));
+    if (unknown.length)
+      throw new UsageError(
+        `--agents: no agent named ${unknown.join(', ')} on task queue "${taskQueue}" (agents: ${agents.map((a) => a.name).join(', ') || 'none'})`,
+      );
+    agents = agents.filter((a) => command.agents!.includes(a.name));
+  }
+  if (agents.length === 0)
+    note(`Warning: the workers of task queue "${taskQueue}" serve no named agents, so there are no tools to offer.`);
+  return agents;
+}
+
+type ServeOptions = Parameters<typeof serveAgentsOverStdio>[0];
+
+/** Serves on stdio until the client closes stdin (the end of the session) or a signal stops it. */
+async function onStdio(options: ServeOptions, stopped: AbortSignal, stop: () => void, note: (line: string) => void) {
+  process.stdin.once('end', stop);
+  note(
+    `durable-agents MCP server on stdio: agents ${options.agents.map((a) => a.name).join(', ') || 'none'} (task queue "${options.taskQueue}")`,
+  );
+  const serving = serveAgentsOverStdio(options);
+  const connection = await Promise.race([serving, once(stopped, 'abort').then(() => undefined)]);
+  if (connection) {
+    await Promise.race([connection.closed, once(stopped, 'abort')]);
+    await connection.close().catch(() => undefined);
+  } else void serving.then((c) => c.close()).catch(() => undefined);
+}
+
+/** Serves streamable HTTP on the command's host and port until a signal stops it; the server, to close. */
+async function onHttp(
+  options: ServeOptions,
+  command: McpCommand,
+  access: ReturnType<typeof httpAccessFromEnv>,
+  stopped: AbortSignal,
+  note: (line: string) => void,
+): Promise<Server> {
+  const http = createMcpHttpServer(options, access);
+  http.listen(command.port, command.host);
+  const [err] = await Promise.race([once(http, 'listening').then(() => [undefined]), once(http, 'error')]);
+  if (err) {
+    http.close();
+    throw new Error(`cannot listen on ${command.host}:${command.port}: ${(err as Error).message}`);
+  }
+  const address = http.address() as AddressInfo;
+  note(
+    `durable-agents MCP server on http://${address.address}:${address.port}/mcp (streamable HTTP): agents ${options.agents.map((a) => a.name).join(', ') || 'none'} (task queue "${options.taskQueue}")`,
+  );
+  for (const line of accessNotes(access)) note(line);
+  await once(stopped, 'abort');
+  return http;
 }

@@ -138,6 +138,18 @@ export function runOptionsFromFlags(
 ): Omit<AgentInput, 'message'> {
   const str = (k: string) => values[k] as string | undefined;
   const options: Omit<AgentInput, 'message'> = {};
+  whoFlags(str, options);
+  toolFlags(str, options, registeredTools);
+  limitFlags(str, values, options);
+  budgetFlags(str, options);
+  return options;
+}
+
+/** A flag's value as a string (undefined when not given). */
+type FlagValue = (flag: string) => string | undefined;
+
+/** Who runs and how: --agent, --tenant, --user, --priority, --model, --system. */
+function whoFlags(str: FlagValue, options: Omit<AgentInput, 'message'>): void {
   if (str('agent') !== undefined) {
     const problem = agentNameProblem(str('agent'));
     if (problem) throw new UsageError(problem.replace('"agent"', '--agent'));
@@ -164,6 +176,14 @@ export function runOptionsFromFlags(
     options.modelSettings = { model: str('model')!.trim() };
   }
   if (str('system') !== undefined) options.system = str('system');
+}
+
+/** The tools: --tools, --immediate, --needs-approval (the last two within --tools). */
+function toolFlags(
+  str: FlagValue,
+  options: Omit<AgentInput, 'message'>,
+  registeredTools: readonly string[] | undefined,
+): void {
   if (str('tools') !== undefined) options.tools = toolList('--tools', str('tools')!, registeredTools);
   for (const [flag, key] of [
     ['immediate', 'immediateTools'],
@@ -175,6 +195,14 @@ export function runOptionsFromFlags(
     if (outside.length) throw new UsageError(`--${flag} names tools missing from --tools: ${outside.join(', ')}`);
     options[key] = names;
   }
+}
+
+/** The limits: iterations, times, approvals, waits, the model call, tool calling, the prompt. */
+function limitFlags(
+  str: FlagValue,
+  values: Record<string, string | string[] | boolean | undefined>,
+  options: Omit<AgentInput, 'message'>,
+): void {
   if (str('max-iterations') !== undefined)
     options.maxIterations = wholeNumber('--max-iterations', str('max-iterations')!, 1);
   if (str('max-time') !== undefined) options.maxExecutionTime = duration('--max-time', str('max-time')!);
@@ -212,6 +240,10 @@ export function runOptionsFromFlags(
   }
   if (str('max-tool-result-tokens') !== undefined)
     options.maxToolResultTokens = wholeNumber('--max-tool-result-tokens', str('max-tool-result-tokens')!, 100);
+}
+
+/** The budget: --budget-tokens, --budget-usd, --on-budget. */
+function budgetFlags(str: FlagValue, options: Omit<AgentInput, 'message'>): void {
   const budget: NonNullable<AgentInput['budget']> = {};
   if (str('budget-tokens') !== undefined) budget.tokens = wholeNumber('--budget-tokens', str('budget-tokens')!, 1);
   if (str('budget-usd') !== undefined) {
@@ -228,7 +260,6 @@ export function runOptionsFromFlags(
     if (!options.budget) throw new UsageError('--on-budget needs a budget: --budget-tokens or --budget-usd');
     options.onBudget = mode;
   }
-  return options;
 }
 
 /** A flag that must be a whole number of at least `min`. */

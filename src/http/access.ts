@@ -318,15 +318,6 @@ export function accessChecker(
   const limiter = options.rateLimitPerMinute ? new RateLimiter(options.rateLimitPerMinute) : undefined;
   // Wrong tokens are limited per address whether or not a rate limit is set: guessing costs time.
   const guesses = new RateLimiter(options.rateLimitPerMinute ?? FAILED_AUTH_PER_MINUTE);
-  const tooMany = (res: ServerResponse, retryAfter: number, perMinute: number) => {
-    res.writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(retryAfter) });
-    res.end(
-      JSON.stringify({
-        error: `too many requests: at most ${perMinute} a minute; try again in ${retryAfter} s`,
-        errorType: 'Http.RateLimited',
-      }),
-    );
-  };
   // Without tokens, the host is all that tells a page on another site from the user's own tools.
   const checkHost = tokens.length === 0 || options.allowedHosts !== undefined;
   const allowedHosts = options.allowedHosts ?? [];
@@ -356,45 +347,10 @@ export function accessChecker(
       forbidden(res, badOrigin, 'Http.ForbiddenOrigin');
       return 'answered';
     }
-    // A page on this machine calling the API on this machine (Vite's dev server on localhost:5173
-    // fetching 127.0.0.1:8080) is let through CORS as well as the origin check: no site on the
-    // web has a loopback origin (see originProblem).
-    const local = origin !== undefined && loopbackPair(origin, req.headers.host);
-    if (origin && (origins.includes('*') || origins.includes(origin) || local)) {
-      const any = origins.includes('*') && !local;
-      res.setHeader('access-control-allow-origin', any ? '*' : origin);
-      res.setHeader('vary', 'Origin');
-      // A named origin may send the cookie (the Temporal UI's "include cross-origin credentials").
-      if (!any) res.setHeader('access-control-allow-credentials', 'true');
-      res.setHeader('access-control-expose-headers', 'location, x-workflow-id, retry-after');
-      if (req.method === 'OPTIONS') {
-        res.writeHead(204, {
-          'access-control-allow-methods': 'GET, POST, PUT, DELETE, OPTIONS',
-          'access-control-allow-headers':
-            'authorization, content-type, last-event-id, prefer, mcp-session-id, mcp-protocol-version, x-namespace, x-signature-256',
-          'access-control-max-age': '600',
-        });
-        res.end();
-        return 'answered';
-      }
-    }
+    if (answerCors(req, res, origins)) return 'answered';
     const token = presentedToken(req);
     if (tokens.length > 0 && !tokenMatches(token, tokens)) {
-      const retryAfter = guesses.take(address(req));
-      if (retryAfter > 0) {
-        tooMany(res, retryAfter, options.rateLimitPerMinute ?? FAILED_AUTH_PER_MINUTE);
-        return 'answered';
-      }
-      res.writeHead(401, {
-        'content-type': 'application/json; charset=utf-8',
-        'www-authenticate': 'Bearer realm="durable-agents"',
-      });
-      res.end(
-        JSON.stringify({
-          error: token === undefined ? 'missing bearer token (Authorization: Bearer <token>)' : 'invalid bearer token',
-          errorType: 'Http.Unauthorized',
-        }),
-      );
+      refuseToken(res, token, guesses.take(address(req)), options.rateLimitPerMinute ?? FAILED_AUTH_PER_MINUTE);
       return 'answered';
     }
     if (limiter) {
@@ -409,4 +365,61 @@ export function accessChecker(
     return 'allowed';
   };
   return Object.assign(checkAccess, { failedCredential: (req: IncomingMessage) => guesses.take(address(req)) });
+}
+
+/** 429, with when to try again. */
+function tooMany(res: ServerResponse, retryAfter: number, perMinute: number): void {
+  res.writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(retryAfter) });
+  res.end(
+    JSON.stringify({
+      error: `too many requests: at most ${perMinute} a minute; try again in ${retryAfter} s`,
+      errorType: 'Http.RateLimited',
+    }),
+  );
+}
+
+/** A missing or wrong token: 401 (429 once the address has guessed too often). */
+function refuseToken(res: ServerResponse, token: string | undefined, retryAfter: number, perMinute: number): void {
+  if (retryAfter > 0) return tooMany(res, retryAfter, perMinute);
+  res.writeHead(401, {
+    'content-type': 'application/json; charset=utf-8',
+    'www-authenticate': 'Bearer realm="durable-agents"',
+  });
+  res.end(
+    JSON.stringify({
+      error: token === undefined ? 'missing bearer token (Authorization: Bearer <token>)' : 'invalid bearer token',
+      errorType: 'Http.Unauthorized',
+    }),
+  );
+}
+
+/**
+ * CORS: the headers for an origin that may call (a CORS origin, or a page on this machine), and
+ * the answer to its preflight. True when it answered (a preflight).
+ */
+function answerCors(req: IncomingMessage, res: ServerResponse, origins: readonly string[]): boolean {
+  const origin = req.headers.origin;
+  // A page on this machine calling the API on this machine (Vite's dev server on localhost:5173
+  // fetching 127.0.0.1:8080) is let through CORS as well as the origin check: no site on the
+  // web has a loopback origin (see originProblem).
+  const local = origin !== undefined && loopbackPair(origin, req.headers.host);
+  if (origin && (origins.includes('*') || origins.includes(origin) || local)) {
+    const any = origins.includes('*') && !local;
+    res.setHeader('access-control-allow-origin', any ? '*' : origin);
+    res.setHeader('vary', 'Origin');
+    // A named origin may send the cookie (the Temporal UI's "include cross-origin credentials").
+    if (!any) res.setHeader('access-control-allow-credentials', 'true');
+    res.setHeader('access-control-expose-headers', 'location, x-workflow-id, retry-after');
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, {
+        'access-control-allow-methods': 'GET, POST, PUT, DELETE, OPTIONS',
+        'access-control-allow-headers':
+          'authorization, content-type, last-event-id, prefer, mcp-session-id, mcp-protocol-version, x-namespace, x-signature-256',
+        'access-control-max-age': '600',
+      });
+      res.end();
+      return true;
+    }
+  }
+  return false;
 }

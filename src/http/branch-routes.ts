@@ -1,9 +1,8 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Client } from '@temporalio/client';
 import { forkConversation, listBranches, switchBranch, type ForkOptions } from '../client/branches';
 import type { MessageRequest } from '../client/conversations';
-import { tenantWorkflowId, workflowIdProblem, type ConversationOptions, type TenantScope } from '../core';
-import { allow, busyOf, HttpError, imagesOf, MAX_MESSAGE_BODY_BYTES, readJson, sendJson } from './http-io';
+import { tenantWorkflowId, workflowIdProblem } from '../core';
+import { busyOf, HttpError, imagesOf, MAX_MESSAGE_BODY_BYTES, readJson, sendJson } from './http-io';
+import type { RequestContext, Route } from './route-table';
 
 /**
  * A conversation's branches over HTTP (see `core/conversation/branches.ts`):
@@ -15,36 +14,35 @@ import { allow, busyOf, HttpError, imagesOf, MAX_MESSAGE_BODY_BYTES, readJson, s
  *
  * Reading a branch is `GET /conversations/:id?branch=<id>`.
  */
-export async function branchRoute(
-  req: IncomingMessage,
-  res: ServerResponse,
-  o: { client: Client; taskQueue: string; conversationOptions?: ConversationOptions },
-  id: string,
-  action: 'branches' | 'branch' | 'fork',
-  method: string,
-  scope: TenantScope = {},
-): Promise<void> {
-  if (action === 'branches') {
-    allow(method, 'GET');
-    return sendJson(res, 200, await listBranches(o.client, id));
-  }
-  if (action === 'branch') {
-    allow(method, 'POST');
-    const { branch } = await readJson(req);
-    if (typeof branch !== 'string' || branch === '')
-      throw new HttpError(400, '"branch" must be the id of one of the conversation\'s branches (GET .../branches)');
-    return sendJson(res, 200, await switchBranch(o.client, id, branch));
-  }
-  allow(method, 'POST');
+export const branchRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/conversations/:conversation/branches',
+    handle: async ({ res, client, params }) => sendJson(res, 200, await listBranches(client, params.conversation)),
+  },
+  {
+    method: 'POST',
+    path: '/conversations/:conversation/branch',
+    handle: async ({ req, res, client, params }) => {
+      const { branch } = await readJson(req);
+      if (typeof branch !== 'string' || branch === '')
+        throw new HttpError(400, '"branch" must be the id of one of the conversation\'s branches (GET .../branches)');
+      return sendJson(res, 200, await switchBranch(client, params.conversation, branch));
+    },
+  },
+  { method: 'POST', path: '/conversations/:conversation/fork', handle: fork },
+];
+
+async function fork({ req, res, o, params, scope }: RequestContext): Promise<void> {
   const body = await readJson(req, MAX_MESSAGE_BODY_BYTES);
-  const fork = forkOptions(body);
+  const options = forkOptions(body);
   // A new conversation a tenant forks into is in its tenant's id space, as every id it names.
-  if (fork.into !== undefined && scope.tenant !== undefined) {
-    const problem = workflowIdProblem(fork.into, 'the new conversation id');
+  if (options.into !== undefined && scope.tenant !== undefined) {
+    const problem = workflowIdProblem(options.into, 'the new conversation id');
     if (problem) throw new HttpError(400, problem);
-    fork.into = tenantWorkflowId(scope.tenant, fork.into);
+    options.into = tenantWorkflowId(scope.tenant, options.into);
   }
-  return sendJson(res, 200, await forkConversation(o.client, id, fork, { taskQueue: o.taskQueue }));
+  return sendJson(res, 200, await forkConversation(o.client, params.conversation, options, { taskQueue: o.taskQueue }));
 }
 
 /** A fork request's body as {@link ForkOptions}; a clear 400 for what is not one. */

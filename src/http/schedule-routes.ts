@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
 import { inScope, tenantWorkflowId, workflowIdProblem, type AgentScheduleRequest, type TenantScope } from '../core';
 import { scopedWorkflowId } from '../client/tenant-scope';
@@ -12,7 +11,8 @@ import {
   triggerSchedule,
   unpauseSchedule,
 } from '../client/schedules';
-import { allow, HttpError, readJson, sendJson, tenantOf } from './http-io';
+import { HttpError, readJson, sendJson, tenantOf } from './http-io';
+import type { RequestContext, Route } from './route-table';
 
 /**
  * The `/schedules` routes, on the library's schedule calls (the same access rules as every route):
@@ -25,69 +25,78 @@ import { allow, HttpError, readJson, sendJson, tenantOf } from './http-io';
  *   POST   /schedules/:id/unpause
  *   POST   /schedules/:id/trigger      one run now
  */
-export async function scheduleRoute(
-  req: IncomingMessage,
-  res: ServerResponse,
-  client: Client,
-  taskQueue: string,
-  parts: string[],
-  method: string,
-  scope: TenantScope = {},
-): Promise<void> {
-  if (parts.length === 1) {
-    if (method === 'GET')
-      return sendJson(res, 200, {
-        schedules: (await listSchedules(client)).filter((s) => inScope(scope, s.tenant)),
-      });
-    allow(method, 'POST');
-    const body = (await readJson(req)) as unknown as AgentScheduleRequest;
-    // A tenant's token schedules for its tenant only, in its id space: the schedule's id and the
-    // conversation it writes to are its own (another tenant's conversation id names a new one).
-    const tenant = tenantOf(scope, body.tenant ?? body.options?.tenant);
-    let request = tenant === undefined ? body : { ...body, tenant };
-    if (scope.tenant !== undefined) {
-      for (const [key, what] of [
-        ['scheduleId', 'the schedule id'],
-        ['conversationId', 'the conversation id'],
-      ] as const) {
-        const value = request[key];
-        const problem = typeof value === 'string' ? workflowIdProblem(value, what) : undefined;
-        if (problem) throw new HttpError(400, problem);
-      }
-      request = {
-        ...request,
-        ...(typeof request.scheduleId === 'string'
-          ? { scheduleId: tenantWorkflowId(scope.tenant, request.scheduleId) }
-          : {}),
-        ...(typeof request.conversationId === 'string'
-          ? { conversationId: await scopedWorkflowId(client, scope, request.conversationId, 'conversation') }
-          : {}),
-      };
+export const scheduleRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/schedules',
+    handle: async ({ res, client, scope }) =>
+      sendJson(res, 200, { schedules: (await listSchedules(client)).filter((s) => inScope(scope, s.tenant)) }),
+  },
+  { method: 'POST', path: '/schedules', handle: createSchedule },
+  {
+    method: 'GET',
+    path: '/schedules/:schedule',
+    handle: async (c) => sendJson(c.res, 200, await describeSchedule(c.client, await scheduleId(c))),
+  },
+  {
+    method: 'DELETE',
+    path: '/schedules/:schedule',
+    handle: async (c) => sendJson(c.res, 200, await deleteSchedule(c.client, await scheduleId(c))),
+  },
+  { method: 'POST', path: '/schedules/:schedule/pause', handle: (c) => pauseOrUnpause(c, 'pause') },
+  { method: 'POST', path: '/schedules/:schedule/unpause', handle: (c) => pauseOrUnpause(c, 'unpause') },
+  {
+    method: 'POST',
+    path: '/schedules/:schedule/trigger',
+    handle: async (c) => sendJson(c.res, 202, await triggerSchedule(c.client, await scheduleId(c))),
+  },
+];
+
+async function createSchedule({ req, res, client, o, scope }: RequestContext): Promise<void> {
+  const body = (await readJson(req)) as unknown as AgentScheduleRequest;
+  // A tenant's token schedules for its tenant only, in its id space: the schedule's id and the
+  // conversation it writes to are its own (another tenant's conversation id names a new one).
+  const tenant = tenantOf(scope, body.tenant ?? body.options?.tenant);
+  let request = tenant === undefined ? body : { ...body, tenant };
+  if (scope.tenant !== undefined) {
+    for (const [key, what] of [
+      ['scheduleId', 'the schedule id'],
+      ['conversationId', 'the conversation id'],
+    ] as const) {
+      const value = request[key];
+      const problem = typeof value === 'string' ? workflowIdProblem(value, what) : undefined;
+      if (problem) throw new HttpError(400, problem);
     }
-    return sendJson(res, 201, await scheduleAgent(client, request, { taskQueue }));
+    request = {
+      ...request,
+      ...(typeof request.scheduleId === 'string'
+        ? { scheduleId: tenantWorkflowId(scope.tenant, request.scheduleId) }
+        : {}),
+      ...(typeof request.conversationId === 'string'
+        ? { conversationId: await scopedWorkflowId(client, scope, request.conversationId, 'conversation') }
+        : {}),
+    };
   }
-  const problem = workflowIdProblem(parts[1], 'the schedule id');
+  return sendJson(res, 201, await scheduleAgent(client, request, { taskQueue: o.taskQueue }));
+}
+
+async function pauseOrUnpause(c: RequestContext, action: 'pause' | 'unpause'): Promise<void> {
+  const id = await scheduleId(c);
+  const body = c.req.headers['content-length'] === '0' ? {} : await readJson(c.req).catch(() => ({}));
+  const note = (body as { note?: unknown }).note;
+  if (note !== undefined && typeof note !== 'string') throw new HttpError(400, '"note" must be a string');
+  return sendJson(
+    c.res,
+    200,
+    action === 'pause' ? await pauseSchedule(c.client, id, note) : await unpauseSchedule(c.client, id, note),
+  );
+}
+
+/** The path's schedule id, checked, in the caller's tenant's id space (another tenant's is, to it, no schedule at all). */
+async function scheduleId({ client, scope, params }: RequestContext): Promise<string> {
+  const problem = workflowIdProblem(params.schedule, 'the schedule id');
   if (problem) throw new HttpError(400, problem);
-  // In the caller's tenant's id space: another tenant's schedule is, to it, no schedule at all.
-  const id = await scopedScheduleId(client, scope, parts[1]);
-  if (parts.length === 2) {
-    if (method === 'DELETE') return sendJson(res, 200, await deleteSchedule(client, id));
-    allow(method, 'GET');
-    return sendJson(res, 200, await describeSchedule(client, id));
-  }
-  if (parts.length === 3 && ['pause', 'unpause', 'trigger'].includes(parts[2])) {
-    allow(method, 'POST');
-    if (parts[2] === 'trigger') return sendJson(res, 202, await triggerSchedule(client, id));
-    const body = req.headers['content-length'] === '0' ? {} : await readJson(req).catch(() => ({}));
-    const note = (body as { note?: unknown }).note;
-    if (note !== undefined && typeof note !== 'string') throw new HttpError(400, '"note" must be a string');
-    return sendJson(
-      res,
-      200,
-      parts[2] === 'pause' ? await pauseSchedule(client, id, note) : await unpauseSchedule(client, id, note),
-    );
-  }
-  throw new HttpError(404, `no route ${method} /${parts.join('/')}`, 'Http.NotFound');
+  return scopedScheduleId(client, scope, params.schedule);
 }
 
 /**

@@ -1,9 +1,8 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Client } from '@temporalio/client';
-import { tenantProblem, type TenantBudget, type TenantScope } from '../core';
+import { tenantProblem, type TenantBudget } from '../core';
 import { ClientError } from '../client/client-error';
 import { listTenantUsage, readTenantUsage, setTenantBudget, setTenantWeight } from '../client/tenants';
-import { allow, HttpError, readJson, sendJson } from './http-io';
+import { HttpError, readJson, sendJson } from './http-io';
+import type { RequestContext, Route } from './route-table';
 
 /**
  * `/tenants`: budgets, usage and shares (see `client/tenants.ts`).
@@ -15,51 +14,65 @@ import { allow, HttpError, readJson, sendJson } from './http-io';
  *
  * Setting needs an admin token; a tenant's token reads its own tenant only (another is 404).
  */
-export async function tenantRoute(
-  req: IncomingMessage,
-  res: ServerResponse,
-  client: Client,
-  queues: { taskQueue: string; fleetTaskQueue?: string },
-  parts: string[],
-  method: string,
-  scope: TenantScope,
-): Promise<void> {
-  if (parts.length === 1) {
-    allow(method, 'GET');
-    // A tenant's token: its own ledger only (never asks the others').
-    if (scope.tenant !== undefined) {
-      const own = await readTenantUsage(client, scope.tenant);
-      return sendJson(res, 200, { tenants: own ? [own] : [] });
-    }
-    return sendJson(res, 200, { tenants: await listTenantUsage(client) });
+export const tenantRoutes: Route[] = [
+  { method: 'GET', path: '/tenants', handle: listTenants },
+  {
+    method: 'GET',
+    path: '/tenants/:tenant',
+    handle: async (c) => {
+      const tenant = tenantOf(c);
+      const usage = await readTenantUsage(c.client, tenant);
+      return sendJson(
+        c.res,
+        200,
+        usage ?? { tenant, spent: { tokens: 0, usd: 0, calls: 0 }, held: { tokens: 0, usd: 0 } },
+      );
+    },
+  },
+  ...(['PUT', 'DELETE'] as const).flatMap((method): Route[] => [
+    { method, path: '/tenants/:tenant/budget', handle: setBudget },
+    { method, path: '/tenants/:tenant/weight', handle: setWeight },
+  ]),
+];
+
+async function listTenants({ res, client, scope }: RequestContext): Promise<void> {
+  // A tenant's token: its own ledger only (never asks the others').
+  if (scope.tenant !== undefined) {
+    const own = await readTenantUsage(client, scope.tenant);
+    return sendJson(res, 200, { tenants: own ? [own] : [] });
   }
-  const tenant = parts[1];
+  return sendJson(res, 200, { tenants: await listTenantUsage(client) });
+}
+
+async function setBudget(c: RequestContext): Promise<void> {
+  const tenant = settable(c);
+  const budget = c.method === 'DELETE' ? undefined : ((await readJson(c.req)) as unknown as TenantBudget);
+  return sendJson(c.res, 200, await setTenantBudget(c.client, tenant, budget, { fleetTaskQueue: c.o.fleetTaskQueue }));
+}
+
+async function setWeight(c: RequestContext): Promise<void> {
+  const tenant = settable(c);
+  const weight = c.method === 'DELETE' ? undefined : (await readJson(c.req)).weight;
+  if (weight !== undefined && typeof weight !== 'number') throw new HttpError(400, '"weight" must be a number');
+  const { taskQueue } = c.o;
+  await setTenantWeight(c.client, tenant, weight, { taskQueue });
+  return sendJson(c.res, 200, { tenant, taskQueue, weight: weight ?? null });
+}
+
+/** The path's tenant, checked: a tenant's token reads its own tenant only (another is 404). */
+function tenantOf({ params, scope }: RequestContext): string {
+  const { tenant } = params;
   const problem = tenantProblem(tenant, 'the tenant');
   if (problem) throw new HttpError(400, problem);
   if (scope.tenant !== undefined && scope.tenant !== tenant)
     throw new ClientError('not_found', `no tenant "${tenant}" exists`, tenant);
-  if (parts.length === 2) {
-    allow(method, 'GET');
-    const usage = await readTenantUsage(client, tenant);
-    return sendJson(res, 200, usage ?? { tenant, spent: { tokens: 0, usd: 0, calls: 0 }, held: { tokens: 0, usd: 0 } });
-  }
-  if (parts.length === 3 && (parts[2] === 'budget' || parts[2] === 'weight')) {
-    if (method !== 'DELETE') allow(method, 'PUT');
-    if (scope.tenant !== undefined)
-      throw new HttpError(403, "a tenant's budget and share are set with an admin token", 'Http.Forbidden');
-    if (parts[2] === 'budget') {
-      const budget = method === 'DELETE' ? undefined : ((await readJson(req)) as unknown as TenantBudget);
-      return sendJson(
-        res,
-        200,
-        await setTenantBudget(client, tenant, budget, { fleetTaskQueue: queues.fleetTaskQueue }),
-      );
-    }
-    const weight = method === 'DELETE' ? undefined : (await readJson(req)).weight;
-    if (weight !== undefined && typeof weight !== 'number') throw new HttpError(400, '"weight" must be a number');
-    const { taskQueue } = queues;
-    await setTenantWeight(client, tenant, weight, { taskQueue });
-    return sendJson(res, 200, { tenant, taskQueue, weight: weight ?? null });
-  }
-  throw new HttpError(404, `no route ${method} /${parts.join('/')}`, 'Http.NotFound');
+  return tenant;
+}
+
+/** The path's tenant, for setting its budget or share: an admin's act. */
+function settable(c: RequestContext): string {
+  const tenant = tenantOf(c);
+  if (c.scope.tenant !== undefined)
+    throw new HttpError(403, "a tenant's budget and share are set with an admin token", 'Http.Forbidden');
+  return tenant;
 }

@@ -41,8 +41,9 @@ import { timeLimited, type TimeLimit } from './time-limit';
  * from the pure core (`src/core`); this function only carries them out, on the {@link AgentHost}
  * it shares with conversations.
  */
-export async function agentWorkflow(given: AgentWorkflowInput): Promise<AgentWorkflowResult> {
-  const input = carriedIn('run', given);
+export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWorkflowResult> {
+  // A continued run's carry, read in this build's shape (core/state/carry-versions.ts).
+  input = carriedIn('run', input);
   const problems = validateAgentInput(input);
   if (problems.length > 0)
     throw ApplicationFailure.nonRetryable(`invalid agent input: ${problems.join('; ')}`, 'Agent.InvalidInput');

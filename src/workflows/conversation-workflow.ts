@@ -64,8 +64,9 @@ import { runTurn } from './conversation/turn';
  * conversation can go on for thousands of turns under one id. It stands on the {@link AgentHost}
  * it shares with one-shot runs; its state is the {@link ConversationSession}.
  */
-export async function conversationWorkflow(given: ConversationInput): Promise<ConversationResult> {
-  const input = carriedIn('conversation', given);
+export async function conversationWorkflow(input: ConversationInput): Promise<ConversationResult> {
+  // A continued run's carry, read in this build's shape (core/state/carry-versions.ts).
+  input = carriedIn('conversation', input);
   const problems = validateConversationOptions(input);
   if (problems.length > 0)
     throw ApplicationFailure.nonRetryable(

@@ -20,8 +20,9 @@ export const MAX_UPDATES_PER_RUN = 1_500;
  * this carries them out in workflow time, and continues as new when Temporal suggests it. It
  * never ends: it lives as long as the model is limited.
  */
-export async function rateGovernorWorkflow(given: RateGovernorInput): Promise<never> {
-  const input = carriedIn('rateGovernor', given);
+export async function rateGovernorWorkflow(input: RateGovernorInput): Promise<never> {
+  // A continued run's carry, read in this build's shape (core/state/carry-versions.ts).
+  input = carriedIn('rateGovernor', input);
   let state = input.carry ?? newRateGovernor(input.model, input.limit, Date.now());
   // Temporal takes at most 2,000 Updates a workflow run: continue as new well before.
   let updates = 0;

@@ -36,8 +36,9 @@ export interface TenantLedgerInput {
  * more than its reservations, the last settled keys and twelve periods). It never ends: a
  * tenant's ledger lives as long as the tenant.
  */
-export async function tenantLedgerWorkflow(given: TenantLedgerInput): Promise<never> {
-  const input = carriedIn('tenantLedger', given);
+export async function tenantLedgerWorkflow(input: TenantLedgerInput): Promise<never> {
+  // A continued run's carry, read in this build's shape (core/state/carry-versions.ts).
+  input = carriedIn('tenantLedger', input);
   let state = input.carry ?? newTenantLedger(input.tenant, Date.now());
   // Temporal takes at most 2,000 Updates a workflow run: continue as new well before.
   let updates = 0;

@@ -117,14 +117,14 @@ describe('the flags every command takes', () => {
 
 describe('--image', () => {
   it('collects repeated --image flags on run and send, and leaves them out when absent', async () => {
-    const { parseConversationArgs } = await import('../../src/cli/parse-conversation-args');
+    const send = await import('../../src/cli/conversation/send-command');
     expect(parseRunArgs(['Look', '--image', 'a.png', '--image', 'https://x/b.jpg'], TOOLS).images).toEqual([
       'a.png',
       'https://x/b.jpg',
     ]);
     expect(parseRunArgs(['Look'], TOOLS).images).toBeUndefined();
-    expect(parseConversationArgs('send', ['c1', 'Look', '--image', 'a.png'], TOOLS)).toMatchObject({
-      kind: 'send',
+    expect(send.parse(['c1', 'Look', '--image', 'a.png'], { env: {}, registered: TOOLS })).toMatchObject({
+      conversationId: 'c1',
       images: ['a.png'],
     });
     expect(() => parseRunArgs(['Look', '--image'], TOOLS)).toThrow(UsageError);
@@ -133,12 +133,13 @@ describe('--image', () => {
 
 describe('--busy', () => {
   it('takes a busy policy for send and chat, and names the policies otherwise', async () => {
-    const { parseConversationArgs } = await import('../../src/cli/parse-conversation-args');
-    expect(parseConversationArgs('send', ['c1', 'also this', '--busy', 'steer'], TOOLS)).toMatchObject({
-      kind: 'send',
+    const send = await import('../../src/cli/conversation/send-command');
+    const context = { env: {}, registered: TOOLS };
+    expect(send.parse(['c1', 'also this', '--busy', 'steer'], context)).toMatchObject({
+      conversationId: 'c1',
       options: { busy: 'steer' },
     });
-    expect(() => parseConversationArgs('send', ['c1', 'x', '--busy', 'later'], TOOLS)).toThrow(
+    expect(() => send.parse(['c1', 'x', '--busy', 'later'], context)).toThrow(
       '--busy: must be one of enqueue, reject, interrupt, steer, not "later"',
     );
   });

@@ -1,9 +1,9 @@
-import { conversationCommand, idCommandPage, JSON_HELP } from './conversation-kinds';
+import { lazyCommand, idCommandPage, JSON_HELP } from './conversation-kinds';
 
 const group = 'Any run or conversation';
 
 /** `status <id>`. */
-export const statusCommand = conversationCommand('status', {
+export const statusCommand = lazyCommand('status', () => import('../conversation/status-command'), {
   group,
   synopsis: 'status <id>',
   summary: 'what it is doing now',
@@ -16,7 +16,7 @@ export const statusCommand = conversationCommand('status', {
 });
 
 /** `history <id>`. */
-export const historyCommand = conversationCommand('history', {
+export const historyCommand = lazyCommand('history', () => import('../conversation/history-command'), {
   group,
   synopsis: 'history <id>',
   summary: 'its messages',
@@ -29,31 +29,45 @@ ${JSON_HELP}`,
 });
 
 /** `approve <id> <callId>`. */
-export const approveCommand = conversationCommand('approve', {
-  group,
-  synopsis: 'approve <id> <callId>',
-  summary: 'let a tool call that waits for approval run',
-  page: (me) => `usage: ${me} approve <id> <callId> [--reason "..."] [--json]
+export const approveCommand = lazyCommand(
+  'approve',
+  async () => {
+    const m = await import('../conversation/approve-command');
+    return { parse: m.parseApprove, run: m.run };
+  },
+  {
+    group,
+    synopsis: 'approve <id> <callId>',
+    summary: 'let a tool call that waits for approval run',
+    page: (me) => `usage: ${me} approve <id> <callId> [--reason "..."] [--json]
 
   Approves a tool call waiting for approval (status lists them with their call ids); the tool runs.
   --reason "..."         the answer, when a running tool asked a question (status shows it)
 ${JSON_HELP}`,
-});
+  },
+);
 
 /** `reject <id> <callId>`. */
-export const rejectCommand = conversationCommand('reject', {
-  group,
-  synopsis: 'reject <id> <callId>',
-  summary: 'refuse it (the LLM reads why)',
-  page: (me) => `usage: ${me} reject <id> <callId> [--reason "..."] [--json]
+export const rejectCommand = lazyCommand(
+  'reject',
+  async () => {
+    const m = await import('../conversation/approve-command');
+    return { parse: m.parseReject, run: m.run };
+  },
+  {
+    group,
+    synopsis: 'reject <id> <callId>',
+    summary: 'refuse it (the LLM reads why)',
+    page: (me) => `usage: ${me} reject <id> <callId> [--reason "..."] [--json]
 
   Rejects a tool call waiting for approval; it does not run, and the LLM reads the reason.
   --reason "..."         why; the LLM reads it as the tool's result
 ${JSON_HELP}`,
-});
+  },
+);
 
 /** `event <id> <name> [json]`. */
-export const eventCommand = conversationCommand('event', {
+export const eventCommand = lazyCommand('event', () => import('../conversation/event-command'), {
   group,
   synopsis: 'event <id> <name> [json]',
   summary: 'deliver an event a wait_for_event waits for',
@@ -68,7 +82,7 @@ ${JSON_HELP}`,
 });
 
 /** `cancel <id>`. */
-export const cancelCommand = conversationCommand('cancel', {
+export const cancelCommand = lazyCommand('cancel', () => import('../conversation/cancel-command'), {
   group,
   synopsis: 'cancel <id>',
   summary: 'cancel a run, or the current turn of a conversation',

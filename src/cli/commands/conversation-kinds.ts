@@ -1,23 +1,28 @@
-import { defineCommand, type CliCommand, type CommandGroup } from '../command';
-import { parseConversationArgs, type ConversationCommand } from '../parse-conversation-args';
+import { defineCommand, type CliCommand, type CommandContext, type CommandGroup, type ParseContext } from '../command';
 
 /** The `--json` line of the help pages. */
 export const JSON_HELP = '  --json                 print exactly one JSON object (errors too: {"error", "errorType"})';
 
+/** A command's own module: how it reads its arguments, and what it does. */
+export interface CommandModule<P> {
+  parse(argv: string[], context: ParseContext): P;
+  run(command: P, context: CommandContext): Promise<number>;
+}
+
 /**
- * A command `conversation-commands.ts` carries out (the conversation commands, and those that
- * take any run or conversation by id): parsed there, run there, loaded when run.
+ * A command whose parse and run live in a module of their own (`cli/conversation/<name>-command.ts`),
+ * loaded when the command is used: the table lists it, the module does it.
  */
-export function conversationCommand(
-  name: ConversationCommand['kind'],
+export function lazyCommand<P>(
+  name: string,
+  load: () => Promise<CommandModule<P>>,
   entry: { group: CommandGroup; synopsis: string; summary: string; page(me: string): string },
-): CliCommand<ConversationCommand> {
-  return defineCommand<ConversationCommand>({
+): CliCommand<P> {
+  return defineCommand<P>({
     name,
     ...entry,
-    parse: (args, { registered }) => parseConversationArgs(name, args, registered),
-    run: async (command, { target, io }) =>
-      (await import('../conversation-commands')).runConversationCommand(command, target, io),
+    parse: async (args, context) => (await load()).parse(args, context),
+    run: async (command, context) => (await load()).run(command, context),
   });
 }
 

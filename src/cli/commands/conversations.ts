@@ -1,9 +1,9 @@
 import { IMAGE_HELP, WAIT_HELP } from '../option-flags';
-import { CONVERSATION_OPTION_HELP } from '../parse-conversation-args';
-import { conversationCommand, JSON_HELP } from './conversation-kinds';
+import { CONVERSATION_OPTION_HELP } from '../conversation/conversation-args';
+import { lazyCommand, JSON_HELP } from './conversation-kinds';
 
 /** `chat`: a conversation in the terminal. */
-export const chatCommand = conversationCommand('chat', {
+export const chatCommand = lazyCommand('chat', () => import('../conversation/chat-command'), {
   group: 'Conversations',
   synopsis: 'chat',
   summary: 'talk with an agent in this terminal',
@@ -19,7 +19,7 @@ ${CONVERSATION_OPTION_HELP}
 });
 
 /** `send`: one message. */
-export const sendCommand = conversationCommand('send', {
+export const sendCommand = lazyCommand('send', () => import('../conversation/send-command'), {
   group: 'Conversations',
   synopsis: 'send <id> "<message>"',
   summary: 'send one message (starts the conversation if needed)',
@@ -38,7 +38,7 @@ ${JSON_HELP}`,
 });
 
 /** `end`: closes a conversation. */
-export const endCommand = conversationCommand('end', {
+export const endCommand = lazyCommand('end', () => import('../conversation/end-command'), {
   group: 'Conversations',
   synopsis: 'end <id>',
   summary: 'end a conversation',
@@ -50,7 +50,7 @@ ${JSON_HELP}`,
 });
 
 /** `fork`: a branch at an earlier message. */
-export const forkCommand = conversationCommand('fork', {
+export const forkCommand = lazyCommand('fork', () => import('../conversation/fork-command'), {
   group: 'Conversations',
   synopsis: 'fork <id> <index> ["<message>"]',
   summary: 'answer an earlier message again, or an edited one (a branch)',
@@ -66,7 +66,7 @@ ${JSON_HELP}`,
 });
 
 /** `branches`: list, or make one current again. */
-export const branchesCommand = conversationCommand('branches', {
+export const branchesCommand = lazyCommand('branches', () => import('../conversation/branches-command'), {
   group: 'Conversations',
   synopsis: 'branches <id> [--switch <branch>]',
   summary: 'its branches; make one current again',

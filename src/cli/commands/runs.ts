@@ -3,7 +3,7 @@ import { defineCommand } from '../command';
 import { IMAGE_HELP, RUN_OPTION_HELP, WAIT_HELP } from '../option-flags';
 import { parseRunArgs, RUN_USAGE } from '../parse-run-args';
 import { parseScheduleArgs, runScheduleCommand, SCHEDULE_HELP, SCHEDULE_USAGE } from '../schedule-commands';
-import { conversationCommand, JSON_HELP } from './conversation-kinds';
+import { lazyCommand, JSON_HELP } from './conversation-kinds';
 
 /** `run`: one agent run. */
 export const runCommand = defineCommand({
@@ -27,7 +27,7 @@ ${JSON_HELP}
 });
 
 /** `list`: runs and conversations. */
-export const listCommand = conversationCommand('list', {
+export const listCommand = lazyCommand('list', () => import('../conversation/list-command'), {
   group: 'Runs',
   synopsis: 'list',
   summary: 'runs and conversations, newest first',

@@ -2,12 +2,12 @@ import { TEMPORAL_CLI_PYPI_PACKAGE } from '../../connection/temporal-cli';
 import { defineCommand } from '../command';
 import { parseFlags, UsageError } from '../option-flags';
 import { parseA2aArgs, parseMcpArgs, parseServeArgs, parseWorkerArgs } from '../server-args';
-import { conversationCommand, JSON_HELP } from './conversation-kinds';
+import { lazyCommand, JSON_HELP } from './conversation-kinds';
 
 const group = 'Servers and workers';
 
 /** `agents`: what the workers serve. */
-export const agentsCommand = conversationCommand('agents', {
+export const agentsCommand = lazyCommand('agents', () => import('../conversation/agents-command'), {
   group,
   synopsis: 'agents',
   summary: "the named agents of the task queue's workers",

@@ -105,29 +105,7 @@ export class AgUiEncoder implements TurnEncoder {
         });
         break;
       case 'approval_requested':
-        this.endText(out);
-        this.showCall(out, e.callId, e.tool, e.arguments);
-        this.pending.set(e.callId, {
-          id: e.callId,
-          reason: 'tool_approval',
-          message: `Approve ${e.summary}?`,
-          toolCallId: e.callId,
-          responseSchema: APPROVAL_SCHEMA,
-          ...(e.deadline ? { expiresAt: e.deadline } : {}),
-          ...(e.workflowId || e.agent
-            ? {
-                metadata: {
-                  ...(e.workflowId ? { workflowId: e.workflowId } : {}),
-                  ...(e.agent ? { agent: e.agent } : {}),
-                },
-              }
-            : {}),
-        });
-        out.push({
-          type: EventType.CUSTOM,
-          name: 'approval_requested',
-          value: { callId: e.callId, tool: e.tool, summary: e.summary },
-        });
+        this.askApproval(e, out);
         break;
       case 'approval_decided':
         this.pending.delete(e.callId);
@@ -137,24 +115,9 @@ export class AgUiEncoder implements TurnEncoder {
           value: { callId: e.callId, approved: e.approved, ...(e.reason ? { reason: e.reason } : {}) },
         });
         break;
-      case 'turn_completed': {
-        this.endText(out);
-        this.endStep(out);
-        const result = e.result;
-        out.push(this.snapshot(result.status, result.usage), {
-          type: EventType.RUN_FINISHED,
-          threadId: this.threadId,
-          runId: this.runId,
-          result: {
-            status: result.status,
-            content: result.content,
-            ...(result.output !== undefined ? { output: result.output } : {}),
-          },
-          ...(result.status === 'cancelled' ? { outcome: { type: 'cancelled' } } : {}),
-          usage: tokenUsage(result.usage),
-        });
+      case 'turn_completed':
+        this.finish(e.result, out);
         break;
-      }
       case 'turn_failed':
         this.endText(out);
         out.push({ type: EventType.RUN_ERROR, message: e.error, code: e.errorType });
@@ -168,6 +131,51 @@ export class AgUiEncoder implements TurnEncoder {
       }
     }
     return out;
+  }
+
+  /** A call waits for approval: its interrupt (for the run's end) and a custom event now. */
+  private askApproval(e: Extract<AgentEvent, { type: 'approval_requested' }>, out: AGUIEvent[]): void {
+    this.endText(out);
+    this.showCall(out, e.callId, e.tool, e.arguments);
+    this.pending.set(e.callId, {
+      id: e.callId,
+      reason: 'tool_approval',
+      message: `Approve ${e.summary}?`,
+      toolCallId: e.callId,
+      responseSchema: APPROVAL_SCHEMA,
+      ...(e.deadline ? { expiresAt: e.deadline } : {}),
+      ...(e.workflowId || e.agent
+        ? {
+            metadata: {
+              ...(e.workflowId ? { workflowId: e.workflowId } : {}),
+              ...(e.agent ? { agent: e.agent } : {}),
+            },
+          }
+        : {}),
+    });
+    out.push({
+      type: EventType.CUSTOM,
+      name: 'approval_requested',
+      value: { callId: e.callId, tool: e.tool, summary: e.summary },
+    });
+  }
+
+  /** The turn's end: the state, and RUN_FINISHED with its result. */
+  private finish(result: Extract<AgentEvent, { type: 'turn_completed' }>['result'], out: AGUIEvent[]): void {
+    this.endText(out);
+    this.endStep(out);
+    out.push(this.snapshot(result.status, result.usage), {
+      type: EventType.RUN_FINISHED,
+      threadId: this.threadId,
+      runId: this.runId,
+      result: {
+        status: result.status,
+        content: result.content,
+        ...(result.output !== undefined ? { output: result.output } : {}),
+      },
+      ...(result.status === 'cancelled' ? { outcome: { type: 'cancelled' } } : {}),
+      usage: tokenUsage(result.usage),
+    });
   }
 
   /** The run waits for approvals: it finishes with the interrupts a next run's `resume` answers. */

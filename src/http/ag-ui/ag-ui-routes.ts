@@ -1,18 +1,11 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RunAgentInput } from '@ag-ui/core';
-import {
-  agentNameProblem,
-  workflowIdProblem,
-  type ApprovalDecision,
-  type ConversationOptions,
-  type TenantScope,
-} from '../../core';
+import { agentNameProblem, workflowIdProblem, type ApprovalDecision, type ConversationOptions } from '../../core';
 import { scopedWorkflowId } from '../../client/tenant-scope';
 import { startMessage, stopTurn, type MessageRequest } from '../../client/conversations';
 import { LiveFeed } from '../../client/live-events';
 import type { ImageInput } from '../../storage/images';
-import type { ChatRouteOptions } from '../use-chat/chat-routes';
-import { allow, busyOf, HttpError, MAX_MESSAGE_BODY_BYTES, messageExtrasOf, readJson, tenantOf } from '../http-io';
+import { busyOf, HttpError, MAX_MESSAGE_BODY_BYTES, messageExtrasOf, readJson, tenantOf } from '../http-io';
+import type { RequestContext, Route } from '../route-table';
 import { decideAnswered, followTurn, pausedTurn } from '../../client/turn-follow';
 import { refusalOf, unlessRefused, writeTurnStream } from '../turn-stream';
 import { AgUiEncoder } from './ag-ui-events';
@@ -28,18 +21,14 @@ import { AgUiEncoder } from './ag-ui-events';
  * `resume` entries answer them (`payload: {"approved", "reason"?}`) and the turn goes on. The
  * client's own tools, state and context are not used: tools run in the workers.
  */
-export async function agUiRoute(
-  req: IncomingMessage,
-  res: ServerResponse,
-  o: ChatRouteOptions,
-  parts: readonly string[],
-  method: string,
-  gone: AbortSignal,
-  scope: TenantScope = {},
-): Promise<void> {
-  if (parts.length > 2) throw new HttpError(404, `no route ${method} /${parts.join('/')}`, 'Http.NotFound');
-  allow(method, 'POST');
-  const agent = parts[1];
+export const agUiRoutes: Route[] = [
+  { method: 'POST', path: '/ag-ui', handle: (c) => agUiRun(c, undefined) },
+  { method: 'POST', path: '/ag-ui/:agent', handle: (c) => agUiRun(c, c.params.agent) },
+];
+
+/** One AG-UI run: a new message's turn, or the resumed turn its `resume` entries answer. */
+async function agUiRun(c: RequestContext, agent: string | undefined): Promise<void> {
+  const { req, res, o, gone, scope } = c;
   const agentProblem = agent === undefined ? undefined : agentNameProblem(agent);
   if (agentProblem) throw new HttpError(400, agentProblem);
   const input = runAgentInput(await readJson(req, MAX_MESSAGE_BODY_BYTES));
@@ -49,20 +38,7 @@ export async function agUiRoute(
   const id = await scopedWorkflowId(o.client, scope, threadId, 'conversation');
   const tenant = tenantOf(scope, undefined);
   const stream = { headers: AG_UI_HEADERS, gone };
-  if (input.resume?.length) {
-    const paused = await pausedTurn(o.client, id);
-    if (!paused) throw new HttpError(409, `the thread "${id}" has no interrupt to resume: its turn waits for nothing`);
-    const encoder = new AgUiEncoder(threadId, runId, input);
-    for (const e of paused.events) encoder.encode(e);
-    encoder.pause();
-    const decided = await decideAnswered(o.client, id, answers(input.resume));
-    const pending = paused.pending.filter((callId) => !decided.has(callId));
-    return writeTurnStream(res, {
-      ...stream,
-      encoder,
-      steps: followTurn(o.client, id, { after: paused.after, turn: paused.turn, pending, signal: gone }),
-    });
-  }
+  if (input.resume?.length) return resumeRun(c, id, input);
   const message = userMessage(input);
   // Ours in `forwardedProps`: `busy` (what the message does while a turn runs), and
   // `stopOnDisconnect` (a client whose abort means Stop: AG-UI's `abortRun` only closes the request).
@@ -108,6 +84,23 @@ export async function agUiRoute(
   } finally {
     streamed = true;
   }
+}
+
+/** A run whose `resume` entries answer the approvals its thread's turn waits for: the turn goes on. */
+async function resumeRun({ res, o, gone }: RequestContext, id: string, input: RunAgentInput): Promise<void> {
+  const paused = await pausedTurn(o.client, id);
+  if (!paused) throw new HttpError(409, `the thread "${id}" has no interrupt to resume: its turn waits for nothing`);
+  const encoder = new AgUiEncoder(input.threadId, input.runId, input);
+  for (const e of paused.events) encoder.encode(e);
+  encoder.pause();
+  const decided = await decideAnswered(o.client, id, answers(input.resume!));
+  const pending = paused.pending.filter((callId) => !decided.has(callId));
+  return writeTurnStream(res, {
+    headers: AG_UI_HEADERS,
+    gone,
+    encoder,
+    steps: followTurn(o.client, id, { after: paused.after, turn: paused.turn, pending, signal: gone }),
+  });
 }
 
 /** AG-UI's Server-Sent Events. */

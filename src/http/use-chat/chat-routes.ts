@@ -1,4 +1,4 @@
-import type { ServerResponse, IncomingMessage } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
 import { messageIdProblem, type ConversationOptions, type TenantScope } from '../../core';
 import { scopedWorkflowId } from '../../client/tenant-scope';
@@ -7,7 +7,8 @@ import { readStatus, readTranscript } from '../../client/workflow-controls';
 import { startMessage, stopTurn } from '../../client/conversations';
 import { listBranches, switchBranch } from '../../client/branches';
 import { describeKind, explainFailure, lookupWorkflow, withinQueryWait } from '../../client/workflow-lookup';
-import { ACCEPT_WITHIN_MS, allow, HttpError, MAX_MESSAGE_BODY_BYTES, readJson, sendJson, tenantOf } from '../http-io';
+import { ACCEPT_WITHIN_MS, HttpError, MAX_MESSAGE_BODY_BYTES, readJson, sendJson, tenantOf } from '../http-io';
+import type { RequestContext, Route } from '../route-table';
 import { decideAnswered, followTurn, pausedTurn, turnInProgress } from '../../client/turn-follow';
 import { LiveFeed, withLiveText } from '../../client/live-events';
 import { refusalOf, TURN_KEEP_ALIVE_MS, unlessRefused, writeTurnStream } from '../turn-stream';
@@ -46,79 +47,80 @@ export interface ChatRouteOptions {
   conversationOptions?: ConversationOptions;
 }
 
-/** Answers `/api/chat/...`; `parts` is the path split at `/`. */
-export async function chatRoute(
-  req: IncomingMessage,
-  res: ServerResponse,
-  o: ChatRouteOptions,
-  parts: readonly string[],
-  method: string,
-  gone: AbortSignal,
-  scope: TenantScope = {},
-): Promise<void> {
-  if (parts.length === 2) {
-    allow(method, 'POST');
-    return post(res, o, await readJson(req, MAX_MESSAGE_BODY_BYTES), gone, scope);
+/** The chat routes of the route table. */
+export const chatRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/api/chat',
+    handle: async ({ req, res, o, gone, scope }) =>
+      post(res, o, await readJson(req, MAX_MESSAGE_BODY_BYTES), gone, scope),
+  },
+  {
+    method: 'GET',
+    path: '/api/chat/:chat/stream',
+    handle: ({ res, url, o, params, gone }) => {
+      const messageId = url.searchParams.get('messageId') ?? undefined;
+      if (messageId !== undefined && messageIdProblem(messageId))
+        throw new HttpError(400, messageIdProblem(messageId)!);
+      return resume(res, o.client, params.chat, gone, messageId);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/chat/:chat/turns',
+    handle: ({ res, o, params, gone }) => turns(res, o.client, params.chat, gone),
+  },
+  { method: 'POST', path: '/api/chat/:chat/stop', handle: stop },
+  {
+    method: 'GET',
+    path: '/api/chat/:chat/branches',
+    handle: async ({ res, client, params }) => {
+      if (!(await chatExists(client, params.chat))) return sendJson(res, 200, []);
+      return sendJson(res, 200, await listBranches(client, params.chat));
+    },
+  },
+  { method: 'POST', path: '/api/chat/:chat/branch', handle: switchChatBranch },
+  { method: 'GET', path: '/api/chat/:chat/messages', handle: chatMessages },
+];
+
+async function stop({ res, client, params }: RequestContext): Promise<void> {
+  const id = params.chat;
+  if (!(await chatExists(client, id))) throw new HttpError(404, `there is no chat "${id}" to stop`, 'Client.NotFound');
+  const stopped = await stopTurn(client, id);
+  if (!stopped) {
+    res.writeHead(204).end();
+    return;
   }
-  const id = parts[2];
-  if (parts.length === 4 && parts[3] === 'stream') {
-    allow(method, 'GET');
-    const messageId = new URL(req.url ?? '/', 'http://localhost').searchParams.get('messageId') ?? undefined;
-    if (messageId !== undefined && messageIdProblem(messageId)) throw new HttpError(400, messageIdProblem(messageId)!);
-    return resume(res, o.client, id, gone, messageId);
-  }
-  if (parts.length === 4 && parts[3] === 'turns') {
-    allow(method, 'GET');
-    return turns(res, o.client, id, gone);
-  }
-  if (parts.length === 4 && parts[3] === 'stop') {
-    allow(method, 'POST');
-    if (!(await chatExists(o.client, id)))
-      throw new HttpError(404, `there is no chat "${id}" to stop`, 'Client.NotFound');
-    const stopped = await stopTurn(o.client, id);
-    if (!stopped) {
-      res.writeHead(204).end();
-      return;
-    }
-    return sendJson(res, 200, stopped);
-  }
-  if (parts.length === 4 && parts[3] === 'branches') {
-    allow(method, 'GET');
-    if (!(await chatExists(o.client, id))) return sendJson(res, 200, []);
-    return sendJson(res, 200, await listBranches(o.client, id));
-  }
-  if (parts.length === 4 && parts[3] === 'branch') {
-    allow(method, 'POST');
-    const { branch } = await readJson(req);
-    if (typeof branch !== 'string' || branch === '')
-      throw new HttpError(400, '"branch" must be the id of one of the chat\'s branches (GET /api/chat/:id/branches)');
-    if (!(await chatExists(o.client, id))) throw new HttpError(404, `there is no chat "${id}"`, 'Client.NotFound');
-    return sendJson(res, 200, await switchBranch(o.client, id, branch));
-  }
-  if (parts.length === 4 && parts[3] === 'messages') {
-    allow(method, 'GET');
-    const branch = new URL(req.url ?? '/', 'http://localhost').searchParams.get('branch') ?? undefined;
-    if (!(await chatExists(o.client, id))) return sendJson(res, 200, []);
-    const status = await readStatus(o.client, id);
-    // A branch that is not current has no turn running (its answers are all there).
-    const current = branch === undefined || ('branch' in status ? (status.branch ?? 'main') : 'main') === branch;
-    const running = current && status.state !== 'idle' && status.state !== 'closed';
-    const [{ messages }, events] = await Promise.all([
-      readTranscript(o.client, id, branch === undefined ? {} : { branch }),
-      keptEvents(o.client, id),
-    ]);
-    // Each answer's metadata, as its stream ended it, for the turns the conversation still keeps.
-    const metadata = new Map<number, UiTurnMetadata>();
-    for (const e of events)
-      if (e.type === 'turn_completed') metadata.set(e.turn, turnMetadata(id, e.turn, e.result.status, e.result));
-      else if (e.type === 'turn_failed') metadata.set(e.turn, turnMetadata(id, e.turn, 'failed'));
-    return sendJson(
-      res,
-      200,
-      uiMessages(id, messages, running, 'turns' in status ? status.turns : undefined, metadata),
-    );
-  }
-  throw new HttpError(404, `no route ${method} /${parts.join('/')}`, 'Http.NotFound');
+  return sendJson(res, 200, stopped);
+}
+
+async function switchChatBranch({ req, res, client, params }: RequestContext): Promise<void> {
+  const id = params.chat;
+  const { branch } = await readJson(req);
+  if (typeof branch !== 'string' || branch === '')
+    throw new HttpError(400, '"branch" must be the id of one of the chat\'s branches (GET /api/chat/:id/branches)');
+  if (!(await chatExists(client, id))) throw new HttpError(404, `there is no chat "${id}"`, 'Client.NotFound');
+  return sendJson(res, 200, await switchBranch(client, id, branch));
+}
+
+async function chatMessages({ res, url, client, params }: RequestContext): Promise<void> {
+  const id = params.chat;
+  const branch = url.searchParams.get('branch') ?? undefined;
+  if (!(await chatExists(client, id))) return sendJson(res, 200, []);
+  const status = await readStatus(client, id);
+  // A branch that is not current has no turn running (its answers are all there).
+  const current = branch === undefined || ('branch' in status ? (status.branch ?? 'main') : 'main') === branch;
+  const running = current && status.state !== 'idle' && status.state !== 'closed';
+  const [{ messages }, events] = await Promise.all([
+    readTranscript(client, id, branch === undefined ? {} : { branch }),
+    keptEvents(client, id),
+  ]);
+  // Each answer's metadata, as its stream ended it, for the turns the conversation still keeps.
+  const metadata = new Map<number, UiTurnMetadata>();
+  for (const e of events)
+    if (e.type === 'turn_completed') metadata.set(e.turn, turnMetadata(id, e.turn, e.result.status, e.result));
+    else if (e.type === 'turn_failed') metadata.set(e.turn, turnMetadata(id, e.turn, 'failed'));
+  return sendJson(res, 200, uiMessages(id, messages, running, 'turns' in status ? status.turns : undefined, metadata));
 }
 
 async function post(

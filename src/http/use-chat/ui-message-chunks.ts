@@ -135,7 +135,15 @@ export class UiMessageEncoder implements TurnEncoder {
   /** The chunks of one event. */
   encode(e: AgentEvent): UiMessageChunk[] {
     if (this.ended || e.turn !== this.turn) return [];
+    const part = dataPart(e);
+    if (part) return [part];
     const out: UiMessageChunk[] = [];
+    this.stepChunks(e, out);
+    return out;
+  }
+
+  /** The chunks of an event that opens, writes to or ends the message's steps. */
+  private stepChunks(e: AgentEvent, out: UiMessageChunk[]): void {
     switch (e.type) {
       case 'model_call_started':
         // A fallback model answers as a new call: its step must not open before the failed call's
@@ -144,34 +152,12 @@ export class UiMessageEncoder implements TurnEncoder {
         if (this.step) this.nextStep = true;
         else this.openStep(out);
         this.stepText = false;
-        break;
+        return;
       case 'text_delta':
-        if (!e.delta) break;
-        this.openStep(out);
-        if (!this.text || this.text.call !== e.call) {
-          this.endText(out);
-          this.text = { id: this.textId(e.call), call: e.call };
-          out.push({ type: 'text-start', id: this.text.id });
-        }
-        out.push({ type: 'text-delta', id: this.text.id, delta: e.delta });
-        this.stepText = true;
-        break;
+        return this.textDelta(e, out);
       case 'model_retry':
       case 'model_fallback':
-        // The text written so far for this call is void: the new attempt (or model) starts over,
-        // in the same step, in a part of its own (see textId).
-        if (e.type === 'model_retry') this.attempts.set(e.call, e.attempt);
-        this.endText(out);
-        if (this.step) out.push({ type: 'reset-step' });
-        this.nextStep = false;
-        this.text = undefined;
-        this.stepText = false;
-        out.push(
-          e.type === 'model_retry'
-            ? { type: 'data-model-retry', data: { call: e.call, attempt: e.attempt, error: e.error }, transient: true }
-            : { type: 'data-model-fallback', data: { call: e.call, from: e.from, to: e.to, error: e.error } },
-        );
-        break;
+        return this.startOver(e, out);
       case 'reasoning': {
         this.endText(out);
         this.openStep(out);
@@ -181,14 +167,13 @@ export class UiMessageEncoder implements TurnEncoder {
           { type: 'reasoning-delta', id, delta: e.text },
           { type: 'reasoning-end', id },
         );
-        break;
+        return;
       }
       case 'tool_call_started':
         this.endText(out);
-        this.showInput(out, e.id, e.name, e.arguments);
-        break;
+        return this.showInput(out, e.id, e.name, e.arguments);
       case 'tool_call_finished':
-        if (this.denied.has(e.id)) break;
+        if (this.denied.has(e.id)) return;
         this.endText(out);
         this.showInput(out, e.id, e.name, {});
         out.push(
@@ -196,12 +181,12 @@ export class UiMessageEncoder implements TurnEncoder {
             ? { type: 'tool-output-error', toolCallId: e.id, errorText: e.result }
             : { type: 'tool-output-available', toolCallId: e.id, output: toolOutputValue(e.result, e.json) },
         );
-        break;
+        return;
       case 'approval_requested':
         this.endText(out);
         this.showInput(out, e.callId, e.tool, e.arguments);
         out.push({ type: 'tool-approval-request', approvalId: e.callId, toolCallId: e.callId });
-        break;
+        return;
       case 'approval_decided':
         out.push({
           type: 'tool-approval-response',
@@ -213,55 +198,7 @@ export class UiMessageEncoder implements TurnEncoder {
           this.denied.add(e.callId);
           out.push({ type: 'tool-output-denied', toolCallId: e.callId });
         }
-        break;
-      case 'approval_escalated':
-        out.push({ type: 'data-approval-escalated', id: e.callId, data: { callId: e.callId, deadline: e.deadline } });
-        break;
-      case 'mcp_elicitation':
-        // The form to draw; the tool-approval-request that follows is how it is answered.
-        out.push({
-          type: 'data-mcp-elicitation',
-          id: e.callId,
-          data: {
-            callId: e.callId,
-            server: e.server,
-            message: e.message,
-            ...(e.requestedSchema ? { requestedSchema: e.requestedSchema } : {}),
-            ...(e.url ? { url: e.url } : {}),
-          },
-        });
-        break;
-      case 'tool_progress':
-        // One part per call, updated in place (the same id) as the tool goes on.
-        out.push({
-          type: 'data-tool-progress',
-          id: e.id,
-          data: {
-            callId: e.id,
-            progress: e.progress,
-            ...(e.total !== undefined ? { total: e.total } : {}),
-            ...(e.message ? { message: e.message } : {}),
-          },
-        });
-        break;
-      case 'tool_retried':
-        out.push({
-          type: 'data-tool-retry',
-          data: { callId: e.id, attempt: e.attempt, reason: e.reason },
-          transient: true,
-        });
-        break;
-      case 'wait_started':
-      case 'wait_ended': {
-        // One part per wait (same id), updated when it ends.
-        const { type: _type, offset: _offset, turn: _turn, ...data } = e;
-        out.push({
-          type: 'data-wait',
-          id: e.callId,
-          data: { ...data, state: e.type === 'wait_started' ? 'waiting' : 'ended' },
-        });
-        break;
-      }
+        return;
       case 'message_steered':
         // The person's words that joined the turn: shown where they came in the answer, as history shows them.
         this.endText(out);
@@ -269,50 +206,67 @@ export class UiMessageEncoder implements TurnEncoder {
           type: 'data-steered',
           data: { message: e.message, ...(e.messageId ? { messageId: e.messageId } : {}) },
         });
-        break;
-      case 'handoff':
-      case 'compaction':
-      case 'guardrail_tripped':
-      case 'guardrail_intervened':
-      case 'event_received': {
-        const { type, offset: _offset, turn: _turn, ...data } = e;
-        out.push({
-          type: `data-${type.replace(/_/g, '-')}`,
-          data,
-          ...(type === 'event_received' ? { transient: true } : {}),
-        });
-        break;
-      }
-      case 'turn_completed': {
-        const result = e.result;
-        this.endText(out);
-        // An answer that was not streamed (streaming off, an immediate tool's result, structured output).
-        const answer = result.content ?? (result.output !== undefined ? JSON.stringify(result.output) : null);
-        if (!this.stepText && answer && result.status !== 'immediate') {
-          this.openStep(out);
-          const id = 'text-answer';
-          out.push({ type: 'text-start', id }, { type: 'text-delta', id, delta: answer }, { type: 'text-end', id });
-        }
-        if (this.step) out.push({ type: 'finish-step' });
-        this.step = false;
-        this.nextStep = false;
-        out.push({
-          type: 'finish',
-          finishReason: FINISH_REASON[result.status],
-          messageMetadata: this.metadata(result.status, result),
-        });
-        this.ended = true;
-        break;
-      }
+        return;
+      case 'turn_completed':
+        return this.finish(e.result, out);
       case 'turn_failed':
         this.endText(out);
         out.push({ type: 'error', errorText: e.error });
         this.ended = true;
-        break;
-      case 'turn_started':
-        break;
+        return;
     }
-    return out;
+  }
+
+  /** Streamed text: a part per model call (and attempt), opened at its first delta. */
+  private textDelta(e: Extract<AgentEvent, { type: 'text_delta' }>, out: UiMessageChunk[]): void {
+    if (!e.delta) return;
+    this.openStep(out);
+    if (!this.text || this.text.call !== e.call) {
+      this.endText(out);
+      this.text = { id: this.textId(e.call), call: e.call };
+      out.push({ type: 'text-start', id: this.text.id });
+    }
+    out.push({ type: 'text-delta', id: this.text.id, delta: e.delta });
+    this.stepText = true;
+  }
+
+  /**
+   * A retried or fallen-back call: the text written so far for it is void, and the new attempt (or
+   * model) starts over, in the same step, in a part of its own (see textId).
+   */
+  private startOver(e: Extract<AgentEvent, { type: 'model_retry' | 'model_fallback' }>, out: UiMessageChunk[]): void {
+    if (e.type === 'model_retry') this.attempts.set(e.call, e.attempt);
+    this.endText(out);
+    if (this.step) out.push({ type: 'reset-step' });
+    this.nextStep = false;
+    this.text = undefined;
+    this.stepText = false;
+    out.push(
+      e.type === 'model_retry'
+        ? { type: 'data-model-retry', data: { call: e.call, attempt: e.attempt, error: e.error }, transient: true }
+        : { type: 'data-model-fallback', data: { call: e.call, from: e.from, to: e.to, error: e.error } },
+    );
+  }
+
+  /** The turn's end: an answer that was not streamed, the last step's end, and `finish` with its metadata. */
+  private finish(result: Extract<AgentEvent, { type: 'turn_completed' }>['result'], out: UiMessageChunk[]): void {
+    this.endText(out);
+    // An answer that was not streamed (streaming off, an immediate tool's result, structured output).
+    const answer = result.content ?? (result.output !== undefined ? JSON.stringify(result.output) : null);
+    if (!this.stepText && answer && result.status !== 'immediate') {
+      this.openStep(out);
+      const id = 'text-answer';
+      out.push({ type: 'text-start', id }, { type: 'text-delta', id, delta: answer }, { type: 'text-end', id });
+    }
+    if (this.step) out.push({ type: 'finish-step' });
+    this.step = false;
+    this.nextStep = false;
+    out.push({
+      type: 'finish',
+      finishReason: FINISH_REASON[result.status],
+      messageMetadata: this.metadata(result.status, result),
+    });
+    this.ended = true;
   }
 
   /**
@@ -403,5 +357,64 @@ export function toolOutputValue(result: string, json: boolean | undefined): unkn
     return JSON.parse(result);
   } catch {
     return result;
+  }
+}
+
+/** The data part of an event that only reports (no step opens, no text ends), or undefined. */
+function dataPart(e: AgentEvent): UiMessageChunk | undefined {
+  switch (e.type) {
+    case 'approval_escalated':
+      return { type: 'data-approval-escalated', id: e.callId, data: { callId: e.callId, deadline: e.deadline } };
+    case 'mcp_elicitation':
+      // The form to draw; the tool-approval-request that follows is how it is answered.
+      return {
+        type: 'data-mcp-elicitation',
+        id: e.callId,
+        data: {
+          callId: e.callId,
+          server: e.server,
+          message: e.message,
+          ...(e.requestedSchema ? { requestedSchema: e.requestedSchema } : {}),
+          ...(e.url ? { url: e.url } : {}),
+        },
+      };
+    case 'tool_progress':
+      // One part per call, updated in place (the same id) as the tool goes on.
+      return {
+        type: 'data-tool-progress',
+        id: e.id,
+        data: {
+          callId: e.id,
+          progress: e.progress,
+          ...(e.total !== undefined ? { total: e.total } : {}),
+          ...(e.message ? { message: e.message } : {}),
+        },
+      };
+    case 'tool_retried':
+      return { type: 'data-tool-retry', data: { callId: e.id, attempt: e.attempt, reason: e.reason }, transient: true };
+    case 'wait_started':
+    case 'wait_ended': {
+      // One part per wait (same id), updated when it ends.
+      const { type: _type, offset: _offset, turn: _turn, ...data } = e;
+      return {
+        type: 'data-wait',
+        id: e.callId,
+        data: { ...data, state: e.type === 'wait_started' ? 'waiting' : 'ended' },
+      };
+    }
+    case 'handoff':
+    case 'compaction':
+    case 'guardrail_tripped':
+    case 'guardrail_intervened':
+    case 'event_received': {
+      const { type, offset: _offset, turn: _turn, ...data } = e;
+      return {
+        type: `data-${type.replace(/_/g, '-')}`,
+        data,
+        ...(type === 'event_received' ? { transient: true } : {}),
+      } as UiMessageChunk;
+    }
+    default:
+      return undefined;
   }
 }
