@@ -185,6 +185,7 @@ it('calls a remote A2A agent as a tool; a worker that stops mid-task leaves one 
     );
     // The remote task runs; this worker goes away in the middle of it.
     expect(await eventually(() => remote.tasks.length === 1, 30_000)).toBe(true);
+    // Into the task's work (the remote agent takes seconds): the worker leaves it mid-way.
     await new Promise((r) => setTimeout(r, 500));
     first.worker.shutdown();
     await running;

@@ -18,6 +18,7 @@ import { cleanEnv, eventually, startTs, type Started } from '../helpers/processe
 import { call } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 import { testRegistry } from '../helpers/test-tools';
+import { taskWorkflowId } from '../../src/a2a/task-store';
 
 /**
  * The A2A server as its own process (`durable-agents a2a`), as others' clients and our own
@@ -144,7 +145,8 @@ it('answers a non-blocking send at once and GetTask follows the task to COMPLETE
     })) as Task;
     expect(sent.status?.state).not.toBe(TaskState.TASK_STATE_FAILED);
     expect(await eventually(() => asked.includes(text), 30_000)).toBe(true);
-    // Well after the send's response closed, the task is still alive and not failed.
+    // Well after the send's response closed, the task is still alive and not failed (a window in
+    // which a task bound to its request would have failed: there is no state to wait for).
     await new Promise((r) => setTimeout(r, 1_000));
     const working = await client.getTask({ tenant: '', id: sent.id, historyLength: undefined });
     expect(working.status?.state).toBe(TaskState.TASK_STATE_WORKING);
@@ -211,8 +213,15 @@ it('answers GetTask and SubscribeToTask for a task whose server was killed mid-t
     const quiet = await follow('hold quiet');
     const watched = await follow('hold watched');
     expect(await eventually(() => asked.includes('hold quiet') && asked.includes('hold watched'), 30_000)).toBe(true);
-    // The server saves a working task within a second; then it dies.
-    await new Promise((r) => setTimeout(r, 1500));
+    // The server saves a working task within a second (its record, a workflow, keeps its state in
+    // its memo); once both are saved, it dies.
+    const saved = async (id: string) =>
+      (await temporal()
+        .client.workflow.getHandle(taskWorkflowId(id))
+        .describe()
+        .then((d) => (d.memo as { state?: string } | undefined)?.state === 'TASK_STATE_WORKING')
+        .catch(() => false)) as boolean;
+    expect(await eventually(async () => (await saved(quiet)) && (await saved(watched)), 30_000)).toBe(true);
     server!.kill('SIGKILL');
     await server!.exited;
     expect(received.map((r) => r.state)).not.toContain('TASK_STATE_COMPLETED');

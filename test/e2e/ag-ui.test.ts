@@ -193,6 +193,7 @@ it('takes busy and stopOnDisconnect in forwardedProps: reject (409), interrupt, 
       const kept = await run('u5', 'story three', {}, left.signal);
       await read(kept, (types) => types.includes('TEXT_MESSAGE_CONTENT'));
       left.abort();
+      // A window in which a stop would have landed: what did not happen has no state to wait for.
       await new Promise((r) => setTimeout(r, 300));
       expect((await turnsOf()).state).not.toBe('idle');
     });

@@ -67,6 +67,7 @@ describe('Ctrl+C with the embedded server', () => {
     // At the prompt: one press says how to leave, a second leaves.
     chat.interrupt();
     await chat.waitFor(/press Ctrl\+C again, or Ctrl\+D, or type \/quit/);
+    // A second press a moment later, as a person makes it.
     await new Promise((r) => setTimeout(r, 300));
     chat.interrupt();
     const done = await chat.exitedWithin(30_000);

@@ -45,7 +45,12 @@ it('paces two workers’ calls of a limited model at its limit, and pauses them 
     // One call meets the 429; the fleet's next calls (asked for on both workers) wait it out.
     const handles = [await startAgentRun(t.client, { message: 'm0' }, { taskQueue })];
     while (times.length === 0) await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, 300));
+    // Until the governor has the pause (the 429's worker tells it).
+    const paused = t.client.workflow.getHandle(rateGovernorId(name));
+    for (let i = 0; !(await paused.query(rateGovernorQuery).catch(() => undefined))?.epoch; i++) {
+      expect(i).toBeLessThan(200);
+      await new Promise((r) => setTimeout(r, 50));
+    }
     handles.push(
       ...(await Promise.all(
         Array.from({ length: 7 }, (_, i) => startAgentRun(t.client, { message: `m${i + 1}` }, { taskQueue })),

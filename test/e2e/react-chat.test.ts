@@ -250,6 +250,7 @@ describeInBrowser('the React example on useChat', () => {
       await last.getByText(/^w0 w1 w2/).waitFor();
       served.apiDown = true;
       server.closeAllConnections();
+      // The outage's length: the page must ride out an API that is gone for a while.
       await new Promise((r) => setTimeout(r, 800));
       served.apiDown = false;
       await last.getByText(/completed · \d+ tokens/).waitFor({ timeout: 20_000 });

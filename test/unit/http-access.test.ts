@@ -196,6 +196,7 @@ describe('HTTP access rules', () => {
       );
       expect(answers).toEqual(Array(20).fill(200));
       expect(asked).toBe(1);
+      // The answer is kept a second: the time passing is what is tested.
       await new Promise((r) => setTimeout(r, 1_100));
       await fetch(`http://127.0.0.1:${port}/healthz`);
       expect(asked).toBe(2);

@@ -118,8 +118,8 @@ describe('limits', () => {
       { taskQueue: first.taskQueue },
     );
     await first.worker.runUntil(waitFor(async () => (await handle.query(statusQuery)).phase === 'tools'));
-    // No worker runs while the timer expires.
-    await new Promise((r) => setTimeout(r, 4_000));
+    // No worker runs while the timer expires: the server records it fired, with no worker there.
+    await waitFor(async () => ((await handle.fetchHistory()).events ?? []).some((e) => e.timerFiredEventAttributes));
     const second = await createTestWorker(temporal(), { baseURL: model.baseURL, registry, taskQueue: first.taskQueue });
     const outcome = await second.worker.runUntil(runOutcome(handle));
     expect(outcome.status).toBe('time_limit');

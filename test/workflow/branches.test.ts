@@ -70,8 +70,12 @@ it('forks at an earlier message, keeps the branch it replaced, switches back and
         'TWO #4',
       ]);
 
-      // The event stream names each turn's branch, where a fork started it, and the switch.
-      await new Promise((r) => setTimeout(r, 300));
+      // The event stream names each turn's branch, where a fork started it, and the switch: read
+      // until the last turn's end has come.
+      for (let i = 0; !seen.some((e) => e.type === 'turn_completed' && e.turn === 6); i++) {
+        expect(i).toBeLessThan(300);
+        await new Promise((r) => setTimeout(r, 100));
+      }
       stop.abort();
       await reading;
       const started = seen.filter((e) => e.type === 'turn_started');

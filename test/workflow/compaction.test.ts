@@ -47,7 +47,11 @@ it('keeps a 30-turn conversation under maxPromptTokens by summaries, with stable
       const result = await sendMessage(temporal().client, id, { message }, start);
       expect(result.status).toBe('completed');
     }
-    await new Promise((r) => setTimeout(r, 500));
+    // Read until the last turn's end has come.
+    for (let i = 0; !events.some((e) => e.type === 'turn_completed' && e.turn === 30); i++) {
+      expect(i).toBeLessThan(300);
+      await new Promise((r) => setTimeout(r, 100));
+    }
     stop.abort();
     await listening;
     // The transcript keeps every message; the summaries are in it, marked.

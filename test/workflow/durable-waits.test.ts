@@ -99,11 +99,14 @@ it('waits for an event: status says so, the payload is the tool result, and the 
 
 it('keeps an event that arrives before the wait, and times out with a note the model reads', async () => {
   const client = temporal().client;
-  // The model first takes a moment (so the event is delivered before it asks), then waits for two events.
+  // The model first waits until the event is delivered (so it arrives before the run asks), then
+  // waits for two events.
+  let delivered!: () => void;
+  const early = new Promise<void>((r) => (delivered = r));
   const model = await startModel(async (req: ChatRequest) => {
     const results = req.messages.filter((m) => m.role === 'tool').length;
     if (results === 0) {
-      await new Promise((r) => setTimeout(r, 1_500));
+      await early;
       return call(['wait_for_event', { name: 'early' }]);
     }
     if (results === 1) return call(['wait_for_event', { name: 'never', timeout: '1s' }]);
@@ -113,6 +116,7 @@ it('keeps an event that arrives before the wait, and times out with a note the m
   const outcome = await worker.runUntil(async () => {
     const handle = await startAgentRun(client, { message: 'Go.', tools: ['wait_for_event'] }, { taskQueue });
     await deliverEvent(client, handle.workflowId, 'early', 'already here');
+    delivered();
     return runOutcome(handle);
   });
   expect(outcome.toolExecutions.map((e) => e.result)).toEqual([
@@ -185,10 +189,12 @@ it('keeps an event delivered to a conversation between turns for the turn that w
 
 it('drops an event delivered again under the same id (a webhook retry): it reaches one wait', async () => {
   const client = temporal().client;
+  let delivered!: () => void;
+  const deliveries = new Promise<void>((r) => (delivered = r));
   const model = await startModel(async (req: ChatRequest) => {
     const results = req.messages.filter((m) => m.role === 'tool').length;
-    // First a moment, so the three deliveries arrive before the first wait.
-    if (results === 0) await new Promise((r) => setTimeout(r, 1_500));
+    // First the three deliveries, so they arrive before the first wait.
+    if (results === 0) await deliveries;
     if (results < 2) return call(['wait_for_event', { name: 'payment' }]);
     if (results === 2) return call(['wait_for_event', { name: 'payment', timeout: '1s' }]);
     return answer('done');
@@ -214,6 +220,7 @@ it('drops an event delivered again under the same id (a webhook retry): it reach
       expect(retry.status).toBe(202);
       expect(await retry.json()).toMatchObject({ eventId: 'evt_1' });
       await deliverEvent(client, id, 'payment', { amount: 2 }, { eventId: 'evt_2' });
+      delivered();
       const outcome = await runOutcome(handle);
       const events: AgentEvent[] = [];
       for await (const e of streamEvents(client, id)) events.push(e);

@@ -208,7 +208,11 @@ it('warns when other workers poll the queue of a worker whose memory is embedded
         }),
       )
       .catch(() => undefined);
-    await first.worker.runUntil(() => new Promise((r) => setTimeout(r, 7_000)));
+    // Until the embedded worker has seen the other poller and said so (its check runs every few seconds).
+    await first.worker.runUntil(async () => {
+      const deadline = Date.now() + 20_000;
+      while (warnings.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    });
     await elsewhere;
     // The embedded one says so, naming the other and the fix.
     expect(warnings).toHaveLength(1);

@@ -71,7 +71,8 @@ it('starts ordinary agent runs on an interval; list, pause, trigger and delete w
     const paused = await pauseSchedule(client, scheduleId, 'holiday');
     expect(paused).toMatchObject({ paused: true, note: 'holiday' });
     // An action the server had begun just before the pause may still be counted: let it settle, so the
-    // count that follows is the trigger's alone.
+    // count that follows is the trigger's alone (the server says nothing of an action under way:
+    // a window, not a state).
     await new Promise((r) => setTimeout(r, 2_500));
     const before = (await describeSchedule(client, scheduleId)).actionsTaken!;
     await triggerSchedule(client, scheduleId);
@@ -85,6 +86,8 @@ it('starts ordinary agent runs on an interval; list, pause, trigger and delete w
     await expect(describeSchedule(client, scheduleId)).rejects.toMatchObject({ kind: 'not_found' });
     // Delete stops new runs: none start after it.
     const count = (await client.workflow.count(`TemporalScheduledById = '${scheduleId}'`)).count;
+    // A window of one and a half of its 2 s intervals, in which a run would have started: what
+    // did not happen has no state to wait for.
     await new Promise((r) => setTimeout(r, 3_000));
     expect((await client.workflow.count(`TemporalScheduledById = '${scheduleId}'`)).count).toBe(count);
   });
