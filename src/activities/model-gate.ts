@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChatMessage, ModelReply, Usage } from '../core';
 import type { ModelCallInput } from '../contracts/activity-interface';
-import { estimateTokens } from '../core/memory/compaction';
+import { estimateTokens } from '../core/context/compaction';
 import type { ModelRoute } from '../models/chat-model';
 import type { ModelPricing } from '../models/catalogue';
 import { isModelCallError } from '../models/model-error';

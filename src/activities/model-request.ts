@@ -1,5 +1,5 @@
 import type { ChatMessage, ModelCallInput } from '../core';
-import { isSummary } from '../core/memory/compaction';
+import { isSummary } from '../core/context/compaction';
 import type { ModelRoute } from '../models/chat-model';
 import { withImageUrls } from '../models/image-support';
 import { countNewMessages, textCounterFor } from '../models/tokenizer';

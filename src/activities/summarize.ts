@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
-import { isSummary, summaryPrompt } from '../core/memory/compaction';
+import { isSummary, summaryPrompt } from '../core/context/compaction';
 import type { SummarizeInput, SummaryReply } from '../contracts/activity-interface';
 import type { ChatModel } from '../models/chat-model';
 import type { ModelConfig } from '../models/model-config';

@@ -37,12 +37,12 @@ export * from './fleet/tenants';
 export * from './fleet/tenant-ledger';
 export * from './fleet/rate-governor';
 
-// Memory: what the model sees of a long run, summaries and the window.
-export * from './memory/context-windows';
-export * from './memory/compaction';
-export * from './memory/run-memory';
-export * from './memory/summaries';
-export * from './memory/memory-window';
+// The context window: what the model sees of a long run, compaction, summaries and the message window.
+export * from './context/context-windows';
+export * from './context/compaction';
+export * from './context/run-context';
+export * from './context/summaries';
+export * from './context/message-window';
 
 // Facts: memory across conversations (whose, what a fact is, the memory tools, extraction, agents' settings).
 export * from './facts/memory-scope';

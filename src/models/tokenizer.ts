@@ -13,7 +13,7 @@
  * Counting happens here, not in the workflow: the ranks would make every workflow bundle megabytes
  * larger, and the count is then recorded once in the activity's result, so replays decide the same.
  */
-import { messageTokens } from '../core/memory/compaction';
+import { messageTokens } from '../core/context/compaction';
 import type { ChatMessage } from '../core';
 
 type CountText = (text: string) => number;

@@ -1,14 +1,14 @@
 import { runStatus } from '../run/run-result';
 import { budgetReport } from '../run/limits';
-import { calibratedTokens, calibration, contextView, densityOf, isInstructions } from '../memory/compaction';
+import { calibratedTokens, calibration, contextView, densityOf, isInstructions } from '../context/compaction';
 import type { ConversationState, RejectedMessages } from './conversation-state';
 import type { AgentState } from '../run/run-result';
 import type { BudgetReport } from '../run/limits';
-import type { MemoryReport } from '../memory/run-memory';
+import type { MemoryReport } from '../context/run-context';
 import type { ChatMessage, Usage } from '../messages/chat-message';
 import type { ActiveWait, PendingApproval } from '../run/run-state';
 import type { RunState } from '../run/run-state';
-import { memoryReport } from '../memory/run-memory';
+import { memoryReport } from '../context/run-context';
 import { addUsage } from '../messages/usage';
 import { currentBranch, switchProblem } from './branches';
 

@@ -1,4 +1,4 @@
-import { contextRange, firstUncounted } from '../memory/run-memory';
+import { contextRange, firstUncounted } from '../context/run-context';
 import type { JsonSchemaObject, ModelSettings, ToolCallingMode } from './run-options';
 import type { NextStep, RunState } from './run-state';
 import { WRAP_UP_INSTRUCTION } from './limits';

@@ -1,5 +1,5 @@
 import type { EventLogSnapshot } from '../events/event-log';
-import { isInstructions } from '../memory/compaction';
+import { isInstructions } from '../context/compaction';
 import type { DeliveredEvent } from '../time/durable-waits';
 import type { AgentInput } from './run-options';
 import type { RunState } from './run-state';

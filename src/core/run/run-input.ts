@@ -6,7 +6,7 @@ import { parseDuration } from '../time/duration';
 import { imagesProblem } from '../messages/images';
 import { budgetProblem } from './limits';
 import { DEFAULT_MAX_TOOL_RESULT_TOKENS } from '../tool-calls/tool-results';
-import { MIN_PROMPT_TOKENS } from '../memory/compaction';
+import { MIN_PROMPT_TOKENS } from '../context/compaction';
 import { DEFAULT_MAX_ITERATIONS } from './limits';
 import type { AgentInput, ToolCallingMode } from './run-options';
 import type { RunLimits } from './run-state';

@@ -1,12 +1,12 @@
 import type { TenantBudgetReport } from '../fleet/tenant-ledger';
 import type { BudgetReport } from './limits';
 import type { GuardrailTrip } from '../guardrails/guardrail-types';
-import type { MemoryReport } from '../memory/run-memory';
+import type { MemoryReport } from '../context/run-context';
 import type { Usage } from '../messages/chat-message';
 import { pendingApprovals } from '../tool-calls/approvals';
 import { budgetReport, budgetSpent } from './limits';
 import { nextStep } from './agent-loop';
-import { memoryReport } from '../memory/run-memory';
+import { memoryReport } from '../context/run-context';
 import type { ActiveWait, PendingApproval, RunState, RunStatus } from './run-state';
 import type { RecordedToolExecution, ToolExecution } from '../tool-calls/tool-results';
 

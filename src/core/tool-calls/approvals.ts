@@ -1,5 +1,5 @@
 import type { ApprovalState, PendingApproval, PlannedToolCall, RunState } from '../run/run-state';
-import { toolCallSummary } from '../memory/summaries';
+import { toolCallSummary } from '../context/summaries';
 import { toolErrorText } from './tool-results';
 import type { ToolInfo } from './tool-info';
 

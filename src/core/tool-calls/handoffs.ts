@@ -1,4 +1,4 @@
-import { isInstructions } from '../memory/compaction';
+import { isInstructions } from '../context/compaction';
 import type { AgentSettings, ResolvedAgent } from '../run/agents';
 import type { CurrentAgent, PlannedToolCall, RunState } from '../run/run-state';
 import type { ToolInfo } from './tool-info';

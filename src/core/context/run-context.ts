@@ -8,7 +8,7 @@ import {
   isSummary,
   summaryMessage,
 } from './compaction';
-import { modelContextRange, type ModelContextRange } from './memory-window';
+import { modelContextRange, type ModelContextRange } from './message-window';
 import type { NextStep, RunState } from '../run/run-state';
 import type { ChatMessage, Usage } from '../messages/chat-message';
 import type { ModelReply } from '../messages/model-reply';
