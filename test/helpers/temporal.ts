@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { seededMemoryDir } from './pglite-template';
 import { Client } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { connectClient } from '../../src/connection/client-connection';
@@ -96,6 +97,9 @@ export async function createTestWorker(
   },
 ): Promise<{ worker: Worker; taskQueue: string }> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
+  // An embedded store's directory starts as a copy of a ready database (see pglite-template.ts).
+  const memory = options.memory as { dir?: string } | undefined;
+  if (memory && typeof memory.dir === 'string' && !('recall' in memory)) await seededMemoryDir(memory.dir);
   const worker = await createAgentWorker({
     connection: t.nativeConnection,
     taskQueue,

@@ -497,6 +497,9 @@ it('the forget tool drops the facts the model found with recall, for good', asyn
 it('memory delete --purge removes the closed runs that held copies, with what they kept in the payload store', async () => {
   // A fact of this test's own, in a run whose input is large enough for the payload store (64 KiB).
   const FACT = `Keeps a spare key under the mat ${randomUUID().slice(0, 8)}`;
+  // A user of this test's own: a purge takes every closed read of the user's memory, and other
+  // test files read theirs on the same server.
+  const USER = `erin-${randomUUID().slice(0, 8)}`;
   // The suite's payload store holds every test's large payloads: only those written since this
   // test began are read (a payload with the fact is written after it).
   const since = Date.now() - 1000;
@@ -515,7 +518,7 @@ it('memory delete --purge removes the closed runs that held copies, with what th
     const input = {
       message: `remember: ${FACT}`,
       system: `Be brief. ${'x'.repeat(70_000)}`,
-      user: 'erin',
+      user: USER,
       tools: ['remember'],
     };
     const handle = await startAgentRun(client, input, { taskQueue });
@@ -536,15 +539,15 @@ it('memory delete --purge removes the closed runs that held copies, with what th
         cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, AGENT_TASK_QUEUE: taskQueue }),
       );
     // A read of erin's memory: its result, in its history, lists the fact.
-    const listed = await cli('list', '--user', 'erin', '--json');
+    const listed = await cli('list', '--user', USER, '--json');
     expect(listed.stdout).toContain(FACT);
     const reads: string[] = [];
     for await (const w of client.workflow.list({ query: `WorkflowType = 'memoryAdminWorkflow'` }))
       if (w.taskQueue === taskQueue && w.workflowId.startsWith('memory-list-')) reads.push(w.workflowId);
     expect(reads).toHaveLength(1);
-    const refused = await cli('export', '--user', 'erin', '--purge');
+    const refused = await cli('export', '--user', USER, '--purge');
     expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining('--purge is for memory delete') });
-    const deleted = await cli('delete', '--user', 'erin', '--purge', '--json');
+    const deleted = await cli('delete', '--user', USER, '--purge', '--json');
     expect(deleted.code).toBe(0);
     expect(JSON.parse(deleted.stdout).copies).toEqual({
       told: [conversation],
