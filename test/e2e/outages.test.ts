@@ -108,7 +108,8 @@ describe('while the LLM is down', () => {
     });
     const worker = await startTs(['worker.ts'], env, /Press Ctrl\+C/);
     try {
-      const r = await runTs(['client.ts', 'run', 'hello', '--wait', '6s', '--json'], env);
+      // Long enough for two attempts (a second apart) on a busy machine, where the command's own start takes seconds.
+      const r = await runTs(['client.ts', 'run', 'hello', '--wait', '12s', '--json'], env);
       expect(r.code).toBe(3);
       const out = JSON.parse(r.stdout);
       expect(out).toMatchObject({ status: 'running', errorType: 'Client.StillRunning' });

@@ -116,8 +116,16 @@ describe('a rolling deploy with Worker Versioning', () => {
     const promoteB = await cli('deploy', 'promote', 'B', '--json');
     expect(promoteB.code).toBe(0);
     expect(promoteB.json()).toMatchObject({ buildId: 'B', previous: 'A', conversationsAsked: 1 });
-    const draining = (await cli('deploy', 'status', '--json')).json();
-    const buildA = draining.builds.find((b: { buildId: string }) => b.buildId === 'A');
+    // Counted from Temporal's visibility, which catches up with the runs' builds a moment later on
+    // a busy server: read until it has the sleeping run and the ticket on A (or 30 s have passed).
+    const buildOf = (status: { builds: { buildId: string }[] }) => status.builds.find((b) => b.buildId === 'A');
+    let draining = (await cli('deploy', 'status', '--json')).json();
+    await eventually(async () => {
+      draining = (await cli('deploy', 'status', '--json')).json();
+      const a = buildOf(draining) as { openRuns?: number; openOther?: number } | undefined;
+      return a?.openRuns === 1 && a?.openOther === 1;
+    });
+    const buildA = buildOf(draining);
     expect(draining.current).toBe('B');
     expect(buildA).toMatchObject({ status: 'draining', openRuns: 1, openOther: 1 });
     counts.drainingA = buildA;
