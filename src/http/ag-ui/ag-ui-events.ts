@@ -68,18 +68,9 @@ export class AgUiEncoder implements TurnEncoder {
         }
         out.push({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.text, delta: e.delta });
         break;
-      case 'reasoning': {
-        this.endText(out);
-        const messageId = `${this.threadId}-turn-${e.turn}-reasoning-${e.call}`;
-        out.push(
-          { type: EventType.REASONING_START, messageId },
-          { type: EventType.REASONING_MESSAGE_START, messageId, role: 'reasoning' },
-          { type: EventType.REASONING_MESSAGE_CONTENT, messageId, delta: e.text },
-          { type: EventType.REASONING_MESSAGE_END, messageId },
-          { type: EventType.REASONING_END, messageId },
-        );
+      case 'reasoning':
+        this.reasoning(e, out);
         break;
-      }
       case 'model_retry':
       case 'model_fallback': {
         // AG-UI cannot take text back: the text message so far ends, and the event says it is void.
@@ -131,6 +122,19 @@ export class AgUiEncoder implements TurnEncoder {
       }
     }
     return out;
+  }
+
+  /** Readable reasoning: one reasoning message, whole. */
+  private reasoning(e: Extract<AgentEvent, { type: 'reasoning' }>, out: AGUIEvent[]): void {
+    this.endText(out);
+    const messageId = `${this.threadId}-turn-${e.turn}-reasoning-${e.call}`;
+    out.push(
+      { type: EventType.REASONING_START, messageId },
+      { type: EventType.REASONING_MESSAGE_START, messageId, role: 'reasoning' },
+      { type: EventType.REASONING_MESSAGE_CONTENT, messageId, delta: e.text },
+      { type: EventType.REASONING_MESSAGE_END, messageId },
+      { type: EventType.REASONING_END, messageId },
+    );
   }
 
   /** A call waits for approval: its interrupt (for the run's end) and a custom event now. */
