@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { requireWorkerFor } from '../../client/task-queue-workers';
 import type { CommandContext } from '../command';
-import { inSession, type CommandTarget } from '../session';
+import { inSession } from '../session';
 
 /** Prints a command's answer: `json` under `--json`, else `text`. */
 export type Printer = (json: unknown, text: string) => void;
@@ -28,10 +28,9 @@ export function commandSession(
   work: (session: CommandSession) => Promise<number>,
 ): Promise<number> {
   const print: Printer = (json, text) => io.stdout(options.json ? JSON.stringify(json) : text);
-  const where: CommandTarget = target;
   return inSession(
     {
-      ...where,
+      ...target,
       needsWorker: options.needsWorker ?? false,
       note: (line) => (options.json ? undefined : io.stderr(line)),
     },
