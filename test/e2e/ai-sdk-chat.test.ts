@@ -133,7 +133,15 @@ it('runs tool-calling turns and an approval round trip through DefaultChatTransp
 }, 120_000);
 
 it('resumes a turn after the serve process is killed mid-answer and started again: the whole answer, once, from the durable log', async () => {
-  const m = await startModel(model);
+  // The story is held twice, so no step races the machine's speed: after its third word until the
+  // API is dead (the worker then writes on while no API runs), and after its 50th until the
+  // resumed stream has shown it (the turn is still running when the new API is asked).
+  const apiDead = gate();
+  const resumedShown = gate();
+  const m = await startModel(() => ({
+    content: STORY,
+    beforePiece: (i: number) => (i === 3 ? apiDead.wait : i === 50 ? resumedShown.wait : undefined),
+  }));
   const t = temporal();
   const port = await freePort();
   // The API alone: the worker (here, in the test) writes the answer on while the API is down.
@@ -157,10 +165,14 @@ it('resumes a turn after the serve process is killed mid-answer and started agai
       expect(cut.status).toBe('error');
       const shown = textOf(cut.messages[1]).length;
       expect(shown).toBeLessThan(STORY.length / 4);
+      apiDead.open();
 
-      // The model writes on (about 8 s in all); the new server finds what it wrote in the conversation's event log.
+      // The model writes on; the new server finds what it wrote in the conversation's event log.
       serve = await startTs(['serve.ts'], env, /Press Ctrl\+C/, 120_000);
-      const resumed = await chat.command({ resume: true });
+      const resuming = chat.command({ resume: true });
+      await chat.textReaches(300);
+      resumedShown.open();
+      const resumed = await resuming;
       expect([resumed.status, resumed.error]).toEqual(['ready', undefined]);
       expect(resumed.messages.map((x) => x.role)).toEqual(['user', 'assistant']);
       const answer = resumed.messages[1];
@@ -176,6 +188,13 @@ it('resumes a turn after the serve process is killed mid-answer and started agai
     await serve.exited;
   }
 }, 240_000);
+
+/** A promise a test opens when it is ready. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  return { wait, open };
+}
 
 /** The text and the finish metadata of a UI message stream, as a client reads them. */
 function readUiStream(body: string): { text: string; turn?: number; types: string[] } {
