@@ -3,6 +3,7 @@ import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import { builtinModules } from 'node:module';
+import { readdirSync } from 'node:fs';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
@@ -27,6 +28,43 @@ const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}
  *   ui          the browser's part (a chat transport): stands alone, imports nothing of the rest
  */
 const deterministic = ['src/core', 'src/contracts', 'src/workflows'];
+
+/**
+ * The layers inside src/core, from the bottom up: the shared state types low, the loop and the
+ * conversation on top. A folder imports only from the rows below its own (not from its row's
+ * other folders), so each row can be read knowing only those below. See docs/architecture.md.
+ */
+const coreLayers = [
+  ['messages', 'fleet'], // messages, tool descriptions and results; tenants, budgets' ledger, rate governor
+  ['facts'], // long-term memory: what a fact is, whose it is
+  ['state'], // a run's state, options, limits, results; the carry's versions
+  ['context', 'events', 'guardrails', 'time'], // the context window; events; guardrail checks; durations and waits
+  ['tool-calls'], // approvals, handoffs, agents as tools, questions
+  ['run'], // the loop: next step, input, result, carry, search attributes
+  ['conversation'], // many turns, branches, busy policies, forgetting
+  ['schedules'], // what a schedule may start
+];
+const coreFolders = readdirSync(new URL('./src/core', import.meta.url), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
+const unplaced = coreFolders.filter((f) => !coreLayers.flat().includes(f));
+if (unplaced.length > 0)
+  throw new Error(
+    `eslint.config.mjs: add src/core/${unplaced.join(', src/core/')} to coreLayers, on the row its imports allow`,
+  );
+
+/** One zone per core folder: the folders on its own row and the rows above it are out of its reach. */
+const coreZones = coreLayers.flatMap((row, i) =>
+  row.map((folder) => ({
+    target: `./src/core/${folder}`,
+    from: coreLayers
+      .slice(i)
+      .flat()
+      .filter((other) => other !== folder)
+      .map((other) => `./src/core/${other}`),
+    message: `src/core/${folder} is on row ${i + 1} of coreLayers (eslint.config.mjs): it imports only from the rows below`,
+  })),
+);
 
 /**
  * A relative import of one of the folders of src/ from another folder (not a package of the same
@@ -82,7 +120,10 @@ export default tseslint.config(
       ...importX.flatConfigs.typescript.settings,
       'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
     },
-    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-restricted-paths': ['error', { zones: coreZones.filter((z) => z.from.length > 0) }],
+    },
   },
   {
     // Every workflow patch is declared in one registry, with its reason and how long it stays.

@@ -11,7 +11,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import type { ChatMessage } from '../src/core';
+import type { ChatMessage } from '../src/core/messages/chat-message';
 import type { ChatModel, ToolSpec } from '../src/models/chat-model';
 import { aiSdkCallOptions, createAiSdkChatModel } from '../src/models/ai-sdk/ai-sdk-model';
 import type { AiSdkLanguageModel } from '../src/models/ai-sdk/ai-sdk-language-model';

@@ -16,7 +16,7 @@ import { openMemoryStore } from '../src/memory-store/open-memory-store';
 import { sendMessage } from '../src/client/conversations';
 import { connectTemporal } from '../src/connection/temporal-env';
 import { clientSettings } from '../src/connection/settings';
-import type { ConversationOptions } from '../src/core';
+import type { ConversationOptions } from '../src/core/conversation/conversation-state';
 import { startOpenAICompatibleServer, type ChatRequest } from '../src/testing/openai-compatible-server';
 import { createAgentWorker } from '../src/worker/create-agent-worker';
 import { installRuntimeLogging } from '../src/telemetry/logging';

@@ -17,7 +17,8 @@ export { ToolError } from './tools/tool-error';
 export { toolOutput } from './tools/tool-output';
 export { defineGuardrail, type GuardrailDefinition } from './agents/define-guardrail';
 export { sleep, waitForEvent } from './core/time/durable-waits';
-export { memoryTools, type AgentMemory } from './core';
+export { memoryTools } from './core/facts/memory-tools';
+export type { AgentMemory } from './core/facts/memory-options';
 
 // Serve them: the plugin for your workers, or a worker of our own.
 export { AgentsPlugin, type AgentsPluginOptions } from './worker/agents-plugin';
@@ -49,18 +50,11 @@ export { deliverEvent } from './client/deliver-event';
 export { ClientError, type ClientErrorKind } from './client/client-error';
 
 // The shapes that cross between them.
-export type {
-  AgentInput,
-  AgentResult,
-  AgentEvent,
-  Budget,
-  ChatMessage,
-  ConversationOptions,
-  ConversationTurnResult,
-  ModelSettings,
-  PendingApproval,
-  RunOptions,
-  RunStatus,
-  ToolExecution,
-  Usage,
-} from './core';
+export type { AgentInput, ModelSettings, RunOptions } from './core/state/run-options';
+export type { AgentResult, ConversationTurnResult } from './core/state/run-results';
+export type { AgentEvent } from './core/events/agent-events';
+export type { Budget } from './core/state/limits';
+export type { ChatMessage, Usage } from './core/messages/chat-message';
+export type { ConversationOptions } from './core/conversation/conversation-state';
+export type { PendingApproval, RunStatus } from './core/state/run-state';
+export type { ToolExecution } from './core/messages/tool-results';

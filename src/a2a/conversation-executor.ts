@@ -7,15 +7,12 @@ import {
   type ExecutionEventBus,
   type RequestContext,
 } from '@a2a-js/sdk/server';
-import {
-  busyPolicyProblem,
-  workflowIdProblem,
-  type BusyPolicy,
-  type AgentEvent,
-  type ApprovalDecision,
-  type ConversationOptions,
-  type ConversationTurnResult,
-} from '../core';
+import { busyPolicyProblem, type BusyPolicy } from '../core/conversation/busy';
+import { workflowIdProblem } from '../core/run/run-input';
+import type { AgentEvent } from '../core/events/agent-events';
+import type { ApprovalDecision } from '../core/tool-calls/approvals';
+import type { ConversationOptions } from '../core/conversation/conversation-state';
+import type { ConversationTurnResult } from '../core/state/run-results';
 import { cancelTurn, startMessage, type MessageRequest } from '../client/conversations';
 import { eventsPosition, isTurnEnd } from '../client/event-stream';
 import { decideAnswered, followTurn, pausedTurn, type TurnStep } from '../client/turn-follow';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Role, Task, TaskState, type Message, type Part, type TaskStatus } from '@a2a-js/sdk';
 import { a2aTaskEnd } from '../contracts/a2a-task-json';
-import type { AgentEvent } from '../core';
+import type { AgentEvent } from '../core/events/agent-events';
 
 /**
  * Our turns in A2A's terms (pure): an A2A task is one turn of the conversation its `contextId`

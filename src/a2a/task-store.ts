@@ -5,7 +5,7 @@ import { A2A_TASK_WORKFLOW_TYPE, a2aTaskQuery, a2aTaskSaveSignal } from '../cont
 import { keptEvents } from '../client/event-stream';
 import { turnOutcome } from './task-events';
 import { callScope } from './tenant-user';
-import { inScope } from '../core';
+import { inScope } from '../core/fleet/tenants';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { filtersKey, pageToken, readPageToken } from './request-checks';
 import { tenantStartOptions } from '../client/tenant-scope';

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { ServerCallContext, User } from '@a2a-js/sdk/server';
-import type { TenantScope } from '../core';
+import type { TenantScope } from '../core/fleet/tenants';
 
 /**
  * The A2A SDK's caller, with the tenant its token acts for: the task store and the executor read

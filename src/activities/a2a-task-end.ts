@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { a2aTaskEnd, type A2ATaskEndJson } from '../contracts/a2a-task-json';
 import type { A2ATaskEndInput } from '../contracts/activity-interface';
 import { eventsQuery } from '../contracts/definitions';
-import type { AgentEvent } from '../core';
+import type { AgentEvent } from '../core/events/agent-events';
 import { keepHeartbeating } from './heartbeat';
 
 /** How often the wait tells Temporal it is alive (the record schedules it with a 1-minute heartbeat timeout). */

@@ -1,12 +1,9 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import {
-  GUARDRAIL_ACTIONS,
-  type AgentInput,
-  type AgentWorkflowResult,
-  type GuardrailCheck,
-  type GuardrailVerdict,
-} from '../core';
+import { GUARDRAIL_ACTIONS } from '../core/guardrails/guardrails';
+import type { AgentInput } from '../core/state/run-options';
+import type { AgentWorkflowResult } from '../core/state/run-results';
+import type { GuardrailCheck, GuardrailVerdict } from '../core/state/guardrail-types';
 import { AGENT_WORKFLOW_TYPE } from '../contracts/definitions';
 import type { GuardrailCheckInput } from '../contracts/activity-interface';
 import { toVerdict, type GuardrailDefinition, type GuardrailRegistry } from '../agents/define-guardrail';

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import type { ChatMessage } from '../core';
+import type { ChatMessage } from '../core/messages/chat-message';
 import type { ModelCallInput } from '../contracts/activity-interface';
 
 /** Fetches messages `[offset, offset + limit)` of a workflow run (a page may hold fewer). */

@@ -1,5 +1,5 @@
 import type { WorkerDescription } from '../contracts/activity-interface';
-import type { SearchAttributeSettings } from '../core';
+import type { SearchAttributeSettings } from '../core/run/search-attributes';
 import type { ModelCatalogue } from '../models/catalogue';
 import type { ModelRoute } from '../models/chat-model';
 

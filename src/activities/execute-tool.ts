@@ -1,6 +1,7 @@
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { toolErrorText, type ToolOutcome, type ToolProgress, type ToolRetry } from '../core';
+import { toolErrorText, type ToolOutcome } from '../core/messages/tool-results';
+import type { ToolProgress, ToolRetry } from '../core/events/agent-events';
 import { ToolError } from '../tools/tool-error';
 import { ModelAsked, PersonAsked, type ToolContext } from '../tools/define-tool';
 import type { ModelQuestion } from '../contracts/activity-interface';

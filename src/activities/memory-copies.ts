@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { forgottenFacts, type MemoryDeletion } from '../core';
+import { forgottenFacts } from '../core/conversation/forgetting';
+import type { MemoryDeletion } from '../core/facts/fact';
 import { memoryForgottenSignal } from '../contracts/definitions';
 import type { FactHolder } from '../memory-store/memory-store';
 

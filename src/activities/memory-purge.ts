@@ -2,7 +2,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { ExternalStorage } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { claimKey, removeStoredPayloads, removeWorkflowPayloads, storedPayloadRefs } from '../storage/payload-removal';
-import type { MemoryFilter } from '../core';
+import type { MemoryFilter } from '../core/facts/memory-scope';
 import { MEMORY_ADMIN_MEMO, MEMORY_ADMIN_WORKFLOW_TYPE } from '../contracts/memory-admin';
 
 /**

@@ -3,16 +3,9 @@ import type { Client } from '@temporalio/client';
 import type { ExternalStorage } from '@temporalio/common';
 import { z } from 'zod';
 import { ApplicationFailure } from '@temporalio/common';
-import {
-  EXTRACTION_INSTRUCTIONS,
-  extractionRequest,
-  newFactProblem,
-  parseFactChanges,
-  memoryFilterProblem,
-  recallBlock,
-  type MemoryDeletion,
-  type MemoryScope,
-} from '../core';
+import { EXTRACTION_INSTRUCTIONS, extractionRequest, parseFactChanges } from '../core/facts/fact-extraction';
+import { newFactProblem, recallBlock, type MemoryDeletion } from '../core/facts/fact';
+import { memoryFilterProblem, type MemoryScope } from '../core/facts/memory-scope';
 import type { MemoryAdminRequest, MemoryAdminResult, MemoryExport } from '../contracts/memory-admin';
 import type {
   ExtractMemoryInput,

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import type { ChatMessage } from '../core';
+import type { ChatMessage } from '../core/messages/chat-message';
 import type { ModelRoute } from '../models/chat-model';
 import { imageRefusalHint } from '../models/image-support';
 import { isModelCallError } from '../models/model-error';

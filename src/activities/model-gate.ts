@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ChatMessage, ModelReply, Usage } from '../core';
+import type { ChatMessage, Usage } from '../core/messages/chat-message';
+import type { ModelReply } from '../core/messages/model-reply';
 import type { ModelCallInput } from '../contracts/activity-interface';
 import { estimateTokens } from '../core/context/compaction';
 import type { ModelRoute } from '../models/chat-model';

@@ -1,4 +1,5 @@
-import type { ChatMessage, ModelCallInput } from '../core';
+import type { ChatMessage } from '../core/messages/chat-message';
+import type { ModelCallInput } from '../core/run/model-call-input';
 import { isSummary } from '../core/context/compaction';
 import type { ModelRoute } from '../models/chat-model';
 import { withImageUrls } from '../models/image-support';

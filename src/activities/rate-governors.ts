@@ -1,9 +1,9 @@
 import { Context, log } from '@temporalio/activity';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import type { RateGovernorStatus, RateLimit, TurnAnswer, TurnRequest } from '../core';
+import type { RateGovernorStatus, RateLimit, TurnAnswer, TurnRequest } from '../core/fleet/rate-governor';
 import { UpdateBatcher } from './update-batcher';
-import { DEFAULT_429_PAUSE_MS } from '../core';
+import { DEFAULT_429_PAUSE_MS } from '../core/fleet/rate-governor';
 import {
   pauseModelSignal,
   RATE_GOVERNOR_WORKFLOW_TYPE,

@@ -1,7 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AgentRegistry, AgentSummary } from '../agents/agent-registry';
-import { agentVersion, type ResolvedAgent } from '../core';
+import { agentVersion } from '../core/run/agent-version';
+import type { ResolvedAgent } from '../core/state/agents';
 import type { McpToolSource } from '../tools/mcp-client/mcp-tool-source';
 import type { ResolveAgentInput } from '../contracts/activity-interface';
 import type { ToolRegistry } from '../tools/registry';

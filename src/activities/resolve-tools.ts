@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { agentVersion } from '../core';
+import { agentVersion } from '../core/run/agent-version';
 import type { McpToolSource } from '../tools/mcp-client/mcp-tool-source';
 import type { ToolRegistry } from '../tools/registry';
 import { resolveToolSet } from '../tools/resolve-tool-set';

@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { tenantStartOptions } from '../contracts/tenant-start';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { runSummary } from '../core';
+import { runSummary } from '../core/context/summaries';
 import { CONVERSATION_WORKFLOW_TYPE, sendMessageUpdate } from '../contracts/definitions';
 import type { ScheduledTurnInput, ScheduledTurnResult } from '../contracts/activity-interface';
 

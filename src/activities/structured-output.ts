@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { JsonSchemaObject } from '../core';
+import type { JsonSchemaObject } from '../core/state/run-options';
 import type { AgentRegistry } from '../agents/agent-registry';
 import { outputJsonSchema } from '../models/json-schema';
 

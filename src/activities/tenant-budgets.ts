@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import type { ReserveAnswer, ReserveRequest, TenantBudgetReport } from '../core';
+import type { ReserveAnswer, ReserveRequest, TenantBudgetReport } from '../core/fleet/tenant-ledger';
 import { UpdateBatcher } from './update-batcher';
 import {
   reserveBudgetsUpdate,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { handoffToolName, type AgentSettings, type ResolvedAgent } from '../core';
+import { handoffToolName } from '../core/tool-calls/handoffs';
+import type { AgentSettings, ResolvedAgent } from '../core/state/agents';
 import type { AnyToolDefinition } from '../tools/define-tool';
 import type { ToolRegistry } from '../tools/registry';
 import { guardrailRefName, type GuardrailDefinition } from './define-guardrail';

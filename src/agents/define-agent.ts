@@ -1,15 +1,12 @@
 import type { z } from 'zod';
 import type { GuardrailRef } from './define-guardrail';
-import {
-  agentNameProblem,
-  budgetProblem,
-  parseDuration,
-  priorityKeyProblem,
-  agentMemoryProblem,
-  TOOL_CALLING_MODES,
-  type RunOptions,
-  type AgentMemory,
-} from '../core';
+import { agentNameProblem } from '../core/state/agents';
+import { budgetProblem } from '../core/state/limits';
+import { parseDuration } from '../core/time/duration';
+import { priorityKeyProblem } from '../core/fleet/tenants';
+import { agentMemoryProblem, type AgentMemory } from '../core/facts/memory-options';
+import { TOOL_CALLING_MODES } from '../core/run/run-input';
+import type { RunOptions } from '../core/state/run-options';
 import type { AnyToolDefinition } from '../tools/define-tool';
 
 /** A tool as an agent names it: its definition (registered with the agent) or a registered tool's name. */

@@ -1,4 +1,4 @@
-import type { GuardrailKind, GuardrailVerdict } from '../core';
+import type { GuardrailKind, GuardrailVerdict } from '../core/state/guardrail-types';
 
 /** What a guardrail function is given. */
 export interface GuardrailInput {

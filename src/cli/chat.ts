@@ -1,7 +1,8 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Client } from '@temporalio/client';
-import { type ConversationOptions, type ConversationTurnResult, type TurnInput } from '../core';
+import type { ConversationOptions, TurnInput } from '../core/conversation/conversation-state';
+import type { ConversationTurnResult } from '../core/state/run-results';
 import { decideApproval } from '../client/workflow-controls';
 import { cancelTurn, endConversation, startMessage } from '../client/conversations';
 import { turnJson, turnText } from './format-conversation';

@@ -1,5 +1,5 @@
 import { encryptionKeysFromEnv } from '../codec/encryption-codec';
-import { tenantProblem } from '../core';
+import { tenantProblem } from '../core/fleet/tenants';
 import { CredentialStore, defaultCredentialsPath } from '../tools/credential-store';
 import { commandName } from './command-name';
 import { parseFlags, UsageError } from './option-flags';

@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { validateAgentInput, type AgentInput } from '../core';
+import { validateAgentInput } from '../core/run/run-input';
+import type { AgentInput } from '../core/state/run-options';
 import { parseDataset, type NumberedCase } from '../client/eval-cases';
 import { newEvalId, runEval, EVAL_SEARCH_ATTRIBUTE, type EvalReport } from '../client/run-eval';
 import { listAgents } from '../client/list-agents';

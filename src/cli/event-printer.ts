@@ -1,4 +1,5 @@
-import { toolCallSummary, type AgentEvent } from '../core';
+import { toolCallSummary } from '../core/context/summaries';
+import type { AgentEvent } from '../core/events/agent-events';
 
 /** Where a printer writes: the answer's text, and notes about what the agent does. */
 export interface PrinterOutput {

@@ -1,16 +1,13 @@
-import {
-  imageLabel,
-  toolCallSummary,
-  type ChatMessage,
-  type ConversationTurnResult,
-  type ImageRef,
-  type BudgetReport,
-} from '../core';
+import { imageLabel } from '../core/messages/images';
+import { toolCallSummary } from '../core/context/summaries';
+import type { ChatMessage, ImageRef } from '../core/messages/chat-message';
+import type { ConversationTurnResult } from '../core/state/run-results';
+import type { BudgetReport } from '../core/state/limits';
 import type { AgentRunSummary } from '../client/list-runs';
 import type { StatusReport } from '../client/workflow-controls';
 import { approvalHint } from './progress';
 import { hintCommand } from './command-name';
-import { parseToolArguments } from '../core/tool-calls/tool-arguments';
+import { parseToolArguments } from '../core/messages/tool-arguments';
 import { outcomeJson } from '../client/outcome-json';
 import { usageText } from './usage-text';
 import { tableText } from './table';

@@ -1,4 +1,4 @@
-import { toolCallSummary } from '../core';
+import { toolCallSummary } from '../core/context/summaries';
 import type { RunOutcome } from '../client/run-agent';
 import { budgetText } from './format-conversation';
 import { usageText } from './usage-text';

@@ -5,7 +5,9 @@
  * Temporal unreachable, 3 `--wait` ran out (the run goes on) or a message was queued for a
  * conversation that cannot answer now, 130 Ctrl+C while waiting.
  */
-import { memoryTools, READ_TOOL_OUTPUT, SLEEP, WAIT_FOR_EVENT } from '../core';
+import { memoryTools } from '../core/facts/memory-tools';
+import { READ_TOOL_OUTPUT } from '../core/messages/tool-results';
+import { SLEEP, WAIT_FOR_EVENT } from '../core/time/durable-waits';
 import { clientSettings, processEnv, type ClientSettings } from '../connection/settings';
 import { ClientError } from '../client/client-error';
 import { packageVersion } from '../connection/package-version';

@@ -3,7 +3,7 @@ import { isHttpServer, loadMcpConfig, mcpServersFromEnv } from '../tools/mcp-cli
 import { loginToMcpServer } from '../tools/mcp-client/mcp-login';
 import { defaultTokenPath, McpTokenStore } from '../tools/mcp-client/mcp-oauth';
 import { parseFlags, UsageError } from './option-flags';
-import { tenantProblem } from '../core';
+import { tenantProblem } from '../core/fleet/tenants';
 
 /**
  * `durable-agents mcp login <server>`: logs in to a remote MCP server that needs OAuth, once, for

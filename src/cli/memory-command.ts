@@ -1,4 +1,5 @@
-import { memoryFilterProblem, type Fact, type MemoryDeletion, type MemoryFilter } from '../core';
+import { memoryFilterProblem, type MemoryFilter } from '../core/facts/memory-scope';
+import type { Fact, MemoryDeletion } from '../core/facts/fact';
 import { administerMemory } from '../client/memory';
 import { commandName } from './command-name';
 import { parseFlags, UsageError } from './option-flags';

@@ -1,18 +1,13 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 type ParsedResults<T extends ParseArgsConfig> = ReturnType<typeof parseArgs<T>>;
-import {
-  agentNameProblem,
-  DURATION_UNITS,
-  priorityKeyProblem,
-  tenantProblem,
-  userProblem,
-  MIN_PROMPT_TOKENS,
-  parseDuration,
-  TOOL_CALLING_MODES,
-  type AgentInput,
-  type ToolCallingMode,
-} from '../core';
+import { agentNameProblem } from '../core/state/agents';
+import { DURATION_UNITS, parseDuration } from '../core/time/duration';
+import { priorityKeyProblem, tenantProblem } from '../core/fleet/tenants';
+import { userProblem } from '../core/facts/memory-scope';
+import { MIN_PROMPT_TOKENS } from '../core/context/compaction';
+import { TOOL_CALLING_MODES } from '../core/run/run-input';
+import type { AgentInput, ToolCallingMode } from '../core/state/run-options';
 
 /** A mistake on the command line; reported with usage, exit code 2, before anything starts. */
 export class UsageError extends Error {}

@@ -1,4 +1,5 @@
-import { validateAgentInput, workflowIdProblem, type AgentInput } from '../core';
+import { validateAgentInput, workflowIdProblem } from '../core/run/run-input';
+import type { AgentInput } from '../core/state/run-options';
 import {
   durationMs,
   IMAGE_FLAG,

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
-import type { AgentState, PendingApproval } from '../core';
+import type { AgentState } from '../core/state/run-results';
+import type { PendingApproval } from '../core/state/run-state';
 import { conversationStatusQuery, statusQuery } from '../contracts/definitions';
 import { failingWorkflowTask } from '../client/workflow-task-failure';
 import { hintCommand } from './command-name';

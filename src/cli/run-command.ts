@@ -1,5 +1,5 @@
 import { outcomeJson } from '../client/outcome-json';
-import type { AgentEvent } from '../core';
+import type { AgentEvent } from '../core/events/agent-events';
 import type { CommandContext } from './command';
 import { EventPrinter } from './event-printer';
 import { outcomeText } from './format-outcome';

@@ -1,4 +1,5 @@
-import type { AgentEvent, AgentInput } from '../core';
+import type { AgentEvent } from '../core/events/agent-events';
+import type { AgentInput } from '../core/state/run-options';
 import { isTurnEnd, streamEvents } from '../client/event-stream';
 import { ClientError } from '../client/client-error';
 import { DEFAULT_OUTAGE_BUDGET_MS, isServerUnreachable } from '../client/outages';

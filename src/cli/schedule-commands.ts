@@ -1,11 +1,11 @@
 import {
   SCHEDULE_OVERLAPS,
   scheduleRequestProblems,
-  workflowIdProblem,
   type AgentScheduleRequest,
-  type ConversationOptions,
   type ScheduleOverlap,
-} from '../core';
+} from '../core/schedules/schedules';
+import { workflowIdProblem } from '../core/run/run-input';
+import type { ConversationOptions } from '../core/conversation/conversation-state';
 import {
   deleteSchedule,
   describeSchedule,

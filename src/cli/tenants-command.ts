@@ -1,6 +1,7 @@
 import { readTenantUsage, listTenantUsage, setTenantBudget, setTenantWeight } from '../client/tenants';
 import { liveWorkers } from '../client/task-queue-workers';
-import { fairnessWeightProblem, tenantProblem, type TenantBudget, type TenantUsage } from '../core';
+import { fairnessWeightProblem, tenantProblem } from '../core/fleet/tenants';
+import type { TenantBudget, TenantUsage } from '../core/fleet/tenant-ledger';
 import { commandName } from './command-name';
 import { parseFlags, UsageError } from './option-flags';
 import { inSession, type CommandTarget } from './session';

@@ -1,4 +1,4 @@
-import type { Usage } from '../core';
+import type { Usage } from '../core/messages/chat-message';
 
 /**
  * Tokens, and dollars when the workers priced every model call (`usage.costUsd`): how every

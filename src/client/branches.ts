@@ -1,13 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import {
-  workflowIdProblem,
-  type BranchInfo,
-  type ChatMessage,
-  type ConversationTurnResult,
-  type ForkPoint,
-} from '../core';
+import { workflowIdProblem } from '../core/run/run-input';
+import type { BranchInfo, ForkPoint } from '../core/conversation/conversation-state';
+import type { ChatMessage } from '../core/messages/chat-message';
+import type { ConversationTurnResult } from '../core/state/run-results';
 import type { conversationWorkflow } from '../workflows/bundle';
 import {
   branchesQuery,

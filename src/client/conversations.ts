@@ -5,19 +5,14 @@ import {
   type Client,
   type WorkflowHandle,
 } from '@temporalio/client';
-import {
-  fairnessWeightProblem,
-  runSummary,
-  turnProblem,
-  validateConversationOptions,
-  workflowIdProblem,
-  type ConversationOptions,
-  type ConversationResult,
-  type ConversationStatus,
-  type ConversationTurnResult,
-  type TurnInput,
-  type AgentEvent,
-} from '../core';
+import { fairnessWeightProblem } from '../core/fleet/tenants';
+import { runSummary } from '../core/context/summaries';
+import { turnProblem, validateConversationOptions } from '../core/conversation/conversation';
+import { workflowIdProblem } from '../core/run/run-input';
+import type { ConversationOptions, TurnInput } from '../core/conversation/conversation-state';
+import type { ConversationResult, ConversationStatus } from '../core/conversation/conversation-status';
+import type { ConversationTurnResult } from '../core/state/run-results';
+import type { AgentEvent } from '../core/events/agent-events';
 import type { conversationWorkflow } from '../workflows/bundle';
 import {
   cancelTurnUpdate,

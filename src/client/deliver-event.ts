@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { eventIdProblem, eventProblem } from '../core';
+import { eventIdProblem, eventProblem } from '../core/time/durable-waits';
 import { deliverEventSignal } from '../contracts/definitions';
 import { ClientError } from './client-error';
 import { closedText, explainFailure } from './workflow-lookup';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { AgentInput, JsonSchemaObject, ToolExecution } from '../core';
+import type { AgentInput, JsonSchemaObject } from '../core/state/run-options';
+import type { ToolExecution } from '../core/messages/tool-results';
 
 /**
  * Evals: a dataset of cases (JSON Lines), each run as a real agent run and scored against what it

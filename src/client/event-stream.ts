@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
-import type { AgentEvent, EventPage, EventsRequest } from '../core';
+import type { AgentEvent, EventPage, EventsRequest } from '../core/events/agent-events';
 import { eventsQuery } from '../contracts/definitions';
 import { ClientError } from './client-error';
 import { isServerUnreachable } from './outages';

@@ -66,7 +66,7 @@ export type { OutageOptions } from './outages';
 // Listing runs and agents.
 export { listAgents } from './list-agents';
 export { listAgentRuns, type AgentRunSummary } from './list-runs';
-export { agentListQuery, type AgentListFilter } from '../core';
+export { agentListQuery, type AgentListFilter } from '../core/run/search-attributes';
 
 // Schedules (Temporal Schedules) of runs and conversation turns.
 export {
@@ -80,11 +80,11 @@ export {
   type AgentSchedule,
   type ScheduleAgentOptions,
 } from './schedules';
-export { SCHEDULE_OVERLAPS, type AgentScheduleRequest, type ScheduleOverlap } from '../core';
+export { SCHEDULE_OVERLAPS, type AgentScheduleRequest, type ScheduleOverlap } from '../core/schedules/schedules';
 
 // Tenants: budgets per day or month across a tenant's runs, usage, and fair shares of a task queue.
 export { setTenantBudget, readTenantUsage, listTenantUsage, setTenantWeight } from './tenants';
-export type { TenantBudget, TenantUsage, TenantSpend, TenantBudgetReport } from '../core';
+export type { TenantBudget, TenantUsage, TenantSpend, TenantBudgetReport } from '../core/fleet/tenant-ledger';
 
 // Worker Versioning: which build of a Worker Deployment serves new runs.
 export {
@@ -139,49 +139,49 @@ export { installTracing, flushTracing, type TracingOptions } from '../telemetry/
 // The shapes runs, conversations and events take.
 export {
   AGENT_EVENT_TYPES,
-  MAX_EVENT_PAYLOAD_BYTES,
-  parseDuration,
-  validateAgentInput,
-  type ActiveWait,
   type AgentEvent,
   type AgentEventBody,
-  type AgentInput,
-  type AgentResult,
-  type AgentState,
-  type AgentStatus,
-  type AgentWorkflowResult,
-  type ApprovalDecision,
-  type Budget,
-  type BudgetReport,
-  type ChatMessage,
-  type CloseReason,
-  type ConversationOptions,
-  type ConversationResult,
-  type ConversationStatus,
-  type BranchInfo,
-  type ForkPoint,
-  type ConversationTurnResult,
-  type DeliveredEvent,
   type EventPage,
   type EventsRequest,
-  type ImageRef,
-  type MemoryReport,
-  type ModelSettings,
-  type OnApprovalTimeout,
-  type OnBudget,
-  type OnLimit,
-  type PendingApproval,
-  type RecordedToolExecution,
-  type RecordedTurnResult,
-  type RejectedMessages,
-  type RerunSeed,
-  type RunOptions,
-  type RunStatus,
   type TextBatch,
-  type ToolCallingMode,
-  type ToolExecution,
-  type TranscriptPage,
-  type TurnInput,
-  type TurnResult,
-  type Usage,
-} from '../core';
+} from '../core/events/agent-events';
+export { MAX_EVENT_PAYLOAD_BYTES, type DeliveredEvent } from '../core/time/durable-waits';
+export { parseDuration } from '../core/time/duration';
+export { validateAgentInput } from '../core/run/run-input';
+export type { ActiveWait, PendingApproval, RunStatus } from '../core/state/run-state';
+export type {
+  AgentInput,
+  ModelSettings,
+  OnApprovalTimeout,
+  OnLimit,
+  RerunSeed,
+  RunOptions,
+  ToolCallingMode,
+} from '../core/state/run-options';
+export type {
+  AgentResult,
+  AgentState,
+  AgentStatus,
+  AgentWorkflowResult,
+  ConversationTurnResult,
+  MemoryReport,
+  RecordedTurnResult,
+  TurnResult,
+} from '../core/state/run-results';
+export type { ApprovalDecision } from '../core/tool-calls/approvals';
+export type { Budget, BudgetReport, OnBudget } from '../core/state/limits';
+export type { ChatMessage, ImageRef, Usage } from '../core/messages/chat-message';
+export type {
+  CloseReason,
+  ConversationResult,
+  ConversationStatus,
+  TranscriptPage,
+} from '../core/conversation/conversation-status';
+export type {
+  ConversationOptions,
+  BranchInfo,
+  ForkPoint,
+  RejectedMessages,
+  TurnInput,
+} from '../core/conversation/conversation-state';
+export type { RecordedToolExecution, ToolExecution } from '../core/messages/tool-results';

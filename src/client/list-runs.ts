@@ -1,5 +1,5 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
-import { agentListQuery, type AgentListFilter } from '../core';
+import { agentListQuery, type AgentListFilter } from '../core/run/search-attributes';
 import { AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE } from '../contracts/definitions';
 import { queryRefused } from './client-error';
 

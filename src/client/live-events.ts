@@ -1,4 +1,5 @@
-import { LiveTextMerge, type AgentEvent } from '../core';
+import { LiveTextMerge } from '../core/events/live-text-merge';
+import type { AgentEvent } from '../core/events/agent-events';
 import { liveText, type LiveItem } from '../contracts/live-text';
 import { Nudge } from './event-stream';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
-import { factIdProblem, memoryFilterProblem } from '../core';
+import { factIdProblem, memoryFilterProblem } from '../core/facts/memory-scope';
 import {
   MEMORY_ADMIN_MEMO,
   MEMORY_ADMIN_WORKFLOW_TYPE,

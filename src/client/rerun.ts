@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import type { AgentInput, ChatMessage, RerunSeed } from '../core';
+import type { AgentInput, RerunSeed } from '../core/state/run-options';
+import type { ChatMessage } from '../core/messages/chat-message';
 import { readTranscript } from './workflow-controls';
 import { ClientError } from './client-error';
 import { runOutcome, startAgentRun, type AgentRunHandle, type RunOutcome } from './run-agent';

@@ -10,19 +10,11 @@ import {
 } from '@temporalio/common';
 import type { ZodType } from 'zod';
 import { outputJsonSchema } from '../models/json-schema';
-import {
-  agentWorkflowId,
-  fairnessWeightProblem,
-  runSummary,
-  tenantWorkflowId,
-  validateAgentInput,
-  workflowIdProblem,
-  type AgentInput,
-  type AgentResult,
-  type AgentWorkflowResult,
-  type JsonSchemaObject,
-  type TurnResult,
-} from '../core';
+import { agentWorkflowId, runSummary } from '../core/context/summaries';
+import { fairnessWeightProblem, tenantWorkflowId } from '../core/fleet/tenants';
+import { validateAgentInput, workflowIdProblem } from '../core/run/run-input';
+import type { AgentInput, JsonSchemaObject } from '../core/state/run-options';
+import type { AgentResult, AgentWorkflowResult, TurnResult } from '../core/state/run-results';
 import { AGENT_WORKFLOW_TYPE } from '../contracts/definitions';
 import { ClientError } from './client-error';
 import { restoreToolResults } from './tool-results';

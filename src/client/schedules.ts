@@ -6,9 +6,9 @@ import {
   type ScheduleOptions,
   type ScheduleSummary,
 } from '@temporalio/client';
+import { formatDuration } from '../core/time/duration';
+import { runSummary } from '../core/context/summaries';
 import {
-  formatDuration,
-  runSummary,
   SCHEDULE_MEMO_KEY,
   scheduledOptions,
   scheduledRunInput,
@@ -18,7 +18,7 @@ import {
   type AgentScheduleRequest,
   type ScheduleMemo,
   type ScheduleOverlap,
-} from '../core';
+} from '../core/schedules/schedules';
 import { AGENT_WORKFLOW_TYPE, SCHEDULED_TURN_WORKFLOW_TYPE } from '../contracts/definitions';
 import type { ScheduledTurnInput } from '../contracts/activity-interface';
 import { tenantStartOptions } from './tenant-scope';

@@ -1,4 +1,4 @@
-import type { ImageRef } from '../core';
+import type { ImageRef } from '../core/messages/chat-message';
 import type { BlobStore } from '../storage/blob-store';
 import { clientSettings } from '../connection/settings';
 import { ImageInputError, storeImages, type ImageInput } from '../storage/images';

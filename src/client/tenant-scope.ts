@@ -1,6 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import type { Client } from '@temporalio/client';
-import { inScope, searchAttributeCreateCommands, tenantWorkflowId, type TenantScope } from '../core';
+import { inScope, tenantWorkflowId, type TenantScope } from '../core/fleet/tenants';
+import { searchAttributeCreateCommands } from '../core/run/search-attributes';
 import { ClientError } from './client-error';
 import { lookupWorkflow } from './workflow-lookup';
 

@@ -1,12 +1,7 @@
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import {
-  fairnessWeightProblem,
-  tenantBudgetProblem,
-  tenantProblem,
-  type TenantBudget,
-  type TenantUsage,
-} from '../core';
+import { fairnessWeightProblem, tenantProblem } from '../core/fleet/tenants';
+import { tenantBudgetProblem, type TenantBudget, type TenantUsage } from '../core/fleet/tenant-ledger';
 import {
   setTenantBudgetUpdate,
   TENANT_LEDGER_WORKFLOW_TYPE,

@@ -6,14 +6,9 @@ import {
   isReferencePayload,
 } from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
-import type {
-  AgentInput,
-  AgentResult,
-  AgentWorkflowResult,
-  RecordedToolExecution,
-  ToolExecution,
-  ToolOutcome,
-} from '../core';
+import type { AgentInput } from '../core/state/run-options';
+import type { AgentResult, AgentWorkflowResult } from '../core/state/run-results';
+import type { RecordedToolExecution, ToolExecution, ToolOutcome } from '../core/messages/tool-results';
 import type { ToolCallInput } from '../contracts/activity-interface';
 
 type History = temporal.api.history.v1.IHistory;

@@ -1,5 +1,7 @@
 import type { Client } from '@temporalio/client';
-import { answersMessage, type AgentEvent, type ApprovalDecision } from '../core';
+import { answersMessage } from '../core/messages/message-ids';
+import type { AgentEvent } from '../core/events/agent-events';
+import type { ApprovalDecision } from '../core/tool-calls/approvals';
 import { decideApproval, readStatus } from './workflow-controls';
 import { currentTurnEvents, isTurnEnd, streamEvents } from './event-stream';
 import { lookupWorkflow } from './workflow-lookup';

@@ -1,17 +1,14 @@
 import type { Client } from '@temporalio/client';
 import {
   closedConversationStatus,
-  type ActiveWait,
-  type AgentState,
-  type ApprovalDecision,
-  type ChatMessage,
   type ConversationResult,
   type ConversationStatus,
-  type PendingApproval,
-  type Usage,
-  type BudgetReport,
-  type MemoryReport,
-} from '../core';
+} from '../core/conversation/conversation-status';
+import type { ActiveWait, PendingApproval } from '../core/state/run-state';
+import type { AgentState, MemoryReport } from '../core/state/run-results';
+import type { ApprovalDecision } from '../core/tool-calls/approvals';
+import type { ChatMessage, Usage } from '../core/messages/chat-message';
+import type { BudgetReport } from '../core/state/limits';
 import type { agentWorkflow } from '../workflows/bundle';
 import {
   branchesQuery,

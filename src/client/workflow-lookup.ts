@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { QueryNotRegisteredError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { BUSY_REFUSAL, type ConversationResult } from '../core';
+import { BUSY_REFUSAL } from '../core/conversation/busy';
+import type { ConversationResult } from '../core/conversation/conversation-status';
 import { AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE } from '../contracts/definitions';
 import { ClientError } from './client-error';
 import { isServerUnreachable } from './outages';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { AGENT_SEARCH_ATTRIBUTES } from '../core';
+import { AGENT_SEARCH_ATTRIBUTES } from '../core/run/search-attributes';
 import { connectClient } from './client-connection';
 import { dataDir, findTemporalCli } from './temporal-cli';
 

@@ -1,4 +1,6 @@
-import type { AgentEvent, RunStatus, TurnResult } from '../core';
+import type { AgentEvent } from '../core/events/agent-events';
+import type { RunStatus } from '../core/state/run-state';
+import type { TurnResult } from '../core/state/run-results';
 
 /**
  * How a conversation turn ends an A2A task, in A2A's JSON (as `Task.toJSON` of `@a2a-js/sdk`

@@ -1,10 +1,14 @@
 import type { MemoryAdminRequest, MemoryAdminResult } from './memory-admin';
-import type { ResolvedAgent } from '../core/run/agents';
+import type { ResolvedAgent } from '../core/state/agents';
 import type { ModelCallInput } from '../core/run/model-call-input';
-import type { SearchAttributeSettings } from '../core/events/search-attributes';
+import type { SearchAttributeSettings } from '../core/run/search-attributes';
 import type { ConversationOptions, TurnInput } from '../core/conversation/conversation-state';
-import type { GuardrailCheck, GuardrailKind } from '../core/guardrails/guardrails';
-import type { ModelReply, ModelSettings, ToolInfo, ToolOutcome, Usage } from '../core';
+import type { GuardrailCheck, GuardrailKind } from '../core/state/guardrail-types';
+import type { ModelReply } from '../core/messages/model-reply';
+import type { ModelSettings } from '../core/state/run-options';
+import type { ToolInfo } from '../core/messages/tool-info';
+import type { ToolOutcome } from '../core/messages/tool-results';
+import type { Usage } from '../core/messages/chat-message';
 import type { A2ATaskEndJson } from './a2a-task-json';
 
 /**

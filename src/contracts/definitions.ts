@@ -1,24 +1,12 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type {
-  AgentStatus,
-  ApprovalDecision,
-  BranchInfo,
-  ChatMessage,
-  ConversationInput,
-  ConversationResult,
-  ConversationStatus,
-  ConversationTurnResult,
-  EventPage,
-  EventsRequest,
-  MemoryForgotten,
-  PendingApproval,
-  TextBatch,
-  ToolProgress,
-  ToolRetry,
-  TranscriptPage,
-  TurnInput,
-  Usage,
-} from '../core';
+import type { AgentStatus, ConversationTurnResult } from '../core/state/run-results';
+import type { ApprovalDecision } from '../core/tool-calls/approvals';
+import type { BranchInfo, ConversationInput, TurnInput } from '../core/conversation/conversation-state';
+import type { ChatMessage, Usage } from '../core/messages/chat-message';
+import type { ConversationResult, ConversationStatus, TranscriptPage } from '../core/conversation/conversation-status';
+import type { EventPage, EventsRequest, TextBatch, ToolProgress, ToolRetry } from '../core/events/agent-events';
+import type { MemoryForgotten } from '../core/conversation/forgetting';
+import type { PendingApproval } from '../core/state/run-state';
 
 export type { AgentStatus, ConversationStatus };
 

@@ -1,4 +1,5 @@
-import type { Fact, MemoryDeletion, MemoryFilter } from '../core';
+import type { Fact, MemoryDeletion } from '../core/facts/fact';
+import type { MemoryFilter } from '../core/facts/memory-scope';
 
 /**
  * People's control of memory across conversations (`durable-agents memory`, the HTTP API's

@@ -1,5 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { RateGovernorStatus, RateLimit, TurnAnswer, TurnRequest } from '../core';
+import type { RateGovernorStatus, RateLimit, TurnAnswer, TurnRequest } from '../core/fleet/rate-governor';
+import type { RateGovernorState } from '../core/fleet/rate-governor';
 
 /**
  * The rate governor workflow's names (one workflow per limited model, see `rateGovernorWorkflow`):
@@ -27,7 +28,7 @@ export const rateGovernorQuery = defineQuery<RateGovernorStatus>('rateGovernor')
 export interface RateGovernorInput {
   model: string;
   limit: RateLimit;
-  carry?: import('../core').RateGovernorState;
+  carry?: RateGovernorState;
   /** The version of `carry`'s shape (see core/state/carry-versions.ts); none: version 1. */
   carryVersion?: number;
 }

@@ -1,5 +1,11 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ReserveAnswer, ReserveRequest, SettleRequest, TenantBudget, TenantUsage } from '../core';
+import type {
+  ReserveAnswer,
+  ReserveRequest,
+  SettleRequest,
+  TenantBudget,
+  TenantUsage,
+} from '../core/fleet/tenant-ledger';
 
 /**
  * The tenant ledger workflow's names (one workflow per tenant, see `tenantLedgerWorkflow`):

@@ -4,7 +4,7 @@ import {
   TypedSearchAttributes,
   type Priority,
 } from '@temporalio/common';
-import { workflowPriority, type PriorityRequest } from '../core';
+import { workflowPriority, type PriorityRequest } from '../core/fleet/tenants';
 
 /** The `AgentTenant` search attribute's key. */
 export const TENANT_KEY = defineSearchAttributeKey('AgentTenant', SearchAttributeType.KEYWORD);

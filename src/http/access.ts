@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseTenantToken, type TenantScope } from '../core';
+import { parseTenantToken, type TenantScope } from '../core/fleet/tenants';
 
 /**
  * Who may use an HTTP endpoint of durable-agents (the HTTP API, the MCP server over HTTP), and

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { messageIdProblem } from '../core';
+import { messageIdProblem } from '../core/messages/message-ids';
 import { decideApproval } from '../client/workflow-controls';
 import { HttpError, readJson, sendJson } from './http-io';
 import type { RequestContext } from './route-table';

@@ -1,6 +1,7 @@
 import { forkConversation, listBranches, switchBranch, type ForkOptions } from '../client/branches';
 import type { MessageRequest } from '../client/conversations';
-import { tenantWorkflowId, workflowIdProblem } from '../core';
+import { tenantWorkflowId } from '../core/fleet/tenants';
+import { workflowIdProblem } from '../core/run/run-input';
 import { busyOf, HttpError, imagesOf, MAX_MESSAGE_BODY_BYTES, readJson, sendJson } from './http-io';
 import type { RequestContext, Route } from './route-table';
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { ConversationOptions } from '../core';
+import type { ConversationOptions } from '../core/conversation/conversation-state';
 import { readStatus, readTranscript } from '../client/workflow-controls';
 import { ClientError } from '../client/client-error';
 import { startMessage, stopTurn, type MessageRequest } from '../client/conversations';

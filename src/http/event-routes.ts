@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import { eventIdProblem, eventProblem, MAX_EVENT_PAYLOAD_BYTES } from '../core';
+import { eventIdProblem, eventProblem, MAX_EVENT_PAYLOAD_BYTES } from '../core/time/durable-waits';
 import { deliverEvent } from '../client/deliver-event';
 import { presentedToken, tokenMatches, type HttpAccessOptions } from './access';
 import { allow, HttpError, readBody, sendJson } from './http-io';

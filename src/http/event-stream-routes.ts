@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import type { AgentEvent, ConversationOptions } from '../core';
+import type { AgentEvent } from '../core/events/agent-events';
+import type { ConversationOptions } from '../core/conversation/conversation-state';
 import { ClientError } from '../client/client-error';
 import { startMessage, type MessageRequest } from '../client/conversations';
 import { isTurnEnd, streamEvents } from '../client/event-stream';

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import type { ConversationOptions } from '../core';
+import type { ConversationOptions } from '../core/conversation/conversation-state';
 import type { HttpAccessOptions } from './access';
 import type { A2AServerSettings } from './server-settings';
 

@@ -1,16 +1,11 @@
 import type { ImageInput } from '../storage/images';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import {
-  busyPolicyProblem,
-  userProblem,
-  parseDuration,
-  tenantFor,
-  tenantProblem,
-  validateAgentInput,
-  type BusyPolicy,
-  type TenantScope,
-} from '../core';
+import { busyPolicyProblem, type BusyPolicy } from '../core/conversation/busy';
+import { userProblem } from '../core/facts/memory-scope';
+import { parseDuration } from '../core/time/duration';
+import { tenantFor, tenantProblem, type TenantScope } from '../core/fleet/tenants';
+import { validateAgentInput } from '../core/run/run-input';
 import { isUndecodable } from '../client/workflow-lookup';
 import { isServerUnreachable } from '../client/outages';
 import { ClientError, type ClientErrorKind } from '../client/client-error';

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
-import { agentListFilterProblem, type AgentListFilter, type TenantScope } from '../core';
+import { agentListFilterProblem, type AgentListFilter } from '../core/run/search-attributes';
+import type { TenantScope } from '../core/fleet/tenants';
 import { listAgentRuns } from '../client/list-runs';
 import { HttpError, tenantOf } from './http-io';
 

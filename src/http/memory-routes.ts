@@ -1,4 +1,4 @@
-import type { MemoryFilter } from '../core';
+import type { MemoryFilter } from '../core/facts/memory-scope';
 import { administerMemory } from '../client/memory';
 import { HttpError, sendJson } from './http-io';
 import type { RequestContext, Route } from './route-table';

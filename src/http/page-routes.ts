@@ -1,4 +1,4 @@
-import type { AgentInput } from '../core';
+import type { AgentInput } from '../core/state/run-options';
 import { runOutcome, startAgentRun } from '../client/run-agent';
 import { chatPageHtml } from './chat-page';
 import { checkRunInput, HttpError, sendJson, sendStillRunning, tenantOf } from './http-io';

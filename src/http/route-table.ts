@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import { workflowIdProblem, type TenantScope } from '../core';
+import { workflowIdProblem } from '../core/run/run-input';
+import type { TenantScope } from '../core/fleet/tenants';
 import type { AgentSummary } from '../contracts/activity-interface';
 import { scopedWorkflowId } from '../client/tenant-scope';
 import type { HttpApiOptions } from './http-api-options';

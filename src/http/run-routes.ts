@@ -1,4 +1,4 @@
-import type { AgentInput } from '../core';
+import type { AgentInput } from '../core/state/run-options';
 import { outcomeJson } from '../client/outcome-json';
 import { readStatus, readTranscript } from '../client/workflow-controls';
 import { ClientError } from '../client/client-error';

@@ -1,5 +1,7 @@
 import type { Client } from '@temporalio/client';
-import { inScope, tenantWorkflowId, workflowIdProblem, type AgentScheduleRequest, type TenantScope } from '../core';
+import { inScope, tenantWorkflowId, type TenantScope } from '../core/fleet/tenants';
+import { workflowIdProblem } from '../core/run/run-input';
+import type { AgentScheduleRequest } from '../core/schedules/schedules';
 import { scopedWorkflowId } from '../client/tenant-scope';
 import { ClientError } from '../client/client-error';
 import {

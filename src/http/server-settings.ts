@@ -1,4 +1,5 @@
-import { agentNameProblem, parseDuration } from '../core';
+import { agentNameProblem } from '../core/state/agents';
+import { parseDuration } from '../core/time/duration';
 import { publicUrlProblem } from '../a2a/request-edge';
 
 /** What the HTTP API's servers (`serve`, `a2a`) read of the environment besides access rules. */

@@ -1,4 +1,5 @@
-import { tenantProblem, type TenantBudget } from '../core';
+import { tenantProblem } from '../core/fleet/tenants';
+import type { TenantBudget } from '../core/fleet/tenant-ledger';
 import { ClientError } from '../client/client-error';
 import { listTenantUsage, readTenantUsage, setTenantBudget, setTenantWeight } from '../client/tenants';
 import { HttpError, readJson, sendJson } from './http-io';

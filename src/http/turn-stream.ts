@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { AgentEvent } from '../core';
+import type { AgentEvent } from '../core/events/agent-events';
 import type { TurnStep } from '../client/turn-follow';
 
 /**

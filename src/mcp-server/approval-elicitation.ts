@@ -7,7 +7,7 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { decideApproval } from '../client/workflow-controls';
-import type { AgentEvent } from '../core';
+import type { AgentEvent } from '../core/events/agent-events';
 import { approvalAsk, approvalForm, decisionOf } from './approval-form';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;

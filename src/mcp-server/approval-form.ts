@@ -1,4 +1,5 @@
-import type { AgentEvent, PendingApproval } from '../core';
+import type { AgentEvent } from '../core/events/agent-events';
+import type { PendingApproval } from '../core/state/run-state';
 
 /**
  * An approval the agent needs, as an MCP client is asked it: a form of `approve` (yes or no) and

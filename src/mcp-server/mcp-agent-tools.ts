@@ -14,7 +14,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { z } from 'zod';
-import { MAX_MESSAGE_CHARS, type AgentEvent, type TurnResult } from '../core';
+import { MAX_MESSAGE_CHARS } from '../core/run/run-input';
+import type { AgentEvent } from '../core/events/agent-events';
+import type { TurnResult } from '../core/state/run-results';
 import { cancelWork } from '../client/workflow-controls';
 import { startMessage } from '../client/conversations';
 import { scopedWorkflowId } from '../client/tenant-scope';

@@ -4,7 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { createMcpHandler, isLegacyRequest, type McpRequestContext } from '@modelcontextprotocol/server';
 import { toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { accessChecker, requestScope, type HttpAccessOptions } from '../http/access';
-import type { TenantScope } from '../core';
+import type { TenantScope } from '../core/fleet/tenants';
 import { createAgentMcpServer, type AgentMcpServerOptions } from './agent-mcp-server';
 import { createModernAgentMcpServer, requestStateCodec } from './modern/modern-server';
 

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { AgentSummary } from '../contracts/activity-interface';
-import { MAX_MESSAGE_CHARS } from '../core';
+import { MAX_MESSAGE_CHARS } from '../core/run/run-input';
 import { listAgentRuns } from '../client/list-runs';
 import type { AgentMcpServerOptions } from './mcp-server-options';
 

@@ -11,7 +11,7 @@ import { readStatus, readTranscript } from '../client/workflow-controls';
 import { streamEvents } from '../client/event-stream';
 import { listAgentRuns } from '../client/list-runs';
 import { scopedWorkflowId } from '../client/tenant-scope';
-import type { TenantScope } from '../core';
+import type { TenantScope } from '../core/fleet/tenants';
 
 /**
  * Runs and conversations as MCP resources: `durable-agents://runs/{id}` and

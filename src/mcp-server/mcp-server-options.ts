@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { AgentSummary } from '../contracts/activity-interface';
-import type { TenantScope } from '../core';
+import type { TenantScope } from '../core/fleet/tenants';
 
 /** Options of `createAgentMcpServer`. */
 export interface AgentMcpServerOptions {

@@ -6,7 +6,8 @@ import { AGENT_WORKFLOW_TYPE } from '../contracts/definitions';
 import { cancelWork, readStatus } from '../client/workflow-controls';
 import { runOutcome, startAgentRun } from '../client/run-agent';
 import type { AgentMcpServerOptions } from './mcp-server-options';
-import { inScope, type TenantScope, type TurnResult } from '../core';
+import { inScope, type TenantScope } from '../core/fleet/tenants';
+import type { TurnResult } from '../core/state/run-results';
 import { workflowOwner } from '../client/tenant-scope';
 
 /**

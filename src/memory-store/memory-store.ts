@@ -1,4 +1,5 @@
-import type { Fact, MemoryDeletion, MemoryFilter, MemoryScope, NewFact } from '../core';
+import type { Fact, MemoryDeletion, NewFact } from '../core/facts/fact';
+import type { MemoryFilter, MemoryScope } from '../core/facts/memory-scope';
 
 /**
  * The memory store: facts about users, kept across conversations, and each user's profile. One
@@ -45,7 +46,7 @@ export interface MemoryStore {
   close(): Promise<void>;
 }
 
-export type { MemoryDeletion } from '../core';
+export type { MemoryDeletion } from '../core/facts/fact';
 
 /** A workflow holding a copy of a fact: where the fact came from, or went to. */
 export interface FactHolder {

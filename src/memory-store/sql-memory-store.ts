@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { fuseRankings, type Fact, type MemoryFilter, type MemoryScope, type NewFact } from '../core';
+import { fuseRankings, type Fact, type NewFact } from '../core/facts/fact';
+import type { MemoryFilter, MemoryScope } from '../core/facts/memory-scope';
 import type { Embedder, FactHolder, MemoryDeletion, MemoryStore, MemoryStoreInfo } from './memory-store';
 import type { SqlClient } from './sql-client';
 

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { calcPrice } from '@pydantic/genai-prices';
-import { contextWindowOf, FALLBACK_CONTEXT_WINDOW, type Usage } from '../core';
+import { contextWindowOf, FALLBACK_CONTEXT_WINDOW } from '../core/context/context-windows';
+import type { Usage } from '../core/messages/chat-message';
 import type { ModelRoute } from './chat-model';
 import { costOf, priceOf, type ModelPrice } from './prices';
 

@@ -1,4 +1,6 @@
-import type { ChatMessage, JsonSchemaObject, ModelReply, ModelSettings, ToolCallingMode } from '../core';
+import type { ChatMessage } from '../core/messages/chat-message';
+import type { JsonSchemaObject, ModelSettings, ToolCallingMode } from '../core/state/run-options';
+import type { ModelReply } from '../core/messages/model-reply';
 import type { JsonSchema } from './json-schema';
 
 /**

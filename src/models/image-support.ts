@@ -1,5 +1,5 @@
 import { isModelCallError, ModelCallError } from './model-error';
-import type { ChatMessage, ImageRef } from '../core';
+import type { ChatMessage, ImageRef } from '../core/messages/chat-message';
 import { BlobNotFoundError, type BlobStore } from '../storage/blob-store';
 import { imageUrl } from '../storage/images';
 

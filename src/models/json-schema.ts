@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { JsonSchemaObject } from '../core';
+import type { JsonSchemaObject } from '../core/state/run-options';
 
 /**
  * JSON Schema from zod, for tool parameters and structured output: used by workers (what the LLM

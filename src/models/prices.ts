@@ -1,4 +1,4 @@
-import type { Usage } from '../core';
+import type { Usage } from '../core/messages/chat-message';
 
 /** What a model costs, in US dollars per million tokens. */
 export interface ModelPrice {

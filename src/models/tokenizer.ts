@@ -14,7 +14,7 @@
  * larger, and the count is then recorded once in the activity's result, so replays decide the same.
  */
 import { messageTokens } from '../core/context/compaction';
-import type { ChatMessage } from '../core';
+import type { ChatMessage } from '../core/messages/chat-message';
 
 type CountText = (text: string) => number;
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { IMAGE_MEDIA_TYPES, imageRefProblem, MAX_IMAGES_PER_MESSAGE } from '../core/messages/images';
-import type { ImageRef } from '../core';
+import type { ImageRef } from '../core/messages/chat-message';
 import type { BlobStore } from './blob-store';
 
 /**

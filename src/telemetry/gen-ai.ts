@@ -1,7 +1,9 @@
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ModelReply, ToolOutcome, Usage } from '../core';
+import type { ModelReply } from '../core/messages/model-reply';
+import type { ToolOutcome } from '../core/messages/tool-results';
+import type { Usage } from '../core/messages/chat-message';
 import { agentTracer } from './tracing';
 
 /**

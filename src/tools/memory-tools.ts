@@ -1,14 +1,6 @@
-import {
-  DEFAULT_RECALL_LIMIT,
-  FORGET,
-  MAX_RECALL_LIMIT,
-  MEMORY_TOOL_SPECS,
-  newFactProblem,
-  RECALL,
-  REMEMBER,
-  type Fact,
-  type MemoryScope,
-} from '../core';
+import { DEFAULT_RECALL_LIMIT, MAX_RECALL_LIMIT, newFactProblem, type Fact } from '../core/facts/fact';
+import { FORGET, MEMORY_TOOL_SPECS, RECALL, REMEMBER } from '../core/facts/memory-tools';
+import type { MemoryScope } from '../core/facts/memory-scope';
 import type { MemoryStore } from '../memory-store/memory-store';
 import { MemoryDeletedError } from '../memory-store/sql-memory-store';
 import { MemoryPackageMissing } from '../memory-store/sql-client';

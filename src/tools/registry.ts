@@ -1,13 +1,7 @@
-import {
-  DURABLE_WAIT_SPECS,
-  parseDuration,
-  READ_TOOL_OUTPUT,
-  READ_TOOL_OUTPUT_SPEC,
-  SLEEP,
-  WAIT_FOR_EVENT,
-  type BuiltinTool,
-  type ToolInfo,
-} from '../core';
+import { DURABLE_WAIT_SPECS, SLEEP, WAIT_FOR_EVENT } from '../core/time/durable-waits';
+import { parseDuration } from '../core/time/duration';
+import { READ_TOOL_OUTPUT, READ_TOOL_OUTPUT_SPEC } from '../core/messages/tool-results';
+import type { BuiltinTool, ToolInfo } from '../core/messages/tool-info';
 import { checkJsonArguments } from './check-json-arguments';
 import { ToolError } from './tool-error';
 import { defineJsonSchemaTool, isZodTool, type AnyToolDefinition, type ToolContext } from './define-tool';

@@ -1,4 +1,4 @@
-import type { ToolInfo } from '../core';
+import type { ToolInfo } from '../core/messages/tool-info';
 import type { ToolRegistry } from './registry';
 
 /** Which tools a run gets, and which of them return immediately or need approval. */

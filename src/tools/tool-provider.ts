@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../core';
+import type { ChatMessage } from '../core/messages/chat-message';
 
 /** What a tool provider sees before a model call. */
 export interface ToolProviderRequest {

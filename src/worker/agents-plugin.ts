@@ -6,7 +6,9 @@ import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, Worker, WorkerO
 import type { WorkflowInfo } from '@temporalio/workflow';
 import { installTracing } from '../telemetry/tracing';
 import { encodedFailureConverterPath, encryptingDataConverter } from '../codec/encryption-codec';
-import type { AgentEvent, AgentSearchAttributeName, ChatMessage, SearchAttributeSettings } from '../core';
+import type { AgentEvent } from '../core/events/agent-events';
+import type { AgentSearchAttributeName, SearchAttributeSettings } from '../core/run/search-attributes';
+import type { ChatMessage } from '../core/messages/chat-message';
 import { AGENT_EVENTS_SINK, AGENT_MESSAGES_SINK } from '../contracts/definitions';
 import { liveText } from '../contracts/live-text';
 import { memoryToolDefinitions } from '../tools/memory-tools';

@@ -51,16 +51,9 @@ export {
 export { toolOutput, type ToolOutput, type ToolImage } from '../tools/tool-output';
 export { executeToolCall } from '../tools/tool-call';
 export type { JsonSchema } from '../models/json-schema';
-export {
-  sleep,
-  waitForEvent,
-  SLEEP,
-  WAIT_FOR_EVENT,
-  READ_TOOL_OUTPUT,
-  DEFAULT_MAX_WAIT_MS,
-  DEFAULT_MAX_ITERATIONS,
-  DEFAULT_MAX_TOOL_RESULT_TOKENS,
-} from '../core';
+export { sleep, waitForEvent, SLEEP, WAIT_FOR_EVENT, DEFAULT_MAX_WAIT_MS } from '../core/time/durable-waits';
+export { READ_TOOL_OUTPUT, DEFAULT_MAX_TOOL_RESULT_TOKENS } from '../core/messages/tool-results';
+export { DEFAULT_MAX_ITERATIONS } from '../core/state/limits';
 
 // MCP servers as a source of tools.
 export {
@@ -97,7 +90,7 @@ export {
   type AgentSearchStatus,
   type SearchAttributeUpdates,
   type SearchAttributeSettings,
-} from '../core';
+} from '../core/run/search-attributes';
 
 // The deploy gate: replay recorded histories against this code.
 export {
@@ -121,21 +114,11 @@ export type {
   ToolCallInput,
   WorkerDescription,
 } from '../contracts/activity-interface';
-export type {
-  AgentSettings,
-  ResolvedAgent,
-  GuardrailKind,
-  GuardrailVerdict,
-  GuardrailCheck,
-  GuardrailTrip,
-  ModelReply,
-  ToolCall,
-  ToolInfo,
-  ToolOutcome,
-  BuiltinTool,
-  ReasoningPart,
-  ImageRef,
-  JsonSchemaObject,
-  ToolCallingMode,
-} from '../core';
-export { GUARDRAIL_ACTIONS } from '../core';
+export type { AgentSettings, ResolvedAgent } from '../core/state/agents';
+export type { GuardrailKind, GuardrailVerdict, GuardrailCheck, GuardrailTrip } from '../core/state/guardrail-types';
+export type { ModelReply } from '../core/messages/model-reply';
+export type { ToolCall, ReasoningPart, ImageRef } from '../core/messages/chat-message';
+export type { ToolInfo, BuiltinTool } from '../core/messages/tool-info';
+export type { ToolOutcome } from '../core/messages/tool-results';
+export type { JsonSchemaObject, ToolCallingMode } from '../core/state/run-options';
+export { GUARDRAIL_ACTIONS } from '../core/guardrails/guardrails';

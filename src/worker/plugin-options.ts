@@ -1,9 +1,9 @@
-import type { RateLimit } from '../core';
+import type { RateLimit } from '../core/fleet/rate-governor';
 import type { Client } from '@temporalio/client';
 import type { A2AAgentOptions } from '../tools/a2a-client/a2a-agent';
 import type { ExternalStorage } from '@temporalio/common';
 import type { EncryptionKey } from '../codec/encryption-codec';
-import type { SearchAttributeUpdates } from '../core';
+import type { SearchAttributeUpdates } from '../core/run/search-attributes';
 import type { ModelConfig, NamedModels, StreamingOptions } from '../activities';
 import type { AgentDefinition } from '../agents/define-agent';
 import type { AnyToolDefinition } from '../tools/define-tool';

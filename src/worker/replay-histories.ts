@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils';
 import type { temporal } from '@temporalio/proto';
 import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
-import { parseDuration } from '../core';
+import { parseDuration } from '../core/time/duration';
 import {
   AGENT_WORKFLOW_TYPE,
   CONVERSATION_WORKFLOW_TYPE,

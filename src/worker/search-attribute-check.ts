@@ -4,7 +4,7 @@ import {
   searchAttributeCreateCommands,
   AGENT_SEARCH_ATTRIBUTE_NAMES,
   type AgentSearchAttributeName,
-} from '../core';
+} from '../core/run/search-attributes';
 
 /** The part of a connection (client or worker) the check needs. */
 export interface OperatorServiceHolder {

@@ -1,4 +1,4 @@
-import { parseRateLimits, rateLimitProblem, type RateLimit } from '../core';
+import { parseRateLimits, rateLimitProblem, type RateLimit } from '../core/fleet/rate-governor';
 import type { ExternalStorage } from '@temporalio/common';
 import {
   EncryptionCodec,

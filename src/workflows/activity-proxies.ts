@@ -1,5 +1,6 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import { unnamedAgentVersion, type ToolInfo } from '../core';
+import { unnamedAgentVersion } from '../core/run/agent-version';
+import type { ToolInfo } from '../core/messages/tool-info';
 import type { AgentActivities, ResolveToolsInput } from '../contracts/activity-interface';
 
 /** The workflows' activities (see `AgentActivities`, their contract), and the options they are scheduled with. */

@@ -10,24 +10,18 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import {
-  applyAgent,
-  applyInterruption,
-  carriedRunState,
-  messagesPage,
-  runResult,
-  runStatus,
-  runTranscriptPage,
-  shouldContinueAsNew,
-  startRun,
-  validateAgentInput,
-  withChildApprovals,
-  withDefaultMemory,
-  type AgentInput,
-  type AgentWorkflowInput,
-  type AgentWorkflowResult,
-  forgetInRun,
-} from '../core';
+import { applyAgent } from '../core/state/agents';
+import { applyInterruption, startRun } from '../core/run/agent-loop';
+import { carriedRunState, shouldContinueAsNew, type AgentWorkflowInput } from '../core/run/run-carry';
+import { messagesPage } from '../core/messages/chat-message';
+import { runResult, runStatus } from '../core/run/run-result';
+import { runTranscriptPage } from '../core/conversation/conversation-status';
+import { validateAgentInput } from '../core/run/run-input';
+import { withChildApprovals } from '../core/tool-calls/approvals';
+import { withDefaultMemory } from '../core/context/context-windows';
+import type { AgentInput } from '../core/state/run-options';
+import type { AgentWorkflowResult } from '../core/state/run-results';
+import { forgetInRun } from '../core/conversation/forgetting';
 import { messagesQuery, statusQuery, transcriptQuery } from '../contracts/definitions';
 import { runEnding, runFailure } from './failure-info';
 import { handleForgetting, keepForgetting } from './forgetting';

@@ -10,15 +10,12 @@ import {
   approveExpired,
   decideApproval,
   expireApprovals,
-  formatDuration,
   setApprovalDeadline,
   pendingApprovals,
-  type EventLog,
-  type NextStep,
-  type PendingApproval,
-  type PlannedToolCall,
-  type RunState,
-} from '../core';
+} from '../core/tool-calls/approvals';
+import { formatDuration } from '../core/time/duration';
+import type { EventLog } from '../core/events/event-log';
+import type { NextStep, PendingApproval, PlannedToolCall, RunState } from '../core/state/run-state';
 import {
   childApprovalsSignal,
   decideApprovalUpdate,

@@ -11,32 +11,30 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
+import { addUsage } from '../core/messages/usage';
 import {
-  addUsage,
   carryOver,
-  currentBranch,
-  forgetInConversation,
-  forkedConversation,
-  forkIndex,
-  listBranches,
-  switchBranch,
-  switchProblem,
-  conversationResult,
-  conversationStatus,
   DEFAULT_IDLE_TIMEOUT,
-  messagesPage,
-  parseDuration,
   rejectMessage,
-  runMessages,
-  transcriptPage,
   turnProblem,
   validateConversationOptions,
-  withChildApprovals,
-  withDefaultMemory,
   withResolvedAgent,
-  type ConversationInput,
+} from '../core/conversation/conversation';
+import { currentBranch, forkIndex, listBranches, switchBranch, switchProblem } from '../core/conversation/branches';
+import { forgetInConversation } from '../core/conversation/forgetting';
+import { forkedConversation } from '../core/conversation/fork-conversation';
+import {
+  conversationResult,
+  conversationStatus,
+  runMessages,
+  transcriptPage,
   type ConversationResult,
-} from '../core';
+} from '../core/conversation/conversation-status';
+import { messagesPage } from '../core/messages/chat-message';
+import { parseDuration } from '../core/time/duration';
+import { withChildApprovals } from '../core/tool-calls/approvals';
+import { withDefaultMemory } from '../core/context/context-windows';
+import type { ConversationInput } from '../core/conversation/conversation-state';
 import {
   branchesQuery,
   cancelTurnUpdate,

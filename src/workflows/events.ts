@@ -1,5 +1,6 @@
 import { setHandler } from '@temporalio/workflow';
-import { eventIdProblem, eventProblem, receiveEvent, takeEvent, type DeliveredEvent, type EventLog } from '../core';
+import { eventIdProblem, eventProblem, receiveEvent, takeEvent, type DeliveredEvent } from '../core/time/durable-waits';
+import type { EventLog } from '../core/events/event-log';
 import {
   deliverEventSignal,
   eventsQuery,

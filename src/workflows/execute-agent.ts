@@ -6,14 +6,9 @@ import {
   workflowInfo,
   type ChildWorkflowOptions,
 } from '@temporalio/workflow';
-import {
-  agentWorkflowId,
-  runSummary,
-  type AgentInput,
-  type AgentResult,
-  type AgentWorkflowResult,
-  type RecordedTurnResult,
-} from '../core';
+import { agentWorkflowId, runSummary } from '../core/context/summaries';
+import type { AgentInput } from '../core/state/run-options';
+import type { AgentResult, AgentWorkflowResult, RecordedTurnResult } from '../core/state/run-results';
 import { AGENT_WORKFLOW_TYPE } from '../contracts/definitions';
 import { failureInfo } from './failure-info';
 import { parentTenant, TENANT_KEY } from './search-attributes';

@@ -1,5 +1,7 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
-import { withoutHistoryMark, type AgentResult, type RunState } from '../core';
+import { withoutHistoryMark } from '../core/run/run-result';
+import type { AgentResult } from '../core/state/run-results';
+import type { RunState } from '../core/state/run-state';
 
 /** Why a run could not go on: the original failure's type (e.g. `ModelCall.Auth`) and message. */
 export function failureInfo(err: unknown): { error: string; errorType: string; cause?: Error } {

@@ -1,5 +1,6 @@
 import { log, setHandler } from '@temporalio/workflow';
-import { forgetInValue, type EventLog, type MemoryForgotten } from '../core';
+import { forgetInValue, type MemoryForgotten } from '../core/conversation/forgetting';
+import type { EventLog } from '../core/events/event-log';
 import { memoryForgottenSignal } from '../contracts/definitions';
 import type { RunRef } from './run-context';
 

@@ -1,13 +1,10 @@
 import { setCurrentDetails, workflowInfo } from '@temporalio/workflow';
-import {
-  EventLog,
-  type AgentEventBody,
-  type DeliveredEvent,
-  type EventLogSnapshot,
-  type ResolvedAgent,
-  type RunState,
-  type ToolInfo,
-} from '../core';
+import { EventLog, type EventLogSnapshot } from '../core/events/event-log';
+import type { AgentEventBody } from '../core/events/agent-events';
+import type { DeliveredEvent } from '../core/time/durable-waits';
+import type { ResolvedAgent } from '../core/state/agents';
+import type { RunState } from '../core/state/run-state';
+import type { ToolInfo } from '../core/messages/tool-info';
 import type { ResolveToolsInput } from '../contracts/activity-interface';
 import { resolveAgent, resolveToolsAndVersion } from './activity-proxies';
 import { handleApprovals, type ApprovalRelay } from './approvals';

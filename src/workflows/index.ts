@@ -36,24 +36,14 @@ export {
 } from '../contracts/definitions';
 
 // The plain types these carry.
-export type {
-  AgentInput,
-  AgentResult,
-  AgentStatus,
-  RecordedTurnResult,
-  RunStatus,
-  ModelSettings,
-  JsonSchemaObject,
-  Budget,
-  Usage,
-  ChatMessage,
-  ToolCall,
-  ImageRef,
-  ToolExecution,
-  PendingApproval,
-  ApprovalDecision,
-} from '../core';
+export type { AgentInput, ModelSettings, JsonSchemaObject } from '../core/state/run-options';
+export type { AgentResult, AgentStatus, RecordedTurnResult } from '../core/state/run-results';
+export type { RunStatus, PendingApproval } from '../core/state/run-state';
+export type { Budget } from '../core/state/limits';
+export type { Usage, ChatMessage, ToolCall, ImageRef } from '../core/messages/chat-message';
+export type { ToolExecution } from '../core/messages/tool-results';
+export type { ApprovalDecision } from '../core/tool-calls/approvals';
 export type { AgentEvent, AgentEventBody, EventPage, EventsRequest } from '../core/events/agent-events';
 export type { ConversationInput, ConversationOptions, TurnInput } from '../core/conversation/conversation-state';
 export type { ConversationResult, ConversationStatus, TranscriptPage } from '../core/conversation/conversation-status';
-export type { ConversationTurnResult } from '../core';
+export type { ConversationTurnResult } from '../core/state/run-results';

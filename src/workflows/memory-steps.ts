@@ -1,5 +1,7 @@
 import { log } from '@temporalio/workflow';
-import { memoryPlan, type AgentInput, type RunState } from '../core';
+import { memoryPlan } from '../core/facts/memory-options';
+import type { AgentInput } from '../core/state/run-options';
+import type { RunState } from '../core/state/run-state';
 import { extractMemory, recallMemory } from './activity-proxies';
 import { failureInfo } from './failure-info';
 import type { RunContext, RunRef } from './run-context';

@@ -1,5 +1,7 @@
 import { proxySinks, workflowInfo, type Sinks } from '@temporalio/workflow';
-import type { AgentEvent, ChatMessage, EventLog } from '../core';
+import type { AgentEvent } from '../core/events/agent-events';
+import type { ChatMessage } from '../core/messages/chat-message';
+import type { EventLog } from '../core/events/event-log';
 
 /**
  * The sink through which a workflow hands its new messages to its worker's model calls (see

@@ -1,23 +1,16 @@
 import { isCancellation, type ActivityOptions } from '@temporalio/workflow';
-import {
-  applyDroppedMessages,
-  applyGuardrailChecks,
-  applyModelReply,
-  applySummary,
-  contextTokens,
-  modelCallInput,
-  modelCallSummary,
-  modelCallTimeoutMs,
-  nextFallbackModel,
-  stopForTenantBudget,
-  type TenantBudgetReport,
-  type GuardrailCheck,
-  type GuardrailStep,
-  type ModelReply,
-  type NextStep,
-  type RunState,
-  type ToolCallingMode,
-} from '../core';
+import { applyDroppedMessages, applySummary, contextTokens } from '../core/context/run-context';
+import { applyGuardrailChecks } from '../core/guardrails/guardrails';
+import { applyModelReply, stopForTenantBudget } from '../core/run/agent-loop';
+import { modelCallInput } from '../core/run/model-call-input';
+import { modelCallSummary } from '../core/context/summaries';
+import { modelCallTimeoutMs } from '../core/run/run-input';
+import { nextFallbackModel } from '../core/run/model-fallback';
+import type { TenantBudgetReport } from '../core/fleet/tenant-ledger';
+import type { GuardrailCheck, GuardrailStep } from '../core/state/guardrail-types';
+import type { ModelReply } from '../core/messages/model-reply';
+import type { NextStep, RunState } from '../core/state/run-state';
+import type { ToolCallingMode } from '../core/state/run-options';
 import {
   callModel,
   checkGuardrails,

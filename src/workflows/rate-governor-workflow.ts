@@ -1,5 +1,5 @@
 import { allHandlersFinished, condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
-import { newRateGovernor, pauseFor429, rateGovernorStatus, settleTokens, takeTurns } from '../core';
+import { newRateGovernor, pauseFor429, rateGovernorStatus, settleTokens, takeTurns } from '../core/fleet/rate-governor';
 import { carriedIn, carryVersion } from '../core/state/carry-versions';
 import {
   pauseModelSignal,

@@ -1,4 +1,8 @@
-import type { EventLog, MemoryForgotten, MemoryPlan, RunState, TurnInput } from '../core';
+import type { EventLog } from '../core/events/event-log';
+import type { MemoryForgotten } from '../core/conversation/forgetting';
+import type { MemoryPlan } from '../core/facts/memory-options';
+import type { RunState } from '../core/state/run-state';
+import type { TurnInput } from '../core/conversation/conversation-state';
 import type { SharedMessages } from './message-sink';
 import type { EventInbox } from './events';
 import type { TimeLimit } from './time-limit';

@@ -1,5 +1,9 @@
 import { recallForTurn } from './memory-steps';
-import { budgetLeft, budgetSpent, forgetInRun, nextStep, withSteering, type NextStep, type RunState } from '../core';
+import { budgetLeft, budgetSpent } from '../core/state/limits';
+import { forgetInRun } from '../core/conversation/forgetting';
+import { nextStep } from '../core/run/agent-loop';
+import { withSteering } from '../core/conversation/busy';
+import type { NextStep, RunState } from '../core/state/run-state';
 import { approvalStep } from './approvals';
 import { compactStep, guardrailStep, modelStep } from './model-steps';
 import type { RunContext, RunRef } from './run-context';

@@ -9,12 +9,11 @@ import {
   type AgentSearchAttributeName,
   type AgentSearchValues,
   runSearchValues,
-  type NextStep,
-  type RunState,
   type SearchAttributeSettings,
-  type EventLog,
-  type Usage,
-} from '../core';
+} from '../core/run/search-attributes';
+import type { NextStep, RunState } from '../core/state/run-state';
+import type { EventLog } from '../core/events/event-log';
+import type { Usage } from '../core/messages/chat-message';
 
 const { describeWorker } = proxyLocalActivities<AgentActivities>({
   startToCloseTimeout: '30s',

@@ -8,7 +8,7 @@ import {
   tenantBudgetProblem,
   tenantUsage,
   type TenantLedgerState,
-} from '../core';
+} from '../core/fleet/tenant-ledger';
 import {
   reserveBudgetsUpdate,
   setTenantBudgetUpdate,

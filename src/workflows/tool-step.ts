@@ -1,37 +1,30 @@
 import { condition, isCancellation, ParentClosePolicy, sleep } from '@temporalio/workflow';
+import { agentToolMessage, agentToolOutcome, agentToolWorkflowId } from '../core/tool-calls/agent-tools';
+import { applyHandoff, chosenHandoff, handoffOutcome } from '../core/tool-calls/handoffs';
+import { applyToolOutcomes } from '../core/run/agent-loop';
 import {
-  agentToolMessage,
-  agentToolOutcome,
-  agentToolWorkflowId,
-  applyHandoff,
-  applyToolOutcomes,
-  chosenHandoff,
   endWaiting,
   planWait,
   startWaiting,
   waitOutcome,
   waitSummary,
   type DeliveredEvent,
-  handoffOutcome,
-  runSummary,
-  toolCallSummary,
-  toolErrorText,
-  EVENT_RESULT_TOKENS,
   SLEEP,
   WAIT_FOR_EVENT,
-  toolResultView,
-  type AgentInput,
-  type PlannedToolCall,
-  type ResolvedAgent,
-  type RunState,
-  type ToolOutcome,
+} from '../core/time/durable-waits';
+import { runSummary, toolCallSummary } from '../core/context/summaries';
+import { toolErrorText, EVENT_RESULT_TOKENS, toolResultView, type ToolOutcome } from '../core/messages/tool-results';
+import type { AgentInput } from '../core/state/run-options';
+import type { PlannedToolCall, RunState } from '../core/state/run-state';
+import type { ResolvedAgent } from '../core/state/agents';
+import {
   askPerson,
-  countModelAnswer,
   pendingApprovals,
   personAnswer,
   setApprovalDeadline,
   settleQuestion,
-} from '../core';
+} from '../core/tool-calls/approvals';
+import { countModelAnswer } from '../core/tool-calls/tool-questions';
 import type { ToolCallInput } from '../contracts/activity-interface';
 import { awaitApprovals } from './approvals';
 import { modelCallOptions } from './model-steps';

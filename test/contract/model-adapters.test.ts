@@ -1,5 +1,6 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
-import type { ChatMessage, ModelReply } from '../../src/core';
+import type { ChatMessage } from '../../src/core/messages/chat-message';
+import type { ModelReply } from '../../src/core/messages/model-reply';
 import type { ChatModel, ToolSpec } from '../../src/models/chat-model';
 import { createChatModel } from '../../src/models/create-chat-model';
 import type { ModelConfig } from '../../src/models/model-config';

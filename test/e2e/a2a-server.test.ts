@@ -297,6 +297,7 @@ it('takes busy in a message’s metadata: reject fails the task with the reason,
   const m = await startModel(async (req) => {
     const users = req.messages.filter((x) => x.role === 'user').map((x) => String(x.content));
     if (lastOf(req, 'user') === 'slow one') {
+      // A slow model: the turn is still running when the next messages come in.
       await new Promise((r) => setTimeout(r, 1500));
       return { content: 'slow answer' };
     }
@@ -350,6 +351,7 @@ it('takes busy in a message’s metadata: reject fails the task with the reason,
 
 it('caps a blocking send at AGENT_A2A_MAX_BLOCKING_WAIT (the task answered working, then completed), and lists tasks newest first, a page at a time', async () => {
   const m = await startModel(async (req) => {
+    // Slower than the blocking cap: the send answers with the task still working.
     if (lastOf(req, 'user') === 'take your time') await new Promise((r) => setTimeout(r, 3000));
     return { content: `done: ${lastOf(req, 'user')}` };
   });

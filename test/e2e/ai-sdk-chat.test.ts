@@ -215,6 +215,7 @@ function readUiStream(body: string): { text: string; turn?: number; types: strin
 it('streams to each request the turn its own message starts when messages arrive mid-turn, and a message sent again once', async () => {
   const m = await startModel(async (req) => {
     const user = lastOf(req, 'user');
+    // A slow first turn: the other messages arrive while it runs.
     if (user === 'first') await new Promise((r) => setTimeout(r, 3_000));
     return { content: `reply to ${user}` };
   });

@@ -9,7 +9,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { createHttpApi } from '../../src/http/http-api';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { defineAgent, type AgentDefinition } from '../../src/agents/define-agent';
-import { waitForEvent } from '../../src/core';
+import { waitForEvent } from '../../src/core/time/durable-waits';
 import { ROOT } from '../helpers/processes';
 import { CHROMIUM_PATH, describeInBrowser } from '../helpers/browser';
 import { call, lastOf, startModel } from '../helpers/scripted-model';

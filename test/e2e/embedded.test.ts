@@ -24,6 +24,7 @@ async function model() {
   return startModel(async (req) => {
     const user = lastOf(req, 'user');
     const last = req.messages[req.messages.length - 1];
+    // A slow model: Ctrl+C lands while its call is under way.
     if (user.startsWith('slow') && last.role === 'user') await new Promise((r) => setTimeout(r, 3_000));
     const add = /^add (\d+) and (\d+)$/.exec(user);
     if (add && last.role === 'user') return call(['add', { a: Number(add[1]), b: Number(add[2]) }]);

@@ -53,7 +53,8 @@ function model(req: ChatRequest) {
   if (first === 'quote then story')
     return req.messages.some((m) => m.role === 'tool')
       ? { content: STORY, chunkDelayMs: 100 }
-      : new Promise((r) => setTimeout(r, 4_000)).then(() => call(['stock_quote', { symbol: 'ACME' }]));
+      : // A slow first call: the page shows the turn working before any text comes.
+        new Promise((r) => setTimeout(r, 4_000)).then(() => call(['stock_quote', { symbol: 'ACME' }]));
   lastAsked = req.messages.filter((m) => m.role === 'user').map((m) => String(m.content));
   if (lastOf(req, 'user').startsWith('say ')) return { content: `${lastOf(req, 'user').slice(4)} #${++said}` };
   if (lastOf(req, 'user').startsWith('tell a story')) return { content: STORY, chunkDelayMs: 100 };

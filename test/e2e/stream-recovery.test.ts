@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AgentEvent } from '../../src/core';
+import type { AgentEvent } from '../../src/core/events/agent-events';
 import { isTurnEnd, streamEvents } from '../../src/client/event-stream';
 import { startAgentRun } from '../../src/client/run-agent';
 import { cleanEnv, startTs } from '../helpers/processes';

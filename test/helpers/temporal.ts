@@ -8,7 +8,7 @@ import { payloadStorageFromEnv } from '../../src/storage/payload-storage';
 import { installRuntimeLogging } from '../../src/telemetry/logging';
 import type { ModelConfig } from '../../src/activities';
 import type { AgentDefinition } from '../../src/agents/define-agent';
-import type { AgentInput } from '../../src/core';
+import type { AgentInput } from '../../src/core/state/run-options';
 import { createAgentWorker, type AgentWorkerOptions } from '../../src/worker/create-agent-worker';
 import { runOutcome, startAgentRun, type RunOutcome } from '../../src/client/run-agent';
 import type { ToolRegistry } from '../../src/tools/registry';

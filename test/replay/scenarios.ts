@@ -1,5 +1,6 @@
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
-import type { AgentInput, ConversationOptions } from '../../src/core';
+import type { AgentInput } from '../../src/core/state/run-options';
+import type { ConversationOptions } from '../../src/core/conversation/conversation-state';
 import type { ChatAnswer, ChatRequest } from '../../src/testing/openai-compatible-server';
 import { decideApproval, readStatus } from '../../src/client/workflow-controls';
 import { deliverEvent } from '../../src/client/deliver-event';

@@ -1,7 +1,8 @@
 import { Task } from '@a2a-js/sdk';
 import { a2aTaskEnd } from '../../src/contracts/a2a-task-json';
 import { messageExcerpt, turnOutcome } from '../../src/a2a/task-events';
-import type { AgentEvent, ConversationTurnResult } from '../../src/core';
+import type { AgentEvent } from '../../src/core/events/agent-events';
+import type { ConversationTurnResult } from '../../src/core/state/run-results';
 
 /** How a turn ends an A2A task (the JSON the worker's task record and the A2A server share), and what a refused message keeps. */
 const ids = { id: 't1', contextId: 'c1' };

@@ -1,4 +1,4 @@
-import type { AgentEvent, AgentEventBody } from '../../src/core';
+import type { AgentEvent, AgentEventBody } from '../../src/core/events/agent-events';
 import { AgUiEncoder } from '../../src/http/ag-ui/ag-ui-events';
 
 const events = (bodies: AgentEventBody[]): AgentEvent[] =>

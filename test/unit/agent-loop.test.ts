@@ -2,18 +2,15 @@ import {
   applyModelReply,
   applyInterruption,
   applyToolOutcomes,
-  LIMIT_STOP_MESSAGE,
-  modelCallInput,
-  WRAP_UP_INSTRUCTION,
   nextStep,
-  runResult,
-  runStatus,
   startRun,
-  type ModelReply,
-  type NextStep,
-  type RunState,
-  type ToolInfo,
-} from '../../src/core';
+} from '../../src/core/run/agent-loop';
+import { LIMIT_STOP_MESSAGE, WRAP_UP_INSTRUCTION } from '../../src/core/state/limits';
+import { modelCallInput } from '../../src/core/run/model-call-input';
+import { runResult, runStatus } from '../../src/core/run/run-result';
+import type { ModelReply } from '../../src/core/messages/model-reply';
+import type { NextStep, RunState } from '../../src/core/state/run-state';
+import type { ToolInfo } from '../../src/core/messages/tool-info';
 
 const tool = (name: string, immediate = false): ToolInfo => ({
   name,

@@ -1,4 +1,4 @@
-import { agentVersion, canonicalJson } from '../../src/core';
+import { agentVersion, canonicalJson } from '../../src/core/run/agent-version';
 
 /** An agent's version: stable for the same definition, different for any change that matters. */
 const definition = {

@@ -2,16 +2,12 @@ import { z } from 'zod';
 import { AgentRegistry } from '../../src/agents/agent-registry';
 import { defineAgent } from '../../src/agents/define-agent';
 import { checkAnswer, OutputSchemas } from '../../src/activities/structured-output';
-import {
-  applyAgent,
-  applyModelReply,
-  nextStep,
-  runResult,
-  startRun,
-  type ModelReply,
-  type RunState,
-  type ToolInfo,
-} from '../../src/core';
+import { applyAgent } from '../../src/core/state/agents';
+import { applyModelReply, nextStep, startRun } from '../../src/core/run/agent-loop';
+import { runResult } from '../../src/core/run/run-result';
+import type { ModelReply } from '../../src/core/messages/model-reply';
+import type { RunState } from '../../src/core/state/run-state';
+import type { ToolInfo } from '../../src/core/messages/tool-info';
 import { add, exampleTools, searchWeather, sqrt } from '../../scripts/demo-agents';
 import { defineTool, ToolRegistry } from '../../src/tools';
 

@@ -1,7 +1,7 @@
 import type { Message } from '@anthropic-ai/sdk/resources/messages/messages';
 import { anthropicRequest } from '../../src/models/anthropic/messages';
 import { fromAnthropicMessage, toAnthropicPrompt } from '../../src/models/anthropic/messages-format';
-import type { ChatMessage } from '../../src/core';
+import type { ChatMessage } from '../../src/core/messages/chat-message';
 
 /** The Messages API format both ways, without a server. */
 

@@ -1,20 +1,22 @@
 import {
   carryOver,
   finishTurn,
+  startConversation,
+  startTurn,
+  turnProblem,
+} from '../../src/core/conversation/conversation';
+import {
   forkAt,
-  forkedConversation,
   forkIndex,
   forkPointProblem,
   listBranches,
-  startConversation,
-  startTurn,
   switchBranch,
   switchProblem,
-  transcriptPage,
-  turnProblem,
-  type ChatMessage,
-  type ConversationState,
-} from '../../src/core';
+} from '../../src/core/conversation/branches';
+import { forkedConversation } from '../../src/core/conversation/fork-conversation';
+import { transcriptPage } from '../../src/core/conversation/conversation-status';
+import type { ChatMessage } from '../../src/core/messages/chat-message';
+import type { ConversationState } from '../../src/core/conversation/conversation-state';
 
 const page = (messages: ChatMessage[], r: { offset: number; limit?: number }) =>
   messages.slice(r.offset, r.limit === undefined ? undefined : r.offset + r.limit);

@@ -1,27 +1,19 @@
+import { applyModelReply, applyToolOutcomes, nextStep, startRun } from '../../src/core/run/agent-loop';
+import { BUDGET_STOP_MESSAGE, budgetLeft, budgetProblem, wouldPassBudget } from '../../src/core/state/limits';
 import {
-  applyModelReply,
-  applyToolOutcomes,
-  BUDGET_STOP_MESSAGE,
-  budgetLeft,
-  budgetProblem,
   carryOver,
-  conversationStatus,
   finishTurn,
-  nextStep,
-  runResult,
-  runStatus,
   startConversation,
-  startRun,
   startTurn,
   turnResult,
-  validateAgentInput,
-  wouldPassBudget,
-  type ConversationState,
-  type ModelReply,
-  type NextStep,
-  type RunState,
-  type ToolInfo,
-} from '../../src/core';
+} from '../../src/core/conversation/conversation';
+import { conversationStatus } from '../../src/core/conversation/conversation-status';
+import { runResult, runStatus } from '../../src/core/run/run-result';
+import { validateAgentInput } from '../../src/core/run/run-input';
+import type { ConversationState } from '../../src/core/conversation/conversation-state';
+import type { ModelReply } from '../../src/core/messages/model-reply';
+import type { NextStep, RunState } from '../../src/core/state/run-state';
+import type { ToolInfo } from '../../src/core/messages/tool-info';
 
 /** Budgets as pure decisions: when a run stops or wraps up, what children and later turns get. */
 

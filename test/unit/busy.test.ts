@@ -1,4 +1,5 @@
-import { busyAction, busyPolicyProblem, withSteering, type RunState } from '../../src/core';
+import { busyAction, busyPolicyProblem, withSteering } from '../../src/core/conversation/busy';
+import type { RunState } from '../../src/core/state/run-state';
 
 describe('busy policies', () => {
   it('queue a message when nothing runs, whatever the policy', () => {

@@ -1,26 +1,14 @@
-import {
-  applyModelReply,
-  applyDroppedMessages,
-  applySummary,
-  calibration,
-  carryOver,
-  compactionPlan,
-  contextRange,
-  contextTokens,
-  conversationStatus,
-  runStatus,
-  contextView,
-  estimateTokens,
-  finishTurn,
-  nextStep,
-  startConversation,
-  startRun,
-  startTurn,
-  type ChatMessage,
-  type ConversationState,
-  type ModelReply,
-  type RunState,
-} from '../../src/core';
+import { applyModelReply, nextStep, startRun } from '../../src/core/run/agent-loop';
+import { applyDroppedMessages, applySummary, contextRange, contextTokens } from '../../src/core/context/run-context';
+import { calibration, compactionPlan, contextView, estimateTokens } from '../../src/core/context/compaction';
+import { carryOver, finishTurn, startConversation, startTurn } from '../../src/core/conversation/conversation';
+import { conversationStatus } from '../../src/core/conversation/conversation-status';
+import { runStatus } from '../../src/core/run/run-result';
+import type { ChatMessage } from '../../src/core/messages/chat-message';
+import type { ConversationState } from '../../src/core/conversation/conversation-state';
+import type { ModelReply } from '../../src/core/messages/model-reply';
+import type { RunState } from '../../src/core/state/run-state';
+import { validateConversationOptions } from '../../src/core/conversation/conversation';
 
 /** Compaction as pure decisions: when, what, and what the model sees afterwards. */
 
@@ -250,7 +238,6 @@ describe('the summary on the wire', () => {
 });
 
 it('refuses a conversation with both a message window and a token budget', async () => {
-  const { validateConversationOptions } = await import('../../src/core');
   expect(validateConversationOptions({ memoryWindow: 10, maxPromptTokens: 4000 })).toEqual([
     expect.stringMatching(/"memoryWindow" and "maxPromptTokens" exclude each other/),
   ]);

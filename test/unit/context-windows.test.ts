@@ -1,4 +1,4 @@
-import { contextWindowOf, defaultMaxPromptTokens, withDefaultMemory } from '../../src/core';
+import { contextWindowOf, defaultMaxPromptTokens, withDefaultMemory } from '../../src/core/context/context-windows';
 
 /** The default memory: requests bounded by the model's context window. */
 

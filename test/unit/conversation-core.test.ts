@@ -1,36 +1,38 @@
+import { applyInterruption, applyModelReply, applyToolOutcomes, nextStep } from '../../src/core/run/agent-loop';
 import {
-  applyInterruption,
-  applyModelReply,
-  applyToolOutcomes,
   approvalProblem,
   askPerson,
-  countModelAnswer,
   pendingApprovals,
   personAnswer,
   settleQuestion,
-  carryOver,
-  conversationStatus,
   decideApproval,
   expireApprovals,
+} from '../../src/core/tool-calls/approvals';
+import { countModelAnswer } from '../../src/core/tool-calls/tool-questions';
+import {
+  carryOver,
   finishTurn,
-  memoryWindowStart,
-  messagesPage,
-  modelContextRange,
-  nextStep,
   startConversation,
   startTurn,
-  transcriptPage,
   turnProblem,
   turnResult,
   validateConversationOptions,
   withTurnApprovals,
-  type ChatMessage,
-  type ConversationState,
-  type ModelReply,
-  type RunState,
-  type ToolInfo,
-} from '../../src/core';
+} from '../../src/core/conversation/conversation';
+import { conversationStatus, transcriptPage } from '../../src/core/conversation/conversation-status';
+import { memoryWindowStart, modelContextRange } from '../../src/core/context/message-window';
+import { messagesPage, type ChatMessage } from '../../src/core/messages/chat-message';
+import type { ConversationState } from '../../src/core/conversation/conversation-state';
+import type { ModelReply } from '../../src/core/messages/model-reply';
+import type { RunState } from '../../src/core/state/run-state';
+import type { ToolInfo } from '../../src/core/messages/tool-info';
 import { checkJsonArguments, defineJsonSchemaTool, ToolRegistry } from '../../src/tools';
+import {
+  answeredTurnOf,
+  messageIdProblem,
+  REMEMBERED_MESSAGE_IDS,
+  withAnsweredMessage,
+} from '../../src/core/messages/message-ids';
 
 const u = (content: string): ChatMessage => ({ role: 'user', content });
 const a = (content: string): ChatMessage => ({ role: 'assistant', content });
@@ -387,8 +389,6 @@ describe('JSON Schema tools', () => {
 
 describe('messages by their id', () => {
   it('remembers which turn answered a message id, the newest 200, and refuses ids that are not ones', async () => {
-    const { answeredTurnOf, withAnsweredMessage, messageIdProblem, REMEMBERED_MESSAGE_IDS, turnProblem } =
-      await import('../../src/core');
     let conv: { answeredMessages?: Array<[string, number]> } = {};
     expect(answeredTurnOf(conv, 'a')).toBeUndefined();
     conv = withAnsweredMessage(conv, 'a', 1);

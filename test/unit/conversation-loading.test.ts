@@ -1,4 +1,4 @@
-import { messagesPage, type ChatMessage } from '../../src/core';
+import { messagesPage, type ChatMessage } from '../../src/core/messages/chat-message';
 import { ConversationLoader } from '../../src/activities/conversation-loader';
 
 const msg = (i: number, size = 1): ChatMessage => ({ role: 'user', content: `${i}:${'x'.repeat(size)}` });

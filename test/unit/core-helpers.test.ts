@@ -1,16 +1,10 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { formatLogEntry } from '../../src/telemetry/logging';
-import {
-  agentWorkflowId,
-  parseDuration,
-  parseToolArguments,
-  runSummary,
-  shouldReturnImmediately,
-  toolCallSummary,
-  toolErrorText,
-  toolResultText,
-  validateAgentInput,
-} from '../../src/core';
+import { agentWorkflowId, runSummary, toolCallSummary } from '../../src/core/context/summaries';
+import { parseDuration } from '../../src/core/time/duration';
+import { parseToolArguments } from '../../src/core/messages/tool-arguments';
+import { shouldReturnImmediately, toolErrorText, toolResultText } from '../../src/core/messages/tool-results';
+import { validateAgentInput } from '../../src/core/run/run-input';
 
 describe('toolResultText', () => {
   it('follows LangChain4j: void is "Success", strings as is, the rest JSON', () => {

@@ -6,16 +6,15 @@ import { pinnedQuery } from '../../src/client/deployments';
 import { AgentsPlugin } from '../../src/worker/agents-plugin';
 import {
   carryOver,
-  conversationSearchValues,
-  runSearchValues,
   startConversation,
-  startRun,
   startTurn,
   turnResult,
   withResolvedAgent,
-  type ResolvedAgent,
-  type ToolInfo,
-} from '../../src/core';
+} from '../../src/core/conversation/conversation';
+import { conversationSearchValues, runSearchValues } from '../../src/core/run/search-attributes';
+import { startRun } from '../../src/core/run/agent-loop';
+import type { ResolvedAgent } from '../../src/core/state/agents';
+import type { ToolInfo } from '../../src/core/messages/tool-info';
 
 /** Worker Versioning: the plugin's deployment, and how a conversation takes a new build's agent. */
 

@@ -1,21 +1,20 @@
 import {
   endWaiting,
   eventProblem,
-  formatDuration,
   MAX_EVENT_PAYLOAD_BYTES,
   planWait,
-  runStatus,
-  setApprovalDeadline,
-  startRun,
   startWaiting,
   takeEvent,
-  validateAgentInput,
   waitOutcome,
-  withChildApprovals,
   withEvent,
-  type AgentEvent,
-  type RunState,
-} from '../../src/core';
+} from '../../src/core/time/durable-waits';
+import { formatDuration } from '../../src/core/time/duration';
+import { runStatus } from '../../src/core/run/run-result';
+import { setApprovalDeadline, withChildApprovals } from '../../src/core/tool-calls/approvals';
+import { startRun } from '../../src/core/run/agent-loop';
+import { validateAgentInput } from '../../src/core/run/run-input';
+import type { AgentEvent } from '../../src/core/events/agent-events';
+import type { RunState } from '../../src/core/state/run-state';
 import { EventPrinter } from '../../src/cli/event-printer';
 import { progressText } from '../../src/mcp-server/agent-mcp-server';
 

@@ -1,4 +1,5 @@
-import { EventLog, MAX_KEPT_CHARS, type AgentEvent } from '../../src/core';
+import { EventLog, MAX_KEPT_CHARS } from '../../src/core/events/event-log';
+import type { AgentEvent } from '../../src/core/events/agent-events';
 
 const texts = (events: AgentEvent[], call: number) =>
   events.filter((e) => e.type === 'text_delta' && e.call === call).map((e) => (e as { delta: string }).delta);

@@ -1,28 +1,21 @@
+import { EventLog } from '../../src/core/events/event-log';
 import {
-  EventLog,
   FORGOTTEN_TEXT,
   forgetInConversation,
   forgetInRun,
-  startConversation,
   forgetInValue,
-  startRun,
-  type RunState,
-  agentMemoryProblem,
-  extractionRequest,
   forgetQuotes,
   forgottenFacts,
-  fingerprint,
-  findFingerprints,
-  fuseRankings,
-  memoryFilterProblem,
-  memoryPlan,
-  memoryScopeProblem,
-  newFactProblem,
-  parseFactChanges,
-  recallBlock,
-  userProblem,
-  type ChatMessage,
-} from '../../src/core';
+} from '../../src/core/conversation/forgetting';
+import { startConversation } from '../../src/core/conversation/conversation';
+import { startRun } from '../../src/core/run/agent-loop';
+import type { RunState } from '../../src/core/state/run-state';
+import { agentMemoryProblem, memoryPlan } from '../../src/core/facts/memory-options';
+import { extractionRequest, parseFactChanges } from '../../src/core/facts/fact-extraction';
+import { fingerprint, findFingerprints } from '../../src/core/facts/fingerprints';
+import { fuseRankings, newFactProblem, recallBlock } from '../../src/core/facts/fact';
+import { memoryFilterProblem, memoryScopeProblem, userProblem } from '../../src/core/facts/memory-scope';
+import type { ChatMessage } from '../../src/core/messages/chat-message';
 
 const AT = '2026-11-28T10:00:00.000Z';
 

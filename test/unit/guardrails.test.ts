@@ -1,13 +1,9 @@
-import {
-  applyGuardrailChecks,
-  applyModelReply,
-  nextStep,
-  startRun,
-  type GuardrailCheck,
-  type ModelReply,
-  type RunState,
-  type ToolInfo,
-} from '../../src/core';
+import { applyGuardrailChecks } from '../../src/core/guardrails/guardrails';
+import { applyModelReply, nextStep, startRun } from '../../src/core/run/agent-loop';
+import type { GuardrailCheck } from '../../src/core/state/guardrail-types';
+import type { ModelReply } from '../../src/core/messages/model-reply';
+import type { RunState } from '../../src/core/state/run-state';
+import type { ToolInfo } from '../../src/core/messages/tool-info';
 import { toVerdict } from '../../src/agents/define-guardrail';
 
 /** Guardrails' decisions, without a server: where they come in, and what each verdict does. */

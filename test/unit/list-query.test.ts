@@ -1,5 +1,5 @@
 import { canonicalListQuery } from '../../src/core/events/list-query';
-import { agentListQuery } from '../../src/core/events/search-attributes';
+import { agentListQuery } from '../../src/core/run/search-attributes';
 
 /** The query as printed, or the problem. */
 const canon = (q: string) => {

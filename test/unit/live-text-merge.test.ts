@@ -1,4 +1,5 @@
-import { LiveTextMerge, type AgentEvent } from '../../src/core';
+import { LiveTextMerge } from '../../src/core/events/live-text-merge';
+import type { AgentEvent } from '../../src/core/events/agent-events';
 
 /** The merge's output as a readable transcript: event types, with each text delta's text. */
 function shown(events: AgentEvent[]): string[] {

@@ -1,19 +1,12 @@
-import {
-  agentToolOutcome,
-  agentToolWorkflowId,
-  applyHandoff,
-  carryOver,
-  conversationStatus,
-  finishTurn,
-  handoffOutcome,
-  MAX_WORKFLOW_ID_BYTES,
-  startConversation,
-  startRun,
-  startTurn,
-  type RecordedTurnResult,
-  type ResolvedAgent,
-  type ToolInfo,
-} from '../../src/core';
+import { agentToolOutcome, agentToolWorkflowId } from '../../src/core/tool-calls/agent-tools';
+import { applyHandoff, handoffOutcome } from '../../src/core/tool-calls/handoffs';
+import { carryOver, finishTurn, startConversation, startTurn } from '../../src/core/conversation/conversation';
+import { conversationStatus } from '../../src/core/conversation/conversation-status';
+import { MAX_WORKFLOW_ID_BYTES } from '../../src/core/state/limits';
+import { startRun } from '../../src/core/run/agent-loop';
+import type { RecordedTurnResult } from '../../src/core/state/run-results';
+import type { ResolvedAgent } from '../../src/core/state/agents';
+import type { ToolInfo } from '../../src/core/messages/tool-info';
 
 const tool = (name: string, extra: Partial<ToolInfo> = {}): ToolInfo => ({
   name,

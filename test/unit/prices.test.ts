@@ -1,4 +1,4 @@
-import type { Usage } from '../../src/core';
+import type { Usage } from '../../src/core/messages/chat-message';
 import { addUsage, usageOfReply } from '../../src/core/messages/usage';
 import { costOf, priceOf } from '../../src/models/prices';
 

@@ -6,7 +6,7 @@ import {
   settleTokens,
   takeTurn,
   type RateGovernorState,
-} from '../../src/core';
+} from '../../src/core/fleet/rate-governor';
 
 const T0 = 1_800_000_000_000;
 

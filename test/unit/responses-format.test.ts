@@ -1,7 +1,7 @@
 import type { Response } from 'openai/resources/responses/responses';
 import { responsesRequest } from '../../src/models/openai/responses';
 import { fromResponse, toResponsesInput } from '../../src/models/openai/responses-format';
-import type { ChatMessage } from '../../src/core';
+import type { ChatMessage } from '../../src/core/messages/chat-message';
 
 /** The Responses API format both ways, without a server. */
 

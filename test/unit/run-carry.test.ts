@@ -1,12 +1,9 @@
-import {
-  carriedRunState,
-  runTranscriptPage,
-  shouldContinueAsNew,
-  startRun,
-  validateAgentInput,
-  type ChatMessage,
-  type RunState,
-} from '../../src/core';
+import { carriedRunState, shouldContinueAsNew } from '../../src/core/run/run-carry';
+import { runTranscriptPage } from '../../src/core/conversation/conversation-status';
+import { startRun } from '../../src/core/run/agent-loop';
+import { validateAgentInput } from '../../src/core/run/run-input';
+import type { ChatMessage } from '../../src/core/messages/chat-message';
+import type { RunState } from '../../src/core/state/run-state';
 
 const page = (messages: ChatMessage[], range: { offset: number; limit?: number }) =>
   messages.slice(range.offset, range.limit === undefined ? undefined : range.offset + range.limit);

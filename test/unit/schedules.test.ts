@@ -1,4 +1,4 @@
-import { cronProblem, scheduleRequestProblems } from '../../src/core';
+import { cronProblem, scheduleRequestProblems } from '../../src/core/schedules/schedules';
 
 /** Schedule requests are checked before Temporal sees them: each problem named, with its fix. */
 describe('schedule requests', () => {

@@ -1,23 +1,20 @@
 import {
   agentListQuery,
-  applyHandoff,
-  applyModelReply,
-  applyToolOutcomes,
   conversationSearchValues,
   missingSearchAttributes,
-  nextStep,
   runSearchValues,
-  runStatus,
   searchAttributeChanges,
   searchAttributeCreateCommands,
-  startRun,
   stepStaysInWorkflowTask,
-  type NextStep,
   type AgentSearchValues,
-  type ResolvedAgent,
   type SearchAttributeSettings,
-  type ToolInfo,
-} from '../../src/core';
+} from '../../src/core/run/search-attributes';
+import { applyHandoff } from '../../src/core/tool-calls/handoffs';
+import { applyModelReply, applyToolOutcomes, nextStep, startRun } from '../../src/core/run/agent-loop';
+import { runStatus } from '../../src/core/run/run-result';
+import type { NextStep } from '../../src/core/state/run-state';
+import type { ResolvedAgent } from '../../src/core/state/agents';
+import type { ToolInfo } from '../../src/core/messages/tool-info';
 
 const tool = (name: string, extra: Partial<ToolInfo> = {}): ToolInfo => ({
   name,

@@ -4,11 +4,11 @@ import {
   reserve,
   setTenantBudget,
   settle,
-  stopForTenantBudget,
   tenantBudgetProblem,
   tenantUsage,
   HOLD_MS,
-} from '../../src/core';
+} from '../../src/core/fleet/tenant-ledger';
+import { stopForTenantBudget } from '../../src/core/run/agent-loop';
 
 const NOV_27 = Date.UTC(2026, 10, 27, 12);
 const NOV_28 = Date.UTC(2026, 10, 28, 0, 0, 1);

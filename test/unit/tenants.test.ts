@@ -5,9 +5,9 @@ import {
   priorityKeyProblem,
   tenantFor,
   tenantProblem,
-  validateAgentInput,
   workflowPriority,
-} from '../../src/core';
+} from '../../src/core/fleet/tenants';
+import { validateAgentInput } from '../../src/core/run/run-input';
 
 describe('tenants (pure)', () => {
   it('take names that fit a fairness key and need no quoting', () => {

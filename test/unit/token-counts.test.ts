@@ -1,16 +1,8 @@
-import {
-  applyModelReply,
-  carryOver,
-  densityOf,
-  estimateTokens,
-  finishTurn,
-  firstUncounted,
-  messageTokens,
-  startConversation,
-  startRun,
-  startTurn,
-  type ModelReply,
-} from '../../src/core';
+import { applyModelReply, startRun } from '../../src/core/run/agent-loop';
+import { carryOver, finishTurn, startConversation, startTurn } from '../../src/core/conversation/conversation';
+import { densityOf, estimateTokens, messageTokens } from '../../src/core/context/compaction';
+import { firstUncounted } from '../../src/core/context/run-context';
+import type { ModelReply } from '../../src/core/messages/model-reply';
 import { countNewMessages, textCounterFor } from '../../src/models/tokenizer';
 
 /** Real token counts: counted once by the model-call activity, kept with the messages, used by the estimates. */

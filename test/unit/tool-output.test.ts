@@ -1,16 +1,10 @@
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  applyModelReply,
-  applyToolOutcomes,
-  readToolOutput,
-  startRun,
-  toolResultView,
-  validateAgentInput,
-  type ToolExecution,
-  type ToolInfo,
-} from '../../src/core';
+import { applyModelReply, applyToolOutcomes, startRun } from '../../src/core/run/agent-loop';
+import { readToolOutput, toolResultView, type ToolExecution } from '../../src/core/messages/tool-results';
+import { validateAgentInput } from '../../src/core/run/run-input';
+import type { ToolInfo } from '../../src/core/messages/tool-info';
 import { FileStorageDriver } from '../../src/storage/file-storage-driver';
 import { payloadStorageFromEnv } from '../../src/storage/payload-storage';
 import { removeStoredPayloads, storedPayloadRefs } from '../../src/storage/payload-removal';
@@ -19,6 +13,7 @@ import { encodeReferencePayload } from '@temporalio/common/lib/internal-non-work
 import { ToolRegistry } from '../../src/tools/registry';
 import { defineTool } from '../../src/tools/define-tool';
 import { z } from 'zod';
+import { maxToolResultTokens, runLimits } from '../../src/core/run/run-input';
 
 /** Tool outputs of any size: the bounded view, paging, and where large payloads are stored. */
 
@@ -178,7 +173,6 @@ describe('the payload store', () => {
 });
 
 it('shows a tool output in at most a quarter of maxPromptTokens unless the run says otherwise', async () => {
-  const { maxToolResultTokens, runLimits } = await import('../../src/core');
   expect(maxToolResultTokens(runLimits({}))).toBe(8000);
   expect(maxToolResultTokens(runLimits({ maxPromptTokens: 8000 }))).toBe(2000);
   expect(maxToolResultTokens(runLimits({ maxPromptTokens: 8000, maxToolResultTokens: 5000 }))).toBe(5000);

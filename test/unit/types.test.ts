@@ -3,7 +3,7 @@ import { expectTypeOf } from 'expect-type';
 import { z } from 'zod';
 import { defineAgent, runOutcome, startAgentRun, type RunOutcome } from '../../src';
 import { executeAgent } from '../../src/workflows/index';
-import type { RunStatus } from '../../src/core';
+import type { RunStatus } from '../../src/core/state/run-state';
 
 /**
  * Type tests: checked by the compiler (`npm run typecheck`, which CI runs before the tests), so a

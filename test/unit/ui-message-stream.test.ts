@@ -1,6 +1,8 @@
 import type { UIMessageChunk, UIMessage } from 'ai';
 import { expectTypeOf } from 'expect-type';
-import type { AgentEvent, AgentEventBody, ChatMessage, ConversationTurnResult } from '../../src/core';
+import type { AgentEvent, AgentEventBody } from '../../src/core/events/agent-events';
+import type { ChatMessage } from '../../src/core/messages/chat-message';
+import type { ConversationTurnResult } from '../../src/core/state/run-results';
 import { UiMessageEncoder, type UiMessageChunk } from '../../src/http/use-chat/ui-message-chunks';
 import { chatRequest, uiMessages, type UiMessage } from '../../src/http/use-chat/ui-messages';
 import { HttpError } from '../../src/http/http-io';

@@ -1,7 +1,8 @@
 import { readStatus, decideApproval } from '../../src/client/workflow-controls';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { streamEvents } from '../../src/client/event-stream';
-import type { AgentEvent, PendingApproval } from '../../src/core';
+import type { AgentEvent } from '../../src/core/events/agent-events';
+import type { PendingApproval } from '../../src/core/state/run-state';
 import type { ChatRequest } from '../../src/testing/chat-request';
 import { add } from '../../scripts/demo-agents';
 import { defineAgent } from '../../src/agents/define-agent';

@@ -4,7 +4,7 @@ import { conversationStatus, sendMessage, startMessage } from '../../src/client/
 import { forkConversation, listBranches, switchBranch } from '../../src/client/branches';
 import { readTranscript } from '../../src/client/workflow-controls';
 import { streamEvents } from '../../src/client/event-stream';
-import type { AgentEvent } from '../../src/core';
+import type { AgentEvent } from '../../src/core/events/agent-events';
 import { call, lastOf, startModel } from '../helpers/scripted-model';
 import { testRegistry } from '../helpers/test-tools';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';

@@ -1,5 +1,5 @@
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
-import { WRAP_UP_INSTRUCTION } from '../../src/core';
+import { WRAP_UP_INSTRUCTION } from '../../src/core/state/limits';
 import { defineAgent } from '../../src/agents/define-agent';
 import { add } from '../../scripts/demo-agents';
 import type { ModelConfig } from '../../src/models/model-config';

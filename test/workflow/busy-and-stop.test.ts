@@ -12,6 +12,12 @@ const temporal = useTestTemporal();
 
 const STORY = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Resolves once the model has written `n` more pieces of a slow answer than when it was called. */
+async function piecesWritten(n: number): Promise<void> {
+  const from = written;
+  while (written < from + n) await sleep(20);
+}
 /** Pieces of the slow answers the model has written so far. */
 let written = 0;
 
@@ -103,7 +109,7 @@ it('steers, rejects, interrupts and enqueues messages sent while a turn runs', a
       // interrupt: the running turn ends cancelled (its partial answer kept), the new message is answered next.
       const long = post(base, `/conversations/${id2}/messages`, { message: 'slow two' });
       await running(base, id2);
-      await sleep(300); // some text is written
+      await piecesWritten(3); // some text is written
       const now = await post(base, `/conversations/${id2}/messages`, { message: 'now this', busy: 'interrupt' });
       expect(await (await long).json()).toMatchObject({ turn: 2, status: 'cancelled' });
       expect(await now.json()).toMatchObject({ turn: 3, status: 'completed', content: 'you said: now this' });
@@ -201,7 +207,7 @@ it('steers, rejects and interrupts through useChat (busy in the POST /api/chat b
       const other = `chat-busy-${randomUUID()}`;
       const slow = post(base, '/api/chat', { id: other, messages: [user('slow story')] });
       await running(base, other);
-      await sleep(200);
+      await piecesWritten(3); // some text is written
       const refused = await post(base, '/api/chat', { id: other, busy: 'reject', messages: [user('not now')] });
       expect(refused.status).toBe(409);
       expect(((await refused.json()) as { error: string }).error).toMatch(
@@ -236,7 +242,9 @@ it('stops a useChat turn with POST /api/chat/:id/stop: cancelled, its partial an
       const stopped = await post(base, `/api/chat/${id}/stop`, {});
       expect(stopped.status).toBe(200);
       expect(await stopped.json()).toEqual({ turn: 1, status: 'cancelled' });
-      // The model call stopped too (its request was aborted), not only the turn.
+      // The model call stopped too (its request was aborted), not only the turn: after a moment for
+      // the abort to reach the model, a window of ten of its pieces in which it writes none (what
+      // did not happen has no state to wait for).
       await sleep(300);
       const after = written;
       await sleep(600);

@@ -2,7 +2,7 @@ import { sendMessage } from '../../src/client/conversations';
 import { readTranscript } from '../../src/client/workflow-controls';
 import { streamEvents } from '../../src/client/event-stream';
 import { transcriptQuery } from '../../src/contracts/definitions';
-import type { AgentEvent } from '../../src/core';
+import type { AgentEvent } from '../../src/core/events/agent-events';
 import type { ChatRequest } from '../../src/testing/chat-request';
 import { defineAgent } from '../../src/agents/define-agent';
 import { answer, call, startModel } from '../helpers/scripted-model';

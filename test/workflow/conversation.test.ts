@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import type { AgentEvent, ConversationOptions, ConversationStatus, TurnInput } from '../../src/core';
+import type { AgentEvent } from '../../src/core/events/agent-events';
+import type { ConversationOptions, TurnInput } from '../../src/core/conversation/conversation-state';
+import type { ConversationStatus } from '../../src/core/conversation/conversation-status';
 import { decideApproval, readTranscript } from '../../src/client/workflow-controls';
 import { ClientError } from '../../src/client/client-error';
 import { isTurnEnd, keptEvents, streamEvents } from '../../src/client/event-stream';

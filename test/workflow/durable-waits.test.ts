@@ -7,7 +7,7 @@ import { deliverEvent } from '../../src/client/deliver-event';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { sendMessage } from '../../src/client/conversations';
 import { streamEvents } from '../../src/client/event-stream';
-import type { AgentEvent } from '../../src/core';
+import type { AgentEvent } from '../../src/core/events/agent-events';
 import type { ChatRequest } from '../../src/testing/chat-request';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';

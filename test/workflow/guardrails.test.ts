@@ -3,7 +3,7 @@ import { decideApproval, readStatus } from '../../src/client/workflow-controls';
 import { sendMessage } from '../../src/client/conversations';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { streamEvents } from '../../src/client/event-stream';
-import type { AgentEvent } from '../../src/core';
+import type { AgentEvent } from '../../src/core/events/agent-events';
 import type { ChatRequest } from '../../src/testing/chat-request';
 import { defineAgent } from '../../src/agents/define-agent';
 import { defineGuardrail } from '../../src/agents/define-guardrail';

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { createHttpApi } from '../../src/http/http-api';
 import type { HttpAccessOptions } from '../../src/http/access';
 import { signBody } from '../../src/http/webhook-signature';
-import { waitForEvent } from '../../src/core';
+import { waitForEvent } from '../../src/core/time/durable-waits';
 import { defineAgent } from '../../src/agents/define-agent';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { eventually } from '../helpers/processes';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { defineAgent } from '../../src/agents/define-agent';
 import { AgentRegistry } from '../../src/agents/agent-registry';
-import type { AgentEvent } from '../../src/core';
+import type { AgentEvent } from '../../src/core/events/agent-events';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { readStatus, readTranscript } from '../../src/client/workflow-controls';
 import { conversationStatus, sendMessage } from '../../src/client/conversations';
@@ -104,6 +104,7 @@ describe('agents as tools', () => {
     const caller = defineAgent({ name: 'caller', instructions: 'You call.', tools: [], agents: [slow] });
     const model = await startModel(async (req) => {
       if (system(req) === 'You are slow.') {
+        // A model slower than the caller's limit: the caller's cancellation must reach it first.
         await new Promise((r) => setTimeout(r, 20_000));
         return answer('too late');
       }

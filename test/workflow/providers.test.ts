@@ -9,7 +9,7 @@ import { sendMessage } from '../../src/client/conversations';
 import { streamEvents } from '../../src/client/event-stream';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { defineAgent } from '../../src/agents/define-agent';
-import type { AgentEvent } from '../../src/core';
+import type { AgentEvent } from '../../src/core/events/agent-events';
 import type { ModelConfig, NamedModels } from '../../src/models/model-config';
 import { add, sqrt } from '../../scripts/demo-agents';
 import { answer, call, startModel, startScriptedModel, toolResults } from '../helpers/scripted-model';

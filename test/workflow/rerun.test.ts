@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { divergence, messagesBefore, rerunResult, startRerun } from '../../src/client/rerun';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
-import type { ChatMessage } from '../../src/core';
+import type { ChatMessage } from '../../src/core/messages/chat-message';
 import type { ChatRequest } from '../../src/testing/chat-request';
 import { defineAgent } from '../../src/agents/define-agent';
 import { defineTool } from '../../src/tools/define-tool';

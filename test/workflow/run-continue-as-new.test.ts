@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import type { AgentEvent } from '../../src/core';
+import type { AgentEvent } from '../../src/core/events/agent-events';
 import { connectClient, type ClientConnection } from '../../src/connection/client-connection';
 import { startDevServer, type DevServer } from '../../src/connection/dev-server';
 import { streamEvents } from '../../src/client/event-stream';

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { findTemporalCli } from '../../src/connection/temporal-cli';
-import { AGENT_SEARCH_ATTRIBUTES } from '../../src/core';
+import { AGENT_SEARCH_ATTRIBUTES } from '../../src/core/run/search-attributes';
 import { Client } from '@temporalio/client';
 import { defineAgent } from '../../src/agents/define-agent';
 import { decideApproval } from '../../src/client/workflow-controls';
@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { add } from '../../scripts/demo-agents';
 import { defineTool, ToolRegistry } from '../../src/tools';
 import { defineGuardrail } from '../../src/agents/define-guardrail';
-import type { AgentInput } from '../../src/core';
+import type { AgentInput } from '../../src/core/state/run-options';
 import { eventually } from '../helpers/processes';
 import { answer, call, lastOf, startModel } from '../helpers/scripted-model';
 import { createTestWorker, createTestWorkerInNewNamespace, useTestTemporal } from '../helpers/temporal';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Client } from '@temporalio/client';
-import type { AgentEvent } from '../../src/core';
+import type { AgentEvent } from '../../src/core/events/agent-events';
 import { isTurnEnd, streamEvents } from '../../src/client/event-stream';
 import { startAgentRun } from '../../src/client/run-agent';
 import { call, startModel, startScriptedModel } from '../helpers/scripted-model';

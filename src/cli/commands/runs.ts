@@ -1,4 +1,4 @@
-import { AGENT_SEARCH_STATUSES } from '../../core';
+import { AGENT_SEARCH_STATUSES } from '../../core/run/search-attributes';
 import { defineCommand } from '../command';
 import { IMAGE_HELP, RUN_OPTION_HELP, WAIT_HELP } from '../option-flags';
 import { parseRunArgs, RUN_USAGE } from '../parse-run-args';

@@ -1,5 +1,5 @@
 import { listBranches, switchBranch } from '../../client/branches';
-import type { BranchInfo } from '../../core';
+import type { BranchInfo } from '../../core/conversation/conversation-state';
 import type { CommandContext } from '../command';
 import { parseFlags } from '../option-flags';
 import { commandSession } from './command-session';

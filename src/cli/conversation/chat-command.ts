@@ -1,9 +1,9 @@
-import type { ConversationOptions } from '../../core';
+import type { ConversationOptions } from '../../core/conversation/conversation-state';
 import { newConversationId } from '../../client/conversations';
 import type { CommandContext, ParseContext } from '../command';
 import { chat } from '../chat';
 import { parseFlags, UsageError } from '../option-flags';
-import { workflowIdProblem } from '../../core';
+import { workflowIdProblem } from '../../core/run/run-input';
 import { commandSession } from './command-session';
 import { conversationOptions, expectPositionals, JSON_FLAG, OPTION_FLAGS } from './conversation-args';
 

@@ -1,11 +1,8 @@
 import { readFileSync } from 'node:fs';
-import {
-  busyPolicyProblem,
-  validateConversationOptions,
-  workflowIdProblem,
-  type BusyPolicy,
-  type ConversationOptions,
-} from '../../core';
+import { busyPolicyProblem, type BusyPolicy } from '../../core/conversation/busy';
+import { validateConversationOptions } from '../../core/conversation/conversation';
+import { workflowIdProblem } from '../../core/run/run-input';
+import type { ConversationOptions } from '../../core/conversation/conversation-state';
 import {
   duration,
   parseFlags,

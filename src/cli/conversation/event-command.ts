@@ -1,4 +1,4 @@
-import { eventIdProblem, eventProblem } from '../../core';
+import { eventIdProblem, eventProblem } from '../../core/time/durable-waits';
 import { deliverEvent } from '../../client/deliver-event';
 import type { CommandContext } from '../command';
 import { parseFlags, UsageError } from '../option-flags';

@@ -1,5 +1,5 @@
 import { forkConversation } from '../../client/branches';
-import { workflowIdProblem } from '../../core';
+import { workflowIdProblem } from '../../core/run/run-input';
 import type { CommandContext } from '../command';
 import { turnJson } from '../format-conversation';
 import { outcomeText } from '../format-outcome';

@@ -1,4 +1,4 @@
-import { agentListFilterProblem } from '../../core';
+import { agentListFilterProblem } from '../../core/run/search-attributes';
 import { listAgentRuns } from '../../client/list-runs';
 import type { CommandContext } from '../command';
 import { listText } from '../format-conversation';

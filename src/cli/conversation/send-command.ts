@@ -1,4 +1,4 @@
-import type { ConversationOptions } from '../../core';
+import type { ConversationOptions } from '../../core/conversation/conversation-state';
 import { queueMessage, startMessage, type MessageRequest } from '../../client/conversations';
 import type { CommandContext, ParseContext } from '../command';
 import { hintCommand } from '../command-name';

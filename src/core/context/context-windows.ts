@@ -1,4 +1,4 @@
-import type { AgentInput } from '../run/run-options';
+import type { AgentInput } from '../state/run-options';
 
 /**
  * The default memory of runs and conversations: requests bounded by tokens, from the model's

@@ -9,19 +9,11 @@ import {
   summaryMessage,
 } from './compaction';
 import { modelContextRange, type ModelContextRange } from './message-window';
-import type { NextStep, RunState } from '../run/run-state';
+import type { NextStep, RunState } from '../state/run-state';
+import type { MemoryReport } from '../state/run-results';
 import type { ChatMessage, Usage } from '../messages/chat-message';
 import type { ModelReply } from '../messages/model-reply';
 import { addUsage, usageOfReply } from '../messages/usage';
-
-/** Memory by tokens as `status` reports it. */
-export interface MemoryReport {
-  maxPromptTokens: number;
-  /** The next request's size as estimated (calibrated by the provider's last count). */
-  promptTokens: number;
-  /** Compactions so far (a conversation: over all its turns). */
-  compactions: number;
-}
 
 /**
  * Memory by tokens in a run: what the model sees (the view after the last compaction), when the

@@ -1,4 +1,4 @@
-import { truncate } from '../tool-calls/tool-arguments';
+import { truncate } from '../messages/tool-arguments';
 
 /**
  * Short, readable labels for the Temporal UI. They are display text only: nothing reads them back.

@@ -1,4 +1,4 @@
-import type { RunState } from '../run/run-state';
+import type { RunState } from '../state/run-state';
 
 /**
  * What a message does when it arrives while a turn of its conversation runs (or waits for a

@@ -1,10 +1,10 @@
 import type { BusyPolicy } from './busy';
 import type { EventLogSnapshot } from '../events/event-log';
 import type { DeliveredEvent } from '../time/durable-waits';
-import type { AgentInput } from '../run/run-options';
-import type { RunState } from '../run/run-state';
+import type { AgentInput } from '../state/run-options';
+import type { RunState } from '../state/run-state';
 import type { ChatMessage, ImageRef, Usage } from '../messages/chat-message';
-import type { ToolInfo } from '../tool-calls/tool-info';
+import type { ToolInfo } from '../messages/tool-info';
 
 /**
  * The shapes of a conversation's state, in one module of types that both its bookkeeping

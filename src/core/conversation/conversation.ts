@@ -1,17 +1,17 @@
 import { busyPolicyProblem } from './busy';
 import { nextStep, startRun } from '../run/agent-loop';
 import { withoutHistoryMark } from '../run/run-result';
-import type { RunState } from '../run/run-state';
+import type { RunState } from '../state/run-state';
 import { DEFAULT_MEMORY_WINDOW, memoryWindowStart, MIN_MEMORY_WINDOW } from '../context/message-window';
 import { durationProblem, isToolList, messageProblem, runOptionProblems } from '../run/run-input';
 import { addUsage, noUsage } from '../messages/usage';
 import { imagesProblem } from '../messages/images';
-import { messageIdProblem } from './message-ids';
-import { budgetReport, budgetSpent } from '../run/limits';
+import { messageIdProblem } from '../messages/message-ids';
+import { budgetReport, budgetSpent } from '../state/limits';
 import { isInstructions } from '../context/compaction';
-import type { ConversationTurnResult } from '../run/run-result';
-import type { ToolInfo } from '../tool-calls/tool-info';
-import { applyAgent, type ResolvedAgent } from '../run/agents';
+import type { ConversationTurnResult } from '../state/run-results';
+import type { ToolInfo } from '../messages/tool-info';
+import { applyAgent, type ResolvedAgent } from '../state/agents';
 import { carriedBranches, forkPointProblem } from './branches';
 import type { ConversationCarry, ConversationInput, ConversationState, TurnInput } from './conversation-state';
 

@@ -1,5 +1,5 @@
-import type { GuardrailKind } from '../guardrails/guardrail-types';
-import type { AgentResult, ConversationTurnResult } from '../run/run-result';
+import type { GuardrailKind } from '../state/guardrail-types';
+import type { AgentResult, ConversationTurnResult } from '../state/run-results';
 
 /**
  * What a run or conversation tells its subscribers, in order. Every event carries its `offset`

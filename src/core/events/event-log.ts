@@ -1,5 +1,5 @@
-import { answersMessage } from '../conversation/message-ids';
-import type { NextStep } from '../run/run-state';
+import { answersMessage } from '../messages/message-ids';
+import type { NextStep } from '../state/run-state';
 import {
   MAX_EVENTS_PER_PAGE,
   MAX_EVENT_PAGE_CHARS,

@@ -1,8 +1,14 @@
-import { toolErrorText } from '../tool-calls/tool-results';
-import type { PlannedToolCall, RunState } from '../run/run-state';
-import type { GuardrailCheck, GuardrailKind, GuardrailStep, GuardrailTrip, GuardrailVerdict } from './guardrail-types';
+import { toolErrorText } from '../messages/tool-results';
+import type { PlannedToolCall, RunState } from '../state/run-state';
+import type {
+  GuardrailCheck,
+  GuardrailKind,
+  GuardrailStep,
+  GuardrailTrip,
+  GuardrailVerdict,
+} from '../state/guardrail-types';
 
-export type * from './guardrail-types';
+export type * from '../state/guardrail-types';
 import type { ChatMessage } from '../messages/chat-message';
 
 /**

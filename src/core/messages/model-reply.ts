@@ -1,5 +1,5 @@
 import type { ReasoningPart, ToolCall, Usage } from './chat-message';
-import type { ToolInfo } from '../tool-calls/tool-info';
+import type { ToolInfo } from './tool-info';
 /** What the model-call activity returns: only the new assistant message, never the conversation. */
 export interface ModelReply {
   content: string | null;

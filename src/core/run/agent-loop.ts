@@ -1,23 +1,24 @@
 import { TENANT_BUDGET_STOP_MESSAGE, type TenantBudgetReport } from '../fleet/tenant-ledger';
 import { approvalOf, pendingApprovals } from '../tool-calls/approvals';
-import { shouldReturnImmediately } from '../tool-calls/tool-results';
+import { shouldReturnImmediately } from '../messages/tool-results';
 import { REACT_PARSE_ERROR_TOOL } from './react-parser';
 import { maxToolResultTokens, runLimits } from './run-input';
 import { contextView, densityOf, estimateTokens } from '../context/compaction';
 import { contextRange, plannedCompaction, withCounts } from '../context/run-context';
-import { READ_TOOL_OUTPUT, readToolOutput, toolResultView } from '../tool-calls/tool-results';
-import { iterationLimitReached, LIMIT_STOP_MESSAGE } from './limits';
-import { parseToolArguments } from '../tool-calls/tool-arguments';
-import { toolErrorText } from '../tool-calls/tool-results';
+import { READ_TOOL_OUTPUT, readToolOutput, toolResultView } from '../messages/tool-results';
+import { iterationLimitReached, LIMIT_STOP_MESSAGE } from '../state/limits';
+import { parseToolArguments } from '../messages/tool-arguments';
+import { toolErrorText } from '../messages/tool-results';
 import { addUsage, noUsage, usageOfReply } from '../messages/usage';
-import { nextGuardrailStep, type RunGuardrails } from '../guardrails/guardrails';
-import { BUDGET_STOP_MESSAGE, budgetExhausted, budgetSpent, wouldPassBudget } from './limits';
-import type { CurrentAgent, NextStep, PlannedToolCall, RunPhase, RunState } from './run-state';
-import type { AgentInput } from './run-options';
+import { nextGuardrailStep } from '../guardrails/guardrails';
+import type { RunGuardrails } from '../state/guardrail-types';
+import { BUDGET_STOP_MESSAGE, budgetExhausted, budgetSpent, wouldPassBudget } from '../state/limits';
+import type { CurrentAgent, NextStep, PlannedToolCall, RunPhase, RunState } from '../state/run-state';
+import type { AgentInput } from '../state/run-options';
 import type { ChatMessage, ToolCall } from '../messages/chat-message';
 import type { ModelReply } from '../messages/model-reply';
-import type { ToolExecution, ToolOutcome } from '../tool-calls/tool-results';
-import type { ToolInfo } from '../tool-calls/tool-info';
+import type { ToolExecution, ToolOutcome } from '../messages/tool-results';
+import type { ToolInfo } from '../messages/tool-info';
 
 /**
  * The agent loop as a pure state machine. The workflow asks {@link nextStep} what to do, does it

@@ -1,7 +1,7 @@
 import { contextRange, firstUncounted } from '../context/run-context';
-import type { JsonSchemaObject, ModelSettings, ToolCallingMode } from './run-options';
-import type { NextStep, RunState } from './run-state';
-import { WRAP_UP_INSTRUCTION } from './limits';
+import type { JsonSchemaObject, ModelSettings, ToolCallingMode } from '../state/run-options';
+import type { NextStep, RunState } from '../state/run-state';
+import { WRAP_UP_INSTRUCTION } from '../state/limits';
 
 /** Input of `callModel`: where to read the conversation, and what to offer the model. */
 export interface ModelCallInput {

@@ -1,4 +1,4 @@
-import type { ModelSettings } from './run-options';
+import type { ModelSettings } from '../state/run-options';
 
 /**
  * Failures after which the next of an agent's models answers: the model could not answer now

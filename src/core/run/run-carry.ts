@@ -1,8 +1,8 @@
 import type { EventLogSnapshot } from '../events/event-log';
 import { isInstructions } from '../context/compaction';
 import type { DeliveredEvent } from '../time/durable-waits';
-import type { AgentInput } from './run-options';
-import type { RunState } from './run-state';
+import type { AgentInput } from '../state/run-options';
+import type { RunState } from '../state/run-state';
 
 /**
  * A one-shot run that continues as new: Temporal suggests it when a history grows long (about

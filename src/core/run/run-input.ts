@@ -1,16 +1,16 @@
-import { agentNameProblem } from './agents';
+import { agentNameProblem } from '../state/agents';
 import { priorityKeyProblem, tenantProblem } from '../fleet/tenants';
 import { userProblem } from '../facts/memory-scope';
 import { agentMemoryProblem } from '../facts/memory-options';
 import { parseDuration } from '../time/duration';
 import { imagesProblem } from '../messages/images';
-import { budgetProblem } from './limits';
-import { DEFAULT_MAX_TOOL_RESULT_TOKENS } from '../tool-calls/tool-results';
+import { budgetProblem } from '../state/limits';
+import { DEFAULT_MAX_TOOL_RESULT_TOKENS } from '../messages/tool-results';
 import { MIN_PROMPT_TOKENS } from '../context/compaction';
-import { DEFAULT_MAX_ITERATIONS } from './limits';
-import type { AgentInput, ToolCallingMode } from './run-options';
-import type { RunLimits } from './run-state';
-import { MIN_CONTINUE_AS_NEW_AFTER } from './limits';
+import { DEFAULT_MAX_ITERATIONS } from '../state/limits';
+import type { AgentInput, ToolCallingMode } from '../state/run-options';
+import type { RunLimits } from '../state/run-state';
+import { MAX_WORKFLOW_ID_BYTES, MIN_CONTINUE_AS_NEW_AFTER } from '../state/limits';
 
 /** The ways tools can reach a model. */
 export const TOOL_CALLING_MODES: readonly ToolCallingMode[] = ['tools', 'functions', 'react'];
@@ -141,9 +141,6 @@ export function runOptionProblems(i: Record<string, unknown>): string[] {
   }
   return problems;
 }
-
-/** Temporal's default limit on workflow ids (`limit.maxIDLength`), in bytes. */
-export const MAX_WORKFLOW_ID_BYTES = 1000;
 
 /** What is wrong with a run or conversation id, or undefined when Temporal will take it. */
 export function workflowIdProblem(id: string, what = 'the id'): string | undefined {

@@ -1,7 +1,7 @@
 import { formatDuration, parseDuration } from './duration';
-import { toolErrorText } from '../tool-calls/tool-results';
-import type { ActiveWait, RunState } from '../run/run-state';
-import type { ToolOutcome } from '../tool-calls/tool-results';
+import { toolErrorText } from '../messages/tool-results';
+import type { ActiveWait, RunState } from '../state/run-state';
+import type { ToolOutcome } from '../messages/tool-results';
 
 /**
  * Durable waits as built-in tools: `sleep` (a workflow timer) and `wait_for_event` (a workflow

@@ -1,7 +1,7 @@
-import { MAX_WORKFLOW_ID_BYTES } from '../run/run-input';
-import { toolErrorText } from './tool-results';
-import type { RecordedTurnResult } from '../run/run-result';
-import type { ToolOutcome } from './tool-results';
+import { MAX_WORKFLOW_ID_BYTES } from '../state/limits';
+import { toolErrorText } from '../messages/tool-results';
+import type { RecordedTurnResult } from '../state/run-results';
+import type { ToolOutcome } from '../messages/tool-results';
 
 /**
  * Agents as tools: an agent offers other named agents as tools (see `agents` on `defineAgent`).

@@ -1,7 +1,7 @@
-import type { ApprovalState, PendingApproval, PlannedToolCall, RunState } from '../run/run-state';
+import type { ApprovalState, PendingApproval, PlannedToolCall, RunState } from '../state/run-state';
 import { toolCallSummary } from '../context/summaries';
-import { toolErrorText } from './tool-results';
-import type { ToolInfo } from './tool-info';
+import { toolErrorText } from '../messages/tool-results';
+import type { ToolInfo } from '../messages/tool-info';
 
 /** A human's decision on a pending tool call (the approve/reject Update's argument). */
 export interface ApprovalDecision {

@@ -1,8 +1,8 @@
 import { isInstructions } from '../context/compaction';
-import type { AgentSettings, ResolvedAgent } from '../run/agents';
-import type { CurrentAgent, PlannedToolCall, RunState } from '../run/run-state';
-import type { ToolInfo } from './tool-info';
-import type { ToolOutcome } from './tool-results';
+import type { AgentSettings, ResolvedAgent } from '../state/agents';
+import type { CurrentAgent, PlannedToolCall, RunState } from '../state/run-state';
+import type { ToolInfo } from '../messages/tool-info';
+import type { ToolOutcome } from '../messages/tool-results';
 
 /**
  * Handoffs: an agent offers `transfer_to_<agent>` tools (see `handoffs` on `defineAgent`); when the

@@ -1,6 +1,6 @@
 import type { Usage } from '../messages/chat-message';
 import { addUsage, usageOfReply } from '../messages/usage';
-import type { RunState } from '../run/run-state';
+import type { RunState } from '../state/run-state';
 
 /**
  * A running tool's question to the run's model (an MCP server's sampling request), answered: what

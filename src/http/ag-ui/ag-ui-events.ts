@@ -1,5 +1,6 @@
 import { EventType, type AGUIEvent, type Interrupt, type RunAgentInput, type TokenUsage } from '@ag-ui/core';
-import type { AgentEvent, Usage } from '../../core';
+import type { AgentEvent } from '../../core/events/agent-events';
+import type { Usage } from '../../core/messages/chat-message';
 import type { TurnEncoder } from '../turn-stream';
 
 /**

@@ -1,5 +1,8 @@
 import type { RunAgentInput } from '@ag-ui/core';
-import { agentNameProblem, workflowIdProblem, type ApprovalDecision, type ConversationOptions } from '../../core';
+import { agentNameProblem } from '../../core/state/agents';
+import { workflowIdProblem } from '../../core/run/run-input';
+import type { ApprovalDecision } from '../../core/tool-calls/approvals';
+import type { ConversationOptions } from '../../core/conversation/conversation-state';
 import { scopedWorkflowId } from '../../client/tenant-scope';
 import { startMessage, stopTurn, type MessageRequest } from '../../client/conversations';
 import { LiveFeed } from '../../client/live-events';

@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import { messageIdProblem, type ConversationOptions, type TenantScope } from '../../core';
+import { messageIdProblem } from '../../core/messages/message-ids';
+import type { ConversationOptions } from '../../core/conversation/conversation-state';
+import type { TenantScope } from '../../core/fleet/tenants';
 import { scopedWorkflowId } from '../../client/tenant-scope';
 import { ClientError } from '../../client/client-error';
 import { readStatus, readTranscript } from '../../client/workflow-controls';

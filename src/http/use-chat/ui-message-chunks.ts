@@ -1,4 +1,7 @@
-import type { AgentEvent, BudgetReport, RunStatus, Usage } from '../../core';
+import type { AgentEvent } from '../../core/events/agent-events';
+import type { BudgetReport } from '../../core/state/limits';
+import type { RunStatus } from '../../core/state/run-state';
+import type { Usage } from '../../core/messages/chat-message';
 import type { TurnEncoder } from '../turn-stream';
 
 /**

@@ -1,10 +1,7 @@
-import {
-  MAX_MESSAGE_CHARS,
-  messageIdProblem,
-  workflowIdProblem,
-  type ApprovalDecision,
-  type ChatMessage,
-} from '../../core';
+import { MAX_MESSAGE_CHARS, workflowIdProblem } from '../../core/run/run-input';
+import { messageIdProblem } from '../../core/messages/message-ids';
+import type { ApprovalDecision } from '../../core/tool-calls/approvals';
+import type { ChatMessage } from '../../core/messages/chat-message';
 import type { MessageRequest } from '../../client/conversations';
 import { forkMessageId } from '../../client/branches';
 import type { ImageInput } from '../../storage/images';

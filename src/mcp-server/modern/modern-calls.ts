@@ -11,7 +11,7 @@ import type { Client } from '@temporalio/client';
 import { cancelWork, decideApproval, readStatus } from '../../client/workflow-controls';
 import { isTurnEnd, streamEvents } from '../../client/event-stream';
 import { runOutcome } from '../../client/run-agent';
-import type { TurnResult } from '../../core';
+import type { TurnResult } from '../../core/state/run-results';
 import { approvalAsk, approvalForm, decisionOf, type ApprovalAsk } from '../approval-form';
 import { levelOf, progressText, startWork, toolResult } from '../mcp-agent-tools';
 import type { AgentMcpServerOptions } from '../mcp-server-options';

@@ -7,7 +7,8 @@ import type {
   LanguageModelV4Prompt,
   LanguageModelV4ToolResultOutput,
 } from '@ai-sdk/provider';
-import type { ChatMessage, ImageRef, ModelReply, ReasoningPart, ToolCall, Usage } from '../../core';
+import type { ChatMessage, ImageRef, ReasoningPart, ToolCall, Usage } from '../../core/messages/chat-message';
+import type { ModelReply } from '../../core/messages/model-reply';
 import { dataUrlParts, imageUrlOf } from '../image-support';
 import type { ToolSpec } from '../chat-model';
 

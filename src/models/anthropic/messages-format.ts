@@ -7,7 +7,8 @@ import type {
   TextBlockParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { ChatMessage, ImageRef, ModelReply, ReasoningPart, ToolCall } from '../../core';
+import type { ChatMessage, ImageRef, ReasoningPart, ToolCall } from '../../core/messages/chat-message';
+import type { ModelReply } from '../../core/messages/model-reply';
 import { dataUrlParts, imageUrlOf } from '../image-support';
 import type { ToolSpec } from '../chat-model';
 

@@ -7,7 +7,9 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { Stream } from 'openai/streaming';
-import type { ChatMessage, JsonSchemaObject, ModelReply, ToolCall } from '../../core';
+import type { ChatMessage, ToolCall } from '../../core/messages/chat-message';
+import type { JsonSchemaObject } from '../../core/state/run-options';
+import type { ModelReply } from '../../core/messages/model-reply';
 import { isStrictCompatible } from '../json-schema';
 import type { ChatModel, ToolSpec } from '../chat-model';
 import type { ModelConfig } from '../model-config';

@@ -3,7 +3,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionUserMessageParam,
 } from 'openai/resources/chat/completions';
-import type { ChatMessage, ImageRef } from '../../core';
+import type { ChatMessage, ImageRef } from '../../core/messages/chat-message';
 import { imageUrlOf } from '../image-support';
 
 /**

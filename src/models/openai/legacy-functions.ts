@@ -1,5 +1,5 @@
 import type { ChatCompletionCreateParams, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { ChatMessage } from '../../core';
+import type { ChatMessage } from '../../core/messages/chat-message';
 import type { ToolSpec } from '../chat-model';
 import { userMessage, withToolImages } from './chat-images';
 

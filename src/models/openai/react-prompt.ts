@@ -4,9 +4,9 @@ import {
   parseReActOutput,
   ReActParseError,
   REACT_PARSE_ERROR_TOOL,
-  type ChatMessage,
-  type ModelReply,
-} from '../../core';
+} from '../../core/run/react-parser';
+import type { ChatMessage } from '../../core/messages/chat-message';
+import type { ModelReply } from '../../core/messages/model-reply';
 import type { ToolSpec } from '../chat-model';
 import { imagePart, userMessage } from './chat-images';
 

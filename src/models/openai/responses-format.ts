@@ -5,7 +5,8 @@ import type {
   ResponseInputItem,
   ResponseReasoningItem,
 } from 'openai/resources/responses/responses';
-import type { ChatMessage, ImageRef, ModelReply, ReasoningPart, ToolCall } from '../../core';
+import type { ChatMessage, ImageRef, ReasoningPart, ToolCall } from '../../core/messages/chat-message';
+import type { ModelReply } from '../../core/messages/model-reply';
 import { imageUrlOf } from '../image-support';
 import type { ToolSpec } from '../chat-model';
 

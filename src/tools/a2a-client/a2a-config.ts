@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parseDuration } from '../../core';
+import { parseDuration } from '../../core/time/duration';
 import type { A2AAgentOptions } from './a2a-agent';
 import { fieldExpander } from '../env-references';
 

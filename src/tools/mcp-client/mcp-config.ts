@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fieldExpander } from '../env-references';
-import { parseDuration } from '../../core';
+import { parseDuration } from '../../core/time/duration';
 import type { McpOAuthConfig } from './mcp-oauth';
 
 /** Settings every MCP server takes, whatever its transport. */

@@ -10,7 +10,7 @@ import {
   ToolListChangedNotificationSchema,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { parseDuration } from '../../core';
+import { parseDuration } from '../../core/time/duration';
 import { defineJsonSchemaTool, type ToolContext } from '../define-tool';
 import type { JsonSchema } from '../../models/json-schema';
 import type { ToolRegistry } from '../registry';

@@ -1,14 +1,10 @@
 import { ApplicationFailure, condition, log, setHandler, workflowInfo } from '@temporalio/workflow';
-import {
-  answeredTurnOf,
-  busyAction,
-  busyPolicyOf,
-  forkIndex,
-  rejectMessage,
-  turnProblem,
-  type ConversationTurnResult,
-  type TurnInput,
-} from '../../core';
+import { answeredTurnOf } from '../../core/messages/message-ids';
+import { busyAction, busyPolicyOf } from '../../core/conversation/busy';
+import { forkIndex } from '../../core/conversation/branches';
+import { rejectMessage, turnProblem } from '../../core/conversation/conversation';
+import type { ConversationTurnResult } from '../../core/state/run-results';
+import type { TurnInput } from '../../core/conversation/conversation-state';
 import { queueMessageSignal, sendMessageUpdate } from '../../contracts/definitions';
 import type { ConversationSession, QueuedTurn } from './session';
 

@@ -1,14 +1,9 @@
 import type { CancellationScope } from '@temporalio/workflow';
-import {
-  isInstructions,
-  runMessages,
-  startConversation,
-  type ChatMessage,
-  type CloseReason,
-  type ConversationInput,
-  type ConversationState,
-  type TurnInput,
-} from '../../core';
+import { isInstructions } from '../../core/context/compaction';
+import { runMessages, type CloseReason } from '../../core/conversation/conversation-status';
+import { startConversation } from '../../core/conversation/conversation';
+import type { ChatMessage } from '../../core/messages/chat-message';
+import type { ConversationInput, ConversationState, TurnInput } from '../../core/conversation/conversation-state';
 import type { RunRef } from '../run-context';
 
 /** A message waiting for its turn. */

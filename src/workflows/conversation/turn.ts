@@ -1,16 +1,11 @@
 import { extractAfterTurn, runMemory } from '../memory-steps';
 import type { RunContext } from '../run-context';
 import { CancellationScope, isCancellation, log } from '@temporalio/workflow';
-import {
-  applyInterruption,
-  finishTurn,
-  forkAt as fork,
-  startTurn,
-  turnResult,
-  withAnsweredMessage,
-  withTurnApprovals,
-  type ConversationTurnResult,
-} from '../../core';
+import { applyInterruption } from '../../core/run/agent-loop';
+import { finishTurn, startTurn, turnResult, withTurnApprovals } from '../../core/conversation/conversation';
+import { forkAt as fork } from '../../core/conversation/branches';
+import { withAnsweredMessage } from '../../core/messages/message-ids';
+import type { ConversationTurnResult } from '../../core/state/run-results';
 import { failureInfo } from '../failure-info';
 import type { AgentHost } from '../host';
 import { runLoop } from '../run-loop';

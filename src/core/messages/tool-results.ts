@@ -1,4 +1,4 @@
-import type { ImageRef, Usage } from '../messages/chat-message';
+import type { ImageRef, Usage } from './chat-message';
 
 /** What one tool call produced, as the tool-call activity (or the core, for rejected calls) reports it. */
 export interface ToolOutcome {

@@ -1,9 +1,9 @@
-import { runStatus } from '../run/run-result';
-import type { NextStep, RunState } from '../run/run-state';
-import type { RunStatus } from '../run/run-state';
+import { runStatus } from './run-result';
+import type { NextStep, RunState } from '../state/run-state';
+import type { RunStatus } from '../state/run-state';
 import type { Usage } from '../messages/chat-message';
 import { tenantProblem } from '../fleet/tenants';
-import { canonicalListQuery } from './list-query';
+import { canonicalListQuery } from '../events/list-query';
 
 /**
  * The custom search attributes the agent workflows keep up to date, with their Temporal types.

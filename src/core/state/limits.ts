@@ -125,3 +125,6 @@ export function iterationLimitReached(iterations: number, maxIterations: number)
 
 /** The fewest history events a run's `continueAsNewAfter` may name: a run must get somewhere in each. */
 export const MIN_CONTINUE_AS_NEW_AFTER = 100;
+
+/** Temporal's default limit on workflow ids (`limit.maxIDLength`), in bytes. */
+export const MAX_WORKFLOW_ID_BYTES = 1000;

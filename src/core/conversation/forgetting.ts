@@ -1,7 +1,7 @@
-import type { ConversationState } from '../conversation/conversation-state';
+import type { ConversationState } from './conversation-state';
 import type { ChatMessage } from '../messages/chat-message';
-import type { RunState } from '../run/run-state';
-import { findFingerprints, fingerprint, type Fingerprint } from './fingerprints';
+import type { RunState } from '../state/run-state';
+import { findFingerprints, fingerprint, type Fingerprint } from '../facts/fingerprints';
 
 /**
  * A deletion of memory reaching the conversations that hold copies of the deleted facts: the

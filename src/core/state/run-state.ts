@@ -1,5 +1,5 @@
 import type { TenantBudgetReport } from '../fleet/tenant-ledger';
-import type { GuardrailStep, GuardrailTrip, RunGuardrails } from '../guardrails/guardrail-types';
+import type { GuardrailStep, GuardrailTrip, RunGuardrails } from './guardrail-types';
 import type { ChatMessage, ToolCall, Usage } from '../messages/chat-message';
 import type {
   JsonSchemaObject,
@@ -10,8 +10,8 @@ import type {
   RerunSeed,
 } from './run-options';
 import type { Budget, OnBudget } from './limits';
-import type { ToolExecution, ToolOutcome } from '../tool-calls/tool-results';
-import type { ToolInfo } from '../tool-calls/tool-info';
+import type { ToolExecution, ToolOutcome } from '../messages/tool-results';
+import type { ToolInfo } from '../messages/tool-info';
 
 /**
  * The state of one run, as the agent loop (`agent-loop.ts`), approvals and handoffs share it:

@@ -1,8 +1,8 @@
-import { parseDuration } from './duration';
+import { parseDuration } from '../time/duration';
 import { validateAgentInput, workflowIdProblem } from '../run/run-input';
 import { turnProblem, validateConversationOptions } from '../conversation/conversation';
 import type { ConversationOptions } from '../conversation/conversation-state';
-import type { AgentInput } from '../run/run-options';
+import type { AgentInput } from '../state/run-options';
 
 /**
  * Schedules of agent runs and conversation turns, on Temporal Schedules: what a schedule request

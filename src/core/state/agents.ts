@@ -1,5 +1,5 @@
 import type { AgentInput, ModelSettings, RunOptions } from './run-options';
-import type { ToolInfo } from '../tool-calls/tool-info';
+import type { ToolInfo } from '../messages/tool-info';
 
 /**
  * Named agents. An agent is declared on the worker (`defineAgent`); a run or conversation names
