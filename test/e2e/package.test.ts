@@ -254,7 +254,8 @@ it("the user's own worker with the embedded dev server says where it is, and sto
 });
 
 it('agent-in-workflow: the user workflow runs an agent as a child workflow and uses its answer', async () => {
-  const dir = examples.install('agent-in-workflow');
+  // Seeded with the support agent's packages (the same tarball, the same SDK): npm adds the rest.
+  const dir = examples.install('agent-in-workflow', {}, supportDir);
   const llm = await startModel(exampleModel);
   const env = envFor(llm.baseURL, 'agent-in-workflow-example');
   // At INFO (connectTemporal's logging says only warnings by default), to see the bundle's report.

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { cleanEnv, ROOT, type Finished } from './processes';
@@ -35,11 +35,21 @@ export class ExampleProjects {
 
   /**
    * A copy of an example, depending on the packed tarball, installed (its `prepare` compiles it).
-   * `extraFiles` are written into the copy first (path in the example → content).
+   * `extraFiles` are written into the copy first (path in the example → content). With `seed` (an
+   * example installed already), its node_modules is hard-linked in first: npm then resolves the
+   * whole tree and checks it, but fetches and extracts only the packages the seed lacks.
    */
-  install(name: string, extraFiles: Record<string, string> = {}): string {
+  install(name: string, extraFiles: Record<string, string> = {}, seed?: string): string {
     const dir = join(this.work, name);
     cpSync(join(ROOT, 'examples', name), dir, { recursive: true, filter: (src) => !/node_modules|dist/.test(src) });
+    if (seed) {
+      const linked = spawnSync('cp', ['-al', join(seed, 'node_modules'), join(dir, 'node_modules')], {
+        encoding: 'utf8',
+      });
+      if (linked.status !== 0) throw new Error(`cp -al ${seed}/node_modules failed: ${linked.stderr}`);
+      // npm rewrites its record of the tree in place: the copy's must be a file of its own.
+      rmSync(join(dir, 'node_modules', '.package-lock.json'), { force: true });
+    }
     for (const [file, content] of Object.entries(extraFiles)) writeFileSync(join(dir, file), content);
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     manifest.dependencies['durable-agents'] = `file:${this.tarball}`;
