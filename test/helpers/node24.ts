@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './processes';
 
 /** The Node.js majors the package is tested on besides this machine's. */
-export type NodeMajor = 20 | 22 | 24; // 20: NODE20_PATH only in practice (PyPI's newest is 20.18)
+export type NodeMajor = 22 | 24;
 
 /** Where a Node of that major is kept (git-ignored). */
 const dirOf = (major: NodeMajor) => join(ROOT, '.tools', `node${major}`);
@@ -51,13 +51,9 @@ export function node24(): string {
  */
 export function nodeBinDir(major: NodeMajor): string {
   const dir = join(dirOf(major), 'path-bin');
-  const link = join(dir, 'node');
-  const target = nodeOf(major);
-  // Made again when it leads elsewhere (NODE<major>_PATH changed).
-  if (existsSync(link) && readlinkSync(link) !== target) rmSync(link);
-  if (!existsSync(link)) {
+  if (!existsSync(join(dir, 'node'))) {
     mkdirSync(dir, { recursive: true });
-    symlinkSync(target, link);
+    symlinkSync(nodeOf(major), join(dir, 'node'));
   }
   return dir;
 }

@@ -3,7 +3,6 @@ import { createConnection, createServer as createNetServer } from 'node:net';
 import { freePort } from '../../src/connection/dev-server';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { tmpdir } from 'node:os';
 
 export const ROOT = join(__dirname, '..', '..');
 /**
@@ -14,20 +13,8 @@ export const ROOT = join(__dirname, '..', '..');
 function spawnTs(args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): ChildProcess {
   // Its own process group, as in a terminal, so a signal can reach everything it started. tsx by
   // path: from another directory (a project of a user's) `--import tsx` would not resolve.
-  return spawn(process.execPath, ['--import', TSX, ...args], {
-    cwd,
-    env: { NODE_COMPILE_CACHE: COMPILE_CACHE, ...env },
-    detached: true,
-  });
+  return spawn(process.execPath, ['--import', TSX, ...args], { cwd, env, detached: true });
 }
-
-/**
- * V8's compile cache for the programs the tests start (Node 22 and newer; `npm test` runs on 24):
- * a program loads 500 to 900 modules before it does anything, and the suite starts over 300, which
- * made their start-up a quarter of its CPU time. With the cache a command starts with less than
- * two thirds of it.
- */
-const COMPILE_CACHE = join(tmpdir(), 'durable-agents-test-compile-cache');
 
 /** tsx's loader, as a URL `--import` takes from any directory. */
 const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
