@@ -35,7 +35,7 @@ const deterministic = ['src/core', 'src/contracts', 'src/workflows'];
  * other folders), so each row can be read knowing only those below. See docs/architecture.md.
  */
 const coreLayers = [
-  ['messages', 'fleet'], // messages, tool descriptions and results; tenants, budgets' ledger, rate governor
+  ['messages', 'fleet', 'workspace'], // messages, tool descriptions and results; tenants, budgets' ledger, rate governor; workspace states
   ['facts'], // long-term memory: what a fact is, whose it is
   ['state'], // a run's state, options, limits, results; the carry's versions
   ['context', 'events', 'guardrails', 'time'], // the context window; events; guardrail checks; durations and waits
