@@ -6,11 +6,10 @@ import type { SummarizeInput, SummaryReply } from '../contracts/activity-interfa
 import type { ChatModel } from '../models/chat-model';
 import type { ModelConfig } from '../models/model-config';
 import { ModelGate } from './model-gate';
-import { defaultPricing } from './call-model';
+import { defaultPricing, createConversationLoader } from './call-model';
 import type { ConversationLoader } from './conversation-loader';
 import { keepHeartbeating } from './heartbeat';
 import { modelCallFailure } from './model-failure';
-import { createConversationLoader } from './call-model';
 
 /** The longest summary a compaction asks for, in tokens: room for the facts, far under any budget. */
 const SUMMARY_MAX_TOKENS = 1_500;

@@ -1,6 +1,11 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { RateGovernorStatus, RateLimit, TurnAnswer, TurnRequest } from '../core/fleet/rate-governor';
-import type { RateGovernorState } from '../core/fleet/rate-governor';
+import type {
+  RateGovernorStatus,
+  RateLimit,
+  TurnAnswer,
+  TurnRequest,
+  RateGovernorState,
+} from '../core/fleet/rate-governor';
 
 /**
  * The rate governor workflow's names (one workflow per limited model, see `rateGovernorWorkflow`):

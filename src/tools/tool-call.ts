@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { parseToolArguments } from '../core/messages/tool-arguments';
 import { toolErrorText, toolResultText, type ToolOutcome } from '../core/messages/tool-results';
-import type { ToolCall } from '../core/messages/chat-message';
+import type { ToolCall, ImageRef } from '../core/messages/chat-message';
 import type { ToolContext } from './define-tool';
-import type { ImageRef } from '../core/messages/chat-message';
 import { blobRef, type BlobStore } from '../storage/blob-store';
 import { ImageInputError, imageUrl, storeImages } from '../storage/images';
 import type { ToolRegistry } from './registry';

@@ -1,14 +1,19 @@
 import { applyModelReply, nextStep, startRun } from '../../src/core/run/agent-loop';
 import { applyDroppedMessages, applySummary, contextRange, contextTokens } from '../../src/core/context/run-context';
 import { calibration, compactionPlan, contextView, estimateTokens } from '../../src/core/context/compaction';
-import { carryOver, finishTurn, startConversation, startTurn } from '../../src/core/conversation/conversation';
+import {
+  carryOver,
+  finishTurn,
+  startConversation,
+  startTurn,
+  validateConversationOptions,
+} from '../../src/core/conversation/conversation';
 import { conversationStatus } from '../../src/core/conversation/conversation-status';
 import { runStatus } from '../../src/core/run/run-result';
 import type { ChatMessage } from '../../src/core/messages/chat-message';
 import type { ConversationState } from '../../src/core/conversation/conversation-state';
 import type { ModelReply } from '../../src/core/messages/model-reply';
 import type { RunState } from '../../src/core/state/run-state';
-import { validateConversationOptions } from '../../src/core/conversation/conversation';
 
 /** Compaction as pure decisions: when, what, and what the model sees afterwards. */
 

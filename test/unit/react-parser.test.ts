@@ -1,5 +1,9 @@
-import { parseReActOutput, ReActParseError } from '../../src/core/run/react-parser';
-import { MISSING_ACTION_AFTER_THOUGHT, MISSING_ACTION_INPUT_AFTER_ACTION } from '../../src/core/run/react-parser';
+import {
+  parseReActOutput,
+  ReActParseError,
+  MISSING_ACTION_AFTER_THOUGHT,
+  MISSING_ACTION_INPUT_AFTER_ACTION,
+} from '../../src/core/run/react-parser';
 
 /** Cases written anew from the behaviour LangChain's ReAct and MRKL parser tests pin down. */
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyModelReply, applyToolOutcomes, startRun } from '../../src/core/run/agent-loop';
 import { readToolOutput, toolResultView, type ToolExecution } from '../../src/core/messages/tool-results';
-import { validateAgentInput } from '../../src/core/run/run-input';
+import { validateAgentInput, maxToolResultTokens, runLimits } from '../../src/core/run/run-input';
 import type { ToolInfo } from '../../src/core/messages/tool-info';
 import { FileStorageDriver } from '../../src/storage/file-storage-driver';
 import { payloadStorageFromEnv } from '../../src/storage/payload-storage';
@@ -13,7 +13,6 @@ import { encodeReferencePayload } from '@temporalio/common/lib/internal-non-work
 import { ToolRegistry } from '../../src/tools/registry';
 import { defineTool } from '../../src/tools/define-tool';
 import { z } from 'zod';
-import { maxToolResultTokens, runLimits } from '../../src/core/run/run-input';
 
 /** Tool outputs of any size: the bounded view, paging, and where large payloads are stored. */
 

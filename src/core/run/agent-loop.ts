@@ -1,18 +1,28 @@
 import { TENANT_BUDGET_STOP_MESSAGE, type TenantBudgetReport } from '../fleet/tenant-ledger';
 import { approvalOf, pendingApprovals } from '../tool-calls/approvals';
-import { shouldReturnImmediately } from '../messages/tool-results';
+import {
+  shouldReturnImmediately,
+  READ_TOOL_OUTPUT,
+  readToolOutput,
+  toolResultView,
+  toolErrorText,
+} from '../messages/tool-results';
 import { REACT_PARSE_ERROR_TOOL } from './react-parser';
 import { maxToolResultTokens, runLimits } from './run-input';
 import { contextView, densityOf, estimateTokens } from '../context/compaction';
 import { contextRange, plannedCompaction, withCounts } from '../context/run-context';
-import { READ_TOOL_OUTPUT, readToolOutput, toolResultView } from '../messages/tool-results';
-import { iterationLimitReached, LIMIT_STOP_MESSAGE } from '../state/limits';
+import {
+  iterationLimitReached,
+  LIMIT_STOP_MESSAGE,
+  BUDGET_STOP_MESSAGE,
+  budgetExhausted,
+  budgetSpent,
+  wouldPassBudget,
+} from '../state/limits';
 import { parseToolArguments } from '../messages/tool-arguments';
-import { toolErrorText } from '../messages/tool-results';
 import { addUsage, noUsage, usageOfReply } from '../messages/usage';
 import { nextGuardrailStep } from '../guardrails/guardrails';
 import type { RunGuardrails } from '../state/guardrail-types';
-import { BUDGET_STOP_MESSAGE, budgetExhausted, budgetSpent, wouldPassBudget } from '../state/limits';
 import type { CurrentAgent, NextStep, PlannedToolCall, RunPhase, RunState } from '../state/run-state';
 import type { AgentInput } from '../state/run-options';
 import type { ChatMessage, ToolCall } from '../messages/chat-message';

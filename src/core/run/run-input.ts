@@ -4,13 +4,16 @@ import { userProblem } from '../facts/memory-scope';
 import { agentMemoryProblem } from '../facts/memory-options';
 import { parseDuration } from '../time/duration';
 import { imagesProblem } from '../messages/images';
-import { budgetProblem } from '../state/limits';
+import {
+  budgetProblem,
+  DEFAULT_MAX_ITERATIONS,
+  MAX_WORKFLOW_ID_BYTES,
+  MIN_CONTINUE_AS_NEW_AFTER,
+} from '../state/limits';
 import { DEFAULT_MAX_TOOL_RESULT_TOKENS } from '../messages/tool-results';
 import { MIN_PROMPT_TOKENS } from '../context/compaction';
-import { DEFAULT_MAX_ITERATIONS } from '../state/limits';
 import type { AgentInput, ToolCallingMode } from '../state/run-options';
 import type { RunLimits } from '../state/run-state';
-import { MAX_WORKFLOW_ID_BYTES, MIN_CONTINUE_AS_NEW_AFTER } from '../state/limits';
 
 /** The ways tools can reach a model. */
 export const TOOL_CALLING_MODES: readonly ToolCallingMode[] = ['tools', 'functions', 'react'];

@@ -1,6 +1,5 @@
 import { runStatus } from './run-result';
-import type { NextStep, RunState } from '../state/run-state';
-import type { RunStatus } from '../state/run-state';
+import type { NextStep, RunState, RunStatus } from '../state/run-state';
 import type { Usage } from '../messages/chat-message';
 import { tenantProblem } from '../fleet/tenants';
 import { canonicalListQuery } from '../events/list-query';
