@@ -35,11 +35,11 @@ const deterministic = ['src/core', 'src/contracts', 'src/workflows'];
  * other folders), so each row can be read knowing only those below. See docs/architecture.md.
  */
 const coreLayers = [
-  ['messages', 'fleet', 'workspace'], // messages, tool descriptions and results; tenants, budgets' ledger, rate governor; workspace states
+  ['messages', 'fleet'], // messages, tool descriptions and results; tenants, budgets' ledger, rate governor
   ['facts'], // long-term memory: what a fact is, whose it is
   ['state'], // a run's state, options, limits, results; the carry's versions
   ['context', 'events', 'guardrails', 'time'], // the context window; events; guardrail checks; durations and waits
-  ['tool-calls'], // approvals, handoffs, agents as tools, questions
+  ['tool-calls', 'workspace'], // approvals, handoffs, agents as tools, questions; workspace states, options and tools
   ['run'], // the loop: next step, input, result, carry, search attributes
   ['conversation'], // many turns, branches, busy policies, forgetting
   ['schedules'], // what a schedule may start

@@ -19,6 +19,12 @@ export { defineGuardrail, type GuardrailDefinition } from './agents/define-guard
 export { sleep, waitForEvent } from './core/time/durable-waits';
 export { memoryTools } from './core/facts/memory-tools';
 export type { AgentMemory } from './core/facts/memory-options';
+// Workspaces: the tools that run commands and edit files, and the sandbox they run in.
+export { workspaceTools } from './core/workspace/workspace-tools';
+export type { WorkspaceOptions } from './core/state/workspace-types';
+export type { ToolWorkspace } from './workspace/workspace-host';
+export { BubblewrapSandbox } from './workspace/bubblewrap-sandbox';
+export type { CommandSandbox, SandboxCommand, SandboxResult } from './workspace/sandbox';
 
 // Serve them: the plugin for your workers, or a worker of our own.
 export { AgentsPlugin, type AgentsPluginOptions } from './worker/agents-plugin';

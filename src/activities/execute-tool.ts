@@ -17,6 +17,8 @@ import { traceToolCall } from '../telemetry/gen-ai';
 import { turnAbortSignal } from './turn-abort';
 import type { ModelGate } from './model-gate';
 import { inRunScope } from './run-scope';
+import { WorkspaceFullError, type WorkspaceHost } from '../workspace/workspace-host';
+import { SandboxUnavailableError } from '../workspace/sandbox';
 
 /**
  * Builds the tool-call activity: one call, dispatched by name. Mistakes the LLM can fix (unknown
@@ -34,6 +36,8 @@ export function createExecuteTool(deps: {
   credentials?: CredentialStore;
   /** The model gate the model requests made inside a tool call (memory's embeddings) go through. */
   gate?: ModelGate;
+  /** Runs' workspaces on this worker: a call in one is made in its committed state, and what it changed saved. */
+  workspaces?: WorkspaceHost;
 }) {
   // Images a tool returns are stored in `blobs`, and only their references recorded.
   const { registry, blobs } = deps;
@@ -47,6 +51,29 @@ export function createExecuteTool(deps: {
     if (Context.current().info.isLocal) outcome.toolCallId = input.toolCallId;
     return outcome;
   };
+
+  /**
+   * A call in the run's workspace: made in its committed state (restored here first, whichever
+   * worker ran the call before), and what it changed saved and committed with its result. A call
+   * that fails saves nothing: its next attempt starts from the committed state again.
+   */
+  async function inWorkspace(
+    input: ToolCallInput,
+    workflowId: string,
+    ctx: ToolContext,
+    execute: (ctx: ToolContext) => Promise<unknown>,
+  ): Promise<ToolOutcome> {
+    if (!deps.workspaces) throw new ToolError('this worker keeps no workspaces');
+    try {
+      const { value, saved } = await deps.workspaces.use(workflowId, input.workspace!, async (workspace) =>
+        toolOutcomeOf(await execute({ ...ctx, workspace }), blobs),
+      );
+      return saved ? { ...value, workspace: saved } : value;
+    } catch (e) {
+      if (e instanceof WorkspaceFullError || e instanceof SandboxUnavailableError) throw new ToolError(e.message);
+      throw e;
+    }
+  }
 
   async function run(input: ToolCallInput): Promise<ToolOutcome> {
     // An MCP tool on a worker that has not listed its server yet (it just started, say).
@@ -128,7 +155,9 @@ export function createExecuteTool(deps: {
     // A local activity has no heartbeats: its workflow task stands for it.
     const stop = info.isLocal ? () => undefined : keepHeartbeating(undefined, carried);
     try {
-      const outcome = await toolOutcomeOf(await registry.execute(input.name, prepared.args, ctx), blobs);
+      const outcome = input.workspace
+        ? await inWorkspace(input, workflowId, ctx, (c) => registry.execute(input.name, prepared.args, c))
+        : await toolOutcomeOf(await registry.execute(input.name, prepared.args, ctx), blobs);
       // Its side effects may have happened in each attempt: the result says how many there were.
       if (info.attempt > 1)
         return { ...outcome, attempts: info.attempt, ...(workerLosses > 0 ? { workerLosses } : {}) };

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { WorkspaceHost } from '../workspace/workspace-host';
 import type { ExternalStorage } from '@temporalio/common';
 import type { AgentRegistry } from '../agents/agent-registry';
 import type { McpToolSource } from '../tools/mcp-client/mcp-tool-source';
@@ -83,6 +84,8 @@ export interface ActivityDeps {
   rateLimits?: Record<string, RateLimit>;
   /** Tools' secrets per tenant, for `ctx.credential`. */
   credentials?: CredentialStore;
+  /** Runs' workspaces on this worker (see `WorkspaceHost`). */
+  workspaces?: WorkspaceHost;
   /** Memory across conversations, for agents' automatic recall and extraction (opened at first use). */
   memory?: MemoryAccess;
   /** Where the tenants' ledgers and the rate governors run (default `durable-agents-fleet`). */
@@ -141,6 +144,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
       blobs: deps.blobs,
       gate,
       ...(deps.credentials ? { credentials: deps.credentials } : {}),
+      ...(deps.workspaces ? { workspaces: deps.workspaces } : {}),
     }),
     resolveTools: createResolveTools({ registry: deps.registry, mcp: deps.mcp }),
     resolveAgent: createResolveAgent({ agents: deps.agents, mcp: deps.mcp, registry: deps.registry }),

@@ -6,6 +6,7 @@
  * conversation that cannot answer now, 130 Ctrl+C while waiting.
  */
 import { memoryTools } from '../core/facts/memory-tools';
+import { workspaceTools } from '../core/workspace/workspace-tools';
 import { READ_TOOL_OUTPUT } from '../core/messages/tool-results';
 import { SLEEP, WAIT_FOR_EVENT } from '../core/time/durable-waits';
 import { clientSettings, processEnv, type ClientSettings } from '../connection/settings';
@@ -107,6 +108,7 @@ function registeredTools(host: CliHost, settings: ClientSettings): string[] | un
     SLEEP,
     WAIT_FOR_EVENT,
     ...memoryTools,
+    ...workspaceTools,
   ];
 }
 

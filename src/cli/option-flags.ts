@@ -41,6 +41,7 @@ export const RUN_OPTION_FLAGS = {
   'on-approval-timeout': { type: 'string' },
   'max-wait': { type: 'string' },
   'waits-count': { type: 'boolean' },
+  workspace: { type: 'boolean' },
 } as const satisfies Flags;
 
 /** `--image`, repeatable: an image file or URL sent with the message (`run`, `send`). */
@@ -57,7 +58,10 @@ export const RUN_OPTION_HELP = `  --agent NAME           a named agent of the wo
   --priority N           1 (first) to 5 (last) when the task queue backs up (default 3)
   --model NAME           the model: a named model of the worker, or a provider-prefixed name
                          (anthropic:claude-sonnet-5); default: the agent's, else the worker's AGENT_MODEL
-  --tools a,b            tools (default: the agent's, else all registered)
+  --tools a,b            tools (default: the agent's, else all registered); the workspace tools
+                         (bash, read_file, write_file, edit_file, list_files, grep) give the run a workspace
+  --workspace            a workspace for the run: a directory where bash runs commands in a sandbox and
+                         the file tools work, saved after each change (with the workspace tools)
   --immediate a          tools that end the run right after they execute
   --needs-approval a     tools whose calls wait for approve/reject
   --approval-timeout 1h  how long a pending approval waits for a decision (default: forever)
@@ -109,6 +113,7 @@ export const START_ONLY_FLAGS: Record<string, string> = {
   maxPromptTokens: '--max-prompt-tokens',
   summaryModel: '--summary-model',
   idleTimeout: '--idle-timeout',
+  workspace: '--workspace',
 };
 
 /** Parses `argv` strictly: an unknown flag is a {@link UsageError}, never ignored. */
@@ -135,6 +140,7 @@ export function runOptionsFromFlags(
   const options: Omit<AgentInput, 'message'> = {};
   whoFlags(str, options);
   toolFlags(str, options, registeredTools);
+  if (values.workspace === true) options.workspace = true;
   limitFlags(str, values, options);
   budgetFlags(str, options);
   return options;

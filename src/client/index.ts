@@ -60,6 +60,17 @@ export {
 export { streamEvents, isTurnEnd, type StreamEventsOptions } from './event-stream';
 export { deliverEvent, type DeliverEventOptions } from './deliver-event';
 export { restoreToolResults, toolOutcomesInHistory } from './tool-results';
+export {
+  workspaceStates,
+  stateAtStep,
+  listWorkspace,
+  workspaceFile,
+  diffWorkspace,
+  workspaceTar,
+  type WorkspaceStates,
+  type WorkspaceCommit,
+} from './workspaces';
+export type { WorkspaceManifest, WorkspaceFile, WorkspaceChanges } from '../core/workspace/manifest';
 export { ClientError, type ClientErrorKind } from './client-error';
 export type { OutageOptions } from './outages';
 

@@ -15,6 +15,8 @@ type History = temporal.api.history.v1.IHistory;
 
 /** The tool activity's type name, as history records it. */
 const EXECUTE_TOOL = 'executeTool';
+/** The model-call activity's type name. */
+const CALL_MODEL = 'callModel';
 /** The marker the SDK records for a local activity's result. */
 const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
 
@@ -53,13 +55,13 @@ export async function restoreToolResults(
 }
 
 /** The run a history's run continued as new as, if it did. */
-function continuedAs(history: History): string | undefined {
+export function continuedAs(history: History): string | undefined {
   const last = history.events?.[history.events.length - 1];
   return last?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId || undefined;
 }
 
 /** The run a history's run continued as new from, if it did. */
-function continuedFrom(history: History): string | undefined {
+export function continuedFrom(history: History): string | undefined {
   return history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
 }
 
@@ -72,19 +74,36 @@ function withOutcome(recorded: RecordedToolExecution, outcome: ToolOutcome | und
   return restored;
 }
 
-/**
- * The tool outcomes a run's history records, by tool call id: activities (matched to their call
- * by their input) and local activities (whose results name their call).
- */
+/** The tool outcomes a history holds, by call id (the activities' results and local activities' markers). */
 export async function toolOutcomesInHistory(
   history: History,
   converter: LoadedDataConverter,
 ): Promise<Map<string, ToolOutcome>> {
-  const callOf = new Map<number, string>();
   const outcomes = new Map<string, ToolOutcome>();
+  for (const o of await orderedToolOutcomes(history, converter)) outcomes.set(o.callId, o.outcome);
+  return outcomes;
+}
+
+/** A tool outcome where a history holds it: its call, and how many model calls the run had scheduled by then. */
+export interface HistoryToolOutcome {
+  callId: string;
+  outcome: ToolOutcome;
+  /** The model calls scheduled before the call ended: the call answered the last of them. */
+  modelCalls: number;
+}
+
+/** The tool outcomes a history holds, in the order they were recorded. */
+export async function orderedToolOutcomes(
+  history: History,
+  converter: LoadedDataConverter,
+): Promise<HistoryToolOutcome[]> {
+  const callOf = new Map<number, string>();
+  const outcomes: HistoryToolOutcome[] = [];
   const payloadsOf = storedPayloads(converter);
+  let modelCalls = 0;
   for (const event of history.events ?? []) {
     const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled?.activityType?.name === CALL_MODEL) modelCalls++;
     if (scheduled?.activityType?.name === EXECUTE_TOOL) {
       const input = await decodeFromPayloadsAtIndex<ToolCallInput>(
         converter,
@@ -97,10 +116,15 @@ export async function toolOutcomesInHistory(
     const completed = event.activityTaskCompletedEventAttributes;
     const call = completed ? callOf.get(Number(completed.scheduledEventId)) : undefined;
     if (completed && call !== undefined)
-      outcomes.set(
-        call,
-        await decodeFromPayloadsAtIndex<ToolOutcome>(converter, 0, await payloadsOf(completed.result?.payloads)),
-      );
+      outcomes.push({
+        callId: call,
+        outcome: await decodeFromPayloadsAtIndex<ToolOutcome>(
+          converter,
+          0,
+          await payloadsOf(completed.result?.payloads),
+        ),
+        modelCalls,
+      });
     const marker = event.markerRecordedEventAttributes;
     if (marker?.markerName === LOCAL_ACTIVITY_MARKER && marker.details?.result?.payloads?.length) {
       const outcome = await decodeFromPayloadsAtIndex<unknown>(
@@ -108,7 +132,8 @@ export async function toolOutcomesInHistory(
         0,
         await payloadsOf(marker.details.result.payloads),
       );
-      if (isToolOutcome(outcome) && outcome.toolCallId !== undefined) outcomes.set(outcome.toolCallId, outcome);
+      if (isToolOutcome(outcome) && outcome.toolCallId !== undefined)
+        outcomes.push({ callId: outcome.toolCallId, outcome, modelCalls });
     }
   }
   return outcomes;

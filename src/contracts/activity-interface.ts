@@ -1,4 +1,5 @@
 import type { MemoryAdminRequest, MemoryAdminResult } from './memory-admin';
+import type { RunWorkspace } from '../core/state/workspace-types';
 import type { ResolvedAgent } from '../core/state/agents';
 import type { ModelCallInput } from '../core/run/model-call-input';
 import type { SearchAttributeSettings } from '../core/run/search-attributes';
@@ -281,6 +282,14 @@ export interface ToolCallInput {
   tenant?: string;
   /** The run's user (given to the tool as `ctx.user`: the memory tools' scope); absent without one. */
   user?: string;
+  /**
+   * A tool that works in the run's workspace (the built-in `bash`, `read_file`, ..., or one
+   * defined with `workspace: true`): the workspace's limits and its committed state (`ref`, the
+   * reference of its manifest in the blob store; absent: empty). The activity restores that state
+   * before the tool runs, on whichever worker takes the attempt, and when the tool changed it,
+   * saves the new state and answers its reference in the outcome's `workspace`.
+   */
+  workspace?: RunWorkspace;
 }
 
 /** Input of `resolveTools`. */
@@ -288,6 +297,8 @@ export interface ResolveToolsInput {
   tools?: string[];
   immediateTools?: string[];
   approvalTools?: string[];
+  /** The run asked for a workspace: without a tool list, or one with no workspace tool, it gets the workspace tools. */
+  workspace?: boolean;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { ToolWorkspace } from '../workspace/workspace-host';
 import type { z } from 'zod';
 import type { JsonSchema } from '../models/json-schema';
 import type { ModelQuestion } from '../contracts/activity-interface';
@@ -78,6 +79,12 @@ export interface ToolContext {
    * false when they declined, `text` what they said (an approval's or rejection's reason).
    */
   answer?: PersonAnswer;
+  /**
+   * The run's workspace, for a tool defined with `workspace: true` (and the built-in workspace
+   * tools): its directory on this worker, at the committed state, and the sandbox to run
+   * commands in. Undefined for other tools and runs without a workspace.
+   */
+  workspace?: ToolWorkspace;
 }
 
 /**
@@ -152,6 +159,12 @@ export interface ToolSettings {
    * Default false (a normal activity).
    */
   local?: boolean;
+  /**
+   * The tool works in the run's workspace (`ctx.workspace`): each call gets the state the calls
+   * before it committed, and what it changes there is saved and committed with its result. A run
+   * with such a tool gets a workspace (see docs/workspaces.md).
+   */
+  workspace?: boolean;
 }
 
 /** A tool's definition. `parameters` is a zod object; its `.describe()` texts reach the LLM. */
@@ -224,6 +237,12 @@ function checkSettings(definition: ToolSettings & { execute?: unknown }): void {
     throw new TypeError(`tool "${definition.name}" needs an execute function`);
   if (definition.local !== undefined && typeof definition.local !== 'boolean')
     throw new TypeError(`tool "${definition.name}": local must be true or false`);
+  if (definition.workspace !== undefined && typeof definition.workspace !== 'boolean')
+    throw new TypeError(`tool "${definition.name}": workspace must be true or false`);
+  if (definition.workspace && definition.local)
+    throw new TypeError(
+      `tool "${definition.name}": a workspace tool cannot be local (its workspace is restored and saved around each call, which takes longer than a workflow task may)`,
+    );
   const rb = definition.returnBehavior;
   if (rb !== undefined && rb !== 'to_llm' && rb !== 'immediate') {
     throw new TypeError(`tool "${definition.name}": returnBehavior must be "to_llm" or "immediate"`);

@@ -139,6 +139,7 @@ export class ToolRegistry {
     // Only when set, so tool infos recorded in older histories keep their exact shape.
     if (overrides.needsApproval || tool.needsApproval) info.needsApproval = true;
     if (tool.local) info.local = true;
+    if (tool.workspace) info.workspace = true;
     if (route) Object.assign(info, route);
     return info;
   }

@@ -1,3 +1,4 @@
+import { workspaceTools } from '../core/workspace/workspace-tools';
 import type { ToolInfo } from '../core/messages/tool-info';
 import type { ToolRegistry } from './registry';
 
@@ -7,6 +8,8 @@ export interface ToolSetRequest {
   tools?: readonly string[];
   immediateTools?: readonly string[];
   approvalTools?: readonly string[];
+  /** The run has a workspace: the workspace tools join its tools unless they name one already. */
+  workspace?: boolean;
 }
 
 /** A run's tool set, or why it cannot have it (`Agent.UnknownTool`, `Agent.InvalidInput`). */
@@ -15,7 +18,12 @@ export type ToolSetResult =
 
 /** Fixes a run's tool set from the registry: names checked, immediate and approval flags merged. */
 export function resolveToolSet(registry: ToolRegistry, request: ToolSetRequest): ToolSetResult {
-  const names = request.tools ?? registry.names();
+  const listed = request.tools ?? registry.names();
+  // A workspace with no tool to use it would be of no use: it comes with the built-in ones.
+  const names =
+    request.workspace && !listed.some((n) => registry.has(n) && registry.info(n).workspace)
+      ? [...listed, ...workspaceTools.filter((n) => registry.has(n))]
+      : listed;
   const immediate = request.immediateTools ?? [];
   const approval = request.approvalTools ?? [];
   const unknown = registry.unknown([...names, ...immediate, ...approval]);

@@ -12,6 +12,8 @@ import type { ChatMessage } from '../core/messages/chat-message';
 import { AGENT_EVENTS_SINK, AGENT_MESSAGES_SINK } from '../contracts/definitions';
 import { liveText } from '../contracts/live-text';
 import { memoryToolDefinitions } from '../tools/memory-tools';
+import { workspaceToolDefinitions } from '../tools/workspace-tools';
+import { workspaceHost } from '../workspace/workspace-settings';
 import type { MemoryAccess } from '../memory-store/memory-store';
 import { watchSharedMemory } from './shared-memory-check';
 import { isFleetWorker, joinFleetQueue, needFleetWorkers } from './fleet-worker';
@@ -87,6 +89,10 @@ export class AgentsPlugin extends SimplePlugin {
     // of the user's own of the same name is theirs to keep.
     for (const tool of memoryToolDefinitions(settings.memory.store))
       if (!registry.has(tool.name)) registry.register(tool, { dynamic: true });
+    // The workspace tools too (`tools: ['bash', 'write_file']`, `--tools bash`).
+    for (const tool of workspaceToolDefinitions())
+      if (!registry.has(tool.name)) registry.register(tool, { dynamic: true });
+    const workspaces = workspaceHost(options.workspaces?.sandbox, settings.workspaceDir, settings.blobStore);
     const agents = new AgentRegistry(options.agents ?? [], registry);
     const guardrails = new GuardrailRegistry([...(options.guardrails ?? []), ...agents.guardrails()]);
     const missing = agents.unknownGuardrails(guardrails);
@@ -137,6 +143,7 @@ export class AgentsPlugin extends SimplePlugin {
         blobs: settings.blobStore,
         ...(settings.rateLimits ? { rateLimits: settings.rateLimits } : {}),
         credentials: settings.credentials,
+        workspaces,
         memory: settings.memory,
         fleetTaskQueue: settings.fleetTaskQueue,
         fleetNeeded: needFleetWorkers,

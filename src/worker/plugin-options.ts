@@ -1,4 +1,5 @@
 import type { RateLimit } from '../core/fleet/rate-governor';
+import type { CommandSandbox } from '../workspace/sandbox';
 import type { Client } from '@temporalio/client';
 import type { A2AAgentOptions } from '../tools/a2a-client/a2a-agent';
 import type { ExternalStorage } from '@temporalio/common';
@@ -180,6 +181,14 @@ export interface AgentsPluginOptions {
    * `.durable-agents/memory`), opened when a run first uses it.
    */
   memory?: MemoryStore | MemoryOptions;
+  /**
+   * Runs' workspaces on this worker (the `bash` and file tools, tools with `workspace: true`):
+   * where their directories are kept (a cache: every state is saved in the blob store; default
+   * `AGENT_WORKSPACE_DIR`, else a directory under the system's temporary directory), and the
+   * sandbox commands run in (default: bubblewrap, see `BubblewrapSandbox`; an AI SDK sandbox
+   * session through `aiSdkSandbox`, or a sandbox of your own).
+   */
+  workspaces?: { dir?: string; sandbox?: CommandSandbox };
   /**
    * The fleet's task queue, where the tenants' ledgers and the models' rate governors run: every
    * worker with this plugin serves it too, with a small worker of its own beside the agents' (so

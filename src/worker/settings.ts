@@ -15,6 +15,7 @@ import { a2aAgentsFromEnv } from '../tools/a2a-client/a2a-config';
 import type { A2AAgentOptions } from '../tools/a2a-client/a2a-agent';
 import type { BlobStore } from '../storage/blob-store';
 import { blobStoreFromEnv } from '../storage/blob-store-from-env';
+import { defaultWorkspaceRoot } from '../workspace/workspace-host';
 import { CodecBlobStore } from '../storage/codec-blob-store';
 import { payloadStorageFromEnv } from '../storage/payload-storage';
 import { runtimeLoggingFromEnv, type RuntimeLoggingOptions } from '../telemetry/logging-settings';
@@ -68,6 +69,8 @@ export interface WorkerSettings {
   rateLimits?: Record<string, RateLimit>;
   /** Memory across conversations (`AGENT_MEMORY_URL`, `AGENT_MEMORY_DIR`, `AGENT_EMBEDDING_MODEL`): opened at first use. */
   memory: MemoryAccess;
+  /** Where runs' workspace directories are kept (`AGENT_WORKSPACE_DIR`, else under the temporary directory). */
+  workspaceDir: string;
   /** What the worker should tell its operator as it starts (a payload store other machines cannot reach, say). */
   notes: string[];
 }
@@ -140,6 +143,7 @@ export function workerSettings(
     ...(bundleCache ? { bundleCache } : {}),
     ...rateLimitsSetting(options.rateLimits, env.AGENT_RATE_LIMITS),
     memory: memorySettings(options.memory, env, model),
+    workspaceDir: options.workspaces?.dir ?? defaultWorkspaceRoot(env),
     notes,
   };
 }

@@ -123,7 +123,11 @@ function memoryOf(effective: AgentInput): Pick<AgentInput, 'memory'> {
  */
 async function resolved(input: AgentWorkflowInput, host: AgentHost, run: RunRef): Promise<AgentInput> {
   const { tools: names, immediateTools, approvalTools } = input;
-  const agent = await host.resolve(input.agent, { tools: names, immediateTools, approvalTools }, input);
+  const agent = await host.resolve(
+    input.agent,
+    { tools: names, immediateTools, approvalTools, ...(input.workspace ? { workspace: true } : {}) },
+    input,
+  );
   // The default memory (maxPromptTokens by the model's context window) unless the run or agent set one.
   const effective = withDefaultMemory(agent.settings ? applyAgent(input, agent.settings) : input, host.worker);
   run.state = host.onBuild(startRun(effective, agent.tools, agent.version));

@@ -193,7 +193,12 @@ async function start(session: ConversationSession, host: AgentHost, input: Conve
   const refresh = input.carry?.refreshAgent === true && input.agent !== undefined && conv.given !== undefined;
   if (!conv.tools || refresh) {
     const asked = refresh ? conv.given! : input;
-    const request = { tools: asked.tools, immediateTools: asked.immediateTools, approvalTools: asked.approvalTools };
+    const request = {
+      tools: asked.tools,
+      immediateTools: asked.immediateTools,
+      approvalTools: asked.approvalTools,
+      ...(asked.workspace ? { workspace: true } : {}),
+    };
     try {
       const resolved = await host.resolve(input.agent, request, asked);
       // From the session as it is now: messages refused while the agent was resolved are counted there.

@@ -26,6 +26,7 @@ import {
 } from '../core/tool-calls/approvals';
 import { countModelAnswer } from '../core/tool-calls/tool-questions';
 import type { ToolCallInput } from '../contracts/activity-interface';
+import type { RunWorkspace } from '../core/state/workspace-types';
 import { awaitApprovals } from './approvals';
 import { modelCallOptions } from './model-steps';
 import {
@@ -67,8 +68,22 @@ export function toolStep(
   const handoffAt = chosenHandoff(calls);
   const chosen = handoffAt >= 0 ? calls[handoffAt].tool!.handoff : undefined;
   let target: ResolvedAgent | undefined;
+  // Calls in the workspace run one after another, each from the state the one before committed.
+  let workspace = run.state.workspace;
+  let workspaceQueue: Promise<unknown> | undefined;
+  const inWorkspace = (planned: PlannedToolCall): Promise<ToolOutcome> => {
+    const mine = (workspaceQueue ?? Promise.resolve())
+      .then(() => runTool(planned, run, ctx, budget, undefined, workspace))
+      .then((outcome) => {
+        if (outcome.workspace && workspace) workspace = { ...workspace, ref: outcome.workspace.ref };
+        return outcome;
+      });
+    workspaceQueue = mine.catch(() => undefined);
+    return mine;
+  };
   const outcomeOf = (planned: PlannedToolCall, i: number): Promise<ToolOutcome> | ToolOutcome => {
     const handoff = planned.tool?.handoff;
+    if (handoff === undefined && planned.tool?.workspace && workspace && !planned.resolved) return inWorkspace(planned);
     if (handoff === undefined) return runTool(planned, run, ctx, budget);
     if (i !== handoffAt) return handoffOutcome(handoff, chosen);
     return resolveHandoff(handoff).then((resolved) => {
@@ -133,6 +148,8 @@ function runTool(
   budget?: Pick<AgentInput, 'budget' | 'onBudget'>,
   /** The call again after its tool asked a person: their answer. */
   answer?: ToolCallInput['answer'],
+  /** A call in the workspace: the workspace, as the calls before it left it. */
+  workspace?: RunWorkspace,
 ): Promise<ToolOutcome> | ToolOutcome {
   if (planned.resolved) return planned.resolved;
   if (planned.tool.builtin === SLEEP || planned.tool.builtin === WAIT_FOR_EVENT) return runWait(planned, run, ctx);
@@ -151,7 +168,12 @@ function runTool(
     ...(answer ? { answer } : {}),
     ...(ctx.tenant !== undefined ? { tenant: ctx.tenant } : {}),
     ...(ctx.user !== undefined ? { user: ctx.user } : {}),
+    ...(workspace ? { workspace } : {}),
   };
+  // A command may take the workspace's limit, and the state is restored before and saved after it.
+  const timeoutMs = workspace
+    ? Math.max(tool.timeoutMs, workspace.commandTimeoutMs + WORKSPACE_SAVE_MS)
+    : tool.timeoutMs;
   // Temporal counts every attempt; the activity counts the tool's own failures and stops at the
   // tool's limit, so attempts whose worker was lost get an allowance of their own here.
   const withLosses = {
@@ -159,10 +181,10 @@ function runTool(
     maximumAttempts: retry.maximumAttempts > 0 ? retry.maximumAttempts + WORKER_LOSSES_PER_CALL : 0,
   };
   const execution = tool.local
-    ? executeToolLocally.executeWithOptions({ startToCloseTimeout: tool.timeoutMs, retry, summary }, [input])
+    ? executeToolLocally.executeWithOptions({ startToCloseTimeout: timeoutMs, retry, summary }, [input])
     : executeTool.executeWithOptions(
         {
-          startToCloseTimeout: tool.timeoutMs,
+          startToCloseTimeout: timeoutMs,
           heartbeatTimeout: HEARTBEAT_TIMEOUT,
           retry: withLosses,
           summary,
@@ -176,11 +198,11 @@ function runTool(
         ? (recorded.asked.sample
             ? askModelFor(planned, run, ctx, recorded.asked)
             : askPersonFor(planned, run, ctx, recorded.asked)
-          ).then((answered) => runTool(planned, run, ctx, budget, answered))
+          ).then((answered) => runTool(planned, run, ctx, budget, answered, workspace))
         : { ...recorded, recorded: true }, // the activity's result is in history: the run's final result can leave it out
     (err) => {
       if (isCancellation(err)) throw err;
-      return { result: toolErrorText(toolFailureMessage(err, tool.timeoutMs, HEARTBEAT_TIMEOUT)), error: true };
+      return { result: toolErrorText(toolFailureMessage(err, timeoutMs, HEARTBEAT_TIMEOUT)), error: true };
     },
   );
 }
@@ -360,3 +382,6 @@ export async function runWait(planned: PlannedToolCall, run: RunRef, ctx: RunCon
   ctx.events.emit(ctx.turn, { type: 'wait_ended', callId, kind: plan.kind, outcome });
   return waitOutcome(plan, event);
 }
+
+/** What a workspace call's activity may take beyond its command's limit: restoring the state before it and saving it after. */
+const WORKSPACE_SAVE_MS = 60_000;

@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../messages/chat-message';
+import { workspaceAt } from '../workspace/workspace-options';
 import type { BranchInfo, BranchOrigin, BranchSnapshot, ConversationState, ForkPoint } from './conversation-state';
 
 /**
@@ -111,6 +112,12 @@ export function forkAt(conv: ConversationState, index: number): ConversationStat
     messages: conv.messages.slice(0, index),
     ...newVersion(conv),
   };
+  // The workspace as it was when the message forked at was sent (it notes that), else as the
+  // messages kept last committed it.
+  const at = conv.messages[index];
+  const workspace = at?.role === 'user' && at.workspace !== undefined ? at.workspace : workspaceAt(next.messages);
+  if (workspace) next.workspace = workspace;
+  else delete next.workspace;
   // Memory by tokens: the summary (of messages before `context.from`, which forkIndex keeps the fork
   // after) was appended when it was written; when that was after the fork, it moves to the cut.
   if (conv.context && conv.context.summary >= index) {
@@ -150,6 +157,7 @@ export function switchBranch(conv: ConversationState, id: string): ConversationS
   for (const [key, value] of [
     ['context', context],
     ['lastPrompt', lastPrompt],
+    ['workspace', target.workspace],
   ] as const)
     if (value === undefined) delete next[key];
     else (next as unknown as Record<string, unknown>)[key] = value;
@@ -211,6 +219,7 @@ function snapshotOf(conv: ConversationState): BranchSnapshot {
     ...(conv.tools ? { tools: conv.tools } : {}),
     ...(conv.context ? { context: conv.context } : {}),
     ...(conv.lastPrompt ? { lastPrompt: conv.lastPrompt } : {}),
+    ...(conv.workspace ? { workspace: conv.workspace } : {}),
   };
 }
 

@@ -98,6 +98,8 @@ export interface ConversationState {
   buildId?: string;
   /** Transcript index of `messages[0]`; earlier messages stay readable from earlier runs. */
   transcriptStart: number;
+  /** With a workspace: its committed state after the last turn (absent: empty, or none). */
+  workspace?: string;
   /** The transcript this run holds, without the system message. */
   messages: ChatMessage[];
   turns: number;
@@ -163,6 +165,8 @@ export interface BranchSnapshot extends BranchOrigin {
   lastPrompt?: ConversationState['lastPrompt'];
   options: ConversationState['options'];
   tools?: ConversationState['tools'];
+  /** Its workspace's committed state. */
+  workspace?: string;
 }
 
 /** A branch as clients list it (`branches` query, `GET /conversations/:id/branches`). */

@@ -2,6 +2,7 @@ import { busyPolicyProblem } from './busy';
 import { nextStep, startRun } from '../run/agent-loop';
 import { withoutHistoryMark } from '../run/run-result';
 import type { RunState } from '../state/run-state';
+import type { ChatMessage } from '../messages/chat-message';
 import { DEFAULT_MEMORY_WINDOW, memoryWindowStart, MIN_MEMORY_WINDOW } from '../context/message-window';
 import { durationProblem, isToolList, messageProblem, runOptionProblems } from '../run/run-input';
 import { addUsage, noUsage } from '../messages/usage';
@@ -159,9 +160,14 @@ export function startTurn(conv: ConversationState, turn: TurnInput): RunState {
     );
   const state: RunState = {
     ...run,
-    messages: [...system, ...conv.messages, ...asked],
+    messages: [
+      ...system,
+      ...conv.messages,
+      ...(run.workspace ? asked.map((m) => noteWorkspace(m, conv.workspace)) : asked),
+    ],
     ...(conv.buildId ? { buildId: conv.buildId } : {}),
   };
+  if (run.workspace && conv.workspace) state.workspace = { ...run.workspace, ref: conv.workspace };
   // A token budget replaces the message window: summaries keep the conversation in it.
   if (run.limits.maxPromptTokens === undefined) state.memoryWindow = memoryWindow(conv);
   else {
@@ -180,6 +186,11 @@ export function startTurn(conv: ConversationState, turn: TurnInput): RunState {
   return conv.revision ? { ...state, revision: conv.revision } : state;
 }
 
+/** A turn's user message notes the workspace's state it was sent in ("": empty): a fork at it starts from that state. */
+function noteWorkspace(m: ChatMessage, ref: string | undefined): ChatMessage {
+  return m.role === 'user' ? { ...m, workspace: ref ?? '' } : m;
+}
+
 /** Folds a finished (or failed) turn into the conversation. */
 export function finishTurn(conv: ConversationState, run: RunState): ConversationState {
   const pinned = isInstructions(run.messages[0]) ? 1 : 0;
@@ -191,6 +202,7 @@ export function finishTurn(conv: ConversationState, run: RunState): Conversation
     toolExecutionCount: conv.toolExecutionCount + run.toolExecutions.length,
   };
   if (run.revision) next.revision = run.revision;
+  if (run.workspace?.ref) next.workspace = run.workspace.ref;
   if (run.lastCall) next.lastCall = run.lastCall;
   if (run.lastPrompt) next.lastPrompt = run.lastPrompt;
   if (run.compactions) next.compactions = (conv.compactions ?? 0) + run.compactions;
@@ -264,6 +276,7 @@ export function carryOver(conv: ConversationState, runId: string): ConversationC
     ...(context ? { context } : {}),
     ...(conv.lastPrompt ? { lastPrompt: conv.lastPrompt } : {}),
     ...(conv.compactions ? { compactions: conv.compactions } : {}),
+    ...(conv.workspace ? { workspace: conv.workspace } : {}),
     ...(conv.branch ? { branch: conv.branch } : {}),
     ...(conv.branchesMade ? { branchesMade: conv.branchesMade } : {}),
     ...(older ? { olderBranches: older } : {}),

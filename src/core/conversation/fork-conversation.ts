@@ -40,6 +40,7 @@ export function forkedConversation(
       ...(cut.context ? { context: cut.context } : {}),
       ...(cut.lastPrompt ? { lastPrompt: cut.lastPrompt } : {}),
       ...(cut.compactions ? { compactions: cut.compactions } : {}),
+      ...(cut.workspace ? { workspace: cut.workspace } : {}),
     },
   };
   return { input };

@@ -39,6 +39,8 @@ export type ChatMessage = (
       turn?: number;
       /** The id its sender gave it (`TurnInput.messageId`): a fork names the message it replaces by it. */
       messageId?: string;
+      /** With a workspace: its committed state when the message was sent (a fork from here starts from it). Never sent to a provider. */
+      workspace?: string;
     }
   | {
       role: 'assistant';
@@ -57,6 +59,8 @@ export type ChatMessage = (
       json?: true;
       /** Images the tool returned (an MCP tool's image content, say), for models that accept images. */
       images?: ImageRef[];
+      /** The call changed the workspace: the state it committed (a manifest's reference). Never sent to a provider. */
+      workspace?: string;
     }
 ) & {
   /**

@@ -16,6 +16,8 @@ export interface ToolInfo {
   agent?: string;
   /** Calling the tool hands the run (or conversation) off to this named agent. */
   handoff?: string;
+  /** The tool works in the run's workspace: each call gets its committed state and may commit a new one. */
+  workspace?: true;
   /** A built-in tool the workflow answers itself, without an activity (`read_tool_output`). */
   builtin?: BuiltinTool;
 }

@@ -27,6 +27,11 @@ export interface ToolOutcome {
   /** Set with `attempts`: the attempts whose worker was lost. */
   workerLosses?: number;
   /**
+   * The call changed the run's workspace: the state it committed (its manifest's reference) and
+   * the paths that changed. Absent: the workspace is as it was.
+   */
+  workspace?: { ref: string; added: string[]; changed: string[]; removed: string[] };
+  /**
    * The tool asked a person (`ToolContext.askPerson`) instead of finishing: the run asks, then
    * calls the tool again with the answer and this progress. `result` is empty.
    */
@@ -65,6 +70,8 @@ export interface ToolExecution {
   attempts?: number;
   /** Of those, attempts whose worker was lost (a crash, a kill, a cut connection) before they ended. */
   workerLosses?: number;
+  /** The call changed the workspace: the state it committed and the paths it added, changed and removed. */
+  workspace?: ToolOutcome['workspace'];
 }
 
 /**

@@ -29,6 +29,7 @@ import type { ChatMessage, ToolCall } from '../messages/chat-message';
 import type { ModelReply } from '../messages/model-reply';
 import type { ToolExecution, ToolOutcome } from '../messages/tool-results';
 import type { ToolInfo } from '../messages/tool-info';
+import { runWorkspace, wantsWorkspace, workspaceAt } from '../workspace/workspace-options';
 
 /**
  * The agent loop as a pure state machine. The workflow asks {@link nextStep} what to do, does it
@@ -61,6 +62,15 @@ export function startRun(input: AgentInput, tools: ToolInfo[], agentVersion?: st
     agent: currentAgent(input),
     ...runGuardrails(input),
     ...(input.rerun?.toolCalls?.length ? { recorded: input.rerun.toolCalls } : {}),
+    // A re-run starts from the workspace as it was before the model call it starts at.
+    ...(wantsWorkspace(input.workspace, tools)
+      ? {
+          workspace: runWorkspace(
+            input.workspace === true || !input.workspace ? true : input.workspace,
+            input.rerun ? workspaceAt(input.rerun.messages) : undefined,
+          ),
+        }
+      : {}),
   };
 }
 
@@ -238,6 +248,7 @@ export function applyToolOutcomes(state: RunState, outcomes: ToolOutcome[]): Run
       if (o.workerLosses) execution.workerLosses = o.workerLosses;
     }
     if (c.approval) execution.approval = c.approval.status === 'rejected' ? 'rejected' : 'approved';
+    if (o.workspace) execution.workspace = o.workspace;
     return execution;
   });
   // A long output reaches the model as a bounded view; the execution keeps all of it.
@@ -247,9 +258,11 @@ export function applyToolOutcomes(state: RunState, outcomes: ToolOutcome[]): Run
     const content = toolResultView(e.result, max, e.id, pageable);
     // Whole JSON of the tool's value: clients read the value back (a view that was cut is text).
     const json = outcomes[i].json && content === e.result ? { json: true as const } : {};
+    // The state the call committed goes with its result: a fork or rerun from here starts from it.
+    const workspace = e.workspace ? { workspace: e.workspace.ref } : {};
     return e.images
-      ? { role: 'tool', tool_call_id: e.id, content, images: e.images, ...json }
-      : { role: 'tool', tool_call_id: e.id, content, ...json };
+      ? { role: 'tool', tool_call_id: e.id, content, images: e.images, ...json, ...workspace }
+      : { role: 'tool', tool_call_id: e.id, content, ...json, ...workspace };
   });
   const phase: RunPhase = shouldReturnImmediately(calls, outcomes)
     ? { kind: 'done', status: 'immediate', content: null }
@@ -260,6 +273,9 @@ export function applyToolOutcomes(state: RunState, outcomes: ToolOutcome[]): Run
     toolExecutions: [...state.toolExecutions, ...executions],
     phase,
   };
+  // The workflow runs a step's workspace calls one after another, so the last commit holds them all.
+  const committed = executions.filter((e) => e.workspace).pop()?.workspace;
+  if (committed && next.workspace) next.workspace = { ...next.workspace, ref: committed.ref };
   // Agents called as tools: their tokens count toward this run's.
   const childUsage = outcomes.filter((o) => o.usage);
   return childUsage.length ? { ...next, usage: childUsage.reduce((u, o) => addUsage(u, o.usage!), state.usage) } : next;

@@ -2,6 +2,7 @@ import { agentNameProblem } from '../state/agents';
 import { priorityKeyProblem, tenantProblem } from '../fleet/tenants';
 import { userProblem } from '../facts/memory-scope';
 import { agentMemoryProblem } from '../facts/memory-options';
+import { workspaceOptionsProblem } from '../workspace/workspace-options';
 import { parseDuration } from '../time/duration';
 import { imagesProblem } from '../messages/images';
 import {
@@ -86,6 +87,8 @@ export function runOptionProblems(i: Record<string, unknown>): string[] {
   if (user) problems.push(user);
   const memory = agentMemoryProblem(i.memory);
   if (memory) problems.push(memory);
+  const workspace = workspaceOptionsProblem(i.workspace);
+  if (workspace) problems.push(workspace);
   const priority = priorityKeyProblem(i.priority);
   if (priority) problems.push(priority);
   const budget = budgetProblem(i.budget);

@@ -33,6 +33,7 @@ const RUN_OPTIONS: Record<keyof RunOptions, true> = {
   maxPromptTokens: true,
   summaryModel: true,
   memory: true,
+  workspace: true,
   inputGuardrails: true,
   outputGuardrails: true,
   toolGuardrails: true,

@@ -1,6 +1,7 @@
 import type { Budget, OnBudget } from './limits';
 import type { ChatMessage, ImageRef } from '../messages/chat-message';
 import type { AgentMemory } from '../facts/memory-options';
+import type { WorkspaceOptions } from './workspace-types';
 /** A JSON Schema, as plain JSON. */
 export type JsonSchemaObject = Record<string, unknown>;
 
@@ -96,6 +97,12 @@ export interface RunOptions {
    * {@link AgentMemory}. Needs a `user`; without one it does nothing.
    */
   memory?: AgentMemory;
+  /**
+   * A workspace for the run's tools (`true`, or its options): a directory where `bash` runs
+   * commands in a sandbox and the file tools read and write, saved after each call that changed
+   * it (see docs/workspaces.md). A run that names a workspace tool gets one without this.
+   */
+  workspace?: boolean | WorkspaceOptions;
   /**
    * Guardrails (by the name the worker registered them under) that check the user's message before
    * the first model call; one may refuse it (status `guardrail_tripped`). An agent's add to these.

@@ -12,6 +12,7 @@ import type {
 import type { Budget, OnBudget } from './limits';
 import type { ToolExecution, ToolOutcome } from '../messages/tool-results';
 import type { ToolInfo } from '../messages/tool-info';
+import type { RunWorkspace } from './workspace-types';
 
 /**
  * The state of one run, as the agent loop (`agent-loop.ts`), approvals and handoffs share it:
@@ -196,6 +197,8 @@ export interface RunState {
   output?: unknown;
   /** The agent the run speaks as now. */
   agent: CurrentAgent;
+  /** The run's workspace, when it has one: its limits and its committed state (see `RunWorkspace`). */
+  workspace?: RunWorkspace;
   /** Set once the run was handed off (see `applyHandoff`). */
   handedOff?: true;
   /** How many times the system message changed (handoffs); model calls name it so caches stay right. */

@@ -18,6 +18,8 @@ export interface WorkspaceFile {
   size: number;
   /** Whether it may be run (the owner's execute bit); the only mode kept. */
   executable?: boolean;
+  /** A symbolic link: where it points (`hash` and `size` are those of this text). */
+  link?: string;
 }
 
 /** A workspace state: its files, sorted by path. Directories are implied by their files. */
@@ -100,6 +102,8 @@ export function manifestProblem(value: unknown): string | undefined {
       return `"${file.path}" in the workspace manifest has no SHA-256 hash`;
     if (!Number.isSafeInteger(file.size) || (file.size as number) < 0)
       return `"${file.path}" in the workspace manifest has no size`;
+    if (file.link !== undefined && typeof file.link !== 'string')
+      return `"${file.path}" in the workspace manifest has a link that is not text`;
     if (i > 0 && compare((m.files[i - 1] as WorkspaceFile).path, file.path) >= 0)
       return `the workspace manifest is not sorted by path at "${file.path}"`;
   }
@@ -113,7 +117,7 @@ export function workspaceChanges(before: WorkspaceManifest | undefined, after: W
   for (const file of after.files) {
     const was = old.get(file.path);
     if (!was) changes.added.push(file.path);
-    else if (was.hash !== file.hash || Boolean(was.executable) !== Boolean(file.executable))
+    else if (was.hash !== file.hash || Boolean(was.executable) !== Boolean(file.executable) || was.link !== file.link)
       changes.changed.push(file.path);
     old.delete(file.path);
   }
@@ -128,7 +132,10 @@ export function unchanged(changes: WorkspaceChanges): boolean {
 
 /** The contents a state needs that `stored` (hashes already kept) lacks: what saving it uploads, once each. */
 export function contentsToStore(manifest: WorkspaceManifest, stored: ReadonlySet<string>): string[] {
-  return [...new Set(manifest.files.map((f) => f.hash))].filter((hash) => !stored.has(hash));
+  // A link's target is in the manifest itself: nothing to store.
+  return [...new Set(manifest.files.filter((f) => f.link === undefined).map((f) => f.hash))].filter(
+    (hash) => !stored.has(hash),
+  );
 }
 
 /** A state's size: its files and their bytes (contents shared between files counted for each). */

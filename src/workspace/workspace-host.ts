@@ -1,0 +1,220 @@
+import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { chmod, lchown, mkdir, readFile as readBytes } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, sep } from 'node:path';
+import { normalizeWorkspacePath, workspaceChanges, workspaceSize, unchanged } from '../core/workspace/manifest';
+import type { WorkspaceManifest } from '../core/workspace/manifest';
+import type { RunWorkspace } from '../core/state/workspace-types';
+import type { ToolOutcome } from '../core/messages/tool-results';
+import { writeWhole, type BlobStore } from '../storage/blob-store';
+import { SandboxUnavailableError, type CommandSandbox, type SandboxResult } from './sandbox';
+import {
+  EMPTY_MANIFEST,
+  loadManifest,
+  makeDirs,
+  restoreWorkspace,
+  saveWorkspace,
+  scanWorkspace,
+  type ScanCache,
+} from './workspace-snapshots';
+
+/**
+ * A run's workspace as a tool call sees it (`ctx.workspace`): its directory on this worker, holding
+ * the committed state when the call starts, and the sandbox its commands run in. What the call
+ * leaves there is saved when it ends, and committed with its result.
+ */
+export interface ToolWorkspace {
+  /** The directory on this worker (the sandbox shows it as `/workspace`). */
+  readonly dir: string;
+  /**
+   * A path a model or person wrote (`src/a.ts`, `./src/a.ts`, `/workspace/src/a.ts`), as a path
+   * on this worker; a {@link WorkspacePathError} when it leads outside the workspace, links
+   * included.
+   */
+  resolve(path: string): string;
+  /** Runs a bash command in the sandbox, in the workspace, within its limits. */
+  run(command: string, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<SandboxResult>;
+  /** Reads a file of the workspace. */
+  readFile(path: string): Promise<Buffer>;
+  /** Writes a file of the workspace (its directories made), whole. */
+  writeFile(path: string, content: string | Uint8Array): Promise<void>;
+}
+
+/** A path that leads outside the workspace: the model's to correct. */
+export class WorkspacePathError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WorkspacePathError';
+  }
+}
+
+/** Where a worker keeps its workspaces' directories unless told: a cache (the store holds the states). */
+export function defaultWorkspaceRoot(env: NodeJS.ProcessEnv): string {
+  return env.AGENT_WORKSPACE_DIR || join(tmpdir(), `durable-agents-workspaces-${process.getuid?.() ?? 'user'}`);
+}
+
+/**
+ * A worker's workspaces: one directory per run (by workflow id), brought to a run's committed
+ * state before each of its calls and saved after it. Calls of one run take turns here (the
+ * workflow runs them one at a time; an attempt that outlived its time must not overlap the next).
+ */
+export class WorkspaceHost {
+  private readonly held = new Map<string, { manifest: WorkspaceManifest; ref?: string; cache: ScanCache }>();
+  private readonly turns = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly settings: {
+      root: string;
+      blobs: BlobStore;
+      sandbox: CommandSandbox;
+      /** Who owns the workspace's files, when commands run as another user than the worker (a root worker). */
+      uid?: number;
+    },
+  ) {}
+
+  /** The sandbox commands run in. */
+  get sandbox(): CommandSandbox {
+    return this.settings.sandbox;
+  }
+
+  /**
+   * Brings the run's directory to `workspace.ref` and runs `work` in it, then saves what changed:
+   * the outcome's `workspace` (absent when nothing did). A `work` that throws saves nothing: the
+   * next attempt starts from the committed state again.
+   */
+  async use<T>(
+    key: string,
+    workspace: RunWorkspace,
+    work: (ws: ToolWorkspace) => Promise<T>,
+  ): Promise<{ value: T; saved?: ToolOutcome['workspace'] }> {
+    const previous = this.turns.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    this.turns.set(key, mine);
+    await previous;
+    try {
+      const dir = await this.prepare(key, workspace);
+      const value = await work(this.toolWorkspace(dir, workspace));
+      return { value, saved: await this.save(key, dir, workspace) };
+    } finally {
+      release();
+      if (this.turns.get(key) === mine) this.turns.delete(key);
+    }
+  }
+
+  /** The run's directory, holding exactly its committed state. */
+  private async prepare(key: string, workspace: RunWorkspace): Promise<string> {
+    const dir = join(this.settings.root, createHash('sha256').update(key).digest('hex').slice(0, 32));
+    await mkdir(this.settings.root, { recursive: true, mode: 0o711 });
+    // The sandbox's user (when the worker is root) must reach its directory, and list no other.
+    if (this.settings.uid !== undefined) await chmod(this.settings.root, 0o711);
+    await mkdir(dir, { recursive: true });
+    await chmod(dir, 0o755);
+    if (this.settings.uid !== undefined) await lchown(dir, this.settings.uid, this.settings.uid);
+    const held: { manifest: WorkspaceManifest; ref?: string; cache: ScanCache } = this.held.get(key) ?? {
+      manifest: EMPTY_MANIFEST,
+      cache: new Map(),
+    };
+    const manifest =
+      workspace.ref === undefined
+        ? EMPTY_MANIFEST
+        : held.ref === workspace.ref
+          ? held.manifest
+          : await loadManifest(workspace.ref, this.settings.blobs);
+    // What is there now, which may be a later state, another branch's, or half of a killed command's.
+    const current = await scanWorkspace(dir, held.cache);
+    if (!unchanged(workspaceChanges(current, manifest))) {
+      await restoreWorkspace(dir, manifest, current, this.settings.blobs, this.settings.uid);
+      await scanWorkspace(dir, held.cache);
+    }
+    this.held.set(key, { manifest, ...(workspace.ref ? { ref: workspace.ref } : {}), cache: held.cache });
+    return dir;
+  }
+
+  private async save(key: string, dir: string, workspace: RunWorkspace): Promise<ToolOutcome['workspace']> {
+    const held = this.held.get(key)!;
+    const after = await scanWorkspace(dir, held.cache);
+    const changes = workspaceChanges(held.manifest, after);
+    if (unchanged(changes)) return undefined;
+    const size = workspaceSize(after);
+    if (size.bytes > workspace.diskMb * 1024 * 1024) {
+      // Over its size: the call's changes are undone, and the model told.
+      await restoreWorkspace(dir, held.manifest, after, this.settings.blobs, this.settings.uid);
+      throw new WorkspaceFullError(
+        `the workspace would hold ${(size.bytes / 1048576).toFixed(1)} MiB, more than its ${workspace.diskMb} MiB (workspace.diskMb): the call's changes were undone; remove files or write less`,
+      );
+    }
+    const ref = await saveWorkspace(dir, after, held.manifest, this.settings.blobs);
+    this.held.set(key, { manifest: after, ref, cache: held.cache });
+    return { ref, ...changes };
+  }
+
+  private toolWorkspace(dir: string, workspace: RunWorkspace): ToolWorkspace {
+    const { sandbox, uid } = this.settings;
+    const resolve = (path: string) => insideWorkspace(dir, path);
+    return {
+      dir,
+      resolve,
+      run: async (command, options = {}) => {
+        const problem = await sandbox.problem();
+        if (problem) throw new SandboxUnavailableError(problem);
+        return sandbox.run({
+          dir,
+          command,
+          timeoutMs: Math.min(options.timeoutMs ?? workspace.commandTimeoutMs, workspace.commandTimeoutMs),
+          network: workspace.network,
+          limits: { memoryMb: workspace.memoryMb, processes: workspace.processes, fileMb: workspace.diskMb },
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+      },
+      readFile: (path) => readBytes(resolve(path)),
+      async writeFile(path, content) {
+        const abs = resolve(path);
+        const rel = abs.slice(dir.length + 1);
+        await makeDirs(dir, dirname(rel), uid);
+        await writeWhole(abs, typeof content === 'string' ? Buffer.from(content) : content);
+        if (uid !== undefined) await lchown(abs, uid, uid);
+      },
+    };
+  }
+}
+
+/** The workspace is over its size: the call's changes were undone. */
+export class WorkspaceFullError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WorkspaceFullError';
+  }
+}
+
+/**
+ * `path` (as a model writes it) as a path under `dir`, refusing any that leads outside: by `..`,
+ * by being absolute elsewhere, or through a link that points out (the deepest part that exists is
+ * resolved).
+ */
+export function insideWorkspace(dir: string, path: string): string {
+  const rel = normalizeWorkspacePath(path);
+  if (rel === undefined)
+    throw new WorkspacePathError(
+      `"${path}" is outside the workspace: name a path inside it, like "src/main.py" (or "/workspace/src/main.py")`,
+    );
+  const abs = rel === '' ? dir : join(dir, rel);
+  const root = realpathSync(dir);
+  let probe = abs;
+  for (;;) {
+    let real: string | undefined;
+    try {
+      real = realpathSync(probe);
+    } catch {
+      real = undefined;
+    }
+    if (real !== undefined) {
+      if (real !== root && !real.startsWith(root + sep))
+        throw new WorkspacePathError(`"${path}" leads outside the workspace through a link`);
+      return abs;
+    }
+    if (probe === dir) return abs;
+    probe = dirname(probe);
+  }
+}

@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from '@temporalio/worker';
+import { AgentsPlugin } from '../../src/worker/agents-plugin';
+import { runOutcome, startAgentRun } from '../../src/client/run-agent';
+import { FileBlobStore } from '../../src/storage/blob-store';
+import { diffWorkspace, stateAtStep, workspaceFile, workspaceStates } from '../../src/client/workspaces';
+import { answer, call, startModel, toolResults } from '../helpers/scripted-model';
+import { modelAt, useTestTemporal } from '../helpers/temporal';
+
+/**
+ * Workspaces against a real dev server and the real sandbox (bubblewrap): a run's tools write a
+ * file, append to it with bash and read it back; each change is committed with its call's result
+ * and readable from the store afterwards; the sandbox keeps commands in the workspace.
+ */
+const temporal = useTestTemporal();
+
+/** Calls each of `calls` in turn, one per model call, then answers with the tool results. */
+function script(calls: Array<[string, unknown]>) {
+  return startModel((req) => {
+    const done = req.messages.filter((m) => m.role === 'tool').length;
+    return done < calls.length ? call(calls[done]) : answer(toolResults(req).join('\n---\n'));
+  });
+}
+
+async function withWorker<T>(
+  model: { baseURL: string },
+  blobs: FileBlobStore,
+  work: (taskQueue: string) => Promise<T>,
+) {
+  const t = temporal();
+  const taskQueue = `ws-${randomUUID()}`;
+  const plugin = new AgentsPlugin({
+    model: modelAt(model.baseURL),
+    blobStore: blobs,
+    workspaces: { dir: mkdtempSync(join(tmpdir(), 'ws-dirs-')) },
+  });
+  const worker = await Worker.create({
+    connection: t.nativeConnection,
+    taskQueue,
+    plugins: [plugin],
+    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    shutdownGraceTime: '1s',
+  });
+  return worker.runUntil(() => work(taskQueue));
+}
+
+it('writes a file, appends to it with bash, reads it back; each change is committed with its result and readable from the store', async () => {
+  const model = await script([
+    ['write_file', { path: 'notes/a.txt', content: 'one\n' }],
+    ['bash', { command: 'echo two >> notes/a.txt && ls notes' }],
+    ['read_file', { path: '/workspace/notes/a.txt' }],
+    ['edit_file', { path: 'notes/a.txt', old_string: 'two', new_string: 'TWO' }],
+  ]);
+  const blobs = new FileBlobStore(mkdtempSync(join(tmpdir(), 'ws-blobs-')));
+  await withWorker(model, blobs, async (taskQueue) => {
+    const t = temporal();
+    const handle = await startAgentRun(
+      t.client,
+      { message: 'go', tools: ['write_file', 'bash', 'read_file', 'edit_file'] },
+      { taskQueue },
+    );
+    const outcome = await runOutcome(handle);
+    expect(outcome.status).toBe('completed');
+    const [write, bash, read, edit] = outcome.toolExecutions;
+    expect(write.result).toBe('wrote 4 bytes to notes/a.txt');
+    expect(bash.result).toBe('exit code 0\nstdout:\na.txt\n');
+    expect(read.result).toBe('1\tone\n2\ttwo');
+    expect(edit.error).toBe(false);
+    // Writes commit a state; reads do not.
+    expect(write.workspace).toMatchObject({ added: ['notes/a.txt'], changed: [], removed: [] });
+    expect(bash.workspace).toMatchObject({ added: [], changed: ['notes/a.txt'] });
+    expect(read.workspace).toBeUndefined();
+
+    const states = await workspaceStates(t.client, handle.workflowId);
+    expect(states.commits.map((c) => c.step)).toEqual([1, 2, 4]);
+    const last = stateAtStep(states);
+    expect(Buffer.from(await workspaceFile(blobs, last, 'notes/a.txt')).toString()).toBe('one\nTWO\n');
+    // The state before the third model call: after bash, before the edit.
+    expect(Buffer.from(await workspaceFile(blobs, stateAtStep(states, 3), 'notes/a.txt')).toString()).toBe(
+      'one\ntwo\n',
+    );
+    const diff = await diffWorkspace(blobs, stateAtStep(states, 3), last);
+    expect(diff.changes.changed).toEqual(['notes/a.txt']);
+    expect(diff.patch).toContain('-two\n+TWO');
+  });
+});
+
+it('keeps commands in the sandbox: no password hashes, nothing written outside, no loopback; the model reads why', async () => {
+  // A server on the host's loopback the sandbox must not reach.
+  const server = createServer((s) => s.end('secret\n'));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as { port: number }).port;
+  const outside = join(tmpdir(), `ws-outside-${randomUUID()}`);
+  const model = await script([
+    ['bash', { command: 'cat /etc/shadow' }],
+    ['bash', { command: `echo x > ${outside}; echo x > /usr/escape; ls /root /work` }],
+    ['bash', { command: `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3` }],
+    ['read_file', { path: '../../etc/passwd' }],
+    ['bash', { command: 'sleep 5', timeout: 1 }],
+  ]);
+  const blobs = new FileBlobStore(mkdtempSync(join(tmpdir(), 'ws-blobs-')));
+  try {
+    await withWorker(model, blobs, async (taskQueue) => {
+      const handle = await startAgentRun(
+        temporal().client,
+        { message: 'go', tools: ['bash', 'read_file'] },
+        { taskQueue },
+      );
+      const outcome = await runOutcome(handle);
+      const [shadow, write, connect, escape, slow] = outcome.toolExecutions.map((e) => e.result);
+      expect(shadow).toMatch(/^exit code 1\nstderr:\ncat: \/etc\/shadow: Permission denied/);
+      expect(write).toMatch(/No such file or directory|Read-only file system/);
+      expect(write).toContain('/usr/escape: Read-only file system');
+      expect(existsSync(outside)).toBe(false);
+      expect(existsSync('/usr/escape')).toBe(false);
+      expect(connect).toMatch(/Connection refused|Network is unreachable/);
+      expect(connect).not.toContain('secret');
+      expect(escape).toContain('outside the workspace');
+      expect(outcome.toolExecutions[3].error).toBe(true);
+      expect(slow).toBe('the command timed out and was killed\n(no output)');
+      // Nothing was written in the workspace either: no state was committed.
+      expect(outcome.toolExecutions.every((e) => e.workspace === undefined)).toBe(true);
+    });
+  } finally {
+    server.close();
+  }
+});
