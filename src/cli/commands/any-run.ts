@@ -1,3 +1,5 @@
+import { defineCommand } from '../command';
+import { parseWorkspaceArgs, WORKSPACE_USAGE } from '../workspace-command';
 import { lazyCommand, idCommandPage, JSON_HELP } from './conversation-kinds';
 
 const group = 'Any run or conversation';
@@ -91,6 +93,32 @@ export const cancelCommand = lazyCommand('cancel', () => import('../conversation
 });
 
 /** The commands of "Any run or conversation", in the overview's order. */
+/** `workspace <id> ls|cat|get|diff|export|log`: the files its tools left, at any step. */
+export const workspaceCommand = defineCommand({
+  name: 'workspace',
+  group,
+  synopsis: 'workspace <id> ls|cat|get|diff|export|log',
+  summary: 'the files its tools made: list, read, diff, export, at any step',
+  page: () => `${WORKSPACE_USAGE}
+
+  The workspace of a run or conversation whose tools run commands and edit files (bash,
+  write_file, ...; see docs/workspaces.md): every call that changed it committed a state, read here
+  from the run's histories and the blob store the worker saved it in (AGENT_BLOB_DIR, or the
+  S3 bucket of AGENT_PAYLOAD_STORE); no worker is needed, and the run may be closed.
+  ls [path]              its files and sizes (under path)
+  cat <path>             a file, to stdout
+  get <path> --out FILE  a file, to FILE
+  diff                   what changed, as a unified diff: from the start (or before step A,
+                         --from-step A) to now (or before step B, --to-step B)
+  export --out FILE.tar  all of it, as a tar
+  log                    the calls that changed it: step, call, paths added, changed, removed
+  --step N               as it was before model call N (as rerun --from-step N starts from it)
+${JSON_HELP}`,
+  parse: (args) => parseWorkspaceArgs(args),
+  run: async (command, { target, io }) =>
+    (await import('../workspace-command')).runWorkspaceCommand(command, target, io),
+});
+
 export const ANY_RUN_COMMANDS = [
   statusCommand,
   historyCommand,
@@ -98,4 +126,5 @@ export const ANY_RUN_COMMANDS = [
   rejectCommand,
   eventCommand,
   cancelCommand,
+  workspaceCommand,
 ];
