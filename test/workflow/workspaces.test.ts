@@ -8,7 +8,9 @@ import { AgentsPlugin } from '../../src/worker/agents-plugin';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { FileBlobStore } from '../../src/storage/blob-store';
 import { diffWorkspace, stateAtStep, workspaceFile, workspaceStates } from '../../src/client/workspaces';
-import { answer, call, startModel, toolResults } from '../helpers/scripted-model';
+import { answer, call, lastOf, startModel, toolResults } from '../helpers/scripted-model';
+import { endConversation, sendMessage } from '../../src/client/conversations';
+import { forkConversation, switchBranch } from '../../src/client/branches';
 import { modelAt, useTestTemporal } from '../helpers/temporal';
 
 /**
@@ -128,4 +130,45 @@ it('keeps commands in the sandbox: no password hashes, nothing written outside, 
   } finally {
     server.close();
   }
+});
+
+it('a conversation edited at an earlier message works on the workspace as it was then; a new conversation forked there too', async () => {
+  // Each turn's first call does what its message says; then the model answers with the tool's result.
+  const model = await startModel((req) => {
+    const last = req.messages[req.messages.length - 1];
+    if (last.role === 'tool') return answer(String(last.content));
+    const asked = lastOf(req, 'user');
+    if (asked === 'one') return call(['write_file', { path: 'a.txt', content: 'v1\n' }]);
+    if (asked === 'two') return call(['bash', { command: 'echo v2 > a.txt; echo new > b.txt' }]);
+    return call(['bash', { command: 'cat a.txt; ls' }]);
+  });
+  const blobs = new FileBlobStore(mkdtempSync(join(tmpdir(), 'ws-blobs-')));
+  await withWorker(model, blobs, async (taskQueue) => {
+    const t = temporal();
+    const start = { taskQueue, options: { tools: ['write_file', 'bash'] } };
+    const id = `ws-conv-${randomUUID()}`;
+    await sendMessage(t.client, id, { message: 'one' }, start);
+    await sendMessage(t.client, id, { message: 'two', messageId: 'm2' }, start);
+    const now = await sendMessage(t.client, id, { message: 'look' }, start);
+    expect(now.content).toBe('exit code 0\nstdout:\nv2\na.txt\nb.txt\n');
+
+    // "two" replaced: the turn sees the workspace as it was when "two" was sent.
+    const edited = await sendMessage(t.client, id, { message: 'look again', fork: { atMessageId: 'm2' } }, start);
+    expect(edited.content).toBe('exit code 0\nstdout:\nv1\na.txt\n');
+
+    // A new conversation from the same point starts from that state too.
+    const forked = await forkConversation(
+      t.client,
+      id,
+      { atMessage: 4, branch: 'main', message: 'look there', into: `${id}-fork` },
+      start,
+    );
+    expect(forked.result?.content).toBe('exit code 0\nstdout:\nv1\na.txt\n');
+    // The branch the edit replaced kept its own state.
+    await switchBranch(t.client, id, 'main');
+    const back = await sendMessage(t.client, id, { message: 'look' }, start);
+    expect(back.content).toBe('exit code 0\nstdout:\nv2\na.txt\nb.txt\n');
+    await endConversation(t.client, id);
+    await endConversation(t.client, `${id}-fork`);
+  });
 });
