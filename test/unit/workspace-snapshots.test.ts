@@ -1,0 +1,79 @@
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FileBlobStore, type BlobStore } from '../../src/storage/blob-store';
+import {
+  EMPTY_MANIFEST,
+  loadManifest,
+  restoreWorkspace,
+  saveWorkspace,
+  scanWorkspace,
+} from '../../src/workspace/workspace-snapshots';
+import { insideWorkspace } from '../../src/workspace/workspace-host';
+
+/** A blob store that counts what it is asked to store. */
+function countingStore(): BlobStore & { puts: number } {
+  const files = new FileBlobStore(mkdtempSync(join(tmpdir(), 'snap-blobs-')));
+  const store = {
+    puts: 0,
+    location: files.location,
+    put: (bytes: Uint8Array) => {
+      store.puts++;
+      return files.put(bytes);
+    },
+    get: (ref: string) => files.get(ref),
+  };
+  return store;
+}
+
+it('saves only what changed, and restores a state into any directory, exactly', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'snap-'));
+  mkdirSync(join(dir, 'src'));
+  for (let i = 0; i < 20; i++) writeFileSync(join(dir, 'src', `f${i}.txt`), `file ${i}\n`);
+  writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\necho hi\n', { mode: 0o755 });
+  symlinkSync('run.sh', join(dir, 'link'));
+  const blobs = countingStore();
+  const cache = new Map();
+  const first = await scanWorkspace(dir, cache);
+  const ref1 = await saveWorkspace(dir, first, EMPTY_MANIFEST, blobs);
+  // 21 contents (the link is in the manifest) and the manifest.
+  expect(blobs.puts).toBe(22);
+
+  writeFileSync(join(dir, 'src', 'f3.txt'), 'changed\n');
+  const second = await scanWorkspace(dir, cache);
+  blobs.puts = 0;
+  const ref2 = await saveWorkspace(dir, second, first, blobs);
+  expect(blobs.puts).toBe(2);
+  expect(ref2).not.toBe(ref1);
+
+  // Elsewhere (another worker): from nothing to state 2, then back to state 1, file by file.
+  const other = mkdtempSync(join(tmpdir(), 'snap-other-'));
+  const m2 = await loadManifest(ref2, blobs);
+  await restoreWorkspace(other, m2, EMPTY_MANIFEST, blobs);
+  expect(readFileSync(join(other, 'src', 'f3.txt'), 'utf8')).toBe('changed\n');
+  expect(readFileSync(join(other, 'link'), 'utf8')).toBe('#!/bin/sh\necho hi\n');
+  const otherCache = new Map();
+  const scanned = await scanWorkspace(other, otherCache);
+  expect(scanned).toEqual(m2);
+  writeFileSync(join(other, 'stray.txt'), 'half-made\n');
+  const written = await restoreWorkspace(
+    other,
+    await loadManifest(ref1, blobs),
+    await scanWorkspace(other, otherCache),
+    blobs,
+  );
+  expect(written).toEqual({ written: 1, removed: 1 });
+  expect(readFileSync(join(other, 'src', 'f3.txt'), 'utf8')).toBe('file 3\n');
+  expect(existsSync(join(other, 'stray.txt'))).toBe(false);
+  expect(await scanWorkspace(other, otherCache)).toEqual(first);
+});
+
+it('refuses paths that lead outside the workspace, links included', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'snap-paths-'));
+  symlinkSync('/etc', join(dir, 'etc'));
+  expect(insideWorkspace(dir, 'a/b.txt')).toBe(join(dir, 'a', 'b.txt'));
+  expect(insideWorkspace(dir, '/workspace/a.txt')).toBe(join(dir, 'a.txt'));
+  expect(() => insideWorkspace(dir, '../x')).toThrow(/outside the workspace/);
+  expect(() => insideWorkspace(dir, '/etc/passwd')).toThrow(/outside the workspace/);
+  expect(() => insideWorkspace(dir, 'etc/passwd')).toThrow(/through a link/);
+});
