@@ -421,6 +421,17 @@ export const scenarios: Scenario[] = [
     ),
   },
   {
+    // A workspace: two calls in one reply run one after another (the second from the state the
+    // first committed), each change committed with its result; a read commits nothing.
+    name: 'workspace',
+    input: { message: 'Write a note, then append to it.', tools: ['write_file', 'bash', 'read_file'] },
+    steps: [
+      call(['write_file', { path: 'note.txt', content: 'one\n' }], ['bash', { command: 'echo two >> note.txt' }]),
+      call(['read_file', { path: 'note.txt' }]),
+      answer('Done.'),
+    ],
+  },
+  {
     // Images by reference: a URL on the user's message, a tool's image stored as a blob (only
     // its reference in the tool's result and the conversation).
     name: 'images',
