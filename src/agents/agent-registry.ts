@@ -294,6 +294,7 @@ function settingsOf(agent: AgentDefinition<any>): AgentSettings {
     'maxPromptTokens',
     'summaryModel',
     'priority',
+    'workspace',
   ] as const) {
     if (agent[key] !== undefined) (settings as unknown as Record<string, unknown>)[key] = agent[key];
   }

@@ -5,6 +5,7 @@ import { budgetProblem } from '../core/state/limits';
 import { parseDuration } from '../core/time/duration';
 import { priorityKeyProblem } from '../core/fleet/tenants';
 import { agentMemoryProblem, type AgentMemory } from '../core/facts/memory-options';
+import { workspaceOptionsProblem } from '../core/workspace/workspace-options';
 import { TOOL_CALLING_MODES } from '../core/run/run-input';
 import type { RunOptions } from '../core/state/run-options';
 import type { AnyToolDefinition } from '../tools/define-tool';
@@ -125,6 +126,8 @@ export function defineAgent<O = unknown>(definition: AgentDefinition<O>): AgentD
     problems.push('"maxIterations" must be an integer >= 1');
   const priority = priorityKeyProblem(definition.priority);
   if (priority) problems.push(priority);
+  const workspace = workspaceOptionsProblem(definition.workspace);
+  if (workspace) problems.push(workspace);
   const { profile, ...memorySettings } = definition.memory ?? {};
   const memory = agentMemoryProblem(definition.memory === undefined ? undefined : memorySettings);
   if (memory) problems.push(memory);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { AgentsPlugin } from '../../src/worker/agents-plugin';
+import { defineAgent } from '../../src/agents/define-agent';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { FileBlobStore } from '../../src/storage/blob-store';
 import { diffWorkspace, stateAtStep, workspaceFile, workspaceStates } from '../../src/client/workspaces';
@@ -170,5 +171,46 @@ it('a conversation edited at an earlier message works on the workspace as it was
     expect(back.content).toBe('exit code 0\nstdout:\nv2\na.txt\nb.txt\n');
     await endConversation(t.client, id);
     await endConversation(t.client, `${id}-fork`);
+  });
+});
+
+it('a coding agent with a workspace writes a program, tests it, reads the failure, fixes it, and tests again', async () => {
+  const coder = defineAgent({
+    name: 'ws-coder',
+    instructions: 'You write small, tested programs.',
+    // No workspace tool named: the workspace brings them.
+    tools: [],
+    workspace: { commandTimeout: '30s' },
+  });
+  const steps: Array<[string, unknown]> = [
+    ['write_file', { path: 'add.sh', content: 'echo $(($1 - $2))\n' }],
+    ['write_file', { path: 'test.sh', content: '[ "$(sh add.sh 2 3)" = 5 ] && echo PASS || { echo FAIL; exit 1; }\n' }],
+    ['bash', { command: 'sh test.sh' }],
+    ['edit_file', { path: 'add.sh', old_string: '$1 - $2', new_string: '$1 + $2' }],
+    ['bash', { command: 'sh test.sh' }],
+  ];
+  const model = await startModel((req) => {
+    const done = req.messages.filter((m) => m.role === 'tool').length;
+    return done < steps.length ? call(steps[done]) : answer(toolResults(req).at(-1)!);
+  });
+  const blobs = new FileBlobStore(mkdtempSync(join(tmpdir(), 'ws-blobs-')));
+  const t = temporal();
+  const taskQueue = `ws-coder-${randomUUID()}`;
+  const worker = await Worker.create({
+    connection: t.nativeConnection,
+    taskQueue,
+    plugins: [new AgentsPlugin({ agents: [coder], model: modelAt(model.baseURL), blobStore: blobs })],
+    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    shutdownGraceTime: '1s',
+  });
+  await worker.runUntil(async () => {
+    const handle = await startAgentRun(t.client, { message: 'add two numbers', agent: 'ws-coder' }, { taskQueue });
+    const outcome = await runOutcome(handle);
+    expect(outcome.toolExecutions[2].result).toBe('exit code 1\nstdout:\nFAIL\n');
+    expect(outcome.content).toBe('exit code 0\nstdout:\nPASS\n');
+    const states = await workspaceStates(t.client, handle.workflowId);
+    expect(Buffer.from(await workspaceFile(blobs, stateAtStep(states), 'add.sh')).toString()).toBe(
+      'echo $(($1 + $2))\n',
+    );
   });
 });
