@@ -114,6 +114,7 @@ export async function restoreWorkspace(
   blobs: BlobStore,
   uid?: number,
 ): Promise<{ written: number; removed: number }> {
+  await mkdir(dir, { recursive: true });
   const have = new Map(current.files.map((f) => [f.path, f]));
   const wanted = new Set(manifest.files.map((f) => f.path));
   const stale = current.files.filter((f) => !wanted.has(f.path));
