@@ -8,6 +8,7 @@ import { scheduleRoutes } from './schedule-routes';
 import { memoryRoutes } from './memory-routes';
 import { tenantRoutes } from './tenant-routes';
 import { deploymentRoutes } from './deployment-routes';
+import { workspaceRoutes } from './workspace-routes';
 
 /**
  * The route table: every route of the API, area by area (each module lists its own, with its
@@ -23,4 +24,5 @@ export const ROUTES: readonly Route[] = [
   ...memoryRoutes,
   ...tenantRoutes,
   ...deploymentRoutes,
+  ...workspaceRoutes,
 ];

@@ -105,6 +105,15 @@ export function toolStep(
           result,
           error: outcome.error,
           ...(outcome.json && result === outcome.result ? { json: true as const } : {}),
+          ...(outcome.workspace
+            ? {
+                workspace: {
+                  added: outcome.workspace.added,
+                  changed: outcome.workspace.changed,
+                  removed: outcome.workspace.removed,
+                },
+              }
+            : {}),
         });
         return outcome;
       },

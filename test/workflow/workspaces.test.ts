@@ -13,6 +13,7 @@ import { answer, call, lastOf, startModel, toolResults } from '../helpers/script
 import { endConversation, sendMessage } from '../../src/client/conversations';
 import { forkConversation, switchBranch } from '../../src/client/branches';
 import { modelAt, useTestTemporal } from '../helpers/temporal';
+import { startHttpApi } from '../helpers/http-api';
 
 /**
  * Workspaces against a real dev server and the real sandbox (bubblewrap): a run's tools write a
@@ -212,5 +213,64 @@ it('a coding agent with a workspace writes a program, tests it, reads the failur
     expect(Buffer.from(await workspaceFile(blobs, stateAtStep(states), 'add.sh')).toString()).toBe(
       'echo $(($1 + $2))\n',
     );
+  });
+});
+
+it('serves the workspace over HTTP to its tenant, and to no other', async () => {
+  const model = await script([['write_file', { path: 'src/a.txt', content: 'hello\n' }]]);
+  const t = temporal();
+  const taskQueue = `ws-http-${randomUUID()}`;
+  // The default blob store, which the HTTP API reads too (AGENT_BLOB_DIR or its default).
+  const worker = await Worker.create({
+    connection: t.nativeConnection,
+    taskQueue,
+    plugins: [new AgentsPlugin({ model: modelAt(model.baseURL) })],
+    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    shutdownGraceTime: '1s',
+  });
+  const suffix = randomUUID().slice(0, 6);
+  const [OWNER, OTHER] = [`owner-token-${suffix}-0123456789`, `other-token-${suffix}-0123456789`];
+  const access = { tokens: [OWNER, OTHER], tenants: { [OWNER]: `ws-a-${suffix}`, [OTHER]: `ws-b-${suffix}` } };
+  await worker.runUntil(async () => {
+    const api = await startHttpApi({ client: t.client, taskQueue, access });
+    const get = (token: string, path: string) =>
+      fetch(`${api.base}${path}`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(30_000),
+      });
+    try {
+      const started = await fetch(`${api.base}/runs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${OWNER}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'go', tools: ['write_file'] }),
+      });
+      expect(started.status).toBeLessThan(300);
+      const id = started.headers.get('x-workflow-id')!;
+      await started.text();
+      const base = `/runs/${id}/workspace`;
+      let file: Response | undefined;
+      for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
+        file = await get(OWNER, `${base}/file?path=src/a.txt`);
+        if (file.status === 200) break;
+        await new Promise((r) => setTimeout(r, 200)); // polling for the run's first commit
+      }
+      expect(await file!.text()).toBe('hello\n');
+      const files = await (await get(OWNER, `${base}/files?path=src`)).json();
+      expect(files.files.map((f: { path: string }) => f.path)).toEqual(['src/a.txt']);
+      const diff = await (await get(OWNER, `${base}/diff`)).json();
+      expect(diff.changes.added).toEqual(['src/a.txt']);
+      const tar = Buffer.from(await (await get(OWNER, `${base}/export`)).arrayBuffer());
+      expect(tar.subarray(0, 9).toString()).toBe('src/a.txt');
+      expect((await get(OWNER, `${base}/files?step=zero`)).status).toBe(400);
+      expect((await get(OWNER, `${base}/file?path=nope`)).status).toBe(404);
+      // Another tenant: as for an id no workflow has.
+      const theirs = await get(OTHER, `${base}/file?path=src/a.txt`);
+      const nobody = await get(OTHER, `/runs/nobody-${suffix}/workspace/file?path=src/a.txt`);
+      expect(theirs.status).toBe(404);
+      expect(nobody.status).toBe(404);
+      expect((await get(OTHER, base)).status).toBe(404);
+    } finally {
+      api.close();
+    }
   });
 });

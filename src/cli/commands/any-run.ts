@@ -92,7 +92,6 @@ export const cancelCommand = lazyCommand('cancel', () => import('../conversation
     idCommandPage(me, 'cancel', 'Cancels a one-shot run, or the turn under way in a conversation (which stays open).'),
 });
 
-/** The commands of "Any run or conversation", in the overview's order. */
 /** `workspace <id> ls|cat|get|diff|export|log`: the files its tools left, at any step. */
 export const workspaceCommand = defineCommand({
   name: 'workspace',
@@ -119,6 +118,7 @@ ${JSON_HELP}`,
     (await import('../workspace-command')).runWorkspaceCommand(command, target, io),
 });
 
+/** The commands of "Any run or conversation", in the overview's order. */
 export const ANY_RUN_COMMANDS = [
   statusCommand,
   historyCommand,

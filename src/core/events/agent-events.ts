@@ -57,6 +57,8 @@ export type AgentEventBody =
       error: boolean;
       /** `result` is the whole JSON of the non-string value the tool returned (see `ToolOutcome.json`). */
       json?: true;
+      /** The call changed the run's workspace: the paths it added, changed and removed. */
+      workspace?: { added: string[]; changed: string[]; removed: string[] };
     }
   /**
    * A tool call is being tried again: its last attempt's worker was lost (`worker lost`: a crash, a
