@@ -65,7 +65,7 @@ export function aiSdkSandbox(
           // The session is gone (an idle sandbox stopped, say): a new one gets the whole workspace.
           given.delete(cmd.dir);
           if (attempt >= 2 || cmd.signal?.aborted) throw e;
-          fresh();
+          void fresh();
         }
       }
     },

@@ -245,8 +245,7 @@ it('serves the workspace over HTTP to its tenant, and to no other', async () => 
         body: JSON.stringify({ message: 'go', tools: ['write_file'] }),
       });
       expect(started.status).toBeLessThan(300);
-      const id = started.headers.get('x-workflow-id')!;
-      await started.text();
+      const id = ((await started.json()) as { workflowId: string }).workflowId;
       const base = `/runs/${id}/workspace`;
       let file: Response | undefined;
       for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
