@@ -6,8 +6,9 @@ import { MAX_OUTPUT_BYTES } from './sandbox';
 
 /**
  * The part of the AI SDK's sandbox session (`Experimental_SandboxSession` of `ai` 7: just-bash,
- * Vercel Sandbox, E2B, ...) that workspaces use: run a command, read, write, list and delete
- * files. Declared here, structurally, so the package does not need `ai` to be installed.
+ * Vercel Sandbox, E2B, ...) that workspaces use: run a command, read and write a file. Declared
+ * here, structurally, so the package does not need `ai` installed; sessions of every version
+ * have these (listing and deleting are done with commands: older sessions lack those methods).
  */
 export interface AiSdkSandboxSession {
   readonly description: string;
@@ -19,32 +20,31 @@ export interface AiSdkSandboxSession {
   }): PromiseLike<{ exitCode: number; stdout: string; stderr: string }>;
   readBinaryFile(options: { path: string }): PromiseLike<Uint8Array | null>;
   writeBinaryFile(options: { path: string; content: Uint8Array }): PromiseLike<void>;
-  listDirectory(options: {
-    path: string;
-  }): PromiseLike<Array<{ name: string; type: 'file' | 'directory' | 'symlink' | 'other' }> | null>;
-  deleteFile(options: { path: string }): PromiseLike<boolean>;
 }
 
 /**
  * Workspaces' commands in an AI SDK sandbox session, so a team keeps the sandbox it uses. The
  * worker's directory stays the workspace's truth (what is committed and restored); around each
- * command the sandbox is brought to it (only files that differ from what it was last given are
- * written, what is gone is deleted) and what the command changed is brought back (each file
- * read and compared). A session that died (an idle timeout, a restart) is replaced by a new one
- * from `open` and given the whole workspace: the work is never the sandbox's to lose.
+ * command the sandbox is brought to it (files whose hash differs are written, files it lacks are
+ * deleted) and what the command changed is brought back (only files whose hash changed are
+ * read). Hashes come from one `sha256sum` over the sandbox's directory. A session that failed (an
+ * idle sandbox stopped, a restart) is replaced by a new one from `open`, which is given the whole
+ * workspace: the work is never the sandbox's to lose.
  *
- * `root`: the directory in the sandbox the workspaces live under (default `workspaces`, relative
- * to the session's base directory); each run's is a directory of its own there.
+ * `root`: the directory in the sandbox the workspaces live under (default `workspaces` under the
+ * session's base directory); each run's is a directory of its own there.
  */
 export function aiSdkSandbox(
   open: AiSdkSandboxSession | (() => AiSdkSandboxSession | PromiseLike<AiSdkSandboxSession>),
   options: { root?: string; name?: string } = {},
 ): CommandSandbox {
-  let session: Promise<AiSdkSandboxSession> | undefined;
-  const fresh = () => (session = Promise.resolve(typeof open === 'function' ? open() : open));
-  // What each workspace's directory in the sandbox holds, as this worker last left it (path → hash).
-  const given = new Map<string, Map<string, string>>();
-  const root = options.root ?? 'workspaces';
+  let session: Promise<{ s: AiSdkSandboxSession; base: string }> | undefined;
+  const fresh = () =>
+    (session = Promise.resolve(typeof open === 'function' ? open() : open).then(async (s) => {
+      // Paths are made absolute from the session's base directory: sessions differ on relative ones.
+      const pwd = await s.run({ command: 'pwd' });
+      return { s, base: pwd.stdout.trim() || '/' };
+    }));
   return {
     name: options.name ?? 'ai-sdk',
     problem: async () => undefined,
@@ -53,17 +53,20 @@ export function aiSdkSandbox(
         return refused(
           'this sandbox takes its network rules from its provider: workspace.network applies to the bubblewrap sandbox only',
         );
-      const remote = posix.join(root, createHash('sha256').update(cmd.dir).digest('hex').slice(0, 16));
       for (let attempt = 1; ; attempt++) {
-        const s = await (session ?? fresh());
+        const { s, base } = await (session ?? fresh());
+        const remote = posix.join(
+          posix.resolve(base, options.root ?? 'workspaces'),
+          createHash('sha256').update(cmd.dir).digest('hex').slice(0, 16),
+        );
         try {
-          const before = await syncIn(s, cmd.dir, remote, given.get(cmd.dir));
+          const local = await localFiles(cmd.dir);
+          await syncIn(s, cmd.dir, remote, local);
           const result = await runWithin(s, cmd, remote);
-          given.set(cmd.dir, await syncOut(s, cmd.dir, remote, before));
+          await syncOut(s, cmd.dir, remote, local);
           return result;
         } catch (e) {
           // The session is gone (an idle sandbox stopped, say): a new one gets the whole workspace.
-          given.delete(cmd.dir);
           if (attempt >= 2 || cmd.signal?.aborted) throw e;
           void fresh();
         }
@@ -86,7 +89,7 @@ async function runWithin(s: AiSdkSandboxSession, cmd: SandboxCommand, remote: st
     abort.abort();
   }, cmd.timeoutMs);
   try {
-    const r = await s.run({ command: cmd.command, workingDirectory: remote, abortSignal: abort.signal });
+    const r = await s.run({ command: `cd ${quoted(remote)} && ${cmd.command}`, abortSignal: abort.signal });
     return { exitCode: r.exitCode, stdout: cut(r.stdout), stderr: cut(r.stderr) };
   } catch (e) {
     if (timedOut) return { exitCode: null, stdout: '', stderr: '', timedOut: true };
@@ -101,94 +104,70 @@ function cut(text: string): string {
   return text.length > MAX_OUTPUT_BYTES ? `${text.slice(0, MAX_OUTPUT_BYTES)}\n[... output cut ...]` : text;
 }
 
+function quoted(text: string): string {
+  return `'${text.replace(/'/g, "'\\''")}'`;
+}
+
 /** The local directory's files (path → content hash); links are not given to remote sandboxes. */
-async function localFiles(dir: string): Promise<Map<string, { hash: string; abs: string }>> {
-  const out = new Map<string, { hash: string; abs: string }>();
+async function localFiles(dir: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
   const walk = async (rel: string) => {
     for (const e of await readdir(join(dir, rel), { withFileTypes: true }).catch(() => [])) {
       const path = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) await walk(path);
-      else if (e.isFile()) {
-        const abs = join(dir, path);
-        out.set(path, {
-          hash: createHash('sha256')
-            .update(await readFile(abs))
+      else if (e.isFile())
+        out.set(
+          path,
+          createHash('sha256')
+            .update(await readFile(join(dir, path)))
             .digest('hex'),
-          abs,
-        });
-      }
+        );
     }
   };
   await walk('');
   return out;
 }
 
-/** Brings the sandbox's directory to the local one; answers what it holds then. */
-async function syncIn(
-  s: AiSdkSandboxSession,
-  dir: string,
-  remote: string,
-  known: Map<string, string> | undefined,
-): Promise<Map<string, string>> {
-  const local = await localFiles(dir);
-  const there = known ?? (await remoteFiles(s, remote));
-  for (const [path, f] of local)
-    if (there.get(path) !== f.hash)
-      await s.writeBinaryFile({ path: posix.join(remote, path), content: await readFile(f.abs) });
-  for (const path of there.keys()) if (!local.has(path)) await s.deleteFile({ path: posix.join(remote, path) });
-  // An empty workspace still needs its directory for the command to start in.
-  if (!local.size) await s.run({ command: `mkdir -p '${remote.replace(/'/g, "'\\''")}'` });
-  return new Map([...local].map(([p, f]) => [p, f.hash]));
+/** The sandbox directory's files (path → content hash), from one command. */
+async function remoteFiles(s: AiSdkSandboxSession, remote: string): Promise<Map<string, string>> {
+  const r = await s.run({
+    command: `mkdir -p ${quoted(remote)} && cd ${quoted(remote)} && find . -type f -print0 | xargs -0 -r sha256sum`,
+  });
+  if (r.exitCode !== 0) throw new Error(`the sandbox could not list the workspace: ${r.stderr.trim()}`);
+  const out = new Map<string, string>();
+  for (const line of r.stdout.split('\n')) {
+    const m = /^([0-9a-f]{64}) [ *]\.\/(.+)$/.exec(line);
+    if (m) out.set(m[2], m[1]);
+  }
+  return out;
 }
 
-/** Brings what the command changed back to the local directory; answers what the sandbox holds. */
+/** Brings the sandbox's directory to the local one: writes what differs, deletes what it lacks. */
+async function syncIn(s: AiSdkSandboxSession, dir: string, remote: string, local: Map<string, string>): Promise<void> {
+  const there = await remoteFiles(s, remote);
+  for (const [path, hash] of local)
+    if (there.get(path) !== hash)
+      await s.writeBinaryFile({ path: posix.join(remote, path), content: await readFile(join(dir, path)) });
+  const stale = [...there.keys()].filter((p) => !local.has(p));
+  if (stale.length) await s.run({ command: `cd ${quoted(remote)} && rm -f -- ${stale.map(quoted).join(' ')}` });
+}
+
+/** Brings what the command changed back to the local directory. */
 async function syncOut(
   s: AiSdkSandboxSession,
   dir: string,
   remote: string,
   before: Map<string, string>,
-): Promise<Map<string, string>> {
-  const after = new Map<string, string>();
-  const walk = async (rel: string) => {
-    const entries = await s.listDirectory({ path: rel ? posix.join(remote, rel) : remote });
-    for (const e of entries ?? []) {
-      const path = rel ? `${rel}/${e.name}` : e.name;
-      if (e.type === 'directory') await walk(path);
-      else if (e.type === 'file') {
-        const bytes = await s.readBinaryFile({ path: posix.join(remote, path) });
-        if (!bytes) continue;
-        const hash = createHash('sha256').update(bytes).digest('hex');
-        after.set(path, hash);
-        if (before.get(path) !== hash) {
-          const abs = join(dir, path);
-          await mkdir(dirname(abs), { recursive: true });
-          if ((await lstat(abs).catch(() => undefined))?.isDirectory()) await rm(abs, { recursive: true });
-          await writeFile(abs, bytes);
-        }
-      }
-    }
-  };
-  await walk('');
+): Promise<void> {
+  const after = await remoteFiles(s, remote);
+  for (const [path, hash] of after) {
+    if (before.get(path) === hash) continue;
+    const bytes = await s.readBinaryFile({ path: posix.join(remote, path) });
+    if (!bytes) continue;
+    const abs = join(dir, path);
+    await mkdir(dirname(abs), { recursive: true });
+    if ((await lstat(abs).catch(() => undefined))?.isDirectory()) await rm(abs, { recursive: true });
+    await writeFile(abs, bytes);
+  }
   for (const path of before.keys()) if (!after.has(path)) await rm(join(dir, path), { force: true });
-  return after;
-}
-
-async function remoteFiles(s: AiSdkSandboxSession, remote: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  const walk = async (rel: string) => {
-    const entries = await s.listDirectory({ path: rel ? posix.join(remote, rel) : remote }).then(
-      (x) => x,
-      () => null,
-    );
-    for (const e of entries ?? []) {
-      const path = rel ? `${rel}/${e.name}` : e.name;
-      if (e.type === 'directory') await walk(path);
-      else if (e.type === 'file') {
-        const bytes = await s.readBinaryFile({ path: posix.join(remote, path) });
-        if (bytes) out.set(path, createHash('sha256').update(bytes).digest('hex'));
-      }
-    }
-  };
-  await walk('');
-  return out;
 }

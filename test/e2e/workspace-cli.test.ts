@@ -89,3 +89,44 @@ it('a worker killed mid-command: the run completes on another, the file holds th
     await model.close();
   }
 });
+
+it('runs commands in an AI SDK sandbox session (just-bash) instead, with the same durability', async () => {
+  const model = await startModel((req) => {
+    const done = req.messages.filter((m) => m.role === 'tool').length;
+    const steps: Array<[string, unknown]> = [
+      ['write_file', { path: 'a.txt', content: 'one\n' }],
+      ['bash', { command: 'echo two >> a.txt && mkdir -p out && cp a.txt out/b.txt' }],
+      ['read_file', { path: 'out/b.txt' }],
+    ];
+    return done < steps.length ? call(steps[done]) : answer(toolResults(req).at(-1)!);
+  });
+  const taskQueue = `workspace-ai-sdk-${randomUUID()}`;
+  const env = cleanEnv({
+    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
+    TEST_WORKFLOW_BUNDLE: process.env.TEST_WORKFLOW_BUNDLE!,
+    AGENT_TASK_QUEUE: taskQueue,
+    OPENAI_BASE_URL: model.baseURL,
+    AGENT_BLOB_DIR: mkdtempSync(join(tmpdir(), 'ws-e2e-blobs-')),
+  });
+  const worker = await startTs(['test/fixtures/ai-sdk-sandbox-worker.ts'], env, /ready/);
+  try {
+    const handle = await startAgentRun(
+      t.client,
+      { message: 'go', tools: ['write_file', 'bash', 'read_file'] },
+      { taskQueue, workflowId: `ws-ai-sdk-${randomUUID()}` },
+    );
+    const outcome = await runOutcome(handle);
+    expect(outcome.toolExecutions.map((e) => e.result)).toEqual([
+      'wrote 4 bytes to a.txt',
+      'exit code 0\n(no output)',
+      '1\tone\n2\ttwo',
+    ]);
+    expect(outcome.toolExecutions[1].workspace).toMatchObject({ added: ['out/b.txt'], changed: ['a.txt'] });
+    expect(worker.output().match(/sessions \d+/g)).toEqual(['sessions 1']);
+    const cat = await runTs(['client.ts', 'workspace', handle.workflowId, 'cat', 'out/b.txt'], env);
+    expect(cat.stdout).toBe('one\ntwo\n');
+  } finally {
+    worker.kill('SIGKILL');
+    await model.close();
+  }
+});
