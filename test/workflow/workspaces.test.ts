@@ -7,6 +7,7 @@ import { Worker } from '@temporalio/worker';
 import { AgentsPlugin } from '../../src/worker/agents-plugin';
 import { defineAgent } from '../../src/agents/define-agent';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
+import { rerunResult, startRerun } from '../../src/client/rerun';
 import { FileBlobStore } from '../../src/storage/blob-store';
 import { diffWorkspace, stateAtStep, workspaceFile, workspaceStates } from '../../src/client/workspaces';
 import { answer, call, lastOf, startModel, toolResults } from '../helpers/scripted-model';
@@ -271,5 +272,35 @@ it('serves the workspace over HTTP to its tenant, and to no other', async () => 
     } finally {
       api.close();
     }
+  });
+});
+
+it('re-runs from step K on the workspace as it was before model call K', async () => {
+  // The recorded run: write, append, read. The re-run (another system message) reads at its step.
+  const model = await startModel((req) => {
+    const done = req.messages.filter((m) => m.role === 'tool').length;
+    const rerun = req.messages[0]?.role === 'system' && req.messages[0].content === 'again';
+    const steps: Array<[string, unknown]> = [
+      ['write_file', { path: 'a.txt', content: 'v1\n' }],
+      ['bash', { command: 'echo v2 >> a.txt' }],
+      ['read_file', { path: 'a.txt' }],
+    ];
+    // The re-run starts after the recorded write (one tool result): it reads, then answers.
+    if (rerun) return done < 2 ? call(['bash', { command: 'cat a.txt' }]) : answer(toolResults(req).at(-1)!);
+    return done < steps.length ? call(steps[done]) : answer(toolResults(req).at(-1)!);
+  });
+  const blobs = new FileBlobStore(mkdtempSync(join(tmpdir(), 'ws-blobs-')));
+  await withWorker(model, blobs, async (taskQueue) => {
+    const t = temporal();
+    const handle = await startAgentRun(
+      t.client,
+      { message: 'go', tools: ['write_file', 'bash', 'read_file'] },
+      { taskQueue },
+    );
+    expect((await runOutcome(handle)).content).toBe('1\tv1\n2\tv2');
+    // Before model call 2: only the write is in the workspace.
+    const rerun = await startRerun(t.client, handle.workflowId, { taskQueue, fromStep: 2, system: 'again' });
+    const { outcome } = await rerunResult(t.client, rerun);
+    expect(outcome.content).toBe('exit code 0\nstdout:\nv1\n');
   });
 });

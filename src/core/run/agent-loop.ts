@@ -349,8 +349,12 @@ function planToolCall(
       immediate: false,
       resolved: readToolOutput(state.toolExecutions, args, maxToolResultTokens(state.limits)),
     };
-  // A re-run: the recorded output of an identical call, without running the tool again.
-  const match = recorded?.findIndex((r) => r.name === tool.name && sameJson(r.arguments, args)) ?? -1;
+  // A re-run: the recorded output of an identical call, without running the tool again. Not for
+  // a call in the workspace: its recorded output would leave its changes out of the workspace, so
+  // it runs again, from the state the re-run is in.
+  const match = tool.workspace
+    ? -1
+    : (recorded?.findIndex((r) => r.name === tool.name && sameJson(r.arguments, args)) ?? -1);
   if (match >= 0) {
     const [r] = recorded!.splice(match, 1);
     return { call, arguments: args, immediate: tool.immediate, resolved: { result: r.result, error: r.error } };
