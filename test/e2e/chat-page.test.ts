@@ -32,6 +32,7 @@ function model(req: ChatRequest) {
   if (user === 'pay 30') return call(['pay_from_account', { amount: 30 }]);
   if (user === 'wait for it') return call(['slow', { key: 'chat-page' }]);
   if (user === 'wait for the payment') return call(['wait_for_event', { name: 'payment_received' }]);
+  if (user === 'write the notes') return call(['write_file', { path: 'notes/a.txt', content: 'hello\n' }]);
   return { content: STORY, chunkDelayMs: 60 };
 }
 
@@ -134,6 +135,28 @@ describeInBrowser('the chat page', () => {
       await page.locator('.user', { hasText: 'wait for it' }).waitFor();
       expect(errors).toEqual([]);
     });
+  });
+
+  it('shows the files a call changed in the workspace, beside the call', async () => {
+    const coder = defineAgent({ name: 'coder', instructions: 'Write files.', tools: [], workspace: true });
+    await withPage(
+      async (page, base) => {
+        const errors: string[] = [];
+        page.on('pageerror', (e) => errors.push(e.message));
+        await page.goto(base);
+        await page.locator('#agent option[value="coder"]').waitFor({ state: 'attached' });
+        await page.selectOption('#agent', 'coder');
+        await send(page, 'write the notes');
+        const tool = page.locator('details.tool').last();
+        await tool.locator('summary', { hasText: '✓ write_file(' }).waitFor();
+        expect(await tool.locator('summary .files').textContent()).toBe(' · 1 file');
+        await tool.locator('summary').click();
+        expect(await tool.locator('pre.files').textContent()).toBe('+ notes/a.txt');
+        await page.locator('.agent .text', { hasText: 'tool said: wrote 6 bytes to notes/a.txt' }).waitFor();
+        expect(errors).toEqual([]);
+      },
+      [coder],
+    );
   });
 
   it('says on an empty page which agent and model answer, offers questions to try, and lays out at 1200 and 390 px', async () => {
