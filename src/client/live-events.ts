@@ -79,8 +79,12 @@ export async function* withLiveText(
       take(merge.startAt(offset));
     },
   });
+  // The read under way; it may still be pending when the consumer stops (it read live items
+  // meanwhile): its end is nobody's then, and a failure of it (the request's signal aborted a
+  // describe, say) must not go unhandled.
+  let next = durable.next();
   try {
-    for (let next = durable.next(); ;) {
+    for (;;) {
       if (queue.length > 0) {
         yield queue.shift()!;
         continue;
@@ -95,6 +99,7 @@ export async function* withLiveText(
       next = durable.next();
     }
   } finally {
+    next.catch(() => undefined);
     feed.close();
     void durable.return(undefined).catch(() => undefined);
   }
