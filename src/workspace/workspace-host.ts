@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
-import { chmod, lchown, mkdir, readFile as readBytes } from 'node:fs/promises';
+import { chmod, lchown, lstat, mkdir, readdir, readFile as readBytes, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { normalizeWorkspacePath, workspaceChanges, workspaceSize, unchanged } from '../core/workspace/manifest';
@@ -60,8 +60,10 @@ export function defaultWorkspaceRoot(env: NodeJS.ProcessEnv): string {
  * workflow runs them one at a time; an attempt that outlived its time must not overlap the next).
  */
 export class WorkspaceHost {
+  /** The runs whose directories are here, least recently used first. */
   private readonly held = new Map<string, { manifest: WorkspaceManifest; ref?: string; cache: ScanCache }>();
   private readonly turns = new Map<string, Promise<void>>();
+  private swept = false;
 
   constructor(
     private readonly settings: {
@@ -70,6 +72,11 @@ export class WorkspaceHost {
       sandbox: CommandSandbox;
       /** Who owns the workspace's files, when commands run as another user than the worker (a root worker). */
       uid?: number;
+      /**
+       * The most runs' directories kept (default 64): the least recently used beyond it are
+       * removed. They are a cache: a run whose directory is gone is restored from the store.
+       */
+      keep?: number;
     },
   ) {}
 
@@ -100,12 +107,39 @@ export class WorkspaceHost {
     } finally {
       release();
       if (this.turns.get(key) === mine) this.turns.delete(key);
+      await this.evict();
     }
+  }
+
+  /** Removes the least recently used directories beyond `keep` (none in use), and once, those a former worker left. */
+  private async evict(): Promise<void> {
+    const keep = this.settings.keep ?? 64;
+    for (const key of [...this.held.keys()]) {
+      if (this.held.size <= keep) break;
+      if (this.turns.has(key)) continue;
+      this.held.delete(key);
+      await rm(this.dirOf(key), { recursive: true, force: true });
+    }
+    if (this.swept) return;
+    this.swept = true;
+    // Directories of runs this process never used: a former worker's (it restarted), a day old.
+    const cutoff = Date.now() - STALE_MS;
+    const known = new Set([...this.held.keys()].map((k) => this.dirOf(k)));
+    for (const name of await readdir(this.settings.root).catch(() => [] as string[])) {
+      const dir = join(this.settings.root, name);
+      if (known.has(dir)) continue;
+      const st = await lstat(dir).catch(() => undefined);
+      if (st?.isDirectory() && st.mtimeMs < cutoff) await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  private dirOf(key: string): string {
+    return join(this.settings.root, createHash('sha256').update(key).digest('hex').slice(0, 32));
   }
 
   /** The run's directory, holding exactly its committed state. */
   private async prepare(key: string, workspace: RunWorkspace): Promise<string> {
-    const dir = join(this.settings.root, createHash('sha256').update(key).digest('hex').slice(0, 32));
+    const dir = this.dirOf(key);
     await mkdir(this.settings.root, { recursive: true, mode: 0o711 });
     // The sandbox's user (when the worker is root) must reach its directory, and list no other.
     if (this.settings.uid !== undefined) await chmod(this.settings.root, 0o711);
@@ -128,6 +162,8 @@ export class WorkspaceHost {
       await restoreWorkspace(dir, manifest, current, this.settings.blobs, this.settings.uid);
       await scanWorkspace(dir, held.cache);
     }
+    // Most recently used last (see evict).
+    this.held.delete(key);
     this.held.set(key, { manifest, ...(workspace.ref ? { ref: workspace.ref } : {}), cache: held.cache });
     return dir;
   }
@@ -179,6 +215,9 @@ export class WorkspaceHost {
     };
   }
 }
+
+/** How old a directory no run of this process used must be before it is removed (a day). */
+const STALE_MS = 24 * 60 * 60_000;
 
 /** The workspace is over its size: the call's changes were undone. */
 export class WorkspaceFullError extends Error {

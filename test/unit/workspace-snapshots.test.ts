@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, symlinkSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileBlobStore, type BlobStore } from '../../src/storage/blob-store';
@@ -9,7 +9,8 @@ import {
   saveWorkspace,
   scanWorkspace,
 } from '../../src/workspace/workspace-snapshots';
-import { insideWorkspace } from '../../src/workspace/workspace-host';
+import { insideWorkspace, WorkspaceHost } from '../../src/workspace/workspace-host';
+import { runWorkspace } from '../../src/core/workspace/workspace-options';
 
 /** A blob store that counts what it is asked to store. */
 function countingStore(): BlobStore & { puts: number } {
@@ -76,4 +77,23 @@ it('refuses paths that lead outside the workspace, links included', () => {
   expect(() => insideWorkspace(dir, '../x')).toThrow(/outside the workspace/);
   expect(() => insideWorkspace(dir, '/etc/passwd')).toThrow(/outside the workspace/);
   expect(() => insideWorkspace(dir, 'etc/passwd')).toThrow(/through a link/);
+});
+
+it('keeps the directories of the runs used last only, and restores a run whose directory went', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'snap-host-'));
+  const blobs = countingStore();
+  const sandbox = {
+    name: 'none',
+    problem: async () => undefined,
+    run: async () => ({ exitCode: 0, stdout: '', stderr: '' }),
+  };
+  const host = new WorkspaceHost({ root, blobs, sandbox, keep: 1 });
+  const a = await host.use('run-a', runWorkspace(true), (ws) => ws.writeFile('x.txt', 'a'));
+  expect(readdirSync(root)).toHaveLength(1);
+  await host.use('run-b', runWorkspace(true), (ws) => ws.writeFile('x.txt', 'b'));
+  // run-a's directory went; its state did not.
+  expect(readdirSync(root)).toHaveLength(1);
+  const read = await host.use('run-a', runWorkspace(true, a.saved!.ref), (ws) => ws.readFile('x.txt'));
+  expect(read.value.toString()).toBe('a');
+  expect(read.saved).toBeUndefined();
 });
