@@ -47,18 +47,15 @@ async function measure(megabytes: number): Promise<Record<string, number | strin
   }
   const cache: ScanCache = new Map();
   let t = performance.now();
-  let base = await scanWorkspace(dir, cache);
-  let ref = await saveWorkspace(dir, base, EMPTY_MANIFEST, blobs);
+  let { ref, saved: base } = await saveWorkspace(dir, await scanWorkspace(dir, cache), EMPTY_MANIFEST, blobs);
   const first = performance.now() - t;
 
   const saves: number[] = [];
   for (let r = 0; r < RUNS; r++) {
     writeFileSync(join(dir, 'd3', 'f3.bin'), randomBytes(size));
     t = performance.now();
-    const after = await scanWorkspace(dir, cache);
-    ref = await saveWorkspace(dir, after, base, blobs);
+    ({ ref, saved: base } = await saveWorkspace(dir, await scanWorkspace(dir, cache), base, blobs));
     saves.push(performance.now() - t);
-    base = after;
   }
 
   const cold: number[] = [];

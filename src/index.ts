@@ -23,9 +23,6 @@ export type { AgentMemory } from './core/facts/memory-options';
 export { workspaceTools } from './core/workspace/workspace-tools';
 export type { WorkspaceOptions } from './core/state/workspace-types';
 export type { ToolWorkspace } from './workspace/workspace-host';
-export { BubblewrapSandbox } from './workspace/bubblewrap-sandbox';
-export { aiSdkSandbox, type AiSdkSandboxSession } from './workspace/ai-sdk-sandbox';
-export type { CommandSandbox, SandboxCommand, SandboxResult } from './workspace/sandbox';
 
 // Serve them: the plugin for your workers, or a worker of our own.
 export { AgentsPlugin, type AgentsPluginOptions } from './worker/agents-plugin';

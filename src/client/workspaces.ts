@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { structuredPatch } from 'diff';
-import { workspaceChanges, normalizeWorkspacePath, type WorkspaceChanges } from '../core/workspace/manifest';
+import { contentRef, workspaceChanges, normalizeWorkspacePath, type WorkspaceChanges } from '../core/workspace/manifest';
 import type { WorkspaceManifest } from '../core/workspace/manifest';
 import { workspaceAt } from '../core/workspace/workspace-options';
 import type { BlobStore } from '../storage/blob-store';
@@ -80,7 +80,7 @@ export async function workspaceFile(blobs: BlobStore, ref: string | undefined, p
   const file = normal ? (await workspaceManifestOf(blobs, ref)).files.find((f) => f.path === normal) : undefined;
   if (!file) throw new ClientError('not_found', `the workspace has no file "${path}" (ls lists its files)`);
   if (file.link !== undefined) return Buffer.from(file.link);
-  return blobs.get(`sha256:${file.hash}`);
+  return blobs.get(contentRef(file));
 }
 
 /** The files of a directory of a state (`""`: all), each with its size. */
@@ -106,7 +106,7 @@ export async function diffWorkspace(
   const text = async (m: WorkspaceManifest, path: string) => {
     const f = m.files.find((x) => x.path === path);
     if (!f) return '';
-    const bytes = f.link !== undefined ? Buffer.from(f.link) : Buffer.from(await blobs.get(`sha256:${f.hash}`));
+    const bytes = f.link !== undefined ? Buffer.from(f.link) : Buffer.from(await blobs.get(contentRef(f)));
     return bytes.includes(0) ? undefined : bytes.toString('utf8');
   };
   const parts: string[] = [];
@@ -173,7 +173,7 @@ export async function workspaceTar(blobs: BlobStore, ref: string | undefined): P
   const parts: Buffer[] = [];
   const mtime = Math.floor(Date.now() / 1000);
   for (const f of (await workspaceManifestOf(blobs, ref)).files) {
-    const body = f.link !== undefined ? Buffer.alloc(0) : Buffer.from(await blobs.get(`sha256:${f.hash}`));
+    const body = f.link !== undefined ? Buffer.alloc(0) : Buffer.from(await blobs.get(contentRef(f)));
     const long = Buffer.byteLength(f.path) > 100 || (f.link !== undefined && Buffer.byteLength(f.link) > 100);
     if (long) {
       const records = paxRecord('path', f.path) + (f.link !== undefined ? paxRecord('linkpath', f.link) : '');

@@ -14,6 +14,10 @@ export { openMemoryStore, type MemoryLocation } from '../memory-store/open-memor
 export type { MemoryStore, Embedder, FactHolder, MemoryDeletion, MemoryStoreInfo } from '../memory-store/memory-store';
 export { openAIEmbedder, aiSdkEmbedder } from '../models/embeddings';
 export type { AgentDeployment } from './deployment';
+// Workspaces' sandboxes: bubblewrap (the default), an AI SDK sandbox session, or one of your own.
+export { BubblewrapSandbox } from '../workspace/bubblewrap-sandbox';
+export { aiSdkSandbox, type AiSdkSandboxSession } from '../workspace/ai-sdk-sandbox';
+export type { CommandSandbox, SandboxCommand, SandboxResult } from '../workspace/sandbox';
 
 // Agents, tools and guardrails: definitions and registries.
 export { defineAgent, type AgentDefinition, type AgentRef, type ToolRef } from '../agents/define-agent';

@@ -181,8 +181,8 @@ export class WorkspaceHost {
         `the workspace would hold ${(size.bytes / 1048576).toFixed(1)} MiB, more than its ${workspace.diskMb} MiB (workspace.diskMb): the call's changes were undone; remove files or write less`,
       );
     }
-    const ref = await saveWorkspace(dir, after, held.manifest, this.settings.blobs);
-    this.held.set(key, { manifest: after, ref, cache: held.cache });
+    const { ref, saved } = await saveWorkspace(dir, after, held.manifest, this.settings.blobs);
+    this.held.set(key, { manifest: saved, ref, cache: held.cache });
     return { ref, ...changes };
   }
 

@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { chmod, lchown, lstat, mkdir, readdir, readFile, readlink, rm, rmdir, symlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import {
+  contentRef,
   contentsToStore,
   manifestProblem,
   workspaceManifest,
@@ -67,25 +68,34 @@ export async function scanWorkspace(dir: string, cache: ScanCache): Promise<Work
 }
 
 /**
- * Saves `manifest` (a scan of `dir`): the contents `base` does not hold already (`base`'s are
- * stored), then the manifest itself. Returns the manifest's reference.
+ * Saves `manifest` (a scan of `dir`): the contents `base` (a saved manifest) does not hold
+ * already, then the manifest itself, with where each content is in the store. Returns the
+ * manifest's reference and the manifest as saved: the base of the next save.
  */
 export async function saveWorkspace(
   dir: string,
   manifest: WorkspaceManifest,
   base: WorkspaceManifest,
   blobs: BlobStore,
-): Promise<string> {
-  const stored = new Set(base.files.map((f) => f.hash));
-  const toStore = new Set(contentsToStore(manifest, stored));
+): Promise<{ ref: string; saved: WorkspaceManifest }> {
+  // Where the base's contents are in the store (an encrypting store names them otherwise).
+  const stored = new Map(base.files.filter((f) => !f.link).map((f) => [f.hash, f.blob]));
+  const toStore = new Set(contentsToStore(manifest, new Set(stored.keys())));
   const byHash = new Map(manifest.files.filter((f) => toStore.has(f.hash) && !f.link).map((f) => [f.hash, f.path]));
   await inBatches([...byHash], async ([hash, path]) => {
     const bytes = await readFile(join(dir, path));
     // The file changed since the scan (a command still writing): its state is not this one.
     if (sha256(bytes) !== hash) throw new Error(`"${path}" changed while the workspace was being saved`);
-    await blobs.put(bytes);
+    const ref = await blobs.put(bytes);
+    stored.set(hash, ref === `sha256:${hash}` ? undefined : ref);
   });
-  return blobs.put(Buffer.from(JSON.stringify(manifest)));
+  const files = manifest.files.map((f) => {
+    const blob = f.link === undefined ? stored.get(f.hash) : undefined;
+    const { blob: _, ...rest } = f;
+    return blob ? { ...rest, blob } : rest;
+  });
+  const saved: WorkspaceManifest = { ...manifest, files };
+  return { ref: await blobs.put(Buffer.from(JSON.stringify(saved))), saved };
 }
 
 /** The manifest a reference names; an error naming what is wrong when the blob is not one this build reads. */
@@ -133,7 +143,7 @@ export async function restoreWorkspace(
       if (uid !== undefined) await lchown(abs, uid, uid);
       return;
     }
-    await writeWhole(abs, await blobs.get(`sha256:${f.hash}`));
+    await writeWhole(abs, await blobs.get(contentRef(f)));
     await chmod(abs, f.executable ? 0o755 : 0o644);
     if (uid !== undefined) await lchown(abs, uid, uid);
   });

@@ -54,8 +54,6 @@ function dependencies(tarball: string): Record<string, string> {
     '@ag-ui/client': all['@ag-ui/client'],
     // A2A's SDK (docs/a2a.md).
     '@a2a-js/sdk': all['@a2a-js/sdk'],
-    // An AI SDK sandbox for workspaces' commands (docs/workspaces.md).
-    '@ai-sdk/sandbox-just-bash': all['@ai-sdk/sandbox-just-bash'],
     // A React front end on useChat (docs/use-chat.md's tsx snippets).
     '@ai-sdk/react': all['@ai-sdk/react'],
     react: all.react,

@@ -1,7 +1,10 @@
 import { mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { FileBlobStore, type BlobStore } from '../../src/storage/blob-store';
+import { CodecBlobStore } from '../../src/storage/codec-blob-store';
+import { EncryptionCodec, parseEncryptionKeys } from '../../src/codec/encryption-codec';
 import {
   EMPTY_MANIFEST,
   loadManifest,
@@ -36,14 +39,14 @@ it('saves only what changed, and restores a state into any directory, exactly', 
   const blobs = countingStore();
   const cache = new Map();
   const first = await scanWorkspace(dir, cache);
-  const ref1 = await saveWorkspace(dir, first, EMPTY_MANIFEST, blobs);
+  const { ref: ref1, saved: saved1 } = await saveWorkspace(dir, first, EMPTY_MANIFEST, blobs);
   // 21 contents (the link is in the manifest) and the manifest.
   expect(blobs.puts).toBe(22);
 
   writeFileSync(join(dir, 'src', 'f3.txt'), 'changed\n');
   const second = await scanWorkspace(dir, cache);
   blobs.puts = 0;
-  const ref2 = await saveWorkspace(dir, second, first, blobs);
+  const { ref: ref2 } = await saveWorkspace(dir, second, saved1, blobs);
   expect(blobs.puts).toBe(2);
   expect(ref2).not.toBe(ref1);
 
@@ -96,4 +99,39 @@ it('keeps the directories of the runs used last only, and restores a run whose d
   const read = await host.use('run-a', runWorkspace(true, a.saved!.ref), (ws) => ws.readFile('x.txt'));
   expect(read.value.toString()).toBe('a');
   expect(read.saved).toBeUndefined();
+});
+
+it('saves and restores through a store that encrypts (which names each content by its encrypted bytes)', async () => {
+  const files = new FileBlobStore(mkdtempSync(join(tmpdir(), 'snap-sealed-')));
+  const blobs = new CodecBlobStore(files, [
+    new EncryptionCodec(parseEncryptionKeys(`k1:${randomBytes(32).toString('base64')}`)),
+  ]);
+  const host = new WorkspaceHost({
+    root: mkdtempSync(join(tmpdir(), 'snap-sealed-dirs-')),
+    blobs,
+    sandbox: {
+      name: 'none',
+      problem: async () => undefined,
+      run: async () => ({ exitCode: 0, stdout: '', stderr: '' }),
+    },
+  });
+  const one = await host.use('sealed', runWorkspace(true), async (ws) => {
+    await ws.writeFile('a.txt', 'secret a');
+    await ws.writeFile('b.txt', 'secret b');
+  });
+  const two = await host.use('sealed', runWorkspace(true, one.saved!.ref), (ws) => ws.writeFile('b.txt', 'secret B'));
+  // On another worker: every file back, the unchanged one from the first save.
+  const other = new WorkspaceHost({
+    root: mkdtempSync(join(tmpdir(), 'snap-sealed-other-')),
+    blobs,
+    sandbox: host.sandbox,
+  });
+  const read = await other.use('sealed', runWorkspace(true, two.saved!.ref), async (ws) =>
+    [await ws.readFile('a.txt'), await ws.readFile('b.txt')].map(String),
+  );
+  expect(read.value).toEqual(['secret a', 'secret B']);
+  // Nothing in the store is in the clear.
+  const stored = readdirSync(files.location, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+  expect(stored.length).toBeGreaterThan(0);
+  for (const e of stored) expect(readFileSync(join(e.parentPath, e.name), 'utf8')).not.toContain('secret');
 });

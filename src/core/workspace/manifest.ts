@@ -20,6 +20,11 @@ export interface WorkspaceFile {
   executable?: boolean;
   /** A symbolic link: where it points (`hash` and `size` are those of this text). */
   link?: string;
+  /**
+   * The store's reference of its content, when it is not `sha256:<hash>`: a store that encrypts
+   * names the encrypted bytes (each copy differently).
+   */
+  blob?: string;
 }
 
 /** A workspace state: its files, sorted by path. Directories are implied by their files. */
@@ -104,6 +109,8 @@ export function manifestProblem(value: unknown): string | undefined {
       return `"${file.path}" in the workspace manifest has no size`;
     if (file.link !== undefined && typeof file.link !== 'string')
       return `"${file.path}" in the workspace manifest has a link that is not text`;
+    if (file.blob !== undefined && typeof file.blob !== 'string')
+      return `"${file.path}" in the workspace manifest has a blob reference that is not text`;
     if (i > 0 && compare((m.files[i - 1] as WorkspaceFile).path, file.path) >= 0)
       return `the workspace manifest is not sorted by path at "${file.path}"`;
   }
@@ -136,6 +143,11 @@ export function contentsToStore(manifest: WorkspaceManifest, stored: ReadonlySet
   return [...new Set(manifest.files.filter((f) => f.link === undefined).map((f) => f.hash))].filter(
     (hash) => !stored.has(hash),
   );
+}
+
+/** The store's reference of a file's content (see {@link WorkspaceFile.blob}). */
+export function contentRef(file: WorkspaceFile): string {
+  return file.blob ?? `sha256:${file.hash}`;
 }
 
 /** A state's size: its files and their bytes (contents shared between files counted for each). */
