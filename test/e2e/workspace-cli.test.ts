@@ -74,16 +74,11 @@ it('a worker killed mid-command: the run completes on another, the file holds th
     const cat = await runTs(['client.ts', 'workspace', handle.workflowId, 'cat', 'a.txt'], env);
     expect(cat.code).toBe(0);
     expect(cat.stdout).toBe('one\ntwo\nthree\n');
-    const ls = await runTs(['client.ts', 'workspace', handle.workflowId, 'ls', '--json'], env);
-    expect(JSON.parse(ls.stdout).files.map((f: { path: string }) => f.path)).toEqual(['a.txt', 'started']);
     const diff = await runTs(['client.ts', 'workspace', handle.workflowId, 'diff', '--from-step', '3'], env);
     expect(diff.stdout).toContain('+three');
     expect(diff.stdout).not.toContain('+two');
     const before = await runTs(['client.ts', 'workspace', handle.workflowId, 'cat', 'a.txt', '--step', '3'], env);
     expect(before.stdout).toBe('one\ntwo\n');
-    const missing = await runTs(['client.ts', 'workspace', handle.workflowId, 'cat', 'nope.txt'], env);
-    expect(missing.code).not.toBe(0);
-    expect(missing.stderr).toContain('the workspace has no file "nope.txt"');
   } finally {
     for (const w of workers) w.kill('SIGKILL');
     await model.close();
