@@ -1,7 +1,12 @@
 import type { Client } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { structuredPatch } from 'diff';
-import { contentRef, workspaceChanges, normalizeWorkspacePath, type WorkspaceChanges } from '../core/workspace/manifest';
+import {
+  contentRef,
+  workspaceChanges,
+  normalizeWorkspacePath,
+  type WorkspaceChanges,
+} from '../core/workspace/manifest';
 import type { WorkspaceManifest } from '../core/workspace/manifest';
 import { workspaceAt } from '../core/workspace/workspace-options';
 import type { BlobStore } from '../storage/blob-store';
