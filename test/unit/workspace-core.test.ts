@@ -9,7 +9,13 @@ import { commandReport, editText, numberedLines } from '../../src/core/workspace
 import { applyToolOutcomes, startRun } from '../../src/core/run/agent-loop';
 import { validateAgentInput } from '../../src/core/run/run-input';
 import { forkAt } from '../../src/core/conversation/branches';
-import { startConversation as newConversation, startTurn, finishTurn } from '../../src/core/conversation/conversation';
+import {
+  carryOver,
+  startConversation as newConversation,
+  startTurn,
+  finishTurn,
+} from '../../src/core/conversation/conversation';
+import { carriedRunState } from '../../src/core/run/run-carry';
 import type { ToolInfo } from '../../src/core/messages/tool-info';
 import type { RunState } from '../../src/core/state/run-state';
 
@@ -143,5 +149,20 @@ describe('the workspace tools’ pure parts', () => {
     expect(numberedLines('x\n', 5)).toMatch(/past its end/);
     expect(commandReport({ exitCode: 2, stdout: '', stderr: 'no\n' })).toBe('exit code 2\nstderr:\nno\n');
     expect(commandReport({ exitCode: null, stdout: '', stderr: '', timedOut: true })).toMatch(/timed out/);
+  });
+});
+
+describe('continue-as-new carries the workspace', () => {
+  it('in a run’s carried state and in a conversation’s carry', () => {
+    const run = {
+      ...startRun({ message: 'x', workspace: true }, []),
+      workspace: { ...runWorkspace(true), ref: 'sha256:r' },
+    };
+    expect(carriedRunState(run).workspace?.ref).toBe('sha256:r');
+    const conv = { ...newConversation({ workspace: true }), workspace: 'sha256:c' };
+    const carry = carryOver(conv, 'run-1');
+    expect(carry.workspace).toBe('sha256:c');
+    // The next run of the conversation goes on from it.
+    expect(newConversation({ workspace: true, carry }).workspace).toBe('sha256:c');
   });
 });
