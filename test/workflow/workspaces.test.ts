@@ -15,6 +15,7 @@ import { endConversation, sendMessage } from '../../src/client/conversations';
 import { forkConversation, switchBranch } from '../../src/client/branches';
 import { modelAt, useTestTemporal } from '../helpers/temporal';
 import { startHttpApi } from '../helpers/http-api';
+import { itInSandbox } from '../helpers/sandbox';
 
 /**
  * Workspaces against a real dev server and the real sandbox (bubblewrap): a run's tools write a
@@ -22,6 +23,8 @@ import { startHttpApi } from '../helpers/http-api';
  * and readable from the store afterwards; the sandbox keeps commands in the workspace.
  */
 const temporal = useTestTemporal();
+/** The tests whose commands run in bubblewrap (the HTTP one writes files only). */
+const withSandbox = itInSandbox('workspaces.test');
 
 /** Calls each of `calls` in turn, one per model call, then answers with the tool results. */
 function script(calls: Array<[string, unknown]>) {
@@ -53,169 +56,184 @@ async function withWorker<T>(
   return worker.runUntil(() => work(taskQueue));
 }
 
-it('writes a file, appends to it with bash, reads it back; each change is committed with its result and readable from the store', async () => {
-  const model = await script([
-    ['write_file', { path: 'notes/a.txt', content: 'one\n' }],
-    ['bash', { command: 'echo two >> notes/a.txt && ls notes' }],
-    ['read_file', { path: '/workspace/notes/a.txt' }],
-    ['edit_file', { path: 'notes/a.txt', old_string: 'two', new_string: 'TWO' }],
-  ]);
-  const blobs = new FileBlobStore(mkdtempSync(join(tmpdir(), 'ws-blobs-')));
-  await withWorker(model, blobs, async (taskQueue) => {
-    const t = temporal();
-    const handle = await startAgentRun(
-      t.client,
-      { message: 'go', tools: ['write_file', 'bash', 'read_file', 'edit_file'] },
-      { taskQueue },
-    );
-    const outcome = await runOutcome(handle);
-    expect(outcome.status).toBe('completed');
-    const [write, bash, read, edit] = outcome.toolExecutions;
-    expect(write.result).toBe('wrote 4 bytes to notes/a.txt');
-    expect(bash.result).toBe('exit code 0\nstdout:\na.txt\n');
-    expect(read.result).toBe('1\tone\n2\ttwo');
-    expect(edit.error).toBe(false);
-    // Writes commit a state; reads do not.
-    expect(write.workspace).toMatchObject({ added: ['notes/a.txt'], changed: [], removed: [] });
-    expect(bash.workspace).toMatchObject({ added: [], changed: ['notes/a.txt'] });
-    expect(read.workspace).toBeUndefined();
-
-    const states = await workspaceStates(t.client, handle.workflowId);
-    expect(states.commits.map((c) => c.step)).toEqual([1, 2, 4]);
-    const last = stateAtStep(states);
-    expect(Buffer.from(await workspaceFile(blobs, last, 'notes/a.txt')).toString()).toBe('one\nTWO\n');
-    // The state before the third model call: after bash, before the edit.
-    expect(Buffer.from(await workspaceFile(blobs, stateAtStep(states, 3), 'notes/a.txt')).toString()).toBe(
-      'one\ntwo\n',
-    );
-    const diff = await diffWorkspace(blobs, stateAtStep(states, 3), last);
-    expect(diff.changes.changed).toEqual(['notes/a.txt']);
-    expect(diff.patch).toContain('-two\n+TWO');
-  });
-});
-
-it('keeps commands in the sandbox: no password hashes, nothing written outside, no loopback; the model reads why', async () => {
-  // A server on the host's loopback the sandbox must not reach.
-  const server = createServer((s) => s.end('secret\n'));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.address() as { port: number }).port;
-  const outside = join(tmpdir(), `ws-outside-${randomUUID()}`);
-  const model = await script([
-    ['bash', { command: 'cat /etc/shadow' }],
-    ['bash', { command: `echo x > ${outside}; echo x > /usr/escape; ls /root /work` }],
-    ['bash', { command: `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3` }],
-    ['read_file', { path: '../../etc/passwd' }],
-    ['bash', { command: 'sleep 5', timeout: 1 }],
-  ]);
-  const blobs = new FileBlobStore(mkdtempSync(join(tmpdir(), 'ws-blobs-')));
-  try {
+withSandbox(
+  'writes a file, appends to it with bash, reads it back; each change is committed with its result and readable from the store',
+  async () => {
+    const model = await script([
+      ['write_file', { path: 'notes/a.txt', content: 'one\n' }],
+      ['bash', { command: 'echo two >> notes/a.txt && ls notes' }],
+      ['read_file', { path: '/workspace/notes/a.txt' }],
+      ['edit_file', { path: 'notes/a.txt', old_string: 'two', new_string: 'TWO' }],
+    ]);
+    const blobs = new FileBlobStore(mkdtempSync(join(tmpdir(), 'ws-blobs-')));
     await withWorker(model, blobs, async (taskQueue) => {
+      const t = temporal();
       const handle = await startAgentRun(
-        temporal().client,
-        { message: 'go', tools: ['bash', 'read_file'] },
+        t.client,
+        { message: 'go', tools: ['write_file', 'bash', 'read_file', 'edit_file'] },
         { taskQueue },
       );
       const outcome = await runOutcome(handle);
-      const [shadow, write, connect, escape, slow] = outcome.toolExecutions.map((e) => e.result);
-      expect(shadow).toMatch(/^exit code 1\nstderr:\ncat: \/etc\/shadow: Permission denied/);
-      expect(write).toMatch(/No such file or directory|Read-only file system/);
-      expect(write).toContain('/usr/escape: Read-only file system');
-      expect(existsSync(outside)).toBe(false);
-      expect(existsSync('/usr/escape')).toBe(false);
-      expect(connect).toMatch(/Connection refused|Network is unreachable/);
-      expect(connect).not.toContain('secret');
-      expect(escape).toContain('outside the workspace');
-      expect(outcome.toolExecutions[3].error).toBe(true);
-      expect(slow).toBe('the command timed out and was killed\n(no output)');
-      // Nothing was written in the workspace either: no state was committed.
-      expect(outcome.toolExecutions.every((e) => e.workspace === undefined)).toBe(true);
+      expect(outcome.status).toBe('completed');
+      const [write, bash, read, edit] = outcome.toolExecutions;
+      expect(write.result).toBe('wrote 4 bytes to notes/a.txt');
+      expect(bash.result).toBe('exit code 0\nstdout:\na.txt\n');
+      expect(read.result).toBe('1\tone\n2\ttwo');
+      expect(edit.error).toBe(false);
+      // Writes commit a state; reads do not.
+      expect(write.workspace).toMatchObject({ added: ['notes/a.txt'], changed: [], removed: [] });
+      expect(bash.workspace).toMatchObject({ added: [], changed: ['notes/a.txt'] });
+      expect(read.workspace).toBeUndefined();
+
+      const states = await workspaceStates(t.client, handle.workflowId);
+      expect(states.commits.map((c) => c.step)).toEqual([1, 2, 4]);
+      const last = stateAtStep(states);
+      expect(Buffer.from(await workspaceFile(blobs, last, 'notes/a.txt')).toString()).toBe('one\nTWO\n');
+      // The state before the third model call: after bash, before the edit.
+      expect(Buffer.from(await workspaceFile(blobs, stateAtStep(states, 3), 'notes/a.txt')).toString()).toBe(
+        'one\ntwo\n',
+      );
+      const diff = await diffWorkspace(blobs, stateAtStep(states, 3), last);
+      expect(diff.changes.changed).toEqual(['notes/a.txt']);
+      expect(diff.patch).toContain('-two\n+TWO');
     });
-  } finally {
-    server.close();
-  }
-});
+  },
+);
 
-it('a conversation edited at an earlier message works on the workspace as it was then; a new conversation forked there too', async () => {
-  // Each turn's first call does what its message says; then the model answers with the tool's result.
-  const model = await startModel((req) => {
-    const last = req.messages[req.messages.length - 1];
-    if (last.role === 'tool') return answer(String(last.content));
-    const asked = lastOf(req, 'user');
-    if (asked === 'one') return call(['write_file', { path: 'a.txt', content: 'v1\n' }]);
-    if (asked === 'two') return call(['bash', { command: 'echo v2 > a.txt; echo new > b.txt' }]);
-    return call(['bash', { command: 'cat a.txt; ls' }]);
-  });
-  const blobs = new FileBlobStore(mkdtempSync(join(tmpdir(), 'ws-blobs-')));
-  await withWorker(model, blobs, async (taskQueue) => {
+withSandbox(
+  'keeps commands in the sandbox: no password hashes, nothing written outside, no loopback; the model reads why',
+  async () => {
+    // A server on the host's loopback the sandbox must not reach.
+    const server = createServer((s) => s.end('secret\n'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const port = (server.address() as { port: number }).port;
+    const outside = join(tmpdir(), `ws-outside-${randomUUID()}`);
+    const model = await script([
+      ['bash', { command: 'cat /etc/shadow' }],
+      ['bash', { command: `echo x > ${outside}; echo x > /usr/escape; ls /root /work` }],
+      ['bash', { command: `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3` }],
+      ['read_file', { path: '../../etc/passwd' }],
+      ['bash', { command: 'sleep 5', timeout: 1 }],
+    ]);
+    const blobs = new FileBlobStore(mkdtempSync(join(tmpdir(), 'ws-blobs-')));
+    try {
+      await withWorker(model, blobs, async (taskQueue) => {
+        const handle = await startAgentRun(
+          temporal().client,
+          { message: 'go', tools: ['bash', 'read_file'] },
+          { taskQueue },
+        );
+        const outcome = await runOutcome(handle);
+        const [shadow, write, connect, escape, slow] = outcome.toolExecutions.map((e) => e.result);
+        expect(shadow).toMatch(/^exit code 1\nstderr:\ncat: \/etc\/shadow: Permission denied/);
+        expect(write).toMatch(/No such file or directory|Read-only file system/);
+        expect(write).toContain('/usr/escape: Read-only file system');
+        expect(existsSync(outside)).toBe(false);
+        expect(existsSync('/usr/escape')).toBe(false);
+        expect(connect).toMatch(/Connection refused|Network is unreachable/);
+        expect(connect).not.toContain('secret');
+        expect(escape).toContain('outside the workspace');
+        expect(outcome.toolExecutions[3].error).toBe(true);
+        expect(slow).toBe('the command timed out and was killed\n(no output)');
+        // Nothing was written in the workspace either: no state was committed.
+        expect(outcome.toolExecutions.every((e) => e.workspace === undefined)).toBe(true);
+      });
+    } finally {
+      server.close();
+    }
+  },
+);
+
+withSandbox(
+  'a conversation edited at an earlier message works on the workspace as it was then; a new conversation forked there too',
+  async () => {
+    // Each turn's first call does what its message says; then the model answers with the tool's result.
+    const model = await startModel((req) => {
+      const last = req.messages[req.messages.length - 1];
+      if (last.role === 'tool') return answer(String(last.content));
+      const asked = lastOf(req, 'user');
+      if (asked === 'one') return call(['write_file', { path: 'a.txt', content: 'v1\n' }]);
+      if (asked === 'two') return call(['bash', { command: 'echo v2 > a.txt; echo new > b.txt' }]);
+      return call(['bash', { command: 'cat a.txt; ls' }]);
+    });
+    const blobs = new FileBlobStore(mkdtempSync(join(tmpdir(), 'ws-blobs-')));
+    await withWorker(model, blobs, async (taskQueue) => {
+      const t = temporal();
+      const start = { taskQueue, options: { tools: ['write_file', 'bash'] } };
+      const id = `ws-conv-${randomUUID()}`;
+      await sendMessage(t.client, id, { message: 'one' }, start);
+      await sendMessage(t.client, id, { message: 'two', messageId: 'm2' }, start);
+      const now = await sendMessage(t.client, id, { message: 'look' }, start);
+      expect(now.content).toBe('exit code 0\nstdout:\nv2\na.txt\nb.txt\n');
+
+      // "two" replaced: the turn sees the workspace as it was when "two" was sent.
+      const edited = await sendMessage(t.client, id, { message: 'look again', fork: { atMessageId: 'm2' } }, start);
+      expect(edited.content).toBe('exit code 0\nstdout:\nv1\na.txt\n');
+
+      // A new conversation from the same point starts from that state too.
+      const forked = await forkConversation(
+        t.client,
+        id,
+        { atMessage: 4, branch: 'main', message: 'look there', into: `${id}-fork` },
+        start,
+      );
+      expect(forked.result?.content).toBe('exit code 0\nstdout:\nv1\na.txt\n');
+      // The branch the edit replaced kept its own state.
+      await switchBranch(t.client, id, 'main');
+      const back = await sendMessage(t.client, id, { message: 'look' }, start);
+      expect(back.content).toBe('exit code 0\nstdout:\nv2\na.txt\nb.txt\n');
+      await endConversation(t.client, id);
+      await endConversation(t.client, `${id}-fork`);
+    });
+  },
+);
+
+withSandbox(
+  'a coding agent with a workspace writes a program, tests it, reads the failure, fixes it, and tests again',
+  async () => {
+    const coder = defineAgent({
+      name: 'ws-coder',
+      instructions: 'You write small, tested programs.',
+      // No workspace tool named: the workspace brings them.
+      tools: [],
+      workspace: { commandTimeout: '30s' },
+    });
+    const steps: Array<[string, unknown]> = [
+      ['write_file', { path: 'add.sh', content: 'echo $(($1 - $2))\n' }],
+      [
+        'write_file',
+        { path: 'test.sh', content: '[ "$(sh add.sh 2 3)" = 5 ] && echo PASS || { echo FAIL; exit 1; }\n' },
+      ],
+      ['bash', { command: 'sh test.sh' }],
+      ['edit_file', { path: 'add.sh', old_string: '$1 - $2', new_string: '$1 + $2' }],
+      ['bash', { command: 'sh test.sh' }],
+    ];
+    const model = await startModel((req) => {
+      const done = req.messages.filter((m) => m.role === 'tool').length;
+      return done < steps.length ? call(steps[done]) : answer(toolResults(req).at(-1)!);
+    });
+    const blobs = new FileBlobStore(mkdtempSync(join(tmpdir(), 'ws-blobs-')));
     const t = temporal();
-    const start = { taskQueue, options: { tools: ['write_file', 'bash'] } };
-    const id = `ws-conv-${randomUUID()}`;
-    await sendMessage(t.client, id, { message: 'one' }, start);
-    await sendMessage(t.client, id, { message: 'two', messageId: 'm2' }, start);
-    const now = await sendMessage(t.client, id, { message: 'look' }, start);
-    expect(now.content).toBe('exit code 0\nstdout:\nv2\na.txt\nb.txt\n');
-
-    // "two" replaced: the turn sees the workspace as it was when "two" was sent.
-    const edited = await sendMessage(t.client, id, { message: 'look again', fork: { atMessageId: 'm2' } }, start);
-    expect(edited.content).toBe('exit code 0\nstdout:\nv1\na.txt\n');
-
-    // A new conversation from the same point starts from that state too.
-    const forked = await forkConversation(
-      t.client,
-      id,
-      { atMessage: 4, branch: 'main', message: 'look there', into: `${id}-fork` },
-      start,
-    );
-    expect(forked.result?.content).toBe('exit code 0\nstdout:\nv1\na.txt\n');
-    // The branch the edit replaced kept its own state.
-    await switchBranch(t.client, id, 'main');
-    const back = await sendMessage(t.client, id, { message: 'look' }, start);
-    expect(back.content).toBe('exit code 0\nstdout:\nv2\na.txt\nb.txt\n');
-    await endConversation(t.client, id);
-    await endConversation(t.client, `${id}-fork`);
-  });
-});
-
-it('a coding agent with a workspace writes a program, tests it, reads the failure, fixes it, and tests again', async () => {
-  const coder = defineAgent({
-    name: 'ws-coder',
-    instructions: 'You write small, tested programs.',
-    // No workspace tool named: the workspace brings them.
-    tools: [],
-    workspace: { commandTimeout: '30s' },
-  });
-  const steps: Array<[string, unknown]> = [
-    ['write_file', { path: 'add.sh', content: 'echo $(($1 - $2))\n' }],
-    ['write_file', { path: 'test.sh', content: '[ "$(sh add.sh 2 3)" = 5 ] && echo PASS || { echo FAIL; exit 1; }\n' }],
-    ['bash', { command: 'sh test.sh' }],
-    ['edit_file', { path: 'add.sh', old_string: '$1 - $2', new_string: '$1 + $2' }],
-    ['bash', { command: 'sh test.sh' }],
-  ];
-  const model = await startModel((req) => {
-    const done = req.messages.filter((m) => m.role === 'tool').length;
-    return done < steps.length ? call(steps[done]) : answer(toolResults(req).at(-1)!);
-  });
-  const blobs = new FileBlobStore(mkdtempSync(join(tmpdir(), 'ws-blobs-')));
-  const t = temporal();
-  const taskQueue = `ws-coder-${randomUUID()}`;
-  const worker = await Worker.create({
-    connection: t.nativeConnection,
-    taskQueue,
-    plugins: [new AgentsPlugin({ agents: [coder], model: modelAt(model.baseURL), blobStore: blobs })],
-    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
-    shutdownGraceTime: '1s',
-  });
-  await worker.runUntil(async () => {
-    const handle = await startAgentRun(t.client, { message: 'add two numbers', agent: 'ws-coder' }, { taskQueue });
-    const outcome = await runOutcome(handle);
-    expect(outcome.toolExecutions[2].result).toBe('exit code 1\nstdout:\nFAIL\n');
-    expect(outcome.content).toBe('exit code 0\nstdout:\nPASS\n');
-    const states = await workspaceStates(t.client, handle.workflowId);
-    expect(Buffer.from(await workspaceFile(blobs, stateAtStep(states), 'add.sh')).toString()).toBe(
-      'echo $(($1 + $2))\n',
-    );
-  });
-});
+    const taskQueue = `ws-coder-${randomUUID()}`;
+    const worker = await Worker.create({
+      connection: t.nativeConnection,
+      taskQueue,
+      plugins: [new AgentsPlugin({ agents: [coder], model: modelAt(model.baseURL), blobStore: blobs })],
+      workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+      shutdownGraceTime: '1s',
+    });
+    await worker.runUntil(async () => {
+      const handle = await startAgentRun(t.client, { message: 'add two numbers', agent: 'ws-coder' }, { taskQueue });
+      const outcome = await runOutcome(handle);
+      expect(outcome.toolExecutions[2].result).toBe('exit code 1\nstdout:\nFAIL\n');
+      expect(outcome.content).toBe('exit code 0\nstdout:\nPASS\n');
+      const states = await workspaceStates(t.client, handle.workflowId);
+      expect(Buffer.from(await workspaceFile(blobs, stateAtStep(states), 'add.sh')).toString()).toBe(
+        'echo $(($1 + $2))\n',
+      );
+    });
+  },
+);
 
 it('serves the workspace over HTTP to its tenant, and to no other', async () => {
   const model = await script([['write_file', { path: 'src/a.txt', content: 'hello\n' }]]);
@@ -275,7 +293,7 @@ it('serves the workspace over HTTP to its tenant, and to no other', async () => 
   });
 });
 
-it('re-runs from step K on the workspace as it was before model call K', async () => {
+withSandbox('re-runs from step K on the workspace as it was before model call K', async () => {
   // The recorded run: write, append, read. The re-run (another system message) reads at its step.
   const model = await startModel((req) => {
     const done = req.messages.filter((m) => m.role === 'tool').length;
