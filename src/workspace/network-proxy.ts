@@ -1,5 +1,5 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,8 +52,8 @@ export async function startNetworkProxy(allowed: readonly string[]): Promise<Net
       res.writeHead(403, { 'content-type': 'text/plain' }).end(`${refuse(url.hostname)}\n`);
       return;
     }
-    const upstream = request(url, { method: req.method, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
+    const upstream = request(url, { method: req.method, headers: endToEnd(req.headers) }, (up) => {
+      res.writeHead(up.statusCode ?? 502, endToEnd(up.headers));
       up.pipe(res);
     });
     upstream.on('error', (e) => res.writeHead(502).end(`${e.message}\n`));
@@ -94,3 +94,26 @@ export async function startNetworkProxy(allowed: readonly string[]): Promise<Net
     },
   };
 }
+
+/**
+ * Headers without the hop-by-hop ones (RFC 9110, 7.6.1), which a proxy must not pass on: an
+ * upstream's `connection: keep-alive` would hold the sandbox's HTTP/1.0 client open until the
+ * proxy's idle timeout.
+ */
+function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const out: IncomingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) if (!HOP_BY_HOP.has(name.toLowerCase())) out[name] = value;
+  return out;
+}
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);

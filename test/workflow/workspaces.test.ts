@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
@@ -16,6 +17,8 @@ import { forkConversation, switchBranch } from '../../src/client/branches';
 import { modelAt, useTestTemporal } from '../helpers/temporal';
 import { startHttpApi } from '../helpers/http-api';
 import { itInSandbox } from '../helpers/sandbox';
+import { BubblewrapSandbox } from '../../src/workspace/bubblewrap-sandbox';
+import { PROXY_PORT } from '../../src/workspace/network-proxy';
 
 /**
  * Workspaces against a real dev server and the real sandbox (bubblewrap): a run's tools write a
@@ -321,4 +324,29 @@ withSandbox('re-runs from step K on the workspace as it was before model call K'
     const { outcome } = await rerunResult(t.client, rerun);
     expect(outcome.content).toBe('exit code 0\nstdout:\nv1\n');
   });
+});
+
+withSandbox('reaches only the hosts the workspace allows, through its proxy; with none allowed, nothing', async () => {
+  const server = createHttpServer((_req, res) => res.end('hello from the host\n'));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as { port: number }).port;
+  const sandbox = new BubblewrapSandbox();
+  const dir = mkdtempSync(join(tmpdir(), 'ws-net-'));
+  if (sandbox.sandboxUid !== undefined) chownSync(dir, sandbox.sandboxUid, sandbox.sandboxUid);
+  // HTTP by hand through the proxy the sandbox's HTTP_PROXY names (no curl needed).
+  const get = (url: string) =>
+    `exec 3<>/dev/tcp/127.0.0.1/${PROXY_PORT} && printf 'GET ${url} HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3; echo`;
+  const run = (command: string, network: string[]) =>
+    sandbox.run({ dir, command, network, timeoutMs: 10_000, limits: { memoryMb: 512, processes: 64, fileMb: 16 } });
+  try {
+    const allowed = await run(`${get(`http://localhost:${port}/`)}; ${get('http://example.org/')}`, ['localhost']);
+    expect(allowed.stdout).toContain('hello from the host');
+    expect(allowed.stdout).toContain('403 Forbidden');
+    expect(allowed.stdout).toContain("may not reach example.org: it is not in the workspace's network allow-list");
+    const none = await run(get(`http://localhost:${port}/`), []);
+    expect(none.stderr).toMatch(/Connection refused|Network is unreachable/);
+    expect(none.stdout).not.toContain('hello from the host');
+  } finally {
+    server.close();
+  }
 });
