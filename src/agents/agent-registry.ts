@@ -240,7 +240,7 @@ export class AgentRegistry {
       immediateTools:
         request.immediateTools ?? (agent.immediateTools ?? []).map(toolRefName).filter((n) => tools.includes(n)),
       approvalTools: approval,
-      ...(request.workspace || (agent.workspace !== undefined && agent.workspace !== false) ? { workspace: true } : {}),
+      ...(request.workspace || agent.workspace ? { workspace: true } : {}),
     });
     if (!toolSet.ok) return toolSet;
     return { ok: true, resolved: { settings: settingsOf(agent), tools: toolSet.tools } };

@@ -52,12 +52,10 @@ export async function workspaceStates(client: Client, workflowId: string): Promi
   const commits: WorkspaceCommit[] = [];
   let before = 0;
   for (;;) {
-    let calls = 0;
     for (const { callId, outcome, modelCalls } of await orderedToolOutcomes(history, converter)) {
-      calls = Math.max(calls, modelCalls);
       if (outcome.workspace) commits.push({ step: before + modelCalls, callId, ...outcome.workspace });
     }
-    before += modelCallsIn(history) || calls;
+    before += modelCallsIn(history);
     const next = continuedAs(history);
     if (!next) break;
     history = await fetch(next);

@@ -153,7 +153,7 @@ const LIST_LIMIT = 1000;
 const GREP_FILE_BYTES = 4 * 1024 * 1024;
 
 /** The call's workspace; a tool error when the run has none. */
-export function workspaceOf(ctx: ToolContext): ToolWorkspace {
+function workspaceOf(ctx: ToolContext): ToolWorkspace {
   if (!ctx.workspace)
     throw new ToolError(
       'this run has no workspace: start it with one ("workspace": true, --workspace on the command line, or the agent\'s workspace option)',

@@ -105,15 +105,7 @@ export function toolStep(
           result,
           error: outcome.error,
           ...(outcome.json && result === outcome.result ? { json: true as const } : {}),
-          ...(outcome.workspace
-            ? {
-                workspace: {
-                  added: outcome.workspace.added,
-                  changed: outcome.workspace.changed,
-                  removed: outcome.workspace.removed,
-                },
-              }
-            : {}),
+          ...(outcome.workspace ? { workspace: changedPaths(outcome.workspace) } : {}),
         });
         return outcome;
       },
@@ -394,3 +386,8 @@ export async function runWait(planned: PlannedToolCall, run: RunRef, ctx: RunCon
 
 /** What a workspace call's activity may take beyond its command's limit: restoring the state before it and saving it after. */
 const WORKSPACE_SAVE_MS = 60_000;
+
+/** What a workspace commit changed, without its reference (subscribers see paths, not states). */
+function changedPaths({ ref: _, ...paths }: NonNullable<ToolOutcome['workspace']>) {
+  return paths;
+}

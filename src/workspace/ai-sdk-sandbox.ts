@@ -1,8 +1,9 @@
-import { lstat, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { dirname, join, posix } from 'node:path';
 import type { CommandSandbox, SandboxCommand, SandboxResult } from './sandbox';
 import { MAX_OUTPUT_BYTES } from './sandbox';
+import { scanWorkspace } from './workspace-snapshots';
 
 /**
  * The part of the AI SDK's sandbox session (`Experimental_SandboxSession` of `ai` 7: just-bash,
@@ -108,24 +109,10 @@ function quoted(text: string): string {
   return `'${text.replace(/'/g, "'\\''")}'`;
 }
 
-/** The local directory's files (path → content hash); links are not given to remote sandboxes. */
+/** The local directory's files (path → content hash), by the same scan saves use; links are not given to remote sandboxes. */
 async function localFiles(dir: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  const walk = async (rel: string) => {
-    for (const e of await readdir(join(dir, rel), { withFileTypes: true }).catch(() => [])) {
-      const path = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) await walk(path);
-      else if (e.isFile())
-        out.set(
-          path,
-          createHash('sha256')
-            .update(await readFile(join(dir, path)))
-            .digest('hex'),
-        );
-    }
-  };
-  await walk('');
-  return out;
+  const { files } = await scanWorkspace(dir, new Map());
+  return new Map(files.filter((f) => f.link === undefined).map((f) => [f.path, f.hash]));
 }
 
 /** The sandbox directory's files (path → content hash), from one command. */

@@ -66,7 +66,7 @@ export function startRun(input: AgentInput, tools: ToolInfo[], agentVersion?: st
     ...(wantsWorkspace(input.workspace, tools)
       ? {
           workspace: runWorkspace(
-            input.workspace === true || !input.workspace ? true : input.workspace,
+            typeof input.workspace === 'object' ? input.workspace : true,
             input.rerun ? workspaceAt(input.rerun.messages) : undefined,
           ),
         }
