@@ -99,6 +99,7 @@ export default tseslint.config(
       'jest.config.js',
       'test/sequencer.js', // loaded by Jest itself, like its config
       'test/require-builtins-transform.js',
+      'test/helpers/bundle-program.js', // a plain Node program the tests run (no TypeScript to load)
       'docs/api-reference/**',
     ],
   },

@@ -5,6 +5,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer } from '../src/connection/dev-server';
 import { CHROMIUM_PATH } from './helpers/browser';
 import { startPacking } from './helpers/packed-package';
+import { programsDir } from './helpers/processes';
 
 /**
  * Starts one in-memory Temporal dev server and bundles the workflow code once. Test files read
@@ -24,6 +25,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_PACK_DIR = mkdtempSync(join(dir, 'pack-'));
   // Packed in the background from now on: the package tests find it ready, or nearly.
   (globalThis as Record<string, unknown>).__packing = startPacking(process.env.TEST_PACK_DIR);
+  // The programs the tests start, bundled once for the run (test/helpers/bundle-program.js).
+  process.env.TEST_PROGRAM_DIR = programsDir();
   // Images go to a blob store of the test run's, never the home directory's (workers and CLIs inherit it).
   process.env.AGENT_BLOB_DIR = join(dir, 'blobs');
   // Large payloads too (Temporal's External Storage): a directory of this run's.

@@ -12,5 +12,6 @@ export default async function globalTeardown(): Promise<void> {
     } catch {
       // already done
     }
+  if (process.env.TEST_PROGRAM_DIR) rmSync(process.env.TEST_PROGRAM_DIR, { recursive: true, force: true });
   if (process.env.TEST_PACK_DIR) rmSync(process.env.TEST_PACK_DIR, { recursive: true, force: true });
 }

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { startAgentRun, runOutcome } from '../../src/client/run-agent';
+import { deliverEvent } from '../../src/client/deliver-event';
 import { createHttpApi } from '../../src/http/http-api';
 import { cleanEnv, eventually, ROOT, runTs, startTs, type Started } from '../helpers/processes';
 import { answer, call, closeScriptedModels, startModel } from '../helpers/scripted-model';
@@ -12,7 +13,7 @@ import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 /**
  * A rolling deploy that kills nothing in flight, as a team runs one: two builds of a worker (two
  * processes, Worker Versioning on), the `deploy` and `replay` commands between them.
- * Build A serves a one-shot run that sleeps 40 s, a conversation and a ticket workflow of the
+ * Build A serves a one-shot run that waits for an event, a conversation and a ticket workflow of the
  * team's own; build B has other instructions and another lookup result. After `deploy promote B`
  * the sleeping run finishes on A, the conversation moves to B, new runs go to B, A drains, and
  * stopping A loses nothing. A build C that cannot replay what is open on A is caught first.
@@ -27,7 +28,9 @@ function deployModel(request: ChatRequest) {
   const results = request.messages.slice(lastUser + 1).filter((m) => m.role === 'tool');
   const sleeps = asked.startsWith('sleep');
   if (asked.startsWith('ticket')) return answer(`[${system}]`);
-  if (sleeps && results.length === 0) return call(['sleep', { duration: '40s', reason: 'wait for the warehouse' }]);
+  // A wait the test ends (an event), not a timer: on a loaded machine a timer could end before
+  // the deploy's checks have counted the run as open on A.
+  if (sleeps && results.length === 0) return call(['wait_for_event', { name: 'warehouse', timeout: '10m' }]);
   if (results.length === (sleeps ? 1 : 0)) return call(['lookup', { order: '7' }]);
   return answer(`[${system}] ${String(results.at(-1)?.content)}`);
 }
@@ -146,6 +149,7 @@ describe('a rolling deploy with Worker Versioning', () => {
 
     // The sleeping run finishes on A: its later model calls carry A's instructions, its lookup is A's.
     await ticket.signal('closeTicket');
+    await deliverEvent(t.client, sleeper.workflowId, 'warehouse', 'Slept: the parcel is in');
     expect(await ticket.result()).toContain('build A');
     const slept = await runOutcome(sleeper);
     expect(slept).toMatchObject({ status: 'completed', buildId: 'A' });

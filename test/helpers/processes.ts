@@ -1,23 +1,57 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { createConnection, createServer as createNetServer } from 'node:net';
 import { freePort } from '../../src/connection/dev-server';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 export const ROOT = join(__dirname, '..', '..');
 /**
- * TypeScript entry points run as `node --import tsx <file>`: one process, so a signal reaches the
- * program itself. (The `tsx` command runs it in a child and SIGKILLs that child when it does not
- * acknowledge a relayed signal within 30 ms, which a busy machine misses.)
+ * TypeScript entry points run as `node <program>`: one process, so a signal reaches the program
+ * itself. (The `tsx` command runs it in a child and SIGKILLs that child when it does not
+ * acknowledge a relayed signal within 30 ms, which a busy machine misses.) A program of this
+ * repository runs bundled (see {@link programOf}); one elsewhere (a user's project) through tsx.
  */
 function spawnTs(args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): ChildProcess {
+  const [entry, ...rest] = args;
+  const bundled = programOf(resolve(cwd, entry));
   // Its own process group, as in a terminal, so a signal can reach everything it started. tsx by
   // path: from another directory (a project of a user's) `--import tsx` would not resolve.
-  return spawn(process.execPath, ['--import', TSX, ...args], { cwd, env, detached: true });
+  return spawn(process.execPath, bundled ? [bundled, ...rest] : ['--import', TSX, ...args], {
+    cwd,
+    env,
+    detached: true,
+  });
 }
 
 /** tsx's loader, as a URL `--import` takes from any directory. */
 const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+
+/**
+ * A program of this repository bundled into one file (test/helpers/bundle-program.js says why),
+ * once per test run and program; undefined for one outside the repository, or with
+ * `TEST_PROGRAMS_TSX=1` (stack traces then name the sources).
+ */
+function programOf(entry: string): string | undefined {
+  if (process.env.TEST_PROGRAMS_TSX === '1' || relative(ROOT, entry).startsWith('..') || !entry.endsWith('.ts'))
+    return undefined;
+  const dir = (process.env.TEST_PROGRAM_DIR ??= programsDir());
+  const out = join(dir, `${relative(ROOT, entry).replace(/[/\\]/g, '__')}.cjs`);
+  if (existsSync(out)) return out;
+  const built = spawnSync(process.execPath, [join(__dirname, 'bundle-program.js'), entry, out], { encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`could not bundle ${entry}:\n${built.stderr}`);
+  return out;
+}
+
+/**
+ * A directory for one test run's bundled programs. Under node_modules, so the packages they
+ * `require` resolve as from the sources; the global setup makes it, the teardown removes it.
+ */
+export function programsDir(): string {
+  const cache = join(ROOT, 'node_modules', '.cache');
+  mkdirSync(cache, { recursive: true });
+  return mkdtempSync(join(cache, 'test-programs-'));
+}
 
 /** The test process's environment without any Temporal or OpenAI settings, plus `extra`. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {

@@ -11,6 +11,8 @@ import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 const temporal = useTestTemporal();
 
 const STORY = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+/** An answer long enough (24 s) that a stop meant for it cannot come after it ended, even on a loaded machine. */
+const LONG = Array.from({ length: 400 }, (_, i) => `word${i}`).join(' ');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Resolves once the model has written `n` more pieces of a slow answer than when it was called. */
@@ -31,6 +33,7 @@ function model(req: ChatRequest) {
     if (tools === 1 && user === 'add things') return call(['add', { a: 3, b: 4 }]);
     return { content: user === 'also mention cats' ? 'noted: cats' : `no steering (${user})` };
   }
+  if (user.startsWith('long')) return { content: LONG, chunkDelayMs: 60, onPiece: () => (written += 1) };
   if (user.startsWith('slow')) return { content: STORY, chunkDelayMs: 60, onPiece: () => (written += 1) };
   return { content: `you said: ${user}` };
 }
@@ -205,7 +208,7 @@ it('steers, rejects and interrupts through useChat (busy in the POST /api/chat b
 
       // reject: 409 while a turn runs; interrupt: the running turn stops, the new message is answered.
       const other = `chat-busy-${randomUUID()}`;
-      const slow = post(base, '/api/chat', { id: other, messages: [user('slow story')] });
+      const slow = post(base, '/api/chat', { id: other, messages: [user('long story')] });
       await running(base, other);
       await piecesWritten(3); // some text is written
       const refused = await post(base, '/api/chat', { id: other, busy: 'reject', messages: [user('not now')] });
@@ -217,7 +220,7 @@ it('steers, rejects and interrupts through useChat (busy in the POST /api/chat b
       expect(textOf(await chunks(now))).toBe('you said: now this');
       const stopped = await chunks(await slow);
       expect(stopped.at(-1)).toMatchObject({ type: 'finish', finishReason: 'other' });
-      expect(STORY.startsWith(textOf(stopped)) && textOf(stopped).length < STORY.length).toBe(true);
+      expect(LONG.startsWith(textOf(stopped)) && textOf(stopped).length < LONG.length).toBe(true);
     });
   } finally {
     await close();
@@ -233,7 +236,7 @@ it('stops a useChat turn with POST /api/chat/:id/stop: cancelled, its partial an
       expect((await post(base, `/api/chat/${id}/stop`, {})).status).toBe(404);
       const response = await post(base, '/api/chat', {
         id,
-        messages: [{ id: randomUUID(), role: 'user', parts: [{ type: 'text', text: 'slow story' }] }],
+        messages: [{ id: randomUUID(), role: 'user', parts: [{ type: 'text', text: 'long story' }] }],
       });
       const reader = response.body!.getReader();
       let text = '';
@@ -249,7 +252,7 @@ it('stops a useChat turn with POST /api/chat/:id/stop: cancelled, its partial an
       const after = written;
       await sleep(600);
       expect(written).toBe(after);
-      expect(written).toBeLessThan(40);
+      expect(written).toBeLessThan(400);
       for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value);
       expect(text).toContain('"finishReason":"other"');
       // Nothing runs now: 204.
@@ -260,7 +263,7 @@ it('stops a useChat turn with POST /api/chat/:id/stop: cancelled, its partial an
         .map((p: any) => p.text)
         .join('');
       expect(answer).toMatch(/^word0/);
-      expect(STORY.startsWith(answer) && answer.length < STORY.length).toBe(true);
+      expect(LONG.startsWith(answer) && answer.length < LONG.length).toBe(true);
       const next = await post(base, `/conversations/${id}/messages`, { message: 'and now?' });
       expect(await next.json()).toMatchObject({ turn: 2, status: 'completed', content: 'you said: and now?' });
     });
