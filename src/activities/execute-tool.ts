@@ -65,7 +65,8 @@ export function createExecuteTool(deps: {
   ): Promise<ToolOutcome> {
     if (!deps.workspaces) throw new ToolError('this worker keeps no workspaces');
     try {
-      const { value, saved } = await deps.workspaces.use(workflowId, input.workspace!, async (workspace) =>
+      const run = { namespace: Context.current().info.namespace, workflowId };
+      const { value, saved } = await deps.workspaces.use(run, input.workspace!, async (workspace) =>
         toolOutcomeOf(await execute({ ...ctx, workspace }), blobs),
       );
       return saved ? { ...value, workspace: saved } : value;

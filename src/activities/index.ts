@@ -115,6 +115,7 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
       memory: deps.memory,
       client: deps.client,
       payloadStorage: deps.payloadStorage,
+      blobs: deps.blobs,
     }),
     extractMemory: createExtractMemory({ memory: deps.memory, config: deps.model, model, gate }),
     summarizeMessages: createSummarizeMessages({

@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
+import type { BlobStore } from '../storage/blob-store';
 import type { ExternalStorage } from '@temporalio/common';
 import { z } from 'zod';
 import { ApplicationFailure } from '@temporalio/common';
@@ -21,7 +22,8 @@ import { MemoryDeletedError } from '../memory-store/sql-memory-store';
 import { MemoryPackageMissing } from '../memory-store/sql-client';
 import { keepHeartbeating } from './heartbeat';
 import { tellHolders } from './memory-copies';
-import { pruneQueryAnswers, purgeClosed, purgeReads } from './memory-purge';
+import { pruneQueryAnswers, purgeReads } from './memory-purge';
+import { purgeClosed } from '../storage/workflow-purge';
 import { modelCallFailure } from './model-failure';
 import type { ModelGate } from './model-gate';
 import { inRunScope } from './run-scope';
@@ -177,6 +179,8 @@ export function createAdministerMemory(deps: {
   memory?: MemoryAccess;
   client?: Client;
   payloadStorage?: ExternalStorage;
+  /** Where the workspace states of the workflows a purge removes are. */
+  blobs?: BlobStore;
 }) {
   return async function administerMemory(request: MemoryAdminRequest): Promise<MemoryAdminResult> {
     const problem = memoryFilterProblem(request.filter, request.op === 'show');
@@ -208,7 +212,7 @@ export function createAdministerMemory(deps: {
         // the answers to queries the open ones stored (a transcript read before the deletion).
         let copies: MemoryDeletion['copies'] = told;
         if (request.purge) {
-          const closed = await purgeClosed(client, told.closed, deps.payloadStorage);
+          const closed = await purgeClosed(client, told.closed, deps.payloadStorage, deps.blobs);
           const reads = await purgeReads(client, request.filter, deps.payloadStorage);
           const answers = await pruneQueryAnswers(client, told.told, deps.payloadStorage);
           copies = {

@@ -26,12 +26,11 @@ export function overviewHelp(): string {
   );
   return `${me}: run tool-calling AI agents as durable Temporal workflows
 
-usage: ${me} <command> [options]
+usage: ${me} <command> [options]    ${me} help <command>: a command's page    ${me} --version
 
 ${groups.join('\n\n')}
 
 Every command that talks to Temporal takes --task-queue NAME (default AGENT_TASK_QUEUE, else agents) and TEMPORAL_* settings.
-  ${me} help <command>   a command's page (or: ${me} <command> --help); ${me} --version: the version
 
 ${EXIT_CODES}`;
 }

@@ -59,6 +59,7 @@ export {
 } from './workflow-controls';
 export { streamEvents, isTurnEnd, type StreamEventsOptions } from './event-stream';
 export { deliverEvent, type DeliverEventOptions } from './deliver-event';
+export { deleteRun, type RunDeletion } from './delete-run';
 export { restoreToolResults, toolOutcomesInHistory } from './tool-results';
 export {
   workspaceStates,

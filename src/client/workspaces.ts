@@ -11,6 +11,7 @@ import type { WorkspaceManifest } from '../core/workspace/manifest';
 import { workspaceAt } from '../core/workspace/workspace-options';
 import type { BlobStore } from '../storage/blob-store';
 import { EMPTY_MANIFEST, loadManifest } from '../workspace/workspace-snapshots';
+import { stateStore } from '../workspace/workspace-store';
 import { ClientError } from './client-error';
 import { clientBlobStore } from './stored-images';
 import { continuedAs, continuedFrom, orderedToolOutcomes } from './tool-results';
@@ -74,7 +75,14 @@ export function stateAtStep(states: WorkspaceStates, step?: number): string | un
 
 /** The files of a state (undefined: the empty workspace). */
 export async function workspaceManifestOf(blobs: BlobStore, ref: string | undefined): Promise<WorkspaceManifest> {
-  return ref ? loadManifest(ref, blobs) : EMPTY_MANIFEST;
+  if (!ref) return EMPTY_MANIFEST;
+  const { store, manifest } = stateStore(blobs, ref);
+  return loadManifest(manifest, store);
+}
+
+/** The bytes of a file (not a link) of the state `ref`, from the scope that state is in. */
+function contentOf(blobs: BlobStore, ref: string | undefined, file: WorkspaceManifest['files'][number]) {
+  return (ref ? stateStore(blobs, ref).store : blobs).get(contentRef(file));
 }
 
 /** A file of a state: its bytes; `not_found` when the state has no such file. */
@@ -83,7 +91,7 @@ export async function workspaceFile(blobs: BlobStore, ref: string | undefined, p
   const file = normal ? (await workspaceManifestOf(blobs, ref)).files.find((f) => f.path === normal) : undefined;
   if (!file) throw new ClientError('not_found', `the workspace has no file "${path}" (ls lists its files)`);
   if (file.link !== undefined) return Buffer.from(file.link);
-  return blobs.get(contentRef(file));
+  return contentOf(blobs, ref, file);
 }
 
 /** The files of a directory of a state (`""`: all), each with its size. */
@@ -106,15 +114,15 @@ export async function diffWorkspace(
 ): Promise<{ changes: WorkspaceChanges; patch: string }> {
   const [a, b] = await Promise.all([workspaceManifestOf(blobs, from), workspaceManifestOf(blobs, to)]);
   const changes = workspaceChanges(a, b);
-  const text = async (m: WorkspaceManifest, path: string) => {
+  const text = async (m: WorkspaceManifest, ref: string | undefined, path: string) => {
     const f = m.files.find((x) => x.path === path);
     if (!f) return '';
-    const bytes = f.link !== undefined ? Buffer.from(f.link) : Buffer.from(await blobs.get(contentRef(f)));
+    const bytes = f.link !== undefined ? Buffer.from(f.link) : Buffer.from(await contentOf(blobs, ref, f));
     return bytes.includes(0) ? undefined : bytes.toString('utf8');
   };
   const parts: string[] = [];
   for (const path of [...changes.added, ...changes.changed, ...changes.removed].sort()) {
-    const [before, after] = await Promise.all([text(a, path), text(b, path)]);
+    const [before, after] = await Promise.all([text(a, from, path), text(b, to, path)]);
     if (before === undefined || after === undefined) {
       parts.push(`Binary file ${path} differs\n`);
       continue;
@@ -176,7 +184,7 @@ export async function workspaceTar(blobs: BlobStore, ref: string | undefined): P
   const parts: Buffer[] = [];
   const mtime = Math.floor(Date.now() / 1000);
   for (const f of (await workspaceManifestOf(blobs, ref)).files) {
-    const body = f.link !== undefined ? Buffer.alloc(0) : Buffer.from(await blobs.get(contentRef(f)));
+    const body = f.link !== undefined ? Buffer.alloc(0) : Buffer.from(await contentOf(blobs, ref, f));
     const long = Buffer.byteLength(f.path) > 100 || (f.link !== undefined && Buffer.byteLength(f.link) > 100);
     if (long) {
       const records = paxRecord('path', f.path) + (f.link !== undefined ? paxRecord('linkpath', f.link) : '');

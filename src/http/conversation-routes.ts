@@ -3,6 +3,7 @@ import type { ConversationOptions } from '../core/conversation/conversation-stat
 import { readStatus, readTranscript } from '../client/workflow-controls';
 import { ClientError } from '../client/client-error';
 import { startMessage, stopTurn, type MessageRequest } from '../client/conversations';
+import { deleteRun } from '../client/delete-run';
 import { listRoute } from './list-routes';
 import { events, streamTurn, wantsEventStream } from './event-stream-routes';
 import { deliverEventRoute } from './event-routes';
@@ -27,6 +28,7 @@ import type { RequestContext, Route } from './route-table';
  *
  *   GET  /conversations                          the conversations (see list-routes.ts)
  *   GET  /conversations/:id                      its status and transcript (`?branch=`: another branch's)
+ *   DELETE /conversations/:id                    an ended conversation, its payloads and workspace states (409 while open)
  *   POST /conversations/:id/messages             {"message", "images"?, "tools"?, "approvalTools"?, "agent"?, "busy"?, "fork"?} → the turn result
  *   POST /conversations/:id/approvals/:callId    {"approve": true|false, "reason"?}
  *   POST /conversations/:id/cancel               cancels the running turn; answers once it has ended
@@ -41,6 +43,12 @@ export const conversationRoutes: Route[] = [
     handle: async (c) => sendJson(c.res, 200, await listRoute(c.client, c.url, c.scope, 'conversations')),
   },
   { method: 'GET', path: '/conversations/:conversation', handle: conversationStatus },
+  {
+    method: 'DELETE',
+    path: '/conversations/:conversation',
+    handle: async (c) =>
+      sendJson(c.res, 200, await deleteRun(c.client, c.params.conversation, { kind: 'conversation' })),
+  },
   { method: 'POST', path: '/conversations/:conversation/messages', handle: sendMessageRoute },
   {
     method: 'POST',

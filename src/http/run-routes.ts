@@ -4,6 +4,7 @@ import { readStatus, readTranscript } from '../client/workflow-controls';
 import { ClientError } from '../client/client-error';
 import { isTurnEnd, streamEvents } from '../client/event-stream';
 import { runOutcome, startAgentRun } from '../client/run-agent';
+import { deleteRun } from '../client/delete-run';
 import { listRoute } from './list-routes';
 import { events, sendEvents, wantsEventStream } from './event-stream-routes';
 import { deliverEventRoute } from './event-routes';
@@ -25,6 +26,7 @@ import type { RequestContext, Route } from './route-table';
  *   GET  /runs                          the runs (`?query=`, `?status=`, ... see list-routes.ts)
  *   POST /runs                          {"message", "images"?, ...run options} → the run result (JSON), or its events (Accept: text/event-stream)
  *   GET  /runs/:id                      a run's status and messages
+ *   DELETE /runs/:id                    a finished run, its payloads and workspace states (409 while it runs)
  *   POST /runs/:id/approvals/:callId    {"approve": true|false, "reason"?}
  *   GET  /runs/:id/events               the live events (Server-Sent Events)
  *   POST /runs/:id/events/:name         deliver an event (the body: its JSON payload) to a wait_for_event
@@ -37,6 +39,11 @@ export const runRoutes: Route[] = [
   },
   { method: 'POST', path: '/runs', handle: startRun },
   { method: 'GET', path: '/runs/:run', handle: runStatus },
+  {
+    method: 'DELETE',
+    path: '/runs/:run',
+    handle: async (c) => sendJson(c.res, 200, await deleteRun(c.client, c.params.run, { kind: 'run' })),
+  },
   { method: 'POST', path: '/runs/:run/approvals/:callId', handle: (c) => approve(c, c.params.run) },
   {
     method: 'GET',

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -20,6 +20,22 @@ export interface BlobStore {
   get(ref: string): Promise<Uint8Array>;
   /** Where the store is, for messages: a directory, a bucket. */
   readonly location: string;
+  /**
+   * The store of one owner's blobs (a run's workspace states), kept apart from everyone else's so
+   * that {@link BlobStore.removeScope} can delete them whole: the blobs of a run are its data, and
+   * deleting its data deletes them. `name`: 64 hex digits. Optional: a store without it keeps all
+   * blobs together (shared by content), and deleting a run's data leaves them.
+   */
+  scope?(name: string): BlobStore;
+  /** Removes everything {@link BlobStore.scope} `name` holds; answers how many blobs were there. */
+  removeScope?(name: string): Promise<number>;
+}
+
+/** A scope's name as stores take it: 64 hex digits (a hash), so it is safe in any path or key. */
+export function checkScope(name: string): string {
+  if (!/^[0-9a-f]{64}$/.test(name))
+    throw new Error(`not a blob scope: ${JSON.stringify(name)} (expected 64 hex digits)`);
+  return name;
 }
 
 /** A blob the store does not hold: the client that wrote it used another store. */
@@ -84,6 +100,17 @@ export class FileBlobStore implements BlobStore {
     }
     if (blobRef(bytes) !== ref) throw new Error(`blob ${ref} in ${this.location} is damaged: its bytes do not match`);
     return bytes;
+  }
+
+  scope(name: string): BlobStore {
+    return new FileBlobStore(join(this.location, 'scopes', checkScope(name)));
+  }
+
+  async removeScope(name: string): Promise<number> {
+    const dir = join(this.location, 'scopes', checkScope(name));
+    const blobs = await readdir(join(dir, 'sha256'), { recursive: true, withFileTypes: true }).catch(() => []);
+    await rm(dir, { recursive: true, force: true });
+    return blobs.filter((e) => e.isFile()).length;
   }
 
   private pathOf(ref: string): string {

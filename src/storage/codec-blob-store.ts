@@ -18,7 +18,13 @@ export class CodecBlobStore implements BlobStore {
     private readonly codecs: readonly PayloadCodec[],
   ) {
     this.location = inner.location;
+    // Scoped when the store it wraps is: a scope's blobs go through the same codecs.
+    if (inner.scope) this.scope = (name) => new CodecBlobStore(inner.scope!(name), codecs);
+    if (inner.removeScope) this.removeScope = (name) => inner.removeScope!(name);
   }
+
+  readonly scope?: (name: string) => BlobStore;
+  readonly removeScope?: (name: string) => Promise<number>;
 
   async put(bytes: Uint8Array): Promise<string> {
     let payloads: Payload[] = [{ metadata: { encoding: Buffer.from('binary/plain') }, data: bytes }];

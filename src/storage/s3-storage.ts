@@ -5,7 +5,7 @@ import {
   type StorageDriver,
   type StorageDriverStoreContext,
 } from '@temporalio/common';
-import { BlobNotFoundError, blobRef, type BlobStore } from './blob-store';
+import { BlobNotFoundError, blobRef, checkScope, type BlobStore } from './blob-store';
 import { claimKey, workflowIndexKey, type PayloadRemover } from './payload-removal';
 
 /**
@@ -17,12 +17,6 @@ import { claimKey, workflowIndexKey, type PayloadRemover } from './payload-remov
 /** The packages S3 needs, for the message when one is missing. */
 const S3_PACKAGES = '@temporalio/external-storage-s3 @temporalio/external-storage-s3-aws-sdk @aws-sdk/client-s3';
 
-/**
- * Temporal's S3 driver for `bucket`, its keys under `prefix`. The client reads the standard AWS
- * settings (`AWS_REGION`, `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, profiles, roles);
- * `AWS_ENDPOINT_URL_S3` (or `AWS_ENDPOINT_URL`) points it at an S3-compatible server, addressed by
- * path as those servers expect.
- */
 /** The S3 client of Temporal's driver for `prefix`, from the standard AWS settings in `env`. */
 function s3Client(options: { prefix: string; env: NodeJS.ProcessEnv }): {
   client: import('@temporalio/external-storage-s3').S3StorageDriverClient;
@@ -154,28 +148,42 @@ export function s3StorageDriver(options: { bucket: string; prefix: string; env: 
   return Object.assign(driver, removable);
 }
 
-/** A blob store in the same bucket, under `<prefix>/blobs/sha256/`: images go where the payloads go. */
+/**
+ * A blob store in the same bucket, under `<prefix>/blobs/sha256/`: images go where the payloads go.
+ * A scope's blobs (a run's workspace states) are under `<prefix>/blobs/scopes/<name>/sha256/`.
+ */
 export function s3BlobStore(options: { bucket: string; prefix: string; env: NodeJS.ProcessEnv }): BlobStore {
-  const { client } = s3Client(options);
-  const location = `s3://${options.bucket}/${options.prefix ? `${options.prefix}/` : ''}blobs`;
+  const s3 = s3Client(options);
+  return s3Blobs(s3, options.bucket, `${options.prefix ? `${options.prefix}/` : ''}`, 'blobs/');
+}
+
+function s3Blobs(s3: ReturnType<typeof s3Client>, bucket: string, prefix: string, under: string): BlobStore {
+  const { client } = s3;
+  const location = `s3://${bucket}/${prefix}${under.slice(0, -1)}`;
   const keyOf = (ref: string) => {
     const match = /^sha256:([0-9a-f]{64})$/.exec(ref);
     if (!match) throw new Error(`not a blob reference: ${JSON.stringify(ref)} (expected "sha256:" and 64 hex digits)`);
-    return `blobs/sha256/${match[1]}`;
+    return `${under}sha256/${match[1]}`;
   };
+  const scopeOf = (name: string) => `blobs/scopes/${checkScope(name)}/`;
   return {
     location,
     async put(bytes) {
       const ref = blobRef(bytes);
-      if (!(await client.objectExists(options.bucket, keyOf(ref))))
-        await client.putObject(options.bucket, keyOf(ref), bytes);
+      if (!(await client.objectExists(bucket, keyOf(ref)))) await client.putObject(bucket, keyOf(ref), bytes);
       return ref;
     },
     async get(ref) {
-      if (!(await client.objectExists(options.bucket, keyOf(ref)))) throw new BlobNotFoundError(ref, location);
-      const bytes = await client.getObject(options.bucket, keyOf(ref));
+      if (!(await client.objectExists(bucket, keyOf(ref)))) throw new BlobNotFoundError(ref, location);
+      const bytes = await client.getObject(bucket, keyOf(ref));
       if (blobRef(bytes) !== ref) throw new Error(`blob ${ref} in ${location} is damaged: its bytes do not match`);
       return bytes;
+    },
+    scope: (name) => s3Blobs(s3, bucket, prefix, scopeOf(name)),
+    async removeScope(name) {
+      const keys = await s3.listKeys(bucket, scopeOf(name));
+      for (const key of keys) await s3.deleteObject(bucket, key);
+      return keys.length;
     },
   };
 }

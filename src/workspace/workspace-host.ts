@@ -18,6 +18,7 @@ import {
   scanWorkspace,
   type ScanCache,
 } from './workspace-snapshots';
+import { inScope, ownStore, stateStore, workspaceScope } from './workspace-store';
 
 /**
  * A run's workspace as a tool call sees it (`ctx.workspace`): its directory on this worker, holding
@@ -88,13 +89,16 @@ export class WorkspaceHost {
   /**
    * Brings the run's directory to `workspace.ref` and runs `work` in it, then saves what changed:
    * the outcome's `workspace` (absent when nothing did). A `work` that throws saves nothing: the
-   * next attempt starts from the committed state again.
+   * next attempt starts from the committed state again. A state of another workflow's (a fork's or
+   * rerun's start) is copied into this one's scope, changed or not, so it outlives its origin.
    */
   async use<T>(
-    key: string,
+    run: { namespace: string; workflowId: string },
     workspace: RunWorkspace,
     work: (ws: ToolWorkspace) => Promise<T>,
   ): Promise<{ value: T; saved?: ToolOutcome['workspace'] }> {
+    // The workflow's scope in the store (see workspace-store.ts), also its directory's key here.
+    const key = workspaceScope(run.namespace, run.workflowId);
     const previous = this.turns.get(key) ?? Promise.resolve();
     let release!: () => void;
     const mine = new Promise<void>((resolve) => (release = resolve));
@@ -155,11 +159,11 @@ export class WorkspaceHost {
         ? EMPTY_MANIFEST
         : held.ref === workspace.ref
           ? held.manifest
-          : await loadManifest(workspace.ref, this.settings.blobs);
+          : await this.manifestOf(workspace.ref);
     // What is there now, which may be a later state, another branch's, or half of a killed command's.
     const current = await scanWorkspace(dir, held.cache);
     if (!unchanged(workspaceChanges(current, manifest))) {
-      await restoreWorkspace(dir, manifest, current, this.settings.blobs, this.settings.uid);
+      await restoreWorkspace(dir, manifest, current, this.contentsOf(workspace.ref), this.settings.uid);
       await scanWorkspace(dir, held.cache);
     }
     // Most recently used last (see evict).
@@ -168,20 +172,36 @@ export class WorkspaceHost {
     return dir;
   }
 
+  /** The manifest of the state `ref`, from the scope it is in. */
+  private manifestOf(ref: string): Promise<WorkspaceManifest> {
+    const { store, manifest } = stateStore(this.settings.blobs, ref);
+    return loadManifest(manifest, store);
+  }
+
+  /** The store holding the contents of the state `ref` (any, for the empty workspace). */
+  private contentsOf(ref: string | undefined): BlobStore {
+    return ref === undefined ? this.settings.blobs : stateStore(this.settings.blobs, ref).store;
+  }
+
   private async save(key: string, dir: string, workspace: RunWorkspace): Promise<ToolOutcome['workspace']> {
     const held = this.held.get(key)!;
     const after = await scanWorkspace(dir, held.cache);
     const changes = workspaceChanges(held.manifest, after);
-    if (unchanged(changes)) return undefined;
+    // Started from another workflow's state: copied into this one's scope (see `use`).
+    const adopting = !inScope(this.settings.blobs, held.ref, key);
+    if (unchanged(changes) && !adopting) return undefined;
     const size = workspaceSize(after);
     if (size.bytes > workspace.diskMb * 1024 * 1024) {
       // Over its size: the call's changes are undone, and the model told.
-      await restoreWorkspace(dir, held.manifest, after, this.settings.blobs, this.settings.uid);
+      await restoreWorkspace(dir, held.manifest, after, this.contentsOf(held.ref), this.settings.uid);
       throw new WorkspaceFullError(
         `the workspace would hold ${(size.bytes / 1048576).toFixed(1)} MiB, more than its ${workspace.diskMb} MiB (workspace.diskMb): the call's changes were undone; remove files or write less`,
       );
     }
-    const { ref, saved } = await saveWorkspace(dir, after, held.manifest, this.settings.blobs);
+    const own = ownStore(this.settings.blobs, key);
+    const stored = await saveWorkspace(dir, after, adopting ? EMPTY_MANIFEST : held.manifest, own.store);
+    const { saved } = stored;
+    const ref = own.stateRef(stored.ref);
     this.held.set(key, { manifest: saved, ref, cache: held.cache });
     return { ref, ...changes };
   }

@@ -84,6 +84,15 @@ withSandbox(
       expect(diff.stdout).not.toContain('+two');
       const before = await runTs(['client.ts', 'workspace', handle.workflowId, 'cat', 'a.txt', '--step', '3'], env);
       expect(before.stdout).toBe('one\ntwo\n');
+
+      // Deleting the run deletes its workspace states with it: 3 states (manifests) and 4 contents (a.txt thrice, the empty marker).
+      const deleted = await runTs(['client.ts', 'delete', handle.workflowId], env);
+      expect(deleted.stdout).toMatch(
+        new RegExp(
+          `^Deleted the run ${handle.workflowId}: its history, \\d+ stored payloads? and 7 workspace blobs\\.\\n$`,
+        ),
+      );
+      expect(readdirSync(join(blobDir, 'scopes'))).toEqual([]);
     } finally {
       for (const w of workers) w.kill('SIGKILL');
       await model.close();

@@ -14,6 +14,10 @@ import {
 } from '../../src/workspace/workspace-snapshots';
 import { insideWorkspace, WorkspaceHost } from '../../src/workspace/workspace-host';
 import { runWorkspace } from '../../src/core/workspace/workspace-options';
+import { parseStateRef, removeWorkspaceStates, workspaceScope } from '../../src/workspace/workspace-store';
+
+/** A run of the default namespace, as the tool activity names it to the host. */
+const run = (workflowId: string) => ({ namespace: 'default', workflowId });
 
 /** A blob store that counts what it is asked to store. */
 function countingStore(): BlobStore & { puts: number } {
@@ -91,12 +95,12 @@ it('keeps the directories of the runs used last only, and restores a run whose d
     run: async () => ({ exitCode: 0, stdout: '', stderr: '' }),
   };
   const host = new WorkspaceHost({ root, blobs, sandbox, keep: 1 });
-  const a = await host.use('run-a', runWorkspace(true), (ws) => ws.writeFile('x.txt', 'a'));
+  const a = await host.use(run('run-a'), runWorkspace(true), (ws) => ws.writeFile('x.txt', 'a'));
   expect(readdirSync(root)).toHaveLength(1);
-  await host.use('run-b', runWorkspace(true), (ws) => ws.writeFile('x.txt', 'b'));
+  await host.use(run('run-b'), runWorkspace(true), (ws) => ws.writeFile('x.txt', 'b'));
   // run-a's directory went; its state did not.
   expect(readdirSync(root)).toHaveLength(1);
-  const read = await host.use('run-a', runWorkspace(true, a.saved!.ref), (ws) => ws.readFile('x.txt'));
+  const read = await host.use(run('run-a'), runWorkspace(true, a.saved!.ref), (ws) => ws.readFile('x.txt'));
   expect(read.value.toString()).toBe('a');
   expect(read.saved).toBeUndefined();
 });
@@ -115,18 +119,20 @@ it('saves and restores through a store that encrypts (which names each content b
       run: async () => ({ exitCode: 0, stdout: '', stderr: '' }),
     },
   });
-  const one = await host.use('sealed', runWorkspace(true), async (ws) => {
+  const one = await host.use(run('sealed'), runWorkspace(true), async (ws) => {
     await ws.writeFile('a.txt', 'secret a');
     await ws.writeFile('b.txt', 'secret b');
   });
-  const two = await host.use('sealed', runWorkspace(true, one.saved!.ref), (ws) => ws.writeFile('b.txt', 'secret B'));
+  const two = await host.use(run('sealed'), runWorkspace(true, one.saved!.ref), (ws) =>
+    ws.writeFile('b.txt', 'secret B'),
+  );
   // On another worker: every file back, the unchanged one from the first save.
   const other = new WorkspaceHost({
     root: mkdtempSync(join(tmpdir(), 'snap-sealed-other-')),
     blobs,
     sandbox: host.sandbox,
   });
-  const read = await other.use('sealed', runWorkspace(true, two.saved!.ref), async (ws) =>
+  const read = await other.use(run('sealed'), runWorkspace(true, two.saved!.ref), async (ws) =>
     [await ws.readFile('a.txt'), await ws.readFile('b.txt')].map(String),
   );
   expect(read.value).toEqual(['secret a', 'secret B']);
@@ -134,4 +140,61 @@ it('saves and restores through a store that encrypts (which names each content b
   const stored = readdirSync(files.location, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
   expect(stored.length).toBeGreaterThan(0);
   for (const e of stored) expect(readFileSync(join(e.parentPath, e.name), 'utf8')).not.toContain('secret');
+});
+
+it("keeps each workflow's states in a scope of its own: a fork copies its start in, and deleting a run's states leaves the fork whole", async () => {
+  const blobs = new FileBlobStore(mkdtempSync(join(tmpdir(), 'snap-scopes-')));
+  const sandbox = {
+    name: 'none',
+    problem: async () => undefined,
+    run: async () => ({ exitCode: 0, stdout: '', stderr: '' }),
+  };
+  const host = new WorkspaceHost({ root: mkdtempSync(join(tmpdir(), 'snap-scopes-dirs-')), blobs, sandbox });
+  const parent = await host.use(run('parent'), runWorkspace(true), async (ws) => {
+    await ws.writeFile('a.txt', 'from the parent');
+    await ws.writeFile('b.txt', 'also');
+  });
+  const parentRef = parent.saved!.ref;
+  expect(parseStateRef(parentRef).scope).toBe(workspaceScope('default', 'parent'));
+  // The fork's first call only reads: its start is copied into its own scope all the same.
+  const fork = await host.use(run('fork'), runWorkspace(true, parentRef), (ws) => ws.readFile('a.txt'));
+  expect(fork.value.toString()).toBe('from the parent');
+  expect(fork.saved).toMatchObject({ added: [], changed: [], removed: [] });
+  expect(parseStateRef(fork.saved!.ref).scope).toBe(workspaceScope('default', 'fork'));
+  // Its next call, in its own scope, saves nothing when nothing changed.
+  const again = await host.use(run('fork'), runWorkspace(true, fork.saved!.ref), (ws) => ws.readFile('b.txt'));
+  expect(again.saved).toBeUndefined();
+
+  // Deleting the parent's data: its states are gone (3 blobs: two contents and a manifest).
+  expect(await removeWorkspaceStates(blobs, 'default', 'parent')).toBe(3);
+  expect(await removeWorkspaceStates(blobs, 'default', 'parent')).toBe(0);
+  const elsewhere = new WorkspaceHost({ root: mkdtempSync(join(tmpdir(), 'snap-scopes-other-')), blobs, sandbox });
+  await expect(elsewhere.use(run('parent'), runWorkspace(true, parentRef), async () => undefined)).rejects.toThrow(
+    /not in the blob store/,
+  );
+  // The fork's state, on another worker, is whole.
+  const read = await elsewhere.use(run('fork'), runWorkspace(true, fork.saved!.ref), async (ws) =>
+    [await ws.readFile('a.txt'), await ws.readFile('b.txt')].map(String),
+  );
+  expect(read.value).toEqual(['from the parent', 'also']);
+  // Nothing of the parent's is left on disk: only the fork's scope.
+  expect(readdirSync(join(blobs.location, 'scopes'))).toEqual([workspaceScope('default', 'fork')]);
+});
+
+it('a store without scopes keeps plain references in the shared store, which deleting cannot reach', async () => {
+  const blobs = countingStore();
+  const host = new WorkspaceHost({
+    root: mkdtempSync(join(tmpdir(), 'snap-unscoped-')),
+    blobs,
+    sandbox: {
+      name: 'none',
+      problem: async () => undefined,
+      run: async () => ({ exitCode: 0, stdout: '', stderr: '' }),
+    },
+  });
+  const one = await host.use(run('plain'), runWorkspace(true), (ws) => ws.writeFile('a.txt', 'a'));
+  expect(one.saved!.ref).toMatch(/^sha256:[0-9a-f]{64}$/);
+  expect(await removeWorkspaceStates(blobs, 'default', 'plain')).toBe(0);
+  const fork = await host.use(run('fork'), runWorkspace(true, one.saved!.ref), (ws) => ws.readFile('a.txt'));
+  expect(fork.saved).toBeUndefined();
 });

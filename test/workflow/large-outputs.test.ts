@@ -122,6 +122,17 @@ it('stores it in S3, encrypted before it is stored; images go to the same bucket
     expect(Buffer.from(await blobs.get(ref)).toString()).toBe('an image');
     expect(blobs.location).toBe('s3://payloads/agents/blobs');
     await expect(blobs.get(`sha256:${'0'.repeat(64)}`)).rejects.toThrow(BlobNotFoundError);
+    // A run's workspace states: a scope of their own under blobs/scopes/, deleted whole.
+    const scope = 'a'.repeat(64);
+    const scoped = blobs.scope!(scope);
+    const inScope = await scoped.put(Buffer.from('a file of the run'));
+    await scoped.put(Buffer.from('another'));
+    expect(scoped.location).toBe(`s3://payloads/agents/blobs/scopes/${scope}`);
+    expect(Buffer.from(await scoped.get(inScope)).toString()).toBe('a file of the run');
+    await expect(blobs.get(inScope)).rejects.toThrow(BlobNotFoundError);
+    expect(await blobs.removeScope!(scope)).toBe(2);
+    await expect(scoped.get(inScope)).rejects.toThrow(BlobNotFoundError);
+    expect(Buffer.from(await blobs.get(ref)).toString()).toBe('an image');
     // A purge (memory delete --purge) removes a payload by its claim, which names its bucket and key.
     const [driver] = storage.drivers;
     const payload = { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('"to forget"') };

@@ -19,6 +19,8 @@ import { startHttpApi } from '../helpers/http-api';
 import { itInSandbox } from '../helpers/sandbox';
 import { BubblewrapSandbox } from '../../src/workspace/bubblewrap-sandbox';
 import { PROXY_PORT } from '../../src/workspace/network-proxy';
+import { parseStateRef, workspaceScope } from '../../src/workspace/workspace-store';
+import { deleteRun } from '../../src/client/delete-run';
 
 /**
  * Workspaces against a real dev server and the real sandbox (bubblewrap): a run's tools write a
@@ -185,8 +187,21 @@ withSandbox(
       await switchBranch(t.client, id, 'main');
       const back = await sendMessage(t.client, id, { message: 'look' }, start);
       expect(back.content).toBe('exit code 0\nstdout:\nv2\na.txt\nb.txt\n');
+      await expect(deleteRun(t.client, id, { blobs })).rejects.toThrow(/is open: end it first/);
       await endConversation(t.client, id);
       await endConversation(t.client, `${id}-fork`);
+
+      // The fork copied the state it started from into its own scope (its first call only read),
+      // so deleting the conversation it came from deletes that one's states and leaves the fork's.
+      const forkStates = await workspaceStates(t.client, `${id}-fork`);
+      expect(parseStateRef(forkStates.initial!).scope).toBe(workspaceScope('default', id));
+      expect(parseStateRef(stateAtStep(forkStates)!).scope).toBe(workspaceScope('default', `${id}-fork`));
+      await t.client.workflow.getHandle(id).result();
+      const deleted = await deleteRun(t.client, id, { blobs });
+      expect(deleted).toMatchObject({ workflowId: id, kind: 'conversation' });
+      expect(deleted.workspaceBlobs).toBeGreaterThanOrEqual(5); // 3 states, their contents
+      expect(existsSync(join(blobs.location, 'scopes', workspaceScope('default', id)))).toBe(false);
+      expect(Buffer.from(await workspaceFile(blobs, stateAtStep(forkStates), 'a.txt')).toString()).toBe('v1\n');
     });
   },
 );
@@ -290,6 +305,19 @@ it('serves the workspace over HTTP to its tenant, and to no other', async () => 
       expect(theirs.status).toBe(404);
       expect(nobody.status).toBe(404);
       expect((await get(OTHER, base)).status).toBe(404);
+
+      // Deleting the run deletes its workspace states; no other tenant can.
+      const del = (token: string, path: string) =>
+        fetch(`${api.base}${path}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+      await t.client.workflow.getHandle(id).result();
+      expect((await del(OTHER, `/runs/${id}`)).status).toBe(404);
+      expect((await del(OWNER, `/conversations/${id}`)).status).toBe(404); // a run is no conversation
+      const scope = join(process.env.AGENT_BLOB_DIR!, 'scopes', workspaceScope('default', id));
+      expect(existsSync(scope)).toBe(true);
+      const deleted = await del(OWNER, `/runs/${id}`);
+      expect(deleted.status).toBe(200);
+      expect(await deleted.json()).toMatchObject({ workflowId: id, kind: 'run', workspaceBlobs: 2 });
+      expect(existsSync(scope)).toBe(false);
     } finally {
       api.close();
     }

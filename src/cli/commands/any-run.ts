@@ -92,6 +92,21 @@ export const cancelCommand = lazyCommand('cancel', () => import('../conversation
     idCommandPage(me, 'cancel', 'Cancels a one-shot run, or the turn under way in a conversation (which stays open).'),
 });
 
+/** `delete <id>`. */
+export const deleteCommand = lazyCommand('delete', () => import('../conversation/delete-command'), {
+  group,
+  synopsis: 'delete <id>',
+  summary: 'delete a finished one: its history, stored payloads, workspace states',
+  page: (me) =>
+    idCommandPage(
+      me,
+      'delete',
+      `Deletes a finished run or conversation with what it left: its history (every run it continued
+  through), the payloads it put in the payload store, and its workspace states. An open one is
+  refused: cancel the run, or end the conversation, first. Facts it remembered stay (memory delete).`,
+    ),
+});
+
 /** `workspace <id> ls|cat|get|diff|export|log`: the files its tools left, at any step. */
 export const workspaceCommand = defineCommand({
   name: 'workspace',
@@ -127,4 +142,5 @@ export const ANY_RUN_COMMANDS = [
   eventCommand,
   cancelCommand,
   workspaceCommand,
+  deleteCommand,
 ];
