@@ -10,7 +10,8 @@ import { onInterrupt } from './interrupt';
 import { startOnlyWarning } from './option-flags';
 import { retryText, watchProgress } from './progress';
 import { EventPrinter } from './event-printer';
-import { eventsPosition, isTurnEnd, streamEvents } from '../client/event-stream';
+import { eventsPosition, isTurnEnd } from '../client/event-stream';
+import { streamLiveEvents } from '../client/live-events';
 import { hintCommand } from './command-name';
 
 /** Where a chat reads the person's lines and writes answers, notes and prompts. */
@@ -207,7 +208,7 @@ async function followTurn(
   let ourTurn: number | undefined;
   const events = (async () => {
     try {
-      for await (const e of streamEvents(client, conversationId, {
+      for await (const e of streamLiveEvents(client, conversationId, {
         after,
         signal: stop.signal,
         until: (e) => ourTurn !== undefined && isTurnEnd(e, ourTurn),

@@ -1,6 +1,7 @@
 import type { AgentEvent } from '../core/events/agent-events';
 import type { AgentInput } from '../core/state/run-options';
-import { isTurnEnd, streamEvents } from '../client/event-stream';
+import { isTurnEnd } from '../client/event-stream';
+import { streamLiveEvents } from '../client/live-events';
 import { ClientError } from '../client/client-error';
 import { DEFAULT_OUTAGE_BUDGET_MS, isServerUnreachable } from '../client/outages';
 import { runOutcome, startAgentRun, type RunOutcome } from '../client/run-agent';
@@ -107,7 +108,7 @@ async function forwardEvents(
   signal: AbortSignal,
 ): Promise<void> {
   try {
-    for await (const event of streamEvents(session.client, workflowId, {
+    for await (const event of streamLiveEvents(session.client, workflowId, {
       after: -1,
       signal,
       until: (e) => isTurnEnd(e),

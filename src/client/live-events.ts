@@ -1,7 +1,8 @@
 import { LiveTextMerge } from '../core/events/live-text-merge';
 import type { AgentEvent } from '../core/events/agent-events';
 import { liveText, type LiveItem } from '../contracts/live-text';
-import { Nudge } from './event-stream';
+import { Nudge, streamEvents, type StreamEventsOptions } from './event-stream';
+import type { Client } from '@temporalio/client';
 
 /** The most live items a feed keeps before a reader takes them. */
 const MAX_KEPT_ITEMS = 10_000;
@@ -103,4 +104,18 @@ export async function* withLiveText(
     feed.close();
     void durable.return(undefined).catch(() => undefined);
   }
+}
+
+/**
+ * {@link streamEvents} with the live path merged in (see {@link withLiveText}): each piece of text
+ * as the model writes it, when the worker runs in this process or `AGENT_LIVE_URL` connects the
+ * processes. For readers that show what they get (the CLI, MCP progress); a stream that is resumed
+ * by offset (the HTTP API's Server-Sent Events) reads the durable log alone.
+ */
+export function streamLiveEvents(
+  client: Client,
+  workflowId: string,
+  options: Omit<StreamEventsOptions, 'nudge' | 'onStart'> = {},
+): AsyncGenerator<AgentEvent> {
+  return withLiveText(workflowId, (live) => streamEvents(client, workflowId, { ...options, ...live }));
 }

@@ -1,6 +1,7 @@
 import type { DataConverter } from '@temporalio/common';
 import { encryptingDataConverter, encryptionKeysFromEnv, type EncryptionKey } from '../codec/encryption-codec';
 import { blobStoreFromEnv } from '../storage/blob-store-from-env';
+import { liveUrlSetting } from '../storage/redis-live-bridge';
 import type { BlobStore } from '../storage/blob-store';
 import { payloadStorageFromEnv, type PayloadStore } from '../storage/payload-storage';
 import { runtimeLoggingFromEnv, type RuntimeLoggingOptions } from '../telemetry/logging-settings';
@@ -32,6 +33,8 @@ export interface ClientSettings {
   tracing?: TracingOptions;
   /** `AGENT_BLOB_DIR` (else the S3 bucket of `AGENT_PAYLOAD_STORE`, else `~/.durable-agents/blobs`): where images are kept by reference. */
   blobStore: BlobStore;
+  /** The live channel to workers in other processes (`AGENT_LIVE_URL`, a Redis URL); none: this process's only. */
+  liveUrl?: string;
   /** `AGENT_LOG_LEVEL` and `AGENT_METRICS_PORT`: the SDK's log level and Prometheus endpoint. */
   logging: Pick<RuntimeLoggingOptions, 'level' | 'metrics'>;
   /** The embedded dev server's settings: `AGENT_DEV_SERVER_PORT`, `TEMPORAL_UI_PORT`, `AGENT_DEV_SERVER_DB`. */
@@ -74,6 +77,7 @@ export function clientSettings(env: NodeJS.ProcessEnv = process.env): ClientSett
       : {}),
     ...(tracing ? { tracing } : {}),
     blobStore: blobStoreFromEnv(env),
+    ...liveUrlSetting(undefined, env.AGENT_LIVE_URL),
     logging: runtimeLoggingFromEnv(env),
     devServer: {
       ...(devPort ? { port: Number(devPort) } : {}),

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Client, type ConnectionOptions } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import type { NativeConnection, NativeConnectionOptions } from '@temporalio/worker';
+import { holdRedisLiveChannel } from '../storage/redis-live-bridge';
 import { flushTracing, installTracing } from '../telemetry/tracing';
 import { clientSettings, type ClientSettings } from './settings';
 import { connectClient } from './client-connection';
@@ -149,6 +150,10 @@ async function openConnections(
     connecting.then((c) => c.close()).catch(() => undefined);
     throw err;
   }
+  // The live channel to workers in other processes (AGENT_LIVE_URL), held until this is closed.
+  const releaseLive = settings.liveUrl
+    ? holdRedisLiveChannel({ url: settings.liveUrl, namespace: meta.namespace })
+    : undefined;
   return {
     ...meta,
     encrypted: settings.encryptionKeys !== undefined,
@@ -167,7 +172,7 @@ async function openConnections(
     },
     close: async () => {
       await flushTracing().catch(() => undefined);
-      await Promise.all([clientConnection.close(), nativeConnection?.close()]);
+      await Promise.all([clientConnection.close(), nativeConnection?.close(), releaseLive?.()]);
       await afterClose?.();
     },
   };

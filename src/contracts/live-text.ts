@@ -15,6 +15,9 @@ import type { AgentEvent } from '../core/events/agent-events';
  * `LiveTextMerge`), showing a piece once, in order, and only after the durable log has shown
  * where its model call starts. A piece that goes missing here is still shown from the log.
  *
+ * Across processes (API replicas, a fleet of workers) a {@link LiveBridge} carries the same items:
+ * Redis with `AGENT_LIVE_URL` (storage/redis-live-bridge.ts).
+ *
  * Hand-written because it is a few lines of bookkeeping over a process-wide registry: it sits on
  * `globalThis` so that two copies of this package in one process (an app's and a plugin's) meet.
  */
@@ -34,17 +37,58 @@ export type LiveItem = ({ kind: 'text' } & LiveTextPiece) | { kind: 'event'; wor
 
 type Listener = (item: LiveItem) => void;
 
+/**
+ * A channel between processes (the API replicas and the workers of a fleet): what is published in
+ * one reaches the readers in the others. `watch` starts receiving a workflow's items (handed to
+ * {@link LiveTextHub.deliver}), `unwatch` stops. Best effort, like the rest of the live path: an
+ * item it drops is shown from the durable log.
+ */
+export interface LiveBridge {
+  /** Sends an item to the other processes (never back to this one). */
+  publish(item: LiveItem): void;
+  watch(workflowId: string): void;
+  unwatch(workflowId: string): void;
+  /** Where it goes, for messages (a Redis URL without its password). */
+  readonly location: string;
+  close(): Promise<void>;
+}
+
 /** The process-wide registry of readers, by workflow id. */
 class LiveTextHub {
   private readonly listeners = new Map<string, Set<Listener>>();
+  private bridgeOf?: LiveBridge;
 
-  /** Whether anyone in this process reads `workflowId` live (a publisher with no reader does nothing). */
-  listening(workflowId: string): boolean {
-    return this.listeners.has(workflowId);
+  /** The channel to other processes, when one is set (`AGENT_LIVE_URL`). */
+  get bridge(): LiveBridge | undefined {
+    return this.bridgeOf;
   }
 
-  /** Hands an item to the readers of its workflow; a reader that throws does not stop the others. */
+  /** Connects this process's readers and publishers to other processes' (see {@link LiveBridge}). */
+  useBridge(bridge: LiveBridge | undefined): void {
+    const before = this.bridgeOf;
+    this.bridgeOf = bridge;
+    for (const workflowId of this.listeners.keys()) {
+      before?.unwatch(workflowId);
+      bridge?.watch(workflowId);
+    }
+  }
+
+  /**
+   * Whether anyone may read `workflowId` live (a publisher with no reader does nothing): one in
+   * this process, or, with a bridge, in any.
+   */
+  listening(workflowId: string): boolean {
+    return this.bridgeOf !== undefined || this.listeners.has(workflowId);
+  }
+
+  /** Hands an item to the readers of its workflow, here and through the bridge. */
   publish(item: LiveItem): void {
+    this.deliver(item);
+    this.bridgeOf?.publish(item);
+  }
+
+  /** Hands an item to this process's readers of its workflow; a reader that throws does not stop the others. */
+  deliver(item: LiveItem): void {
     for (const listener of this.listeners.get(item.workflowId) ?? []) {
       try {
         listener(item);
@@ -57,11 +101,17 @@ class LiveTextHub {
   /** Reads the items of `workflowId` until the returned function is called. */
   subscribe(workflowId: string, listener: Listener): () => void {
     let set = this.listeners.get(workflowId);
-    if (!set) this.listeners.set(workflowId, (set = new Set()));
+    if (!set) {
+      this.listeners.set(workflowId, (set = new Set()));
+      this.bridgeOf?.watch(workflowId);
+    }
     set.add(listener);
     return () => {
       set.delete(listener);
-      if (set.size === 0 && this.listeners.get(workflowId) === set) this.listeners.delete(workflowId);
+      if (set.size === 0 && this.listeners.get(workflowId) === set) {
+        this.listeners.delete(workflowId);
+        this.bridgeOf?.unwatch(workflowId);
+      }
     };
   }
 }

@@ -20,7 +20,8 @@ import type { TurnResult } from '../core/state/run-results';
 import { cancelWork } from '../client/workflow-controls';
 import { startMessage } from '../client/conversations';
 import { scopedWorkflowId } from '../client/tenant-scope';
-import { isTurnEnd, streamEvents } from '../client/event-stream';
+import { isTurnEnd } from '../client/event-stream';
+import { streamLiveEvents } from '../client/live-events';
 import { runOutcome, startAgentRun } from '../client/run-agent';
 import type { AgentMcpServerOptions } from './mcp-server-options';
 import { askByElicitation } from './approval-elicitation';
@@ -108,7 +109,7 @@ function reportProgress(
   void (async () => {
     let step = 0;
     try {
-      for await (const event of streamEvents(client, workflowId, { until: isTurnEnd, signal: stopped.signal })) {
+      for await (const event of streamLiveEvents(client, workflowId, { until: isTurnEnd, signal: stopped.signal })) {
         if (elicits && event.type === 'approval_requested') void askByElicitation(client, workflowId, event, extra);
         const text = progressText(event);
         if (text === undefined) continue;

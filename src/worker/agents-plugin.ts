@@ -16,6 +16,7 @@ import { workspaceToolDefinitions } from '../tools/workspace-tools';
 import { workspaceHost } from '../workspace/workspace-settings';
 import type { MemoryAccess } from '../memory-store/memory-store';
 import { watchSharedMemory } from './shared-memory-check';
+import { holdRedisLiveChannel } from '../storage/redis-live-bridge';
 import { isFleetWorker, joinFleetQueue, needFleetWorkers } from './fleet-worker';
 import { createActivities, createConversationLoader, type ConversationLoader } from '../activities';
 import { AgentRegistry } from '../agents/agent-registry';
@@ -68,6 +69,8 @@ export class AgentsPlugin extends SimplePlugin {
   private readonly memory: MemoryAccess;
   /** The fleet's task queue (tenants' ledgers, rate governors), which this plugin's workers serve too. */
   readonly fleetTaskQueue: string;
+  /** The live channel to API processes (`AGENT_LIVE_URL`). */
+  private readonly liveUrl?: string;
   /** Workflow tasks a worker holds at once, when the settings say (else Temporal's default). */
   private readonly workflowTaskSlots?: number;
 
@@ -166,6 +169,7 @@ export class AgentsPlugin extends SimplePlugin {
     this.bundleCache = settings.bundleCache;
     this.memory = settings.memory;
     this.fleetTaskQueue = settings.fleetTaskQueue;
+    this.liveUrl = settings.liveUrl;
     this.workflowTaskSlots = settings.workflowTaskSlots;
   }
 
@@ -269,9 +273,14 @@ export class AgentsPlugin extends SimplePlugin {
     const unwatch = this.memory.embeddedDir ? watchSharedMemory(worker, this.memory.embeddedDir, warn) : undefined;
     // A worker without the agent workflows runs no ledgers either.
     const leaveFleet = this.withWorkflows ? joinFleetQueue(worker, this, this.fleetTaskQueue, warn) : undefined;
+    // Text and events to readers in other processes (API replicas), while the worker runs.
+    const releaseLive = this.liveUrl
+      ? holdRedisLiveChannel({ url: this.liveUrl, namespace: worker.options.namespace, warn })
+      : undefined;
     try {
       await super.runWorker(worker, next);
     } finally {
+      await releaseLive?.();
       unwatch?.();
       await leaveFleet?.();
       await this.mcp?.close();

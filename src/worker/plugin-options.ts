@@ -190,6 +190,13 @@ export interface AgentsPluginOptions {
    */
   workspaces?: { dir?: string; sandbox?: CommandSandbox };
   /**
+   * The live channel between this worker and the API processes that read its runs
+   * (`redis://host:6379`): each piece of text and each event reaches a reader in any process as it
+   * is written. Default `AGENT_LIVE_URL`; none (or `false`): only readers in this process are
+   * live, the others read the durable log. See docs/production.md.
+   */
+  liveUrl?: string | false;
+  /**
    * The fleet's task queue, where the tenants' ledgers and the models' rate governors run: every
    * worker with this plugin serves it too, with a small worker of its own beside the agents' (so
    * a ledger never waits behind a flood of runs, nor for the workers of one queue). Give every

@@ -15,6 +15,7 @@ import { a2aAgentsFromEnv } from '../tools/a2a-client/a2a-config';
 import type { A2AAgentOptions } from '../tools/a2a-client/a2a-agent';
 import type { BlobStore } from '../storage/blob-store';
 import { blobStoreFromEnv } from '../storage/blob-store-from-env';
+import { liveUrlSetting } from '../storage/redis-live-bridge';
 import { defaultWorkspaceRoot } from '../workspace/workspace-host';
 import { CodecBlobStore } from '../storage/codec-blob-store';
 import { payloadStorageFromEnv } from '../storage/payload-storage';
@@ -71,6 +72,8 @@ export interface WorkerSettings {
   memory: MemoryAccess;
   /** Where runs' workspace directories are kept (`AGENT_WORKSPACE_DIR`, else under the temporary directory). */
   workspaceDir: string;
+  /** The live channel to API processes (`AGENT_LIVE_URL`, a Redis URL); none: this process's readers only. */
+  liveUrl?: string;
   /** What the worker should tell its operator as it starts (a payload store other machines cannot reach, say). */
   notes: string[];
 }
@@ -144,6 +147,7 @@ export function workerSettings(
     ...rateLimitsSetting(options.rateLimits, env.AGENT_RATE_LIMITS),
     memory: memorySettings(options.memory, env, model),
     workspaceDir: options.workspaces?.dir ?? defaultWorkspaceRoot(env),
+    ...liveUrlSetting(options.liveUrl, env.AGENT_LIVE_URL),
     notes,
   };
 }

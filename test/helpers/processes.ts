@@ -98,7 +98,10 @@ function finish(child: ChildProcess, timeoutMs: number): Promise<Finished> {
 /** A long-running process started by {@link startTs}. */
 export interface Started {
   child: ChildProcess;
+  /** What it wrote to stdout so far. */
   output: () => string;
+  /** What it wrote to stderr so far (warnings). */
+  errors: () => string;
   exited: Promise<Finished>;
   /**
    * Signals the whole process group: tsx runs the program in a child process, so signalling only
@@ -132,7 +135,7 @@ export function startTs(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, t
     const check = () => {
       if (ready.test(out) || ready.test(err)) {
         clearTimeout(timer);
-        resolve({ child, output: () => out, exited, kill });
+        resolve({ child, output: () => out, errors: () => err, exited, kill });
       }
     };
     child.stdout!.on('data', check);
