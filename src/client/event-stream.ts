@@ -37,6 +37,11 @@ export interface StreamEventsOptions {
   nudge?: Nudge;
   /** Called once the first read shows where the stream starts: the offset of the first event it yields (or will). */
   onStart?: (offset: number) => void;
+  /**
+   * Called once the first read found the offset asked for readable (not past the end, still kept):
+   * from then on the stream can only yield events or wait for them.
+   */
+  onChecked?: () => void;
 }
 
 /**
@@ -91,6 +96,7 @@ export async function* streamEvents(
   let first: EventsRequest | undefined = options.messageId === undefined ? undefined : { messageId: options.messageId };
   let waiting: Promise<'changed' | 'closed' | 'aborted'> | undefined;
   let started = false;
+  let checked = false;
   for (let closed = false; ;) {
     const page = await readPage(client, workflowId, first ?? (after === undefined ? {} : { after }), options);
     if (!page) return; // aborted
@@ -116,6 +122,10 @@ export async function* streamEvents(
         `events ${after + 1}..${page.firstKept - 1} of "${workflowId}" are no longer kept (a conversation keeps its recent turns); read the transcript instead`,
         workflowId,
       );
+    }
+    if (!checked) {
+      checked = true;
+      options.onChecked?.();
     }
     for (const event of page.events) {
       yield event;

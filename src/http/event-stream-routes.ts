@@ -51,7 +51,11 @@ export async function events(
       id,
     );
   }
-  await sendEvents(res, streamEvents(client, id, { after, signal: gone }), gone);
+  // Headers once the offset is known to be readable: a bad one is a plain 400 (or 410), however
+  // long the first read takes on a loaded server.
+  let checked!: () => void;
+  const ready = new Promise<void>((resolve) => (checked = resolve));
+  await sendEvents(res, streamEvents(client, id, { after, signal: gone, onChecked: checked }), gone, undefined, ready);
 }
 
 /**
@@ -113,15 +117,20 @@ export async function sendEvents(
   stream: AsyncGenerator<AgentEvent>,
   gone: AbortSignal,
   queued?: Record<string, string>,
+  /** Resolves when the stream can no longer fail on what was asked (see `onChecked`): the headers then go at once. */
+  checked?: Promise<void>,
 ): Promise<void> {
   // Errors before the first event (the events are no longer kept, say) become ordinary HTTP
   // errors; a stream with nothing to send yet still answers at once, so the client knows it is
   // connected rather than left waiting for headers.
   const next = stream.next();
+  let timer: NodeJS.Timeout | undefined;
   const first = await Promise.race([
     next,
-    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), FIRST_EVENT_WAIT_MS)),
-  ]);
+    checked
+      ? checked.then(() => undefined)
+      : new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), FIRST_EVENT_WAIT_MS))),
+  ]).finally(() => clearTimeout(timer));
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
