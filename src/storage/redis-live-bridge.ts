@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { liveText, type LiveBridge, type LiveItem } from '../contracts/live-text';
+import { withoutPassword } from '../memory-store/sql-client';
 
 /**
  * The live path between processes over Redis Pub/Sub (`AGENT_LIVE_URL=redis://host:port[/db]`,
@@ -29,16 +30,8 @@ interface Envelope {
   item: LiveItem;
 }
 
-/** A Redis URL without its password, for messages. */
-export function redactedRedisUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(not a URL)';
-  }
-}
+/** A Redis URL without its password, for messages (as the memory store's URLs are shown). */
+export const redactedRedisUrl = withoutPassword;
 
 /** Why `url` is not a Redis URL we take, or undefined. */
 export function redisUrlProblem(url: string): string | undefined {
