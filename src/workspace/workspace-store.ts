@@ -4,7 +4,8 @@ import { workflowIndexKey } from '../storage/payload-removal';
 /**
  * Where workspace states are kept: each workflow's (a run's, a conversation's, across its
  * continue-as-new runs) in a scope of the blob store of its own, so that deleting its data
- * deletes them (`durable-agents delete`, `memory delete --purge`). Contents are shared by hash
+ * deletes them (`durable-agents delete`, `memory delete --purge`: storage/workflow-purge.ts
+ * removes the scope by the same key). Contents are shared by hash
  * within a workflow's scope, never across workflows: a state another workflow still uses can
  * never be deleted with this one's.
  *
@@ -54,9 +55,4 @@ export function inScope(blobs: BlobStore, ref: string | undefined, scope: string
   if (ref === undefined) return true;
   const found = parseStateRef(ref).scope;
   return blobs.scope ? found === scope : found === undefined;
-}
-
-/** Deletes every workspace state the workflow saved; answers how many blobs there were (0 for a store without scopes). */
-export async function removeWorkspaceStates(blobs: BlobStore, namespace: string, workflowId: string): Promise<number> {
-  return blobs.removeScope ? blobs.removeScope(workspaceScope(namespace, workflowId)) : 0;
 }

@@ -14,7 +14,11 @@ import {
 } from '../../src/workspace/workspace-snapshots';
 import { insideWorkspace, WorkspaceHost } from '../../src/workspace/workspace-host';
 import { runWorkspace } from '../../src/core/workspace/workspace-options';
-import { parseStateRef, removeWorkspaceStates, workspaceScope } from '../../src/workspace/workspace-store';
+import { parseStateRef, workspaceScope } from '../../src/workspace/workspace-store';
+
+/** What deleting a run's data does to its workspace states (see storage/workflow-purge.ts). */
+const removeWorkspaceStates = async (blobs: BlobStore, namespace: string, workflowId: string) =>
+  blobs.removeScope ? blobs.removeScope(workspaceScope(namespace, workflowId)) : 0;
 
 /** A run of the default namespace, as the tool activity names it to the host. */
 const run = (workflowId: string) => ({ namespace: 'default', workflowId });
