@@ -41,6 +41,11 @@ export interface LiveTextOptions {
   feed?: LiveFeed;
   /** The event the reader's stream starts with, when a live event can say so before the log does (a turn's `turn_started`). */
   startsWith?: (event: AgentEvent) => boolean;
+  /**
+   * The merge to show events through: one resumed from a reader's position
+   * (`LiveTextMerge.resume`), or one whose `positionOf` the reader asks for each event; default: a new one.
+   */
+  merge?: LiveTextMerge;
 }
 
 /**
@@ -56,7 +61,7 @@ export async function* withLiveText(
   options: LiveTextOptions = {},
 ): AsyncGenerator<AgentEvent> {
   const nudge = new Nudge();
-  const merge = new LiveTextMerge();
+  const merge = options.merge ?? new LiveTextMerge();
   const queue: AgentEvent[] = [];
   let started = false;
   let wake: (() => void) | undefined;
@@ -110,7 +115,7 @@ export async function* withLiveText(
  * {@link streamEvents} with the live path merged in (see {@link withLiveText}): each piece of text
  * as the model writes it, when the worker runs in this process or `AGENT_LIVE_URL` connects the
  * processes. For readers that show what they get (the CLI, MCP progress); a stream that is resumed
- * by offset (the HTTP API's Server-Sent Events) reads the durable log alone.
+ * (the HTTP API's Server-Sent Events) gives each event's position as its id: see `LiveTextMerge`.
  */
 export function streamLiveEvents(
   client: Client,

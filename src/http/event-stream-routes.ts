@@ -5,6 +5,8 @@ import type { ConversationOptions } from '../core/conversation/conversation-stat
 import { ClientError } from '../client/client-error';
 import { startMessage, type MessageRequest } from '../client/conversations';
 import { isTurnEnd, streamEvents } from '../client/event-stream';
+import { LiveFeed, withLiveText } from '../client/live-events';
+import { LiveTextMerge } from '../core/events/live-text-merge';
 import { describeKind, lookupWorkflow } from '../client/workflow-lookup';
 import { ACCEPT_WITHIN_MS, allow, HttpError } from './http-io';
 import { refusalOf, unlessRefused } from './turn-stream';
@@ -32,14 +34,16 @@ export async function events(
 ): Promise<void> {
   allow(method, 'GET');
   const raw = url.searchParams.get('after') ?? (req.headers['last-event-id'] as string | undefined);
-  let after: number | undefined;
+  // An event's id is where its reader stood (an offset, and how far live text had gone beyond it).
+  let from: { merge: LiveTextMerge; after?: number } = { merge: new LiveTextMerge() };
   if (raw !== undefined && raw !== null) {
-    if (!/^-?\d+$/.test(raw.trim()) || Number(raw) < -1)
+    const resumed = raw.trim() === '-1' ? { merge: from.merge, after: -1 } : LiveTextMerge.resume(raw.trim());
+    if (!resumed)
       throw new HttpError(
         400,
-        `"after" (or Last-Event-ID) must be an event offset (a whole number, or -1 for the beginning), got "${raw}"`,
+        `"after" (or Last-Event-ID) must be an event offset (a whole number, or -1 for the beginning) or an event's id, got "${raw}"`,
       );
-    after = Number(raw);
+    from = resumed;
   }
   const found = await lookupWorkflow(client, id);
   if (!found) throw new ClientError('not_found', `no ${kind === 'run' ? 'run' : 'conversation'} "${id}" exists`, id);
@@ -55,7 +59,13 @@ export async function events(
   // long the first read takes on a loaded server.
   let checked!: () => void;
   const ready = new Promise<void>((resolve) => (checked = resolve));
-  await sendEvents(res, streamEvents(client, id, { after, signal: gone, onChecked: checked }), gone, undefined, ready);
+  const { merge, after } = from;
+  const stream = withLiveText(
+    id,
+    (live) => streamEvents(client, id, { ...live, after, signal: gone, onChecked: checked }),
+    { merge },
+  );
+  await sendEvents(res, stream, gone, { checked: ready, idOf: (e) => merge.positionOf(e) });
 }
 
 /**
@@ -73,28 +83,61 @@ export async function streamTurn(
   options: ConversationOptions,
   gone: AbortSignal,
 ): Promise<void> {
-  const sent = await startMessage(
-    client,
-    id,
-    turn,
-    { taskQueue, options },
-    { acceptWithinMs: ACCEPT_WITHIN_MS, signal: gone },
-  );
+  // The live path from before the message is sent, so nothing of its turn is missed.
+  const feed = new LiveFeed(id);
+  let sent: Awaited<ReturnType<typeof startMessage>>;
+  try {
+    sent = await startMessage(
+      client,
+      id,
+      turn,
+      { taskQueue, options },
+      { acceptWithinMs: ACCEPT_WITHIN_MS, signal: gone },
+    );
+  } catch (err) {
+    feed.close();
+    throw err;
+  }
   // The turn's number is known at its start (turn_started names the message).
   let ours: number | undefined;
-  const stream = streamEvents(client, id, {
-    messageId: sent.messageId,
-    signal: gone,
-    until: (e) => ours !== undefined && isTurnEnd(e, ours),
-  });
+  const answers = (e: AgentEvent) => e.type === 'turn_started' && e.messageId === sent.messageId;
+  const merge = new LiveTextMerge();
+  const stream = withLiveText(
+    id,
+    (live) =>
+      streamEvents(client, id, {
+        ...live,
+        messageId: sent.messageId,
+        signal: gone,
+        until: (e) => ours !== undefined && isTurnEnd(e, ours),
+      }),
+    { feed, merge, startsWith: answers },
+  );
   const mine = async function* () {
     for await (const e of stream) {
-      if (ours === undefined && e.type === 'turn_started' && e.messageId === sent.messageId) ours = e.turn;
-      if (ours !== undefined && e.turn === ours) yield e;
+      if (ours === undefined && answers(e)) ours = e.turn;
+      if (ours !== undefined && e.turn === ours) {
+        yield e;
+        if (isTurnEnd(e, ours)) return;
+      }
     }
   };
   const events = sent.queued ? mine() : await unlessRefused(refusalOf(sent.result()), mine());
-  await sendEvents(res, events, gone, sent.queued ? queuedNote(id) : undefined);
+  await sendEvents(res, events, gone, {
+    idOf: (e) => merge.positionOf(e),
+    ...(sent.queued ? { queued: queuedNote(id) } : {}),
+  });
+}
+
+/** `POST /runs` with `Accept: text/event-stream`: the run just started, streamed from its first event to its end. */
+export async function streamRun(res: ServerResponse, client: Client, id: string, gone: AbortSignal): Promise<void> {
+  const merge = new LiveTextMerge();
+  const stream = withLiveText(
+    id,
+    (live) => streamEvents(client, id, { ...live, after: -1, signal: gone, until: (e) => isTurnEnd(e) }),
+    { merge },
+  );
+  await sendEvents(res, stream, gone, { idOf: (e) => merge.positionOf(e) });
 }
 
 /** What a stream of a queued message says first (`event: queued`). */
@@ -107,18 +150,26 @@ function queuedNote(id: string): Record<string, string> {
   };
 }
 
+/** Options of {@link sendEvents}. */
+export interface SendEventsOptions {
+  /** What a stream of a queued message says first (`event: queued`). */
+  queued?: Record<string, string>;
+  /** Resolves when the stream can no longer fail on what was asked (see `onChecked`): the headers then go at once. */
+  checked?: Promise<void>;
+  /** Each event's id (default: its offset): where a reader that got it resumes from (`Last-Event-ID`). */
+  idOf?: (event: AgentEvent) => string;
+}
+
 /**
- * Writes events as Server-Sent Events (`id:` = offset, `data:` = the event's JSON), with a
- * comment every 15 s so proxies keep the connection open. An error after the stream has started
- * (e.g. events no longer kept) is sent as an `error` event before the stream ends.
+ * Writes events as Server-Sent Events (`id:` = where the reader stands, `data:` = the event's
+ * JSON), with a comment every 15 s so proxies keep the connection open. An error after the stream
+ * has started (e.g. events no longer kept) is sent as an `error` event before the stream ends.
  */
 export async function sendEvents(
   res: ServerResponse,
   stream: AsyncGenerator<AgentEvent>,
   gone: AbortSignal,
-  queued?: Record<string, string>,
-  /** Resolves when the stream can no longer fail on what was asked (see `onChecked`): the headers then go at once. */
-  checked?: Promise<void>,
+  { queued, checked, idOf = (e) => String(e.offset) }: SendEventsOptions = {},
 ): Promise<void> {
   // Errors before the first event (the events are no longer kept, say) become ordinary HTTP
   // errors; a stream with nothing to send yet still answers at once, so the client knows it is
@@ -140,7 +191,7 @@ export async function sendEvents(
   res.write(': durable-agents events\n\n');
   if (queued) res.write(`event: queued\ndata: ${JSON.stringify(queued)}\n\n`);
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
-  const send = (e: AgentEvent) => res.write(`id: ${e.offset}\ndata: ${JSON.stringify(e)}\n\n`);
+  const send = (e: AgentEvent) => res.write(`id: ${idOf(e)}\ndata: ${JSON.stringify(e)}\n\n`);
   try {
     const opening = first ?? (await next);
     if (!opening.done) send(opening.value);

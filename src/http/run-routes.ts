@@ -2,11 +2,10 @@ import type { AgentInput } from '../core/state/run-options';
 import { outcomeJson } from '../client/outcome-json';
 import { readStatus, readTranscript } from '../client/workflow-controls';
 import { ClientError } from '../client/client-error';
-import { isTurnEnd, streamEvents } from '../client/event-stream';
 import { runOutcome, startAgentRun } from '../client/run-agent';
 import { deleteRun } from '../client/delete-run';
 import { listRoute } from './list-routes';
-import { events, sendEvents, wantsEventStream } from './event-stream-routes';
+import { events, streamRun, wantsEventStream } from './event-stream-routes';
 import { deliverEventRoute } from './event-routes';
 import { approve, idempotencyKey } from './approval-routes';
 import {
@@ -73,11 +72,7 @@ async function startRun({ req, res, o, scope, gone, bounded }: RequestContext): 
   });
   if (wantsEventStream(req)) {
     res.setHeader('x-workflow-id', handle.workflowId);
-    return sendEvents(
-      res,
-      streamEvents(o.client, handle.workflowId, { after: -1, signal: gone, until: (e) => isTurnEnd(e) }),
-      gone,
-    );
+    return streamRun(res, o.client, handle.workflowId, gone);
   }
   const outcome = await bounded(() => runOutcome(handle));
   if (outcome === undefined)

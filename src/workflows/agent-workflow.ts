@@ -1,15 +1,7 @@
 import { carriedIn, carryVersion } from '../core/state/carry-versions';
 import { extractAfterTurn, runMemory } from './memory-steps';
 import type { RunContext } from './run-context';
-import {
-  allHandlersFinished,
-  ApplicationFailure,
-  condition,
-  ContinueAsNew,
-  continueAsNew,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ApplicationFailure, ContinueAsNew, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
 import { applyAgent } from '../core/state/agents';
 import { applyInterruption, startRun } from '../core/run/agent-loop';
 import { carriedRunState, shouldContinueAsNew, type AgentWorkflowInput } from '../core/run/run-carry';
@@ -146,7 +138,7 @@ async function continueRun(
   run: RunRef,
   timeLimit: TimeLimit | undefined,
 ): Promise<never> {
-  await condition(allHandlersFinished);
+  await host.quiesce();
   const timeLeftMs = timeLimit?.remaining();
   timeLimit?.cancel();
   return continueAsNew<typeof agentWorkflow>({

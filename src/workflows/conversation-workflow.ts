@@ -1,6 +1,5 @@
 import { carriedIn, carryVersion } from '../core/state/carry-versions';
 import {
-  allHandlersFinished,
   ApplicationFailure,
   condition,
   ContinueAsNew,
@@ -90,7 +89,7 @@ export async function conversationWorkflow(input: ConversationInput): Promise<Co
     await start(session, host, input);
     await serve(session, host, messages, parseDuration(input.idleTimeout ?? DEFAULT_IDLE_TIMEOUT));
     host.events.conversationState('closed');
-    await condition(allHandlersFinished);
+    await host.quiesce();
     return conversationResult(host.workflowId, session.conv, session.closeReason!);
   } catch (err) {
     // Continue-as-new goes on in a new run; a cancelled or failed conversation shows how it ended.
@@ -207,7 +206,7 @@ async function start(session: ConversationSession, host: AgentHost, input: Conve
         : { ...session.conv, tools: resolved.tools, agentVersion: resolved.version };
     } catch (err) {
       if (isCancellation(err)) throw err;
-      if (!refresh) return failToStart(session, failureInfo(err));
+      if (!refresh) return failToStart(session, host, failureInfo(err));
       // This build cannot resolve the agent (it was removed or renamed): the conversation goes on as it was.
       log.warn('the agent could not be resolved on this build; the conversation keeps its definition', {
         error: failureInfo(err).error,
@@ -235,10 +234,11 @@ const START_FAILURE_GRACE = '10s';
  */
 async function failToStart(
   session: ConversationSession,
+  host: AgentHost,
   failure: { error: string; errorType: string },
 ): Promise<never> {
   session.startFailure = failure;
-  await condition(allHandlersFinished);
+  await host.quiesce();
   await condition(() => false, START_FAILURE_GRACE);
   throw ApplicationFailure.nonRetryable(failure.error, failure.errorType);
 }
@@ -257,10 +257,8 @@ async function serve(
   // Worker Versioning: the deployment's current build is no longer the one this run is pinned to.
   const buildChanged = () => workflowInfo().targetWorkerDeploymentVersionChanged === true;
   // At a turn boundary, once the Updates under way are done; a message arriving meanwhile is served first.
-  const quiet = async () => {
-    await condition(() => allHandlersFinished() || messages.length > 0 || session.ending);
-    return messages.length === 0 && !session.ending;
-  };
+  const quiet = async () =>
+    (await host.quiesce(() => messages.length > 0 || session.ending)) && messages.length === 0 && !session.ending;
   let idleSince = Date.now();
   // Set once a nudge woke the idle conversation without moving it: the idle timeout still counts from the last turn.
   let idleUntil: number | undefined;

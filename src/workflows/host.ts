@@ -1,4 +1,4 @@
-import { setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, setCurrentDetails, workflowInfo } from '@temporalio/workflow';
 import { EventLog, type EventLogSnapshot } from '../core/events/event-log';
 import type { AgentEventBody } from '../core/events/agent-events';
 import type { DeliveredEvent } from '../core/time/durable-waits';
@@ -14,6 +14,7 @@ import { SharedMessages, shareEvents } from './message-sink';
 import type { RunContext, RunRef } from './run-context';
 import { countRun } from './run-metrics';
 import { followSearchAttributes, SearchAttributes, type ConversationValues } from './search-attributes';
+import { WorkflowStreamDoor } from './workflow-streams';
 
 /** What a workflow run of an agent carries to the next when it continues as new: its event stream and inbox. */
 export interface HostCarry {
@@ -41,6 +42,8 @@ export class AgentHost {
   readonly events: EventLog;
   readonly inbox: EventInbox;
   readonly approvals: ApprovalRelay;
+  /** The event log's door for Temporal's Workflow Streams subscribers (any SDK). */
+  readonly streams: WorkflowStreamDoor;
   private attributes?: SearchAttributes;
 
   /**
@@ -63,6 +66,7 @@ export class AgentHost {
     shareEvents(this.events);
     if (firstMessage !== undefined) this.events.startTurn(1, firstMessage);
     handleEvents(this.events, turn);
+    this.streams = new WorkflowStreamDoor(this.events);
     this.approvals = handleApprovals(current, this.events, lastTurn);
     // Events for wait_for_event, kept across turns and continue-as-new until a wait takes them.
     this.inbox = new EventInbox(carry?.inbox, carry?.eventIds);
@@ -131,6 +135,19 @@ export class AgentHost {
   ): void {
     countRun(kind, status, agent);
     this.events.emit(turn, end);
+  }
+
+  /**
+   * Waits until every handler under way is done (before continue-as-new or the end of a
+   * conversation), or `unless` turns true first; Workflow Streams polls, which wait for events,
+   * are let go first. Answers whether the handlers finished (polls are taken again when not).
+   */
+  async quiesce(unless: () => boolean = () => false): Promise<boolean> {
+    this.streams.detach();
+    await condition(() => allHandlersFinished() || unless());
+    const finished = allHandlersFinished();
+    if (!finished) this.streams.attach();
+    return finished;
   }
 
   /** What continue-as-new carries of the host: the event stream's offsets and recent events, the undelivered events. */

@@ -25,6 +25,10 @@ const STORY = Array.from({ length: WORDS }, (_, i) => `w${i}`).join(' ');
 describeWithRedis('the live path across API replicas and workers (AGENT_LIVE_URL, Redis)', () => {
   const processes: Started[] = [];
   let redis: TestRedis | undefined;
+  /** The fleet's settings and its two replicas, once the first test started them. */
+  let env: NodeJS.ProcessEnv;
+  let replicas: string[] = [];
+  let gate: { opened: Promise<void>; open(): void } = openGate();
   afterAll(async () => {
     for (const p of processes) p.kill('SIGKILL');
     await redis?.stop();
@@ -34,14 +38,13 @@ describeWithRedis('the live path across API replicas and workers (AGENT_LIVE_URL
   it('carries each word to readers on both replicas once, in order; survives Redis killed mid-answer, down at start, and back', async () => {
     // Each answer is written a word at a time ("slow" ones slowly enough to kill Redis in the
     // middle); after its fifth word it waits for the test (until both replicas show the turn).
-    let gate: { opened: Promise<void>; open(): void } = openGate();
     const model = await startModel((req: ChatRequest) => ({
       content: STORY,
       chunkDelayMs: lastOf(req, 'user').startsWith('slow') ? 120 : 25,
       beforePiece: (i: number) => (i === 5 ? gate.opened : undefined),
     }));
     redis = await startRedis({ start: false });
-    const env = cleanEnv({
+    env = cleanEnv({
       TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
       AGENT_TASK_QUEUE: `live-fleet-${randomUUID()}`,
       OPENAI_BASE_URL: model.baseURL,
@@ -68,7 +71,7 @@ describeWithRedis('the live path across API replicas and workers (AGENT_LIVE_URL
           120_000,
         ),
       );
-    const [a, b] = ports.map((p) => `http://127.0.0.1:${p}`);
+    const [a, b] = (replicas = ports.map((p) => `http://127.0.0.1:${p}`));
 
     // What Redis carries, seen by a subscriber of the test's own.
     const watcher = createClient({ url: redis.url });
@@ -155,7 +158,81 @@ describeWithRedis('the live path across API replicas and workers (AGENT_LIVE_URL
     );
     await again.close();
   }, 300_000);
+
+  it("the HTTP API's event streams are live on every replica, and one killed mid-answer is resumed on another by Last-Event-ID", async () => {
+    const [a, b] = replicas;
+    expect(a && b).toBeTruthy();
+    const port = await freePort();
+    const doomed = await startTs(
+      ['serve.ts'],
+      { ...env, PORT: String(port), AGENT_SERVE_WORKER: 'false' },
+      /Press Ctrl\+C/,
+      120_000,
+    );
+    processes.push(doomed);
+    const c = `http://127.0.0.1:${port}`;
+    const id = `live-sse-${randomUUID()}`;
+    gate = openGate();
+    // The turn, posted as a stream on A (POST /conversations/:id/messages, Accept: text/event-stream).
+    const onA = sse(
+      fetch(`${a}/conversations/${id}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ message: 'slow four' }),
+      }),
+    );
+    await eventually(() => onA.deltas().length > 0, 60_000);
+    // A page on C follows the conversation's events (GET /conversations/:id/events, as the chat page does).
+    const onC = sse(fetch(`${c}/conversations/${id}/events`, { headers: { accept: 'text/event-stream' } }));
+    await eventually(() => onC.deltas().length > 0, 60_000);
+    gate.open();
+    // C dies mid-answer; the page reconnects to B with the last id it got, as an EventSource does.
+    await eventually(() => onC.text().split(' ').length >= 12, 60_000);
+    doomed.kill('SIGKILL');
+    await onC.done.catch(() => undefined);
+    const last = onC.lastId();
+    expect(last).toBeDefined();
+    const onB = sse(
+      fetch(`${b}/conversations/${id}/events`, { headers: { accept: 'text/event-stream', 'last-event-id': last! } }),
+      (e) => e.type === 'turn_completed',
+    );
+    await Promise.all([onA.done, onB.done]);
+    expect(onA.text()).toBe(STORY);
+    expect(onC.text() + onB.text()).toBe(STORY);
+    // Word by word on the replica that posted it, where the durable log alone gives a batch a tenth of a second.
+    expect(onA.deltas().length).toBeGreaterThanOrEqual(40);
+    expect(onB.events().filter((e) => e.type === 'turn_completed')).toHaveLength(1);
+  }, 300_000);
 });
+
+/** A Server-Sent Events reader of the HTTP API: its events, text, last id, and its end (`until` or the stream's). */
+function sse(response: Promise<Response>, until?: (e: { type: string }) => boolean) {
+  const events: Array<{ type: string; delta?: string }> = [];
+  let lastId: string | undefined;
+  const done = (async () => {
+    const got = await response;
+    if (!got.body) throw new Error(`answered ${got.status} without a stream`);
+    const reader = got.body.getReader();
+    let buffer = '';
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      buffer += new TextDecoder().decode(r.value);
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const id = /^id: (.*)$/m.exec(block)?.[1];
+        const data = /^data: (\{.*)$/m.exec(block)?.[1];
+        if (!data || /^event: /m.test(block)) continue;
+        const e = JSON.parse(data) as { type: string; delta?: string };
+        events.push(e);
+        if (id !== undefined) lastId = id;
+        if (until?.(e)) return void reader.cancel().catch(() => undefined);
+      }
+    }
+  })();
+  const deltas = () => events.filter((e) => e.type === 'text_delta').map((e) => e.delta!);
+  return { done, events: () => events, deltas, text: () => deltas().join(''), lastId: () => lastId };
+}
 
 /** A gate the scripted model waits at. */
 function openGate(): { opened: Promise<void>; open(): void } {

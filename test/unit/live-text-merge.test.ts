@@ -102,4 +102,62 @@ describe('LiveTextMerge', () => {
     expect(shown(m.durable(start))).toEqual(['turn_started']);
     expect(m.waiting).toBe(false);
   });
+
+  it('goes on from any event’s position without showing text twice or losing any', () => {
+    type Op = { durable: AgentEvent } | { live: { call: number; attempt: number; at: number; text: string } };
+    const ops: Op[] = [
+      { durable: ev({ type: 'turn_started', message: 'hi' }) },
+      { durable: ev({ type: 'model_call_started', call: 1, iteration: 1 }) },
+      { live: { call: 1, attempt: 1, at: 0, text: 'Hello ' } },
+      { live: { call: 1, attempt: 1, at: 6, text: 'wor' } },
+      { durable: ev({ type: 'text_delta', call: 1, delta: 'Hello world' }) },
+      { live: { call: 1, attempt: 1, at: 11, text: '!' } },
+      { live: { call: 1, attempt: 2, at: 0, text: 'Bye' } },
+      { durable: ev({ type: 'text_delta', call: 1, delta: '!' }) },
+      { durable: ev({ type: 'model_retry', call: 1, attempt: 2, error: 'x' }) },
+      { live: { call: 1, attempt: 2, at: 3, text: ' now' } },
+      { durable: ev({ type: 'text_delta', call: 1, delta: 'Bye now' }) },
+      { live: { call: 1, attempt: 2, at: 7, text: '.' } },
+      { durable: ev({ type: 'text_delta', call: 1, delta: '.' }) },
+      { durable: ev({ type: 'turn_completed', result: {} }) },
+    ];
+    const feed = (m: LiveTextMerge, op: Op) => ('durable' in op ? m.durable(op.durable) : m.live(op.live));
+    /** What a reader shows: the events other than text, and the text of the attempt shown last. */
+    const screen = (events: AgentEvent[]) => {
+      let text = '';
+      const others: string[] = [];
+      for (const e of events) {
+        if (e.type === 'text_delta') text += e.delta;
+        else if (e.type === 'model_retry') text = '';
+        if (e.type !== 'text_delta') others.push(e.type);
+      }
+      return { text, others };
+    };
+    const whole = new LiveTextMerge();
+    const all = ops.map((op) => feed(whole, op));
+    expect(screen(all.flat())).toEqual({
+      text: 'Bye now.',
+      others: ['turn_started', 'model_call_started', 'model_retry', 'turn_completed'],
+    });
+    // Cut after each event shown; the reader comes back with its position and reads on.
+    all.forEach((outputs, i) =>
+      outputs.forEach((event, j) => {
+        const seen = [...all.slice(0, i).flat(), ...outputs.slice(0, j + 1)];
+        const back = LiveTextMerge.resume(whole.positionOf(event))!;
+        expect(back.after).toBe(event.offset);
+        // The durable log from its position on; live pieces only from those sent after it came back.
+        const rest = ops.slice(i + 1);
+        const again = 'durable' in ops[i] && ops[i].durable.offset > back.after ? [ops[i], ...rest] : rest;
+        const resumed = again
+          .filter((op) => !('durable' in op) || op.durable.offset > back.after)
+          .flatMap((op) => feed(back.merge, op));
+        expect(screen([...seen, ...resumed])).toEqual({
+          text: 'Bye now.',
+          others: ['turn_started', 'model_call_started', 'model_retry', 'turn_completed'],
+        });
+      }),
+    );
+    expect(LiveTextMerge.resume('x')).toBeUndefined();
+    expect(LiveTextMerge.resume('3.1')).toBeUndefined();
+  });
 });

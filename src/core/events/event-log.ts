@@ -109,6 +109,11 @@ export class EventLog {
     return this.next;
   }
 
+  /** The oldest offset still kept (the next one when none is). */
+  get firstKept(): number {
+    return this.events[0]?.offset ?? this.next;
+  }
+
   /** Appends one event. */
   emit(turn: number, body: AgentEventBody): AgentEvent {
     const event = { ...body, offset: this.next++, turn } as AgentEvent;
@@ -223,7 +228,7 @@ export class EventLog {
    * of JSON (always at least one). Without `after`: from the start of the latest turn.
    */
   read(request: EventsRequest = {}): EventPage {
-    const firstKept = this.events[0]?.offset ?? this.next;
+    const firstKept = this.firstKept;
     let from: number;
     if (request.messageId !== undefined) {
       from = findLastIndex(

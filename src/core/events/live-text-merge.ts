@@ -55,6 +55,59 @@ export class LiveTextMerge {
   private next?: number;
   /** Live events beyond the next to show, until the events before them come. */
   private readonly ahead = new Map<number, AgentEvent>();
+  /** The latest call started: the only one whose text can be shown ahead of the log. */
+  private latestCall?: number;
+  /** Where each event shown leaves the reader (see {@link LiveTextMerge.positionOf}). */
+  private readonly positions = new WeakMap<AgentEvent, string>();
+
+  /**
+   * A merge that goes on from where a reader was left (a {@link LiveTextMerge.positionOf} it was
+   * given, e.g. as a Server-Sent Event's id): its durable events are read after `after`, and the
+   * text it had seen ahead of the log is not shown again. Undefined for a malformed position.
+   */
+  static resume(position: string): { merge: LiveTextMerge; after: number } | undefined {
+    const m = /^(\d+)(?:\.(\d+)\.(\d+)\.(\d+)\.(\d+)\.(\d+)\.(\d+))?$/.exec(position);
+    if (!m) return undefined;
+    const [after, turn, call, attempt, durableAttempt, durableAt, shown] = m.slice(1).map(Number);
+    if (!Number.isSafeInteger(after)) return undefined;
+    const merge = new LiveTextMerge();
+    merge.next = after + 1;
+    merge.lastOffset = after;
+    if (m[2] !== undefined) {
+      merge.latestCall = call;
+      merge.calls.set(call, {
+        turn,
+        attempt,
+        shown,
+        durableAttempt,
+        durableAt,
+        liveRetries: new Set(attempt > durableAttempt ? [attempt] : []),
+      });
+    }
+    return { merge, after };
+  }
+
+  /**
+   * Where a reader that was shown `event` (an event this merge returned) stands: its offset when
+   * the text shown so far is all in the log, else also how far the live text went. Give it to
+   * {@link LiveTextMerge.resume} to go on without showing anything twice.
+   */
+  positionOf(event: AgentEvent): string {
+    return this.positions.get(event) ?? String(event.offset);
+  }
+
+  /** `event`, shown now: where it leaves the reader is kept. */
+  private shown(event: AgentEvent): AgentEvent {
+    const c = this.latestCall === undefined ? undefined : this.calls.get(this.latestCall);
+    const even = !c || (c.shown === c.durableAt && c.attempt === c.durableAttempt);
+    this.positions.set(
+      event,
+      even
+        ? String(this.lastOffset)
+        : [this.lastOffset, c.turn, this.latestCall, c.attempt, c.durableAttempt, c.durableAt, c.shown].join('.'),
+    );
+    return event;
+  }
 
   /** Whether live items wait for the durable log (their call's start, or events before them): read it now. */
   get waiting(): boolean {
@@ -110,7 +163,8 @@ export class LiveTextMerge {
           durableAt: 0,
           liveRetries: new Set(),
         });
-        const out: AgentEvent[] = [e];
+        this.latestCall = e.call;
+        const out: AgentEvent[] = [this.shown(e)];
         const early = this.early.get(e.call) ?? [];
         this.early.delete(e.call);
         this.earlyCount -= early.length;
@@ -119,7 +173,7 @@ export class LiveTextMerge {
       }
       case 'model_retry': {
         const c = this.calls.get(e.call);
-        if (!c) return [e];
+        if (!c) return [this.shown(e)];
         c.durableAttempt = e.attempt;
         c.durableAt = 0;
         if (c.liveRetries.has(e.attempt)) return [];
@@ -128,25 +182,26 @@ export class LiveTextMerge {
         c.attempt = Math.max(c.attempt, e.attempt);
         c.shown = 0;
         c.ahead = undefined;
-        return [e];
+        return [this.shown(e)];
       }
       case 'text_delta': {
         const c = this.calls.get(e.call);
-        if (!c) return [e];
+        if (!c) return [this.shown(e)];
         if (c.durableAttempt < c.attempt) return []; // the live path shows a later attempt already
         const from = c.durableAt;
         c.durableAt += e.delta.length;
         const out: AgentEvent[] = [];
         if (c.durableAt > c.shown) {
-          out.push({ ...e, delta: e.delta.slice(Math.max(0, c.shown - from)) });
+          const delta = e.delta.slice(Math.max(0, c.shown - from));
           c.shown = c.durableAt;
+          out.push(this.shown({ ...e, delta }));
         }
         const ahead = this.catchUp(c, e.call);
         if (ahead) out.push(ahead);
         return out;
       }
       default:
-        return [e];
+        return [this.shown(e)];
     }
   }
 
@@ -185,8 +240,9 @@ export class LiveTextMerge {
       return out;
     }
     if (end > c.shown) {
-      out.push(this.event(c, { type: 'text_delta', call: piece.call, delta: piece.text.slice(c.shown - piece.at) }));
+      const delta = piece.text.slice(c.shown - piece.at);
       c.shown = end;
+      out.push(this.event(c, { type: 'text_delta', call: piece.call, delta }));
     }
     return out;
   }
@@ -204,6 +260,6 @@ export class LiveTextMerge {
   }
 
   private event(c: CallText, body: Extract<AgentEventBody, { type: 'text_delta' | 'model_retry' }>): AgentEvent {
-    return { ...body, turn: c.turn, offset: this.lastOffset } as AgentEvent;
+    return this.shown({ ...body, turn: c.turn, offset: this.lastOffset } as AgentEvent);
   }
 }
