@@ -2,19 +2,16 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { CredentialStore } from '../../src/tools/credential-store';
-import { cleanEnv, ROOT } from '../helpers/processes';
+import { cleanEnv, nodeArgs, ROOT } from '../helpers/processes';
 
 /**
  * `credentials set` run many times at once, as a deploy script that sets each tenant's keys in
  * parallel does: every secret lands (they were read, changed and written over each other).
  */
-const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
-
 /** Runs the CLI with `stdin` as its input; resolves with its exit code and stderr. */
 function cli(args: string[], env: NodeJS.ProcessEnv, stdin: string): Promise<[number | null, string]> {
-  const child = spawn(process.execPath, ['--import', TSX, 'client.ts', ...args], { cwd: ROOT, env });
+  const child = spawn(process.execPath, nodeArgs(['client.ts', ...args]), { cwd: ROOT, env });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   child.stdin.end(stdin);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cleanEnv, ROOT, runTs, devServerPort } from '../helpers/processes';
+import { cleanEnv, ROOT, runTs, devServerPort, nodeArgs } from '../helpers/processes';
 import { answer, call, closeScriptedModels, startModel, toolResults } from '../helpers/scripted-model';
 
 /** MCP from the command line: AGENT_MCP_CONFIG gives the CLI's (and `npm start`'s) worker MCP tools. */
@@ -25,7 +25,7 @@ describe('AGENT_MCP_CONFIG', () => {
     const config = mcpConfig({
       test: {
         command: process.execPath,
-        args: ['--import', 'tsx', join(ROOT, 'test', 'helpers', 'mcp-test-server.ts'), '--stdio'],
+        args: nodeArgs([join(ROOT, 'test', 'helpers', 'mcp-test-server.ts'), '--stdio']),
         cwd: ROOT,
       },
     });
@@ -55,7 +55,7 @@ describe('AGENT_MCP_CONFIG', () => {
       AGENT_MCP_CONFIG: mcpConfig({
         test: {
           command: process.execPath,
-          args: ['--import', 'tsx', join(ROOT, 'test', 'helpers', 'mcp-test-server.ts'), '--stdio'],
+          args: nodeArgs([join(ROOT, 'test', 'helpers', 'mcp-test-server.ts'), '--stdio']),
           cwd: ROOT,
         },
       }),

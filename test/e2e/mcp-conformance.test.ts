@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { exampleAgents } from '../../scripts/demo-agents/agents';
 import { freePort } from '../../src/connection/dev-server';
-import { cleanEnv, ROOT } from '../helpers/processes';
+import { cleanEnv, ROOT, nodeArgs } from '../helpers/processes';
 import { node24 } from '../helpers/node24';
 import { answer, closeScriptedModels, startModel } from '../helpers/scripted-model';
 import { connectTestTemporal, createTestWorker, type TestTemporal } from '../helpers/temporal';
@@ -53,7 +53,7 @@ beforeAll(async () => {
   const port = await freePort();
   url = `http://127.0.0.1:${port}/mcp`;
   // No tokens, on loopback: the case DNS rebinding is about.
-  server = spawn(process.execPath, ['--import', 'tsx', 'mcp.ts', '--http', '--port', String(port)], {
+  server = spawn(process.execPath, nodeArgs(['mcp.ts', '--http', '--port', String(port)]), {
     cwd: ROOT,
     env: cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, AGENT_TASK_QUEUE: taskQueue }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -146,7 +146,7 @@ const CLIENT_SCENARIOS = [
   'auth/offline-access-not-supported',
 ];
 
-const DRIVER = `${process.execPath} --import tsx ${join(ROOT, 'test', 'fixtures', 'mcp-conformance-client.ts')}`;
+const DRIVER = [process.execPath, ...nodeArgs([join(ROOT, 'test', 'fixtures', 'mcp-conformance-client.ts')])].join(' ');
 
 /** Runs the suite's client side against our driver; resolves with its exit code and output. */
 function clientConformance(...args: string[]): Promise<{ code: number | null; output: string }> {

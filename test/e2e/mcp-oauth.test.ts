@@ -7,7 +7,7 @@ import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { decideApproval, readStatus } from '../../src/client/workflow-controls';
 import { freePort } from '../../src/connection/dev-server';
 import { ToolRegistry } from '../../src/tools/registry';
-import { cleanEnv, ROOT, startTs, type Started } from '../helpers/processes';
+import { cleanEnv, ROOT, startTs, type Started, nodeArgs } from '../helpers/processes';
 import { answer, call, startModel, toolResults } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 
@@ -67,7 +67,7 @@ it.each([
         status: 'failed',
         error: expect.stringMatching(/needs a login: run `durable-agents mcp login vault`/),
       });
-      const login = spawn(process.execPath, ['--import', 'tsx', 'client.ts', 'mcp', 'login', 'vault'], {
+      const login = spawn(process.execPath, nodeArgs(['client.ts', 'mcp', 'login', 'vault']), {
         cwd: ROOT,
         env: cleanEnv({ AGENT_MCP_CONFIG: config, AGENT_MCP_TOKENS: tokens }),
       });
@@ -133,11 +133,10 @@ it.each([
       expect(pending?.question).toMatch(
         new RegExp(`needs a login: run \`durable-agents mcp login vault --tenant ${tenant}\``),
       );
-      const acme = spawn(
-        process.execPath,
-        ['--import', 'tsx', 'client.ts', 'mcp', 'login', 'vault', '--tenant', tenant],
-        { cwd: ROOT, env: cleanEnv({ AGENT_MCP_CONFIG: config, AGENT_MCP_TOKENS: tokens }) },
-      );
+      const acme = spawn(process.execPath, nodeArgs(['client.ts', 'mcp', 'login', 'vault', '--tenant', tenant]), {
+        cwd: ROOT,
+        env: cleanEnv({ AGENT_MCP_CONFIG: config, AGENT_MCP_TOKENS: tokens }),
+      });
       let acmeSaid = '';
       acme.stderr.on('data', (d) => (acmeSaid += d));
       acme.stdout.on('data', (d) => (acmeSaid += d));

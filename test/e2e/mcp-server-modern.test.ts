@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { defineAgent } from '../../src/agents/define-agent';
 import { freePort } from '../../src/connection/dev-server';
-import { cleanEnv, eventually, ROOT, startTs, type Started } from '../helpers/processes';
+import { cleanEnv, eventually, ROOT, startTs, type Started, nodeArgs } from '../helpers/processes';
 import { answer, call, lastOf, startModel, toolResults } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 import { testRegistry } from '../helpers/test-tools';
@@ -231,7 +231,7 @@ it('serves a 2026-07-28 client statelessly: tools, approvals as input_required, 
       await piped.connect(
         new StdioClientTransport({
           command: process.execPath,
-          args: ['--import', 'tsx', 'mcp.ts'],
+          args: nodeArgs(['mcp.ts']),
           cwd: ROOT,
           env: env as Record<string, string>,
           stderr: 'pipe',

@@ -5,7 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { calculatorAgent, exampleAgents } from '../../scripts/demo-agents/agents';
 import { freePort } from '../../src/connection/dev-server';
-import { cleanEnv, ROOT, runTs, devServerPort } from '../helpers/processes';
+import { cleanEnv, ROOT, runTs, devServerPort, nodeArgs } from '../helpers/processes';
 import { answer, call, closeScriptedModels, lastOf, startModel, toolResults } from '../helpers/scripted-model';
 import { connectTestTemporal, createTestWorker, type TestTemporal } from '../helpers/temporal';
 
@@ -40,7 +40,7 @@ describe('npm run mcp over stdio (embedded Temporal, its own worker)', () => {
     const client = new McpClient({ name: 'e2e', version: '1' });
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', 'mcp.ts'],
+      args: nodeArgs(['mcp.ts']),
       cwd: ROOT,
       env: env as Record<string, string>,
       stderr: 'pipe',
@@ -120,7 +120,7 @@ describe('npm run mcp -- --http (a configured Temporal, workers elsewhere)', () 
     await worker.runUntil(async () => {
       const server = spawn(
         process.execPath,
-        ['--import', 'tsx', 'mcp.ts', '--http', '--port', String(port), '--agents', 'calculator'],
+        nodeArgs(['mcp.ts', '--http', '--port', String(port), '--agents', 'calculator']),
         { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let stderr = '';

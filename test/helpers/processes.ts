@@ -13,15 +13,19 @@ export const ROOT = join(__dirname, '..', '..');
  * repository runs bundled (see {@link programOf}); one elsewhere (a user's project) through tsx.
  */
 function spawnTs(args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): ChildProcess {
+  // Its own process group, as in a terminal, so a signal can reach everything it started.
+  return spawn(process.execPath, nodeArgs(args, cwd), { cwd, env, detached: true });
+}
+
+/**
+ * Node's arguments to run a TypeScript entry point (`args[0]`, relative to `cwd`) with `args`:
+ * bundled when it is this repository's (see {@link programOf}), else through tsx (by path: from
+ * another directory, a project of a user's, `--import tsx` would not resolve).
+ */
+export function nodeArgs(args: string[], cwd = ROOT): string[] {
   const [entry, ...rest] = args;
   const bundled = programOf(resolve(cwd, entry));
-  // Its own process group, as in a terminal, so a signal can reach everything it started. tsx by
-  // path: from another directory (a project of a user's) `--import tsx` would not resolve.
-  return spawn(process.execPath, bundled ? [bundled, ...rest] : ['--import', TSX, ...args], {
-    cwd,
-    env,
-    detached: true,
-  });
+  return bundled ? [bundled, ...rest] : ['--import', TSX, ...args];
 }
 
 /** tsx's loader, as a URL `--import` takes from any directory. */

@@ -10,7 +10,7 @@ import { AgentsPlugin } from '../../src/worker/agents-plugin';
 import { decideApproval, readStatus } from '../../src/client/workflow-controls';
 import { freePort } from '../../src/connection/dev-server';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
-import { eventually, ROOT } from '../helpers/processes';
+import { eventually, ROOT, nodeArgs } from '../helpers/processes';
 import { answer, call, startModel, toolResults } from '../helpers/scripted-model';
 import { createTestWorker, modelAt, useTestTemporal } from '../helpers/temporal';
 
@@ -29,7 +29,7 @@ function scratch(): { dir: string; log: string; read: () => string } {
 }
 
 function stdioServer(env: Record<string, string>): McpServerConfig {
-  return { command: process.execPath, args: ['--import', 'tsx', SERVER, '--stdio'], cwd: ROOT, env };
+  return { command: process.execPath, args: nodeArgs([SERVER, '--stdio']), cwd: ROOT, env };
 }
 
 /** An HTTP MCP server process, started again whenever it exits (as a supervisor would), until stopped. */
@@ -39,7 +39,7 @@ async function httpServer(env: Record<string, string>): Promise<{ url: string; s
   let stopped = false;
   const start = (): Promise<void> =>
     new Promise((resolve, reject) => {
-      const c = spawn(process.execPath, ['--import', 'tsx', SERVER, '--http', String(port)], {
+      const c = spawn(process.execPath, nodeArgs([SERVER, '--http', String(port)]), {
         cwd: ROOT,
         env: { ...process.env, ...env },
         stdio: ['ignore', 'pipe', 'inherit'],
