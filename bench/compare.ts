@@ -35,6 +35,7 @@ import { longRun } from './long-run';
 import { manySteps } from './many-steps';
 import { protocolLatency, type ProtocolLatencies } from './protocol-latency';
 import { chatLatency, chatLatencyTable, type ChatLatencies } from './chat-latency';
+import { fleetLatency, fleetLatencyTable, type FleetLatencies } from './fleet-latency';
 import { measureWorkerStart, type WorkerStartFigures } from './worker-start';
 import { isTurnEnd, streamEvents } from '../src/client/event-stream';
 
@@ -49,6 +50,8 @@ const HISTORY_STEPS = QUICK ? [10] : [10, 30, 60];
 const STREAM_WORDS = Number(process.env.BENCH_STREAM_WORDS ?? 200);
 /** Requests per case and system of the chat latency figures (`bench/chat-latency.ts`). */
 const CHAT_RUNS = Number(process.env.BENCH_CHAT_RUNS ?? 20);
+/** Turns per case and system of the production topology's figures (`bench/fleet-latency.ts`). */
+const FLEET_RUNS = Number(process.env.BENCH_FLEET_RUNS ?? 10);
 /** 10-step runs (0 ms model) per system per round for the step time; 10-step runs with a 200 ms model for actual / ideal. */
 const LATENCY_RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 5);
 const IDEAL_RUNS = Number(process.env.BENCH_IDEAL_RUNS ?? 3);
@@ -164,6 +167,7 @@ async function main(): Promise<void> {
   const protocols: ProtocolLatencies[] = [];
   let starts: WorkerStartFigures | undefined;
   let chat: ChatLatencies | undefined;
+  let fleet: FleetLatencies | undefined;
   try {
     // First, while the machine is quiet: the rounds below keep both CPUs busy for minutes.
     process.stderr.write('worker start to first poll, cold and warm...\n');
@@ -194,6 +198,10 @@ async function main(): Promise<void> {
     if (!QUICK) {
       process.stderr.write('the durability tax at the screen: POST /api/chat beside a plain AI SDK route...\n');
       chat = await chatLatency(server.address, CHAT_RUNS);
+      process.stderr.write(
+        'the same in the production topology: two API replicas, two workers, Redis, the engine on disk...\n',
+      );
+      fleet = await fleetLatency(FLEET_RUNS);
     }
   } finally {
     for (const s of [...systems, floor]) s.worker.kill('SIGKILL'); // floorHttp shares floor's worker
@@ -218,6 +226,12 @@ async function main(): Promise<void> {
       '\nThe durability tax at the screen (ours: `durable-agents serve`, its worker in the process; plain: `streamText` + `toUIMessageStreamResponse`):\n',
     );
     console.log(chatLatencyTable(chat));
+  }
+  if (fleet) {
+    console.log(
+      '\nThe production topology (two `serve --no-worker`, two workers, AGENT_LIVE_URL on Redis, the engine on disk) beside the plain route:\n',
+    );
+    console.log(fleetLatencyTable(fleet));
   }
   await adapterOverhead();
   await promptPrefix();

@@ -42,7 +42,7 @@ export async function startRedis(options: { start?: boolean } = {}): Promise<Tes
   };
   const kill = async () => {
     const s = server;
-    if (!s || s.exitCode !== null) return;
+    if (!s || s.exitCode !== null || s.signalCode !== null) return;
     const exited = new Promise((r) => s.once('exit', r));
     s.kill('SIGKILL');
     await exited;
