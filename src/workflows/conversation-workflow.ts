@@ -257,8 +257,13 @@ async function serve(
   // Worker Versioning: the deployment's current build is no longer the one this run is pinned to.
   const buildChanged = () => workflowInfo().targetWorkerDeploymentVersionChanged === true;
   // At a turn boundary, once the Updates under way are done; a message arriving meanwhile is served first.
-  const quiet = async () =>
-    (await host.quiesce(() => messages.length > 0 || session.ending)) && messages.length === 0 && !session.ending;
+  const quiet = async () => {
+    const go =
+      (await host.quiesce(() => messages.length > 0 || session.ending)) && messages.length === 0 && !session.ending;
+    // Not moving after all (a message came): Workflow Streams subscribers are served again.
+    if (!go) host.streams.attach();
+    return go;
+  };
   let idleSince = Date.now();
   // Set once a nudge woke the idle conversation without moving it: the idle timeout still counts from the last turn.
   let idleUntil: number | undefined;

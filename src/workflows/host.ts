@@ -140,7 +140,8 @@ export class AgentHost {
   /**
    * Waits until every handler under way is done (before continue-as-new or the end of a
    * conversation), or `unless` turns true first; Workflow Streams polls, which wait for events,
-   * are let go first. Answers whether the handlers finished (polls are taken again when not).
+   * are let go first. Answers whether the handlers finished (polls are taken again when not; a
+   * caller that does not continue as new or end after all calls `streams.attach()`).
    */
   async quiesce(unless: () => boolean = () => false): Promise<boolean> {
     this.streams.detach();

@@ -16,6 +16,7 @@ import {
   startMessage,
 } from '../../src/client/conversations';
 import { CONVERSATION_WORKFLOW_TYPE, memoryForgottenSignal, sendMessageUpdate } from '../../src/contracts/definitions';
+import { STREAM_POLL_UPDATE, type StreamPollResult } from '../../src/core/events/workflow-stream-wire';
 import { answer, call, lastOf, toolResults, type Step } from '../helpers/scripted-model';
 
 /** A writer that calls its researcher as a tool, then writes from what it found. */
@@ -743,6 +744,29 @@ export const conversationScenarios: ConversationScenario[] = [
       const handle = client.workflow.getHandle(id);
       await handle.cancel();
       await handle.result().catch(() => undefined);
+    },
+  },
+  {
+    // Workflow Streams subscribers: a poll answered at once, one that waits for the next turn,
+    // and one still waiting when the conversation ends (let go, so the end is not held up).
+    name: 'conversation-workflow-stream',
+    options: {},
+    model: conversationModel,
+    drive: async (client, id, taskQueue) => {
+      await sendMessage(client, id, { message: 'hello' }, { taskQueue });
+      const handle = client.workflow.getHandle(id);
+      const poll = (from: number) =>
+        handle.startUpdate<StreamPollResult, [{ topics: string[]; from_offset: number }]>(STREAM_POLL_UPDATE, {
+          args: [{ topics: [], from_offset: from }],
+          waitForStage: 'ACCEPTED',
+        });
+      const first = await (await poll(0)).result();
+      const waiting = await poll(first.next_offset);
+      await sendMessage(client, id, { message: 'add 1 and 2' }, { taskQueue });
+      const second = await waiting.result();
+      const last = await poll(second.next_offset + 1000);
+      await endConversation(client, id);
+      await last.result();
     },
   },
   {
