@@ -5,7 +5,7 @@ import type { ConversationOptions } from '../core/conversation/conversation-stat
 import { ClientError } from '../client/client-error';
 import { startMessage, type MessageRequest } from '../client/conversations';
 import { isTurnEnd, streamEvents } from '../client/event-stream';
-import { LiveFeed, withLiveText } from '../client/live-events';
+import { LiveFeed, withLiveText, type LiveTextOptions } from '../client/live-events';
 import { LiveTextMerge } from '../core/events/live-text-merge';
 import { describeKind, lookupWorkflow } from '../client/workflow-lookup';
 import { ACCEPT_WITHIN_MS, allow, HttpError } from './http-io';
@@ -60,12 +60,12 @@ export async function events(
   let checked!: () => void;
   const ready = new Promise<void>((resolve) => (checked = resolve));
   const { merge, after } = from;
-  const stream = withLiveText(
+  const { stream, idOf } = withIds(
     id,
     (live) => streamEvents(client, id, { ...live, after, signal: gone, onChecked: checked }),
     { merge },
   );
-  await sendEvents(res, stream, gone, { checked: ready, idOf: (e) => merge.positionOf(e) });
+  await sendEvents(res, stream, gone, { checked: ready, idOf });
 }
 
 /**
@@ -101,8 +101,7 @@ export async function streamTurn(
   // The turn's number is known at its start (turn_started names the message).
   let ours: number | undefined;
   const answers = (e: AgentEvent) => e.type === 'turn_started' && e.messageId === sent.messageId;
-  const merge = new LiveTextMerge();
-  const stream = withLiveText(
+  const { stream, idOf } = withIds(
     id,
     (live) =>
       streamEvents(client, id, {
@@ -111,7 +110,7 @@ export async function streamTurn(
         signal: gone,
         until: (e) => ours !== undefined && isTurnEnd(e, ours),
       }),
-    { feed, merge, startsWith: answers },
+    { feed, startsWith: answers },
   );
   const mine = async function* () {
     for await (const e of stream) {
@@ -123,21 +122,28 @@ export async function streamTurn(
     }
   };
   const events = sent.queued ? mine() : await unlessRefused(refusalOf(sent.result()), mine());
-  await sendEvents(res, events, gone, {
-    idOf: (e) => merge.positionOf(e),
-    ...(sent.queued ? { queued: queuedNote(id) } : {}),
-  });
+  await sendEvents(res, events, gone, { idOf, ...(sent.queued ? { queued: queuedNote(id) } : {}) });
 }
 
 /** `POST /runs` with `Accept: text/event-stream`: the run just started, streamed from its first event to its end. */
 export async function streamRun(res: ServerResponse, client: Client, id: string, gone: AbortSignal): Promise<void> {
-  const merge = new LiveTextMerge();
-  const stream = withLiveText(
-    id,
-    (live) => streamEvents(client, id, { ...live, after: -1, signal: gone, until: (e) => isTurnEnd(e) }),
-    { merge },
+  const { stream, idOf } = withIds(id, (live) =>
+    streamEvents(client, id, { ...live, after: -1, signal: gone, until: (e) => isTurnEnd(e) }),
   );
-  await sendEvents(res, stream, gone, { idOf: (e) => merge.positionOf(e) });
+  await sendEvents(res, stream, gone, { idOf });
+}
+
+/**
+ * A workflow's events with the live path merged in (see `withLiveText`), and each one's id: where
+ * a reader that got it stands, which `LiveTextMerge.resume` goes on from (`Last-Event-ID`).
+ */
+function withIds(
+  id: string,
+  open: Parameters<typeof withLiveText>[1],
+  options: LiveTextOptions = {},
+): { stream: AsyncGenerator<AgentEvent>; idOf: (event: AgentEvent) => string } {
+  const merge = options.merge ?? new LiveTextMerge();
+  return { stream: withLiveText(id, open, { ...options, merge }), idOf: (e) => merge.positionOf(e) };
 }
 
 /** What a stream of a queued message says first (`event: queued`). */

@@ -140,15 +140,13 @@ export class AgentHost {
   /**
    * Waits until every handler under way is done (before continue-as-new or the end of a
    * conversation), or `unless` turns true first; Workflow Streams polls, which wait for events,
-   * are let go first. Answers whether the handlers finished (polls are taken again when not; a
-   * caller that does not continue as new or end after all calls `streams.attach()`).
+   * are let go first and refused from then on. Answers whether the handlers finished; a caller
+   * that goes on after all takes polls again (`streams.attach()`).
    */
   async quiesce(unless: () => boolean = () => false): Promise<boolean> {
     this.streams.detach();
     await condition(() => allHandlersFinished() || unless());
-    const finished = allHandlersFinished();
-    if (!finished) this.streams.attach();
-    return finished;
+    return allHandlersFinished();
   }
 
   /** What continue-as-new carries of the host: the event stream's offsets and recent events, the undelivered events. */

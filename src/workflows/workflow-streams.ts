@@ -30,8 +30,9 @@ const publishSignal = defineSignal<[unknown]>(STREAM_PUBLISH_SIGNAL);
 /**
  * The workflow's door for Temporal's Workflow Streams subscribers (see
  * `core/events/workflow-stream-wire.ts`): the poll Update long-polls the event log, the poll
- * Query reads it at once (a closed run's), the offset Query answers its next offset. A poll waits in the workflow, so before anything that waits for
- * every handler to finish (continue-as-new, the end of a conversation) the door is
+ * Query reads it at once (a closed run's), the offset Query answers its next offset. A poll
+ * waits in the workflow, so before anything that waits for every handler to finish
+ * (continue-as-new, the end of a conversation) the door is
  * {@link WorkflowStreamDoor.detach}ed: waiting polls answer with what there is, new ones are
  * refused as `StreamDraining` (the subscribers' cue to poll again, the new run then).
  */
@@ -45,7 +46,7 @@ export class WorkflowStreamDoor {
         if (problem) throw ApplicationFailure.create({ message: problem, type: 'InvalidPoll', nonRetryable: true });
         if (this.draining)
           throw ApplicationFailure.create({
-            message: 'Workflow is draining for continue-as-new',
+            message: 'the workflow is about to continue as new or end: poll again',
             type: 'StreamDraining',
             nonRetryable: true,
           });
