@@ -48,6 +48,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
     run.state = out.state;
     return out.changed;
   });
+  // A new run's agent is resolved while the worker says what it keeps (one round trip, not two).
+  const early = carry ? undefined : host.resolveAtOnce(...resolveArgs(input));
   await host.open({ run: () => run.state });
   // Its agent, tools and limits were resolved when the run started; it keeps them.
   if (carry) host.showVersion({ ...run.state, tenant: input.tenant });
@@ -75,7 +77,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
   try {
     // A named agent's settings (its time limit among them) are known before the run starts; a
     // run that continued as new keeps what its first run resolved.
-    const effective = carry ? input : await resolved(input, host, run);
+    const effective = carry ? input : await resolved(input, host, run, early);
     const limitMs = carry ? carry.timeLeftMs : run.state.limits.maxExecutionTimeMs;
     if (limitMs === undefined) await loopWith(effective);
     else if (
@@ -113,18 +115,28 @@ function memoryOf(effective: AgentInput): Pick<AgentInput, 'memory'> {
  * Resolves the run's agent or tools (once: a recorded local activity) and starts the run with
  * them; returns the input as the run applies it (the agent's settings merged in, the default memory).
  */
-async function resolved(input: AgentWorkflowInput, host: AgentHost, run: RunRef): Promise<AgentInput> {
-  const { tools: names, immediateTools, approvalTools } = input;
-  const agent = await host.resolve(
-    input.agent,
-    { tools: names, immediateTools, approvalTools, ...(input.workspace ? { workspace: true } : {}) },
-    input,
-  );
+async function resolved(
+  input: AgentWorkflowInput,
+  host: AgentHost,
+  run: RunRef,
+  early: ReturnType<AgentHost['resolve']> | undefined,
+): Promise<AgentInput> {
+  const agent = await (early ?? host.resolve(...resolveArgs(input)));
   // The default memory (maxPromptTokens by the model's context window) unless the run or agent set one.
   const effective = withDefaultMemory(agent.settings ? applyAgent(input, agent.settings) : input, host.worker);
   run.state = host.onBuild(startRun(effective, agent.tools, agent.version));
   host.showVersion({ ...run.state, tenant: input.tenant });
   return effective;
+}
+
+/** What a run asks {@link AgentHost.resolve}: its agent, the tools it names, and itself (for the version). */
+function resolveArgs(input: AgentWorkflowInput): Parameters<AgentHost['resolve']> {
+  const { tools, immediateTools, approvalTools } = input;
+  return [
+    input.agent,
+    { tools, immediateTools, approvalTools, ...(input.workspace ? { workspace: true } : {}) },
+    input,
+  ];
 }
 
 /**

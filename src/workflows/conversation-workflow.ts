@@ -76,6 +76,9 @@ export async function conversationWorkflow(input: ConversationInput): Promise<Co
   const messages = new MessageQueue(session);
   handleQueries(session, host, messages);
   handleControls(session, host, messages);
+  // A new conversation's agent is resolved while the worker says what it keeps (one round trip, not two).
+  const wanted = resolveArgs(session, input);
+  const early = wanted && host.resolveAtOnce(...wanted.args);
   await host.open({
     run: () => session.active?.run.state,
     conversation: () => ({
@@ -86,7 +89,7 @@ export async function conversationWorkflow(input: ConversationInput): Promise<Co
     }),
   });
   try {
-    await start(session, host, input);
+    await start(session, host, input, early);
     await serve(session, host, messages, parseDuration(input.idleTimeout ?? DEFAULT_IDLE_TIMEOUT));
     host.events.conversationState('closed');
     await host.quiesce();
@@ -187,19 +190,17 @@ function handleControls(session: ConversationSession, host: AgentHost, messages:
  * build defines it). A conversation that cannot start tells the messages waiting for it why, then
  * fails; their sender removes it.
  */
-async function start(session: ConversationSession, host: AgentHost, input: ConversationInput): Promise<void> {
-  const { conv } = session;
-  const refresh = input.carry?.refreshAgent === true && input.agent !== undefined && conv.given !== undefined;
-  if (!conv.tools || refresh) {
-    const asked = refresh ? conv.given! : input;
-    const request = {
-      tools: asked.tools,
-      immediateTools: asked.immediateTools,
-      approvalTools: asked.approvalTools,
-      ...(asked.workspace ? { workspace: true } : {}),
-    };
+async function start(
+  session: ConversationSession,
+  host: AgentHost,
+  input: ConversationInput,
+  early?: ReturnType<AgentHost['resolve']>,
+): Promise<void> {
+  const wanted = resolveArgs(session, input);
+  if (wanted) {
+    const { refresh } = wanted;
     try {
-      const resolved = await host.resolve(input.agent, request, asked);
+      const resolved = await (early ?? host.resolve(...wanted.args));
       // From the session as it is now: messages refused while the agent was resolved are counted there.
       session.conv = resolved.settings
         ? withResolvedAgent(session.conv, { ...resolved, settings: resolved.settings })
@@ -222,6 +223,24 @@ async function start(session: ConversationSession, host: AgentHost, input: Conve
   // The default memory (maxPromptTokens by the model's context window) unless the options set one
   // or a message window; continue-as-new carries it in the options.
   session.conv = { ...session.conv, options: withDefaultMemory(session.conv.options, host.worker) };
+}
+
+/**
+ * What the conversation asks {@link AgentHost.resolve} as it starts (its agent and the tools its
+ * options name) and whether that refreshes what a former build resolved (continue-as-new onto a
+ * new build); `undefined` when continue-as-new carried them and nothing needs refreshing.
+ */
+function resolveArgs(
+  session: ConversationSession,
+  input: ConversationInput,
+): { args: Parameters<AgentHost['resolve']>; refresh: boolean } | undefined {
+  const { conv } = session;
+  const refresh = input.carry?.refreshAgent === true && input.agent !== undefined && conv.given !== undefined;
+  if (conv.tools && !refresh) return undefined;
+  const asked = refresh ? conv.given! : input;
+  const { tools, immediateTools, approvalTools } = asked;
+  const request = { tools, immediateTools, approvalTools, ...(asked.workspace ? { workspace: true } : {}) };
+  return { args: [input.agent, request, asked], refresh };
 }
 
 /** How long a conversation that could not start stays open for its starter to remove it. */

@@ -13,6 +13,7 @@ import { EventInbox, handleDeliveredEvents, handleEvents } from './events';
 import { SharedMessages, shareEvents } from './message-sink';
 import type { RunContext, RunRef } from './run-context';
 import { countRun } from './run-metrics';
+import { isPatched } from './patches';
 import { followSearchAttributes, SearchAttributes, type ConversationValues } from './search-attributes';
 import { WorkflowStreamDoor } from './workflow-streams';
 
@@ -104,6 +105,21 @@ export class AgentHost {
   ): Promise<{ settings?: ResolvedAgent['settings']; tools: ToolInfo[]; version?: string }> {
     if (agent) return resolveAgent({ agent, ...request });
     return resolveToolsAndVersion(request, definition);
+  }
+
+  /**
+   * {@link resolve}, begun now and awaited later: called before {@link open}, the two local
+   * activities go to the worker together, so a new run's first workflow task (the one that accepts
+   * a new chat's message) makes one round trip to the worker fewer. Runs recorded before the
+   * `start-local-activities-at-once` patch resolve after opening: for them it gives `undefined`.
+   * A failure is the caller's, where it awaits the result.
+   */
+  resolveAtOnce(...args: Parameters<AgentHost['resolve']>): ReturnType<AgentHost['resolve']> | undefined {
+    if (!isPatched('start-local-activities-at-once')) return undefined;
+    const resolving = this.resolve(...args);
+    // Awaited after `open`: a failure meanwhile is not an unhandled rejection (which fails the task).
+    resolving.catch(() => undefined);
+    return resolving;
   }
 
   /** The Temporal UI's current details: which agent, which definition of it and which build answer. */

@@ -173,6 +173,13 @@ export const scenarios: Scenario[] = [
     steps: [call(['flaky', { key: 'replay' }]), answer('the tool is broken')],
   },
   {
+    // A new run asks its worker what it keeps and resolves its agent in one go: the two local
+    // activities scheduled together (the `start-local-activities-at-once` patch).
+    name: 'start-at-once',
+    input: { agent: 'clerk', message: 'add 2 and 3' },
+    steps: [call(['add', { a: 2, b: 3 }]), answer('5')],
+  },
+  {
     // Search attributes upserted as the status changes (the `agent-search-attributes` patch, and
     // the worker's answer as a local-activity marker), with an agent whose model is named.
     name: 'search-attributes',
@@ -708,6 +715,16 @@ export const conversationScenarios: ConversationScenario[] = [
     },
   },
   {
+    // A new conversation's two start activities scheduled together (`start-local-activities-at-once`).
+    name: 'conversation-start-at-once',
+    options: { agent: 'clerk' },
+    model: conversationModel,
+    drive: async (client, id, taskQueue) => {
+      await sendMessage(client, id, { message: 'add 1 and 2' }, { taskQueue, options: { agent: 'clerk' } });
+      await endConversation(client, id);
+    },
+  },
+  {
     // A conversation whose agent the worker does not have: its first message (an Update) is told
     // why, then the conversation fails. Sent straight to the workflow, without the client's
     // clean-up (which deletes such a conversation), so there is a history to keep. The `-legacy`
@@ -781,3 +798,10 @@ export const conversationScenarios: ConversationScenario[] = [
     },
   },
 ];
+
+// The same conversation with its agent resolved beside the worker's description (the
+// `start-local-activities-at-once` patch): the resolution fails while the description succeeds.
+conversationScenarios.push({
+  ...conversationScenarios.find((c) => c.name === 'conversation-unknown-agent')!,
+  name: 'conversation-unknown-agent-at-once',
+});
