@@ -17,7 +17,7 @@ import { traceToolCall } from '../telemetry/gen-ai';
 import { turnAbortSignal } from './turn-abort';
 import type { ModelGate } from './model-gate';
 import { inRunScope } from './run-scope';
-import { WorkspaceFullError, type WorkspaceHost } from '../workspace/workspace-host';
+import { WorkspaceRefusedError, type WorkspaceHost } from '../workspace/workspace-host';
 import { SandboxUnavailableError } from '../workspace/sandbox';
 
 /**
@@ -71,7 +71,7 @@ export function createExecuteTool(deps: {
       );
       return saved ? { ...value, workspace: saved } : value;
     } catch (e) {
-      if (e instanceof WorkspaceFullError || e instanceof SandboxUnavailableError) throw new ToolError(e.message);
+      if (e instanceof WorkspaceRefusedError || e instanceof SandboxUnavailableError) throw new ToolError(e.message);
       throw e;
     }
   }

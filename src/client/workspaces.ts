@@ -3,6 +3,7 @@ import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-w
 import { structuredPatch } from 'diff';
 import {
   contentRef,
+  keptPathProblem,
   workspaceChanges,
   normalizeWorkspacePath,
   type WorkspaceChanges,
@@ -87,11 +88,19 @@ function contentOf(blobs: BlobStore, ref: string | undefined, file: WorkspaceMan
 
 /** A file of a state: its bytes; `not_found` when the state has no such file. */
 export async function workspaceFile(blobs: BlobStore, ref: string | undefined, path: string): Promise<Uint8Array> {
-  const normal = normalizeWorkspacePath(path);
+  const normal = asKept(path);
   const file = normal ? (await workspaceManifestOf(blobs, ref)).files.find((f) => f.path === normal) : undefined;
   if (!file) throw new ClientError('not_found', `the workspace has no file "${path}" (ls lists its files)`);
   if (file.link !== undefined) return Buffer.from(file.link);
   return contentOf(blobs, ref, file);
+}
+
+/**
+ * A path as a person names a file of a state: as the state keeps it (a command may have made a
+ * name with a `\\` in it), else as a tool would (`/workspace/a` → `a`).
+ */
+function asKept(path: string): string | undefined {
+  return keptPathProblem(path) === undefined ? path : normalizeWorkspacePath(path);
 }
 
 /** The files of a directory of a state (`""`: all), each with its size. */
@@ -100,7 +109,7 @@ export async function listWorkspace(
   ref: string | undefined,
   dir = '',
 ): Promise<WorkspaceManifest['files']> {
-  const normal = normalizeWorkspacePath(dir);
+  const normal = dir === '' ? '' : asKept(dir);
   if (normal === undefined) throw new ClientError('invalid', `"${dir}" is not a path inside the workspace`);
   const files = (await workspaceManifestOf(blobs, ref)).files;
   return normal === '' ? files : files.filter((f) => f.path === normal || f.path.startsWith(`${normal}/`));

@@ -55,9 +55,7 @@ export function workspaceToolDefinitions(): AnyToolDefinition[] {
         const ws = workspaceOf(ctx);
         const path = String(args.path ?? '');
         const abs = at(ws, path);
-        const text = await readFile(abs, 'utf8').catch((e: NodeJS.ErrnoException) => {
-          throw fileError(e, path);
-        });
+        const text = await readText(abs, path);
         if (text.includes('\u0000')) throw new ToolError(`"${path}" is not a text file (use bash: xxd, file, ...)`);
         return numberedLines(
           text,
@@ -84,9 +82,7 @@ export function workspaceToolDefinitions(): AnyToolDefinition[] {
       execute: async (args, ctx) => {
         const ws = workspaceOf(ctx);
         const path = String(args.path ?? '');
-        const text = await readFile(at(ws, path), 'utf8').catch((e: NodeJS.ErrnoException) => {
-          throw fileError(e, path);
-        });
+        const text = await readText(at(ws, path), path);
         const edit = editText(
           text,
           String(args.old_string ?? ''),
@@ -130,6 +126,8 @@ export function workspaceToolDefinitions(): AnyToolDefinition[] {
         const matches: string[] = [];
         await walk(at(ws, path), true, async (abs, isDir) => {
           if (isDir) return true;
+          // Only regular files: reading a FIFO a command left would wait for a writer forever.
+          if (!(await lstat(abs)).isFile()) return true;
           const bytes = await readFile(abs);
           if (bytes.length > GREP_FILE_BYTES || bytes.includes(0)) return true;
           const rel = relative(ws.dir, abs);
@@ -147,6 +145,18 @@ export function workspaceToolDefinitions(): AnyToolDefinition[] {
       },
     }),
   ];
+}
+
+/** A file's text; a tool error when it is not a regular file (a FIFO would never answer) or cannot be read. */
+async function readText(abs: string, path: string): Promise<string> {
+  try {
+    const st = await lstat(abs);
+    if (st.isDirectory()) throw new ToolError(`"${path}" is a directory (list_files shows what it holds)`);
+    if (!st.isFile() && !st.isSymbolicLink()) throw new ToolError(`"${path}" is not a regular file`);
+    return await readFile(abs, 'utf8');
+  } catch (e) {
+    throw fileError(e as NodeJS.ErrnoException, path);
+  }
 }
 
 const LIST_LIMIT = 1000;

@@ -32,20 +32,43 @@ export interface AiSdkSandboxSession {
  * idle sandbox stopped, a restart) is replaced by a new one from `open`, which is given the whole
  * workspace: the work is never the sandbox's to lose.
  *
- * `root`: the directory in the sandbox the workspaces live under (default `workspaces` under the
- * session's base directory); each run's is a directory of its own there.
+ * `open` as a function opens **a session per workspace** (per run or conversation): one run's
+ * commands cannot read another's files, whoever's runs they are. The worker keeps the `sessions`
+ * it used last (default 16) and lets older ones go (calling their `stop`, `close` or
+ * `Symbol.asyncDispose`, when they have one); a run whose session went gets a new one. A session
+ * object given instead is shared by every run of the worker, each in a directory of its own
+ * under `root` (default `workspaces` under the session's base directory), which its commands can
+ * leave: only for runs that may see each other's work.
  */
 export function aiSdkSandbox(
   open: AiSdkSandboxSession | (() => AiSdkSandboxSession | PromiseLike<AiSdkSandboxSession>),
-  options: { root?: string; name?: string } = {},
+  options: { root?: string; name?: string; sessions?: number } = {},
 ): CommandSandbox {
-  let session: Promise<{ s: AiSdkSandboxSession; base: string }> | undefined;
-  const fresh = () =>
-    (session = Promise.resolve(typeof open === 'function' ? open() : open).then(async (s) => {
+  type Opened = Promise<{ s: AiSdkSandboxSession; base: string }>;
+  const perWorkspace = typeof open === 'function';
+  const opened = new Map<string, Opened>();
+  const fresh = (key: string): Opened => {
+    const session = Promise.resolve(typeof open === 'function' ? open() : open).then(async (s) => {
       // Paths are made absolute from the session's base directory: sessions differ on relative ones.
       const pwd = await s.run({ command: 'pwd' });
       return { s, base: pwd.stdout.trim() || '/' };
-    }));
+    });
+    session.catch(() => undefined); // awaited by the command that asked for it
+    opened.set(key, session);
+    return session;
+  };
+  // Most recently used last; beyond the limit the oldest sessions go.
+  const take = (key: string): Opened => {
+    const session = opened.get(key) ?? fresh(key);
+    opened.delete(key);
+    opened.set(key, session);
+    for (const [old, gone] of opened) {
+      if (opened.size <= (options.sessions ?? 16)) break;
+      opened.delete(old);
+      void gone.then(({ s }) => stopSession(s)).catch(() => undefined);
+    }
+    return session;
+  };
   return {
     name: options.name ?? 'ai-sdk',
     problem: async () => undefined,
@@ -54,8 +77,9 @@ export function aiSdkSandbox(
         return refused(
           'this sandbox takes its network rules from its provider: workspace.network applies to the bubblewrap sandbox only',
         );
+      const key = perWorkspace ? cmd.dir : '';
       for (let attempt = 1; ; attempt++) {
-        const { s, base } = await (session ?? fresh());
+        const { s, base } = await take(key);
         const remote = posix.join(
           posix.resolve(base, options.root ?? 'workspaces'),
           createHash('sha256').update(cmd.dir).digest('hex').slice(0, 16),
@@ -69,11 +93,23 @@ export function aiSdkSandbox(
         } catch (e) {
           // The session is gone (an idle sandbox stopped, say): a new one gets the whole workspace.
           if (attempt >= 2 || cmd.signal?.aborted) throw e;
-          void fresh();
+          void fresh(key);
         }
       }
     },
   };
+}
+
+/** Lets a session go, by whichever of the usual methods it has. */
+async function stopSession(s: AiSdkSandboxSession): Promise<void> {
+  const session = s as unknown as Record<string | symbol, unknown>;
+  for (const name of ['stop', 'close', Symbol.asyncDispose]) {
+    const method = session[name];
+    if (typeof method === 'function') {
+      await (method as () => unknown).call(s);
+      return;
+    }
+  }
 }
 
 function refused(message: string): SandboxResult {

@@ -1,6 +1,6 @@
 import { spawn, execFile } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -92,7 +92,7 @@ export class BubblewrapSandbox implements CommandSandbox {
         cmd.command,
       ];
       const inner = extra ? ['/bin/bash', '-c', `${extra.start}\nexec "$@"`, 'sandbox', ...limited] : limited;
-      const args = this.wrap(inner, extra?.binds ?? [], cmd.dir, proxy !== undefined);
+      const args = this.wrap(inner, extra?.binds ?? [], cmd.dir, proxy !== undefined, cmd.limits.fileMb);
       return await execute(args[0], args.slice(1), cmd);
     } finally {
       await proxy?.close();
@@ -101,7 +101,7 @@ export class BubblewrapSandbox implements CommandSandbox {
   }
 
   /** The bwrap command line around `inner`: `[program, ...args]`. */
-  private wrap(inner: string[], binds: string[], dir?: string, proxied = false): string[] {
+  private wrap(inner: string[], binds: string[], dir?: string, proxied = false, tmpMb = 64): string[] {
     const args = [
       '--unshare-all',
       '--die-with-parent',
@@ -135,7 +135,8 @@ export class BubblewrapSandbox implements CommandSandbox {
     args.push('--ro-bind', '/etc', '/etc');
     for (const secret of ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-', '/etc/sudoers'])
       if (existsSync(secret)) args.push('--ro-bind', '/dev/null', secret);
-    args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
+    // Its /tmp is memory, as big as its workspace may be: the worker's memory is not its to fill.
+    args.push('--proc', '/proc', '--dev', '/dev', '--size', String(tmpMb * 1024 * 1024), '--tmpfs', '/tmp');
     if (dir) args.push('--bind', dir, '/workspace', '--chdir', '/workspace');
     args.push(...binds);
     if (proxied)
@@ -196,23 +197,56 @@ function execute(program: string, args: string[], cmd: SandboxCommand): Promise<
       timedOut = true;
       kill();
     }, cmd.timeoutMs);
+    // Files are bounded one by one (prlimit); together, the workspace is measured while it runs.
+    let diskFull = false;
+    const limitBytes = cmd.limits.fileMb * 1024 * 1024;
+    const watch = setInterval(() => {
+      void directorySize(cmd.dir, limitBytes).then((bytes) => {
+        if (bytes <= limitBytes || diskFull) return;
+        diskFull = true;
+        kill();
+      });
+    }, DISK_WATCH_MS);
     const onAbort = () => kill();
     cmd.signal?.addEventListener('abort', onAbort, { once: true });
     child.on('error', (e) => {
       clearTimeout(timer);
+      clearInterval(watch);
       reject(e);
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      clearInterval(watch);
       cmd.signal?.removeEventListener('abort', onAbort);
+      const full = `[killed: its files passed the workspace's ${cmd.limits.fileMb} MiB (workspace.diskMb)]\n`;
       resolve({
         exitCode: signal ? null : code,
         ...(signal ? { signal } : {}),
         stdout: stdout.text(),
-        stderr: stderr.text(),
+        stderr: diskFull ? stderr.text() + full : stderr.text(),
         ...(timedOut ? { timedOut } : {}),
+        ...(diskFull ? { diskFull } : {}),
         ...(stdout.dropped || stderr.dropped ? { truncated: true } : {}),
       });
     });
   });
+}
+
+/** How often a running command's workspace is measured. */
+const DISK_WATCH_MS = 500;
+
+/** The bytes of the files under `dir` (links not followed), counted until past `stopAt`. */
+async function directorySize(dir: string, stopAt: number): Promise<number> {
+  let total = 0;
+  const walk = async (at: string): Promise<void> => {
+    const entries = await readdir(at, { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      if (total > stopAt) return;
+      const path = join(at, e.name);
+      if (e.isDirectory()) await walk(path);
+      else if (e.isFile()) total += (await lstat(path).catch(() => undefined))?.size ?? 0;
+    }
+  };
+  await walk(dir);
+  return total;
 }

@@ -3,7 +3,8 @@ import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, 
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hostAllowed } from '../core/workspace/workspace-options';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { hostAllowed, localAddressProblem } from '../core/workspace/workspace-options';
 
 /**
  * The way out of a sandbox whose workspace allows some hosts (`workspace.network`): the sandbox
@@ -52,7 +53,8 @@ export async function startNetworkProxy(allowed: readonly string[]): Promise<Net
       res.writeHead(403, { 'content-type': 'text/plain' }).end(`${refuse(url.hostname)}\n`);
       return;
     }
-    const upstream = request(url, { method: req.method, headers: endToEnd(req.headers) }, (up) => {
+    const lookup = guardedLookup(allowed);
+    const upstream = request(url, { method: req.method, headers: endToEnd(req.headers), lookup }, (up) => {
       res.writeHead(up.statusCode ?? 502, endToEnd(up.headers));
       up.pipe(res);
     });
@@ -65,7 +67,7 @@ export async function startNetworkProxy(allowed: readonly string[]): Promise<Net
       client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\n${refuse(host ?? '')}\n`);
       return;
     }
-    const upstream = connect(Number(portText) || 443, host, () => {
+    const upstream = connect({ port: Number(portText) || 443, host, lookup: guardedLookup(allowed) }, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length) upstream.write(head);
       upstream.pipe(client);
@@ -76,7 +78,9 @@ export async function startNetworkProxy(allowed: readonly string[]): Promise<Net
       upstream.destroy();
       client.destroy();
     };
-    upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
+    upstream.on('error', (e) =>
+      client.end(`HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain\r\n\r\n${e.message}\n`),
+    );
     client.on('error', done);
     upstream.on('close', () => sockets.delete(upstream));
     client.on('close', () => sockets.delete(client));
@@ -92,6 +96,29 @@ export async function startNetworkProxy(allowed: readonly string[]): Promise<Net
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await rm(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * DNS lookup for upstream connections that refuses the worker's own addresses (see
+ * `localAddressProblem`). The connection goes to the address checked here, so a name cannot
+ * resolve elsewhere between the check and the connect.
+ */
+function guardedLookup(allowed: readonly string[]) {
+  return (
+    hostname: string,
+    options: object,
+    callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      for (const { address } of addresses) {
+        const problem = localAddressProblem(hostname, address, allowed);
+        if (problem) return callback(new Error(problem), []);
+      }
+      if ((options as { all?: boolean }).all) return callback(null, addresses);
+      callback(null, addresses[0].address, addresses[0].family);
+    });
   };
 }
 

@@ -15,7 +15,10 @@ export interface SandboxCommand {
   timeoutMs: number;
   /** Hosts it may reach (see `WorkspaceOptions.network`); empty: no network. */
   network: readonly string[];
-  /** Its memory (MiB), processes, and the largest file it may write (MiB). */
+  /**
+   * Its memory (MiB), processes, and the largest file it may write (MiB): the workspace's size,
+   * which its files together may not pass while it runs either (`diskMb`).
+   */
   limits: { memoryMb: number; processes: number; fileMb: number };
   /** Aborted when the tool call is cancelled: the command is killed. */
   signal?: AbortSignal;
@@ -31,6 +34,8 @@ export interface SandboxResult {
   stderr: string;
   /** It ran past its time and was killed. */
   timedOut?: boolean;
+  /** It filled the workspace past its size and was killed (the size is in `stderr`'s last line). */
+  diskFull?: boolean;
   /** Its output passed what is kept ({@link MAX_OUTPUT_BYTES} each): the rest was dropped. */
   truncated?: boolean;
 }

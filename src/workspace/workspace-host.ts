@@ -10,6 +10,8 @@ import type { ToolOutcome } from '../core/messages/tool-results';
 import { writeWhole, type BlobStore } from '../storage/blob-store';
 import { SandboxUnavailableError, type CommandSandbox, type SandboxResult } from './sandbox';
 import {
+  removeUnkeptNames,
+  UnkeptNameError,
   EMPTY_MANIFEST,
   loadManifest,
   makeDirs,
@@ -137,6 +139,27 @@ export class WorkspaceHost {
     }
   }
 
+  private rootChecked?: Promise<string | undefined>;
+
+  /**
+   * Whether the sandbox's user (a root worker's commands run as another) can reach the workspaces'
+   * directory: every folder above it must let others pass. Checked once; else every command would
+   * fail with bwrap's "Can't find source path", which reads like the command's own failure.
+   */
+  private rootProblem(): Promise<string | undefined> {
+    const { uid, root } = this.settings;
+    if (uid === undefined) return Promise.resolve(undefined);
+    this.rootChecked ??= (async () => {
+      for (let at = dirname(root); ; at = dirname(at)) {
+        const st = await lstat(at).catch(() => undefined);
+        if (st && st.uid !== uid && !(st.mode & 0o001))
+          return `the sandbox's user (uid ${uid}) cannot reach the workspaces' directory ${root}: ${at} does not let others pass (chmod o+x ${at}, or set AGENT_WORKSPACE_DIR to a directory outside it)`;
+        if (at === dirname(at)) return undefined;
+      }
+    })();
+    return this.rootChecked;
+  }
+
   private dirOf(key: string): string {
     return join(this.settings.root, createHash('sha256').update(key).digest('hex').slice(0, 32));
   }
@@ -160,8 +183,13 @@ export class WorkspaceHost {
         : held.ref === workspace.ref
           ? held.manifest
           : await this.manifestOf(workspace.ref);
-    // What is there now, which may be a later state, another branch's, or half of a killed command's.
-    const current = await scanWorkspace(dir, held.cache);
+    // What is there now, which may be a later state, another branch's, or half of a killed command's
+    // (whose files with names no state keeps go first).
+    const current = await scanWorkspace(dir, held.cache).catch(async (e: unknown) => {
+      if (!(e instanceof UnkeptNameError)) throw e;
+      await removeUnkeptNames(dir);
+      return scanWorkspace(dir, held.cache);
+    });
     if (!unchanged(workspaceChanges(current, manifest))) {
       await restoreWorkspace(dir, manifest, current, this.contentsOf(workspace.ref), this.settings.uid);
       await scanWorkspace(dir, held.cache);
@@ -185,7 +213,17 @@ export class WorkspaceHost {
 
   private async save(key: string, dir: string, workspace: RunWorkspace): Promise<ToolOutcome['workspace']> {
     const held = this.held.get(key)!;
-    const after = await scanWorkspace(dir, held.cache);
+    const undo = (now: WorkspaceManifest) =>
+      restoreWorkspace(dir, held.manifest, now, this.contentsOf(held.ref), this.settings.uid);
+    let after: WorkspaceManifest;
+    try {
+      after = await scanWorkspace(dir, held.cache);
+    } catch (e) {
+      if (!(e instanceof UnkeptNameError)) throw e;
+      await removeUnkeptNames(dir);
+      await undo(await scanWorkspace(dir, held.cache));
+      throw new WorkspaceRefusedError(`${e.message}; the call's changes were undone`);
+    }
     const changes = workspaceChanges(held.manifest, after);
     // Started from another workflow's state: copied into this one's scope (see `use`).
     const adopting = !inScope(this.settings.blobs, held.ref, key);
@@ -193,8 +231,8 @@ export class WorkspaceHost {
     const size = workspaceSize(after);
     if (size.bytes > workspace.diskMb * 1024 * 1024) {
       // Over its size: the call's changes are undone, and the model told.
-      await restoreWorkspace(dir, held.manifest, after, this.contentsOf(held.ref), this.settings.uid);
-      throw new WorkspaceFullError(
+      await undo(after);
+      throw new WorkspaceRefusedError(
         `the workspace would hold ${(size.bytes / 1048576).toFixed(1)} MiB, more than its ${workspace.diskMb} MiB (workspace.diskMb): the call's changes were undone; remove files or write less`,
       );
     }
@@ -213,7 +251,7 @@ export class WorkspaceHost {
       dir,
       resolve,
       run: async (command, options = {}) => {
-        const problem = await sandbox.problem();
+        const problem = (await sandbox.problem()) ?? (await this.rootProblem());
         if (problem) throw new SandboxUnavailableError(problem);
         return sandbox.run({
           dir,
@@ -229,7 +267,10 @@ export class WorkspaceHost {
         const abs = resolve(path);
         const rel = abs.slice(dir.length + 1);
         await makeDirs(dir, dirname(rel), uid);
+        // Written whole and renamed into place (a new file): a file that could be run still can.
+        const was = await lstat(abs).catch(() => undefined);
         await writeWhole(abs, typeof content === 'string' ? Buffer.from(content) : content);
+        if (was?.isFile() && was.mode & 0o100) await chmod(abs, 0o755);
         if (uid !== undefined) await lchown(abs, uid, uid);
       },
     };
@@ -239,11 +280,14 @@ export class WorkspaceHost {
 /** How old a directory no run of this process used must be before it is removed (a day). */
 const STALE_MS = 24 * 60 * 60_000;
 
-/** The workspace is over its size: the call's changes were undone. */
-export class WorkspaceFullError extends Error {
+/**
+ * A call left the workspace in a state it cannot keep (over its size, a name that is not UTF-8):
+ * its changes were undone, and the model is told why.
+ */
+export class WorkspaceRefusedError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'WorkspaceFullError';
+    this.name = 'WorkspaceRefusedError';
   }
 }
 

@@ -36,35 +36,90 @@ export type ScanCache = Map<string, Seen>;
 /** An empty workspace's manifest. */
 export const EMPTY_MANIFEST: WorkspaceManifest = workspaceManifest([]);
 
-/** What `dir` holds now, as a manifest; regular files and links only (empty directories, devices, sockets are not kept). */
+/**
+ * What `dir` holds now, as a manifest: regular files (with their execute bit) and links. What a
+ * state cannot hold is dealt with here, never skipped in silence (a skipped file would read as
+ * removed, and a restore elsewhere would lose it):
+ * - a directory or file the worker cannot read (a command's `chmod 000`) is made readable by its
+ *   owner: modes other than the execute bit are not kept anyway;
+ * - FIFOs, sockets and devices are removed (a later `grep` would hang on a FIFO; no state keeps them);
+ * - a name that is not UTF-8 text cannot be named in a manifest: {@link UnkeptNameError}.
+ */
 export async function scanWorkspace(dir: string, cache: ScanCache): Promise<WorkspaceManifest> {
   const files: WorkspaceFile[] = [];
   const seen = new Set<string>();
   const walk = async (rel: string): Promise<void> => {
-    const entries = await readdir(join(dir, rel), { withFileTypes: true }).catch(() => []);
+    const abs = rel ? join(dir, rel) : dir;
+    const entries = await readable(abs, () => readdir(abs, { withFileTypes: true }));
     for (const entry of entries) {
       const path = rel ? `${rel}/${entry.name}` : entry.name;
-      const abs = join(dir, path);
+      const at = join(dir, path);
+      // A name that is not UTF-8 reads back with U+FFFD in it, and is then not found by that name.
+      if (
+        entry.name.includes('\uFFFD') &&
+        !(await lstat(at).then(
+          () => true,
+          () => false,
+        ))
+      )
+        throw new UnkeptNameError(rel);
       if (entry.isDirectory()) await walk(path);
       else if (entry.isSymbolicLink()) {
-        const target = await readlink(abs);
+        const target = await readlink(at);
         files.push({ path, hash: sha256(Buffer.from(target)), size: Buffer.byteLength(target), link: target });
       } else if (entry.isFile()) {
-        const st = await lstat(abs);
+        const st = await lstat(at);
         const was = cache.get(path);
         const hash =
           was && was.size === st.size && was.mtimeMs === st.mtimeMs && was.ctimeMs === st.ctimeMs && was.ino === st.ino
             ? was.hash
-            : await hashFile(abs);
+            : await readable(at, () => hashFile(at));
+        // Made readable just now (its ctime changed): the next scan hashes it again, once.
         cache.set(path, { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, hash });
         seen.add(path);
         files.push({ path, hash, size: st.size, ...(st.mode & 0o100 ? { executable: true } : {}) });
-      }
+      } else await rm(at, { force: true });
     }
   };
   await walk('');
   for (const path of cache.keys()) if (!seen.has(path)) cache.delete(path);
   return workspaceManifest(files);
+}
+
+/** A file in the workspace whose name is not UTF-8 text: no state can name it. */
+export class UnkeptNameError extends Error {
+  constructor(readonly dir: string) {
+    super(
+      `a file in ${dir ? `"${dir}"` : 'the workspace'} has a name that is not UTF-8 text, which the workspace cannot keep: name files in UTF-8`,
+    );
+    this.name = 'UnkeptNameError';
+  }
+}
+
+/** Removes every entry of `dir` whose name is not UTF-8 text (see {@link UnkeptNameError}). */
+export async function removeUnkeptNames(dir: string): Promise<void> {
+  const walk = async (at: Buffer): Promise<void> => {
+    for (const entry of await readdir(at, { withFileTypes: true, encoding: 'buffer' })) {
+      const path = Buffer.concat([at, Buffer.from('/'), entry.name]);
+      if (!Buffer.from(entry.name.toString('utf8')).equals(entry.name))
+        await rm(path, { recursive: true, force: true });
+      else if (entry.isDirectory()) await walk(path);
+    }
+  };
+  await walk(Buffer.from(dir));
+}
+
+/** `read()`, and once more after giving the owner read (and search) access when it was refused. */
+async function readable<T>(abs: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'EACCES' && code !== 'EPERM') throw e;
+    const st = await lstat(abs);
+    await chmod(abs, st.mode | (st.isDirectory() ? 0o700 : 0o600));
+    return read();
+  }
 }
 
 /**

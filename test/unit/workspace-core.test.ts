@@ -1,4 +1,5 @@
 import {
+  localAddressProblem,
   hostAllowed,
   runWorkspace,
   wantsWorkspace,
@@ -87,6 +88,22 @@ describe('workspace options', () => {
         { role: 'user', content: 'b', workspace: '' },
       ]),
     ).toBeUndefined();
+  });
+});
+
+describe("the sandbox's way out", () => {
+  it("reaches the worker's own addresses only when the allow-list names them", () => {
+    expect(localAddressProblem('pypi.org', '151.101.0.223', ['pypi.org'])).toBeUndefined();
+    expect(localAddressProblem('evil.example.com', '127.0.0.1', ['*.example.com'])).toMatch(
+      /resolves to 127\.0\.0\.1, an address of the worker itself .*names them \("localhost" or the address\)/,
+    );
+    for (const address of ['127.0.0.53', '::1', '::', '0.0.0.0', '169.254.169.254', 'fe80::1', '::ffff:127.0.0.1'])
+      expect(localAddressProblem('pypi.org', address, ['pypi.org'])).toBeDefined();
+    expect(localAddressProblem('localhost', '127.0.0.1', ['localhost'])).toBeUndefined();
+    expect(localAddressProblem('localhost', '::1', ['localhost'])).toBeUndefined();
+    expect(localAddressProblem('127.0.0.1', '127.0.0.1', ['127.0.0.1'])).toBeUndefined();
+    // A private network a team names is its to allow.
+    expect(localAddressProblem('git.corp', '10.1.2.3', ['git.corp'])).toBeUndefined();
   });
 });
 

@@ -1,4 +1,15 @@
-import { mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  mkdirSync,
+  existsSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -8,13 +19,14 @@ import { EncryptionCodec, parseEncryptionKeys } from '../../src/codec/encryption
 import {
   EMPTY_MANIFEST,
   loadManifest,
+  removeUnkeptNames,
   restoreWorkspace,
   saveWorkspace,
   scanWorkspace,
 } from '../../src/workspace/workspace-snapshots';
 import { insideWorkspace, WorkspaceHost } from '../../src/workspace/workspace-host';
 import { runWorkspace } from '../../src/core/workspace/workspace-options';
-import { parseStateRef, workspaceScope } from '../../src/workspace/workspace-store';
+import { parseStateRef, stateStore, workspaceScope } from '../../src/workspace/workspace-store';
 
 /** What deleting a run's data does to its workspace states (see storage/workflow-purge.ts). */
 const removeWorkspaceStates = async (blobs: BlobStore, namespace: string, workflowId: string) =>
@@ -201,4 +213,49 @@ it('a store without scopes keeps plain references in the shared store, which del
   expect(await removeWorkspaceStates(blobs, 'default', 'plain')).toBe(0);
   const fork = await host.use(run('fork'), runWorkspace(true, one.saved!.ref), (ws) => ws.readFile('a.txt'));
   expect(fork.saved).toBeUndefined();
+});
+
+it('keeps any name Linux allows, removes FIFOs, and refuses a name that is not UTF-8 by saying so (removable)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'snap-names-'));
+  writeFileSync(join(dir, 'back\\slash'), 'b');
+  writeFileSync(join(dir, 'new\nline'), 'n');
+  execFileSync('mkfifo', [join(dir, 'pipe')]);
+  const blobs = new FileBlobStore(mkdtempSync(join(tmpdir(), 'snap-blobs-')));
+  const scanned = await scanWorkspace(dir, new Map());
+  expect(scanned.files.map((f) => f.path)).toEqual(['back\\slash', 'new\nline']);
+  expect(existsSync(join(dir, 'pipe'))).toBe(false);
+  const { ref } = await saveWorkspace(dir, scanned, EMPTY_MANIFEST, blobs);
+  const other = mkdtempSync(join(tmpdir(), 'snap-names-'));
+  await restoreWorkspace(other, await loadManifest(ref, blobs), EMPTY_MANIFEST, blobs);
+  expect(readFileSync(join(other, 'new\nline'), 'utf8')).toBe('n');
+  // A name of bytes that are not UTF-8 cannot be named in a manifest: refused, never skipped.
+  writeFileSync(Buffer.concat([Buffer.from(`${dir}/bad`), Buffer.from([0xff])]), 'x');
+  await expect(scanWorkspace(dir, new Map())).rejects.toThrow(/has a name that is not UTF-8 text/);
+  await removeUnkeptNames(dir);
+  expect((await scanWorkspace(dir, new Map())).files).toHaveLength(2);
+});
+
+it('keeps the execute bit of a file a tool writes again, and commits it', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'snap-exec-'));
+  const blobs = new FileBlobStore(mkdtempSync(join(tmpdir(), 'snap-blobs-')));
+  const sandbox = {
+    name: 'none',
+    problem: async () => undefined,
+    run: async () => ({ exitCode: 0, stdout: '', stderr: '' }),
+  };
+  const host = new WorkspaceHost({ root, blobs, sandbox });
+  const mode = (ws: { resolve(p: string): string }, path: string) => statSync(ws.resolve(path)).mode & 0o777;
+  const first = await host.use(run('run-x'), runWorkspace(true), async (ws) => {
+    await ws.writeFile('run.sh', '#!/bin/sh\n');
+    chmodSync(ws.resolve('run.sh'), 0o755);
+  });
+  const again = await host.use(run('run-x'), runWorkspace(true, first.saved!.ref), async (ws) => {
+    await ws.writeFile('run.sh', '#!/bin/sh\necho two\n');
+    await ws.writeFile('new.sh', 'x');
+    return [mode(ws, 'run.sh'), mode(ws, 'new.sh')];
+  });
+  expect(again.value).toEqual([0o755, 0o644]);
+  const { store, manifest } = stateStore(blobs, again.saved!.ref);
+  const saved = await loadManifest(manifest, store);
+  expect(saved.files.find((f) => f.path === 'run.sh')?.executable).toBe(true);
 });

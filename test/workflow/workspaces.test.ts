@@ -10,7 +10,7 @@ import { defineAgent } from '../../src/agents/define-agent';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { rerunResult, startRerun } from '../../src/client/rerun';
 import { FileBlobStore } from '../../src/storage/blob-store';
-import { diffWorkspace, stateAtStep, workspaceFile, workspaceStates } from '../../src/client/workspaces';
+import { diffWorkspace, listWorkspace, stateAtStep, workspaceFile, workspaceStates } from '../../src/client/workspaces';
 import { answer, call, lastOf, startModel, toolResults } from '../helpers/scripted-model';
 import { endConversation, sendMessage } from '../../src/client/conversations';
 import { forkConversation, switchBranch } from '../../src/client/branches';
@@ -146,6 +146,50 @@ withSandbox(
     } finally {
       server.close();
     }
+  },
+);
+
+withSandbox(
+  'keeps what a command makes that a state cannot hold, tells the model what it refuses, and bounds the disk while a command runs',
+  async () => {
+    const model = await script([
+      ['write_file', { path: 'run.sh', content: '#!/bin/sh\necho one\n' }],
+      [
+        'bash',
+        { command: 'chmod +x run.sh && mkfifo pipe && echo b > "back\\slash" && echo n > "$(printf \'new\\nline\')"' },
+      ],
+      ['edit_file', { path: 'run.sh', old_string: 'one', new_string: 'two' }],
+      ['bash', { command: './run.sh' }],
+      ['grep', { pattern: 'two' }],
+      ['bash', { command: 'head -c 3M /dev/zero > a && head -c 3M /dev/zero > b && sleep 5' }],
+      ['bash', { command: 'head -c 3M /dev/zero > /tmp/a; head -c 3M /dev/zero > /tmp/b; ls' }],
+    ]);
+    const blobs = new FileBlobStore(mkdtempSync(join(tmpdir(), 'ws-blobs-')));
+    await withWorker(model, blobs, async (taskQueue) => {
+      const handle = await startAgentRun(
+        temporal().client,
+        { message: 'go', tools: ['bash', 'write_file', 'edit_file', 'grep'], workspace: { diskMb: 4 } },
+        { taskQueue },
+      );
+      const outcome = await runOutcome(handle);
+      const [, made, , ran, grepped, full, tmp] = outcome.toolExecutions;
+      expect(made.result).toBe('exit code 0\n(no output)');
+      // The edit kept the execute bit; grep did not wait on the FIFO (no state keeps one).
+      expect(ran.result).toBe('exit code 0\nstdout:\ntwo\n');
+      expect(grepped.result).toBe('run.sh:2:echo two');
+      // Past diskMb while it ran: killed, its changes undone, the model told.
+      expect(full.error).toBe(true);
+      expect(full.result).toMatch(/more than its 4 MiB \(workspace\.diskMb\): the call's changes were undone/);
+      expect(tmp.result).toMatch(/No space left on device/);
+      expect(tmp.result).not.toMatch(/\ba\n/);
+      // Names a tool could not write are kept, and read back from the store.
+      const states = await workspaceStates(temporal().client, handle.workflowId);
+      const last = stateAtStep(states);
+      const files = await listWorkspace(blobs, last);
+      expect(files.map((f) => f.path)).toEqual(['back\\slash', 'new\nline', 'run.sh']);
+      expect(files.find((f) => f.path === 'run.sh')?.executable).toBe(true);
+      expect(Buffer.from(await workspaceFile(blobs, last, 'back\\slash')).toString()).toBe('b\n');
+    });
   },
 );
 

@@ -11,7 +11,7 @@ export const WORKSPACE_MANIFEST_VERSION = 1;
 
 /** One file of a workspace state. */
 export interface WorkspaceFile {
-  /** Its path inside the workspace: relative, `/`-separated, normalised (see {@link workspacePathProblem}). */
+  /** Its path inside the workspace: relative, `/`-separated, normalised (see {@link keptPathProblem}). */
   path: string;
   /** The SHA-256 of its content, in hex: the key its content is stored under. */
   hash: string;
@@ -49,14 +49,27 @@ export const MAX_WORKSPACE_PATH = 4000;
  * and people name files this way; {@link normalizeWorkspacePath} turns what a model writes into it.
  */
 export function workspacePathProblem(path: string): string | undefined {
+  if (/[\u0000-\u001f\u007f]/.test(path)) return `"${printable(path)}" contains a control character`;
+  if (path.includes('\\')) return `"${path}" uses "\\": workspace paths use "/"`;
+  return keptPathProblem(path);
+}
+
+/**
+ * What is wrong with `path` as the path of a file a workspace state keeps, or undefined. Laxer
+ * than {@link workspacePathProblem}, which is for paths tools and people name: a command may make
+ * any name Linux allows (a `\`, a newline), and the state must keep that file rather than lose it.
+ * What stays refused is what could lead a restore outside the workspace.
+ */
+export function keptPathProblem(path: string): string | undefined {
   if (path === '') return 'a workspace path must not be empty';
   if (path.length > MAX_WORKSPACE_PATH) return `a workspace path must be at most ${MAX_WORKSPACE_PATH} characters`;
-  if (/[\u0000-\u001f\u007f]/.test(path)) return `"${printable(path)}" contains a control character`;
-  if (path.startsWith('/')) return `"${path}" is absolute: name a path inside the workspace, like "src/index.ts"`;
-  if (path.includes('\\')) return `"${path}" uses "\\": workspace paths use "/"`;
+  if (path.includes('\u0000')) return `"${printable(path)}" contains NUL`;
+  if (path.startsWith('/'))
+    return `"${printable(path)}" is absolute: name a path inside the workspace, like "src/index.ts"`;
   const segments = path.split('/');
-  if (segments.some((s) => s === '..')) return `"${path}" leads outside the workspace ("..")`;
-  if (segments.some((s) => s === '' || s === '.')) return `"${path}" is not normalised (empty or "." segments)`;
+  if (segments.some((s) => s === '..')) return `"${printable(path)}" leads outside the workspace ("..")`;
+  if (segments.some((s) => s === '' || s === '.'))
+    return `"${printable(path)}" is not normalised (empty or "." segments)`;
   return undefined;
 }
 
@@ -101,7 +114,7 @@ export function manifestProblem(value: unknown): string | undefined {
   for (const [i, f] of m.files.entries()) {
     const file = f as Partial<WorkspaceFile>;
     if (typeof file?.path !== 'string') return `file ${i} of the workspace manifest has no path`;
-    const pathProblem = workspacePathProblem(file.path);
+    const pathProblem = keptPathProblem(file.path);
     if (pathProblem) return `file ${i} of the workspace manifest: ${pathProblem}`;
     if (typeof file.hash !== 'string' || !/^[0-9a-f]{64}$/.test(file.hash))
       return `"${file.path}" in the workspace manifest has no SHA-256 hash`;

@@ -76,6 +76,33 @@ export function hostAllowed(host: string, allowed: readonly string[]): boolean {
   });
 }
 
+/**
+ * Why the sandbox may not reach `address` (what `host` resolved to), or undefined when it may.
+ * The worker's own loopback, link-local addresses (a cloud's metadata service at 169.254.169.254)
+ * and the unspecified address are reached only when the allow-list names that very host
+ * (`localhost`, or the address itself), never through a name that resolves there: a public name
+ * pointed at 127.0.0.1 must not open the worker's local services to a command.
+ */
+export function localAddressProblem(host: string, address: string, allowed: readonly string[]): string | undefined {
+  if (!isLocalAddress(address)) return undefined;
+  const h = host.toLowerCase().replace(/\.$/, '');
+  const named = allowed.some((p) => p.toLowerCase() === h) && (h === 'localhost' || h === address.toLowerCase());
+  return named
+    ? undefined
+    : `${host} resolves to ${address}, an address of the worker itself or its link (loopback, link-local): the sandbox reaches such addresses only when workspace.network names them ("localhost" or the address)`;
+}
+
+/** Loopback, link-local or unspecified (IPv4, IPv6, and IPv4 mapped into IPv6). */
+function isLocalAddress(address: string): boolean {
+  const a = address.toLowerCase();
+  const v4 = /^(?:::ffff:)?(\d+)\.(\d+)\.\d+\.\d+$/.exec(a);
+  if (v4) {
+    const [first, second] = [Number(v4[1]), Number(v4[2])];
+    return first === 127 || first === 0 || (first === 169 && second === 254);
+  }
+  return a === '::1' || a === '::' || /^fe[89ab][0-9a-f]:/.test(a);
+}
+
 function hostPatternProblem(pattern: string): string | undefined {
   if (!/^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(pattern))
     return `"${pattern}" is not a host name or "*." and a domain`;

@@ -159,13 +159,16 @@ export function commandReport(r: {
   stdout: string;
   stderr: string;
   timedOut?: boolean;
+  diskFull?: boolean;
   signal?: string;
 }): string {
   const head = r.timedOut
     ? 'the command timed out and was killed'
-    : r.exitCode === null
-      ? `the command was killed (${r.signal ?? 'signal'})`
-      : `exit code ${r.exitCode}`;
+    : r.diskFull
+      ? 'the command filled the workspace past its size and was killed'
+      : r.exitCode === null
+        ? `the command was killed (${r.signal ?? 'signal'})`
+        : `exit code ${r.exitCode}`;
   const parts = [head];
   if (r.stdout) parts.push(`stdout:\n${r.stdout}`);
   if (r.stderr) parts.push(`stderr:\n${r.stderr}`);
