@@ -15,6 +15,9 @@ import { EMPTY_MANIFEST, loadManifest } from '../workspace/workspace-snapshots';
 import { stateStore } from '../workspace/workspace-store';
 import { ClientError } from './client-error';
 import { clientBlobStore } from './stored-images';
+import { CONVERSATION_WORKFLOW_TYPE, conversationStatusQuery } from '../contracts/definitions';
+import type { ConversationResult } from '../core/conversation/conversation-status';
+import type { temporal } from '@temporalio/proto';
 import { continuedAs, continuedFrom, orderedToolOutcomes } from './tool-results';
 
 /**
@@ -37,6 +40,12 @@ export interface WorkspaceStates {
   /** The state it started from (a fork's, a rerun's, a continued run's); undefined: empty. */
   initial?: string;
   commits: WorkspaceCommit[];
+  /**
+   * A conversation's current branch, when it could be read (a closed one's result, an open one's
+   * status): the state that branch works on (`ref` absent: empty). A conversation edited or
+   * switched back to an earlier branch works on that branch's state, not on the last commit.
+   */
+  current?: { ref?: string };
 }
 
 /** Reads the states a run's (or conversation's) tool calls committed, over all its runs. */
@@ -62,7 +71,51 @@ export async function workspaceStates(client: Client, workflowId: string): Promi
     if (!next) break;
     history = await fetch(next);
   }
-  return { ...(initial ? { initial } : {}), commits };
+  const current = isConversation(history) ? await currentBranchState(client, workflowId, history) : undefined;
+  return { ...(initial ? { initial } : {}), commits, ...(current ? { current } : {}) };
+}
+
+type History = temporal.api.history.v1.IHistory;
+
+function isConversation(history: History): boolean {
+  return (
+    history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name === CONVERSATION_WORKFLOW_TYPE
+  );
+}
+
+/**
+ * The state a conversation's current branch works on: a closed one's result says it; an open one's
+ * status (a query, which needs a worker). Undefined when neither answers (a result from before
+ * this was recorded, no worker): the last commit stands for it then.
+ */
+async function currentBranchState(
+  client: Client,
+  workflowId: string,
+  latest: History,
+): Promise<{ ref?: string } | undefined> {
+  const last = latest.events?.[latest.events.length - 1];
+  const done = last?.workflowExecutionCompletedEventAttributes?.result?.payloads;
+  if (done?.length) {
+    const result = await decodeFromPayloadsAtIndex<ConversationResult>(
+      client.options.loadedDataConverter,
+      0,
+      done,
+    ).catch(() => undefined);
+    return result?.workspace !== undefined ? (result.workspace ? { ref: result.workspace } : {}) : undefined;
+  }
+  // Closed otherwise (failed, cancelled, terminated, timed out): no result to read, no worker to ask.
+  if (
+    last?.workflowExecutionFailedEventAttributes ||
+    last?.workflowExecutionCanceledEventAttributes ||
+    last?.workflowExecutionTerminatedEventAttributes ||
+    last?.workflowExecutionTimedOutEventAttributes
+  )
+    return undefined;
+  const status = await client.workflow
+    .getHandle(workflowId)
+    .query(conversationStatusQuery)
+    .catch(() => undefined);
+  return status ? (status.workspace ? { ref: status.workspace } : {}) : undefined;
 }
 
 /**
@@ -70,6 +123,7 @@ export async function workspaceStates(client: Client, workflowId: string): Promi
  * commit when no step is given. Undefined: the workspace was empty then.
  */
 export function stateAtStep(states: WorkspaceStates, step?: number): string | undefined {
+  if (step === undefined && states.current) return states.current.ref;
   const before = step === undefined ? states.commits : states.commits.filter((c) => c.step < step);
   return before.length ? before[before.length - 1].ref : states.initial;
 }

@@ -218,6 +218,10 @@ withSandbox(
       // "two" replaced: the turn sees the workspace as it was when "two" was sent.
       const edited = await sendMessage(t.client, id, { message: 'look again', fork: { atMessageId: 'm2' } }, start);
       expect(edited.content).toBe('exit code 0\nstdout:\nv1\na.txt\n');
+      // People see the state of the branch it works on now, not the last commit (the replaced branch's).
+      const onEdit = await workspaceStates(t.client, id);
+      expect(stateAtStep(onEdit)).not.toBe(onEdit.commits.at(-1)!.ref);
+      expect(Buffer.from(await workspaceFile(blobs, stateAtStep(onEdit), 'a.txt')).toString()).toBe('v1\n');
 
       // A new conversation from the same point starts from that state too.
       const forked = await forkConversation(
@@ -241,6 +245,10 @@ withSandbox(
       expect(parseStateRef(forkStates.initial!).scope).toBe(workspaceScope('default', id));
       expect(parseStateRef(stateAtStep(forkStates)!).scope).toBe(workspaceScope('default', `${id}-fork`));
       await t.client.workflow.getHandle(id).result();
+      // Closed, back on the first branch: its result says which state that branch ended on.
+      const ended = await workspaceStates(t.client, id);
+      expect(ended.current?.ref).toBeDefined();
+      expect(await listWorkspace(blobs, stateAtStep(ended))).toHaveLength(2);
       const deleted = await deleteRun(t.client, id, { blobs });
       expect(deleted).toMatchObject({ workflowId: id, kind: 'conversation' });
       expect(deleted.workspaceBlobs).toBeGreaterThanOrEqual(5); // 3 states, their contents

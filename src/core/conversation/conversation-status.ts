@@ -26,6 +26,11 @@ export interface ConversationResult {
   /** Absent in results of conversations closed before it was added. */
   toolExecutionCount?: number;
   rejectedMessages?: RejectedMessages;
+  /**
+   * The workspace state its current branch ended on (`""`: an empty one; absent: it had none, or it
+   * closed before results said so).
+   */
+  workspace?: string;
 }
 
 /** What a conversation is doing, for the `status` query. */
@@ -68,6 +73,8 @@ export interface ConversationStatus {
   buildId?: string;
   /** The branch new messages go to, when the conversation was forked (absent: `main`). */
   branch?: string;
+  /** The workspace state its current branch works on (its reference; absent: empty, or no workspace). */
+  workspace?: string;
 }
 
 /** One page of the transcript (the `transcript` query's answer). */
@@ -104,7 +111,17 @@ export function conversationResult(
     runs: conv.runs,
     toolExecutionCount: conv.toolExecutionCount,
     rejectedMessages: conv.rejectedMessages,
+    ...(workspaceOf(conv) !== undefined ? { workspace: workspaceOf(conv) } : {}),
   };
+}
+
+/**
+ * The workspace state a conversation's current branch works on: its reference, `""` for an empty
+ * one (its messages note a workspace, none was committed on this branch), undefined without one.
+ */
+function workspaceOf(conv: ConversationState): string | undefined {
+  if (conv.workspace) return conv.workspace;
+  return conv.messages.some((m) => m.role === 'user' && m.workspace !== undefined) ? '' : undefined;
 }
 
 /** The status of a closed conversation, from its result: no worker has to replay it to answer. */
@@ -121,6 +138,7 @@ export function closedConversationStatus(result: ConversationResult): Conversati
     runs: result.runs,
     closeReason: result.reason,
     rejectedMessages: result.rejectedMessages ?? { count: 0 },
+    ...(result.workspace ? { workspace: result.workspace } : {}),
   };
 }
 
@@ -160,6 +178,9 @@ export function conversationStatus(
   if (conv.agentVersion) status.agentVersion = conv.agentVersion;
   if (conv.buildId) status.buildId = conv.buildId;
   if (conv.branch) status.branch = conv.branch.id;
+  // A turn under way commits to its run first; the conversation takes the state when it ends.
+  const workspace = run?.workspace?.ref ?? conv.workspace;
+  if (workspace) status.workspace = workspace;
   if (run && active) {
     const s = runStatus(run);
     status.currentTurn = {
