@@ -17,6 +17,7 @@ import { tenantStartOptions } from './tenant-scope';
 import { ClientError } from './client-error';
 import { startMessage, type ConversationStart, type MessageRequest, type SendOptions } from './conversations';
 import { explainFailure, lookupWorkflow } from './workflow-lookup';
+import { adoptStartingState } from './workspaces';
 
 /**
  * Client side of a conversation's branches (see `core/conversation/branches.ts`): fork it at an
@@ -163,6 +164,13 @@ async function forkInto(
   } catch (err) {
     throw await explainFailure(client, conversationId, err, 'conversation');
   }
+  // Its workspace starts as its source's was there, in a copy of its own (see adoptStartingState).
+  const carried = input.carry?.workspace;
+  if (carried)
+    input = {
+      ...input,
+      carry: { ...input.carry!, workspace: await adoptStartingState(client, carried, into, start.blobStore) },
+    };
   try {
     await client.workflow.start<typeof conversationWorkflow>(CONVERSATION_WORKFLOW_TYPE, {
       workflowId: into,

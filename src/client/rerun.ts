@@ -2,12 +2,15 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { AgentInput, RerunSeed } from '../core/state/run-options';
 import type { ChatMessage } from '../core/messages/chat-message';
+import type { BlobStore } from '../storage/blob-store';
 import { readTranscript } from './workflow-controls';
 import { ClientError } from './client-error';
 import { runOutcome, startAgentRun, type AgentRunHandle, type RunOutcome } from './run-agent';
 import { recordedRunInput } from './tool-results';
 import { requireWorkerFor } from './task-queue-workers';
 import { lookupWorkflow } from './workflow-lookup';
+import { adoptStartingState } from './workspaces';
+import { workspaceAt } from '../core/workspace/workspace-options';
 
 /**
  * Re-running a recorded run with a change (another model, another system message): the new run
@@ -29,6 +32,11 @@ export interface RerunOptions {
   liveTools?: boolean;
   /** The new run's id (default `<recorded id>-rerun-<random>`). */
   workflowId?: string;
+  /**
+   * Where the workers keep workspace states (default: this client's blob store, `AGENT_BLOB_DIR`
+   * or `AGENT_PAYLOAD_STORE`): the run's state at `fromStep` is copied into the re-run's own.
+   */
+  blobStore?: BlobStore;
 }
 
 /** What a re-run started from: the recorded run and its outcome. */
@@ -75,13 +83,21 @@ export async function startRerun(client: Client, workflowId: string, options: Re
     seed.toolCalls = outcome.toolExecutions
       .filter((e) => e.result !== undefined)
       .map((e) => ({ name: e.name, arguments: e.arguments, result: e.result, error: e.error }));
+  const rerunId = options.workflowId ?? `${workflowId}-rerun-${randomBytes(3).toString('hex')}`;
+  // Its workspace starts as the run's was before that step, in a copy of its own (see adoptStartingState).
+  const start = workspaceAt(seed.messages);
+  const adopted = await adoptStartingState(client, start, rerunId, options.blobStore);
+  if (start && adopted !== start)
+    seed.messages = seed.messages.map((m) =>
+      'workspace' in m && m.workspace === start ? { ...m, workspace: adopted } : m,
+    );
   const { rerun: _previous, images: _images, ...original } = input;
   const rerunInput: AgentInput = { ...original, rerun: seed };
   if (options.model) rerunInput.modelSettings = { ...original.modelSettings, model: options.model };
   if (options.system !== undefined) rerunInput.system = options.system;
   const newHandle = await startAgentRun(client, rerunInput, {
     taskQueue: options.taskQueue,
-    workflowId: options.workflowId ?? `${workflowId}-rerun-${randomBytes(3).toString('hex')}`,
+    workflowId: rerunId,
   });
   return { handle: newHandle, of: workflowId, fromStep, recorded: { messages, outcome } };
 }

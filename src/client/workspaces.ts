@@ -11,8 +11,8 @@ import {
 import type { WorkspaceManifest } from '../core/workspace/manifest';
 import { workspaceAt } from '../core/workspace/workspace-options';
 import type { BlobStore } from '../storage/blob-store';
-import { EMPTY_MANIFEST, loadManifest } from '../workspace/workspace-snapshots';
-import { stateStore } from '../workspace/workspace-store';
+import { copyState, EMPTY_MANIFEST, loadManifest } from '../workspace/workspace-snapshots';
+import { stateStore, workspaceScope } from '../workspace/workspace-store';
 import { ClientError } from './client-error';
 import { clientBlobStore } from './stored-images';
 import { CONVERSATION_WORKFLOW_TYPE, conversationStatusQuery } from '../contracts/definitions';
@@ -199,6 +199,22 @@ export async function diffWorkspace(
     );
   }
   return { changes, patch: parts.join('') };
+}
+
+/**
+ * A fork's or rerun's starting state (`ref`, its source's) copied into the new workflow's own
+ * scope before it starts, so its source can be deleted at once without taking it. Best effort:
+ * where this client's blob store is not its workers' (the copy fails), the ref is given as it is,
+ * and the new workflow's first call in the workspace copies it then.
+ */
+export async function adoptStartingState(
+  client: Client,
+  ref: string | undefined,
+  workflowId: string,
+  blobs: BlobStore = workspaceBlobs(client),
+): Promise<string | undefined> {
+  if (!ref) return ref;
+  return copyState(blobs, ref, workspaceScope(client.options.namespace, workflowId)).catch(() => ref);
 }
 
 /** The blob store a client reads workspaces from: the one it writes images to (see `clientBlobStore`). */

@@ -11,6 +11,7 @@ import {
   type WorkspaceManifest,
 } from '../core/workspace/manifest';
 import { writeWhole, type BlobStore } from '../storage/blob-store';
+import { inScope, ownStore, stateStore } from './workspace-store';
 
 /**
  * A workspace directory on a worker, and its states in the blob store: what a directory holds
@@ -151,6 +152,26 @@ export async function saveWorkspace(
   });
   const saved: WorkspaceManifest = { ...manifest, files };
   return { ref: await blobs.put(Buffer.from(JSON.stringify(saved))), saved };
+}
+
+/**
+ * Copies the state `ref` (its manifest and its files' contents) into the workflow scope `scope`
+ * and returns its reference there; `ref` itself when it is there already. A fork or rerun starts
+ * this way, so the workflow it came from can be deleted at once without taking its start.
+ */
+export async function copyState(blobs: BlobStore, ref: string, scope: string): Promise<string> {
+  if (inScope(blobs, ref, scope)) return ref;
+  const from = stateStore(blobs, ref);
+  const manifest = await loadManifest(from.manifest, from.store);
+  const own = ownStore(blobs, scope);
+  const files = [...manifest.files];
+  await inBatches([...files.keys()], async (i) => {
+    const { blob: _, ...file } = files[i];
+    if (file.link !== undefined) return void (files[i] = file);
+    const stored = await own.store.put(await from.store.get(contentRef(files[i])));
+    files[i] = stored === `sha256:${file.hash}` ? file : { ...file, blob: stored };
+  });
+  return own.stateRef(await own.store.put(Buffer.from(JSON.stringify({ ...manifest, files }))));
 }
 
 /** The manifest a reference names; an error naming what is wrong when the blob is not one this build reads. */

@@ -10,9 +10,10 @@ import { workflowIndexKey } from '../storage/payload-removal';
  * never be deleted with this one's.
  *
  * A state's reference names its scope: `ws:<scope>:sha256:<hex>` (the manifest's reference
- * in that scope, whose files' contents are in the same scope). A fork or rerun starts from its
- * parent's state (a reference into the parent's scope) and copies it into its own on its first
- * call in the workspace, so deleting the parent later takes nothing it needs. A store without
+ * in that scope, whose files' contents are in the same scope). A fork or rerun starts from a copy
+ * of its parent's state in its own scope, made as the client forks it (`copyState`), or, when
+ * that client could not reach the store, on its first call in the workspace; so deleting the
+ * parent takes nothing it needs. A store without
  * scopes (a `BlobStore` of the user's own that lacks `scope`), and states saved before scopes,
  * have plain `sha256:` references into the shared store.
  */

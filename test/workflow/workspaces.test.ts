@@ -228,7 +228,7 @@ withSandbox(
         t.client,
         id,
         { atMessage: 4, branch: 'main', message: 'look there', into: `${id}-fork` },
-        start,
+        { ...start, blobStore: blobs },
       );
       expect(forked.result?.content).toBe('exit code 0\nstdout:\nv1\na.txt\n');
       // The branch the edit replaced kept its own state.
@@ -239,10 +239,10 @@ withSandbox(
       await endConversation(t.client, id);
       await endConversation(t.client, `${id}-fork`);
 
-      // The fork copied the state it started from into its own scope (its first call only read),
-      // so deleting the conversation it came from deletes that one's states and leaves the fork's.
+      // The fork started from a copy of that state in its own scope (made as it was forked), so
+      // deleting the conversation it came from deletes that one's states and leaves the fork's.
       const forkStates = await workspaceStates(t.client, `${id}-fork`);
-      expect(parseStateRef(forkStates.initial!).scope).toBe(workspaceScope('default', id));
+      expect(parseStateRef(forkStates.initial!).scope).toBe(workspaceScope('default', `${id}-fork`));
       expect(parseStateRef(stateAtStep(forkStates)!).scope).toBe(workspaceScope('default', `${id}-fork`));
       await t.client.workflow.getHandle(id).result();
       // Closed, back on the first branch: its result says which state that branch ended on.
