@@ -38,7 +38,7 @@ const coreLayers = [
   ['messages', 'fleet'], // messages, tool descriptions and results; tenants, budgets' ledger, rate governor
   ['facts'], // long-term memory: what a fact is, whose it is
   ['state'], // a run's state, options, limits, results; the carry's versions
-  ['context', 'events', 'guardrails', 'time'], // the context window; events; guardrail checks; durations and waits
+  ['context', 'events', 'guardrails', 'policies', 'time'], // the context window; events; guardrail checks; policies' requests and decisions; durations and waits
   ['tool-calls', 'workspace'], // approvals, handoffs, agents as tools, questions; workspace states, options and tools
   ['run'], // the loop: next step, input, result, carry, search attributes
   ['conversation'], // many turns, branches, busy policies, forgetting

@@ -18,6 +18,8 @@ export function createDescribeWorker(deps: {
   /** Where a name goes (a named model's provider and id). */
   route: (name: string) => ModelRoute;
   catalogue: ModelCatalogue;
+  /** The worker's policies, when it has some. */
+  policies?: WorkerDescription['policies'];
 }) {
   let contextWindows: Record<string, number> | undefined;
   const windows = () => {
@@ -37,6 +39,7 @@ export function createDescribeWorker(deps: {
       searchAttributes: await deps.searchAttributes(),
       contextWindows: windows(),
       ...(deps.defaultModel ? { defaultModel: deps.defaultModel } : {}),
+      ...(deps.policies ? { policies: deps.policies } : {}),
     };
   };
 }

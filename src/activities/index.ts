@@ -1,3 +1,5 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { PolicySet } from '../policies/policy-set';
 import type { Client } from '@temporalio/client';
 import type { WorkspaceHost } from '../workspace/workspace-host';
 import type { ExternalStorage } from '@temporalio/common';
@@ -92,6 +94,8 @@ export interface ActivityDeps {
   fleetTaskQueue?: string;
   /** Called before a model call asks a ledger or a governor (the worker then serves the fleet's queue at once). */
   fleetNeeded?: () => void;
+  /** The worker's policies (`AGENT_POLICIES`): each reply's tool calls are decided by them. */
+  policies?: PolicySet;
 }
 
 /** The agent's activities (see {@link AgentActivities}, their contract), bound to a worker's tools, agents and model endpoint. */
@@ -157,7 +161,16 @@ export function createActivities(deps: ActivityDeps): AgentActivities {
       models: [...new Set([deps.model.model, ...Object.keys(deps.model.models ?? {}), ...deps.agents.models()])],
       route: (name) => model.route(name),
       catalogue: pricing.catalogue,
+      ...(deps.policies ? { policies: { mode: deps.policies.mode } } : {}),
     }),
+    decidePolicies: async ({ requests }) => {
+      if (!deps.policies)
+        throw ApplicationFailure.nonRetryable(
+          'this worker has no policies, but the run was started on one that had: give it the same AGENT_POLICIES',
+          'Policy.NotConfigured',
+        );
+      return deps.policies.decide(requests);
+    },
     sendScheduledMessage: createSendScheduledMessage({ client: deps.client }),
     deliverWebhook: createDeliverWebhook(),
     awaitA2aTaskEnd: createAwaitA2aTaskEnd({ client: deps.client }),

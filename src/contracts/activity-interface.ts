@@ -1,3 +1,4 @@
+import type { PolicyCheck, PolicyMode, PolicyRequest } from '../core/state/policy-types';
 import type { MemoryAdminRequest, MemoryAdminResult } from './memory-admin';
 import type { RunWorkspace } from '../core/state/workspace-types';
 import type { ResolvedAgent } from '../core/state/agents';
@@ -80,6 +81,12 @@ export interface AgentActivities {
    */
   checkGuardrails(input: GuardrailCheckInput): Promise<GuardrailCheck[]>;
   /**
+   * The worker's policies' decision on each of a reply's tool calls (a local activity: recorded
+   * once, in the workflow task that goes on to run them, so no workflow task is added). A policy
+   * set that cannot evaluate a request answers `forbid` with why (in `log` mode, `permit`).
+   */
+  decidePolicies(input: PolicyDecisionInput): Promise<PolicyCheck>;
+  /**
    * POSTs a notification to a webhook (an A2A task's push notification). Fails the attempt when
    * the webhook cannot be reached or answers with an error, so the workflow's retries deliver it
    * later; a 4xx other than 408 and 429 fails it for good (`Webhook.Refused`).
@@ -155,6 +162,13 @@ export interface WorkerDescription {
   contextWindows: Record<string, number>;
   /** The worker's default model (`AGENT_MODEL`). */
   defaultModel?: string;
+  /** The worker has policies (`AGENT_POLICIES`): runs check each reply's tool calls with it. */
+  policies?: { mode: PolicyMode };
+}
+
+/** Input of `decidePolicies`: the requests of one reply's tool calls (see `core/policies`). */
+export interface PolicyDecisionInput {
+  requests: PolicyRequest[];
 }
 
 /** An agent as `durable-agents agents` and `GET /agents` list it. */

@@ -1,3 +1,4 @@
+import { PolicySet, PolicySetError, type PolicySettings } from '../policies/policy-set';
 import type { ClientOptions } from '@temporalio/client';
 import type { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
 import type { DataConverter } from '@temporalio/common';
@@ -103,6 +104,7 @@ export class AgentsPlugin extends SimplePlugin {
       throw new Error(
         `AgentsPlugin: agents name guardrails that are not registered (${missing.join(', ')}); give them to the plugin's "guardrails" or use their definitions`,
       );
+    const policies = settings.policies ? loadPolicies(settings.policies, registry) : undefined;
     const conversations = createConversationLoader(options.client);
     agents.checkMcpServers(Object.keys(settings.mcpServers));
     const mcp =
@@ -150,6 +152,7 @@ export class AgentsPlugin extends SimplePlugin {
         memory: settings.memory,
         fleetTaskQueue: settings.fleetTaskQueue,
         fleetNeeded: needFleetWorkers,
+        ...(policies ? { policies } : {}),
       }),
     });
     this.searchAttributeCheck = updates ? check : undefined;
@@ -314,4 +317,22 @@ export class AgentsPlugin extends SimplePlugin {
 function loadMcpToolSource(): typeof import('../tools/mcp-client/mcp-tool-source') {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require('../tools/mcp-client/mcp-tool-source');
+}
+
+/**
+ * The worker's policies, checked against its tools (every tool registered now: the plugin's, the
+ * agents', the built-in ones); a policy set it cannot use stops the worker with the sentence
+ * that names the policy and the fix.
+ */
+function loadPolicies(settings: PolicySettings, registry: ToolRegistry): PolicySet {
+  const tools = registry.names().map((name) => ({ name, parameters: registry.specs([name])[0].parameters }));
+  let set: PolicySet;
+  try {
+    set = new PolicySet(settings, tools);
+  } catch (e) {
+    if (e instanceof PolicySetError) throw new Error(`AgentsPlugin: ${e.message}`);
+    throw e;
+  }
+  for (const warning of set.warnings) process.stderr.write(`durable-agents: policies: ${warning}\n`);
+  return set;
 }

@@ -27,6 +27,8 @@ export interface AgentWorkerOptions {
   guardrails?: AgentsPluginOptions['guardrails'];
   /** How model calls stream their text (see `AgentsPluginOptions.streaming`). */
   streaming?: AgentsPluginOptions['streaming'];
+  /** Policies on the runs' tool calls (see `AgentsPluginOptions.policies`); default `AGENT_POLICIES`. */
+  policies?: AgentsPluginOptions['policies'];
   /** Default: from the environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `AGENT_MODEL`, ...). */
   model?: ModelConfig;
   /** Named models (see `AgentsPluginOptions.models`). */
@@ -94,6 +96,7 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     toolProvider: options.toolProvider,
     guardrails: options.guardrails,
     streaming: options.streaming,
+    ...(options.policies ? { policies: options.policies } : {}),
     client: options.client,
     mcpServers: options.mcpServers,
     ...(options.mcpTokenFile ? { mcpTokenFile: options.mcpTokenFile } : {}),

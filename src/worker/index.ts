@@ -17,6 +17,8 @@ export type { AgentDeployment } from './deployment';
 // Workspaces' sandboxes: bubblewrap (the default), an AI SDK sandbox session, or one of your own.
 export { BubblewrapSandbox } from '../workspace/bubblewrap-sandbox';
 export { aiSdkSandbox, type AiSdkSandboxSession } from '../workspace/ai-sdk-sandbox';
+export type { PolicySettings } from '../policies/policy-set';
+export type { PolicyMode } from '../core/state/policy-types';
 export type { CommandSandbox, SandboxCommand, SandboxResult } from '../workspace/sandbox';
 
 // Agents, tools and guardrails: definitions and registries.

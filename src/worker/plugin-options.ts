@@ -1,3 +1,4 @@
+import type { PolicySettings } from '../policies/policy-set';
 import type { RateLimit } from '../core/fleet/rate-governor';
 import type { CommandSandbox } from '../workspace/sandbox';
 import type { Client } from '@temporalio/client';
@@ -189,6 +190,13 @@ export interface AgentsPluginOptions {
    * session through `aiSdkSandbox`, or a sandbox of your own).
    */
   workspaces?: { dir?: string; sandbox?: CommandSandbox };
+  /**
+   * Policies as code (docs/policies.md): Cedar policies on which tool an agent may call with which
+   * arguments, checked against the worker's tools as it starts and applied to every tool call its
+   * runs make. Default `AGENT_POLICIES` (a `.cedar` file or a directory of them) and
+   * `AGENT_POLICY_MODE` (`enforce`, or `log`: decide and record, let every call go).
+   */
+  policies?: PolicySettings;
   /**
    * The live channel between this worker and the API processes that read its runs
    * (`redis://host:6379`): each piece of text and each event reaches a reader in any process as it

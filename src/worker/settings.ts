@@ -1,3 +1,5 @@
+import type { PolicySettings } from '../policies/policy-set';
+import type { PolicyMode } from '../core/state/policy-types';
 import { parseRateLimits, rateLimitProblem, type RateLimit } from '../core/fleet/rate-governor';
 import type { ExternalStorage } from '@temporalio/common';
 import {
@@ -74,6 +76,8 @@ export interface WorkerSettings {
   workspaceDir: string;
   /** The live channel to API processes (`AGENT_LIVE_URL`, a Redis URL); none: this process's readers only. */
   liveUrl?: string;
+  /** Where the worker's policies are and how it applies them (`AGENT_POLICIES`, `AGENT_POLICY_MODE`); none: no policies. */
+  policies?: PolicySettings;
   /** What the worker should tell its operator as it starts (a payload store other machines cannot reach, say). */
   notes: string[];
 }
@@ -148,8 +152,21 @@ export function workerSettings(
     memory: memorySettings(options.memory, env, model),
     workspaceDir: options.workspaces?.dir ?? defaultWorkspaceRoot(env),
     ...liveUrlSetting(options.liveUrl, env.AGENT_LIVE_URL),
+    ...policySettings(options.policies, env),
     notes,
   };
+}
+
+/** The option's policies, else `AGENT_POLICIES` (a `.cedar` file or directory) in `AGENT_POLICY_MODE` (`enforce`, `log`). */
+function policySettings(option: PolicySettings | undefined, env: NodeJS.ProcessEnv): { policies?: PolicySettings } {
+  const modeText = option?.mode ?? env.AGENT_POLICY_MODE;
+  if (modeText !== undefined && modeText !== 'enforce' && modeText !== 'log')
+    throw new Error(`AGENT_POLICY_MODE is "${modeText}": it takes "enforce" (the default) or "log"`);
+  const mode = modeText as PolicyMode | undefined;
+  if (option) return { policies: { ...option, ...(mode ? { mode } : {}) } };
+  if (env.AGENT_POLICIES) return { policies: { path: env.AGENT_POLICIES, ...(mode ? { mode } : {}) } };
+  if (mode) throw new Error('AGENT_POLICY_MODE is set but AGENT_POLICIES is not: name the policies file or directory');
+  return {};
 }
 
 /** The option's rate limits (checked), else `AGENT_RATE_LIMITS`'s; none when neither sets any. */

@@ -59,3 +59,10 @@ export const { executeTool: executeToolLocally } = proxyLocalActivities<AgentAct
  * stopped), on top of the tool's own attempts, which count only its failures.
  */
 export const WORKER_LOSSES_PER_CALL = 10;
+
+// Policies decide in the workflow task that goes on to run the calls: a local activity, a few
+// milliseconds of the worker's own CPU, tried again quickly when it fails.
+export const { decidePolicies } = proxyLocalActivities<AgentActivities>({
+  startToCloseTimeout: '10s',
+  retry: { maximumAttempts: 3, initialInterval: '100ms' },
+});

@@ -53,6 +53,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
   await host.open({ run: () => run.state });
   // Its agent, tools and limits were resolved when the run started; it keeps them.
   if (carry) host.showVersion({ ...run.state, tenant: input.tenant });
+  // The worker's policies, as this workflow run's worker describes them (a continued run asks again).
+  if (carry) run.state = host.withPolicies(run.state, input);
 
   let timeLimit: TimeLimit | undefined;
   // The run's context, kept for its memory's extraction after the loop (outside its time limit).
@@ -124,7 +126,7 @@ async function resolved(
   const agent = await (early ?? host.resolve(...resolveArgs(input)));
   // The default memory (maxPromptTokens by the model's context window) unless the run or agent set one.
   const effective = withDefaultMemory(agent.settings ? applyAgent(input, agent.settings) : input, host.worker);
-  run.state = host.onBuild(startRun(effective, agent.tools, agent.version));
+  run.state = host.withPolicies(host.onBuild(startRun(effective, agent.tools, agent.version)), input);
   host.showVersion({ ...run.state, tenant: input.tenant });
   return effective;
 }

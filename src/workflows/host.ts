@@ -122,6 +122,23 @@ export class AgentHost {
     return resolving;
   }
 
+  /**
+   * The run with its worker's policies, when the worker has some (what it said of itself, recorded
+   * once per workflow run): each reply's tool calls are then checked before they run.
+   */
+  withPolicies(state: RunState, who: { tenant?: string; user?: string }): RunState {
+    const policies = this.worker?.policies;
+    if (!policies) return state;
+    return {
+      ...state,
+      policies: {
+        mode: policies.mode,
+        ...(who.tenant !== undefined ? { tenant: who.tenant } : {}),
+        ...(who.user !== undefined ? { user: who.user } : {}),
+      },
+    };
+  }
+
   /** The Temporal UI's current details: which agent, which definition of it and which build answer. */
   showVersion(s: { agent?: { name?: string }; agentVersion?: string; buildId?: string; tenant?: string }): void {
     setCurrentDetails(versionDetails(s));

@@ -1,3 +1,4 @@
+import { policyStep } from './policy-step';
 import { recallForTurn } from './memory-steps';
 import { budgetLeft, budgetSpent } from '../core/state/limits';
 import { forgetInRun } from '../core/conversation/forgetting';
@@ -64,6 +65,8 @@ function takeStep(run: RunRef, step: Exclude<NextStep, { type: 'finish' }>, ctx:
       return compactStep(run.state, step, ctx);
     case 'check_guardrails':
       return guardrailStep(run.state, step, ctx);
+    case 'check_policies':
+      return policyStep(run.state, step, ctx);
     case 'await_approval':
       return approvalStep(run, step, ctx);
     case 'run_tools': {

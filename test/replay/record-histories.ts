@@ -53,8 +53,10 @@ async function main(only: string[]): Promise<void> {
     baseURL: string,
     provider?: 'anthropic' | 'openai-responses',
     rateLimits?: Record<string, { requestsPerMinute: number }>,
+    policies?: string,
   ) =>
     createAgentWorker({
+      ...(policies ? { policies: { text: { [`${name}.cedar`]: policies } } } : {}),
       ...(rateLimits ? { rateLimits } : {}),
       connection: nativeConnection,
       taskQueue: `record-${name}`,
@@ -83,7 +85,7 @@ async function main(only: string[]): Promise<void> {
   try {
     for (const scenario of scenarios.filter((s) => wanted(s.name))) {
       const model = await startScriptedModel(scenario.steps);
-      const w = await worker(scenario.name, model.baseURL, scenario.provider);
+      const w = await worker(scenario.name, model.baseURL, scenario.provider, undefined, scenario.policies);
       const outcome = await w.runUntil(async () => {
         const handle = await startAgentRun(client, scenario.input, {
           taskQueue: `record-${scenario.name}`,

@@ -39,6 +39,8 @@ export interface Scenario {
   drive?: (client: Client, workflowId: string) => Promise<void>;
   /** Record the runs of agents it calls as tools too (`<name>-child<N>`). */
   recordChildren?: true;
+  /** The worker's policies (Cedar text). */
+  policies?: string;
 }
 
 /** Guardrails the recorded scenarios name. */
@@ -178,6 +180,24 @@ export const scenarios: Scenario[] = [
     name: 'start-at-once',
     input: { agent: 'clerk', message: 'add 2 and 3' },
     steps: [call(['add', { a: 2, b: 3 }]), answer('5')],
+  },
+  {
+    // Policies: the worker's description says it has some, each reply's calls are decided in a
+    // local activity (its marker holds the decisions); a forbidden call is answered without
+    // running, an asked one waits for approval.
+    name: 'policies',
+    input: { message: 'go', tools: ['add', 'sqrt'] },
+    policies: `permit(principal, action, resource);
+@id("no-big-adds") forbid(principal, action, resource == Tool::"add") when { context.args has a && context.args.a.greaterThan(decimal("100.0")) };
+@id("ask-for-roots") @decision("ask") forbid(principal, action, resource == Tool::"sqrt");`,
+    steps: [call(['add', { a: 500, b: 1 }], ['sqrt', { x: 16 }]), call(['add', { a: 5, b: 1 }]), answer('6 and 4')],
+    drive: async (client, workflowId) => {
+      const s = await until(
+        () => readStatus(client, workflowId),
+        (x) => x.pendingApprovals.length > 0,
+      );
+      await decideApproval(client, workflowId, { callId: s.pendingApprovals[0].callId, approve: true });
+    },
   },
   {
     // Search attributes upserted as the status changes (the `agent-search-attributes` patch, and

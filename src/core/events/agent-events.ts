@@ -118,6 +118,21 @@ export type AgentEventBody =
       reason: string;
       callId?: string;
     }
+  /**
+   * The policies decided a tool call other than `permit` (see docs/policies.md): `forbid` (the
+   * model reads why; the tool does not run) or `ask` (it waits for a person's approval).
+   * `enforced` false: the worker's policies only log (`AGENT_POLICY_MODE=log`), and the call went ahead.
+   */
+  | {
+      type: 'policy_decided';
+      callId: string;
+      tool: string;
+      decision: 'forbid' | 'ask';
+      policies: string[];
+      enforced: boolean;
+      /** The policy set that decided (the SHA-256 of its text). */
+      policySet: string;
+    }
   | { type: 'turn_completed'; result: AgentResult | ConversationTurnResult }
   | { type: 'turn_failed'; error: string; errorType: string };
 
@@ -149,6 +164,7 @@ export const AGENT_EVENT_TYPES = [
   'event_received',
   'guardrail_tripped',
   'guardrail_intervened',
+  'policy_decided',
   'turn_completed',
   'turn_failed',
 ] as const satisfies readonly AgentEvent['type'][];

@@ -100,7 +100,7 @@ export function applyGuardrailChecks(
   const calls = state.phase.calls.map((c): PlannedToolCall =>
     approvals.has(c.call.id) && !c.approval ? { ...c, approval: { status: 'pending' } } : c,
   );
-  return { ...state, phase: { kind: 'tools', calls, guarded: true } };
+  return { ...state, phase: { ...state.phase, calls, guarded: true } };
 }
 
 /** The user message that sends an answer a guardrail did not accept back to the model. */

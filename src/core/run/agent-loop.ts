@@ -1,5 +1,6 @@
 import { TENANT_BUDGET_STOP_MESSAGE, type TenantBudgetReport } from '../fleet/tenant-ledger';
 import { approvalOf, pendingApprovals } from '../tool-calls/approvals';
+import { policyRequests } from '../policies/policies';
 import {
   shouldReturnImmediately,
   READ_TOOL_OUTPUT,
@@ -101,6 +102,11 @@ export function nextStep(state: RunState): NextStep {
   const guard = nextGuardrailStep(state);
   if (guard) return guard;
   if (phase.kind === 'tools') {
+    // The policies next: a forbidden call must never run, an asked one waits with the approvals.
+    if (state.policies && !phase.policed) {
+      const requests = policyRequests(state, phase.calls);
+      if (requests.length > 0) return { type: 'check_policies', requests };
+    }
     // Approvals come first: a rejected call must never run, and results go back to the LLM together anyway.
     const pending = pendingApprovals(phase.calls);
     return pending.length > 0 ? { type: 'await_approval', pending } : { type: 'run_tools', calls: phase.calls };

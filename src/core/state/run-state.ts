@@ -1,3 +1,4 @@
+import type { PolicyRequest, RunPolicies } from './policy-types';
 import type { TenantBudgetReport } from '../fleet/tenant-ledger';
 import type { GuardrailStep, GuardrailTrip, RunGuardrails } from './guardrail-types';
 import type { ChatMessage, ToolCall, Usage } from '../messages/chat-message';
@@ -156,6 +157,7 @@ export type NextStep =
       tokensBefore: number;
     }
   | GuardrailStep
+  | { type: 'check_policies'; requests: PolicyRequest[] }
   | { type: 'await_approval'; pending: PendingApproval[] }
   | { type: 'run_tools'; calls: PlannedToolCall[] }
   | { type: 'finish'; status: Exclude<RunStatus, 'failed'>; content: string | null };
@@ -165,8 +167,8 @@ export type RunPhase =
   | { kind: 'model' }
   /** A final answer that output guardrails check before the run ends with it. */
   | { kind: 'answered'; content: string; output?: unknown }
-  /** `guarded`: the tool guardrails have checked these calls. */
-  | { kind: 'tools'; calls: PlannedToolCall[]; guarded?: true }
+  /** `guarded`: the tool guardrails have checked these calls; `policed`: the policies have. */
+  | { kind: 'tools'; calls: PlannedToolCall[]; guarded?: true; policed?: true }
   | { kind: 'done'; status: Exclude<RunStatus, 'failed'>; content: string | null };
 
 /** Everything the workflow keeps for one run. Plain JSON. */
@@ -234,6 +236,10 @@ export interface RunState {
   tripped?: GuardrailTrip;
   /** The run was stopped by its tenant's budget (see `stopForTenantBudget`): the tenant's figures then. */
   tenantBudget?: TenantBudgetReport;
+  /** Its worker's policies, when it has some (see `core/policies`): each reply's tool calls are checked before they run. */
+  policies?: RunPolicies;
+  /** Calls the policies forbade so far, by tool name (policies read it as `context.run.denied`). */
+  policyDenied?: Record<string, number>;
   /** A re-run: recorded tool calls not yet matched, whose outputs answer identical calls. */
   recorded?: NonNullable<RerunSeed['toolCalls']>;
 }

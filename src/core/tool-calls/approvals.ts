@@ -98,7 +98,10 @@ export function expireApprovals(state: RunState, reason: string): RunState {
 
 function updatePending(state: RunState, update: (c: PlannedToolCall) => PlannedToolCall): RunState {
   if (state.phase.kind !== 'tools') return state;
-  return { ...state, phase: { kind: 'tools', calls: state.phase.calls.map(update) } };
+  // The policies' check is kept (an approval does not ask them again); `guarded` is not, as runs
+  // recorded before check their tool guardrails again after an approval (replays must too).
+  const policed = state.phase.policed ? { policed: true as const } : {};
+  return { ...state, phase: { kind: 'tools', calls: state.phase.calls.map(update), ...policed } };
 }
 
 function decided(call: PlannedToolCall, approve: boolean, reason: string | undefined): PlannedToolCall {

@@ -30,7 +30,7 @@ export async function runTurn(
   const turn: ActiveTurn = {
     turn: session.conv.turns + 1,
     queued,
-    run: { state: startTurn(session.conv, queued.input) },
+    run: { state: host.withPolicies(startTurn(session.conv, queued.input), session.conv.options) },
     scope: new CancellationScope(),
     steering: [],
   };

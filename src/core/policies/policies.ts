@@ -1,0 +1,101 @@
+import type { PlannedToolCall, RunState } from '../state/run-state';
+import type { PolicyCheck, PolicyDecision, PolicyMode, PolicyRequest } from '../state/policy-types';
+import { budgetSpent } from '../state/limits';
+import { toolErrorText } from '../messages/tool-results';
+
+/**
+ * Policies as code (docs/policies.md): rules, written in Cedar, on which tool an agent may call
+ * with which arguments, given what its run did so far. This module is the pure part: what a
+ * decision is asked (a {@link PolicyRequest} per tool call, its context built from the run's own
+ * state), and what the run does with the answer (a forbidden call is answered with an error the
+ * model reads, an asked one waits for a person, a permitted one runs). The worker's engine decides
+ * (src/policies/); the workflow records each decision, so a replay never asks again.
+ */
+
+/** The requests of the calls a reply asks for, in order, or none when the run has no policies. */
+export function policyRequests(state: RunState, calls: readonly PlannedToolCall[]): PolicyRequest[] {
+  const { policies } = state;
+  if (!policies) return [];
+  const counts: Record<string, number> = {};
+  for (const e of state.toolExecutions) counts[e.name] = (counts[e.name] ?? 0) + 1;
+  const spent = budgetSpent(state);
+  const who = {
+    ...(policies.tenant !== undefined ? { tenant: policies.tenant } : {}),
+    ...(policies.user !== undefined ? { user: policies.user } : {}),
+  };
+  const requests: PolicyRequest[] = [];
+  for (const c of calls) {
+    const tool = c.call.function.name;
+    if (c.tool !== undefined) {
+      requests.push({
+        callId: c.call.id,
+        agent: state.agent.name ?? 'default',
+        tool,
+        ...who,
+        context: {
+          args: c.arguments,
+          run: {
+            toolCalls: { ...counts },
+            denied: { ...state.policyDenied },
+            tokens: spent.totalTokens,
+            ...(spent.costUsd !== undefined ? { costUsd: spent.costUsd } : {}),
+            step: state.iterations,
+          },
+          ...who,
+        },
+      });
+    }
+    counts[tool] = (counts[tool] ?? 0) + 1;
+  }
+  return requests;
+}
+
+/**
+ * The run after a decision step: in `enforce` mode a forbidden call is answered at once with an
+ * error naming the policies (the model can change course; the tool never runs) and counted in
+ * `policyDenied`, an asked one waits for a person's approval like a tool that needs one; in `log`
+ * mode nothing changes but the note that the calls were checked.
+ */
+export function applyPolicyCheck(state: RunState, check: PolicyCheck): RunState {
+  if (state.phase.kind !== 'tools') return state;
+  const byCall = new Map(check.decisions.map((d) => [d.callId, d]));
+  const enforce = check.mode === 'enforce';
+  const denied = { ...state.policyDenied };
+  const calls = state.phase.calls.map((c): PlannedToolCall => {
+    const d = enforce ? byCall.get(c.call.id) : undefined;
+    if (!d || d.decision === 'permit') return c;
+    if (d.decision === 'ask') return c.approval ? c : { ...c, approval: { status: 'pending' } };
+    denied[d.tool] = (denied[d.tool] ?? 0) + 1;
+    const { call, arguments: args, immediate } = c;
+    return { call, arguments: args, immediate, resolved: { result: toolErrorText(forbiddenText(d)), error: true } };
+  });
+  return {
+    ...state,
+    phase: { ...state.phase, calls, policed: true },
+    ...(Object.keys(denied).length ? { policyDenied: denied } : {}),
+  };
+}
+
+/** What the model reads for a forbidden call. */
+export function forbiddenText(d: Pick<PolicyDecision, 'tool' | 'policies' | 'errors'>): string {
+  if (!d.policies.length && d.errors?.length) return `not run: ${d.errors[0]}`;
+  const which = d.policies.length
+    ? `the polic${d.policies.length === 1 ? 'y' : 'ies'} ${d.policies.map((p) => `"${p}"`).join(', ')}`
+    : 'the policies (none permits it)';
+  return `not run: ${which} forbid${d.policies.length === 1 ? 's' : ''} this call of ${d.tool}; do something else or answer without it`;
+}
+
+/** The decision a step falls back on when the engine could not answer: closed in `enforce`, open in `log`. */
+export function undecided(requests: readonly PolicyRequest[], mode: PolicyMode, why: string): PolicyCheck {
+  return {
+    setHash: '',
+    mode,
+    decisions: requests.map((r) => ({
+      callId: r.callId,
+      tool: r.tool,
+      decision: mode === 'enforce' ? ('forbid' as const) : ('permit' as const),
+      policies: [],
+      errors: [`the policies could not decide: ${why}`],
+    })),
+  };
+}

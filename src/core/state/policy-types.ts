@@ -1,0 +1,62 @@
+/**
+ * The shapes of policies as code (docs/policies.md) that a run's state holds and its history
+ * records; what they mean is in `core/policies/policies.ts`. Plain JSON.
+ */
+
+/** How a worker applies its policies: `enforce`, or `log` (each decision recorded, every call let go). */
+export type PolicyMode = 'enforce' | 'log';
+
+/** A run's policies, set when it starts on a worker that has some (its description says so). */
+export interface RunPolicies {
+  mode: PolicyMode;
+  /** The principal's attributes: the run's tenant and user, where set. */
+  tenant?: string;
+  user?: string;
+}
+
+/** What the run did so far, as policies read it (`context.run`). Plain JSON. */
+export interface PolicyRunContext {
+  /** Tool calls by name, before this one (earlier calls of the same reply included). */
+  toolCalls: Record<string, number>;
+  /** Calls a policy forbade, by tool name. */
+  denied: Record<string, number>;
+  /** Tokens spent (a conversation: over its turns so far). */
+  tokens: number;
+  /** US dollars spent, when the models' prices are known. */
+  costUsd?: number;
+  /** Model calls made so far. */
+  step: number;
+}
+
+/**
+ * One decision asked: may the run's agent (principal `Agent::"<name>"`, `Agent::"default"` for a
+ * run of no named agent) call the tool (resource `Tool::"<name>"`) with these arguments (action
+ * `Action::"callTool"`)? These names are the contract policies are written against: kept.
+ */
+export interface PolicyRequest {
+  callId: string;
+  agent: string;
+  tool: string;
+  /** The principal's attributes. */
+  tenant?: string;
+  user?: string;
+  context: { args: Record<string, unknown>; run: PolicyRunContext; tenant?: string; user?: string };
+}
+
+/** What a policy set decided for one call. */
+export interface PolicyDecision {
+  callId: string;
+  tool: string;
+  decision: 'permit' | 'forbid' | 'ask';
+  /** The ids of the policies that decided it (none: nothing permitted it). */
+  policies: string[];
+  /** Why the engine could not evaluate some policy for it (a missing attribute, a type error), when it says so. */
+  errors?: string[];
+}
+
+/** A decision step's answer, as the history records it: the policy set's hash, its mode, each call's decision. */
+export interface PolicyCheck {
+  setHash: string;
+  mode: PolicyMode;
+  decisions: PolicyDecision[];
+}

@@ -1,0 +1,197 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
+import type { PolicyCheck, PolicyDecision, PolicyMode, PolicyRequest } from '../core/state/policy-types';
+import { cedarRecord, cedarValue, policySchema, type CedarType, type SchemaTool } from './cedar-schema';
+
+/**
+ * A worker's policies (docs/policies.md): Cedar policies from `.cedar` files, checked at start
+ * against the schema of the worker's tools, evaluated by Cedar's own engine
+ * (`@cedar-policy/cedar-wasm`) for each tool call a run is about to make.
+ */
+
+/** Where a worker's policies come from, and how it applies them. */
+export interface PolicySettings {
+  /** A `.cedar` file, or a directory whose `.cedar` files (in name order) hold the policies (`AGENT_POLICIES`). */
+  path?: string;
+  /** Policies as text, instead of (or besides) files: `{ "<name>": "<policies>" }`. */
+  text?: Record<string, string>;
+  /** `enforce` (the default) or `log`: decide and record every call, and let each go (`AGENT_POLICY_MODE`). */
+  mode?: PolicyMode;
+}
+
+/** A policy set that cannot be used: the sentence says which policy and how to fix it. */
+export class PolicySetError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PolicySetError';
+  }
+}
+
+const ACTION = { type: 'Action', id: 'callTool' };
+/** Each policy set this process loaded gets an id of its own in the engine's cache. */
+let loaded = 0;
+
+/** A loaded, checked policy set; {@link decide} answers a reply's requests. */
+export class PolicySet {
+  /** The SHA-256 of its policies (their ids and text): what each decision records. */
+  readonly hash: string;
+  readonly ids: string[];
+  readonly warnings: string[];
+  private readonly asks: Set<string>;
+  private readonly engineId = `policies-${++loaded}`;
+  private readonly args: Record<string, CedarType>;
+
+  constructor(
+    settings: PolicySettings,
+    tools: readonly SchemaTool[],
+    readonly mode: PolicyMode = settings.mode ?? 'enforce',
+  ) {
+    const policies = readPolicies(settings);
+    this.ids = Object.keys(policies);
+    this.hash = createHash('sha256').update(JSON.stringify(policies)).digest('hex');
+    this.asks = new Set(this.ids.filter((id) => annotations(policies[id]).decision === 'ask'));
+    const schema = policySchema(tools);
+    this.args = schema.args;
+    this.warnings = [...schema.warnings, ...check(policies, schema.json)];
+    if (!this.ids.some((id) => effectOf(policies[id]) === 'permit'))
+      this.warnings.push(
+        'no policy permits anything, so every tool call is forbidden: add `permit(principal, action, resource);` to allow what no other policy forbids',
+      );
+    const parsed = cedar.preparsePolicySet(this.engineId, { staticPolicies: policies });
+    if (parsed.type !== 'success')
+      throw new PolicySetError(`the policies could not be loaded: ${messages(parsed.errors)}`);
+  }
+
+  /** Each request's decision: `permit`, `forbid` (a forbid policy applies, or none permits), or `ask`. */
+  decide(requests: readonly PolicyRequest[]): PolicyCheck {
+    return { setHash: this.hash, mode: this.mode, decisions: requests.map((r) => this.decideOne(r)) };
+  }
+
+  private decideOne(r: PolicyRequest): PolicyDecision {
+    const who = {
+      ...(r.tenant !== undefined ? { tenant: r.tenant } : {}),
+      ...(r.user !== undefined ? { user: r.user } : {}),
+    };
+    const principal = { type: 'Agent', id: r.agent };
+    const answer = cedar.statefulIsAuthorized({
+      principal,
+      action: ACTION,
+      resource: { type: 'Tool', id: r.tool },
+      context: {
+        args: cedarRecord(r.context.args, this.args),
+        run: {
+          ...r.context.run,
+          toolCalls: r.context.run.toolCalls,
+          denied: r.context.run.denied,
+          ...(r.context.run.costUsd !== undefined ? { costUsd: cedarValue(r.context.run.costUsd, DECIMAL) } : {}),
+        },
+        ...who,
+      } as cedar.Context,
+      preparsedPolicySetId: this.engineId,
+      entities: [{ uid: principal, attrs: who, parents: [] }],
+    });
+    const base = { callId: r.callId, tool: r.tool };
+    if (answer.type !== 'success')
+      return {
+        ...base,
+        decision: 'forbid',
+        policies: [],
+        errors: [`the policies could not decide: ${messages(answer.errors)}`],
+      };
+    const { decision, diagnostics } = answer.response;
+    // A policy that could not be evaluated (a missing argument, a type the model got wrong) forbids: closed, not open.
+    const errors = diagnostics.errors.map((e) => `policy "${e.policyId}": ${e.error.message}`);
+    if (errors.length)
+      return { ...base, decision: 'forbid', policies: diagnostics.errors.map((e) => e.policyId), errors };
+    if (decision === 'allow') return { ...base, decision: 'permit', policies: diagnostics.reason };
+    // Denied by forbid policies that all ask a person: a person decides.
+    const asked = diagnostics.reason.length > 0 && diagnostics.reason.every((id) => this.asks.has(id));
+    return { ...base, decision: asked ? 'ask' : 'forbid', policies: diagnostics.reason };
+  }
+}
+
+const DECIMAL: CedarType = { type: 'Extension', name: 'decimal' };
+
+/** The policies of `settings` by id: `@id("...")` where given, else `<file>:<n>`; an id given twice is refused. */
+function readPolicies(settings: PolicySettings): Record<string, string> {
+  const sources: Array<[string, string]> = Object.entries(settings.text ?? {});
+  if (settings.path) {
+    let files: string[];
+    try {
+      files = statSync(settings.path).isDirectory()
+        ? readdirSync(settings.path)
+            .filter((f) => f.endsWith('.cedar'))
+            .sort()
+            .map((f) => join(settings.path!, f))
+        : [settings.path];
+    } catch (e) {
+      throw new PolicySetError(
+        `the policies at ${settings.path} (AGENT_POLICIES) cannot be read: ${(e as Error).message}; name a .cedar file or a directory of them`,
+      );
+    }
+    if (!files.length) throw new PolicySetError(`${settings.path} (AGENT_POLICIES) holds no .cedar files`);
+    for (const file of files) sources.push([basename(file), readFileSync(file, 'utf8')]);
+  }
+  const out: Record<string, string> = {};
+  for (const [source, text] of sources) {
+    const parts = cedar.policySetTextToParts(text);
+    if (parts.type !== 'success') throw new PolicySetError(`${source}: ${messages(parts.errors)}`);
+    if (parts.policy_templates.length)
+      throw new PolicySetError(`${source}: policy templates (with ?principal or ?resource) are not supported here`);
+    parts.policies.forEach((policy, i) => {
+      const notes = annotations(policy);
+      if (notes.decision !== undefined && notes.decision !== 'ask')
+        throw new PolicySetError(
+          `${source}, policy ${i + 1}: @decision("${notes.decision}") is not a decision: the only one is @decision("ask"), on a forbid policy`,
+        );
+      if (notes.decision === 'ask' && effectOf(policy) !== 'forbid')
+        throw new PolicySetError(
+          `${source}, policy ${i + 1}: @decision("ask") goes on a forbid policy (what it would forbid, a person decides instead)`,
+        );
+      const id = notes.id ?? `${source}:${i + 1}`;
+      if (out[id] !== undefined)
+        throw new PolicySetError(`two policies have the id "${id}": give each its own @id("...")`);
+      out[id] = policy;
+    });
+  }
+  if (!Object.keys(out).length) throw new PolicySetError('the policy set is empty: write at least one policy');
+  return out;
+}
+
+/** What the validator says against the schema, as errors (thrown) or warnings (returned). */
+function check(policies: Record<string, string>, schema: Record<string, unknown>): string[] {
+  const v = cedar.validate({
+    schema: schema as cedar.Schema,
+    policies: { staticPolicies: policies },
+    validationSettings: { mode: 'strict' },
+  });
+  if (v.type !== 'success') throw new PolicySetError(`the policies could not be checked: ${messages(v.errors)}`);
+  const wrong = [
+    ...v.validationErrors.map((e) => `policy "${e.policyId}": ${e.error.message}`),
+    // A policy that can never apply names something no tool or run has (a misspelt argument, guarded by `has`).
+    ...v.validationWarnings
+      .filter((w) => /impossible/.test(w.error.message))
+      .map((w) => `policy "${w.policyId}" can never apply: it names an argument or attribute that no tool or run has`),
+  ];
+  if (wrong.length)
+    throw new PolicySetError(
+      `${wrong.join('; ')} (the schema: docs/policies.md; arguments are the worker's tools' parameters)`,
+    );
+  return v.validationWarnings.filter((w) => !/impossible/.test(w.error.message)).map((w) => w.error.message);
+}
+
+function annotations(policy: string): Record<string, string> {
+  const json = cedar.policyToJson(policy);
+  return json.type === 'success' ? (json.json.annotations ?? {}) : {};
+}
+
+function effectOf(policy: string): 'permit' | 'forbid' | undefined {
+  const json = cedar.policyToJson(policy);
+  return json.type === 'success' ? json.json.effect : undefined;
+}
+
+function messages(errors: ReadonlyArray<{ message: string }>): string {
+  return errors.map((e) => e.message).join('; ');
+}

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { Worker } from '@temporalio/worker';
+import { AgentsPlugin } from '../../src/worker/agents-plugin';
+import { runOutcome, startAgentRun } from '../../src/client/run-agent';
+import { keptEvents } from '../../src/client/event-stream';
+import { pendingApprovalsQuery } from '../../src/contracts/definitions';
+import { exampleTools } from '../../scripts/demo-agents';
+import type { PolicyMode } from '../../src/core/state/policy-types';
+import { answer, call, startModel, toolResults } from '../helpers/scripted-model';
+import { modelAt, useTestTemporal } from '../helpers/temporal';
+import { cleanEnv, runTs } from '../helpers/processes';
+
+/**
+ * Policies as code against a real dev server: Cedar policies on the worker decide each tool call
+ * a scripted run makes, forbid (the model reads which policy, and goes on), ask (a person approves
+ * through the CLI), count calls per run, and in log mode let everything go while recording.
+ */
+const temporal = useTestTemporal();
+
+const POLICIES = `
+permit(principal, action, resource);
+
+@id("no-big-adds")
+forbid(principal, action == Action::"callTool", resource == Tool::"add")
+  when { context.args has a && context.args.a.greaterThan(decimal("100.0")) };
+
+@id("ask-for-roots") @decision("ask")
+forbid(principal, action, resource == Tool::"sqrt");
+
+@id("two-lengths-a-run")
+forbid(principal, action, resource == Tool::"stringLength")
+  when { context.run.toolCalls has stringLength && context.run.toolCalls.stringLength >= 2 };
+`;
+
+/** Each of `calls` in turn, one per model call; then an answer listing the tools' results. */
+function script(calls: Array<Array<[string, unknown]>>) {
+  return startModel((req) => {
+    const done = req.messages.filter((m) => m.role === 'assistant').length;
+    return done < calls.length ? call(...calls[done]) : answer(toolResults(req).join(' | '));
+  });
+}
+
+async function withWorker<T>(baseURL: string, mode: PolicyMode, work: (taskQueue: string) => Promise<T>): Promise<T> {
+  const t = temporal();
+  const taskQueue = `policies-${randomUUID()}`;
+  const worker = await Worker.create({
+    connection: t.nativeConnection,
+    taskQueue,
+    plugins: [
+      new AgentsPlugin({
+        model: modelAt(baseURL),
+        tools: exampleTools,
+        policies: { text: { 'test.cedar': POLICIES }, mode },
+      }),
+    ],
+    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    shutdownGraceTime: '1s',
+  });
+  return worker.runUntil(() => work(taskQueue));
+}
+
+it('forbids by the arguments and by what the run did, naming the policy to the model, and asks a person, who approves through the CLI', async () => {
+  const model = await script([
+    [
+      ['add', { a: 500, b: 1 }],
+      ['add', { a: 5, b: 1 }],
+    ],
+    [
+      ['stringLength', { s: 'a' }],
+      ['stringLength', { s: 'bb' }],
+      ['stringLength', { s: 'ccc' }],
+    ],
+    [['sqrt', { x: 16 }]],
+  ]);
+  await withWorker(model.baseURL, 'enforce', async (taskQueue) => {
+    const t = temporal();
+    const handle = await startAgentRun(
+      t.client,
+      { message: 'go', tools: ['add', 'stringLength', 'sqrt'] },
+      { taskQueue },
+    );
+    // The sqrt call waits for a person: approved through the CLI, as an operator would.
+    let callId: string | undefined;
+    for (const deadline = Date.now() + 30_000; !callId && Date.now() < deadline;) {
+      const pending = await handle.query(pendingApprovalsQuery).catch(() => []);
+      callId = pending.find((p) => p.name === 'sqrt')?.callId;
+      if (!callId) await new Promise((r) => setTimeout(r, 100)); // polling for the approval request
+    }
+    expect(callId).toBeDefined();
+    const approved = await runTs(
+      ['client.ts', 'approve', handle.workflowId, callId!],
+      cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, AGENT_TASK_QUEUE: taskQueue }),
+    );
+    expect(approved.stdout).toBe(`Approved ${callId}\n`);
+    const outcome = await runOutcome(handle);
+    expect(outcome.status).toBe('completed');
+    const results = outcome.toolExecutions.map((e) => [e.name, e.result, e.error]);
+    expect(results).toEqual([
+      ['add', expect.stringContaining('not run: the policy "no-big-adds" forbids this call of add'), true],
+      ['add', '6', false],
+      ['stringLength', '1', false],
+      ['stringLength', '2', false],
+      ['stringLength', expect.stringContaining('the policy "two-lengths-a-run" forbids'), true],
+      ['sqrt', '4', false],
+    ]);
+    const decided = (await keptEvents(t.client, handle.workflowId)).filter((e) => e.type === 'policy_decided');
+    expect(decided.map((e) => e.type === 'policy_decided' && [e.tool, e.decision, e.policies, e.enforced])).toEqual([
+      ['add', 'forbid', ['no-big-adds'], true],
+      ['stringLength', 'forbid', ['two-lengths-a-run'], true],
+      ['sqrt', 'ask', ['ask-for-roots'], true],
+    ]);
+  });
+});
+
+it('in log mode lets the forbidden call run and records what would have been decided', async () => {
+  const model = await script([[['add', { a: 500, b: 1 }]]]);
+  await withWorker(model.baseURL, 'log', async (taskQueue) => {
+    const t = temporal();
+    const handle = await startAgentRun(t.client, { message: 'go', tools: ['add'] }, { taskQueue });
+    const outcome = await runOutcome(handle);
+    expect(outcome.toolExecutions.map((e) => e.result)).toEqual(['501']);
+    const decided = (await keptEvents(t.client, handle.workflowId)).filter((e) => e.type === 'policy_decided');
+    expect(decided).toEqual([
+      expect.objectContaining({ tool: 'add', decision: 'forbid', policies: ['no-big-adds'], enforced: false }),
+    ]);
+    // The decision is in the history: a local activity's marker, with the policy set's hash.
+    const history = await handle.fetchHistory();
+    const markers = (history.events ?? []).filter(
+      (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+    );
+    const recorded = markers.map((m) =>
+      Buffer.from(m.markerRecordedEventAttributes!.details!.result!.payloads![0].data!).toString(),
+    );
+    expect(recorded.some((r) => /"mode":"log"/.test(r) && /"setHash":"[0-9a-f]{64}"/.test(r))).toBe(true);
+  });
+});
