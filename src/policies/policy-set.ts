@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
+import type * as CedarWasm from '@cedar-policy/cedar-wasm/nodejs';
 import type { PolicyCheck, PolicyDecision, PolicyMode, PolicyRequest } from '../core/state/policy-types';
 import { cedarRecord, cedarValue, policySchema, type CedarType, type SchemaTool } from './cedar-schema';
 
@@ -30,6 +30,14 @@ export class PolicySetError extends Error {
 }
 
 const ACTION = { type: 'Action', id: 'callTool' };
+
+/**
+ * Cedar's engine, loaded when a worker has policies: its WebAssembly takes some 30 ms to load,
+ * which every worker and CLI command without policies is spared.
+ */
+let engine: typeof CedarWasm | undefined;
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, see above
+const cedarEngine = (): typeof CedarWasm => (engine ??= require('@cedar-policy/cedar-wasm/nodejs') as typeof CedarWasm);
 /** Each policy set this process loaded gets an id of its own in the engine's cache. */
 let loaded = 0;
 
@@ -59,7 +67,7 @@ export class PolicySet {
       this.warnings.push(
         'no policy permits anything, so every tool call is forbidden: add `permit(principal, action, resource);` to allow what no other policy forbids',
       );
-    const parsed = cedar.preparsePolicySet(this.engineId, { staticPolicies: policies });
+    const parsed = cedarEngine().preparsePolicySet(this.engineId, { staticPolicies: policies });
     if (parsed.type !== 'success')
       throw new PolicySetError(`the policies could not be loaded: ${messages(parsed.errors)}`);
   }
@@ -75,7 +83,7 @@ export class PolicySet {
       ...(r.user !== undefined ? { user: r.user } : {}),
     };
     const principal = { type: 'Agent', id: r.agent };
-    const answer = cedar.statefulIsAuthorized({
+    const answer = cedarEngine().statefulIsAuthorized({
       principal,
       action: ACTION,
       resource: { type: 'Tool', id: r.tool },
@@ -88,7 +96,7 @@ export class PolicySet {
           ...(r.context.run.costUsd !== undefined ? { costUsd: cedarValue(r.context.run.costUsd, DECIMAL) } : {}),
         },
         ...who,
-      } as cedar.Context,
+      } as CedarWasm.Context,
       preparsedPolicySetId: this.engineId,
       entities: [{ uid: principal, attrs: who, parents: [] }],
     });
@@ -136,7 +144,7 @@ function readPolicies(settings: PolicySettings): Record<string, string> {
   }
   const out: Record<string, string> = {};
   for (const [source, text] of sources) {
-    const parts = cedar.policySetTextToParts(text);
+    const parts = cedarEngine().policySetTextToParts(text);
     if (parts.type !== 'success') throw new PolicySetError(`${source}: ${messages(parts.errors)}`);
     if (parts.policy_templates.length)
       throw new PolicySetError(`${source}: policy templates (with ?principal or ?resource) are not supported here`);
@@ -162,8 +170,8 @@ function readPolicies(settings: PolicySettings): Record<string, string> {
 
 /** What the validator says against the schema, as errors (thrown) or warnings (returned). */
 function check(policies: Record<string, string>, schema: Record<string, unknown>): string[] {
-  const v = cedar.validate({
-    schema: schema as cedar.Schema,
+  const v = cedarEngine().validate({
+    schema: schema as CedarWasm.Schema,
     policies: { staticPolicies: policies },
     validationSettings: { mode: 'strict' },
   });
@@ -183,12 +191,12 @@ function check(policies: Record<string, string>, schema: Record<string, unknown>
 }
 
 function annotations(policy: string): Record<string, string> {
-  const json = cedar.policyToJson(policy);
+  const json = cedarEngine().policyToJson(policy);
   return json.type === 'success' ? (json.json.annotations ?? {}) : {};
 }
 
 function effectOf(policy: string): 'permit' | 'forbid' | undefined {
-  const json = cedar.policyToJson(policy);
+  const json = cedarEngine().policyToJson(policy);
   return json.type === 'success' ? json.json.effect : undefined;
 }
 
