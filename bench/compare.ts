@@ -37,6 +37,7 @@ import { protocolLatency, type ProtocolLatencies } from './protocol-latency';
 import { chatLatency, chatLatencyTable, type ChatLatencies } from './chat-latency';
 import { fleetLatency, fleetLatencyTable, type FleetLatencies } from './fleet-latency';
 import { measureWorkerStart, type WorkerStartFigures } from './worker-start';
+import { node24 } from '../test/helpers/node24';
 import { isTurnEnd, streamEvents } from '../src/client/event-stream';
 
 const ROOT = join(__dirname, '..');
@@ -234,11 +235,21 @@ async function main(): Promise<void> {
     console.log(fleetLatencyTable(fleet));
   }
   await adapterOverhead();
+  policyDecisions();
   await promptPrefix();
   await memoryBench();
   longConversation();
   await longRun();
   await manySteps();
+}
+
+/**
+ * bench/policies.ts, on Node 24 (from PyPI, as the tests get it): Cedar's engine under Node 20's
+ * V8 sometimes crashes the process in a tight loop of decisions (see docs/policies.md).
+ */
+function policyDecisions(): void {
+  const run = spawnSync(node24(), ['--import', 'tsx', join(__dirname, 'policies.ts')], { encoding: 'utf8' });
+  process.stdout.write(run.stdout || `policies: the bench did not run (${run.status}): ${run.stderr}\n`);
 }
 
 /**

@@ -50,26 +50,53 @@ export class PolicySet {
   private readonly asks: Set<string>;
   private readonly engineId = `policies-${++loaded}`;
   private readonly args: Record<string, CedarType>;
+  private readonly policies: Record<string, string>;
+  /** The policies whose scope names one tool (`resource == Tool::"x"`), by tool; the rest apply to every tool. */
+  private readonly byTool = new Map<string, string[]>();
+  private readonly anyTool: string[] = [];
+  /** The engine's set for each tool decided so far (its policies and the ones of every tool). */
+  private readonly prepared = new Map<string, string>();
 
   constructor(
     settings: PolicySettings,
     tools: readonly SchemaTool[],
     readonly mode: PolicyMode = settings.mode ?? 'enforce',
   ) {
-    const policies = readPolicies(settings);
+    const { policies, parsed } = readPolicies(settings);
+    this.policies = policies;
     this.ids = Object.keys(policies);
     this.hash = createHash('sha256').update(JSON.stringify(policies)).digest('hex');
-    this.asks = new Set(this.ids.filter((id) => annotations(policies[id]).decision === 'ask'));
+    this.asks = new Set(this.ids.filter((id) => parsed[id].annotations?.decision === 'ask'));
+    for (const id of this.ids) {
+      const tool = scopedTool(parsed[id]);
+      if (tool === undefined) this.anyTool.push(id);
+      else this.byTool.set(tool, [...(this.byTool.get(tool) ?? []), id]);
+    }
     const schema = policySchema(tools);
     this.args = schema.args;
     this.warnings = [...schema.warnings, ...check(policies, schema.json)];
-    if (!this.ids.some((id) => effectOf(policies[id]) === 'permit'))
+    if (!this.ids.some((id) => parsed[id].effect === 'permit'))
       this.warnings.push(
         'no policy permits anything, so every tool call is forbidden: add `permit(principal, action, resource);` to allow what no other policy forbids',
       );
-    const parsed = cedarEngine().preparsePolicySet(this.engineId, { staticPolicies: policies });
+  }
+
+  /**
+   * The engine's set for `tool`: the policies that can apply to it (Cedar evaluates every policy
+   * of a set, so a set of a thousand costs milliseconds; one tool's share of them, microseconds).
+   * Made on the tool's first decision, and kept.
+   */
+  private setFor(tool: string): string {
+    const known = this.prepared.get(tool);
+    if (known) return known;
+    const id = `${this.engineId}:${this.prepared.size}`;
+    const ids = [...this.anyTool, ...(this.byTool.get(tool) ?? [])];
+    const staticPolicies = Object.fromEntries(ids.map((p) => [p, this.policies[p]]));
+    const parsed = cedarEngine().preparsePolicySet(id, { staticPolicies });
     if (parsed.type !== 'success')
       throw new PolicySetError(`the policies could not be loaded: ${messages(parsed.errors)}`);
+    this.prepared.set(tool, id);
+    return id;
   }
 
   /** Each request's decision: `permit`, `forbid` (a forbid policy applies, or none permits), or `ask`. */
@@ -97,7 +124,7 @@ export class PolicySet {
         },
         ...who,
       } as CedarWasm.Context,
-      preparsedPolicySetId: this.engineId,
+      preparsedPolicySetId: this.setFor(r.tool),
       entities: [{ uid: principal, attrs: who, parents: [] }],
     });
     const base = { callId: r.callId, tool: r.tool };
@@ -123,7 +150,10 @@ export class PolicySet {
 const DECIMAL: CedarType = { type: 'Extension', name: 'decimal' };
 
 /** The policies of `settings` by id: `@id("...")` where given, else `<file>:<n>`; an id given twice is refused. */
-function readPolicies(settings: PolicySettings): Record<string, string> {
+function readPolicies(settings: PolicySettings): {
+  policies: Record<string, string>;
+  parsed: Record<string, CedarWasm.PolicyJson>;
+} {
   const sources: Array<[string, string]> = Object.entries(settings.text ?? {});
   if (settings.path) {
     let files: string[];
@@ -143,18 +173,21 @@ function readPolicies(settings: PolicySettings): Record<string, string> {
     for (const file of files) sources.push([basename(file), readFileSync(file, 'utf8')]);
   }
   const out: Record<string, string> = {};
+  const parsed: Record<string, CedarWasm.PolicyJson> = {};
   for (const [source, text] of sources) {
     const parts = cedarEngine().policySetTextToParts(text);
     if (parts.type !== 'success') throw new PolicySetError(`${source}: ${messages(parts.errors)}`);
     if (parts.policy_templates.length)
       throw new PolicySetError(`${source}: policy templates (with ?principal or ?resource) are not supported here`);
     parts.policies.forEach((policy, i) => {
-      const notes = annotations(policy);
+      const json = cedarEngine().policyToJson(policy);
+      if (json.type !== 'success') throw new PolicySetError(`${source}, policy ${i + 1}: ${messages(json.errors)}`);
+      const notes = json.json.annotations ?? {};
       if (notes.decision !== undefined && notes.decision !== 'ask')
         throw new PolicySetError(
           `${source}, policy ${i + 1}: @decision("${notes.decision}") is not a decision: the only one is @decision("ask"), on a forbid policy`,
         );
-      if (notes.decision === 'ask' && effectOf(policy) !== 'forbid')
+      if (notes.decision === 'ask' && json.json.effect !== 'forbid')
         throw new PolicySetError(
           `${source}, policy ${i + 1}: @decision("ask") goes on a forbid policy (what it would forbid, a person decides instead)`,
         );
@@ -162,10 +195,22 @@ function readPolicies(settings: PolicySettings): Record<string, string> {
       if (out[id] !== undefined)
         throw new PolicySetError(`two policies have the id "${id}": give each its own @id("...")`);
       out[id] = policy;
+      parsed[id] = json.json;
     });
   }
   if (!Object.keys(out).length) throw new PolicySetError('the policy set is empty: write at least one policy');
-  return out;
+  return { policies: out, parsed };
+}
+
+/** The tool a policy's scope names (`resource == Tool::"x"`), or undefined when it may apply to any. */
+function scopedTool(policy: CedarWasm.PolicyJson): string | undefined {
+  const r = policy.resource as {
+    op: string;
+    entity?: { type?: string; id?: string; __entity?: { type: string; id: string } };
+  };
+  if (r.op !== '==' || !r.entity) return undefined;
+  const uid = r.entity.__entity ?? r.entity;
+  return uid.type === 'Tool' ? uid.id : undefined;
 }
 
 /** What the validator says against the schema, as errors (thrown) or warnings (returned). */
@@ -188,16 +233,6 @@ function check(policies: Record<string, string>, schema: Record<string, unknown>
       `${wrong.join('; ')} (the schema: docs/policies.md; arguments are the worker's tools' parameters)`,
     );
   return v.validationWarnings.filter((w) => !/impossible/.test(w.error.message)).map((w) => w.error.message);
-}
-
-function annotations(policy: string): Record<string, string> {
-  const json = cedarEngine().policyToJson(policy);
-  return json.type === 'success' ? (json.json.annotations ?? {}) : {};
-}
-
-function effectOf(policy: string): 'permit' | 'forbid' | undefined {
-  const json = cedarEngine().policyToJson(policy);
-  return json.type === 'success' ? json.json.effect : undefined;
 }
 
 function messages(errors: ReadonlyArray<{ message: string }>): string {

@@ -334,5 +334,9 @@ function loadPolicies(settings: PolicySettings, registry: ToolRegistry): PolicyS
     throw e;
   }
   for (const warning of set.warnings) process.stderr.write(`durable-agents: policies: ${warning}\n`);
+  if (Number(process.versions.node.split('.')[0]) < 22)
+    process.stderr.write(
+      `durable-agents: policies: this worker runs Node ${process.versions.node}, whose V8 can crash the process under Cedar's engine after many decisions (bench/policies.ts); run workers with policies on Node 22 or later\n`,
+    );
   return set;
 }
