@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type * as CedarWasm from '@cedar-policy/cedar-wasm/nodejs';
-import type { PolicyCheck, PolicyDecision, PolicyMode, PolicyRequest } from '../core/state/policy-types';
+import type { CedarRequest, PolicyCheck, PolicyDecision, PolicyMode, PolicyRequest } from '../core/state/policy-types';
 import { cedarRecord, cedarValue, policySchema, type CedarType, type SchemaTool } from './cedar-schema';
 
 /**
@@ -61,6 +61,11 @@ export class PolicySet {
     settings: PolicySettings,
     tools: readonly SchemaTool[],
     readonly mode: PolicyMode = settings.mode ?? 'enforce',
+    /**
+     * Whether what does not fit the tools stops the set (a worker's), or is only a warning: a set
+     * tried on recorded decisions (`policy check`) knows the tools those decisions named, not all.
+     */
+    strict = true,
   ) {
     const { policies, parsed } = readPolicies(settings);
     this.policies = policies;
@@ -74,7 +79,7 @@ export class PolicySet {
     }
     const schema = policySchema(tools);
     this.args = schema.args;
-    this.warnings = [...schema.warnings, ...check(policies, schema.json)];
+    this.warnings = [...schema.warnings, ...check(policies, schema.json, strict)];
     if (!this.ids.some((id) => parsed[id].effect === 'permit'))
       this.warnings.push(
         'no policy permits anything, so every tool call is forbidden: add `permit(principal, action, resource);` to allow what no other policy forbids',
@@ -105,29 +110,37 @@ export class PolicySet {
   }
 
   private decideOne(r: PolicyRequest): PolicyDecision {
-    const who = {
+    const attrs = {
       ...(r.tenant !== undefined ? { tenant: r.tenant } : {}),
       ...(r.user !== undefined ? { user: r.user } : {}),
     };
-    const principal = { type: 'Agent', id: r.agent };
-    const answer = cedarEngine().statefulIsAuthorized({
-      principal,
-      action: ACTION,
+    const asked: CedarRequest = {
+      principal: { type: 'Agent', id: r.agent },
+      attrs,
       resource: { type: 'Tool', id: r.tool },
       context: {
         args: cedarRecord(r.context.args, this.args),
         run: {
           ...r.context.run,
-          toolCalls: r.context.run.toolCalls,
-          denied: r.context.run.denied,
           ...(r.context.run.costUsd !== undefined ? { costUsd: cedarValue(r.context.run.costUsd, DECIMAL) } : {}),
         },
-        ...who,
-      } as CedarWasm.Context,
-      preparsedPolicySetId: this.setFor(r.tool),
-      entities: [{ uid: principal, attrs: who, parents: [] }],
+        ...attrs,
+      },
+    };
+    return { ...this.decideAsked(asked, r.callId), asked };
+  }
+
+  /** The decision on a request in Cedar's form: one this worker builds, or one a run recorded (`policy check`). */
+  decideAsked(asked: CedarRequest, callId: string): PolicyDecision {
+    const answer = cedarEngine().statefulIsAuthorized({
+      principal: asked.principal,
+      action: ACTION,
+      resource: asked.resource,
+      context: asked.context as CedarWasm.Context,
+      preparsedPolicySetId: this.setFor(asked.resource.id),
+      entities: [{ uid: asked.principal, attrs: asked.attrs, parents: [] }],
     });
-    const base = { callId: r.callId, tool: r.tool };
+    const base = { callId, tool: asked.resource.id };
     if (answer.type !== 'success')
       return {
         ...base,
@@ -142,8 +155,8 @@ export class PolicySet {
       return { ...base, decision: 'forbid', policies: diagnostics.errors.map((e) => e.policyId), errors };
     if (decision === 'allow') return { ...base, decision: 'permit', policies: diagnostics.reason };
     // Denied by forbid policies that all ask a person: a person decides.
-    const asked = diagnostics.reason.length > 0 && diagnostics.reason.every((id) => this.asks.has(id));
-    return { ...base, decision: asked ? 'ask' : 'forbid', policies: diagnostics.reason };
+    const person = diagnostics.reason.length > 0 && diagnostics.reason.every((id) => this.asks.has(id));
+    return { ...base, decision: person ? 'ask' : 'forbid', policies: diagnostics.reason };
   }
 }
 
@@ -214,7 +227,7 @@ function scopedTool(policy: CedarWasm.PolicyJson): string | undefined {
 }
 
 /** What the validator says against the schema, as errors (thrown) or warnings (returned). */
-function check(policies: Record<string, string>, schema: Record<string, unknown>): string[] {
+function check(policies: Record<string, string>, schema: Record<string, unknown>, strict: boolean): string[] {
   const v = cedarEngine().validate({
     schema: schema as CedarWasm.Schema,
     policies: { staticPolicies: policies },
@@ -228,6 +241,7 @@ function check(policies: Record<string, string>, schema: Record<string, unknown>
       .filter((w) => /impossible/.test(w.error.message))
       .map((w) => `policy "${w.policyId}" can never apply: it names an argument or attribute that no tool or run has`),
   ];
+  if (wrong.length && !strict) return wrong;
   if (wrong.length)
     throw new PolicySetError(
       `${wrong.join('; ')} (the schema: docs/policies.md; arguments are the worker's tools' parameters)`,

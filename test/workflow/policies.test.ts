@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { AgentsPlugin } from '../../src/worker/agents-plugin';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
@@ -132,5 +135,32 @@ it('in log mode lets the forbidden call run and records what would have been dec
       Buffer.from(m.markerRecordedEventAttributes!.details!.result!.payloads![0].data!).toString(),
     );
     expect(recorded.some((r) => /"mode":"log"/.test(r) && /"setHash":"[0-9a-f]{64}"/.test(r))).toBe(true);
+
+    // Tried before enforcing: a set that lets adds up to 1,000 through changes that decision.
+    const dir = mkdtempSync(join(tmpdir(), 'policies-next-'));
+    writeFileSync(join(dir, 'next.cedar'), POLICIES.replace('decimal("100.0")', 'decimal("1000.0")'));
+    const env = cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, AGENT_TASK_QUEUE: taskQueue });
+    const query = `WorkflowId = '${handle.workflowId}'`;
+    let report: { runsWithDecisions: number; changed: Array<Record<string, unknown>> } | undefined;
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
+      const checked = await runTs(['client.ts', 'policy', 'check', dir, '--query', query, '--json'], env);
+      if (checked.code !== 0) throw new Error(`policy check failed: ${checked.stderr}`);
+      report = JSON.parse(checked.stdout);
+      if (report!.runsWithDecisions > 0) break;
+      await new Promise((r) => setTimeout(r, 200)); // polling for visibility to list the closed run
+    }
+    expect(report!.changed).toEqual([
+      expect.objectContaining({
+        workflowId: handle.workflowId,
+        step: 1,
+        tool: 'add',
+        before: 'forbid',
+        after: 'permit',
+      }),
+    ]);
+    // The same set as text, with the summary line a person reads.
+    const text = await runTs(['client.ts', 'policy', 'check', dir, '--query', query], env);
+    expect(text.stdout).toMatch(/add +forbid → permit/);
+    expect(text.stdout).toMatch(/^1 of 1 decisions in 1 of 1 runs would change$/m);
   });
 });

@@ -3,6 +3,7 @@ import { DEPLOY_USAGE, parseDeployArgs } from '../deploy-command';
 import { EVAL_USAGE, parseEvalArgs } from '../eval-command';
 import { RUN_OPTION_HELP } from '../option-flags';
 import { parseReplayArgs, REPLAY_USAGE } from '../replay-command';
+import { parsePolicyArgs, POLICY_USAGE } from '../policy-command';
 import { parseRerunArgs, RERUN_USAGE } from '../rerun-command';
 import { JSON_HELP } from './conversation-kinds';
 
@@ -103,4 +104,26 @@ ${JSON_HELP}`,
 });
 
 /** The commands of "Changing agents safely", in the overview's order. */
-export const CHANGE_COMMANDS = [replayCommand, deployCommand, evalCommand, rerunCommand];
+/** `policy check`: a new policy set tried on past runs' decisions. */
+export const policyCommand = defineCommand({
+  name: 'policy',
+  group,
+  synopsis: 'policy check <file-or-dir>',
+  summary: "try a new policy set on past runs' decisions before enforcing it",
+  page: () => `${POLICY_USAGE}
+
+  Policies (docs/policies.md) decide each tool call a run makes; every decision is recorded in the
+  run's history with the request as Cedar was asked it. check tries a new policy set (a .cedar
+  file, or a directory of them) on the decisions of past runs, and prints each one it would decide
+  otherwise: the run, the step (model calls before it), the tool, before → after, and the new
+  policies that decided. Runs record decisions on workers with policies: AGENT_POLICY_MODE=log
+  records them without enforcing. No worker is needed.
+  --since 7d             runs started within this long (default 7d)
+  --query "..."          only runs that match this visibility query too, e.g. "AgentName = 'clerk'"
+${JSON_HELP.replace('one JSON object', 'one JSON object: {"runs", "decisions", "changed": [{"workflowId", "step", "tool", "before", "after", "policies"}]}')}`,
+  parse: (args) => parsePolicyArgs(args),
+  run: async (command, { target, io }) => (await import('../policy-command')).runPolicyCommand(command, target, io),
+});
+
+/** The commands of "Changing agents safely", in the overview's order. */
+export const CHANGE_COMMANDS = [replayCommand, deployCommand, evalCommand, rerunCommand, policyCommand];

@@ -52,6 +52,20 @@ export interface PolicyDecision {
   policies: string[];
   /** Why the engine could not evaluate some policy for it (a missing attribute, a type error), when it says so. */
   errors?: string[];
+  /**
+   * The request as the engine was asked it (Cedar's JSON: its principal with their attributes,
+   * the tool, the context), kept so another policy set can be tried on it later (`policy check`).
+   */
+  asked?: CedarRequest;
+}
+
+/** A decision's request in Cedar's JSON form, as the engine read it. */
+export interface CedarRequest {
+  principal: { type: 'Agent'; id: string };
+  /** The principal's attributes (`tenant`, `user`). */
+  attrs: Record<string, string>;
+  resource: { type: 'Tool'; id: string };
+  context: Record<string, unknown>;
 }
 
 /** A decision step's answer, as the history records it: the policy set's hash, its mode, each call's decision. */
