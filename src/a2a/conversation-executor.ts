@@ -1,3 +1,4 @@
+import { delegatedByOf } from '../core/policies/policies';
 import type { Client } from '@temporalio/client';
 import { TaskState, type Message, type Task } from '@a2a-js/sdk';
 import {
@@ -99,10 +100,13 @@ export class ConversationExecutor implements AgentExecutor {
         // Not streamed: a task's updates are its states and its answer, not the answer's words
         // (streaming them would cost every turn its deltas' events).
         const { tenant } = callScope(ctx.context);
+        // A caller under policies says whom it works for: our agent runs under their policies too.
+        const delegatedBy = delegatedByOf(ctx.userMessage.metadata);
         const options: ConversationOptions = {
           ...this.o.conversationOptions,
           ...(this.o.agent ? { agent: this.o.agent } : {}),
           ...(tenant !== undefined ? { tenant } : {}),
+          ...(delegatedBy ? { delegatedBy } : {}),
         };
         // A message to a task still working joins its running turn (the conversation's `steer`),
         // unless it says otherwise (`metadata.busy`): the task's work goes on, now with it.

@@ -101,6 +101,7 @@ export function createExecuteTool(deps: {
       runId,
       ...(input.tenant !== undefined ? { tenant: input.tenant } : {}),
       ...(input.user !== undefined ? { user: input.user } : {}),
+      ...(input.delegatedBy?.length ? { delegatedBy: input.delegatedBy } : {}),
       toolCallId: input.toolCallId,
       // The activity id is fixed per scheduled call and survives retries; the run id keeps it unique
       // across resets. Local activities are numbered apart from activities, hence their prefix.

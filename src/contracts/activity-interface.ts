@@ -1,4 +1,4 @@
-import type { PolicyCheck, PolicyMode, PolicyRequest } from '../core/state/policy-types';
+import type { PolicyCheck, PolicyMode, PolicyPrincipal, PolicyRequest } from '../core/state/policy-types';
 import type { MemoryAdminRequest, MemoryAdminResult } from './memory-admin';
 import type { RunWorkspace } from '../core/state/workspace-types';
 import type { ResolvedAgent } from '../core/state/agents';
@@ -296,6 +296,11 @@ export interface ToolCallInput {
   tenant?: string;
   /** The run's user (given to the tool as `ctx.user`: the memory tools' scope); absent without one. */
   user?: string;
+  /**
+   * Under policies: the agents the call works for, outermost first, the calling agent last (given
+   * to the tool as `ctx.delegatedBy`): a tool that hands work to another agent passes it on.
+   */
+  delegatedBy?: PolicyPrincipal[];
   /**
    * A tool that works in the run's workspace (the built-in `bash`, `read_file`, ..., or one
    * defined with `workspace: true`): the workspace's limits and its committed state (`ref`, the

@@ -1,3 +1,5 @@
+import { delegatedByOf } from '../core/policies/policies';
+import type { PolicyPrincipal } from '../core/state/policy-types';
 import type { Client } from '@temporalio/client';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
@@ -39,13 +41,14 @@ export interface StartedWork {
 
 /** Starts the run (or sends the message to the conversation, starting it when it is not open). */
 export async function startWork(
-  options: AgentMcpServerOptions,
+  options: AgentMcpServerOptions & Delegation,
   agent: string,
   message: string,
   conversationId: string | undefined,
 ): Promise<StartedWork> {
   const { client, taskQueue } = options;
   const tenant = options.scope?.tenant;
+  const delegation = options.delegatedBy ? { delegatedBy: options.delegatedBy } : {};
   if (conversationId) {
     // In the session's tenant's id space: another tenant's conversation is no conversation to it.
     const id = await scopedWorkflowId(client, options.scope ?? {}, conversationId, 'conversation');
@@ -53,16 +56,27 @@ export async function startWork(
       client,
       id,
       { message },
-      { taskQueue, options: { agent, ...(tenant !== undefined ? { tenant } : {}) } },
+      { taskQueue, options: { agent, ...(tenant !== undefined ? { tenant } : {}), ...delegation } },
     );
     return { workflowId: id, messageId: sent.messageId, outcome: sent.result() };
   }
   const handle = await startAgentRun(
     client,
-    { agent, message, ...(tenant !== undefined ? { tenant } : {}) },
+    { agent, message, ...(tenant !== undefined ? { tenant } : {}), ...delegation },
     { taskQueue, ...(tenant !== undefined ? { idSpace: tenant } : {}) },
   );
   return { workflowId: handle.workflowId, outcome: runOutcome(handle) };
+}
+
+/** Whom a call works for, from its `_meta` (see `delegatedByOf`): its agent runs under their policies too. */
+export interface Delegation {
+  delegatedBy?: PolicyPrincipal[];
+}
+
+/** The server's options for one call: with whom it works for, when its `_meta` says. */
+export function forCall<O extends AgentMcpServerOptions>(options: O, meta: unknown): O & Delegation {
+  const delegatedBy = delegatedByOf(meta);
+  return delegatedBy ? { ...options, delegatedBy } : options;
 }
 
 /** A plain call: starts the run (or sends the message to the conversation) and waits for the answer, with progress and logs. */
@@ -293,9 +307,10 @@ export function registerAgentTools(server: McpServer, options: AgentMcpServerOpt
     // Worded as the SDK words it for its own tools.
     if ('problem' in parsed) return errorResult(new McpError(ErrorCode.InvalidParams, parsed.problem).message);
     const { message, conversationId } = parsed;
-    if (request.params.task) return startTask(options, agent.name, message, conversationId);
+    const call = forCall(options, request.params._meta);
+    if (request.params.task) return startTask(call, agent.name, message, conversationId);
     try {
-      return await callAgent(options, agent.name, message, conversationId, extra, session);
+      return await callAgent(call, agent.name, message, conversationId, extra, session);
     } catch (err) {
       return errorResult(err instanceof Error ? err.message : String(err));
     }

@@ -1,3 +1,4 @@
+import type { PolicyPrincipal } from '../core/state/policy-types';
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
@@ -38,7 +39,7 @@ const PAGE_SIZE = 50;
  * (each SDK has its own error class for -32602).
  */
 export async function startTaskRun(
-  options: Pick<AgentMcpServerOptions, 'client' | 'taskQueue' | 'scope'>,
+  options: Pick<AgentMcpServerOptions, 'client' | 'taskQueue' | 'scope'> & { delegatedBy?: PolicyPrincipal[] },
   agent: string,
   message: string,
   invalid: (message: string) => Error,
@@ -48,7 +49,12 @@ export async function startTaskRun(
   try {
     await startAgentRun(
       options.client,
-      { agent, message, ...(tenant !== undefined ? { tenant } : {}) },
+      {
+        agent,
+        message,
+        ...(tenant !== undefined ? { tenant } : {}),
+        ...(options.delegatedBy ? { delegatedBy: options.delegatedBy } : {}),
+      },
       { taskQueue: options.taskQueue, workflowId },
     );
   } catch (err) {

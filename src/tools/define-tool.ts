@@ -1,3 +1,4 @@
+import type { PolicyPrincipal } from '../core/state/policy-types';
 import type { ToolWorkspace } from '../workspace/workspace-host';
 import type { z } from 'zod';
 import type { JsonSchema } from '../models/json-schema';
@@ -22,6 +23,12 @@ export interface ToolContext {
    * the memory tools (`remember`, `recall`, `forget`), and of whatever a tool keeps per person.
    */
   user?: string;
+  /**
+   * Under policies (docs/policies.md): the agents this call works for, outermost first, the
+   * calling agent last. A tool that hands work to another agent (over A2A, MCP) passes it on, so
+   * that agent runs under these agents' policies as well as its own: delegating never widens.
+   */
+  delegatedBy?: PolicyPrincipal[];
   runId: string;
   /** The LLM's id for this call. */
   toolCallId: string;

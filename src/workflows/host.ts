@@ -4,6 +4,7 @@ import type { AgentEventBody } from '../core/events/agent-events';
 import type { DeliveredEvent } from '../core/time/durable-waits';
 import type { ResolvedAgent } from '../core/state/agents';
 import type { RunState } from '../core/state/run-state';
+import type { RunPolicies } from '../core/state/policy-types';
 import type { ToolInfo } from '../core/messages/tool-info';
 import type { ResolveToolsInput } from '../contracts/activity-interface';
 import { resolveAgent, resolveToolsAndVersion } from './activity-proxies';
@@ -126,7 +127,10 @@ export class AgentHost {
    * The run with its worker's policies, when the worker has some (what it said of itself, recorded
    * once per workflow run): each reply's tool calls are then checked before they run.
    */
-  withPolicies(state: RunState, who: { tenant?: string; user?: string }): RunState {
+  withPolicies(
+    state: RunState,
+    who: { tenant?: string; user?: string; delegatedBy?: RunPolicies['delegatedBy'] },
+  ): RunState {
     const policies = this.worker?.policies;
     if (!policies) return state;
     return {
@@ -135,6 +139,7 @@ export class AgentHost {
         mode: policies.mode,
         ...(who.tenant !== undefined ? { tenant: who.tenant } : {}),
         ...(who.user !== undefined ? { user: who.user } : {}),
+        ...(who.delegatedBy?.length ? { delegatedBy: who.delegatedBy } : {}),
       },
     };
   }

@@ -1,5 +1,5 @@
 import { isCancellation } from '@temporalio/workflow';
-import { applyPolicyCheck, undecided } from '../core/policies/policies';
+import { applyPolicyCheck, mergeDecisions, undecided } from '../core/policies/policies';
 import type { PolicyCheck } from '../core/state/policy-types';
 import type { NextStep, RunState } from '../core/state/run-state';
 import { decidePolicies } from './activity-proxies';
@@ -25,7 +25,8 @@ export async function policyStep(
     if (isCancellation(err)) throw err;
     check = undecided(step.requests, mode, failureInfo(err).error);
   }
-  for (const d of check.decisions) {
+  // One event per call, whoever's policies decided it (the run's agent, the agents it works for).
+  for (const d of mergeDecisions(check.decisions)) {
     if (d.decision === 'permit') continue;
     ctx.events.emit(ctx.turn, {
       type: 'policy_decided',

@@ -1,3 +1,4 @@
+import { delegationOf } from '../core/policies/policies';
 import { condition, isCancellation, ParentClosePolicy, sleep } from '@temporalio/workflow';
 import { agentToolMessage, agentToolOutcome, agentToolWorkflowId } from '../core/tool-calls/agent-tools';
 import { applyHandoff, chosenHandoff, handoffOutcome } from '../core/tool-calls/handoffs';
@@ -154,7 +155,7 @@ function runTool(
 ): Promise<ToolOutcome> | ToolOutcome {
   if (planned.resolved) return planned.resolved;
   if (planned.tool.builtin === SLEEP || planned.tool.builtin === WAIT_FOR_EVENT) return runWait(planned, run, ctx);
-  if (planned.tool.agent !== undefined) return runAgentTool(planned, ctx, budget);
+  if (planned.tool.agent !== undefined) return runAgentTool(planned, run, ctx, budget);
   const { tool, call } = planned;
   const retry = {
     maximumAttempts: tool.retry.maximumAttempts,
@@ -169,6 +170,7 @@ function runTool(
     ...(answer ? { answer } : {}),
     ...(ctx.tenant !== undefined ? { tenant: ctx.tenant } : {}),
     ...(ctx.user !== undefined ? { user: ctx.user } : {}),
+    ...(run.state.policies ? { delegatedBy: delegationOf(run.state, ctx) } : {}),
     ...(workspace ? { workspace } : {}),
   };
   // A command may take the workspace's limit, and the state is restored before and saved after it.
@@ -299,6 +301,7 @@ async function askModelFor(
  */
 async function runAgentTool(
   planned: PlannedToolCall,
+  run: RunRef,
   ctx: RunContext,
   budget?: Pick<AgentInput, 'budget' | 'onBudget'>,
 ): Promise<ToolOutcome> {
@@ -312,6 +315,8 @@ async function runAgentTool(
     ...budget,
     ...(ctx.tenant !== undefined ? { tenant: ctx.tenant } : {}),
     ...(ctx.user !== undefined ? { user: ctx.user } : {}),
+    // Under policies, the agent it calls works for it: this run's policies decide its calls too.
+    ...(run.state.policies ? { delegatedBy: delegationOf(run.state, ctx) } : {}),
     workflowId,
     childOptions: {
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,

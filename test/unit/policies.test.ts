@@ -3,7 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PolicySet, PolicySetError } from '../../src/policies/policy-set';
 import { policySchema } from '../../src/policies/cedar-schema';
-import { applyPolicyCheck, forbiddenText, policyRequests, undecided } from '../../src/core/policies/policies';
+import {
+  applyPolicyCheck,
+  DELEGATED_BY_KEY,
+  delegatedByOf,
+  delegationOf,
+  forbiddenText,
+  policyRequests,
+  undecided,
+} from '../../src/core/policies/policies';
+import { forCall } from '../../src/mcp-server/mcp-agent-tools';
 import { nextStep, startRun } from '../../src/core/run/agent-loop';
 import type { PlannedToolCall, RunState } from '../../src/core/state/run-state';
 import type { PolicyRequest } from '../../src/core/state/policy-types';
@@ -213,7 +222,7 @@ describe('docs/policies.md', () => {
   it('its examples load against the tools they name, and decide as the page says', () => {
     const page = readFileSync(join(__dirname, '../../docs/policies.md'), 'utf8');
     const blocks = [...page.matchAll(/```cedar\n([\s\S]*?)```/g)].map((m) => m[1]);
-    expect(blocks).toHaveLength(3);
+    expect(blocks).toHaveLength(4);
     const docTools = [
       {
         name: 'refund',
@@ -240,5 +249,64 @@ describe('docs/policies.md', () => {
     expect(forbiddenText(decided[2])).toBe(
       page.match(/`(not run: the policy "three-emails-a-run"[^`]*)`/)![1].replace(/\n/g, ' '),
     );
+  });
+});
+
+describe('delegation only narrows', () => {
+  it('asks each agent a run works for, and a call is forbidden when any of their policies forbids it', () => {
+    const state = {
+      ...startRun({ message: 'go', agent: 'researcher' }, [], 'v1'),
+      policies: { mode: 'enforce' as const, tenant: 'acme', delegatedBy: [{ agent: 'lead', tenant: 'acme' }] },
+      phase: {
+        kind: 'tools' as const,
+        calls: [
+          {
+            call: { id: '1', type: 'function' as const, function: { name: 'bash', arguments: '{}' } },
+            arguments: { command: 'ls' },
+            immediate: false,
+            tool: { name: 'bash' } as ToolInfo,
+          },
+        ],
+      },
+    } as RunState;
+    const requests = policyRequests(state, (state.phase as { calls: PlannedToolCall[] }).calls);
+    expect(requests.map((r) => [r.agent, r.caller])).toEqual([
+      ['researcher', undefined],
+      ['lead', 0],
+    ]);
+    const set = new PolicySet(
+      {
+        text: {
+          p: `${BASE}\n@id("lead-runs-no-commands") forbid(principal == Agent::"lead", action, resource == Tool::"bash");`,
+        },
+      },
+      tools,
+    );
+    const check = set.decide(requests);
+    expect(check.decisions.map((d) => d.decision)).toEqual(['permit', 'forbid']);
+    const after = applyPolicyCheck(state, check);
+    expect((after.phase as { calls: PlannedToolCall[] }).calls[0].resolved?.result).toContain(
+      'the policy "lead-runs-no-commands" forbids this call of bash',
+    );
+    // What the agents it calls work for: its callers, then itself.
+    expect(delegationOf(state, { tenant: 'acme' })).toEqual([
+      { agent: 'lead', tenant: 'acme' },
+      { agent: 'researcher', tenant: 'acme' },
+    ]);
+  });
+});
+
+describe('whom a call from elsewhere works for', () => {
+  it('takes a well-formed list from A2A metadata or MCP _meta, and nothing else', () => {
+    const list = [{ agent: 'lead', tenant: 'acme' }, { agent: 'researcher' }];
+    expect(delegatedByOf({ [DELEGATED_BY_KEY]: list })).toEqual(list);
+    expect(delegatedByOf(undefined)).toBeUndefined();
+    expect(delegatedByOf({ [DELEGATED_BY_KEY]: [] })).toBeUndefined();
+    expect(delegatedByOf({ [DELEGATED_BY_KEY]: [{ agent: 3 }] })).toBeUndefined();
+    expect(delegatedByOf({ [DELEGATED_BY_KEY]: Array.from({ length: 17 }, () => ({ agent: 'a' })) })).toBeUndefined();
+    expect(delegatedByOf({ [DELEGATED_BY_KEY]: [{ agent: 'a', user: '' }] })).toBeUndefined();
+    // An MCP server's call options carry it to the run it starts.
+    expect(forCall({ taskQueue: 'q' } as never, { [DELEGATED_BY_KEY]: list })).toMatchObject({ delegatedBy: list });
+    expect(forCall({ taskQueue: 'q' } as never, {})).not.toHaveProperty('delegatedBy');
   });
 });

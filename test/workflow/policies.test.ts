@@ -8,6 +8,7 @@ import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { keptEvents } from '../../src/client/event-stream';
 import { pendingApprovalsQuery } from '../../src/contracts/definitions';
 import { exampleTools } from '../../scripts/demo-agents';
+import { defineAgent } from '../../src/agents/define-agent';
 import type { PolicyMode } from '../../src/core/state/policy-types';
 import { answer, call, startModel, toolResults } from '../helpers/scripted-model';
 import { modelAt, useTestTemporal } from '../helpers/temporal';
@@ -30,6 +31,9 @@ forbid(principal, action == Action::"callTool", resource == Tool::"add")
 @id("ask-for-roots") @decision("ask")
 forbid(principal, action, resource == Tool::"sqrt");
 
+@id("leads-do-not-add")
+forbid(principal == Agent::"lead", action, resource == Tool::"add");
+
 @id("two-lengths-a-run")
 forbid(principal, action, resource == Tool::"stringLength")
   when { context.run.toolCalls has stringLength && context.run.toolCalls.stringLength >= 2 };
@@ -43,6 +47,16 @@ function script(calls: Array<Array<[string, unknown]>>) {
   });
 }
 
+/** A lead that asks a researcher (an agent as a tool), who adds. */
+const agents = [
+  defineAgent({
+    name: 'lead',
+    instructions: 'You lead.',
+    tools: [],
+    agents: [defineAgent({ name: 'researcher', description: 'Adds', instructions: 'You research.', tools: ['add'] })],
+  }),
+];
+
 async function withWorker<T>(baseURL: string, mode: PolicyMode, work: (taskQueue: string) => Promise<T>): Promise<T> {
   const t = temporal();
   const taskQueue = `policies-${randomUUID()}`;
@@ -53,6 +67,7 @@ async function withWorker<T>(baseURL: string, mode: PolicyMode, work: (taskQueue
       new AgentsPlugin({
         model: modelAt(baseURL),
         tools: exampleTools,
+        agents,
         policies: { text: { 'test.cedar': POLICIES }, mode },
       }),
     ],
@@ -162,5 +177,29 @@ it('in log mode lets the forbidden call run and records what would have been dec
     const text = await runTs(['client.ts', 'policy', 'check', dir, '--query', query], env);
     expect(text.stdout).toMatch(/add +forbid → permit/);
     expect(text.stdout).toMatch(/^1 of 1 decisions in 1 of 1 runs would change$/m);
+  });
+});
+
+it("runs an agent called as a tool under its caller's policies as well as its own", async () => {
+  // The lead asks the researcher; the researcher adds, which the lead's policies forbid.
+  const model = await startModel((req) => {
+    const researcher = req.messages[0]?.content === 'You research.';
+    const tools = req.messages.filter((m) => m.role === 'tool');
+    if (researcher) return tools.length ? answer(`researcher: ${toolResults(req)[0]}`) : call(['add', { a: 2, b: 3 }]);
+    return tools.length ? answer(`lead: ${toolResults(req)[0]}`) : call(['researcher', { message: 'add 2 and 3' }]);
+  });
+  await withWorker(model.baseURL, 'enforce', async (taskQueue) => {
+    const t = temporal();
+    const handle = await startAgentRun(t.client, { message: 'go', agent: 'lead' }, { taskQueue });
+    const outcome = await runOutcome(handle);
+    const child = outcome.toolExecutions[0].childWorkflowId!;
+    const childOutcome = await runOutcome(t.client.workflow.getHandle(child) as never);
+    expect(childOutcome.toolExecutions.map((e) => [e.name, e.error])).toEqual([['add', true]]);
+    expect(childOutcome.toolExecutions[0].result).toContain('the policy "leads-do-not-add" forbids this call of add');
+    // The lead's own runs of add would be forbidden too; a researcher run alone adds.
+    const alone = await runOutcome(
+      await startAgentRun(t.client, { message: 'go', agent: 'researcher' }, { taskQueue }),
+    );
+    expect(alone.toolExecutions.map((e) => [e.name, e.result])).toEqual([['add', '5']]);
   });
 });

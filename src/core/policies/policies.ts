@@ -1,5 +1,5 @@
 import type { PlannedToolCall, RunState } from '../state/run-state';
-import type { PolicyCheck, PolicyDecision, PolicyMode, PolicyRequest } from '../state/policy-types';
+import type { PolicyCheck, PolicyDecision, PolicyMode, PolicyPrincipal, PolicyRequest } from '../state/policy-types';
 import { budgetSpent } from '../state/limits';
 import { toolErrorText } from '../messages/tool-results';
 
@@ -23,31 +23,69 @@ export function policyRequests(state: RunState, calls: readonly PlannedToolCall[
     ...(policies.tenant !== undefined ? { tenant: policies.tenant } : {}),
     ...(policies.user !== undefined ? { user: policies.user } : {}),
   };
+  // The run's own agent, then each agent it works for: every one's policies decide (see `mergeDecisions`).
+  const principals = [{ agent: state.agent.name ?? 'default', ...who }, ...(policies.delegatedBy ?? [])];
   const requests: PolicyRequest[] = [];
   for (const c of calls) {
     const tool = c.call.function.name;
     if (c.tool !== undefined) {
-      requests.push({
-        callId: c.call.id,
-        agent: state.agent.name ?? 'default',
-        tool,
-        ...who,
-        context: {
-          args: c.arguments,
-          run: {
-            toolCalls: { ...counts },
-            denied: { ...state.policyDenied },
-            tokens: spent.totalTokens,
-            ...(spent.costUsd !== undefined ? { costUsd: spent.costUsd } : {}),
-            step: state.iterations,
-          },
-          ...who,
-        },
+      const run = {
+        toolCalls: { ...counts },
+        denied: { ...state.policyDenied },
+        tokens: spent.totalTokens,
+        ...(spent.costUsd !== undefined ? { costUsd: spent.costUsd } : {}),
+        step: state.iterations,
+      };
+      principals.forEach(({ agent, tenant, user }, i) => {
+        const attrs = { ...(tenant !== undefined ? { tenant } : {}), ...(user !== undefined ? { user } : {}) };
+        requests.push({
+          callId: c.call.id,
+          ...(i > 0 ? { caller: i - 1 } : {}),
+          agent,
+          tool,
+          ...attrs,
+          context: { args: c.arguments, run, ...attrs },
+        });
       });
     }
     counts[tool] = (counts[tool] ?? 0) + 1;
   }
   return requests;
+}
+
+/**
+ * One decision per call from its principals' (the run's agent and the agents it works for):
+ * forbidden when any forbids, else asked when any asks, else permitted; the policies named are
+ * those of the deciding outcome, all of them.
+ */
+export function mergeDecisions(decisions: readonly PolicyDecision[]): PolicyDecision[] {
+  const byCall = new Map<string, PolicyDecision[]>();
+  for (const d of decisions) byCall.set(d.callId, [...(byCall.get(d.callId) ?? []), d]);
+  return [...byCall.values()].map((all) => {
+    const outcome = all.some((d) => d.decision === 'forbid')
+      ? 'forbid'
+      : all.some((d) => d.decision === 'ask')
+        ? 'ask'
+        : 'permit';
+    if (all.length === 1) return all[0];
+    const deciding = all.filter((d) => d.decision === outcome);
+    const errors = deciding.flatMap((d) => d.errors ?? []);
+    return {
+      ...deciding[0],
+      policies: [...new Set(deciding.flatMap((d) => d.policies))],
+      ...(errors.length ? { errors } : {}),
+    };
+  });
+}
+
+/** Who the agents a run calls as tools work for: the agents it works for, then its own. */
+export function delegationOf(state: RunState, who: { tenant?: string; user?: string }): PolicyPrincipal[] {
+  const own: PolicyPrincipal = {
+    agent: state.agent.name ?? 'default',
+    ...(who.tenant !== undefined ? { tenant: who.tenant } : {}),
+    ...(who.user !== undefined ? { user: who.user } : {}),
+  };
+  return [...(state.policies?.delegatedBy ?? []), own];
 }
 
 /**
@@ -58,7 +96,7 @@ export function policyRequests(state: RunState, calls: readonly PlannedToolCall[
  */
 export function applyPolicyCheck(state: RunState, check: PolicyCheck): RunState {
   if (state.phase.kind !== 'tools') return state;
-  const byCall = new Map(check.decisions.map((d) => [d.callId, d]));
+  const byCall = new Map(mergeDecisions(check.decisions).map((d) => [d.callId, d]));
   const enforce = check.mode === 'enforce';
   const denied = { ...state.policyDenied };
   const calls = state.phase.calls.map((c): PlannedToolCall => {
@@ -98,4 +136,29 @@ export function undecided(requests: readonly PolicyRequest[], mode: PolicyMode, 
       errors: [`the policies could not decide: ${why}`],
     })),
   };
+}
+
+/** The key under which a call to another agent (A2A message metadata, MCP `_meta`) names whom it works for. */
+export const DELEGATED_BY_KEY = 'durable-agents/delegatedBy';
+
+/**
+ * The agents a call from elsewhere says it works for (see {@link DELEGATED_BY_KEY}), when they
+ * are well formed (at most 16, each an agent name with an optional tenant and user); else none.
+ * Taken as given: naming more agents only adds policies, so a caller cannot widen what it may do.
+ */
+export function delegatedByOf(meta: unknown): PolicyPrincipal[] | undefined {
+  const value = (meta as Record<string, unknown> | undefined)?.[DELEGATED_BY_KEY];
+  if (!Array.isArray(value) || value.length === 0 || value.length > 16) return undefined;
+  const text = (v: unknown) => typeof v === 'string' && v.length > 0 && v.length <= 256;
+  const out: PolicyPrincipal[] = [];
+  for (const p of value as Array<Record<string, unknown>>) {
+    if (!p || !text(p.agent) || (p.tenant !== undefined && !text(p.tenant)) || (p.user !== undefined && !text(p.user)))
+      return undefined;
+    out.push({
+      agent: p.agent as string,
+      ...(p.tenant !== undefined ? { tenant: p.tenant as string } : {}),
+      ...(p.user !== undefined ? { user: p.user as string } : {}),
+    });
+  }
+  return out;
 }

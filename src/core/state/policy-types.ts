@@ -6,12 +6,21 @@
 /** How a worker applies its policies: `enforce`, or `log` (each decision recorded, every call let go). */
 export type PolicyMode = 'enforce' | 'log';
 
+/** An agent as policies name it (`Agent::"<agent>"`), with its attributes. */
+export interface PolicyPrincipal {
+  agent: string;
+  tenant?: string;
+  user?: string;
+}
+
 /** A run's policies, set when it starts on a worker that has some (its description says so). */
 export interface RunPolicies {
   mode: PolicyMode;
   /** The principal's attributes: the run's tenant and user, where set. */
   tenant?: string;
   user?: string;
+  /** The agents the run works for (a sub-agent's callers), whose policies decide its calls too. */
+  delegatedBy?: PolicyPrincipal[];
 }
 
 /** What the run did so far, as policies read it (`context.run`). Plain JSON. */
@@ -35,6 +44,8 @@ export interface PolicyRunContext {
  */
 export interface PolicyRequest {
   callId: string;
+  /** Whose decision it is: absent for the run's own agent, else the caller (see `RunPolicies.delegatedBy`) at this index. */
+  caller?: number;
   agent: string;
   tool: string;
   /** The principal's attributes. */

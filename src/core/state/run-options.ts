@@ -1,3 +1,4 @@
+import type { PolicyPrincipal } from './policy-types';
 import type { Budget, OnBudget } from './limits';
 import type { ChatMessage, ImageRef } from '../messages/chat-message';
 import type { AgentMemory } from '../facts/memory-options';
@@ -183,4 +184,10 @@ export interface AgentInput extends RunOptions {
    * and across continue-as-new.
    */
   user?: string;
+  /**
+   * The agents this run works for, outermost first: a sub-agent's callers (set by the runtime
+   * when an agent calls another as a tool). Each caller's policies decide the run's tool calls as
+   * well as its own, so delegating never widens what may be done (docs/policies.md).
+   */
+  delegatedBy?: PolicyPrincipal[];
 }

@@ -1,3 +1,4 @@
+import type { Delegation } from '../mcp-agent-tools';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   LOG_LEVEL_META_KEY,
@@ -45,7 +46,7 @@ export const approvalKey = (callId: string): string => `approval:${callId}`;
 
 /** Starts (or continues, in a later round) an agent call and answers with its result or its questions. */
 export async function modernAgentCall(
-  options: AgentMcpServerOptions,
+  options: AgentMcpServerOptions & Delegation,
   agent: string,
   message: string,
   conversationId: string | undefined,

@@ -9,7 +9,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { ARGUMENTS, agentArguments } from '../mcp-agent-tools';
+import { ARGUMENTS, agentArguments, forCall } from '../mcp-agent-tools';
 import { complete, agentPrompt, promptMetadata, PROMPT_ARGUMENTS } from '../mcp-prompts';
 import { listAgentResources, readAgentResource, resourceTemplate } from '../mcp-resources';
 import type { AgentMcpServerOptions } from '../mcp-server-options';
@@ -68,11 +68,12 @@ export function createModernAgentMcpServer(
     const parsed = agentArguments(agent.name, request.params.arguments);
     if ('problem' in parsed) return { isError: true, content: [{ type: 'text', text: parsed.problem }] };
     const { message, conversationId } = parsed;
+    const call = forCall(options, request.params._meta);
     try {
       // A run for a client that takes tasks is a task (a conversation's turn is answered in the call).
       if (!conversationId && !ctx.mcpReq.requestState() && clientTakesTasks(ctx))
-        return (await startModernTask(options, agent.name, message)) as never;
-      return await modernAgentCall(options, agent.name, message, conversationId, ctx, codec);
+        return (await startModernTask(call, agent.name, message)) as never;
+      return await modernAgentCall(call, agent.name, message, conversationId, ctx, codec);
     } catch (err) {
       if (err instanceof ProtocolError) throw err;
       return { isError: true, content: [{ type: 'text', text: err instanceof Error ? err.message : String(err) }] };

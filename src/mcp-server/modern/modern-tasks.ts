@@ -1,3 +1,4 @@
+import type { Delegation } from '../mcp-agent-tools';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   inputRequired,
@@ -42,7 +43,7 @@ export function clientTakesTasks(ctx: ServerContext): boolean {
 
 /** Starts a run as a task and answers with its handle. */
 export async function startModernTask(
-  options: AgentMcpServerOptions,
+  options: AgentMcpServerOptions & Delegation,
   agent: string,
   message: string,
 ): Promise<Record<string, unknown>> {

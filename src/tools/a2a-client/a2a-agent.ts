@@ -1,3 +1,4 @@
+import { DELEGATED_BY_KEY } from '../../core/policies/policies';
 import { defineJsonSchemaTool, type JsonSchemaToolDefinition, type ToolContext } from '../define-tool';
 import { ToolError } from '../tool-error';
 
@@ -117,6 +118,8 @@ async function follow(
         role: 'ROLE_USER',
         parts: [{ text }],
         ...(taskId ? { taskId } : {}),
+        // Under policies: whom this call works for, so the agent there runs under their policies too.
+        ...(ctx.delegatedBy?.length ? { metadata: { [DELEGATED_BY_KEY]: ctx.delegatedBy } } : {}),
       }),
       configuration: {
         acceptedOutputModes: ['text/plain', 'application/json'],

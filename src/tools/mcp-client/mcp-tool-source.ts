@@ -1,3 +1,4 @@
+import { DELEGATED_BY_KEY } from '../../core/policies/policies';
 import { ApplicationFailure } from '@temporalio/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -401,7 +402,12 @@ export class McpToolSource {
         resetTimeoutOnProgress: true,
         maxTotalTimeout: timeoutMs,
       };
-      const params = { name: tool, arguments: args };
+      // Under policies: whom this call works for, so an agent behind the server runs under their policies too.
+      const params = {
+        name: tool,
+        arguments: args,
+        ...(ctx.delegatedBy?.length ? { _meta: { [DELEGATED_BY_KEY]: ctx.delegatedBy } } : {}),
+      };
       const calling: Promise<CallResult> =
         client instanceof ModernClient ? client.callTool(params, options) : client.callTool(params, undefined, options);
       calling.catch(() => undefined); // abandoned when a person is asked
