@@ -6,6 +6,7 @@ import { Worker } from '@temporalio/worker';
 import { AgentsPlugin } from '../../src/worker/agents-plugin';
 import { runOutcome, startAgentRun } from '../../src/client/run-agent';
 import { keptEvents } from '../../src/client/event-stream';
+import { recordedDecisions, tryPolicies, type PolicyCheckReport } from '../../src/client/policy-check';
 import { pendingApprovalsQuery } from '../../src/contracts/definitions';
 import { exampleTools } from '../../scripts/demo-agents';
 import { defineAgent } from '../../src/agents/define-agent';
@@ -154,14 +155,11 @@ it('in log mode lets the forbidden call run and records what would have been dec
     // Tried before enforcing: a set that lets adds up to 1,000 through changes that decision.
     const dir = mkdtempSync(join(tmpdir(), 'policies-next-'));
     writeFileSync(join(dir, 'next.cedar'), POLICIES.replace('decimal("100.0")', 'decimal("1000.0")'));
-    const env = cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, AGENT_TASK_QUEUE: taskQueue });
     const query = `WorkflowId = '${handle.workflowId}'`;
-    let report: { runsWithDecisions: number; changed: Array<Record<string, unknown>> } | undefined;
+    let report: PolicyCheckReport | undefined;
     for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
-      const checked = await runTs(['client.ts', 'policy', 'check', dir, '--query', query, '--json'], env);
-      if (checked.code !== 0) throw new Error(`policy check failed: ${checked.stderr}`);
-      report = JSON.parse(checked.stdout);
-      if (report!.runsWithDecisions > 0) break;
+      report = tryPolicies({ path: dir }, await recordedDecisions(t.client, { query }));
+      if (report.runsWithDecisions > 0) break;
       await new Promise((r) => setTimeout(r, 200)); // polling for visibility to list the closed run
     }
     expect(report!.changed).toEqual([
@@ -173,6 +171,7 @@ it('in log mode lets the forbidden call run and records what would have been dec
         after: 'permit',
       }),
     ]);
+    const env = cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, AGENT_TASK_QUEUE: taskQueue });
     // The same set as text, with the summary line a person reads.
     const text = await runTs(['client.ts', 'policy', 'check', dir, '--query', query], env);
     expect(text.stdout).toMatch(/add +forbid → permit/);
