@@ -130,6 +130,7 @@ export function tryPolicies(
 function toolsOf(requests: readonly CedarRequest[]): SchemaTool[] {
   const byTool = new Map<string, Record<string, { type: string }>>();
   for (const r of requests) {
+    if (r.resource.type !== 'Tool') continue;
     const properties = byTool.get(r.resource.id) ?? {};
     for (const [name, value] of Object.entries((r.context.args ?? {}) as Record<string, unknown>)) {
       const type =

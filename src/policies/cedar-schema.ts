@@ -63,34 +63,31 @@ export function policySchema(tools: readonly SchemaTool[]): PolicySchema {
   }
   const counts = Object.fromEntries(tools.map((t) => [t.name, optional({ type: 'Long' })]));
   const who = { tenant: optional({ type: 'String' }), user: optional({ type: 'String' }) };
+  // Every action reads the same context: the call's arguments and the run so far.
+  const context = {
+    type: 'Record',
+    attributes: {
+      args: { type: 'Record', attributes: args },
+      run: {
+        type: 'Record',
+        attributes: {
+          toolCalls: { type: 'Record', attributes: counts },
+          denied: { type: 'Record', attributes: counts },
+          tokens: { type: 'Long' },
+          costUsd: optional({ type: 'Extension', name: 'decimal' }),
+          step: { type: 'Long' },
+        },
+      },
+      ...who,
+    },
+  };
+  const appliesTo = (resourceTypes: string[]) => ({
+    appliesTo: { principalTypes: ['Agent'], resourceTypes, context },
+  });
   const json = {
     '': {
       entityTypes: { Agent: { shape: { type: 'Record', attributes: who } }, Tool: {} },
-      actions: {
-        callTool: {
-          appliesTo: {
-            principalTypes: ['Agent'],
-            resourceTypes: ['Tool'],
-            context: {
-              type: 'Record',
-              attributes: {
-                args: { type: 'Record', attributes: args },
-                run: {
-                  type: 'Record',
-                  attributes: {
-                    toolCalls: { type: 'Record', attributes: counts },
-                    denied: { type: 'Record', attributes: counts },
-                    tokens: { type: 'Long' },
-                    costUsd: optional({ type: 'Extension', name: 'decimal' }),
-                    step: { type: 'Long' },
-                  },
-                },
-                ...who,
-              },
-            },
-          },
-        },
-      },
+      actions: { callTool: appliesTo(['Tool']), runCommand: appliesTo(['Tool']), delegate: appliesTo(['Agent']) },
     },
   };
   return { json, args, warnings };

@@ -87,7 +87,7 @@ export class PolicySet {
   }
 
   /**
-   * The engine's set for `tool`: the policies that can apply to it (Cedar evaluates every policy
+   * The engine's set for a resource (`Tool::x`, `Agent::x`): the policies that can apply to it (Cedar evaluates every policy
    * of a set, so a set of a thousand costs milliseconds; one tool's share of them, microseconds).
    * Made on the tool's first decision, and kept.
    */
@@ -117,7 +117,8 @@ export class PolicySet {
     const asked: CedarRequest = {
       principal: { type: 'Agent', id: r.agent },
       attrs,
-      resource: { type: 'Tool', id: r.tool },
+      ...(r.action && r.action !== 'callTool' ? { action: { type: 'Action' as const, id: r.action } } : {}),
+      resource: { type: r.action === 'delegate' ? 'Agent' : 'Tool', id: r.tool },
       context: {
         args: cedarRecord(r.context.args, this.args),
         run: {
@@ -134,10 +135,10 @@ export class PolicySet {
   decideAsked(asked: CedarRequest, callId: string): PolicyDecision {
     const answer = cedarEngine().statefulIsAuthorized({
       principal: asked.principal,
-      action: ACTION,
+      action: asked.action ?? ACTION,
       resource: asked.resource,
       context: asked.context as CedarWasm.Context,
-      preparsedPolicySetId: this.setFor(asked.resource.id),
+      preparsedPolicySetId: this.setFor(`${asked.resource.type}::${asked.resource.id}`),
       entities: [{ uid: asked.principal, attrs: asked.attrs, parents: [] }],
     });
     const base = { callId, tool: asked.resource.id };
@@ -215,7 +216,7 @@ function readPolicies(settings: PolicySettings): {
   return { policies: out, parsed };
 }
 
-/** The tool a policy's scope names (`resource == Tool::"x"`), or undefined when it may apply to any. */
+/** The resource a policy's scope names (`resource == Tool::"x"`: `Tool::x`; or an agent), or undefined when it may apply to any. */
 function scopedTool(policy: CedarWasm.PolicyJson): string | undefined {
   const r = policy.resource as {
     op: string;
@@ -223,7 +224,7 @@ function scopedTool(policy: CedarWasm.PolicyJson): string | undefined {
   };
   if (r.op !== '==' || !r.entity) return undefined;
   const uid = r.entity.__entity ?? r.entity;
-  return uid.type === 'Tool' ? uid.id : undefined;
+  return uid.type === 'Tool' || uid.type === 'Agent' ? `${uid.type}::${uid.id}` : undefined;
 }
 
 /** What the validator says against the schema, as errors (thrown) or warnings (returned). */

@@ -222,7 +222,7 @@ describe('docs/policies.md', () => {
   it('its examples load against the tools they name, and decide as the page says', () => {
     const page = readFileSync(join(__dirname, '../../docs/policies.md'), 'utf8');
     const blocks = [...page.matchAll(/```cedar\n([\s\S]*?)```/g)].map((m) => m[1]);
-    expect(blocks).toHaveLength(4);
+    expect(blocks).toHaveLength(5);
     const docTools = [
       {
         name: 'refund',
@@ -308,5 +308,58 @@ describe('whom a call from elsewhere works for', () => {
     // An MCP server's call options carry it to the run it starts.
     expect(forCall({ taskQueue: 'q' } as never, { [DELEGATED_BY_KEY]: list })).toMatchObject({ delegatedBy: list });
     expect(forCall({ taskQueue: 'q' } as never, {})).not.toHaveProperty('delegatedBy');
+  });
+});
+
+describe('actions besides callTool', () => {
+  it("decides a workspace's command as runCommand and a call of an agent as delegate, as well as callTool", () => {
+    const call = (
+      id: string,
+      name: string,
+      args: Record<string, unknown>,
+      tool: Partial<ToolInfo>,
+    ): PlannedToolCall => ({
+      call: { id, type: 'function', function: { name, arguments: JSON.stringify(args) } },
+      arguments: args,
+      immediate: false,
+      tool: { name, ...tool } as ToolInfo,
+    });
+    const state = {
+      ...startRun({ message: 'go', agent: 'lead' }, [], 'v1'),
+      policies: { mode: 'enforce' as const },
+      phase: {
+        kind: 'tools' as const,
+        calls: [
+          call('1', 'bash', { command: 'curl example.org' }, { workspace: true }),
+          call('2', 'bash', { command: 'ls' }, { workspace: true }),
+          call('3', 'ask_mailer', { message: 'send it' }, { agent: 'mailer' }),
+        ],
+      },
+    } as RunState;
+    const requests = policyRequests(state, (state.phase as { calls: PlannedToolCall[] }).calls);
+    expect(requests.map((r) => [r.callId, r.action ?? 'callTool', r.tool])).toEqual([
+      ['1', 'callTool', 'bash'],
+      ['1', 'runCommand', 'bash'],
+      ['2', 'callTool', 'bash'],
+      ['2', 'runCommand', 'bash'],
+      ['3', 'callTool', 'ask_mailer'],
+      ['3', 'delegate', 'mailer'],
+    ]);
+    const set = new PolicySet(
+      {
+        text: {
+          p: `${BASE}
+@id("no-downloads") forbid(principal, action == Action::"runCommand", resource) when { context.args has command && context.args.command like "*curl*" };
+@id("lead-does-not-mail") forbid(principal == Agent::"lead", action == Action::"delegate", resource == Agent::"mailer");`,
+        },
+      },
+      [...tools, { name: 'ask_mailer', parameters: { type: 'object', properties: { message: { type: 'string' } } } }],
+    );
+    const after = applyPolicyCheck(state, set.decide(requests));
+    const calls = (after.phase as { calls: PlannedToolCall[] }).calls;
+    expect(calls[0].resolved?.result).toContain('the policy "no-downloads" forbids this call of bash');
+    expect(calls[1].resolved).toBeUndefined();
+    expect(calls[2].resolved?.result).toContain('the policy "lead-does-not-mail" forbids this call of ask_mailer');
+    expect(after.policyDenied).toEqual({ bash: 1, ask_mailer: 1 });
   });
 });

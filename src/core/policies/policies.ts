@@ -1,5 +1,12 @@
 import type { PlannedToolCall, RunState } from '../state/run-state';
-import type { PolicyCheck, PolicyDecision, PolicyMode, PolicyPrincipal, PolicyRequest } from '../state/policy-types';
+import type {
+  PolicyAction,
+  PolicyCheck,
+  PolicyDecision,
+  PolicyMode,
+  PolicyPrincipal,
+  PolicyRequest,
+} from '../state/policy-types';
 import { budgetSpent } from '../state/limits';
 import { toolErrorText } from '../messages/tool-results';
 
@@ -36,16 +43,22 @@ export function policyRequests(state: RunState, calls: readonly PlannedToolCall[
         ...(spent.costUsd !== undefined ? { costUsd: spent.costUsd } : {}),
         step: state.iterations,
       };
+      // A workspace's command is also a runCommand of it, an agent called as a tool also a delegate to it.
+      const actions: Array<{ action?: PolicyAction; tool: string }> = [{ tool }];
+      if (c.tool.workspace && tool === 'bash') actions.push({ action: 'runCommand', tool });
+      if (c.tool.agent !== undefined) actions.push({ action: 'delegate', tool: c.tool.agent });
       principals.forEach(({ agent, tenant, user }, i) => {
         const attrs = { ...(tenant !== undefined ? { tenant } : {}), ...(user !== undefined ? { user } : {}) };
-        requests.push({
-          callId: c.call.id,
-          ...(i > 0 ? { caller: i - 1 } : {}),
-          agent,
-          tool,
-          ...attrs,
-          context: { args: c.arguments, run, ...attrs },
-        });
+        for (const a of actions)
+          requests.push({
+            callId: c.call.id,
+            ...(a.action ? { action: a.action } : {}),
+            ...(i > 0 ? { caller: i - 1 } : {}),
+            agent,
+            tool: a.tool,
+            ...attrs,
+            context: { args: c.arguments, run, ...attrs },
+          });
       });
     }
     counts[tool] = (counts[tool] ?? 0) + 1;
@@ -72,6 +85,8 @@ export function mergeDecisions(decisions: readonly PolicyDecision[]): PolicyDeci
     const errors = deciding.flatMap((d) => d.errors ?? []);
     return {
       ...deciding[0],
+      // The call's tool (its callTool request comes first), whichever action decided.
+      tool: all[0].tool,
       policies: [...new Set(deciding.flatMap((d) => d.policies))],
       ...(errors.length ? { errors } : {}),
     };

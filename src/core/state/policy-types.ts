@@ -44,6 +44,12 @@ export interface PolicyRunContext {
  */
 export interface PolicyRequest {
   callId: string;
+  /**
+   * The action asked (absent: `callTool`): every call is a `callTool` of its tool; a workspace's
+   * command (`bash`) is also a `runCommand` of it, and a call of an agent as a tool also a
+   * `delegate` to that agent (resource `Agent::"<name>"`).
+   */
+  action?: PolicyAction;
   /** Whose decision it is: absent for the run's own agent, else the caller (see `RunPolicies.delegatedBy`) at this index. */
   caller?: number;
   agent: string;
@@ -70,12 +76,17 @@ export interface PolicyDecision {
   asked?: CedarRequest;
 }
 
+/** The actions policies decide (`Action::"<name>"`). */
+export type PolicyAction = 'callTool' | 'runCommand' | 'delegate';
+
 /** A decision's request in Cedar's JSON form, as the engine read it. */
 export interface CedarRequest {
   principal: { type: 'Agent'; id: string };
   /** The principal's attributes (`tenant`, `user`). */
   attrs: Record<string, string>;
-  resource: { type: 'Tool'; id: string };
+  /** Absent: `Action::"callTool"` (decisions recorded before other actions). */
+  action?: { type: 'Action'; id: PolicyAction };
+  resource: { type: 'Tool' | 'Agent'; id: string };
   context: Record<string, unknown>;
 }
 
