@@ -57,8 +57,14 @@ export class BubblewrapSandbox implements CommandSandbox {
             throw new Error(
               'bubblewrap (bwrap) is not installed on this worker: install it (Debian and Ubuntu: apt-get install bubblewrap; in this repository: npm run setup:sandbox)',
             );
+          const said = (e.stderr ?? e.message).trim();
+          // --size (a bounded /tmp) came in bubblewrap 0.5.
+          if (/unknown option.*--size/i.test(said))
+            throw new Error(
+              `bubblewrap on this worker is older than 0.5 (${said}): install a newer one (Debian 12 and Ubuntu 22.04 have 0.6 or later)`,
+            );
           throw new Error(
-            `bubblewrap cannot make a sandbox here (${(e.stderr ?? e.message).trim()}): it needs unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; in a container, a seccomp profile that allows them)`,
+            `bubblewrap cannot make a sandbox here (${said}): it needs unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; in a container, a seccomp profile that allows them)`,
           );
         },
       );

@@ -33,6 +33,21 @@ const tools = [
 
 const BASE = 'permit(principal, action, resource);';
 
+/** A tool call of the model's reply, as the run plans it (`tool`: what the run knows of the tool). */
+function planned(
+  id: string,
+  name: string,
+  args: Record<string, unknown>,
+  tool: Partial<ToolInfo> = {},
+): PlannedToolCall {
+  return {
+    call: { id, type: 'function', function: { name, arguments: JSON.stringify(args) } },
+    arguments: args,
+    immediate: false,
+    tool: { name, immediate: false, needsApproval: false, ...tool } as ToolInfo,
+  };
+}
+
 function request(tool: string, args: Record<string, unknown>, run: Partial<PolicyRequest['context']['run']> = {}) {
   return {
     callId: `c-${tool}`,
@@ -143,12 +158,6 @@ forbid(principal, action, resource == Tool::"transfer") when { context.args has 
 });
 
 describe("the run's side", () => {
-  const planned = (id: string, name: string, args: Record<string, unknown>): PlannedToolCall => ({
-    call: { id, type: 'function', function: { name, arguments: JSON.stringify(args) } },
-    arguments: args,
-    immediate: false,
-    tool: { name, immediate: false, needsApproval: false } as ToolInfo,
-  });
   const base = (): RunState => {
     const s = startRun({ message: 'go', agent: 'clerk' }, [], 'v1');
     return {
@@ -259,14 +268,7 @@ describe('delegation only narrows', () => {
       policies: { mode: 'enforce' as const, tenant: 'acme', delegatedBy: [{ agent: 'lead', tenant: 'acme' }] },
       phase: {
         kind: 'tools' as const,
-        calls: [
-          {
-            call: { id: '1', type: 'function' as const, function: { name: 'bash', arguments: '{}' } },
-            arguments: { command: 'ls' },
-            immediate: false,
-            tool: { name: 'bash' } as ToolInfo,
-          },
-        ],
+        calls: [planned('1', 'bash', { command: 'ls' })],
       },
     } as RunState;
     const requests = policyRequests(state, (state.phase as { calls: PlannedToolCall[] }).calls);
@@ -313,26 +315,15 @@ describe('whom a call from elsewhere works for', () => {
 
 describe('actions besides callTool', () => {
   it("decides a workspace's command as runCommand and a call of an agent as delegate, as well as callTool", () => {
-    const call = (
-      id: string,
-      name: string,
-      args: Record<string, unknown>,
-      tool: Partial<ToolInfo>,
-    ): PlannedToolCall => ({
-      call: { id, type: 'function', function: { name, arguments: JSON.stringify(args) } },
-      arguments: args,
-      immediate: false,
-      tool: { name, ...tool } as ToolInfo,
-    });
     const state = {
       ...startRun({ message: 'go', agent: 'lead' }, [], 'v1'),
       policies: { mode: 'enforce' as const },
       phase: {
         kind: 'tools' as const,
         calls: [
-          call('1', 'bash', { command: 'curl example.org' }, { workspace: true }),
-          call('2', 'bash', { command: 'ls' }, { workspace: true }),
-          call('3', 'ask_mailer', { message: 'send it' }, { agent: 'mailer' }),
+          planned('1', 'bash', { command: 'curl example.org' }, { workspace: true }),
+          planned('2', 'bash', { command: 'ls' }, { workspace: true }),
+          planned('3', 'ask_mailer', { message: 'send it' }, { agent: 'mailer' }),
         ],
       },
     } as RunState;
