@@ -89,7 +89,7 @@ export async function conversationWorkflow(input: ConversationInput): Promise<Co
     }),
   });
   try {
-    await start(session, host, input, early);
+    await start(session, host, wanted, early);
     await serve(session, host, messages, parseDuration(input.idleTimeout ?? DEFAULT_IDLE_TIMEOUT));
     host.events.conversationState('closed');
     await host.quiesce();
@@ -193,10 +193,10 @@ function handleControls(session: ConversationSession, host: AgentHost, messages:
 async function start(
   session: ConversationSession,
   host: AgentHost,
-  input: ConversationInput,
+  /** What to resolve (see `resolveArgs`), and its resolution when it was begun already. */
+  wanted: ReturnType<typeof resolveArgs>,
   early?: ReturnType<AgentHost['resolve']>,
 ): Promise<void> {
-  const wanted = resolveArgs(session, input);
   if (wanted) {
     const { refresh } = wanted;
     try {
