@@ -86,8 +86,13 @@ export function policySchema(tools: readonly SchemaTool[]): PolicySchema {
   });
   const json = {
     '': {
-      entityTypes: { Agent: { shape: { type: 'Record', attributes: who } }, Tool: {} },
-      actions: { callTool: appliesTo(['Tool']), runCommand: appliesTo(['Tool']), delegate: appliesTo(['Agent']) },
+      entityTypes: { Agent: { shape: { type: 'Record', attributes: who } }, Tool: {}, Host: {} },
+      actions: {
+        callTool: appliesTo(['Tool']),
+        runCommand: appliesTo(['Tool']),
+        delegate: appliesTo(['Agent']),
+        grantNetwork: appliesTo(['Host']),
+      },
     },
   };
   return { json, args, warnings };

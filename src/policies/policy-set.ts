@@ -118,7 +118,12 @@ export class PolicySet {
       principal: { type: 'Agent', id: r.agent },
       attrs,
       ...(r.action && r.action !== 'callTool' ? { action: { type: 'Action' as const, id: r.action } } : {}),
-      resource: { type: r.action === 'delegate' ? 'Agent' : 'Tool', id: r.tool },
+      resource:
+        r.action === 'delegate'
+          ? { type: 'Agent', id: r.tool }
+          : r.action === 'grantNetwork'
+            ? { type: 'Host', id: r.host ?? '' }
+            : { type: 'Tool', id: r.tool },
       context: {
         args: cedarRecord(r.context.args, this.args),
         run: {
@@ -128,7 +133,8 @@ export class PolicySet {
         ...attrs,
       },
     };
-    return { ...this.decideAsked(asked, r.callId), asked };
+    const decided = { ...this.decideAsked(asked, r.callId), tool: r.tool, asked };
+    return r.action === 'grantNetwork' ? { ...decided, action: r.action, host: r.host } : decided;
   }
 
   /** The decision on a request in Cedar's form: one this worker builds, or one a run recorded (`policy check`). */
@@ -224,7 +230,7 @@ function scopedTool(policy: CedarWasm.PolicyJson): string | undefined {
   };
   if (r.op !== '==' || !r.entity) return undefined;
   const uid = r.entity.__entity ?? r.entity;
-  return uid.type === 'Tool' || uid.type === 'Agent' ? `${uid.type}::${uid.id}` : undefined;
+  return uid.type === 'Tool' || uid.type === 'Agent' || uid.type === 'Host' ? `${uid.type}::${uid.id}` : undefined;
 }
 
 /** What the validator says against the schema, as errors (thrown) or warnings (returned). */

@@ -1,5 +1,5 @@
 import { isCancellation } from '@temporalio/workflow';
-import { applyPolicyCheck, mergeDecisions, undecided } from '../core/policies/policies';
+import { applyPolicyCheck, deniedHostsOf, mergeDecisions, undecided } from '../core/policies/policies';
 import type { PolicyCheck } from '../core/state/policy-types';
 import type { NextStep, RunState } from '../core/state/run-state';
 import { decidePolicies } from './activity-proxies';
@@ -25,8 +25,14 @@ export async function policyStep(
     if (isCancellation(err)) throw err;
     check = undecided(step.requests, mode, failureInfo(err).error);
   }
-  // One event per call, whoever's policies decided it (the run's agent, the agents it works for).
-  for (const d of mergeDecisions(check.decisions)) {
+  // One event per call, whoever's policies decided it (the run's agent, the agents it works for),
+  // and one per host a call was not granted.
+  const hosts = [...deniedHostsOf(check.decisions)].flatMap(([callId, denied]) =>
+    denied.map((host) =>
+      check.decisions.find((d) => d.callId === callId && d.host === host && d.decision !== 'permit')!,
+    ),
+  );
+  for (const d of [...mergeDecisions(check.decisions), ...hosts]) {
     if (d.decision === 'permit') continue;
     ctx.events.emit(ctx.turn, {
       type: 'policy_decided',
@@ -36,6 +42,7 @@ export async function policyStep(
       policies: d.policies,
       enforced: check.mode === 'enforce',
       policySet: check.setHash,
+      ...(d.host !== undefined ? { host: d.host } : {}),
     });
   }
   return applyPolicyCheck(state, check);

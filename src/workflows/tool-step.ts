@@ -1,4 +1,4 @@
-import { delegationOf } from '../core/policies/policies';
+import { delegationOf, grantedWorkspace } from '../core/policies/policies';
 import { condition, isCancellation, ParentClosePolicy, sleep } from '@temporalio/workflow';
 import { agentToolMessage, agentToolOutcome, agentToolWorkflowId } from '../core/tool-calls/agent-tools';
 import { applyHandoff, chosenHandoff, handoffOutcome } from '../core/tool-calls/handoffs';
@@ -171,7 +171,7 @@ function runTool(
     ...(ctx.tenant !== undefined ? { tenant: ctx.tenant } : {}),
     ...(ctx.user !== undefined ? { user: ctx.user } : {}),
     ...(run.state.policies ? { delegatedBy: delegationOf(run.state, ctx) } : {}),
-    ...(workspace ? { workspace } : {}),
+    ...(workspace ? { workspace: grantedWorkspace(workspace, planned) } : {}),
   };
   // A command may take the workspace's limit, and the state is restored before and saved after it.
   const timeoutMs = workspace

@@ -9,6 +9,7 @@ import {
   delegatedByOf,
   delegationOf,
   forbiddenText,
+  grantedWorkspace,
   policyRequests,
   undecided,
 } from '../../src/core/policies/policies';
@@ -231,7 +232,7 @@ describe('docs/policies.md', () => {
   it('its examples load against the tools they name, and decide as the page says', () => {
     const page = readFileSync(join(__dirname, '../../docs/policies.md'), 'utf8');
     const blocks = [...page.matchAll(/```cedar\n([\s\S]*?)```/g)].map((m) => m[1]);
-    expect(blocks).toHaveLength(5);
+    expect(blocks).toHaveLength(6);
     const docTools = [
       {
         name: 'refund',
@@ -352,5 +353,49 @@ describe('actions besides callTool', () => {
     expect(calls[1].resolved).toBeUndefined();
     expect(calls[2].resolved?.result).toContain('the policy "lead-does-not-mail" forbids this call of ask_mailer');
     expect(after.policyDenied).toEqual({ bash: 1, ask_mailer: 1 });
+  });
+});
+
+describe('grantNetwork', () => {
+  it("grants a workspace's command each host of its allow-list, or runs it without the hosts not granted", () => {
+    const base = startRun(
+      { message: 'go', agent: 'coder', workspace: { network: ['pypi.org', 'evil.example'] } },
+      [],
+      'v1',
+    );
+    const state = {
+      ...base,
+      workspace: { ...base.workspace!, network: ['pypi.org', 'evil.example'] },
+      policies: { mode: 'enforce' as const, tenant: 'globex' },
+      phase: {
+        kind: 'tools' as const,
+        calls: [planned('1', 'bash', { command: 'pip download x' }, { workspace: true })],
+      },
+    } as RunState;
+    const requests = policyRequests(state, (state.phase as { calls: PlannedToolCall[] }).calls);
+    expect(requests.filter((r) => r.action === 'grantNetwork').map((r) => r.host)).toEqual([
+      'pypi.org',
+      'evil.example',
+    ]);
+    const set = new PolicySet(
+      {
+        text: {
+          p: `${BASE}
+@id("no-evil") forbid(principal, action == Action::"grantNetwork", resource == Host::"evil.example");`,
+        },
+      },
+      tools,
+    );
+    const check = set.decide(requests);
+    expect(check.decisions.filter((d) => d.action === 'grantNetwork').map((d) => [d.host, d.decision])).toEqual([
+      ['pypi.org', 'permit'],
+      ['evil.example', 'forbid'],
+    ]);
+    const after = applyPolicyCheck(state, check);
+    const [call] = (after.phase as { calls: PlannedToolCall[] }).calls;
+    // The call runs, without the host.
+    expect(call.resolved).toBeUndefined();
+    expect(call.deniedHosts).toEqual(['evil.example']);
+    expect(grantedWorkspace(after.workspace!, call).network).toEqual(['pypi.org']);
   });
 });

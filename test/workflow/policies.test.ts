@@ -14,6 +14,9 @@ import type { PolicyMode } from '../../src/core/state/policy-types';
 import { answer, call, startModel, toolResults } from '../helpers/scripted-model';
 import { modelAt, useTestTemporal } from '../helpers/temporal';
 import { cleanEnv, runTs } from '../helpers/processes';
+import { itInSandbox } from '../helpers/sandbox';
+import { PROXY_PORT } from '../../src/workspace/network-proxy';
+import { createServer as createHttpServer } from 'node:http';
 
 /**
  * Policies as code against a real dev server: Cedar policies on the worker decide each tool call
@@ -21,6 +24,8 @@ import { cleanEnv, runTs } from '../helpers/processes';
  * through the CLI), count calls per run, and in log mode let everything go while recording.
  */
 const temporal = useTestTemporal();
+/** The test whose commands run in bubblewrap. */
+const withSandbox = itInSandbox('policies.test');
 
 const POLICIES = `
 permit(principal, action, resource);
@@ -58,7 +63,12 @@ const agents = [
   }),
 ];
 
-async function withWorker<T>(baseURL: string, mode: PolicyMode, work: (taskQueue: string) => Promise<T>): Promise<T> {
+async function withWorker<T>(
+  baseURL: string,
+  mode: PolicyMode,
+  work: (taskQueue: string) => Promise<T>,
+  policies = POLICIES,
+): Promise<T> {
   const t = temporal();
   const taskQueue = `policies-${randomUUID()}`;
   const worker = await Worker.create({
@@ -69,7 +79,8 @@ async function withWorker<T>(baseURL: string, mode: PolicyMode, work: (taskQueue
         model: modelAt(baseURL),
         tools: exampleTools,
         agents,
-        policies: { text: { 'test.cedar': POLICIES }, mode },
+        policies: { text: { 'test.cedar': policies }, mode },
+        workspaces: { dir: mkdtempSync(join(tmpdir(), 'policies-ws-')) },
       }),
     ],
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
@@ -201,4 +212,52 @@ it("runs an agent called as a tool under its caller's policies as well as its ow
     );
     expect(alone.toolExecutions.map((e) => [e.name, e.result])).toEqual([['add', '5']]);
   });
+});
+
+withSandbox("runs a tenant's workspace commands without the hosts its policies do not grant", async () => {
+  const server = createHttpServer((_req, res) => res.end('hello from the host\n'));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as { port: number }).port;
+  // HTTP by hand through the proxy the sandbox's HTTP_PROXY names (no curl needed).
+  const command = `exec 3<>/dev/tcp/127.0.0.1/${PROXY_PORT} && printf 'GET http://localhost:${port}/ HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3`;
+  const model = await script([[['bash', { command }]]]);
+  const policies = `permit(principal, action, resource);
+@id("globex-reaches-no-network") forbid(principal, action == Action::"grantNetwork", resource)
+  when { principal has tenant && principal.tenant == "globex" };`;
+  try {
+    await withWorker(
+      model.baseURL,
+      'enforce',
+      async (taskQueue) => {
+        const t = temporal();
+        const run = async (tenant?: string) => {
+          const handle = await startAgentRun(
+            t.client,
+            { message: 'go', tools: ['bash'], workspace: { network: ['localhost'] }, ...(tenant ? { tenant } : {}) },
+            { taskQueue },
+          );
+          return { handle, outcome: await runOutcome(handle) };
+        };
+        const acme = await run('acme');
+        expect(acme.outcome.toolExecutions[0].result).toContain('hello from the host');
+        const globex = await run('globex');
+        expect(globex.outcome.toolExecutions[0].result).not.toContain('hello from the host');
+        expect(globex.outcome.toolExecutions[0].error).toBe(false); // it ran, without the host
+        const decided = (await keptEvents(t.client, globex.handle.workflowId)).filter(
+          (e) => e.type === 'policy_decided',
+        );
+        expect(decided).toEqual([
+          expect.objectContaining({
+            tool: 'bash',
+            host: 'localhost',
+            decision: 'forbid',
+            policies: ['globex-reaches-no-network'],
+          }),
+        ]);
+      },
+      policies,
+    );
+  } finally {
+    server.close();
+  }
 });

@@ -132,6 +132,8 @@ export type AgentEventBody =
       enforced: boolean;
       /** The policy set that decided (the SHA-256 of its text). */
       policySet: string;
+      /** A host of the workspace's allow-list the call was not granted (`grantNetwork`): it runs without it. */
+      host?: string;
     }
   | { type: 'turn_completed'; result: AgentResult | ConversationTurnResult }
   | { type: 'turn_failed'; error: string; errorType: string };

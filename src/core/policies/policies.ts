@@ -44,15 +44,19 @@ export function policyRequests(state: RunState, calls: readonly PlannedToolCall[
         step: state.iterations,
       };
       // A workspace's command is also a runCommand of it, an agent called as a tool also a delegate to it.
-      const actions: Array<{ action?: PolicyAction; tool: string }> = [{ tool }];
+      const actions: Array<{ action?: PolicyAction; tool: string; host?: string }> = [{ tool }];
       if (c.tool.workspace && tool === 'bash') actions.push({ action: 'runCommand', tool });
       if (c.tool.agent !== undefined) actions.push({ action: 'delegate', tool: c.tool.agent });
+      // Each host a workspace's command may reach is granted to it, or not (it then runs without it).
+      const hosts = c.tool.workspace && tool === 'bash' ? (state.workspace?.network ?? []) : [];
+      for (const host of hosts) actions.push({ action: 'grantNetwork', tool, host });
       principals.forEach(({ agent, tenant, user }, i) => {
         const attrs = { ...(tenant !== undefined ? { tenant } : {}), ...(user !== undefined ? { user } : {}) };
         for (const a of actions)
           requests.push({
             callId: c.call.id,
             ...(a.action ? { action: a.action } : {}),
+            ...(a.host !== undefined ? { host: a.host } : {}),
             ...(i > 0 ? { caller: i - 1 } : {}),
             agent,
             tool: a.tool,
@@ -73,7 +77,9 @@ export function policyRequests(state: RunState, calls: readonly PlannedToolCall[
  */
 export function mergeDecisions(decisions: readonly PolicyDecision[]): PolicyDecision[] {
   const byCall = new Map<string, PolicyDecision[]>();
-  for (const d of decisions) byCall.set(d.callId, [...(byCall.get(d.callId) ?? []), d]);
+  // A host not granted does not stop the call: it runs without it (see `deniedHosts`).
+  for (const d of decisions)
+    if (d.action !== 'grantNetwork') byCall.set(d.callId, [...(byCall.get(d.callId) ?? []), d]);
   return [...byCall.values()].map((all) => {
     const outcome = all.some((d) => d.decision === 'forbid')
       ? 'forbid'
@@ -114,7 +120,10 @@ export function applyPolicyCheck(state: RunState, check: PolicyCheck): RunState 
   const byCall = new Map(mergeDecisions(check.decisions).map((d) => [d.callId, d]));
   const enforce = check.mode === 'enforce';
   const denied = { ...state.policyDenied };
-  const calls = state.phase.calls.map((c): PlannedToolCall => {
+  const hostsDenied = deniedHostsOf(check.decisions);
+  const calls = state.phase.calls.map((planned): PlannedToolCall => {
+    const hosts = enforce ? hostsDenied.get(planned.call.id) : undefined;
+    const c = hosts ? { ...planned, deniedHosts: hosts } : planned;
     const d = enforce ? byCall.get(c.call.id) : undefined;
     if (!d || d.decision === 'permit') return c;
     if (d.decision === 'ask') return c.approval ? c : { ...c, approval: { status: 'pending' } };
@@ -127,6 +136,23 @@ export function applyPolicyCheck(state: RunState, check: PolicyCheck): RunState 
     phase: { ...state.phase, calls, policed: true },
     ...(Object.keys(denied).length ? { policyDenied: denied } : {}),
   };
+}
+
+/** The hosts a policy did not grant, by call (any principal's forbid or ask withholds a host: no person is asked for one). */
+export function deniedHostsOf(decisions: readonly PolicyDecision[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const d of decisions)
+    if (d.action === 'grantNetwork' && d.host !== undefined && d.decision !== 'permit') {
+      const hosts = out.get(d.callId) ?? [];
+      if (!hosts.includes(d.host)) out.set(d.callId, [...hosts, d.host]);
+    }
+  return out;
+}
+
+/** The workspace a call runs in: without the hosts the policies did not grant it. */
+export function grantedWorkspace<W extends { network: string[] }>(workspace: W, planned: PlannedToolCall): W {
+  const denied = planned.deniedHosts;
+  return denied?.length ? { ...workspace, network: workspace.network.filter((h) => !denied.includes(h)) } : workspace;
 }
 
 /** What the model reads for a forbidden call. */

@@ -50,6 +50,8 @@ export interface PolicyRequest {
    * `delegate` to that agent (resource `Agent::"<name>"`).
    */
   action?: PolicyAction;
+  /** A `grantNetwork` request: the host of the workspace's allow-list it asks for (resource `Host::"<host>"`). */
+  host?: string;
   /** Whose decision it is: absent for the run's own agent, else the caller (see `RunPolicies.delegatedBy`) at this index. */
   caller?: number;
   agent: string;
@@ -69,6 +71,10 @@ export interface PolicyDecision {
   policies: string[];
   /** Why the engine could not evaluate some policy for it (a missing attribute, a type error), when it says so. */
   errors?: string[];
+  /** The action decided (absent: `callTool`); a `grantNetwork` names its host in `tool`'s stead (see `PolicyRequest.host`). */
+  action?: PolicyAction;
+  /** A `grantNetwork` decision: the host it decided. */
+  host?: string;
   /**
    * The request as the engine was asked it (Cedar's JSON: its principal with their attributes,
    * the tool, the context), kept so another policy set can be tried on it later (`policy check`).
@@ -77,7 +83,7 @@ export interface PolicyDecision {
 }
 
 /** The actions policies decide (`Action::"<name>"`). */
-export type PolicyAction = 'callTool' | 'runCommand' | 'delegate';
+export type PolicyAction = 'callTool' | 'runCommand' | 'delegate' | 'grantNetwork';
 
 /** A decision's request in Cedar's JSON form, as the engine read it. */
 export interface CedarRequest {
@@ -86,7 +92,7 @@ export interface CedarRequest {
   attrs: Record<string, string>;
   /** Absent: `Action::"callTool"` (decisions recorded before other actions). */
   action?: { type: 'Action'; id: PolicyAction };
-  resource: { type: 'Tool' | 'Agent'; id: string };
+  resource: { type: 'Tool' | 'Agent' | 'Host'; id: string };
   context: Record<string, unknown>;
 }
 

@@ -136,6 +136,8 @@ export type PlannedToolCall = {
   immediate: boolean;
   /** Present when the tool needs a human's approval before it runs. */
   approval?: ApprovalState;
+  /** Hosts of the workspace's allow-list the policies did not grant this call (`grantNetwork`): it runs without them. */
+  deniedHosts?: string[];
 } & ({ tool: ToolInfo; resolved?: undefined } | { tool?: undefined; resolved: ToolOutcome });
 
 /** What the workflow should do next. */
