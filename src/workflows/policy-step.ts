@@ -1,5 +1,5 @@
 import { isCancellation } from '@temporalio/workflow';
-import { applyPolicyCheck, deniedHostsOf, mergeDecisions, undecided } from '../core/policies/policies';
+import { applyPolicyCheck, mergeDecisions, undecided } from '../core/policies/policies';
 import type { PolicyCheck } from '../core/state/policy-types';
 import type { NextStep, RunState } from '../core/state/run-state';
 import { decidePolicies } from './activity-proxies';
@@ -27,10 +27,13 @@ export async function policyStep(
   }
   // One event per call, whoever's policies decided it (the run's agent, the agents it works for),
   // and one per host a call was not granted.
-  const hosts = [...deniedHostsOf(check.decisions)].flatMap(([callId, denied]) =>
-    denied.map((host) =>
-      check.decisions.find((d) => d.callId === callId && d.host === host && d.decision !== 'permit')!,
-    ),
+  const seen = new Set<string>();
+  const hosts = check.decisions.filter(
+    (d) =>
+      d.action === 'grantNetwork' &&
+      d.decision !== 'permit' &&
+      !seen.has(`${d.callId} ${d.host}`) &&
+      seen.add(`${d.callId} ${d.host}`),
   );
   for (const d of [...mergeDecisions(check.decisions), ...hosts]) {
     if (d.decision === 'permit') continue;
