@@ -38,6 +38,30 @@ export type LiveItem = ({ kind: 'text' } & LiveTextPiece) | { kind: 'event'; wor
 type Listener = (item: LiveItem) => void;
 
 /**
+ * The same items with each run of text pieces that follow one another (the same call and attempt,
+ * each starting where the last ended) joined into one piece: what a model writes in one burst
+ * (a fast model's whole answer can come in one read) crosses a process boundary as one message and
+ * reaches a reader as one delta, not one per token. Order and text are unchanged.
+ */
+export function joinLivePieces(items: readonly LiveItem[]): LiveItem[] {
+  const out: LiveItem[] = [];
+  for (const item of items) {
+    const last = out.at(-1);
+    if (
+      item.kind === 'text' &&
+      last?.kind === 'text' &&
+      last.workflowId === item.workflowId &&
+      last.call === item.call &&
+      last.attempt === item.attempt &&
+      last.at + last.text.length === item.at
+    )
+      out[out.length - 1] = { ...last, text: last.text + item.text };
+    else out.push(item);
+  }
+  return out;
+}
+
+/**
  * A channel between processes (the API replicas and the workers of a fleet): what is published in
  * one reaches the readers in the others. `watch` starts receiving a workflow's items (handed to
  * {@link LiveTextHub.deliver}), `unwatch` stops. Best effort, like the rest of the live path: an

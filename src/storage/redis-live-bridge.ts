@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { liveText, type LiveBridge, type LiveItem } from '../contracts/live-text';
+import { joinLivePieces, liveText, type LiveBridge, type LiveItem } from '../contracts/live-text';
 import { withoutPassword } from '../memory-store/sql-client';
 
 /**
@@ -24,10 +24,15 @@ const REDIS_PACKAGE = 'redis';
 /** The longest a reconnecting client waits between attempts. */
 const MAX_RECONNECT_DELAY_MS = 2_000;
 
-/** One message on a channel: who sent it (its own are not delivered twice) and the item. */
+/**
+ * One message on a channel: who sent it (its own are not delivered twice) and the items published
+ * in one turn of its event loop (`items`, text pieces joined), or one item (`item`, as processes
+ * before the items were gathered sent them).
+ */
 interface Envelope {
   from: string;
-  item: LiveItem;
+  items?: LiveItem[];
+  item?: LiveItem;
 }
 
 /** A Redis URL without its password, for messages (as the memory store's URLs are shown). */
@@ -131,16 +136,31 @@ export function redisLiveBridge(options: {
     } catch {
       return; // not ours
     }
-    if (envelope.from === self || !channel.startsWith(prefix)) return;
-    if (envelope.item?.workflowId !== channel.slice(prefix.length)) return;
-    liveText.deliver(envelope.item);
+    if (envelope?.from === self || !channel.startsWith(prefix)) return;
+    const workflowId = channel.slice(prefix.length);
+    const items = Array.isArray(envelope?.items) ? envelope.items : envelope?.item ? [envelope.item] : [];
+    for (const item of items) if (item?.workflowId === workflowId) liveText.deliver(item);
+  };
+  // What was published in this turn of the event loop, by channel, sent at its end (when the
+  // client would write it anyway): a burst of text is one message, not one per token.
+  const pending = new Map<string, LiveItem[]>();
+  let flushing: NodeJS.Immediate | undefined;
+  const flush = () => {
+    flushing = undefined;
+    for (const [channel, items] of pending)
+      publisher.publish(channel, JSON.stringify({ from: self, items: joinLivePieces(items) })).catch(ignore);
+    pending.clear();
   };
 
   return {
     location,
     publish(item) {
       if (!publisher.isReady) return;
-      publisher.publish(channelOf(item.workflowId), JSON.stringify({ from: self, item })).catch(ignore);
+      const channel = channelOf(item.workflowId);
+      const items = pending.get(channel);
+      if (items) items.push(item);
+      else pending.set(channel, [item]);
+      flushing ??= setImmediate(flush);
     },
     watch(workflowId) {
       if (watched.has(workflowId)) return;
@@ -152,6 +172,8 @@ export function redisLiveBridge(options: {
       if (subscriber.isReady) void subscriber.unsubscribe(channelOf(workflowId)).catch(ignore);
     },
     async close() {
+      if (flushing) clearImmediate(flushing);
+      pending.clear();
       // At once, whether connected or still trying: nothing it carries is the record.
       for (const c of [publisher, subscriber])
         try {

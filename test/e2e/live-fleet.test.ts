@@ -113,20 +113,26 @@ describeWithRedis('the live path across API replicas and workers (AGENT_LIVE_URL
       gate.open();
       const reading = Promise.all([readingA, readingB]);
       await during?.(() => shown.a);
-      await reading;
+      // A stream that never ends fails here, saying what each replica showed, not at the test's timeout.
+      await within(
+        reading,
+        120_000,
+        () => `turn "${message}" did not end: A showed ${tail(shown.a)}; B showed ${tail(shown.b)}`,
+      );
       return { a: textOf(shown.a), b: textOf(shown.b), deltasOnB: deltasOf(shown.b).length };
     };
 
-    // 1. Live: the workers publish each piece; each replica shows them as they come, a delta a
-    // word (the durable log's deltas are batches of a tenth of a second: four words or so of the 55
-    // written after the gate).
+    // 1. Live: the workers publish the pieces as they come (what one turn of a worker's event loop
+    // has is one message); each replica shows them as they come, about a delta a word, where the
+    // durable log's deltas are batches of a tenth of a second: four words or so of the 55 written
+    // after the gate, 14 deltas. (A loaded machine reads some words together: fewer than 55.)
     const first = await turn('one');
     expect([first.a, first.b]).toEqual([STORY, STORY]);
-    expect(first.deltasOnB).toBeGreaterThanOrEqual(40);
+    expect(first.deltasOnB).toBeGreaterThanOrEqual(28);
     const pieces = published.filter(
       (m) => m.startsWith(`durable-agents:live:default:${id} `) && m.includes('"kind":"text"'),
     );
-    expect(pieces.length).toBeGreaterThanOrEqual(WORDS * 0.8);
+    expect(pieces.length).toBeGreaterThanOrEqual(28);
 
     // 2. Redis killed mid-answer: the answer completes through Temporal, every word once, on both.
     const second = await turn('slow two', async (shown) => {
@@ -152,7 +158,7 @@ describeWithRedis('the live path across API replicas and workers (AGENT_LIVE_URL
     expect(reconnected ? 'reconnected' : processes.map((p) => p.errors()).join('\n----\n')).toBe('reconnected');
     const third = await turn('three');
     expect([third.a, third.b]).toEqual([STORY, STORY]);
-    expect(third.deltasOnB).toBeGreaterThanOrEqual(40);
+    expect(third.deltasOnB).toBeGreaterThanOrEqual(28);
     expect(after.some((m) => m.startsWith(`durable-agents:live:default:${id} `) && m.includes('"kind":"text"'))).toBe(
       true,
     );
@@ -196,7 +202,11 @@ describeWithRedis('the live path across API replicas and workers (AGENT_LIVE_URL
       fetch(`${b}/conversations/${id}/events`, { headers: { accept: 'text/event-stream', 'last-event-id': last! } }),
       (e) => e.type === 'turn_completed',
     );
-    await Promise.all([onA.done, onB.done]);
+    await within(
+      Promise.all([onA.done, onB.done]),
+      120_000,
+      () => `the turn did not end: A showed ${tail(onA.text())}; B showed ${tail(onB.text())}`,
+    );
     expect(onA.text()).toBe(STORY);
     expect(onC.text() + onB.text()).toBe(STORY);
     // Word by word on the replica that posted it, where the durable log alone gives a batch a tenth of a second.
@@ -204,6 +214,22 @@ describeWithRedis('the live path across API replicas and workers (AGENT_LIVE_URL
     expect(onB.events().filter((e) => e.type === 'turn_completed')).toHaveLength(1);
   }, 300_000);
 });
+
+/** `promise`, or a failure saying `what()` once `ms` have passed. */
+async function within<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(what())), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The end of what a reader showed, for failure messages. */
+const tail = (text: string) => JSON.stringify(text.slice(-300));
 
 /** A Server-Sent Events reader of the HTTP API: its events, text, last id, and its end (`until` or the stream's). */
 function sse(response: Promise<Response>, until?: (e: { type: string }) => boolean) {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { Client } from '@temporalio/client';
 import { connectClient } from '../../src/connection/client-connection';
 import { freePort, startDevServer, type DevServer } from '../../src/connection/dev-server';
@@ -48,6 +49,8 @@ describe('a Temporal server outage', () => {
       // longer than the default 5m: that budget once ran out while the server was down.
       const run = startInteractive(['client.ts', 'run', 'slow hello', '--json', '--model-timeout', '10s'], env);
       expect(await eventually(() => llm.requests.length > 0)).toBe(true);
+      // The file is written through a write-ahead log (DEV_SERVER_SQLITE_PRAGMAS), and the run survives the restart below.
+      expect(existsSync(`${dbFilename}-wal`)).toBe(true);
       await server.stop();
       // Callers that give up during the outage: their messages must not be sent once it is over.
       const leaving = [

@@ -1,4 +1,4 @@
-import { liveText, type LiveBridge, type LiveItem } from '../../src/contracts/live-text';
+import { joinLivePieces, liveText, type LiveBridge, type LiveItem } from '../../src/contracts/live-text';
 import { liveUrlSetting, redactedRedisUrl, redisUrlProblem } from '../../src/storage/redis-live-bridge';
 
 /** A bridge that records what the hub asks of it. */
@@ -72,4 +72,31 @@ it('reads AGENT_LIVE_URL: Redis URLs only, the password never shown, false for n
   expect(redisUrlProblem('not a url')).toMatch(/must be a Redis URL like redis:\/\/localhost:6379/);
   expect(redactedRedisUrl('redis://user:hunter2@cache:6379')).toBe('redis://user:***@cache:6379');
   expect(() => liveUrlSetting(undefined, 'ftp://u:hunter2@cache')).toThrow(/^(?!.*hunter2)/);
+});
+
+describe('joinLivePieces', () => {
+  const at = (text: string, from: number, over: Partial<LiveItem> = {}): LiveItem =>
+    ({ ...piece('wf-1', text), at: from, ...over }) as LiveItem;
+  const event = (offset: number): LiveItem => ({
+    kind: 'event',
+    workflowId: 'wf-1',
+    event: { type: 'turn_completed', offset } as never,
+  });
+
+  it('joins pieces that follow one another into one, keeping the order of everything else', () => {
+    const joined = joinLivePieces([at('Hel', 0), at('lo ', 3), at('world', 6), event(4), at('!', 11)]);
+    expect(joined).toEqual([at('Hello world', 0), event(4), at('!', 11)]);
+  });
+
+  it('keeps pieces apart across calls, attempts, workflows and gaps', () => {
+    const items = [
+      at('a', 0),
+      at('b', 1, { attempt: 2 }),
+      at('c', 2, { attempt: 2 }),
+      at('d', 0, { call: 2 }),
+      at('e', 5, { call: 2 }),
+      at('f', 6, { call: 2, workflowId: 'wf-2' }),
+    ];
+    expect(joinLivePieces(items).map((i) => (i.kind === 'text' ? i.text : ''))).toEqual(['a', 'bc', 'd', 'e', 'f']);
+  });
 });
