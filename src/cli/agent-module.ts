@@ -3,8 +3,15 @@ import { resolve } from 'node:path';
 import type { AgentDefinition } from '../agents/define-agent';
 import type { AnyToolDefinition } from '../tools/define-tool';
 import { ToolRegistry } from '../tools/registry';
+import type { McpServerExtension } from '../mcp-server/mcp-server-extension';
 import { UsageError } from './option-flags';
 import type { LocalWorker } from './session';
+
+/** What `--module` of `mcp` loads: the agents and tools for its worker, and what it serves besides. */
+export interface ServedModule extends LocalWorker {
+  /** The module's `mcpServer`: its own MCP tools, resources and prompts (see `McpServerExtension`). */
+  mcpServer?: McpServerExtension;
+}
 
 /**
  * `--module <file>` of `worker` and `serve`: the user's agents and tools, from a module that
@@ -13,7 +20,7 @@ import type { LocalWorker } from './session';
  * Loaded with `require`, so compiled JavaScript (and ES modules, on Node 20.19+); a TypeScript
  * file needs a loader in the process, which the error names.
  */
-export function loadAgentModule(path: string): LocalWorker {
+export function loadAgentModule(path: string, options: { mcpServer?: boolean } = {}): ServedModule {
   const file = resolve(path);
   if (!existsSync(file)) throw new UsageError(`--module ${path}: no such file (${file})`);
   let loaded: Record<string, unknown>;
@@ -28,10 +35,19 @@ export function loadAgentModule(path: string): LocalWorker {
     throw new UsageError(`--module ${path} failed to load: ${(err as Error).message}${typescript}`);
   }
   const fromDefault = loaded.default && typeof loaded.default === 'object' ? (loaded.default as object) : {};
-  const { agents, tools } = { ...fromDefault, ...loaded } as { agents?: unknown; tools?: unknown };
-  if (agents === undefined && tools === undefined)
+  const { agents, tools, mcpServer } = { ...fromDefault, ...loaded } as {
+    agents?: unknown;
+    tools?: unknown;
+    mcpServer?: unknown;
+  };
+  const served = options.mcpServer ? mcpServer : undefined;
+  if (agents === undefined && tools === undefined && served === undefined)
     throw new UsageError(
-      `--module ${path} exports neither \`agents\` nor \`tools\`: export const agents = [defineAgent({...})] (and tools = [defineTool({...})])`,
+      `--module ${path} exports neither \`agents\` nor \`tools\`${options.mcpServer ? ' nor `mcpServer`' : ''}: export const agents = [defineAgent({...})] (and tools = [defineTool({...})])`,
+    );
+  if (served !== undefined && !isExtension(served))
+    throw new UsageError(
+      `--module ${path}: \`mcpServer\` must be an object with \`legacy(server)\` and/or \`modern(server, context)\` functions (see docs/mcp.md, "Your own tools, resources and prompts")`,
     );
   if (agents !== undefined && !(Array.isArray(agents) && agents.every(isAgent)))
     throw new UsageError(`--module ${path}: \`agents\` must be an array of defineAgent(...) definitions`);
@@ -41,7 +57,21 @@ export function loadAgentModule(path: string): LocalWorker {
     );
   const registry =
     tools instanceof ToolRegistry ? tools : new ToolRegistry((tools as AnyToolDefinition[] | undefined) ?? []);
-  return { agents: agents as AgentDefinition<unknown>[] | undefined, registry };
+  return {
+    agents: agents as AgentDefinition<unknown>[] | undefined,
+    registry,
+    ...(served !== undefined ? { mcpServer: served as McpServerExtension } : {}),
+  };
+}
+
+function isExtension(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const { legacy, modern } = value as { legacy?: unknown; modern?: unknown };
+  return (
+    (legacy !== undefined || modern !== undefined) &&
+    (legacy === undefined || typeof legacy === 'function') &&
+    (modern === undefined || typeof modern === 'function')
+  );
 }
 
 function isAgent(value: unknown): boolean {

@@ -47,7 +47,7 @@ export async function serveMcp(command: McpCommand, target: CommandTarget): Prom
   process.once('SIGTERM', stop);
   try {
     for (const line of describeTemporal(temporal)) note(line);
-    if (temporal.mode !== 'configured' && localWorker) {
+    if ((temporal.mode !== 'configured' || localWorker?.onAnyServer) && localWorker) {
       const { createAgentWorker } = await import('../worker/create-agent-worker');
       worker = await createAgentWorker({
         connection: temporal.nativeConnection,
@@ -68,6 +68,7 @@ export async function serveMcp(command: McpCommand, target: CommandTarget): Prom
       taskQueue,
       agents,
       workflowUrl: (id: string) => workflowUrl(temporal.uiUrl, temporal.namespace, id),
+      ...(target.module?.mcpServer ? { extend: target.module.mcpServer } : {}),
     };
     if (command.transport === 'stdio') await onStdio(options, stopped.signal, stop, note);
     else http = await onHttp(options, command, access, stopped.signal, note);

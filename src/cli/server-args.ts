@@ -68,6 +68,8 @@ export interface McpCommand {
   host: string;
   /** Offer only these agents (default: every agent of the task queue's workers). */
   agents?: string[];
+  /** `--module <file>`: agents and tools for a worker in this process, and the module's own MCP tools, resources and prompts (`mcpServer`). */
+  module?: string;
 }
 
 /** Parses `mcp` arguments. */
@@ -77,11 +79,16 @@ export function parseMcpArgs(argv: string[]): McpCommand {
     port: { type: 'string' },
     host: { type: 'string' },
     agents: { type: 'string' },
+    module: { type: 'string' },
   });
   if (positionals.length) throw new UsageError(`mcp takes no arguments, got ${positionals.join(' ')}`);
   if (!values.http && (values.port !== undefined || values.host !== undefined))
     throw new UsageError('--port and --host go with --http (stdio needs neither)');
-  const command: McpCommand = { transport: values.http ? 'http' : 'stdio', ...serverFlags(values, 3001) };
+  const command: McpCommand = {
+    transport: values.http ? 'http' : 'stdio',
+    ...serverFlags(values, 3001),
+    ...(values.module !== undefined ? { module: values.module } : {}),
+  };
   if (values.agents !== undefined)
     command.agents = values.agents
       .split(',')
@@ -91,14 +98,18 @@ export function parseMcpArgs(argv: string[]): McpCommand {
 }
 
 /** A parsed `a2a` command line. */
-export type A2ACommand = ServerFlags;
+export interface A2ACommand extends ServerFlags {
+  /** `--module <file>`: the agents and tools to serve, by a worker in this process. */
+  module?: string;
+}
 
 /** Parses `a2a` arguments. */
 export function parseA2aArgs(argv: string[]): A2ACommand {
   const { values, positionals } = parseFlags(argv, {
     port: { type: 'string' },
     host: { type: 'string' },
+    module: { type: 'string' },
   });
   if (positionals.length) throw new UsageError(`a2a takes no arguments, got ${positionals.join(' ')}`);
-  return serverFlags(values, 3002);
+  return { ...serverFlags(values, 3002), ...(values.module !== undefined ? { module: values.module } : {}) };
 }

@@ -7,6 +7,7 @@ import { requireWorker } from '../client/task-queue-workers';
 import { connectTemporal, workflowUrl, type TemporalEnv } from '../connection/temporal-env';
 import type { ClientSettings } from '../connection/settings';
 import type { ToolRegistry } from '../tools/registry';
+import type { McpServerExtension } from '../mcp-server/mcp-server-extension';
 import { mcpServersFromEnv, type McpServers } from '../tools/mcp-client/mcp-config';
 
 /** A command's connection to Temporal, with a worker in this process when the server is embedded. */
@@ -66,6 +67,8 @@ export interface CommandTarget {
   settings: ClientSettings;
   /** Run this worker in the command's process when the dev server is embedded (see {@link LocalWorker}). */
   localWorker?: LocalWorker;
+  /** What `--module` of `mcp` serves besides its agents (its `mcpServer`), when given. */
+  module?: { mcpServer?: McpServerExtension };
 }
 
 /** Options of {@link openSession}. */

@@ -52,6 +52,8 @@ export function createAgentMcpServer(options: AgentMcpServerOptions): McpServer 
   server.server.setRequestHandler(CompleteRequestSchema, async (request) => ({
     completion: await complete(options, request.params),
   }));
+  // Before the agents: the SDK's handler calls the extension's tools, and ours hands their calls to it.
+  options.extend?.legacy?.(server);
   registerAgentTools(server, options, session);
   return server;
 }

@@ -28,6 +28,7 @@ import { runOutcome, startAgentRun } from '../client/run-agent';
 import type { AgentMcpServerOptions } from './mcp-server-options';
 import { askByElicitation } from './approval-elicitation';
 import { startTaskRun, taskOf } from './mcp-tasks';
+import { sdkToolCallHandler } from './mcp-server-extension';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -295,13 +296,16 @@ export function registerAgentTools(server: McpServer, options: AgentMcpServerOpt
       },
     );
   }
-  // Without agents the SDK registers no tools: the server still has tools (none), and answers calls.
-  if (options.agents.length === 0) {
+  // The SDK's own answer, for the tools an extension registered (options.extend).
+  const sdkCall = sdkToolCallHandler<RequestHandlerExtra<ServerRequest, ServerNotification>>(server);
+  // Without tools the SDK registers no handlers: the server still has tools (none), and answers calls.
+  if (!sdkCall) {
     server.server.registerCapabilities({ tools: {} });
     server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
   }
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const agent = options.agents.find((a) => a.name === request.params.name);
+    if (!agent && sdkCall && options.extend) return (await sdkCall(request, extra)) as CallToolResult;
     if (!agent) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     const parsed = agentArguments(agent.name, request.params.arguments);
     // Worded as the SDK words it for its own tools.

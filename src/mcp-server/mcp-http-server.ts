@@ -1,15 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { createMcpHandler, isLegacyRequest, type McpRequestContext } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  type McpHttpHandler,
+  type McpRequestContext,
+} from '@modelcontextprotocol/server';
 import { toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { accessChecker, requestScope, type HttpAccessOptions } from '../http/access';
 import type { TenantScope } from '../core/fleet/tenants';
 import { createAgentMcpServer, type AgentMcpServerOptions } from './agent-mcp-server';
 import { createModernAgentMcpServer, requestStateCodec } from './modern/modern-server';
+import { SessionEventStore } from './session-event-store';
 
 /** How many MCP sessions a server keeps at once; the least recently used goes beyond. */
 export const MAX_MCP_SESSIONS = 1000;
+
+/** How long a 2025-11-25 client waits before it reconnects a stream that closed (the `retry` field). */
+const SSE_RETRY_MS = 1000;
 
 /** How long a session may stay unused before it is closed (its client starts a new one). */
 const SESSION_IDLE_MS = 30 * 60_000;
@@ -39,9 +48,12 @@ export function createMcpHttpServer(options: AgentMcpServerOptions, access: Http
   const sessions = new Map<string, Session>();
   const codec = requestStateCodec(options.requestStateKey);
   // One handler; each request's server is built for the tenant the request acts for (its authInfo).
-  const modern = createMcpHandler(
+  const modern: McpHttpHandler = createMcpHandler(
     (ctx: McpRequestContext) =>
-      createModernAgentMcpServer({ ...options, scope: ctx.authInfo?.extra?.scope as TenantScope | undefined }, codec),
+      createModernAgentMcpServer(
+        { ...options, notify: modern.notify, scope: ctx.authInfo?.extra?.scope as TenantScope | undefined },
+        codec,
+      ),
     { legacy: 'reject' },
   );
   const serveModern = toNodeHandler(modern);
@@ -148,6 +160,10 @@ async function handleHttp(
   let closing: Promise<void> | undefined;
   const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
+    // A client whose stream broke comes back with Last-Event-ID and gets what it missed; told to
+    // wait this long before it does.
+    eventStore: new SessionEventStore(),
+    retryInterval: SSE_RETRY_MS,
     onsessioninitialized: (sessionId) => {
       const close = () =>
         (closing ??=

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { AgentSummary } from '../contracts/activity-interface';
 import type { TenantScope } from '../core/fleet/tenants';
+import type { McpServerExtension } from './mcp-server-extension';
 
 /** Options of `createAgentMcpServer`. */
 export interface AgentMcpServerOptions {
@@ -24,4 +25,11 @@ export interface AgentMcpServerOptions {
    * key (`durable-agents mcp` reads `AGENT_MCP_STATE_KEY`). Default: a random key of this process.
    */
   requestStateKey?: string;
+  /** Tools, resources and prompts of the application's own, served beside the agents (see {@link McpServerExtension}). */
+  extend?: McpServerExtension;
+  /**
+   * Tells a 2026-07-28 server's listening clients that lists changed (over HTTP, the handler's
+   * notifier); set by the HTTP server, handed to `extend.modern`.
+   */
+  notify?: { toolsChanged(): void; promptsChanged(): void; resourcesChanged?(): void };
 }

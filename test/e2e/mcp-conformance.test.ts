@@ -9,31 +9,22 @@ import { answer, closeScriptedModels, startModel } from '../helpers/scripted-mod
 import { connectTestTemporal, createTestWorker, type TestTemporal } from '../helpers/temporal';
 
 /**
- * `mcp --http` measured by the official MCP conformance suite (@modelcontextprotocol/conformance,
- * run with a Node 24 as it needs), not only by our own tests.
+ * `mcp --http` measured by the official MCP conformance suite (@modelcontextprotocol/conformance
+ * 0.2.0-alpha, pinned; run with a Node 24 as it needs), in both revisions the endpoint serves, not
+ * only by our own tests. The suite's server scenarios call its own fixtures (test_simple_text,
+ * test://static-text, test_simple_prompt, ...): `mcp --module test/fixtures/mcp-conformance-server.ts`
+ * serves them beside the agents, as any application serves its own tools (McpServerExtension).
  */
-jest.setTimeout(180_000);
+jest.setTimeout(240_000);
 afterAll(closeScriptedModels);
 
 const SUITE = join(ROOT, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 
-/** The scenarios that need the suite's own tools, resources and prompts, each with the reason. */
+/** The client scenarios our client does not pass, each with the reason; the server has none. */
 const EXPECTED = join(ROOT, 'test', 'fixtures', 'mcp-conformance-expected.yaml');
 
-/** The scenarios for what the server declares: each must pass. */
-const APPLICABLE = [
-  'server-initialize',
-  'ping',
-  'logging-set-level',
-  'completion-complete',
-  'tools-list',
-  'resources-list',
-  'resources-subscribe',
-  'resources-unsubscribe',
-  'prompts-list',
-  'dns-rebinding-protection',
-  'server-sse-multiple-streams',
-];
+/** The suite's fixtures, served beside the agents. */
+const FIXTURES = join(ROOT, 'test', 'fixtures', 'mcp-conformance-server.ts');
 
 let t: TestTemporal;
 let server: ChildProcess;
@@ -53,7 +44,7 @@ beforeAll(async () => {
   const port = await freePort();
   url = `http://127.0.0.1:${port}/mcp`;
   // No tokens, on loopback: the case DNS rebinding is about.
-  server = spawn(process.execPath, nodeArgs(['mcp.ts', '--http', '--port', String(port)]), {
+  server = spawn(process.execPath, nodeArgs(['mcp.ts', '--http', '--port', String(port), '--module', FIXTURES]), {
     cwd: ROOT,
     env: cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, AGENT_TASK_QUEUE: taskQueue }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -86,20 +77,33 @@ function conformance(...args: string[]): Promise<{ code: number | null; output: 
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, output })));
 }
 
-it('passes every server scenario of the suite that applies to what it declares (the rest need the suite’s own test tools, listed with the reason)', async () => {
-  const { code, output } = await conformance('--suite', 'active', '--expected-failures', EXPECTED);
-  // The suite fails on an unexpected failure and on a listed scenario that now passes.
-  expect({
+/** What a run of the suite says: its exit code, its totals, and what failed or went stale. */
+function verdict({ code, output }: { code: number | null; output: string }) {
+  return {
     code,
-    unexpected: output.match(/Unexpected failures[\s\S]*/)?.[0],
-    stale: output.match(/Stale[\s\S]*/)?.[0],
-  }).toEqual({
-    code: 0,
-    unexpected: undefined,
-    stale: undefined,
-  });
-  for (const scenario of APPLICABLE) expect(output).toContain(`✓ ${scenario}: `);
-});
+    failed: output.match(/^✗ .*$/gm) ?? [],
+    unexpected: /Unexpected failures[\s\S]*/.exec(output)?.[0],
+    stale: /Stale[\s\S]*/.exec(output)?.[0],
+  };
+}
+
+it.each(['2026-07-28', '2025-11-25'])(
+  'passes every server scenario of the suite on %s, the pending ones too, with the suite’s fixtures served beside the agents',
+  async (revision) => {
+    const run = await conformance('--spec-version', revision, '--suite', 'all');
+    expect(verdict(run)).toEqual({ code: 0, failed: [], unexpected: undefined, stale: undefined });
+    expect(run.output).toMatch(/Total: \d+ passed, 0 failed/);
+    // Scenarios of each revision (the fixtures' and the agents').
+    for (const scenario of ['tools-call-image', 'resources-templates-read', 'prompts-get-with-args', 'tools-list'])
+      expect(run.output).toContain(`✓ ${scenario}: `);
+    if (revision === '2026-07-28')
+      for (const scenario of ['server-stateless', 'input-required-result-multi-round', 'caching'])
+        expect(run.output).toContain(`✓ ${scenario}: `);
+    else
+      for (const scenario of ['server-sse-polling', 'resources-subscribe'])
+        expect(run.output).toContain(`✓ ${scenario}: `);
+  },
+);
 
 it('answers a request naming another host 4xx, and the same with its own host', async () => {
   const port = Number(new URL(url).port);
@@ -132,20 +136,6 @@ it('answers a request naming another host 4xx, and the same with its own host', 
   expect(await post(`127.0.0.1:${port}`)).toBe(200);
 });
 
-/** Client scenarios: our MCP client (the driver runs it as runs do) against the suite's servers. */
-const CLIENT_SCENARIOS = [
-  'initialize',
-  'tools_call',
-  'elicitation-sep1034-client-defaults',
-  'sse-retry',
-  // OAuth beyond the suite's auth set: machine clients (a secret, a signed JWT), and the drafts.
-  'auth/client-credentials-basic',
-  'auth/client-credentials-jwt',
-  'auth/resource-mismatch',
-  'auth/offline-access-scope',
-  'auth/offline-access-not-supported',
-];
-
 const DRIVER = [process.execPath, ...nodeArgs([join(ROOT, 'test', 'fixtures', 'mcp-conformance-client.ts')])].join(' ');
 
 /** Runs the suite's client side against our driver; resolves with its exit code and output. */
@@ -157,22 +147,34 @@ function clientConformance(...args: string[]): Promise<{ code: number | null; ou
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, output })));
 }
 
-it.each(CLIENT_SCENARIOS)('our MCP client passes the suite’s client scenario %s', async (scenario) => {
-  const { code, output } = await clientConformance('--scenario', scenario);
-  expect({
-    code,
-    summary: /Passed: \d+\/\d+, (\d+) failed, (\d+) warnings/.exec(output)?.slice(1),
-    output: code === 0 ? '' : output,
-  }).toEqual({ code: 0, summary: ['0', '0'], output: '' });
-});
+it.each(['2026-07-28', '2025-11-25'])(
+  'our MCP client (a worker’s tool source, and `mcp login`) passes every client scenario %s requires, but for those listed with the reason',
+  async (revision) => {
+    const run = await clientConformance('--requirements', revision, '--expected-failures', EXPECTED);
+    expect({ ...verdict(run), failed: undefined }).toEqual({
+      code: 0,
+      failed: undefined,
+      unexpected: undefined,
+      stale: undefined,
+    });
+    for (const scenario of [
+      'tools_call',
+      'auth/metadata-default',
+      'auth/pre-registration',
+      'auth/client-credentials-jwt',
+    ])
+      expect(run.output).toContain(`✓ ${scenario}: `);
+    // RFC 9207: the authorization response's issuer is checked, and a code from a wrong one is never redeemed.
+    if (revision === '2026-07-28')
+      for (const scenario of ['auth/iss-supported', 'auth/iss-unexpected', 'auth/iss-wrong-issuer'])
+        expect(run.output).toContain(`✓ ${scenario}: `);
+  },
+);
 
-it('our MCP client passes the suite’s OAuth scenarios (a login as `mcp login` makes it, then calls as a worker makes them), but for those listed with the reason', async () => {
-  const { code, output } = await clientConformance('--suite', 'auth', '--expected-failures', EXPECTED);
-  expect({
-    code,
-    unexpected: /Unexpected failures[\s\S]*/.exec(output)?.[0],
-    stale: /Stale[\s\S]*/.exec(output)?.[0],
-  }).toEqual({ code: 0, unexpected: undefined, stale: undefined });
-  expect(output).toContain('✓ auth/metadata-default: ');
-  expect(output).toContain('✓ auth/pre-registration: ');
-});
+it.each(['auth/2025-03-26-oauth-metadata-backcompat', 'auth/2025-03-26-oauth-endpoint-fallback'])(
+  'our MCP client logs in to a server of the 2025-03-26 layout: %s',
+  async (scenario) => {
+    const run = await clientConformance('--scenario', scenario);
+    expect(verdict(run)).toEqual({ code: 0, failed: [], unexpected: undefined, stale: undefined });
+  },
+);

@@ -3,6 +3,8 @@ import { defineCommand } from '../command';
 import { parseFlags, UsageError } from '../option-flags';
 import { parseA2aArgs, parseMcpArgs, parseServeArgs, parseWorkerArgs } from '../server-args';
 import { lazyCommand, JSON_HELP } from './conversation-kinds';
+import { loadAgentModule } from '../agent-module';
+import type { CommandTarget } from '../session';
 
 const group = 'Servers and workers';
 
@@ -65,7 +67,7 @@ export const mcpCommand = defineCommand({
   synopsis: 'mcp',
   summary: 'serve the agents as MCP tools (stdio or HTTP)',
   server: true,
-  page: (me) => `usage: ${me} mcp [--http] [--port 3001] [--host 127.0.0.1] [--agents a,b]
+  page: (me) => `usage: ${me} mcp [--http] [--port 3001] [--host 127.0.0.1] [--agents a,b] [--module <file>]
        ${me} mcp login <server> [--tenant T] [--config mcp.json]
 
   Serves the named agents of the task queue's workers as MCP tools, one per agent, so MCP clients
@@ -75,6 +77,8 @@ export const mcpCommand = defineCommand({
   --port 3001            the HTTP port
   --host 127.0.0.1       the HTTP host (another than loopback needs AGENT_HTTP_TOKENS)
   --agents a,b           offer only these agents
+  --module FILE          a module whose \`agents\` and \`tools\` a worker in this process serves, and whose
+                         \`mcpServer\` adds MCP tools, resources and prompts of its own (docs/mcp.md)
 
   mcp login <server> logs in, once, to a remote MCP server the workers use that needs OAuth (the
   server as AGENT_MCP_CONFIG or --config names it): it prints a link to open, takes the redirect
@@ -85,7 +89,8 @@ export const mcpCommand = defineCommand({
   parse: (args) => (args[0] === 'login' ? { login: args.slice(1) } : { serve: parseMcpArgs(args) }),
   run: async (command, { target }) => {
     if (command.login) await (await import('../mcp-login-command')).mcpLogin(command.login, target.settings.env);
-    else await (await import('../mcp-command')).serveMcp(command.serve!, target);
+    else
+      await (await import('../mcp-command')).serveMcp(command.serve!, withModule(target, command.serve!.module, true));
     return 0;
   },
 });
@@ -97,20 +102,34 @@ export const a2aCommand = defineCommand({
   synopsis: 'a2a',
   summary: 'serve the agents as A2A agents (HTTP, /a2a/<agent>)',
   server: true,
-  page: (me) => `usage: ${me} a2a [--port 3002] [--host 127.0.0.1]
+  page: (me) => `usage: ${me} a2a [--port 3002] [--host 127.0.0.1] [--module <file>]
 
   Serves the named agents of the task queue's workers as A2A agents (protocol 1.0), each at
   /a2a/<agent> with its Agent Card at /a2a/<agent>/.well-known/agent-card.json, behind
   AGENT_HTTP_TOKENS. A task is a turn of the durable conversation its contextId names; tasks are
   kept in Temporal. \`serve\` has the same routes.
   --port 3002            the port
-  --host 127.0.0.1       the host (another than loopback needs AGENT_HTTP_TOKENS)`,
+  --host 127.0.0.1       the host (another than loopback needs AGENT_HTTP_TOKENS)
+  --module FILE          a module whose \`agents\` and \`tools\` a worker in this process serves`,
   parse: (args) => parseA2aArgs(args),
   run: async (command, { target }) => {
-    await (await import('../a2a-command')).serveA2a(command, target);
+    await (await import('../a2a-command')).serveA2a(command, withModule(target, command.module, false));
     return 0;
   },
 });
+
+/**
+ * The target of `mcp` or `a2a` with `--module`: the module's agents and tools served by a worker
+ * in the command's process, on any server (the module is what the command serves), and for `mcp`
+ * the module's `mcpServer`.
+ */
+function withModule(target: CommandTarget, module: string | undefined, mcpServer: boolean): CommandTarget {
+  if (module === undefined) return target;
+  const loaded = loadAgentModule(module, { mcpServer });
+  const serves = loaded.agents !== undefined || (loaded.registry?.names().length ?? 0) > 0;
+  if (!serves) return { ...target, localWorker: undefined, module: loaded };
+  return { ...target, localWorker: { ...loaded, onAnyServer: true }, module: loaded };
+}
 
 /** `codec-server`: decrypting payloads for the Temporal UI. */
 export const codecServerCommand = defineCommand({

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   McpServer,
+  MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
   ResourceTemplate,
@@ -13,6 +14,8 @@ import { ARGUMENTS, agentArguments, forCall } from '../mcp-agent-tools';
 import { complete, agentPrompt, promptMetadata, PROMPT_ARGUMENTS } from '../mcp-prompts';
 import { listAgentResources, readAgentResource, resourceTemplate } from '../mcp-resources';
 import type { AgentMcpServerOptions } from '../mcp-server-options';
+import { SUPPORTED_PROTOCOL_VERSIONS as LEGACY_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { RequiredCapabilities, sdkToolCallHandler, undecodedContext } from '../mcp-server-extension';
 import { modernAgentCall, type CallState } from './modern-calls';
 import {
   TASKS_EXTENSION,
@@ -62,8 +65,22 @@ export function createModernAgentMcpServer(
       // Not called: tools/call is answered below (a task is no tool result).
       () => ({ content: [] }),
     );
+  // The application's own tools, resources and prompts; the SDK's handler calls its tools.
+  const required = new RequiredCapabilities();
+  const signState = (state: Record<string, unknown>, ctx: ServerContext) =>
+    codec.mint(state as unknown as CallState, ctx);
+  options.extend?.modern?.(server, {
+    ...(options.notify ? { notify: options.notify } : {}),
+    signState,
+    requireClientCapabilities: (tool, capabilities) => required.require(tool, capabilities),
+  });
+  const sdkCall = options.extend ? sdkToolCallHandler<ServerContext>(server) : undefined;
   server.server.setRequestHandler('tools/call', async (request, ctx) => {
     const agent = options.agents.find((a) => a.name === request.params.name);
+    if (!agent && sdkCall) {
+      required.check(request.params.name, ctx);
+      return (await sdkCall(request, await undecodedContext(ctx, signState))) as never;
+    }
     if (!agent) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     const parsed = agentArguments(agent.name, request.params.arguments);
     if ('problem' in parsed) return { isError: true, content: [{ type: 'text', text: parsed.problem }] };
@@ -88,7 +105,27 @@ export function createModernAgentMcpServer(
     completion: await complete(options, request.params),
   }));
   registerTasks(server, options);
+  announceEveryRevision(server);
   return server;
+}
+
+/**
+ * `server/discover` names every revision the endpoint serves: the SDK's v2 server lists its own
+ * (2026-07-28), and the same endpoint answers a 2025-era `initialize` too (the session server,
+ * `createAgentMcpServer`), which a client reading the list could not know otherwise.
+ * Hand-written: the SDK lists modern revisions only, on purpose (a 2025 revision is negotiated by
+ * `initialize`), and its serving entry installs the handler after our factory runs; the answer
+ * comes from the instance's `_ondiscover`, which this wraps (a unit test fails when it moves).
+ */
+function announceEveryRevision(server: McpServer): void {
+  const low = server.server as unknown as { _ondiscover?: () => { supportedVersions?: string[] } };
+  const own = low._ondiscover?.bind(low);
+  if (!own) return;
+  low._ondiscover = () => {
+    const answer = own();
+    const modern = answer.supportedVersions ?? [];
+    return { ...answer, supportedVersions: [...modern, ...LEGACY_VERSIONS.filter((v) => !modern.includes(v))] };
+  };
 }
 
 /** The server version this package reports to clients. */
@@ -121,15 +158,27 @@ const TaskId = z.object({ taskId: z.string().min(1) });
 
 /** The tasks extension's methods (modern-tasks.ts). */
 function registerTasks(server: McpServer, options: AgentMcpServerOptions): void {
-  // Custom methods to the SDK (tasks left its core): registered with their own schemas.
-  server.server.setRequestHandler('tasks/get', { params: TaskId }, (params) => getModernTask(options, params.taskId));
+  // Custom methods to the SDK (tasks left its core): registered with their own schemas. A client
+  // that did not declare the extension is answered with the missing-capability error (-32021).
+  server.server.setRequestHandler('tasks/get', { params: TaskId }, (params, ctx) =>
+    withTasks(ctx, () => getModernTask(options, params.taskId)),
+  );
   // The SDK lifts `inputResponses` out of every request's params, tasks/update's too.
   server.server.setRequestHandler('tasks/update', { params: TaskId }, (params, ctx) =>
-    updateModernTask(options, params.taskId, ctx.mcpReq.inputResponses ?? {}),
+    withTasks(ctx, () => updateModernTask(options, params.taskId, ctx.mcpReq.inputResponses ?? {})),
   );
-  server.server.setRequestHandler('tasks/cancel', { params: TaskId }, (params) =>
-    cancelModernTask(options, params.taskId),
+  server.server.setRequestHandler('tasks/cancel', { params: TaskId }, (params, ctx) =>
+    withTasks(ctx, () => cancelModernTask(options, params.taskId)),
   );
+}
+
+/** `answer()`, for a client that declared the tasks extension; the revision's -32021 for one that did not. */
+function withTasks<T>(ctx: ServerContext, answer: () => T): T {
+  if (!clientTakesTasks(ctx))
+    throw new MissingRequiredClientCapabilityError({
+      requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+    });
+  return answer();
 }
 
 /**

@@ -56,11 +56,13 @@ export async function loginToMcpServer(
     } finally {
       await first.close().catch(() => undefined);
     }
-    const { code, state } = await callback.received(options.timeoutMs ?? 10 * 60_000);
+    const answer = await callback.received(options.timeoutMs ?? 10 * 60_000);
     const expected = await provider.state?.();
-    if (expected && state !== expected)
+    if (expected && answer.get('state') !== expected)
       throw new Error('the login came back with another state than it was sent with: start it again');
-    await transport.finishAuth(code);
+    // The whole answer: the SDK reads the code and the issuer (`iss`, RFC 9207), which it checks
+    // against the authorization server it sent the person to before the code is redeemed.
+    await transport.finishAuth(answer);
     // The stored login, as a worker will use it.
     const check = negotiatingClient();
     try {
@@ -84,16 +86,19 @@ function negotiatingClient(): Client {
   return new Client({ name: 'durable-agents', version: '0.2.0' }, { versionNegotiation: { mode: 'auto' } });
 }
 
-/** A loopback HTTP server that takes the authorization server's redirect (`?code=...&state=...`). */
+/**
+ * A loopback HTTP server that takes the authorization server's redirect (`?code=...&state=...&iss=...`):
+ * its query, once it has a code.
+ */
 async function loopbackCallback(configured?: string): Promise<{
   redirectUrl: string;
-  received(timeoutMs: number): Promise<{ code: string; state?: string }>;
+  received(timeoutMs: number): Promise<URLSearchParams>;
   close(): void;
 }> {
   const wanted = configured ? new URL(configured) : undefined;
-  let deliver!: (v: { code: string; state?: string }) => void;
+  let deliver!: (v: URLSearchParams) => void;
   let refuse!: (err: Error) => void;
-  const arrived = new Promise<{ code: string; state?: string }>((resolve, reject) => {
+  const arrived = new Promise<URLSearchParams>((resolve, reject) => {
     deliver = resolve;
     refuse = reject;
   });
@@ -105,7 +110,7 @@ async function loopbackCallback(configured?: string): Promise<{
     res.writeHead(code ? 200 : 400, { 'content-type': 'text/plain; charset=utf-8' });
     if (code) {
       res.end('Logged in. You can close this tab; the durable-agents workers have the login.');
-      deliver({ code, ...(url.searchParams.get('state') ? { state: url.searchParams.get('state')! } : {}) });
+      deliver(url.searchParams);
     } else {
       res.end(`The login did not complete${error ? `: ${error}` : ''}.`);
       if (error)
