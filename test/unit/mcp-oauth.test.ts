@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseEncryptionKeys } from '../../src/codec/encryption-codec';
 import { parseMcpServers } from '../../src/tools/mcp-client/mcp-config';
-import { defaultTokenPath, mcpAuthProvider, McpTokenStore } from '../../src/tools/mcp-client/mcp-oauth';
+import { defaultTokenPath, mcpAuthProvider, McpTokenStore, missingScope } from '../../src/tools/mcp-client/mcp-oauth';
 
 /** Where logins to OAuth MCP servers are kept, and how a server's `oauth` is read. */
 const keys = parseEncryptionKeys(`k1:${Buffer.alloc(32, 7).toString('base64')}`);
@@ -84,4 +84,32 @@ it('registers a client only where a login can follow, and again for a login on a
   expect(await login('http://127.0.0.1:4000/callback').clientInformation()).toMatchObject({ client_id: 'c1' });
   // With a stored client, the worker uses it (its tokens are refreshed with it).
   expect(await worker.clientInformation()).toMatchObject({ client_id: 'c1' });
+});
+
+describe('a step up to a larger scope', () => {
+  it('asks for what is lacking beside what was granted, and nothing when all is granted', () => {
+    expect(missingScope('mcp:write', 'mcp:read')).toBe('mcp:read mcp:write');
+    expect(missingScope('mcp:read', 'mcp:read mcp:write')).toBeUndefined();
+    expect(missingScope(undefined, 'mcp:read')).toBeUndefined();
+  });
+
+  it('keeps the scope a worker was refused for; the next login asks for it (the stored token hidden meanwhile), and forgets it once granted', async () => {
+    const url = 'https://mcp.example.com/mcp';
+    const store = new McpTokenStore();
+    await store.update(url, () => ({ tokens: { access_token: 'old', token_type: 'Bearer', scope: 'mcp:read' } }));
+    const worker = mcpAuthProvider('docs', url, {}, store);
+    await expect(
+      worker.redirectToAuthorization(new URL('https://as.example.com/authorize?scope=mcp%3Awrite')),
+    ).rejects.toThrow(/needs a login/);
+    expect((await store.get(url)).wantedScope).toBe('mcp:write');
+    const login = mcpAuthProvider('docs', url, {}, store, {
+      redirectUrl: 'http://127.0.0.1:9/callback',
+      openAuthorization: () => undefined,
+    }) as ReturnType<typeof mcpAuthProvider> & { stepUpScope(): Promise<string | undefined> };
+    expect(await login.stepUpScope()).toBe('mcp:read mcp:write');
+    expect(await login.tokens()).toBeUndefined();
+    await login.saveTokens({ access_token: 'new', token_type: 'Bearer', scope: 'mcp:read mcp:write' });
+    expect(await store.get(url)).toMatchObject({ tokens: { access_token: 'new' }, wantedScope: undefined });
+    expect(await login.tokens()).toMatchObject({ access_token: 'new' });
+  });
 });

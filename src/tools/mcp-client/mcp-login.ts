@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, UnauthorizedError, auth } from '@modelcontextprotocol/client';
 import type { McpHttpServer } from './mcp-config';
 import { modernAuthProvider, type McpTokenStore } from './mcp-oauth';
 
@@ -50,7 +50,11 @@ export async function loginToMcpServer(
     try {
       await first.connect(transport);
       const tools = (await first.listTools()).tools.map((t) => t.name);
-      return { outcome: 'already', tools };
+      // The stored login serves, unless a worker was refused for want of a larger scope: ask for it.
+      const stepUp = await (provider as { stepUpScope?: () => Promise<string | undefined> }).stepUpScope?.();
+      if (stepUp === undefined) return { outcome: 'already', tools };
+      if ((await auth(provider, { serverUrl: config.url, scope: stepUp })) === 'AUTHORIZED')
+        return { outcome: 'logged-in', tools };
     } catch (err) {
       if (!(err instanceof UnauthorizedError)) throw err;
     } finally {

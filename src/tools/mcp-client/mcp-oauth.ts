@@ -64,6 +64,21 @@ interface StoredLogin {
   /** When the tokens were saved (ms), to tell an expired access token. */
   savedAt?: number;
   codeVerifier?: string;
+  /**
+   * The scope a worker was sent to ask for (the server refused its token for want of it, a step
+   * up): `mcp login` asks for it, even while the stored token still serves other calls.
+   */
+  wantedScope?: string;
+}
+
+/**
+ * The scope to ask for when `granted` (a space-separated scope) lacks some of `wanted`: both
+ * together, so the new token still does what the old one did; undefined when nothing is lacking.
+ */
+export function missingScope(wanted: string | undefined, granted: string | undefined): string | undefined {
+  const have = (granted ?? '').split(' ').filter(Boolean);
+  const lacking = (wanted ?? '').split(' ').filter((s) => s && !have.includes(s));
+  return lacking.length ? [...have, ...new Set(lacking)].join(' ') : undefined;
 }
 
 /**
@@ -171,6 +186,8 @@ export interface LoginHooks {
 /** The authorization code grant with the token file: `mcp login` fills it, workers use and refresh it. */
 class StoredLoginProvider implements OAuthClientProvider {
   private readonly expected = randomBytes(16).toString('hex');
+  /** A login asking for a larger scope (see {@link StoredLoginProvider.stepUpScope}). */
+  private asking = false;
 
   constructor(
     private readonly name: string,
@@ -230,16 +247,43 @@ class StoredLoginProvider implements OAuthClientProvider {
   }
 
   async tokens(): Promise<OAuthTokens | undefined> {
+    // Asking for a larger scope: the stored token is not offered (it would be refreshed instead),
+    // and stays stored until the new one comes.
+    if (this.asking) return undefined;
     return (await this.store.get(this.key)).tokens;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
-    await this.store.update(this.key, (login) => ({ ...login, tokens, savedAt: Date.now() }));
+    await this.store.update(this.key, (login) => ({
+      ...login,
+      tokens,
+      savedAt: Date.now(),
+      // Granted at last (a token without a scope has what was asked): no step up is wanted any more.
+      wantedScope:
+        tokens.scope === undefined || !missingScope(login.wantedScope, tokens.scope) ? undefined : login.wantedScope,
+    }));
+    this.asking = false;
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {
-    if (!this.login) throw this.loginNeeded();
+    if (!this.login) {
+      // A worker cannot send a person anywhere: it keeps the scope it was to ask for, for `mcp login`.
+      const scope = url.searchParams.get('scope') ?? undefined;
+      if (scope) await this.store.update(this.key, (login) => ({ ...login, wantedScope: scope }));
+      throw this.loginNeeded();
+    }
     await this.login.openAuthorization(url);
+  }
+
+  /**
+   * The scope a worker was refused for and the stored token lacks (see {@link StoredLogin.wantedScope}),
+   * when there is one: from now on this provider asks for a new authorization.
+   */
+  async stepUpScope(): Promise<string | undefined> {
+    const { wantedScope, tokens } = await this.store.get(this.key);
+    const scope = missingScope(wantedScope, tokens?.scope);
+    if (scope !== undefined) this.asking = true;
+    return scope;
   }
 
   private loginNeeded(): McpLoginNeeded {
