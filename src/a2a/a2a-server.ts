@@ -160,7 +160,10 @@ export function a2aHandler(
       const rpc = jsonRpcHandler(transport);
       router.use(bodies(o.maxBodyBytes ?? 32_000_000));
       router.use((req, res, next) => {
-        if (REST_PATH.test(req.path)) return rest(req, res, next);
+        if (REST_PATH.test(req.path)) {
+          answeredAsJson(res);
+          return rest(req, res, next);
+        }
         // JSON-RPC's rules for the envelope, which the SDK answers -32602 where JSON-RPC says -32600.
         const invalid = req.method === 'POST' ? jsonRpcEnvelopeProblem(req.body) : undefined;
         if (invalid)
@@ -177,13 +180,22 @@ export function a2aHandler(
   return app;
 }
 
-/** The SDK's card route: the card as each protocol version reads it (1.0, and 0.3 for older clients). */
+/**
+ * The SDK's card route: the card as protocol 1.0 has it, and as 0.3 has it for a client that asks
+ * for it (`A2A-Version: 0.3`). A request without the header gets 1.0: the SDK would answer it as
+ * 0.3, mixing 0.3's fields into what 1.0 clients read (1.0's card keeps 0.3's interfaces in
+ * `supportedInterfaces`, where clients of both find theirs).
+ */
 function cardHandler(card: AgentCard): express.RequestHandler {
-  return agentCardHandler({
+  const handler = agentCardHandler({
     agentCardProvider: async () => card,
     legacyCompat: { enabled: true },
     cache: { maxAge: 60 },
   });
+  return (req, res, next) => {
+    req.headers['a2a-version'] ??= '1.0';
+    handler(req, res, next);
+  };
 }
 
 /**
@@ -222,7 +234,27 @@ const REST_PATH = /^\/./;
  */
 function bodies(limit: number): express.RequestHandler {
   const parse = express.json({ limit, strict: false, type: () => true });
-  return (req, res, next) =>
+  return (req, res, next) => {
+    const refused = unsupportedMediaType(req);
+    if (refused) {
+      // The binding's own error: HTTP+JSON's 415, JSON-RPC's ContentTypeNotSupportedError.
+      if (REST_PATH.test(req.path))
+        return void res.status(415).json({
+          error: {
+            code: 415,
+            status: 'INVALID_ARGUMENT',
+            message: refused,
+            details: [
+              {
+                '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+                reason: 'CONTENT_TYPE_NOT_SUPPORTED',
+                domain: 'a2a-protocol.org',
+              },
+            ],
+          },
+        });
+      return void res.status(200).json({ jsonrpc: '2.0', id: null, error: { code: -32005, message: refused } });
+    }
     parse(req, res, (err?: unknown) => {
       if (!err) return next();
       const status = (err as { status?: number }).status ?? 400;
@@ -234,6 +266,31 @@ function bodies(limit: number): express.RequestHandler {
         error: { code: status === 413 ? -32600 : -32700, message },
       });
     });
+  };
+}
+
+/** Why a request's body is not taken for its declared type (anything but JSON), or undefined. */
+function unsupportedMediaType(req: express.Request): string | undefined {
+  const declared = req.headers['content-type'];
+  if (req.method !== 'POST' || !declared) return undefined;
+  const media = declared.split(';')[0].trim().toLowerCase();
+  if (media === 'application/json' || media === 'application/a2a+json') return undefined;
+  return `the Content-Type ${JSON.stringify(declared)} is not supported: send the request as application/json`;
+}
+
+/**
+ * HTTP+JSON answers with `application/json`, as the binding says (the SDK writes 0.3's
+ * `application/a2a+json`, which 1.0's clients and the TCK do not take).
+ */
+function answeredAsJson(res: express.Response): void {
+  const set = res.setHeader.bind(res);
+  res.setHeader = (name: string, value: number | string | readonly string[]) =>
+    set(
+      name,
+      name.toLowerCase() === 'content-type' && typeof value === 'string'
+        ? value.replace(/^application\/a2a\+json/, 'application/json')
+        : value,
+    );
 }
 
 /** The task queue's named agents, asked of its workers at most every 30 s (a failure is not kept). */

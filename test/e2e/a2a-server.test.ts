@@ -71,13 +71,43 @@ it('serves an agent over A2A: its card, a task answered as an artifact, a stream
         skills: [expect.objectContaining({ id: 'cashier', examples: ['What does ACME cost?'] })],
       });
       expect((await fetch(`${base}/a2a/nobody/.well-known/agent-card.json`)).status).toBe(404);
-      // A client of protocol 0.3 (no A2A-Version header) gets the card as 0.3 has it.
-      const legacy = await (await fetch(`${base}/a2a/cashier/.well-known/agent-card.json`)).json();
+      // Without A2A-Version, the same 1.0 card, with none of 0.3's fields (its interfaces are listed).
+      const unversioned = await (await fetch(`${base}/a2a/cashier/.well-known/agent-card.json`)).json();
+      expect(unversioned).toEqual(card);
+      for (const field of ['url', 'preferredTransport', 'protocolVersion', 'additionalInterfaces'])
+        expect(unversioned).not.toHaveProperty(field);
+      expect(card.supportedInterfaces).toEqual(
+        expect.arrayContaining([expect.objectContaining({ protocolBinding: 'JSONRPC', protocolVersion: '0.3' })]),
+      );
+      // A client of protocol 0.3 that asks for it gets the card as 0.3 has it.
+      const legacy = await (
+        await fetch(`${base}/a2a/cashier/.well-known/agent-card.json`, { headers: { 'a2a-version': '0.3' } })
+      ).json();
       expect(legacy).toMatchObject({
         name: 'cashier',
         protocolVersion: expect.stringMatching(/^0\.3/),
         url: `${local}/a2a/cashier`,
       });
+      // A body that is not JSON is refused in each binding's terms, before it is read.
+      const rpcRefusal = await fetch(`${base}/a2a/cashier`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain', 'a2a-version': '1.0' },
+        body: 'hello',
+      });
+      expect(await rpcRefusal.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32005 } });
+      const restRefusal = await fetch(`${base}/a2a/cashier/message:send`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain', 'a2a-version': '1.0' },
+        body: 'hello',
+      });
+      expect(restRefusal.status).toBe(415);
+      expect(await restRefusal.json()).toMatchObject({
+        error: { code: 415, message: expect.stringMatching(/application\/json/) },
+      });
+      // HTTP+JSON answers as application/json.
+      const missing = await fetch(`${base}/a2a/cashier/tasks/no-such-task`, { headers: { 'a2a-version': '1.0' } });
+      expect(missing.status).toBe(404);
+      expect(missing.headers.get('content-type')).toMatch(/^application\/json/);
 
       const client = await new ClientFactory().createFromUrl(`${base}/a2a/cashier/`);
       const first = (await client.sendMessage(request('price of ACME'))) as Task;
