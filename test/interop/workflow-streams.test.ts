@@ -193,6 +193,24 @@ it("the guide's Python snippet prints a conversation's answer", async () => {
   await sendMessage(client, id, { message: 'hello' }, { taskQueue });
   const body = snippet!.replace('localhost:7233', server.address).replace('conv-123', id);
   const program = `import asyncio\n\nasync def main():\n${body.replace(/^/gm, '    ')}\nasyncio.run(main())\n`;
-  const { stdout } = await promisify(execFile)(python, ['-c', program], { timeout: 60_000 });
-  expect(stdout).toBe('you said hello to me');
+  const ran = await promisify(execFile)(python, ['-c', program], { timeout: 60_000 }).then(
+    (done) => ({ ...done, code: 0, signal: null as string | null }),
+    (err: { stdout?: string; stderr?: string; code?: number; signal?: string | null }) => ({
+      stdout: err.stdout ?? '',
+      stderr: err.stderr ?? '',
+      code: err.code ?? null,
+      signal: err.signal ?? null,
+    }),
+  );
+  expect(ran.stdout).toBe('you said hello to me');
+  // Once it has printed, the Python SDK's own threads sometimes kill the interpreter as it shuts
+  // down (a fatal PyGILState_Release, or a signal, on a busy machine; test/fixtures/python/
+  // stream_subscriber.py leaves with os._exit for it): the snippet did its work. Any other failure is its own.
+  if (ran.code !== 0)
+    expect({
+      code: ran.code,
+      signal: ran.signal,
+      stderr: ran.stderr,
+      diedAtExit: ran.signal !== null || ran.code === 134 || ran.code === 139 || /Fatal Python error/.test(ran.stderr),
+    }).toMatchObject({ diedAtExit: true });
 });
