@@ -3,7 +3,12 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Clien
 import { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import type { PushNotificationStore, ServerCallContext } from '@a2a-js/sdk/server';
 import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
-import { A2A_TASK_WORKFLOW_TYPE, a2aTaskPushQuery, a2aTaskPushSignal } from '../contracts/definitions';
+import {
+  A2A_CONFIG_WINDOW_MS,
+  A2A_TASK_WORKFLOW_TYPE,
+  a2aTaskPushQuery,
+  a2aTaskPushSignal,
+} from '../contracts/definitions';
 import { taskWorkflowId } from './task-store';
 
 /** The header A2A push notifications carry a config's token in. */
@@ -42,7 +47,9 @@ export class TemporalPushStore implements PushNotificationStore {
       });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError)
-        throw new UnsupportedOperationError(`the task ${taskId} has ended: there is nothing left to notify`);
+        throw new UnsupportedOperationError(
+          `the task ${taskId} ended more than ${A2A_CONFIG_WINDOW_MS / 60_000} minutes ago: its push notification configs no longer change (there is nothing left to notify)`,
+        );
       throw err;
     }
   }

@@ -19,7 +19,7 @@ import {
   type ExtendedAgentCardProvider,
   type ServerCallContext,
 } from '@a2a-js/sdk/server';
-import { RequestMalformedError, TaskNotCancelableError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { RequestMalformedError, TaskNotCancelableError } from '@a2a-js/sdk/errors';
 import type { ConversationExecutor } from './conversation-executor';
 import type { TemporalPushStore } from './push-store';
 import { historyLengthProblem, listTasksProblem, messageProblem } from './request-checks';
@@ -125,12 +125,8 @@ export class DurableRequestHandler extends DefaultRequestHandler {
     params: TaskPushNotificationConfig,
     context: ServerCallContext,
   ): Promise<TaskPushNotificationConfig> {
-    const task = params.taskId ? await this.tasks.load(params.taskId, context) : undefined;
-    const state = task?.status?.state;
-    if (state !== undefined && FINAL.has(state))
-      throw new UnsupportedOperationError(
-        `the task ${params.taskId} has ended (${TaskState[state]}): there is nothing left to notify`,
-      );
+    // A task that has ended takes one too (A2A allows it; it notifies nothing): its record keeps it
+    // for an hour after the end (A2A_CONFIG_WINDOW_MS), then refuses (the push store says so).
     // The id the config is kept (and can be read, listed and deleted) under, when the client gave none.
     return super.createTaskPushNotificationConfig({ ...params, id: params.id || randomUUID() }, context);
   }

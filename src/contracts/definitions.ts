@@ -154,3 +154,10 @@ export interface A2APushTarget {
 export const a2aTaskPushSignal = defineSignal<[{ set?: A2APushTarget; remove?: string }]>('a2aTaskPush');
 /** The task's push notification configs, as the A2A server saved them. */
 export const a2aTaskPushQuery = defineQuery<unknown[]>('a2aTaskPushConfigs');
+
+/**
+ * How long the record of an ended A2A task stays open for its push notification configs: A2A lets
+ * a client set, read, list and delete them on any task, and one set then notifies nothing, but is
+ * kept as the others are. Later the record has ended, and a change is refused.
+ */
+export const A2A_CONFIG_WINDOW_MS = 60 * 60_000;

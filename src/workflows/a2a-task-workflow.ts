@@ -4,11 +4,13 @@ import {
   isCancellation,
   proxyActivities,
   setHandler,
+  sleep,
   upsertMemo,
 } from '@temporalio/workflow';
 import { isPatched } from './patches';
 import type { AgentActivities } from '../contracts/activity-interface';
 import {
+  A2A_CONFIG_WINDOW_MS,
   a2aTaskPushQuery,
   a2aTaskPushSignal,
   a2aTaskQuery,
@@ -60,6 +62,9 @@ function turnOf(task: unknown): { contextId: string; workflowId?: string; turn: 
  * work itself runs in the conversation the task belongs to. With push notification configs, each
  * change of the task's state goes to every webhook by the `deliverWebhook` activity, and the
  * record ends only once the final state was delivered (or given up on, after a day).
+ *
+ * Once final, the record stays open for {@link A2A_CONFIG_WINDOW_MS}, keeping the push configs a
+ * client sets, reads or deletes on the ended task.
  *
  * Once the task is saved with its turn, the record also waits for that turn to end by itself
  * (`awaitA2aTaskEnd`): when the A2A server that ran the task dies mid-task, the task still reaches
@@ -133,5 +138,6 @@ export async function a2aTaskWorkflow(first?: A2ATaskRecord): Promise<unknown> {
   watch.cancel();
   await watching;
   await Promise.all(deliveries);
+  if (isPatched('a2a-task-keeps-configs')) await sleep(A2A_CONFIG_WINDOW_MS);
   return record.task;
 }

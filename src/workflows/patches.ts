@@ -33,6 +33,11 @@ export const PATCHES = {
     why: "an A2A task's record keeps the task's state and status time in its memo at each save, so ListTasks filters and sorts without reading every task; records started before keep only the memo they started with (ListTasks reads their task)",
     until: 'the next replay floor',
   },
+  'a2a-task-keeps-configs': {
+    since: '0.3.0',
+    why: "an ended A2A task's record stays open an hour (A2A_CONFIG_WINDOW_MS), keeping the push notification configs a client sets, reads or deletes on the ended task (A2A allows them on any task); records recorded before end with their task",
+    until: 'the next replay floor',
+  },
   'start-local-activities-at-once': {
     since: '0.3.0',
     why: "a new run or conversation asks its worker what it keeps (describeWorker) and resolves its agent or tools in one go, two local activities scheduled together, so its first workflow task (which accepts a new chat's message) makes one round trip to the worker fewer; runs recorded before asked one after the other",

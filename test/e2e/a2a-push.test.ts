@@ -65,8 +65,34 @@ it('delivers a task’s final state to its webhook, retrying while the webhook f
       expect(final.token).toBe('secret-42');
       expect(final.body.task).toMatchObject({ id: task.id, artifacts: [{ artifactId: 'answer' }] });
       expect(refusals).toBeLessThan(0); // the refused deliveries were retried
-      // The record ends once the final state is delivered.
-      await t.client.workflow.getHandle(`a2a-task-${task.id}`).result();
+      // Once the final state is delivered, the ended task still takes push configs (A2A allows
+      // them on any task): its record keeps them for an hour, through this server's restarts.
+      const record = t.client.workflow.getHandle(`a2a-task-${task.id}`);
+      expect((await record.describe()).status.name).toBe('RUNNING');
+      const late = await client.createTaskPushNotificationConfig({
+        tenant: '',
+        id: 'late-1',
+        taskId: task.id,
+        url: `${url}/late`,
+        token: 'late',
+        authentication: undefined,
+      });
+      expect(late).toMatchObject({ id: 'late-1', taskId: task.id });
+      const listed = async () =>
+        (
+          await client.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 10, pageToken: '' })
+        ).configs
+          .map((c) => c.id)
+          .sort();
+      expect(await eventually(async () => (await listed()).includes('late-1'), 10_000)).toBe(true);
+      expect(await listed()).toEqual(['hook-1', 'late-1']);
+      expect(await client.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'late-1' })).toMatchObject({
+        url: `${url}/late`,
+      });
+      await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'late-1' });
+      expect(await eventually(async () => !(await listed()).includes('late-1'), 10_000)).toBe(true);
+      // Nothing is delivered for the ended task's new config.
+      expect(received.filter((r) => r.token === 'late')).toEqual([]);
     });
   } finally {
     api.close();

@@ -19,6 +19,7 @@ import { answer, call, startModel, startScriptedModel } from '../helpers/scripte
 import {
   A2A_TASK_WORKFLOW_TYPE,
   LIST_AGENTS_WORKFLOW_TYPE,
+  a2aTaskPushQuery,
   a2aTaskPushSignal,
   a2aTaskSaveSignal,
   SCHEDULED_TURN_WORKFLOW_TYPE,
@@ -272,6 +273,33 @@ async function main(only: string[]): Promise<void> {
       await model.close();
       hook.close();
       write('a2a-task-push', await client.workflow.getHandle(id).fetchHistory());
+    }
+    // An ended task's record keeps its push configs for an hour (patch a2a-task-keeps-configs):
+    // one set after the end, while the record waits; recorded as it waits.
+    if (wanted('a2a-task-keeps-configs')) {
+      const model = await startModel(() => answer('unused'));
+      const w = await worker('a2a-task-keeps-configs', model.baseURL);
+      const id = 'replay-a2a-task-keeps-configs';
+      const task = (state: string) => ({ id: 't5', contextId: 'c5', status: { state }, metadata: { turn: 1 } });
+      const url = 'http://127.0.0.1:9/hook';
+      await w.runUntil(async () => {
+        const handle = await client.workflow.signalWithStart(A2A_TASK_WORKFLOW_TYPE, {
+          taskQueue: 'record-a2a-task-keeps-configs',
+          workflowId: id,
+          args: [],
+          signal: a2aTaskSaveSignal,
+          signalArgs: [{ task: task('TASK_STATE_COMPLETED'), final: true }],
+        });
+        await handle.signal(a2aTaskPushSignal, { set: { id: 'late', url, headers: {}, config: { url } } });
+        for (let i = 0; i < 100 && (await handle.query(a2aTaskPushQuery)).length === 0; i++)
+          await new Promise((r) => setTimeout(r, 50));
+        await handle.signal(a2aTaskPushSignal, { remove: 'late' });
+        for (let i = 0; i < 100 && (await handle.query(a2aTaskPushQuery)).length > 0; i++)
+          await new Promise((r) => setTimeout(r, 50));
+      });
+      await model.close();
+      write('a2a-task-keeps-configs', await client.workflow.getHandle(id).fetchHistory());
+      await client.workflow.getHandle(id).terminate('recorded');
     }
     // An A2A task whose server went away mid-task: the record waits for the task's turn in its
     // conversation by itself (awaitA2aTaskEnd) and ends with the turn's answer.
