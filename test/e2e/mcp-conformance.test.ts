@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { exampleAgents } from '../../scripts/demo-agents/agents';
@@ -91,6 +92,10 @@ it.each(['2026-07-28', '2025-11-25'])(
   'passes every server scenario of the suite on %s, the pending ones too, with the suite’s fixtures served beside the agents',
   async (revision) => {
     const run = await conformance('--spec-version', revision, '--suite', 'all');
+    measured.push({
+      run: `server, ${revision} (\`--suite all\`, the pending scenarios too)`,
+      ...scenarioCounts(run.output),
+    });
     expect(verdict(run)).toEqual({ code: 0, failed: [], unexpected: undefined, stale: undefined });
     expect(run.output).toMatch(/Total: \d+ passed, 0 failed/);
     // Scenarios of each revision (the fixtures' and the agents').
@@ -151,6 +156,10 @@ it.each(['2026-07-28', '2025-11-25'])(
   'our MCP client (a worker’s tool source, and `mcp login`) passes every client scenario %s requires, but for those listed with the reason',
   async (revision) => {
     const run = await clientConformance('--requirements', revision, '--expected-failures', EXPECTED);
+    measured.push({
+      run: `client, what ${revision} requires (\`--requirements\`, extensions too)`,
+      ...scenarioCounts(run.output),
+    });
     expect({ ...verdict(run), failed: undefined }).toEqual({
       code: 0,
       failed: undefined,
@@ -175,6 +184,62 @@ it.each(['auth/2025-03-26-oauth-metadata-backcompat', 'auth/2025-03-26-oauth-end
   'our MCP client logs in to a server of the 2025-03-26 layout: %s',
   async (scenario) => {
     const run = await clientConformance('--scenario', scenario);
+    measured.push({ run: `client, \`${scenario}\``, ...scenarioCounts(run.output) });
     expect(verdict(run)).toEqual({ code: 0, failed: [], unexpected: undefined, stale: undefined });
   },
 );
+
+/** What each run of the suite gave, for the table in docs/mcp.md. */
+const measured: Array<{ run: string; passed: number; failed: number; listed: number }> = [];
+
+/** A run's scenarios that passed and failed (each once: the suite repeats some in its summary), and those of the failed it was told to expect. */
+function scenarioCounts(output: string): { passed: number; failed: number; listed: number } {
+  const outcomes = new Map<string, boolean>();
+  for (const [, mark, name] of output.matchAll(/^ {0,2}([✓✗]) ([\w/.-]+)/gm)) outcomes.set(name, mark === '✓');
+  // A run of one scenario says only how it went overall.
+  const one = /^Starting scenario: ([\w/.-]+)/m.exec(output)?.[1];
+  if (outcomes.size === 0 && one) outcomes.set(one, /OVERALL: PASSED/.test(output));
+  const expected = new Set(
+    readFileSync(EXPECTED, 'utf8')
+      .match(/^ *- ([\w/.-]+)/gm)
+      ?.map((l) => l.replace(/^ *- /, '')),
+  );
+  const failed = [...outcomes].filter(([, ok]) => !ok).map(([name]) => name);
+  return {
+    passed: [...outcomes.values()].filter(Boolean).length,
+    failed: failed.length,
+    listed: failed.filter((name) => expected.has(name)).length,
+  };
+}
+
+const TABLE_START = '<!-- conformance-table: written by test/e2e/mcp-conformance.test.ts -->';
+const TABLE_END = '<!-- /conformance-table -->';
+
+it('docs/mcp.md shows the table of this run (UPDATE_CONFORMANCE=1 writes it)', () => {
+  expect(measured.length).toBe(6); // every run above
+  const rows = measured.map((m) => `| ${m.run} | ${m.passed} | ${m.failed} | ${m.listed} |`);
+  const table = [
+    TABLE_START,
+    '',
+    '| run | scenarios passed | failed | of them listed |',
+    '| --- | --- | --- | --- |',
+    ...rows,
+    '',
+    TABLE_END,
+  ].join('\n');
+  const page = join(ROOT, 'docs', 'mcp.md');
+  const text = readFileSync(page, 'utf8');
+  const [before, rest] = text.split(TABLE_START);
+  expect(rest).toBeDefined();
+  const after = rest.slice(rest.indexOf(TABLE_END) + TABLE_END.length);
+  const written = `${before}${table}${after}`;
+  if (process.env.UPDATE_CONFORMANCE === '1') writeFileSync(page, written);
+  // Tables compared as their cells, whatever the alignment a formatter gave them.
+  const cells = (t: string) =>
+    t
+      .split(TABLE_START)[1]
+      .split(TABLE_END)[0]
+      .replace(/[ -]+\|/g, '|')
+      .replace(/\| +/g, '|');
+  expect(cells(text)).toBe(cells(written));
+});
