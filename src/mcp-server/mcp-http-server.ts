@@ -13,6 +13,7 @@ import type { TenantScope } from '../core/fleet/tenants';
 import { createAgentMcpServer, type AgentMcpServerOptions } from './agent-mcp-server';
 import { createModernAgentMcpServer, requestStateCodec } from './modern/modern-server';
 import { SessionEventStore } from './session-event-store';
+import { ListenedResources } from './modern/listened-resources';
 
 /** How many MCP sessions a server keeps at once; the least recently used goes beyond. */
 export const MAX_MCP_SESSIONS = 1000;
@@ -22,6 +23,13 @@ const SSE_RETRY_MS = 1000;
 
 /** How long a session may stay unused before it is closed (its client starts a new one). */
 const SESSION_IDLE_MS = 30 * 60_000;
+
+/** The 2026-07-28 side for one tenant: its handler, and the resources its listen streams follow. */
+interface ModernEndpoint {
+  handler: McpHttpHandler;
+  serve: NodeMcpRequestHandler;
+  listened: ListenedResources;
+}
 
 interface Session {
   transport: StreamableHTTPServerTransport;
@@ -47,16 +55,30 @@ export function createMcpHttpServer(options: AgentMcpServerOptions, access: Http
   const checkAccess = accessChecker(access);
   const sessions = new Map<string, Session>();
   const codec = requestStateCodec(options.requestStateKey);
-  // One handler; each request's server is built for the tenant the request acts for (its authInfo).
-  const modern: McpHttpHandler = createMcpHandler(
-    (ctx: McpRequestContext) =>
-      createModernAgentMcpServer(
-        { ...options, notify: modern.notify, scope: ctx.authInfo?.extra?.scope as TenantScope | undefined },
-        codec,
-      ),
-    { legacy: 'reject' },
-  );
-  const serveModern = toNodeHandler(modern);
+  // A handler per tenant (its listen streams hear of its own runs only); each request's server is
+  // built for the tenant the request acts for (its authInfo).
+  const moderns = new Map<string, ModernEndpoint>();
+  const modernFor = (scope: TenantScope): ModernEndpoint => {
+    const key = scope.tenant ?? '';
+    let endpoint = moderns.get(key);
+    if (!endpoint) {
+      const handler: McpHttpHandler = createMcpHandler(
+        (ctx: McpRequestContext) =>
+          createModernAgentMcpServer(
+            { ...options, notify: handler.notify, scope: ctx.authInfo?.extra?.scope as TenantScope | undefined },
+            codec,
+          ),
+        { legacy: 'reject' },
+      );
+      endpoint = {
+        handler,
+        serve: toNodeHandler(handler),
+        listened: new ListenedResources(options.client, scope, (uri) => handler.notify.resourceUpdated(uri)),
+      };
+      moderns.set(key, endpoint);
+    }
+    return endpoint;
+  };
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const s of sessions.values()) if (now - s.used > SESSION_IDLE_MS) void s.close();
@@ -65,7 +87,7 @@ export function createMcpHttpServer(options: AgentMcpServerOptions, access: Http
   const server = createServer((req, res) => {
     try {
       if (checkAccess(req, res) === 'allowed')
-        handleHttp(req, res, { ...options, scope: requestScope(req, access) }, sessions, serveModern).catch(
+        handleHttp(req, res, { ...options, scope: requestScope(req, access) }, sessions, modernFor).catch(
           (err: unknown) => internalError(res, err),
         );
     } catch (err) {
@@ -75,7 +97,10 @@ export function createMcpHttpServer(options: AgentMcpServerOptions, access: Http
   server.on('close', () => {
     clearInterval(sweep);
     for (const s of sessions.values()) void s.close();
-    void modern.close();
+    for (const endpoint of moderns.values()) {
+      endpoint.listened.close();
+      void endpoint.handler.close();
+    }
   });
   return server;
 }
@@ -107,7 +132,7 @@ async function handleHttp(
   res: ServerResponse,
   options: AgentMcpServerOptions,
   sessions: Map<string, Session>,
-  serveModern: NodeMcpRequestHandler,
+  modernFor: (scope: TenantScope) => ModernEndpoint,
 ): Promise<void> {
   const path = (req.url ?? '').split('?')[0];
   if (path !== '/mcp') {
@@ -137,7 +162,9 @@ async function handleHttp(
         scopes: [],
         extra: { scope: options.scope ?? {}, ...(tenant !== undefined ? { tenant } : {}) },
       };
-      return serveModern(req, res, body);
+      const endpoint = modernFor(options.scope ?? {});
+      endpoint.listened.follow(body, res);
+      return endpoint.serve(req, res, body);
     }
   }
   const named = req.headers['mcp-session-id'];

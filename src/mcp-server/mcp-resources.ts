@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { readStatus, readTranscript } from '../client/workflow-controls';
 import { streamEvents } from '../client/event-stream';
+import { eventsQuery } from '../contracts/definitions';
 import { listAgentRuns } from '../client/list-runs';
 import { scopedWorkflowId } from '../client/tenant-scope';
 import type { TenantScope } from '../core/fleet/tenants';
@@ -112,31 +113,50 @@ export function registerResources(server: McpServer, client: Client, taskQueue: 
     closed?.();
   };
 
-  async function watch(workflowId: string, uri: string, signal: AbortSignal): Promise<void> {
-    let last = 0;
-    let pending: NodeJS.Timeout | undefined;
-    const tell = () => {
-      pending = undefined;
-      last = Date.now();
+  function watch(workflowId: string, uri: string, signal: AbortSignal): Promise<void> {
+    return watchResource(client, scope, workflowId, signal, () => {
       server.server.sendResourceUpdated({ uri }).catch(() => undefined);
-    };
-    try {
-      // In the session's tenant's id space: another tenant's run never changes, to this session.
-      const id = await scopedWorkflowId(client, scope, workflowId);
-      const events = streamEvents(client, id, { signal });
-      for (let next = await events.next(); !next.done; next = await events.next()) {
-        if (pending) continue;
-        const wait = last + UPDATE_EVERY_MS - Date.now();
-        if (wait <= 0) tell();
-        else pending = setTimeout(tell, wait);
-      }
-    } catch {
-      // Gone or never there: nothing more will change.
-    } finally {
-      if (pending) {
-        clearTimeout(pending);
-        if (!signal.aborted) tell();
-      }
+    });
+  }
+}
+
+/**
+ * Calls `tell` when the run or conversation `workflowId` (in `scope`'s id space) changes, from its
+ * durable event log, at most every {@link UPDATE_EVERY_MS}, until `signal` aborts or it is gone:
+ * a resource subscription, on either revision.
+ */
+export async function watchResource(
+  client: Client,
+  scope: TenantScope,
+  workflowId: string,
+  signal: AbortSignal,
+  tell: () => void,
+): Promise<void> {
+  let last = 0;
+  let pending: NodeJS.Timeout | undefined;
+  const told = () => {
+    pending = undefined;
+    last = Date.now();
+    tell();
+  };
+  try {
+    // In the session's tenant's id space: another tenant's run never changes, to this session.
+    const id = await scopedWorkflowId(client, scope, workflowId);
+    // From what comes next: what happened before the subscription is no change to tell.
+    const { next } = await client.workflow.getHandle(id).query(eventsQuery, { limit: 1 });
+    const events = streamEvents(client, id, { signal, after: next - 1 });
+    for (let next = await events.next(); !next.done; next = await events.next()) {
+      if (pending) continue;
+      const wait = last + UPDATE_EVERY_MS - Date.now();
+      if (wait <= 0) told();
+      else pending = setTimeout(told, wait);
+    }
+  } catch {
+    // Gone or never there: nothing more will change.
+  } finally {
+    if (pending) {
+      clearTimeout(pending);
+      if (!signal.aborted) told();
     }
   }
 }

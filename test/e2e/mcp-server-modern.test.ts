@@ -260,3 +260,47 @@ it('serves a 2026-07-28 client statelessly: tools, approvals as input_required, 
     await server?.exited;
   }
 }, 240_000);
+
+it('follows a conversation for a 2026-07-28 client that listens to its resource (subscriptions/listen): each change is told on the stream', async () => {
+  const m = await startModel(() => answer('noted'));
+  const t = temporal();
+  const { worker, taskQueue } = await createTestWorker(t, {
+    baseURL: m.baseURL,
+    registry: testRegistry(),
+    agents: [payer],
+  });
+  const port = await freePort();
+  const url = new URL(`http://127.0.0.1:${port}/mcp`);
+  const env = cleanEnv({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, AGENT_TASK_QUEUE: taskQueue });
+  let server: Started | undefined;
+  try {
+    await worker.runUntil(async () => {
+      server = await startTs(['mcp.ts', '--http', '--port', String(port)], env, /Press Ctrl\+C/, 120_000);
+      const client = new Client(
+        { name: 'listener', version: '1' },
+        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      );
+      await client.connect(new StreamableHTTPClientTransport(url));
+      expect(client.getServerCapabilities()?.resources).toMatchObject({ subscribe: true });
+      const conversationId = `listen-${Date.now()}`;
+      const uri = `durable-agents://conversations/${conversationId}`;
+      const updated: string[] = [];
+      client.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(String(n.params.uri)));
+      await client.callTool({ name: 'modern_payer', arguments: { message: 'hello', conversationId } });
+      const subscription = await client.listen({ resourceSubscriptions: [uri] });
+      try {
+        await client.callTool({ name: 'modern_payer', arguments: { message: 'and again', conversationId } });
+        expect(await eventually(() => updated.includes(uri), 20_000)).toBe(true);
+        // Only what it listens to.
+        expect(updated.every((u) => u === uri)).toBe(true);
+      } finally {
+        await subscription.close();
+        await client.close();
+      }
+    });
+  } finally {
+    server?.kill('SIGTERM');
+    await server?.exited;
+    await m.close();
+  }
+}, 120_000);

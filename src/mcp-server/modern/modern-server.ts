@@ -47,7 +47,8 @@ export function createModernAgentMcpServer(
       capabilities: {
         completions: {},
         prompts: {},
-        resources: {},
+        // Subscriptions over HTTP: a listen stream's `resourceSubscriptions` (listened-resources.ts).
+        resources: options.notify ? { subscribe: true } : {},
         tools: {},
         extensions: { [TASKS_EXTENSION]: {} },
       },
