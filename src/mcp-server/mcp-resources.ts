@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   ErrorCode,
@@ -31,6 +31,9 @@ const SCHEME = 'durable-agents://';
 
 /** The newest messages a resource shows (the whole transcript is `durable-agents history <id>`). */
 const MESSAGES_SHOWN = 50;
+
+/** How often a subscription to a run or conversation not started yet looks for it. */
+const NOT_YET_EVERY_MS = 1000;
 
 /** How often, at most, a subscriber is told that a resource changed. */
 const UPDATE_EVERY_MS = 500;
@@ -142,9 +145,20 @@ export async function watchResource(
   try {
     // In the session's tenant's id space: another tenant's run never changes, to this session.
     const id = await scopedWorkflowId(client, scope, workflowId);
-    // From what comes next: what happened before the subscription is no change to tell.
-    const { next } = await client.workflow.getHandle(id).query(eventsQuery, { limit: 1 });
-    const events = streamEvents(client, id, { signal, after: next - 1 });
+    // From what comes next: what happened before the subscription is no change to tell. One that
+    // does not exist yet is waited for, and all it does is new.
+    let after: number | undefined;
+    for (let waited = false; after === undefined; waited = true) {
+      try {
+        const { next } = await client.workflow.getHandle(id).query(eventsQuery, { limit: 1 });
+        after = waited ? -1 : next - 1;
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError || (err as { code?: number }).code === 5)) throw err;
+        await new Promise((resolve) => setTimeout(resolve, NOT_YET_EVERY_MS));
+        if (signal.aborted) return;
+      }
+    }
+    const events = streamEvents(client, id, { signal, after });
     for (let next = await events.next(); !next.done; next = await events.next()) {
       if (pending) continue;
       const wait = last + UPDATE_EVERY_MS - Date.now();

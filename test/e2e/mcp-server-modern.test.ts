@@ -286,11 +286,16 @@ it('follows a conversation for a 2026-07-28 client that listens to its resource 
       const uri = `durable-agents://conversations/${conversationId}`;
       const updated: string[] = [];
       client.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(String(n.params.uri)));
-      await client.callTool({ name: 'modern_payer', arguments: { message: 'hello', conversationId } });
+      // A conversation that does not exist yet: followed once it starts.
       const subscription = await client.listen({ resourceSubscriptions: [uri] });
       try {
-        await client.callTool({ name: 'modern_payer', arguments: { message: 'and again', conversationId } });
+        await client.callTool({ name: 'modern_payer', arguments: { message: 'hello', conversationId } });
         expect(await eventually(() => updated.includes(uri), 20_000)).toBe(true);
+        // Once it has started, what happened before is not told again; what comes next is.
+        await new Promise((r) => setTimeout(r, 1500));
+        const before = updated.length;
+        await client.callTool({ name: 'modern_payer', arguments: { message: 'and again', conversationId } });
+        expect(await eventually(() => updated.length > before, 20_000)).toBe(true);
         // Only what it listens to.
         expect(updated.every((u) => u === uri)).toBe(true);
       } finally {

@@ -3,6 +3,9 @@ import type { Client } from '@temporalio/client';
 import type { TenantScope } from '../../core/fleet/tenants';
 import { watchResource, workflowIdOf } from '../mcp-resources';
 
+/** The most runs and conversations one listen stream follows (the first it names). */
+export const MAX_FOLLOWED_PER_STREAM = 100;
+
 /**
  * Resource subscriptions on 2026-07-28: a client names the resources it follows in its
  * `subscriptions/listen` request (`notifications.resourceSubscriptions`), and the listen stream
@@ -22,7 +25,11 @@ export class ListenedResources {
 
   /** Watches what a `subscriptions/listen` request (its parsed body) names, until its response ends. */
   follow(body: unknown, res: ServerResponse): void {
-    const uris = resourceSubscriptionsOf(body).filter((uri) => workflowIdOf(uri) !== undefined);
+    // Ours only, each once, and a bounded number: each is a watch (a poll while it does not exist yet).
+    const uris = [...new Set(resourceSubscriptionsOf(body).filter((uri) => workflowIdOf(uri) !== undefined))].slice(
+      0,
+      MAX_FOLLOWED_PER_STREAM,
+    );
     if (uris.length === 0) return;
     for (const uri of uris) this.start(uri);
     res.once('close', () => {
