@@ -65,8 +65,9 @@ export function createMcpHttpServer(options: AgentMcpServerOptions, access: Http
       const handler: McpHttpHandler = createMcpHandler(
         (ctx: McpRequestContext) =>
           createModernAgentMcpServer(
-            { ...options, notify: handler.notify, scope: ctx.authInfo?.extra?.scope as TenantScope | undefined },
+            { ...options, scope: ctx.authInfo?.extra?.scope as TenantScope | undefined },
             codec,
+            handler.notify,
           ),
         { legacy: 'reject' },
       );

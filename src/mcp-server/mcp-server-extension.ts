@@ -95,6 +95,7 @@ export class RequiredCapabilities {
   check(tool: string, ctx: ServerContext): void {
     const needed = this.needs.get(tool);
     if (!needed) return;
+    // Read here, not through modern-calls' `envelope`: that module imports this one.
     const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
     const declared = (envelope[CLIENT_CAPABILITIES_META_KEY] ?? {}) as Record<string, unknown>;
     const missing = Object.fromEntries(Object.entries(needed).filter(([name]) => declared[name] === undefined));

@@ -27,9 +27,4 @@ export interface AgentMcpServerOptions {
   requestStateKey?: string;
   /** Tools, resources and prompts of the application's own, served beside the agents (see {@link McpServerExtension}). */
   extend?: McpServerExtension;
-  /**
-   * Tells a 2026-07-28 server's listening clients that lists changed (over HTTP, the handler's
-   * notifier); set by the HTTP server, handed to `extend.modern`.
-   */
-  notify?: { toolsChanged(): void; promptsChanged(): void; resourcesChanged?(): void };
 }

@@ -15,7 +15,12 @@ import { complete, agentPrompt, promptMetadata, PROMPT_ARGUMENTS } from '../mcp-
 import { listAgentResources, readAgentResource, resourceTemplate } from '../mcp-resources';
 import type { AgentMcpServerOptions } from '../mcp-server-options';
 import { SUPPORTED_PROTOCOL_VERSIONS as LEGACY_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import { RequiredCapabilities, sdkToolCallHandler, undecodedContext } from '../mcp-server-extension';
+import {
+  RequiredCapabilities,
+  sdkToolCallHandler,
+  undecodedContext,
+  type ModernExtensionContext,
+} from '../mcp-server-extension';
 import { modernAgentCall, type CallState } from './modern-calls';
 import {
   TASKS_EXTENSION,
@@ -38,6 +43,8 @@ import {
 export function createModernAgentMcpServer(
   options: AgentMcpServerOptions,
   codec: RequestStateCodec<CallState>,
+  /** Tells the HTTP handler's listening clients that lists changed (absent over stdio, where none listen). */
+  notify?: ModernExtensionContext['notify'],
 ): McpServer {
   const server = new McpServer(
     { name: options.name ?? 'durable-agents', version: SERVER_VERSION },
@@ -48,7 +55,7 @@ export function createModernAgentMcpServer(
         completions: {},
         prompts: {},
         // Subscriptions over HTTP: a listen stream's `resourceSubscriptions` (listened-resources.ts).
-        resources: options.notify ? { subscribe: true } : {},
+        resources: notify ? { subscribe: true } : {},
         tools: {},
         extensions: { [TASKS_EXTENSION]: {} },
       },
@@ -71,7 +78,7 @@ export function createModernAgentMcpServer(
   const signState = (state: Record<string, unknown>, ctx: ServerContext) =>
     codec.mint(state as unknown as CallState, ctx);
   options.extend?.modern?.(server, {
-    ...(options.notify ? { notify: options.notify } : {}),
+    ...(notify ? { notify } : {}),
     signState,
     requireClientCapabilities: (tool, capabilities) => required.require(tool, capabilities),
   });
