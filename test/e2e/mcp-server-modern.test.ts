@@ -282,6 +282,10 @@ it('follows a conversation for a 2026-07-28 client that listens to its resource 
       );
       await client.connect(new StreamableHTTPClientTransport(url));
       expect(client.getServerCapabilities()?.resources).toMatchObject({ subscribe: true });
+      // Discovery names every revision the endpoint serves, the 2025 ones a client reaches with initialize too.
+      expect(await rpc(url, 'server/discover', {})).toMatchObject({
+        supportedVersions: expect.arrayContaining(['2026-07-28', '2025-11-25', '2025-06-18']),
+      });
       const conversationId = `listen-${Date.now()}`;
       const uri = `durable-agents://conversations/${conversationId}`;
       const updated: string[] = [];
