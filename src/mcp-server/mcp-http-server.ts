@@ -14,6 +14,7 @@ import { createAgentMcpServer, type AgentMcpServerOptions } from './agent-mcp-se
 import { createModernAgentMcpServer, requestStateCodec } from './modern/modern-server';
 import { SessionEventStore } from './session-event-store';
 import { ListenedResources } from './modern/listened-resources';
+import { listenedTaskIds, listenToTasks } from './modern/listened-tasks';
 
 /** How many MCP sessions a server keeps at once; the least recently used goes beyond. */
 export const MAX_MCP_SESSIONS = 1000;
@@ -165,6 +166,9 @@ async function handleHttp(
       };
       const endpoint = modernFor(options.scope ?? {});
       endpoint.listened.follow(body, res);
+      // A listen that follows tasks (the tasks extension) is ours: the SDK's carries no task status.
+      const tasks = listenedTaskIds(body);
+      if (tasks) return listenToTasks(body as object, tasks, req, res, options, endpoint.handler.bus);
       return endpoint.serve(req, res, body);
     }
   }

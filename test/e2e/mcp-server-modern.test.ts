@@ -4,6 +4,7 @@ import {
   CancelTaskResultV2Schema,
   CreateTaskResultV2Schema,
   GetTaskResultV2Schema,
+  TaskStatusNotificationV2Schema,
   UpdateTaskResultV2Schema,
 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { defineAgent } from '../../src/agents/define-agent';
@@ -68,6 +69,48 @@ async function rpc(url: URL, method: string, params: Record<string, unknown>): P
     : JSON.parse(text);
   if (json.error) throw new Error(`${json.error.code}: ${json.error.message}`);
   return json.result;
+}
+
+/** A `subscriptions/listen` stream, raw: the messages it carries, as they come, until closed. */
+function listen(
+  url: URL,
+  notifications: Record<string, unknown>,
+): { messages: Record<string, unknown>[]; close(): void } {
+  const messages: Record<string, unknown>[] = [];
+  const stop = new AbortController();
+  void (async () => {
+    const res = await fetch(url, {
+      method: 'POST',
+      signal: stop.signal,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'listen-1',
+        method: 'subscriptions/listen',
+        params: { notifications, _meta: ENVELOPE },
+      }),
+    });
+    let buffered = '';
+    for await (const chunk of res.body!) {
+      buffered += Buffer.from(chunk).toString();
+      for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
+        const data = buffered
+          .slice(0, end)
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5))
+          .join('');
+        buffered = buffered.slice(end + 2);
+        if (data) messages.push(JSON.parse(data));
+      }
+    }
+  })().catch(() => undefined);
+  return { messages, close: () => stop.abort() };
 }
 
 it('serves a 2026-07-28 client statelessly: tools, approvals as input_required, tasks, resources and prompts', async () => {
@@ -190,12 +233,15 @@ it('serves a 2026-07-28 client statelessly: tools, approvals as input_required, 
       expect(CreateTaskResultV2Schema.parse(created)).toMatchObject({ resultType: 'task', status: 'working' });
       const taskId = String(created.taskId);
       expect((await t.client.workflow.getHandle(taskId).describe()).status.name).toBe('RUNNING');
-      let task: Record<string, unknown> = {};
-      await eventually(async () => {
-        task = await rpc(url, 'tasks/get', { taskId });
-        return task.status === 'input_required';
-      });
+      // Its status as it changes, on a listen stream (the caller's own tasks only: no other is followed).
+      const stream = listen(url, { taskIds: [taskId, 'no-such-task'] });
+      const told = () => stream.messages.filter((m) => m.method === 'notifications/tasks');
+      // The client learns that the task waits for input from the stream, without polling.
+      await eventually(() => told().some((m) => (m.params as { status: string }).status === 'input_required'), 20_000);
+      let task = await rpc(url, 'tasks/get', { taskId });
+      expect(task.status).toBe('input_required');
       GetTaskResultV2Schema.parse(task);
+      expect(told().at(-1)!.params).toMatchObject({ status: 'input_required', inputRequests: task.inputRequests });
       const [key, request] = Object.entries(task.inputRequests as Record<string, { method: string; params: never }>)[0];
       expect(request).toMatchObject({ method: 'elicitation/create', params: { mode: 'form' } });
       expect(
@@ -214,6 +260,21 @@ it('serves a 2026-07-28 client statelessly: tools, approvals as input_required, 
         status: 'completed',
         result: { content: [{ type: 'text', text: 'tool said: sent 7 to bob' }, expect.anything()] },
       });
+      await eventually(() => told().some((m) => (m.params as { status: string }).status === 'completed'), 20_000);
+      stream.close();
+      expect(stream.messages[0]).toMatchObject({
+        method: 'notifications/subscriptions/acknowledged',
+        params: {
+          notifications: { taskIds: [taskId] },
+          _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-1' },
+        },
+      });
+      const statuses = told().map((m) => TaskStatusNotificationV2Schema.parse(m).params.status);
+      // What the task asked for, then its end (it may be told working in between, and before).
+      expect(statuses.at(-1)).toBe('completed');
+      expect(statuses.indexOf('input_required')).toBeGreaterThanOrEqual(0);
+      expect(statuses.filter((s) => s === 'completed')).toHaveLength(1);
+      expect(told().every((m) => (m.params as { taskId: string }).taskId === taskId)).toBe(true);
 
       const other = await rpc(url, 'tools/call', { name: 'modern_payer', arguments: { message: 'pay bob 9' } });
       CancelTaskResultV2Schema.parse(await rpc(url, 'tasks/cancel', { taskId: String(other.taskId) }));

@@ -1,0 +1,167 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  SUBSCRIPTION_ID_META_KEY,
+  type ServerEvent,
+  type ServerEventBus,
+} from '@modelcontextprotocol/server';
+import type { AgentMcpServerOptions } from '../mcp-server-options';
+import { watchResource } from '../mcp-resources';
+import { MAX_FOLLOWED_PER_STREAM } from './listened-resources';
+import { getModernTask, TASKS_EXTENSION } from './modern-tasks';
+
+/** How often a quiet listen stream says it is alive (a proxy would cut an idle one). */
+const KEEP_ALIVE_MS = 15_000;
+/** How long a task whose run ended is checked for its final status (the run closes just after its last event). */
+const SETTLING_MS = 10_000;
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+/**
+ * The tasks a `subscriptions/listen` request follows (`notifications.taskIds`), when its client
+ * declared the tasks extension (in the request's `_meta`); undefined for any other request.
+ */
+export function listenedTaskIds(body: unknown): string[] | undefined {
+  const request = body as {
+    id?: unknown;
+    method?: unknown;
+    params?: { notifications?: { taskIds?: unknown }; _meta?: Record<string, unknown> };
+  };
+  if (request?.method !== 'subscriptions/listen') return undefined;
+  if (typeof request.id !== 'string' && typeof request.id !== 'number') return undefined;
+  const ids = request.params?.notifications?.taskIds;
+  if (!Array.isArray(ids) || ids.length === 0) return undefined;
+  const capabilities = request.params?._meta?.[CLIENT_CAPABILITIES_META_KEY] as
+    { extensions?: Record<string, unknown> } | undefined;
+  if (!capabilities?.extensions || !(TASKS_EXTENSION in capabilities.extensions)) return undefined;
+  return [...new Set(ids.filter((id): id is string => typeof id === 'string'))].slice(0, MAX_FOLLOWED_PER_STREAM);
+}
+
+/**
+ * A `subscriptions/listen` stream that carries task status (the tasks extension, SEP-2663): the
+ * acknowledgement names the tasks it follows (the caller's own; another tenant's task is no task
+ * to it), then each task's status comes as `notifications/tasks` (the task as `tasks/get` gives
+ * it) when it changes, its current status first, until it ends. Whatever else the request asks
+ * for (list changes, `resourceSubscriptions`) comes from the handler's bus, as on the SDK's own
+ * listen streams.
+ *
+ * Hand-written: the SDK's listen router serves only its four change kinds (it drops `taskIds`
+ * from the acknowledgement and ends a stream that asks for nothing else), and the extension's
+ * package has no server runtime yet. The frames are the SDK's: SSE `message` events, each
+ * stamped with the subscription id (the listen request's id).
+ */
+export async function listenToTasks(
+  body: { id?: unknown; params?: { notifications?: Record<string, unknown> } },
+  taskIds: string[],
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: AgentMcpServerOptions,
+  bus: ServerEventBus,
+): Promise<void> {
+  const subscriptionId = body.id as string | number;
+  const requested = body.params?.notifications ?? {};
+  // The caller's own tasks only, as tasks/get would find them.
+  const found = await Promise.all(
+    taskIds.map(async (id) => ({ id, task: await getModernTask(options, id).catch(() => undefined) })),
+  );
+  const followed = found.filter((f) => f.task !== undefined);
+  const honored: Record<string, unknown> = {};
+  for (const kind of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'])
+    if (requested[kind] === true) honored[kind] = true;
+  const resources = Array.isArray(requested.resourceSubscriptions)
+    ? requested.resourceSubscriptions.filter((u): u is string => typeof u === 'string')
+    : [];
+  if (resources.length) honored.resourceSubscriptions = resources;
+  honored.taskIds = followed.map((f) => f.id);
+
+  const stop = new AbortController();
+  const write = (method: string, params: Record<string, unknown>) => {
+    if (stop.signal.aborted) return;
+    const meta = { ...(params._meta as object | undefined), [SUBSCRIPTION_ID_META_KEY]: subscriptionId };
+    res.write(
+      `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method, params: { ...params, _meta: meta } })}\n\n`,
+    );
+  };
+  res.writeHead(200, {
+    'Content-Type': 'text/event-stream',
+    'Cache-Control': 'no-cache, no-transform',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
+  write('notifications/subscriptions/acknowledged', { notifications: honored });
+  const unsubscribe = bus.subscribe((event) => {
+    const note = busNotification(event, honored);
+    if (note) write(note.method, note.params);
+  });
+  const keepAlive = setInterval(() => res.write(': keepalive\n\n'), KEEP_ALIVE_MS);
+  const close = () => {
+    if (stop.signal.aborted) return;
+    stop.abort();
+    unsubscribe();
+    clearInterval(keepAlive);
+  };
+  res.once('close', close);
+  req.once('close', () => {
+    if (res.writableEnded || !res.headersSent) close();
+  });
+  for (const { id, task } of followed)
+    void followTask(id, task!, options, stop.signal, (t) => write('notifications/tasks', t));
+}
+
+/** Tells a task's status as it changes (its current one first), until it ends or the stream does. */
+async function followTask(
+  taskId: string,
+  first: Record<string, unknown>,
+  options: AgentMcpServerOptions,
+  signal: AbortSignal,
+  tell: (task: Record<string, unknown>) => void,
+): Promise<void> {
+  let told = '';
+  const tellIfChanged = (task: Record<string, unknown>) => {
+    // What a client acts on: the status and what it asks for, not the clock of the last update.
+    const { lastUpdatedAt: _, ...what } = task;
+    const key = JSON.stringify(what);
+    if (key === told) return TERMINAL.has(String(task.status));
+    told = key;
+    tell(task);
+    return TERMINAL.has(String(task.status));
+  };
+  if (tellIfChanged(first)) return;
+  const watch = new AbortController();
+  const ended = () => watch.abort();
+  signal.addEventListener('abort', ended, { once: true });
+  let checking = Promise.resolve();
+  const check = () =>
+    (checking = checking.then(async () => {
+      const task = await getModernTask(options, taskId).catch(() => undefined);
+      if (task && tellIfChanged(task)) watch.abort();
+    }));
+  await watchResource(options.client, options.scope ?? {}, taskId, watch.signal, () => void check());
+  await checking;
+  // The run's events ended (its workflow closed): its final status, once the workflow says so.
+  for (const deadline = Date.now() + SETTLING_MS; !watch.signal.aborted && Date.now() < deadline;) {
+    await check();
+    if (!watch.signal.aborted) await new Promise((r) => setTimeout(r, 250));
+  }
+  signal.removeEventListener('abort', ended);
+}
+
+/** A bus event as the notification this stream carries, when the request asked for its kind. */
+function busNotification(
+  event: ServerEvent,
+  honored: Record<string, unknown>,
+): { method: string; params: Record<string, unknown> } | undefined {
+  switch (event.kind) {
+    case 'tools_list_changed':
+      return honored.toolsListChanged ? { method: 'notifications/tools/list_changed', params: {} } : undefined;
+    case 'prompts_list_changed':
+      return honored.promptsListChanged ? { method: 'notifications/prompts/list_changed', params: {} } : undefined;
+    case 'resources_list_changed':
+      return honored.resourcesListChanged ? { method: 'notifications/resources/list_changed', params: {} } : undefined;
+    case 'resource_updated':
+      return (honored.resourceSubscriptions as string[] | undefined)?.includes(event.uri)
+        ? { method: 'notifications/resources/updated', params: { uri: event.uri } }
+        : undefined;
+    default:
+      return undefined;
+  }
+}
