@@ -12,6 +12,7 @@ import { listAgents } from '../client/list-agents';
 import { packageVersion } from '../connection/package-version';
 import { agentCard } from './agent-card';
 import { ConversationExecutor } from './conversation-executor';
+import type { A2AServerExtension } from './a2a-server-extension';
 import { TemporalTaskStore } from './task-store';
 import { DurableRequestHandler } from './request-handler';
 import { TemporalPushStore } from './push-store';
@@ -56,6 +57,8 @@ export interface A2AOptions {
    * reaches only its tenant's tasks, and its messages open conversations of that tenant.
    */
   scope?: (req: IncomingMessage) => TenantScope;
+  /** The application's say in each message before an agent sees it: replies, tasks it settles itself. */
+  extend?: A2AServerExtension;
 }
 
 /**
@@ -77,6 +80,15 @@ export function a2aHandler(
   // by this server: the SDK's sender has nothing to do.
   const sender = { send: async () => undefined };
   const routers = new Map<string, express.Router>();
+  // Since when each agent's card has said what it says now (its `Last-Modified`): a new worker
+  // build that changes the agent changes its card.
+  const cards = new Map<string, { json: string; since: string }>();
+  const cardSince = (name: string, card: AgentCard): string => {
+    const json = JSON.stringify(card);
+    let known = cards.get(name);
+    if (known?.json !== json) cards.set(name, (known = { json, since: new Date().toUTCString() }));
+    return known.since;
+  };
 
   const agents = o.agents ?? agentsOf(o.client, o.taskQueue);
   const version = o.version ?? packageVersion();
@@ -126,7 +138,11 @@ export function a2aHandler(
     const card = agentCard(agent, cardOptions);
     // The SDK writes the card as each protocol version reads it (1.0, and 0.3 for older clients).
     if (req.path === `/${AGENT_CARD_PATH}`)
-      return void express.Router().use(`/${AGENT_CARD_PATH}`, cardHandler(card))(req, res, next);
+      return void express.Router().use(`/${AGENT_CARD_PATH}`, cardHandler(card, cardSince(agent.name, card)))(
+        req,
+        res,
+        next,
+      );
     let router = routers.get(agent.name);
     if (!router) {
       const executor = new ConversationExecutor({
@@ -134,6 +150,7 @@ export function a2aHandler(
         taskQueue: o.taskQueue,
         agent: agent.name,
         ...(o.conversationOptions ? { conversationOptions: o.conversationOptions } : {}),
+        ...(o.extend ? { extend: o.extend } : {}),
         store,
       });
       // Behind the tokens, as every route but the public card: what an authenticated caller sees.
@@ -186,7 +203,7 @@ export function a2aHandler(
  * 0.3, mixing 0.3's fields into what 1.0 clients read (1.0's card keeps 0.3's interfaces in
  * `supportedInterfaces`, where clients of both find theirs).
  */
-function cardHandler(card: AgentCard): express.RequestHandler {
+function cardHandler(card: AgentCard, since: string): express.RequestHandler {
   const handler = agentCardHandler({
     agentCardProvider: async () => card,
     legacyCompat: { enabled: true },
@@ -194,6 +211,7 @@ function cardHandler(card: AgentCard): express.RequestHandler {
   });
   return (req, res, next) => {
     req.headers['a2a-version'] ??= '1.0';
+    res.setHeader('Last-Modified', since);
     handler(req, res, next);
   };
 }

@@ -19,6 +19,7 @@ import { eventsPosition, isTurnEnd } from '../client/event-stream';
 import { decideAnswered, followTurn, pausedTurn, type TurnStep } from '../client/turn-follow';
 import type { ImageInput } from '../storage/images';
 import { agentMessage, messageExcerpt, status, turnOutcome } from './task-events';
+import { answerWithoutAgent, extensionOutcome, messageForAgent, type A2AServerExtension } from './a2a-server-extension';
 import type { TemporalTaskStore } from './task-store';
 import { callScope } from './tenant-user';
 import { scopedWorkflowId } from '../client/tenant-scope';
@@ -31,6 +32,8 @@ export interface ConversationExecutorOptions {
   agent?: string;
   conversationOptions?: ConversationOptions;
   store: TemporalTaskStore;
+  /** The application's say in each message before the agent sees it (see {@link A2AServerExtension}). */
+  extend?: A2AServerExtension;
 }
 
 /**
@@ -66,6 +69,19 @@ export class ConversationExecutor implements AgentExecutor {
     try {
       const problem = workflowIdProblem(ctx.contextId, 'the contextId');
       if (problem) throw new Error(problem);
+      const outcome = await extensionOutcome(this.o.extend, ctx, {
+        agent: this.o.agent ?? '',
+        tenant: callScope(ctx.context).tenant,
+        taskId: ctx.taskId,
+        contextId: ctx.contextId,
+        followUp: ctx.task !== undefined,
+      });
+      if (outcome && outcome.kind !== 'agent') {
+        published = true;
+        return answerWithoutAgent(ctx, bus, outcome);
+      }
+      // What the agent takes: the message as sent, or the text the extension gave for it.
+      const message = outcome ? messageForAgent(ctx.userMessage, outcome.text) : ctx.userMessage;
       // In the caller's tenant's id space: another tenant's context is no context to it, a new one its own.
       ids.workflowId = await scopedWorkflowId(this.o.client, callScope(ctx.context), ctx.contextId, 'conversation');
       let steps: AsyncGenerator<TurnStep>;
@@ -80,7 +96,7 @@ export class ConversationExecutor implements AgentExecutor {
         if (!paused || paused.turn !== turn) {
           steps = followTurn(this.o.client, ids.workflowId, { turn, signal });
         } else {
-          const answer = approvalAnswer(ctx.userMessage, paused.pending, paused.questions);
+          const answer = approvalAnswer(message, paused.pending, paused.questions);
           if (!answer) {
             update(
               TaskState.TASK_STATE_INPUT_REQUIRED,
@@ -101,7 +117,7 @@ export class ConversationExecutor implements AgentExecutor {
         // (streaming them would cost every turn its deltas' events).
         const { tenant } = callScope(ctx.context);
         // A caller under policies says whom it works for: our agent runs under their policies too.
-        const delegatedBy = delegatedByOf(ctx.userMessage.metadata);
+        const delegatedBy = delegatedByOf(message.metadata);
         const options: ConversationOptions = {
           ...this.o.conversationOptions,
           ...(this.o.agent ? { agent: this.o.agent } : {}),
@@ -110,7 +126,7 @@ export class ConversationExecutor implements AgentExecutor {
         };
         // A message to a task still working joins its running turn (the conversation's `steer`),
         // unless it says otherwise (`metadata.busy`): the task's work goes on, now with it.
-        const request = userMessage(ctx.userMessage);
+        const request = userMessage(message);
         const working = ctx.task?.status?.state === TaskState.TASK_STATE_WORKING;
         if (working && request.busy === undefined) request.busy = 'steer';
         const sent = await startMessage(this.o.client, ids.workflowId, request, {

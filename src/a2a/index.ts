@@ -7,6 +7,14 @@
  * `durable-agents/worker`. docs/a2a.md describes both directions.
  */
 export { a2aHandler, type A2AOptions } from './a2a-server';
+export type {
+  A2AServerExtension,
+  A2AMessageOutcome,
+  A2AMessageJson,
+  A2AMessageContext,
+  A2APartInput,
+  A2AArtifactInput,
+} from './a2a-server-extension';
 export { ConversationExecutor, type ConversationExecutorOptions } from './conversation-executor';
 export { TemporalTaskStore } from './task-store';
 export { TemporalPushStore } from './push-store';

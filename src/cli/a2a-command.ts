@@ -32,7 +32,15 @@ export async function serveA2a(command: A2ACommand, target: CommandTarget): Prom
   try {
     await inSession({ taskQueue, settings, localWorker, note, needsWorker: true }, async (session) => {
       const agents = await listAgents(session.client, { taskQueue });
-      const api = httpApiHandler({ client: session.client, taskQueue, access, chatPage: false, ...server });
+      const extend = target.module?.a2aServer;
+      const api = httpApiHandler({
+        client: session.client,
+        taskQueue,
+        access,
+        chatPage: false,
+        ...server,
+        ...(extend ? { a2a: { ...server.a2a, extend } } : {}),
+      });
       const http = createServer((req, res) => {
         const path = (req.url ?? '/').split('?')[0];
         if (path.startsWith('/a2a/') || path === '/healthz' || isRootAgentPath(req.method, path)) return api(req, res);

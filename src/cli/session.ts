@@ -9,6 +9,7 @@ import type { ClientSettings } from '../connection/settings';
 import type { ToolRegistry } from '../tools/registry';
 import type { McpServerExtension } from '../mcp-server/mcp-server-extension';
 import { mcpServersFromEnv, type McpServers } from '../tools/mcp-client/mcp-config';
+import type { A2AServerExtension } from '../a2a/a2a-server-extension';
 
 /** A command's connection to Temporal, with a worker in this process when the server is embedded. */
 export interface Session {
@@ -67,8 +68,8 @@ export interface CommandTarget {
   settings: ClientSettings;
   /** Run this worker in the command's process when the dev server is embedded (see {@link LocalWorker}). */
   localWorker?: LocalWorker;
-  /** What `--module` of `mcp` serves besides its agents (its `mcpServer`), when given. */
-  module?: { mcpServer?: McpServerExtension };
+  /** What `--module` of `mcp` or `a2a` serves besides its agents (its `mcpServer` or `a2aServer`), when given. */
+  module?: { mcpServer?: McpServerExtension; a2aServer?: A2AServerExtension };
 }
 
 /** Options of {@link openSession}. */

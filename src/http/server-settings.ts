@@ -1,6 +1,7 @@
 import { agentNameProblem } from '../core/state/agents';
 import { parseDuration } from '../core/time/duration';
 import { publicUrlProblem } from '../a2a/request-edge';
+import type { A2AServerExtension } from '../a2a/a2a-server-extension';
 
 /** What the HTTP API's servers (`serve`, `a2a`) read of the environment besides access rules. */
 export interface HttpServerSettings {
@@ -26,6 +27,11 @@ export interface A2AServerSettings {
    * takes, as the protocol asks; a cap suits servers behind proxies that cut idle requests.
    */
   maxBlockingWaitMs?: number;
+  /**
+   * Not from the environment: the application's say in each A2A message before an agent sees it
+   * (the `a2aServer` export of `a2a --module`); see {@link A2AServerExtension}.
+   */
+  extend?: A2AServerExtension;
 }
 
 /**

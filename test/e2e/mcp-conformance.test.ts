@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { exampleAgents } from '../../scripts/demo-agents/agents';
 import { freePort } from '../../src/connection/dev-server';
 import { cleanEnv, ROOT, nodeArgs } from '../helpers/processes';
 import { node24 } from '../helpers/node24';
+import { checkConformanceTable } from '../helpers/conformance-table';
 import { answer, closeScriptedModels, startModel } from '../helpers/scripted-model';
 import { connectTestTemporal, createTestWorker, type TestTemporal } from '../helpers/temporal';
 
@@ -221,34 +222,12 @@ function scenarioCounts(output: string): { passed: number; failed: number; liste
   };
 }
 
-const TABLE_START = '<!-- conformance-table: written by test/e2e/mcp-conformance.test.ts -->';
-const TABLE_END = '<!-- /conformance-table -->';
-
 it('docs/mcp.md shows the table of this run (UPDATE_CONFORMANCE=1 writes it)', () => {
   expect(measured.length).toBe(6); // every run above
-  const rows = measured.map((m) => `| ${m.run} | ${m.passed} | ${m.failed} | ${m.listed} |`);
-  const table = [
-    TABLE_START,
-    '',
-    '| run | scenarios passed | failed | of them listed |',
-    '| --- | --- | --- | --- |',
-    ...rows,
-    '',
-    TABLE_END,
-  ].join('\n');
-  const page = join(ROOT, 'docs', 'mcp.md');
-  const text = readFileSync(page, 'utf8');
-  const [before, rest] = text.split(TABLE_START);
-  expect(rest).toBeDefined();
-  const after = rest.slice(rest.indexOf(TABLE_END) + TABLE_END.length);
-  const written = `${before}${table}${after}`;
-  if (process.env.UPDATE_CONFORMANCE === '1') writeFileSync(page, written);
-  // Tables compared as their cells, whatever the alignment a formatter gave them.
-  const cells = (t: string) =>
-    t
-      .split(TABLE_START)[1]
-      .split(TABLE_END)[0]
-      .replace(/[ -]+\|/g, '|')
-      .replace(/\| +/g, '|');
-  expect(cells(text)).toBe(cells(written));
+  checkConformanceTable(
+    'docs/mcp.md',
+    'test/e2e/mcp-conformance.test.ts',
+    ['run', 'scenarios passed', 'failed', 'of them listed'],
+    measured.map((m) => [m.run, String(m.passed), String(m.failed), String(m.listed)]),
+  );
 });

@@ -90,7 +90,9 @@ export const mcpCommand = defineCommand({
   run: async (command, { target }) => {
     if (command.login) await (await import('../mcp-login-command')).mcpLogin(command.login, target.settings.env);
     else
-      await (await import('../mcp-command')).serveMcp(command.serve!, withModule(target, command.serve!.module, true));
+      await (
+        await import('../mcp-command')
+      ).serveMcp(command.serve!, withModule(target, command.serve!.module, 'mcpServer'));
     return 0;
   },
 });
@@ -110,22 +112,27 @@ export const a2aCommand = defineCommand({
   kept in Temporal. \`serve\` has the same routes.
   --port 3002            the port
   --host 127.0.0.1       the host (another than loopback needs AGENT_HTTP_TOKENS)
-  --module FILE          a module whose \`agents\` and \`tools\` a worker in this process serves`,
+  --module FILE          a module whose \`agents\` and \`tools\` a worker in this process serves;
+                         its \`a2aServer\` answers messages of its own (docs/a2a.md)`,
   parse: (args) => parseA2aArgs(args),
   run: async (command, { target }) => {
-    await (await import('../a2a-command')).serveA2a(command, withModule(target, command.module, false));
+    await (await import('../a2a-command')).serveA2a(command, withModule(target, command.module, 'a2aServer'));
     return 0;
   },
 });
 
 /**
  * The target of `mcp` or `a2a` with `--module`: the module's agents and tools served by a worker
- * in the command's process, on any server (the module is what the command serves), and for `mcp`
- * the module's `mcpServer`.
+ * in the command's process, on any server (the module is what the command serves), and the
+ * module's `mcpServer` (for `mcp`) or `a2aServer` (for `a2a`).
  */
-function withModule(target: CommandTarget, module: string | undefined, mcpServer: boolean): CommandTarget {
+function withModule(
+  target: CommandTarget,
+  module: string | undefined,
+  server: 'mcpServer' | 'a2aServer',
+): CommandTarget {
   if (module === undefined) return target;
-  const loaded = loadAgentModule(module, { mcpServer });
+  const loaded = loadAgentModule(module, { [server]: true });
   const serves = loaded.agents !== undefined || (loaded.registry?.names().length ?? 0) > 0;
   if (!serves) return { ...target, localWorker: undefined, module: loaded };
   return { ...target, localWorker: { ...loaded, onAnyServer: true }, module: loaded };
