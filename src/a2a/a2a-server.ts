@@ -10,7 +10,8 @@ import { tenantUserBuilder } from './tenant-user';
 import type { AgentSummary } from '../contracts/activity-interface';
 import { listAgents } from '../client/list-agents';
 import { packageVersion } from '../connection/package-version';
-import { agentCard } from './agent-card';
+import { agentCard, type AgentCardOptions } from './agent-card';
+import { a2aGrpcService, type A2AGrpcService } from './a2a-grpc';
 import { ConversationExecutor } from './conversation-executor';
 import type { A2AServerExtension } from './a2a-server-extension';
 import { TemporalTaskStore } from './task-store';
@@ -59,6 +60,25 @@ export interface A2AOptions {
   scope?: (req: IncomingMessage) => TenantScope;
   /** The application's say in each message before an agent sees it: replies, tasks it settles itself. */
   extend?: A2AServerExtension;
+  /**
+   * A2A's gRPC binding, served by {@link A2AHandler.grpcService} on a gRPC server of its own: the
+   * cards declare it at `url` (`host:port`, as gRPC clients dial it; default: the host the card
+   * was asked of, at `port`), each agent under its name as the call's tenant, the default agent
+   * under none. `authorize` says whom a call acts for from its bearer token (the HTTP API's
+   * tokens, for `serve` and `durable-agents a2a`): a scope, or undefined to refuse it.
+   */
+  grpc?: { port: number; url?: string; authorize?: (token: string | undefined) => TenantScope | undefined };
+}
+
+/** {@link a2aHandler}'s request handler, and its gRPC service over the same agents and tasks. */
+export interface A2AHandler {
+  (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void;
+  /**
+   * A2A's gRPC binding (the official SDK's), for `server.addService(A2AService, handler.grpcService())`
+   * on a `@grpc/grpc-js` server listening at {@link A2AOptions.grpc}'s port. Without `grpc.authorize`
+   * every call acts for every tenant: put it behind your authentication.
+   */
+  grpcService(): A2AGrpcService;
 }
 
 /**
@@ -69,9 +89,7 @@ export interface A2AOptions {
  * {@link TemporalTaskStore} keeps tasks in Temporal. Mounted by the HTTP API (`serve`), behind
  * its access rules.
  */
-export function a2aHandler(
-  o: A2AOptions,
-): (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void {
+export function a2aHandler(o: A2AOptions): A2AHandler {
   const app = express();
   app.disable('x-powered-by');
   const store = new TemporalTaskStore(o.client, o.taskQueue);
@@ -80,6 +98,7 @@ export function a2aHandler(
   // by this server: the SDK's sender has nothing to do.
   const sender = { send: async () => undefined };
   const routers = new Map<string, express.Router>();
+  const handlers = new Map<string, DurableRequestHandler>();
   // Since when each agent's card has said what it says now (its `Last-Modified`): a new worker
   // build that changes the agent changes its card.
   const cards = new Map<string, { json: string; since: string }>();
@@ -102,7 +121,7 @@ export function a2aHandler(
     defaultAgentOf(agents, o.defaultAgent).then(
       (found) => {
         if ('problem' in found) return void res.status(404).json({ error: found.problem, errorType: 'Http.NotFound' });
-        serve(found.agent, `${publicBase(req, o.publicUrl)}${req.baseUrl}`, req, res, next);
+        serve(found.agent, `${publicBase(req, o.publicUrl)}${req.baseUrl}`, '', req, res, next);
       },
       (err: unknown) => res.status(503).json({ error: (err as Error).message, errorType: 'Http.Unavailable' }),
     );
@@ -120,22 +139,60 @@ export function a2aHandler(
             errorType: 'Http.NotFound',
           });
         // Where the card says the agent is: behind the prefix this handler may be mounted at.
-        serve(agent, `${publicBase(req, o.publicUrl)}${req.baseUrl}`, req, res, next);
+        serve(agent, `${publicBase(req, o.publicUrl)}${req.baseUrl}`, agent.name, req, res, next);
       },
       (err: unknown) => res.status(503).json({ error: (err as Error).message, errorType: 'Http.Unavailable' }),
     );
   });
 
+  /** What the cards of `agent` say besides the agent, for a card asked of `base` (its gRPC tenant `tenant`). */
+  function cardOptionsOf(base: string, tenant: string): AgentCardOptions {
+    return {
+      url: base,
+      version,
+      bearer: o.bearer ?? false,
+      ...(o.grpc ? { grpc: { url: o.grpc.url ?? `${new URL(base).hostname}:${o.grpc.port}`, tenant } } : {}),
+    };
+  }
+
+  /** The request handler of `agent` (one per agent, whichever binding asks first), its cards as asked of `base`. */
+  function handlerOf(agent: AgentSummary, base: string, tenant: string): DurableRequestHandler {
+    let handler = handlers.get(agent.name);
+    if (handler) return handler;
+    const executor = new ConversationExecutor({
+      client: o.client,
+      taskQueue: o.taskQueue,
+      agent: agent.name,
+      ...(o.conversationOptions ? { conversationOptions: o.conversationOptions } : {}),
+      ...(o.extend ? { extend: o.extend } : {}),
+      store,
+    });
+    const cardOptions = cardOptionsOf(base, tenant);
+    // Behind the tokens, as every route but the public card: what an authenticated caller sees.
+    const extended = agentCard(agent, { ...cardOptions, extended: true });
+    handler = new DurableRequestHandler(
+      agentCard(agent, cardOptions),
+      store,
+      executor,
+      pushes,
+      sender,
+      async () => extended,
+      o.maxBlockingWaitMs,
+    );
+    handlers.set(agent.name, handler);
+    return handler;
+  }
+
   /** Answers a request to `agent`, whose base URL is `base`: its card, JSON-RPC at `/`, HTTP+JSON under it. */
   function serve(
     agent: AgentSummary,
     base: string,
+    tenant: string,
     req: express.Request,
     res: express.Response,
     next: express.NextFunction,
   ) {
-    const cardOptions = { url: base, version, bearer: o.bearer ?? false };
-    const card = agentCard(agent, cardOptions);
+    const card = agentCard(agent, cardOptionsOf(base, tenant));
     // The SDK writes the card as each protocol version reads it (1.0, and 0.3 for older clients).
     if (req.path === `/${AGENT_CARD_PATH}`)
       return void express.Router().use(`/${AGENT_CARD_PATH}`, cardHandler(card, cardSince(agent.name, card)))(
@@ -145,25 +202,7 @@ export function a2aHandler(
       );
     let router = routers.get(agent.name);
     if (!router) {
-      const executor = new ConversationExecutor({
-        client: o.client,
-        taskQueue: o.taskQueue,
-        agent: agent.name,
-        ...(o.conversationOptions ? { conversationOptions: o.conversationOptions } : {}),
-        ...(o.extend ? { extend: o.extend } : {}),
-        store,
-      });
-      // Behind the tokens, as every route but the public card: what an authenticated caller sees.
-      const extended = agentCard(agent, { ...cardOptions, extended: true });
-      const handler = new DurableRequestHandler(
-        card,
-        store,
-        executor,
-        pushes,
-        sender,
-        async () => extended,
-        o.maxBlockingWaitMs,
-      );
+      const handler = handlerOf(agent, base, tenant);
       router = express.Router();
       // Clients of protocol 0.3 (no A2A-Version header) are answered too, as the SDK translates.
       const transport = {
@@ -194,7 +233,21 @@ export function a2aHandler(
     }
     router(req, res, next);
   }
-  return app;
+
+  // gRPC has no path: a call's tenant names its agent, none the default agent.
+  const grpcHandlerFor = async (tenant: string) => {
+    const found =
+      tenant === ''
+        ? await defaultAgentOf(agents, o.defaultAgent)
+        : await known(tenant).then((agent) =>
+            agent ? { agent } : { problem: `no agent "${tenant}" on task queue "${o.taskQueue}"` },
+          );
+    if ('problem' in found) throw new Error(found.problem);
+    return handlerOf(found.agent, o.publicUrl ?? 'http://localhost', tenant);
+  };
+  return Object.assign(app, {
+    grpcService: () => a2aGrpcService({ handlerFor: grpcHandlerFor, authorize: o.grpc?.authorize ?? (() => ({})) }),
+  });
 }
 
 /**

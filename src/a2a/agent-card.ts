@@ -15,10 +15,16 @@ export interface AgentCardOptions {
    * how to authenticate) does not, and says an extended card exists.
    */
   extended?: boolean;
+  /**
+   * Where the server's gRPC binding answers (`host:port`, as gRPC clients dial it) and the tenant
+   * that names this agent in its calls (empty for the server's default agent); absent when the
+   * server serves no gRPC.
+   */
+  grpc?: { url: string; tenant: string };
 }
 
 /**
- * A named agent's A2A Agent Card (protocol 1.0, and 0.3 for older clients): JSON-RPC and HTTP+JSON at the agent's base URL,
+ * A named agent's A2A Agent Card (protocol 1.0, and 0.3 for older clients): JSON-RPC and HTTP+JSON at the agent's base URL, gRPC when served,
  * streaming, one skill (the agent, with its description and examples), and the bearer scheme of
  * the HTTP API when tokens are required. Returned in the SDK's typed form; `AgentCard.toJSON`
  * writes it as the wire has it.
@@ -35,6 +41,7 @@ export function agentCard(agent: AgentSummary, o: AgentCardOptions): AgentCard {
     supportedInterfaces: [
       { url: o.url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url: o.url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      ...(o.grpc ? [{ url: o.grpc.url, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: o.grpc.tenant }] : []),
       // Clients of protocol 0.3 (which send no A2A-Version header) at the same URL.
       { url: o.url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
       { url: o.url, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },

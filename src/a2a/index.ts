@@ -6,7 +6,14 @@
  * push-notification stores on Temporal. Remote A2A agents as tools are `a2aAgent` in
  * `durable-agents/worker`. docs/a2a.md describes both directions.
  */
-export { a2aHandler, type A2AOptions } from './a2a-server';
+export { a2aHandler, type A2AHandler, type A2AOptions } from './a2a-server';
+export {
+  a2aGrpcService,
+  listenA2aGrpc,
+  type A2AGrpcService,
+  type A2AGrpcServiceOptions,
+  type A2AGrpcListener,
+} from './a2a-grpc';
 export type {
   A2AServerExtension,
   A2AMessageOutcome,

@@ -67,8 +67,21 @@ export async function serveA2a(command: A2ACommand, target: CommandTarget): Prom
         for (const a of agents)
           note(`  ${a.name}: ${base}/a2a/${encodeURIComponent(a.name)}/.well-known/agent-card.json`);
         if (agents.length === 0) note(`Warning: the workers of task queue "${taskQueue}" serve no named agents.`);
+        const grpc = server.a2a?.grpc
+          ? await (
+              await import('../a2a/a2a-grpc')
+            ).listenA2aGrpc(await api.a2aGrpcService(), command.host, server.a2a.grpc.port)
+          : undefined;
+        if (grpc)
+          note(
+            `  gRPC (A2A 1.0): ${server.a2a?.grpc?.url ?? `${command.host}:${grpc.port}`}, each agent by its name as the tenant`,
+          );
         for (const line of accessNotes(access)) note(line);
-        await once(stopped.signal, 'abort');
+        try {
+          await once(stopped.signal, 'abort');
+        } finally {
+          await grpc?.close();
+        }
       } finally {
         http.close();
         http.closeAllConnections();

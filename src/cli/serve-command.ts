@@ -62,6 +62,7 @@ export async function runServeCommand(command: ServeCommand, { target, io }: Com
     res.end(JSON.stringify({ error: 'the server is still starting', errorType: 'Http.Starting' }));
   });
   await listen(server, command);
+  let grpc: import('../a2a/a2a-grpc').A2AGrpcListener | undefined;
   try {
     const temporal = await connectTemporal({ persistent: true, announce: false }, settings);
     try {
@@ -78,6 +79,10 @@ export async function runServeCommand(command: ServeCommand, { target, io }: Com
         ...httpServerSettings,
       });
       const worker = local && workerSettings ? await createLocalWorker(temporal, local, workerSettings) : undefined;
+      const a2aGrpc = httpServerSettings.a2a?.grpc;
+      grpc = a2aGrpc
+        ? await (await import('../a2a/a2a-grpc')).listenA2aGrpc(await handler.a2aGrpcService(), host, a2aGrpc.port)
+        : undefined;
       const address = server.address() as AddressInfo;
       const base = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
       io.stdout(`durable-agents HTTP API on ${base} (task queue "${taskQueue}")`);
@@ -87,6 +92,8 @@ export async function runServeCommand(command: ServeCommand, { target, io }: Com
           ? 'No AGENT_HTTP_TOKENS: it listens on loopback only, without authentication. Set AGENT_HTTP_TOKENS to require a bearer token (and to listen on other addresses with HOST).'
           : `Bearer tokens required (${access.tokens!.length} configured); GET /healthz is open.`,
       );
+      if (grpc)
+        io.stdout(`A2A over gRPC on ${host}:${grpc.port} (the cards declare it; each agent by its name as the tenant)`);
       if (access.corsOrigins?.length) io.stdout(`CORS: ${access.corsOrigins.join(', ')}`);
       if (access.rateLimitPerMinute) io.stdout(`Rate limit: ${access.rateLimitPerMinute} requests a minute per client`);
       for (const line of describeTemporal(temporal)) io.stdout(line);
@@ -104,6 +111,7 @@ export async function runServeCommand(command: ServeCommand, { target, io }: Com
     } finally {
       // Requests first: closing their connections cancels their Temporal calls (see httpApiHandler).
       closeHttp(server);
+      await grpc?.close();
       await temporal.close();
     }
   } finally {

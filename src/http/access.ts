@@ -110,6 +110,19 @@ export function requestScope(req: IncomingMessage, access: HttpAccessOptions): T
   return tenant === undefined ? {} : { tenant };
 }
 
+/**
+ * Whom a caller presenting `token` acts for under these rules, for callers that are not HTTP
+ * requests (A2A's gRPC binding): as {@link requestScope}, and undefined when the server has
+ * tokens and this is not one of them.
+ */
+export function tokenScope(token: string | undefined, access: HttpAccessOptions): TenantScope | undefined {
+  const tokens = access.tokens ?? [];
+  if (tokens.length === 0) return {};
+  if (token === undefined || !tokenMatches(token, tokens)) return undefined;
+  const tenant = access.tenants && Object.hasOwn(access.tenants, token) ? access.tenants[token] : undefined;
+  return tenant === undefined ? {} : { tenant };
+}
+
 /** Whether `host` is a loopback address (where an API without tokens may listen). */
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);

@@ -4,7 +4,16 @@ import type { Client } from '@temporalio/client';
 import { listAgents } from '../client/list-agents';
 import type { AgentSummary } from '../contracts/activity-interface';
 import { isRootAgentPath, ROOT_CARD_PATH } from '../a2a/request-edge';
-import { accessChecker, requestScope, requestUrl, sendBadTarget, tokenMatches, TOKEN_COOKIE } from './access';
+import {
+  accessChecker,
+  requestScope,
+  requestUrl,
+  sendBadTarget,
+  tokenMatches,
+  tokenScope,
+  TOKEN_COOKIE,
+} from './access';
+import type { A2AGrpcService } from '../a2a/a2a-grpc';
 import { signedDelivery } from './event-routes';
 import { packageVersion } from '../connection/package-version';
 import { MAX_MESSAGE_BODY_BYTES, sendError } from './http-io';
@@ -54,7 +63,18 @@ export function createHttpApi(options: HttpApiOptions): Server {
 }
 
 /** The API's request handler, for mounting in a server of your own (see {@link createHttpApi}). */
-export function httpApiHandler(options: HttpApiOptions): (req: IncomingMessage, res: ServerResponse) => void {
+/** {@link httpApiHandler}'s request handler, and the A2A gRPC service of the same agents. */
+export interface HttpApiHandler {
+  (req: IncomingMessage, res: ServerResponse): void;
+  /**
+   * A2A's gRPC binding over the same agents and tasks, behind the same tokens (`a2a.grpc` says
+   * where the cards declare it): add it to a `@grpc/grpc-js` server (`A2AService` of
+   * `@a2a-js/sdk/server/grpc`). `serve` and `durable-agents a2a` do, with `AGENT_A2A_GRPC_PORT`.
+   */
+  a2aGrpcService(): Promise<A2AGrpcService>;
+}
+
+export function httpApiHandler(options: HttpApiOptions): HttpApiHandler {
   const access = options.access ?? {};
   // The health check and the A2A Agent Cards are public (a load balancer, and an A2A client
   // before it knows how to authenticate: the card says); signed webhook deliveries skip the token,
@@ -67,7 +87,7 @@ export function httpApiHandler(options: HttpApiOptions): (req: IncomingMessage, 
         : false,
   );
   const context = routeContext(options, checkAccess.failedCredential);
-  return (req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     // Whatever a request holds, it is answered (4xx for the malformed) and the server goes on.
     try {
       const url = requestUrl(req);
@@ -79,6 +99,7 @@ export function httpApiHandler(options: HttpApiOptions): (req: IncomingMessage, 
       sendError(res, err);
     }
   };
+  return Object.assign(handler, { a2aGrpcService: async () => (await context.a2aHandler()).grpcService() });
 }
 
 /** What every route shares: the options, the caches, and the A2A handler loaded at its first use. */
@@ -102,6 +123,9 @@ function routeContext(options: HttpApiOptions, failedCredential: RouteContext['f
         ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
         ...options.a2a,
         scope: (req: IncomingMessage) => requestScope(req, access),
+        ...(options.a2a?.grpc
+          ? { grpc: { ...options.a2a.grpc, authorize: (token: string | undefined) => tokenScope(token, access) } }
+          : {}),
         ...(options.conversationOptions ? { conversationOptions: options.conversationOptions } : {}),
       }),
     ),

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { A2AHandler } from '../a2a/a2a-server';
 import type { Client } from '@temporalio/client';
 import { workflowIdProblem } from '../core/run/run-input';
 import type { TenantScope } from '../core/fleet/tenants';
@@ -35,7 +36,7 @@ export interface RouteContext extends HttpApiOptions {
   /** Counts a wrong webhook signature against its address (see `AccessChecker.failedCredential`). */
   failedCredential: (req: IncomingMessage) => number;
   /** The A2A routes (`/a2a/<agent>/...`), loaded on their first request. */
-  a2aHandler: () => Promise<(req: IncomingMessage, res: ServerResponse) => void>;
+  a2aHandler: () => Promise<A2AHandler>;
 }
 
 /** One request, as a route's handler gets it. */

@@ -32,11 +32,18 @@ export interface A2AServerSettings {
    * (the `a2aServer` export of `a2a --module`); see {@link A2AServerExtension}.
    */
   extend?: A2AServerExtension;
+  /**
+   * `AGENT_A2A_GRPC_PORT`: serve A2A's gRPC binding too, on this port (the cards declare it);
+   * `AGENT_A2A_GRPC_URL` (`agents.example.com:443`): where clients dial it, when not the host the
+   * card was asked of at this port.
+   */
+  grpc?: { port: number; url?: string };
 }
 
 /**
- * Reads `AGENT_PUBLIC_URL`, `AGENT_A2A_DEFAULT`, `AGENT_A2A_MAX_BLOCKING_WAIT` and
- * `AGENT_MCP_STATE_KEY`; throws with the fix on a malformed value.
+ * Reads `AGENT_PUBLIC_URL`, `AGENT_A2A_DEFAULT`, `AGENT_A2A_MAX_BLOCKING_WAIT`,
+ * `AGENT_A2A_GRPC_PORT`, `AGENT_A2A_GRPC_URL` and `AGENT_MCP_STATE_KEY`; throws with the fix on a
+ * malformed value.
  */
 export function httpServerSettingsFromEnv(env: NodeJS.ProcessEnv): HttpServerSettings {
   const settings: HttpServerSettings = {};
@@ -62,6 +69,19 @@ export function httpServerSettingsFromEnv(env: NodeJS.ProcessEnv): HttpServerSet
     }
     settings.a2a = { ...settings.a2a, maxBlockingWaitMs: ms };
   }
+  const grpcPort = env.AGENT_A2A_GRPC_PORT?.trim();
+  const grpcUrl = env.AGENT_A2A_GRPC_URL?.trim();
+  if (grpcPort) {
+    const port = Number(grpcPort);
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw new Error(`AGENT_A2A_GRPC_PORT: "${grpcPort}" is not a port: give a number from 1 to 65535`);
+    if (grpcUrl && !/^[^\s/:]+:\d+$/.test(grpcUrl))
+      throw new Error(
+        `AGENT_A2A_GRPC_URL: "${grpcUrl}" is not host:port, as gRPC clients dial it (agents.example.com:443, no scheme)`,
+      );
+    settings.a2a = { ...settings.a2a, grpc: { port, ...(grpcUrl ? { url: grpcUrl } : {}) } };
+  } else if (grpcUrl)
+    throw new Error('AGENT_A2A_GRPC_URL is set without AGENT_A2A_GRPC_PORT, the port to serve gRPC on');
   const key = env.AGENT_MCP_STATE_KEY?.trim();
   if (key) {
     if (key.length < 32)

@@ -241,7 +241,10 @@ it('serves a 2026-07-28 client statelessly: tools, approvals as input_required, 
       let task = await rpc(url, 'tasks/get', { taskId });
       expect(task.status).toBe('input_required');
       GetTaskResultV2Schema.parse(task);
-      expect(told().at(-1)!.params).toMatchObject({ status: 'input_required', inputRequests: task.inputRequests });
+      const askedOnStream = told().filter((m) => (m.params as { status: string }).status === 'input_required');
+      expect(askedOnStream.at(-1)!.params).toEqual(
+        expect.objectContaining({ taskId, inputRequests: task.inputRequests }),
+      );
       const [key, request] = Object.entries(task.inputRequests as Record<string, { method: string; params: never }>)[0];
       expect(request).toMatchObject({ method: 'elicitation/create', params: { mode: 'form' } });
       expect(

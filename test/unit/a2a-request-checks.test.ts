@@ -103,5 +103,18 @@ describe('A2A requests at the edge', () => {
     expect(() => httpServerSettingsFromEnv({ AGENT_MCP_STATE_KEY: 'short' })).toThrow(
       /AGENT_MCP_STATE_KEY: 5 characters is too short to sign with: use at least 32/,
     );
+    // gRPC: a port, and where clients dial it (host:port, no scheme).
+    expect(httpServerSettingsFromEnv({ AGENT_A2A_GRPC_PORT: '3003', AGENT_A2A_GRPC_URL: 'a.example.com:443' })).toEqual(
+      {
+        a2a: { grpc: { port: 3003, url: 'a.example.com:443' } },
+      },
+    );
+    expect(() => httpServerSettingsFromEnv({ AGENT_A2A_GRPC_PORT: 'x' })).toThrow(/give a number from 1 to 65535/);
+    expect(() =>
+      httpServerSettingsFromEnv({ AGENT_A2A_GRPC_PORT: '3003', AGENT_A2A_GRPC_URL: 'https://a.example.com' }),
+    ).toThrow(/not host:port, as gRPC clients dial it/);
+    expect(() => httpServerSettingsFromEnv({ AGENT_A2A_GRPC_URL: 'a.example.com:443' })).toThrow(
+      /without AGENT_A2A_GRPC_PORT/,
+    );
   });
 });

@@ -109,7 +109,8 @@ export const a2aCommand = defineCommand({
   Serves the named agents of the task queue's workers as A2A agents (protocol 1.0), each at
   /a2a/<agent> with its Agent Card at /a2a/<agent>/.well-known/agent-card.json, behind
   AGENT_HTTP_TOKENS. A task is a turn of the durable conversation its contextId names; tasks are
-  kept in Temporal. \`serve\` has the same routes.
+  kept in Temporal. \`serve\` has the same routes. With AGENT_A2A_GRPC_PORT it serves A2A's gRPC
+  binding too (the cards declare it).
   --port 3002            the port
   --host 127.0.0.1       the host (another than loopback needs AGENT_HTTP_TOKENS)
   --module FILE          a module whose \`agents\` and \`tools\` a worker in this process serves;

@@ -14,6 +14,10 @@ import { getModernTask, TASKS_EXTENSION } from './modern-tasks';
 const KEEP_ALIVE_MS = 15_000;
 /** How long a task whose run ended is checked for its final status (the run closes just after its last event). */
 const SETTLING_MS = 10_000;
+/** How often a followed task is read besides its run's changes (see followTask). */
+const SETTLE_MS = 2000;
+/** How long a task that asked for input is given before it is read again as working. */
+const RECHECK_MS = 300;
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 /**
@@ -130,12 +134,29 @@ async function followTask(
   const ended = () => watch.abort();
   signal.addEventListener('abort', ended, { once: true });
   let checking = Promise.resolve();
+  let lastStatus = String(first.status);
   const check = () =>
     (checking = checking.then(async () => {
-      const task = await getModernTask(options, taskId).catch(() => undefined);
-      if (task && tellIfChanged(task)) watch.abort();
+      let task = await getModernTask(options, taskId).catch(() => undefined);
+      // A task that asked for input is read again before it is told working: its run's status and
+      // its pending approvals are two reads, and between them a paused run can look busy.
+      if (task?.status === 'working' && lastStatus === 'input_required') {
+        await new Promise((r) => setTimeout(r, RECHECK_MS));
+        task = await getModernTask(options, taskId).catch(() => undefined);
+      }
+      if (!task) return;
+      lastStatus = String(task.status);
+      if (tellIfChanged(task)) watch.abort();
     }));
-  await watchResource(options.client, options.scope ?? {}, taskId, watch.signal, () => void check());
+  // Each change of its run is read at once; and every SETTLE_MS besides, as a run's events can
+  // come before the workflow's state that tasks/get reads (its pending approvals) has taken them,
+  // or before this watch began (between the first read and the watch's start).
+  const every = setInterval(() => void check(), SETTLE_MS);
+  try {
+    await watchResource(options.client, options.scope ?? {}, taskId, watch.signal, () => void check());
+  } finally {
+    clearInterval(every);
+  }
   await checking;
   // The run's events ended (its workflow closed): its final status, once the workflow says so.
   for (const deadline = Date.now() + SETTLING_MS; !watch.signal.aborted && Date.now() < deadline;) {
