@@ -13,9 +13,10 @@ export interface A2AGrpcServiceOptions {
   /**
    * The request handler of the agent a call is for: the call's `tenant` names the agent (A2A's
    * tenant routes a request on a server of several agents; the agent's card declares it), an
-   * empty one means the server's default agent. Rejects when there is no such agent.
+   * empty one means the server's default agent. `problem` says why there is no such agent
+   * (answered NOT_FOUND); a rejection (the agents could not be listed) is UNAVAILABLE.
    */
-  handlerFor(tenant: string): Promise<A2ARequestHandler>;
+  handlerFor(tenant: string): Promise<{ handler: A2ARequestHandler } | { problem: string }>;
   /**
    * Whom a call acts for, from the bearer token of its `authorization` metadata (undefined
    * without one): its tenant's scope, every tenant's (`{}`), or undefined when the token is
@@ -28,6 +29,7 @@ export interface A2AGrpcServiceOptions {
 const UNAUTHENTICATED = 16;
 const UNIMPLEMENTED = 12;
 const NOT_FOUND = 5;
+const UNAVAILABLE = 14;
 /** The versions the binding speaks (1.0; 0.3's gRPC binding is not served). */
 const VERSIONS = ['1.0'];
 /** What the SDK checks a call's version against: the binding's versions. */
@@ -52,11 +54,14 @@ const SPEC_STATUS: Record<string, number> = {
  */
 export function a2aGrpcService(o: A2AGrpcServiceOptions): A2AGrpcService {
   const forAgent = async (context: ServerCallContext) => {
+    let found: Awaited<ReturnType<typeof o.handlerFor>>;
     try {
-      return await o.handlerFor(context.tenant ?? '');
+      found = await o.handlerFor(context.tenant ?? '');
     } catch (err) {
-      throw grpcError(new A2AError((err as Error).message), NOT_FOUND);
+      throw grpcError(new A2AError(`the agents cannot be listed now: ${(err as Error).message}`), UNAVAILABLE);
     }
+    if ('problem' in found) throw grpcError(new A2AError(found.problem), NOT_FOUND);
+    return found.handler;
   };
   const handler: A2ARequestHandler = {
     // Asked by the SDK before each call, for the versions the binding speaks (checked before it

@@ -121,7 +121,10 @@ export function outcomeProblem(outcome: unknown, followUp: boolean): string | un
   if (o.kind === 'agent') return typeof o.text === 'string' ? undefined : 'returned { kind: "agent" } without its text';
   if (followUp)
     return `returned { kind: "${String(o.kind)}" } for a follow-up of a task: a task is a turn of the agent's conversation, so only { kind: "agent", text } (or nothing) goes on with it`;
-  if (o.kind === 'message') return partsProblem(o.parts, 'the message');
+  if (o.kind === 'message')
+    return o.metadata !== undefined && !isObject(o.metadata)
+      ? 'returned a message whose metadata is not an object'
+      : partsProblem(o.parts, 'the message');
   if (o.kind === 'task') {
     if (o.state !== undefined && !(typeof o.state === 'string' && o.state in STATES))
       return `returned the task state ${JSON.stringify(o.state)}: use "completed", "failed" or "rejected"`;
@@ -146,12 +149,19 @@ function partsProblem(parts: unknown, what: string): string | undefined {
       return `returned part ${i} of ${what} with ${kinds.length ? kinds.join(' and ') : 'no content'}: give exactly one of text, raw (base64), url or data`;
     if (p.text !== undefined && typeof p.text !== 'string')
       return `returned part ${i} of ${what} whose text is not a string`;
+    if (p.data === null) return `returned part ${i} of ${what} whose data is null: give a JSON object or value`;
+    if (p.metadata !== undefined && !isObject(p.metadata))
+      return `returned part ${i} of ${what} whose metadata is not an object`;
     if (p.raw !== undefined && !(typeof p.raw === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(p.raw)))
       return `returned part ${i} of ${what} whose raw bytes are not base64`;
     if (p.url !== undefined && typeof p.url !== 'string')
       return `returned part ${i} of ${what} whose url is not a string`;
   }
   return undefined;
+}
+
+function isObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The message as the agent sees it under an `agent` outcome: the given text, and the message's files. */

@@ -61,13 +61,18 @@ export interface A2AOptions {
   /** The application's say in each message before an agent sees it: replies, tasks it settles itself. */
   extend?: A2AServerExtension;
   /**
-   * A2A's gRPC binding, served by {@link A2AHandler.grpcService} on a gRPC server of its own: the
-   * cards declare it at `url` (`host:port`, as gRPC clients dial it; default: the host the card
-   * was asked of, at `port`), each agent under its name as the call's tenant, the default agent
-   * under none. `authorize` says whom a call acts for from its bearer token (the HTTP API's
-   * tokens, for `serve` and `durable-agents a2a`): a scope, or undefined to refuse it.
+   * Where A2A's gRPC binding is served ({@link A2AHandler.grpcService}, on a gRPC server of its
+   * own): the cards declare it at `url` (`host:port`, as gRPC clients dial it; default: the host
+   * the card was asked of, at `port`), each agent under its name as the call's tenant, the default
+   * agent under none. Absent: the cards declare no gRPC.
    */
-  grpc?: { port: number; url?: string; authorize?: (token: string | undefined) => TenantScope | undefined };
+  grpc?: { port: number; url?: string };
+  /**
+   * Whom a gRPC call acts for, from its bearer token (`authorization` metadata; undefined without
+   * one): a scope, or undefined to refuse it (UNAUTHENTICATED). The HTTP API checks its tokens
+   * here. Default: every call acts for every tenant.
+   */
+  authorizeGrpc?: (token: string | undefined) => TenantScope | undefined;
 }
 
 /** {@link a2aHandler}'s request handler, and its gRPC service over the same agents and tasks. */
@@ -75,8 +80,8 @@ export interface A2AHandler {
   (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void;
   /**
    * A2A's gRPC binding (the official SDK's), for `server.addService(A2AService, handler.grpcService())`
-   * on a `@grpc/grpc-js` server listening at {@link A2AOptions.grpc}'s port. Without `grpc.authorize`
-   * every call acts for every tenant: put it behind your authentication.
+   * on a `@grpc/grpc-js` server listening at {@link A2AOptions.grpc}'s port. Without
+   * {@link A2AOptions.authorizeGrpc} every call acts for every tenant.
    */
   grpcService(): A2AGrpcService;
 }
@@ -99,15 +104,7 @@ export function a2aHandler(o: A2AOptions): A2AHandler {
   const sender = { send: async () => undefined };
   const routers = new Map<string, express.Router>();
   const handlers = new Map<string, DurableRequestHandler>();
-  // Since when each agent's card has said what it says now (its `Last-Modified`): a new worker
-  // build that changes the agent changes its card.
-  const cards = new Map<string, { json: string; since: string }>();
-  const cardSince = (name: string, card: AgentCard): string => {
-    const json = JSON.stringify(card);
-    let known = cards.get(name);
-    if (known?.json !== json) cards.set(name, (known = { json, since: new Date().toUTCString() }));
-    return known.since;
-  };
+  const cardSince = cardDates();
 
   const agents = o.agents ?? agentsOf(o.client, o.taskQueue);
   const version = o.version ?? packageVersion();
@@ -145,15 +142,7 @@ export function a2aHandler(o: A2AOptions): A2AHandler {
     );
   });
 
-  /** What the cards of `agent` say besides the agent, for a card asked of `base` (its gRPC tenant `tenant`). */
-  function cardOptionsOf(base: string, tenant: string): AgentCardOptions {
-    return {
-      url: base,
-      version,
-      bearer: o.bearer ?? false,
-      ...(o.grpc ? { grpc: { url: o.grpc.url ?? `${new URL(base).hostname}:${o.grpc.port}`, tenant } } : {}),
-    };
-  }
+  const cardOptionsOf = (base: string, tenant: string) => cardOptions(o, version, base, tenant);
 
   /** The request handler of `agent` (one per agent, whichever binding asks first), its cards as asked of `base`. */
   function handlerOf(agent: AgentSummary, base: string, tenant: string): DurableRequestHandler {
@@ -242,12 +231,37 @@ export function a2aHandler(o: A2AOptions): A2AHandler {
         : await known(tenant).then((agent) =>
             agent ? { agent } : { problem: `no agent "${tenant}" on task queue "${o.taskQueue}"` },
           );
-    if ('problem' in found) throw new Error(found.problem);
-    return handlerOf(found.agent, o.publicUrl ?? 'http://localhost', tenant);
+    if ('problem' in found) return found;
+    return { handler: handlerOf(found.agent, o.publicUrl ?? 'http://localhost', tenant) };
   };
   return Object.assign(app, {
-    grpcService: () => a2aGrpcService({ handlerFor: grpcHandlerFor, authorize: o.grpc?.authorize ?? (() => ({})) }),
+    grpcService: () => a2aGrpcService({ handlerFor: grpcHandlerFor, authorize: o.authorizeGrpc ?? (() => ({})) }),
   });
+}
+
+/** What the cards of an agent say besides the agent, for a card asked of `base` (its gRPC tenant `tenant`). */
+function cardOptions(o: A2AOptions, version: string, base: string, tenant: string): AgentCardOptions {
+  return {
+    url: base,
+    version,
+    bearer: o.bearer ?? false,
+    ...(o.grpc ? { grpc: { url: o.grpc.url ?? `${new URL(base).hostname}:${o.grpc.port}`, tenant } } : {}),
+  };
+}
+
+/**
+ * Since when each agent's card has said what it says now (its `Last-Modified`): a new worker
+ * build that changes the agent changes its card. Keyed by the agent's name, and by what the card
+ * says, not where it was asked (the host, in its interfaces' URLs), so no client grows it.
+ */
+function cardDates(): (name: string, card: AgentCard) => string {
+  const cards = new Map<string, { json: string; since: string }>();
+  return (name, card) => {
+    const json = JSON.stringify({ ...card, supportedInterfaces: [] });
+    let known = cards.get(name);
+    if (known?.json !== json) cards.set(name, (known = { json, since: new Date().toUTCString() }));
+    return known.since;
+  };
 }
 
 /**

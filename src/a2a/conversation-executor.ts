@@ -69,13 +69,25 @@ export class ConversationExecutor implements AgentExecutor {
     try {
       const problem = workflowIdProblem(ctx.contextId, 'the contextId');
       if (problem) throw new Error(problem);
-      const outcome = await extensionOutcome(this.o.extend, ctx, {
-        agent: this.o.agent ?? '',
-        tenant: callScope(ctx.context).tenant,
-        taskId: ctx.taskId,
-        contextId: ctx.contextId,
-        followUp: ctx.task !== undefined,
-      });
+      let outcome: Awaited<ReturnType<typeof extensionOutcome>>;
+      try {
+        outcome = await extensionOutcome(this.o.extend, ctx, {
+          agent: this.o.agent ?? '',
+          tenant: callScope(ctx.context).tenant,
+          taskId: ctx.taskId,
+          contextId: ctx.contextId,
+          followUp: ctx.task !== undefined,
+        });
+      } catch (err) {
+        if (!ctx.task?.status) throw err;
+        // A follow-up the extension failed on leaves its task as it was (its turn waits on, or
+        // works on): the client may send it again.
+        bus.publish(A2AEvent.task(ctx.task));
+        published = true;
+        const turn = (ctx.task.metadata as { turn?: number } | undefined)?.turn;
+        update(ctx.task.status.state, `${(err as Error).message}; the message was not taken, send it again`, turn);
+        return;
+      }
       if (outcome && outcome.kind !== 'agent') {
         published = true;
         return answerWithoutAgent(ctx, bus, outcome);

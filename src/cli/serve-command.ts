@@ -1,3 +1,5 @@
+import type { A2AGrpcListener } from '../a2a/a2a-grpc';
+import type { HttpApiHandler } from '../http/http-api';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -62,7 +64,7 @@ export async function runServeCommand(command: ServeCommand, { target, io }: Com
     res.end(JSON.stringify({ error: 'the server is still starting', errorType: 'Http.Starting' }));
   });
   await listen(server, command);
-  let grpc: import('../a2a/a2a-grpc').A2AGrpcListener | undefined;
+  let grpc: A2AGrpcListener | undefined;
   try {
     const temporal = await connectTemporal({ persistent: true, announce: false }, settings);
     try {
@@ -79,10 +81,7 @@ export async function runServeCommand(command: ServeCommand, { target, io }: Com
         ...httpServerSettings,
       });
       const worker = local && workerSettings ? await createLocalWorker(temporal, local, workerSettings) : undefined;
-      const a2aGrpc = httpServerSettings.a2a?.grpc;
-      grpc = a2aGrpc
-        ? await (await import('../a2a/a2a-grpc')).listenA2aGrpc(await handler.a2aGrpcService(), host, a2aGrpc.port)
-        : undefined;
+      grpc = await listenGrpc(handler, host, httpServerSettings.a2a?.grpc?.port, io.stdout);
       const address = server.address() as AddressInfo;
       const base = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
       io.stdout(`durable-agents HTTP API on ${base} (task queue "${taskQueue}")`);
@@ -92,8 +91,6 @@ export async function runServeCommand(command: ServeCommand, { target, io }: Com
           ? 'No AGENT_HTTP_TOKENS: it listens on loopback only, without authentication. Set AGENT_HTTP_TOKENS to require a bearer token (and to listen on other addresses with HOST).'
           : `Bearer tokens required (${access.tokens!.length} configured); GET /healthz is open.`,
       );
-      if (grpc)
-        io.stdout(`A2A over gRPC on ${host}:${grpc.port} (the cards declare it; each agent by its name as the tenant)`);
       if (access.corsOrigins?.length) io.stdout(`CORS: ${access.corsOrigins.join(', ')}`);
       if (access.rateLimitPerMinute) io.stdout(`Rate limit: ${access.rateLimitPerMinute} requests a minute per client`);
       for (const line of describeTemporal(temporal)) io.stdout(line);
@@ -117,6 +114,19 @@ export async function runServeCommand(command: ServeCommand, { target, io }: Com
   } finally {
     closeHttp(server);
   }
+}
+
+/** A2A's gRPC binding beside the HTTP API, when AGENT_A2A_GRPC_PORT asks for it. */
+async function listenGrpc(
+  handler: HttpApiHandler,
+  host: string,
+  port: number | undefined,
+  say: (line: string) => void,
+): Promise<A2AGrpcListener | undefined> {
+  if (port === undefined) return undefined;
+  const grpc = await (await import('../a2a/a2a-grpc')).listenA2aGrpc(await handler.a2aGrpcService(), host, port);
+  say(`A2A over gRPC on ${host}:${grpc.port} (the cards declare it; each agent by its name as the tenant)`);
+  return grpc;
 }
 
 function closeHttp(server: Server): void {

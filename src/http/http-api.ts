@@ -62,18 +62,18 @@ export function createHttpApi(options: HttpApiOptions): Server {
   return createServer(httpApiHandler(options));
 }
 
-/** The API's request handler, for mounting in a server of your own (see {@link createHttpApi}). */
 /** {@link httpApiHandler}'s request handler, and the A2A gRPC service of the same agents. */
 export interface HttpApiHandler {
   (req: IncomingMessage, res: ServerResponse): void;
   /**
-   * A2A's gRPC binding over the same agents and tasks, behind the same tokens (`a2a.grpc` says
-   * where the cards declare it): add it to a `@grpc/grpc-js` server (`A2AService` of
+   * A2A's gRPC binding over the same agents and tasks, behind the same tokens whether or not
+   * `a2a.grpc` (where the cards declare it) is set: add it to a `@grpc/grpc-js` server (`A2AService` of
    * `@a2a-js/sdk/server/grpc`). `serve` and `durable-agents a2a` do, with `AGENT_A2A_GRPC_PORT`.
    */
   a2aGrpcService(): Promise<A2AGrpcService>;
 }
 
+/** The API's request handler, for mounting in a server of your own (see {@link createHttpApi}). */
 export function httpApiHandler(options: HttpApiOptions): HttpApiHandler {
   const access = options.access ?? {};
   // The health check and the A2A Agent Cards are public (a load balancer, and an A2A client
@@ -123,9 +123,8 @@ function routeContext(options: HttpApiOptions, failedCredential: RouteContext['f
         ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
         ...options.a2a,
         scope: (req: IncomingMessage) => requestScope(req, access),
-        ...(options.a2a?.grpc
-          ? { grpc: { ...options.a2a.grpc, authorize: (token: string | undefined) => tokenScope(token, access) } }
-          : {}),
+        // gRPC calls behind the same tokens, whether or not the cards declare the binding.
+        authorizeGrpc: (token: string | undefined) => tokenScope(token, access),
         ...(options.conversationOptions ? { conversationOptions: options.conversationOptions } : {}),
       }),
     ),

@@ -14,7 +14,7 @@ import { createAgentMcpServer, type AgentMcpServerOptions } from './agent-mcp-se
 import { createModernAgentMcpServer, requestStateCodec } from './modern/modern-server';
 import { SessionEventStore } from './session-event-store';
 import { ListenedResources } from './modern/listened-resources';
-import { listenedTaskIds, listenToTasks } from './modern/listened-tasks';
+import { listenedTaskIds, listenToTasks, type ListenStreams } from './modern/listened-tasks';
 
 /** How many MCP sessions a server keeps at once; the least recently used goes beyond. */
 export const MAX_MCP_SESSIONS = 1000;
@@ -30,6 +30,8 @@ interface ModernEndpoint {
   handler: McpHttpHandler;
   serve: NodeMcpRequestHandler;
   listened: ListenedResources;
+  /** Its listen streams that follow tasks (ours; the SDK's follow the rest). */
+  taskStreams: ListenStreams;
 }
 
 interface Session {
@@ -76,6 +78,7 @@ export function createMcpHttpServer(options: AgentMcpServerOptions, access: Http
         handler,
         serve: toNodeHandler(handler),
         listened: new ListenedResources(options.client, scope, (uri) => handler.notify.resourceUpdated(uri)),
+        taskStreams: { bus: handler.bus, open: new Set() },
       };
       moderns.set(key, endpoint);
     }
@@ -101,6 +104,7 @@ export function createMcpHttpServer(options: AgentMcpServerOptions, access: Http
     for (const s of sessions.values()) void s.close();
     for (const endpoint of moderns.values()) {
       endpoint.listened.close();
+      for (const close of endpoint.taskStreams.open) close();
       void endpoint.handler.close();
     }
   });
@@ -168,7 +172,7 @@ async function handleHttp(
       endpoint.listened.follow(body, res);
       // A listen that follows tasks (the tasks extension) is ours: the SDK's carries no task status.
       const tasks = listenedTaskIds(body);
-      if (tasks) return listenToTasks(body as object, tasks, req, res, options, endpoint.handler.bus);
+      if (tasks) return listenToTasks(body as object, tasks, req, res, options, endpoint.taskStreams);
       return endpoint.serve(req, res, body);
     }
   }

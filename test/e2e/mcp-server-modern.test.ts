@@ -235,6 +235,13 @@ it('serves a 2026-07-28 client statelessly: tools, approvals as input_required, 
       expect((await t.client.workflow.getHandle(taskId).describe()).status.name).toBe('RUNNING');
       // Its status as it changes, on a listen stream (the caller's own tasks only: no other is followed).
       const stream = listen(url, { taskIds: [taskId, 'no-such-task'] });
+      // Naming no task of the caller's (and nothing else): acknowledged with none, and ended at once.
+      const empty = listen(url, { taskIds: ['no-such-task'] });
+      await eventually(() => empty.messages.length === 2, 10_000);
+      expect(empty.messages).toEqual([
+        expect.objectContaining({ params: expect.objectContaining({ notifications: { taskIds: [] } }) }),
+        expect.objectContaining({ id: 'listen-1', result: expect.objectContaining({ resultType: 'complete' }) }),
+      ]);
       const told = () => stream.messages.filter((m) => m.method === 'notifications/tasks');
       // The client learns that the task waits for input from the stream, without polling.
       await eventually(() => told().some((m) => (m.params as { status: string }).status === 'input_required'), 20_000);

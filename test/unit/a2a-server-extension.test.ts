@@ -34,6 +34,10 @@ describe('A2AServerExtension outcomes', () => {
       /raw bytes are not base64/,
     );
     expect(outcomeProblem({ kind: 'task', state: 'done' }, false)).toMatch(/use "completed", "failed" or "rejected"/);
+    expect(outcomeProblem({ kind: 'message', parts: [{ data: null }] }, false)).toMatch(/data is null/);
+    expect(outcomeProblem({ kind: 'message', parts: [{ text: 'a' }], metadata: 'x' }, false)).toMatch(
+      /metadata is not an object/,
+    );
   });
 
   it('gives a follow-up of a task to the agent only: the task is a turn of its conversation', () => {

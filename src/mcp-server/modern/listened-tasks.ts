@@ -10,6 +10,8 @@ import { watchResource } from '../mcp-resources';
 import { MAX_FOLLOWED_PER_STREAM } from './listened-resources';
 import { getModernTask, TASKS_EXTENSION } from './modern-tasks';
 
+/** The most task listen streams open at once per handler (the SDK's own listen router allows as many). */
+const MAX_LISTEN_STREAMS = 1024;
 /** How often a quiet listen stream says it is alive (a proxy would cut an idle one). */
 const KEEP_ALIVE_MS = 15_000;
 /** How long a task whose run ended is checked for its final status (the run closes just after its last event). */
@@ -59,32 +61,56 @@ export async function listenToTasks(
   req: IncomingMessage,
   res: ServerResponse,
   options: AgentMcpServerOptions,
-  bus: ServerEventBus,
+  streams: ListenStreams,
 ): Promise<void> {
   const subscriptionId = body.id as string | number;
   const requested = body.params?.notifications ?? {};
+  const answer = (error: { code: number; message: string }) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: subscriptionId, error }));
+  };
+  const subscriptions = requested.resourceSubscriptions;
+  if (
+    subscriptions !== undefined &&
+    !(Array.isArray(subscriptions) && subscriptions.every((u) => typeof u === 'string'))
+  )
+    return answer({ code: -32602, message: 'Invalid params: resourceSubscriptions must be a list of resource URIs' });
+  if (streams.open.size >= MAX_LISTEN_STREAMS) return answer({ code: -32603, message: 'Subscription limit reached' });
+  // Registered before the reads below: a client that leaves meanwhile ends it all the same.
+  const stop = new AbortController();
+  const cleanups: Array<() => void> = [];
+  const close = () => {
+    if (stop.signal.aborted) return;
+    stop.abort();
+    streams.open.delete(close);
+    for (const cleanup of cleanups) cleanup();
+    if (!res.writableEnded) res.end();
+  };
+  streams.open.add(close);
+  res.once('close', close);
+  req.once('close', () => {
+    if (res.writableEnded || !res.headersSent) close();
+  });
   // The caller's own tasks only, as tasks/get would find them.
   const found = await Promise.all(
     taskIds.map(async (id) => ({ id, task: await getModernTask(options, id).catch(() => undefined) })),
   );
+  if (stop.signal.aborted) return;
   const followed = found.filter((f) => f.task !== undefined);
   const honored: Record<string, unknown> = {};
   for (const kind of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'])
     if (requested[kind] === true) honored[kind] = true;
-  const resources = Array.isArray(requested.resourceSubscriptions)
-    ? requested.resourceSubscriptions.filter((u): u is string => typeof u === 'string')
-    : [];
-  if (resources.length) honored.resourceSubscriptions = resources;
+  if (subscriptions?.length) honored.resourceSubscriptions = subscriptions;
   honored.taskIds = followed.map((f) => f.id);
 
-  const stop = new AbortController();
-  const write = (method: string, params: Record<string, unknown>) => {
-    if (stop.signal.aborted) return;
-    const meta = { ...(params._meta as object | undefined), [SUBSCRIPTION_ID_META_KEY]: subscriptionId };
-    res.write(
-      `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method, params: { ...params, _meta: meta } })}\n\n`,
-    );
+  const frame = (message: Record<string, unknown>) => {
+    if (!stop.signal.aborted) res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', ...message })}\n\n`);
   };
+  const stamp = (params: Record<string, unknown>) => ({
+    ...params,
+    _meta: { ...(params._meta as object | undefined), [SUBSCRIPTION_ID_META_KEY]: subscriptionId },
+  });
+  const write = (method: string, params: Record<string, unknown>) => frame({ method, params: stamp(params) });
   res.writeHead(200, {
     'Content-Type': 'text/event-stream',
     'Cache-Control': 'no-cache, no-transform',
@@ -92,23 +118,26 @@ export async function listenToTasks(
     'X-Accel-Buffering': 'no',
   });
   write('notifications/subscriptions/acknowledged', { notifications: honored });
-  const unsubscribe = bus.subscribe((event) => {
+  // Nothing to tell (none of the tasks is the caller's, nothing else asked for): ended at once, as
+  // the SDK ends a listen that asks for nothing it serves.
+  if (followed.length === 0 && Object.keys(honored).length === 1) {
+    frame({ id: subscriptionId, result: stamp({ resultType: 'complete' }) });
+    return close();
+  }
+  const unsubscribe = streams.bus.subscribe((event) => {
     const note = busNotification(event, honored);
     if (note) write(note.method, note.params);
   });
   const keepAlive = setInterval(() => res.write(': keepalive\n\n'), KEEP_ALIVE_MS);
-  const close = () => {
-    if (stop.signal.aborted) return;
-    stop.abort();
-    unsubscribe();
-    clearInterval(keepAlive);
-  };
-  res.once('close', close);
-  req.once('close', () => {
-    if (res.writableEnded || !res.headersSent) close();
-  });
+  cleanups.push(unsubscribe, () => clearInterval(keepAlive));
   for (const { id, task } of followed)
     void followTask(id, task!, options, stop.signal, (t) => write('notifications/tasks', t));
+}
+
+/** The task listen streams of one handler: its bus, and how to end each open one (the server closes). */
+export interface ListenStreams {
+  bus: ServerEventBus;
+  open: Set<() => void>;
 }
 
 /** Tells a task's status as it changes (its current one first), until it ends or the stream does. */
@@ -134,20 +163,28 @@ async function followTask(
   const ended = () => watch.abort();
   signal.addEventListener('abort', ended, { once: true });
   let checking = Promise.resolve();
+  let inFlight = false;
   let lastStatus = String(first.status);
-  const check = () =>
-    (checking = checking.then(async () => {
-      let task = await getModernTask(options, taskId).catch(() => undefined);
-      // A task that asked for input is read again before it is told working: its run's status and
-      // its pending approvals are two reads, and between them a paused run can look busy.
-      if (task?.status === 'working' && lastStatus === 'input_required') {
-        await new Promise((r) => setTimeout(r, RECHECK_MS));
-        task = await getModernTask(options, taskId).catch(() => undefined);
-      }
-      if (!task) return;
-      lastStatus = String(task.status);
-      if (tellIfChanged(task)) watch.abort();
-    }));
+  // One read at a time: a tick that comes while one is under way is that read's (no queue grows
+  // while Temporal is slow), and none starts once the stream or the task has ended.
+  const check = () => {
+    if (inFlight || watch.signal.aborted) return checking;
+    inFlight = true;
+    return (checking = checking
+      .then(async () => {
+        let task = await getModernTask(options, taskId).catch(() => undefined);
+        // A task that asked for input is read again before it is told working: its run's status and
+        // its pending approvals are two reads, and between them a paused run can look busy.
+        if (task?.status === 'working' && lastStatus === 'input_required') {
+          await new Promise((r) => setTimeout(r, RECHECK_MS));
+          task = await getModernTask(options, taskId).catch(() => undefined);
+        }
+        if (!task || watch.signal.aborted) return;
+        lastStatus = String(task.status);
+        if (tellIfChanged(task)) watch.abort();
+      })
+      .finally(() => (inFlight = false)));
+  };
   // Each change of its run is read at once; and every SETTLE_MS besides, as a run's events can
   // come before the workflow's state that tasks/get reads (its pending approvals) has taken them,
   // or before this watch began (between the first read and the watch's start).
