@@ -10,3 +10,4 @@ export { createAgentMcpServer, progressText, toolResult, type AgentMcpServerOpti
 export { createMcpHttpServer } from './mcp-http-server';
 export { serveAgentsOverStdio, type StdioConnection } from './stdio-server';
 export type { McpServerExtension, ModernExtensionContext } from './mcp-server-extension';
+export type { ExtensionTask } from './modern/extension-tasks';

@@ -15,6 +15,7 @@ import { createModernAgentMcpServer, requestStateCodec } from './modern/modern-s
 import { SessionEventStore } from './session-event-store';
 import { ListenedResources } from './modern/listened-resources';
 import { listenedTaskIds, listenToTasks, type ListenStreams } from './modern/listened-tasks';
+import { ExtensionTasks } from './modern/extension-tasks';
 
 /** How many MCP sessions a server keeps at once; the least recently used goes beyond. */
 export const MAX_MCP_SESSIONS = 1000;
@@ -65,12 +66,14 @@ export function createMcpHttpServer(options: AgentMcpServerOptions, access: Http
     const key = scope.tenant ?? '';
     let endpoint = moderns.get(key);
     if (!endpoint) {
+      const tasks = new ExtensionTasks();
       const handler: McpHttpHandler = createMcpHandler(
         (ctx: McpRequestContext) =>
           createModernAgentMcpServer(
             { ...options, scope: ctx.authInfo?.extra?.scope as TenantScope | undefined },
             codec,
             handler.notify,
+            tasks,
           ),
         { legacy: 'reject' },
       );

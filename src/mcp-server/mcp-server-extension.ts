@@ -1,7 +1,9 @@
 import type { McpServer as LegacyMcpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ExtensionTask } from './modern/extension-tasks';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   MissingRequiredClientCapabilityError,
+  type CallToolResult,
   type ClientCapabilities,
   type McpServer as ModernMcpServer,
   type ServerContext,
@@ -42,6 +44,21 @@ export interface ModernExtensionContext {
    * runs: an error its callback throws would be a tool result instead.
    */
   requireClientCapabilities(tool: string, capabilities: ClientCapabilities): void;
+  /**
+   * Runs a call's work as a task of the tasks extension (SEP-2663) when the request's client
+   * declares the extension: return its value from the tool's callback, and the call answers at
+   * once with the task, which the client follows with `tasks/get` and `tasks/update` (the work's
+   * `task.input(...)` asks it for input) and stops with `tasks/cancel`. A client that does not
+   * take tasks gets the work's result in the call. Such tasks run in this process (see
+   * `ExtensionTasks`).
+   */
+  task(ctx: ServerContext, work: (task: ExtensionTask) => Promise<CallToolResult>): Promise<CallToolResult>;
+  /**
+   * Declares that a tool registered above answers as a task (`execution.taskSupport` in
+   * `tools/list`): `optional`, or `required`, whose calls from a client that did not declare the
+   * tasks extension are answered with -32021 before the tool runs.
+   */
+  taskSupport(tool: string, support: 'optional' | 'required'): void;
 }
 
 /** A request handler of either SDK: request in, result out. */
@@ -98,7 +115,15 @@ export class RequiredCapabilities {
     // Read here, not through modern-calls' `envelope`: that module imports this one.
     const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
     const declared = (envelope[CLIENT_CAPABILITIES_META_KEY] ?? {}) as Record<string, unknown>;
-    const missing = Object.fromEntries(Object.entries(needed).filter(([name]) => declared[name] === undefined));
+    const missing = Object.fromEntries(
+      Object.entries(needed).flatMap(([name, value]): [string, unknown][] => {
+        if (name !== 'extensions') return declared[name] === undefined ? [[name, value]] : [];
+        // Extensions by their identifiers: a client declaring some is not declaring all.
+        const have = (declared.extensions ?? {}) as Record<string, unknown>;
+        const lacking = Object.entries(value as Record<string, unknown>).filter(([id]) => have[id] === undefined);
+        return lacking.length ? [[name, Object.fromEntries(lacking)]] : [];
+      }),
+    );
     if (Object.keys(missing).length > 0)
       throw new MissingRequiredClientCapabilityError({ requiredCapabilities: missing as ClientCapabilities });
   }

@@ -6,6 +6,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { createAgentMcpServer } from './agent-mcp-server';
 import type { AgentMcpServerOptions } from './mcp-server-options';
 import { createModernAgentMcpServer, requestStateCodec } from './modern/modern-server';
+import { ExtensionTasks } from './modern/extension-tasks';
 
 /** A connection served over stdio: ends when the client closes stdin, or on `close`. */
 export interface StdioConnection {
@@ -38,7 +39,9 @@ export async function serveAgentsOverStdio(
   const link = new OpenedTransport(raw, first);
   if (isModernOpening(first)) {
     const codec = requestStateCodec(options.requestStateKey);
-    const handle = serveStdio(() => createModernAgentMcpServer(options, codec), {
+    // One set of extension tasks for the connection, whichever server instance answers a request.
+    const tasks = new ExtensionTasks();
+    const handle = serveStdio(() => createModernAgentMcpServer(options, codec, undefined, tasks), {
       legacy: 'reject',
       // The two SDKs' transport interfaces describe the same object.
       transport: link as never,

@@ -86,6 +86,11 @@ describe("the SDKs' own handlers, which the servers hand calls on to", () => {
     expect(sdkToolCallHandler(server)).toBeDefined();
     expect(sdkRequestHandler(server, 'tools/list')).toBeDefined();
     expect(typeof (server.server as unknown as { _ondiscover?: unknown })._ondiscover).toBe('function');
+    // taskSupport sets a registered tool's `execution`, which registerTool drops, in this map.
+    const registered = (server as unknown as { _registeredTools: Record<string, { execution?: unknown }> })
+      ._registeredTools.echo;
+    expect(registered).toBeDefined();
+    expect('execution' in registered).toBe(true);
   });
 });
 

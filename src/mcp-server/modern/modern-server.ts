@@ -22,6 +22,7 @@ import {
   type ModernExtensionContext,
 } from '../mcp-server-extension';
 import { modernAgentCall, type CallState } from './modern-calls';
+import { callTask, ExtensionTasks, startedTask, taskPlaceholder } from './extension-tasks';
 import {
   TASKS_EXTENSION,
   cancelModernTask,
@@ -45,6 +46,8 @@ export function createModernAgentMcpServer(
   codec: RequestStateCodec<CallState>,
   /** Tells the HTTP handler's listening clients that lists changed (absent over stdio, where none listen). */
   notify?: ModernExtensionContext['notify'],
+  /** The tasks of the extension's tools (one set for every request the endpoint serves). */
+  tasks: ExtensionTasks = new ExtensionTasks(),
 ): McpServer {
   const server = new McpServer(
     { name: options.name ?? 'durable-agents', version: SERVER_VERSION },
@@ -81,13 +84,25 @@ export function createModernAgentMcpServer(
     ...(notify ? { notify } : {}),
     signState,
     requireClientCapabilities: (tool, capabilities) => required.require(tool, capabilities),
+    task: async (ctx, work) =>
+      clientTakesTasks(ctx)
+        ? taskPlaceholder(tasks.start(tenantOf(ctx) ?? '', work))
+        : work(callTask(ctx.mcpReq.signal)),
+    taskSupport: (tool, support) => {
+      const registered = (server as unknown as { _registeredTools: Record<string, { execution?: unknown }> })
+        ._registeredTools[tool];
+      if (!registered) throw new Error(`taskSupport("${tool}"): register the tool first`);
+      registered.execution = { taskSupport: support };
+      if (support === 'required') required.require(tool, { extensions: { [TASKS_EXTENSION]: {} } });
+    },
   });
   const sdkCall = options.extend ? sdkToolCallHandler<ServerContext>(server) : undefined;
   server.server.setRequestHandler('tools/call', async (request, ctx) => {
     const agent = options.agents.find((a) => a.name === request.params.name);
     if (!agent && sdkCall) {
       required.check(request.params.name, ctx);
-      return (await sdkCall(request, await undecodedContext(ctx, signState))) as never;
+      const result = await sdkCall(request, await undecodedContext(ctx, signState));
+      return (startedTask(result) ?? result) as never;
     }
     if (!agent) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     const parsed = agentArguments(agent.name, request.params.arguments);
@@ -112,7 +127,7 @@ export function createModernAgentMcpServer(
   server.server.setRequestHandler('completion/complete', async (request) => ({
     completion: await complete(options, request.params),
   }));
-  registerTasks(server, options);
+  registerTasks(server, options, tasks);
   announceEveryRevision(server);
   return server;
 }
@@ -165,18 +180,37 @@ function registerResources(server: McpServer, options: AgentMcpServerOptions): v
 const TaskId = z.object({ taskId: z.string().min(1) });
 
 /** The tasks extension's methods (modern-tasks.ts). */
-function registerTasks(server: McpServer, options: AgentMcpServerOptions): void {
+function registerTasks(server: McpServer, options: AgentMcpServerOptions, tasks: ExtensionTasks): void {
   // Custom methods to the SDK (tasks left its core): registered with their own schemas. A client
   // that did not declare the extension is answered with the missing-capability error (-32021).
+  // An extension tool's task is this process's (extension-tasks.ts), an agent's a durable run.
+  const own = (taskId: string) => ExtensionTasks.owns(taskId);
+  const found = <T>(taskId: string, answer: T | undefined | false): T => {
+    if (answer === undefined || answer === false)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task not found: ${taskId}`);
+    return answer;
+  };
   server.server.setRequestHandler('tasks/get', { params: TaskId }, (params, ctx) =>
-    withTasks(ctx, () => getModernTask(options, params.taskId)),
+    withTasks(ctx, async () =>
+      own(params.taskId)
+        ? { ...found(params.taskId, tasks.get(tenantOf(ctx) ?? '', params.taskId)), resultType: 'complete' }
+        : getModernTask(options, params.taskId),
+    ),
   );
   // The SDK lifts `inputResponses` out of every request's params, tasks/update's too.
   server.server.setRequestHandler('tasks/update', { params: TaskId }, (params, ctx) =>
-    withTasks(ctx, () => updateModernTask(options, params.taskId, ctx.mcpReq.inputResponses ?? {})),
+    withTasks(ctx, async () =>
+      own(params.taskId)
+        ? (found(params.taskId, tasks.update(tenantOf(ctx) ?? '', params.taskId, ctx.mcpReq.inputResponses ?? {})), {})
+        : updateModernTask(options, params.taskId, ctx.mcpReq.inputResponses ?? {}),
+    ),
   );
   server.server.setRequestHandler('tasks/cancel', { params: TaskId }, (params, ctx) =>
-    withTasks(ctx, () => cancelModernTask(options, params.taskId)),
+    withTasks(ctx, async () =>
+      own(params.taskId)
+        ? (found(params.taskId, tasks.cancel(tenantOf(ctx) ?? '', params.taskId)), {})
+        : cancelModernTask(options, params.taskId),
+    ),
   );
 }
 
