@@ -84,6 +84,8 @@ export class ConversationExecutor implements AgentExecutor {
         // works on): the client may send it again.
         bus.publish(A2AEvent.task(ctx.task));
         published = true;
+        // Its metadata as it was: its conversation (in its tenant's id space) and its turn.
+        ids.workflowId = taskWorkflowId(ctx.task);
         const turn = (ctx.task.metadata as { turn?: number } | undefined)?.turn;
         update(ctx.task.status.state, `${(err as Error).message}; the message was not taken, send it again`, turn);
         return;
