@@ -21,7 +21,12 @@ import { ledgerOf, ModelTimeBudget } from './attempt-ledger';
 import { keepHeartbeating, recordForNextAttempt } from './heartbeat';
 import { checkAnswer, type OutputSchemas } from './structured-output';
 import { liveText } from '../contracts/live-text';
-import { TextPublisher, type StreamingOptions } from './text-publisher';
+import {
+  DEFAULT_BATCH_INTERVAL_MS,
+  DEFAULT_DURABLE_BATCH_INTERVAL_MS,
+  TextPublisher,
+  type StreamingOptions,
+} from './text-publisher';
 import { turnAbortSignal } from './turn-abort';
 import type { BlobStore } from '../storage/blob-store';
 import { ModelGate } from './model-gate';
@@ -240,7 +245,10 @@ function publisherOf(
   if (!input.stream || streaming?.enabled === false) return undefined;
   const { call } = input.stream;
   const live = liveTextOf(input.workflowId, call, attempt);
-  return new TextPublisher(textSender(client, input), call, attempt, streaming?.batchIntervalMs, live);
+  const base = streaming?.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS;
+  const durable = streaming?.durableBatchIntervalMs ?? DEFAULT_DURABLE_BATCH_INTERVAL_MS;
+  const interval = () => (liveText.reachesReaders(input.workflowId) ? base : Math.min(base, durable));
+  return new TextPublisher(textSender(client, input), call, attempt, interval, live);
 }
 
 /** Sends text batches to the model call's own workflow run, over the given client or the worker's. */

@@ -10,10 +10,21 @@ export interface StreamingOptions {
    * batches of a long answer are spaced further apart (see `batchInterval`).
    */
   batchIntervalMs?: number;
+  /**
+   * The same while no live path reaches the call's readers (no reader in this process, and no
+   * live channel between processes up: `AGENT_LIVE_URL` unset or Redis down), in ms; default 50.
+   * Readers elsewhere then read the text from the batches' Signals (see `signalled-text.ts`), so
+   * each word waits about half of it; while Redis is up they read it live, and batches, which are
+   * billable actions and workflow tasks, need not come so often.
+   */
+  durableBatchIntervalMs?: number;
 }
 
 /** The default shortest time between two batches. */
 export const DEFAULT_BATCH_INTERVAL_MS = 100;
+
+/** The default shortest time between two batches while no live path reaches the readers. */
+export const DEFAULT_DURABLE_BATCH_INTERVAL_MS = 50;
 
 /**
  * How long to wait before the next batch, `elapsedMs` into an answer: the base interval, or a
@@ -52,7 +63,8 @@ export class TextPublisher {
     private readonly send: (batch: TextBatch) => Promise<void>,
     private readonly call: number,
     private readonly attempt: number,
-    private readonly baseIntervalMs = DEFAULT_BATCH_INTERVAL_MS,
+    /** The base interval, asked before each batch (it can change while the call writes). */
+    private readonly baseIntervalMs: number | (() => number) = DEFAULT_BATCH_INTERVAL_MS,
     private readonly live?: (text: string, at: number) => void,
   ) {}
 
@@ -97,13 +109,22 @@ export class TextPublisher {
           if (this.pending || this.unsent) this.schedule();
         });
       },
-      batchInterval(Date.now() - this.startedAt!, this.baseIntervalMs),
+      batchInterval(
+        Date.now() - this.startedAt!,
+        typeof this.baseIntervalMs === 'function' ? this.baseIntervalMs() : this.baseIntervalMs,
+      ),
     );
   }
 
   private async flush(): Promise<void> {
     if (this.closed) return;
-    const batch = this.unsent ?? { call: this.call, attempt: this.attempt, seq: ++this.seq, text: this.pending };
+    const batch = this.unsent ?? {
+      call: this.call,
+      attempt: this.attempt,
+      seq: ++this.seq,
+      text: this.pending,
+      at: this.at - this.pending.length,
+    };
     if (!this.unsent) this.pending = '';
     this.unsent = batch;
     try {

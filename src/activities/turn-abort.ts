@@ -15,10 +15,14 @@ export function turnAbortSignal(
   cancellation: AbortSignal,
 ): { signal: AbortSignal; turnEnded(): boolean; done(): void } {
   const ended = new AbortController();
-  const unsubscribe = liveText.subscribe(workflowId, (item) => {
-    if (item.kind === 'event' && (item.event.type === 'turn_completed' || item.event.type === 'turn_failed'))
-      ended.abort(new Error('the turn ended while this activity ran (it was stopped)'));
-  });
+  const unsubscribe = liveText.subscribe(
+    workflowId,
+    (item) => {
+      if (item.kind === 'event' && (item.event.type === 'turn_completed' || item.event.type === 'turn_failed'))
+        ended.abort(new Error('the turn ended while this activity ran (it was stopped)'));
+    },
+    { watcher: true },
+  );
   return {
     signal: AbortSignal.any([cancellation, ended.signal]),
     turnEnded: () => ended.signal.aborted,

@@ -2,7 +2,9 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
 import type { AgentEvent, EventPage, EventsRequest } from '../core/events/agent-events';
+import type { LivePiece } from '../core/events/live-text-merge';
 import { eventsQuery } from '../contracts/definitions';
+import { signalledText } from './signalled-text';
 import { ClientError } from './client-error';
 import { isServerUnreachable } from './outages';
 import { explainFailure, isPlaintextRefused, isUndecodable } from './workflow-lookup';
@@ -35,6 +37,12 @@ export interface StreamEventsOptions {
    * `contracts/live-text.ts`) knows the workflow recorded something before the long poll does.
    */
   nudge?: Nudge;
+  /**
+   * Gets each batch of a model call's text as its Signal reaches the history, before the workflow
+   * has applied it (see `signalled-text.ts`): the live path's pieces, for a reader to merge (see
+   * `LiveTextMerge`). Default: the text comes with the events only.
+   */
+  onText?: (piece: LivePiece) => void;
   /** Called once the first read shows where the stream starts: the offset of the first event it yields (or will). */
   onStart?: (offset: number) => void;
   /**
@@ -89,7 +97,7 @@ export async function* streamEvents(
 ): AsyncGenerator<AgentEvent> {
   let after = options.after;
   const { signal } = options;
-  const watch = new HistoryWatch(client, workflowId);
+  const watch = new HistoryWatch(client, workflowId, options.onText);
   await watch.start();
   const isEnd = options.until ?? (() => false);
   // The first read finds the message's turn, if it has started; the next ones go on from there.
@@ -243,6 +251,7 @@ class HistoryWatch {
   constructor(
     private readonly client: Client,
     private readonly workflowId: string,
+    private readonly onText?: (piece: LivePiece) => void,
   ) {}
 
   /** Positions the watch at the end of the latest run's history (reading it once, in pages). */
@@ -276,6 +285,10 @@ class HistoryWatch {
       let changed = false;
       for (const e of response.history?.events ?? []) {
         if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) changed = true;
+        if (this.onText && e.workflowExecutionSignaledEventAttributes) {
+          const piece = await signalledText(this.client, this.workflowId, e.workflowExecutionSignaledEventAttributes);
+          if (piece) this.onText(piece);
+        }
         const next = e.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
         if (next) {
           await this.follow(next, 0);

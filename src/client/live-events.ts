@@ -1,4 +1,4 @@
-import { LiveTextMerge } from '../core/events/live-text-merge';
+import { LiveTextMerge, type LivePiece } from '../core/events/live-text-merge';
 import type { AgentEvent } from '../core/events/agent-events';
 import { liveText, type LiveItem } from '../contracts/live-text';
 import { Nudge, streamEvents, type StreamEventsOptions } from './event-stream';
@@ -57,7 +57,11 @@ export interface LiveTextOptions {
  */
 export async function* withLiveText(
   workflowId: string,
-  open: (live: { nudge: Nudge; onStart: (offset: number) => void }) => AsyncGenerator<AgentEvent>,
+  open: (live: {
+    nudge: Nudge;
+    onStart: (offset: number) => void;
+    onText: (piece: LivePiece) => void;
+  }) => AsyncGenerator<AgentEvent>,
   options: LiveTextOptions = {},
 ): AsyncGenerator<AgentEvent> {
   const nudge = new Nudge();
@@ -80,6 +84,11 @@ export async function* withLiveText(
   });
   const durable = open({
     nudge,
+    // The text batches the history shows as their Signals arrive: the same pieces, from Temporal.
+    onText: (piece) => {
+      take(merge.live(piece));
+      if (merge.waiting) nudge.notify();
+    },
     onStart: (offset) => {
       started = true;
       take(merge.startAt(offset));

@@ -74,12 +74,16 @@ export interface LiveBridge {
   unwatch(workflowId: string): void;
   /** Where it goes, for messages (a Redis URL without its password). */
   readonly location: string;
+  /** Whether it carries items now (connected); absent: taken as always. */
+  readonly up?: boolean;
   close(): Promise<void>;
 }
 
 /** The process-wide registry of readers, by workflow id. */
 class LiveTextHub {
   private readonly listeners = new Map<string, Set<Listener>>();
+  /** Of the listeners, how many show what they get to someone (not {@link subscribe}'s `watcher`s), by workflow id. */
+  private readonly readers = new Map<string, number>();
   private bridgeOf?: LiveBridge;
 
   /** The channel to other processes, when one is set (`AGENT_LIVE_URL`). */
@@ -105,6 +109,15 @@ class LiveTextHub {
     return this.bridgeOf !== undefined || this.listeners.has(workflowId);
   }
 
+  /**
+   * Whether what is published for `workflowId` reaches its readers live: one reads it in this
+   * process, or a bridge is up that carries it to the others. When not, readers elsewhere have
+   * only the durable path (the model call then sends its text batches sooner; see `TextPublisher`).
+   */
+  reachesReaders(workflowId: string): boolean {
+    return this.readers.has(workflowId) || (this.bridgeOf !== undefined && this.bridgeOf.up !== false);
+  }
+
   /** Hands an item to the readers of its workflow, here and through the bridge. */
   publish(item: LiveItem): void {
     this.deliver(item);
@@ -122,15 +135,29 @@ class LiveTextHub {
     }
   }
 
-  /** Reads the items of `workflowId` until the returned function is called. */
-  subscribe(workflowId: string, listener: Listener): () => void {
+  /**
+   * Reads the items of `workflowId` until the returned function is called. A `watcher` (a worker
+   * listening for its turn's end) shows nobody the text: it does not count as a reader in
+   * {@link reachesReaders}.
+   */
+  subscribe(workflowId: string, listener: Listener, options: { watcher?: boolean } = {}): () => void {
     let set = this.listeners.get(workflowId);
     if (!set) {
       this.listeners.set(workflowId, (set = new Set()));
       this.bridgeOf?.watch(workflowId);
     }
     set.add(listener);
+    const reader = !options.watcher;
+    if (reader) this.readers.set(workflowId, (this.readers.get(workflowId) ?? 0) + 1);
+    let subscribed = true;
     return () => {
+      if (!subscribed) return;
+      subscribed = false;
+      if (reader) {
+        const left = this.readers.get(workflowId)! - 1;
+        if (left > 0) this.readers.set(workflowId, left);
+        else this.readers.delete(workflowId);
+      }
       set.delete(listener);
       if (set.size === 0 && this.listeners.get(workflowId) === set) {
         this.listeners.delete(workflowId);

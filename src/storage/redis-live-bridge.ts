@@ -154,6 +154,9 @@ export function redisLiveBridge(options: {
 
   return {
     location,
+    get up() {
+      return publisher.isReady;
+    },
     publish(item) {
       if (!publisher.isReady) return;
       const channel = channelOf(item.workflowId);

@@ -49,7 +49,8 @@ export interface AgentsPluginOptions {
   /**
    * How model calls stream their text to subscribers: `{ enabled: false }` turns it off on this
    * worker (text then arrives in one piece per model call), `batchIntervalMs` spaces the batches
-   * (default 100 ms; each batch is one signal). Runs can also opt out with `stream: false`.
+   * (default 100 ms; each batch is one signal), `durableBatchIntervalMs` while no live path
+   * reaches the readers (default 50 ms). Runs can also opt out with `stream: false`.
    */
   streaming?: StreamingOptions;
   /**

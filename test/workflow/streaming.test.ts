@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Client } from '@temporalio/client';
 import type { AgentEvent } from '../../src/core/events/agent-events';
+import type { LivePiece } from '../../src/core/events/live-text-merge';
 import { isTurnEnd, streamEvents } from '../../src/client/event-stream';
 import { startAgentRun } from '../../src/client/run-agent';
 import { call, startModel, startScriptedModel } from '../helpers/scripted-model';
@@ -77,6 +78,41 @@ it('streams a run: tool calls as they start and finish, the answer in pieces whi
     const again = await collect(t.client, handle.workflowId, 4);
     expect(again.map((e) => e.offset)).toEqual(events.slice(5).map((e) => e.offset));
     expect(again.map(({ receivedAt: _, ...e }) => e)).toEqual(events.slice(5).map(({ receivedAt: _, ...e }) => e));
+  });
+});
+
+it('a reader that follows the history gets each text batch from its Signal, at its position, before the workflow applies it', async () => {
+  const t = temporal();
+  const pieces = ANSWER.match(/\S+\s*/g)!;
+  const model = await startScriptedModel([{ content: ANSWER, chunks: pieces, chunkDelayMs: 40 }]);
+  const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, registry: testRegistry() });
+  await worker.runUntil(async () => {
+    const handle = await startAgentRun(t.client, { message: 'say it' }, { taskQueue });
+    const signalled: Array<LivePiece & { receivedAt: number }> = [];
+    const events: Array<AgentEvent & { receivedAt: number }> = [];
+    const stream = streamEvents(t.client, handle.workflowId, {
+      after: -1,
+      until: (e) => isTurnEnd(e),
+      onText: (piece) => signalled.push({ ...piece, receivedAt: Date.now() }),
+    });
+    for await (const e of stream) events.push({ ...e, receivedAt: Date.now() });
+    await handle.result();
+    // Every batch but the last (the call's reply carries it), in order, where the answer has it.
+    expect(signalled.length).toBeGreaterThan(1);
+    let at = 0;
+    for (const piece of signalled) {
+      expect(piece).toMatchObject({ call: 1, attempt: 1, at });
+      expect(ANSWER.slice(piece.at, piece.at + piece.text.length)).toBe(piece.text);
+      at += piece.text.length;
+    }
+    expect(at).toBeLessThan(ANSWER.length);
+    // Sooner than the log: the event log shows the first batch's text no earlier than its Signal came.
+    const shown = (upTo: number) =>
+      events.find(
+        (e) => e.type === 'text_delta' && deltasOf(events.slice(0, events.indexOf(e) + 1), 1).join('').length >= upTo,
+      )!;
+    const first = signalled[0];
+    expect(shown(first.at + first.text.length).receivedAt).toBeGreaterThanOrEqual(first.receivedAt);
   });
 });
 

@@ -174,7 +174,10 @@ export const AGENT_EVENT_TYPES = [
 /**
  * What the model-call activity signals while the model writes: text of one attempt of one call.
  * `seq` counts the attempt's batches from 1, so a batch delivered twice is applied once.
- * `failed` reports why an attempt is about to fail (Temporal may retry it).
+ * `failed` reports why an attempt is about to fail (Temporal may retry it). `at` is where `text`
+ * starts in the attempt's text: a reader that follows the workflow's history takes the batch from
+ * its Signal as it arrives, before the workflow has applied it (the live path's positions; see
+ * `LiveTextMerge`). The workflow itself does not need it (batches of an attempt come in order).
  */
 export interface TextBatch {
   call: number;
@@ -182,6 +185,8 @@ export interface TextBatch {
   seq: number;
   text?: string;
   failed?: string;
+  /** Absent from batches of activities older than 2026-11-30: readers then wait for the workflow to apply them. */
+  at?: number;
 }
 
 /** What a tool-call activity signals as it starts an attempt after the first (see `tool_retried`). */
