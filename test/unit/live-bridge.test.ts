@@ -100,3 +100,22 @@ describe('joinLivePieces', () => {
     expect(joinLivePieces(items).map((i) => (i.kind === 'text' ? i.text : ''))).toEqual(['a', 'bc', 'd', 'e', 'f']);
   });
 });
+
+it('text reaches readers live when one reads it here or a bridge is up; a worker watching for its turn end is no reader', () => {
+  const id = 'reaches-1';
+  expect(liveText.reachesReaders(id)).toBe(false);
+  const unwatch = liveText.subscribe(id, () => undefined, { watcher: true });
+  expect(liveText.listening(id)).toBe(true);
+  expect(liveText.reachesReaders(id)).toBe(false);
+  const unread = liveText.subscribe(id, () => undefined);
+  expect(liveText.reachesReaders(id)).toBe(true);
+  unread();
+  unread(); // twice: counted once
+  expect(liveText.reachesReaders(id)).toBe(false);
+  const bridge = { ...recordingBridge(), up: true };
+  liveText.useBridge(bridge);
+  expect(liveText.reachesReaders(id)).toBe(true);
+  bridge.up = false;
+  expect(liveText.reachesReaders(id)).toBe(false);
+  unwatch();
+});
