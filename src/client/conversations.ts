@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
   WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
   WorkflowUpdateFailedError,
   type Client,
   type WorkflowHandle,
@@ -26,6 +27,7 @@ import { ClientError } from './client-error';
 import { isTurnEnd, keptEvents, streamEvents } from './event-stream';
 import { withOutageRetries, type OutageOptions } from './outages';
 import { explainFailure, kindProblem, lookupWorkflow } from './workflow-lookup';
+import { openedBefore } from './opened-before';
 import { storedImages } from './stored-images';
 import { explainTenantStart, tenantStartOptions } from './tenant-scope';
 import { troubleClause, workflowTaskTrouble } from './workflow-task-failure';
@@ -128,15 +130,26 @@ export async function startMessage(
   const messageId = message.messageId ?? randomUUID();
   const turn = await turnInput(client, { ...message, messageId }, start.blobStore);
   checkLocally(conversationId, turn, start);
-  const wasOpen = recentlyOpen(client, conversationId) || (await isOpenConversation(client, conversationId));
+  // Whether it was open is learnt while the message goes (see opened-before.ts): a conversation
+  // this process sent to a moment ago is taken as open without asking.
+  const opened = recentlyOpen(client, conversationId) ? Promise.resolve(true) : openedBefore(client, conversationId);
+  opened.catch(() => undefined);
+  // Whether it was open, once the lookup answered; an id of another kind of workflow is refused.
+  // A lookup the server could not answer leaves it unsure: taken as not open.
+  const wasOpenBefore = () =>
+    opened.catch((err: unknown) => {
+      if (err instanceof ClientError && err.kind === 'wrong_kind') throw err;
+      return false;
+    });
   // `runId`: the run the message went to, once the Update was accepted.
-  const failed = async (err: unknown, runId?: string) => {
+  const failed = async (err: unknown, wasOpen: boolean, runId?: string) => {
     if (!wasOpen && err instanceof WorkflowUpdateFailedError) await discardIfUnused(client, conversationId, runId);
     const tenantless = explainTenantStart(client, err);
     if (tenantless !== err) return tenantless;
     return explainFailure(client, conversationId, err, 'conversation');
   };
-  const send = () =>
+  // `again`: the id's last run has closed, so the message starts it afresh.
+  const send = (again: boolean) =>
     withOutageRetries(
       () =>
         client.workflow.startUpdateWithStart(sendMessageUpdate, {
@@ -144,20 +157,34 @@ export async function startMessage(
           updateId: messageId,
           waitForStage: 'ACCEPTED',
           // A with-start operation is single-use: a fresh one for every attempt.
-          startWorkflowOperation: startOperation(conversationId, turn, start),
+          startWorkflowOperation: startOperation(conversationId, turn, start, again),
         }),
       wait,
     );
+  const accept = (again: boolean) =>
+    wait.acceptWithinMs === undefined ? send(again) : acceptedWithin(client, () => send(again), wait);
   let handle;
   try {
-    handle = wait.acceptWithinMs === undefined ? await send() : await acceptedWithin(client, send, wait);
+    try {
+      handle = await accept(false);
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      // A closed workflow holds the id (the lookup saw it): a one-shot run's is refused, a
+      // conversation's starts afresh.
+      await wasOpenBefore();
+      handle = await accept(true);
+    }
   } catch (err) {
-    const explained = await failed(err);
+    if (err instanceof ClientError && err.kind === 'wrong_kind') throw err;
+    const wasOpen = await wasOpenBefore();
+    const explained = await failed(err, wasOpen);
     // Its workers fail its tasks, so it cannot accept an Update now; a Signal the server keeps.
     if (wasOpen && explained instanceof ClientError && explained.kind === 'worker_failing')
       throw await queueWhileFailing(client, conversationId, turn, explained);
     throw explained;
   }
+  // Answered long ago: the message's acceptance takes a workflow task.
+  const wasOpen = await wasOpenBefore();
   if (handle === 'not accepted') {
     // No worker answers now (none runs, or the one that ran it died): Temporal keeps the message
     // as a Signal, and the conversation answers it once a worker runs it. Should the Update be
@@ -184,7 +211,7 @@ export async function startMessage(
       try {
         return await withOutageRetries(() => accepted.result(), wait);
       } catch (err) {
-        throw await failed(err, accepted.workflowRunId);
+        throw await failed(err, wasOpen, accepted.workflowRunId);
       }
     },
   };
@@ -476,13 +503,16 @@ async function discardIfUnused(client: Client, conversationId: string, runId?: s
   }
 }
 
-function startOperation(conversationId: string, turn: TurnInput, start: ConversationStart) {
+function startOperation(conversationId: string, turn: TurnInput, start: ConversationStart, again: boolean) {
   return new WithStartWorkflowOperation<typeof conversationWorkflow>(CONVERSATION_WORKFLOW_TYPE, {
     workflowId: conversationId,
     taskQueue: start.taskQueue,
     args: [start.options ?? {}],
-    // An open conversation takes the message; a closed one is started afresh under the same id.
+    // An open conversation takes the message. A closed workflow under the id is refused at first
+    // (it may be a one-shot run's, which a conversation must not take over): once looked up, a
+    // closed conversation is started afresh under the same id (`again`).
     workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdReusePolicy: again ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
     staticSummary: conversationSummary(turn),
     ...startPriority(start),
   });

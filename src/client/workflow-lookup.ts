@@ -24,6 +24,8 @@ export interface WorkflowLookup {
   failingTasks: boolean;
   /** The tenant it works for (`AgentTenant`), when it has one. */
   tenant?: string;
+  /** How many events its history holds. */
+  historyLength: number;
 }
 
 /**
@@ -45,6 +47,7 @@ export async function lookupWorkflow(client: Client, workflowId: string): Promis
       status: d.status.name,
       running: d.status.name === 'RUNNING',
       failingTasks: (d.raw.pendingWorkflowTask?.attempt ?? 0) >= 2,
+      historyLength: d.historyLength,
       ...(typeof tenant === 'string' ? { tenant } : {}),
     };
   } catch (err) {
