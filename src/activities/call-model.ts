@@ -21,6 +21,7 @@ import { ledgerOf, ModelTimeBudget } from './attempt-ledger';
 import { keepHeartbeating, recordForNextAttempt } from './heartbeat';
 import { checkAnswer, type OutputSchemas } from './structured-output';
 import { liveText } from '../contracts/live-text';
+import { textCounterFor } from '../models/tokenizer';
 import {
   DEFAULT_BATCH_INTERVAL_MS,
   DEFAULT_DURABLE_BATCH_INTERVAL_MS,
@@ -69,6 +70,9 @@ export function createCallModel(deps: {
   const gate = deps.gate ?? new ModelGate(defaultPricing(config));
   const { pricing } = gate;
   const conversations = deps.conversations ?? createConversationLoader(deps.client);
+  // The tokenizer's ranks take about 150 ms to load: loaded as the worker starts, not in the first
+  // chat's model call (its first token would wait for them).
+  if (config.configured) setTimeout(() => textCounterFor(config.model), 0).unref();
 
   return async function callModel(input: ModelCallInput): Promise<ModelReply> {
     // Where this call goes, resolved once: everything that depends on the model goes by it.
