@@ -11,6 +11,7 @@ import {
 import type { Client } from '@temporalio/client';
 import { cancelWork, decideApproval, readStatus } from '../../client/workflow-controls';
 import { isTurnEnd, streamEvents } from '../../client/event-stream';
+import { streamLiveEvents } from '../../client/live-events';
 import { runOutcome } from '../../client/run-agent';
 import type { TurnResult } from '../../core/state/run-results';
 import { approvalAsk, approvalForm, decisionOf, type ApprovalAsk } from '../approval-form';
@@ -191,7 +192,8 @@ async function report(
   if (token === undefined && !logs) return;
   let step = 0;
   try {
-    for await (const event of streamEvents(client, state.w, {
+    // Live: each event as the workflow records it, from any worker (`AGENT_LIVE_URL`), as the other doors show them.
+    for await (const event of streamLiveEvents(client, state.w, {
       ...(state.m ? { messageId: state.m } : {}),
       signal,
       until: (e) => isTurnEnd(e),
