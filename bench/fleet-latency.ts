@@ -9,7 +9,7 @@
  * durable path alone).
  *
  * Run alone: `node --import tsx bench/fleet-latency.ts` (BENCH_FLEET_RUNS turns per case, default
- * 10); `npm run bench` runs it too.
+ * 30); `npm run bench` runs it too.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -370,7 +370,7 @@ export function fleetLatencyTable(f: FleetLatencies): string {
 }
 
 if (require.main === module) {
-  fleetLatency(Number(process.env.BENCH_FLEET_RUNS ?? 10))
+  fleetLatency(Number(process.env.BENCH_FLEET_RUNS ?? 30))
     .then((f) => console.log(fleetLatencyTable(f)))
     .catch((err) => {
       console.error(err);
