@@ -250,7 +250,10 @@ function publisherOf(
   const { call } = input.stream;
   const live = liveTextOf(input.workflowId, call, attempt);
   const base = streaming?.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS;
-  const durable = streaming?.durableBatchIntervalMs ?? DEFAULT_DURABLE_BATCH_INTERVAL_MS;
+  // A worker that spaced its batches itself (fewer Signals) keeps that spacing unless told otherwise.
+  const durable =
+    streaming?.durableBatchIntervalMs ??
+    (streaming?.batchIntervalMs !== undefined ? base : DEFAULT_DURABLE_BATCH_INTERVAL_MS);
   const interval = () => (liveText.reachesReaders(input.workflowId) ? base : Math.min(base, durable));
   return new TextPublisher(textSender(client, input), call, attempt, interval, live);
 }

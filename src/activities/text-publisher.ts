@@ -12,7 +12,8 @@ export interface StreamingOptions {
   batchIntervalMs?: number;
   /**
    * The same while no live path reaches the call's readers (no reader in this process, and no
-   * live channel between processes up: `AGENT_LIVE_URL` unset or Redis down), in ms; default 50.
+   * live channel between processes up: `AGENT_LIVE_URL` unset or Redis down), in ms; default 50,
+   * or `batchIntervalMs` when that is set.
    * Readers elsewhere then read the text from the batches' Signals (see `signalled-text.ts`), so
    * each word waits about half of it; while Redis is up they read it live, and batches, which are
    * billable actions and workflow tasks, need not come so often.

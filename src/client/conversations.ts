@@ -73,7 +73,8 @@ async function turnInput(client: Client, message: MessageRequest, store: BlobSto
 export interface SentMessage {
   /**
    * The conversation was already open, so `options` of {@link ConversationStart} were not applied
-   * (the turn's own `tools` and `approvalTools` were).
+   * (the turn's own `tools` and `approvalTools` were). Looked up while the message went: should
+   * Temporal not answer that lookup, false.
    */
   wasOpen: boolean;
   /** The message's id (the one given, else a new one): the turn that answers it names it (`turn_started.messageId`). */
@@ -134,12 +135,13 @@ export async function startMessage(
   // this process sent to a moment ago is taken as open without asking.
   const opened = recentlyOpen(client, conversationId) ? Promise.resolve(true) : openedBefore(client, conversationId);
   opened.catch(() => undefined);
-  // Whether it was open, once the lookup answered; an id of another kind of workflow is refused.
-  // A lookup the server could not answer leaves it unsure: taken as not open.
-  const wasOpenBefore = () =>
+  // Whether it was open, once the lookup answered: an id of another kind of workflow is refused,
+  // and a lookup the server could not answer is made again (waiting out an outage as the message
+  // does) where the kind decides what happens next; elsewhere it is taken as not open.
+  const wasOpenBefore = (certain = false) =>
     opened.catch((err: unknown) => {
       if (err instanceof ClientError && err.kind === 'wrong_kind') throw err;
-      return false;
+      return certain ? openedBefore(client, conversationId, wait) : false;
     });
   // `runId`: the run the message went to, once the Update was accepted.
   const failed = async (err: unknown, wasOpen: boolean, runId?: string) => {
@@ -164,27 +166,32 @@ export async function startMessage(
   const accept = (again: boolean) =>
     wait.acceptWithinMs === undefined ? send(again) : acceptedWithin(client, () => send(again), wait);
   let handle;
+  // The message started a closed conversation afresh: it was not open.
+  let reopened = false;
   try {
     try {
       handle = await accept(false);
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      // A closed workflow holds the id (the lookup saw it): a one-shot run's is refused, a
-      // conversation's starts afresh.
-      await wasOpenBefore();
+      // A closed workflow holds the id, which a lookup from now says (not the one under way, nor
+      // the cache, which may predate its closing): a one-shot run's is refused, a conversation's
+      // starts afresh.
+      recent.get(client)?.delete(conversationId);
+      reopened = await openedBefore(client, conversationId, wait).then(() => true);
       handle = await accept(true);
     }
   } catch (err) {
     if (err instanceof ClientError && err.kind === 'wrong_kind') throw err;
-    const wasOpen = await wasOpenBefore();
+    const wasOpen = reopened ? false : await wasOpenBefore();
     const explained = await failed(err, wasOpen);
     // Its workers fail its tasks, so it cannot accept an Update now; a Signal the server keeps.
     if (wasOpen && explained instanceof ClientError && explained.kind === 'worker_failing')
       throw await queueWhileFailing(client, conversationId, turn, explained);
     throw explained;
   }
-  // Answered long ago: the message's acceptance takes a workflow task.
-  const wasOpen = await wasOpenBefore();
+  // Answered long ago (the message's acceptance takes a workflow task); before a Signal that would
+  // start a workflow under the id, for certain.
+  const wasOpen = reopened ? false : await wasOpenBefore(handle === 'not accepted');
   if (handle === 'not accepted') {
     // No worker answers now (none runs, or the one that ran it died): Temporal keeps the message
     // as a Signal, and the conversation answers it once a worker runs it. Should the Update be

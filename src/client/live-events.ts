@@ -129,7 +129,7 @@ export async function* withLiveText(
 export function streamLiveEvents(
   client: Client,
   workflowId: string,
-  options: Omit<StreamEventsOptions, 'nudge' | 'onStart'> = {},
+  options: Omit<StreamEventsOptions, 'nudge' | 'onStart' | 'onText'> = {},
 ): AsyncGenerator<AgentEvent> {
   return withLiveText(workflowId, (live) => streamEvents(client, workflowId, { ...options, ...live }));
 }

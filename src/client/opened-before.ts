@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { withOutageRetries, type OutageOptions } from './outages';
 import { explainFailure, kindProblem, lookupWorkflow } from './workflow-lookup';
 
 /**
@@ -11,12 +12,13 @@ import { explainFailure, kindProblem, lookupWorkflow } from './workflow-lookup';
  * (which a lookup before sending could not have seen either).
  *
  * Throws, as the lookup before sending did, for an id of another kind of workflow (a one-shot
- * run's) and for a server that cannot say.
+ * run's) and for a server that cannot say; with `outages`, it waits a server outage out first.
  */
-export async function openedBefore(client: Client, conversationId: string): Promise<boolean> {
+export async function openedBefore(client: Client, conversationId: string, outages?: OutageOptions): Promise<boolean> {
   let found;
   try {
-    found = await lookupWorkflow(client, conversationId);
+    const lookup = () => lookupWorkflow(client, conversationId);
+    found = await (outages ? withOutageRetries(lookup, outages) : lookup());
   } catch (err) {
     throw await explainFailure(client, conversationId, err, 'conversation');
   }

@@ -25,7 +25,8 @@ function encoding(name: 'o200k' | 'cl100k'): CountText | undefined {
   encodings ??= {};
   if (!(name in encodings)) {
     try {
-      // Loaded on first use, so a worker that never counts does not pay for the ranks.
+      // Loaded on first use (a worker with a model loads them as it starts, see call-model.ts), so
+      // a process that never counts does not pay for the ranks.
       /* eslint-disable @typescript-eslint/no-require-imports */
       const mod: { countTokens: (text: string) => number } =
         name === 'o200k'

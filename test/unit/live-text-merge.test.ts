@@ -46,6 +46,28 @@ describe('LiveTextMerge', () => {
     expect(m.waiting).toBe(false);
   });
 
+  it('stops waiting for a call that started before the reader did: its text comes from the log', () => {
+    const m = new LiveTextMerge();
+    offset = 5; // the reader starts mid-answer: call 2 started before its first event
+    m.startAt(5);
+    expect(m.live({ call: 2, attempt: 1, at: 40, text: 'more ' })).toEqual([]);
+    expect(m.waiting).toBe(true);
+    // The log shows text of call 2, whose start this reader never saw: nothing waits for it any more.
+    expect(shown(m.durable(ev({ type: 'text_delta', call: 2, delta: 'text ' })))).toEqual(['text:text ']);
+    expect(m.waiting).toBe(false);
+    expect(m.live({ call: 2, attempt: 1, at: 45, text: 'again' })).toEqual([]);
+    expect(m.waiting).toBe(false);
+    // A later call's start says the same of every earlier one; its own pieces are shown.
+    expect(m.live({ call: 3, attempt: 1, at: 0, text: 'next' })).toEqual([]);
+    expect(shown(m.durable(ev({ type: 'model_call_started', call: 3, iteration: 2 })))).toEqual([
+      'model_call_started',
+      'text:next',
+    ]);
+    expect(m.waiting).toBe(false);
+    expect(m.live({ call: 2, attempt: 1, at: 50, text: 'late' })).toEqual([]);
+    expect(m.waiting).toBe(false);
+  });
+
   it('announces a later attempt from the live path once, and drops the stale attempt’s durable text', () => {
     const m = new LiveTextMerge();
     const out: AgentEvent[] = [];

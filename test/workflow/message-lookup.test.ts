@@ -41,6 +41,13 @@ it('a new conversation was not open, an open one was, and a closed one starts af
     const described = await t.client.workflow.getHandle(id).describe();
     expect(described.type).toBe(CONVERSATION_WORKFLOW_TYPE);
     expect(described.status.name).toBe('RUNNING');
+    // Closed by another process: this client still takes it for open, and the message starts it afresh.
+    const mine = freshClient();
+    expect((await startMessage(mine, id, { message: 'four' }, { taskQueue })).wasOpen).toBe(true);
+    await endConversation(freshClient(), id);
+    const reopened = await startMessage(mine, id, { message: 'five' }, { taskQueue });
+    expect(reopened.wasOpen).toBe(false);
+    expect((await reopened.result()).content).toBe('you said: five');
   });
 });
 

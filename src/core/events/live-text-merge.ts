@@ -55,6 +55,8 @@ export class LiveTextMerge {
   private next?: number;
   /** Live events beyond the next to show, until the events before them come. */
   private readonly ahead = new Map<number, AgentEvent>();
+  /** Calls up to this one that this reader has not seen start began before its first event. */
+  private startedBefore = 0;
   /** The latest call started: the only one whose text can be shown ahead of the log. */
   private latestCall?: number;
   /** Where each event shown leaves the reader (see {@link LiveTextMerge.positionOf}). */
@@ -155,6 +157,8 @@ export class LiveTextMerge {
     this.lastOffset = e.offset;
     switch (e.type) {
       case 'model_call_started': {
+        // Calls before it that this reader never saw start began before its first event.
+        this.dropEarly(e.call - 1);
         this.calls.set(e.call, {
           turn: e.turn,
           attempt: 1,
@@ -173,7 +177,10 @@ export class LiveTextMerge {
       }
       case 'model_retry': {
         const c = this.calls.get(e.call);
-        if (!c) return [this.shown(e)];
+        if (!c) {
+          this.dropEarly(e.call);
+          return [this.shown(e)];
+        }
         c.durableAttempt = e.attempt;
         c.durableAt = 0;
         if (c.liveRetries.has(e.attempt)) return [];
@@ -186,7 +193,10 @@ export class LiveTextMerge {
       }
       case 'text_delta': {
         const c = this.calls.get(e.call);
-        if (!c) return [this.shown(e)];
+        if (!c) {
+          this.dropEarly(e.call);
+          return [this.shown(e)];
+        }
         if (c.durableAttempt < c.attempt) return []; // the live path shows a later attempt already
         const from = c.durableAt;
         c.durableAt += e.delta.length;
@@ -205,10 +215,26 @@ export class LiveTextMerge {
     }
   }
 
+  /**
+   * Forgets the live pieces kept for calls up to `call` that never started in what this reader
+   * read: they started before its first event (it joined mid-answer), so their text comes from
+   * the log alone, and nothing waits for them (a reader that waits reads the log at every piece).
+   */
+  private dropEarly(call: number): void {
+    this.startedBefore = Math.max(this.startedBefore, call);
+    for (const [kept, pieces] of this.early)
+      if (kept <= call) {
+        this.early.delete(kept);
+        this.earlyCount -= pieces.length;
+      }
+  }
+
   /** A live piece of text: what to show for it now (nothing while its call has not started in the log). */
   live(piece: LivePiece): AgentEvent[] {
     const c = this.calls.get(piece.call);
     if (!c) {
+      // A call that began before this reader did: the log alone shows its text.
+      if (piece.call <= this.startedBefore) return [];
       if (this.earlyCount >= MAX_EARLY_PIECES) return []; // the log will show it
       const list = this.early.get(piece.call) ?? [];
       list.push(piece);
