@@ -31,6 +31,7 @@ export async function runRunCommand(command: RunCommand, { target, io }: Command
     note: json || events ? () => undefined : note,
     alert: note,
     onEvent,
+    loggedEvents: events,
   });
   if ('outcome' in r) {
     printer?.endLine();

@@ -1,6 +1,6 @@
 import type { AgentEvent } from '../core/events/agent-events';
 import type { AgentInput } from '../core/state/run-options';
-import { isTurnEnd } from '../client/event-stream';
+import { isTurnEnd, streamEvents } from '../client/event-stream';
 import { streamLiveEvents } from '../client/live-events';
 import { ClientError } from '../client/client-error';
 import { DEFAULT_OUTAGE_BUDGET_MS, isServerUnreachable } from '../client/outages';
@@ -28,6 +28,11 @@ export interface RunFlowOptions extends CommandTarget {
   waitMs?: number;
   /** Receives the run's events as they happen (text as it is written, tool calls, ...). */
   onEvent?: (event: AgentEvent) => void;
+  /**
+   * `onEvent` gets the events exactly as the run's log records them, each offset once (`--events`,
+   * a machine's reading), not with the live text merged in (a person's).
+   */
+  loggedEvents?: boolean;
 }
 
 /** How a command-line run ended for the command: with the run's outcome, or by no longer waiting for it. */
@@ -71,7 +76,8 @@ export async function runFromCommandLine(options: RunFlowOptions): Promise<RunFl
             approval: (p) => approvalHint(workflowId, p).forEach((line) => alert(line)),
             failing: (reason) => alert(`The run makes no progress: its workers fail its workflow tasks: ${reason}`),
           });
-          if (options.onEvent) streamed = forwardEvents(session, workflowId, options.onEvent, streaming.signal);
+          if (options.onEvent)
+            streamed = forwardEvents(session, workflowId, options.onEvent, streaming.signal, options.loggedEvents);
           const outcome = runOutcome(handle, { note: alert }).catch((err: unknown) => {
             // The outage outlasted our patience, not the run: it goes on once Temporal is back.
             if (!isServerUnreachable(err)) throw err;
@@ -106,14 +112,14 @@ async function forwardEvents(
   workflowId: string,
   onEvent: (event: AgentEvent) => void,
   signal: AbortSignal,
+  logged = false,
 ): Promise<void> {
   try {
-    for await (const event of streamLiveEvents(session.client, workflowId, {
-      after: -1,
-      signal,
-      until: (e) => isTurnEnd(e),
-    }))
-      onEvent(event);
+    const options = { after: -1, signal, until: (e: AgentEvent) => isTurnEnd(e) };
+    const events = logged
+      ? streamEvents(session.client, workflowId, options)
+      : streamLiveEvents(session.client, workflowId, options);
+    for await (const event of events) onEvent(event);
   } catch {
     // The outcome still arrives (and is printed) without the live view.
   }

@@ -15,7 +15,7 @@ import {
 } from '../contracts/definitions';
 import { tenantStartOptions } from './tenant-scope';
 import { ClientError } from './client-error';
-import { startMessage, type ConversationStart, type MessageRequest, type SendOptions } from './conversations';
+import { seenOpen, startMessage, type ConversationStart, type MessageRequest, type SendOptions } from './conversations';
 import { explainFailure, lookupWorkflow } from './workflow-lookup';
 import { adoptStartingState } from './workspaces';
 
@@ -186,6 +186,8 @@ async function forkInto(
       throw new ClientError('already_running', `"${into}" exists already: fork into a new id`, into);
     throw err;
   }
+  // Open now, whatever a lookup finds of so young a run: a refused first message must not remove the fork.
+  seenOpen(client, into);
   if (fork.message === undefined) return { conversationId: into, branch: 'main' };
   const request = typeof fork.message === 'string' ? { message: fork.message } : fork.message;
   const sent = await startMessage(client, into, request, { ...start, options: undefined }, wait);

@@ -460,7 +460,8 @@ function recentlyOpen(client: Client, conversationId: string): boolean {
   return at !== undefined && Date.now() - at < OPEN_FOR_MS;
 }
 
-function seenOpen(client: Client, conversationId: string): void {
+/** Notes a conversation as open (it took a message, or was just started): the next message skips the lookup. */
+export function seenOpen(client: Client, conversationId: string): void {
   let seen = recent.get(client);
   if (!seen) recent.set(client, (seen = new Map()));
   seen.delete(conversationId);
