@@ -11,21 +11,17 @@ import { runSummary } from '../core/context/summaries';
 import { turnProblem, validateConversationOptions } from '../core/conversation/conversation';
 import { workflowIdProblem } from '../core/run/run-input';
 import type { ConversationOptions, TurnInput } from '../core/conversation/conversation-state';
-import type { ConversationResult, ConversationStatus } from '../core/conversation/conversation-status';
 import type { ConversationTurnResult } from '../core/state/run-results';
-import type { AgentEvent } from '../core/events/agent-events';
 import type { conversationWorkflow } from '../workflows/bundle';
 import {
-  cancelTurnUpdate,
   conversationStatusQuery,
   CONVERSATION_WORKFLOW_TYPE,
-  endConversationUpdate,
   queueMessageSignal,
   sendMessageUpdate,
 } from '../contracts/definitions';
 import { ClientError } from './client-error';
-import { isTurnEnd, keptEvents, streamEvents } from './event-stream';
 import { withOutageRetries, type OutageOptions } from './outages';
+import { forgetOpen, recentlyOpen, seenOpen } from './recent-conversations';
 import { explainFailure, kindProblem, lookupWorkflow } from './workflow-lookup';
 import { openedBefore } from './opened-before';
 import { storedImages } from './stored-images';
@@ -33,6 +29,9 @@ import { explainTenantStart, tenantStartOptions } from './tenant-scope';
 import { troubleClause, workflowTaskTrouble } from './workflow-task-failure';
 import type { BlobStore } from '../storage/blob-store';
 import type { ImageInput } from '../storage/images';
+
+export { cancelTurn, conversationStatus, endConversation, stopTurn } from './conversation-controls';
+export { seenOpen } from './recent-conversations';
 
 /**
  * Client side of conversations: one workflow per conversation id. Sending a message starts the
@@ -176,7 +175,7 @@ export async function startMessage(
       // A closed workflow holds the id, which a lookup from now says (not the one under way, nor
       // the cache, which may predate its closing): a one-shot run's is refused, a conversation's
       // starts afresh.
-      recent.get(client)?.delete(conversationId);
+      forgetOpen(client, conversationId);
       reopened = await openedBefore(client, conversationId, wait).then(() => true);
       handle = await accept(true);
     }
@@ -335,138 +334,8 @@ export async function queueMessage(
   return { wasOpen };
 }
 
-/** What the conversation is doing now. */
-export async function conversationStatus(client: Client, conversationId: string): Promise<ConversationStatus> {
-  try {
-    return await handle(client, conversationId).query(conversationStatusQuery);
-  } catch (err) {
-    throw await explainFailure(client, conversationId, err, 'conversation');
-  }
-}
-
-/**
- * Cancels the running turn (it ends with status `cancelled`); the conversation stays open. With
- * `turn`, only that turn (refused once it is not running), as one Update with the others that
- * stop it (their id is `stop-<turn>`).
- */
-export async function cancelTurn(client: Client, conversationId: string, turn?: number): Promise<{ turn: number }> {
-  try {
-    return await withOutageRetries(
-      () =>
-        handle(client, conversationId).executeUpdate(cancelTurnUpdate, {
-          args: [turn === undefined ? {} : { turn }],
-          ...(turn !== undefined ? { updateId: `stop-${turn}` } : {}),
-        }),
-      { budgetMs: 30_000, busy: true },
-    );
-  } catch (err) {
-    throw await explainFailure(client, conversationId, err, 'conversation');
-  }
-}
-
-/** How long {@link stopTurn} waits for the stopped turn to end before it answers anyway. */
-const STOP_WAIT_MS = 30_000;
-
-/** Stops under way in this process, by client and conversation: a second Stop of a turn shares the first's. */
-const stopping = new WeakMap<Client, Map<string, Promise<{ turn: number; status: string } | undefined>>>();
-
-/**
- * Stops the running turn, as a chat's Stop button means it: the model call and the tools are
- * cancelled (tools get their `AbortSignal`), the partial answer stays in the transcript marked
- * `stopped`, and the next message is answered at once. Resolves once the turn has ended (its
- * `turn_completed`, status `cancelled`), or undefined when no turn runs. Stops of one turn
- * coalesce, here (one request to Temporal for all of this process's callers) and in Temporal
- * (every process's stop of turn N is the one Update `stop-N`): a page's repeated clicks, or many
- * callers at once, cost the conversation's history one Update and each get the same answer.
- */
-export function stopTurn(
-  client: Client,
-  conversationId: string,
-): Promise<{ turn: number; status: string } | undefined> {
-  let mine = stopping.get(client);
-  if (!mine) stopping.set(client, (mine = new Map()));
-  const under = mine.get(conversationId);
-  if (under) return under;
-  const stop = stopOnce(client, conversationId).finally(() => mine.delete(conversationId));
-  mine.set(conversationId, stop);
-  return stop;
-}
-
-async function stopOnce(client: Client, conversationId: string): Promise<{ turn: number; status: string } | undefined> {
-  const running = (await conversationStatus(client, conversationId)).currentTurn?.turn;
-  if (running === undefined) return undefined;
-  let turn: number;
-  try {
-    ({ turn } = await cancelTurn(client, conversationId, running));
-  } catch (err) {
-    // Ended between the read and the stop: nothing runs to stop (the next turn is not ours to stop).
-    if (err instanceof ClientError && err.kind === 'rejected' && /no turn is running|is not running/.test(err.message))
-      return undefined;
-    throw err;
-  }
-  const signal = AbortSignal.timeout(STOP_WAIT_MS);
-  const later = (e: AgentEvent) => e.turn > turn;
-  for await (const e of streamEvents(client, conversationId, {
-    signal,
-    until: (e) => isTurnEnd(e, turn) || later(e),
-  })) {
-    if (isTurnEnd(e, turn)) return { turn, status: e.type === 'turn_completed' ? e.result.status : 'failed' };
-    // A later turn already runs (a stop that came late to an ended turn): how it ended is kept.
-    if (later(e)) {
-      const end = (await keptEvents(client, conversationId)).find((k) => isTurnEnd(k, turn));
-      if (end) return { turn, status: end.type === 'turn_completed' ? end.result.status : 'failed' };
-      return { turn, status: 'cancelled' };
-    }
-  }
-  return { turn, status: 'cancelling' };
-}
-
-/**
- * Closes the conversation after its queued messages are answered. Ending one that has already
- * closed is not an error: its result comes back with `alreadyClosed: true`.
- */
-export async function endConversation(
-  client: Client,
-  conversationId: string,
-): Promise<ConversationResult & { alreadyClosed?: true }> {
-  recent.get(client)?.delete(conversationId);
-  try {
-    return await handle(client, conversationId).executeUpdate(endConversationUpdate);
-  } catch (err) {
-    const found = await lookupWorkflow(client, conversationId).catch(() => undefined);
-    if (found?.kind === 'conversation' && found.status === 'COMPLETED') {
-      return { ...((await handle(client, conversationId).result()) as ConversationResult), alreadyClosed: true };
-    }
-    throw await explainFailure(client, conversationId, err, 'conversation');
-  }
-}
-
 function handle(client: Client, conversationId: string): WorkflowHandle<typeof conversationWorkflow> {
   return client.workflow.getHandle<typeof conversationWorkflow>(conversationId);
-}
-
-/**
- * Conversations this process sent a message to in the last {@link OPEN_FOR_MS}: the next message
- * to one skips the lookup before it (a round trip to the server on the way to the first token of
- * every chat message). Should one have closed meanwhile, the message starts it again, as it would
- * anyway; only an empty conversation a refused message started is then left to its idle timeout.
- */
-const recent = new WeakMap<Client, Map<string, number>>();
-const OPEN_FOR_MS = 60_000;
-const RECENT_MAX = 1_000;
-
-function recentlyOpen(client: Client, conversationId: string): boolean {
-  const at = recent.get(client)?.get(conversationId);
-  return at !== undefined && Date.now() - at < OPEN_FOR_MS;
-}
-
-/** Notes a conversation as open (it took a message, or was just started): the next message skips the lookup. */
-export function seenOpen(client: Client, conversationId: string): void {
-  let seen = recent.get(client);
-  if (!seen) recent.set(client, (seen = new Map()));
-  seen.delete(conversationId);
-  seen.set(conversationId, Date.now());
-  if (seen.size > RECENT_MAX) seen.delete(seen.keys().next().value!);
 }
 
 /** Whether a conversation with this id is open. An id of a run (or another workflow) is refused. */
