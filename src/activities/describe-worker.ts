@@ -34,6 +34,8 @@ export function createDescribeWorker(deps: {
     }
     return contextWindows;
   };
+  // Read as the worker starts (the catalogue takes about 15 ms to load), not in a new chat's first task.
+  setTimeout(windows, 0).unref();
   return async function describeWorker(): Promise<WorkerDescription> {
     return {
       searchAttributes: await deps.searchAttributes(),
