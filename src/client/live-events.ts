@@ -17,11 +17,19 @@ export class LiveFeed {
   private reader?: (item: LiveItem) => void;
   private readonly unsubscribe: () => void;
 
-  constructor(readonly workflowId: string) {
-    this.unsubscribe = liveText.subscribe(workflowId, (item) => {
-      if (this.reader) this.reader(item);
-      else if (this.kept.length < MAX_KEPT_ITEMS) this.kept.push(item);
-    });
+  /** `showsText: false`: its reader shows nobody the text (progress), so it does not keep batches frequent (see `reachesReaders`). */
+  constructor(
+    readonly workflowId: string,
+    options: { showsText?: boolean } = {},
+  ) {
+    this.unsubscribe = liveText.subscribe(
+      workflowId,
+      (item) => {
+        if (this.reader) this.reader(item);
+        else if (this.kept.length < MAX_KEPT_ITEMS) this.kept.push(item);
+      },
+      { watcher: options.showsText === false },
+    );
   }
 
   /** From now on `reader` gets every item, first those kept so far. */
@@ -39,6 +47,8 @@ export class LiveFeed {
 export interface LiveTextOptions {
   /** A feed opened earlier (before the message was sent); default: one opened now. */
   feed?: LiveFeed;
+  /** False when the reader shows no text (progress): see {@link LiveFeed}. Default true. */
+  showsText?: boolean;
   /** The event the reader's stream starts with, when a live event can say so before the log does (a turn's `turn_started`). */
   startsWith?: (event: AgentEvent) => boolean;
   /**
@@ -73,7 +83,7 @@ export async function* withLiveText(
     queue.push(...shown);
     if (shown.length > 0) wake?.();
   };
-  const feed = options.feed ?? new LiveFeed(workflowId);
+  const feed = options.feed ?? new LiveFeed(workflowId, { showsText: options.showsText });
   feed.read((item) => {
     if (item.kind === 'event' && !started && options.startsWith?.(item.event)) {
       started = true;
@@ -129,7 +139,10 @@ export async function* withLiveText(
 export function streamLiveEvents(
   client: Client,
   workflowId: string,
-  options: Omit<StreamEventsOptions, 'nudge' | 'onStart' | 'onText'> = {},
+  options: Omit<StreamEventsOptions, 'nudge' | 'onStart' | 'onText'> & Pick<LiveTextOptions, 'showsText'> = {},
 ): AsyncGenerator<AgentEvent> {
-  return withLiveText(workflowId, (live) => streamEvents(client, workflowId, { ...options, ...live }));
+  const { showsText, ...streaming } = options;
+  return withLiveText(workflowId, (live) => streamEvents(client, workflowId, { ...streaming, ...live }), {
+    showsText,
+  });
 }

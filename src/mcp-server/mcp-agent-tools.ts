@@ -124,7 +124,8 @@ function reportProgress(
   void (async () => {
     let step = 0;
     try {
-      for await (const event of streamLiveEvents(client, workflowId, { until: isTurnEnd, signal: stopped.signal })) {
+      const progress = { until: isTurnEnd, signal: stopped.signal, showsText: false };
+      for await (const event of streamLiveEvents(client, workflowId, progress)) {
         if (elicits && event.type === 'approval_requested') void askByElicitation(client, workflowId, event, extra);
         const text = progressText(event);
         if (text === undefined) continue;

@@ -1,4 +1,5 @@
 import { joinLivePieces, liveText, type LiveBridge, type LiveItem } from '../../src/contracts/live-text';
+import { LiveFeed } from '../../src/client/live-events';
 import { liveUrlSetting, redactedRedisUrl, redisUrlProblem } from '../../src/storage/redis-live-bridge';
 
 /** A bridge that records what the hub asks of it. */
@@ -118,4 +119,16 @@ it('text reaches readers live when one reads it here or a bridge is up; a worker
   bridge.up = false;
   expect(liveText.reachesReaders(id)).toBe(false);
   unwatch();
+});
+
+it('a feed whose reader shows no text (progress) is no reader the live path reaches', () => {
+  const id = 'reaches-2';
+  const progress = new LiveFeed(id, { showsText: false });
+  expect(liveText.listening(id)).toBe(true);
+  expect(liveText.reachesReaders(id)).toBe(false);
+  const page = new LiveFeed(id);
+  expect(liveText.reachesReaders(id)).toBe(true);
+  page.close();
+  progress.close();
+  expect(liveText.listening(id)).toBe(false);
 });

@@ -197,6 +197,7 @@ async function report(
       ...(state.m ? { messageId: state.m } : {}),
       signal,
       until: (e) => isTurnEnd(e),
+      showsText: false,
     })) {
       const text = progressText(event);
       if (text === undefined) continue;
