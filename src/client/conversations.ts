@@ -22,7 +22,7 @@ import {
 import { ClientError } from './client-error';
 import { withOutageRetries, type OutageOptions } from './outages';
 import { forgetOpen, recentlyOpen, seenOpen } from './recent-conversations';
-import { explainFailure, kindProblem, lookupWorkflow } from './workflow-lookup';
+import { explainFailure, lookupWorkflow } from './workflow-lookup';
 import { openedBefore } from './opened-before';
 import { storedImages } from './stored-images';
 import { explainTenantStart, tenantStartOptions } from './tenant-scope';
@@ -325,7 +325,7 @@ export async function queueMessage(
 ): Promise<{ wasOpen: boolean }> {
   const turn = await turnInput(client, { ...message, messageId: message.messageId ?? randomUUID() }, start.blobStore);
   checkLocally(conversationId, turn, start);
-  const wasOpen = await isOpenConversation(client, conversationId);
+  const wasOpen = await openedBefore(client, conversationId);
   try {
     await queueSignal(client, conversationId, turn, start);
   } catch (err) {
@@ -336,20 +336,6 @@ export async function queueMessage(
 
 function handle(client: Client, conversationId: string): WorkflowHandle<typeof conversationWorkflow> {
   return client.workflow.getHandle<typeof conversationWorkflow>(conversationId);
-}
-
-/** Whether a conversation with this id is open. An id of a run (or another workflow) is refused. */
-async function isOpenConversation(client: Client, conversationId: string): Promise<boolean> {
-  let found;
-  try {
-    found = await lookupWorkflow(client, conversationId);
-  } catch (err) {
-    throw await explainFailure(client, conversationId, err, 'conversation');
-  }
-  if (!found) return false;
-  const wrong = kindProblem(found, 'conversation');
-  if (wrong) throw wrong;
-  return found.running;
 }
 
 /**

@@ -9,9 +9,10 @@ import { explainFailure, kindProblem, lookupWorkflow } from './workflow-lookup';
  * a run younger than its first workflow task counts as open only when it was there before the
  * message: it continued an earlier run (continue-as-new), or holds a queued message (a Signal).
  * Otherwise it is the run this message started, or one a message sent at the same moment started
- * (which a lookup before sending could not have seen either).
+ * (which a lookup before sending could not have seen either). `queueMessage` asks it before its
+ * Signal, where the same holds.
  *
- * Throws, as the lookup before sending did, for an id of another kind of workflow (a one-shot
+ * Throws, as a lookup before sending did, for an id of another kind of workflow (a one-shot
  * run's) and for a server that cannot say; with `outages`, it waits a server outage out first.
  */
 export async function openedBefore(client: Client, conversationId: string, outages?: OutageOptions): Promise<boolean> {
