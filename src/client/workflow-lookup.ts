@@ -1,5 +1,10 @@
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { QueryNotRegisteredError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import {
+  QueryNotRegisteredError,
+  WorkflowUpdateFailedError,
+  type Client,
+  type WorkflowExecutionDescription,
+} from '@temporalio/client';
 import { BUSY_REFUSAL } from '../core/conversation/busy';
 import type { ConversationResult } from '../core/conversation/conversation-status';
 import { AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE } from '../contracts/definitions';
@@ -189,12 +194,14 @@ export function withinQueryWait<T>(client: Client, work: () => Promise<T>): Prom
  * server knows of it. Throws when Temporal cannot be reached either (then that is the error).
  */
 async function noWorkerAnswers(client: Client, workflowId: string): Promise<ClientError> {
+  // One description gives both the task queue and what is known: a second request could fail
+  // where the first did not (a loaded server), and the 503 would lose its `lastKnown`.
   const d = await client.workflow.getHandle(workflowId).describe();
   return new ClientError(
     'no_worker',
     `no worker answered for "${workflowId}" (task queue "${d.taskQueue}"): none runs, or the one that ran it stopped. It is kept in Temporal and goes on once a worker for task queue "${d.taskQueue}" runs; start one, then ask again.`,
     workflowId,
-    await lastKnownState(client, workflowId).catch(() => undefined),
+    knownFrom(d),
   );
 }
 
@@ -232,7 +239,11 @@ async function encryptionKeyOf(client: Client, workflowId: string): Promise<stri
  * started, and the agent search attributes it last upserted (what it was doing, calls, tokens).
  */
 export async function lastKnownState(client: Client, workflowId: string): Promise<Record<string, unknown>> {
-  const d = await client.workflow.getHandle(workflowId).describe();
+  return knownFrom(await client.workflow.getHandle(workflowId).describe());
+}
+
+/** {@link lastKnownState} from a description already made. */
+function knownFrom(d: WorkflowExecutionDescription): Record<string, unknown> {
   const known: Record<string, unknown> = { status: d.status.name, startTime: d.startTime.toISOString() };
   for (const [name, values] of Object.entries(d.searchAttributes ?? {}))
     if (name.startsWith('Agent') && Array.isArray(values) && values.length) known[name] = values[0];
