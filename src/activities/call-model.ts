@@ -22,12 +22,7 @@ import { keepHeartbeating, recordForNextAttempt } from './heartbeat';
 import { checkAnswer, type OutputSchemas } from './structured-output';
 import { liveText } from '../contracts/live-text';
 import { textCounterFor } from '../models/tokenizer';
-import {
-  DEFAULT_BATCH_INTERVAL_MS,
-  DEFAULT_DURABLE_BATCH_INTERVAL_MS,
-  TextPublisher,
-  type StreamingOptions,
-} from './text-publisher';
+import { baseBatchInterval, TextPublisher, type StreamingOptions } from './text-publisher';
 import { turnAbortSignal } from './turn-abort';
 import type { BlobStore } from '../storage/blob-store';
 import { ModelGate } from './model-gate';
@@ -249,12 +244,7 @@ function publisherOf(
   if (!input.stream || streaming?.enabled === false) return undefined;
   const { call } = input.stream;
   const live = liveTextOf(input.workflowId, call, attempt);
-  const base = streaming?.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS;
-  // A worker that spaced its batches itself (fewer Signals) keeps that spacing unless told otherwise.
-  const durable =
-    streaming?.durableBatchIntervalMs ??
-    (streaming?.batchIntervalMs !== undefined ? base : DEFAULT_DURABLE_BATCH_INTERVAL_MS);
-  const interval = () => (liveText.reachesReaders(input.workflowId) ? base : Math.min(base, durable));
+  const interval = () => baseBatchInterval(streaming, liveText.reachesReaders(input.workflowId));
   return new TextPublisher(textSender(client, input), call, attempt, interval, live);
 }
 

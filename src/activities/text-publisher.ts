@@ -28,6 +28,17 @@ export const DEFAULT_BATCH_INTERVAL_MS = 100;
 export const DEFAULT_DURABLE_BATCH_INTERVAL_MS = 50;
 
 /**
+ * The shortest time between two batches, as `streaming` sets it: `durableBatchIntervalMs` while
+ * no live path reaches the readers (`reachesReaders` false), else `batchIntervalMs`. A worker
+ * that spaced its batches itself (fewer Signals) keeps that spacing unless told otherwise.
+ */
+export function baseBatchInterval(streaming: StreamingOptions | undefined, reachesReaders: boolean): number {
+  const base = streaming?.batchIntervalMs ?? DEFAULT_BATCH_INTERVAL_MS;
+  if (reachesReaders) return base;
+  return streaming?.durableBatchIntervalMs ?? streaming?.batchIntervalMs ?? DEFAULT_DURABLE_BATCH_INTERVAL_MS;
+}
+
+/**
  * How long to wait before the next batch, `elapsedMs` into an answer: the base interval, or a
  * twentieth of the time spent so far if that is longer. A model call that writes for T seconds
  * therefore sends about 20 · (1 + ln(T / 2 s)) signals with the default 100 ms: 20 for a 2 s

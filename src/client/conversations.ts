@@ -23,6 +23,7 @@ import { ClientError } from './client-error';
 import { withOutageRetries, type OutageOptions } from './outages';
 import { forgetOpen, recentlyOpen, seenOpen } from './recent-conversations';
 import { explainFailure, lookupWorkflow } from './workflow-lookup';
+import { acceptedWithin, notAcceptedYet } from './accepted-within';
 import { openedBefore } from './opened-before';
 import { storedImages } from './stored-images';
 import { explainTenantStart, tenantStartOptions } from './tenant-scope';
@@ -132,15 +133,22 @@ export async function startMessage(
   checkLocally(conversationId, turn, start);
   // Whether it was open is learnt while the message goes (see opened-before.ts): a conversation
   // this process sent to a moment ago is taken as open without asking.
-  const opened = recentlyOpen(client, conversationId) ? Promise.resolve(true) : openedBefore(client, conversationId);
-  opened.catch(() => undefined);
+  const opened = recentlyOpen(client, conversationId)
+    ? Promise.resolve(true)
+    : openedBefore(client, conversationId, undefined, messageId);
+  // An id of another kind of workflow (a one-shot run's) stops the message as soon as the lookup
+  // says so: sent meanwhile, it could wait for an acceptance that never comes.
+  const refused = new AbortController();
+  opened.catch((err: unknown) => {
+    if (err instanceof ClientError && err.kind === 'wrong_kind') refused.abort(err);
+  });
   // Whether it was open, once the lookup answered: an id of another kind of workflow is refused,
   // and a lookup the server could not answer is made again (waiting out an outage as the message
   // does) where the kind decides what happens next; elsewhere it is taken as not open.
   const wasOpenBefore = (certain = false) =>
     opened.catch((err: unknown) => {
       if (err instanceof ClientError && err.kind === 'wrong_kind') throw err;
-      return certain ? openedBefore(client, conversationId, wait) : false;
+      return certain ? openedBefore(client, conversationId, wait, messageId) : false;
     });
   // `runId`: the run the message went to, once the Update was accepted.
   const failed = async (err: unknown, wasOpen: boolean, runId?: string) => {
@@ -150,7 +158,7 @@ export async function startMessage(
     return explainFailure(client, conversationId, err, 'conversation');
   };
   // `again`: the id's last run has closed, so the message starts it afresh.
-  const send = (again: boolean) =>
+  const send = (again: boolean, signal?: AbortSignal) =>
     withOutageRetries(
       () =>
         client.workflow.startUpdateWithStart(sendMessageUpdate, {
@@ -160,10 +168,22 @@ export async function startMessage(
           // A with-start operation is single-use: a fresh one for every attempt.
           startWorkflowOperation: startOperation(conversationId, turn, start, again),
         }),
-      wait,
+      { ...wait, signal },
     );
-  const accept = (again: boolean) =>
-    wait.acceptWithinMs === undefined ? send(again) : acceptedWithin(client, () => send(again), wait);
+  const accept = async (again: boolean) => {
+    const stop = AbortSignal.any([refused.signal, ...(wait.signal ? [wait.signal] : [])]);
+    try {
+      return wait.acceptWithinMs === undefined
+        ? await client.withAbortSignal(stop, () => send(again, stop))
+        : await acceptedWithin(client, (signal) => send(again, signal), {
+            acceptWithinMs: wait.acceptWithinMs,
+            signal: stop,
+          });
+    } catch (err) {
+      if (refused.signal.aborted) throw refused.signal.reason;
+      throw err;
+    }
+  };
   let handle;
   // The message started a closed conversation afresh: it was not open.
   let reopened = false;
@@ -221,46 +241,6 @@ export async function startMessage(
       }
     },
   };
-}
-
-/**
- * `send` (an Update waiting for acceptance), or `'not accepted'` when no worker accepted it within
- * `acceptWithinMs`: the call is cancelled where the connection can cancel it, and left to end by
- * itself where it cannot (a worker's native connection).
- */
-async function acceptedWithin<T>(
-  client: Client,
-  send: () => Promise<T>,
-  wait: SendOptions,
-): Promise<T | 'not accepted'> {
-  const give = new AbortController();
-  const signal = wait.signal ? AbortSignal.any([give.signal, wait.signal]) : give.signal;
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<'not accepted'>((resolve) => {
-    timer = setTimeout(() => resolve('not accepted'), wait.acceptWithinMs);
-  });
-  const sending = client.withAbortSignal(signal, () => send());
-  try {
-    const first = await Promise.race([sending, timedOut]);
-    if (first === 'not accepted') {
-      give.abort();
-      sending.catch(() => undefined);
-      // The caller left meanwhile: nothing more is sent for them.
-      wait.signal?.throwIfAborted();
-    }
-    return first;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** What a message queued because no worker accepted it says to a caller that waits for its result. */
-function notAcceptedYet(conversationId: string, waitedMs: number): ClientError {
-  return new ClientError(
-    'queued',
-    `no worker accepted the message for "${conversationId}" within ${Math.round(waitedMs / 1000)} s (is a worker running on its task queue?): it is queued, durably, and the conversation answers it once a worker runs it; its answer will be in the conversation's history and event stream`,
-    conversationId,
-  );
 }
 
 /** Sends a turn as the `queueMessage` Signal, starting the conversation when it is not open. */

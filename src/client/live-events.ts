@@ -70,7 +70,7 @@ export async function* withLiveText(
   open: (live: {
     nudge: Nudge;
     onStart: (offset: number) => void;
-    onText: (piece: LivePiece) => void;
+    onText?: (piece: LivePiece) => void;
   }) => AsyncGenerator<AgentEvent>,
   options: LiveTextOptions = {},
 ): AsyncGenerator<AgentEvent> {
@@ -95,10 +95,14 @@ export async function* withLiveText(
   const durable = open({
     nudge,
     // The text batches the history shows as their Signals arrive: the same pieces, from Temporal.
-    onText: (piece) => {
-      take(merge.live(piece));
-      if (merge.waiting) nudge.notify();
-    },
+    // (Not for readers that show no text, e.g. MCP progress: decoding each batch is theirs to spare.)
+    onText:
+      options.showsText === false
+        ? undefined
+        : (piece) => {
+            take(merge.live(piece));
+            if (merge.waiting) nudge.notify();
+          },
     onStart: (offset) => {
       started = true;
       take(merge.startAt(offset));

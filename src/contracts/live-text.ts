@@ -167,7 +167,10 @@ class LiveTextHub {
   }
 }
 
-const KEY = Symbol.for('durable-agents.live-text');
+// Shared by every copy of the library in the process (an app's and a plugin's), as long as they
+// agree on the hub's shape: the number goes up whenever it changes (2: readers, watchers and
+// `reachesReaders`), so an older copy's hub is never taken for one it lacks the methods of.
+const KEY = Symbol.for('durable-agents.live-text@2');
 
 /** The process's live text registry. */
 export const liveText: LiveTextHub =

@@ -123,10 +123,16 @@ export function redisLiveBridge(options: {
   const ignore = () => undefined;
 
   const watched = new Set<string>();
+  // Channels let go of while Redis was away: the client keeps its subscriptions across a
+  // reconnection and would take them up again, so they are given up once it is back.
+  const leftWhileDown = new Set<string>();
   const subscribe = (workflowId: string) => subscriber.subscribe(channelOf(workflowId), receive).catch(ignore);
   // Whenever it is (again) connected: every channel read here, once more (the same listener is
   // kept once), in case a subscription was asked for while Redis was away.
   subscriber.on('ready', () => {
+    for (const workflowId of leftWhileDown)
+      if (!watched.has(workflowId)) void subscriber.unsubscribe(channelOf(workflowId)).catch(ignore);
+    leftWhileDown.clear();
     for (const workflowId of watched) void subscribe(workflowId);
   });
   const receive = (message: string, channel: string) => {
@@ -173,6 +179,7 @@ export function redisLiveBridge(options: {
     unwatch(workflowId) {
       if (!watched.delete(workflowId)) return;
       if (subscriber.isReady) void subscriber.unsubscribe(channelOf(workflowId)).catch(ignore);
+      else leftWhileDown.add(workflowId);
     },
     async close() {
       if (flushing) clearImmediate(flushing);

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { exampleAgents } from '../../scripts/demo-agents/agents';
@@ -195,6 +196,7 @@ it.each(['2026-07-28', '2025-11-25'])(
   async (revision) => {
     // A minute per scenario, not the suite's 30 s: on a loaded machine a scenario of several rounds
     // (each starting the driver) once ran out (sep-2322-client-request-state, in CI).
+    const results = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
     const run = await clientConformance(
       '--requirements',
       revision,
@@ -202,7 +204,12 @@ it.each(['2026-07-28', '2025-11-25'])(
       EXPECTED,
       '--timeout',
       '60000',
+      '-o',
+      results,
     );
+    // What went wrong, in CI's log: the failed checks and our driver's own output, per scenario.
+    if (verdict(run).unexpected) process.stderr.write(failureReport(results, run.output));
+    rmSync(results, { recursive: true, force: true });
     measured.push({
       run: `client, what ${revision} requires (\`--requirements\`, extensions too)`,
       ...scenarioCounts(run.output),
@@ -235,6 +242,33 @@ it.each(['auth/2025-03-26-oauth-metadata-backcompat', 'auth/2025-03-26-oauth-end
     expect(verdict(run)).toEqual({ code: 0, failed: [], unexpected: undefined, stale: undefined });
   },
 );
+
+/** The failed checks of each scenario the suite did not expect to fail, and what the driver printed in it. */
+function failureReport(results: string, output: string): string {
+  const unexpected = (/Unexpected failures[\s\S]*/.exec(output)?.[0].match(/✗ ([\w/.-]+)/g) ?? []).map((l) =>
+    l.slice(2),
+  );
+  const parts: string[] = [];
+  for (const scenario of unexpected) {
+    const parent = join(results, ...scenario.split('/').slice(0, -1));
+    const leaf = scenario.split('/').at(-1)!;
+    for (const run of existsSync(parent) ? readdirSync(parent).filter((d) => d.startsWith(`${leaf}-`)) : []) {
+      const dir = join(parent, run);
+      const read = (f: string) => (existsSync(join(dir, f)) ? readFileSync(join(dir, f), 'utf8') : '');
+      const checks = JSON.parse(read('checks.json') || '[]') as Array<{
+        id: string;
+        status: string;
+        errorMessage?: string;
+        description?: string;
+      }>;
+      const failed = checks
+        .filter((c) => c.status === 'FAILURE')
+        .map((c) => `  ${c.id}: ${c.errorMessage ?? c.description}`);
+      parts.push(`${scenario}:\n${failed.join('\n')}\n  driver stderr: ${read('stderr.txt').slice(-2000)}`);
+    }
+  }
+  return `\nmcp-conformance: unexpected failures\n${parts.join('\n')}\n`;
+}
 
 /** What each run of the suite gave, for the table in docs/mcp.md. */
 const measured: Array<{ run: string; passed: number; failed: number; listed: number }> = [];

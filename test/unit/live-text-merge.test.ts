@@ -91,6 +91,21 @@ describe('LiveTextMerge', () => {
     expect(shown(out)).toEqual(['model_call_started', 'text:draft', 'retry:1', 'text:Final']);
   });
 
+  it('voids the streamed text of an attempt the live path announced when the log voids it', () => {
+    // Attempt 2 streams "Final Answer…", then returns tool calls: the log announces attempt 2, then
+    // voids its text with a second retry of the same attempt.
+    const m = new LiveTextMerge();
+    const out: AgentEvent[] = [];
+    out.push(...m.durable(ev({ type: 'model_call_started', call: 1, iteration: 1 })));
+    out.push(...m.live({ call: 1, attempt: 2, at: 0, text: 'Final Answer: 4' }));
+    out.push(...m.durable(ev({ type: 'model_retry', call: 1, attempt: 2, error: 'worker lost' })));
+    out.push(...m.durable(ev({ type: 'text_delta', call: 1, delta: 'Final Answer: 4' })));
+    out.push(...m.durable(ev({ type: 'model_retry', call: 1, attempt: 2, error: 'not a beginning' })));
+    out.push(...m.live({ call: 1, attempt: 2, at: 15, text: ' more' }));
+    out.push(...m.durable(ev({ type: 'text_delta', call: 1, delta: 'Thought' })));
+    expect(shown(out)).toEqual(['model_call_started', 'retry:2', 'text:Final Answer: 4', 'retry:2', 'text:Thought']);
+  });
+
   it('keeps a joined-late live piece until the durable text reaches it', () => {
     const m = new LiveTextMerge();
     const out: AgentEvent[] = [];

@@ -1,5 +1,5 @@
 import type { TextBatch } from '../../src/core/events/agent-events';
-import { batchInterval, TextPublisher } from '../../src/activities/text-publisher';
+import { baseBatchInterval, batchInterval, TextPublisher } from '../../src/activities/text-publisher';
 
 // Outside an activity: its logger is the only part of the activity's context the publisher uses.
 jest.mock('@temporalio/activity', () => ({ log: { warn: jest.fn() } }));
@@ -80,4 +80,14 @@ it('a batch that failed to send goes again unchanged, its position included', as
 it('spaces the batches of a long answer further apart', () => {
   expect(batchInterval(0, 50)).toBe(50);
   expect(batchInterval(10_000, 50)).toBe(500);
+});
+
+it('batches come every 50 ms while no live path reaches the readers, 100 ms otherwise, each as the worker sets it', () => {
+  expect(baseBatchInterval(undefined, true)).toBe(100);
+  expect(baseBatchInterval(undefined, false)).toBe(50);
+  // A worker that spaced its batches keeps that spacing on the durable path too.
+  expect(baseBatchInterval({ batchIntervalMs: 250 }, false)).toBe(250);
+  // Set to save Signals while Redis is away: taken as given, not capped at the live interval.
+  expect(baseBatchInterval({ durableBatchIntervalMs: 500 }, false)).toBe(500);
+  expect(baseBatchInterval({ durableBatchIntervalMs: 500 }, true)).toBe(100);
 });

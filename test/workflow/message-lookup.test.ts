@@ -4,7 +4,7 @@ import { ClientError } from '../../src/client/client-error';
 import { endConversation, queueMessage, startMessage } from '../../src/client/conversations';
 import { openedBefore } from '../../src/client/opened-before';
 import { startAgentRun } from '../../src/client/run-agent';
-import { CONVERSATION_WORKFLOW_TYPE } from '../../src/contracts/definitions';
+import { AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE } from '../../src/contracts/definitions';
 import type { ChatRequest } from '../../src/testing/openai-compatible-server';
 import { answer, lastOf, startModel } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
@@ -31,6 +31,9 @@ it('a new conversation was not open, an open one was, and a closed one starts af
     const first = await startMessage(freshClient(), id, { message: 'one' }, { taskQueue });
     expect(first.wasOpen).toBe(false);
     expect((await first.result()).content).toBe('you said: one');
+    // A lookup that lands even after the first turn (a loaded server) knows the run is this message's.
+    await expect(openedBefore(freshClient(), id, undefined, first.messageId)).resolves.toBe(false);
+    await expect(openedBefore(freshClient(), id, undefined, 'another message')).resolves.toBe(true);
     const second = await startMessage(freshClient(), id, { message: 'two' }, { taskQueue });
     expect(second.wasOpen).toBe(true);
     expect((await second.result()).content).toBe('you said: two');
@@ -51,18 +54,19 @@ it('a new conversation was not open, an open one was, and a closed one starts af
   });
 });
 
+const refused = (err: unknown) => {
+  expect(err).toBeInstanceOf(ClientError);
+  expect(err).toMatchObject({ kind: 'wrong_kind' });
+  expect((err as Error).message).toMatch(/is a one-shot run, not a conversation/);
+  return true;
+};
+
 it("a one-shot run's id is refused, running or closed, and no conversation takes it over", async () => {
   const t = temporal();
   const model = await startModel(slowly);
   const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, registry: testRegistry() });
   await worker.runUntil(async () => {
     const run = await startAgentRun(t.client, { message: 'slow' }, { taskQueue });
-    const refused = (err: unknown) => {
-      expect(err).toBeInstanceOf(ClientError);
-      expect(err).toMatchObject({ kind: 'wrong_kind' });
-      expect((err as Error).message).toMatch(/is a one-shot run, not a conversation/);
-      return true;
-    };
     await expect(
       startMessage(freshClient(), run.workflowId, { message: 'hi' }, { taskQueue }).catch(refused),
     ).resolves.toBe(true);
@@ -74,6 +78,18 @@ it("a one-shot run's id is refused, running or closed, and no conversation takes
     expect(described.type).not.toBe(CONVERSATION_WORKFLOW_TYPE);
     expect(described.status.name).toBe('COMPLETED');
   });
+  // Running where no worker answers: the message, sent before the lookup said what the id is, is
+  // stopped once it does, rather than waiting for an acceptance that never comes (the test's
+  // time would run out).
+  const stranded = await t.client.workflow.start(AGENT_WORKFLOW_TYPE, {
+    workflowId: `stranded-${randomUUID()}`,
+    taskQueue: `nobody-${randomUUID()}`,
+    args: [{ message: 'hi' }],
+  });
+  await expect(
+    startMessage(freshClient(), stranded.workflowId, { message: 'hi' }, { taskQueue: 'unused' }).catch(refused),
+  ).resolves.toBe(true);
+  await stranded.terminate('test over');
 });
 
 it('a lookup that comes after the message started the conversation does not take it for open; a queued message does', async () => {

@@ -181,9 +181,12 @@ export class LiveTextMerge {
           this.dropEarly(e.call);
           return [this.shown(e)];
         }
+        // The log's first retry of an attempt the live path announced is not shown again; a second
+        // one of the same attempt voids its text (it was not a beginning of the answer), below.
+        const announced = c.liveRetries.has(e.attempt) && c.durableAttempt < e.attempt;
         c.durableAttempt = e.attempt;
         c.durableAt = 0;
-        if (c.liveRetries.has(e.attempt)) return [];
+        if (announced) return [];
         // The same attempt's text voided (it was not a beginning of the reply): durable only from here.
         if (e.attempt <= c.attempt) c.liveOff = true;
         c.attempt = Math.max(c.attempt, e.attempt);
