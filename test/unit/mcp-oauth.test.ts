@@ -113,3 +113,56 @@ describe('a step up to a larger scope', () => {
     expect(await login.tokens()).toMatchObject({ access_token: 'new' });
   });
 });
+
+describe('the authorization server a login is bound to (SEP-2352)', () => {
+  const url = 'https://docs.example/mcp';
+  const state = {
+    authorizationServerUrl: 'https://auth.example/',
+    authorizationServerMetadata: { issuer: 'https://auth.example/' },
+  } as never;
+
+  it('keeps what a login found for the code it brings back, and drops it once the login gave tokens', async () => {
+    const store = new McpTokenStore();
+    const login = mcpAuthProvider('docs', url, {}, store, {
+      redirectUrl: 'http://127.0.0.1:9/callback',
+      openAuthorization: () => undefined,
+    });
+    expect(await login.discoveryState!()).toBeUndefined();
+    await login.saveDiscoveryState!(state);
+    expect(await login.discoveryState!()).toEqual(state);
+    await login.saveTokens(tokens);
+    // A worker finds the server's authorization server afresh: it may have moved.
+    expect(await login.discoveryState!()).toBeUndefined();
+    await login.saveDiscoveryState!(state);
+    await login.invalidateCredentials!('discovery');
+    expect(await login.discoveryState!()).toBeUndefined();
+  });
+
+  it('forgets a login that was never finished, after a person’s time to log in', async () => {
+    const store = new McpTokenStore();
+    const login = mcpAuthProvider('docs', url, {}, store);
+    await login.saveDiscoveryState!(state);
+    jest.useFakeTimers({ now: Date.now() + 16 * 60_000 });
+    try {
+      expect(await login.discoveryState!()).toBeUndefined();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('binds a configured client to the first authorization server it is used with, its secret kept out of the file', async () => {
+    const store = new McpTokenStore();
+    const oauth = { clientId: 'c1', clientSecret: 's1' };
+    const worker = mcpAuthProvider('docs', url, oauth, store);
+    const info = (issuer?: string) =>
+      (worker.clientInformation as (c?: { issuer?: string }) => Promise<unknown>)(issuer ? { issuer } : undefined);
+    expect(await info('https://auth.example/')).toEqual({
+      client_id: 'c1',
+      client_secret: 's1',
+      issuer: 'https://auth.example/',
+    });
+    expect((await store.get(url)).client).toEqual({ client_id: 'c1', issuer: 'https://auth.example/' });
+    // Met at another server later, it still says the first: the SDK then refuses to use it there.
+    expect(await info('https://elsewhere.example/')).toMatchObject({ issuer: 'https://auth.example/' });
+  });
+});

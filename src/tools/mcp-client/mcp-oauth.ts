@@ -7,6 +7,7 @@ import {
   ClientCredentialsProvider as ModernClientCredentials,
   PrivateKeyJwtProvider as ModernPrivateKeyJwt,
   type OAuthClientProvider as ModernOAuthClientProvider,
+  type OAuthDiscoveryState,
 } from '@modelcontextprotocol/client';
 import type {
   OAuthClientInformationMixed,
@@ -64,6 +65,12 @@ interface StoredLogin {
   /** When the tokens were saved (ms), to tell an expired access token. */
   savedAt?: number;
   codeVerifier?: string;
+  /**
+   * The authorization server a login under way found, and when: the code it brings back is
+   * exchanged there and nowhere else (SEP-2352: a code and its PKCE verifier are bound to the
+   * server that minted them). Dropped once the login gave tokens.
+   */
+  discovery?: { state: OAuthDiscoveryState; at: number };
   /**
    * The scope a worker was sent to ask for (the server refused its token for want of it, a step
    * up): `mcp login` asks for it, even while the stored token still serves other calls.
@@ -226,13 +233,26 @@ class StoredLoginProvider implements OAuthClientProvider {
     return this.expected;
   }
 
-  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
-    if (this.oauth.clientId)
+  /** `context.issuer`: the authorization server in use (the v2 SDK's, SEP-2352). */
+  async clientInformation(context?: { issuer?: string }): Promise<OAuthClientInformationMixed | undefined> {
+    const client = (await this.store.get(this.key)).client;
+    if (this.oauth.clientId) {
+      // Bound to the authorization server it was first used with (SEP-2352), kept with it: the
+      // server a configured client is for is the one it meets first.
+      const bound = client?.client_id === this.oauth.clientId && 'issuer' in client ? client.issuer : undefined;
+      const issuer = bound ?? context?.issuer;
+      // (Its id and server only: the secret stays in the configuration.)
+      if (bound === undefined && issuer !== undefined)
+        await this.store.update(this.key, (login) => ({
+          ...login,
+          client: { client_id: this.oauth.clientId!, issuer },
+        }));
       return {
         client_id: this.oauth.clientId,
         ...(this.oauth.clientSecret ? { client_secret: this.oauth.clientSecret } : {}),
+        ...(typeof issuer === 'string' ? { issuer } : {}),
       };
-    const client = (await this.store.get(this.key)).client;
+    }
     // A worker registers no client: it cannot log in (and a client registered for no redirect
     // would be the one `mcp login` found later).
     if (!client && !this.login && !this.oauth.clientMetadataUrl) throw this.loginNeeded();
@@ -258,6 +278,7 @@ class StoredLoginProvider implements OAuthClientProvider {
       ...login,
       tokens,
       savedAt: Date.now(),
+      discovery: undefined,
       // Granted at last (a token without a scope has what was asked): no step up is wanted any more.
       wantedScope:
         tokens.scope === undefined || !missingScope(login.wantedScope, tokens.scope) ? undefined : login.wantedScope,
@@ -302,16 +323,33 @@ class StoredLoginProvider implements OAuthClientProvider {
     return verifier;
   }
 
+  async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    await this.store.update(this.key, (login) => ({ ...login, discovery: { state, at: Date.now() } }));
+  }
+
+  /**
+   * What the login under way found (see {@link StoredLogin.discovery}). Only for as long as a
+   * login takes: the SDK skips discovery when it is given one, and a worker must find a server
+   * that moved to another authorization server.
+   */
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    const { discovery } = await this.store.get(this.key);
+    return discovery && Date.now() - discovery.at < LOGIN_WINDOW_MS ? discovery.state : undefined;
+  }
+
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
     await this.store.update(this.key, (login) => {
       if (scope === 'all') return {};
       if (scope === 'client') return { ...login, client: undefined };
       if (scope === 'tokens') return { ...login, tokens: undefined };
       if (scope === 'verifier') return { ...login, codeVerifier: undefined };
-      return login;
+      return { ...login, discovery: undefined };
     });
   }
 }
+
+/** How long a login's discovery is kept for the code it brings back: a person's time to log in. */
+const LOGIN_WINDOW_MS = 15 * 60_000;
 
 /**
  * A worker met a server that needs a (new) login: none was made, it expired for good, or the
