@@ -15,6 +15,7 @@ import type { ApprovalDecision } from '../core/tool-calls/approvals';
 import type { ConversationOptions } from '../core/conversation/conversation-state';
 import type { ConversationTurnResult } from '../core/state/run-results';
 import { cancelTurn, startMessage, type MessageRequest } from '../client/conversations';
+import { ACCEPT_WITHIN_MS } from '../client/accepted-within';
 import { eventsPosition, isTurnEnd } from '../client/event-stream';
 import { decideAnswered, followTurn, pausedTurn, type TurnStep } from '../client/turn-follow';
 import type { ImageInput } from '../storage/images';
@@ -127,37 +128,20 @@ export class ConversationExecutor implements AgentExecutor {
       } else {
         // A context the client did not name is a new conversation: its events start with this turn.
         const after = ctx.userMessage.contextId ? await eventsPosition(this.o.client, ids.workflowId) : undefined;
-        // Not streamed: a task's updates are its states and its answer, not the answer's words
-        // (streaming them would cost every turn its deltas' events).
-        const { tenant } = callScope(ctx.context);
-        // A caller under policies says whom it works for: our agent runs under their policies too.
-        const delegatedBy = delegatedByOf(message.metadata);
-        const options: ConversationOptions = {
-          ...this.o.conversationOptions,
-          ...(this.o.agent ? { agent: this.o.agent } : {}),
-          ...(tenant !== undefined ? { tenant } : {}),
-          ...(delegatedBy ? { delegatedBy } : {}),
-        };
-        // A message to a task still working joins its running turn (the conversation's `steer`),
-        // unless it says otherwise (`metadata.busy`): the task's work goes on, now with it.
-        const request = userMessage(message);
         const working = ctx.task?.status?.state === TaskState.TASK_STATE_WORKING;
-        if (working && request.busy === undefined) request.busy = 'steer';
-        const sent = await startMessage(this.o.client, ids.workflowId, request, {
-          taskQueue: this.o.taskQueue,
-          options,
-        });
-        sent.result().then(
-          (r) => {
-            result = r;
-            answered.abort();
-          },
-          (err: unknown) => {
-            // Refused (a busy conversation under "reject", an unknown tool): no turn comes to follow.
-            refused = err instanceof Error ? err.message : String(err);
-            answered.abort();
-          },
-        );
+        const sent = await this.send(ctx, message, ids.workflowId, working);
+        if (!sent.queued)
+          sent.result().then(
+            (r) => {
+              result = r;
+              answered.abort();
+            },
+            (err: unknown) => {
+              // Refused (a busy conversation under "reject", an unknown tool): no turn comes to follow.
+              refused = err instanceof Error ? err.message : String(err);
+              answered.abort();
+            },
+          );
         task = {
           id: ids.id,
           contextId: ids.contextId,
@@ -173,6 +157,11 @@ export class ConversationExecutor implements AgentExecutor {
         };
         bus.publish(A2AEvent.task(task));
         published = true;
+        if (sent.queued)
+          update(
+            task.status!.state,
+            `no worker accepted the message within ${ACCEPT_WITHIN_MS / 1000} s: it is queued, and answered once a worker runs`,
+          );
         steps = followTurn(this.o.client, ids.workflowId, { after, signal });
       }
       const turn = (task.metadata as { turn?: number } | undefined)?.turn;
@@ -196,6 +185,37 @@ export class ConversationExecutor implements AgentExecutor {
     } finally {
       bus.finished();
     }
+  }
+
+  /**
+   * Sends the message to the context's conversation (opening it), as the caller's tenant and for
+   * whom it works; a message to a task still `working` steers its running turn.
+   */
+  private send(ctx: RequestContext, message: Message, workflowId: string, working: boolean) {
+    // Not streamed: a task's updates are its states and its answer, not the answer's words
+    // (streaming them would cost every turn its deltas' events).
+    const { tenant } = callScope(ctx.context);
+    // A caller under policies says whom it works for: our agent runs under their policies too.
+    const delegatedBy = delegatedByOf(message.metadata);
+    const options: ConversationOptions = {
+      ...this.o.conversationOptions,
+      ...(this.o.agent ? { agent: this.o.agent } : {}),
+      ...(tenant !== undefined ? { tenant } : {}),
+      ...(delegatedBy ? { delegatedBy } : {}),
+    };
+    // A message to a task still working joins its running turn (the conversation's `steer`),
+    // unless it says otherwise (`metadata.busy`): the task's work goes on, now with it.
+    const request = userMessage(message);
+    if (working && request.busy === undefined) request.busy = 'steer';
+    // No worker accepting it within ACCEPT_WITHIN_MS (none runs, or it just died): the message
+    // is queued, durably, and the task waits for its turn rather than the request for a worker.
+    return startMessage(
+      this.o.client,
+      workflowId,
+      request,
+      { taskQueue: this.o.taskQueue, options },
+      { acceptWithinMs: ACCEPT_WITHIN_MS },
+    );
   }
 
   /**

@@ -89,11 +89,16 @@ export function parseMcpArgs(argv: string[]): McpCommand {
     ...serverFlags(values, 3001),
     ...(values.module !== undefined ? { module: values.module } : {}),
   };
-  if (values.agents !== undefined)
+  if (values.agents !== undefined) {
     command.agents = values.agents
       .split(',')
       .map((a) => a.trim())
       .filter(Boolean);
+    if (command.agents.length === 0)
+      throw new UsageError(
+        '--agents needs at least one agent name (--agents support,billing); leave it out to serve every agent',
+      );
+  }
   return command;
 }
 

@@ -2,6 +2,13 @@ import type { Client } from '@temporalio/client';
 import { ClientError } from './client-error';
 
 /**
+ * How long a surface (HTTP, A2A, MCP) waits for a worker to accept a message before keeping it
+ * queued instead (no worker runs, or the one that ran the conversation died): the message is
+ * never lost, and the request is answered (202, or a stream or task that waits for the turn).
+ */
+export const ACCEPT_WITHIN_MS = 10_000;
+
+/**
  * `send` (an Update waiting for acceptance), or `'not accepted'` when no worker accepted it within
  * `acceptWithinMs`: the call is cancelled where the connection can cancel it, and left to end by
  * itself where it cannot (a worker's native connection).

@@ -159,7 +159,7 @@ export {
 } from '../core/events/agent-events';
 export { MAX_EVENT_PAYLOAD_BYTES, type DeliveredEvent } from '../core/time/durable-waits';
 export { parseDuration } from '../core/time/duration';
-export { validateAgentInput } from '../core/run/run-input';
+export { validateAgentInput, type InputChecks } from '../core/run/run-input';
 export type { ActiveWait, PendingApproval, RunStatus } from '../core/state/run-state';
 export type {
   AgentInput,

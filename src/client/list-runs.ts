@@ -32,9 +32,14 @@ export interface AgentRunSummary {
  */
 export async function listAgentRuns(
   client: Client,
-  filter: AgentListFilter & { limit?: number; only?: 'run' | 'conversation' },
+  filter: AgentListFilter & {
+    limit?: number;
+    only?: 'run' | 'conversation';
+    /** What the caller calls `query` in errors: `--query` (the default) on the command line, `query` over HTTP. */
+    queryName?: string;
+  },
 ): Promise<{ query: string; runs: AgentRunSummary[] }> {
-  const { only: kind, ...rest } = filter;
+  const { only: kind, queryName = '--query', ...rest } = filter;
   const types =
     kind === undefined
       ? [AGENT_WORKFLOW_TYPE, CONVERSATION_WORKFLOW_TYPE]
@@ -48,7 +53,7 @@ export async function listAgentRuns(
       if (runs.length >= limit) break;
     }
   } catch (err) {
-    throw queryRefused(err, filter.query !== undefined ? '--query' : 'the list filter');
+    throw queryRefused(err, filter.query !== undefined ? queryName : 'the list filter');
   }
   return { query, runs };
 }

@@ -34,6 +34,20 @@ interface JsonPayload {
   data?: string;
 }
 
+/** Whether `p` has a payload's JSON shape (the Temporal UI's and CLI's): strings where it has any. */
+function isJsonPayload(p: unknown): p is JsonPayload {
+  if (p === null || typeof p !== 'object' || Array.isArray(p)) return false;
+  const { metadata, data } = p as Record<string, unknown>;
+  if (data !== undefined && typeof data !== 'string') return false;
+  if (metadata === undefined) return true;
+  return (
+    metadata !== null &&
+    typeof metadata === 'object' &&
+    !Array.isArray(metadata) &&
+    Object.values(metadata).every((v) => typeof v === 'string')
+  );
+}
+
 const toPayload = (p: JsonPayload): Payload => ({
   metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64')])),
   data: Buffer.from(p.data ?? '', 'base64'),
@@ -130,6 +144,12 @@ async function convert(
       errorType: 'Http.BadRequest',
     });
   }
+  const bad = body.payloads!.findIndex((p) => !isJsonPayload(p));
+  if (bad >= 0)
+    return send(res, 400, {
+      error: `payloads[${bad}] is not a payload: each is {"metadata"?: {name: base64}, "data"?: base64}`,
+      errorType: 'Http.BadRequest',
+    });
   if (body.payloads!.length > MAX_CODEC_PAYLOADS)
     return send(res, 413, {
       error: `${body.payloads!.length} payloads in one request; at most ${MAX_CODEC_PAYLOADS} (send them in several requests)`,

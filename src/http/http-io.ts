@@ -34,12 +34,7 @@ export const MAX_BODY_BYTES = 1_000_000;
 /** The largest body of a message (`POST /runs`, `POST /conversations/:id/messages`): room for images as data URLs. */
 export const MAX_MESSAGE_BODY_BYTES = 32_000_000;
 
-/**
- * How long a message route waits for a worker to accept a message before keeping it queued
- * instead (no worker runs, or the one that ran the conversation died): the message is never lost,
- * and the request is answered (202, or a stream that waits for the turn).
- */
-export const ACCEPT_WITHIN_MS = 10_000;
+export { ACCEPT_WITHIN_MS } from '../client/accepted-within';
 
 /**
  * A request's `images`: http(s) URLs and `data:` URLs, as strings or `{ "url", "name"? }`
@@ -215,8 +210,14 @@ export function allow(method: string, expected: string): void {
  * The request body as a JSON object: 413 beyond `maxBytes` (default {@link MAX_BODY_BYTES}), 400
  * when it is not a JSON object.
  */
-export async function readJson(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
+export async function readJson(
+  req: IncomingMessage,
+  maxBytes = MAX_BODY_BYTES,
+  { optional = false }: { optional?: boolean } = {},
+): Promise<Record<string, unknown>> {
   const raw = await readBody(req, maxBytes);
+  // `optional`: a route whose body only adds to it (a note) takes none as `{}`, and nothing else.
+  if (optional && raw.toString('utf8').trim() === '') return {};
   let body: unknown;
   try {
     body = JSON.parse(raw.toString('utf8'));

@@ -34,5 +34,5 @@ export async function listRoute(
   }
   const problem = agentListFilterProblem(filter);
   if (problem) throw new HttpError(400, problem);
-  return listAgentRuns(client, { ...filter, only: what === 'runs' ? 'run' : 'conversation' });
+  return listAgentRuns(client, { ...filter, only: what === 'runs' ? 'run' : 'conversation', queryName: '"query"' });
 }

@@ -84,7 +84,7 @@ async function createSchedule({ req, res, client, o, scope }: RequestContext): P
 
 async function pauseOrUnpause(c: RequestContext, action: 'pause' | 'unpause'): Promise<void> {
   const id = await scheduleId(c);
-  const body = c.req.headers['content-length'] === '0' ? {} : await readJson(c.req).catch(() => ({}));
+  const body = await readJson(c.req, undefined, { optional: true });
   const note = (body as { note?: unknown }).note;
   if (note !== undefined && typeof note !== 'string') throw new HttpError(400, '"note" must be a string');
   return sendJson(

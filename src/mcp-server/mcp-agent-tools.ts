@@ -21,6 +21,7 @@ import type { AgentEvent } from '../core/events/agent-events';
 import type { TurnResult } from '../core/state/run-results';
 import { cancelWork } from '../client/workflow-controls';
 import { startMessage } from '../client/conversations';
+import { ACCEPT_WITHIN_MS } from '../client/accepted-within';
 import { scopedWorkflowId } from '../client/tenant-scope';
 import { isTurnEnd } from '../client/event-stream';
 import { streamLiveEvents } from '../client/live-events';
@@ -53,11 +54,14 @@ export async function startWork(
   if (conversationId) {
     // In the session's tenant's id space: another tenant's conversation is no conversation to it.
     const id = await scopedWorkflowId(client, options.scope ?? {}, conversationId, 'conversation');
+    // No worker accepting it in time: queued, durably, and the call says so (its outcome is the
+    // `queued` error) rather than waiting for a worker that may not come.
     const sent = await startMessage(
       client,
       id,
       { message },
       { taskQueue, options: { agent, ...(tenant !== undefined ? { tenant } : {}), ...delegation } },
+      { acceptWithinMs: ACCEPT_WITHIN_MS },
     );
     return { workflowId: id, messageId: sent.messageId, outcome: sent.result() };
   }

@@ -30,7 +30,7 @@ import { timeLimited, type TimeLimit } from './time-limit';
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWorkflowResult> {
   // A continued run's carry, read in this build's shape (core/state/carry-versions.ts).
   input = carriedIn('run', input);
-  const problems = validateAgentInput(input);
+  const problems = validateAgentInput(input, { asStarted: true });
   if (problems.length > 0)
     throw ApplicationFailure.nonRetryable(`invalid agent input: ${problems.join('; ')}`, 'Agent.InvalidInput');
   // A run that continued as new goes on from where the previous workflow run stopped.

@@ -64,7 +64,7 @@ import { runTurn } from './conversation/turn';
 export async function conversationWorkflow(input: ConversationInput): Promise<ConversationResult> {
   // A continued run's carry, read in this build's shape (core/state/carry-versions.ts).
   input = carriedIn('conversation', input);
-  const problems = validateConversationOptions(input);
+  const problems = validateConversationOptions(input, { asStarted: true });
   if (problems.length > 0)
     throw ApplicationFailure.nonRetryable(
       `invalid conversation options: ${problems.join('; ')}`,

@@ -103,6 +103,25 @@ it('runs turns of a thread through HttpAgent: text and tool events, state, and a
       const bad = await fetch(`${base}/ag-ui`, { method: 'POST', body: JSON.stringify({ threadId, runId: 'x' }) });
       expect(bad.status).toBe(400);
       expect(await bad.json()).toMatchObject({ error: expect.stringContaining('"messages"') });
+      for (const [content, error] of [
+        [[{ type: 'text', text: { a: 1 } }], '"text" must be a string'],
+        [[{ type: 'image', source: { type: 'data', value: 'AAAA' } }], '"source.mimeType"'],
+      ] as const) {
+        const part = await fetch(`${base}/ag-ui`, {
+          method: 'POST',
+          body: JSON.stringify({
+            threadId: `${threadId}-parts`,
+            runId: 'x',
+            messages: [{ id: 'p1', role: 'user', content }],
+            tools: [],
+            context: [],
+            state: {},
+            forwardedProps: {},
+          }),
+        });
+        expect(part.status).toBe(400);
+        expect(await part.json()).toMatchObject({ error: expect.stringContaining(error) });
+      }
     });
   } finally {
     api.close();

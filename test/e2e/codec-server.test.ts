@@ -107,6 +107,17 @@ describe('encrypted payloads and the codec server', () => {
       expect((await fetch(`${endpoint}/decode`, { method: 'POST', headers: { cookie }, body: 'nope' })).status).toBe(
         400,
       );
+      for (const payloads of [[null], [{ data: 5 }], [{ metadata: { encoding: 1 } }]]) {
+        const shapeless = await fetch(`${endpoint}/decode`, {
+          method: 'POST',
+          headers: { cookie },
+          body: JSON.stringify({ payloads }),
+        });
+        expect(shapeless.status).toBe(400);
+        expect(await shapeless.json()).toMatchObject({
+          error: expect.stringContaining('payloads[0] is not a payload'),
+        });
+      }
 
       // A client without the keys: the worker refuses its run, and the client says why instead of waiting in silence.
       const keyless = await runTs(['client.ts', 'run', 'PLAIN-TEXT from a client without keys', '--wait', '8s'], {

@@ -194,7 +194,8 @@ describe('a conversation whose only worker was killed', () => {
       // At once, all together: reads say no worker answers (with what Temporal knows); the
       // message is kept, its stream waiting for the turn.
       const chat = new AbortController();
-      const [status, messages, resume, sent] = await Promise.all([
+      const thread = `${id}-ag-ui`;
+      const [status, messages, resume, sent, agUi] = await Promise.all([
         fetch(`${api.base}/conversations/${id}`),
         fetch(`${api.base}/api/chat/${id}/messages`),
         fetch(`${api.base}/api/chat/${id}/stream`),
@@ -207,6 +208,20 @@ describe('a conversation whose only worker was killed', () => {
           }),
           signal: chat.signal,
         }),
+        // AG-UI too: a thread's run whose message no worker accepts waits for its turn, the message queued.
+        fetch(`${api.base}/ag-ui`, {
+          method: 'POST',
+          headers: { ...json, accept: 'text/event-stream' },
+          body: JSON.stringify({
+            threadId: thread,
+            runId: 'r1',
+            messages: [{ id: 'a1', role: 'user', content: 'ag-ui here' }],
+            tools: [],
+            context: [],
+            state: {},
+            forwardedProps: {},
+          }),
+        }),
       ]);
       for (const read of [status, messages, resume]) {
         const body = await read.json();
@@ -218,6 +233,7 @@ describe('a conversation whose only worker was killed', () => {
         });
       }
       expect(sent.status).toBe(200);
+      expect(agUi.status).toBe(200);
       const queued = await fetch(`${api.base}/conversations/${id}/messages`, {
         method: 'POST',
         headers: json,
@@ -230,6 +246,9 @@ describe('a conversation whose only worker was killed', () => {
       worker = await startTs(['worker.ts'], env, /Press Ctrl\+C/);
       const streamed = await sent.text();
       expect(streamed).toContain('you said: are you there?');
+      const run = await agUi.text();
+      expect(run).toContain('you said: ag-ui here');
+      expect(run).toContain('RUN_FINISHED');
       expect(
         await eventually(async () => {
           const read = await fetch(`${api.base}/conversations/${id}`);

@@ -68,6 +68,23 @@ describe('validateAgentInput', () => {
   });
   it('rejects non-objects', () =>
     expect(validateAgentInput(null)).toEqual(['the input must be an object with a "message"']));
+  it('checks model settings and whom a run works for before it starts, naming what is wanted', () => {
+    const problems = (modelSettings: unknown) => validateAgentInput({ message: 'hi', modelSettings });
+    expect(problems({ model: 'openai:gpt-5.4-mini', temperature: 0.2, maxTokens: 100 })).toEqual([]);
+    expect(problems('gpt-4o')).toEqual([expect.stringMatching(/"modelSettings" must be an object/)]);
+    expect(problems({ model: 42 })).toEqual([expect.stringMatching(/"modelSettings.model" must be a model name/)]);
+    expect(problems({ temperature: 'hot' })).toEqual([expect.stringMatching(/temperature.*0 to 2/)]);
+    expect(problems({ maxTokens: 0 })).toEqual([expect.stringMatching(/maxTokens.*>= 1/)]);
+    expect(problems({ thinking: { budgetTokens: 10 } })).toEqual([expect.stringMatching(/budgetTokens.*1024/)]);
+    expect(problems({ reasoningEffort: 'max' })).toEqual([expect.stringMatching(/minimal, low, medium, high/)]);
+    expect(problems({ fallbackModels: ['a', 3] })).toEqual([expect.stringMatching(/fallbackModels/)]);
+    expect(validateAgentInput({ message: 'hi', delegatedBy: 'x' })).toEqual([
+      expect.stringMatching(/"delegatedBy" must list 1 to 16 agents/),
+    ]);
+    expect(validateAgentInput({ message: 'hi', delegatedBy: [{ agent: 'planner' }] })).toEqual([]);
+    // A workflow checks only what it checked when it started: its history replays the same.
+    expect(validateAgentInput({ message: 'hi', modelSettings: { model: 42 } }, { asStarted: true })).toEqual([]);
+  });
 });
 
 describe('shouldReturnImmediately', () => {

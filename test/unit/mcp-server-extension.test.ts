@@ -100,6 +100,12 @@ describe('--module of mcp and a2a', () => {
     expect(parseA2aArgs(['--module', 'a.js', '--port', '4000'])).toMatchObject({ port: 4000, module: 'a.js' });
   });
 
+  it('takes --agents as a list of names, and refuses one with none', () => {
+    expect(parseMcpArgs(['--agents', 'support, billing'])).toMatchObject({ agents: ['support', 'billing'] });
+    for (const empty of ['', ','])
+      expect(() => parseMcpArgs(['--agents', empty])).toThrow(/--agents needs at least one agent name/);
+  });
+
   it("loads a module's `mcpServer`, and says what is wrong with one that is not an extension", () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcp-module-'));
     const good = join(dir, 'good.js');

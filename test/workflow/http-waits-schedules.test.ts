@@ -159,6 +159,14 @@ it('delivers events to conversations with a token, and manages schedules under /
     expect(described.recentRuns[0].workflowId).toMatch(new RegExp(`^${scheduleId}-run-`));
     const unpaused = await fetch(`${base}/schedules/${scheduleId}/unpause`, { method: 'POST', headers: auth });
     expect(await unpaused.json()).toMatchObject({ paused: false });
+    // A note is optional; a body that is not one is refused, not dropped (the schedule stays as it was).
+    const garbled = await fetch(`${base}/schedules/${scheduleId}/pause`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{"note":',
+    });
+    expect(garbled.status).toBe(400);
+    expect((await (await fetch(`${base}/schedules/${scheduleId}`, { headers: auth })).json()).paused).toBe(false);
     const removed = await fetch(`${base}/schedules/${scheduleId}`, { method: 'DELETE', headers: auth });
     expect(await removed.json()).toEqual({ scheduleId, deleted: true });
     expect((await fetch(`${base}/schedules/${scheduleId}`, { headers: auth })).status).toBe(404);

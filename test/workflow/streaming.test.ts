@@ -42,7 +42,13 @@ it('streams a run: tool calls as they start and finish, the answer in pieces whi
     call(['add', { a: 40, b: 2 }]),
     { content: ANSWER, chunks: pieces, chunkDelayMs: 40 },
   ]);
-  const { worker, taskQueue } = await createTestWorker(t, { baseURL: model.baseURL, registry: testRegistry() });
+  // Batches 100 ms apart whether or not a live path reaches the reader (this one reads the
+  // durable log only): 15 pieces 40 ms apart make about 6 Signals, not one a piece.
+  const { worker, taskQueue } = await createTestWorker(t, {
+    baseURL: model.baseURL,
+    registry: testRegistry(),
+    streaming: { batchIntervalMs: 100 },
+  });
   await worker.runUntil(async () => {
     const handle = await startAgentRun(t.client, { message: 'add 40 and 2', tools: ['add'] }, { taskQueue });
     const [events, result] = await Promise.all([collect(t.client, handle.workflowId, -1), handle.result()]);

@@ -4,7 +4,7 @@ import { withoutHistoryMark } from '../run/run-result';
 import type { RunState } from '../state/run-state';
 import type { ChatMessage } from '../messages/chat-message';
 import { DEFAULT_MEMORY_WINDOW, memoryWindowStart, MIN_MEMORY_WINDOW } from '../context/message-window';
-import { durationProblem, isToolList, messageProblem, runOptionProblems } from '../run/run-input';
+import { durationProblem, isToolList, messageProblem, runOptionProblems, type InputChecks } from '../run/run-input';
 import { addUsage, noUsage } from '../messages/usage';
 import { imagesProblem } from '../messages/images';
 import { messageIdProblem } from '../messages/message-ids';
@@ -26,10 +26,10 @@ import type { ConversationCarry, ConversationInput, ConversationState, TurnInput
 export const DEFAULT_IDLE_TIMEOUT = '24h';
 
 /** Checks a conversation's options; one readable line per problem. */
-export function validateConversationOptions(input: unknown): string[] {
+export function validateConversationOptions(input: unknown, checks: InputChecks = {}): string[] {
   if (input === null || typeof input !== 'object') return ['the conversation options must be an object'];
   const i = input as Record<string, unknown>;
-  const problems = runOptionProblems(i);
+  const problems = runOptionProblems(i, checks);
   if (i.rerun !== undefined) problems.push('"rerun" applies to one-shot runs, not conversations');
   const busy = busyPolicyProblem(i.busy);
   if (busy) problems.push(busy);

@@ -14,6 +14,7 @@ import {
 import { DEFAULT_MAX_TOOL_RESULT_TOKENS } from '../messages/tool-results';
 import { MIN_PROMPT_TOKENS } from '../context/compaction';
 import type { AgentInput, ToolCallingMode } from '../state/run-options';
+import { DELEGATED_BY_KEY, delegatedByOf } from '../policies/policies';
 import type { RunLimits } from '../state/run-state';
 
 /** The ways tools can reach a model. */
@@ -32,7 +33,7 @@ export const DEFAULT_MODEL_CALL_TIMEOUT_MS = 5 * 60_000;
  * Clients call it before starting a workflow; the workflow calls it again because not every
  * caller is our client.
  */
-export function validateAgentInput(input: unknown): string[] {
+export function validateAgentInput(input: unknown, checks: InputChecks = {}): string[] {
   if (input === null || typeof input !== 'object') return ['the input must be an object with a "message"'];
   const i = input as Record<string, unknown>;
   const message = messageProblem(i.message);
@@ -48,7 +49,7 @@ export function validateAgentInput(input: unknown): string[] {
           `"continueAsNewAfter" must be a whole number >= ${MIN_CONTINUE_AS_NEW_AFTER} (history events), got ${JSON.stringify(i.continueAsNewAfter)}`,
         ]
       : []),
-    ...runOptionProblems(i),
+    ...runOptionProblems(i, checks),
   ];
 }
 
@@ -76,9 +77,20 @@ export function messageProblem(message: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * How a run's input or a conversation's options are checked. `asStarted`: only the checks its
+ * workflow made when it started (the workflow itself checks so). Checks added since are made
+ * where input comes in (client, HTTP, CLI) but not in the workflow, so the histories of runs that
+ * started before them replay the same.
+ */
+export interface InputChecks {
+  asStarted?: boolean;
+}
+
 /** Problems with the options a run and a conversation share (everything but the message). */
-export function runOptionProblems(i: Record<string, unknown>): string[] {
+export function runOptionProblems(i: Record<string, unknown>, checks: InputChecks = {}): string[] {
   const problems: string[] = [];
+  if (!checks.asStarted) problems.push(...laterOptionProblems(i));
   const agent = agentNameProblem(i.agent);
   if (agent) problems.push(agent);
   const tenant = tenantProblem(i.tenant);
@@ -147,6 +159,46 @@ export function runOptionProblems(i: Record<string, unknown>): string[] {
   }
   return problems;
 }
+
+/** The checks of {@link runOptionProblems} that workflows do not make (see {@link InputChecks}). */
+function laterOptionProblems(i: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const settings = modelSettingsProblem(i.modelSettings);
+  if (settings) problems.push(settings);
+  if (i.delegatedBy !== undefined && !delegatedByOf({ [DELEGATED_BY_KEY]: i.delegatedBy }))
+    problems.push(
+      '"delegatedBy" must list 1 to 16 agents it works for, each {"agent": "...", "tenant"?: "...", "user"?: "..."}',
+    );
+  return problems;
+}
+
+/**
+ * What is wrong with `modelSettings`, or undefined when it is fine. Checked before a run starts:
+ * a model that is not a name would otherwise fail the workflow's tasks (its search attribute).
+ */
+export function modelSettingsProblem(v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    return '"modelSettings" must be an object: {"model"?, "temperature"?, "maxTokens"?, "thinking"?, "reasoningEffort"?, "fallbackModels"?}';
+  const m = v as Record<string, unknown>;
+  const name = (x: unknown) => typeof x === 'string' && x.trim() !== '' && x.length <= 256;
+  if (m.model !== undefined && !name(m.model))
+    return `"modelSettings.model" must be a model name ("openai:gpt-5.4-mini"), got ${JSON.stringify(m.model)}`;
+  if (m.temperature !== undefined && !(typeof m.temperature === 'number' && m.temperature >= 0 && m.temperature <= 2))
+    return `"modelSettings.temperature" must be a number from 0 to 2, got ${JSON.stringify(m.temperature)}`;
+  if (m.maxTokens !== undefined && !(Number.isInteger(m.maxTokens) && (m.maxTokens as number) >= 1))
+    return `"modelSettings.maxTokens" must be a whole number >= 1, got ${JSON.stringify(m.maxTokens)}`;
+  const budget = (m.thinking as { budgetTokens?: unknown } | null | undefined)?.budgetTokens;
+  if (m.thinking !== undefined && !(Number.isInteger(budget) && (budget as number) >= 1024))
+    return `"modelSettings.thinking" must be {"budgetTokens": a whole number >= 1024}, got ${JSON.stringify(m.thinking)}`;
+  if (m.reasoningEffort !== undefined && !REASONING_EFFORTS.includes(m.reasoningEffort as string))
+    return `"modelSettings.reasoningEffort" must be one of ${REASONING_EFFORTS.join(', ')}, got ${JSON.stringify(m.reasoningEffort)}`;
+  if (m.fallbackModels !== undefined && !(Array.isArray(m.fallbackModels) && m.fallbackModels.every(name)))
+    return '"modelSettings.fallbackModels" must be a list of model names';
+  return undefined;
+}
+
+const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'];
 
 /** What is wrong with a run or conversation id, or undefined when Temporal will take it. */
 export function workflowIdProblem(id: string, what = 'the id'): string | undefined {

@@ -7,7 +7,16 @@ import { scopedWorkflowId } from '../../client/tenant-scope';
 import { startMessage, stopTurn, type MessageRequest } from '../../client/conversations';
 import { LiveFeed } from '../../client/live-events';
 import type { ImageInput } from '../../storage/images';
-import { busyOf, HttpError, MAX_MESSAGE_BODY_BYTES, messageExtrasOf, readJson, tenantOf } from '../http-io';
+import {
+  ACCEPT_WITHIN_MS,
+  busyOf,
+  HttpError,
+  MAX_MESSAGE_BODY_BYTES,
+  messageExtrasOf,
+  readJson,
+  tenantOf,
+} from '../http-io';
+import { explainFailure, withinQueryWait } from '../../client/workflow-lookup';
 import type { RequestContext, Route } from '../route-table';
 import { decideAnswered, followTurn, pausedTurn } from '../../client/turn-follow';
 import { refusalOf, unlessRefused, writeTurnStream } from '../turn-stream';
@@ -64,7 +73,14 @@ async function agUiRun(c: RequestContext, agent: string | undefined): Promise<vo
   const live = new LiveFeed(id);
   let sent;
   try {
-    sent = await startMessage(o.client, id, message, { taskQueue: o.taskQueue, options });
+    // No worker accepting it in time: queued, durably, and the stream waits for its turn.
+    sent = await startMessage(
+      o.client,
+      id,
+      message,
+      { taskQueue: o.taskQueue, options },
+      { acceptWithinMs: ACCEPT_WITHIN_MS, signal: gone },
+    );
   } catch (err) {
     live.close();
     throw err;
@@ -91,7 +107,10 @@ async function agUiRun(c: RequestContext, agent: string | undefined): Promise<vo
 
 /** A run whose `resume` entries answer the approvals its thread's turn waits for: the turn goes on. */
 async function resumeRun({ res, o, gone }: RequestContext, id: string, input: RunAgentInput): Promise<void> {
-  const paused = await pausedTurn(o.client, id);
+  // No worker answers the query (none runs): said at once, not after the server's own limit.
+  const paused = await withinQueryWait(o.client, () => pausedTurn(o.client, id)).catch(async (err: unknown) => {
+    throw await explainFailure(o.client, id, err, 'conversation');
+  });
   if (!paused) throw new HttpError(409, `the thread "${id}" has no interrupt to resume: its turn waits for nothing`);
   const encoder = new AgUiEncoder(input.threadId, input.runId, input);
   for (const e of paused.events) encoder.encode(e);
@@ -160,11 +179,17 @@ function userMessage(input: RunAgentInput): MessageRequest {
   const text: string[] = [];
   const images: ImageInput[] = [];
   for (const part of last.content) {
-    if (part?.type === 'text') text.push(part.text);
+    if (part?.type === 'text') {
+      if (typeof part.text !== 'string') throw new HttpError(400, 'a "text" content part\'s "text" must be a string');
+      text.push(part.text);
+    } else if (part?.type === 'image' && (typeof part.source?.value !== 'string' || !part.source.value))
+      throw new HttpError(400, 'an "image" content part\'s "source.value" must be a URL or base64 data');
     else if (part?.type === 'image' && part.source?.type === 'url') images.push(part.source.value);
-    else if (part?.type === 'image' && part.source?.type === 'data')
+    else if (part?.type === 'image' && part.source?.type === 'data') {
+      if (typeof part.source.mimeType !== 'string' || !/^image\/[\w.+-]+$/.test(part.source.mimeType))
+        throw new HttpError(400, 'an "image" content part with data needs "source.mimeType", e.g. "image/png"');
       images.push(`data:${part.source.mimeType};base64,${part.source.value}`);
-    else throw new HttpError(400, `content parts of type "${part?.type}" are not supported: send text and images`);
+    } else throw new HttpError(400, `content parts of type "${part?.type}" are not supported: send text and images`);
   }
   if (!text.join('').trim() && images.length === 0) throw new HttpError(400, 'the newest user message is empty');
   return images.length ? { message: text.join('\n'), images } : { message: text.join('\n') };
