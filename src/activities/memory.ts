@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { ApplicationFailure } from '@temporalio/common';
 import { EXTRACTION_INSTRUCTIONS, extractionRequest, parseFactChanges } from '../core/facts/fact-extraction';
 import { newFactProblem, recallBlock, type MemoryDeletion } from '../core/facts/fact';
-import { memoryFilterProblem, type MemoryScope } from '../core/facts/memory-scope';
+import { MAX_MEMORY_PAGE, memoryFilterProblem, type MemoryScope } from '../core/facts/memory-scope';
 import type { MemoryAdminRequest, MemoryAdminResult, MemoryExport } from '../contracts/memory-admin';
 import type {
   ExtractMemoryInput,
@@ -188,7 +188,7 @@ export function createAdministerMemory(deps: {
     const store = await storeOf(deps.memory);
     switch (request.op) {
       case 'list': {
-        const limit = Math.max(1, Math.min(request.limit ?? 100, 1000));
+        const limit = Math.max(1, Math.min(request.limit ?? 100, MAX_MEMORY_PAGE));
         const facts = await store.list(request.filter, {
           limit: limit + 1,
           ...(request.after ? { after: request.after } : {}),

@@ -1,4 +1,4 @@
-import { memoryFilterProblem, type MemoryFilter } from '../core/facts/memory-scope';
+import { MAX_MEMORY_PAGE, memoryFilterProblem, type MemoryFilter } from '../core/facts/memory-scope';
 import type { Fact, MemoryDeletion } from '../core/facts/fact';
 import { administerMemory } from '../client/memory';
 import { commandName } from './command-name';
@@ -44,8 +44,11 @@ export function parseMemoryArgs(argv: string[]): MemoryCommand {
     case 'list': {
       if (positionals.length) throw new UsageError('memory list takes no arguments (--user U, --tenant T)');
       check(true);
-      if (values.limit !== undefined && !/^\d+$/.test(values.limit))
-        throw new UsageError(`--limit must be a whole number, got "${values.limit}"`);
+      if (
+        values.limit !== undefined &&
+        !(/^\d+$/.test(values.limit) && Number(values.limit) >= 1 && Number(values.limit) <= MAX_MEMORY_PAGE)
+      )
+        throw new UsageError(`--limit must be a whole number from 1 to ${MAX_MEMORY_PAGE}, got "${values.limit}"`);
       return { action, filter, ...(values.limit !== undefined ? { limit: Number(values.limit) } : {}), json };
     }
     case 'show':

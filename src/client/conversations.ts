@@ -129,6 +129,8 @@ export async function startMessage(
   // Every message has an id: its Update's id (Temporal answers the same Update sent twice once),
   // the conversation's (it answers the same message once), and how followers find its turn.
   const messageId = message.messageId ?? randomUUID();
+  // Checked before its images are stored, and with them after: a refused message leaves no blob.
+  checkLocally(conversationId, { ...message, images: undefined, messageId }, start);
   const turn = await turnInput(client, { ...message, messageId }, start.blobStore);
   checkLocally(conversationId, turn, start);
   // Whether it was open is learnt while the message goes (see opened-before.ts): a conversation
@@ -303,7 +305,9 @@ export async function queueMessage(
   message: MessageRequest,
   start: ConversationStart,
 ): Promise<{ wasOpen: boolean }> {
-  const turn = await turnInput(client, { ...message, messageId: message.messageId ?? randomUUID() }, start.blobStore);
+  const request = { ...message, messageId: message.messageId ?? randomUUID() };
+  checkLocally(conversationId, { ...request, images: undefined }, start);
+  const turn = await turnInput(client, request, start.blobStore);
   checkLocally(conversationId, turn, start);
   const wasOpen = await openedBefore(client, conversationId);
   try {

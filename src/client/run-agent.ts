@@ -130,10 +130,13 @@ export async function startAgentRun(
   const { output, images, ...rest } = request;
   const input: AgentInput =
     output === undefined ? rest : { ...rest, output: isZod(output) ? outputJsonSchema(output) : output };
+  // The workflow checks its input too, but by then the input is in its history: refuse it here,
+  // before its images are stored (a refused run leaves no blob), and with them after.
+  const early = validateAgentInput(input);
+  if (early.length) throw new ClientError('invalid', early.join('; '));
   // The bytes go to the blob store and the run gets references: a history never holds an image.
   const refs = await storedImages(client, images, options.blobStore);
   if (refs) input.images = refs;
-  // The workflow checks its input too, but by then the input is in its history: refuse it here.
   const problems = [
     ...validateAgentInput(input),
     ...[fairnessWeightProblem(options.fairnessWeight)].filter((p): p is string => p !== undefined),

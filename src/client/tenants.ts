@@ -11,6 +11,7 @@ import {
 import { DEFAULT_FLEET_TASK_QUEUE } from '../contracts/fleet-queue';
 import { ClientError } from './client-error';
 import { lookupWorkflow, withinQueryWait } from './workflow-lookup';
+import { requireWorker } from './task-queue-workers';
 
 /**
  * Tenants' budgets, usage and shares, for operators (`durable-agents tenants`, the HTTP API's
@@ -41,12 +42,22 @@ export async function setTenantBudget(
   checkTenant(tenant);
   const problem = budget === undefined ? undefined : tenantBudgetProblem(budget);
   if (problem) throw new ClientError('invalid', problem);
+  const fleetTaskQueue = options.fleetTaskQueue ?? DEFAULT_FLEET_TASK_QUEUE;
+  // The ledger answers from a worker on the fleet's queue: without one the Update would wait for
+  // good (a caller's fleetTaskQueue that is not the workers' AGENT_FLEET_TASK_QUEUE, say).
+  await requireWorker(
+    client,
+    fleetTaskQueue,
+    "the workers' AGENT_FLEET_TASK_QUEUE (every agents worker serves it): fleetTaskQueue in code, AGENT_FLEET_TASK_QUEUE where the API or CLI runs",
+    // A worker just started (the CLI's own, embedded) serves the fleet's queue within seconds.
+    10_000,
+  );
   try {
     return await client.workflow.executeUpdateWithStart(setTenantBudgetUpdate, {
       args: [budget === undefined ? {} : { budget }],
       startWorkflowOperation: new WithStartWorkflowOperation(TENANT_LEDGER_WORKFLOW_TYPE, {
         workflowId: tenantLedgerId(tenant),
-        taskQueue: options.fleetTaskQueue ?? DEFAULT_FLEET_TASK_QUEUE,
+        taskQueue: fleetTaskQueue,
         args: [{ tenant }],
         workflowIdConflictPolicy: 'USE_EXISTING',
         staticSummary: `ledger of tenant ${tenant}`,

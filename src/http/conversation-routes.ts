@@ -21,6 +21,7 @@ import {
   sendStillRunning,
   tenantOf,
 } from './http-io';
+import { AGENT_INPUT_FIELD_NAMES, unknownFieldProblem } from '../core/run/run-input';
 import type { RequestContext, Route } from './route-table';
 
 /**
@@ -82,10 +83,27 @@ async function conversationStatus({ res, url, client, params }: RequestContext):
   });
 }
 
+/** What a message takes; a conversation's other options come from its agent or the API's settings. */
+const MESSAGE_FIELDS = ['message', 'images', 'tools', 'approvalTools', 'agent', 'user', 'tenant', 'busy', 'fork'];
+
+/** Refuses a field a message does not take (400), naming where a run option goes instead. */
+function messageFieldsCheck(body: Record<string, unknown>): void {
+  const problem = unknownFieldProblem(body, MESSAGE_FIELDS);
+  if (!problem) return;
+  const option = Object.keys(body).find((k) => !MESSAGE_FIELDS.includes(k) && AGENT_INPUT_FIELD_NAMES.includes(k));
+  throw new HttpError(
+    400,
+    option
+      ? `a message does not take "${option}": a conversation's options come from its agent ("agent": one defined with defineAgent or the agents file) or the server's conversationOptions`
+      : problem,
+  );
+}
+
 async function sendMessageRoute(c: RequestContext): Promise<void> {
   const { req, res, url, o, scope, gone, bounded } = c;
   const id = c.params.conversation;
   const body = await readJson(req, MAX_MESSAGE_BODY_BYTES);
+  messageFieldsCheck(body);
   const turn: MessageRequest = { message: body.message as string };
   // A message sent again with the same key is the same message: answered once.
   const key = idempotencyKey(req);

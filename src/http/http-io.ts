@@ -5,7 +5,7 @@ import { busyPolicyProblem, type BusyPolicy } from '../core/conversation/busy';
 import { userProblem } from '../core/facts/memory-scope';
 import { parseDuration } from '../core/time/duration';
 import { tenantFor, tenantProblem, type TenantScope } from '../core/fleet/tenants';
-import { validateAgentInput } from '../core/run/run-input';
+import { AGENT_INPUT_FIELD_NAMES, unknownFieldProblem, validateAgentInput } from '../core/run/run-input';
 import { isUndecodable } from '../client/workflow-lookup';
 import { isServerUnreachable } from '../client/outages';
 import { ClientError, type ClientErrorKind } from '../client/client-error';
@@ -138,6 +138,8 @@ export function pathParts(pathname: string): string[] {
 
 /** Refuses a run's input the workflow would refuse (400), before anything starts. */
 export function checkRunInput(input: unknown): void {
+  const unknown = unknownFieldProblem(input as Record<string, unknown>, AGENT_INPUT_FIELD_NAMES);
+  if (unknown) throw new HttpError(400, unknown);
   const problems = validateAgentInput(input);
   if (problems.length) throw new HttpError(400, problems.join('; '));
 }

@@ -1,4 +1,4 @@
-import type { MemoryFilter } from '../core/facts/memory-scope';
+import { MAX_MEMORY_PAGE, type MemoryFilter } from '../core/facts/memory-scope';
 import { administerMemory } from '../client/memory';
 import { HttpError, sendJson } from './http-io';
 import type { RequestContext, Route } from './route-table';
@@ -41,7 +41,8 @@ export const memoryRoutes: Route[] = [
 async function listFacts(c: RequestContext): Promise<void> {
   const query = c.url.searchParams;
   const limit = query.get('limit');
-  if (limit !== null && !/^\d+$/.test(limit)) throw new HttpError(400, '"limit" must be a whole number');
+  if (limit !== null && !(/^\d+$/.test(limit) && Number(limit) >= 1 && Number(limit) <= MAX_MEMORY_PAGE))
+    throw new HttpError(400, `"limit" must be a whole number from 1 to ${MAX_MEMORY_PAGE}, got "${limit}"`);
   const listed = await administerMemory(
     c.client,
     {

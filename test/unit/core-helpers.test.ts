@@ -4,7 +4,7 @@ import { agentWorkflowId, runSummary, toolCallSummary } from '../../src/core/con
 import { parseDuration } from '../../src/core/time/duration';
 import { parseToolArguments } from '../../src/core/messages/tool-arguments';
 import { shouldReturnImmediately, toolErrorText, toolResultText } from '../../src/core/messages/tool-results';
-import { validateAgentInput } from '../../src/core/run/run-input';
+import { AGENT_INPUT_FIELD_NAMES, unknownFieldProblem, validateAgentInput } from '../../src/core/run/run-input';
 
 describe('toolResultText', () => {
   it('follows LangChain4j: void is "Success", strings as is, the rest JSON', () => {
@@ -126,5 +126,16 @@ describe('formatLogEntry', () => {
       '[WARN] Activity failed {"activityType":"callModel","error":{"name":"ApplicationFailure","type":"ModelCall.RateLimit","message":"rate limited","cause":{"name":"Error","message":"HTTP 429"}}}',
     );
     expect(formatLogEntry({ level: 'INFO', message: 'plain' })).toBe('[INFO] plain');
+  });
+});
+
+describe('unknownFieldProblem', () => {
+  it('names a field none of the known ones, with the one it was likely meant to be', () => {
+    expect(unknownFieldProblem({ message: 'hi' }, AGENT_INPUT_FIELD_NAMES)).toBeUndefined();
+    expect(unknownFieldProblem({ message: 'hi', maxIteration: 3 }, AGENT_INPUT_FIELD_NAMES)).toMatch(
+      /^unknown field "maxIteration" \(did you mean "maxIterations"\?\); the fields are message, /,
+    );
+    expect(unknownFieldProblem({ MESSAGE: 'hi' }, ['message'])).toMatch(/did you mean "message"/);
+    expect(unknownFieldProblem({ colour: 'red' }, ['message'])).toBe('unknown field "colour"; the fields are message');
   });
 });

@@ -1,3 +1,4 @@
+import { parseMemoryArgs } from '../../src/cli/memory-command';
 import { EventLog } from '../../src/core/events/event-log';
 import {
   FORGOTTEN_TEXT,
@@ -263,4 +264,12 @@ describe('forgetQuotes: a deletion reaching the copies a conversation keeps', ()
       facts: [{ id: 'f9', text: FORGOTTEN_TEXT }],
     });
   });
+});
+
+it('memory list takes --limit from 1 to 1000, and says so', () => {
+  expect(parseMemoryArgs(['list', '--user', 'u1', '--limit', '5'])).toMatchObject({ limit: 5 });
+  for (const limit of ['0', '5000', 'x'])
+    expect(() => parseMemoryArgs(['list', '--user', 'u1', '--limit', limit])).toThrow(
+      /--limit must be a whole number from 1 to 1000/,
+    );
 });

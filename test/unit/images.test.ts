@@ -1,4 +1,6 @@
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { queueMessage, startMessage } from '../../src/client/conversations';
+import { startAgentRun } from '../../src/client/run-agent';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ModelCallError } from '../../src/models/model-error';
@@ -347,4 +349,27 @@ describe('blobs through payload codecs', () => {
     const encrypted = new CodecBlobStore(files, [new EncryptionCodec([key('k1', 1)])]);
     expect(Buffer.from(await encrypted.get(ref)).equals(PNG)).toBe(true);
   });
+});
+
+it('stores no image of a message or run it refuses: it is checked before its images are stored', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'refused-images-'));
+  const blobStore = new FileBlobStore(dir);
+  const png = `data:image/png;base64,${Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]).toString('base64')}`;
+  // Refused locally: no request reaches Temporal, so no client is needed.
+  const client = {} as never;
+  await expect(
+    startMessage(
+      client,
+      'chat-1',
+      { message: 'hi', images: [png] },
+      { taskQueue: 'q', blobStore, options: { agent: 'no such/agent' } },
+    ),
+  ).rejects.toMatchObject({ kind: 'invalid' });
+  await expect(
+    queueMessage(client, 'chat-1', { message: ' ', images: [png] }, { taskQueue: 'q', blobStore }),
+  ).rejects.toMatchObject({ kind: 'invalid' });
+  await expect(
+    startAgentRun(client, { message: 'hi', images: [png], maxIterations: 0 }, { taskQueue: 'q', blobStore }),
+  ).rejects.toMatchObject({ kind: 'invalid' });
+  expect(readdirSync(dir)).toEqual([]);
 });

@@ -222,6 +222,23 @@ describe('chatRequest', () => {
     ).toThrow("the newest user message's text parts hold 120001 characters, more than the 100000 a message may have");
   });
 
+  it('refuses a message id it cannot take, rather than dropping it (a retried POST would be answered twice)', () => {
+    const withId = (id: string, extra: Record<string, unknown> = {}) => ({
+      id: 'chat-1',
+      messages: [{ id, role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+      ...extra,
+    });
+    expect(() => chatRequest(withId('x'.repeat(201)))).toThrow(`the newest message's "id" must be a string of 1-200`);
+    expect(() => chatRequest(withId('a\u0000b'))).toThrow(`the newest message's "id" must not contain control`);
+    // A fork's message adds 9 characters to its id.
+    expect(() => chatRequest(withId('x'.repeat(195), { trigger: 'regenerate-message' }))).toThrow(
+      /to regenerate or edit, the message's "id" must be at most 191 characters/,
+    );
+    expect(chatRequest(withId('x'.repeat(191), { trigger: 'regenerate-message' })).action).toMatchObject({
+      kind: 'message',
+    });
+  });
+
   it('takes the newest user message, its images, and the agent from the transport body', () => {
     expect(
       chatRequest({

@@ -45,8 +45,33 @@ it('answers bad input with a 4xx that names the mistake', async () => {
         ['GET', '/memory/%00', undefined, 400, /not a fact id/],
         ['GET', '/memory?user=u1&agent=%00', undefined, 400, /agent name/],
         ['GET', '/memory?user=%00', undefined, 400, /user id/],
+        ['GET', '/memory?user=u1&limit=0', undefined, 400, /"limit" must be a whole number from 1 to 1000/],
+        ['GET', '/memory?user=u1&limit=5000', undefined, 400, /"limit" must be a whole number from 1 to 1000/],
         ['DELETE', '/memory?user=u%00', undefined, 400, /user id/],
         ['POST', '/ag-ui', agUiResume(`nobody-${id}`), 404, /no run or conversation .* exists/],
+        // A misspelt or misplaced field is refused, not dropped (the run would go on with the default).
+        [
+          'POST',
+          '/runs',
+          { message: 'hi', maxIteration: 3 },
+          400,
+          /unknown field "maxIteration" \(did you mean "maxIterations"\?\)/,
+        ],
+        [
+          'POST',
+          `/conversations/${id}/messages`,
+          { message: 'hi', system: 'x' },
+          400,
+          /a message does not take "system"/,
+        ],
+        ['POST', `/conversations/${id}/messages`, { mesage: 'hi' }, 400, /did you mean "message"/],
+        [
+          'POST',
+          '/runs',
+          { message: 'hi', modelSettings: { model: 42 } },
+          400,
+          /"modelSettings.model" must be a model name/,
+        ],
       ];
       for (const [method, path, body, status, words] of cases) {
         const [got, answerBody] = await send(method, path, body);

@@ -136,6 +136,14 @@ it('keeps each tenant’s token to its own tenant’s conversations, runs and ta
   await withWorker(async (taskQueue) => {
     const access = { tokens: [ADMIN, ACME, GLOBEX], tenants: { [ACME]: 'acme-w', [GLOBEX]: 'globex' } };
     const api = await startHttpApi({ client, taskQueue, access });
+    // An API whose fleet queue no worker serves (it is not the workers' AGENT_FLEET_TASK_QUEUE):
+    // a budget is refused with why (503) instead of waiting for good. Asked now, checked at the end.
+    const misplaced = await startHttpApi({ client, taskQueue, access, fleetTaskQueue: `nobody-${randomUUID()}` });
+    const unserved = fetch(`${misplaced.base}/tenants/acme-w/budget`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ tokens: 5, per: 'day' }),
+    });
     const mcpServer = createMcpHttpServer({ client, taskQueue, agents: [] }, access);
     mcpServer.listen(0, '127.0.0.1');
     await once(mcpServer, 'listening');
@@ -230,8 +238,15 @@ it('keeps each tenant’s token to its own tenant’s conversations, runs and ta
         await a.close();
         await b.close();
       }
+      const refused = await unserved;
+      expect(refused.status).toBe(503);
+      expect(await refused.json()).toMatchObject({
+        errorType: 'Client.NoWorker',
+        error: expect.stringContaining('AGENT_FLEET_TASK_QUEUE'),
+      });
     } finally {
       api.close();
+      misplaced.close();
       mcpServer.close();
     }
   });

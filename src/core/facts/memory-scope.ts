@@ -50,6 +50,9 @@ export interface MemoryFilter {
   agent?: string;
 }
 
+/** The most facts one page of a memory listing holds (`--limit`, `?limit=`). */
+export const MAX_MEMORY_PAGE = 1000;
+
 /** Why `filter` cannot select facts: a bad name, or nothing at all to narrow by. */
 export function memoryFilterProblem(filter: MemoryFilter, allowEverything = false): string | undefined {
   const bad =

@@ -200,6 +200,72 @@ export function modelSettingsProblem(v: unknown): string | undefined {
 
 const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'];
 
+/** Every field of {@link AgentInput}, checked against the type: a request's others are refused. */
+const AGENT_INPUT_FIELDS = {
+  message: true,
+  images: true,
+  agent: true,
+  system: true,
+  tools: true,
+  immediateTools: true,
+  approvalTools: true,
+  modelSettings: true,
+  stream: true,
+  output: true,
+  rerun: true,
+  continueAsNewAfter: true,
+  tenant: true,
+  user: true,
+  delegatedBy: true,
+  maxIterations: true,
+  maxExecutionTime: true,
+  modelCallTimeout: true,
+  onLimit: true,
+  toolCalling: true,
+  approvalTimeout: true,
+  onApprovalTimeout: true,
+  maxWait: true,
+  waitsCountTowardTimeLimit: true,
+  budget: true,
+  priority: true,
+  onBudget: true,
+  maxToolResultTokens: true,
+  maxPromptTokens: true,
+  summaryModel: true,
+  memory: true,
+  workspace: true,
+  inputGuardrails: true,
+  outputGuardrails: true,
+  toolGuardrails: true,
+} satisfies Record<keyof AgentInput, true>;
+
+/** The fields a run's input takes (see {@link unknownFieldProblem}). */
+export const AGENT_INPUT_FIELD_NAMES: readonly string[] = Object.keys(AGENT_INPUT_FIELDS);
+
+/**
+ * A field of `body` that is none of `known`, named with the one it was likely meant to be (a
+ * misspelt `maxIteration` would otherwise be dropped, and the run go on with the default), or
+ * undefined when every field is known.
+ */
+export function unknownFieldProblem(body: Record<string, unknown>, known: readonly string[]): string | undefined {
+  const unknown = Object.keys(body).find((k) => !known.includes(k));
+  if (unknown === undefined) return undefined;
+  const near = known.find((k) => k.toLowerCase() === unknown.toLowerCase() || editDistance(k, unknown) <= 2);
+  return `unknown field "${unknown}"${near ? ` (did you mean "${near}"?)` : ''}; the fields are ${known.join(', ')}`;
+}
+
+/** Levenshtein distance, for {@link unknownFieldProblem}'s suggestion (names are short). */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length];
+}
+
 /** What is wrong with a run or conversation id, or undefined when Temporal will take it. */
 export function workflowIdProblem(id: string, what = 'the id'): string | undefined {
   if (!id.trim()) return `${what} must not be empty`;

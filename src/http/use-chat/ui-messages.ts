@@ -1,5 +1,5 @@
 import { MAX_MESSAGE_CHARS, workflowIdProblem } from '../../core/run/run-input';
-import { messageIdProblem } from '../../core/messages/message-ids';
+import { MAX_MESSAGE_ID_CHARS, messageIdProblem } from '../../core/messages/message-ids';
 import type { ApprovalDecision } from '../../core/tool-calls/approvals';
 import type { ChatMessage } from '../../core/messages/chat-message';
 import type { MessageRequest } from '../../client/conversations';
@@ -71,7 +71,11 @@ export function chatRequest(body: Record<string, unknown>): ChatRequestBody {
     throw new HttpError(400, 'the newest message must be a UIMessage with "role" and "parts"');
   const parts = last.parts as Array<Record<string, unknown>>;
   // The UI message's id (useChat gives every message one): the same message sent again is one message.
-  const messageId = typeof last.id === 'string' && !messageIdProblem(last.id) ? last.id : undefined;
+  // An id it cannot take is refused, not dropped: without it a retried POST would be answered twice.
+  const lastIdProblem = last.id === undefined ? undefined : messageIdProblem(last.id);
+  if (lastIdProblem)
+    throw new HttpError(400, `the newest message's "id" ${lastIdProblem.replace(/^"messageId" /, '')}`);
+  const messageId = last.id as string | undefined;
   // Regenerate (an answer again) and edit (`sendMessage` with the `messageId` of an earlier
   // message) fork the conversation at this user message; the branch it replaces stays readable.
   const forks = trigger === 'regenerate-message' || (last.role === 'user' && replaced !== undefined);
@@ -79,6 +83,12 @@ export function chatRequest(body: Record<string, unknown>): ChatRequestBody {
     throw new HttpError(
       400,
       'to regenerate or edit, the newest message must be the user message to answer again, with its "id"',
+    );
+  // A fork's message is sent as `<id>~<8 hex digits>` (see forkMessageId), within the same limit.
+  if (forks && messageId!.replace(/~[^~]*$/, '').length > MAX_MESSAGE_ID_CHARS - 9)
+    throw new HttpError(
+      400,
+      `to regenerate or edit, the message's "id" must be at most ${MAX_MESSAGE_ID_CHARS - 9} characters (its fork adds 9)`,
     );
   const action: ChatAction =
     last.role === 'user'
