@@ -3,6 +3,7 @@ import type { ExternalStorage } from '@temporalio/common';
 import { claimKey, removeWorkflowPayloads, storedPayloadRefs } from '../storage/payload-removal';
 import { purgeClosed, rawEvents } from '../storage/workflow-purge';
 import type { MemoryFilter } from '../core/facts/memory-scope';
+import type { Fact } from '../core/facts/fact';
 import { MEMORY_ADMIN_MEMO, MEMORY_ADMIN_WORKFLOW_TYPE } from '../contracts/memory-admin';
 
 /**
@@ -51,9 +52,25 @@ export async function purgeReads(
   for await (const w of client.workflow.list({ query })) {
     const read = w.memo?.[MEMORY_ADMIN_MEMO] as { op?: string; filter?: MemoryFilter } | undefined;
     if (!read?.filter || read.op === 'delete') continue;
-    if (overlaps(filter, read.filter)) reads.push(w.workflowId);
+    if (!overlaps(filter, read.filter)) continue;
+    // A fact read by its id names no user to go by: what it showed does.
+    if (read.op === 'show' && !(await showed(client, w.workflowId, filter))) continue;
+    reads.push(w.workflowId);
   }
   return purgeClosed(client, reads, storage);
+}
+
+/**
+ * Whether a `show` read returned a fact `deleted` selects: its result says whose it was. One it
+ * cannot read (gone, or undecodable here) is taken to have, as a read by a filter is.
+ */
+async function showed(client: Client, workflowId: string, deleted: MemoryFilter): Promise<boolean> {
+  try {
+    const result = (await client.workflow.getHandle(workflowId).result()) as { fact?: Fact } | undefined;
+    return result?.fact !== undefined && overlaps(deleted, result.fact);
+  } catch {
+    return true;
+  }
 }
 
 /** Whether a read with filter `read` may have returned facts that `deleted` selects. */

@@ -16,7 +16,7 @@ import type { ChatRequest } from '../../src/testing/chat-request';
 import { answer, call, lastOf, startModel, toolResults } from '../helpers/scripted-model';
 import { createTestWorker, useTestTemporal } from '../helpers/temporal';
 import { postgresProblem, startPostgres, type TestPostgres } from '../helpers/postgres-server';
-import { cleanEnv, runTs } from '../helpers/processes';
+import { cleanEnv, eventually, runTs } from '../helpers/processes';
 
 /**
  * Memory across conversations in real runs, on both stores: what one conversation of a user
@@ -541,26 +541,44 @@ it('memory delete --purge removes the closed runs that held copies, with what th
     // A read of erin's memory: its result, in its history, lists the fact.
     const listed = await cli('list', '--user', USER, '--json');
     expect(listed.stdout).toContain(FACT);
-    const reads: string[] = [];
-    for await (const w of client.workflow.list({ query: `WorkflowType = 'memoryAdminWorkflow'` }))
-      if (w.taskQueue === taskQueue && w.workflowId.startsWith('memory-list-')) reads.push(w.workflowId);
-    expect(reads).toHaveLength(1);
+    // And a read of the fact by its id, which names no user: what it showed was erin's.
+    const factId = (JSON.parse(listed.stdout) as { facts: Array<{ id: string; text: string }> }).facts.find((f) =>
+      f.text.includes(FACT),
+    )!.id;
+    expect((await cli('show', factId, '--json')).stdout).toContain(FACT);
+    const reads = async () => {
+      const found: string[] = [];
+      for await (const w of client.workflow.list({ query: `WorkflowType = 'memoryAdminWorkflow'` }))
+        if (w.taskQueue === taskQueue && /^memory-(list|show)-/.test(w.workflowId)) found.push(w.workflowId);
+      return found.sort();
+    };
+    let erins: string[] = [];
+    expect(await eventually(async () => (erins = await reads()).length === 2)).toBe(true);
+    // Another user's fact read by its id: it showed nothing of erin's, so it stays.
+    const other = `${USER}-b`;
+    await sendMessage(
+      client,
+      `mem-other-${randomUUID()}`,
+      { message: 'remember: Prefers tea' },
+      { taskQueue, options: { ...options, system: 'Be brief.', user: other } },
+    );
+    const theirs = JSON.parse((await cli('list', '--user', other, '--json')).stdout) as {
+      facts: Array<{ id: string }>;
+    };
+    expect((await cli('show', theirs.facts[0].id, '--json')).code).toBe(0);
+    expect(await eventually(async () => (await reads()).length === 4)).toBe(true);
     const refused = await cli('export', '--user', USER, '--purge');
     expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining('--purge is for memory delete') });
     const deleted = await cli('delete', '--user', USER, '--purge', '--json');
     expect(deleted.code).toBe(0);
     const copies = JSON.parse(deleted.stdout).copies;
-    expect(copies).toEqual({
+    expect({ ...copies, purged: [...copies.purged].sort() }).toEqual({
       told: [conversation],
       closed: [handle.workflowId],
-      purged: expect.arrayContaining([handle.workflowId, reads[0]]),
+      // erin's reads and the run; not the other user's reads, nor other tests' (running meanwhile).
+      purged: [handle.workflowId, ...erins].sort(),
       payloads: expect.any(Number),
     });
-    // Reads of a fact by its id (another test's, running meanwhile) may have shown any user's
-    // fact, so they go too; nothing else does.
-    expect(
-      copies.purged.filter((w: string) => ![handle.workflowId, reads[0]].includes(w) && !w.startsWith('memory-show-')),
-    ).toEqual([]);
     // The open conversation goes on: what its history refers to in the payload store stayed.
     const next = await sendMessage(client, conversation, { message: 'And now?' }, { taskQueue, options });
     expect(next.status).toBe('completed');
