@@ -10,16 +10,16 @@ import {
 } from '@a2a-js/sdk/server';
 import { busyPolicyProblem, type BusyPolicy } from '../core/conversation/busy';
 import { workflowIdProblem } from '../core/run/run-input';
-import type { AgentEvent } from '../core/events/agent-events';
 import type { ApprovalDecision } from '../core/tool-calls/approvals';
 import type { ConversationOptions } from '../core/conversation/conversation-state';
 import type { ConversationTurnResult } from '../core/state/run-results';
 import { cancelTurn, startMessage, type MessageRequest } from '../client/conversations';
 import { ACCEPT_WITHIN_MS } from '../client/accepted-within';
-import { eventsPosition, isTurnEnd } from '../client/event-stream';
+import { eventsPosition } from '../client/event-stream';
 import { decideAnswered, followTurn, pausedTurn, type TurnStep } from '../client/turn-follow';
 import type { ImageInput } from '../storage/images';
-import { agentMessage, messageExcerpt, status, turnOutcome } from './task-events';
+import { agentMessage, messageExcerpt, status } from './task-events';
+import { taskUpdates } from './task-updates';
 import { answerWithoutAgent, extensionOutcome, messageForAgent, type A2AServerExtension } from './a2a-server-extension';
 import type { TemporalTaskStore } from './task-store';
 import { callScope } from './tenant-user';
@@ -253,87 +253,6 @@ export class ConversationExecutor implements AgentExecutor {
 function taskWorkflowId(task: Task): string {
   const id = (task.metadata as { workflowId?: unknown } | undefined)?.workflowId;
   return typeof id === 'string' ? id : task.contextId;
-}
-
-/**
- * A followed turn as the task's updates: `working` as it runs and calls tools, `input-required`
- * when it pauses for approvals, then the answer as the `answer` artifact and the final state.
- * `result` is the turn's result once its Update answered; `answered` aborts then, and the task
- * ends with it at once, without waiting for the event stream to tell the same.
- */
-async function* taskUpdates(
-  ids: { id: string; contextId: string; workflowId: string },
-  steps: AsyncIterable<TurnStep>,
-  turnAtStart: number | undefined,
-  result: () => ConversationTurnResult | undefined,
-  answered?: AbortSignal,
-): AsyncGenerator<AgentExecutionEvent> {
-  let turn = turnAtStart;
-  const asked = new Map<string, string>();
-  const questions = new Map<string, string>();
-  const update = (state: TaskState, text?: string) =>
-    A2AEvent.statusUpdate({
-      taskId: ids.id,
-      contextId: ids.contextId,
-      status: status(state, text ? agentMessage(ids, text) : undefined),
-      metadata: turn === undefined ? undefined : { workflowId: ids.workflowId, turn },
-    });
-  function* finish(end: AgentEvent): Generator<AgentExecutionEvent> {
-    const outcome = turnOutcome(ids, end);
-    for (const artifact of outcome.artifacts)
-      yield A2AEvent.artifactUpdate({
-        taskId: ids.id,
-        contextId: ids.contextId,
-        artifact,
-        append: false,
-        lastChunk: true,
-        metadata: undefined,
-      });
-    yield A2AEvent.statusUpdate({
-      taskId: ids.id,
-      contextId: ids.contextId,
-      status: outcome.status,
-      metadata: { workflowId: ids.workflowId, turn: turn ?? end.turn },
-    });
-  }
-  const iterator = steps[Symbol.asyncIterator]();
-  const ended = new Promise<'answered'>((resolve) =>
-    answered?.aborted ? resolve('answered') : answered?.addEventListener('abort', () => resolve('answered')),
-  );
-  for (;;) {
-    const next = await Promise.race([iterator.next(), ended]);
-    if (next === 'answered') {
-      void iterator.return?.(undefined)?.catch(() => undefined);
-      break;
-    }
-    if (next.done) break;
-    const step = next.value;
-    if (step.kind === 'paused') {
-      const what = [...asked.values()].join('; ');
-      const question = [...questions.values()].join('; ');
-      yield update(
-        TaskState.TASK_STATE_INPUT_REQUIRED,
-        question
-          ? `${question}${what ? ` (and approve ${what}? Answer "yes" or "no".)` : ''}`
-          : `Approve ${what || 'the pending tool calls'}? Answer "yes" or "no".`,
-      );
-      return;
-    }
-    const e = step.event;
-    if (e.type === 'turn_started') {
-      turn = e.turn;
-      // The task records its turn (in its metadata), so the store can tell how it ended even
-      // without this server.
-      yield update(TaskState.TASK_STATE_WORKING);
-    } else if (e.type === 'tool_call_started') yield update(TaskState.TASK_STATE_WORKING, `calling ${e.name}`);
-    else if (e.type === 'approval_requested') (e.question !== undefined ? questions : asked).set(e.callId, e.summary);
-    else if (e.type === 'approval_decided') {
-      asked.delete(e.callId);
-      questions.delete(e.callId);
-    } else if (isTurnEnd(e)) return yield* finish(e);
-  }
-  const done = result();
-  if (done) yield* finish({ type: 'turn_completed', result: done, offset: -1, turn: done.turn });
 }
 
 /** The user's message as a turn: its text parts, and its images (URLs, or bytes as data URLs). */
