@@ -13,7 +13,7 @@ import {
 } from '../state/limits';
 import { DEFAULT_MAX_TOOL_RESULT_TOKENS } from '../messages/tool-results';
 import { MIN_PROMPT_TOKENS } from '../context/compaction';
-import type { AgentInput, ToolCallingMode } from '../state/run-options';
+import { RUN_OPTION_FIELDS, type AgentInput, type ToolCallingMode } from '../state/run-options';
 import { DELEGATED_BY_KEY, delegatedByOf } from '../policies/policies';
 import type { RunLimits } from '../state/run-state';
 
@@ -217,26 +217,7 @@ const AGENT_INPUT_FIELDS = {
   tenant: true,
   user: true,
   delegatedBy: true,
-  maxIterations: true,
-  maxExecutionTime: true,
-  modelCallTimeout: true,
-  onLimit: true,
-  toolCalling: true,
-  approvalTimeout: true,
-  onApprovalTimeout: true,
-  maxWait: true,
-  waitsCountTowardTimeLimit: true,
-  budget: true,
-  priority: true,
-  onBudget: true,
-  maxToolResultTokens: true,
-  maxPromptTokens: true,
-  summaryModel: true,
-  memory: true,
-  workspace: true,
-  inputGuardrails: true,
-  outputGuardrails: true,
-  toolGuardrails: true,
+  ...RUN_OPTION_FIELDS,
 } satisfies Record<keyof AgentInput, true>;
 
 /** The fields a run's input takes (see {@link unknownFieldProblem}). */

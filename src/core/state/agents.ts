@@ -1,4 +1,4 @@
-import type { AgentInput, ModelSettings, RunOptions } from './run-options';
+import { RUN_OPTION_FIELDS, type AgentInput, type ModelSettings, type RunOptions } from './run-options';
 import type { ToolInfo } from '../messages/tool-info';
 
 /**
@@ -16,33 +16,9 @@ export interface AgentSettings extends RunOptions {
   modelSettings?: ModelSettings;
 }
 
-/** Every key of {@link RunOptions} (a record, so a key added there and missing here does not compile). */
-const RUN_OPTIONS: Record<keyof RunOptions, true> = {
-  maxIterations: true,
-  maxExecutionTime: true,
-  modelCallTimeout: true,
-  onLimit: true,
-  toolCalling: true,
-  approvalTimeout: true,
-  onApprovalTimeout: true,
-  maxWait: true,
-  waitsCountTowardTimeLimit: true,
-  budget: true,
-  onBudget: true,
-  maxToolResultTokens: true,
-  maxPromptTokens: true,
-  summaryModel: true,
-  memory: true,
-  workspace: true,
-  inputGuardrails: true,
-  outputGuardrails: true,
-  toolGuardrails: true,
-  priority: true,
-};
-
 /** The run options whose lists add up: a run can add guardrails to its agent's, never drop one. */
 const ADDED_UP = ['inputGuardrails', 'outputGuardrails', 'toolGuardrails'] as const;
-const RUN_OPTION_KEYS = Object.keys(RUN_OPTIONS) as (keyof RunOptions)[];
+const RUN_OPTION_KEYS = Object.keys(RUN_OPTION_FIELDS) as (keyof RunOptions)[];
 
 /** The resolve-agent activity's answer: the agent's settings and the run's tools. */
 export interface ResolvedAgent {

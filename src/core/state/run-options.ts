@@ -191,3 +191,27 @@ export interface AgentInput extends RunOptions {
    */
   delegatedBy?: PolicyPrincipal[];
 }
+
+/** Every key of {@link RunOptions} (a record, so a key added there and missing here does not compile). */
+export const RUN_OPTION_FIELDS: Record<keyof RunOptions, true> = {
+  maxIterations: true,
+  maxExecutionTime: true,
+  modelCallTimeout: true,
+  onLimit: true,
+  toolCalling: true,
+  approvalTimeout: true,
+  onApprovalTimeout: true,
+  maxWait: true,
+  waitsCountTowardTimeLimit: true,
+  budget: true,
+  onBudget: true,
+  maxToolResultTokens: true,
+  maxPromptTokens: true,
+  summaryModel: true,
+  memory: true,
+  workspace: true,
+  inputGuardrails: true,
+  outputGuardrails: true,
+  toolGuardrails: true,
+  priority: true,
+};
