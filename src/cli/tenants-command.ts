@@ -1,5 +1,4 @@
 import { readTenantUsage, listTenantUsage, setTenantBudget, setTenantWeight } from '../client/tenants';
-import { liveWorkers } from '../client/task-queue-workers';
 import { fairnessWeightProblem, tenantProblem } from '../core/fleet/tenants';
 import type { TenantBudget, TenantUsage } from '../core/fleet/tenant-ledger';
 import { commandName } from './command-name';
@@ -102,16 +101,8 @@ export async function runTenantsCommand(
     const { client } = session;
     switch (cmd.action) {
       case 'budget': {
-        // The ledger is a workflow on the fleet's task queue, which every agents worker serves
-        // (an agents worker that has just started serves it within seconds).
+        // The ledger runs on the fleet's task queue; setTenantBudget says when no worker serves it.
         const { fleetTaskQueue } = target.settings;
-        const served = async (queue: string) => (await liveWorkers(client, queue).catch(() => ['?'])).length > 0;
-        if (session.mode === 'configured' && !(await served(fleetTaskQueue)) && !(await served(taskQueue))) {
-          io.stderr(
-            `no worker polls the fleet's task queue "${fleetTaskQueue}", where tenants' ledgers run (every agents worker serves it): start a worker, or give this command the workers' AGENT_FLEET_TASK_QUEUE, then set the budget again`,
-          );
-          return 1;
-        }
         const usage = await setTenantBudget(client, cmd.tenant, cmd.budget, { fleetTaskQueue });
         print(usage, usageText([usage]));
         return 0;

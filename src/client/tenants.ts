@@ -44,14 +44,15 @@ export async function setTenantBudget(
   if (problem) throw new ClientError('invalid', problem);
   const fleetTaskQueue = options.fleetTaskQueue ?? DEFAULT_FLEET_TASK_QUEUE;
   // The ledger answers from a worker on the fleet's queue: without one the Update would wait for
-  // good (a caller's fleetTaskQueue that is not the workers' AGENT_FLEET_TASK_QUEUE, say).
-  await requireWorker(
-    client,
-    fleetTaskQueue,
-    "the workers' AGENT_FLEET_TASK_QUEUE (every agents worker serves it): fleetTaskQueue in code, AGENT_FLEET_TASK_QUEUE where the API or CLI runs",
-    // A worker just started (the CLI's own, embedded) serves the fleet's queue within seconds.
-    10_000,
-  );
+  // good (a caller's fleetTaskQueue that is not the workers' AGENT_FLEET_TASK_QUEUE, say). A worker
+  // just started (the CLI's own, embedded) serves it within seconds.
+  await requireWorker(client, fleetTaskQueue, '', 10_000).catch((err: unknown) => {
+    if (!(err instanceof ClientError)) throw err;
+    throw new ClientError(
+      'no_worker',
+      `no worker polls the fleet's task queue "${fleetTaskQueue}", where tenants' ledgers run (every agents worker serves it): start a worker, or give this the workers' AGENT_FLEET_TASK_QUEUE (fleetTaskQueue in code), then set the budget again`,
+    );
+  });
   try {
     return await client.workflow.executeUpdateWithStart(setTenantBudgetUpdate, {
       args: [budget === undefined ? {} : { budget }],

@@ -242,7 +242,7 @@ it('keeps each tenant’s token to its own tenant’s conversations, runs and ta
       expect(refused.status).toBe(503);
       expect(await refused.json()).toMatchObject({
         errorType: 'Client.NoWorker',
-        error: expect.stringContaining('AGENT_FLEET_TASK_QUEUE'),
+        error: expect.stringContaining("where tenants' ledgers run"),
       });
     } finally {
       api.close();
